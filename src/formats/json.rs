@@ -1,0 +1,1 @@
+//! JSON and JSONC documents (placeholder; see formats/mod.rs for the contract).

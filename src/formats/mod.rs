@@ -1,0 +1,132 @@
+//! Lossless configuration documents: one trait, one module per `format` value of the
+//! client table (`json`, `jsonc`, `toml`).
+//!
+//! A document is parsed from the file's text (BOM already removed by `fs::read_source`),
+//! edited one server entry at a time, and rendered back. Everything outside the entry
+//! being changed must render byte-for-byte as it was read: comments (also inside the
+//! servers map), indentation, key order, number spelling, CRLF, final newline. This
+//! module never touches the file system and never prints.
+
+mod json;
+mod toml;
+
+use serde_json::Value;
+
+/// One server entry as the file spells it, converted to a JSON value (TOML tables become
+/// objects). Key order is the file's order.
+pub type RawEntry = Value;
+
+/// The file formats a client table row can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// JSON read by a strict parser in the client: mcpctl reads comments tolerantly but
+    /// never writes any.
+    Json,
+    /// JSON with comments and trailing commas (VS Code, Zed, Gemini, OpenCode, ...).
+    Jsonc,
+    /// TOML (Codex).
+    Toml,
+}
+
+impl Format {
+    /// Parse `text` (without BOM) into an editable document.
+    ///
+    /// An empty or whitespace-only text is an empty document, not an error.
+    pub fn parse(self, text: &str) -> Result<Box<dyn ConfigDoc>, ParseError> {
+        match self {
+            Format::Json | Format::Jsonc => Ok(Box::new(json::JsonDoc::parse(text)?)),
+            Format::Toml => Ok(Box::new(toml::TomlDoc::parse(text)?)),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Json => "json",
+            Format::Jsonc => "jsonc",
+            Format::Toml => "toml",
+        }
+    }
+}
+
+/// What an edit did to the document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edit {
+    Added,
+    Updated,
+    Removed,
+    /// Nothing changed: the entry was already identical, or absent on remove.
+    Unchanged,
+}
+
+/// 1-based line and column (column counts characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Position {
+    pub line: usize,
+    pub column: usize,
+}
+
+/// The text is not valid for its format. The caller adds the file's path.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{line}:{column}: {message}")]
+pub struct ParseError {
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+/// The document parses, but a value on the way to the servers map (or the map itself, or an
+/// entry) has the wrong type, so mcpctl will not edit it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShapeError {
+    /// `key` (a dotted display of the key path) holds `found` where an object/table belongs.
+    #[error("`{key}` is {found}, expected an object")]
+    NotAnObject {
+        key: String,
+        found: &'static str,
+        position: Option<Position>,
+    },
+    /// The entry cannot be written in this format (e.g. a JSON `null` in TOML).
+    #[error("cannot write entry `{name}`: {message}")]
+    Unrepresentable { name: String, message: String },
+}
+
+/// An editable configuration document.
+///
+/// `key` is the path of literal keys from the root to the servers map:
+/// `["mcpServers"]`, `["amp.mcpServers"]` (one key containing a dot),
+/// `["projects", "/home/me/app", "mcpServers"]`, `["mcp_servers"]`.
+pub trait ConfigDoc {
+    /// Entries under `key`, in file order. A missing key (or missing parent) is an empty
+    /// list, not an error. A value of the wrong type on the path is a `ShapeError`.
+    fn servers(&self, key: &[String]) -> Result<Vec<(String, RawEntry)>, ShapeError>;
+
+    /// Insert or replace the entry `name` under `key`, creating the servers map (and its
+    /// parents) when missing. New entries follow the file's own indentation and line
+    /// endings and go after the last existing entry. Bytes outside that entry do not
+    /// change. Returns `Unchanged` (and edits nothing) when the entry is already equal.
+    fn upsert(&mut self, key: &[String], name: &str, entry: &RawEntry) -> Result<Edit, ShapeError>;
+
+    /// Remove the entry `name`; `Edit::Unchanged` when it was absent. Removing an entry
+    /// that `upsert` added to an existing map restores the original bytes exactly.
+    fn remove(&mut self, key: &[String], name: &str) -> Result<Edit, ShapeError>;
+
+    /// The whole text (without BOM). Equal to the parsed text when nothing was edited.
+    fn render(&self) -> String;
+
+    /// Where the key at `path` (object keys from the root) is written, if it exists.
+    /// Used to give `line:column` for findings about an entry or one of its fields.
+    fn position(&self, path: &[String]) -> Option<Position>;
+}
+
+/// 1-based line/column of a byte offset in `text`.
+pub fn position_of(text: &str, offset: usize) -> Position {
+    let offset = offset.min(text.len());
+    let before = &text[..text.floor_char_boundary(offset)];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    Position {
+        line,
+        column: before[line_start..].chars().count() + 1,
+    }
+}

@@ -1,0 +1,1 @@
+//! TOML documents (placeholder; see formats/mod.rs for the contract).

@@ -1,0 +1,1 @@
+//! The MCP test handshake used by `doctor` (placeholder).
