@@ -47,3 +47,634 @@ pub struct ServerEntry {
     /// `tools`, ...), kept verbatim in file order.
     pub extras: Map<String, Value>,
 }
+
+use crate::clients::{Client, DialectName, Fields, TransportName, UntypedRemote};
+
+impl Transport {
+    pub fn name(&self) -> TransportName {
+        match self {
+            Transport::Stdio { .. } => TransportName::Stdio,
+            Transport::Remote {
+                kind: RemoteKind::Http,
+                ..
+            } => TransportName::Http,
+            Transport::Remote {
+                kind: RemoteKind::Sse,
+                ..
+            } => TransportName::Sse,
+        }
+    }
+}
+
+impl TransportName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TransportName::Stdio => "stdio",
+            TransportName::Http => "http",
+            TransportName::Sse => "sse",
+        }
+    }
+}
+
+impl ServerEntry {
+    /// Whether the entry is switched off (`disabled: true` or `enabled: false`).
+    pub fn disabled(&self) -> bool {
+        self.extras.get("disabled") == Some(&Value::Bool(true))
+            || self.extras.get("enabled") == Some(&Value::Bool(false))
+    }
+
+    /// Same server: equal transports, and every extra the new entry sets is already set
+    /// the same way here. `add` uses it to decide "unchanged".
+    pub fn same_as(&self, new: &ServerEntry) -> bool {
+        self.transport == new.transport
+            && new
+                .extras
+                .iter()
+                .all(|(k, v)| self.extras.get(k) == Some(v))
+    }
+}
+
+/// An entry that cannot be read or written for a client.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EntryError {
+    #[error("entry is {0}, expected an object")]
+    NotAnObject(&'static str),
+    #[error("entry has both `command` and `{0}`; a server is either local or remote")]
+    Ambiguous(String),
+    #[error("entry has neither `command` nor a URL")]
+    NoTransport,
+    #[error("`{field}` is {found}, expected {expected}")]
+    WrongType {
+        field: String,
+        found: &'static str,
+        expected: &'static str,
+    },
+    #[error("`command` is empty")]
+    EmptyCommand,
+    #[error("{client} cannot use {transport} servers")]
+    Unsupported {
+        client: String,
+        transport: &'static str,
+        hint: Option<String>,
+    },
+    #[error("{client} has no working-directory field; drop `--cwd`")]
+    NoCwd { client: String },
+}
+
+/// A JSON value's kind, for messages.
+pub fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+const TYPE_KEY: &str = "type";
+/// Every spelling of a modelled field, so that reading is tolerant of any client's shape.
+const URL_KEYS: &[&str] = &["url", "serverUrl", "httpUrl"];
+const ENV_KEYS: &[&str] = &["env", "environment"];
+const HEADER_KEYS: &[&str] = &["headers", "http_headers"];
+const CWD_KEYS: &[&str] = &["cwd", "working_directory"];
+const HTTP_TYPES: &[&str] = &[
+    "http",
+    "streamableHttp",
+    "streamable-http",
+    "streamable_http",
+    "remote",
+];
+
+/// A client's entry shape: the structural dialect plus its field spellings.
+#[derive(Debug, Clone, Copy)]
+pub struct Dialect<'a> {
+    pub name: DialectName,
+    pub fields: &'a Fields,
+    pub client: &'a str,
+    pub remote_hint: Option<&'a str>,
+}
+
+impl<'a> Dialect<'a> {
+    pub fn of(client: &'a Client) -> Dialect<'a> {
+        Dialect {
+            name: client.dialect,
+            fields: &client.fields,
+            client: &client.id,
+            remote_hint: client.remote_hint.as_deref(),
+        }
+    }
+
+    /// Read an entry as the client spells it. Tolerant: any client's spelling of a modelled
+    /// field is understood, so a snippet copied from another client's README reads too.
+    pub fn from_raw(&self, raw: &Value) -> Result<ServerEntry, EntryError> {
+        let Value::Object(map) = raw else {
+            return Err(EntryError::NotAnObject(kind_of(raw)));
+        };
+        let mut extras = map.clone();
+        let type_value = match extras.shift_remove(TYPE_KEY) {
+            Some(Value::String(s)) => Some(s),
+            Some(other) => {
+                extras.insert(TYPE_KEY.to_owned(), other);
+                None
+            }
+            None => None,
+        };
+        let command = extras.shift_remove("command");
+        let url_key = URL_KEYS
+            .iter()
+            .copied()
+            .chain(std::iter::once(self.fields.url_key.as_str()))
+            .find(|k| extras.contains_key(*k))
+            .map(str::to_owned);
+        let transport = match (command, url_key) {
+            (Some(_), Some(url_key)) => return Err(EntryError::Ambiguous(url_key)),
+            (None, None) => return Err(EntryError::NoTransport),
+            (Some(command), None) => {
+                let (command, mut args) = match command {
+                    Value::String(s) => (s, Vec::new()),
+                    Value::Array(items) => {
+                        let mut items = string_list("command", &items)?.into_iter();
+                        (
+                            items.next().ok_or(EntryError::EmptyCommand)?,
+                            items.collect(),
+                        )
+                    }
+                    other => {
+                        return Err(EntryError::WrongType {
+                            field: "command".to_owned(),
+                            found: kind_of(&other),
+                            expected: "a string",
+                        });
+                    }
+                };
+                if command.is_empty() {
+                    return Err(EntryError::EmptyCommand);
+                }
+                if let Some(value) = extras.shift_remove("args") {
+                    let Value::Array(items) = &value else {
+                        return Err(EntryError::WrongType {
+                            field: "args".to_owned(),
+                            found: kind_of(&value),
+                            expected: "a list of strings",
+                        });
+                    };
+                    args.extend(string_list("args", items)?);
+                }
+                let env = take_map(&mut extras, ENV_KEYS, &self.fields.env_key)?;
+                let cwd = match take_first(&mut extras, CWD_KEYS, &self.fields.cwd_key) {
+                    Some((_, Value::String(s))) => Some(s),
+                    Some((key, other)) => {
+                        return Err(EntryError::WrongType {
+                            field: key,
+                            found: kind_of(&other),
+                            expected: "a string",
+                        });
+                    }
+                    None => None,
+                };
+                Transport::Stdio {
+                    command,
+                    args,
+                    env,
+                    cwd,
+                }
+            }
+            (None, Some(url_key)) => {
+                let url = match extras.shift_remove(&url_key) {
+                    Some(Value::String(s)) => s,
+                    other => {
+                        return Err(EntryError::WrongType {
+                            field: url_key,
+                            found: other.as_ref().map_or("missing", kind_of),
+                            expected: "a string",
+                        });
+                    }
+                };
+                let kind = self.remote_kind(&url_key, type_value.as_deref());
+                let headers = take_map(&mut extras, HEADER_KEYS, &self.fields.headers_key)?;
+                Transport::Remote { url, kind, headers }
+            }
+        };
+        // A `type` we did not consume as a transport marker stays an extra only when it
+        // is not one of the known values (keeps e.g. Goose-like custom types visible).
+        if let Some(t) = type_value {
+            let known =
+                t == "stdio" || t == "local" || t == "sse" || HTTP_TYPES.contains(&t.as_str());
+            if !known {
+                extras.insert(TYPE_KEY.to_owned(), Value::String(t));
+            }
+        }
+        Ok(ServerEntry { transport, extras })
+    }
+
+    fn remote_kind(&self, url_key: &str, type_value: Option<&str>) -> RemoteKind {
+        if url_key == "httpUrl" {
+            return RemoteKind::Http;
+        }
+        match type_value {
+            Some(t) if Some(t) == self.fields.sse_type.as_deref() || t == "sse" => RemoteKind::Sse,
+            Some(_) => RemoteKind::Http,
+            None => match self.fields.untyped_remote {
+                UntypedRemote::Sse => RemoteKind::Sse,
+                UntypedRemote::Http | UntypedRemote::None => RemoteKind::Http,
+            },
+        }
+    }
+
+    /// Write an entry as the client spells it: modelled fields first, then the extras.
+    pub fn to_raw(&self, entry: &ServerEntry) -> Result<Value, EntryError> {
+        let f = self.fields;
+        let name = entry.transport.name();
+        if !f.transports.contains(&name) {
+            return Err(EntryError::Unsupported {
+                client: self.client.to_owned(),
+                transport: name.as_str(),
+                hint: self.remote_hint.map(str::to_owned),
+            });
+        }
+        let mut out = Map::new();
+        let mut modelled: Vec<&str> = vec![TYPE_KEY];
+        match &entry.transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                if let Some(t) = &f.stdio_type {
+                    out.insert(TYPE_KEY.to_owned(), Value::String(t.clone()));
+                }
+                match self.name {
+                    DialectName::Standard => {
+                        out.insert("command".to_owned(), Value::String(command.clone()));
+                        out.insert("args".to_owned(), strings(args));
+                    }
+                    DialectName::CommandArray => {
+                        let all: Vec<String> = std::iter::once(command.clone())
+                            .chain(args.iter().cloned())
+                            .collect();
+                        out.insert("command".to_owned(), strings(&all));
+                    }
+                }
+                if !env.is_empty() {
+                    out.insert(f.env_key.clone(), string_map(env));
+                }
+                if let Some(cwd) = cwd {
+                    if f.cwd_key.is_empty() {
+                        return Err(EntryError::NoCwd {
+                            client: self.client.to_owned(),
+                        });
+                    }
+                    out.insert(f.cwd_key.clone(), Value::String(cwd.clone()));
+                }
+                modelled.extend(["command", "args", f.env_key.as_str(), f.cwd_key.as_str()]);
+                modelled.extend(ENV_KEYS.iter().chain(CWD_KEYS));
+            }
+            Transport::Remote { url, kind, headers } => {
+                let (type_value, url_key) = match kind {
+                    RemoteKind::Http => {
+                        (&f.http_type, f.http_url_key.as_ref().unwrap_or(&f.url_key))
+                    }
+                    RemoteKind::Sse => (&f.sse_type, &f.url_key),
+                };
+                if let Some(t) = type_value {
+                    out.insert(TYPE_KEY.to_owned(), Value::String(t.clone()));
+                }
+                out.insert(url_key.clone(), Value::String(url.clone()));
+                if !headers.is_empty() {
+                    out.insert(f.headers_key.clone(), string_map(headers));
+                }
+                modelled.extend(URL_KEYS.iter().chain(HEADER_KEYS));
+                modelled.push(f.url_key.as_str());
+                modelled.push(f.headers_key.as_str());
+            }
+        }
+        for (key, value) in &entry.extras {
+            if !modelled.contains(&key.as_str()) && !out.contains_key(key) {
+                out.insert(key.clone(), value.clone());
+            }
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+fn strings(items: &[String]) -> Value {
+    Value::Array(items.iter().cloned().map(Value::String).collect())
+}
+
+fn string_map(map: &StringMap) -> Value {
+    Value::Object(
+        map.iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect(),
+    )
+}
+
+fn string_list(field: &str, items: &[Value]) -> Result<Vec<String>, EntryError> {
+    items
+        .iter()
+        .map(|v| match v {
+            Value::String(s) => Ok(s.clone()),
+            other => Err(EntryError::WrongType {
+                field: field.to_owned(),
+                found: kind_of(other),
+                expected: "a list of strings",
+            }),
+        })
+        .collect()
+}
+
+fn take_first(
+    extras: &mut Map<String, Value>,
+    keys: &[&str],
+    preferred: &str,
+) -> Option<(String, Value)> {
+    let key = std::iter::once(preferred)
+        .chain(keys.iter().copied())
+        .filter(|k| !k.is_empty())
+        .find(|k| extras.contains_key(*k))?
+        .to_owned();
+    let value = extras.shift_remove(&key)?;
+    Some((key, value))
+}
+
+fn take_map(
+    extras: &mut Map<String, Value>,
+    keys: &[&str],
+    preferred: &str,
+) -> Result<StringMap, EntryError> {
+    match take_first(extras, keys, preferred) {
+        None => Ok(StringMap::new()),
+        Some((_, Value::Object(map))) => Ok(map
+            .into_iter()
+            .map(|(k, v)| {
+                let v = match v {
+                    Value::String(s) => s,
+                    other => other.to_string(),
+                };
+                (k, v)
+            })
+            .collect()),
+        Some((key, other)) => Err(EntryError::WrongType {
+            field: key,
+            found: kind_of(&other),
+            expected: "an object of strings",
+        }),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Windows `cmd /c` wrapping (design.md §5, mcp-notes.md §3).
+
+/// npm-style launchers that are batch shims on Windows and need `cmd /c`.
+pub const WINDOWS_SHIMS: &[&str] = &[
+    "npx", "npm", "pnpm", "pnpx", "yarn", "yarnpkg", "corepack", "tsx", "ts-node",
+];
+
+fn command_stem(command: &str) -> String {
+    let base = command.rsplit(['/', '\\']).next().unwrap_or(command);
+    base.trim_end_matches(['.', ' ']).to_ascii_lowercase()
+}
+
+/// `cmd /c ...` (also `cmd.exe`, `/C`, `/s /c`, `/d /c`).
+pub fn is_wrapped(command: &str, args: &[String]) -> bool {
+    let stem = command_stem(command);
+    if stem != "cmd" && stem != "cmd.exe" {
+        return false;
+    }
+    args.iter()
+        .take(3)
+        .take_while(|a| a.starts_with('/'))
+        .any(|a| a.eq_ignore_ascii_case("/c"))
+}
+
+/// Whether a stdio command must be wrapped as `cmd /c` to start on Windows.
+pub fn needs_wrap(command: &str, args: &[String]) -> bool {
+    if is_wrapped(command, args) {
+        return false;
+    }
+    let stem = command_stem(command);
+    if stem.ends_with(".cmd") || stem.ends_with(".bat") {
+        return true;
+    }
+    WINDOWS_SHIMS.contains(&stem.as_str())
+}
+
+/// `npx a b` → `cmd /c npx a b`; never wraps twice.
+pub fn wrap(command: &str, args: &[String]) -> (String, Vec<String>) {
+    if !needs_wrap(command, args) {
+        return (command.to_owned(), args.to_vec());
+    }
+    let mut wrapped = vec!["/c".to_owned(), command.to_owned()];
+    wrapped.extend(args.iter().cloned());
+    ("cmd".to_owned(), wrapped)
+}
+
+/// The command a person means: `cmd /c npx a` → (`npx`, [`a`], true).
+pub fn logical(command: &str, args: &[String]) -> (String, Vec<String>, bool) {
+    if is_wrapped(command, args) {
+        let slash = args.iter().take_while(|a| a.starts_with('/')).count();
+        if let Some((inner, rest)) = args[slash..].split_first() {
+            return (inner.clone(), rest.to_vec(), true);
+        }
+    }
+    (command.to_owned(), args.to_vec(), false)
+}
+
+/// Arguments with characters `cmd.exe` re-interprets after `cmd /c`.
+pub fn cmd_metachar_args(args: &[String]) -> Vec<&str> {
+    args.iter()
+        .filter(|a| a.contains(['&', '|', '<', '>', '^', '%', '!', '"']))
+        .map(String::as_str)
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// Server names.
+
+/// Names longer than this are refused.
+pub const MAX_NAME_LEN: usize = 128;
+
+/// A server name is refused: empty, too long, or with control characters.
+pub fn validate_name(name: &str) -> Result<(), String> {
+    if name.trim().is_empty() {
+        return Err("server name is empty".to_owned());
+    }
+    if name.chars().count() > MAX_NAME_LEN {
+        return Err(format!(
+            "server name is longer than {MAX_NAME_LEN} characters"
+        ));
+    }
+    if name.chars().any(char::is_control) {
+        return Err("server name contains a control character or newline".to_owned());
+    }
+    Ok(())
+}
+
+/// Clients with `strict_names` accept only `[A-Za-z0-9_-]` in names.
+pub fn name_is_portable(name: &str) -> bool {
+    name.chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clients::ClientTable;
+    use serde_json::json;
+
+    fn dialect_roundtrip(id: &str, raw: Value) -> ServerEntry {
+        let table = ClientTable::builtin().unwrap();
+        let d = Dialect::of(table.get(id).unwrap());
+        let entry = d.from_raw(&raw).unwrap();
+        assert_eq!(d.to_raw(&entry).unwrap(), raw, "{id}");
+        entry
+    }
+
+    #[test]
+    fn to_raw_from_raw_identity_per_client_shape() {
+        dialect_roundtrip(
+            "claude-code",
+            json!({"type":"stdio","command":"npx","args":["-y","x"],"env":{"K":"v"}}),
+        );
+        dialect_roundtrip(
+            "claude-code",
+            json!({"type":"http","url":"https://x/mcp","headers":{"A":"b"}}),
+        );
+        dialect_roundtrip(
+            "windsurf",
+            json!({"serverUrl":"https://x/mcp","disabled":false}),
+        );
+        dialect_roundtrip(
+            "cline",
+            json!({"type":"streamableHttp","url":"https://x/mcp","autoApprove":[]}),
+        );
+        dialect_roundtrip(
+            "roo-code",
+            json!({"type":"streamable-http","url":"https://x"}),
+        );
+        dialect_roundtrip(
+            "copilot-cli",
+            json!({"type":"local","command":"npx","args":[],"tools":["*"]}),
+        );
+        dialect_roundtrip(
+            "opencode",
+            json!({"type":"local","command":["npx","-y","x"],"environment":{"A":"1"},"enabled":true}),
+        );
+        dialect_roundtrip(
+            "opencode",
+            json!({"type":"remote","url":"https://x","headers":{"A":"1"}}),
+        );
+        dialect_roundtrip("qwen-code", json!({"httpUrl":"https://x"}));
+        dialect_roundtrip("qwen-code", json!({"url":"https://x/sse"}));
+        dialect_roundtrip(
+            "gemini-cli",
+            json!({"type":"http","url":"https://x","trust":true}),
+        );
+        dialect_roundtrip("codex", json!({"url":"https://x","http_headers":{"A":"1"}}));
+        dialect_roundtrip(
+            "warp",
+            json!({"command":"uvx","args":["x"],"working_directory":"/tmp"}),
+        );
+        dialect_roundtrip("vscode", json!({"type":"sse","url":"https://x"}));
+    }
+
+    #[test]
+    fn untyped_remote_follows_the_client() {
+        let table = ClientTable::builtin().unwrap();
+        let raw = json!({"url":"https://x"});
+        let kind = |id: &str| match Dialect::of(table.get(id).unwrap())
+            .from_raw(&raw)
+            .unwrap()
+            .transport
+        {
+            Transport::Remote { kind, .. } => kind,
+            Transport::Stdio { .. } => unreachable!(),
+        };
+        assert_eq!(kind("cline"), RemoteKind::Sse);
+        assert_eq!(kind("cursor"), RemoteKind::Http);
+        assert_eq!(kind("qwen-code"), RemoteKind::Sse);
+    }
+
+    #[test]
+    fn from_raw_rejects_bad_shapes() {
+        let table = ClientTable::builtin().unwrap();
+        let d = Dialect::of(table.get("cursor").unwrap());
+        assert_eq!(
+            d.from_raw(&json!([])),
+            Err(EntryError::NotAnObject("an array"))
+        );
+        assert!(matches!(
+            d.from_raw(&json!({"command":"x","url":"y"})),
+            Err(EntryError::Ambiguous(_))
+        ));
+        assert_eq!(
+            d.from_raw(&json!({"disabled":true})),
+            Err(EntryError::NoTransport)
+        );
+        assert!(matches!(
+            d.from_raw(&json!({"command":"x","args":"y"})),
+            Err(EntryError::WrongType { .. })
+        ));
+        assert!(matches!(
+            d.from_raw(&json!({"command":"x","env":[]})),
+            Err(EntryError::WrongType { .. })
+        ));
+    }
+
+    #[test]
+    fn remote_in_claude_desktop_is_refused_with_hint() {
+        let table = ClientTable::builtin().unwrap();
+        let d = Dialect::of(table.get("claude-desktop").unwrap());
+        let entry = ServerEntry {
+            transport: Transport::Remote {
+                url: "https://x".into(),
+                kind: RemoteKind::Http,
+                headers: StringMap::new(),
+            },
+            extras: Map::new(),
+        };
+        match d.to_raw(&entry) {
+            Err(EntryError::Unsupported { hint: Some(h), .. }) => assert!(h.contains("Connectors")),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn wrapping_rules() {
+        let a = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert_eq!(
+            wrap("npx", &a(&["-y", "x"])),
+            ("cmd".to_owned(), a(&["/c", "npx", "-y", "x"]))
+        );
+        assert_eq!(
+            wrap("cmd", &a(&["/c", "npx"])),
+            ("cmd".to_owned(), a(&["/c", "npx"]))
+        );
+        assert!(!needs_wrap("node", &a(&["x.js"])));
+        assert!(!needs_wrap("uvx", &a(&["x"])));
+        assert!(needs_wrap("C:\\nodejs\\NPX.CMD", &[]));
+        assert!(needs_wrap("pnpm", &[]));
+        assert!(is_wrapped("cmd.exe", &a(&["/d", "/c", "npx"])));
+        assert_eq!(
+            logical("cmd", &a(&["/C", "npx", "-y"])),
+            ("npx".to_owned(), a(&["-y"]), true)
+        );
+        assert_eq!(
+            cmd_metachar_args(&a(&["https://x?a=1&b=2", "ok"])),
+            vec!["https://x?a=1&b=2"]
+        );
+    }
+
+    #[test]
+    fn names_are_validated() {
+        assert!(validate_name("github").is_ok());
+        assert!(validate_name("").is_err());
+        assert!(validate_name("a\nb").is_err());
+        assert!(validate_name(&"x".repeat(129)).is_err());
+        assert!(name_is_portable("my-server_2"));
+        assert!(!name_is_portable("my server"));
+    }
+}

@@ -3,9 +3,11 @@
 //! Data flow: `clients.toml` → `clients` (table) → `platform` (paths) → `fs` (bytes) →
 //! `formats` (document) → `entry` (dialect) → `commands` (verb) → `output` (printing).
 
+pub mod clients;
 pub mod entry;
 pub mod formats;
 pub mod handshake;
+pub mod platform;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

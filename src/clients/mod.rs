@@ -1,0 +1,442 @@
+//! The client table: loading `clients.toml` (built in, plus `--clients FILE` overrides),
+//! validating it, resolving each client's files for a `Platform`, and detection.
+//!
+//! This module knows where files are; it never reads or writes their content.
+
+mod row;
+
+use std::path::{Path, PathBuf};
+
+pub use row::{DialectName, Fields, TransportName, UntypedRemote};
+use row::{Row, TableFile};
+
+use crate::formats::Format;
+use crate::platform::{Os, Platform, TemplateError};
+
+/// The table compiled into the binary.
+pub const BUILTIN_TABLE: &str = include_str!("../../clients.toml");
+
+/// The table is malformed.
+#[derive(Debug, thiserror::Error)]
+pub enum TableError {
+    #[error("cannot parse client table `{origin}`: {message}")]
+    Parse { origin: String, message: String },
+    #[error("client table `{origin}`: {message}")]
+    Invalid { origin: String, message: String },
+}
+
+/// One client (a validated row).
+#[derive(Debug, Clone)]
+pub struct Client {
+    pub id: String,
+    pub name: String,
+    pub format: Format,
+    pub servers_key: Vec<String>,
+    pub local_key: Option<Vec<String>>,
+    pub project: Option<String>,
+    pub dialect: DialectName,
+    pub fields: Fields,
+    pub remote_hint: Option<String>,
+    pub source: String,
+    paths_macos: Vec<String>,
+    paths_linux: Vec<String>,
+    paths_windows: Vec<String>,
+    detect_paths: Vec<String>,
+    detect_commands: Vec<String>,
+}
+
+/// Which of a client's files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// The user's own config file.
+    User,
+    /// The project file (`.mcp.json`, `.cursor/mcp.json`, ...) under the project directory.
+    Project,
+    /// Per-project entries inside the user file (Claude Code, CodeBuddy).
+    Local,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::User => "user",
+            Scope::Project => "project",
+            Scope::Local => "local",
+        }
+    }
+}
+
+/// A resolved place where a client keeps servers: file + key path.
+#[derive(Debug, Clone)]
+pub struct Location {
+    pub scope: Scope,
+    pub path: PathBuf,
+    pub key: Vec<String>,
+}
+
+impl Client {
+    fn from_row(row: Row) -> Client {
+        let list = |v: Option<row::OneOrMany>| v.map(|v| v.to_vec()).unwrap_or_default();
+        Client {
+            id: row.id,
+            name: row.name,
+            format: row.format,
+            servers_key: row.servers_key,
+            local_key: row.local_key,
+            project: row.project,
+            dialect: row.dialect,
+            fields: row.fields,
+            remote_hint: row.remote_hint,
+            source: row.source,
+            paths_macos: list(row.paths.macos),
+            paths_linux: list(row.paths.linux),
+            paths_windows: list(row.paths.windows),
+            detect_paths: row.detect_paths,
+            detect_commands: row.detect_commands,
+        }
+    }
+
+    /// The user-file templates for an OS (empty: the client does not exist there).
+    pub fn path_templates(&self, os: Os) -> &[String] {
+        match os {
+            Os::Macos => &self.paths_macos,
+            Os::Linux => &self.paths_linux,
+            Os::Windows => &self.paths_windows,
+        }
+    }
+
+    pub fn supported_on(&self, os: Os) -> bool {
+        !self.path_templates(os).is_empty()
+    }
+
+    /// The user config file on this platform, `None` when the client does not exist there.
+    pub fn user_path(&self, platform: &Platform) -> Result<Option<PathBuf>, TemplateError> {
+        platform.resolve_candidates(self.path_templates(platform.os))
+    }
+
+    /// Whether the client looks installed: a detect path (default: the user file's
+    /// directory) exists, or a detect command is on PATH.
+    pub fn detected(&self, platform: &Platform) -> bool {
+        if !self.supported_on(platform.os) {
+            return false;
+        }
+        let by_path = if self.detect_paths.is_empty() {
+            matches!(self.user_path(platform), Ok(Some(p)) if p.parent().is_some_and(Path::exists))
+        } else {
+            platform.any_exists(&self.detect_paths)
+        };
+        by_path || self.detect_commands.iter().any(|c| platform.on_path(c))
+    }
+
+    /// The scopes this client has.
+    pub fn scopes(&self) -> Vec<Scope> {
+        let mut scopes = vec![Scope::User];
+        if self.project.is_some() {
+            scopes.push(Scope::Project);
+        }
+        if self.local_key.is_some() {
+            scopes.push(Scope::Local);
+        }
+        scopes
+    }
+
+    /// Where servers of `scope` live, for the project directory `project`.
+    /// `None` when the client has no such scope (or does not exist on this OS).
+    pub fn location(
+        &self,
+        scope: Scope,
+        platform: &Platform,
+        project: &Path,
+    ) -> Result<Option<Location>, TemplateError> {
+        Ok(match scope {
+            Scope::User => self.user_path(platform)?.map(|path| Location {
+                scope,
+                path,
+                key: self.servers_key.clone(),
+            }),
+            Scope::Project => self.project.as_ref().map(|rel| Location {
+                scope,
+                path: project.join(rel),
+                key: self.servers_key.clone(),
+            }),
+            Scope::Local => match (&self.local_key, self.user_path(platform)?) {
+                (Some(key), Some(path)) => Some(Location {
+                    scope,
+                    path,
+                    key: key
+                        .iter()
+                        .map(|k| k.replace("{project}", &project.to_string_lossy()))
+                        .collect(),
+                }),
+                _ => None,
+            },
+        })
+    }
+
+    pub fn supports(&self, transport: TransportName) -> bool {
+        self.fields.transports.contains(&transport)
+    }
+
+    /// All templates of the row (for validation).
+    fn templates(&self) -> impl Iterator<Item = &String> {
+        self.paths_macos
+            .iter()
+            .chain(&self.paths_linux)
+            .chain(&self.paths_windows)
+            .chain(&self.detect_paths)
+    }
+}
+
+/// All known clients, in table order.
+#[derive(Debug, Clone)]
+pub struct ClientTable {
+    clients: Vec<Client>,
+}
+
+impl ClientTable {
+    /// The built-in table.
+    pub fn builtin() -> Result<ClientTable, TableError> {
+        Self::parse(BUILTIN_TABLE, "clients.toml (built in)")
+    }
+
+    /// The built-in table plus the rows of `extra` (same id replaces, new id appends).
+    pub fn with_overrides(extra: Option<(&str, &str)>) -> Result<ClientTable, TableError> {
+        let mut table = Self::builtin()?;
+        if let Some((text, origin)) = extra {
+            for client in Self::parse(text, origin)?.clients {
+                match table.clients.iter_mut().find(|c| c.id == client.id) {
+                    Some(slot) => *slot = client,
+                    None => table.clients.push(client),
+                }
+            }
+        }
+        Ok(table)
+    }
+
+    /// Parse and validate a table.
+    pub fn parse(text: &str, origin: &str) -> Result<ClientTable, TableError> {
+        let file: TableFile = toml::from_str(text).map_err(|e| TableError::Parse {
+            origin: origin.to_owned(),
+            message: e.to_string().trim_end().to_owned(),
+        })?;
+        let clients: Vec<Client> = file.client.into_iter().map(Client::from_row).collect();
+        let invalid = |message: String| TableError::Invalid {
+            origin: origin.to_owned(),
+            message,
+        };
+        let probe = Platform::new(Os::Linux, &[("HOME", "/home/u")], Path::new("/"));
+        for (i, client) in clients.iter().enumerate() {
+            if client.id.is_empty()
+                || !client
+                    .id
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+            {
+                return Err(invalid(format!("id `{}` must be kebab-case", client.id)));
+            }
+            if clients[..i].iter().any(|c| c.id == client.id) {
+                return Err(invalid(format!("id `{}` appears twice", client.id)));
+            }
+            if client.servers_key.is_empty() || client.servers_key.iter().any(String::is_empty) {
+                return Err(invalid(format!(
+                    "`{}`: servers_key needs at least one non-empty key",
+                    client.id
+                )));
+            }
+            if client.fields.transports.is_empty() {
+                return Err(invalid(format!("`{}`: transports is empty", client.id)));
+            }
+            for template in client.templates() {
+                probe
+                    .expand_str(template)
+                    .map_err(|e| invalid(format!("`{}`: {e}", client.id)))?;
+            }
+        }
+        Ok(ClientTable { clients })
+    }
+
+    pub fn all(&self) -> &[Client] {
+        &self.clients
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Client> {
+        self.clients.iter().find(|c| c.id == id)
+    }
+
+    /// Ids, for error messages.
+    pub fn ids(&self) -> Vec<&str> {
+        self.clients.iter().map(|c| c.id.as_str()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_table_parses_with_unique_ids() {
+        let table = ClientTable::builtin().unwrap();
+        let mut ids = table.ids();
+        let n = ids.len();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), n);
+        assert_eq!(n, 30);
+    }
+
+    #[test]
+    fn required_ids_are_present() {
+        let table = ClientTable::builtin().unwrap();
+        for id in [
+            "claude-code",
+            "claude-desktop",
+            "cursor",
+            "vscode",
+            "vscode-insiders",
+            "visual-studio",
+            "copilot-cli",
+            "windsurf",
+            "cline",
+            "cline-cli",
+            "roo-code",
+            "kilo",
+            "gemini-cli",
+            "qwen-code",
+            "codex",
+            "opencode",
+            "zed",
+            "kiro",
+            "amazon-q",
+            "trae",
+            "trae-cn",
+            "antigravity",
+            "amp",
+            "factory",
+            "junie",
+            "augment",
+            "warp",
+            "lm-studio",
+            "codebuddy-cli",
+            "codebuddy-ide",
+        ] {
+            assert!(table.get(id).is_some(), "missing {id}");
+        }
+    }
+
+    #[test]
+    fn every_template_expands_on_every_listed_os() {
+        let table = ClientTable::builtin().unwrap();
+        for os in [Os::Linux, Os::Macos, Os::Windows] {
+            let platform = Platform::new(
+                os,
+                &[("HOME", "/h"), ("USERPROFILE", "/h")],
+                Path::new("/p"),
+            );
+            for client in table.all() {
+                for template in client.path_templates(os) {
+                    let path = platform.expand(template).unwrap();
+                    assert!(
+                        path.starts_with("/h"),
+                        "{} on {os:?}: {}",
+                        client.id,
+                        path.display()
+                    );
+                }
+                for scope in client.scopes() {
+                    if client.supported_on(os) {
+                        assert!(
+                            client
+                                .location(scope, &platform, Path::new("/p"))
+                                .unwrap()
+                                .is_some()
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_client_exists_somewhere_and_strict_fields_are_consistent() {
+        for client in ClientTable::builtin().unwrap().all() {
+            assert!(
+                [Os::Linux, Os::Macos, Os::Windows]
+                    .iter()
+                    .any(|os| client.supported_on(*os)),
+                "{}",
+                client.id
+            );
+            let f = &client.fields;
+            if f.sse_type.is_some() {
+                assert!(client.supports(TransportName::Sse), "{}", client.id);
+            }
+            if f.untyped_remote == UntypedRemote::None {
+                assert!(
+                    f.http_type.is_some() && f.sse_type.is_some(),
+                    "{}",
+                    client.id
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_field_is_rejected_and_override_replaces_by_id() {
+        let bad = "[[client]]\nid='x'\nname='X'\nformat='json'\nservers_key=['a']\ndialect='standard'\nsource='s'\nbogus=1\n";
+        assert!(matches!(
+            ClientTable::parse(bad, "f"),
+            Err(TableError::Parse { .. })
+        ));
+        let extra = "[[client]]\nid='cursor'\nname='My Cursor'\nformat='json'\nservers_key=['mcpServers']\ndialect='standard'\nsource='s'\npaths.linux='{home}/c.json'\n";
+        let table = ClientTable::with_overrides(Some((extra, "f"))).unwrap();
+        assert_eq!(table.get("cursor").unwrap().name, "My Cursor");
+        assert_eq!(table.all().len(), 30);
+    }
+
+    #[test]
+    fn claude_code_local_scope_keys_by_project_path() {
+        let table = ClientTable::builtin().unwrap();
+        let platform = Platform::new(Os::Linux, &[("HOME", "/h")], Path::new("/"));
+        let loc = table
+            .get("claude-code")
+            .unwrap()
+            .location(Scope::Local, &platform, Path::new("/work/app"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(loc.path, PathBuf::from("/h/.claude.json"));
+        assert_eq!(loc.key, vec!["projects", "/work/app", "mcpServers"]);
+    }
+
+    #[test]
+    fn codex_home_and_claude_config_dir_override() {
+        let table = ClientTable::builtin().unwrap();
+        let platform = Platform::new(
+            Os::Linux,
+            &[
+                ("HOME", "/h"),
+                ("CODEX_HOME", "/c"),
+                ("CLAUDE_CONFIG_DIR", "/cc"),
+            ],
+            Path::new("/"),
+        );
+        assert_eq!(
+            table
+                .get("codex")
+                .unwrap()
+                .user_path(&platform)
+                .unwrap()
+                .unwrap(),
+            PathBuf::from("/c/config.toml")
+        );
+        assert_eq!(
+            table
+                .get("claude-code")
+                .unwrap()
+                .user_path(&platform)
+                .unwrap()
+                .unwrap(),
+            PathBuf::from("/cc/.claude.json")
+        );
+    }
+}

@@ -1,0 +1,133 @@
+//! The serde mirror of one `clients.toml` row. Unknown fields are rejected so a typo in
+//! the table (or in a user's `--clients` file) is an error, not a silently ignored field.
+
+use serde::Deserialize;
+
+use crate::formats::Format;
+
+/// A value that may be written as one string or as a list of strings.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub(crate) enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    pub(crate) fn to_vec(&self) -> Vec<String> {
+        match self {
+            OneOrMany::One(one) => vec![one.clone()],
+            OneOrMany::Many(many) => many.clone(),
+        }
+    }
+}
+
+/// The file: `[[client]]` rows.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TableFile {
+    #[serde(default)]
+    pub(crate) client: Vec<Row>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Row {
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) format: Format,
+    pub(crate) servers_key: Vec<String>,
+    #[serde(default)]
+    pub(crate) local_key: Option<Vec<String>>,
+    #[serde(default)]
+    pub(crate) project: Option<String>,
+    pub(crate) dialect: DialectName,
+    #[serde(default)]
+    pub(crate) paths: Paths,
+    #[serde(default)]
+    pub(crate) detect_paths: Vec<String>,
+    #[serde(default)]
+    pub(crate) detect_commands: Vec<String>,
+    #[serde(default)]
+    pub(crate) fields: Fields,
+    #[serde(default)]
+    pub(crate) remote_hint: Option<String>,
+    pub(crate) source: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Paths {
+    pub(crate) macos: Option<OneOrMany>,
+    pub(crate) linux: Option<OneOrMany>,
+    pub(crate) windows: Option<OneOrMany>,
+}
+
+/// The structural entry shapes; everything else is a field spelling.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DialectName {
+    /// `command` string + `args` list (Claude, Cursor, VS Code, Codex, Zed, ...).
+    Standard,
+    /// `command` is one list `[cmd, arg...]` (OpenCode, Kilo).
+    CommandArray,
+}
+
+/// How a client spells an entry's fields (see the header of `clients.toml`).
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Fields {
+    pub stdio_type: Option<String>,
+    pub http_type: Option<String>,
+    pub sse_type: Option<String>,
+    pub untyped_remote: UntypedRemote,
+    pub url_key: String,
+    pub http_url_key: Option<String>,
+    pub headers_key: String,
+    pub env_key: String,
+    pub cwd_key: String,
+    pub transports: Vec<TransportName>,
+    pub wrap_windows: bool,
+    pub strict_names: bool,
+}
+
+impl Default for Fields {
+    fn default() -> Self {
+        Fields {
+            stdio_type: None,
+            http_type: None,
+            sse_type: None,
+            untyped_remote: UntypedRemote::Http,
+            url_key: "url".to_owned(),
+            http_url_key: None,
+            headers_key: "headers".to_owned(),
+            env_key: "env".to_owned(),
+            cwd_key: "cwd".to_owned(),
+            transports: vec![
+                TransportName::Stdio,
+                TransportName::Http,
+                TransportName::Sse,
+            ],
+            wrap_windows: true,
+            strict_names: false,
+        }
+    }
+}
+
+/// What a remote entry without a `type` key means to the client.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum UntypedRemote {
+    Http,
+    Sse,
+    /// The client requires `type` on remote entries (Roo Code).
+    None,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TransportName {
+    Stdio,
+    Http,
+    Sse,
+}

@@ -1,0 +1,402 @@
+//! The operating system mcpctl resolves paths for, and the environment, read once.
+//!
+//! `Platform` is a plain value: `--platform windows` on Linux builds a Windows `Platform`
+//! so every Windows and macOS rule is tested here. Nothing else in the crate reads the
+//! environment or asks which OS it runs on; this module never touches config files.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// Environment variables mcpctl itself reads (clap reads `MCPCTL_*` flags separately).
+const HOME_VARS: &[&str] = &["HOME", "USERPROFILE"];
+
+/// A target operating system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Os {
+    Linux,
+    Macos,
+    Windows,
+}
+
+impl Os {
+    /// The OS mcpctl was built for (the only `cfg!` on the target OS in the crate).
+    pub fn host() -> Os {
+        if cfg!(windows) {
+            Os::Windows
+        } else if cfg!(target_os = "macos") {
+            Os::Macos
+        } else {
+            Os::Linux
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Os::Linux => "linux",
+            Os::Macos => "macos",
+            Os::Windows => "windows",
+        }
+    }
+}
+
+/// A template could not be expanded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TemplateError {
+    #[error("unknown variable `{{{name}}}` in path template `{template}`")]
+    UnknownVariable { name: String, template: String },
+    #[error("unbalanced braces in path template `{template}`")]
+    Unbalanced { template: String },
+    #[error("no home directory: set HOME (or USERPROFILE on Windows)")]
+    NoHome,
+}
+
+/// The OS and the environment snapshot paths are resolved with.
+#[derive(Debug, Clone)]
+pub struct Platform {
+    pub os: Os,
+    vars: BTreeMap<String, String>,
+    /// The current directory (project scope default), read once.
+    pub cwd: PathBuf,
+}
+
+impl Platform {
+    /// Snapshot the process environment; the only reader of `std::env` in the crate.
+    pub fn from_env(os: Option<Os>) -> Platform {
+        let vars = std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect();
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        Platform {
+            os: os.unwrap_or_else(Os::host),
+            vars,
+            cwd,
+        }
+    }
+
+    /// A platform from explicit values (tests).
+    pub fn new(os: Os, vars: &[(&str, &str)], cwd: &Path) -> Platform {
+        Platform {
+            os,
+            vars: vars
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+            cwd: cwd.to_path_buf(),
+        }
+    }
+
+    /// A variable's value, `None` when unset or empty.
+    pub fn var(&self, name: &str) -> Option<&str> {
+        self.vars
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
+    }
+
+    /// The whole environment snapshot (handed to servers `doctor` starts).
+    pub fn vars(&self) -> &BTreeMap<String, String> {
+        &self.vars
+    }
+
+    /// `PATH` for executable lookups.
+    pub fn path_var(&self) -> Option<OsString> {
+        self.var("PATH").map(OsString::from)
+    }
+
+    /// The user's home directory as the target OS finds it.
+    pub fn home(&self) -> Result<PathBuf, TemplateError> {
+        let order: &[&str] = match self.os {
+            Os::Windows => &["USERPROFILE", "HOME"],
+            _ => &HOME_VARS[..1],
+        };
+        order
+            .iter()
+            .find_map(|name| self.var(name))
+            .map(PathBuf::from)
+            .ok_or(TemplateError::NoHome)
+    }
+
+    fn variable(&self, name: &str, template: &str) -> Result<String, TemplateError> {
+        let home =
+            || -> Result<String, TemplateError> { Ok(self.home()?.to_string_lossy().into_owned()) };
+        Ok(match name {
+            "home" => home()?,
+            "appdata" => match self.var("APPDATA") {
+                Some(v) => v.to_owned(),
+                None => format!("{}/AppData/Roaming", home()?),
+            },
+            "localappdata" => match self.var("LOCALAPPDATA") {
+                Some(v) => v.to_owned(),
+                None => format!("{}/AppData/Local", home()?),
+            },
+            "xdg_config" => match self.var("XDG_CONFIG_HOME") {
+                Some(v) if self.os == Os::Linux => v.to_owned(),
+                _ => format!("{}/.config", home()?),
+            },
+            _ => {
+                if let Some(rest) = name.strip_prefix("env:") {
+                    let (var, fallback) = rest.split_once('|').unwrap_or((rest, ""));
+                    return match self.var(var) {
+                        Some(v) => Ok(v.to_owned()),
+                        None => self.expand_str(fallback),
+                    };
+                }
+                return Err(TemplateError::UnknownVariable {
+                    name: name.to_owned(),
+                    template: template.to_owned(),
+                });
+            }
+        })
+    }
+
+    /// Expand `{var}` references (nesting allowed inside `{env:NAME|fallback}`) to a string
+    /// with `/` separators.
+    pub fn expand_str(&self, template: &str) -> Result<String, TemplateError> {
+        let mut out = String::new();
+        let mut rest = template;
+        while let Some(open) = rest.find('{') {
+            out.push_str(&rest[..open]);
+            let after = &rest[open + 1..];
+            let close = matching_brace(after).ok_or_else(|| TemplateError::Unbalanced {
+                template: template.to_owned(),
+            })?;
+            out.push_str(&self.variable(&after[..close], template)?);
+            rest = &after[close + 1..];
+        }
+        if rest.contains('}') {
+            return Err(TemplateError::Unbalanced {
+                template: template.to_owned(),
+            });
+        }
+        out.push_str(rest);
+        Ok(out)
+    }
+
+    /// Expand a template to a path joined with the host separator.
+    pub fn expand(&self, template: &str) -> Result<PathBuf, TemplateError> {
+        Ok(to_path(&self.expand_str(template)?))
+    }
+
+    /// Resolve a list of candidate templates: the first that exists wins (a `*` segment
+    /// matches an existing directory entry); else the first without `*`.
+    pub fn resolve_candidates(
+        &self,
+        templates: &[String],
+    ) -> Result<Option<PathBuf>, TemplateError> {
+        let mut fallback = None;
+        for template in templates {
+            let expanded = self.expand_str(template)?;
+            if expanded.contains('*') {
+                if let Some(found) = glob_first(&expanded) {
+                    return Ok(Some(found));
+                }
+                continue;
+            }
+            let path = to_path(&expanded);
+            if path.exists() {
+                return Ok(Some(path));
+            }
+            fallback.get_or_insert(path);
+        }
+        Ok(fallback)
+    }
+
+    /// Whether any of these templates names an existing path (`*` segments allowed).
+    pub fn any_exists(&self, templates: &[String]) -> bool {
+        templates.iter().any(|t| match self.expand_str(t) {
+            Ok(p) if p.contains('*') => glob_first(&p).is_some(),
+            Ok(p) => to_path(&p).exists(),
+            Err(_) => false,
+        })
+    }
+
+    /// Whether `command` is an executable on PATH.
+    pub fn on_path(&self, command: &str) -> bool {
+        let Some(path) = self.path_var() else {
+            return false;
+        };
+        which::which_in(command, Some(path), &self.cwd).is_ok()
+    }
+}
+
+fn matching_brace(s: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in s.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => return Some(i),
+            '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `a/b\c` → a host path. Windows-style values (from `%APPDATA%`) keep their separators
+/// on a Windows host; on others only `/` separates.
+fn to_path(expanded: &str) -> PathBuf {
+    let mut path = PathBuf::new();
+    if expanded.starts_with('/') {
+        path.push("/");
+    }
+    for part in expanded.split('/').filter(|p| !p.is_empty()) {
+        path.push(part);
+    }
+    path
+}
+
+/// The first existing path matching a pattern whose `*` wildcards stand in single segments.
+fn glob_first(pattern: &str) -> Option<PathBuf> {
+    let mut candidates = vec![if pattern.starts_with('/') {
+        PathBuf::from("/")
+    } else {
+        PathBuf::new()
+    }];
+    let segments: Vec<&str> = pattern.split('/').filter(|p| !p.is_empty()).collect();
+    for (i, segment) in segments.iter().enumerate() {
+        let last = i + 1 == segments.len();
+        let mut next = Vec::new();
+        for base in &candidates {
+            if let Some((prefix, suffix)) = segment.split_once('*') {
+                let Ok(entries) = std::fs::read_dir(if base.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    base
+                }) else {
+                    continue;
+                };
+                let mut names: Vec<String> = entries
+                    .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                    .filter(|n| {
+                        n.len() >= prefix.len() + suffix.len()
+                            && n.starts_with(prefix)
+                            && n.ends_with(suffix)
+                    })
+                    .collect();
+                names.sort();
+                next.extend(names.into_iter().map(|n| base.join(n)));
+            } else {
+                let joined = base.join(segment);
+                // Past the wildcard the rest of the path need not exist yet (a new file
+                // in an existing package folder), but intermediate globs must match.
+                if last || joined.exists() || !segments[i..].iter().any(|s| s.contains('*')) {
+                    next.push(joined);
+                }
+            }
+        }
+        candidates = next;
+        if candidates.is_empty() {
+            return None;
+        }
+    }
+    candidates.into_iter().next()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn windows(home: &Path) -> Platform {
+        let h = home.to_str().unwrap();
+        Platform::new(
+            Os::Windows,
+            &[("USERPROFILE", h), ("HOME", "/nonexistent")],
+            home,
+        )
+    }
+
+    #[test]
+    fn windows_defaults_appdata_under_userprofile() {
+        let p = windows(Path::new("/users/alice"));
+        assert_eq!(
+            p.expand("{appdata}/Code/User/mcp.json").unwrap(),
+            PathBuf::from("/users/alice/AppData/Roaming/Code/User/mcp.json")
+        );
+        assert_eq!(
+            p.expand("{localappdata}/x").unwrap(),
+            PathBuf::from("/users/alice/AppData/Local/x")
+        );
+    }
+
+    #[test]
+    fn env_override_with_nested_fallback() {
+        let p = Platform::new(Os::Linux, &[("HOME", "/h")], Path::new("/"));
+        assert_eq!(
+            p.expand_str("{env:CODEX_HOME|{home}/.codex}/config.toml")
+                .unwrap(),
+            "/h/.codex/config.toml"
+        );
+        let p = Platform::new(
+            Os::Linux,
+            &[("HOME", "/h"), ("CODEX_HOME", "/c")],
+            Path::new("/"),
+        );
+        assert_eq!(
+            p.expand_str("{env:CODEX_HOME|{home}/.codex}/config.toml")
+                .unwrap(),
+            "/c/config.toml"
+        );
+    }
+
+    #[test]
+    fn xdg_config_only_on_linux() {
+        let vars = [("HOME", "/h"), ("XDG_CONFIG_HOME", "/x")];
+        assert_eq!(
+            Platform::new(Os::Linux, &vars, Path::new("/"))
+                .expand_str("{xdg_config}")
+                .unwrap(),
+            "/x"
+        );
+        assert_eq!(
+            Platform::new(Os::Macos, &vars, Path::new("/"))
+                .expand_str("{xdg_config}")
+                .unwrap(),
+            "/h/.config"
+        );
+    }
+
+    #[test]
+    fn unknown_variable_and_unbalanced_are_errors() {
+        let p = Platform::new(Os::Linux, &[("HOME", "/h")], Path::new("/"));
+        assert!(matches!(
+            p.expand_str("{nope}/x"),
+            Err(TemplateError::UnknownVariable { .. })
+        ));
+        assert!(matches!(
+            p.expand_str("{home/x"),
+            Err(TemplateError::Unbalanced { .. })
+        ));
+        assert!(matches!(
+            p.expand_str("home}/x"),
+            Err(TemplateError::Unbalanced { .. })
+        ));
+    }
+
+    #[test]
+    fn msix_candidate_wins_when_its_package_folder_exists() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = windows(dir.path());
+        let candidates = vec![
+            "{localappdata}/Packages/Claude_*/LocalCache/Roaming/Claude/claude_desktop_config.json"
+                .to_owned(),
+            "{appdata}/Claude/claude_desktop_config.json".to_owned(),
+        ];
+        assert_eq!(
+            p.resolve_candidates(&candidates).unwrap().unwrap(),
+            dir.path()
+                .join("AppData/Roaming/Claude/claude_desktop_config.json")
+        );
+        std::fs::create_dir_all(
+            dir.path()
+                .join("AppData/Local/Packages/Claude_pzs8sxrjxfjjc"),
+        )
+        .unwrap();
+        assert_eq!(
+            p.resolve_candidates(&candidates).unwrap().unwrap(),
+            dir.path()
+                .join("AppData/Local/Packages/Claude_pzs8sxrjxfjjc/LocalCache/Roaming/Claude/claude_desktop_config.json")
+        );
+    }
+}

@@ -1,0 +1,1 @@
+//! Integration tests: run the built `mcpctl` binary against a temporary HOME.
