@@ -1,18 +1,103 @@
-//! mcpctl: manage MCP server entries across AI clients, losslessly.
+//! mcpctl: manage MCP server entries across AI clients, losslessly, and prove they work.
 //!
 //! Data flow: `clients.toml` → `clients` (table) → `platform` (paths) → `fs` (bytes) →
 //! `formats` (document) → `entry` (dialect) → `commands` (verb) → `output` (printing).
+//! `run` is the only place an error becomes an exit code.
 
+pub mod cli;
 pub mod clients;
+pub mod commands;
 pub mod entry;
+pub mod error;
 pub mod formats;
+pub mod fs;
 pub mod handshake;
+pub mod output;
 pub mod platform;
 
 use std::ffi::OsString;
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Run mcpctl with these arguments; the only place an error becomes an exit code.
-pub fn run<I: IntoIterator<Item = OsString>>(_args: I) -> ExitCode {
-    ExitCode::SUCCESS
+use clap::Parser;
+
+use crate::cli::Cli;
+use crate::clients::ClientTable;
+use crate::commands::Context;
+use crate::error::{ExitStatus, UserError};
+use crate::output::Printer;
+use crate::platform::Platform;
+
+/// Run mcpctl with these arguments (the first is the program name).
+pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap prints help/version to stdout (exit 0) and usage errors to stderr (2).
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let platform = Platform::from_env(cli.global.platform);
+    let no_color = platform.var("NO_COLOR").is_some();
+    let mut printer = Printer::new(
+        cli.global.json,
+        cli.global.quiet,
+        cli.global.color,
+        no_color,
+    );
+    let status = match context(&cli, platform)
+        .and_then(|ctx| commands::run(cli.command, &ctx, &mut printer))
+    {
+        Ok(status) => status,
+        Err(error) => {
+            printer.error(&error);
+            ExitStatus::Error
+        }
+    };
+    if printer.broken_pipe() {
+        return ExitCode::SUCCESS;
+    }
+    status.into()
+}
+
+fn context(cli: &Cli, platform: Platform) -> anyhow::Result<Context> {
+    let extra = match &cli.global.clients_file {
+        Some(path) => Some((
+            std::fs::read_to_string(path).map_err(|e| {
+                UserError::new(format!(
+                    "cannot read client table `{}`: {e}",
+                    path.display()
+                ))
+                .hint("check the path given with `--clients` or MCPCTL_CLIENTS")
+            })?,
+            path.display().to_string(),
+        )),
+        None => None,
+    };
+    let table = ClientTable::with_overrides(extra.as_ref().map(|(t, o)| (t.as_str(), o.as_str())))
+        .map_err(|e| {
+            UserError::new(e.to_string()).hint("fix the table file; unknown fields are rejected")
+        })?;
+    let project = match &cli.global.project {
+        Some(dir) if dir.is_absolute() => dir.clone(),
+        Some(dir) => platform.cwd.join(dir),
+        None => platform.cwd.clone(),
+    };
+    let interactive =
+        !cli.global.no_input && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    let backups = fs::backup_dir(
+        platform
+            .var("MCPCTL_STATE_DIR")
+            .map(PathBuf::from)
+            .as_deref(),
+    );
+    Ok(Context {
+        platform,
+        table,
+        project,
+        interactive,
+        backups,
+    })
 }

@@ -1,0 +1,120 @@
+//! The edit loop every writing command uses: read, parse, apply one change, render,
+//! then either print a diff (`--dry-run`) or write atomically. If another program wrote
+//! the file in between, it re-reads and re-applies instead of overwriting.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::clients::{Client, Location};
+use crate::commands::Context;
+use crate::commands::inventory::{display_path, read_document};
+use crate::error::UserError;
+use crate::formats::{ConfigDoc, Edit};
+use crate::fs::{FsError, write_atomic};
+
+/// How often a concurrent writer may make mcpctl start over.
+const ATTEMPTS: usize = 5;
+
+/// What happened to one file, as `add`/`remove --json` report it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Added,
+    Updated,
+    Removed,
+    Unchanged,
+    Failed,
+}
+
+impl From<Edit> for Action {
+    fn from(edit: Edit) -> Action {
+        match edit {
+            Edit::Added => Action::Added,
+            Edit::Updated => Action::Updated,
+            Edit::Removed => Action::Removed,
+            Edit::Unchanged => Action::Unchanged,
+        }
+    }
+}
+
+/// The result of one file edit.
+pub struct Outcome {
+    pub action: Action,
+    /// Unified diff, with `--dry-run`.
+    pub diff: Option<String>,
+}
+
+/// Apply `change` to the document at `location`. `change` may be called more than once
+/// (after a concurrent write) and must be a pure function of the document.
+pub fn apply(
+    ctx: &Context,
+    client: &Client,
+    location: &Location,
+    dry_run: bool,
+    change: &dyn Fn(&mut dyn ConfigDoc) -> anyhow::Result<Edit>,
+) -> anyhow::Result<Outcome> {
+    for _ in 0..ATTEMPTS {
+        let mut document = read_document(ctx, client, &location.path)?;
+        let edit = change(document.doc.as_mut())?;
+        if edit == Edit::Unchanged {
+            return Ok(Outcome {
+                action: Action::Unchanged,
+                diff: None,
+            });
+        }
+        let bytes = document.source.bytes_for(&document.doc.render());
+        if dry_run {
+            let old = document.source.original.as_deref().unwrap_or_default();
+            return Ok(Outcome {
+                action: edit.into(),
+                diff: Some(unified_diff(
+                    &display_path(ctx, &location.path),
+                    old,
+                    &bytes,
+                    document.source.exists(),
+                )),
+            });
+        }
+        match write_atomic(&document.source, &bytes, ctx.backups.as_deref()) {
+            Ok(_) => {
+                return Ok(Outcome {
+                    action: edit.into(),
+                    diff: None,
+                });
+            }
+            Err(FsError::Changed { .. }) => {}
+            Err(e) => {
+                return Err(UserError::new(e.to_string())
+                    .hint("check that the directory is writable; the file was left as it was")
+                    .into());
+            }
+        }
+    }
+    Err(UserError::new(format!(
+        "`{}` kept changing while mcpctl tried to edit it",
+        display_path(ctx, &location.path)
+    ))
+    .hint("close the client that is rewriting it (e.g. Claude Code), then run the command again")
+    .into())
+}
+
+fn unified_diff(label: &str, old: &[u8], new: &[u8], existed: bool) -> String {
+    let old = String::from_utf8_lossy(old);
+    let new = String::from_utf8_lossy(new);
+    let from = if existed {
+        format!("a/{label}")
+    } else {
+        "/dev/null".to_owned()
+    };
+    similar::TextDiff::from_lines(old.as_ref(), new.as_ref())
+        .unified_diff()
+        .context_radius(3)
+        .header(&from, &format!("b/{label}"))
+        .to_string()
+}
+
+/// `path` relative to the home directory, for reports.
+pub fn shown(ctx: &Context, path: &Path) -> String {
+    display_path(ctx, path)
+}

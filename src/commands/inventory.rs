@@ -1,0 +1,162 @@
+//! Reading what is configured: a client's locations, each file parsed, each entry read
+//! through the client's dialect. Shared by `clients`, `list` and `doctor`; never writes.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+
+use crate::clients::{Client, Location, Scope};
+use crate::commands::Context;
+use crate::entry::{Dialect, EntryError, ServerEntry};
+use crate::error::UserError;
+use crate::formats::{ConfigDoc, RawEntry};
+use crate::fs::{self, Source};
+
+/// A parsed config file.
+pub struct Document {
+    pub source: Source,
+    pub doc: Box<dyn ConfigDoc>,
+}
+
+/// `~/x` for paths under the home directory, for messages.
+pub fn display_path(ctx: &Context, path: &Path) -> String {
+    if let Ok(home) = ctx.platform.home()
+        && let Ok(rest) = path.strip_prefix(&home)
+    {
+        return format!("~/{}", rest.display());
+    }
+    path.display().to_string()
+}
+
+/// Read and parse a client's file. A missing file is an empty document.
+pub fn read_document(ctx: &Context, client: &Client, path: &Path) -> anyhow::Result<Document> {
+    let source = fs::read_source(path).map_err(|e| {
+        UserError::new(e.to_string())
+            .hint("check the file's permissions and encoding; mcpctl left it unchanged")
+    })?;
+    let doc = client.format.parse(&source.text).map_err(|e| {
+        UserError::new(format!(
+            "cannot parse `{}` at {}:{}: {}",
+            display_path(ctx, path),
+            e.line,
+            e.column,
+            e.message
+        ))
+        .hint(format!(
+            "mcpctl left the file unchanged; fix the syntax, then run `mcpctl list -c {}`",
+            client.id
+        ))
+    })?;
+    Ok(Document { source, doc })
+}
+
+/// One configured server.
+pub struct Found<'a> {
+    pub client: &'a Client,
+    pub scope: Scope,
+    pub path: PathBuf,
+    pub name: String,
+    #[allow(dead_code, reason = "read by doctor and check")]
+    pub raw: RawEntry,
+    pub entry: Result<ServerEntry, EntryError>,
+}
+
+/// A file that could not be read.
+pub struct Broken<'a> {
+    pub client: &'a Client,
+    pub path: PathBuf,
+    pub error: anyhow::Error,
+}
+
+/// Every existing location of a client: user file, project file (if present) and the
+/// local section of the user file.
+pub fn locations(ctx: &Context, client: &Client) -> anyhow::Result<Vec<Location>> {
+    let mut out = Vec::new();
+    for scope in client.scopes() {
+        let location = client
+            .location(scope, &ctx.platform, &ctx.project)
+            .with_context(|| format!("cannot resolve `{}`'s {} path", client.id, scope.as_str()))?;
+        if let Some(location) = location
+            && location.path.is_file()
+        {
+            out.push(location);
+        }
+    }
+    Ok(out)
+}
+
+/// Collect all entries of these clients (optionally only `name`).
+pub fn collect<'a>(
+    ctx: &Context,
+    clients: &[&'a Client],
+    name: Option<&str>,
+) -> (Vec<Found<'a>>, Vec<Broken<'a>>) {
+    let mut found = Vec::new();
+    let mut broken = Vec::new();
+    for client in clients {
+        let locations = match locations(ctx, client) {
+            Ok(l) => l,
+            Err(error) => {
+                broken.push(Broken {
+                    client,
+                    path: PathBuf::new(),
+                    error,
+                });
+                continue;
+            }
+        };
+        let dialect = Dialect::of(client);
+        let mut cache: Option<(PathBuf, Document)> = None;
+        for location in locations {
+            if cache.as_ref().is_none_or(|(p, _)| *p != location.path) {
+                match read_document(ctx, client, &location.path) {
+                    Ok(doc) => cache = Some((location.path.clone(), doc)),
+                    Err(error) => {
+                        if !broken.iter().any(|b: &Broken<'_>| b.path == location.path) {
+                            broken.push(Broken {
+                                client,
+                                path: location.path.clone(),
+                                error,
+                            });
+                        }
+                        cache = None;
+                        continue;
+                    }
+                }
+            }
+            let Some((_, document)) = &cache else {
+                continue;
+            };
+            let entries = match document.doc.servers(&location.key) {
+                Ok(e) => e,
+                Err(e) => {
+                    broken.push(Broken {
+                        client,
+                        path: location.path.clone(),
+                        error: UserError::new(format!(
+                            "`{}`: {e}",
+                            display_path(ctx, &location.path)
+                        ))
+                        .hint("mcpctl reads and writes only an object there; fix the file by hand")
+                        .into(),
+                    });
+                    continue;
+                }
+            };
+            for (entry_name, raw) in entries {
+                if name.is_some_and(|n| n != entry_name) {
+                    continue;
+                }
+                found.push(Found {
+                    client,
+                    scope: location.scope,
+                    path: location.path.clone(),
+                    entry: dialect.from_raw(&raw),
+                    name: entry_name,
+                    raw,
+                });
+            }
+        }
+    }
+    (found, broken)
+}

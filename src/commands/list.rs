@@ -1,0 +1,148 @@
+//! `mcpctl list`: every server of every detected (or named) client in one table, secrets
+//! redacted, `cmd /c npx ...` shown as `npx ... (wrapped)`.
+
+use indexmap::IndexMap;
+use serde::Serialize;
+
+use crate::cli::ListArgs;
+use crate::commands::inventory::{collect, display_path};
+use crate::commands::{Context, targets};
+use crate::entry::{self, Transport};
+use crate::error::ExitStatus;
+use crate::output::{Printer, Style, redact_map};
+
+#[derive(Debug, Serialize)]
+struct ListRow {
+    client: String,
+    scope: &'static str,
+    name: String,
+    transport: Option<&'static str>,
+    command: Option<String>,
+    args: Vec<String>,
+    url: Option<String>,
+    env: IndexMap<String, String>,
+    headers: IndexMap<String, String>,
+    path: String,
+    disabled: bool,
+    /// The file spells the command as `cmd /c ...` (shown unwrapped in `command`/`args`).
+    wrapped: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
+    let ListArgs {
+        name,
+        clients,
+        show_secrets,
+    } = args;
+    let clients = if clients.is_empty() {
+        targets::detected(ctx)
+    } else {
+        targets::by_ids(ctx, &clients)?
+    };
+    let (found, broken) = collect(ctx, &clients, name.as_deref());
+    let rows: Vec<ListRow> = found
+        .iter()
+        .map(|f| {
+            let mut row = ListRow {
+                client: f.client.id.clone(),
+                scope: f.scope.as_str(),
+                name: f.name.clone(),
+                transport: None,
+                command: None,
+                args: Vec::new(),
+                url: None,
+                env: IndexMap::new(),
+                headers: IndexMap::new(),
+                path: display_path(ctx, &f.path),
+                disabled: false,
+                wrapped: false,
+                error: None,
+            };
+            match &f.entry {
+                Ok(e) => {
+                    row.transport = Some(e.transport.name().as_str());
+                    row.disabled = e.disabled();
+                    match &e.transport {
+                        Transport::Stdio {
+                            command, args, env, ..
+                        } => {
+                            let (command, args, wrapped) = entry::logical(command, args);
+                            row.command = Some(command);
+                            row.args = args;
+                            row.wrapped = wrapped;
+                            row.env = redact_map(env, show_secrets);
+                        }
+                        Transport::Remote { url, headers, .. } => {
+                            row.url = Some(url.clone());
+                            row.headers = redact_map(headers, show_secrets);
+                        }
+                    }
+                }
+                Err(e) => row.error = Some(e.to_string()),
+            }
+            row
+        })
+        .collect();
+    for b in &broken {
+        printer.error(&anyhow::anyhow!("{}: {:#}", b.client.id, b.error));
+    }
+    if printer.json {
+        printer.json_value(&rows)?;
+    } else if rows.is_empty() {
+        if broken.is_empty() {
+            let what = name.map_or_else(
+                || "no servers configured".to_owned(),
+                |n| format!("no server named `{n}`"),
+            );
+            printer.note(&format!(
+                "{what} in {} client(s): {}",
+                clients.len(),
+                clients
+                    .iter()
+                    .map(|c| c.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    } else {
+        let table: Vec<Vec<String>> = rows
+            .iter()
+            .map(|r| {
+                let target = match (&r.command, &r.url, &r.error) {
+                    (_, _, Some(e)) => printer.paint(Style::Fail, &format!("invalid entry: {e}")),
+                    (Some(c), _, _) => {
+                        let mut s = std::iter::once(c.as_str())
+                            .chain(r.args.iter().map(String::as_str))
+                            .collect::<Vec<_>>()
+                            .join(" ");
+                        if r.wrapped {
+                            s.push_str(&printer.paint(Style::Dim, " (wrapped)"));
+                        }
+                        s
+                    }
+                    (None, Some(u), _) => u.clone(),
+                    (None, None, None) => String::new(),
+                };
+                let name = if r.disabled {
+                    format!("{} {}", r.name, printer.paint(Style::Dim, "(disabled)"))
+                } else {
+                    r.name.clone()
+                };
+                let scope = if r.scope == "user" {
+                    r.client.clone()
+                } else {
+                    format!("{} ({})", r.client, r.scope)
+                };
+                vec![scope, name, r.transport.unwrap_or("?").to_owned(), target]
+            })
+            .collect();
+        printer.table(&["CLIENT", "NAME", "TRANSPORT", "COMMAND / URL"], &table);
+    }
+    Ok(if broken.is_empty() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Error
+    })
+}

@@ -1,0 +1,48 @@
+//! `mcpctl remove`: delete one named entry from each target client's file, reporting
+//! every file; a file without the entry is `unchanged` and is not written.
+
+use crate::cli::RemoveArgs;
+use crate::commands::Context;
+use crate::commands::add::{print_reports, report};
+use crate::commands::{edit, targets};
+use crate::error::{ExitStatus, UserError};
+use crate::output::Printer;
+
+pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
+    let RemoveArgs {
+        name,
+        targets: target_args,
+        scope,
+        dry_run,
+    } = args;
+    let clients = targets::choose(ctx, &target_args, "remove")?;
+    let mut reports = Vec::new();
+    for client in clients {
+        let result = (|| {
+            let location = client
+                .location(scope, &ctx.platform, &ctx.project)?
+                .ok_or_else(|| {
+                    UserError::new(format!("{} has no {} scope", client.name, scope.as_str()))
+                        .hint("use `--scope user`")
+                })?;
+            if !location.path.exists() {
+                return Ok((
+                    edit::shown(ctx, &location.path),
+                    edit::Outcome {
+                        action: edit::Action::Unchanged,
+                        diff: None,
+                    },
+                ));
+            }
+            let outcome = edit::apply(ctx, client, &location, dry_run, &|doc| {
+                Ok(doc.remove(&location.key, &name)?)
+            })?;
+            Ok((edit::shown(ctx, &location.path), outcome))
+        })();
+        reports.push(report(ctx, client, scope, result));
+    }
+    if !printer.json && reports.iter().all(|r| r.action == edit::Action::Unchanged) {
+        printer.note(&format!("`{name}` was not found in any targeted client"));
+    }
+    print_reports(printer, &reports, dry_run)
+}

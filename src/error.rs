@@ -1,0 +1,58 @@
+//! Exit codes (one enum, mapped in one place) and errors that carry a `hint:` for the
+//! renderer. Messages: lowercase, no trailing period, name the file, end with what to do.
+
+use std::process::ExitCode;
+
+/// mcpctl's documented exit codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// 0: success.
+    Success,
+    /// 1: `check` or `doctor` ran and found problems.
+    Problems,
+    /// 2: error (usage, unknown client, unparsable file, I/O, a failed target).
+    Error,
+}
+
+impl From<ExitStatus> for ExitCode {
+    fn from(status: ExitStatus) -> ExitCode {
+        ExitCode::from(match status {
+            ExitStatus::Success => 0,
+            ExitStatus::Problems => 1,
+            ExitStatus::Error => 2,
+        })
+    }
+}
+
+/// The exit codes as `--help` and the README state them.
+pub const EXIT_CODES_HELP: &str = "Exit codes:\n  0  success\n  1  `check` or `doctor` ran and found problems\n  2  error: bad usage, unknown client, unparsable config file, I/O failure, or any target that failed";
+
+/// An error meant for a person: the message, and what to do about it.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct UserError {
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl UserError {
+    pub fn new(message: impl Into<String>) -> UserError {
+        UserError {
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    pub fn hint(mut self, hint: impl Into<String>) -> UserError {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+/// The first hint in an error chain.
+pub fn hint_of(error: &anyhow::Error) -> Option<&str> {
+    error.chain().find_map(|e| {
+        e.downcast_ref::<UserError>()
+            .and_then(|u| u.hint.as_deref())
+    })
+}

@@ -1,0 +1,287 @@
+//! Reading and writing client config files: the only module that touches `std::fs` for
+//! them. Reads keep the BOM and bytes aside; writes are atomic (temp file in the same
+//! directory, fsync, rename), keep permissions, write through symlinks, back the old
+//! bytes up into mcpctl's state directory, and refuse to overwrite a file that changed
+//! since it was read.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+const BOM: &str = "\u{feff}";
+
+/// A config file as read.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// The path the user knows (may be a symlink).
+    pub path: PathBuf,
+    /// The text without BOM; empty for a missing file.
+    pub text: String,
+    pub bom: bool,
+    /// The exact bytes read; `None` when the file did not exist.
+    pub original: Option<Vec<u8>>,
+}
+
+impl Source {
+    pub fn exists(&self) -> bool {
+        self.original.is_some()
+    }
+
+    /// The full bytes for `text`, with the BOM restored.
+    pub fn bytes_for(&self, text: &str) -> Vec<u8> {
+        let mut out = String::with_capacity(text.len() + 3);
+        if self.bom {
+            out.push_str(BOM);
+        }
+        out.push_str(text);
+        out.into_bytes()
+    }
+}
+
+/// Reading or writing failed.
+#[derive(Debug, thiserror::Error)]
+pub enum FsError {
+    #[error("cannot read `{path}`: {source}")]
+    Read { path: PathBuf, source: io::Error },
+    #[error("`{path}` is not UTF-8 text (byte {offset})")]
+    NotUtf8 { path: PathBuf, offset: usize },
+    #[error("cannot write `{path}`: {source}")]
+    Write { path: PathBuf, source: io::Error },
+    #[error("`{path}` changed while mcpctl was editing it")]
+    Changed { path: PathBuf },
+}
+
+/// Read a config file. A missing file is an empty source, not an error.
+pub fn read_source(path: &Path) -> Result<Source, FsError> {
+    match fs::read(path) {
+        Ok(bytes) => {
+            let text = String::from_utf8(bytes.clone()).map_err(|e| FsError::NotUtf8 {
+                path: path.to_path_buf(),
+                offset: e.utf8_error().valid_up_to(),
+            })?;
+            let (bom, text) = match text.strip_prefix(BOM) {
+                Some(rest) => (true, rest.to_owned()),
+                None => (false, text),
+            };
+            Ok(Source {
+                path: path.to_path_buf(),
+                text,
+                bom,
+                original: Some(bytes),
+            })
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Source {
+            path: path.to_path_buf(),
+            text: String::new(),
+            bom: false,
+            original: None,
+        }),
+        Err(source) => Err(FsError::Read {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Where backups go: `$MCPCTL_STATE_DIR` if given, else the platform state directory.
+pub fn backup_dir(state_dir: Option<&Path>) -> Option<PathBuf> {
+    if let Some(dir) = state_dir {
+        return Some(dir.join("backups"));
+    }
+    let dirs = directories::ProjectDirs::from("", "", "mcpctl")?;
+    Some(
+        dirs.state_dir()
+            .unwrap_or_else(|| dirs.data_local_dir())
+            .join("backups"),
+    )
+}
+
+/// Follow symlinks to the file that really holds the bytes (which may not exist yet).
+fn real_target(path: &Path) -> PathBuf {
+    let mut current = path.to_path_buf();
+    for _ in 0..32 {
+        match fs::read_link(&current) {
+            Ok(target) => {
+                current = if target.is_absolute() {
+                    target
+                } else {
+                    current.parent().map_or(target.clone(), |p| p.join(&target))
+                };
+            }
+            Err(_) => return current,
+        }
+    }
+    current
+}
+
+/// What a write did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    pub backup: Option<PathBuf>,
+}
+
+/// Replace `source.path` with `bytes` atomically.
+///
+/// Fails with `FsError::Changed` when the file's bytes are no longer `source.original`
+/// (another program wrote it): the caller re-reads and re-applies its edit.
+pub fn write_atomic(
+    source: &Source,
+    bytes: &[u8],
+    backups: Option<&Path>,
+) -> Result<Written, FsError> {
+    let target = real_target(&source.path);
+    let write_err = |e: io::Error| FsError::Write {
+        path: source.path.clone(),
+        source: e,
+    };
+    let current = match fs::read(&target) {
+        Ok(b) => Some(b),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(write_err(e)),
+    };
+    if current != source.original {
+        return Err(FsError::Changed {
+            path: source.path.clone(),
+        });
+    }
+    let dir = target
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(write_err)?;
+    let backup = match (&source.original, backups) {
+        (Some(old), Some(backups)) => backup(old, &target, backups).ok(),
+        _ => None,
+    };
+    let file_name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = dir.join(format!(".{file_name}.mcpctl-{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)?;
+        if let Ok(meta) = fs::metadata(&target) {
+            file.set_permissions(meta.permissions())?;
+        } else {
+            restrict_new_file(&file)?;
+        }
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&temp, &target)?;
+        if let Ok(dir) = File::open(dir) {
+            let _ = dir.sync_all();
+        }
+        Ok(())
+    })();
+    if let Err(e) = result {
+        let _ = fs::remove_file(&temp);
+        return Err(write_err(e));
+    }
+    Ok(Written { backup })
+}
+
+/// New config files may hold tokens: make them private to the user.
+#[cfg(unix)]
+fn restrict_new_file(file: &File) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    file.set_permissions(fs::Permissions::from_mode(0o600))
+}
+
+#[cfg(not(unix))]
+fn restrict_new_file(_file: &File) -> io::Result<()> {
+    Ok(())
+}
+
+fn backup(old: &[u8], target: &Path, backups: &Path) -> io::Result<PathBuf> {
+    fs::create_dir_all(backups)?;
+    let stamp = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    let flat: String = target
+        .to_string_lossy()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let path = backups.join(format!(
+        "{stamp}-{}-{}",
+        std::process::id(),
+        flat.trim_start_matches('_')
+    ));
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)?;
+    restrict_new_file(&file)?;
+    file.write_all(old)?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_file_reads_as_empty_and_bom_is_split_off() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = read_source(&dir.path().join("nope.json")).unwrap();
+        assert!(!missing.exists());
+        let path = dir.path().join("bom.json");
+        fs::write(&path, "\u{feff}{}\r\n").unwrap();
+        let source = read_source(&path).unwrap();
+        assert!(source.bom);
+        assert_eq!(source.text, "{}\r\n");
+        assert_eq!(source.bytes_for(&source.text), fs::read(&path).unwrap());
+    }
+
+    #[test]
+    fn write_refuses_when_file_changed_since_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.json");
+        fs::write(&path, "{}").unwrap();
+        let source = read_source(&path).unwrap();
+        fs::write(&path, "{\"x\":1}").unwrap();
+        assert!(matches!(
+            write_atomic(&source, b"{\"y\":1}", None),
+            Err(FsError::Changed { .. })
+        ));
+        assert_eq!(fs::read_to_string(&path).unwrap(), "{\"x\":1}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn write_goes_through_symlink_keeps_mode_and_backs_up() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("dotfiles/mcp.json");
+        fs::create_dir_all(real.parent().unwrap()).unwrap();
+        fs::write(&real, "old").unwrap();
+        fs::set_permissions(&real, fs::Permissions::from_mode(0o640)).unwrap();
+        let link = dir.path().join("mcp.json");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let source = read_source(&link).unwrap();
+        let written = write_atomic(&source, b"new", Some(&dir.path().join("state"))).unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read_to_string(&real).unwrap(), "new");
+        assert_eq!(
+            fs::metadata(&real).unwrap().permissions().mode() & 0o777,
+            0o640
+        );
+        assert_eq!(fs::read_to_string(written.backup.unwrap()).unwrap(), "old");
+    }
+}

@@ -1,0 +1,309 @@
+//! Everything mcpctl prints goes through `Printer`: data to stdout (human tables or
+//! `--json`), diagnostics to stderr, colour only on a terminal without `NO_COLOR`, and
+//! secrets redacted. Commands build serialisable reports; this module renders them.
+#![expect(clippy::print_stderr, reason = "the one module that prints")]
+
+use std::io::{self, IsTerminal, Write};
+
+use serde::Serialize;
+
+/// When to use colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+/// The placeholder printed instead of a secret.
+pub const REDACTED: &str = "<redacted>";
+
+/// A terminal style.
+#[derive(Debug, Clone, Copy)]
+pub enum Style {
+    Ok,
+    Warn,
+    Fail,
+    Dim,
+    Bold,
+}
+
+impl Style {
+    fn code(self) -> &'static str {
+        match self {
+            Style::Ok => "32",
+            Style::Warn => "33",
+            Style::Fail => "31",
+            Style::Dim => "2",
+            Style::Bold => "1",
+        }
+    }
+}
+
+/// Prints data and diagnostics.
+#[derive(Debug)]
+pub struct Printer {
+    pub json: bool,
+    pub quiet: bool,
+    color_out: bool,
+    color_err: bool,
+    /// stdout went away (`| head`): stop writing, exit 0.
+    broken_pipe: bool,
+    /// stderr is a terminal: progress may be drawn.
+    pub stderr_tty: bool,
+}
+
+impl Printer {
+    pub fn new(json: bool, quiet: bool, color: ColorWhen, no_color_env: bool) -> Printer {
+        let stdout_tty = io::stdout().is_terminal();
+        let stderr_tty = io::stderr().is_terminal();
+        let allow = |tty: bool| match color {
+            ColorWhen::Always => true,
+            ColorWhen::Never => false,
+            ColorWhen::Auto => tty && !no_color_env,
+        };
+        Printer {
+            json,
+            quiet,
+            color_out: allow(stdout_tty),
+            color_err: allow(stderr_tty),
+            broken_pipe: false,
+            stderr_tty,
+        }
+    }
+
+    /// Whether stdout went away.
+    pub fn broken_pipe(&self) -> bool {
+        self.broken_pipe
+    }
+
+    fn out(&mut self, text: &str) {
+        if self.broken_pipe {
+            return;
+        }
+        let mut stdout = io::stdout().lock();
+        if let Err(e) = stdout
+            .write_all(text.as_bytes())
+            .and_then(|()| stdout.flush())
+            && e.kind() == io::ErrorKind::BrokenPipe
+        {
+            self.broken_pipe = true;
+        }
+    }
+
+    /// Colour `text` for stdout.
+    pub fn paint(&self, style: Style, text: &str) -> String {
+        paint(self.color_out, style, text)
+    }
+
+    /// Colour `text` for stderr.
+    pub fn paint_err(&self, style: Style, text: &str) -> String {
+        paint(self.color_err, style, text)
+    }
+
+    /// One line of data on stdout.
+    pub fn line(&mut self, text: &str) {
+        let mut s = String::with_capacity(text.len() + 1);
+        s.push_str(text);
+        s.push('\n');
+        self.out(&s);
+    }
+
+    /// Raw text on stdout (diffs).
+    pub fn raw(&mut self, text: &str) {
+        self.out(text);
+    }
+
+    /// A value as pretty JSON on stdout.
+    pub fn json_value<T: Serialize>(&mut self, value: &T) -> anyhow::Result<()> {
+        let mut text = serde_json::to_string_pretty(value)?;
+        text.push('\n');
+        self.out(&text);
+        Ok(())
+    }
+
+    /// An aligned table on stdout. Cells may contain ANSI colour; widths ignore it.
+    pub fn table(&mut self, header: &[&str], rows: &[Vec<String>]) {
+        let columns = header.len();
+        let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+        for row in rows {
+            for (i, cell) in row.iter().enumerate().take(columns) {
+                widths[i] = widths[i].max(visible_width(cell));
+            }
+        }
+        let render = |cells: &[String]| {
+            let mut line = String::new();
+            for (i, cell) in cells.iter().enumerate().take(columns) {
+                line.push_str(cell);
+                if i + 1 < columns {
+                    line.push_str(&" ".repeat(widths[i] - visible_width(cell) + 2));
+                }
+            }
+            line.trim_end().to_owned()
+        };
+        let header_cells: Vec<String> = header.iter().map(|h| self.paint(Style::Bold, h)).collect();
+        let mut text = render(&header_cells);
+        text.push('\n');
+        for row in rows {
+            text.push_str(&render(row));
+            text.push('\n');
+        }
+        self.out(&text);
+    }
+
+    /// A diagnostic line on stderr (`warning: ...`).
+    pub fn warn(&self, message: &str) {
+        eprintln!("{} {message}", self.paint_err(Style::Warn, "warning:"));
+    }
+
+    /// A note on stderr, unless `--quiet`.
+    pub fn note(&self, message: &str) {
+        if !self.quiet {
+            eprintln!("{message}");
+        }
+    }
+
+    /// Render an error chain: `error:`, `caused by:`, then `hint:`.
+    pub fn error(&self, error: &anyhow::Error) {
+        let mut text = format!("{} {error}", self.paint_err(Style::Fail, "error:"));
+        for cause in error.chain().skip(1) {
+            let cause = cause.to_string();
+            if !text.contains(&cause) {
+                text.push_str(&format!("\n  caused by: {cause}"));
+            }
+        }
+        if let Some(hint) = crate::error::hint_of(error) {
+            text.push_str(&format!(
+                "\n\n{} {hint}",
+                self.paint_err(Style::Bold, "hint:")
+            ));
+        }
+        eprintln!("{text}");
+    }
+
+    /// A transient progress line on stderr (only on a terminal).
+    pub fn progress(&self, text: &str) {
+        if self.stderr_tty && !self.quiet {
+            eprint!("\r\x1b[2K{text}");
+            let _ = io::stderr().flush();
+        }
+    }
+
+    /// Clear the progress line.
+    pub fn progress_done(&self) {
+        if self.stderr_tty && !self.quiet {
+            eprint!("\r\x1b[2K");
+            let _ = io::stderr().flush();
+        }
+    }
+}
+
+fn paint(enabled: bool, style: Style, text: &str) -> String {
+    if enabled {
+        format!("\x1b[{}m{text}\x1b[0m", style.code())
+    } else {
+        text.to_owned()
+    }
+}
+
+/// Width of a cell without ANSI escapes.
+fn visible_width(text: &str) -> usize {
+    let mut width = 0;
+    let mut in_escape = false;
+    for c in text.chars() {
+        match (in_escape, c) {
+            (false, '\x1b') => in_escape = true,
+            (true, 'm') => in_escape = false,
+            (true, _) => {}
+            (false, _) => width += 1,
+        }
+    }
+    width
+}
+
+/// A secret value as it may be shown: references to variables (`${VAR}`, `${env:VAR}`,
+/// `${input:id}`, `{env:VAR}`, `$VAR`) are not secrets and show as written; anything
+/// else is replaced. `Bearer ${TOKEN}` shows too; `Bearer abc` does not.
+pub fn redact(value: &str) -> String {
+    let rest = value.strip_prefix("Bearer ").unwrap_or(value).trim();
+    let inner = rest
+        .strip_prefix("${")
+        .or_else(|| rest.strip_prefix("{env:"))
+        .and_then(|r| r.strip_suffix('}'));
+    let is_reference = inner.is_some_and(|i| !i.is_empty() && !i.contains(['{', '}', '$']))
+        || rest.strip_prefix('$').is_some_and(|r| !r.is_empty() && r.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+    if value.is_empty() || is_reference {
+        value.to_owned()
+    } else {
+        REDACTED.to_owned()
+    }
+}
+
+/// Redact every value of a string map.
+pub fn redact_map(
+    map: &indexmap::IndexMap<String, String>,
+    show: bool,
+) -> indexmap::IndexMap<String, String> {
+    map.iter()
+        .map(|(k, v)| (k.clone(), if show { v.clone() } else { redact(v) }))
+        .collect()
+}
+
+/// A raw entry with the values of its env and header maps redacted, for messages.
+pub fn redact_raw(raw: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    const SECRET_MAPS: &[&str] = &[
+        "env",
+        "environment",
+        "headers",
+        "http_headers",
+        "env_http_headers",
+    ];
+    match raw {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| {
+                    let v = match v {
+                        Value::Object(inner) if SECRET_MAPS.contains(&k.as_str()) => Value::Object(
+                            inner
+                                .iter()
+                                .map(|(ik, iv)| {
+                                    let iv = match iv {
+                                        Value::String(s) => Value::String(redact(s)),
+                                        other => other.clone(),
+                                    };
+                                    (ik.clone(), iv)
+                                })
+                                .collect(),
+                        ),
+                        other => other.clone(),
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redaction_keeps_references_and_hides_values() {
+        assert_eq!(redact("ghp_abcdef"), REDACTED);
+        assert_eq!(redact("${GITHUB_TOKEN}"), "${GITHUB_TOKEN}");
+        assert_eq!(redact("${env:X}"), "${env:X}");
+        assert_eq!(redact("{env:X}"), "{env:X}");
+        assert_eq!(redact("Bearer ${TOKEN}"), "Bearer ${TOKEN}");
+        assert_eq!(redact("Bearer abc"), REDACTED);
+        assert_eq!(redact("$HOME"), "$HOME");
+        assert_eq!(redact("${A}${B}x"), REDACTED);
+    }
+
+    #[test]
+    fn visible_width_ignores_ansi() {
+        assert_eq!(visible_width("\x1b[32mok\x1b[0m"), 2);
+    }
+}
