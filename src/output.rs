@@ -231,7 +231,9 @@ pub fn redact(value: &str) -> String {
         .or_else(|| rest.strip_prefix("{env:"))
         .and_then(|r| r.strip_suffix('}'));
     let is_reference = inner.is_some_and(|i| !i.is_empty() && !i.contains(['{', '}', '$']))
-        || rest.strip_prefix('$').is_some_and(|r| !r.is_empty() && r.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        || rest.strip_prefix('$').is_some_and(|r| {
+            !r.is_empty() && r.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
     if value.is_empty() || is_reference {
         value.to_owned()
     } else {

@@ -264,6 +264,52 @@ impl ClientTable {
         self.clients.iter().find(|c| c.id == id)
     }
 
+    /// The README's client table (Markdown), generated so it cannot drift from the data.
+    pub fn markdown(&self) -> String {
+        let cell = |templates: &[String]| {
+            if templates.is_empty() {
+                "—".to_owned()
+            } else {
+                templates
+                    .iter()
+                    .map(|t| format!("`{}`", t.replace('|', "\\|")))
+                    .collect::<Vec<_>>()
+                    .join("<br>")
+            }
+        };
+        let mut out = String::from(
+            "| id | client | macOS | Linux | Windows | project file | format | servers key |\n|---|---|---|---|---|---|---|---|\n",
+        );
+        for c in &self.clients {
+            let key = c
+                .servers_key
+                .iter()
+                .map(|k| {
+                    if k.contains('.') {
+                        format!("\"{k}\"")
+                    } else {
+                        k.clone()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(".");
+            out.push_str(&format!(
+                "| `{}` | {} | {} | {} | {} | {} | {} | `{}` |\n",
+                c.id,
+                c.name,
+                cell(&c.paths_macos),
+                cell(&c.paths_linux),
+                cell(&c.paths_windows),
+                c.project
+                    .as_ref()
+                    .map_or("—".to_owned(), |p| format!("`{p}`")),
+                c.format.as_str(),
+                key,
+            ));
+        }
+        out
+    }
+
     /// Ids, for error messages.
     pub fn ids(&self) -> Vec<&str> {
         self.clients.iter().map(|c| c.id.as_str()).collect()

@@ -1,1 +1,8 @@
-//! Integration tests: run the built `mcpctl` binary against a temporary HOME.
+//! Integration tests: run the built `mcpctl` binary against a temporary HOME, over
+//! fixture configs that look like real ones, comparing bytes.
+
+mod add;
+mod clients;
+mod env;
+mod list;
+mod remove;

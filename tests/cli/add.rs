@@ -1,0 +1,484 @@
+//! Integration tests for `mcpctl add`.
+
+use crate::env::{TestEnv, fixture, jsonc};
+use serde_json::json;
+
+const MEMORY: &[&str] = &["--", "npx", "-y", "@modelcontextprotocol/server-memory"];
+
+fn args<'a>(head: &[&'a str], tail: &[&'a str]) -> Vec<&'a str> {
+    head.iter().chain(tail).copied().collect()
+}
+
+#[test]
+fn add_then_remove_restores_every_fixture_byte_for_byte() {
+    let cases = [
+        ("cursor", "cursor/mcp.json", ".cursor/mcp.json"),
+        ("vscode", "vscode/mcp.json", ".config/Code/User/mcp.json"),
+        ("codex", "codex/config.toml", ".codex/config.toml"),
+        ("zed", "zed/settings.json", ".config/zed/settings.json"),
+        (
+            "gemini-cli",
+            "gemini-cli/settings.json",
+            ".gemini/settings.json",
+        ),
+        (
+            "opencode",
+            "opencode/opencode.json",
+            ".config/opencode/opencode.json",
+        ),
+        (
+            "windsurf",
+            "windsurf/mcp_config.json",
+            ".codeium/windsurf/mcp_config.json",
+        ),
+        ("claude-code", "claude-code/claude.json", ".claude.json"),
+    ];
+    for (id, fixture_path, rel) in cases {
+        let env = TestEnv::new();
+        let original = fixture(fixture_path);
+        env.write(rel, &original);
+        env.run(&args(
+            &["add", "mem", "-c", id, "--env", "TOKEN=abc"],
+            MEMORY,
+        ))
+        .ok();
+        let added = env.read(rel);
+        assert_ne!(added, original, "{id}: nothing written");
+        env.run(&["remove", "mem", "-c", id]).ok();
+        assert_eq!(
+            String::from_utf8(env.read(rel)).unwrap(),
+            String::from_utf8(original).unwrap(),
+            "{id}: add→remove is not identity"
+        );
+    }
+}
+
+#[test]
+fn add_preserves_crlf_and_bom() {
+    let env = TestEnv::new();
+    env.write(
+        ".gemini/settings.json",
+        &fixture("gemini-cli/settings.json"),
+    );
+    env.run(&args(&["add", "mem", "-c", "gemini-cli"], MEMORY))
+        .ok();
+    let bytes = env.read(".gemini/settings.json");
+    assert!(bytes.starts_with(b"\xef\xbb\xbf{\r\n"));
+    let text = String::from_utf8(bytes[3..].to_vec()).unwrap();
+    assert_eq!(
+        text.matches('\n').count(),
+        text.matches("\r\n").count(),
+        "a bare LF crept in:\n{text}"
+    );
+    assert_eq!(jsonc(&bytes)["mcpServers"]["mem"]["command"], "npx");
+    assert_eq!(jsonc(&bytes)["mcpServers"]["time"]["timeout"], 30000);
+}
+
+#[test]
+fn add_writes_each_clients_dialect() {
+    let env = TestEnv::new();
+    env.run(&[
+        "add",
+        "docs",
+        "-c",
+        "cursor,windsurf,vscode,cline,opencode,gemini-cli,qwen-code",
+        "--url",
+        "https://docs.example.com/mcp",
+        "--header",
+        "X-Api-Key=${DOCS_KEY}",
+    ])
+    .ok();
+    let get = |rel: &str| jsonc(&env.read(rel));
+    assert_eq!(
+        get(".cursor/mcp.json")["mcpServers"]["docs"],
+        json!({"url":"https://docs.example.com/mcp","headers":{"X-Api-Key":"${DOCS_KEY}"}})
+    );
+    assert_eq!(
+        get(".codeium/windsurf/mcp_config.json")["mcpServers"]["docs"]["serverUrl"],
+        "https://docs.example.com/mcp"
+    );
+    assert_eq!(
+        get(".config/Code/User/mcp.json")["servers"]["docs"]["type"],
+        "http"
+    );
+    assert_eq!(
+        get(
+            ".config/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"
+        )["mcpServers"]["docs"]["type"],
+        "streamableHttp"
+    );
+    assert_eq!(
+        get(".config/opencode/opencode.json")["mcp"]["docs"]["type"],
+        "remote"
+    );
+    assert_eq!(
+        get(".gemini/settings.json")["mcpServers"]["docs"],
+        json!({"type":"http","url":"https://docs.example.com/mcp","headers":{"X-Api-Key":"${DOCS_KEY}"}})
+    );
+    assert_eq!(
+        get(".qwen/settings.json")["mcpServers"]["docs"]["httpUrl"],
+        "https://docs.example.com/mcp"
+    );
+
+    env.run(&args(
+        &["add", "mem", "-c", "opencode,codex", "--env", "A=1"],
+        MEMORY,
+    ))
+    .ok();
+    assert_eq!(
+        get(".config/opencode/opencode.json")["mcp"]["mem"],
+        json!({"type":"local","command":["npx","-y","@modelcontextprotocol/server-memory"],"environment":{"A":"1"}})
+    );
+    let toml = env.read_str(".codex/config.toml");
+    assert!(toml.contains("[mcp_servers.mem]"), "{toml}");
+    assert!(toml.contains("command = \"npx\""), "{toml}");
+}
+
+#[test]
+fn add_from_json_snippet_as_readmes_print_it() {
+    let env = TestEnv::new();
+    env.run(&["add", "fs", "-c", "claude-desktop", "--platform", "macos", "--from-json", r#"{"mcpServers":{"filesystem":{"command":"npx","args":["-y","@modelcontextprotocol/server-filesystem","/tmp"]}}}"#]).ok();
+    let v = jsonc(&env.read("Library/Application Support/Claude/claude_desktop_config.json"));
+    assert_eq!(
+        v["mcpServers"]["fs"],
+        json!({"command":"npx","args":["-y","@modelcontextprotocol/server-filesystem","/tmp"]})
+    );
+}
+
+#[test]
+fn windows_target_wraps_npx_in_cmd_c_once() {
+    let env = TestEnv::new();
+    env.run(&args(
+        &["--platform", "windows", "add", "mem", "-c", "cursor"],
+        MEMORY,
+    ))
+    .ok();
+    let v = jsonc(&env.read(".cursor/mcp.json"));
+    assert_eq!(
+        v["mcpServers"]["mem"],
+        json!({"command":"cmd","args":["/c","npx","-y","@modelcontextprotocol/server-memory"]})
+    );
+    // Adding the already wrapped form again is unchanged, never wrapped twice.
+    let run = env
+        .run(&[
+            "--platform",
+            "windows",
+            "add",
+            "mem",
+            "-c",
+            "cursor",
+            "--",
+            "cmd",
+            "/c",
+            "npx",
+            "-y",
+            "@modelcontextprotocol/server-memory",
+        ])
+        .ok();
+    assert!(run.stdout.contains("unchanged"), "{}", run.stdout);
+    env.run(&args(
+        &[
+            "--platform",
+            "windows",
+            "add",
+            "plain",
+            "-c",
+            "cursor",
+            "--no-wrap",
+        ],
+        MEMORY,
+    ))
+    .ok();
+    assert_eq!(
+        jsonc(&env.read(".cursor/mcp.json"))["mcpServers"]["plain"]["command"],
+        "npx"
+    );
+    env.run(&[
+        "--platform",
+        "windows",
+        "add",
+        "node",
+        "-c",
+        "cursor",
+        "--",
+        "node",
+        "server.js",
+    ])
+    .ok();
+    assert_eq!(
+        jsonc(&env.read(".cursor/mcp.json"))["mcpServers"]["node"]["command"],
+        "node"
+    );
+}
+
+#[test]
+fn readding_identical_entry_does_not_write() {
+    let env = TestEnv::new();
+    let path = env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
+    env.run(&args(&["add", "mem", "-c", "cursor"], MEMORY)).ok();
+    let before = std::fs::metadata(&path).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let run = env
+        .run(&args(&["add", "mem", "-c", "cursor", "--json"], MEMORY))
+        .ok();
+    assert_eq!(run.json()[0]["action"], "unchanged");
+    let after = std::fs::metadata(&path).unwrap();
+    assert_eq!(before.modified().unwrap(), after.modified().unwrap());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        assert_eq!(before.ino(), after.ino());
+    }
+}
+
+#[test]
+fn same_name_different_content_needs_force_and_force_keeps_client_fields() {
+    let env = TestEnv::new();
+    let original = fixture("windsurf/mcp_config.json");
+    env.write(".codeium/windsurf/mcp_config.json", &original);
+    let run = env
+        .run(&[
+            "add",
+            "sequential-thinking",
+            "-c",
+            "windsurf",
+            "--",
+            "uvx",
+            "other",
+        ])
+        .code(2);
+    assert!(
+        run.stdout.contains("already exists") || run.stderr.contains("already exists"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+    assert!(run.stdout.contains("--force"), "{}", run.stdout);
+    assert_eq!(env.read(".codeium/windsurf/mcp_config.json"), original);
+    env.run(&[
+        "add",
+        "sequential-thinking",
+        "-c",
+        "windsurf",
+        "--force",
+        "--",
+        "uvx",
+        "other",
+    ])
+    .ok();
+    let v = jsonc(&env.read(".codeium/windsurf/mcp_config.json"));
+    assert_eq!(
+        v["mcpServers"]["sequential-thinking"],
+        json!({"command":"uvx","args":["other"],"disabled":false,"disabledTools":[]})
+    );
+}
+
+#[test]
+fn unparsable_file_is_never_written_and_error_names_line_and_column() {
+    let env = TestEnv::new();
+    let broken =
+        b"{\n  \"mcpServers\": {\n    \"a\": { \"command\": \"x\" }\n    \"b\": {}\n  }\n}\n";
+    env.write(".cursor/mcp.json", broken);
+    let run = env
+        .run(&args(&["add", "mem", "-c", "cursor"], MEMORY))
+        .code(2);
+    assert!(
+        run.stdout.contains("~/.cursor/mcp.json") && run.stdout.contains("4:"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(env.read(".cursor/mcp.json"), broken);
+}
+
+#[test]
+fn wrong_typed_servers_key_is_never_written() {
+    let env = TestEnv::new();
+    let bytes = b"{ \"mcpServers\": [] }\n";
+    env.write(".cursor/mcp.json", bytes);
+    let run = env
+        .run(&args(&["add", "mem", "-c", "cursor"], MEMORY))
+        .code(2);
+    assert!(run.stdout.contains("mcpServers"), "{}", run.stdout);
+    assert_eq!(env.read(".cursor/mcp.json"), bytes);
+}
+
+#[test]
+fn empty_file_counts_as_empty_config() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", b"  \n");
+    env.run(&args(&["add", "mem", "-c", "cursor"], MEMORY)).ok();
+    assert_eq!(
+        jsonc(&env.read(".cursor/mcp.json"))["mcpServers"]["mem"]["command"],
+        "npx"
+    );
+}
+
+#[test]
+fn several_targets_report_every_file_then_exit_2() {
+    let env = TestEnv::new();
+    let run = env
+        .run(&[
+            "--json",
+            "add",
+            "web",
+            "-c",
+            "claude-desktop,cursor",
+            "--platform",
+            "macos",
+            "--url",
+            "https://x.example/mcp",
+        ])
+        .code(2);
+    let v = run.json();
+    assert_eq!(v[0]["client"], "claude-desktop");
+    assert_eq!(v[0]["action"], "failed");
+    assert!(v[0]["error"].as_str().unwrap().contains("cannot use http"));
+    assert_eq!(v[1]["action"], "added");
+}
+
+#[test]
+fn remote_on_claude_desktop_names_the_alternative() {
+    let env = TestEnv::new();
+    let run = env
+        .run(&[
+            "add",
+            "web",
+            "-c",
+            "claude-desktop",
+            "--platform",
+            "macos",
+            "--url",
+            "https://x.example/mcp",
+        ])
+        .code(2);
+    assert!(run.stdout.contains("Connectors"), "{}", run.stdout);
+}
+
+#[test]
+fn no_target_without_tty_lists_detected_clients() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".cursor")).unwrap();
+    env.on_path("codex");
+    let run = env.run(&args(&["add", "mem"], MEMORY)).code(2);
+    assert!(
+        run.stderr.contains("cursor") && run.stderr.contains("codex"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn all_targets_detected_clients_only() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".cursor")).unwrap();
+    env.on_path("codex");
+    let run = env
+        .run(&args(&["--json", "add", "mem", "--all"], MEMORY))
+        .ok();
+    let clients: Vec<String> = run
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["client"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(clients, ["cursor", "codex"]);
+    assert!(env.path(".codex/config.toml").exists());
+    assert!(!env.path(".gemini/settings.json").exists());
+}
+
+#[test]
+fn dry_run_prints_a_diff_and_writes_nothing() {
+    let env = TestEnv::new();
+    let original = fixture("cursor/mcp.json");
+    env.write(".cursor/mcp.json", &original);
+    let run = env
+        .run(&args(&["add", "mem", "-c", "cursor", "--dry-run"], MEMORY))
+        .ok();
+    assert!(
+        run.stdout.contains("+++ b/~/.cursor/mcp.json"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("+        \"mem\": {"), "{}", run.stdout);
+    assert_eq!(env.read(".cursor/mcp.json"), original);
+}
+
+#[test]
+fn local_and_project_scopes() {
+    let env = TestEnv::new();
+    env.write(".claude.json", &fixture("claude-code/claude.json"));
+    let project = env.path("code/app");
+    std::fs::create_dir_all(&project).unwrap();
+    let project_arg = project.to_str().unwrap();
+    env.run(&args(
+        &[
+            "add",
+            "mem",
+            "-c",
+            "claude-code",
+            "--scope",
+            "local",
+            "--project",
+            project_arg,
+        ],
+        MEMORY,
+    ))
+    .ok();
+    let v = jsonc(&env.read(".claude.json"));
+    assert_eq!(
+        v["projects"][project_arg]["mcpServers"]["mem"]["command"],
+        "npx"
+    );
+    assert_eq!(v["numStartups"], 42);
+    env.run(&args(
+        &[
+            "add",
+            "mem",
+            "-c",
+            "cursor,claude-code",
+            "--scope",
+            "project",
+            "--project",
+            project_arg,
+        ],
+        MEMORY,
+    ))
+    .ok();
+    assert_eq!(
+        jsonc(&env.read("code/app/.cursor/mcp.json"))["mcpServers"]["mem"]["command"],
+        "npx"
+    );
+    assert_eq!(
+        jsonc(&env.read("code/app/.mcp.json"))["mcpServers"]["mem"]["type"],
+        "stdio"
+    );
+}
+
+#[test]
+fn bad_names_and_bad_flags_are_usage_errors() {
+    let env = TestEnv::new();
+    env.run(&args(&["add", "", "-c", "cursor"], MEMORY)).code(2);
+    env.run(&args(&["add", "a\nb", "-c", "cursor"], MEMORY))
+        .code(2);
+    env.run(&args(&["add", "x", "-c", "nope"], MEMORY)).code(2);
+    env.run(&["add", "x", "-c", "cursor"]).code(2);
+    env.run(&args(
+        &["add", "x", "-c", "cursor", "--env", "NOEQUALS"],
+        MEMORY,
+    ))
+    .code(2);
+    let run = env
+        .run(&[
+            "add",
+            "x",
+            "-c",
+            "cursor",
+            "--url",
+            "https://x",
+            "--env",
+            "A=b",
+        ])
+        .code(2);
+    assert!(run.stderr.contains("--header"), "{}", run.stderr);
+}

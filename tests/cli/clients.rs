@@ -1,0 +1,104 @@
+//! Integration tests for `mcpctl clients` and the README's generated client table.
+
+use crate::env::{TestEnv, fixture};
+
+#[test]
+fn clients_json_has_every_row_with_contract_fields() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
+    let run = env.run(&["clients", "--json"]).ok();
+    let rows = run.json();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 30);
+    let cursor = rows.iter().find(|r| r["id"] == "cursor").unwrap();
+    assert_eq!(cursor["detected"], true);
+    assert_eq!(cursor["exists"], true);
+    assert_eq!(cursor["servers"], 2);
+    assert_eq!(cursor["format"], "json");
+    assert_eq!(cursor["path"], "~/.cursor/mcp.json");
+    let desktop = rows.iter().find(|r| r["id"] == "claude-desktop").unwrap();
+    assert_eq!(desktop["path"], serde_json::Value::Null, "no Linux build");
+}
+
+#[test]
+fn clients_windows_platform_resolves_appdata_and_msix() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path("AppData/Local/Packages/Claude_pzs8sxrjxfjjc")).unwrap();
+    let run = env
+        .run(&["--platform", "windows", "clients", "--json"])
+        .ok();
+    let rows = run.json();
+    let find = |id: &str| {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(
+        find("vscode")["path"],
+        "~/AppData/Roaming/Code/User/mcp.json"
+    );
+    assert_eq!(
+        find("claude-desktop")["path"],
+        "~/AppData/Local/Packages/Claude_pzs8sxrjxfjjc/LocalCache/Roaming/Claude/claude_desktop_config.json"
+    );
+    assert_eq!(find("claude-desktop")["detected"], true);
+    assert_eq!(find("zed")["path"], "~/AppData/Roaming/Zed/settings.json");
+}
+
+#[test]
+fn clients_override_file_adds_a_client() {
+    let env = TestEnv::new();
+    let table = env.write(
+        "extra.toml",
+        b"[[client]]\nid = \"my-agent\"\nname = \"My Agent\"\nformat = \"json\"\nservers_key = [\"mcpServers\"]\ndialect = \"standard\"\npaths.linux = \"{home}/.my-agent/mcp.json\"\nsource = \"local\"\n",
+    );
+    std::fs::create_dir_all(env.path(".my-agent")).unwrap();
+    let run = env
+        .run(&["--clients", table.to_str().unwrap(), "clients"])
+        .ok();
+    assert!(run.stdout.contains("my-agent"), "{}", run.stdout);
+    env.run(&[
+        "--clients",
+        table.to_str().unwrap(),
+        "add",
+        "x",
+        "-c",
+        "my-agent",
+        "--",
+        "uvx",
+        "x",
+    ])
+    .ok();
+    assert!(env.path(".my-agent/mcp.json").exists());
+}
+
+#[test]
+fn readme_client_table_is_generated_from_clients_toml() {
+    let readme_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let readme = std::fs::read_to_string(&readme_path).unwrap();
+    let table = mcpctl::clients::ClientTable::builtin().unwrap().markdown();
+    let (start, end) = ("<!-- clients:start -->\n", "<!-- clients:end -->");
+    let from = readme
+        .find(start)
+        .expect("README lacks the clients:start marker")
+        + start.len();
+    let to = readme
+        .find(end)
+        .expect("README lacks the clients:end marker");
+    if readme[from..to] != table {
+        if std::env::var_os("MCPCTL_UPDATE_README").is_some() {
+            std::fs::write(
+                &readme_path,
+                format!("{}{table}{}", &readme[..from], &readme[to..]),
+            )
+            .unwrap();
+        } else {
+            panic!(
+                "README client table is stale: run `MCPCTL_UPDATE_README=1 cargo test readme` and commit README.md"
+            );
+        }
+    }
+}

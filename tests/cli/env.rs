@@ -1,0 +1,141 @@
+//! `TestEnv`: a temporary HOME (and APPDATA, LOCALAPPDATA, XDG_CONFIG_HOME inside it),
+//! a clean environment, and helpers to run the binary and compare files as bytes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub struct TestEnv {
+    pub dir: tempfile::TempDir,
+    pub extra_env: Vec<(String, String)>,
+}
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    #[track_caller]
+    pub fn ok(self) -> Run {
+        assert_eq!(
+            self.code, 0,
+            "stdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+
+    #[track_caller]
+    pub fn code(self, code: i32) -> Run {
+        assert_eq!(
+            self.code, code,
+            "stdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", self.stdout))
+    }
+}
+
+pub fn fixture(rel: &str) -> Vec<u8> {
+    std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(rel),
+    )
+    .unwrap()
+}
+
+impl TestEnv {
+    pub fn new() -> TestEnv {
+        TestEnv {
+            dir: tempfile::tempdir().unwrap(),
+            extra_env: Vec::new(),
+        }
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.home().join(rel)
+    }
+
+    pub fn write(&self, rel: &str, bytes: &[u8]) -> PathBuf {
+        let path = self.path(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    pub fn read(&self, rel: &str) -> Vec<u8> {
+        std::fs::read(self.path(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    }
+
+    pub fn read_str(&self, rel: &str) -> String {
+        String::from_utf8(self.read(rel)).unwrap()
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
+        let home = self.home();
+        std::fs::create_dir_all(&home).unwrap();
+        let bin = self.dir.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpctl"));
+        cmd.args(args)
+            .env_clear()
+            .env("HOME", &home)
+            .env("USERPROFILE", &home)
+            .env("APPDATA", home.join("AppData/Roaming"))
+            .env("LOCALAPPDATA", home.join("AppData/Local"))
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env("MCPCTL_STATE_DIR", self.dir.path().join("state"))
+            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+            .env("NO_COLOR", "1")
+            .env("COLUMNS", "100")
+            .current_dir(&home)
+            .stdin(Stdio::null());
+        for (k, v) in &self.extra_env {
+            cmd.env(k, v);
+        }
+        cmd
+    }
+
+    pub fn run(&self, args: &[&str]) -> Run {
+        let Output {
+            status,
+            stdout,
+            stderr,
+        } = self.command(args).output().unwrap();
+        Run {
+            code: status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        }
+    }
+
+    /// Make a fake executable named `name` on PATH (for detection).
+    pub fn on_path(&self, name: &str) {
+        let path = self.dir.path().join("bin").join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "#!/bin/sh\nexit 0\n").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+}
+
+/// Parse JSON or JSONC text (comments, trailing commas) for assertions.
+pub fn jsonc(text: &[u8]) -> serde_json::Value {
+    let text = String::from_utf8(text.to_vec()).unwrap();
+    let text = text.trim_start_matches('\u{feff}');
+    jsonc_parser::parse_to_serde_value::<serde_json::Value>(text, &Default::default()).unwrap()
+}

@@ -1,0 +1,80 @@
+//! Integration tests for `mcpctl list`.
+
+use crate::env::{TestEnv, fixture};
+
+#[test]
+fn list_json_redacts_secrets_and_unwraps_cmd() {
+    let env = TestEnv::new();
+    env.write(".codex/config.toml", &fixture("codex/config.toml"));
+    env.write(
+        ".cursor/mcp.json",
+        br#"{"mcpServers":{"mem":{"command":"cmd","args":["/c","npx","-y","m"],"env":{"T":"secret","R":"${env:T}"}},"web":{"url":"https://x","headers":{"Authorization":"Bearer abc"}}}}"#,
+    );
+    let run = env.run(&["list", "--json", "-c", "cursor,codex"]).ok();
+    let rows = run.json();
+    let rows = rows.as_array().unwrap();
+    let mem = rows.iter().find(|r| r["name"] == "mem").unwrap();
+    assert_eq!(mem["command"], "npx");
+    assert_eq!(mem["args"], serde_json::json!(["-y", "m"]));
+    assert_eq!(mem["wrapped"], true);
+    assert_eq!(mem["env"]["T"], "<redacted>");
+    assert_eq!(mem["env"]["R"], "${env:T}");
+    let web = rows.iter().find(|r| r["name"] == "web").unwrap();
+    assert_eq!(web["headers"]["Authorization"], "<redacted>");
+    assert_eq!(web["transport"], "http");
+    let ctx = rows.iter().find(|r| r["name"] == "context7").unwrap();
+    assert_eq!(ctx["client"], "codex");
+    assert_eq!(ctx["env"]["CONTEXT7_API_KEY"], "<redacted>");
+    assert!(!run.stdout.contains("ctx7-secret-value"));
+    for key in [
+        "client",
+        "scope",
+        "name",
+        "transport",
+        "command",
+        "args",
+        "url",
+        "env",
+        "headers",
+        "path",
+        "disabled",
+    ] {
+        assert!(mem.get(key).is_some(), "missing {key}");
+    }
+    let shown = env
+        .run(&["list", "--json", "-c", "codex", "--show-secrets"])
+        .ok();
+    assert!(shown.stdout.contains("ctx7-secret-value"));
+}
+
+#[test]
+fn list_table_covers_detected_clients() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
+    env.write(".config/zed/settings.json", &fixture("zed/settings.json"));
+    let run = env.run(&["list"]).ok();
+    assert!(
+        run.stdout.contains("postgres") && run.stdout.contains("notes"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("linear") && run.stdout.contains("https://mcp.linear.app/sse"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn list_reports_a_broken_file_and_still_lists_others() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
+    env.write(".codex/config.toml", b"[mcp_servers.x\ncommand = 1\n");
+    let run = env.run(&["list", "-c", "cursor,codex"]).code(2);
+    assert!(run.stdout.contains("postgres"), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("~/.codex/config.toml") && run.stderr.contains("1:"),
+        "{}",
+        run.stderr
+    );
+}
