@@ -1,6 +1,7 @@
 //! Integration tests: run the built `mcpctl` binary against a temporary HOME, over
 //! fixture configs that look like real ones, comparing bytes.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 mod add;
 mod clients;
 mod env;
