@@ -1,0 +1,1 @@
+//! Real MCP servers from npm and PyPI (installed by `.ci/peers.sh`), skipped when absent.
