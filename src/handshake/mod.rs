@@ -1,1 +1,511 @@
-//! The MCP test handshake used by `doctor` (placeholder).
+//! The MCP test handshake behind `mcpctl doctor`: proves a configured server works by
+//! speaking the protocol to it — `initialize`, `notifications/initialized`, then
+//! `tools/list` (following `nextCursor`) — over stdio or HTTP, within one deadline.
+//!
+//! Public API: [`probe`] one transport, [`probe_many`] in parallel (identical transports
+//! probed once), each returning a [`Probe`] report: [`Status`] ok/warn/fail, what the
+//! server said about itself, per-phase timings, at most one classified [`ProbeError`],
+//! [`ProbeWarning`]s, and the tail of its stderr.
+//!
+//! This module never reads the process environment (the caller passes a snapshot in
+//! [`ProbeOptions::parent_env`]), never prints, never leaves a spawned process running,
+//! and never puts a header value into a message or `Debug` output.
+
+mod http;
+mod jsonrpc;
+mod process;
+mod session;
+mod stdio;
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use indexmap::IndexMap;
+use serde::Serialize;
+use serde::ser::SerializeMap;
+
+use crate::entry::Transport;
+
+/// The protocol version mcpctl asks for in `initialize`.
+pub const PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// Every version with an `initialize` handshake that mcpctl accepts, newest first.
+pub const KNOWN_PROTOCOL_VERSIONS: [&str; 5] = [
+    "2025-11-25",
+    "2025-06-18",
+    "2025-03-26",
+    "2024-11-05",
+    "2024-10-07",
+];
+
+/// How to probe.
+#[derive(Debug, Clone)]
+pub struct ProbeOptions {
+    /// Deadline for the whole probe, from spawn or first connect to the last `tools/list`
+    /// page. Ending the server afterwards adds at most about two seconds.
+    pub timeout: Duration,
+    /// The environment mcpctl runs in. A stdio server gets this with the entry's `env`
+    /// laid over it (and nothing else); remote headers expand `${VAR}` from it.
+    pub parent_env: IndexMap<String, String>,
+}
+
+/// The overall verdict of one probe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// The handshake completed with nothing to report.
+    Ok,
+    /// The server answered, but something needs attention (see `warnings`).
+    Warn,
+    /// The handshake did not complete (see `failure`).
+    Fail,
+}
+
+/// A step of the handshake, used for timings and to say where something went wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Resolving and starting a stdio server.
+    Spawn,
+    /// Opening the legacy SSE stream and waiting for its `endpoint` event.
+    Connect,
+    /// The `initialize` request.
+    Initialize,
+    /// The `notifications/initialized` notification.
+    Initialized,
+    /// The `tools/list` requests.
+    ToolsList,
+    /// Ending the server (stdio) or deleting the session (HTTP).
+    Shutdown,
+}
+
+impl fmt::Display for Phase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Phase::Spawn => "spawn",
+            Phase::Connect => "connect",
+            Phase::Initialize => "initialize",
+            Phase::Initialized => "notifications/initialized",
+            Phase::ToolsList => "tools/list",
+            Phase::Shutdown => "shutdown",
+        })
+    }
+}
+
+/// How long one phase took.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PhaseTime {
+    pub phase: Phase,
+    pub elapsed_ms: u64,
+}
+
+/// The report of one probe; `--json` serialises it as is.
+#[derive(Debug, Clone, Serialize)]
+pub struct Probe {
+    pub status: Status,
+    pub server_name: Option<String>,
+    pub server_version: Option<String>,
+    /// The protocol version the server answered with.
+    pub protocol_version: Option<String>,
+    /// Number of tools, when `tools/list` completed (`None` when the server declares no
+    /// `tools` capability or the probe failed earlier).
+    pub tools: Option<usize>,
+    pub tool_names: Vec<String>,
+    pub phases: Vec<PhaseTime>,
+    pub elapsed_ms: u64,
+    pub failure: Option<ProbeError>,
+    pub warnings: Vec<ProbeWarning>,
+    /// The last lines the server wrote to stderr (ANSI escapes stripped, bounded).
+    pub stderr_tail: Vec<String>,
+}
+
+/// Why a handshake failed. Each message says what happened and what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProbeError {
+    #[error(
+        "command `{command}` not found on the server's PATH (install it, or use an absolute path)"
+    )]
+    NotFound { command: String },
+    #[error("`{path}` is not executable (check its permissions with `ls -l`)")]
+    NotExecutable { path: String },
+    #[error("cannot start `{command}`: {reason}")]
+    Spawn { command: String, reason: String },
+    #[error("working directory `{cwd}` does not exist (fix the entry's `cwd`)")]
+    MissingCwd { cwd: String },
+    #[error("server exited with {} during {phase} (its stderr tail shows why)", exit_description(*.code, *.signal))]
+    ExitedEarly {
+        code: Option<i32>,
+        signal: Option<i32>,
+        phase: Phase,
+    },
+    #[error(
+        "server closed its output during {phase} without answering (its stderr tail may show why)"
+    )]
+    ClosedEarly { phase: Phase },
+    #[error("timed out after {} waiting for the {phase} reply (raise with --timeout)", seconds(*.after))]
+    Timeout { phase: Phase, after: Duration },
+    #[error(
+        "server wrote a line that is not JSON-RPC on stdout during {phase}: `{line}` (an MCP server must log to stderr, never stdout)"
+    )]
+    NonJson { line: String, phase: Phase },
+    #[error("server answered {phase} with JSON-RPC error {code}: {message}")]
+    JsonRpc {
+        code: i64,
+        message: String,
+        phase: Phase,
+    },
+    #[error("server answered {phase} with a malformed result: {reason}")]
+    BadResult { reason: String, phase: Phase },
+    #[error("server speaks protocol version `{version}`, which mcpctl does not know (it supports {})", KNOWN_PROTOCOL_VERSIONS.join(", "))]
+    UnsupportedVersion { version: String },
+    #[error("server answered {phase} with HTTP {status}{}", http_detail(.detail))]
+    Http {
+        status: u16,
+        phase: Phase,
+        detail: String,
+    },
+    #[error("cannot connect to `{url}`: {reason}")]
+    Connect { url: String, reason: String },
+    #[error("invalid server URL `{url}`: {reason}")]
+    BadUrl { url: String, reason: String },
+    #[error(
+        "header `{header}` uses `${{{variable}}}`, which is not set (set it in mcpctl's environment)"
+    )]
+    UnsetVariable { header: String, variable: String },
+    #[error("HTTP error during {phase}: {reason}")]
+    Transport { reason: String, phase: Phase },
+}
+
+/// Something worth reporting about a server that did answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProbeWarning {
+    #[error("server needs authorization (HTTP 401){}", resource_hint(.resource_metadata))]
+    NeedsAuthorization { resource_metadata: Option<String> },
+    #[error(
+        "server wrote a line that is not JSON-RPC on stdout: `{line}` (clients may drop the connection; log to stderr instead)"
+    )]
+    NonJsonLine { line: String },
+    #[error(
+        "server negotiated older protocol version `{version}` (mcpctl asked for {PROTOCOL_VERSION})"
+    )]
+    OlderProtocolVersion { version: String },
+    #[error("server repeated tools/list cursor `{cursor}` after {pages} pages; stopped listing")]
+    RepeatedCursor { cursor: String, pages: usize },
+    #[error("tools/list still had more pages after {pages}; stopped listing")]
+    TooManyPages { pages: usize },
+    #[error(
+        "server used legacy HTTP+SSE although the entry says Streamable HTTP (set the entry's transport to `sse`)"
+    )]
+    FellBackToSse,
+    #[error("server did not exit after its input closed; mcpctl had to {how}")]
+    SlowShutdown { how: String },
+}
+
+impl ProbeError {
+    /// A stable snake_case name for scripts (`--json`).
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ProbeError::NotFound { .. } => "not_found",
+            ProbeError::NotExecutable { .. } => "not_executable",
+            ProbeError::Spawn { .. } => "spawn",
+            ProbeError::MissingCwd { .. } => "missing_cwd",
+            ProbeError::ExitedEarly { .. } => "exited_early",
+            ProbeError::ClosedEarly { .. } => "closed_early",
+            ProbeError::Timeout { .. } => "timeout",
+            ProbeError::NonJson { .. } => "non_json",
+            ProbeError::JsonRpc { .. } => "json_rpc",
+            ProbeError::BadResult { .. } => "bad_result",
+            ProbeError::UnsupportedVersion { .. } => "unsupported_version",
+            ProbeError::Http { .. } => "http",
+            ProbeError::Connect { .. } => "connect",
+            ProbeError::BadUrl { .. } => "bad_url",
+            ProbeError::UnsetVariable { .. } => "unset_variable",
+            ProbeError::Transport { .. } => "transport",
+        }
+    }
+}
+
+impl ProbeWarning {
+    /// A stable snake_case name for scripts (`--json`).
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ProbeWarning::NeedsAuthorization { .. } => "needs_authorization",
+            ProbeWarning::NonJsonLine { .. } => "non_json_line",
+            ProbeWarning::OlderProtocolVersion { .. } => "older_protocol_version",
+            ProbeWarning::RepeatedCursor { .. } => "repeated_cursor",
+            ProbeWarning::TooManyPages { .. } => "too_many_pages",
+            ProbeWarning::FellBackToSse => "fell_back_to_sse",
+            ProbeWarning::SlowShutdown { .. } => "slow_shutdown",
+        }
+    }
+}
+
+/// Serialised as `{"kind": "...", "message": "..."}`.
+impl Serialize for ProbeError {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("kind", self.kind())?;
+        map.serialize_entry("message", &self.to_string())?;
+        map.end()
+    }
+}
+
+/// Serialised as `{"kind": "...", "message": "..."}`.
+impl Serialize for ProbeWarning {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("kind", self.kind())?;
+        map.serialize_entry("message", &self.to_string())?;
+        map.end()
+    }
+}
+
+fn exit_description(code: Option<i32>, signal: Option<i32>) -> String {
+    match (code, signal) {
+        (Some(code), _) => format!("code {code}"),
+        (None, Some(signal)) => format!("signal {signal}"),
+        (None, None) => "an unknown status".to_owned(),
+    }
+}
+
+fn seconds(duration: Duration) -> String {
+    let secs = duration.as_secs_f64();
+    if secs >= 1.0 && duration.subsec_millis() == 0 {
+        format!("{} s", duration.as_secs())
+    } else {
+        format!("{secs:.1} s")
+    }
+}
+
+fn http_detail(detail: &str) -> String {
+    if detail.is_empty() {
+        String::new()
+    } else {
+        format!(": {detail}")
+    }
+}
+
+fn resource_hint(resource_metadata: &Option<String>) -> String {
+    match resource_metadata {
+        Some(url) => format!("; log in through your client (resource metadata: {url})"),
+        None => "; log in through your client".to_owned(),
+    }
+}
+
+/// What a handshake learns, filled in phase by phase by the transports.
+#[derive(Debug, Default)]
+pub(crate) struct Report {
+    pub(crate) server_name: Option<String>,
+    pub(crate) server_version: Option<String>,
+    pub(crate) protocol_version: Option<String>,
+    pub(crate) tools: Option<usize>,
+    pub(crate) tool_names: Vec<String>,
+    pub(crate) phases: Vec<PhaseTime>,
+    pub(crate) warnings: Vec<ProbeWarning>,
+    pub(crate) stderr_tail: Vec<String>,
+}
+
+impl Report {
+    /// Record that `phase` ran from `started` until now.
+    pub(crate) fn phase(&mut self, phase: Phase, started: Instant) {
+        self.phases.push(PhaseTime {
+            phase,
+            elapsed_ms: millis(started.elapsed()),
+        });
+    }
+
+    pub(crate) fn warn(&mut self, warning: ProbeWarning) {
+        if !self.warnings.contains(&warning) {
+            self.warnings.push(warning);
+        }
+    }
+
+    fn finish(self, failure: Option<ProbeError>, started: Instant) -> Probe {
+        let status = if failure.is_some() {
+            Status::Fail
+        } else if self.warnings.is_empty() {
+            Status::Ok
+        } else {
+            Status::Warn
+        };
+        Probe {
+            status,
+            server_name: self.server_name,
+            server_version: self.server_version,
+            protocol_version: self.protocol_version,
+            tools: self.tools,
+            tool_names: self.tool_names,
+            phases: self.phases,
+            elapsed_ms: millis(started.elapsed()),
+            failure,
+            warnings: self.warnings,
+            stderr_tail: self.stderr_tail,
+        }
+    }
+}
+
+pub(crate) fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Probe one server: run the handshake and end the server (or its session) afterwards.
+#[must_use]
+pub fn probe(transport: &Transport, options: &ProbeOptions) -> Probe {
+    let started = Instant::now();
+    let deadline = started + options.timeout;
+    let mut report = Report::default();
+    let result = match transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let server = stdio::Server {
+                command,
+                args,
+                env,
+                cwd: cwd.as_deref(),
+            };
+            stdio::probe(&server, options, deadline, &mut report)
+        }
+        Transport::Remote { url, kind, headers } => {
+            http::probe(url, *kind, headers, options, deadline, &mut report)
+        }
+    };
+    report.finish(result.err(), started)
+}
+
+/// Probe many servers on at most `jobs` threads. Identical transports are probed once and
+/// share the result. `on_done(index, probe)` runs as each result arrives (for every index
+/// that shares it), from worker threads. Results come back in input order.
+pub fn probe_many(
+    items: Vec<Transport>,
+    options: &ProbeOptions,
+    jobs: usize,
+    on_done: impl Fn(usize, &Probe) + Sync,
+) -> Vec<Probe> {
+    // unique[k] = the first index of each distinct transport; owner[i] = its k.
+    let mut unique: Vec<usize> = Vec::new();
+    let mut owner: Vec<usize> = Vec::with_capacity(items.len());
+    for (index, item) in items.iter().enumerate() {
+        match unique.iter().position(|&u| items[u] == *item) {
+            Some(k) => owner.push(k),
+            None => {
+                owner.push(unique.len());
+                unique.push(index);
+            }
+        }
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: std::sync::Mutex<Vec<Option<Probe>>> =
+        std::sync::Mutex::new(vec![None; unique.len()]);
+    let workers = jobs.clamp(1, unique.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(&first) = unique.get(k) else { break };
+                    let result = probe(&items[first], options);
+                    for (index, _) in owner.iter().enumerate().filter(|(_, o)| **o == k) {
+                        on_done(index, &result);
+                    }
+                    if let Ok(mut slots) = results.lock() {
+                        slots[k] = Some(result);
+                    }
+                }
+            });
+        }
+    });
+    let slots = results
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    owner
+        .iter()
+        .map(|&k| {
+            slots[k].clone().unwrap_or_else(|| {
+                // Only reachable if a worker panicked; report rather than panic again.
+                Report::default().finish(
+                    Some(ProbeError::Spawn {
+                        command: String::new(),
+                        reason: "the probe thread panicked".to_owned(),
+                    }),
+                    Instant::now(),
+                )
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeout_message_names_phase_and_flag() {
+        let error = ProbeError::Timeout {
+            phase: Phase::Initialize,
+            after: Duration::from_secs(30),
+        };
+        assert_eq!(
+            error.to_string(),
+            "timed out after 30 s waiting for the initialize reply (raise with --timeout)"
+        );
+        let error = ProbeError::Timeout {
+            phase: Phase::ToolsList,
+            after: Duration::from_millis(1500),
+        };
+        assert!(error.to_string().starts_with("timed out after 1.5 s"));
+    }
+
+    #[test]
+    fn messages_are_lowercase_without_trailing_period() {
+        let errors = [
+            ProbeError::NotFound {
+                command: "npx".into(),
+            },
+            ProbeError::ExitedEarly {
+                code: Some(1),
+                signal: None,
+                phase: Phase::Initialize,
+            },
+            ProbeError::UnsupportedVersion {
+                version: "1999-01-01".into(),
+            },
+            ProbeError::UnsetVariable {
+                header: "Authorization".into(),
+                variable: "TOKEN".into(),
+            },
+        ];
+        for error in errors {
+            let message = error.to_string();
+            assert!(
+                message.chars().next().is_some_and(char::is_lowercase),
+                "{message}"
+            );
+            assert!(!message.ends_with('.'), "{message}");
+        }
+        let warning = ProbeWarning::NeedsAuthorization {
+            resource_metadata: Some("https://x/.well-known/oauth-protected-resource".into()),
+        };
+        assert!(
+            warning
+                .to_string()
+                .contains("resource metadata: https://x/")
+        );
+    }
+
+    #[test]
+    fn errors_serialise_as_kind_and_message() {
+        let json = serde_json::to_value(ProbeError::UnsetVariable {
+            header: "Authorization".into(),
+            variable: "TOKEN".into(),
+        })
+        .unwrap();
+        assert_eq!(json["kind"], "unset_variable");
+        assert!(json["message"].as_str().unwrap().contains("${TOKEN}"));
+    }
+}

@@ -1,0 +1,138 @@
+//! Starting and ending a stdio server's processes: the only `cfg(unix)` code in the
+//! handshake. A server runs in its own process group so that ending it also ends what it
+//! started (`npx` → `node`, `sh -c` → anything); ending follows the MCP spec: close stdin
+//! (the caller), wait briefly, SIGTERM the group, wait, SIGKILL the group.
+//!
+//! Must never signal a process group it did not create, and never return while the
+//! group it is ending still has live members it could kill.
+
+use std::process::{Child, Command, ExitStatus};
+use std::time::{Duration, Instant};
+
+/// How long a server gets to exit by itself after its stdin closes.
+pub(crate) const EXIT_GRACE: Duration = Duration::from_millis(300);
+/// How long the process group gets to exit after SIGTERM.
+pub(crate) const TERM_GRACE: Duration = Duration::from_millis(1000);
+/// How often to check whether processes have exited.
+const POLL: Duration = Duration::from_millis(10);
+
+/// How a server ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ending {
+    /// Everything exited after stdin closed.
+    Exited,
+    /// SIGTERM was needed (for the server or something it started).
+    Terminated,
+    /// The server itself ignored SIGTERM and had to be killed.
+    Killed,
+}
+
+/// Put the child in a new process group (its pid is the group id).
+pub(crate) fn configure(command: &mut Command) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        command.process_group(0);
+    }
+    #[cfg(not(unix))]
+    {
+        // Windows: no process groups here; `end` kills the server only. A Job Object
+        // would be needed to reach grandchildren (not implemented: mcpctl's tests run on
+        // unix, and clients on Windows start servers directly).
+        let _ = command;
+    }
+}
+
+/// The signal that ended `status`, if any.
+pub(crate) fn exit_signal(status: ExitStatus) -> Option<i32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        status.signal()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = status;
+        None
+    }
+}
+
+/// Wait until `child` exits or `limit` passes; `Some(status)` if it exited.
+pub(crate) fn wait_for(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
+    let until = Instant::now() + limit;
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Some(status);
+        }
+        if Instant::now() >= until {
+            return None;
+        }
+        std::thread::sleep(POLL);
+    }
+}
+
+/// End `child` and its process group. The caller has already closed its stdin.
+#[cfg(unix)]
+pub(crate) fn end(child: &mut Child) -> Ending {
+    let Ok(group) = libc::pid_t::try_from(child.id()) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Ending::Killed;
+    };
+    // The group lives while the leader is unreaped, so killpg below cannot hit a
+    // recycled group id before the leader is waited for.
+    let leader_exited = wait_for(child, EXIT_GRACE).is_some();
+    if group_is_empty(group) {
+        return Ending::Exited;
+    }
+    signal_group(group, libc::SIGTERM);
+    let until = Instant::now() + TERM_GRACE;
+    let mut leader_done = leader_exited;
+    while Instant::now() < until {
+        leader_done = leader_done || matches!(child.try_wait(), Ok(Some(_)));
+        if leader_done && group_is_empty(group) {
+            return Ending::Terminated;
+        }
+        std::thread::sleep(POLL);
+    }
+    signal_group(group, libc::SIGKILL);
+    let _ = child.wait();
+    // Members reparented to init may take a moment to be reaped.
+    let until = Instant::now() + TERM_GRACE;
+    while !group_is_empty(group) && Instant::now() < until {
+        std::thread::sleep(POLL);
+    }
+    if leader_done {
+        Ending::Terminated
+    } else {
+        Ending::Killed
+    }
+}
+
+/// End `child` (Windows and other non-unix targets: the server process only).
+#[cfg(not(unix))]
+pub(crate) fn end(child: &mut Child) -> Ending {
+    if wait_for(child, EXIT_GRACE).is_some() {
+        return Ending::Exited;
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    Ending::Killed
+}
+
+#[cfg(unix)]
+fn signal_group(group: libc::pid_t, signal: libc::c_int) {
+    // SAFETY: killpg has no memory-safety preconditions; `group` is the group this
+    // module created for the child (see `configure`).
+    unsafe {
+        libc::killpg(group, signal);
+    }
+}
+
+/// True when `group` has no members left (an unreaped zombie still counts).
+#[cfg(unix)]
+fn group_is_empty(group: libc::pid_t) -> bool {
+    // SAFETY: signal 0 only checks for existence and permission.
+    let result = unsafe { libc::kill(-group, 0) };
+    result != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+}

@@ -1,0 +1,482 @@
+//! The stdio handshake: resolve the command on the entry's PATH, spawn it (entry env
+//! over the parent snapshot, entry cwd, own process group, all three streams piped),
+//! speak newline-delimited JSON-RPC, then end it and everything it started.
+//!
+//! stdout and stderr are read on their own threads with bounded line lengths, so a
+//! runaway server cannot exhaust memory or block on a full pipe. This module never
+//! returns with the server still running and never reads `std::env` variables.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::jsonrpc::{self, Incoming};
+use super::process::{self, Ending};
+use super::session::{self, Channel};
+use super::{Phase, ProbeError, ProbeOptions, ProbeWarning, Report};
+use crate::entry::StringMap;
+
+/// Longest stdout line kept (a larger one is reported, not buffered).
+const MAX_STDOUT_LINE: usize = 16 * 1024 * 1024;
+/// Longest stderr line kept in the tail.
+const MAX_STDERR_LINE: usize = 2 * 1024;
+/// The stderr tail: at most this many lines...
+const TAIL_LINES: usize = 50;
+/// ...and at most this many bytes.
+const TAIL_BYTES: usize = 8 * 1024;
+/// How long to wait for the exit status of a server whose stdout closed.
+const EXIT_WAIT: Duration = Duration::from_secs(1);
+/// How long to wait for the last stderr lines after the server ended.
+const STDERR_WAIT: Duration = Duration::from_millis(300);
+/// How often the reply loop checks whether the server has exited.
+const POLL: Duration = Duration::from_millis(100);
+
+/// A stdio server as the entry describes it.
+pub(crate) struct Server<'a> {
+    pub(crate) command: &'a str,
+    pub(crate) args: &'a [String],
+    pub(crate) env: &'a StringMap,
+    pub(crate) cwd: Option<&'a str>,
+}
+
+pub(crate) fn probe(
+    server: &Server<'_>,
+    options: &ProbeOptions,
+    deadline: Instant,
+    report: &mut Report,
+) -> Result<(), ProbeError> {
+    let started = Instant::now();
+    let mut env = options.parent_env.clone();
+    env.extend(server.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let program = resolve(server.command, env.get("PATH"), server.cwd)?;
+
+    let mut command = Command::new(&program);
+    command
+        .args(server.args)
+        .env_clear()
+        .envs(&env)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(cwd) = server.cwd {
+        command.current_dir(cwd);
+    }
+    process::configure(&mut command);
+    let mut child = command.spawn().map_err(|error| ProbeError::Spawn {
+        command: server.command.to_owned(),
+        reason: error.to_string(),
+    })?;
+    report.phase(Phase::Spawn, started);
+
+    let tail = Arc::new(Mutex::new(Tail::default()));
+    let (stderr_done_tx, stderr_done) = std::sync::mpsc::channel::<()>();
+    if let Some(stderr) = child.stderr.take() {
+        let tail = Arc::clone(&tail);
+        std::thread::spawn(move || {
+            drain_stderr(stderr, &tail);
+            let _ = stderr_done_tx.send(());
+        });
+    }
+    let (lines_tx, lines) = std::sync::mpsc::channel();
+    if let Some(stdout) = child.stdout.take() {
+        std::thread::spawn(move || read_stdout(stdout, &lines_tx));
+    }
+
+    let mut channel = StdioChannel {
+        stdin: child.stdin.take(),
+        lines,
+        child: &mut child,
+        next_id: 1,
+        first_junk: None,
+        budget: options.timeout,
+    };
+    let mut result = session::run(&mut channel, deadline, report);
+    let first_junk = channel.first_junk.take();
+    // Closing stdin is step one of the spec's shutdown.
+    drop(channel.stdin.take());
+    drop(channel);
+
+    let started = Instant::now();
+    let ending = process::end(&mut child);
+    report.phase(Phase::Shutdown, started);
+    if ending == Ending::Killed && result.is_ok() {
+        report.warn(ProbeWarning::SlowShutdown {
+            how: "kill it (it ignored SIGTERM)".to_owned(),
+        });
+    }
+    let _ = stderr_done.recv_timeout(STDERR_WAIT);
+    if let Ok(tail) = tail.lock() {
+        report.stderr_tail = tail.lines.iter().cloned().collect();
+    }
+
+    // A server that printed junk and then never answered most likely answered in the
+    // wrong place: the junk is the diagnosis, not the timeout.
+    if let (Err(ProbeError::Timeout { phase, .. }), Some(line)) = (&result, first_junk) {
+        let phase = *phase;
+        report
+            .warnings
+            .retain(|w| !matches!(w, ProbeWarning::NonJsonLine { line: l } if *l == line));
+        result = Err(ProbeError::NonJson { line, phase });
+    }
+    result
+}
+
+/// Find the program the way a client would: a bare name on the entry's PATH, a path
+/// relative to the entry's cwd.
+fn resolve(command: &str, path: Option<&String>, cwd: Option<&str>) -> Result<PathBuf, ProbeError> {
+    let base = match cwd {
+        Some(cwd) => {
+            let cwd = PathBuf::from(cwd);
+            if !cwd.is_dir() {
+                return Err(ProbeError::MissingCwd {
+                    cwd: cwd.display().to_string(),
+                });
+            }
+            cwd
+        }
+        None => std::env::current_dir().unwrap_or_default(),
+    };
+    let not_found = || ProbeError::NotFound {
+        command: command.to_owned(),
+    };
+    if command.is_empty() {
+        return Err(not_found());
+    }
+    if let Ok(found) = which::which_in(command, path, &base) {
+        return Ok(found);
+    }
+    // which skips files that exist but cannot be run; name them, they are a common fault.
+    let has_separator = command.contains('/') || command.contains(std::path::MAIN_SEPARATOR);
+    let candidates: Vec<PathBuf> = if has_separator {
+        vec![base.join(command)]
+    } else {
+        path.map(|p| {
+            std::env::split_paths(p)
+                .map(|dir| dir.join(command))
+                .collect()
+        })
+        .unwrap_or_default()
+    };
+    match candidates.into_iter().find(|candidate| candidate.is_file()) {
+        Some(file) => Err(ProbeError::NotExecutable {
+            path: file.display().to_string(),
+        }),
+        None => Err(not_found()),
+    }
+}
+
+/// What the stdout reader thread reports.
+enum Stdout {
+    Line(String),
+    TooLong { start: String, bytes: usize },
+    Closed,
+}
+
+fn read_stdout(stdout: impl Read, lines: &Sender<Stdout>) {
+    let mut reader = BufReader::new(stdout);
+    loop {
+        let event = match read_line(&mut reader, MAX_STDOUT_LINE) {
+            Ok(Some(line)) if line.bytes > MAX_STDOUT_LINE => Stdout::TooLong {
+                start: jsonrpc::quote(&String::from_utf8_lossy(&line.kept)),
+                bytes: line.bytes,
+            },
+            Ok(Some(line)) => Stdout::Line(String::from_utf8_lossy(&line.kept).into_owned()),
+            Ok(None) | Err(_) => Stdout::Closed,
+        };
+        let closed = matches!(event, Stdout::Closed);
+        if lines.send(event).is_err() || closed {
+            return;
+        }
+    }
+}
+
+/// One line, of which at most `cap` bytes were kept; `bytes` is its full length.
+struct Line {
+    kept: Vec<u8>,
+    bytes: usize,
+}
+
+/// Read up to the next `\n` without ever buffering more than `cap` bytes of it.
+/// `Ok(None)` at end of input.
+fn read_line(reader: &mut impl BufRead, cap: usize) -> std::io::Result<Option<Line>> {
+    let mut line = Line {
+        kept: Vec::new(),
+        bytes: 0,
+    };
+    loop {
+        let buffer = match reader.fill_buf() {
+            Ok(buffer) => buffer,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        if buffer.is_empty() {
+            return Ok((line.bytes > 0).then_some(line));
+        }
+        let (chunk, done) = match buffer.iter().position(|&b| b == b'\n') {
+            Some(end) => (&buffer[..end], end + 1),
+            None => (buffer, buffer.len()),
+        };
+        let room = cap.saturating_sub(line.kept.len());
+        line.kept.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        line.bytes += chunk.len();
+        let finished = done > chunk.len();
+        reader.consume(done);
+        if finished {
+            if line.kept.last() == Some(&b'\r') {
+                line.kept.pop();
+            }
+            return Ok(Some(line));
+        }
+    }
+}
+
+/// The bounded stderr tail.
+#[derive(Default)]
+struct Tail {
+    lines: VecDeque<String>,
+    bytes: usize,
+}
+
+impl Tail {
+    fn push(&mut self, line: String) {
+        self.bytes += line.len();
+        self.lines.push_back(line);
+        while self.lines.len() > TAIL_LINES || self.bytes > TAIL_BYTES {
+            match self.lines.pop_front() {
+                Some(old) => self.bytes -= old.len(),
+                None => break,
+            }
+        }
+    }
+}
+
+fn drain_stderr(stderr: impl Read, tail: &Mutex<Tail>) {
+    let mut reader = BufReader::new(stderr);
+    while let Ok(Some(line)) = read_line(&mut reader, MAX_STDERR_LINE) {
+        let mut text = strip_ansi(&String::from_utf8_lossy(&line.kept));
+        if line.bytes > MAX_STDERR_LINE {
+            text.push('…');
+        }
+        if let Ok(mut tail) = tail.lock() {
+            tail.push(text);
+        }
+    }
+}
+
+/// Remove ANSI escape sequences (CSI, OSC, two-byte) and other control characters.
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            match chars.next() {
+                Some('[') => {
+                    // CSI: parameters and intermediates, then one final byte @..~
+                    for c in chars.by_ref() {
+                        if ('@'..='~').contains(&c) {
+                            break;
+                        }
+                    }
+                }
+                Some(']') => {
+                    // OSC: until BEL or ESC \
+                    while let Some(c) = chars.next() {
+                        if c == '\u{7}' {
+                            break;
+                        }
+                        if c == '\u{1b}' && chars.peek() == Some(&'\\') {
+                            chars.next();
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        } else if c == '\t' || !c.is_control() {
+            out.push(c);
+        }
+    }
+    out
+}
+
+struct StdioChannel<'a> {
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Stdout>,
+    child: &'a mut Child,
+    next_id: u64,
+    /// The first non-JSON-RPC stdout line, if any.
+    first_junk: Option<String>,
+    /// The whole probe's timeout, for messages.
+    budget: Duration,
+}
+
+impl StdioChannel<'_> {
+    fn send(&mut self, message: &str, phase: Phase) -> Result<(), ProbeError> {
+        let written = match self.stdin.as_mut() {
+            Some(stdin) => writeln!(stdin, "{message}").and_then(|()| stdin.flush()),
+            None => Err(std::io::ErrorKind::BrokenPipe.into()),
+        };
+        // A write fails when the server is gone; say how it went.
+        written.map_err(|_| self.gone(phase))
+    }
+
+    /// The error for a server whose output closed or whose input broke.
+    fn gone(&mut self, phase: Phase) -> ProbeError {
+        match process::wait_for(self.child, EXIT_WAIT) {
+            Some(status) => ProbeError::ExitedEarly {
+                code: status.code(),
+                signal: process::exit_signal(status),
+                phase,
+            },
+            None => ProbeError::ClosedEarly { phase },
+        }
+    }
+
+    fn junk(&mut self, line: String, report: &mut Report) {
+        if self.first_junk.is_none() {
+            self.first_junk = Some(line.clone());
+        }
+        report.warn(ProbeWarning::NonJsonLine { line });
+    }
+}
+
+impl Channel for StdioChannel<'_> {
+    fn request(
+        &mut self,
+        method: &str,
+        params: &Value,
+        phase: Phase,
+        deadline: Instant,
+        report: &mut Report,
+    ) -> Result<Value, ProbeError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&jsonrpc::request(id, method, params), phase)?;
+        let want = Value::from(id);
+        loop {
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(ProbeError::Timeout {
+                    phase,
+                    after: self.budget,
+                });
+            }
+            let line = match self.lines.recv_timeout((deadline - now).min(POLL)) {
+                Ok(Stdout::Line(line)) => line,
+                Ok(Stdout::TooLong { start, bytes }) => {
+                    self.junk(format!("{start} ({bytes} bytes)"), report);
+                    continue;
+                }
+                Ok(Stdout::Closed) | Err(RecvTimeoutError::Disconnected) => {
+                    return Err(self.gone(phase));
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    // The server may have died while something it started holds stdout.
+                    if let Ok(Some(status)) = self.child.try_wait() {
+                        return Err(ProbeError::ExitedEarly {
+                            code: status.code(),
+                            signal: process::exit_signal(status),
+                            phase,
+                        });
+                    }
+                    continue;
+                }
+            };
+            if line.trim().is_empty() {
+                continue;
+            }
+            match jsonrpc::parse(&line) {
+                Incoming::Response { id, outcome } if id == want => {
+                    return outcome.map_err(|(code, message)| ProbeError::JsonRpc {
+                        code,
+                        message,
+                        phase,
+                    });
+                }
+                Incoming::Response { .. } | Incoming::Notification => {}
+                Incoming::Request { id, method } => {
+                    self.send(&jsonrpc::reply_to_server(&id, &method), phase)?;
+                }
+                Incoming::Invalid(quoted) => self.junk(quoted, report),
+            }
+        }
+    }
+
+    fn notify(
+        &mut self,
+        method: &str,
+        phase: Phase,
+        _deadline: Instant,
+        _report: &mut Report,
+    ) -> Result<(), ProbeError> {
+        self.send(&jsonrpc::notification(method), phase)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_line_caps_long_lines_and_keeps_reading() {
+        let input = format!("{}\nnext\r\nlast", "x".repeat(100));
+        let mut reader = BufReader::with_capacity(7, input.as_bytes());
+        let first = read_line(&mut reader, 10).unwrap().unwrap();
+        assert_eq!((first.kept.len(), first.bytes), (10, 100));
+        let second = read_line(&mut reader, 10).unwrap().unwrap();
+        assert_eq!(second.kept, b"next");
+        let third = read_line(&mut reader, 10).unwrap().unwrap();
+        assert_eq!(third.kept, b"last");
+        assert!(read_line(&mut reader, 10).unwrap().is_none());
+    }
+
+    #[test]
+    fn strips_ansi_sequences() {
+        assert_eq!(
+            strip_ansi("\u{1b}[1;31merror\u{1b}[0m: \u{1b}]0;title\u{7}bad\r"),
+            "error: bad"
+        );
+    }
+
+    #[test]
+    fn tail_is_bounded() {
+        let mut tail = Tail::default();
+        for i in 0..200 {
+            tail.push(format!("line {i}"));
+        }
+        assert_eq!(tail.lines.len(), TAIL_LINES);
+        assert_eq!(tail.lines.back().unwrap(), "line 199");
+        tail.push("y".repeat(TAIL_BYTES - 10));
+        assert!(tail.bytes <= TAIL_BYTES);
+    }
+
+    #[test]
+    fn names_missing_and_unexecutable_commands() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().display().to_string();
+        assert!(matches!(
+            resolve("no-such-mcp-server", Some(&path), None),
+            Err(ProbeError::NotFound { .. })
+        ));
+        let script = dir.path().join("server.sh");
+        std::fs::write(&script, "#!/bin/sh\n").unwrap();
+        assert!(matches!(
+            resolve("server.sh", Some(&path), None),
+            Err(ProbeError::NotExecutable { .. })
+        ));
+        assert!(matches!(
+            resolve("./server.sh", None, Some(&path)),
+            Err(ProbeError::NotExecutable { .. })
+        ));
+        assert!(matches!(
+            resolve("x", None, Some("/no/such/dir")),
+            Err(ProbeError::MissingCwd { .. })
+        ));
+    }
+}

@@ -1,0 +1,115 @@
+//! Shared helpers: building and launching `fixture-server`, probe options, and checking
+//! that no process outlived a probe.
+#![expect(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test helpers fail the test by panicking"
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use indexmap::IndexMap;
+use mcpctl::entry::Transport;
+use mcpctl::handshake::ProbeOptions;
+
+/// The repository root.
+pub(crate) fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Path of the `fixture-server` binary, built once per test run with the same cargo.
+pub(crate) fn fixture_binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let output = Command::new(cargo)
+            .args([
+                "build",
+                "--quiet",
+                "-p",
+                "fixture-server",
+                "--message-format=json",
+            ])
+            .current_dir(root())
+            .output()
+            .expect("run cargo build -p fixture-server");
+        assert!(
+            output.status.success(),
+            "building fixture-server failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+            .find_map(|message| {
+                let executable = message.get("executable")?.as_str()?;
+                (message["target"]["name"] == "fixture-server").then(|| PathBuf::from(executable))
+            })
+            .expect("cargo reported no fixture-server executable")
+    })
+}
+
+/// Probe options with this test process's environment as the parent snapshot.
+pub(crate) fn options(timeout: Duration) -> ProbeOptions {
+    ProbeOptions {
+        timeout,
+        parent_env: std::env::vars().collect(),
+    }
+}
+
+pub(crate) fn generous() -> ProbeOptions {
+    options(Duration::from_secs(60))
+}
+
+/// A fixture entry in `modes`, writing its pids to a file in `dir`.
+pub(crate) fn fixture(modes: &[&str], dir: &Path) -> Transport {
+    let mut env = IndexMap::new();
+    env.insert(
+        "FIXTURE_PID_FILE".to_owned(),
+        pid_file(dir).display().to_string(),
+    );
+    Transport::Stdio {
+        command: fixture_binary().display().to_string(),
+        args: modes.iter().map(|m| (*m).to_owned()).collect(),
+        env,
+        cwd: None,
+    }
+}
+
+pub(crate) fn pid_file(dir: &Path) -> PathBuf {
+    dir.join("pids")
+}
+
+/// Assert that every pid the fixture wrote is gone (a zombie awaiting reaping by init
+/// counts as gone: it cannot run or hold resources).
+pub(crate) fn assert_no_survivors(dir: &Path) {
+    let text = std::fs::read_to_string(pid_file(dir)).expect("fixture wrote no pid file");
+    let pids: Vec<i32> = text.lines().map(|l| l.parse().unwrap()).collect();
+    assert!(!pids.is_empty());
+    for pid in pids {
+        assert!(!alive(pid), "process {pid} survived the probe");
+    }
+}
+
+fn alive(pid: i32) -> bool {
+    // Zombies may linger briefly until init reaps them.
+    for _ in 0..50 {
+        // SAFETY: signal 0 only checks existence.
+        let exists = unsafe { libc::kill(pid, 0) } == 0;
+        if !exists {
+            return false;
+        }
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let zombie = state
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
+        if zombie {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    true
+}

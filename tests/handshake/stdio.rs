@@ -1,0 +1,297 @@
+//! The stdio handshake against `fixture-server` in each mode.
+
+use std::time::Duration;
+
+use indexmap::IndexMap;
+use mcpctl::entry::Transport;
+use mcpctl::handshake::{Phase, ProbeError, ProbeWarning, Status, probe, probe_many};
+
+use crate::fixture::{assert_no_survivors, fixture, fixture_binary, generous, options};
+
+#[test]
+fn doctor_passes_a_healthy_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = probe(&fixture(&[], dir.path()), &generous());
+    assert_eq!(result.status, Status::Ok, "{result:#?}");
+    assert_eq!(result.server_name.as_deref(), Some("fixture-server"));
+    assert_eq!(result.server_version.as_deref(), Some("0.0.0"));
+    assert_eq!(result.protocol_version.as_deref(), Some("2025-11-25"));
+    assert_eq!(result.tools, Some(2));
+    assert_eq!(result.tool_names, ["hello", "pid"]);
+    let phases: Vec<Phase> = result.phases.iter().map(|p| p.phase).collect();
+    assert_eq!(
+        phases,
+        [
+            Phase::Spawn,
+            Phase::Initialize,
+            Phase::Initialized,
+            Phase::ToolsList,
+            Phase::Shutdown
+        ]
+    );
+    assert!(
+        result
+            .stderr_tail
+            .iter()
+            .any(|l| l.contains("fixture: starting"))
+    );
+    assert_no_survivors(dir.path());
+}
+
+#[test]
+fn doctor_warns_about_a_banner_on_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = probe(&fixture(&["banner"], dir.path()), &generous());
+    assert_eq!(result.status, Status::Warn, "{result:#?}");
+    assert_eq!(result.tools, Some(2));
+    assert!(matches!(
+        &result.warnings[..],
+        [ProbeWarning::NonJsonLine { line }] if line.starts_with("fixture-server v0.0.0 starting")
+    ));
+    assert_no_survivors(dir.path());
+}
+
+#[test]
+fn doctor_blames_the_banner_when_a_server_never_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = probe(
+        &fixture(&["banner", "silent"], dir.path()),
+        &options(Duration::from_secs(1)),
+    );
+    assert_eq!(result.status, Status::Fail);
+    assert!(
+        matches!(&result.failure, Some(ProbeError::NonJson { line, phase: Phase::Initialize })
+            if line.contains("starting")),
+        "{result:#?}"
+    );
+    assert!(result.warnings.is_empty(), "{:?}", result.warnings);
+    assert_no_survivors(dir.path());
+}
+
+#[test]
+fn doctor_reports_exit_code_and_stderr_of_a_dying_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = probe(&fixture(&["exit=7"], dir.path()), &generous());
+    assert_eq!(result.status, Status::Fail);
+    assert_eq!(
+        result.failure,
+        Some(ProbeError::ExitedEarly {
+            code: Some(7),
+            signal: None,
+            phase: Phase::Initialize
+        })
+    );
+    assert!(
+        result
+            .stderr_tail
+            .iter()
+            .any(|l| l == "fixture: fatal: exiting with code 7 as asked"),
+        "ANSI escapes should be stripped: {:?}",
+        result.stderr_tail
+    );
+    assert_no_survivors(dir.path());
+}
+
+#[test]
+fn doctor_times_out_silent_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = probe(
+        &fixture(&["silent"], dir.path()),
+        &options(Duration::from_millis(500)),
+    );
+    assert_eq!(
+        result.failure,
+        Some(ProbeError::Timeout {
+            phase: Phase::Initialize,
+            after: Duration::from_millis(500)
+        })
+    );
+    assert!(
+        result
+            .failure
+            .unwrap()
+            .to_string()
+            .contains("raise with --timeout")
+    );
+    assert_no_survivors(dir.path());
+}
+
+#[test]
+fn doctor_kills_a_server_that_ignores_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = probe(&fixture(&["ignore-sigterm"], dir.path()), &generous());
+    assert_eq!(result.tools, Some(2), "{result:#?}");
+    assert_eq!(result.status, Status::Warn);
+    assert!(matches!(
+        &result.warnings[..],
+        [ProbeWarning::SlowShutdown { .. }]
+    ));
+    assert_no_survivors(dir.path());
+}
+
+#[test]
+fn doctor_ends_grandchildren_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = probe(&fixture(&["spawn-child"], dir.path()), &generous());
+    assert_eq!(result.status, Status::Ok, "{result:#?}");
+    assert_no_survivors(dir.path());
+}
+
+#[test]
+fn doctor_ends_a_server_behind_sh_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let Transport::Stdio { env, .. } = fixture(&[], dir.path()) else {
+        unreachable!()
+    };
+    let script = format!(
+        "{} spawn-child ignore-sigterm; echo unreachable",
+        fixture_binary().display()
+    );
+    let transport = Transport::Stdio {
+        command: "sh".into(),
+        args: vec!["-c".into(), script],
+        env,
+        cwd: None,
+    };
+    let result = probe(&transport, &generous());
+    assert_eq!(result.tools, Some(2), "{result:#?}");
+    assert_no_survivors(dir.path());
+}
+
+#[test]
+fn doctor_reports_a_crash_during_tools_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = probe(&fixture(&["crash-on-tools-list"], dir.path()), &generous());
+    assert_eq!(result.server_name.as_deref(), Some("fixture-server"));
+    assert_eq!(
+        result.failure,
+        Some(ProbeError::ExitedEarly {
+            code: Some(3),
+            signal: None,
+            phase: Phase::ToolsList
+        })
+    );
+    assert_no_survivors(dir.path());
+}
+
+#[test]
+fn doctor_rejects_a_version_the_spec_never_had() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = probe(&fixture(&["odd-version"], dir.path()), &generous());
+    assert_eq!(
+        result.failure,
+        Some(ProbeError::UnsupportedVersion {
+            version: "1999-01-01".into()
+        })
+    );
+    assert!(result.failure.unwrap().to_string().contains("`1999-01-01`"));
+    assert_no_survivors(dir.path());
+}
+
+#[test]
+fn doctor_answers_server_ping_before_initialize_reply() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = probe(&fixture(&["ping-first"], dir.path()), &generous());
+    assert_eq!(result.status, Status::Ok, "{result:#?}");
+    assert_eq!(result.tool_names, ["raw_tool"]);
+    let answered = |needle: &str| {
+        result
+            .stderr_tail
+            .iter()
+            .any(|l| l.starts_with("fixture: client answered") && l.contains(needle))
+    };
+    assert!(answered(r#""result":{}"#), "{:?}", result.stderr_tail);
+    assert!(answered("-32601"), "{:?}", result.stderr_tail);
+}
+
+#[test]
+fn doctor_waits_for_a_slow_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = probe(&fixture(&["slow-start=300"], dir.path()), &generous());
+    assert_eq!(result.status, Status::Ok, "{result:#?}");
+}
+
+#[test]
+fn doctor_follows_pagination() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = probe(&fixture(&["paginate"], dir.path()), &generous());
+    assert_eq!(result.status, Status::Ok, "{result:#?}");
+    assert_eq!(result.tools, Some(95));
+    assert_eq!(
+        result.tool_names.last().map(String::as_str),
+        Some("tool_094")
+    );
+}
+
+#[test]
+fn doctor_stops_on_a_repeated_cursor() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = probe(&fixture(&["repeat-cursor"], dir.path()), &generous());
+    assert_eq!(result.status, Status::Warn);
+    assert!(matches!(
+        &result.warnings[..],
+        [ProbeWarning::RepeatedCursor { pages: 2, .. }]
+    ));
+}
+
+#[test]
+fn doctor_reports_a_missing_command() {
+    let transport = Transport::Stdio {
+        command: "mcpctl-no-such-server".into(),
+        args: vec![],
+        env: IndexMap::new(),
+        cwd: None,
+    };
+    let result = probe(&transport, &generous());
+    assert_eq!(
+        result.failure,
+        Some(ProbeError::NotFound {
+            command: "mcpctl-no-such-server".into()
+        })
+    );
+}
+
+#[test]
+fn entry_env_overrides_parent_env_and_nothing_else_leaks() {
+    let dir = tempfile::tempdir().unwrap();
+    let Transport::Stdio { mut env, .. } = fixture(&[], dir.path()) else {
+        unreachable!()
+    };
+    env.insert("MCPCTL_TEST_VALUE".into(), "from-entry".into());
+    let script = format!(
+        r#"test "$MCPCTL_TEST_VALUE" = from-entry && test -z "$MCPCTL_NOT_PASSED" && exec {}"#,
+        fixture_binary().display()
+    );
+    let transport = Transport::Stdio {
+        command: "sh".into(),
+        args: vec!["-c".into(), script],
+        env,
+        cwd: Some(dir.path().display().to_string()),
+    };
+    let mut options = generous();
+    options
+        .parent_env
+        .insert("MCPCTL_TEST_VALUE".into(), "from-parent".into());
+    let result = probe(&transport, &options);
+    assert_eq!(result.status, Status::Ok, "{result:#?}");
+}
+
+#[test]
+fn probe_many_shares_identical_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let healthy = fixture(&[], dir.path());
+    let other_dir = tempfile::tempdir().unwrap();
+    let dying = fixture(&["exit=1"], other_dir.path());
+    let calls = std::sync::Mutex::new(Vec::new());
+    let results = probe_many(
+        vec![healthy.clone(), dying, healthy],
+        &generous(),
+        4,
+        |index, _| calls.lock().unwrap().push(index),
+    );
+    let statuses: Vec<Status> = results.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [Status::Ok, Status::Fail, Status::Ok]);
+    let mut calls = calls.into_inner().unwrap();
+    calls.sort_unstable();
+    assert_eq!(calls, [0, 1, 2]);
+}
