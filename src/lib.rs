@@ -14,6 +14,7 @@ pub mod fs;
 pub mod handshake;
 pub mod output;
 pub mod platform;
+pub mod vars;
 
 use std::ffi::OsString;
 use std::io::IsTerminal;

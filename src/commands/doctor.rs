@@ -1,14 +1,505 @@
-//! `mcpctl doctor` (not built yet).
+//! `mcpctl doctor`: static checks on every configured server, then (unless `--no-spawn`)
+//! a real MCP handshake with each, in parallel, each with its own deadline.
+//!
+//! It only starts what the user's own config files say, and says so before it does.
+//! Static checks never start anything; the handshake lives in `handshake`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use indexmap::IndexMap;
+use serde::Serialize;
 
 use crate::cli::DoctorArgs;
-use crate::commands::Context;
+use crate::clients::Scope;
+use crate::commands::inventory::{Found, collect, display_path};
+use crate::commands::{Context, targets};
+use crate::entry::{self, Transport};
 use crate::error::{ExitStatus, UserError};
-use crate::output::Printer;
+use crate::handshake::{self, Probe, ProbeOptions, Status as ProbeStatus};
+use crate::output::{Printer, Style};
+use crate::platform::Os;
+use crate::vars;
 
-pub fn run(
-    _args: DoctorArgs,
-    _ctx: &Context,
-    _printer: &mut Printer,
-) -> anyhow::Result<ExitStatus> {
-    Err(UserError::new("`doctor` is not available in this build").into())
+/// Interpreters whose first file argument is a script that must exist.
+const INTERPRETERS: &[&str] = &["node", "nodejs", "python", "python3", "deno", "bun", "tsx", "ts-node", "ruby", "php", "java"];
+/// Lines of stderr shown under a failed server in the human report.
+const STDERR_LINES: usize = 8;
+
+/// The verdict for one server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    Ok,
+    Skipped,
+    Warn,
+    Fail,
+}
+
+/// One check's result.
+#[derive(Debug, Clone, Serialize)]
+struct Check {
+    check: &'static str,
+    status: Status,
+    message: String,
+}
+
+#[derive(Debug, Serialize)]
+struct DoctorResult {
+    client: String,
+    scope: Scope,
+    name: String,
+    path: String,
+    status: Status,
+    checks: Vec<Check>,
+    server_name: Option<String>,
+    server_version: Option<String>,
+    protocol_version: Option<String>,
+    tools: Option<usize>,
+    elapsed_ms: Option<u64>,
+    phases: Vec<handshake::PhaseTime>,
+    error: Option<String>,
+    stderr_tail: Vec<String>,
+    /// What was started or contacted, secrets left out (`npx -y pkg`, a URL).
+    target: String,
+}
+
+#[derive(Debug, Default, Serialize)]
+struct Summary {
+    ok: usize,
+    warn: usize,
+    fail: usize,
+    skipped: usize,
+}
+
+#[derive(Debug, Serialize)]
+struct Report {
+    results: Vec<DoctorResult>,
+    summary: Summary,
+}
+
+pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
+    let DoctorArgs {
+        name,
+        clients,
+        timeout,
+        jobs,
+        no_spawn,
+        strict,
+    } = args;
+    if !(timeout.is_finite() && timeout > 0.0 && timeout <= 3600.0) {
+        return Err(UserError::new(format!("--timeout {timeout} is out of range")).hint("give seconds between 0.1 and 3600").into());
+    }
+    let clients = if clients.is_empty() { targets::detected(ctx) } else { targets::by_ids(ctx, &clients)? };
+    let (found, broken) = collect(ctx, &clients, name.as_deref());
+    let mut results: Vec<DoctorResult> = Vec::new();
+    let mut to_probe: Vec<(usize, Transport)> = Vec::new();
+    for (index, f) in found.iter().enumerate() {
+        let (result, transport) = static_checks(ctx, f, &found);
+        if let (Some(t), false) = (transport, no_spawn) {
+            to_probe.push((index, t));
+        }
+        results.push(result);
+    }
+    for b in &broken {
+        results.push(DoctorResult {
+            client: b.client.id.clone(),
+            scope: Scope::User,
+            name: String::new(),
+            path: display_path(ctx, &b.path),
+            status: Status::Fail,
+            checks: vec![Check {
+                check: "config",
+                status: Status::Fail,
+                message: format!("{:#}", b.error),
+            }],
+            server_name: None,
+            server_version: None,
+            protocol_version: None,
+            tools: None,
+            elapsed_ms: None,
+            phases: Vec::new(),
+            error: Some(format!("{:#}", b.error)),
+            stderr_tail: Vec::new(),
+            target: String::new(),
+        });
+    }
+
+    if !to_probe.is_empty() {
+        let ids: Vec<&str> = {
+            let mut ids: Vec<&str> = to_probe.iter().map(|(i, _)| found[*i].client.id.as_str()).collect();
+            ids.dedup();
+            let mut unique = Vec::new();
+            for id in ids {
+                if !unique.contains(&id) {
+                    unique.push(id);
+                }
+            }
+            unique
+        };
+        if !printer.json {
+            printer.note(&format!(
+                "checking {} server{} in {} client{} ({}) — this starts the commands and contacts the URLs in your config files",
+                to_probe.len(),
+                plural(to_probe.len()),
+                ids.len(),
+                plural(ids.len()),
+                ids.join(", ")
+            ));
+        }
+        let options = ProbeOptions {
+            timeout: Duration::from_secs_f64(timeout),
+            parent_env: ctx.platform.vars().iter().map(|(k, v)| (k.clone(), v.clone())).collect::<IndexMap<_, _>>(),
+        };
+        let total = to_probe.len();
+        let done = Mutex::new(0usize);
+        let labels: Vec<String> = to_probe.iter().map(|(i, _)| format!("{}/{}", found[*i].client.id, found[*i].name)).collect();
+        let transports: Vec<Transport> = to_probe.iter().map(|(_, t)| t.clone()).collect();
+        printer.progress(&format!("[0/{total}] starting…"));
+        let printer_ref = &*printer;
+        let probes = handshake::probe_many(transports, &options, jobs.max(1), |i, _probe| {
+            if let Ok(mut n) = done.lock() {
+                *n += 1;
+                printer_ref.progress(&format!("[{n}/{total}] {} done", labels[i]));
+            }
+        });
+        printer.progress_done();
+        for ((index, _), probe) in to_probe.iter().zip(probes) {
+            merge_probe(&mut results[*index], probe);
+        }
+    }
+
+    let mut summary = Summary::default();
+    for r in &results {
+        match r.status {
+            Status::Ok => summary.ok += 1,
+            Status::Warn => summary.warn += 1,
+            Status::Fail => summary.fail += 1,
+            Status::Skipped => summary.skipped += 1,
+        }
+    }
+    let problems = summary.fail > 0 || (strict && summary.warn > 0);
+    let report = Report { results, summary };
+    if printer.json {
+        printer.json_value(&report)?;
+    } else {
+        print_human(printer, &report, no_spawn, clients.len());
+    }
+    Ok(if problems { ExitStatus::Problems } else { ExitStatus::Success })
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn worst(checks: &[Check]) -> Status {
+    checks.iter().map(|c| c.status).max().unwrap_or(Status::Ok)
+}
+
+/// Checks that start nothing. Returns the transport to probe when the entry is runnable.
+fn static_checks(ctx: &Context, f: &Found<'_>, all: &[Found<'_>]) -> (DoctorResult, Option<Transport>) {
+    let mut checks = Vec::new();
+    let mut result = DoctorResult {
+        client: f.client.id.clone(),
+        scope: f.scope,
+        name: f.name.clone(),
+        path: display_path(ctx, &f.path),
+        status: Status::Ok,
+        checks: Vec::new(),
+        server_name: None,
+        server_version: None,
+        protocol_version: None,
+        tools: None,
+        elapsed_ms: None,
+        phases: Vec::new(),
+        error: None,
+        stderr_tail: Vec::new(),
+        target: String::new(),
+    };
+    let entry = match &f.entry {
+        Ok(e) => e,
+        Err(e) => {
+            let message = format!("invalid {} entry: {e}", f.client.name);
+            checks.push(Check {
+                check: "entry",
+                status: Status::Fail,
+                message: message.clone(),
+            });
+            result.error = Some(message);
+            result.status = Status::Fail;
+            result.checks = checks;
+            return (result, None);
+        }
+    };
+    // The same name in several scopes of one client: say which wins.
+    let scopes: Vec<Scope> = all.iter().filter(|o| o.client.id == f.client.id && o.name == f.name).map(|o| o.scope).collect();
+    if scopes.len() > 1 {
+        let winner = scopes.iter().max().copied().unwrap_or(f.scope);
+        checks.push(Check {
+            check: "scopes",
+            status: if winner == f.scope { Status::Ok } else { Status::Warn },
+            message: format!(
+                "`{}` is defined in {} scopes ({}); {} wins",
+                f.name,
+                scopes.len(),
+                scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "),
+                winner.as_str()
+            ),
+        });
+    }
+    if entry.disabled() {
+        checks.push(Check {
+            check: "enabled",
+            status: Status::Skipped,
+            message: "disabled in the config; not started".to_owned(),
+        });
+        result.status = Status::Skipped;
+        result.target = target_of(&entry.transport);
+        result.checks = checks;
+        return (result, None);
+    }
+    let lookup = |local: &IndexMap<String, String>, name: &str| -> Option<String> {
+        local.get(name).cloned().or_else(|| ctx.platform.var(name).map(str::to_owned))
+    };
+    let mut runnable = true;
+    let transport = match &entry.transport {
+        Transport::Stdio { command, args, env, cwd } => {
+            let no_env = IndexMap::new();
+            let mut missing = Vec::new();
+            let mut expand = |s: &str, local: &IndexMap<String, String>| {
+                let (v, m) = vars::expand(s, &|n| lookup(local, n));
+                missing.extend(m);
+                v
+            };
+            let env: IndexMap<String, String> = env.iter().map(|(k, v)| (k.clone(), expand(v, &no_env))).collect();
+            let command = expand(command, &env);
+            let args: Vec<String> = args.iter().map(|a| expand(a, &env)).collect();
+            let cwd = cwd.as_ref().map(|c| expand(c, &env));
+            for name in dedup(missing) {
+                checks.push(Check {
+                    check: "variables",
+                    status: Status::Warn,
+                    message: format!("`${{{name}}}` is not set in this environment; the server gets it literally"),
+                });
+            }
+            let (logical, logical_args, wrapped) = entry::logical(&command, &args);
+            if ctx.platform.os == Os::Windows && f.client.fields.wrap_windows && entry::needs_wrap(&command, &args) {
+                checks.push(Check {
+                    check: "windows",
+                    status: Status::Warn,
+                    message: format!("`{command}` without `cmd /c` will fail on Windows; run `mcpctl add {} -c {} --force -- {command} ...` to rewrite it", f.name, f.client.id),
+                });
+            }
+            if wrapped && ctx.platform.os != Os::Windows {
+                checks.push(Check {
+                    check: "windows",
+                    status: Status::Fail,
+                    message: "`cmd /c` entries only start on Windows; on this OS the client cannot run it".to_owned(),
+                });
+                runnable = false;
+            }
+            let path_var = env.get("PATH").cloned().or_else(|| ctx.platform.var("PATH").map(str::to_owned));
+            let base = cwd.as_ref().map_or_else(|| ctx.platform.cwd.clone(), PathBuf::from);
+            if runnable {
+                match which::which_in(&command, path_var.as_ref(), &base) {
+                    Ok(_) => checks.push(Check {
+                        check: "command",
+                        status: Status::Ok,
+                        message: format!("`{command}` found"),
+                    }),
+                    Err(_) => {
+                        checks.push(Check {
+                            check: "command",
+                            status: Status::Fail,
+                            message: format!("command `{command}` not found on PATH (install it, or use an absolute path)"),
+                        });
+                        runnable = false;
+                    }
+                }
+            }
+            if let Some(script) = script_arg(&logical, &logical_args) {
+                let path = base.join(script);
+                if !path.exists() {
+                    checks.push(Check {
+                        check: "script",
+                        status: Status::Fail,
+                        message: format!("`{logical}` is given `{script}`, which does not exist"),
+                    });
+                    runnable = false;
+                }
+            }
+            if let Some(cwd) = &cwd
+                && !Path::new(cwd).is_dir() {
+                    checks.push(Check {
+                        check: "cwd",
+                        status: Status::Fail,
+                        message: format!("working directory `{cwd}` does not exist"),
+                    });
+                    runnable = false;
+                }
+            Transport::Stdio { command, args, env, cwd }
+        }
+        Transport::Remote { url, kind, headers } => {
+            for value in headers.values().chain(std::iter::once(url)) {
+                let (_, missing) = vars::expand(value, &|n| ctx.platform.var(n).map(str::to_owned));
+                for name in missing {
+                    checks.push(Check {
+                        check: "variables",
+                        status: Status::Warn,
+                        message: format!("`${{{name}}}` is not set in this environment"),
+                    });
+                }
+            }
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                checks.push(Check {
+                    check: "url",
+                    status: Status::Fail,
+                    message: format!("`{url}` is not an http(s) URL"),
+                });
+                runnable = false;
+            }
+            Transport::Remote {
+                url: url.clone(),
+                kind: *kind,
+                headers: headers.clone(),
+            }
+        }
+    };
+    result.target = target_of(&entry.transport);
+    result.status = worst(&checks);
+    if let Some(c) = checks.iter().find(|c| c.status == Status::Fail) {
+        result.error = Some(c.message.clone());
+    }
+    result.checks = checks;
+    (result, runnable.then_some(transport))
+}
+
+fn dedup(names: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for n in names {
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    out
+}
+
+/// The script an interpreter is asked to run (`node /x/index.js` → `/x/index.js`).
+fn script_arg<'a>(command: &str, args: &'a [String]) -> Option<&'a str> {
+    let stem = command.rsplit(['/', '\\']).next().unwrap_or(command).trim_end_matches(".exe");
+    if !INTERPRETERS.contains(&stem) {
+        return None;
+    }
+    let first = args.iter().find(|a| !a.starts_with('-'))?;
+    let looks_like_file = first.contains('/') || first.contains('\\') || [".js", ".mjs", ".cjs", ".ts", ".py", ".rb", ".php", ".jar"].iter().any(|e| first.ends_with(e));
+    looks_like_file.then_some(first.as_str())
+}
+
+/// What a server is, for the report (no env or header values).
+fn target_of(transport: &Transport) -> String {
+    match transport {
+        Transport::Stdio { command, args, .. } => {
+            let (c, a, _) = entry::logical(command, args);
+            std::iter::once(c).chain(a).collect::<Vec<_>>().join(" ")
+        }
+        Transport::Remote { url, .. } => url.clone(),
+    }
+}
+
+fn merge_probe(result: &mut DoctorResult, probe: Probe) {
+    let (status, message) = match (&probe.status, &probe.failure) {
+        (ProbeStatus::Fail, Some(f)) => (Status::Fail, f.to_string()),
+        (ProbeStatus::Fail, None) => (Status::Fail, "handshake failed".to_owned()),
+        (ProbeStatus::Warn, _) => (
+            Status::Warn,
+            probe.warnings.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "),
+        ),
+        (ProbeStatus::Ok, _) => (Status::Ok, "initialize, notifications/initialized and tools/list succeeded".to_owned()),
+    };
+    if status == Status::Fail && result.error.is_none() {
+        result.error = Some(message.clone());
+    }
+    result.checks.push(Check {
+        check: "handshake",
+        status,
+        message,
+    });
+    result.status = result.status.max(status);
+    result.server_name = probe.server_name;
+    result.server_version = probe.server_version;
+    result.protocol_version = probe.protocol_version;
+    result.tools = probe.tools;
+    result.elapsed_ms = Some(probe.elapsed_ms);
+    result.phases = probe.phases;
+    result.stderr_tail = probe.stderr_tail;
+}
+
+fn print_human(printer: &mut Printer, report: &Report, no_spawn: bool, client_count: usize) {
+    if report.results.is_empty() {
+        printer.note(&format!("no servers configured in {client_count} client{}", plural(client_count)));
+        return;
+    }
+    let width = report.results.iter().map(|r| r.client.len() + r.name.len() + 1).max().unwrap_or(0);
+    for r in &report.results {
+        let (mark, style) = match r.status {
+            Status::Ok => ("✔", Style::Ok),
+            Status::Warn => ("⚠", Style::Warn),
+            Status::Fail => ("✘", Style::Fail),
+            Status::Skipped => ("-", Style::Dim),
+        };
+        let label = if r.name.is_empty() { format!("{} ({})", r.client, r.path) } else { format!("{}/{}", r.client, r.name) };
+        let detail = match r.status {
+            Status::Ok if r.server_name.is_some() => {
+                let mut parts = vec![format!(
+                    "{}{}",
+                    r.server_name.clone().unwrap_or_default(),
+                    r.server_version.as_ref().map(|v| format!(" {v}")).unwrap_or_default()
+                )];
+                parts.extend(r.protocol_version.clone());
+                if let Some(t) = r.tools {
+                    parts.push(format!("{t} tool{}", plural(t)));
+                }
+                if let Some(ms) = r.elapsed_ms {
+                    parts.push(format!("{ms} ms"));
+                }
+                parts.join(" · ")
+            }
+            Status::Ok => format!("{} · static checks passed{}", r.target, if no_spawn { " (not started: --no-spawn)" } else { "" }),
+            _ => r
+                .checks
+                .iter()
+                .filter(|c| c.status == r.status)
+                .map(|c| c.message.clone())
+                .collect::<Vec<_>>()
+                .join("; "),
+        };
+        printer.line(&format!("{} {label:<width$}  {detail}", printer.paint(style, mark)));
+        if r.status == Status::Fail && !r.stderr_tail.is_empty() {
+            let skip = r.stderr_tail.len().saturating_sub(STDERR_LINES);
+            for line in &r.stderr_tail[skip..] {
+                printer.line(&printer.paint(Style::Dim, &format!("    │ {line}")));
+            }
+        }
+    }
+    let s = &report.summary;
+    let mut parts = vec![format!("{} failed", s.fail), format!("{} warning{}", s.warn, plural(s.warn)), format!("{} ok", s.ok)];
+    if s.skipped > 0 {
+        parts.push(format!("{} skipped", s.skipped));
+    }
+    printer.line(&parts.join(", "));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn script_args_of_interpreters_only() {
+        let a = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert_eq!(script_arg("node", &a(&["/srv/x/index.js"])), Some("/srv/x/index.js"));
+        assert_eq!(script_arg("/usr/bin/python3", &a(&["-u", "server.py"])), Some("server.py"));
+        assert_eq!(script_arg("npx", &a(&["-y", "pkg"])), None);
+        assert_eq!(script_arg("node", &a(&["-e", "1"])), None.or(Some("1")).filter(|_| false));
+    }
 }

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 mod add;
 mod clients;
+mod doctor;
 mod env;
 mod list;
 mod remove;

@@ -1,0 +1,125 @@
+//! Variable references in entry values: `${VAR}`, `${VAR:-default}`, `${env:VAR}`,
+//! `{env:VAR}` (OpenCode/Kilo) and `${input:id}` (VS Code prompts). Finding them and
+//! expanding them from an environment snapshot; never reads the process environment.
+
+/// One reference found in a string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reference {
+    /// The whole reference as written, e.g. `${env:TOKEN}`.
+    pub text: String,
+    /// The variable (or input id) name.
+    pub name: String,
+    pub syntax: Syntax,
+    /// `${VAR:-default}`.
+    pub default: Option<String>,
+    /// Byte offset in the string.
+    pub offset: usize,
+}
+
+/// The spelling of a reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    /// `${VAR}` / `${VAR:-default}` (Claude Code, Codex-style shells).
+    Dollar,
+    /// `${env:VAR}` (Cursor, VS Code).
+    DollarEnv,
+    /// `{env:VAR}` (OpenCode, Kilo).
+    BraceEnv,
+    /// `${input:id}` (VS Code).
+    Input,
+}
+
+/// Every reference in `text`, in order.
+pub fn references(text: &str) -> Vec<Reference> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let dollar = bytes[i] == b'$' && bytes.get(i + 1) == Some(&b'{');
+        let brace_env = bytes[i] == b'{' && text[i..].starts_with("{env:") && (i == 0 || bytes[i - 1] != b'$');
+        if !dollar && !brace_env {
+            i += 1;
+            continue;
+        }
+        let open = if dollar { i + 2 } else { i + 1 };
+        let Some(close) = text[open..].find('}').map(|c| open + c) else {
+            break;
+        };
+        let inner = &text[open..close];
+        let (syntax, body) = if brace_env {
+            (Syntax::BraceEnv, &inner[4..])
+        } else if let Some(rest) = inner.strip_prefix("env:") {
+            (Syntax::DollarEnv, rest)
+        } else if let Some(rest) = inner.strip_prefix("input:") {
+            (Syntax::Input, rest)
+        } else {
+            (Syntax::Dollar, inner)
+        };
+        let (name, default) = match (syntax, body.split_once(":-")) {
+            (Syntax::Dollar, Some((n, d))) => (n, Some(d.to_owned())),
+            _ => (body, None),
+        };
+        if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.') {
+            out.push(Reference {
+                text: text[i..=close].to_owned(),
+                name: name.to_owned(),
+                syntax,
+                default,
+                offset: i,
+            });
+        }
+        i = close + 1;
+    }
+    out
+}
+
+/// Expand environment references with `lookup`; returns the text and the names that were
+/// not set (their references are left as written). `${input:...}` is never expanded.
+pub fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(text.len());
+    let mut missing = Vec::new();
+    let mut last = 0;
+    for r in references(text) {
+        out.push_str(&text[last..r.offset]);
+        last = r.offset + r.text.len();
+        if r.syntax == Syntax::Input {
+            out.push_str(&r.text);
+            continue;
+        }
+        match lookup(&r.name).or(r.default.clone()) {
+            Some(value) => out.push_str(&value),
+            None => {
+                out.push_str(&r.text);
+                if !missing.contains(&r.name) {
+                    missing.push(r.name);
+                }
+            }
+        }
+    }
+    out.push_str(&text[last..]);
+    (out, missing)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_every_syntax() {
+        let refs = references("a ${A} ${env:B} {env:C} ${input:d} ${E:-x} $F");
+        let got: Vec<(&str, Syntax)> = refs.iter().map(|r| (r.name.as_str(), r.syntax)).collect();
+        assert_eq!(
+            got,
+            [("A", Syntax::Dollar), ("B", Syntax::DollarEnv), ("C", Syntax::BraceEnv), ("d", Syntax::Input), ("E", Syntax::Dollar)]
+        );
+        assert_eq!(refs[4].default.as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn expands_and_reports_missing() {
+        let lookup = |n: &str| (n == "A").then(|| "1".to_owned());
+        assert_eq!(expand("x${A}y${B}z${C:-d}", &lookup), ("x1y${B}zd".to_owned(), vec!["B".to_owned()]));
+        assert_eq!(expand("Bearer ${input:tok}", &lookup).0, "Bearer ${input:tok}");
+        assert_eq!(expand("${unclosed", &lookup).0, "${unclosed");
+    }
+}
