@@ -8,7 +8,9 @@ pub(super) struct TomlDoc {
 
 impl TomlDoc {
     pub(super) fn parse(text: &str) -> Result<Self, ParseError> {
-        Ok(Self { text: text.to_owned() })
+        Ok(Self {
+            text: text.to_owned(),
+        })
     }
 }
 
@@ -16,7 +18,12 @@ impl ConfigDoc for TomlDoc {
     fn servers(&self, _key: &[String]) -> Result<Vec<(String, RawEntry)>, ShapeError> {
         Ok(Vec::new())
     }
-    fn upsert(&mut self, _key: &[String], _name: &str, _entry: &RawEntry) -> Result<Edit, ShapeError> {
+    fn upsert(
+        &mut self,
+        _key: &[String],
+        _name: &str,
+        _entry: &RawEntry,
+    ) -> Result<Edit, ShapeError> {
         Ok(Edit::Unchanged)
     }
     fn remove(&mut self, _key: &[String], _name: &str) -> Result<Edit, ShapeError> {
