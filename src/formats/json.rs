@@ -867,4 +867,191 @@ mod tests {
         text.push_str("\n  },\n  \"mcpServers\": {\n    \"g\": {\n      \"type\": \"http\",\n      \"url\": \"https://x\"\n    }\n  },\n  \"userID\": \"abc\"\n}\n");
         text
     }
+
+    mod generated {
+        use super::*;
+        use proptest::prelude::*;
+
+        type GeneratedEntry = (String, &'static str, bool);
+
+        #[derive(Debug, Clone)]
+        struct Layout {
+            unit: &'static str,
+            newline: &'static str,
+            others: Vec<(String, &'static str)>,
+            /// Where the map goes among the other members, and its entries (name, value,
+            /// comment line before it).
+            servers: Option<(usize, Vec<GeneratedEntry>)>,
+            trailing_comma: bool,
+            empty_map_comment: bool,
+            head_comment: bool,
+            final_newline: bool,
+        }
+
+        fn name() -> impl Strategy<Value = String> {
+            "[a-z\"\\\\. é😀/]{0,6}"
+        }
+
+        fn layout() -> impl Strategy<Value = Layout> {
+            let scalar = prop::sample::select(vec![
+                "1.0",
+                "1e3",
+                "-0",
+                "\"s\"",
+                "true",
+                "null",
+                "[]",
+                "[1, 2]",
+                "{}",
+                "{\"k\": [true]}",
+            ]);
+            let entry = prop::sample::select(vec![
+                "{}",
+                "{\"command\": \"x\"}",
+                "{\"url\": \"u\", \"headers\": {\"A\": \"b\"}}",
+            ]);
+            (
+                prop::sample::select(vec!["  ", "    ", "\t"]),
+                prop::sample::select(vec!["\n", "\r\n"]),
+                prop::collection::vec(("[a-z]{1,8}", scalar), 0..4),
+                prop::option::of((
+                    0usize..5,
+                    prop::collection::vec((name(), entry, any::<bool>()), 0..4),
+                )),
+                any::<bool>(),
+                any::<bool>(),
+                any::<bool>(),
+                any::<bool>(),
+            )
+                .prop_map(
+                    |(
+                        unit,
+                        newline,
+                        others,
+                        servers,
+                        trailing_comma,
+                        empty_map_comment,
+                        head_comment,
+                        final_newline,
+                    )| Layout {
+                        unit,
+                        newline,
+                        others,
+                        servers,
+                        trailing_comma,
+                        empty_map_comment,
+                        head_comment,
+                        final_newline,
+                    },
+                )
+        }
+
+        fn render_layout(layout: &Layout) -> String {
+            let (u, nl) = (layout.unit, layout.newline);
+            let mut members: Vec<String> = layout
+                .others
+                .iter()
+                .enumerate()
+                .map(|(i, (key, value))| format!("{u}\"{key}{i}\": {value}"))
+                .collect();
+            if let Some((at, entries)) = &layout.servers {
+                let mut seen = Vec::new();
+                let mut lines = Vec::new();
+                for (name, value, comment) in entries {
+                    if seen.contains(name) {
+                        continue;
+                    }
+                    seen.push(name.clone());
+                    if *comment {
+                        lines.push(format!("{u}{u}// about {}", seen.len()));
+                    }
+                    let key = serde_json::to_string(name).unwrap();
+                    lines.push(format!("{u}{u}{key}: {value}"));
+                }
+                let count = lines
+                    .iter()
+                    .filter(|l| !l.trim_start().starts_with("//"))
+                    .count();
+                let mut seen_members = 0;
+                for line in &mut lines {
+                    if line.trim_start().starts_with("//") {
+                        continue;
+                    }
+                    seen_members += 1;
+                    if seen_members < count || layout.trailing_comma {
+                        line.push(',');
+                    }
+                }
+                let map = if lines.is_empty() {
+                    if layout.empty_map_comment {
+                        format!("{{{nl}{u}{u}// none{nl}{u}}}")
+                    } else {
+                        "{}".to_owned()
+                    }
+                } else {
+                    format!("{{{nl}{}{nl}{u}}}", lines.join(nl))
+                };
+                let at = (*at).min(members.len());
+                members.insert(at, format!("{u}\"mcpServers\": {map}"));
+            }
+            let head = if layout.head_comment {
+                format!("// config{nl}")
+            } else {
+                String::new()
+            };
+            let body = if members.is_empty() {
+                "{}".to_owned()
+            } else {
+                format!("{{{nl}{}{nl}}}", members.join(&format!(",{nl}")))
+            };
+            let end = if layout.final_newline { nl } else { "" };
+            format!("{head}{body}{end}")
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(512))]
+            #[test]
+            fn add_then_remove_is_identity(layout in layout(), new_name in name()) {
+                let text = render_layout(&layout);
+                let key = k(&["mcpServers"]);
+                let mut doc = JsonDoc::parse(&text).unwrap();
+                let before = doc.servers(&key).unwrap();
+                prop_assume!(!before.iter().any(|(n, _)| *n == new_name));
+                prop_assert_eq!(doc.upsert(&key, &new_name, &entry()).unwrap(), Edit::Added);
+                let added = doc.render();
+                let reparsed = JsonDoc::parse(&added).unwrap();
+                let after = reparsed.servers(&key).unwrap();
+                prop_assert_eq!(after.len(), before.len() + 1);
+                prop_assert_eq!(after.last().unwrap(), &(new_name.clone(), entry()));
+                prop_assert_eq!(&after[..before.len()], &before[..]);
+                let strict: Value = jsonc_parser::parse_to_serde_value(&added, &Default::default()).unwrap();
+                prop_assert!(strict.is_object());
+                if layout.newline == "\n" || !text.contains('\n') {
+                    prop_assert!(!added.contains('\r'));
+                } else {
+                    prop_assert!(!added.replace("\r\n", "").contains('\n'));
+                }
+                let mut doc = reparsed;
+                prop_assert_eq!(doc.upsert(&key, &new_name, &entry()).unwrap(), Edit::Unchanged);
+                prop_assert_eq!(doc.remove(&key, &new_name).unwrap(), Edit::Removed);
+                if layout.servers.is_some() {
+                    prop_assert_eq!(doc.render(), text);
+                } else {
+                    prop_assert!(doc.servers(&key).unwrap().is_empty());
+                }
+            }
+
+            #[test]
+            fn scanner_never_panics(text in "[{}\\[\\]\",:/*a-z0-9 \\n\\\\.eE+-]{0,40}") {
+                if let Ok(mut doc) = JsonDoc::parse(&text) {
+                    let key = k(&["a"]);
+                    let _ = doc.servers(&key);
+                    let _ = doc.position(&key);
+                    if doc.upsert(&key, "n", &entry()).is_ok() {
+                        prop_assert!(JsonDoc::parse(&doc.render()).is_ok(), "{:?} -> {:?}", text, doc.render());
+                    }
+                }
+            }
+        }
+    }
 }
