@@ -3,7 +3,8 @@
 #![expect(
     clippy::unwrap_used,
     clippy::expect_used,
-    reason = "test helpers fail the test by panicking"
+    clippy::print_stderr,
+    reason = "test helpers fail the test by panicking and print skip notes"
 )]
 
 use std::path::{Path, PathBuf};
@@ -112,4 +113,9 @@ fn alive(pid: i32) -> bool {
         std::thread::sleep(Duration::from_millis(20));
     }
     true
+}
+
+/// Say why a test is skipping (shown with `--nocapture`, and on failure).
+pub(crate) fn skip(note: &str) {
+    eprintln!("note: skipping, {note}");
 }

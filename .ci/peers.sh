@@ -1,0 +1,24 @@
+#!/bin/sh
+# Install real MCP servers from the registries into .cache/peers/ (gitignored) so the
+# handshake tests can speak to independent implementations. Safe to re-run; the tests
+# skip (with a printed note) whatever this did not install.
+#   npm:  @modelcontextprotocol/server-everything, @modelcontextprotocol/server-memory
+#   PyPI: mcp (into a venv), used by tests/fixtures/servers/python_mcp_server.py
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+peers="$root/.cache/peers"
+mkdir -p "$peers/npm"
+
+if command -v npm >/dev/null 2>&1; then
+    npm install --no-audit --no-fund --prefix "$peers/npm" \
+        @modelcontextprotocol/server-everything @modelcontextprotocol/server-memory
+else
+    echo "peers: npm not found; node servers will be skipped" >&2
+fi
+
+if command -v python3 >/dev/null 2>&1; then
+    [ -x "$peers/venv/bin/python" ] || python3 -m venv "$peers/venv"
+    "$peers/venv/bin/python" -m pip install --quiet --upgrade mcp
+else
+    echo "peers: python3 not found; python servers will be skipped" >&2
+fi
