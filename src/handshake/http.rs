@@ -1,20 +1,863 @@
-//! Remote handshake (Streamable HTTP and legacy HTTP+SSE).
+//! The remote handshake: Streamable HTTP (POST per message, JSON or SSE replies,
+//! `Mcp-Session-Id`, `MCP-Protocol-Version`, DELETE at the end) and legacy HTTP+SSE (GET
+//! stream, `endpoint` event, POSTs to it), chosen by the entry or by the spec's fallback
+//! when the initialize POST answers 400, 404 or 405. A 401 is a warning, not a failure:
+//! the server is up and wants a login.
+//!
+//! Header values come from the entry with `${VAR}` expanded from the parent environment
+//! snapshot; they are sent and never shown: not in errors, warnings or `Debug` output.
 
-use std::time::Instant;
+use std::io::{BufRead, BufReader, Read};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
 
-use super::{Phase, ProbeError, ProbeOptions, Report};
+use indexmap::IndexMap;
+use serde_json::Value;
+
+use super::jsonrpc::{self, Incoming};
+use super::lines::read_line;
+use super::session::{self, Channel};
+use super::{Phase, ProbeError, ProbeOptions, ProbeWarning, Report};
 use crate::entry::{RemoteKind, StringMap};
 
+/// Longest SSE line or JSON body kept.
+const MAX_MESSAGE: usize = 16 * 1024 * 1024;
+/// Time allowed for the closing DELETE of a session.
+const DELETE_TIMEOUT: Duration = Duration::from_secs(2);
+const ACCEPT_BOTH: &str = "application/json, text/event-stream";
+
+/// A header value that must never be displayed.
+struct Secret(String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+/// The entry's headers, expanded, values hidden.
+#[derive(Debug)]
+struct Headers(Vec<(String, Secret)>);
+
 pub(crate) fn probe(
-    _url: &str,
-    _kind: RemoteKind,
-    _headers: &StringMap,
-    _options: &ProbeOptions,
-    _deadline: Instant,
-    _report: &mut Report,
+    url: &str,
+    kind: RemoteKind,
+    headers: &StringMap,
+    options: &ProbeOptions,
+    deadline: Instant,
+    report: &mut Report,
 ) -> Result<(), ProbeError> {
-    Err(ProbeError::Transport {
-        reason: "remote servers are not probed yet".to_owned(),
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return Err(ProbeError::BadUrl {
+            url: url.to_owned(),
+            reason: "it must start with http:// or https://".to_owned(),
+        });
+    }
+    let headers = expand_headers(headers, &options.parent_env)?;
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .user_agent(concat!("mcpctl/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .into();
+    let http = Http {
+        agent,
+        headers,
+        budget: options.timeout,
+        challenge: None,
+    };
+    let result = match kind {
+        RemoteKind::Http => streamable(http, url, deadline, report),
+        RemoteKind::Sse => legacy(http, url, deadline, report),
+    };
+    match result {
+        Outcome::Done(result) => result,
+        Outcome::NeedsLogin(resource_metadata) => {
+            report.warn(ProbeWarning::NeedsAuthorization { resource_metadata });
+            Ok(())
+        }
+    }
+}
+
+/// How a remote probe ended: normally, or at a 401 (carrying `resource_metadata`).
+enum Outcome {
+    Done(Result<(), ProbeError>),
+    NeedsLogin(Option<String>),
+}
+
+/// What both HTTP transports share.
+struct Http {
+    agent: ureq::Agent,
+    headers: Headers,
+    budget: Duration,
+    /// Set on a 401: the `resource_metadata` URL, if the server named one.
+    challenge: Option<Option<String>>,
+}
+
+impl Http {
+    fn timeout(&self, phase: Phase) -> ProbeError {
+        ProbeError::Timeout {
+            phase,
+            after: self.budget,
+        }
+    }
+
+    /// Time left before `deadline`, or the timeout error.
+    fn remaining(&self, deadline: Instant, phase: Phase) -> Result<Duration, ProbeError> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            Err(self.timeout(phase))
+        } else {
+            Ok(left)
+        }
+    }
+
+    fn classify(&self, error: ureq::Error, url: &str, phase: Phase) -> ProbeError {
+        match error {
+            ureq::Error::Timeout(_) => self.timeout(phase),
+            ureq::Error::HostNotFound => ProbeError::Connect {
+                url: url.to_owned(),
+                reason: "host not found (check the URL and your DNS)".to_owned(),
+            },
+            ureq::Error::ConnectionFailed => ProbeError::Connect {
+                url: url.to_owned(),
+                reason: "connection failed (is the server running?)".to_owned(),
+            },
+            ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
+                ProbeError::Connect {
+                    url: url.to_owned(),
+                    reason: "connection refused (is the server running?)".to_owned(),
+                }
+            }
+            ureq::Error::BadUri(reason) => ProbeError::BadUrl {
+                url: url.to_owned(),
+                reason,
+            },
+            other => ProbeError::Transport {
+                reason: other.to_string(),
+                phase,
+            },
+        }
+    }
+
+    /// A non-2xx answer as an error; a 401 also records the challenge.
+    fn status_error(
+        &mut self,
+        response: ureq::http::Response<ureq::Body>,
+        phase: Phase,
+    ) -> ProbeError {
+        let status = response.status().as_u16();
+        if status == 401 {
+            let metadata = response
+                .headers()
+                .get_all("www-authenticate")
+                .iter()
+                .filter_map(|value| value.to_str().ok())
+                .find_map(resource_metadata);
+            self.challenge = Some(metadata);
+        }
+        let mut body = String::new();
+        let _ = response
+            .into_body()
+            .into_reader()
+            .take(4096)
+            .read_to_string(&mut body);
+        ProbeError::Http {
+            status,
+            phase,
+            detail: jsonrpc::quote(body.trim()),
+        }
+    }
+
+    fn post(
+        &self,
+        url: &str,
+        body: String,
+        extra: &[(&str, &str)],
+        deadline: Instant,
+        phase: Phase,
+    ) -> Result<ureq::http::Response<ureq::Body>, ProbeError> {
+        let mut request = self
+            .agent
+            .post(url)
+            .config()
+            .timeout_global(Some(self.remaining(deadline, phase)?))
+            .build()
+            .header("Content-Type", "application/json")
+            .header("Accept", ACCEPT_BOTH);
+        for (name, value) in extra {
+            request = request.header(*name, *value);
+        }
+        for (name, value) in &self.headers.0 {
+            request = request.header(name, &value.0);
+        }
+        request
+            .send(body)
+            .map_err(|error| self.classify(error, url, phase))
+    }
+
+    /// The outcome once a channel failed: a recorded 401 wins over its error.
+    fn outcome(&mut self, result: Result<(), ProbeError>) -> Outcome {
+        match self.challenge.take() {
+            Some(metadata) => Outcome::NeedsLogin(metadata),
+            None => Outcome::Done(result),
+        }
+    }
+}
+
+fn content_type(response: &ureq::http::Response<ureq::Body>) -> String {
+    response
+        .headers()
+        .get("content-type")
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase()
+}
+
+// ---------------------------------------------------------------------------------
+// Streamable HTTP
+
+struct Streamable {
+    http: Http,
+    url: String,
+    session: Option<String>,
+    version: Option<String>,
+    next_id: u64,
+}
+
+fn streamable(http: Http, url: &str, deadline: Instant, report: &mut Report) -> Outcome {
+    let mut channel = Streamable {
+        http,
+        url: url.to_owned(),
+        session: None,
+        version: None,
+        next_id: 1,
+    };
+    let result = session::run(&mut channel, deadline, report);
+    if let Err(ProbeError::Http {
+        status: 400 | 404 | 405,
         phase: Phase::Initialize,
-    })
+        ..
+    }) = &result
+    {
+        // The spec's backwards-compatibility rule: try the legacy transport.
+        let fallback = legacy(channel.http, url, deadline, report);
+        return match fallback {
+            Outcome::Done(Err(ProbeError::NotSse { .. })) => Outcome::Done(result),
+            Outcome::Done(Ok(())) => {
+                report.warn(ProbeWarning::FellBackToSse);
+                Outcome::Done(Ok(()))
+            }
+            other => other,
+        };
+    }
+    if let Some(session) = channel.session.take() {
+        let started = Instant::now();
+        let mut request = channel
+            .http
+            .agent
+            .delete(url)
+            .config()
+            .timeout_global(Some(DELETE_TIMEOUT))
+            .build()
+            .header("Mcp-Session-Id", &session);
+        if let Some(version) = &channel.version {
+            request = request.header("MCP-Protocol-Version", version);
+        }
+        for (name, value) in &channel.http.headers.0 {
+            request = request.header(name, &value.0);
+        }
+        // 405 (sessions cannot be deleted) and errors are fine: the probe is over.
+        let _ = request.call();
+        report.phase(Phase::Shutdown, started);
+    }
+    channel.http.outcome(result)
+}
+
+impl Streamable {
+    fn send(
+        &mut self,
+        body: String,
+        deadline: Instant,
+        phase: Phase,
+    ) -> Result<ureq::http::Response<ureq::Body>, ProbeError> {
+        let mut extra = Vec::new();
+        if let Some(session) = &self.session {
+            extra.push(("Mcp-Session-Id", session.as_str()));
+        }
+        if let Some(version) = &self.version {
+            extra.push(("MCP-Protocol-Version", version.as_str()));
+        }
+        let response = self.http.post(&self.url, body, &extra, deadline, phase)?;
+        if !response.status().is_success() {
+            return Err(self.http.status_error(response, phase));
+        }
+        if let Some(session) = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|value| value.to_str().ok())
+        {
+            self.session = Some(session.to_owned());
+        }
+        Ok(response)
+    }
+
+    /// Handle one message from the server; `Some` when it is the awaited response.
+    fn handle(
+        &mut self,
+        data: &str,
+        want: &Value,
+        phase: Phase,
+        deadline: Instant,
+    ) -> Option<Result<Value, ProbeError>> {
+        match jsonrpc::parse(data) {
+            Incoming::Response { id, outcome } if id == *want => {
+                Some(outcome.map_err(|(code, message)| ProbeError::JsonRpc {
+                    code,
+                    message,
+                    phase,
+                }))
+            }
+            Incoming::Request { id, method } => {
+                let reply = jsonrpc::reply_to_server(&id, &method);
+                let _ = self.send(reply, deadline, phase);
+                None
+            }
+            Incoming::Invalid(line) => Some(Err(ProbeError::NonJson { line, phase })),
+            Incoming::Response { .. } | Incoming::Notification => None,
+        }
+    }
+}
+
+impl Channel for Streamable {
+    fn request(
+        &mut self,
+        method: &str,
+        params: &Value,
+        phase: Phase,
+        deadline: Instant,
+        _report: &mut Report,
+    ) -> Result<Value, ProbeError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let want = Value::from(id);
+        let response = self.send(jsonrpc::request(id, method, params), deadline, phase)?;
+        let sse = content_type(&response).starts_with("text/event-stream");
+        let mut reader = BufReader::new(response.into_body().into_reader());
+        if !sse {
+            let mut body = String::new();
+            (&mut reader)
+                .take(MAX_MESSAGE as u64)
+                .read_to_string(&mut body)
+                .map_err(|error| self.read_error(&error, deadline, phase))?;
+            // A JSON body holds the response (or, before 2025-06-18, possibly a batch).
+            let messages = match serde_json::from_str::<Value>(&body) {
+                Ok(Value::Array(items)) => items.iter().map(Value::to_string).collect(),
+                _ => vec![body],
+            };
+            for message in messages {
+                if let Some(result) = self.handle(&message, &want, phase, deadline) {
+                    return result;
+                }
+            }
+            return Err(ProbeError::BadResult {
+                reason: "the JSON body held no response with the request's id".to_owned(),
+                phase,
+            });
+        }
+        let mut events = SseReader::new(reader);
+        loop {
+            match events.next_event() {
+                Ok(Some(event)) => {
+                    if event.event != "message" {
+                        continue;
+                    }
+                    if let Some(result) = self.handle(&event.data, &want, phase, deadline) {
+                        return result;
+                    }
+                }
+                Ok(None) => {
+                    return Err(ProbeError::BadResult {
+                        reason: "the SSE stream ended without a response (resuming a \
+                                 closed stream is not supported)"
+                            .to_owned(),
+                        phase,
+                    });
+                }
+                Err(error) => return Err(self.read_error(&error, deadline, phase)),
+            }
+        }
+    }
+
+    fn notify(
+        &mut self,
+        method: &str,
+        phase: Phase,
+        deadline: Instant,
+        _report: &mut Report,
+    ) -> Result<(), ProbeError> {
+        self.send(jsonrpc::notification(method), deadline, phase)
+            .map(drop)
+    }
+
+    fn negotiated(&mut self, version: &str) {
+        self.version = Some(version.to_owned());
+    }
+}
+
+impl Streamable {
+    fn read_error(&self, error: &std::io::Error, deadline: Instant, phase: Phase) -> ProbeError {
+        if Instant::now() >= deadline || error.kind() == std::io::ErrorKind::TimedOut {
+            self.http.timeout(phase)
+        } else {
+            ProbeError::Transport {
+                reason: format!("reading the reply failed: {error}"),
+                phase,
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Legacy HTTP+SSE
+
+/// What the SSE reader thread reports.
+enum Stream {
+    Event(Event),
+    Closed(String),
+}
+
+struct Legacy {
+    http: Http,
+    endpoint: String,
+    events: Receiver<Stream>,
+    next_id: u64,
+}
+
+fn legacy(mut http: Http, url: &str, deadline: Instant, report: &mut Report) -> Outcome {
+    let started = Instant::now();
+    let connected = connect_sse(&mut http, url, deadline);
+    let (endpoint, events) = match connected {
+        Ok(connected) => connected,
+        Err(error) => return http.outcome(Err(error)),
+    };
+    report.phase(Phase::Connect, started);
+    let mut channel = Legacy {
+        http,
+        endpoint,
+        events,
+        next_id: 1,
+    };
+    let result = session::run(&mut channel, deadline, report);
+    // Dropping the receiver ends the reader thread at its next event; the GET's
+    // global timeout bounds it otherwise.
+    channel.http.outcome(result)
+}
+
+/// Open the GET stream and wait for its `endpoint` event.
+fn connect_sse(
+    http: &mut Http,
+    url: &str,
+    deadline: Instant,
+) -> Result<(String, Receiver<Stream>), ProbeError> {
+    let phase = Phase::Connect;
+    let mut request = http
+        .agent
+        .get(url)
+        .config()
+        .timeout_global(Some(http.remaining(deadline, phase)?))
+        .build()
+        .header("Accept", "text/event-stream");
+    for (name, value) in &http.headers.0 {
+        request = request.header(name, &value.0);
+    }
+    let response = request
+        .call()
+        .map_err(|error| http.classify(error, url, phase))?;
+    if !response.status().is_success() {
+        let error = http.status_error(response, phase);
+        return Err(match error {
+            ProbeError::Http { status, .. } if status != 401 => ProbeError::NotSse {
+                url: url.to_owned(),
+                reason: format!("GET answered HTTP {status}"),
+            },
+            other => other,
+        });
+    }
+    if !content_type(&response).starts_with("text/event-stream") {
+        return Err(ProbeError::NotSse {
+            url: url.to_owned(),
+            reason: "GET did not answer with an event stream".to_owned(),
+        });
+    }
+    let (sender, events) = std::sync::mpsc::channel();
+    let reader = BufReader::new(response.into_body().into_reader());
+    std::thread::spawn(move || {
+        let mut events = SseReader::new(reader);
+        loop {
+            let item = match events.next_event() {
+                Ok(Some(event)) => Stream::Event(event),
+                Ok(None) => Stream::Closed("the server closed the event stream".to_owned()),
+                Err(error) => Stream::Closed(format!("reading the event stream failed: {error}")),
+            };
+            let closed = matches!(item, Stream::Closed(_));
+            if sender.send(item).is_err() || closed {
+                return;
+            }
+        }
+    });
+    loop {
+        let left = http.remaining(deadline, phase)?;
+        match events.recv_timeout(left) {
+            Ok(Stream::Event(event)) if event.event == "endpoint" => {
+                return Ok((resolve_url(url, event.data.trim()), events));
+            }
+            Ok(Stream::Event(_)) => {}
+            Ok(Stream::Closed(_)) | Err(RecvTimeoutError::Disconnected) => {
+                return Err(ProbeError::NotSse {
+                    url: url.to_owned(),
+                    reason: "the event stream ended before its `endpoint` event".to_owned(),
+                });
+            }
+            Err(RecvTimeoutError::Timeout) => return Err(http.timeout(phase)),
+        }
+    }
+}
+
+impl Channel for Legacy {
+    fn request(
+        &mut self,
+        method: &str,
+        params: &Value,
+        phase: Phase,
+        deadline: Instant,
+        _report: &mut Report,
+    ) -> Result<Value, ProbeError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let want = Value::from(id);
+        self.post(jsonrpc::request(id, method, params), deadline, phase)?;
+        loop {
+            let left = self.http.remaining(deadline, phase)?;
+            let event = match self.events.recv_timeout(left) {
+                Ok(Stream::Event(event)) => event,
+                Ok(Stream::Closed(reason)) => {
+                    return Err(ProbeError::Transport { reason, phase });
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(ProbeError::Transport {
+                        reason: "the event stream ended".to_owned(),
+                        phase,
+                    });
+                }
+                Err(RecvTimeoutError::Timeout) => return Err(self.http.timeout(phase)),
+            };
+            if event.event != "message" {
+                continue;
+            }
+            match jsonrpc::parse(&event.data) {
+                Incoming::Response { id, outcome } if id == want => {
+                    return outcome.map_err(|(code, message)| ProbeError::JsonRpc {
+                        code,
+                        message,
+                        phase,
+                    });
+                }
+                Incoming::Request { id, method } => {
+                    self.post(jsonrpc::reply_to_server(&id, &method), deadline, phase)?;
+                }
+                Incoming::Invalid(line) => return Err(ProbeError::NonJson { line, phase }),
+                Incoming::Response { .. } | Incoming::Notification => {}
+            }
+        }
+    }
+
+    fn notify(
+        &mut self,
+        method: &str,
+        phase: Phase,
+        deadline: Instant,
+        _report: &mut Report,
+    ) -> Result<(), ProbeError> {
+        self.post(jsonrpc::notification(method), deadline, phase)
+    }
+}
+
+impl Legacy {
+    /// POST one message to the endpoint; the reply, if any, arrives on the stream.
+    fn post(&mut self, body: String, deadline: Instant, phase: Phase) -> Result<(), ProbeError> {
+        let endpoint = self.endpoint.clone();
+        let response = self.http.post(&endpoint, body, &[], deadline, phase)?;
+        if response.status().is_success() {
+            Ok(())
+        } else {
+            Err(self.http.status_error(response, phase))
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Parsing helpers
+
+/// One server-sent event. `event` defaults to `message`.
+#[derive(Debug, PartialEq, Eq)]
+struct Event {
+    event: String,
+    data: String,
+}
+
+/// A server-sent-events parser (the WHATWG rules a client needs: `event`, multi-line
+/// `data`, comments, and no dispatch for an event with empty data, such as the priming
+/// event of 2025-11-25 servers).
+struct SseReader<R> {
+    reader: R,
+}
+
+impl<R: BufRead> SseReader<R> {
+    fn new(reader: R) -> Self {
+        Self { reader }
+    }
+
+    /// The next event with data, `Ok(None)` at the end of the stream.
+    fn next_event(&mut self) -> std::io::Result<Option<Event>> {
+        let mut event = String::new();
+        let mut data = String::new();
+        let mut has_data = false;
+        loop {
+            let Some(line) = read_line(&mut self.reader, MAX_MESSAGE)? else {
+                return Ok(None);
+            };
+            let line = String::from_utf8_lossy(&line.kept);
+            if line.is_empty() {
+                if has_data {
+                    if event.is_empty() {
+                        event.push_str("message");
+                    }
+                    return Ok(Some(Event { event, data }));
+                }
+                event.clear();
+                continue;
+            }
+            if line.starts_with(':') {
+                continue;
+            }
+            let (field, value) = line.split_once(':').unwrap_or((&line, ""));
+            let value = value.strip_prefix(' ').unwrap_or(value);
+            match field {
+                "event" => value.clone_into(&mut event),
+                "data" => {
+                    if has_data {
+                        data.push('\n');
+                    }
+                    data.push_str(value);
+                    has_data = !data.is_empty() || has_data;
+                }
+                _ => {} // id, retry: resumption is not needed for a probe
+            }
+        }
+    }
+}
+
+/// Resolve the `endpoint` event's URI against the SSE URL (absolute, scheme-relative,
+/// absolute-path or relative-path references).
+fn resolve_url(base: &str, reference: &str) -> String {
+    if reference.contains("://") {
+        return reference.to_owned();
+    }
+    let (scheme, rest) = base.split_once("://").unwrap_or(("http", base));
+    if let Some(authority_and_path) = reference.strip_prefix("//") {
+        return format!("{scheme}://{authority_and_path}");
+    }
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let origin = format!("{scheme}://{}", &rest[..authority_end]);
+    if reference.starts_with('/') {
+        return format!("{origin}{reference}");
+    }
+    let path = &rest[authority_end..];
+    let path = &path[..path.find(['?', '#']).unwrap_or(path.len())];
+    let directory = &path[..path.rfind('/').map_or(0, |slash| slash + 1)];
+    let directory = if directory.is_empty() { "/" } else { directory };
+    format!("{origin}{directory}{reference}")
+}
+
+/// The `resource_metadata` parameter of a `WWW-Authenticate` header (RFC 9728).
+fn resource_metadata(header: &str) -> Option<String> {
+    let lower = header.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(found) = lower[from..].find("resource_metadata") {
+        let start = from + found;
+        from = start + "resource_metadata".len();
+        // Must be a whole parameter name: preceded by start, space or comma.
+        let before = header[..start].chars().next_back();
+        if before.is_some_and(|c| !(c == ' ' || c == ',' || c == '\t')) {
+            continue;
+        }
+        let rest = header[from..].trim_start();
+        let Some(value) = rest.strip_prefix('=') else {
+            continue;
+        };
+        let value = value.trim_start();
+        if let Some(quoted) = value.strip_prefix('"') {
+            let mut out = String::new();
+            let mut chars = quoted.chars();
+            while let Some(c) = chars.next() {
+                match c {
+                    '"' => return Some(out),
+                    '\\' => out.extend(chars.next()),
+                    c => out.push(c),
+                }
+            }
+            return None;
+        }
+        let token: String = value
+            .chars()
+            .take_while(|c| !(c.is_whitespace() || *c == ','))
+            .collect();
+        return (!token.is_empty()).then_some(token);
+    }
+    None
+}
+
+/// Expand `${VAR}` and `${env:VAR}` in header values from the parent environment.
+fn expand_headers(
+    headers: &StringMap,
+    env: &IndexMap<String, String>,
+) -> Result<Headers, ProbeError> {
+    let mut expanded = Vec::with_capacity(headers.len());
+    for (name, value) in headers {
+        let mut out = String::new();
+        let mut rest = value.as_str();
+        while let Some(start) = rest.find("${") {
+            let Some(length) = rest[start..].find('}') else {
+                break;
+            };
+            out.push_str(&rest[..start]);
+            let reference = &rest[start + 2..start + length];
+            let variable = reference.strip_prefix("env:").unwrap_or(reference);
+            match env.get(variable) {
+                Some(found) => out.push_str(found),
+                None => {
+                    return Err(ProbeError::UnsetVariable {
+                        header: name.clone(),
+                        variable: variable.to_owned(),
+                    });
+                }
+            }
+            rest = &rest[start + length + 1..];
+        }
+        out.push_str(rest);
+        expanded.push((name.clone(), Secret(out)));
+    }
+    Ok(Headers(expanded))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn events(text: &str) -> Vec<Event> {
+        let mut reader = SseReader::new(text.as_bytes());
+        std::iter::from_fn(|| reader.next_event().unwrap()).collect()
+    }
+
+    #[test]
+    fn sse_skips_priming_events_and_comments() {
+        let stream = "id: 7b1c\ndata:\n\n: keep-alive\n\
+                      event: message\nid: 1\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n";
+        assert_eq!(
+            events(stream),
+            [Event {
+                event: "message".into(),
+                data: r#"{"jsonrpc":"2.0","id":1,"result":{}}"#.into()
+            }]
+        );
+    }
+
+    #[test]
+    fn sse_reads_endpoint_multiline_data_and_crlf() {
+        let stream = "event: endpoint\r\ndata: /message?sessionId=abc\r\n\r\n\
+                      data: line one\ndata:line two\n\nretry: 100\n\ndata: cut off";
+        assert_eq!(
+            events(stream),
+            [
+                Event {
+                    event: "endpoint".into(),
+                    data: "/message?sessionId=abc".into()
+                },
+                Event {
+                    event: "message".into(),
+                    data: "line one\nline two".into()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn endpoint_urls_resolve_against_the_stream_url() {
+        let base = "http://127.0.0.1:3001/mcp/sse?x=1";
+        assert_eq!(
+            resolve_url(base, "/message?sessionId=a"),
+            "http://127.0.0.1:3001/message?sessionId=a"
+        );
+        assert_eq!(
+            resolve_url(base, "message?sessionId=a"),
+            "http://127.0.0.1:3001/mcp/message?sessionId=a"
+        );
+        assert_eq!(
+            resolve_url("https://h.example", "messages"),
+            "https://h.example/messages"
+        );
+        assert_eq!(resolve_url(base, "//other:1/m"), "http://other:1/m");
+        assert_eq!(
+            resolve_url(base, "https://x.example/m"),
+            "https://x.example/m"
+        );
+    }
+
+    #[test]
+    fn www_authenticate_yields_resource_metadata() {
+        assert_eq!(
+            resource_metadata(
+                r#"Bearer error="invalid_token", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource", scope="files:read""#
+            )
+            .as_deref(),
+            Some("https://mcp.example.com/.well-known/oauth-protected-resource")
+        );
+        assert_eq!(
+            resource_metadata("Bearer Resource_Metadata=https://a.example/m, scope=x").as_deref(),
+            Some("https://a.example/m")
+        );
+        assert_eq!(
+            resource_metadata(r#"Bearer realm="x", not_resource_metadata="y""#),
+            None
+        );
+        assert_eq!(resource_metadata(r#"Bearer realm="mcp""#), None);
+    }
+
+    #[test]
+    fn headers_expand_variables_and_stay_hidden() {
+        let env: IndexMap<String, String> = [("TOKEN".to_owned(), "s3cret".to_owned())]
+            .into_iter()
+            .collect();
+        let headers: StringMap = [
+            ("Authorization".to_owned(), "Bearer ${TOKEN}".to_owned()),
+            ("X-Key".to_owned(), "${env:TOKEN}-${TOKEN}".to_owned()),
+        ]
+        .into_iter()
+        .collect();
+        let expanded = expand_headers(&headers, &env).unwrap();
+        assert_eq!(expanded.0[0].1.0, "Bearer s3cret");
+        assert_eq!(expanded.0[1].1.0, "s3cret-s3cret");
+        assert!(!format!("{expanded:?}").contains("s3cret"));
+
+        let missing: StringMap = [("Authorization".to_owned(), "Bearer ${NOPE}".to_owned())]
+            .into_iter()
+            .collect();
+        assert_eq!(
+            expand_headers(&missing, &env).unwrap_err(),
+            ProbeError::UnsetVariable {
+                header: "Authorization".into(),
+                variable: "NOPE".into()
+            }
+        );
+    }
 }

@@ -13,6 +13,7 @@
 
 mod http;
 mod jsonrpc;
+mod lines;
 mod process;
 mod session;
 mod stdio;
@@ -164,6 +165,8 @@ pub enum ProbeError {
         phase: Phase,
         detail: String,
     },
+    #[error("`{url}` is not a legacy SSE endpoint either: {reason}")]
+    NotSse { url: String, reason: String },
     #[error("cannot connect to `{url}`: {reason}")]
     Connect { url: String, reason: String },
     #[error("invalid server URL `{url}`: {reason}")]
@@ -218,6 +221,7 @@ impl ProbeError {
             ProbeError::BadResult { .. } => "bad_result",
             ProbeError::UnsupportedVersion { .. } => "unsupported_version",
             ProbeError::Http { .. } => "http",
+            ProbeError::NotSse { .. } => "not_sse",
             ProbeError::Connect { .. } => "connect",
             ProbeError::BadUrl { .. } => "bad_url",
             ProbeError::UnsetVariable { .. } => "unset_variable",

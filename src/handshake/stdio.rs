@@ -7,7 +7,7 @@
 //! returns with the server still running and never reads `std::env` variables.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::jsonrpc::{self, Incoming};
+use super::lines::read_line;
 use super::process::{self, Ending};
 use super::session::{self, Channel};
 use super::{Phase, ProbeError, ProbeOptions, ProbeWarning, Report};
@@ -192,46 +193,6 @@ fn read_stdout(stdout: impl Read, lines: &Sender<Stdout>) {
         let closed = matches!(event, Stdout::Closed);
         if lines.send(event).is_err() || closed {
             return;
-        }
-    }
-}
-
-/// One line, of which at most `cap` bytes were kept; `bytes` is its full length.
-struct Line {
-    kept: Vec<u8>,
-    bytes: usize,
-}
-
-/// Read up to the next `\n` without ever buffering more than `cap` bytes of it.
-/// `Ok(None)` at end of input.
-fn read_line(reader: &mut impl BufRead, cap: usize) -> std::io::Result<Option<Line>> {
-    let mut line = Line {
-        kept: Vec::new(),
-        bytes: 0,
-    };
-    loop {
-        let buffer = match reader.fill_buf() {
-            Ok(buffer) => buffer,
-            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(error),
-        };
-        if buffer.is_empty() {
-            return Ok((line.bytes > 0).then_some(line));
-        }
-        let (chunk, done) = match buffer.iter().position(|&b| b == b'\n') {
-            Some(end) => (&buffer[..end], end + 1),
-            None => (buffer, buffer.len()),
-        };
-        let room = cap.saturating_sub(line.kept.len());
-        line.kept.extend_from_slice(&chunk[..chunk.len().min(room)]);
-        line.bytes += chunk.len();
-        let finished = done > chunk.len();
-        reader.consume(done);
-        if finished {
-            if line.kept.last() == Some(&b'\r') {
-                line.kept.pop();
-            }
-            return Ok(Some(line));
         }
     }
 }
@@ -422,19 +383,6 @@ impl Channel for StdioChannel<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn read_line_caps_long_lines_and_keeps_reading() {
-        let input = format!("{}\nnext\r\nlast", "x".repeat(100));
-        let mut reader = BufReader::with_capacity(7, input.as_bytes());
-        let first = read_line(&mut reader, 10).unwrap().unwrap();
-        assert_eq!((first.kept.len(), first.bytes), (10, 100));
-        let second = read_line(&mut reader, 10).unwrap().unwrap();
-        assert_eq!(second.kept, b"next");
-        let third = read_line(&mut reader, 10).unwrap().unwrap();
-        assert_eq!(third.kept, b"last");
-        assert!(read_line(&mut reader, 10).unwrap().is_none());
-    }
 
     #[test]
     fn strips_ansi_sequences() {

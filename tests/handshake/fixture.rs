@@ -3,7 +3,8 @@
 #![expect(
     clippy::unwrap_used,
     clippy::expect_used,
-    reason = "test helpers fail the test by panicking"
+    clippy::print_stderr,
+    reason = "test helpers fail the test by panicking and print skip notes"
 )]
 
 use std::path::{Path, PathBuf};
@@ -112,4 +113,42 @@ fn alive(pid: i32) -> bool {
         std::thread::sleep(Duration::from_millis(20));
     }
     true
+}
+
+/// Say why a test is skipping (shown with `--nocapture`, and on failure).
+pub(crate) fn skip(note: &str) {
+    eprintln!("note: skipping, {note}");
+}
+
+/// A server process killed when the test ends.
+pub(crate) struct Running(pub(crate) std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+pub(crate) fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+pub(crate) fn wait_for_port(port: u16, server: &mut Running) {
+    let until = std::time::Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            server.0.try_wait().unwrap().is_none(),
+            "server exited before listening"
+        );
+        assert!(
+            std::time::Instant::now() < until,
+            "server never listened on {port}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

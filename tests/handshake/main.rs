@@ -4,5 +4,6 @@
 //! PyPI. Tests never assert wall-clock times and never fail because a peer is absent.
 
 mod fixture;
+mod http;
 mod peers;
 mod stdio;

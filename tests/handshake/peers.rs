@@ -8,7 +8,7 @@ use indexmap::IndexMap;
 use mcpctl::entry::Transport;
 use mcpctl::handshake::{Status, probe};
 
-use crate::fixture::{generous, root};
+use crate::fixture::{generous, root, skip};
 
 fn peers() -> PathBuf {
     root().join(".cache/peers")
@@ -20,7 +20,7 @@ pub(crate) fn node_server(package: &str, args: &[&str]) -> Option<Transport> {
         "npm/node_modules/@modelcontextprotocol/{package}/dist/index.js"
     ));
     if !script.is_file() {
-        eprintln!("note: skipping, {package} is not installed (run .ci/peers.sh)");
+        skip(&format!("{package} is not installed (run .ci/peers.sh)"));
         return None;
     }
     let mut all = vec![script.display().to_string()];
@@ -79,7 +79,7 @@ fn server_memory_over_stdio() {
 fn python_sdk_server_over_stdio() {
     let python = peers().join("venv/bin/python");
     if !python.is_file() {
-        eprintln!("note: skipping, the PyPI `mcp` venv is not installed (run .ci/peers.sh)");
+        skip("the PyPI `mcp` venv is not installed (run .ci/peers.sh)");
         return;
     }
     let transport = Transport::Stdio {

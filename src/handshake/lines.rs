@@ -1,0 +1,66 @@
+//! Bounded line reading shared by the stdio pipes and SSE streams: a peer that never
+//! sends a newline cannot make mcpctl buffer without limit.
+//!
+//! Never allocates more than the cap per line, whatever the input.
+
+use std::io::BufRead;
+
+/// One line, of which at most `cap` bytes were kept; `bytes` is its full length.
+pub(crate) struct Line {
+    pub(crate) kept: Vec<u8>,
+    pub(crate) bytes: usize,
+}
+
+/// Read up to the next `\n` without ever buffering more than `cap` bytes of it.
+/// `Ok(None)` at end of input.
+pub(crate) fn read_line(reader: &mut impl BufRead, cap: usize) -> std::io::Result<Option<Line>> {
+    let mut line = Line {
+        kept: Vec::new(),
+        bytes: 0,
+    };
+    loop {
+        let buffer = match reader.fill_buf() {
+            Ok(buffer) => buffer,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        if buffer.is_empty() {
+            return Ok((line.bytes > 0).then_some(line));
+        }
+        let (chunk, done) = match buffer.iter().position(|&b| b == b'\n') {
+            Some(end) => (&buffer[..end], end + 1),
+            None => (buffer, buffer.len()),
+        };
+        let room = cap.saturating_sub(line.kept.len());
+        line.kept.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        line.bytes += chunk.len();
+        let finished = done > chunk.len();
+        reader.consume(done);
+        if finished {
+            if line.kept.last() == Some(&b'\r') {
+                line.kept.pop();
+            }
+            return Ok(Some(line));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::BufReader;
+
+    use super::*;
+
+    #[test]
+    fn read_line_caps_long_lines_and_keeps_reading() {
+        let input = format!("{}\nnext\r\nlast", "x".repeat(100));
+        let mut reader = BufReader::with_capacity(7, input.as_bytes());
+        let first = read_line(&mut reader, 10).unwrap().unwrap();
+        assert_eq!((first.kept.len(), first.bytes), (10, 100));
+        let second = read_line(&mut reader, 10).unwrap().unwrap();
+        assert_eq!(second.kept, b"next");
+        let third = read_line(&mut reader, 10).unwrap().unwrap();
+        assert_eq!(third.kept, b"last");
+        assert!(read_line(&mut reader, 10).unwrap().is_none());
+    }
+}

@@ -1,0 +1,163 @@
+//! The remote handshake against real HTTP servers: server-everything in Streamable HTTP
+//! and legacy SSE modes (bound to loopback), fixture-server's 401 endpoint, and a port
+//! nobody listens on.
+
+use std::process::{Command, Stdio};
+
+use indexmap::IndexMap;
+use mcpctl::entry::{RemoteKind, Transport};
+use mcpctl::handshake::{Phase, ProbeError, ProbeWarning, Status, probe};
+
+use crate::fixture::{Running, fixture_binary, free_port, generous, root, skip, wait_for_port};
+
+/// server-everything in `mode` on a free loopback port, if installed.
+fn everything(mode: &str) -> Option<(Running, u16)> {
+    let script = root().join(
+        ".cache/peers/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    );
+    if !script.is_file() {
+        skip("server-everything is not installed (run .ci/peers.sh)");
+        return None;
+    }
+    let port = free_port();
+    let child = Command::new("node")
+        .arg("--require")
+        .arg(root().join("tests/fixtures/servers/loopback.cjs"))
+        .arg(script)
+        .arg(mode)
+        .env("PORT", port.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut running = Running(child);
+    wait_for_port(port, &mut running);
+    Some((running, port))
+}
+
+fn remote(url: String, kind: RemoteKind) -> Transport {
+    Transport::Remote {
+        url,
+        kind,
+        headers: IndexMap::new(),
+    }
+}
+
+#[test]
+fn server_everything_over_streamable_http() {
+    let Some((_server, port)) = everything("streamableHttp") else {
+        return;
+    };
+    let result = probe(
+        &remote(format!("http://127.0.0.1:{port}/mcp"), RemoteKind::Http),
+        &generous(),
+    );
+    assert_eq!(result.status, Status::Ok, "{result:#?}");
+    assert_eq!(result.protocol_version.as_deref(), Some("2025-11-25"));
+    assert!(result.tool_names.iter().any(|t| t == "echo"), "{result:#?}");
+    assert_eq!(result.phases.last().map(|p| p.phase), Some(Phase::Shutdown));
+}
+
+#[test]
+fn server_everything_over_legacy_sse() {
+    let Some((_server, port)) = everything("sse") else {
+        return;
+    };
+    let result = probe(
+        &remote(format!("http://127.0.0.1:{port}/sse"), RemoteKind::Sse),
+        &generous(),
+    );
+    assert_eq!(result.status, Status::Ok, "{result:#?}");
+    assert!(result.tool_names.iter().any(|t| t == "echo"), "{result:#?}");
+    assert_eq!(result.phases.first().map(|p| p.phase), Some(Phase::Connect));
+}
+
+#[test]
+fn http_entry_falls_back_to_legacy_sse() {
+    let Some((_server, port)) = everything("sse") else {
+        return;
+    };
+    let result = probe(
+        &remote(format!("http://127.0.0.1:{port}/sse"), RemoteKind::Http),
+        &generous(),
+    );
+    assert_eq!(result.status, Status::Warn, "{result:#?}");
+    assert_eq!(result.warnings, [ProbeWarning::FellBackToSse]);
+    assert!(result.tools.is_some_and(|n| n > 0));
+}
+
+#[test]
+fn unauthorized_server_is_a_warning_with_its_metadata_url() {
+    let port = free_port();
+    let child = Command::new(fixture_binary())
+        .arg(format!("http-401={port}"))
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut server = Running(child);
+    wait_for_port(port, &mut server);
+    let mut headers = IndexMap::new();
+    headers.insert(
+        "Authorization".to_owned(),
+        "Bearer ${MCPCTL_TEST_TOKEN}".to_owned(),
+    );
+    let transport = Transport::Remote {
+        url: format!("http://127.0.0.1:{port}/mcp"),
+        kind: RemoteKind::Http,
+        headers,
+    };
+    let mut options = generous();
+    options
+        .parent_env
+        .insert("MCPCTL_TEST_TOKEN".into(), "do-not-print-me".into());
+    let result = probe(&transport, &options);
+    assert_eq!(result.status, Status::Warn, "{result:#?}");
+    let expected = format!("http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp");
+    assert_eq!(
+        result.warnings,
+        [ProbeWarning::NeedsAuthorization {
+            resource_metadata: Some(expected)
+        }]
+    );
+    let json = serde_json::to_string(&result).unwrap();
+    assert!(
+        !json.contains("do-not-print-me") && !format!("{result:?}").contains("do-not-print-me")
+    );
+}
+
+#[test]
+fn refused_connection_is_classified() {
+    let port = free_port();
+    let result = probe(
+        &remote(format!("http://127.0.0.1:{port}/mcp"), RemoteKind::Http),
+        &generous(),
+    );
+    assert!(
+        matches!(result.failure, Some(ProbeError::Connect { .. })),
+        "{result:#?}"
+    );
+}
+
+#[test]
+fn unset_header_variable_is_reported_by_name() {
+    let mut headers = IndexMap::new();
+    headers.insert(
+        "X-Api-Key".to_owned(),
+        "${env:MCPCTL_SURELY_UNSET}".to_owned(),
+    );
+    let transport = Transport::Remote {
+        url: "http://127.0.0.1:9/mcp".into(),
+        kind: RemoteKind::Http,
+        headers,
+    };
+    let result = probe(&transport, &generous());
+    assert_eq!(
+        result.failure,
+        Some(ProbeError::UnsetVariable {
+            header: "X-Api-Key".into(),
+            variable: "MCPCTL_SURELY_UNSET".into()
+        })
+    );
+}
