@@ -36,7 +36,8 @@ pub fn references(text: &str) -> Vec<Reference> {
     let mut i = 0;
     while i < bytes.len() {
         let dollar = bytes[i] == b'$' && bytes.get(i + 1) == Some(&b'{');
-        let brace_env = bytes[i] == b'{' && text[i..].starts_with("{env:") && (i == 0 || bytes[i - 1] != b'$');
+        let brace_env =
+            bytes[i] == b'{' && text[i..].starts_with("{env:") && (i == 0 || bytes[i - 1] != b'$');
         if !dollar && !brace_env {
             i += 1;
             continue;
@@ -59,7 +60,11 @@ pub fn references(text: &str) -> Vec<Reference> {
             (Syntax::Dollar, Some((n, d))) => (n, Some(d.to_owned())),
             _ => (body, None),
         };
-        if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.') {
+        if !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')
+        {
             out.push(Reference {
                 text: text[i..=close].to_owned(),
                 name: name.to_owned(),
@@ -110,7 +115,13 @@ mod tests {
         let got: Vec<(&str, Syntax)> = refs.iter().map(|r| (r.name.as_str(), r.syntax)).collect();
         assert_eq!(
             got,
-            [("A", Syntax::Dollar), ("B", Syntax::DollarEnv), ("C", Syntax::BraceEnv), ("d", Syntax::Input), ("E", Syntax::Dollar)]
+            [
+                ("A", Syntax::Dollar),
+                ("B", Syntax::DollarEnv),
+                ("C", Syntax::BraceEnv),
+                ("d", Syntax::Input),
+                ("E", Syntax::Dollar)
+            ]
         );
         assert_eq!(refs[4].default.as_deref(), Some("x"));
     }
@@ -118,8 +129,14 @@ mod tests {
     #[test]
     fn expands_and_reports_missing() {
         let lookup = |n: &str| (n == "A").then(|| "1".to_owned());
-        assert_eq!(expand("x${A}y${B}z${C:-d}", &lookup), ("x1y${B}zd".to_owned(), vec!["B".to_owned()]));
-        assert_eq!(expand("Bearer ${input:tok}", &lookup).0, "Bearer ${input:tok}");
+        assert_eq!(
+            expand("x${A}y${B}z${C:-d}", &lookup),
+            ("x1y${B}zd".to_owned(), vec!["B".to_owned()])
+        );
+        assert_eq!(
+            expand("Bearer ${input:tok}", &lookup).0,
+            "Bearer ${input:tok}"
+        );
         assert_eq!(expand("${unclosed", &lookup).0, "${unclosed");
     }
 }

@@ -23,7 +23,9 @@ use crate::platform::Os;
 use crate::vars;
 
 /// Interpreters whose first file argument is a script that must exist.
-const INTERPRETERS: &[&str] = &["node", "nodejs", "python", "python3", "deno", "bun", "tsx", "ts-node", "ruby", "php", "java"];
+const INTERPRETERS: &[&str] = &[
+    "node", "nodejs", "python", "python3", "deno", "bun", "tsx", "ts-node", "ruby", "php", "java",
+];
 /// Lines of stderr shown under a failed server in the human report.
 const STDERR_LINES: usize = 8;
 
@@ -89,9 +91,17 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         strict,
     } = args;
     if !(timeout.is_finite() && timeout > 0.0 && timeout <= 3600.0) {
-        return Err(UserError::new(format!("--timeout {timeout} is out of range")).hint("give seconds between 0.1 and 3600").into());
+        return Err(
+            UserError::new(format!("--timeout {timeout} is out of range"))
+                .hint("give seconds between 0.1 and 3600")
+                .into(),
+        );
     }
-    let clients = if clients.is_empty() { targets::detected(ctx) } else { targets::by_ids(ctx, &clients)? };
+    let clients = if clients.is_empty() {
+        targets::detected(ctx)
+    } else {
+        targets::by_ids(ctx, &clients)?
+    };
     let (found, broken) = collect(ctx, &clients, name.as_deref());
     let mut results: Vec<DoctorResult> = Vec::new();
     let mut to_probe: Vec<(usize, Transport)> = Vec::new();
@@ -128,7 +138,10 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
 
     if !to_probe.is_empty() {
         let ids: Vec<&str> = {
-            let mut ids: Vec<&str> = to_probe.iter().map(|(i, _)| found[*i].client.id.as_str()).collect();
+            let mut ids: Vec<&str> = to_probe
+                .iter()
+                .map(|(i, _)| found[*i].client.id.as_str())
+                .collect();
             ids.dedup();
             let mut unique = Vec::new();
             for id in ids {
@@ -150,11 +163,19 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         }
         let options = ProbeOptions {
             timeout: Duration::from_secs_f64(timeout),
-            parent_env: ctx.platform.vars().iter().map(|(k, v)| (k.clone(), v.clone())).collect::<IndexMap<_, _>>(),
+            parent_env: ctx
+                .platform
+                .vars()
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect::<IndexMap<_, _>>(),
         };
         let total = to_probe.len();
         let done = Mutex::new(0usize);
-        let labels: Vec<String> = to_probe.iter().map(|(i, _)| format!("{}/{}", found[*i].client.id, found[*i].name)).collect();
+        let labels: Vec<String> = to_probe
+            .iter()
+            .map(|(i, _)| format!("{}/{}", found[*i].client.id, found[*i].name))
+            .collect();
         let transports: Vec<Transport> = to_probe.iter().map(|(_, t)| t.clone()).collect();
         printer.progress(&format!("[0/{total}] starting…"));
         let printer_ref = &*printer;
@@ -186,7 +207,11 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     } else {
         print_human(printer, &report, no_spawn, clients.len());
     }
-    Ok(if problems { ExitStatus::Problems } else { ExitStatus::Success })
+    Ok(if problems {
+        ExitStatus::Problems
+    } else {
+        ExitStatus::Success
+    })
 }
 
 fn plural(n: usize) -> &'static str {
@@ -198,7 +223,11 @@ fn worst(checks: &[Check]) -> Status {
 }
 
 /// Checks that start nothing. Returns the transport to probe when the entry is runnable.
-fn static_checks(ctx: &Context, f: &Found<'_>, all: &[Found<'_>]) -> (DoctorResult, Option<Transport>) {
+fn static_checks(
+    ctx: &Context,
+    f: &Found<'_>,
+    all: &[Found<'_>],
+) -> (DoctorResult, Option<Transport>) {
     let mut checks = Vec::new();
     let mut result = DoctorResult {
         client: f.client.id.clone(),
@@ -233,17 +262,29 @@ fn static_checks(ctx: &Context, f: &Found<'_>, all: &[Found<'_>]) -> (DoctorResu
         }
     };
     // The same name in several scopes of one client: say which wins.
-    let scopes: Vec<Scope> = all.iter().filter(|o| o.client.id == f.client.id && o.name == f.name).map(|o| o.scope).collect();
+    let scopes: Vec<Scope> = all
+        .iter()
+        .filter(|o| o.client.id == f.client.id && o.name == f.name)
+        .map(|o| o.scope)
+        .collect();
     if scopes.len() > 1 {
         let winner = scopes.iter().max().copied().unwrap_or(f.scope);
         checks.push(Check {
             check: "scopes",
-            status: if winner == f.scope { Status::Ok } else { Status::Warn },
+            status: if winner == f.scope {
+                Status::Ok
+            } else {
+                Status::Warn
+            },
             message: format!(
                 "`{}` is defined in {} scopes ({}); {} wins",
                 f.name,
                 scopes.len(),
-                scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "),
+                scopes
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 winner.as_str()
             ),
         });
@@ -260,11 +301,19 @@ fn static_checks(ctx: &Context, f: &Found<'_>, all: &[Found<'_>]) -> (DoctorResu
         return (result, None);
     }
     let lookup = |local: &IndexMap<String, String>, name: &str| -> Option<String> {
-        local.get(name).cloned().or_else(|| ctx.platform.var(name).map(str::to_owned))
+        local
+            .get(name)
+            .cloned()
+            .or_else(|| ctx.platform.var(name).map(str::to_owned))
     };
     let mut runnable = true;
     let transport = match &entry.transport {
-        Transport::Stdio { command, args, env, cwd } => {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
             let no_env = IndexMap::new();
             let mut missing = Vec::new();
             let mut expand = |s: &str, local: &IndexMap<String, String>| {
@@ -272,7 +321,10 @@ fn static_checks(ctx: &Context, f: &Found<'_>, all: &[Found<'_>]) -> (DoctorResu
                 missing.extend(m);
                 v
             };
-            let env: IndexMap<String, String> = env.iter().map(|(k, v)| (k.clone(), expand(v, &no_env))).collect();
+            let env: IndexMap<String, String> = env
+                .iter()
+                .map(|(k, v)| (k.clone(), expand(v, &no_env)))
+                .collect();
             let command = expand(command, &env);
             let args: Vec<String> = args.iter().map(|a| expand(a, &env)).collect();
             let cwd = cwd.as_ref().map(|c| expand(c, &env));
@@ -280,11 +332,16 @@ fn static_checks(ctx: &Context, f: &Found<'_>, all: &[Found<'_>]) -> (DoctorResu
                 checks.push(Check {
                     check: "variables",
                     status: Status::Warn,
-                    message: format!("`${{{name}}}` is not set in this environment; the server gets it literally"),
+                    message: format!(
+                        "`${{{name}}}` is not set in this environment; the server gets it literally"
+                    ),
                 });
             }
             let (logical, logical_args, wrapped) = entry::logical(&command, &args);
-            if ctx.platform.os == Os::Windows && f.client.fields.wrap_windows && entry::needs_wrap(&command, &args) {
+            if ctx.platform.os == Os::Windows
+                && f.client.fields.wrap_windows
+                && entry::needs_wrap(&command, &args)
+            {
                 checks.push(Check {
                     check: "windows",
                     status: Status::Warn,
@@ -299,8 +356,13 @@ fn static_checks(ctx: &Context, f: &Found<'_>, all: &[Found<'_>]) -> (DoctorResu
                 });
                 runnable = false;
             }
-            let path_var = env.get("PATH").cloned().or_else(|| ctx.platform.var("PATH").map(str::to_owned));
-            let base = cwd.as_ref().map_or_else(|| ctx.platform.cwd.clone(), PathBuf::from);
+            let path_var = env
+                .get("PATH")
+                .cloned()
+                .or_else(|| ctx.platform.var("PATH").map(str::to_owned));
+            let base = cwd
+                .as_ref()
+                .map_or_else(|| ctx.platform.cwd.clone(), PathBuf::from);
             if runnable {
                 match which::which_in(&command, path_var.as_ref(), &base) {
                     Ok(_) => checks.push(Check {
@@ -330,15 +392,21 @@ fn static_checks(ctx: &Context, f: &Found<'_>, all: &[Found<'_>]) -> (DoctorResu
                 }
             }
             if let Some(cwd) = &cwd
-                && !Path::new(cwd).is_dir() {
-                    checks.push(Check {
-                        check: "cwd",
-                        status: Status::Fail,
-                        message: format!("working directory `{cwd}` does not exist"),
-                    });
-                    runnable = false;
-                }
-            Transport::Stdio { command, args, env, cwd }
+                && !Path::new(cwd).is_dir()
+            {
+                checks.push(Check {
+                    check: "cwd",
+                    status: Status::Fail,
+                    message: format!("working directory `{cwd}` does not exist"),
+                });
+                runnable = false;
+            }
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            }
         }
         Transport::Remote { url, kind, headers } => {
             for value in headers.values().chain(std::iter::once(url)) {
@@ -387,12 +455,20 @@ fn dedup(names: Vec<String>) -> Vec<String> {
 
 /// The script an interpreter is asked to run (`node /x/index.js` → `/x/index.js`).
 fn script_arg<'a>(command: &str, args: &'a [String]) -> Option<&'a str> {
-    let stem = command.rsplit(['/', '\\']).next().unwrap_or(command).trim_end_matches(".exe");
+    let stem = command
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(command)
+        .trim_end_matches(".exe");
     if !INTERPRETERS.contains(&stem) {
         return None;
     }
     let first = args.iter().find(|a| !a.starts_with('-'))?;
-    let looks_like_file = first.contains('/') || first.contains('\\') || [".js", ".mjs", ".cjs", ".ts", ".py", ".rb", ".php", ".jar"].iter().any(|e| first.ends_with(e));
+    let looks_like_file = first.contains('/')
+        || first.contains('\\')
+        || [".js", ".mjs", ".cjs", ".ts", ".py", ".rb", ".php", ".jar"]
+            .iter()
+            .any(|e| first.ends_with(e));
     looks_like_file.then_some(first.as_str())
 }
 
@@ -413,9 +489,17 @@ fn merge_probe(result: &mut DoctorResult, probe: Probe) {
         (ProbeStatus::Fail, None) => (Status::Fail, "handshake failed".to_owned()),
         (ProbeStatus::Warn, _) => (
             Status::Warn,
-            probe.warnings.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "),
+            probe
+                .warnings
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; "),
         ),
-        (ProbeStatus::Ok, _) => (Status::Ok, "initialize, notifications/initialized and tools/list succeeded".to_owned()),
+        (ProbeStatus::Ok, _) => (
+            Status::Ok,
+            "initialize, notifications/initialized and tools/list succeeded".to_owned(),
+        ),
     };
     if status == Status::Fail && result.error.is_none() {
         result.error = Some(message.clone());
@@ -437,10 +521,18 @@ fn merge_probe(result: &mut DoctorResult, probe: Probe) {
 
 fn print_human(printer: &mut Printer, report: &Report, no_spawn: bool, client_count: usize) {
     if report.results.is_empty() {
-        printer.note(&format!("no servers configured in {client_count} client{}", plural(client_count)));
+        printer.note(&format!(
+            "no servers configured in {client_count} client{}",
+            plural(client_count)
+        ));
         return;
     }
-    let width = report.results.iter().map(|r| r.client.len() + r.name.len() + 1).max().unwrap_or(0);
+    let width = report
+        .results
+        .iter()
+        .map(|r| r.client.len() + r.name.len() + 1)
+        .max()
+        .unwrap_or(0);
     for r in &report.results {
         let (mark, style) = match r.status {
             Status::Ok => ("✔", Style::Ok),
@@ -448,13 +540,20 @@ fn print_human(printer: &mut Printer, report: &Report, no_spawn: bool, client_co
             Status::Fail => ("✘", Style::Fail),
             Status::Skipped => ("-", Style::Dim),
         };
-        let label = if r.name.is_empty() { format!("{} ({})", r.client, r.path) } else { format!("{}/{}", r.client, r.name) };
+        let label = if r.name.is_empty() {
+            format!("{} ({})", r.client, r.path)
+        } else {
+            format!("{}/{}", r.client, r.name)
+        };
         let detail = match r.status {
             Status::Ok if r.server_name.is_some() => {
                 let mut parts = vec![format!(
                     "{}{}",
                     r.server_name.clone().unwrap_or_default(),
-                    r.server_version.as_ref().map(|v| format!(" {v}")).unwrap_or_default()
+                    r.server_version
+                        .as_ref()
+                        .map(|v| format!(" {v}"))
+                        .unwrap_or_default()
                 )];
                 parts.extend(r.protocol_version.clone());
                 if let Some(t) = r.tools {
@@ -465,7 +564,15 @@ fn print_human(printer: &mut Printer, report: &Report, no_spawn: bool, client_co
                 }
                 parts.join(" · ")
             }
-            Status::Ok => format!("{} · static checks passed{}", r.target, if no_spawn { " (not started: --no-spawn)" } else { "" }),
+            Status::Ok => format!(
+                "{} · static checks passed{}",
+                r.target,
+                if no_spawn {
+                    " (not started: --no-spawn)"
+                } else {
+                    ""
+                }
+            ),
             _ => r
                 .checks
                 .iter()
@@ -474,7 +581,10 @@ fn print_human(printer: &mut Printer, report: &Report, no_spawn: bool, client_co
                 .collect::<Vec<_>>()
                 .join("; "),
         };
-        printer.line(&format!("{} {label:<width$}  {detail}", printer.paint(style, mark)));
+        printer.line(&format!(
+            "{} {label:<width$}  {detail}",
+            printer.paint(style, mark)
+        ));
         if r.status == Status::Fail && !r.stderr_tail.is_empty() {
             let skip = r.stderr_tail.len().saturating_sub(STDERR_LINES);
             for line in &r.stderr_tail[skip..] {
@@ -483,7 +593,11 @@ fn print_human(printer: &mut Printer, report: &Report, no_spawn: bool, client_co
         }
     }
     let s = &report.summary;
-    let mut parts = vec![format!("{} failed", s.fail), format!("{} warning{}", s.warn, plural(s.warn)), format!("{} ok", s.ok)];
+    let mut parts = vec![
+        format!("{} failed", s.fail),
+        format!("{} warning{}", s.warn, plural(s.warn)),
+        format!("{} ok", s.ok),
+    ];
     if s.skipped > 0 {
         parts.push(format!("{} skipped", s.skipped));
     }
@@ -497,9 +611,18 @@ mod tests {
     #[test]
     fn script_args_of_interpreters_only() {
         let a = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
-        assert_eq!(script_arg("node", &a(&["/srv/x/index.js"])), Some("/srv/x/index.js"));
-        assert_eq!(script_arg("/usr/bin/python3", &a(&["-u", "server.py"])), Some("server.py"));
+        assert_eq!(
+            script_arg("node", &a(&["/srv/x/index.js"])),
+            Some("/srv/x/index.js")
+        );
+        assert_eq!(
+            script_arg("/usr/bin/python3", &a(&["-u", "server.py"])),
+            Some("server.py")
+        );
         assert_eq!(script_arg("npx", &a(&["-y", "pkg"])), None);
-        assert_eq!(script_arg("node", &a(&["-e", "1"])), None.or(Some("1")).filter(|_| false));
+        assert_eq!(
+            script_arg("node", &a(&["-e", "1"])),
+            None.or(Some("1")).filter(|_| false)
+        );
     }
 }

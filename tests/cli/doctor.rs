@@ -16,15 +16,28 @@ fn fixture() -> &'static str {
         .get_or_init(|| {
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
             let output = Command::new(cargo)
-                .args(["build", "--quiet", "-p", "fixture-server", "--message-format=json"])
+                .args([
+                    "build",
+                    "--quiet",
+                    "-p",
+                    "fixture-server",
+                    "--message-format=json",
+                ])
                 .current_dir(env!("CARGO_MANIFEST_DIR"))
                 .output()
                 .unwrap();
-            assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+            assert!(
+                output.status.success(),
+                "{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
             String::from_utf8_lossy(&output.stdout)
                 .lines()
                 .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-                .find_map(|m| (m["target"]["name"] == "fixture-server").then(|| PathBuf::from(m["executable"].as_str().unwrap())))
+                .find_map(|m| {
+                    (m["target"]["name"] == "fixture-server")
+                        .then(|| PathBuf::from(m["executable"].as_str().unwrap()))
+                })
                 .unwrap()
         })
         .to_str()
@@ -32,11 +45,21 @@ fn fixture() -> &'static str {
 }
 
 fn cursor_config(env: &TestEnv, servers: Value) {
-    env.write(".cursor/mcp.json", serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap().as_bytes());
+    env.write(
+        ".cursor/mcp.json",
+        serde_json::to_string_pretty(&json!({ "mcpServers": servers }))
+            .unwrap()
+            .as_bytes(),
+    );
 }
 
 fn result<'a>(report: &'a Value, name: &str) -> &'a Value {
-    report["results"].as_array().unwrap().iter().find(|r| r["name"] == name).unwrap_or_else(|| panic!("no {name} in {report}"))
+    report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} in {report}"))
 }
 
 #[test]
@@ -55,7 +78,9 @@ fn doctor_reports_ok_failures_and_warnings_per_server() {
             "off": {"command": bin, "disabled": true}
         }),
     );
-    let run = env.run(&["doctor", "-c", "cursor", "--json", "--timeout", "3"]).code(1);
+    let run = env
+        .run(&["doctor", "-c", "cursor", "--json", "--timeout", "3"])
+        .code(1);
     let report = run.json();
     let good = result(&report, "good");
     assert_eq!(good["status"], "ok");
@@ -67,9 +92,22 @@ fn doctor_reports_ok_failures_and_warnings_per_server() {
     assert_eq!(dies["status"], "fail");
     assert!(dies["error"].as_str().unwrap().contains("code 3"), "{dies}");
     let silent = result(&report, "silent");
-    assert!(silent["error"].as_str().unwrap().contains("timed out"), "{silent}");
-    assert!(result(&report, "missing")["error"].as_str().unwrap().contains("not found"));
-    assert!(result(&report, "script")["error"].as_str().unwrap().contains("does not exist"));
+    assert!(
+        silent["error"].as_str().unwrap().contains("timed out"),
+        "{silent}"
+    );
+    assert!(
+        result(&report, "missing")["error"]
+            .as_str()
+            .unwrap()
+            .contains("not found")
+    );
+    assert!(
+        result(&report, "script")["error"]
+            .as_str()
+            .unwrap()
+            .contains("does not exist")
+    );
     assert_eq!(result(&report, "off")["status"], "skipped");
     assert_eq!(report["summary"]["ok"], 1);
     assert_eq!(report["summary"]["fail"], 4);
@@ -81,11 +119,26 @@ fn doctor_human_output_and_exit_codes() {
     let bin = fixture();
     cursor_config(&env, json!({ "good": {"command": bin} }));
     let run = env.run(&["doctor", "-c", "cursor"]).ok();
-    assert!(run.stdout.contains("✔ cursor/good") && run.stdout.contains("fixture-server 0.0.0"), "{}", run.stdout);
-    assert!(run.stdout.contains("0 failed, 0 warnings, 1 ok"), "{}", run.stdout);
-    assert!(run.stderr.contains("this starts the commands"), "{}", run.stderr);
+    assert!(
+        run.stdout.contains("✔ cursor/good") && run.stdout.contains("fixture-server 0.0.0"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("0 failed, 0 warnings, 1 ok"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains("this starts the commands"),
+        "{}",
+        run.stderr
+    );
 
-    cursor_config(&env, json!({ "banner": {"command": bin, "args": ["banner"]} }));
+    cursor_config(
+        &env,
+        json!({ "banner": {"command": bin, "args": ["banner"]} }),
+    );
     env.run(&["doctor", "-c", "cursor"]).ok();
     env.run(&["doctor", "-c", "cursor", "--strict"]).code(1);
 }
@@ -94,14 +147,19 @@ fn doctor_human_output_and_exit_codes() {
 fn doctor_no_spawn_starts_nothing() {
     let env = TestEnv::new();
     let marker = env.path("started");
-    let script = env.write("server.sh", format!("#!/bin/sh\ntouch '{}'\n", marker.display()).as_bytes());
+    let script = env.write(
+        "server.sh",
+        format!("#!/bin/sh\ntouch '{}'\n", marker.display()).as_bytes(),
+    );
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
     cursor_config(&env, json!({ "s": {"command": script} }));
-    let run = env.run(&["doctor", "-c", "cursor", "--no-spawn", "--json"]).ok();
+    let run = env
+        .run(&["doctor", "-c", "cursor", "--no-spawn", "--json"])
+        .ok();
     assert_eq!(result(&run.json(), "s")["status"], "ok");
     assert!(!marker.exists(), "--no-spawn started the server");
 }
@@ -109,11 +167,25 @@ fn doctor_no_spawn_starts_nothing() {
 #[test]
 fn doctor_flags_windows_wrapping_and_unset_variables() {
     let env = TestEnv::new();
-    cursor_config(&env, json!({ "mem": {"command": "npx", "args": ["-y", "x"], "env": {"T": "${MCPCTL_TEST_UNSET}"}} }));
-    let run = env.run(&["--platform", "windows", "doctor", "-c", "cursor", "--no-spawn", "--json"]);
+    cursor_config(
+        &env,
+        json!({ "mem": {"command": "npx", "args": ["-y", "x"], "env": {"T": "${MCPCTL_TEST_UNSET}"}} }),
+    );
+    let run = env.run(&[
+        "--platform",
+        "windows",
+        "doctor",
+        "-c",
+        "cursor",
+        "--no-spawn",
+        "--json",
+    ]);
     let report = run.json();
     let checks = result(&report, "mem")["checks"].to_string();
-    assert!(checks.contains("without `cmd /c` will fail on Windows"), "{checks}");
+    assert!(
+        checks.contains("without `cmd /c` will fail on Windows"),
+        "{checks}"
+    );
     assert!(checks.contains("MCPCTL_TEST_UNSET"), "{checks}");
 }
 
@@ -122,7 +194,10 @@ fn doctor_identical_entries_in_two_clients_start_once() {
     let env = TestEnv::new();
     let bin = fixture();
     let pids = env.path("pids");
-    cursor_config(&env, json!({ "same": {"command": bin, "env": {"FIXTURE_PID_FILE": pids.to_str().unwrap()}} }));
+    cursor_config(
+        &env,
+        json!({ "same": {"command": bin, "env": {"FIXTURE_PID_FILE": pids.to_str().unwrap()}} }),
+    );
     env.write(
         ".codeium/windsurf/mcp_config.json",
         serde_json::to_string(&json!({"mcpServers": { "same": {"command": bin, "env": {"FIXTURE_PID_FILE": pids.to_str().unwrap()}} }})).unwrap().as_bytes(),
@@ -131,7 +206,11 @@ fn doctor_identical_entries_in_two_clients_start_once() {
     let report = run.json();
     assert_eq!(report["summary"]["ok"], 2);
     let started = std::fs::read_to_string(&pids).unwrap();
-    assert_eq!(started.lines().count(), 1, "started more than once: {started}");
+    assert_eq!(
+        started.lines().count(),
+        1,
+        "started more than once: {started}"
+    );
 }
 
 #[test]
