@@ -76,8 +76,13 @@ pub fn locations(ctx: &Context, client: &Client) -> anyhow::Result<Vec<Location>
         let location = client
             .location(scope, &ctx.platform, &ctx.project)
             .with_context(|| format!("cannot resolve `{}`'s {} path", client.id, scope.as_str()))?;
+        // With the project directory at HOME, a project path can be the user file itself
+        // (`~/.cursor/mcp.json`): list each file+key once, as the wider scope.
         if let Some(location) = location
             && location.path.is_file()
+            && !out
+                .iter()
+                .any(|l: &Location| l.path == location.path && l.key == location.key)
         {
             out.push(location);
         }

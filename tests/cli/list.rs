@@ -78,3 +78,20 @@ fn list_reports_a_broken_file_and_still_lists_others() {
         run.stderr
     );
 }
+
+#[test]
+fn list_from_home_does_not_count_the_user_file_as_a_project_file_too() {
+    // Regression: with the project directory at HOME, `.cursor/mcp.json` is both the user
+    // file and the project file; it was listed twice (and doctor warned about two scopes).
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
+    let run = env.run(&["list", "--json", "-c", "cursor"]).ok();
+    let rows = run.json();
+    assert_eq!(rows.as_array().unwrap().len(), 2, "{rows}");
+    assert!(
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["scope"] == "user")
+    );
+}
