@@ -19,13 +19,36 @@ pub struct Source {
     /// The text without BOM; empty for a missing file.
     pub text: String,
     pub bom: bool,
-    /// The exact bytes read; `None` when the file did not exist.
-    pub original: Option<Vec<u8>>,
+    /// Size, modification time and inode when read; `None` when the file did not exist.
+    /// A write first checks the file still has this stamp (another writer changes it).
+    pub stamp: Option<Stamp>,
+}
+
+/// What identifies one version of a file without reading it again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stamp {
+    len: u64,
+    modified: Option<SystemTime>,
+    inode: u64,
+}
+
+impl Stamp {
+    fn of(meta: &fs::Metadata) -> Stamp {
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(meta);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Stamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            inode,
+        }
+    }
 }
 
 impl Source {
     pub fn exists(&self) -> bool {
-        self.original.is_some()
+        self.stamp.is_some()
     }
 
     /// The full bytes for `text`, with the BOM restored.
@@ -54,33 +77,40 @@ pub enum FsError {
 
 /// Read a config file. A missing file is an empty source, not an error.
 pub fn read_source(path: &Path) -> Result<Source, FsError> {
-    match fs::read(path) {
-        Ok(bytes) => {
-            let text = String::from_utf8(bytes.clone()).map_err(|e| FsError::NotUtf8 {
+    let read_err = |source: io::Error| FsError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let opened = File::open(path).and_then(|mut file| {
+        let meta = file.metadata()?;
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        io::Read::read_to_end(&mut file, &mut bytes)?;
+        Ok((bytes, Stamp::of(&meta)))
+    });
+    match opened {
+        Ok((bytes, stamp)) => {
+            let mut text = String::from_utf8(bytes).map_err(|e| FsError::NotUtf8 {
                 path: path.to_path_buf(),
                 offset: e.utf8_error().valid_up_to(),
             })?;
-            let (bom, text) = match text.strip_prefix(BOM) {
-                Some(rest) => (true, rest.to_owned()),
-                None => (false, text),
-            };
+            let bom = text.starts_with(BOM);
+            if bom {
+                text.drain(..BOM.len());
+            }
             Ok(Source {
                 path: path.to_path_buf(),
                 text,
                 bom,
-                original: Some(bytes),
+                stamp: Some(stamp),
             })
         }
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Source {
             path: path.to_path_buf(),
             text: String::new(),
             bom: false,
-            original: None,
+            stamp: None,
         }),
-        Err(source) => Err(FsError::Read {
-            path: path.to_path_buf(),
-            source,
-        }),
+        Err(e) => Err(read_err(e)),
     }
 }
 
@@ -121,13 +151,14 @@ pub struct Written {
     pub backup: Option<PathBuf>,
 }
 
-/// Replace `source.path` with `bytes` atomically.
+/// Replace `source.path` with `text` (and the source's BOM) atomically.
 ///
-/// Fails with `FsError::Changed` when the file's bytes are no longer `source.original`
-/// (another program wrote it): the caller re-reads and re-applies its edit.
+/// Fails with `FsError::Changed` when the file is no longer the version that was read
+/// (another program wrote it): the caller re-reads and re-applies its edit. The old
+/// version is kept in `backups` (a hard link where possible, so big files cost nothing).
 pub fn write_atomic(
     source: &Source,
-    bytes: &[u8],
+    text: &str,
     backups: Option<&Path>,
 ) -> Result<Written, FsError> {
     let target = real_target(&source.path);
@@ -135,12 +166,12 @@ pub fn write_atomic(
         path: source.path.clone(),
         source: e,
     };
-    let current = match fs::read(&target) {
-        Ok(b) => Some(b),
+    let current = match fs::metadata(&target) {
+        Ok(meta) => Some(Stamp::of(&meta)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(write_err(e)),
     };
-    if current != source.original {
+    if current != source.stamp {
         return Err(FsError::Changed {
             path: source.path.clone(),
         });
@@ -150,8 +181,8 @@ pub fn write_atomic(
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(write_err)?;
-    let backup = match (&source.original, backups) {
-        (Some(old), Some(backups)) => backup(old, &target, backups).ok(),
+    let backup = match (source.exists(), backups) {
+        (true, Some(backups)) => backup(&target, backups).ok(),
         _ => None,
     };
     let file_name = target
@@ -169,7 +200,10 @@ pub fn write_atomic(
         } else {
             restrict_new_file(&file)?;
         }
-        file.write_all(bytes)?;
+        if source.bom {
+            file.write_all(BOM.as_bytes())?;
+        }
+        file.write_all(text.as_bytes())?;
         file.sync_all()?;
         drop(file);
         fs::rename(&temp, &target)?;
@@ -197,7 +231,9 @@ fn restrict_new_file(_file: &File) -> io::Result<()> {
     Ok(())
 }
 
-fn backup(old: &[u8], target: &Path, backups: &Path) -> io::Result<PathBuf> {
+/// Keep the current version of `target` in `backups`: a hard link (the rename that
+/// follows leaves the old inode to the backup alone), else a private copy.
+fn backup(target: &Path, backups: &Path) -> io::Result<PathBuf> {
     fs::create_dir_all(backups)?;
     let stamp = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -218,12 +254,16 @@ fn backup(old: &[u8], target: &Path, backups: &Path) -> io::Result<PathBuf> {
         std::process::id(),
         flat.trim_start_matches('_')
     ));
+    if fs::hard_link(target, &path).is_ok() {
+        return Ok(path);
+    }
+    let old = fs::read(target)?;
     let mut file = OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(&path)?;
     restrict_new_file(&file)?;
-    file.write_all(old)?;
+    file.write_all(&old)?;
     Ok(path)
 }
 
@@ -242,6 +282,8 @@ mod tests {
         assert!(source.bom);
         assert_eq!(source.text, "{}\r\n");
         assert_eq!(source.bytes_for(&source.text), fs::read(&path).unwrap());
+        write_atomic(&source, "{\"a\":1}\r\n", None).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"\xef\xbb\xbf{\"a\":1}\r\n");
     }
 
     #[test]
@@ -252,7 +294,7 @@ mod tests {
         let source = read_source(&path).unwrap();
         fs::write(&path, "{\"x\":1}").unwrap();
         assert!(matches!(
-            write_atomic(&source, b"{\"y\":1}", None),
+            write_atomic(&source, "{\"y\":1}", None),
             Err(FsError::Changed { .. })
         ));
         assert_eq!(fs::read_to_string(&path).unwrap(), "{\"x\":1}");
@@ -270,7 +312,7 @@ mod tests {
         let link = dir.path().join("mcp.json");
         std::os::unix::fs::symlink(&real, &link).unwrap();
         let source = read_source(&link).unwrap();
-        let written = write_atomic(&source, b"new", Some(&dir.path().join("state"))).unwrap();
+        let written = write_atomic(&source, "new", Some(&dir.path().join("state"))).unwrap();
         assert!(
             fs::symlink_metadata(&link)
                 .unwrap()

@@ -63,20 +63,20 @@ pub fn apply(
                 diff: None,
             });
         }
-        let bytes = document.source.bytes_for(&document.doc.render());
+        let text = document.doc.render();
         if dry_run {
-            let old = document.source.original.as_deref().unwrap_or_default();
+            let source = &document.source;
             return Ok(Outcome {
                 action: edit.into(),
                 diff: Some(unified_diff(
                     &display_path(ctx, &location.path),
-                    old,
-                    &bytes,
-                    document.source.exists(),
+                    &source.bytes_for(&source.text),
+                    &source.bytes_for(&text),
+                    source.exists(),
                 )),
             });
         }
-        match write_atomic(&document.source, &bytes, ctx.backups.as_deref()) {
+        match write_atomic(&document.source, &text, ctx.backups.as_deref()) {
             Ok(_) => {
                 return Ok(Outcome {
                     action: edit.into(),
