@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# doctor over N slow-starting servers: mcpctl probes them in parallel, so the whole run
+# should take about the slowest server's time, not the sum. Compared, in the same run,
+# with `mcpctl doctor --jobs 1` (the sum) and `claude mcp list` (Claude Code's own
+# health check) over the same ~/.claude.json.
+#
+# Usage: bench/doctor.sh [-n SERVERS] [-r RUNS]
+# Needs: target/release/mcpctl and the fixture server (both built here if missing);
+# claude from .cache/clients (run .ci/clients.sh) — skipped when absent.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+N=8
+RUNS=3
+while (($#)); do
+  case "$1" in
+    -n) N="$2"; shift ;;
+    -r) RUNS="$2"; shift ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) echo "doctor.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+cd "$ROOT"
+cargo build --release --quiet
+cargo build --release --quiet -p fixture-server
+MCPCTL="$ROOT/target/release/mcpctl"
+FIXTURE="$ROOT/target/release/fixture-server"
+CLAUDE="$ROOT/.cache/clients/node_modules/.bin/claude"
+
+mkdir -p "$ROOT/.cache"
+TMP="$(mktemp -d "$ROOT/.cache/bench-doctor.XXXXXX")"
+trap 'rm -rf "$TMP"' EXIT
+export HOME="$TMP" USERPROFILE="$TMP" XDG_CONFIG_HOME="$TMP/.config" MCPCTL_STATE_DIR="$TMP/state"
+export DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1
+unset CLAUDE_CONFIG_DIR ANTHROPIC_API_KEY
+cd "$TMP"
+
+# Servers start in 1.0 s .. 3.0 s, spread evenly; the slowest is 3.0 s.
+python3 - "$N" "$FIXTURE" >"$TMP/.claude.json" <<'PY'
+import json, sys
+n, fixture = int(sys.argv[1]), sys.argv[2]
+servers = {}
+for i in range(n):
+    ms = 1000 + (2000 * i) // max(n - 1, 1)
+    servers[f"slow{i}"] = {"type": "stdio", "command": fixture, "args": [f"slow-start={ms}"], "env": {}}
+print(json.dumps({"numStartups": 1, "hasCompletedOnboarding": True, "mcpServers": servers}, indent=2))
+PY
+
+ms() { date +%s%N | awk '{printf "%d", $1/1000000}'; }
+time_cmd() { # name, command...: mean wall ms over RUNS
+  local name="$1"; shift
+  "$@" >/dev/null 2>&1 || true # warm-up
+  local total=0 start end
+  for _ in $(seq "$RUNS"); do
+    start=$(ms); "$@" >"$TMP/$name.out" 2>&1 || true; end=$(ms)
+    total=$((total + end - start))
+  done
+  echo $((total / RUNS))
+}
+
+echo "| command | servers | mean wall ms ($RUNS runs) |"
+echo "|---|---|---|"
+echo "| \`mcpctl doctor -c claude-code\` (parallel, --jobs 8) | $N | $(time_cmd par "$MCPCTL" doctor -c claude-code --jobs 8) |"
+echo "| \`mcpctl doctor -c claude-code --jobs 1\` (sequential) | $N | $(time_cmd seq "$MCPCTL" doctor -c claude-code --jobs 1) |"
+if [ -x "$CLAUDE" ]; then
+  echo "| \`claude mcp list\` | $N | $(time_cmd claude "$CLAUDE" mcp list) |"
+else
+  echo "| \`claude mcp list\` | $N | skipped (run .ci/clients.sh) |"
+fi
+echo
+echo "slowest server: 3000 ms; sum of start times: $(python3 -c "n=$N; print(sum(1000 + (2000*i)//max(n-1,1) for i in range(n)))") ms"
+tail -n 1 "$TMP/par.out" | sed 's/^/mcpctl doctor says: /'
