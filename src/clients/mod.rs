@@ -38,6 +38,7 @@ pub struct Client {
     pub fields: Fields,
     pub remote_hint: Option<String>,
     pub source: String,
+    legacy: Option<LegacyLocation>,
     paths_macos: Vec<String>,
     paths_linux: Vec<String>,
     paths_windows: Vec<String>,
@@ -55,6 +56,9 @@ pub enum Scope {
     Project,
     /// Per-project entries inside the user file (Claude Code, CodeBuddy).
     Local,
+    /// An older file the client still reads (VS Code's `settings.json`); never written.
+    #[value(skip)]
+    Legacy,
 }
 
 impl Scope {
@@ -63,6 +67,26 @@ impl Scope {
             Scope::User => "user",
             Scope::Project => "project",
             Scope::Local => "local",
+            Scope::Legacy => "legacy",
+        }
+    }
+}
+
+/// A read-only older location (row field `legacy`).
+#[derive(Debug, Clone)]
+struct LegacyLocation {
+    macos: Vec<String>,
+    linux: Vec<String>,
+    windows: Vec<String>,
+    servers_key: Vec<String>,
+}
+
+impl LegacyLocation {
+    fn templates(&self, os: Os) -> &[String] {
+        match os {
+            Os::Macos => &self.macos,
+            Os::Linux => &self.linux,
+            Os::Windows => &self.windows,
         }
     }
 }
@@ -89,6 +113,12 @@ impl Client {
             fields: row.fields,
             remote_hint: row.remote_hint,
             source: row.source,
+            legacy: row.legacy.map(|l| LegacyLocation {
+                macos: list(l.paths.macos),
+                linux: list(l.paths.linux),
+                windows: list(l.paths.windows),
+                servers_key: l.servers_key,
+            }),
             paths_macos: list(row.paths.macos),
             paths_linux: list(row.paths.linux),
             paths_windows: list(row.paths.windows),
@@ -138,6 +168,9 @@ impl Client {
         if self.local_key.is_some() {
             scopes.push(Scope::Local);
         }
+        if self.legacy.is_some() {
+            scopes.push(Scope::Legacy);
+        }
         scopes
     }
 
@@ -160,6 +193,16 @@ impl Client {
                 path: project.join(rel),
                 key: self.servers_key.clone(),
             }),
+            Scope::Legacy => match &self.legacy {
+                Some(legacy) => platform
+                    .resolve_candidates(legacy.templates(platform.os))?
+                    .map(|path| Location {
+                        scope,
+                        path,
+                        key: legacy.servers_key.clone(),
+                    }),
+                None => None,
+            },
             Scope::Local => match (&self.local_key, self.user_path(platform)?) {
                 (Some(key), Some(path)) => Some(Location {
                     scope,
@@ -185,6 +228,11 @@ impl Client {
             .chain(&self.paths_linux)
             .chain(&self.paths_windows)
             .chain(&self.detect_paths)
+            .chain(
+                self.legacy
+                    .iter()
+                    .flat_map(|l| l.macos.iter().chain(&l.linux).chain(&l.windows)),
+            )
     }
 }
 

@@ -52,7 +52,17 @@ pub(crate) struct Row {
     pub(crate) fields: Fields,
     #[serde(default)]
     pub(crate) remote_hint: Option<String>,
+    #[serde(default)]
+    pub(crate) legacy: Option<Legacy>,
     pub(crate) source: String,
+}
+
+/// An older location the client still reads: mcpctl lists and checks it, never writes it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Legacy {
+    pub(crate) paths: Paths,
+    pub(crate) servers_key: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

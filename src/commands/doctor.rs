@@ -268,7 +268,12 @@ fn static_checks(
         .map(|o| o.scope)
         .collect();
     if scopes.len() > 1 {
-        let winner = scopes.iter().max().copied().unwrap_or(f.scope);
+        let winner = scopes
+            .iter()
+            .filter(|s| **s != Scope::Legacy)
+            .max()
+            .copied()
+            .unwrap_or(f.scope);
         checks.push(Check {
             check: "scopes",
             status: if winner == f.scope {

@@ -95,3 +95,26 @@ fn list_from_home_does_not_count_the_user_file_as_a_project_file_too() {
             .all(|r| r["scope"] == "user")
     );
 }
+
+#[test]
+fn list_reads_vscode_legacy_settings_but_add_writes_mcp_json() {
+    let env = TestEnv::new();
+    env.write(
+        ".config/Code/User/settings.json",
+        b"{\n  // editor settings\n  \"editor.fontSize\": 14,\n  \"mcp\": { \"servers\": { \"old\": { \"type\": \"stdio\", \"command\": \"uvx\", \"args\": [\"x\"] } } }\n}\n",
+    );
+    let run = env.run(&["list", "--json", "-c", "vscode"]).ok();
+    let rows = run.json();
+    assert_eq!(rows[0]["name"], "old");
+    assert_eq!(rows[0]["scope"], "legacy");
+    env.run(&["add", "new", "-c", "vscode", "--", "uvx", "y"])
+        .ok();
+    assert!(
+        env.read_str(".config/Code/User/mcp.json")
+            .contains("\"new\"")
+    );
+    assert!(
+        !env.read_str(".config/Code/User/settings.json")
+            .contains("\"new\"")
+    );
+}
