@@ -1,6 +1,16 @@
-//! Placeholder until the real implementation lands; see formats/mod.rs for the contract.
+//! JSON and JSONC documents (`JsonDoc`): read tolerantly, edit one server entry by splicing
+//! bytes into the original text.
+//!
+//! The whole text is validated once by the single-pass scanner in `scan.rs`; each edit
+//! re-scans only up to the servers map, computes a few byte splices inside that map (or its
+//! deepest existing parent) and applies them to the text. It never builds a tree of the
+//! whole document (files reach hundreds of megabytes), never re-serialises anything outside
+//! the entry being changed, and never introduces comments or trailing commas.
 
-use super::{ConfigDoc, Edit, ParseError, Position, RawEntry, ShapeError};
+use serde_json::{Map, Value};
+
+use super::scan::{self, Kind, Located, Member, Node};
+use super::{ConfigDoc, Edit, ParseError, Position, RawEntry, ShapeError, position_of};
 
 pub(super) struct JsonDoc {
     text: String,
@@ -8,31 +18,1040 @@ pub(super) struct JsonDoc {
 
 impl JsonDoc {
     pub(super) fn parse(text: &str) -> Result<Self, ParseError> {
+        scan::scan(text, &[], false)?;
         Ok(Self {
             text: text.to_owned(),
         })
     }
+
+    /// Find the values along `key`, checking that every one of them is an object.
+    fn locate(&self, key: &[String]) -> Result<Located, ShapeError> {
+        let located =
+            scan::scan(&self.text, key, true).map_err(|err| ShapeError::Unrepresentable {
+                name: dotted(key),
+                message: format!("internal error: the edited document no longer parses: {err}"),
+            })?;
+        for (depth, node) in located.nodes.iter().enumerate() {
+            if node.kind != Kind::Object {
+                return Err(ShapeError::NotAnObject {
+                    key: if depth == 0 {
+                        "(root)".to_owned()
+                    } else {
+                        dotted(&key[..depth])
+                    },
+                    found: node.kind.described(),
+                    position: Some(position_of(
+                        &self.text,
+                        node.key.map_or(node.start, |(start, _, _)| start),
+                    )),
+                });
+            }
+        }
+        Ok(located)
+    }
+
+    fn apply(&mut self, mut splices: Vec<Splice>) {
+        // Stable: splices at the same offset apply in the order they were pushed.
+        splices.sort_by_key(|splice| splice.at);
+        let growth: usize = splices.iter().map(|s| s.insert.len()).sum();
+        let mut out = String::with_capacity(self.text.len() + growth);
+        let mut cursor = 0;
+        for splice in &splices {
+            out.push_str(&self.text[cursor..splice.at]);
+            out.push_str(&splice.insert);
+            cursor = splice.at + splice.remove;
+        }
+        out.push_str(&self.text[cursor..]);
+        self.text = out;
+    }
+}
+
+/// Replace `remove` bytes at `at` with `insert`.
+#[derive(Debug)]
+struct Splice {
+    at: usize,
+    remove: usize,
+    insert: String,
+}
+
+impl Splice {
+    fn insert(at: usize, insert: String) -> Self {
+        Self {
+            at,
+            remove: 0,
+            insert,
+        }
+    }
+    fn delete(from: usize, to: usize) -> Self {
+        Self {
+            at: from,
+            remove: to - from,
+            insert: String::new(),
+        }
+    }
 }
 
 impl ConfigDoc for JsonDoc {
-    fn servers(&self, _key: &[String]) -> Result<Vec<(String, RawEntry)>, ShapeError> {
-        Ok(Vec::new())
+    fn servers(&self, key: &[String]) -> Result<Vec<(String, RawEntry)>, ShapeError> {
+        let located = self.locate(key)?;
+        let Some(map) = located.nodes.get(key.len()) else {
+            return Ok(Vec::new());
+        };
+        map.members
+            .iter()
+            .map(|member| {
+                let name = scan::decode_key(&self.text, member_key(member));
+                let value = parse_value(&self.text[member.value_start..member.value_end]).map_err(
+                    |message| ShapeError::Unrepresentable {
+                        name: name.clone(),
+                        message,
+                    },
+                )?;
+                Ok((name, value))
+            })
+            .collect()
     }
-    fn upsert(
-        &mut self,
-        _key: &[String],
-        _name: &str,
-        _entry: &RawEntry,
-    ) -> Result<Edit, ShapeError> {
-        Ok(Edit::Unchanged)
+
+    fn upsert(&mut self, key: &[String], name: &str, entry: &RawEntry) -> Result<Edit, ShapeError> {
+        let located = self.locate(key)?;
+        let style = Style::detect(&self.text);
+        let Some(deepest) = located.nodes.last() else {
+            // Empty (or comment-only) document: the whole root is new.
+            let root = nest(key, name, entry);
+            let rendered = render(&root, Some(&style.unit()), "", &style.newline)?;
+            let mut text = self.text.clone();
+            if text.trim().is_empty() {
+                text.clear();
+            } else if !text.ends_with('\n') {
+                text.push_str(&style.newline);
+            }
+            text.push_str(&rendered);
+            text.push_str(&style.newline);
+            self.text = text;
+            return Ok(Edit::Added);
+        };
+        if located.nodes.len() == key.len() + 1 {
+            let map = deepest;
+            if let Some(member) = map
+                .members
+                .iter()
+                .find(|m| scan::key_equals(&self.text, member_key(m), name))
+            {
+                let old = parse_value(&self.text[member.value_start..member.value_end]).ok();
+                if old.as_ref() == Some(entry) {
+                    return Ok(Edit::Unchanged);
+                }
+                let indent = line_indent(&self.text, member.key_start).to_owned();
+                let rendered = render(entry, style.indent.as_deref(), &indent, &style.newline)?;
+                let splice = Splice {
+                    at: member.value_start,
+                    remove: member.value_end - member.value_start,
+                    insert: rendered,
+                };
+                self.apply(vec![splice]);
+                return Ok(Edit::Updated);
+            }
+            let splices = insert_member(&self.text, map, name, entry, &style)?;
+            self.apply(splices);
+            return Ok(Edit::Added);
+        }
+        // The map (or one of its parents) is missing: add the first missing key to the
+        // deepest existing object, with the rest of the path nested inside it.
+        let depth = located.nodes.len() - 1;
+        let value = nest(&key[depth + 1..], name, entry);
+        let splices = insert_member(&self.text, deepest, &key[depth], &value, &style)?;
+        self.apply(splices);
+        Ok(Edit::Added)
     }
-    fn remove(&mut self, _key: &[String], _name: &str) -> Result<Edit, ShapeError> {
-        Ok(Edit::Unchanged)
+
+    fn remove(&mut self, key: &[String], name: &str) -> Result<Edit, ShapeError> {
+        let located = self.locate(key)?;
+        let Some(map) = located.nodes.get(key.len()) else {
+            return Ok(Edit::Unchanged);
+        };
+        let Some(index) = map
+            .members
+            .iter()
+            .position(|m| scan::key_equals(&self.text, member_key(m), name))
+        else {
+            return Ok(Edit::Unchanged);
+        };
+        let splices = remove_member(&self.text, map, index);
+        let growth: isize = splices
+            .iter()
+            .map(|s| s.insert.len() as isize - s.remove as isize)
+            .sum();
+        self.apply(splices);
+        if map.members.len() == 1 {
+            // The map is now empty: if only whitespace is left inside, write `{}`.
+            let open = map.start + 1;
+            let close = (map.end as isize + growth - 1) as usize;
+            if self
+                .text
+                .get(open..close)
+                .is_some_and(|inside| inside.trim().is_empty())
+            {
+                self.apply(vec![Splice::delete(open, close)]);
+            }
+        }
+        Ok(Edit::Removed)
     }
+
     fn render(&self) -> String {
         self.text.clone()
     }
-    fn position(&self, _path: &[String]) -> Option<Position> {
-        None
+
+    fn position(&self, path: &[String]) -> Option<Position> {
+        let located = scan::scan(&self.text, path, true).ok()?;
+        if path.is_empty() || located.nodes.len() != path.len() + 1 {
+            return None;
+        }
+        let (start, _, _) = located.nodes.last()?.key?;
+        Some(position_of(&self.text, start))
+    }
+}
+
+fn member_key(member: &Member) -> (usize, usize, bool) {
+    (member.key_start, member.key_end, member.key_escaped)
+}
+
+fn dotted(key: &[String]) -> String {
+    key.join(".")
+}
+
+/// `{path[0]: {path[1]: … {name: entry}}}`.
+fn nest(path: &[String], name: &str, entry: &Value) -> Value {
+    let mut value = Map::new();
+    value.insert(name.to_owned(), entry.clone());
+    let mut value = Value::Object(value);
+    for key in path.iter().rev() {
+        let mut outer = Map::new();
+        outer.insert(key.clone(), value);
+        value = Value::Object(outer);
+    }
+    value
+}
+
+/// Parse one value's text (which may hold comments and trailing commas).
+fn parse_value(text: &str) -> Result<Value, String> {
+    jsonc_parser::parse_to_serde_value::<Value>(text, &Default::default())
+        .map_err(|e| e.to_string())
+}
+
+/// A file's layout conventions, detected from its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Style {
+    /// One indentation level (`"  "`, `"    "`, `"\t"`); `None` for a single-line
+    /// (minified) file, whose new entries are written compactly.
+    pub(super) indent: Option<String>,
+    /// `"\r\n"` or `"\n"`.
+    pub(super) newline: String,
+}
+
+impl Style {
+    pub(super) fn detect(text: &str) -> Self {
+        Self {
+            indent: detect_indent(text),
+            newline: detect_line_ending(text).to_owned(),
+        }
+    }
+
+    fn unit(&self) -> String {
+        self.indent.clone().unwrap_or_else(|| "  ".to_owned())
+    }
+}
+
+/// The line ending of a text: `"\r\n"` when its first line break is CRLF, else `"\n"`.
+pub(crate) fn detect_line_ending(text: &str) -> &'static str {
+    match text.find('\n') {
+        Some(i) if i > 0 && text.as_bytes()[i - 1] == b'\r' => "\r\n",
+        _ => "\n",
+    }
+}
+
+/// The indentation unit of a text: the most common increase of leading whitespace from one
+/// line to the next among the first lines (a tab if that increase starts with a tab).
+/// `None` when the content sits on one line (minified); `"  "` when nothing is indented.
+pub(crate) fn detect_indent(text: &str) -> Option<String> {
+    let trimmed = text.trim();
+    if !trimmed.is_empty() && !trimmed.contains('\n') && trimmed.len() > 2 {
+        return None;
+    }
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    let mut previous = 0usize;
+    for line in text.lines().take(2000) {
+        let content = line.trim_start_matches([' ', '\t']);
+        if content.trim().is_empty() || content.starts_with('*') {
+            continue;
+        }
+        let lead = &line[..line.len() - content.len()];
+        if lead.len() > previous {
+            let unit = if lead.starts_with('\t') {
+                "\t".to_owned()
+            } else {
+                " ".repeat(lead.len() - previous)
+            };
+            match counts.iter_mut().find(|(u, _)| *u == unit) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((unit, 1)),
+            }
+        }
+        previous = lead.len();
+    }
+    // Most frequent; ties go to the unit seen first.
+    let mut best: Option<(String, usize)> = None;
+    for (unit, n) in counts {
+        if best.as_ref().is_none_or(|(_, m)| n > *m) {
+            best = Some((unit, n));
+        }
+    }
+    Some(best.map_or_else(|| "  ".to_owned(), |(unit, _)| unit))
+}
+
+/// Render `value` like `JSON.stringify(value, null, indent)` with every line after the
+/// first prefixed by `base` (the indentation of the line the value starts on).
+fn render(
+    value: &Value,
+    indent: Option<&str>,
+    base: &str,
+    newline: &str,
+) -> Result<String, ShapeError> {
+    let unrepresentable = |err: serde_json::Error| ShapeError::Unrepresentable {
+        name: String::new(),
+        message: err.to_string(),
+    };
+    let Some(indent) = indent else {
+        return serde_json::to_string(value).map_err(unrepresentable);
+    };
+    let mut buffer = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
+    let mut serializer = serde_json::Serializer::with_formatter(&mut buffer, formatter);
+    serde::Serialize::serialize(value, &mut serializer).map_err(unrepresentable)?;
+    let pretty = String::from_utf8_lossy(&buffer);
+    // JSON strings never contain raw line breaks, so every `\n` is layout.
+    Ok(pretty.replace('\n', &format!("{newline}{base}")))
+}
+
+/// The spaces and tabs at the start of the line holding `at`.
+fn line_indent(text: &str, at: usize) -> &str {
+    let start = line_start(text, at);
+    let rest = &text[start..];
+    &rest[..rest.len() - rest.trim_start_matches([' ', '\t']).len()]
+}
+
+fn line_start(text: &str, at: usize) -> usize {
+    text[..at].rfind('\n').map_or(0, |i| i + 1)
+}
+
+/// From `at`, skip spaces, tabs and comments that end on this line; the offset of the line
+/// break (or end of text) if nothing else follows on the line.
+fn line_tail_end(text: &str, mut at: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    loop {
+        match bytes.get(at) {
+            None => return Some(at),
+            Some(b' ' | b'\t') => at += 1,
+            Some(b'\n' | b'\r') => return Some(at),
+            Some(b'/') => {
+                let end = scan::comment_end(text, at).ok()?;
+                if text[at..end].contains('\n') {
+                    return None;
+                }
+                at = end;
+            }
+            Some(_) => return None,
+        }
+    }
+}
+
+/// Whether a member stands on its own line(s): only indentation before its key, and only
+/// comments after its value (and comma) on the line where it ends.
+fn standalone(text: &str, member: &Member) -> Option<usize> {
+    let start = line_start(text, member.key_start);
+    if !text[start..member.key_start]
+        .trim_start_matches([' ', '\t'])
+        .is_empty()
+    {
+        return None;
+    }
+    line_tail_end(text, member.comma.map_or(member.value_end, |c| c + 1))
+}
+
+/// The offset of the line break just before the line holding `at` (`\r\n` counts whole).
+fn break_before_line(text: &str, at: usize) -> usize {
+    let start = line_start(text, at);
+    if start >= 2 && text.as_bytes()[start - 2] == b'\r' {
+        start - 2
+    } else {
+        start.saturating_sub(1)
+    }
+}
+
+/// Splices adding `"name": value` as the last member of `object`.
+fn insert_member(
+    text: &str,
+    object: &Node,
+    name: &str,
+    value: &Value,
+    style: &Style,
+) -> Result<Vec<Splice>, ShapeError> {
+    let key = serde_json::to_string(name).map_err(|err| ShapeError::Unrepresentable {
+        name: name.to_owned(),
+        message: err.to_string(),
+    })?;
+    let newline = style.newline.as_str();
+    let indent = style.indent.as_deref();
+    let (colon, comma) = if indent.is_some() {
+        (": ", ", ")
+    } else {
+        (":", ",")
+    };
+    let open = object.start;
+    let close = object.end - 1;
+    if let Some(last) = object.members.last() {
+        if indent.is_some()
+            && let Some(tail) = standalone(text, last)
+        {
+            let member_indent = line_indent(text, last.key_start);
+            let mut member = format!(
+                "{newline}{member_indent}{key}{colon}{}",
+                render(value, indent, member_indent, newline)?
+            );
+            let mut splices = Vec::new();
+            if last.comma.is_some() {
+                member.push(',');
+            } else {
+                splices.push(Splice::insert(last.value_end, ",".to_owned()));
+            }
+            splices.push(Splice::insert(tail, member));
+            return Ok(splices);
+        }
+        // Members share lines: continue the line after the last value.
+        let base = line_indent(text, last.key_start);
+        let member = format!(
+            "{comma}{key}{colon}{}",
+            render(value, indent, base, newline)?
+        );
+        return Ok(vec![Splice::insert(last.value_end, member)]);
+    }
+    let object_indent = line_indent(text, open);
+    let inside = &text[open + 1..close];
+    let Some(unit) = indent else {
+        let member = format!("{key}{colon}{}", render(value, None, "", newline)?);
+        return Ok(vec![Splice::insert(close, member)]);
+    };
+    let member_indent = format!("{object_indent}{unit}");
+    let member = format!(
+        "{member_indent}{key}{colon}{}",
+        render(value, indent, &member_indent, newline)?
+    );
+    if inside.trim().is_empty() {
+        // `{}`: replace the inside with the member on its own lines.
+        return Ok(vec![Splice {
+            at: open + 1,
+            remove: close - open - 1,
+            insert: format!("{newline}{member}{newline}{object_indent}"),
+        }]);
+    }
+    // Only comments inside: add the member on the line after the last comment.
+    let mut at = open + 1;
+    let mut last_comment_end = None;
+    while at < close {
+        match text.as_bytes().get(at) {
+            Some(b'/') => {
+                let end = scan::comment_end(text, at).unwrap_or(close);
+                last_comment_end = Some(end);
+                at = end;
+            }
+            _ => at += 1,
+        }
+    }
+    if let Some(tail) = last_comment_end.and_then(|end| line_tail_end(text, end))
+        && tail < close
+    {
+        return Ok(vec![Splice::insert(tail, format!("{newline}{member}"))]);
+    }
+    Ok(vec![Splice::insert(
+        close,
+        format!("{newline}{member}{newline}{object_indent}"),
+    )])
+}
+
+/// Splices removing member `index` of `object`: exactly the inverse of `insert_member` for
+/// the last member, and tidy (no blank line, no dangling comma) for the others.
+fn remove_member(text: &str, object: &Node, index: usize) -> Vec<Splice> {
+    let members = &object.members;
+    let member = &members[index];
+    let after = member.comma.map_or(member.value_end, |c| c + 1);
+    let previous = index.checked_sub(1).and_then(|i| members.get(i));
+    let next = members.get(index + 1);
+    if let Some(tail) = standalone(text, member) {
+        let mut splices = vec![Splice::delete(
+            break_before_line(text, member.key_start),
+            tail,
+        )];
+        if next.is_none()
+            && member.comma.is_none()
+            && let Some(comma) = previous.and_then(|p| p.comma)
+        {
+            splices.push(Splice::delete(comma, comma + 1));
+        }
+        return splices;
+    }
+    match (previous, next) {
+        (_, Some(next)) => vec![Splice::delete(member.key_start, next.key_start)],
+        (Some(previous), None) => vec![Splice::delete(previous.value_end, member.value_end)],
+        (None, None) => vec![Splice::delete(member.key_start, after)],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn k(keys: &[&str]) -> Vec<String> {
+        keys.iter().map(|key| (*key).to_owned()).collect()
+    }
+
+    fn entry() -> Value {
+        json!({"command": "npx", "args": ["-y", "pkg"], "env": {}})
+    }
+
+    /// Add `name` under `key`, check the expected text, then remove it and check identity.
+    fn add_remove(text: &str, key: &[&str], name: &str, expected: &str) {
+        let mut doc = JsonDoc::parse(text).unwrap();
+        assert_eq!(doc.upsert(&k(key), name, &entry()).unwrap(), Edit::Added);
+        assert_eq!(doc.render(), expected, "after add");
+        let servers = doc.servers(&k(key)).unwrap();
+        assert!(servers.iter().any(|(n, v)| n == name && *v == entry()));
+        JsonDoc::parse(&doc.render()).unwrap();
+        assert_eq!(doc.remove(&k(key), name).unwrap(), Edit::Removed);
+        assert_eq!(doc.render(), text, "after remove");
+    }
+
+    #[test]
+    fn add_after_last_entry_then_remove_restores_bytes() {
+        let text = "{\n  \"a\": 1,\n  \"mcpServers\": {\n    \"x\": {\n      \"command\": \"y\"\n    }\n  },\n  \"z\": 1.0\n}\n";
+        let expected = "{\n  \"a\": 1,\n  \"mcpServers\": {\n    \"x\": {\n      \"command\": \"y\"\n    },\n    \"new\": {\n      \"command\": \"npx\",\n      \"args\": [\n        \"-y\",\n        \"pkg\"\n      ],\n      \"env\": {}\n    }\n  },\n  \"z\": 1.0\n}\n";
+        add_remove(text, &["mcpServers"], "new", expected);
+    }
+
+    #[test]
+    fn add_to_empty_map_then_remove_restores_braces() {
+        let text = "{\n    \"mcpServers\": {},\n    \"n\": 1e3\n}";
+        let expected = "{\n    \"mcpServers\": {\n        \"s\": {\n            \"command\": \"npx\",\n            \"args\": [\n                \"-y\",\n                \"pkg\"\n            ],\n            \"env\": {}\n        }\n    },\n    \"n\": 1e3\n}";
+        add_remove(text, &["mcpServers"], "s", expected);
+    }
+
+    #[test]
+    fn last_member_of_parent_and_tabs_and_crlf() {
+        let text =
+            "{\r\n\t\"other\": true,\r\n\t\"mcpServers\": {\r\n\t\t\"x\": {}\r\n\t}\r\n}\r\n";
+        let expected = "{\r\n\t\"other\": true,\r\n\t\"mcpServers\": {\r\n\t\t\"x\": {},\r\n\t\t\"s\": {\r\n\t\t\t\"command\": \"npx\",\r\n\t\t\t\"args\": [\r\n\t\t\t\t\"-y\",\r\n\t\t\t\t\"pkg\"\r\n\t\t\t],\r\n\t\t\t\"env\": {}\r\n\t\t}\r\n\t}\r\n}\r\n";
+        add_remove(text, &["mcpServers"], "s", expected);
+    }
+
+    #[test]
+    fn comments_inside_map_and_trailing_commas_survive() {
+        let text = "// settings\n{\n  /* servers */\n  \"servers\": {\n    // first\n    \"a\": {\"type\": \"stdio\"}, // inline note\n    /* between */\n    \"b\": {\"url\": \"u\",}, // after b\n    // end\n  },\n}\n";
+        let expected = "// settings\n{\n  /* servers */\n  \"servers\": {\n    // first\n    \"a\": {\"type\": \"stdio\"}, // inline note\n    /* between */\n    \"b\": {\"url\": \"u\",}, // after b\n    \"new\": {\n      \"command\": \"npx\",\n      \"args\": [\n        \"-y\",\n        \"pkg\"\n      ],\n      \"env\": {}\n    },\n    // end\n  },\n}\n";
+        add_remove(text, &["servers"], "new", expected);
+    }
+
+    #[test]
+    fn comment_after_last_value_stays_with_it() {
+        let text = "{\"mcpServers\": {\n  \"a\": 1 // keep\n}}";
+        let expected = "{\"mcpServers\": {\n  \"a\": 1, // keep\n  \"n\": {\n    \"command\": \"npx\",\n    \"args\": [\n      \"-y\",\n      \"pkg\"\n    ],\n    \"env\": {}\n  }\n}}";
+        add_remove(text, &["mcpServers"], "n", expected);
+    }
+
+    #[test]
+    fn map_with_only_comments() {
+        let text = "{\n  \"mcp\": {\n    // none yet\n  }\n}\n";
+        let expected = "{\n  \"mcp\": {\n    // none yet\n    \"n\": {\n      \"command\": \"npx\",\n      \"args\": [\n        \"-y\",\n        \"pkg\"\n      ],\n      \"env\": {}\n    }\n  }\n}\n";
+        add_remove(text, &["mcp"], "n", expected);
+    }
+
+    #[test]
+    fn single_line_and_minified_maps() {
+        add_remove(
+            "{\"mcpServers\":{\"a\":{\"command\":\"b\"}}}",
+            &["mcpServers"],
+            "n",
+            "{\"mcpServers\":{\"a\":{\"command\":\"b\"},\"n\":{\"command\":\"npx\",\"args\":[\"-y\",\"pkg\"],\"env\":{}}}}",
+        );
+        add_remove(
+            "{\"mcpServers\":{}}",
+            &["mcpServers"],
+            "n",
+            "{\"mcpServers\":{\"n\":{\"command\":\"npx\",\"args\":[\"-y\",\"pkg\"],\"env\":{}}}}",
+        );
+        // A one-line map inside a pretty file.
+        let text = "{\n  \"mcpServers\": {\"a\": 1, \"b\": 2,},\n  \"x\": 0\n}";
+        let mut doc = JsonDoc::parse(text).unwrap();
+        doc.upsert(&k(&["mcpServers"]), "n", &json!(3)).unwrap();
+        assert_eq!(
+            doc.render(),
+            "{\n  \"mcpServers\": {\"a\": 1, \"b\": 2, \"n\": 3,},\n  \"x\": 0\n}"
+        );
+        doc.remove(&k(&["mcpServers"]), "n").unwrap();
+        assert_eq!(doc.render(), text);
+    }
+
+    #[test]
+    fn nested_key_path_with_dots_and_slashes() {
+        let text = "{\n  \"projects\": {\n    \"/home/u/app\": {\n      \"allowedTools\": [],\n      \"mcpServers\": {}\n    },\n    \"/home/u/other\": {\n      \"mcpServers\": {\"z\": {}}\n    }\n  },\n  \"amp.mcpServers\": {}\n}";
+        let mut doc = JsonDoc::parse(text).unwrap();
+        doc.upsert(
+            &k(&["projects", "/home/u/app", "mcpServers"]),
+            "a",
+            &json!({}),
+        )
+        .unwrap();
+        doc.upsert(&k(&["amp.mcpServers"]), "b", &json!({"url": "u"}))
+            .unwrap();
+        assert_eq!(
+            doc.render(),
+            "{\n  \"projects\": {\n    \"/home/u/app\": {\n      \"allowedTools\": [],\n      \"mcpServers\": {\n        \"a\": {}\n      }\n    },\n    \"/home/u/other\": {\n      \"mcpServers\": {\"z\": {}}\n    }\n  },\n  \"amp.mcpServers\": {\n    \"b\": {\n      \"url\": \"u\"\n    }\n  }\n}"
+        );
+        assert!(doc.servers(&k(&["amp"])).unwrap().is_empty());
+        assert_eq!(
+            doc.servers(&k(&["projects", "/home/u/other", "mcpServers"]))
+                .unwrap()
+                .len(),
+            1
+        );
+        doc.remove(&k(&["amp.mcpServers"]), "b").unwrap();
+        doc.remove(&k(&["projects", "/home/u/app", "mcpServers"]), "a")
+            .unwrap();
+        assert_eq!(doc.render(), text);
+    }
+
+    #[test]
+    fn missing_key_and_parents_are_created_last_in_the_file_style() {
+        let text = "{\n    \"a\": 1\n}\n";
+        let mut doc = JsonDoc::parse(text).unwrap();
+        assert!(
+            doc.servers(&k(&["projects", "/p", "mcpServers"]))
+                .unwrap()
+                .is_empty()
+        );
+        doc.upsert(
+            &k(&["projects", "/p", "mcpServers"]),
+            "s",
+            &json!({"command": "x"}),
+        )
+        .unwrap();
+        assert_eq!(
+            doc.render(),
+            "{\n    \"a\": 1,\n    \"projects\": {\n        \"/p\": {\n            \"mcpServers\": {\n                \"s\": {\n                    \"command\": \"x\"\n                }\n            }\n        }\n    }\n}\n"
+        );
+        let mut doc = JsonDoc::parse("{}").unwrap();
+        doc.upsert(&k(&["mcpServers"]), "s", &json!({"command": "x"}))
+            .unwrap();
+        assert_eq!(
+            doc.render(),
+            "{\n  \"mcpServers\": {\n    \"s\": {\n      \"command\": \"x\"\n    }\n  }\n}"
+        );
+    }
+
+    #[test]
+    fn empty_and_whitespace_documents() {
+        for text in ["", "  \n", "\r\n"] {
+            let mut doc = JsonDoc::parse(text).unwrap();
+            assert!(doc.servers(&k(&["mcpServers"])).unwrap().is_empty());
+            assert_eq!(
+                doc.remove(&k(&["mcpServers"]), "s").unwrap(),
+                Edit::Unchanged
+            );
+            doc.upsert(&k(&["mcpServers"]), "s", &json!({"command": "x"}))
+                .unwrap();
+            let nl = if text.contains('\r') { "\r\n" } else { "\n" };
+            let expected =
+                "{\n  \"mcpServers\": {\n    \"s\": {\n      \"command\": \"x\"\n    }\n  }\n}\n"
+                    .replace('\n', nl);
+            assert_eq!(doc.render(), expected);
+        }
+    }
+
+    #[test]
+    fn equal_entry_is_unchanged_and_different_entry_replaces_only_its_value() {
+        let text = "{\n  \"mcpServers\": {\n    \"s\": { \"args\": [\"a\"], /* c */ \"command\": \"x\" }, // note\n    \"t\": {}\n  }\n}";
+        let mut doc = JsonDoc::parse(text).unwrap();
+        let same = json!({"command": "x", "args": ["a"]});
+        assert_eq!(
+            doc.upsert(&k(&["mcpServers"]), "s", &same).unwrap(),
+            Edit::Unchanged
+        );
+        assert_eq!(doc.render(), text);
+        let changed = json!({"command": "y"});
+        assert_eq!(
+            doc.upsert(&k(&["mcpServers"]), "s", &changed).unwrap(),
+            Edit::Updated
+        );
+        assert_eq!(
+            doc.render(),
+            "{\n  \"mcpServers\": {\n    \"s\": {\n      \"command\": \"y\"\n    }, // note\n    \"t\": {}\n  }\n}"
+        );
+    }
+
+    #[test]
+    fn remove_first_middle_and_only_entries() {
+        let text = "{\n  \"m\": {\n    \"a\": 1,\n    \"b\": 2, // two\n    \"c\": 3\n  }\n}";
+        let mut doc = JsonDoc::parse(text).unwrap();
+        doc.remove(&k(&["m"]), "b").unwrap();
+        assert_eq!(
+            doc.render(),
+            "{\n  \"m\": {\n    \"a\": 1,\n    \"c\": 3\n  }\n}"
+        );
+        doc.remove(&k(&["m"]), "a").unwrap();
+        assert_eq!(doc.render(), "{\n  \"m\": {\n    \"c\": 3\n  }\n}");
+        doc.remove(&k(&["m"]), "c").unwrap();
+        assert_eq!(doc.render(), "{\n  \"m\": {}\n}");
+        assert_eq!(doc.remove(&k(&["m"]), "c").unwrap(), Edit::Unchanged);
+        let mut doc = JsonDoc::parse("{\"m\": {\"a\": 1, \"b\": 2}}").unwrap();
+        doc.remove(&k(&["m"]), "a").unwrap();
+        assert_eq!(doc.render(), "{\"m\": {\"b\": 2}}");
+    }
+
+    #[test]
+    fn wrong_types_on_the_path_are_shape_errors() {
+        let cases = [
+            (
+                "{\"mcpServers\": []}",
+                &["mcpServers"][..],
+                "mcpServers",
+                "an array",
+            ),
+            (
+                "{\"mcpServers\": \"x\"}",
+                &["mcpServers"][..],
+                "mcpServers",
+                "a string",
+            ),
+            ("[1]", &["mcpServers"][..], "(root)", "an array"),
+            (
+                "{\"projects\": {\"/p\": 3}}",
+                &["projects", "/p", "mcpServers"][..],
+                "projects./p",
+                "a number",
+            ),
+            (
+                "{\"mcpServers\": null}",
+                &["mcpServers"][..],
+                "mcpServers",
+                "null",
+            ),
+        ];
+        for (text, key, dotted, kind) in cases {
+            let mut doc = JsonDoc::parse(text).unwrap();
+            let check = |err: ShapeError| match err {
+                ShapeError::NotAnObject {
+                    key,
+                    found,
+                    position,
+                } => {
+                    assert_eq!((key.as_str(), found), (dotted, kind));
+                    assert!(position.is_some());
+                }
+                other => panic!("unexpected {other:?}"),
+            };
+            check(doc.servers(&k(key)).unwrap_err());
+            check(doc.upsert(&k(key), "s", &entry()).unwrap_err());
+            check(doc.remove(&k(key), "s").unwrap_err());
+            assert_eq!(doc.render(), text);
+        }
+    }
+
+    #[test]
+    fn parse_errors_have_line_and_column() {
+        let err = super::super::Format::Jsonc
+            .parse("{\n  \"a\": 1,\n  \"b\" 2\n}")
+            .err()
+            .unwrap();
+        assert_eq!((err.line, err.column), (3, 7));
+        assert!(err.message.contains("`:`"));
+    }
+
+    #[test]
+    fn position_of_nested_keys() {
+        let text = "{\n  \"mcpServers\": {\n    \"github\": {\n      \"url\": \"u\"\n    }\n  }\n}";
+        let doc = JsonDoc::parse(text).unwrap();
+        assert_eq!(
+            doc.position(&k(&["mcpServers", "github", "url"])),
+            Some(Position { line: 4, column: 7 })
+        );
+        assert_eq!(
+            doc.position(&k(&["mcpServers"])),
+            Some(Position { line: 2, column: 3 })
+        );
+        assert_eq!(doc.position(&k(&["mcpServers", "nope"])), None);
+        assert_eq!(doc.position(&[]), None);
+    }
+
+    #[test]
+    fn names_needing_escapes_round_trip() {
+        let text = "{\n  \"mcpServers\": {\n    \"a\": {}\n  }\n}\n";
+        for name in [
+            "quo\"te",
+            "back\\slash",
+            "dot.ted",
+            "ünï 😀",
+            "tab\there",
+            "",
+        ] {
+            let mut doc = JsonDoc::parse(text).unwrap();
+            doc.upsert(&k(&["mcpServers"]), name, &entry()).unwrap();
+            let names: Vec<String> = doc
+                .servers(&k(&["mcpServers"]))
+                .unwrap()
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect();
+            assert_eq!(names, vec!["a".to_owned(), name.to_owned()]);
+            assert_eq!(
+                doc.upsert(&k(&["mcpServers"]), name, &entry()).unwrap(),
+                Edit::Unchanged
+            );
+            doc.remove(&k(&["mcpServers"]), name).unwrap();
+            assert_eq!(doc.render(), text);
+        }
+    }
+
+    #[test]
+    fn detectors() {
+        assert_eq!(detect_line_ending("{\r\n}"), "\r\n");
+        assert_eq!(detect_line_ending("{}"), "\n");
+        assert_eq!(detect_indent("{\n\t\"a\": 1\n}").as_deref(), Some("\t"));
+        assert_eq!(
+            detect_indent("{\n    \"a\": {\n        \"b\": 1\n    }\n}").as_deref(),
+            Some("    ")
+        );
+        assert_eq!(detect_indent("{\"a\":1}"), None);
+        assert_eq!(detect_indent("").as_deref(), Some("  "));
+    }
+
+    /// A ~5 MB `~/.claude.json`-like document: add→remove must restore it exactly.
+    #[test]
+    fn big_document_add_remove_identity() {
+        let text = big_document(5_000_000);
+        assert!(text.len() > 5_000_000);
+        let key = k(&["projects", "/home/u/project-77", "mcpServers"]);
+        let mut doc = JsonDoc::parse(&text).unwrap();
+        assert_eq!(doc.servers(&key).unwrap().len(), 1);
+        doc.upsert(&key, "new", &entry()).unwrap();
+        assert_eq!(doc.servers(&key).unwrap().len(), 2);
+        let mut doc = JsonDoc::parse(&doc.render()).unwrap();
+        doc.remove(&key, "new").unwrap();
+        assert!(doc.render() == text);
+        let root = k(&["mcpServers"]);
+        doc.upsert(&root, "new", &entry()).unwrap();
+        doc.remove(&root, "new").unwrap();
+        assert!(doc.render() == text);
+    }
+
+    pub(crate) fn big_document(size: usize) -> String {
+        let mut text = String::from("{\n  \"numStartups\": 412,\n  \"projects\": {\n");
+        let mut i = 0;
+        while text.len() < size {
+            if i > 0 {
+                text.push_str(",\n");
+            }
+            let long = "lorem \\\"ipsum\\\" dolor sit amet, é ".repeat(40 + i % 50);
+            text.push_str(&format!(
+                "    \"/home/u/project-{i}\": {{\n      \"allowedTools\": [],\n      \"history\": [\n        {{\n          \"display\": \"{long}\",\n          \"pastedContents\": {{}}\n        }}\n      ],\n      \"mcpServers\": {{\n        \"s{i}\": {{\n          \"command\": \"x\"\n        }}\n      }},\n      \"lastCost\": 0.5e1\n    }}"
+            ));
+            i += 1;
+        }
+        text.push_str("\n  },\n  \"mcpServers\": {\n    \"g\": {\n      \"type\": \"http\",\n      \"url\": \"https://x\"\n    }\n  },\n  \"userID\": \"abc\"\n}\n");
+        text
+    }
+
+    mod generated {
+        use super::*;
+        use proptest::prelude::*;
+
+        type GeneratedEntry = (String, &'static str, bool);
+
+        #[derive(Debug, Clone)]
+        struct Layout {
+            unit: &'static str,
+            newline: &'static str,
+            others: Vec<(String, &'static str)>,
+            /// Where the map goes among the other members, and its entries (name, value,
+            /// comment line before it).
+            servers: Option<(usize, Vec<GeneratedEntry>)>,
+            trailing_comma: bool,
+            empty_map_comment: bool,
+            head_comment: bool,
+            final_newline: bool,
+        }
+
+        fn name() -> impl Strategy<Value = String> {
+            "[a-z\"\\\\. é😀/]{0,6}"
+        }
+
+        fn layout() -> impl Strategy<Value = Layout> {
+            let scalar = prop::sample::select(vec![
+                "1.0",
+                "1e3",
+                "-0",
+                "\"s\"",
+                "true",
+                "null",
+                "[]",
+                "[1, 2]",
+                "{}",
+                "{\"k\": [true]}",
+            ]);
+            let entry = prop::sample::select(vec![
+                "{}",
+                "{\"command\": \"x\"}",
+                "{\"url\": \"u\", \"headers\": {\"A\": \"b\"}}",
+            ]);
+            (
+                prop::sample::select(vec!["  ", "    ", "\t"]),
+                prop::sample::select(vec!["\n", "\r\n"]),
+                prop::collection::vec(("[a-z]{1,8}", scalar), 0..4),
+                prop::option::of((
+                    0usize..5,
+                    prop::collection::vec((name(), entry, any::<bool>()), 0..4),
+                )),
+                any::<bool>(),
+                any::<bool>(),
+                any::<bool>(),
+                any::<bool>(),
+            )
+                .prop_map(
+                    |(
+                        unit,
+                        newline,
+                        others,
+                        servers,
+                        trailing_comma,
+                        empty_map_comment,
+                        head_comment,
+                        final_newline,
+                    )| Layout {
+                        unit,
+                        newline,
+                        others,
+                        servers,
+                        trailing_comma,
+                        empty_map_comment,
+                        head_comment,
+                        final_newline,
+                    },
+                )
+        }
+
+        fn render_layout(layout: &Layout) -> String {
+            let (u, nl) = (layout.unit, layout.newline);
+            let mut members: Vec<String> = layout
+                .others
+                .iter()
+                .enumerate()
+                .map(|(i, (key, value))| format!("{u}\"{key}{i}\": {value}"))
+                .collect();
+            if let Some((at, entries)) = &layout.servers {
+                let mut seen = Vec::new();
+                let mut lines = Vec::new();
+                for (name, value, comment) in entries {
+                    if seen.contains(name) {
+                        continue;
+                    }
+                    seen.push(name.clone());
+                    if *comment {
+                        lines.push(format!("{u}{u}// about {}", seen.len()));
+                    }
+                    let key = serde_json::to_string(name).unwrap();
+                    lines.push(format!("{u}{u}{key}: {value}"));
+                }
+                let count = lines
+                    .iter()
+                    .filter(|l| !l.trim_start().starts_with("//"))
+                    .count();
+                let mut seen_members = 0;
+                for line in &mut lines {
+                    if line.trim_start().starts_with("//") {
+                        continue;
+                    }
+                    seen_members += 1;
+                    if seen_members < count || layout.trailing_comma {
+                        line.push(',');
+                    }
+                }
+                let map = if lines.is_empty() {
+                    if layout.empty_map_comment {
+                        format!("{{{nl}{u}{u}// none{nl}{u}}}")
+                    } else {
+                        "{}".to_owned()
+                    }
+                } else {
+                    format!("{{{nl}{}{nl}{u}}}", lines.join(nl))
+                };
+                let at = (*at).min(members.len());
+                members.insert(at, format!("{u}\"mcpServers\": {map}"));
+            }
+            let head = if layout.head_comment {
+                format!("// config{nl}")
+            } else {
+                String::new()
+            };
+            let body = if members.is_empty() {
+                "{}".to_owned()
+            } else {
+                format!("{{{nl}{}{nl}}}", members.join(&format!(",{nl}")))
+            };
+            let end = if layout.final_newline { nl } else { "" };
+            format!("{head}{body}{end}")
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(512))]
+            #[test]
+            fn add_then_remove_is_identity(layout in layout(), new_name in name()) {
+                let text = render_layout(&layout);
+                let key = k(&["mcpServers"]);
+                let mut doc = JsonDoc::parse(&text).unwrap();
+                let before = doc.servers(&key).unwrap();
+                prop_assume!(!before.iter().any(|(n, _)| *n == new_name));
+                prop_assert_eq!(doc.upsert(&key, &new_name, &entry()).unwrap(), Edit::Added);
+                let added = doc.render();
+                let reparsed = JsonDoc::parse(&added).unwrap();
+                let after = reparsed.servers(&key).unwrap();
+                prop_assert_eq!(after.len(), before.len() + 1);
+                prop_assert_eq!(after.last().unwrap(), &(new_name.clone(), entry()));
+                prop_assert_eq!(&after[..before.len()], &before[..]);
+                let strict: Value = jsonc_parser::parse_to_serde_value(&added, &Default::default()).unwrap();
+                prop_assert!(strict.is_object());
+                if layout.newline == "\n" || !text.contains('\n') {
+                    prop_assert!(!added.contains('\r'));
+                } else {
+                    prop_assert!(!added.replace("\r\n", "").contains('\n'));
+                }
+                let mut doc = reparsed;
+                prop_assert_eq!(doc.upsert(&key, &new_name, &entry()).unwrap(), Edit::Unchanged);
+                prop_assert_eq!(doc.remove(&key, &new_name).unwrap(), Edit::Removed);
+                if layout.servers.is_some() {
+                    prop_assert_eq!(doc.render(), text);
+                } else {
+                    prop_assert!(doc.servers(&key).unwrap().is_empty());
+                }
+            }
+
+            #[test]
+            fn scanner_never_panics(text in "[{}\\[\\]\",:/*a-z0-9 \\n\\\\.eE+-]{0,40}") {
+                if let Ok(mut doc) = JsonDoc::parse(&text) {
+                    let key = k(&["a"]);
+                    let _ = doc.servers(&key);
+                    let _ = doc.position(&key);
+                    if doc.upsert(&key, "n", &entry()).is_ok() {
+                        prop_assert!(JsonDoc::parse(&doc.render()).is_ok(), "{:?} -> {:?}", text, doc.render());
+                    }
+                }
+            }
+        }
     }
 }

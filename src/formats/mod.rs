@@ -8,6 +8,7 @@
 //! module never touches the file system and never prints.
 
 mod json;
+mod scan;
 mod toml;
 
 use serde_json::Value;

@@ -1,0 +1,614 @@
+//! Single-pass scanner for JSON and JSONC text: validates the whole text and records the
+//! byte spans of the values along one key path, without building a tree of the document.
+//!
+//! `~/.claude.json` files reach hundreds of megabytes while the servers map is a few
+//! kilobytes, so this scanner allocates nothing per value except for the (few) objects on
+//! the key path, never recurses (deep nesting cannot overflow the stack), and skips string
+//! bodies eight bytes at a time. It must never accept text a JSON/JSONC reader would
+//! reject, and never change or copy the text it scans.
+
+use super::{ParseError, position_of};
+
+/// What kind of JSON value starts at a position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    Object,
+    Array,
+    String,
+    Number,
+    Bool,
+    Null,
+}
+
+impl Kind {
+    /// The value kind with its article, for messages ("`mcpServers` is an array").
+    pub(super) fn described(self) -> &'static str {
+        match self {
+            Kind::Object => "an object",
+            Kind::Array => "an array",
+            Kind::String => "a string",
+            Kind::Number => "a number",
+            Kind::Bool => "a boolean",
+            Kind::Null => "null",
+        }
+    }
+}
+
+/// One `"key": value` member of an object on the key path. Offsets are bytes in the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Member {
+    /// Offset of the key's opening quote.
+    pub(super) key_start: usize,
+    /// Offset just after the key's closing quote.
+    pub(super) key_end: usize,
+    /// Whether the key contains a backslash escape (and must be decoded to compare).
+    pub(super) key_escaped: bool,
+    pub(super) value_start: usize,
+    /// Offset just after the value.
+    pub(super) value_end: usize,
+    /// Offset of the comma following the value, if any (a trailing comma on the last member).
+    pub(super) comma: Option<usize>,
+}
+
+/// The value found at `path[..depth]` for one depth.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Node {
+    /// The key naming this value in its parent (`None` for the root), as (start, end, escaped).
+    pub(super) key: Option<(usize, usize, bool)>,
+    pub(super) kind: Kind,
+    pub(super) start: usize,
+    /// Offset just after the value (for objects: just after the `}`).
+    pub(super) end: usize,
+    /// The members, in text order, when `kind` is `Object`.
+    pub(super) members: Vec<Member>,
+}
+
+/// The values along a key path: `nodes[0]` is the root value (absent for an empty or
+/// comment-only text), `nodes[i]` the value at `path[..i]`. It stops at the first missing
+/// key or at the first value that is not an object.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Located {
+    pub(super) nodes: Vec<Node>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    /// A value (root, after `:`).
+    Value,
+    /// A value or `]` (after `[` or after a comma in an array).
+    ValueOrBracket,
+    /// A key or `}` (after `{` or after a comma in an object).
+    KeyOrBrace,
+    Colon,
+    /// `,` or the closing bracket of the innermost container.
+    CommaOrClose,
+    /// Nothing but trivia (after the root value).
+    End,
+}
+
+struct Frame {
+    is_object: bool,
+    /// Index into `Located::nodes` when this container is on the key path.
+    node: Option<usize>,
+    /// For objects on the path: the node index the next value belongs to (key matched).
+    pending_child: bool,
+}
+
+/// Validate all of `text` as JSON with comments and trailing commas, and record the values
+/// along `path`. With `stop_early` the scan ends as soon as the deepest value on the path
+/// is complete (use it only on text already validated: the rest is not checked).
+pub(super) fn scan(text: &str, path: &[String], stop_early: bool) -> Result<Located, ParseError> {
+    let bytes = text.as_bytes();
+    let mut located = Located::default();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut expect = Expect::Value;
+    let mut at = 0usize;
+    // The key just read in the innermost object: (start, end, escaped).
+    let mut last_key: Option<(usize, usize, bool)> = None;
+
+    loop {
+        at = skip_trivia(text, at)?;
+        let Some(&byte) = bytes.get(at) else {
+            return match expect {
+                Expect::End => Ok(located),
+                Expect::Value if stack.is_empty() => Ok(located),
+                _ => Err(error(text, at, "unexpected end of file")),
+            };
+        };
+        match expect {
+            Expect::Colon => {
+                if byte != b':' {
+                    return Err(error(text, at, "expected `:` after the key"));
+                }
+                at += 1;
+                expect = Expect::Value;
+            }
+            Expect::KeyOrBrace => match byte {
+                b'"' => {
+                    let (end, escaped) = scan_string(text, at)?;
+                    let key = (at, end, escaped);
+                    last_key = Some(key);
+                    if let Some(frame) = stack.last_mut()
+                        && let Some(node) = frame.node
+                    {
+                        // `node` is at depth `node`; its child on the path is path[node].
+                        // Only the first matching key counts (nodes has no deeper entry yet).
+                        frame.pending_child = path
+                            .get(node)
+                            .is_some_and(|want| key_equals(text, key, want))
+                            && located.nodes.len() == node + 1;
+                        if let Some(n) = located.nodes.get_mut(node) {
+                            n.members.push(Member {
+                                key_start: at,
+                                key_end: end,
+                                key_escaped: escaped,
+                                value_start: 0,
+                                value_end: 0,
+                                comma: None,
+                            });
+                        }
+                    }
+                    at = end;
+                    expect = Expect::Colon;
+                }
+                b'}' => {
+                    if close(text, &mut stack, &mut located, at, stop_early)? {
+                        return Ok(located);
+                    }
+                    at += 1;
+                    expect = after_value(&stack);
+                }
+                _ => return Err(error(text, at, "expected a string key or `}`")),
+            },
+            Expect::CommaOrClose => match byte {
+                b',' => {
+                    let Some(frame) = stack.last() else {
+                        return Err(error(text, at, "unexpected `,`"));
+                    };
+                    if frame.is_object {
+                        if let Some(member) = frame
+                            .node
+                            .and_then(|n| located.nodes.get_mut(n))
+                            .and_then(|n| n.members.last_mut())
+                        {
+                            member.comma = Some(at);
+                        }
+                        expect = Expect::KeyOrBrace;
+                    } else {
+                        expect = Expect::ValueOrBracket;
+                    }
+                    at += 1;
+                }
+                b'}' | b']' => {
+                    if close(text, &mut stack, &mut located, at, stop_early)? {
+                        return Ok(located);
+                    }
+                    at += 1;
+                    expect = after_value(&stack);
+                }
+                _ => {
+                    let message = match stack.last() {
+                        Some(frame) if frame.is_object => "expected `,` or `}`",
+                        _ => "expected `,` or `]`",
+                    };
+                    return Err(error(text, at, message));
+                }
+            },
+            Expect::End => {
+                return Err(error(
+                    text,
+                    at,
+                    "unexpected content after the top-level value",
+                ));
+            }
+            Expect::Value | Expect::ValueOrBracket => {
+                if byte == b']' && expect == Expect::ValueOrBracket {
+                    if close(text, &mut stack, &mut located, at, stop_early)? {
+                        return Ok(located);
+                    }
+                    at += 1;
+                    expect = after_value(&stack);
+                    continue;
+                }
+                // Is this value on the key path? Root: depth 0; else the parent matched.
+                let on_path = match stack.last() {
+                    None => true,
+                    Some(frame) => frame.is_object && frame.pending_child,
+                };
+                let parent_node = stack
+                    .last()
+                    .and_then(|f| if f.is_object { f.node } else { None });
+                if let Some(member) = parent_node
+                    .and_then(|n| located.nodes.get_mut(n))
+                    .and_then(|n| n.members.last_mut())
+                {
+                    member.value_start = at;
+                }
+                let (kind, end) = match byte {
+                    b'{' => (Kind::Object, None),
+                    b'[' => (Kind::Array, None),
+                    b'"' => (Kind::String, Some(scan_string(text, at)?.0)),
+                    b'-' | b'0'..=b'9' => (Kind::Number, Some(scan_number(text, at)?)),
+                    b't' => (Kind::Bool, Some(scan_literal(text, at, "true")?)),
+                    b'f' => (Kind::Bool, Some(scan_literal(text, at, "false")?)),
+                    b'n' => (Kind::Null, Some(scan_literal(text, at, "null")?)),
+                    _ => return Err(unexpected(text, at)),
+                };
+                let node = if on_path {
+                    located.nodes.push(Node {
+                        key: if stack.is_empty() { None } else { last_key },
+                        kind,
+                        start: at,
+                        end: end.unwrap_or(at),
+                        members: Vec::new(),
+                    });
+                    Some(located.nodes.len() - 1)
+                } else {
+                    None
+                };
+                if let Some(frame) = stack.last_mut() {
+                    frame.pending_child = false;
+                }
+                match end {
+                    Some(end) => {
+                        if let Some(member) = parent_node
+                            .and_then(|n| located.nodes.get_mut(n))
+                            .and_then(|n| n.members.last_mut())
+                        {
+                            member.value_end = end;
+                        }
+                        if node.is_some() && stop_early {
+                            return Ok(located);
+                        }
+                        at = end;
+                        expect = after_value(&stack);
+                    }
+                    None => {
+                        let is_object = kind == Kind::Object;
+                        stack.push(Frame {
+                            is_object,
+                            node,
+                            pending_child: false,
+                        });
+                        at += 1;
+                        expect = if is_object {
+                            Expect::KeyOrBrace
+                        } else {
+                            Expect::ValueOrBracket
+                        };
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn after_value(stack: &[Frame]) -> Expect {
+    if stack.is_empty() {
+        Expect::End
+    } else {
+        Expect::CommaOrClose
+    }
+}
+
+/// Close the innermost container at `at` (which holds `}` or `]`). Returns true when the
+/// scan may stop (`stop_early` and the closed container was on the path).
+fn close(
+    text: &str,
+    stack: &mut Vec<Frame>,
+    located: &mut Located,
+    at: usize,
+    stop_early: bool,
+) -> Result<bool, ParseError> {
+    let closing_object = text.as_bytes().get(at) == Some(&b'}');
+    let Some(frame) = stack.pop() else {
+        return Err(unexpected(text, at));
+    };
+    if frame.is_object != closing_object {
+        return Err(error(
+            text,
+            at,
+            if frame.is_object {
+                "expected `,` or `}`"
+            } else {
+                "expected `,` or `]`"
+            },
+        ));
+    }
+    let end = at + 1;
+    if let Some(node) = frame.node.and_then(|n| located.nodes.get_mut(n)) {
+        node.end = end;
+    }
+    if let Some(parent) = stack.last()
+        && parent.is_object
+        && let Some(member) = parent
+            .node
+            .and_then(|n| located.nodes.get_mut(n))
+            .and_then(|n| n.members.last_mut())
+    {
+        member.value_end = end;
+    }
+    Ok(frame.node.is_some() && stop_early)
+}
+
+/// Skip whitespace and comments from `at`; returns the offset of the next token (or the end).
+pub(super) fn skip_trivia(text: &str, mut at: usize) -> Result<usize, ParseError> {
+    let bytes = text.as_bytes();
+    while let Some(&byte) = bytes.get(at) {
+        match byte {
+            b' ' | b'\t' | b'\n' | b'\r' => at += 1,
+            b'/' => at = comment_end(text, at)?,
+            _ => break,
+        }
+    }
+    Ok(at)
+}
+
+/// `at` holds `/`: the offset just after the comment (a line comment ends before its newline).
+pub(super) fn comment_end(text: &str, at: usize) -> Result<usize, ParseError> {
+    let bytes = text.as_bytes();
+    match bytes.get(at + 1) {
+        Some(b'/') => {
+            let rest = &bytes[at + 2..];
+            Ok(at
+                + 2
+                + rest
+                    .iter()
+                    .position(|&b| b == b'\n' || b == b'\r')
+                    .unwrap_or(rest.len()))
+        }
+        Some(b'*') => match text[at + 2..].find("*/") {
+            Some(offset) => Ok(at + 2 + offset + 2),
+            None => Err(error(text, at, "unterminated block comment")),
+        },
+        _ => Err(unexpected(text, at)),
+    }
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// True when one of the eight bytes of `word` is `"`, `\` or a control character.
+#[inline]
+fn has_special(word: u64) -> bool {
+    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
+    let quote = has_zero(word ^ (ONES * u64::from(b'"')));
+    let backslash = has_zero(word ^ (ONES * u64::from(b'\\')));
+    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
+    (quote | backslash | control) != 0
+}
+
+/// `at` holds `"`: returns the offset just after the closing quote and whether the string
+/// contains escapes.
+pub(super) fn scan_string(text: &str, at: usize) -> Result<(usize, bool), ParseError> {
+    let bytes = text.as_bytes();
+    let mut i = at + 1;
+    let mut escaped = false;
+    loop {
+        while let Some(chunk) = bytes.get(i..i + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            if has_special(u64::from_le_bytes(word)) {
+                break;
+            }
+            i += 8;
+        }
+        let Some(&byte) = bytes.get(i) else {
+            return Err(error(text, at, "unterminated string"));
+        };
+        match byte {
+            b'"' => return Ok((i + 1, escaped)),
+            b'\\' => {
+                escaped = true;
+                match bytes.get(i + 1) {
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+                    Some(b'u') => {
+                        let hex = bytes.get(i + 2..i + 6);
+                        if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+                            return Err(error(text, i, "invalid `\\u` escape in string"));
+                        }
+                        i += 6;
+                    }
+                    None => return Err(error(text, at, "unterminated string")),
+                    Some(_) => return Err(error(text, i, "invalid escape in string")),
+                }
+            }
+            0..=0x1f => {
+                return Err(error(
+                    text,
+                    i,
+                    if byte == b'\n' || byte == b'\r' {
+                        "unterminated string (line break inside a string)"
+                    } else {
+                        "control character inside a string"
+                    },
+                ));
+            }
+            _ => i += 1,
+        }
+    }
+}
+
+fn scan_number(text: &str, at: usize) -> Result<usize, ParseError> {
+    let bytes = text.as_bytes();
+    let mut i = at;
+    let digits = |mut i: usize| {
+        while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        i
+    };
+    if bytes.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    match bytes.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i = digits(i),
+        _ => return Err(error(text, i, "expected a digit")),
+    }
+    if bytes.get(i) == Some(&b'.') {
+        if !bytes.get(i + 1).is_some_and(u8::is_ascii_digit) {
+            return Err(error(text, i + 1, "expected a digit after `.`"));
+        }
+        i = digits(i + 1);
+    }
+    if matches!(bytes.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(bytes.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if !bytes.get(i).is_some_and(u8::is_ascii_digit) {
+            return Err(error(text, i, "expected a digit in the exponent"));
+        }
+        i = digits(i);
+    }
+    Ok(i)
+}
+
+fn scan_literal(text: &str, at: usize, word: &str) -> Result<usize, ParseError> {
+    let end = at + word.len();
+    if text.as_bytes().get(at..end) == Some(word.as_bytes())
+        && !text
+            .as_bytes()
+            .get(end)
+            .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+    {
+        Ok(end)
+    } else {
+        Err(unexpected(text, at))
+    }
+}
+
+/// Whether the key token `(start, end, escaped)` spells `want`.
+pub(super) fn key_equals(text: &str, key: (usize, usize, bool), want: &str) -> bool {
+    let (start, end, escaped) = key;
+    if escaped {
+        decode_key(text, key) == want
+    } else {
+        text.get(start + 1..end - 1) == Some(want)
+    }
+}
+
+/// The decoded text of a string token (lone surrogate escapes fall back to the raw text).
+pub(super) fn decode_key(text: &str, key: (usize, usize, bool)) -> String {
+    let (start, end, escaped) = key;
+    let raw = text.get(start..end).unwrap_or_default();
+    if escaped && let Ok(decoded) = serde_json::from_str::<String>(raw) {
+        return decoded;
+    }
+    raw.get(1..raw.len().saturating_sub(1))
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn unexpected(text: &str, at: usize) -> ParseError {
+    let found = text.get(at..).and_then(|rest| rest.chars().next());
+    match found {
+        Some(c) if !c.is_control() => error(text, at, &format!("unexpected character `{c}`")),
+        Some(c) => error(
+            text,
+            at,
+            &format!("unexpected character U+{:04X}", u32::from(c)),
+        ),
+        None => error(text, at, "unexpected end of file"),
+    }
+}
+
+fn error(text: &str, at: usize, message: &str) -> ParseError {
+    let position = position_of(text, at);
+    ParseError {
+        line: position.line,
+        column: position.column,
+        message: message.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path(keys: &[&str]) -> Vec<String> {
+        keys.iter().map(|k| (*k).to_owned()).collect()
+    }
+
+    #[test]
+    fn accepts_jsonc_and_finds_nested_value() {
+        let text = "// head\n{\"a\": [1, 2,], /* x */ \"b\": {\"c\": {\"d\": 1e3,},},}\n";
+        let found = scan(text, &path(&["b", "c"]), false).unwrap();
+        assert_eq!(found.nodes.len(), 3);
+        let node = &found.nodes[2];
+        assert_eq!(&text[node.start..node.end], "{\"d\": 1e3,}");
+        assert_eq!(node.members.len(), 1);
+        assert_eq!(node.members[0].comma, Some(text.find("3,").unwrap() + 1));
+    }
+
+    #[test]
+    fn reports_line_and_column_in_characters() {
+        let err = scan("{\n  \"é\": 1\n  \"b\": 2\n}", &[], false).unwrap_err();
+        assert_eq!((err.line, err.column), (3, 3));
+        assert_eq!(err.message, "expected `,` or `}`");
+        let err = scan("{\"a\": \"x\ny\"}", &[], false).unwrap_err();
+        assert_eq!((err.line, err.column), (1, 9));
+    }
+
+    #[test]
+    fn rejects_malformed_text() {
+        for bad in [
+            "{",
+            "}",
+            "[1,,2]",
+            "{,}",
+            "{\"a\" 1}",
+            "{\"a\":}",
+            "01",
+            "1.",
+            "-",
+            "tru",
+            "nul",
+            "\"\\x\"",
+            "\"\\u12\"",
+            "{} {}",
+            "/* open",
+            "/ x",
+            "{\"a\":1]",
+            "[1}",
+            "'a'",
+            "{a: 1}",
+            "\"abc",
+            "1e",
+            "[",
+            "{\"a\":1,,}",
+        ] {
+            assert!(scan(bad, &[], false).is_err(), "{bad:?} should fail");
+        }
+        for good in [
+            "",
+            "  \n",
+            "// only\n",
+            "{}",
+            "[]",
+            "0",
+            "-0.5e+3",
+            "\"\\u00e9\\n\"",
+            "[1,]",
+            "{\"a\":1,}",
+        ] {
+            assert!(scan(good, &[], false).is_ok(), "{good:?} should pass");
+        }
+    }
+
+    #[test]
+    fn string_scanner_handles_long_strings_and_escapes() {
+        let long = format!("\"{}\\\"{}\"", "x".repeat(100), "é".repeat(50));
+        assert_eq!(scan_string(&long, 0).unwrap(), (long.len(), true));
+        let with_tab = "\"aaaaaaaaaaaa\tb\"";
+        assert!(scan_string(with_tab, 0).is_err());
+    }
+
+    #[test]
+    fn escaped_keys_match_decoded() {
+        let text = r#"{"m\u0063pServers": {"a": 1}}"#;
+        let found = scan(text, &path(&["mcpServers"]), true).unwrap();
+        assert_eq!(found.nodes.len(), 2);
+    }
+}
