@@ -14,23 +14,74 @@ use super::{ConfigDoc, Edit, ParseError, Position, RawEntry, ShapeError, positio
 
 pub(super) struct JsonDoc {
     text: String,
+    /// The root's members and those of the objects directly under it, from the validating
+    /// scan in `parse`, so that look-ups scan only the small span they need. Dropped at the
+    /// first edit (its offsets no longer hold); later look-ups scan from the start.
+    index: Option<Located>,
 }
 
 impl JsonDoc {
     pub(super) fn parse(text: &str) -> Result<Self, ParseError> {
-        scan::scan(text, &[], false)?;
+        let index = scan::scan_indexed(text)?;
         Ok(Self {
             text: text.to_owned(),
+            index: Some(index),
+        })
+    }
+
+    /// The values along `key` (see `scan::Located`), from the index when there is one.
+    fn find(&self, key: &[String]) -> Result<Located, ParseError> {
+        let text = &self.text;
+        let indexed = self.index.as_ref().and_then(|index| {
+            let root = index.nodes.first()?;
+            (root.kind == Kind::Object).then_some((index, root))
+        });
+        let (Some((index, root)), Some(first)) = (indexed, key.first()) else {
+            return scan::scan(text, key, true);
+        };
+        let mut nodes = vec![root.clone()];
+        let Some((position, member)) = root
+            .members
+            .iter()
+            .enumerate()
+            .find(|(_, m)| scan::key_equals(text, member_key(m), first))
+        else {
+            return Ok(Located {
+                nodes,
+                ..Located::default()
+            });
+        };
+        let children = index.children.iter().find(|(of, _)| *of == position);
+        match (key.get(1), children) {
+            (Some(second), Some((_, children))) => {
+                nodes.push(Node {
+                    key: Some(member_key(member)),
+                    kind: Kind::Object,
+                    start: member.value_start,
+                    end: member.value_end,
+                    members: children.clone(),
+                });
+                if let Some(child) = children
+                    .iter()
+                    .find(|m| scan::key_equals(text, member_key(m), second))
+                {
+                    nodes.extend(scan_member(text, child, &key[2..])?);
+                }
+            }
+            _ => nodes.extend(scan_member(text, member, &key[1..])?),
+        }
+        Ok(Located {
+            nodes,
+            ..Located::default()
         })
     }
 
     /// Find the values along `key`, checking that every one of them is an object.
     fn locate(&self, key: &[String]) -> Result<Located, ShapeError> {
-        let located =
-            scan::scan(&self.text, key, true).map_err(|err| ShapeError::Unrepresentable {
-                name: dotted(key),
-                message: format!("internal error: the edited document no longer parses: {err}"),
-            })?;
+        let located = self.find(key).map_err(|err| ShapeError::Unrepresentable {
+            name: dotted(key),
+            message: format!("internal error: the edited document no longer parses: {err}"),
+        })?;
         for (depth, node) in located.nodes.iter().enumerate() {
             if node.kind != Kind::Object {
                 return Err(ShapeError::NotAnObject {
@@ -63,6 +114,7 @@ impl JsonDoc {
         }
         out.push_str(&self.text[cursor..]);
         self.text = out;
+        self.index = None;
     }
 }
 
@@ -202,13 +254,37 @@ impl ConfigDoc for JsonDoc {
     }
 
     fn position(&self, path: &[String]) -> Option<Position> {
-        let located = scan::scan(&self.text, path, true).ok()?;
+        let located = self.find(path).ok()?;
         if path.is_empty() || located.nodes.len() != path.len() + 1 {
             return None;
         }
         let (start, _, _) = located.nodes.last()?.key?;
         Some(position_of(&self.text, start))
     }
+}
+
+/// Scan one member's value for `path`, with offsets in the whole text.
+fn scan_member(text: &str, member: &Member, path: &[String]) -> Result<Vec<Node>, ParseError> {
+    let base = member.value_start;
+    let mut nodes = scan::scan(&text[base..member.value_end], path, true)?.nodes;
+    for node in &mut nodes {
+        node.start += base;
+        node.end += base;
+        node.key = node
+            .key
+            .map(|(start, end, escaped)| (start + base, end + base, escaped));
+        for m in &mut node.members {
+            m.key_start += base;
+            m.key_end += base;
+            m.value_start += base;
+            m.value_end += base;
+            m.comma = m.comma.map(|c| c + base);
+        }
+    }
+    if let Some(first) = nodes.first_mut() {
+        first.key = Some(member_key(member));
+    }
+    Ok(nodes)
 }
 
 fn member_key(member: &Member) -> (usize, usize, bool) {
@@ -851,6 +927,57 @@ mod tests {
         assert!(doc.render() == text);
     }
 
+    /// Timing probe, not a test: `cargo test --release --lib big_file_timings -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "timing probe for a 17 MB file; run by hand"]
+    fn big_file_timings() {
+        use std::time::Instant;
+        let text = big_document(17_000_000);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("claude.json");
+        std::fs::write(&path, &text).unwrap();
+        let start = Instant::now();
+        std::fs::copy(&path, dir.path().join("a")).unwrap();
+        std::fs::copy(&path, dir.path().join("b")).unwrap();
+        let copy_twice = start.elapsed();
+        let key = k(&["projects", "/home/u/project-1", "mcpServers"]);
+        let root_key = k(&["mcpServers"]);
+        for key in [key, root_key] {
+            let start = Instant::now();
+            let source = std::fs::read_to_string(&path).unwrap();
+            let read = start.elapsed();
+            let mut doc = JsonDoc::parse(&source).unwrap();
+            let parsed = start.elapsed();
+            doc.upsert(&key, "new", &entry()).unwrap();
+            let upserted = start.elapsed();
+            let rendered = doc.render();
+            let rendered_at = start.elapsed();
+            std::fs::write(dir.path().join("out"), rendered).unwrap();
+            eprintln!(
+                "read {read:?} parse {parsed:?} upsert {upserted:?} render {rendered_at:?} write {:?}",
+                start.elapsed()
+            );
+            let source = std::fs::read_to_string(dir.path().join("out")).unwrap();
+            let mut doc = JsonDoc::parse(&source).unwrap();
+            doc.remove(&key, "new").unwrap();
+            let rendered = doc.render();
+            std::fs::write(dir.path().join("out"), &rendered).unwrap();
+            let add_remove = start.elapsed();
+            assert!(rendered == text);
+            let start = Instant::now();
+            JsonDoc::parse(&text).unwrap();
+            let validate = start.elapsed();
+            eprintln!(
+                "{} bytes, key {:?}: add+remove with file I/O {:?}; copying the file twice {:?}; one validating scan {:?}",
+                text.len(),
+                key,
+                add_remove,
+                copy_twice,
+                validate
+            );
+        }
+    }
+
     pub(crate) fn big_document(size: usize) -> String {
         let mut text = String::from("{\n  \"numStartups\": 412,\n  \"projects\": {\n");
         let mut i = 0;
@@ -1008,6 +1135,18 @@ mod tests {
             format!("{head}{body}{end}")
         }
 
+        /// The index-assisted look-up finds the same deepest value (ancestors are more
+        /// complete than in an early-stopping scan).
+        fn check_find(doc: &JsonDoc, text: &str, path: &[String]) -> Result<(), TestCaseError> {
+            let indexed = doc.find(path).unwrap().nodes;
+            let scanned = scan::scan(text, path, true).unwrap().nodes;
+            prop_assert_eq!(indexed.len(), scanned.len());
+            prop_assert_eq!(indexed.last(), scanned.last());
+            let keys = |nodes: &[Node]| nodes.iter().map(|n| n.key).collect::<Vec<_>>();
+            prop_assert_eq!(keys(&indexed), keys(&scanned));
+            Ok(())
+        }
+
         proptest! {
             #![proptest_config(ProptestConfig::with_cases(512))]
             #[test]
@@ -1016,6 +1155,14 @@ mod tests {
                 let key = k(&["mcpServers"]);
                 let mut doc = JsonDoc::parse(&text).unwrap();
                 let before = doc.servers(&key).unwrap();
+                // The index-assisted look-up agrees with a plain scan.
+                for path in [key.clone(), k(&["mcpServers", &new_name]), k(&["mcpServers", &new_name, "x"]), k(&["k0"])] {
+                    check_find(&doc, &text, &path)?;
+                }
+                for (name, _) in &before {
+                    let path = k(&["mcpServers", name, "url"]);
+                    check_find(&doc, &text, &path)?;
+                }
                 prop_assume!(!before.iter().any(|(n, _)| *n == new_name));
                 prop_assert_eq!(doc.upsert(&key, &new_name, &entry()).unwrap(), Edit::Added);
                 let added = doc.render();

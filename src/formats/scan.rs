@@ -69,6 +69,23 @@ pub(super) struct Node {
 #[derive(Debug, Clone, Default)]
 pub(super) struct Located {
     pub(super) nodes: Vec<Node>,
+    /// From `scan_indexed` only: the members of each root member whose value is an object,
+    /// as (index of the root member in `nodes[0].members`, members).
+    pub(super) children: Vec<(usize, Vec<Member>)>,
+}
+
+/// Where an object's members are recorded.
+#[derive(Debug, Clone, Copy)]
+enum Collect {
+    Node(usize),
+    Child(usize),
+}
+
+fn members_mut(located: &mut Located, collect: Option<Collect>) -> Option<&mut Vec<Member>> {
+    match collect? {
+        Collect::Node(n) => located.nodes.get_mut(n).map(|node| &mut node.members),
+        Collect::Child(c) => located.children.get_mut(c).map(|(_, members)| members),
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,12 +109,29 @@ struct Frame {
     node: Option<usize>,
     /// For objects on the path: the node index the next value belongs to (key matched).
     pending_child: bool,
+    /// Where this object's members are recorded, if anywhere.
+    collect: Option<Collect>,
 }
 
 /// Validate all of `text` as JSON with comments and trailing commas, and record the values
 /// along `path`. With `stop_early` the scan ends as soon as the deepest value on the path
 /// is complete (use it only on text already validated: the rest is not checked).
 pub(super) fn scan(text: &str, path: &[String], stop_early: bool) -> Result<Located, ParseError> {
+    scan_with(text, path, stop_early, false)
+}
+
+/// Validate all of `text` and record the root's members and the members of every object
+/// directly under the root (an index that lets later look-ups scan only a small span).
+pub(super) fn scan_indexed(text: &str) -> Result<Located, ParseError> {
+    scan_with(text, &[], false, true)
+}
+
+fn scan_with(
+    text: &str,
+    path: &[String],
+    stop_early: bool,
+    index_children: bool,
+) -> Result<Located, ParseError> {
     let bytes = text.as_bytes();
     let mut located = Located::default();
     let mut stack: Vec<Frame> = Vec::new();
@@ -137,16 +171,17 @@ pub(super) fn scan(text: &str, path: &[String], stop_early: bool) -> Result<Loca
                             .get(node)
                             .is_some_and(|want| key_equals(text, key, want))
                             && located.nodes.len() == node + 1;
-                        if let Some(n) = located.nodes.get_mut(node) {
-                            n.members.push(Member {
-                                key_start: at,
-                                key_end: end,
-                                key_escaped: escaped,
-                                value_start: 0,
-                                value_end: 0,
-                                comma: None,
-                            });
-                        }
+                    }
+                    let collect = stack.last().and_then(|f| f.collect);
+                    if let Some(members) = members_mut(&mut located, collect) {
+                        members.push(Member {
+                            key_start: at,
+                            key_end: end,
+                            key_escaped: escaped,
+                            value_start: 0,
+                            value_end: 0,
+                            comma: None,
+                        });
                     }
                     at = end;
                     expect = Expect::Colon;
@@ -166,10 +201,8 @@ pub(super) fn scan(text: &str, path: &[String], stop_early: bool) -> Result<Loca
                         return Err(error(text, at, "unexpected `,`"));
                     };
                     if frame.is_object {
-                        if let Some(member) = frame
-                            .node
-                            .and_then(|n| located.nodes.get_mut(n))
-                            .and_then(|n| n.members.last_mut())
+                        if let Some(member) =
+                            members_mut(&mut located, frame.collect).and_then(|m| m.last_mut())
                         {
                             member.comma = Some(at);
                         }
@@ -215,12 +248,9 @@ pub(super) fn scan(text: &str, path: &[String], stop_early: bool) -> Result<Loca
                     None => true,
                     Some(frame) => frame.is_object && frame.pending_child,
                 };
-                let parent_node = stack
-                    .last()
-                    .and_then(|f| if f.is_object { f.node } else { None });
-                if let Some(member) = parent_node
-                    .and_then(|n| located.nodes.get_mut(n))
-                    .and_then(|n| n.members.last_mut())
+                let parent_collect = stack.last().and_then(|f| f.collect);
+                if let Some(member) =
+                    members_mut(&mut located, parent_collect).and_then(|m| m.last_mut())
                 {
                     member.value_start = at;
                 }
@@ -251,9 +281,8 @@ pub(super) fn scan(text: &str, path: &[String], stop_early: bool) -> Result<Loca
                 }
                 match end {
                     Some(end) => {
-                        if let Some(member) = parent_node
-                            .and_then(|n| located.nodes.get_mut(n))
-                            .and_then(|n| n.members.last_mut())
+                        if let Some(member) =
+                            members_mut(&mut located, parent_collect).and_then(|m| m.last_mut())
                         {
                             member.value_end = end;
                         }
@@ -265,10 +294,29 @@ pub(super) fn scan(text: &str, path: &[String], stop_early: bool) -> Result<Loca
                     }
                     None => {
                         let is_object = kind == Kind::Object;
+                        let collect = match (is_object, node) {
+                            (false, _) => None,
+                            (true, Some(n)) => Some(Collect::Node(n)),
+                            (true, None) => {
+                                let under_root = stack.len() == 1
+                                    && stack
+                                        .first()
+                                        .is_some_and(|f| f.is_object && f.node == Some(0));
+                                match located.nodes.first() {
+                                    Some(root) if index_children && under_root => {
+                                        let member = root.members.len().saturating_sub(1);
+                                        located.children.push((member, Vec::new()));
+                                        Some(Collect::Child(located.children.len() - 1))
+                                    }
+                                    _ => None,
+                                }
+                            }
+                        };
                         stack.push(Frame {
                             is_object,
                             node,
                             pending_child: false,
+                            collect,
                         });
                         at += 1;
                         expect = if is_object {
@@ -319,12 +367,8 @@ fn close(
     if let Some(node) = frame.node.and_then(|n| located.nodes.get_mut(n)) {
         node.end = end;
     }
-    if let Some(parent) = stack.last()
-        && parent.is_object
-        && let Some(member) = parent
-            .node
-            .and_then(|n| located.nodes.get_mut(n))
-            .and_then(|n| n.members.last_mut())
+    if let Some(member) =
+        members_mut(located, stack.last().and_then(|f| f.collect)).and_then(|m| m.last_mut())
     {
         member.value_end = end;
     }
