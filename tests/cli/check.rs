@@ -532,3 +532,46 @@ fn explain_prints_rationale_and_fixed_example() {
         run.stderr
     );
 }
+
+#[test]
+fn docs_rule_table_is_generated_from_rules() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/check.md");
+    let docs = std::fs::read_to_string(&path).unwrap();
+    let table = mcpctl::check::rules::markdown_table();
+    let (start, end) = ("<!-- rules:start -->\n", "<!-- rules:end -->");
+    let from = docs.find(start).expect("docs/check.md lacks rules:start") + start.len();
+    let to = docs.find(end).expect("docs/check.md lacks rules:end");
+    if docs[from..to] != table {
+        if std::env::var_os("MCPCTL_UPDATE_README").is_some() {
+            std::fs::write(&path, format!("{}{table}{}", &docs[..from], &docs[to..])).unwrap();
+        } else {
+            panic!(
+                "docs/check.md rule table is stale: run `MCPCTL_UPDATE_README=1 cargo test docs_rule_table` and commit it"
+            );
+        }
+    }
+}
+
+#[test]
+fn pre_commit_hook_covers_every_project_path() {
+    let hooks = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".pre-commit-hooks.yaml"),
+    )
+    .unwrap();
+    assert!(hooks.contains("id: mcpctl-check") && hooks.contains("entry: mcpctl check"));
+    assert!(hooks.contains("language: rust"));
+    for client in mcpctl::clients::ClientTable::builtin().unwrap().all() {
+        if let Some(project) = &client.project {
+            let base = project
+                .strip_suffix('c')
+                .filter(|p| p.ends_with(".json"))
+                .unwrap_or(project);
+            let escaped = base.replace('.', "\\.");
+            assert!(
+                hooks.contains(&escaped),
+                "{} ({project}) missing from the files pattern",
+                client.id
+            );
+        }
+    }
+}
