@@ -144,6 +144,16 @@ fn files<'a>(
                 .into(),
         );
     }
+    // Resolved once: each named file is compared with every client's user file.
+    let user_paths: Vec<(&Client, PathBuf)> = if paths.is_empty() {
+        Vec::new()
+    } else {
+        ctx.table
+            .all()
+            .iter()
+            .filter_map(|c| Some((c, c.user_path(&ctx.platform).ok().flatten()?)))
+            .collect()
+    };
     for path in paths {
         let absolute = ctx.platform.cwd.join(path);
         if absolute.is_dir() {
@@ -151,12 +161,10 @@ fn files<'a>(
             continue;
         }
         let inferred = check::infer_clients(&ctx.table, path);
-        let user_match = ctx.table.all().iter().find(|c| {
-            c.user_path(&ctx.platform)
-                .ok()
-                .flatten()
-                .is_some_and(|u| u == absolute)
-        });
+        let user_match = user_paths
+            .iter()
+            .find(|(_, u)| *u == absolute)
+            .map(|(c, _)| *c);
         let candidates = match (forced, user_match) {
             (Some(client), _) => {
                 let scope = if user_match.is_some_and(|u| u.id == client.id) {
