@@ -4,6 +4,7 @@
 //! `formats` (document) → `entry` (dialect) → `commands` (verb) → `output` (printing).
 //! `run` is the only place an error becomes an exit code.
 
+pub mod check;
 pub mod cli;
 pub mod clients;
 pub mod commands;

@@ -7,7 +7,7 @@ mod row;
 
 use std::path::{Path, PathBuf};
 
-pub use row::{DialectName, Fields, TransportName, UntypedRemote};
+pub use row::{DialectName, Fields, TransportName, UntypedRemote, VarSyntax};
 use row::{Row, TableFile};
 
 use crate::formats::Format;

@@ -99,6 +99,12 @@ pub struct Fields {
     pub transports: Vec<TransportName>,
     pub wrap_windows: bool,
     pub strict_names: bool,
+    /// Entry keys the client documents beyond the modelled ones (`disabled`, `timeout`,
+    /// `autoApprove`, ...). `None`: not verified, so `check` does not flag unknown keys.
+    pub extra_keys: Option<Vec<String>>,
+    /// How the client references environment variables inside entry values.
+    /// `None`: no documented expansion, so `check` does not judge references.
+    pub var_syntax: Option<VarSyntax>,
 }
 
 impl Default for Fields {
@@ -120,6 +126,8 @@ impl Default for Fields {
             ],
             wrap_windows: true,
             strict_names: false,
+            extra_keys: None,
+            var_syntax: None,
         }
     }
 }
@@ -140,4 +148,21 @@ pub enum TransportName {
     Stdio,
     Http,
     Sse,
+}
+
+/// A client's syntax for variable references in entry values.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum VarSyntax {
+    /// `${VAR}` and `${VAR:-default}` (Claude Code, Kiro, CodeBuddy, Gemini CLI).
+    Shell,
+    /// `${env:VAR}`, plus editor variables such as `${workspaceFolder}` (Cursor).
+    Editor,
+    /// `${env:VAR}` and `${input:id}` backed by the top-level `inputs` list (VS Code).
+    Vscode,
+    /// `{env:VAR}` (OpenCode, Kilo).
+    Opencode,
+    /// No expansion; names listed in `env_vars` pass through, `bearer_token_env_var`
+    /// holds a header token (Codex).
+    Codex,
 }

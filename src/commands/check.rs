@@ -1,10 +1,363 @@
-//! `mcpctl check` (not built yet).
+//! `mcpctl check`: lint MCP config files for CI and pre-commit. It reads the named files
+//! (or every client's project file under the project directory, plus user files with
+//! `--user`), reports findings in text, JSON, GitHub or SARIF form, and with `--fix`
+//! applies the safe fixes through the shared edit loop.
+//!
+//! It never starts a process, never connects anywhere, never prints a secret value, and
+//! never writes a file that does not parse.
 
-use crate::cli::CheckArgs;
+use std::path::{Path, PathBuf};
+
+use crate::check::{self, Finding, Severity, Target, render};
+use crate::cli::{CheckArgs, CheckFormat, DenyLevel};
+use crate::clients::{Client, Location, Scope};
 use crate::commands::Context;
+use crate::commands::edit;
+use crate::commands::inventory::display_path;
 use crate::error::{ExitStatus, UserError};
+use crate::formats::Edit;
+use crate::fs;
 use crate::output::Printer;
 
-pub fn run(_args: CheckArgs, _ctx: &Context, _printer: &mut Printer) -> anyhow::Result<ExitStatus> {
-    Err(UserError::new("`check` is not available in this build").into())
+/// A file to check and the clients that may read it (table order; the first whose
+/// servers key the file uses wins).
+struct File<'a> {
+    path: PathBuf,
+    shown: String,
+    candidates: Vec<(&'a Client, Scope)>,
+}
+
+pub fn run(args: CheckArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
+    let CheckArgs {
+        paths,
+        client,
+        format,
+        deny,
+        user,
+        fix,
+        dry_run,
+        explain,
+    } = args;
+    if let Some(code) = explain {
+        let rule = check::rule(&code).ok_or_else(|| {
+            UserError::new(format!("unknown rule code `{code}`")).hint(format!(
+                "known codes: {}",
+                check::RULES
+                    .iter()
+                    .map(|r| r.code)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?;
+        printer.raw(&render::explain(rule));
+        return Ok(ExitStatus::Success);
+    }
+    let format = if printer.json && format == CheckFormat::Text {
+        CheckFormat::Json
+    } else {
+        format
+    };
+    let forced = match &client {
+        Some(id) => Some(ctx.table.get(id.trim()).ok_or_else(|| {
+            UserError::new(format!("unknown client `{id}`")).hint(format!(
+                "known clients: {}; see `mcpctl clients --all`",
+                ctx.table.ids().join(", ")
+            ))
+        })?),
+        None => None,
+    };
+    let files = files(ctx, &paths, forced, user)?;
+    if files.is_empty() {
+        printer.note(&format!(
+            "no MCP config files found under `{}`; name files to check, or pass `--user`",
+            display_path(ctx, &ctx.project)
+        ));
+    }
+    let mut findings: Vec<Finding> = Vec::new();
+    let mut failed = false;
+    for file in &files {
+        match check_file(ctx, file, fix, dry_run, format, printer) {
+            Ok(mut found) => findings.append(&mut found),
+            Err(error) => {
+                printer.error(&error);
+                failed = true;
+            }
+        }
+    }
+    match format {
+        CheckFormat::Text => {
+            for f in &findings {
+                printer.line(&render::text_line(f));
+            }
+            if !files.is_empty() {
+                printer.note(&render::summary(&findings, files.len()));
+            }
+            let fixable = findings
+                .iter()
+                .filter(|f| check::rule(f.code).is_some_and(|r| r.fixable))
+                .count();
+            if fixable > 0 && !fix {
+                printer.note(&format!(
+                    "{fixable} finding(s) marked fixable; `mcpctl check --fix --dry-run` shows the changes"
+                ));
+            }
+        }
+        CheckFormat::Json => printer.json_value(&findings)?,
+        CheckFormat::Github => {
+            for f in &findings {
+                printer.line(&render::github_line(f));
+            }
+        }
+        CheckFormat::Sarif => printer.json_value(&render::sarif(&findings))?,
+    }
+    let threshold = match deny {
+        DenyLevel::Warning => Severity::Warning,
+        DenyLevel::Error => Severity::Error,
+    };
+    Ok(if failed {
+        ExitStatus::Error
+    } else if findings.iter().any(|f| f.severity >= threshold) {
+        ExitStatus::Problems
+    } else {
+        ExitStatus::Success
+    })
+}
+
+/// The files to check: named paths (directories are searched like the project
+/// directory), or the project directory's files; plus detected clients' user files.
+fn files<'a>(
+    ctx: &'a Context,
+    paths: &[PathBuf],
+    forced: Option<&'a Client>,
+    user: bool,
+) -> anyhow::Result<Vec<File<'a>>> {
+    let mut out: Vec<File<'a>> = Vec::new();
+    let missing: Vec<String> = paths
+        .iter()
+        .filter(|p| !ctx.platform.cwd.join(p).exists())
+        .map(|p| format!("`{}`", p.display()))
+        .collect();
+    if !missing.is_empty() {
+        return Err(
+            UserError::new(format!("{} does not exist", missing.join(", ")))
+                .hint("check the path; without paths `check` finds every client's project file")
+                .into(),
+        );
+    }
+    // Resolved once: each named file is compared with every client's user file.
+    let user_paths: Vec<(&Client, PathBuf)> = if paths.is_empty() {
+        Vec::new()
+    } else {
+        ctx.table
+            .all()
+            .iter()
+            .filter_map(|c| Some((c, c.user_path(&ctx.platform).ok().flatten()?)))
+            .collect()
+    };
+    for path in paths {
+        let absolute = ctx.platform.cwd.join(path);
+        if absolute.is_dir() {
+            discover(ctx, &absolute, forced, &mut out);
+            continue;
+        }
+        let inferred = check::infer_clients(&ctx.table, path);
+        let user_match = user_paths
+            .iter()
+            .find(|(_, u)| *u == absolute)
+            .map(|(c, _)| *c);
+        let candidates = match (forced, user_match) {
+            (Some(client), _) => {
+                let scope = if user_match.is_some_and(|u| u.id == client.id) {
+                    Scope::User
+                } else {
+                    inferred
+                        .iter()
+                        .find(|(c, _)| c.id == client.id)
+                        .map_or(Scope::Project, |(_, s)| *s)
+                };
+                vec![(client, scope)]
+            }
+            (None, Some(client)) => vec![(client, Scope::User)],
+            (None, None) if !inferred.is_empty() => inferred,
+            (None, None) => {
+                return Err(UserError::new(format!(
+                    "cannot tell which client reads `{}`",
+                    path.display()
+                ))
+                .hint("pass `-c ID` to check it as that client's file (see `mcpctl clients --all`)")
+                .into());
+            }
+        };
+        push(&mut out, absolute, path.display().to_string(), candidates);
+    }
+    if paths.is_empty() {
+        discover(ctx, &ctx.project, forced, &mut out);
+    }
+    if user {
+        for client in ctx.table.all() {
+            if forced.is_some_and(|f| f.id != client.id) || !client.detected(&ctx.platform) {
+                continue;
+            }
+            if let Ok(Some(path)) = client.user_path(&ctx.platform)
+                && path.is_file()
+            {
+                let shown = display_path(ctx, &path);
+                push(&mut out, path, shown, vec![(client, Scope::User)]);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Every client's project file under `dir` (also the `.json`/`.jsonc` twin).
+fn discover<'a>(ctx: &'a Context, dir: &Path, forced: Option<&'a Client>, out: &mut Vec<File<'a>>) {
+    for client in ctx.table.all() {
+        if forced.is_some_and(|f| f.id != client.id) {
+            continue;
+        }
+        let Some(rel) = &client.project else { continue };
+        let twin = rel
+            .strip_suffix(".jsonc")
+            .map(|s| format!("{s}.json"))
+            .or_else(|| rel.strip_suffix(".json").map(|s| format!("{s}.jsonc")));
+        for rel in std::iter::once(rel.clone()).chain(twin) {
+            let path = dir.join(&rel);
+            if !path.is_file() {
+                continue;
+            }
+            let shown = path
+                .strip_prefix(&ctx.platform.cwd)
+                .map_or_else(|_| display_path(ctx, &path), |p| p.display().to_string());
+            push(out, path, shown, vec![(client, Scope::Project)]);
+        }
+    }
+}
+
+/// Add a file, or another candidate client to a file already listed.
+fn push<'a>(
+    out: &mut Vec<File<'a>>,
+    path: PathBuf,
+    shown: String,
+    candidates: Vec<(&'a Client, Scope)>,
+) {
+    match out.iter_mut().find(|f| f.path == path) {
+        Some(file) => {
+            for candidate in candidates {
+                if !file.candidates.iter().any(|(c, _)| c.id == candidate.0.id) {
+                    file.candidates.push(candidate);
+                }
+            }
+        }
+        None => out.push(File {
+            path,
+            shown,
+            candidates,
+        }),
+    }
+}
+
+/// Check one file; with `fix`, repair it first (or show the diff) and check the result.
+fn check_file(
+    ctx: &Context,
+    file: &File<'_>,
+    fix: bool,
+    dry_run: bool,
+    format: CheckFormat,
+    printer: &mut Printer,
+) -> anyhow::Result<Vec<Finding>> {
+    let read = |path: &Path| {
+        fs::read_source(path).map_err(|e| {
+            anyhow::Error::from(
+                UserError::new(e.to_string()).hint("check the file's permissions and encoding"),
+            )
+        })
+    };
+    let source = read(&file.path)?;
+    let (client, scope) = check::choose_client(&file.candidates, &source.text)
+        .ok_or_else(|| UserError::new(format!("no client for `{}`", file.shown)))?;
+    let target = Target {
+        client,
+        scope,
+        os: ctx.platform.os,
+    };
+    let findings = check::check_text(&file.shown, &source.text, &target);
+    let fixable = findings
+        .iter()
+        .any(|f| check::rule(f.code).is_some_and(|r| r.fixable));
+    if !fix || !fixable || check::has_parse_error(&findings) {
+        return Ok(findings);
+    }
+    let location = Location {
+        scope,
+        path: file.path.clone(),
+        key: client.servers_key.clone(),
+    };
+    let keys = fix_keys(client, scope);
+    let outcome = edit::apply(ctx, client, &location, dry_run, &|doc| {
+        let mut changed = false;
+        for key in keys_in(doc, &keys)? {
+            for (name, raw) in doc.servers(&key)? {
+                if let Some(fixed) = check::fix::fix_entry(&raw, &target) {
+                    changed |= doc.upsert(&key, &name, &fixed)? != Edit::Unchanged;
+                }
+            }
+        }
+        Ok(if changed {
+            Edit::Updated
+        } else {
+            Edit::Unchanged
+        })
+    })?;
+    if let Some(diff) = &outcome.diff {
+        if format == CheckFormat::Text {
+            printer.raw(diff);
+        } else {
+            printer.note(diff.trim_end());
+        }
+    }
+    if outcome.action == edit::Action::Unchanged {
+        return Ok(findings);
+    }
+    if dry_run {
+        printer.note(&format!(
+            "would fix `{}` (dry run: nothing was written)",
+            file.shown
+        ));
+        return Ok(findings);
+    }
+    printer.note(&format!("fixed `{}`", file.shown));
+    let source = read(&file.path)?;
+    Ok(check::check_text(&file.shown, &source.text, &target))
+}
+
+/// Key paths whose entries `--fix` may rewrite: the servers map, and in a user file the
+/// per-project sections (`{project}` is expanded against the document).
+fn fix_keys(client: &Client, scope: Scope) -> Vec<Vec<String>> {
+    let mut keys = vec![client.servers_key.clone()];
+    if scope == Scope::User
+        && let Some(local) = &client.local_key
+    {
+        keys.push(local.clone());
+    }
+    keys
+}
+
+fn keys_in(
+    doc: &dyn crate::formats::ConfigDoc,
+    keys: &[Vec<String>],
+) -> anyhow::Result<Vec<Vec<String>>> {
+    let mut out = Vec::new();
+    for key in keys {
+        match key.iter().position(|k| k == "{project}") {
+            None => out.push(key.clone()),
+            Some(at) => {
+                for (project, _) in doc.servers(&key[..at])? {
+                    let mut expanded = key.clone();
+                    expanded[at] = project;
+                    out.push(expanded);
+                }
+            }
+        }
+    }
+    Ok(out)
 }

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Times `mcpctl check` over 1,000 generated project files of mixed clients (Claude Code
+# .mcp.json, Cursor, VS Code, Gemini CLI, OpenCode, Codex TOML, Roo) in a temp dir, and
+# prints files/s. One mcpctl process checks all files: nothing is spawned per file.
+# Uses hyperfine when installed, else a timed loop with `date +%s%N`.
+#
+# usage: bench/check.sh [path/to/mcpctl] [files] [runs]
+#        (defaults: target/release/mcpctl, 1000, 10; builds the release binary if missing)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${1:-target/release/mcpctl}
+FILES=${2:-1000}
+RUNS=${3:-10}
+if [ ! -x "$BIN" ]; then
+  echo "building $BIN" >&2
+  cargo build --release --quiet
+fi
+BIN=$(realpath "$BIN")
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+kinds=(claude cursor vscode gemini opencode codex roo)
+list="$WORK/files.txt"
+: > "$list"
+for i in $(seq 1 "$FILES"); do
+  kind=${kinds[$((i % ${#kinds[@]}))]}
+  dir="$WORK/p$i"
+  case $kind in
+    claude) rel=.mcp.json; mkdir -p "$dir"
+      printf '{\n  "mcpServers": {\n    "memory": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"] },\n    "github": { "command": "github-mcp-server", "args": ["stdio"], "env": { "GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_TOKEN}" } },\n    "docs": { "type": "http", "url": "https://mcp.example.com/mcp", "headers": { "Authorization": "Bearer ${DOCS_TOKEN}" } }\n  }\n}\n' > "$dir/$rel" ;;
+    cursor) rel=.cursor/mcp.json; mkdir -p "$dir/.cursor"
+      printf '{\n  "mcpServers": {\n    "fs": { "command": "mcp-fs", "args": ["/Users/alice/src"], "env": { "API_KEY": "${env:API_KEY}" } },\n    "remote": { "url": "http://mcp.example.com/mcp" }\n  }\n}\n' > "$dir/$rel" ;;
+    vscode) rel=.vscode/mcp.json; mkdir -p "$dir/.vscode"
+      printf '{\n  // team servers\n  "inputs": [{ "type": "promptString", "id": "tok", "password": true }],\n  "servers": {\n    "github": { "type": "stdio", "command": "github-mcp-server", "env": { "T": "${input:tok}" } },\n    "docs": { "url": "https://mcp.example.com/mcp" },\n  }\n}\n' > "$dir/$rel" ;;
+    gemini) rel=.gemini/settings.json; mkdir -p "$dir/.gemini"
+      printf '{\n  "theme": "GitHub",\n  "mcpServers": {\n    "docs": { "url": "https://mcp.example.com/mcp", "timeout": 30000, "trust": false }\n  }\n}\n' > "$dir/$rel" ;;
+    opencode) rel=opencode.json; mkdir -p "$dir"
+      printf '{\n  "$schema": "https://opencode.ai/config.json",\n  "mcp": {\n    "memory": { "type": "local", "command": ["npx", "-y", "@modelcontextprotocol/server-memory@2025.8.4"], "environment": { "A": "{env:A}" } },\n    "bad": { "type": "local", "command": "npx", "args": ["x"] }\n  }\n}\n' > "$dir/$rel" ;;
+    codex) rel=.codex/config.toml; mkdir -p "$dir/.codex"
+      printf 'model = "o4"\n\n[mcp_servers.github]\ncommand = "github-mcp-server"\nargs = ["stdio"]\nenv_vars = ["GITHUB_PERSONAL_ACCESS_TOKEN"]\n\n[mcp_servers.docs]\nurl = "https://mcp.example.com/mcp"\n' > "$dir/$rel" ;;
+    roo) rel=.roo/mcp.json; mkdir -p "$dir/.roo"
+      printf '{\n  "mcpServers": {\n    "docs": { "url": "https://mcp.example.com/mcp", "alwaysAllow": [] },\n    "db": { "command": "mcp-db", "env": { "DB_PASSWORD": "Tr0ub4dor3xQ9vLmZp2" } }\n  }\n}\n' > "$dir/$rel" ;;
+  esac
+  echo "p$i/$rel" >> "$list"
+done
+
+cd "$WORK"
+mapfile -t paths < "$list"
+echo "checking $FILES files with $BIN" >&2
+# Sanity run (exit 1 is expected: the files have errors on purpose).
+status=0
+"$BIN" check --format json "${paths[@]}" > "$WORK/out.json" || status=$?
+[ "$status" -le 1 ] || { echo "mcpctl check failed with exit $status" >&2; exit 1; }
+echo "findings per run: $(grep -c '"code"' "$WORK/out.json")" >&2
+
+if command -v hyperfine > /dev/null; then
+  hyperfine --warmup 2 --runs "$RUNS" --ignore-failure --export-json "$WORK/h.json" \
+    "xargs -a $list $BIN check --format json" >&2
+  mean=$(sed -n 's/.*"mean": *\([0-9.e-]*\).*/\1/p' "$WORK/h.json" | head -1)
+else
+  total=0
+  for _ in $(seq 1 "$RUNS"); do
+    start=$(date +%s%N)
+    "$BIN" check --format json "${paths[@]}" > /dev/null || true
+    end=$(date +%s%N)
+    total=$((total + end - start))
+  done
+  mean=$(awk -v t="$total" -v r="$RUNS" 'BEGIN { printf "%.6f", t / r / 1e9 }')
+fi
+awk -v m="$mean" -v f="$FILES" 'BEGIN { printf "mean %.4f s per run of %d files: %.0f files/s\n", m, f, f / m }'

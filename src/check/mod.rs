@@ -1,0 +1,204 @@
+//! `mcpctl check`'s engine: which client reads a path, and the findings for one file's
+//! text. Pure functions of text, client table and target OS: this module never reads
+//! files, starts processes, touches the network or prints (`commands::check` does the
+//! I/O, `render` the formatting, `output::Printer` the printing).
+
+pub mod fix;
+mod lint;
+pub mod render;
+pub mod rules;
+mod tree;
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::clients::{Client, ClientTable, Scope};
+use crate::formats::Format;
+use crate::platform::Os;
+
+pub use rules::{RULES, Rule, rule};
+
+/// How bad a finding is. Ordered: `Info < Warning < Error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// One problem at one place. Messages name keys and servers, never secret values.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub path: String,
+    pub line: usize,
+    pub column: usize,
+    pub severity: Severity,
+    pub code: &'static str,
+    pub message: String,
+}
+
+/// What a file is checked as.
+#[derive(Debug, Clone, Copy)]
+pub struct Target<'a> {
+    pub client: &'a Client,
+    /// `Project` files are shared (committed); `User` files are one person's.
+    pub scope: Scope,
+    /// The OS the file is used on (`--platform`).
+    pub os: Os,
+}
+
+/// Lint one file's text (BOM already removed). `path` is only copied into findings.
+/// A file that does not parse yields exactly one finding (MCP001).
+pub fn check_text(path: &str, text: &str, target: &Target<'_>) -> Vec<Finding> {
+    let parsed = match target.client.format {
+        Format::Toml => tree::parse_toml(text),
+        Format::Json | Format::Jsonc => tree::parse_json(text),
+    };
+    let index = tree::LineIndex::new(text);
+    let mut linter = lint::Linter::new(path, &index, target);
+    linter.run(&parsed);
+    let mut findings = linter.finish();
+    findings.sort_by(|a, b| (a.line, a.column, a.code).cmp(&(b.line, b.column, b.code)));
+    findings.dedup();
+    findings
+}
+
+/// Whether the file at `text` parsed (fix mode never touches one that did not).
+pub fn has_parse_error(findings: &[Finding]) -> bool {
+    findings.iter().any(|f| f.code == "MCP001")
+}
+
+/// The clients (and scope) whose file `path` may be, from the table's project paths and
+/// the tails of its user-path templates. Only the longest matches are kept
+/// (`.warp/.mcp.json` is Warp's, not the generic `.mcp.json`), in table order.
+/// `.json` and `.jsonc` are interchangeable (`opencode.jsonc`, `kilo.json`).
+pub fn infer_clients<'a>(table: &'a ClientTable, path: &Path) -> Vec<(&'a Client, Scope)> {
+    let components = normalized_components(path);
+    let mut best: Vec<(&Client, Scope)> = Vec::new();
+    let mut best_len = 0;
+    for client in table.all() {
+        let mut candidates: Vec<(String, Scope)> = Vec::new();
+        if let Some(project) = &client.project {
+            candidates.push((project.clone(), Scope::Project));
+        }
+        for os in [Os::Linux, Os::Macos, Os::Windows] {
+            for template in client.path_templates(os) {
+                if let Some(tail) = template_tail(template) {
+                    candidates.push((tail, Scope::User));
+                }
+            }
+        }
+        for (candidate, scope) in candidates {
+            let wanted = normalized_components(Path::new(&candidate));
+            if wanted.is_empty() || !components.ends_with(&wanted) || wanted.len() < best_len {
+                continue;
+            }
+            if wanted.len() > best_len {
+                best.clear();
+                best_len = wanted.len();
+            }
+            if !best.iter().any(|(c, _)| c.id == client.id) {
+                best.push((client, scope));
+            }
+        }
+    }
+    best
+}
+
+/// Among clients that share a path, the first whose servers key the file uses, else the
+/// first: a `.mcp.json` with `mcpServers` is Claude Code's (the most general reader of
+/// that file), one with only `servers` is Visual Studio's.
+pub fn choose_client<'a>(
+    candidates: &[(&'a Client, Scope)],
+    text: &str,
+) -> Option<(&'a Client, Scope)> {
+    let (first, _) = candidates.first()?;
+    if candidates.len() > 1 {
+        let parsed = match first.format {
+            Format::Toml => tree::parse_toml(text),
+            Format::Json | Format::Jsonc => tree::parse_json(text),
+        };
+        if let Some(found) = candidates.iter().find(|(c, _)| {
+            c.servers_key
+                .first()
+                .is_some_and(|k| parsed.root.get(k).is_some())
+        }) {
+            return Some(*found);
+        }
+    }
+    candidates.first().copied()
+}
+
+/// The literal part of a user-path template after its last variable:
+/// `{home}/.codeium/windsurf/mcp_config.json` → `.codeium/windsurf/mcp_config.json`.
+/// `None` when the tail is only a generic file name (`settings.json`, `mcp.json`).
+fn template_tail(template: &str) -> Option<String> {
+    let tail = template.rsplit('}').next()?.trim_start_matches(['/', '\\']);
+    let generic = !tail.contains(['/', '\\']) && !tail.starts_with('.');
+    (!tail.is_empty() && !generic && !tail.contains('*')).then(|| tail.to_owned())
+}
+
+fn normalized_components(path: &Path) -> Vec<String> {
+    let text = path.to_string_lossy().replace('\\', "/");
+    text.split('/')
+        .filter(|c| !c.is_empty() && *c != ".")
+        .map(|c| {
+            c.strip_suffix(".jsonc")
+                .map_or_else(|| c.to_owned(), |s| format!("{s}.json"))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn infer(path: &str) -> Option<(String, Scope)> {
+        let table = ClientTable::builtin().unwrap();
+        let candidates = infer_clients(&table, Path::new(path));
+        choose_client(&candidates, "{}").map(|(c, s)| (c.id.clone(), s))
+    }
+
+    #[test]
+    fn shared_mcp_json_is_chosen_by_its_servers_key() {
+        let table = ClientTable::builtin().unwrap();
+        let candidates = infer_clients(&table, Path::new(".mcp.json"));
+        assert!(candidates.len() >= 4);
+        let id = |text: &str| choose_client(&candidates, text).unwrap().0.id.clone();
+        assert_eq!(id(r#"{"mcpServers":{}}"#), "claude-code");
+        assert_eq!(id(r#"{"servers":{}}"#), "visual-studio");
+        assert_eq!(id("not json"), "claude-code");
+    }
+
+    #[test]
+    fn infers_clients_from_project_and_user_paths() {
+        let p = |id: &str| Some((id.to_owned(), Scope::Project));
+        let u = |id: &str| Some((id.to_owned(), Scope::User));
+        assert_eq!(infer("repo/.mcp.json"), p("claude-code"));
+        assert_eq!(infer(".mcp.json"), p("claude-code"));
+        assert_eq!(infer("a/.cursor/mcp.json"), p("cursor"));
+        assert_eq!(infer(".vscode/mcp.json"), p("vscode"));
+        assert_eq!(infer("x/.codex/config.toml"), p("codex"));
+        assert_eq!(infer("opencode.json"), p("opencode"));
+        assert_eq!(infer("sub/opencode.jsonc"), p("opencode"));
+        assert_eq!(infer(".gemini/settings.json"), p("gemini-cli"));
+        assert_eq!(infer(".warp/.mcp.json"), p("warp"));
+        assert_eq!(infer("kilo.json"), p("kilo"));
+        assert_eq!(infer("/h/.codeium/windsurf/mcp_config.json"), u("windsurf"));
+        assert_eq!(infer("C:\\Users\\me\\.claude.json"), u("claude-code"));
+        assert_eq!(infer("README.md"), None);
+        assert_eq!(infer("settings.json"), None);
+    }
+}
