@@ -46,7 +46,7 @@ for i in range(n):
 print(json.dumps({"numStartups": 1, "hasCompletedOnboarding": True, "mcpServers": servers}, indent=2))
 PY
 
-ms() { date +%s%N | awk '{printf "%d", $1/1000000}'; }
+ms() { echo $(( $(date +%s%N) / 1000000 )); }
 time_cmd() { # name, command...: mean wall ms over RUNS
   local name="$1"; shift
   "$@" >/dev/null 2>&1 || true # warm-up
