@@ -61,7 +61,7 @@ pub struct Target<'a> {
 
 /// Lint one file's text (BOM already removed). `path` is only copied into findings.
 /// A file that does not parse yields exactly one finding (MCP001).
-pub fn check_text(path: &str, text: &str, target: &Target<'_>) -> Vec<Finding> {
+pub fn check_text(path: &str, text: &str, bom: bool, target: &Target<'_>) -> Vec<Finding> {
     let parsed = match target.client.format {
         Format::Toml => tree::parse_toml(text),
         Format::Json | Format::Jsonc => tree::parse_json(text),
@@ -70,6 +70,16 @@ pub fn check_text(path: &str, text: &str, target: &Target<'_>) -> Vec<Finding> {
     let mut linter = lint::Linter::new(path, &index, target);
     linter.run(&parsed);
     let mut findings = linter.finish();
+    if bom && target.client.fields.rejects_bom {
+        findings.push(Finding {
+            path: path.to_owned(),
+            line: 1,
+            column: 1,
+            severity: rule("MCP005").map_or(Severity::Error, |r| r.severity),
+            code: "MCP005",
+            message: format!("{} refuses a file that starts with a byte-order mark; save it as UTF-8 without BOM", target.client.name),
+        });
+    }
     findings.sort_by(|a, b| (a.line, a.column, a.code).cmp(&(b.line, b.column, b.code)));
     findings.dedup();
     findings

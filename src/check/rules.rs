@@ -63,6 +63,15 @@ pub const RULES: &[Rule] = &[
         example: "{ \"mcpServers\": { \"github\": { \"command\": \"github-mcp-server\" }, \"github-work\": { \"command\": \"github-mcp-server\" } } }",
     },
     Rule {
+        code: "MCP005",
+        name: "bom-refused",
+        severity: Severity::Error,
+        fixable: false,
+        title: "byte-order mark in a file the client refuses",
+        explanation: "Gemini CLI exits at start-up (exit code 52, measured with gemini-cli 0.61) when its settings file begins with a UTF-8 byte-order mark, which some Windows editors add. Save the file as UTF-8 without BOM; mcpctl keeps a BOM that is there but never adds one.",
+        example: "{\n  \"mcpServers\": {\n    \"time\": { \"command\": \"uvx\", \"args\": [\"mcp-server-time\"] }\n  }\n}",
+    },
+    Rule {
         code: "MCP101",
         name: "servers-not-object",
         severity: Severity::Error,

@@ -105,6 +105,8 @@ pub struct Fields {
     /// How the client references environment variables inside entry values.
     /// `None`: no documented expansion, so `check` does not judge references.
     pub var_syntax: Option<VarSyntax>,
+    /// The client refuses a file that starts with a byte-order mark (Gemini CLI).
+    pub rejects_bom: bool,
 }
 
 impl Default for Fields {
@@ -128,6 +130,7 @@ impl Default for Fields {
             strict_names: false,
             extra_keys: None,
             var_syntax: None,
+            rejects_bom: false,
         }
     }
 }

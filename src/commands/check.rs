@@ -280,7 +280,7 @@ fn check_file(
         scope,
         os: ctx.platform.os,
     };
-    let findings = check::check_text(&file.shown, &source.text, &target);
+    let findings = check::check_text(&file.shown, &source.text, source.bom, &target);
     let fixable = findings
         .iter()
         .any(|f| check::rule(f.code).is_some_and(|r| r.fixable));
@@ -327,7 +327,12 @@ fn check_file(
     }
     printer.note(&format!("fixed `{}`", file.shown));
     let source = read(&file.path)?;
-    Ok(check::check_text(&file.shown, &source.text, &target))
+    Ok(check::check_text(
+        &file.shown,
+        &source.text,
+        source.bom,
+        &target,
+    ))
 }
 
 /// Key paths whose entries `--fix` may rewrite: the servers map, and in a user file the

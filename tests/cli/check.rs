@@ -11,6 +11,7 @@ const CASES: &[(&str, &str)] = &[
     ("MCP002", "claude-code"),
     ("MCP003", "cursor"),
     ("MCP004", "claude-code"),
+    ("MCP005", "gemini-cli"),
     ("MCP101", "claude-code"),
     ("MCP102", "claude-code"),
     ("MCP103", "claude-code"),
