@@ -85,12 +85,7 @@ fn add_to(
     dry_run: bool,
     no_wrap: bool,
 ) -> anyhow::Result<(String, edit::Outcome)> {
-    let location = client
-        .location(scope, &ctx.platform, &ctx.project)?
-        .ok_or_else(|| {
-            UserError::new(format!("{} has no {} scope", client.name, scope.as_str()))
-                .hint("use `--scope user`")
-        })?;
+    let location = targets::location(ctx, client, scope)?;
     let dialect = Dialect::of(client);
     let entry = for_platform(entry, ctx.platform.os, &client.fields, no_wrap);
     // Fail early (before reading the file) when the client cannot take this entry.

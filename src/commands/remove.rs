@@ -5,7 +5,7 @@ use crate::cli::RemoveArgs;
 use crate::commands::Context;
 use crate::commands::add::{print_reports, report};
 use crate::commands::{edit, targets};
-use crate::error::{ExitStatus, UserError};
+use crate::error::ExitStatus;
 use crate::output::Printer;
 
 pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
@@ -19,12 +19,7 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     let mut reports = Vec::new();
     for client in clients {
         let result = (|| {
-            let location = client
-                .location(scope, &ctx.platform, &ctx.project)?
-                .ok_or_else(|| {
-                    UserError::new(format!("{} has no {} scope", client.name, scope.as_str()))
-                        .hint("use `--scope user`")
-                })?;
+            let location = targets::location(ctx, client, scope)?;
             if !location.path.exists() {
                 return Ok((
                     edit::shown(ctx, &location.path),

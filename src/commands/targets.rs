@@ -2,7 +2,7 @@
 //! a terminal, a multi-select of detected clients.
 
 use crate::cli::TargetArgs;
-use crate::clients::Client;
+use crate::clients::{Client, Location, Scope};
 use crate::commands::Context;
 use crate::error::UserError;
 
@@ -92,4 +92,14 @@ pub fn choose<'a>(
             .hint("nothing was changed")
             .into()),
     }
+}
+
+/// Where `add`/`remove` write for `scope`; an error when the client has no such scope.
+pub fn location(ctx: &Context, client: &Client, scope: Scope) -> anyhow::Result<Location> {
+    Ok(client
+        .location(scope, &ctx.platform, &ctx.project)?
+        .ok_or_else(|| {
+            UserError::new(format!("{} has no {} scope", client.name, scope.as_str()))
+                .hint("use `--scope user`")
+        })?)
 }

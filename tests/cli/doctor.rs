@@ -1,47 +1,15 @@
 //! Integration tests for `mcpctl doctor`: real configs pointing at the rmcp-based
 //! `fixture-server` (and real registry servers when `.ci/peers.sh` installed them).
 
-use std::path::PathBuf;
-use std::process::Command;
-use std::sync::OnceLock;
-
 use serde_json::{Value, json};
 
 use crate::env::TestEnv;
 
-/// The `fixture-server` binary, built once with the same cargo.
+#[path = "../common/fixture_server.rs"]
+mod fixture_server;
+
 fn fixture() -> &'static str {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY
-        .get_or_init(|| {
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-            let output = Command::new(cargo)
-                .args([
-                    "build",
-                    "--quiet",
-                    "-p",
-                    "fixture-server",
-                    "--message-format=json",
-                ])
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .output()
-                .unwrap();
-            assert!(
-                output.status.success(),
-                "{}",
-                String::from_utf8_lossy(&output.stderr)
-            );
-            String::from_utf8_lossy(&output.stdout)
-                .lines()
-                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-                .find_map(|m| {
-                    (m["target"]["name"] == "fixture-server")
-                        .then(|| PathBuf::from(m["executable"].as_str().unwrap()))
-                })
-                .unwrap()
-        })
-        .to_str()
-        .unwrap()
+    fixture_server::fixture_binary().to_str().unwrap()
 }
 
 fn cursor_config(env: &TestEnv, servers: Value) {

@@ -8,8 +8,6 @@
 )]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use indexmap::IndexMap;
@@ -21,37 +19,9 @@ pub(crate) fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Path of the `fixture-server` binary, built once per test run with the same cargo.
-pub(crate) fn fixture_binary() -> &'static Path {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        let output = Command::new(cargo)
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "fixture-server",
-                "--message-format=json",
-            ])
-            .current_dir(root())
-            .output()
-            .expect("run cargo build -p fixture-server");
-        assert!(
-            output.status.success(),
-            "building fixture-server failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8_lossy(&output.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-            .find_map(|message| {
-                let executable = message.get("executable")?.as_str()?;
-                (message["target"]["name"] == "fixture-server").then(|| PathBuf::from(executable))
-            })
-            .expect("cargo reported no fixture-server executable")
-    })
-}
+#[path = "../common/fixture_server.rs"]
+mod fixture_server;
+pub(crate) use fixture_server::fixture_binary;
 
 /// Probe options with this test process's environment as the parent snapshot.
 pub(crate) fn options(timeout: Duration) -> ProbeOptions {
