@@ -7,4 +7,5 @@ mod clients;
 mod doctor;
 mod env;
 mod list;
+mod peers;
 mod remove;
