@@ -2,9 +2,11 @@
 # Baseline: time one "add + remove" pair of an MCP stdio server entry, per tool,
 # against a throw-away HOME. Prints a Markdown table of mean ms per pair.
 #
-# Usage: bench/baseline.sh [--install] [-n N]
+# Usage: bench/baseline.sh [--install] [-n N] [--home-parent DIR]
 #   --install  apt-get install hyperfine if missing (also done when CI=true)
 #   -n N       iterations per tool (default 10)
+#   --home-parent DIR  where the throw-away HOME goes (default .cache/; e.g. /dev/shm
+#              to take disk fsync latency out of the comparison)
 # Clients come from .cache/clients/node_modules/.bin (run .ci/clients.sh first).
 set -euo pipefail
 
@@ -13,12 +15,14 @@ BIN="$ROOT/.cache/clients/node_modules/.bin"
 MCPCTL="$ROOT/target/release/mcpctl"
 N=10
 INSTALL=0
+HOME_PARENT="$ROOT/.cache"
 [[ "${CI:-}" == "true" ]] && INSTALL=1
 while (($#)); do
   case "$1" in
     --install) INSTALL=1 ;;
     -n) N="$2"; shift ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    --home-parent) HOME_PARENT="$2"; shift ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) echo "baseline.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -34,7 +38,8 @@ command -v hyperfine >/dev/null 2>&1 && HAVE_HYPERFINE=1
 
 # Throw-away HOME outside /tmp (codex refuses to create its helper links under /tmp
 # and warns on every call). Removed on exit.
-BENCH_TMP="$(mktemp -d "$ROOT/.cache/bench-home.XXXXXX")"
+mkdir -p "$HOME_PARENT"
+BENCH_TMP="$(mktemp -d "$HOME_PARENT/bench-home.XXXXXX")"
 trap 'rm -rf "$BENCH_TMP"' EXIT
 export HOME="$BENCH_TMP" USERPROFILE="$BENCH_TMP" XDG_CONFIG_HOME="$BENCH_TMP/.config"
 export CODEX_HOME="$BENCH_TMP/.codex" CLAUDE_CONFIG_DIR="$BENCH_TMP/.claude-cfg"
@@ -44,6 +49,21 @@ unset ANTHROPIC_API_KEY OPENAI_API_KEY GEMINI_API_KEY
 # claude: no telemetry / update checks (there is no network anyway).
 export DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1
 cd "$BENCH_TMP"
+# A small, realistic Codex config that every tool edits (codex and mcpctl read it).
+cat >"$CODEX_HOME/config.toml" <<'TOML'
+model = "gpt-5-codex"
+approval_policy = "on-request"
+
+[mcp_servers.context7]
+command = "npx"
+args = ["-y", "@upstash/context7-mcp"]
+
+[mcp_servers.context7.env]
+CONTEXT7_API_KEY = "ctx7-key"
+
+[profiles.fast]
+model = "gpt-5-mini"
+TOML
 
 ROWS=()
 
@@ -93,10 +113,13 @@ bench_claude() {
     "\"$BIN/claude\" mcp remove -s user x </dev/null"
 }
 
-# Placeholder for the mcpctl side: fill in the real subcommands once they exist.
+# mcpctl on the same small Codex config (CODEX_HOME above), backups inside BENCH_TMP.
 bench_mcpctl() {
   [[ -x "$MCPCTL" ]] || { ROWS+=("| mcpctl | skipped (no target/release/mcpctl) | - |"); return 0; }
-  ROWS+=("| mcpctl | skipped (bench_mcpctl not written yet) | - |")
+  export MCPCTL_STATE_DIR="$BENCH_TMP/mcpctl-state"
+  run_pair mcpctl \
+    "\"$MCPCTL\" add x -c codex -- npx -y pkg </dev/null" \
+    "\"$MCPCTL\" remove x -c codex </dev/null"
 }
 
 bench_codex

@@ -120,6 +120,36 @@ impl TestEnv {
         }
     }
 
+    /// A `Command` for another program (a client's own CLI) with this environment: the same
+    /// HOME, USERPROFILE, APPDATA, LOCALAPPDATA, XDG_CONFIG_HOME, extra variables and working
+    /// directory as [`TestEnv::command`], and a PATH that also has the caller's PATH (node).
+    pub fn client_command(&self, program: &Path) -> Command {
+        let home = self.home();
+        std::fs::create_dir_all(&home).unwrap();
+        let bin = self.dir.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let inherited = std::env::var("PATH").unwrap_or_default();
+        let mut cmd = Command::new(program);
+        cmd.env_clear()
+            .env("HOME", &home)
+            .env("USERPROFILE", &home)
+            .env("APPDATA", home.join("AppData/Roaming"))
+            .env("LOCALAPPDATA", home.join("AppData/Local"))
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env(
+                "PATH",
+                format!("{}:{inherited}:/usr/bin:/bin", bin.display()),
+            )
+            .env("NO_COLOR", "1")
+            .env("COLUMNS", "100")
+            .current_dir(&home)
+            .stdin(Stdio::null());
+        for (k, v) in &self.extra_env {
+            cmd.env(k, v);
+        }
+        cmd
+    }
+
     /// Make a fake executable named `name` on PATH (for detection).
     pub fn on_path(&self, name: &str) {
         let path = self.dir.path().join("bin").join(name);

@@ -8,4 +8,5 @@ mod clients;
 mod doctor;
 mod env;
 mod list;
+mod peers;
 mod remove;

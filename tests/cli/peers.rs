@@ -1,0 +1,531 @@
+//! Cross-checks against the clients' own CLIs (installed by `.ci/clients.sh` into
+//! `.cache/clients/`): what mcpctl writes must be read back by the client with the right
+//! fields, and what the client writes must be read by mcpctl. A client that is not
+//! installed is skipped with a note on stderr. Facts about each CLI: docs/peers.md.
+
+use crate::env::{Run, TestEnv};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+const URL: &str = "https://example.com/mcp";
+const SSE_URL: &str = "https://example.com/sse";
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The stdio server used in every check: the real memory server when `.ci/peers.sh`
+/// installed it (starts fast, so clients that health-check on `list` connect), else the
+/// same path, which fails fast; only the fields the client reports are asserted.
+fn memory_server() -> String {
+    repo()
+        .join(".cache/peers/npm/node_modules/@modelcontextprotocol/server-memory/dist/index.js")
+        .display()
+        .to_string()
+}
+
+struct Peer {
+    env: TestEnv,
+    bin: PathBuf,
+}
+
+/// The client's CLI in a fresh `TestEnv`, or `None` (with a note) when not installed.
+#[allow(clippy::print_stderr)]
+fn peer(bin: &str) -> Option<Peer> {
+    let path = repo().join(".cache/clients/node_modules/.bin").join(bin);
+    if !path.exists() {
+        eprintln!(
+            "note: skipping {bin} cross-check: {} missing (run .ci/clients.sh)",
+            path.display()
+        );
+        return None;
+    }
+    let mut env = TestEnv::new();
+    // No telemetry, update checks or keys from the outer environment.
+    for (k, v) in [
+        ("DISABLE_TELEMETRY", "1"),
+        ("DISABLE_AUTOUPDATER", "1"),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+    ] {
+        env.extra_env.push((k.into(), v.into()));
+    }
+    Some(Peer { env, bin: path })
+}
+
+impl Peer {
+    /// Run the client's CLI (killed after 60 s so a prompt can never hang the suite).
+    fn client(&self, args: &[&str]) -> Run {
+        let out = self
+            .env
+            .client_command(Path::new("timeout"))
+            .args(["-k", "5", "60"])
+            .arg(&self.bin)
+            .args(args)
+            .output()
+            .unwrap();
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: strip_ansi(&String::from_utf8_lossy(&out.stdout)),
+            stderr: strip_ansi(&String::from_utf8_lossy(&out.stderr)),
+        }
+    }
+
+    fn mcpctl(&self, args: &[&str]) -> Run {
+        self.env.run(args)
+    }
+
+    /// `mcpctl add` of the stdio server (with an env var), the HTTP server (with a header)
+    /// and, when `sse`, the SSE server (with a header).
+    fn mcpctl_add_all(&self, id: &str, sse: bool) {
+        let mem = memory_server();
+        self.mcpctl(&["add", "mem", "-c", id, "-e", "K=v", "--", "node", &mem])
+            .ok();
+        self.mcpctl(&["add", "web", "-c", id, "--url", URL, "-H", "X-Api-Key=k"])
+            .ok();
+        if sse {
+            self.mcpctl(&[
+                "add",
+                "ev",
+                "-c",
+                id,
+                "--url",
+                SSE_URL,
+                "--transport",
+                "sse",
+                "-H",
+                "X-Api-Key=k",
+            ])
+            .ok();
+        }
+    }
+
+    /// `mcpctl list --json --show-secrets` for one client, by server name.
+    fn mcpctl_rows(&self, id: &str) -> Vec<Value> {
+        let run = self
+            .mcpctl(&["list", "--json", "-c", id, "--show-secrets"])
+            .ok();
+        let rows = run.json();
+        rows.as_array().unwrap().clone()
+    }
+}
+
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // CSI: ESC [ params final-byte (0x40..=0x7e)
+            if chars.next() == Some('[') {
+                for c in chars.by_ref() {
+                    if ('\u{40}'..='\u{7e}').contains(&c) {
+                        break;
+                    }
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The rest of the line that lists `name` as `name: ...` (after an optional status glyph),
+/// in the combined output of a text listing (`gemini/qwen/claude mcp list`).
+fn listed<'a>(run: &'a Run, name: &str) -> Option<&'a str> {
+    let prefix = format!("{name}: ");
+    run.stdout
+        .lines()
+        .chain(run.stderr.lines())
+        .map(str::trim)
+        .find_map(|line| {
+            let line = line
+                .strip_prefix(|c: char| !c.is_ascii())
+                .map_or(line, str::trim_start);
+            line.strip_prefix(prefix.as_str())
+        })
+}
+
+#[track_caller]
+fn assert_listed(run: &Run, name: &str, expected_start: &str) {
+    let rest = listed(run, name).unwrap_or_else(|| {
+        panic!(
+            "{name} not listed\nstdout:\n{}\nstderr:\n{}",
+            run.stdout, run.stderr
+        )
+    });
+    assert!(
+        rest.starts_with(expected_start),
+        "{name}: expected `{expected_start}…`, got `{rest}`"
+    );
+}
+
+#[track_caller]
+fn assert_not_listed(run: &Run, name: &str) {
+    assert!(
+        listed(run, name).is_none(),
+        "{name} still listed\nstdout:\n{}\nstderr:\n{}",
+        run.stdout,
+        run.stderr
+    );
+}
+
+/// The trimmed lines of `claude mcp get NAME`.
+fn claude_get(peer: &Peer, name: &str) -> Vec<String> {
+    let run = peer.client(&["mcp", "get", name]).ok();
+    run.stdout.lines().map(|l| l.trim().to_owned()).collect()
+}
+
+#[track_caller]
+fn assert_has_lines(lines: &[String], expected: &[&str]) {
+    for want in expected {
+        assert!(
+            lines.iter().any(|l| l == want),
+            "missing line `{want}` in:\n{}",
+            lines.join("\n")
+        );
+    }
+}
+
+fn row<'a>(rows: &'a [Value], name: &str) -> &'a Value {
+    rows.iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("{name} not in mcpctl list: {rows:#?}"))
+}
+
+/// The fields of one `mcpctl list --json` row that the cross-checks compare.
+fn fields(row: &Value) -> Value {
+    json!({
+        "transport": row["transport"],
+        "command": row["command"],
+        "args": row["args"],
+        "url": row["url"],
+        "env": row["env"],
+        "headers": row["headers"],
+    })
+}
+
+fn stdio_fields(command: &str, args: &[&str]) -> Value {
+    json!({"transport": "stdio", "command": command, "args": args, "url": null,
+           "env": {"K": "v"}, "headers": {}})
+}
+
+fn remote_fields(transport: &str, url: &str, headers: Value) -> Value {
+    json!({"transport": transport, "command": null, "args": [], "url": url,
+           "env": {}, "headers": headers})
+}
+
+// ---------------------------------------------------------------- Claude Code
+
+#[test]
+fn claude_reads_what_mcpctl_writes() {
+    let Some(p) = peer("claude") else { return };
+    p.mcpctl_add_all("claude-code", true);
+    // Local scope: `projects["<cwd>"].mcpServers` of the same file (cwd is HOME here).
+    p.mcpctl(&[
+        "add",
+        "loc",
+        "-c",
+        "claude-code",
+        "--scope",
+        "local",
+        "--",
+        "true",
+    ])
+    .ok();
+    let mem = memory_server();
+    assert_has_lines(
+        &claude_get(&p, "loc"),
+        &[
+            "Scope: Local config (private to you in this project)",
+            "Type: stdio",
+            "Command: true",
+        ],
+    );
+    assert_has_lines(
+        &claude_get(&p, "mem"),
+        &[
+            "Type: stdio",
+            "Command: node",
+            &format!("Args: {mem}"),
+            "K=v",
+        ],
+    );
+    assert_has_lines(
+        &claude_get(&p, "web"),
+        &["Type: http", &format!("URL: {URL}"), "X-Api-Key: k"],
+    );
+    assert_has_lines(
+        &claude_get(&p, "ev"),
+        &["Type: sse", &format!("URL: {SSE_URL}"), "X-Api-Key: k"],
+    );
+    p.mcpctl(&["remove", "web", "-c", "claude-code"]).ok();
+    let list = p.client(&["mcp", "list"]).ok();
+    assert_not_listed(&list, "web");
+    assert_listed(&list, "mem", &format!("node {mem}"));
+    assert_listed(&list, "ev", &format!("{SSE_URL} (SSE)"));
+}
+
+#[test]
+fn mcpctl_reads_what_claude_writes() {
+    let Some(p) = peer("claude") else { return };
+    // Name (and URL) before -e/-H: those flags are variadic and swallow what follows.
+    let add = |args: &[&str]| {
+        let mut all = vec!["mcp", "add", "-s", "user"];
+        all.extend_from_slice(args);
+        p.client(&all).ok();
+    };
+    add(&["mem", "-e", "K=v", "--", "node", "/srv/mem.js"]);
+    add(&["-t", "http", "web", URL, "-H", "X-Api-Key: k"]);
+    add(&["-t", "sse", "ev", SSE_URL, "-H", "X-Api-Key: k"]);
+    // claude's default scope is local: `projects["<cwd>"]` (cwd is HOME here).
+    p.client(&["mcp", "add", "loc", "--", "true"]).ok();
+    let rows = p.mcpctl_rows("claude-code");
+    assert_eq!(rows.len(), 4, "{rows:#?}");
+    assert_eq!(row(&rows, "loc")["scope"], "local");
+    assert_eq!(row(&rows, "loc")["command"], "true");
+    assert_eq!(row(&rows, "mem")["scope"], "user");
+    assert_eq!(
+        fields(row(&rows, "mem")),
+        stdio_fields("node", &["/srv/mem.js"])
+    );
+    let header = json!({"X-Api-Key": "k"});
+    assert_eq!(
+        fields(row(&rows, "web")),
+        remote_fields("http", URL, header.clone())
+    );
+    assert_eq!(
+        fields(row(&rows, "ev")),
+        remote_fields("sse", SSE_URL, header)
+    );
+    for name in ["mem", "web", "ev"] {
+        p.mcpctl(&["remove", name, "-c", "claude-code"]).ok();
+    }
+    p.mcpctl(&["remove", "loc", "-c", "claude-code", "--scope", "local"])
+        .ok();
+    let list = p.client(&["mcp", "list"]).ok();
+    for name in ["mem", "web", "ev", "loc"] {
+        assert_not_listed(&list, name);
+    }
+    assert!(
+        list.stdout.contains("No MCP servers configured"),
+        "{}",
+        list.stdout
+    );
+    assert!(p.mcpctl_rows("claude-code").is_empty());
+}
+
+// ---------------------------------------------------------------- Codex
+
+/// `codex mcp list --json`, by name.
+fn codex_list(p: &Peer) -> Vec<Value> {
+    let run = p.client(&["mcp", "list", "--json"]).ok();
+    run.json().as_array().unwrap().clone()
+}
+
+#[test]
+fn codex_reads_what_mcpctl_writes() {
+    let Some(p) = peer("codex") else { return };
+    p.mcpctl_add_all("codex", false);
+    // Codex has no SSE: mcpctl must refuse rather than write something codex misreads.
+    p.mcpctl(&[
+        "add",
+        "ev",
+        "-c",
+        "codex",
+        "--url",
+        SSE_URL,
+        "--transport",
+        "sse",
+    ])
+    .code(2);
+    let list = codex_list(&p);
+    assert_eq!(list.len(), 2, "{list:#?}");
+    let mem = &row(&list, "mem")["transport"];
+    assert_eq!(mem["type"], "stdio");
+    assert_eq!(mem["command"], "node");
+    assert_eq!(mem["args"], json!([memory_server()]));
+    assert_eq!(mem["env"], json!({"K": "v"}));
+    let web = &row(&list, "web")["transport"];
+    assert_eq!(web["type"], "streamable_http");
+    assert_eq!(web["url"], URL);
+    assert_eq!(web["http_headers"], json!({"X-Api-Key": "k"}));
+    p.mcpctl(&["remove", "web", "-c", "codex"]).ok();
+    let list = codex_list(&p);
+    let names: Vec<&Value> = list.iter().map(|r| &r["name"]).collect();
+    assert_eq!(names, [&json!("mem")]);
+}
+
+#[test]
+fn mcpctl_reads_what_codex_writes() {
+    let Some(p) = peer("codex") else { return };
+    p.client(&[
+        "mcp",
+        "add",
+        "mem",
+        "--env",
+        "K=v",
+        "--",
+        "node",
+        "/srv/mem.js",
+    ])
+    .ok();
+    // `codex mcp add` has no header flag (docs/peers.md).
+    p.client(&["mcp", "add", "web", "--url", URL]).ok();
+    let rows = p.mcpctl_rows("codex");
+    assert_eq!(rows.len(), 2, "{rows:#?}");
+    assert_eq!(
+        fields(row(&rows, "mem")),
+        stdio_fields("node", &["/srv/mem.js"])
+    );
+    assert_eq!(
+        fields(row(&rows, "web")),
+        remote_fields("http", URL, json!({}))
+    );
+    p.mcpctl(&["remove", "mem", "-c", "codex"]).ok();
+    p.mcpctl(&["remove", "web", "-c", "codex"]).ok();
+    assert!(codex_list(&p).is_empty());
+    assert!(p.mcpctl_rows("codex").is_empty());
+}
+
+// ---------------------------------------------------------------- Gemini CLI, Qwen Code
+
+/// gemini and qwen list the same way: `○ name: target (transport) - status`.
+fn gemini_like_reads_what_mcpctl_writes(bin: &str, id: &str) {
+    let Some(p) = peer(bin) else { return };
+    p.mcpctl_add_all(id, true);
+    let mem = memory_server();
+    let list = p.client(&["mcp", "list"]).ok();
+    assert_listed(&list, "mem", &format!("node {mem} (stdio)"));
+    assert_listed(&list, "web", &format!("{URL} (http)"));
+    assert_listed(&list, "ev", &format!("{SSE_URL} (sse)"));
+    p.mcpctl(&["remove", "web", "-c", id]).ok();
+    let list = p.client(&["mcp", "list"]).ok();
+    assert_not_listed(&list, "web");
+    assert_listed(&list, "mem", &format!("node {mem} (stdio)"));
+    assert_listed(&list, "ev", &format!("{SSE_URL} (sse)"));
+}
+
+fn mcpctl_reads_what_gemini_like_writes(bin: &str, id: &str) {
+    let Some(p) = peer(bin) else { return };
+    // gemini's default scope is the project (cwd): always say `-s user`.
+    for args in [
+        &["-e", "K=v", "mem", "node", "/srv/mem.js"][..],
+        &["-t", "http", "-H", "X-Api-Key: k", "web", URL],
+        &["-t", "sse", "-H", "X-Api-Key: k", "ev", SSE_URL],
+    ] {
+        let mut all = vec!["mcp", "add", "-s", "user"];
+        all.extend_from_slice(args);
+        p.client(&all).ok();
+    }
+    let rows = p.mcpctl_rows(id);
+    assert_eq!(rows.len(), 3, "{rows:#?}");
+    assert_eq!(
+        fields(row(&rows, "mem")),
+        stdio_fields("node", &["/srv/mem.js"])
+    );
+    let header = json!({"X-Api-Key": "k"});
+    assert_eq!(
+        fields(row(&rows, "web")),
+        remote_fields("http", URL, header.clone())
+    );
+    assert_eq!(
+        fields(row(&rows, "ev")),
+        remote_fields("sse", SSE_URL, header)
+    );
+    for name in ["mem", "web", "ev"] {
+        p.mcpctl(&["remove", name, "-c", id]).ok();
+    }
+    let list = p.client(&["mcp", "list"]).ok();
+    for name in ["mem", "web", "ev"] {
+        assert_not_listed(&list, name);
+    }
+    let text = format!("{}{}", list.stdout, list.stderr);
+    assert!(text.contains("No MCP servers configured"), "{text}");
+    assert!(p.mcpctl_rows(id).is_empty());
+}
+
+#[test]
+fn gemini_reads_what_mcpctl_writes() {
+    gemini_like_reads_what_mcpctl_writes("gemini", "gemini-cli");
+}
+
+#[test]
+fn mcpctl_reads_what_gemini_writes() {
+    mcpctl_reads_what_gemini_like_writes("gemini", "gemini-cli");
+}
+
+#[test]
+fn qwen_reads_what_mcpctl_writes() {
+    gemini_like_reads_what_mcpctl_writes("qwen", "qwen-code");
+}
+
+#[test]
+fn mcpctl_reads_what_qwen_writes() {
+    mcpctl_reads_what_gemini_like_writes("qwen", "qwen-code");
+}
+
+// ---------------------------------------------------------------- opencode
+
+/// The `mcp` map of `opencode debug config` (the resolved configuration).
+fn opencode_mcp(p: &Peer) -> Value {
+    let run = p.client(&["debug", "config"]).ok();
+    run.json()["mcp"].clone()
+}
+
+#[test]
+fn opencode_reads_what_mcpctl_writes() {
+    let Some(p) = peer("opencode") else { return };
+    p.mcpctl_add_all("opencode", false);
+    let mcp = opencode_mcp(&p);
+    assert_eq!(
+        mcp["mem"],
+        json!({"type": "local", "command": ["node", memory_server()], "environment": {"K": "v"}})
+    );
+    // `debug config` masks header values.
+    assert_eq!(
+        mcp["web"],
+        json!({"type": "remote", "url": URL, "headers": {"X-Api-Key": "***"}})
+    );
+    p.mcpctl(&["remove", "web", "-c", "opencode"]).ok();
+    let mcp = opencode_mcp(&p);
+    let names: Vec<&String> = mcp.as_object().unwrap().keys().collect();
+    assert_eq!(names, ["mem"]);
+}
+
+#[test]
+fn mcpctl_reads_what_opencode_writes() {
+    // `opencode mcp add` prompts (and hangs) only without a name; with one it does not
+    // (docs/peers.md). It creates opencode.jsonc when no config exists.
+    let Some(p) = peer("opencode") else { return };
+    p.client(&[
+        "mcp",
+        "add",
+        "mem",
+        "--env",
+        "K=v",
+        "--",
+        "node",
+        "/srv/mem.js",
+    ])
+    .ok();
+    p.client(&["mcp", "add", "web", "--url", URL, "--header", "X-Api-Key=k"])
+        .ok();
+    let rows = p.mcpctl_rows("opencode");
+    assert_eq!(rows.len(), 2, "{rows:#?}");
+    assert_eq!(
+        row(&rows, "mem")["path"],
+        "~/.config/opencode/opencode.jsonc"
+    );
+    assert_eq!(
+        fields(row(&rows, "mem")),
+        stdio_fields("node", &["/srv/mem.js"])
+    );
+    assert_eq!(
+        fields(row(&rows, "web")),
+        remote_fields("http", URL, json!({"X-Api-Key": "k"}))
+    );
+    p.mcpctl(&["remove", "mem", "-c", "opencode"]).ok();
+    p.mcpctl(&["remove", "web", "-c", "opencode"]).ok();
+    assert_eq!(opencode_mcp(&p), json!({}));
+    assert!(p.mcpctl_rows("opencode").is_empty());
+}
