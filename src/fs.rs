@@ -237,7 +237,7 @@ fn backup(target: &Path, backups: &Path) -> io::Result<PathBuf> {
     fs::create_dir_all(backups)?;
     let stamp = SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis());
+        .map_or(0, |d| d.as_nanos());
     let flat: String = target
         .to_string_lossy()
         .chars()
@@ -249,22 +249,44 @@ fn backup(target: &Path, backups: &Path) -> io::Result<PathBuf> {
             }
         })
         .collect();
-    let path = backups.join(format!(
-        "{stamp}-{}-{}",
-        std::process::id(),
-        flat.trim_start_matches('_')
-    ));
-    if fs::hard_link(target, &path).is_ok() {
-        return Ok(path);
+    let suffix = format!("-{}", flat.trim_start_matches('_'));
+    let path = backups.join(format!("{stamp:020}-{}{suffix}", std::process::id()));
+    if fs::hard_link(target, &path).is_err() {
+        let old = fs::read(target)?;
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)?;
+        restrict_new_file(&file)?;
+        file.write_all(&old)?;
     }
-    let old = fs::read(target)?;
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&path)?;
-    restrict_new_file(&file)?;
-    file.write_all(&old)?;
+    prune_backups(backups, &suffix);
     Ok(path)
+}
+
+/// How many backups of one file are kept (a big `~/.claude.json` is tens of MB each).
+const BACKUPS_KEPT: usize = 10;
+
+/// Delete all but the newest `BACKUPS_KEPT` backups whose name ends with `suffix`.
+fn prune_backups(backups: &Path, suffix: &str) {
+    let Ok(entries) = fs::read_dir(backups) else {
+        return;
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| {
+            n.ends_with(suffix)
+                && n.split('-')
+                    .next()
+                    .is_some_and(|s| s.chars().all(|c| c.is_ascii_digit()))
+        })
+        .collect();
+    // Names start with a zero-padded nanosecond stamp: lexical order is age order.
+    names.sort_unstable();
+    let excess = names.len().saturating_sub(BACKUPS_KEPT);
+    for name in &names[..excess] {
+        let _ = fs::remove_file(backups.join(name));
+    }
 }
 
 #[cfg(test)]
@@ -298,6 +320,34 @@ mod tests {
             Err(FsError::Changed { .. })
         ));
         assert_eq!(fs::read_to_string(&path).unwrap(), "{\"x\":1}");
+    }
+
+    #[test]
+    fn backups_are_pruned_to_the_newest_ten_per_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let path = dir.path().join("c.json");
+        fs::write(&path, "0").unwrap();
+        fs::write(dir.path().join("other.json"), "x").unwrap();
+        let other = read_source(&dir.path().join("other.json")).unwrap();
+        write_atomic(&other, "y", Some(&state)).unwrap();
+        for i in 1..=15 {
+            let source = read_source(&path).unwrap();
+            write_atomic(&source, &i.to_string(), Some(&state)).unwrap();
+        }
+        let mut kept: Vec<String> = fs::read_dir(&state)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        kept.sort();
+        assert_eq!(kept.len(), 11, "{kept:?}");
+        assert!(kept.iter().any(|n| n.ends_with("other.json")));
+        let newest = kept
+            .iter()
+            .filter(|n| n.ends_with("c.json"))
+            .next_back()
+            .unwrap();
+        assert_eq!(fs::read_to_string(state.join(newest)).unwrap(), "14");
     }
 
     #[cfg(unix)]

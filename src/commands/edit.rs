@@ -56,6 +56,7 @@ pub fn apply(
 ) -> anyhow::Result<Outcome> {
     for _ in 0..ATTEMPTS {
         let mut document = read_document(ctx, client, &location.path)?;
+        let before = dry_run.then(|| document.doc.render().into_owned());
         let edit = change(document.doc.as_mut())?;
         if edit == Edit::Unchanged {
             return Ok(Outcome {
@@ -64,13 +65,13 @@ pub fn apply(
             });
         }
         let text = document.doc.render();
-        if dry_run {
+        if let Some(before) = before {
             let source = &document.source;
             return Ok(Outcome {
                 action: edit.into(),
                 diff: Some(unified_diff(
                     &display_path(ctx, &location.path),
-                    &source.bytes_for(&source.text),
+                    &source.bytes_for(&before),
                     &source.bytes_for(&text),
                     source.exists(),
                 )),

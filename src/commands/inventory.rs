@@ -30,23 +30,28 @@ pub fn display_path(ctx: &Context, path: &Path) -> String {
 
 /// Read and parse a client's file. A missing file is an empty document.
 pub fn read_document(ctx: &Context, client: &Client, path: &Path) -> anyhow::Result<Document> {
-    let source = fs::read_source(path).map_err(|e| {
+    let mut source = fs::read_source(path).map_err(|e| {
         UserError::new(e.to_string())
             .hint("check the file's permissions and encoding; mcpctl left it unchanged")
     })?;
-    let doc = client.format.parse(&source.text).map_err(|e| {
-        UserError::new(format!(
-            "cannot parse `{}` at {}:{}: {}",
-            display_path(ctx, path),
-            e.line,
-            e.column,
-            e.message
-        ))
-        .hint(format!(
-            "mcpctl left the file unchanged; fix the syntax, then run `mcpctl list -c {}`",
-            client.id
-        ))
-    })?;
+    // The document takes the text over (no second copy of a big file); `source` keeps
+    // what a write needs: path, BOM and the version stamp.
+    let doc = client
+        .format
+        .parse(std::mem::take(&mut source.text))
+        .map_err(|e| {
+            UserError::new(format!(
+                "cannot parse `{}` at {}:{}: {}",
+                display_path(ctx, path),
+                e.line,
+                e.column,
+                e.message
+            ))
+            .hint(format!(
+                "mcpctl left the file unchanged; fix the syntax, then run `mcpctl list -c {}`",
+                client.id
+            ))
+        })?;
     Ok(Document { source, doc })
 }
 

@@ -21,10 +21,11 @@ pub(super) struct JsonDoc {
 }
 
 impl JsonDoc {
-    pub(super) fn parse(text: &str) -> Result<Self, ParseError> {
-        let index = scan::scan_indexed(text)?;
+    pub(super) fn parse(text: impl Into<String>) -> Result<Self, ParseError> {
+        let text: String = text.into();
+        let index = scan::scan_indexed(&text)?;
         Ok(Self {
-            text: text.to_owned(),
+            text,
             index: Some(index),
         })
     }
@@ -102,18 +103,16 @@ impl JsonDoc {
     }
 
     fn apply(&mut self, mut splices: Vec<Splice>) {
-        // Stable: splices at the same offset apply in the order they were pushed.
+        // Stable: splices at the same offset apply in the order they were pushed; applying
+        // them last-first in place keeps earlier offsets valid and the text in one buffer
+        // (no second copy of a file that may be hundreds of MB).
         splices.sort_by_key(|splice| splice.at);
         let growth: usize = splices.iter().map(|s| s.insert.len()).sum();
-        let mut out = String::with_capacity(self.text.len() + growth);
-        let mut cursor = 0;
-        for splice in &splices {
-            out.push_str(&self.text[cursor..splice.at]);
-            out.push_str(&splice.insert);
-            cursor = splice.at + splice.remove;
+        self.text.reserve(growth);
+        for splice in splices.iter().rev() {
+            self.text
+                .replace_range(splice.at..splice.at + splice.remove, &splice.insert);
         }
-        out.push_str(&self.text[cursor..]);
-        self.text = out;
         self.index = None;
     }
 }
@@ -249,8 +248,8 @@ impl ConfigDoc for JsonDoc {
         Ok(Edit::Removed)
     }
 
-    fn render(&self) -> String {
-        self.text.clone()
+    fn render(&self) -> std::borrow::Cow<'_, str> {
+        std::borrow::Cow::Borrowed(&self.text)
     }
 
     fn position(&self, path: &[String]) -> Option<Position> {
@@ -601,7 +600,7 @@ mod tests {
         assert_eq!(doc.render(), expected, "after add");
         let servers = doc.servers(&k(key)).unwrap();
         assert!(servers.iter().any(|(n, v)| n == name && *v == entry()));
-        JsonDoc::parse(&doc.render()).unwrap();
+        JsonDoc::parse(doc.render()).unwrap();
         assert_eq!(doc.remove(&k(key), name).unwrap(), Edit::Removed);
         assert_eq!(doc.render(), text, "after remove");
     }
@@ -918,7 +917,7 @@ mod tests {
         assert_eq!(doc.servers(&key).unwrap().len(), 1);
         doc.upsert(&key, "new", &entry()).unwrap();
         assert_eq!(doc.servers(&key).unwrap().len(), 2);
-        let mut doc = JsonDoc::parse(&doc.render()).unwrap();
+        let mut doc = JsonDoc::parse(doc.render()).unwrap();
         doc.remove(&key, "new").unwrap();
         assert!(doc.render() == text);
         let root = k(&["mcpServers"]);
@@ -952,7 +951,7 @@ mod tests {
             let upserted = start.elapsed();
             let rendered = doc.render();
             let rendered_at = start.elapsed();
-            std::fs::write(dir.path().join("out"), rendered).unwrap();
+            std::fs::write(dir.path().join("out"), rendered.as_bytes()).unwrap();
             eprintln!(
                 "read {read:?} parse {parsed:?} upsert {upserted:?} render {rendered_at:?} write {:?}",
                 start.elapsed()
@@ -961,7 +960,7 @@ mod tests {
             let mut doc = JsonDoc::parse(&source).unwrap();
             doc.remove(&key, "new").unwrap();
             let rendered = doc.render();
-            std::fs::write(dir.path().join("out"), &rendered).unwrap();
+            std::fs::write(dir.path().join("out"), rendered.as_bytes()).unwrap();
             let add_remove = start.elapsed();
             assert!(rendered == text);
             let start = Instant::now();
@@ -1166,7 +1165,7 @@ mod tests {
                 prop_assume!(!before.iter().any(|(n, _)| *n == new_name));
                 prop_assert_eq!(doc.upsert(&key, &new_name, &entry()).unwrap(), Edit::Added);
                 let added = doc.render();
-                let reparsed = JsonDoc::parse(&added).unwrap();
+                let reparsed = JsonDoc::parse(&*added).unwrap();
                 let after = reparsed.servers(&key).unwrap();
                 prop_assert_eq!(after.len(), before.len() + 1);
                 prop_assert_eq!(after.last().unwrap(), &(new_name.clone(), entry()));
@@ -1195,7 +1194,7 @@ mod tests {
                     let _ = doc.servers(&key);
                     let _ = doc.position(&key);
                     if doc.upsert(&key, "n", &entry()).is_ok() {
-                        prop_assert!(JsonDoc::parse(&doc.render()).is_ok(), "{:?} -> {:?}", text, doc.render());
+                        prop_assert!(JsonDoc::parse(doc.render()).is_ok(), "{:?} -> {:?}", text, doc.render());
                     }
                 }
             }

@@ -34,7 +34,7 @@ impl Format {
     /// Parse `text` (without BOM) into an editable document.
     ///
     /// An empty or whitespace-only text is an empty document, not an error.
-    pub fn parse(self, text: &str) -> Result<Box<dyn ConfigDoc>, ParseError> {
+    pub fn parse(self, text: impl Into<String>) -> Result<Box<dyn ConfigDoc>, ParseError> {
         match self {
             Format::Json | Format::Jsonc => Ok(Box::new(json::JsonDoc::parse(text)?)),
             Format::Toml => Ok(Box::new(toml::TomlDoc::parse(text)?)),
@@ -113,7 +113,8 @@ pub trait ConfigDoc {
     fn remove(&mut self, key: &[String], name: &str) -> Result<Edit, ShapeError>;
 
     /// The whole text (without BOM). Equal to the parsed text when nothing was edited.
-    fn render(&self) -> String;
+    /// Borrowed where the document keeps its text (JSON files reach hundreds of MB).
+    fn render(&self) -> std::borrow::Cow<'_, str>;
 
     /// Where the key at `path` (object keys from the root) is written, if it exists.
     /// Used to give `line:column` for findings about an entry or one of its fields.

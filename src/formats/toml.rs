@@ -21,9 +21,10 @@ pub(super) struct TomlDoc {
 }
 
 impl TomlDoc {
-    pub(super) fn parse(text: &str) -> Result<Self, ParseError> {
+    pub(super) fn parse(text: impl Into<String>) -> Result<Self, ParseError> {
+        let text: String = text.into();
         let doc = text.parse::<DocumentMut>().map_err(|err| {
-            let position = position_of(text, err.span().map_or(0, |span| span.start));
+            let position = position_of(&text, err.span().map_or(0, |span| span.start));
             ParseError {
                 line: position.line,
                 column: position.column,
@@ -31,7 +32,7 @@ impl TomlDoc {
             }
         })?;
         Ok(Self {
-            text: text.to_owned(),
+            text,
             doc,
             edited: false,
         })
@@ -212,24 +213,24 @@ impl ConfigDoc for TomlDoc {
         Ok(Edit::Removed)
     }
 
-    fn render(&self) -> String {
+    fn render(&self) -> std::borrow::Cow<'_, str> {
         if !self.edited {
-            return self.text.clone();
+            return std::borrow::Cow::Borrowed(&self.text);
         }
         let rendered = self.doc.to_string();
         // toml_edit writes `\n` for new lines; a consistently CRLF file stays CRLF.
         let crlf = detect_line_ending(&self.text) == "\r\n"
             && !self.text.replace("\r\n", "").contains('\n');
-        if crlf {
+        std::borrow::Cow::Owned(if crlf {
             rendered.replace("\r\n", "\n").replace('\n', "\r\n")
         } else {
             rendered
-        }
+        })
     }
 
     fn position(&self, path: &[String]) -> Option<Position> {
         let text = self.render();
-        let parsed = toml_edit::Document::parse(text.as_str()).ok()?;
+        let parsed = toml_edit::Document::parse(&*text).ok()?;
         let mut table: &dyn toml_edit::TableLike = parsed.as_table();
         let mut span = None;
         for segment in path {
@@ -404,7 +405,7 @@ mod tests {
         // Grouped after the existing entry, before `[profiles.x]`.
         assert!(added.find("[mcp_servers.new]").unwrap() < added.find("[profiles.x]").unwrap());
         assert!(added.starts_with(&CODEX[..CODEX.find("[profiles.x]").unwrap()]));
-        let mut doc = TomlDoc::parse(&added).unwrap();
+        let mut doc = TomlDoc::parse(&*added).unwrap();
         let servers = doc.servers(&servers_key()).unwrap();
         assert_eq!(servers.len(), 2);
         assert_eq!(servers[1], ("new".to_owned(), entry()));
@@ -423,7 +424,7 @@ mod tests {
         doc.upsert(&servers_key(), "new", &entry()).unwrap();
         let added = doc.render();
         assert!(!added.replace("\r\n", "").contains('\n'));
-        let mut doc = TomlDoc::parse(&added).unwrap();
+        let mut doc = TomlDoc::parse(&*added).unwrap();
         doc.remove(&servers_key(), "new").unwrap();
         assert_eq!(doc.render(), text);
     }
