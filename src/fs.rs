@@ -343,9 +343,7 @@ mod tests {
         assert_eq!(kept.len(), 11, "{kept:?}");
         assert!(kept.iter().any(|n| n.ends_with("other.json")));
         let newest = kept
-            .iter()
-            .filter(|n| n.ends_with("c.json"))
-            .next_back()
+            .iter().rfind(|n| n.ends_with("c.json"))
             .unwrap();
         assert_eq!(fs::read_to_string(state.join(newest)).unwrap(), "14");
     }
