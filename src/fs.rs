@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 const BOM: &str = "\u{feff}";
+/// Spare capacity read buffers get (see `read_source`).
+const EDIT_SLACK: usize = 64 * 1024;
 
 /// A config file as read.
 #[derive(Debug, Clone)]
@@ -83,7 +85,9 @@ pub fn read_source(path: &Path) -> Result<Source, FsError> {
     };
     let opened = File::open(path).and_then(|mut file| {
         let meta = file.metadata()?;
-        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        // Slack for the entry an edit splices in, so a big file is not reallocated
+        // (copied) to grow by a few hundred bytes.
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0) + EDIT_SLACK);
         io::Read::read_to_end(&mut file, &mut bytes)?;
         Ok((bytes, Stamp::of(&meta)))
     });
@@ -342,9 +346,7 @@ mod tests {
         kept.sort();
         assert_eq!(kept.len(), 11, "{kept:?}");
         assert!(kept.iter().any(|n| n.ends_with("other.json")));
-        let newest = kept
-            .iter().rfind(|n| n.ends_with("c.json"))
-            .unwrap();
+        let newest = kept.iter().rfind(|n| n.ends_with("c.json")).unwrap();
         assert_eq!(fs::read_to_string(state.join(newest)).unwrap(), "14");
     }
 
