@@ -227,16 +227,17 @@ pub fn print_reports(
                 Action::Unchanged => crate::output::Style::Dim,
                 _ => crate::output::Style::Ok,
             };
+            // Pad before painting: escape codes would count toward the width.
             let mut line = format!(
-                "{:<12} {:<16} {}",
-                printer.paint(style, verb),
+                "{} {:<16} {}",
+                printer.paint(style, &format!("{verb:<12}")),
                 r.client,
                 r.path
             );
             if let Some(error) = &r.error {
                 line = format!(
                     "{} {:<16} {error}",
-                    printer.paint(style, "failed      "),
+                    printer.paint(style, &format!("{verb:<12}")),
                     r.client
                 );
                 if let Some(hint) = &r.hint {
