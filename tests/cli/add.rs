@@ -482,3 +482,28 @@ fn bad_names_and_bad_flags_are_usage_errors() {
         .code(2);
     assert!(run.stderr.contains("--header"), "{}", run.stderr);
 }
+
+#[test]
+fn coloured_report_keeps_its_columns() {
+    // Regression: the action was padded after colouring, so escape codes ate the padding.
+    let env = TestEnv::new();
+    let run = env
+        .run(&args(
+            &["add", "mem", "-c", "cursor", "--color", "always"],
+            MEMORY,
+        ))
+        .ok();
+    let line = run.stdout.lines().next().unwrap();
+    assert!(line.contains("\u{1b}["), "{line:?}");
+    let mut plain = String::new();
+    let mut in_escape = false;
+    for c in line.chars() {
+        match (in_escape, c) {
+            (false, '\u{1b}') => in_escape = true,
+            (true, 'm') => in_escape = false,
+            (true, _) => {}
+            (false, c) => plain.push(c),
+        }
+    }
+    assert!(plain.starts_with("added        cursor "), "{plain:?}");
+}
