@@ -36,6 +36,8 @@ pub(crate) struct Linter<'a> {
     os: Os,
     /// `id`s of VS Code's top-level `inputs`.
     inputs: Vec<String>,
+    /// The server whose entry is being linted, for `Finding::server`.
+    current: Option<String>,
     findings: Vec<Finding>,
 }
 
@@ -48,6 +50,7 @@ impl<'a> Linter<'a> {
             scope: target.scope,
             os: target.os,
             inputs: Vec::new(),
+            current: None,
             findings: Vec::new(),
         }
     }
@@ -76,6 +79,7 @@ impl<'a> Linter<'a> {
             severity,
             code,
             message,
+            server: self.current.clone(),
         });
     }
 
@@ -235,6 +239,12 @@ impl<'a> Linter<'a> {
     }
 
     fn entry(&mut self, member: &Member) {
+        self.current = Some(member.key.clone());
+        self.entry_checks(member);
+        self.current = None;
+    }
+
+    fn entry_checks(&mut self, member: &Member) {
         let name = member.key.as_str();
         let Some(keys) = member.node.members() else {
             self.report(

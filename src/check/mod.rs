@@ -47,6 +47,9 @@ pub struct Finding {
     pub severity: Severity,
     pub code: &'static str,
     pub message: String,
+    /// The server entry the finding is about (not part of the JSON contract).
+    #[serde(skip)]
+    pub server: Option<String>,
 }
 
 /// What a file is checked as.
@@ -78,6 +81,7 @@ pub fn check_text(path: &str, text: &str, bom: bool, target: &Target<'_>) -> Vec
             severity: rule("MCP005").map_or(Severity::Error, |r| r.severity),
             code: "MCP005",
             message: format!("{} refuses a file that starts with a byte-order mark; save it as UTF-8 without BOM", target.client.name),
+            server: None,
         });
     }
     findings.sort_by(|a, b| (a.line, a.column, a.code).cmp(&(b.line, b.column, b.code)));

@@ -151,6 +151,7 @@ mod tests {
             severity: Severity::Warning,
             code: "MCP206",
             message: message.into(),
+            server: None,
         }
     }
 

@@ -11,12 +11,14 @@ use std::time::Duration;
 use indexmap::IndexMap;
 use serde::Serialize;
 
+use crate::check::{self, Finding, Severity, Target};
 use crate::cli::DoctorArgs;
 use crate::clients::Scope;
 use crate::commands::inventory::{Found, collect, display_path};
 use crate::commands::{Context, targets};
 use crate::entry::{self, Transport};
 use crate::error::{ExitStatus, UserError};
+use crate::fs;
 use crate::handshake::{self, Probe, ProbeOptions, Status as ProbeStatus};
 use crate::output::{Printer, Style};
 use crate::platform::Os;
@@ -26,6 +28,8 @@ use crate::vars;
 const INTERPRETERS: &[&str] = &[
     "node", "nodejs", "python", "python3", "deno", "bun", "tsx", "ts-node", "ruby", "php", "java",
 ];
+/// Files larger than this are not linted by doctor (run `mcpctl check --user` for them).
+const LINT_MAX_BYTES: u64 = 4 << 20;
 /// Lines of stderr shown under a failed server in the human report.
 const STDERR_LINES: usize = 8;
 
@@ -105,8 +109,10 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     let (found, broken) = collect(ctx, &clients, name.as_deref());
     let mut results: Vec<DoctorResult> = Vec::new();
     let mut to_probe: Vec<(usize, Transport)> = Vec::new();
+    let lint = lint_files(ctx, &found);
     for (index, f) in found.iter().enumerate() {
-        let (result, transport) = static_checks(ctx, f, &found);
+        let (mut result, transport) = static_checks(ctx, f, &found);
+        add_lint_findings(&mut result, f, &lint);
         if let (Some(t), false) = (transport, no_spawn) {
             to_probe.push((index, t));
         }
@@ -446,6 +452,78 @@ fn static_checks(
     }
     result.checks = checks;
     (result, runnable.then_some(transport))
+}
+
+/// `check`'s rules over each user/project file (small ones: the lint tree holds the whole
+/// file), keyed by client, file and server name.
+fn lint_files(ctx: &Context, found: &[Found<'_>]) -> Vec<(String, PathBuf, Finding)> {
+    let mut seen: Vec<(&str, &Path)> = Vec::new();
+    let mut out = Vec::new();
+    for f in found {
+        let key = (f.client.id.as_str(), f.path.as_path());
+        if !matches!(f.scope, Scope::User | Scope::Project) || seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        if std::fs::metadata(&f.path).map_or(true, |m| m.len() > LINT_MAX_BYTES) {
+            continue;
+        }
+        let Ok(source) = fs::read_source(&f.path) else {
+            continue;
+        };
+        let target = Target {
+            client: f.client,
+            scope: f.scope,
+            os: ctx.platform.os,
+        };
+        for finding in check::check_text(
+            &display_path(ctx, &f.path),
+            &source.text,
+            source.bom,
+            &target,
+        ) {
+            out.push((f.client.id.clone(), f.path.clone(), finding));
+        }
+    }
+    out
+}
+
+/// Attach the lint findings about this entry: errors fail it (the client ignores or
+/// rejects what is written), warnings warn; notes are left to `mcpctl check`.
+fn add_lint_findings(
+    result: &mut DoctorResult,
+    f: &Found<'_>,
+    lint: &[(String, PathBuf, Finding)],
+) {
+    if result.status == Status::Skipped {
+        return;
+    }
+    for (client, path, finding) in lint {
+        if *client != f.client.id
+            || *path != f.path
+            || finding.server.as_deref() != Some(f.name.as_str())
+        {
+            continue;
+        }
+        let status = match finding.severity {
+            Severity::Error => Status::Fail,
+            Severity::Warning => Status::Warn,
+            Severity::Info => continue,
+        };
+        let message = format!(
+            "{} (check {}, line {})",
+            finding.message, finding.code, finding.line
+        );
+        if status == Status::Fail && result.error.is_none() {
+            result.error = Some(message.clone());
+        }
+        result.checks.push(Check {
+            check: "config",
+            status,
+            message,
+        });
+        result.status = result.status.max(status);
+    }
 }
 
 fn dedup(names: Vec<String>) -> Vec<String> {

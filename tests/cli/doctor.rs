@@ -188,3 +188,22 @@ fn doctor_unparsable_file_is_a_failure_not_a_crash() {
     let run = env.run(&["doctor", "-c", "cursor", "--json"]).code(1);
     assert_eq!(run.json()["results"][0]["status"], "fail");
 }
+
+#[test]
+fn doctor_fails_an_entry_the_client_would_ignore() {
+    // Windsurf reads `serverUrl`; an entry with `url` never reaches the server, however
+    // healthy the server is, so doctor must not call it ok.
+    let env = TestEnv::new();
+    env.write(
+        ".codeium/windsurf/mcp_config.json",
+        br#"{"mcpServers":{"web":{"url":"https://mcp.example.com/mcp"},"fine":{"serverUrl":"https://mcp.example.com/mcp"}}}"#,
+    );
+    let run = env
+        .run(&["doctor", "-c", "windsurf", "--no-spawn", "--json"])
+        .code(1);
+    let report = run.json();
+    let web = result(&report, "web");
+    assert_eq!(web["status"], "fail");
+    assert!(web["error"].as_str().unwrap().contains("MCP201"), "{web}");
+    assert_eq!(result(&report, "fine")["status"], "ok");
+}
