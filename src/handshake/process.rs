@@ -27,6 +27,81 @@ pub(crate) enum Ending {
     Killed,
 }
 
+/// Process groups of servers that are running now, readable from a signal handler
+/// (atomics only: a handler may not lock). 0 is a free slot.
+#[cfg(unix)]
+static LIVE_GROUPS: [std::sync::atomic::AtomicI32; 64] =
+    [const { std::sync::atomic::AtomicI32::new(0) }; 64];
+
+/// While alive, the server's process group is killed if mcpctl is interrupted (Ctrl-C,
+/// SIGTERM, SIGHUP): the servers sit in groups of their own, so the terminal's signal
+/// does not reach them, and without this they would outlive `doctor`.
+pub(crate) struct Tracked {
+    #[cfg(unix)]
+    slot: Option<usize>,
+}
+
+/// Register `child`'s group for the interrupt handler (installed on first use).
+pub(crate) fn track(child: &Child) -> Tracked {
+    #[cfg(unix)]
+    {
+        use std::sync::atomic::Ordering;
+        static INSTALL: std::sync::Once = std::sync::Once::new();
+        INSTALL.call_once(|| {
+            for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                // SAFETY: `on_interrupt` only reads atomics and calls async-signal-safe
+                // functions (killpg, signal, raise).
+                unsafe {
+                    libc::signal(signal, on_interrupt as *const () as libc::sighandler_t);
+                }
+            }
+        });
+        let group = libc::pid_t::try_from(child.id()).unwrap_or(0);
+        let slot = (group > 0)
+            .then(|| {
+                LIVE_GROUPS.iter().position(|s| {
+                    s.compare_exchange(0, group, Ordering::SeqCst, Ordering::SeqCst)
+                        .is_ok()
+                })
+            })
+            .flatten();
+        Tracked { slot }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = child;
+        Tracked {}
+    }
+}
+
+#[cfg(unix)]
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        if let Some(slot) = self.slot {
+            LIVE_GROUPS[slot].store(0, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+}
+
+#[cfg(unix)]
+extern "C" fn on_interrupt(signal: libc::c_int) {
+    for slot in &LIVE_GROUPS {
+        let group = slot.load(std::sync::atomic::Ordering::SeqCst);
+        if group > 0 {
+            // SAFETY: async-signal-safe; the group was created by `configure`.
+            unsafe {
+                libc::killpg(group, libc::SIGKILL);
+            }
+        }
+    }
+    // Then die of the same signal, as if no handler were installed.
+    // SAFETY: async-signal-safe calls.
+    unsafe {
+        libc::signal(signal, libc::SIG_DFL);
+        libc::raise(signal);
+    }
+}
+
 /// Put the child in a new process group (its pid is the group id).
 pub(crate) fn configure(command: &mut Command) {
     #[cfg(unix)]

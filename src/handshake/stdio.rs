@@ -74,6 +74,7 @@ pub(crate) fn probe(
         reason: error.to_string(),
     })?;
     report.phase(Phase::Spawn, started);
+    let _tracked = process::track(&child);
 
     let tail = Arc::new(Mutex::new(Tail::default()));
     let (stderr_done_tx, stderr_done) = std::sync::mpsc::channel::<()>();

@@ -1,6 +1,8 @@
 //! Integration tests for `mcpctl doctor`: real configs pointing at the rmcp-based
 //! `fixture-server` (and real registry servers when `.ci/peers.sh` installed them).
 
+use std::process::Command;
+
 use serde_json::{Value, json};
 
 use crate::env::TestEnv;
@@ -206,4 +208,45 @@ fn doctor_fails_an_entry_the_client_would_ignore() {
     assert_eq!(web["status"], "fail");
     assert!(web["error"].as_str().unwrap().contains("MCP201"), "{web}");
     assert_eq!(result(&report, "fine")["status"], "ok");
+}
+
+#[cfg(unix)]
+#[test]
+fn interrupting_doctor_leaves_no_server_behind() {
+    // The servers run in process groups of their own, so Ctrl-C at the terminal does not
+    // reach them; doctor must end them itself when it is interrupted.
+    let env = TestEnv::new();
+    let bin = fixture();
+    let pids = env.path("pids");
+    cursor_config(
+        &env,
+        json!({ "hang": {"command": bin, "args": ["silent", "spawn-child"], "env": {"FIXTURE_PID_FILE": pids.to_str().unwrap()}} }),
+    );
+    let mut doctor = env
+        .command(&["doctor", "-c", "cursor", "--timeout", "120"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while std::fs::read_to_string(&pids).map_or(true, |t| t.lines().count() < 2) {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "fixture never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &doctor.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    doctor.wait().unwrap();
+    for pid in std::fs::read_to_string(&pids).unwrap().lines() {
+        let pid: i32 = pid.parse().unwrap();
+        assert!(
+            !fixture_server::alive(pid),
+            "server process {pid} outlived the interrupted doctor"
+        );
+    }
 }

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
+use std::time::Duration;
 
 /// Path of the `fixture-server` binary, built once per test run with the same cargo.
 pub(crate) fn fixture_binary() -> &'static Path {
@@ -35,4 +36,26 @@ pub(crate) fn fixture_binary() -> &'static Path {
             })
             .expect("cargo reported no fixture-server executable")
     })
+}
+
+/// Whether `pid` still runs (a zombie awaiting reaping by init counts as gone).
+#[allow(dead_code, reason = "not every test crate asks")]
+pub(crate) fn alive(pid: i32) -> bool {
+    // Zombies may linger briefly until init reaps them.
+    for _ in 0..50 {
+        // SAFETY: signal 0 only checks existence.
+        let exists = unsafe { libc::kill(pid, 0) } == 0;
+        if !exists {
+            return false;
+        }
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let zombie = state
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
+        if zombie {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    true
 }

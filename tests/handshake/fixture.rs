@@ -21,7 +21,7 @@ pub(crate) fn root() -> &'static Path {
 
 #[path = "../common/fixture_server.rs"]
 mod fixture_server;
-pub(crate) use fixture_server::fixture_binary;
+pub(crate) use fixture_server::{alive, fixture_binary};
 
 /// Probe options with this test process's environment as the parent snapshot.
 pub(crate) fn options(timeout: Duration) -> ProbeOptions {
@@ -63,26 +63,6 @@ pub(crate) fn assert_no_survivors(dir: &Path) {
     for pid in pids {
         assert!(!alive(pid), "process {pid} survived the probe");
     }
-}
-
-fn alive(pid: i32) -> bool {
-    // Zombies may linger briefly until init reaps them.
-    for _ in 0..50 {
-        // SAFETY: signal 0 only checks existence.
-        let exists = unsafe { libc::kill(pid, 0) } == 0;
-        if !exists {
-            return false;
-        }
-        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        let zombie = state
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
-        if zombie {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    true
 }
 
 /// Say why a test is skipping (shown with `--nocapture`, and on failure).
