@@ -88,6 +88,7 @@ pub fn read_source(path: &Path) -> Result<Source, FsError> {
         // Slack for the entry an edit splices in, so a big file is not reallocated
         // (copied) to grow by a few hundred bytes.
         let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0) + EDIT_SLACK);
+        advise_huge_pages(&mut bytes);
         io::Read::read_to_end(&mut file, &mut bytes)?;
         Ok((bytes, Stamp::of(&meta)))
     });
@@ -222,6 +223,34 @@ pub fn write_atomic(
     }
     Ok(Written { backup })
 }
+
+/// Ask for transparent huge pages on a big read buffer: a 17 MB `~/.claude.json` otherwise
+/// costs ~4,300 page faults (measured: a tenth of the run) just to receive the bytes.
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(buffer: &mut Vec<u8>) {
+    const PAGE: usize = 4096;
+    const HUGE: usize = 2 << 20;
+    if buffer.capacity() < 2 * HUGE {
+        return;
+    }
+    let start = buffer.as_mut_ptr() as usize;
+    let aligned = start.next_multiple_of(PAGE);
+    let end = (start + buffer.capacity()) / PAGE * PAGE;
+    if end > aligned {
+        // SAFETY: the range lies inside the Vec's own allocation; MADV_HUGEPAGE is only
+        // advice about how to back it and never changes its contents.
+        unsafe {
+            libc::madvise(
+                aligned as *mut libc::c_void,
+                end - aligned,
+                libc::MADV_HUGEPAGE,
+            );
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_buffer: &mut Vec<u8>) {}
 
 /// New config files may hold tokens: make them private to the user.
 #[cfg(unix)]
