@@ -422,6 +422,53 @@ fn has_special(word: u64) -> bool {
     (quote | backslash | control) != 0
 }
 
+/// The first offset at or after `i` holding `"`, `\\` or a control character (or the end).
+#[inline]
+fn skip_plain(bytes: &[u8], mut i: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8,
+            _mm_or_si128, _mm_set1_epi8,
+        };
+        // SAFETY: SSE2 is part of the x86_64 baseline; every load reads 16 bytes inside
+        // `bytes` (`i + 16 <= len`), unaligned loads allowed.
+        unsafe {
+            let quote = _mm_set1_epi8(b'"' as i8);
+            let backslash = _mm_set1_epi8(b'\\' as i8);
+            let below_space = _mm_set1_epi8(0x1f);
+            while i + 16 <= bytes.len() {
+                let v = _mm_loadu_si128(bytes.as_ptr().add(i).cast::<__m128i>());
+                let special = _mm_or_si128(
+                    _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                    // A byte is a control character when min(byte, 0x1f) == byte.
+                    _mm_cmpeq_epi8(_mm_min_epu8(v, below_space), v),
+                );
+                let mask = _mm_movemask_epi8(special);
+                if mask != 0 {
+                    return i + mask.trailing_zeros() as usize;
+                }
+                i += 16;
+            }
+        }
+    }
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        if has_special(u64::from_le_bytes(word)) {
+            break;
+        }
+        i += 8;
+    }
+    while let Some(&byte) = bytes.get(i) {
+        if byte == b'"' || byte == b'\\' || byte < 0x20 {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
 /// `at` holds `"`: returns the offset just after the closing quote and whether the string
 /// contains escapes.
 pub(super) fn scan_string(text: &str, at: usize) -> Result<(usize, bool), ParseError> {
@@ -429,14 +476,7 @@ pub(super) fn scan_string(text: &str, at: usize) -> Result<(usize, bool), ParseE
     let mut i = at + 1;
     let mut escaped = false;
     loop {
-        while let Some(chunk) = bytes.get(i..i + 8) {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            if has_special(u64::from_le_bytes(word)) {
-                break;
-            }
-            i += 8;
-        }
+        i = skip_plain(bytes, i);
         let Some(&byte) = bytes.get(i) else {
             return Err(error(text, at, "unterminated string"));
         };
@@ -569,6 +609,28 @@ fn error(text: &str, at: usize, message: &str) -> ParseError {
 
 #[cfg(test)]
 mod tests {
+    proptest::proptest! {
+        /// The SIMD/SWAR skip finds exactly the first `"`, `\\` or control byte.
+        #[test]
+        fn skip_plain_matches_a_byte_by_byte_search(
+            bytes in proptest::collection::vec(proptest::prop_oneof![
+                8 => 0x20u8..0x7f,
+                1 => proptest::strategy::Just(b'"'),
+                1 => proptest::strategy::Just(b'\\'),
+                1 => 0u8..0x20,
+                1 => 0x80u8..=0xff,
+            ], 0..80),
+            start in 0usize..80,
+        ) {
+            let start = start.min(bytes.len());
+            let naive = bytes[start..]
+                .iter()
+                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+                .map_or(bytes.len(), |p| start + p);
+            proptest::prop_assert_eq!(super::skip_plain(&bytes, start), naive);
+        }
+    }
+
     use super::*;
 
     fn path(keys: &[&str]) -> Vec<String> {
