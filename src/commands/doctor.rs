@@ -71,6 +71,22 @@ struct DoctorResult {
     target: String,
 }
 
+impl DoctorResult {
+    /// Add a check's outcome: the result takes the worst status, and the first failure
+    /// becomes its `error`.
+    fn record(&mut self, check: &'static str, status: Status, message: String) {
+        if status == Status::Fail && self.error.is_none() {
+            self.error = Some(message.clone());
+        }
+        self.checks.push(Check {
+            check,
+            status,
+            message,
+        });
+        self.status = self.status.max(status);
+    }
+}
+
 #[derive(Debug, Default, Serialize)]
 struct Summary {
     ok: usize,
@@ -514,15 +530,7 @@ fn add_lint_findings(
             "{} (check {}, line {})",
             finding.message, finding.code, finding.line
         );
-        if status == Status::Fail && result.error.is_none() {
-            result.error = Some(message.clone());
-        }
-        result.checks.push(Check {
-            check: "config",
-            status,
-            message,
-        });
-        result.status = result.status.max(status);
+        result.record("config", status, message);
     }
 }
 
@@ -584,15 +592,7 @@ fn merge_probe(result: &mut DoctorResult, probe: Probe) {
             "initialize, notifications/initialized and tools/list succeeded".to_owned(),
         ),
     };
-    if status == Status::Fail && result.error.is_none() {
-        result.error = Some(message.clone());
-    }
-    result.checks.push(Check {
-        check: "handshake",
-        status,
-        message,
-    });
-    result.status = result.status.max(status);
+    result.record("handshake", status, message);
     result.server_name = probe.server_name;
     result.server_version = probe.server_version;
     result.protocol_version = probe.protocol_version;
