@@ -121,6 +121,17 @@ pub enum EntryError {
     NoCwd { client: String },
 }
 
+/// Keys of entries that are not servers of their own: on/off switches for servers
+/// configured elsewhere (OpenCode `{"enabled": false}`) and extension-provided servers
+/// (Zed `{"source": "extension", "settings": {...}}`).
+pub const TOGGLE_KEYS: &[&str] = &["enabled", "disabled", "settings", "source"];
+
+/// Whether `raw` is such a switch or extension entry rather than a broken server.
+pub fn is_toggle(raw: &Value) -> bool {
+    raw.as_object()
+        .is_some_and(|map| !map.is_empty() && map.keys().all(|k| TOGGLE_KEYS.contains(&k.as_str())))
+}
+
 /// A JSON value's kind, for messages.
 pub fn kind_of(value: &Value) -> &'static str {
     match value {

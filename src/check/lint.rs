@@ -25,8 +25,6 @@ const SERVERS_KEYS: &[&str] = &[
     "mcp_servers",
     "amp.mcpServers",
 ];
-/// Entries that are switches or editor extensions, not servers (Zed, OpenCode).
-const TOGGLE_KEYS: &[&str] = &["enabled", "disabled", "settings", "source"];
 
 pub(crate) struct Linter<'a> {
     path: &'a str,
@@ -282,7 +280,10 @@ impl<'a> Linter<'a> {
                 );
             }
             (None, None) => {
-                if !keys.iter().all(|k| TOGGLE_KEYS.contains(&k.key.as_str())) {
+                if !keys
+                    .iter()
+                    .all(|k| entry::TOGGLE_KEYS.contains(&k.key.as_str()))
+                {
                     self.report(
                         member.key_start,
                         "MCP104",

@@ -270,6 +270,14 @@ fn static_checks(
     };
     let entry = match &f.entry {
         Ok(e) => e,
+        Err(_) if entry::is_toggle(&f.raw) => {
+            result.record(
+                "entry",
+                Status::Skipped,
+                "no command or URL: an on/off switch or a server an extension provides; not started".to_owned(),
+            );
+            return (result, None);
+        }
         Err(e) => {
             let message = format!("invalid {} entry: {e}", f.client.name);
             checks.push(Check {

@@ -61,7 +61,6 @@ pub struct Found<'a> {
     pub scope: Scope,
     pub path: PathBuf,
     pub name: String,
-    #[allow(dead_code, reason = "read by doctor and check")]
     pub raw: RawEntry,
     pub entry: Result<ServerEntry, EntryError>,
 }

@@ -80,6 +80,10 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                         }
                     }
                 }
+                Err(_) if entry::is_toggle(&f.raw) => {
+                    row.disabled = f.raw.get("enabled") == Some(&serde_json::Value::Bool(false))
+                        || f.raw.get("disabled") == Some(&serde_json::Value::Bool(true))
+                }
                 Err(e) => row.error = Some(e.to_string()),
             }
             row
@@ -123,7 +127,9 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                         s
                     }
                     (None, Some(u), _) => u.clone(),
-                    (None, None, None) => String::new(),
+                    (None, None, None) => {
+                        printer.paint(Style::Dim, "(a switch, or a server an extension provides)")
+                    }
                 };
                 let name = if r.disabled {
                     format!("{} {}", r.name, printer.paint(Style::Dim, "(disabled)"))

@@ -250,3 +250,18 @@ fn interrupting_doctor_leaves_no_server_behind() {
         );
     }
 }
+
+#[test]
+fn doctor_skips_switches_and_extension_servers() {
+    // Zed's extension-provided servers and OpenCode's `{"enabled": false}` switches have
+    // no command or URL of their own; they are not broken entries.
+    let env = TestEnv::new();
+    env.write(
+        ".config/zed/settings.json",
+        br#"{ "context_servers": { "postgres-ext": { "source": "extension", "settings": { "url": "x" } } } }"#,
+    );
+    let run = env.run(&["doctor", "-c", "zed", "--json"]).ok();
+    assert_eq!(result(&run.json(), "postgres-ext")["status"], "skipped");
+    let list = env.run(&["list", "-c", "zed", "--json"]).ok();
+    assert!(list.json()[0].get("error").is_none(), "{}", list.stdout);
+}
