@@ -48,7 +48,7 @@ pub struct ServerEntry {
     pub extras: Map<String, Value>,
 }
 
-use crate::clients::{Client, DialectName, Fields, TransportName, UntypedRemote};
+use crate::clients::{Client, DialectName, Fields, TransportName, UntypedRemote, VarSyntax};
 
 impl Transport {
     pub fn name(&self) -> TransportName {
@@ -277,7 +277,11 @@ impl<'a> Dialect<'a> {
                 extras.insert(TYPE_KEY.to_owned(), Value::String(t));
             }
         }
-        Ok(ServerEntry { transport, extras })
+        let mut entry = ServerEntry { transport, extras };
+        if self.passes_through() {
+            passthrough_in(&mut entry);
+        }
+        Ok(entry)
     }
 
     fn remote_kind(&self, url_key: &str, type_value: Option<&str>) -> RemoteKind {
@@ -294,8 +298,20 @@ impl<'a> Dialect<'a> {
         }
     }
 
+    /// Codex expands no `${VAR}`: it passes named variables through instead.
+    fn passes_through(&self) -> bool {
+        self.fields.var_syntax == Some(VarSyntax::Codex)
+    }
+
     /// Write an entry as the client spells it: modelled fields first, then the extras.
     pub fn to_raw(&self, entry: &ServerEntry) -> Result<Value, EntryError> {
+        let passthrough;
+        let entry = if self.passes_through() {
+            passthrough = passthrough_out(entry);
+            &passthrough
+        } else {
+            entry
+        };
         let f = self.fields;
         let name = entry.transport.name();
         if !f.transports.contains(&name) {
@@ -369,6 +385,92 @@ impl<'a> Dialect<'a> {
         }
         Ok(Value::Object(out))
     }
+}
+
+/// Codex's pass-through fields as canonical references: `env_vars = ["T"]` is env
+/// `T = "${T}"`, `env_http_headers = {X = "V"}` is header `X: ${V}`, and
+/// `bearer_token_env_var = "V"` is `Authorization: Bearer ${V}`.
+fn passthrough_in(entry: &mut ServerEntry) {
+    let extras = &mut entry.extras;
+    match &mut entry.transport {
+        Transport::Stdio { env, .. } => {
+            if let Some(Value::Array(names)) = extras.get("env_vars")
+                && names.iter().all(Value::is_string)
+            {
+                for name in names.iter().filter_map(Value::as_str) {
+                    env.entry(name.to_owned())
+                        .or_insert_with(|| format!("${{{name}}}"));
+                }
+                extras.shift_remove("env_vars");
+            }
+        }
+        Transport::Remote { headers, .. } => {
+            if let Some(Value::Object(map)) = extras.get("env_http_headers")
+                && map.values().all(Value::is_string)
+            {
+                for (header, name) in map.iter().filter_map(|(h, n)| Some((h, n.as_str()?))) {
+                    headers
+                        .entry(header.clone())
+                        .or_insert_with(|| format!("${{{name}}}"));
+                }
+                extras.shift_remove("env_http_headers");
+            }
+            if let Some(Value::String(name)) = extras.get("bearer_token_env_var") {
+                headers
+                    .entry("Authorization".to_owned())
+                    .or_insert_with(|| format!("Bearer ${{{name}}}"));
+                extras.shift_remove("bearer_token_env_var");
+            }
+        }
+    }
+}
+
+/// The inverse of `passthrough_in`: whole-value references become pass-through fields;
+/// anything else stays as written (Codex would see it literally).
+fn passthrough_out(entry: &ServerEntry) -> ServerEntry {
+    let mut out = entry.clone();
+    let extras = &mut out.extras;
+    match &mut out.transport {
+        Transport::Stdio { env, .. } => {
+            let mut names = Vec::new();
+            env.retain(|key, value| {
+                let passes = crate::vars::sole_reference(value).as_deref() == Some(key.as_str());
+                if passes {
+                    names.push(Value::String(key.clone()));
+                }
+                !passes
+            });
+            if !names.is_empty() {
+                extras.insert("env_vars".to_owned(), Value::Array(names));
+            }
+        }
+        Transport::Remote { headers, .. } => {
+            let mut from_env = Map::new();
+            let mut bearer = None;
+            headers.retain(|key, value| {
+                if let Some(name) = crate::vars::sole_reference(value) {
+                    from_env.insert(key.clone(), Value::String(name));
+                    return false;
+                }
+                if key.eq_ignore_ascii_case("authorization")
+                    && let Some(name) = value
+                        .strip_prefix("Bearer ")
+                        .and_then(crate::vars::sole_reference)
+                {
+                    bearer = Some(name);
+                    return false;
+                }
+                true
+            });
+            if let Some(name) = bearer {
+                extras.insert("bearer_token_env_var".to_owned(), Value::String(name));
+            }
+            if !from_env.is_empty() {
+                extras.insert("env_http_headers".to_owned(), Value::Object(from_env));
+            }
+        }
+    }
+    out
 }
 
 fn strings(items: &[String]) -> Value {
@@ -590,6 +692,30 @@ mod tests {
             json!({"command":"uvx","args":["x"],"working_directory":"/tmp"}),
         );
         dialect_roundtrip("vscode", json!({"type":"sse","url":"https://x"}));
+    }
+
+    #[test]
+    fn codex_pass_through_fields_read_as_references_and_write_back() {
+        let env = dialect_roundtrip(
+            "codex",
+            json!({"command":"npx","args":[],"env":{"MODE":"fast"},"env_vars":["GITHUB_TOKEN"]}),
+        );
+        match env.transport {
+            Transport::Stdio { env, .. } => assert_eq!(env["GITHUB_TOKEN"], "${GITHUB_TOKEN}"),
+            Transport::Remote { .. } => unreachable!(),
+        }
+        let remote = dialect_roundtrip(
+            "codex",
+            json!({"url":"https://x","bearer_token_env_var":"TOKEN","env_http_headers":{"X-Api-Key":"KEY"}}),
+        );
+        match remote.transport {
+            Transport::Remote { headers, .. } => {
+                assert_eq!(headers["Authorization"], "Bearer ${TOKEN}");
+                assert_eq!(headers["X-Api-Key"], "${KEY}");
+            }
+            Transport::Stdio { .. } => unreachable!(),
+        }
+        assert!(remote.extras.is_empty());
     }
 
     #[test]

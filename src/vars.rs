@@ -140,3 +140,65 @@ mod tests {
         assert_eq!(expand("${unclosed", &lookup).0, "${unclosed");
     }
 }
+
+/// Rewrite environment references in `text` into `syntax` (`${VAR}` → `${env:VAR}` for
+/// Cursor/VS Code, `{env:VAR}` for OpenCode, ...). `${input:...}` and references the
+/// syntax cannot say (Codex has no expansion) are left as written.
+pub fn respell(text: &str, syntax: crate::clients::VarSyntax) -> String {
+    use crate::clients::VarSyntax;
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for r in references(text) {
+        out.push_str(&text[last..r.offset]);
+        last = r.offset + r.text.len();
+        let spelled = match (r.syntax, syntax) {
+            (Syntax::Input, _) | (_, VarSyntax::Codex) => r.text.clone(),
+            (_, VarSyntax::Shell) => match &r.default {
+                Some(default) => format!("${{{}:-{default}}}", r.name),
+                None => format!("${{{}}}", r.name),
+            },
+            (_, VarSyntax::Editor | VarSyntax::Vscode) => format!("${{env:{}}}", r.name),
+            (_, VarSyntax::Opencode) => format!("{{env:{}}}", r.name),
+        };
+        out.push_str(&spelled);
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// `text` is exactly one environment reference: its variable name.
+pub fn sole_reference(text: &str) -> Option<String> {
+    match references(text).as_slice() {
+        [r] if r.text == text && r.syntax != Syntax::Input && r.default.is_none() => {
+            Some(r.name.clone())
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod respell_tests {
+    use super::*;
+    use crate::clients::VarSyntax;
+
+    #[test]
+    fn respells_into_each_clients_syntax() {
+        let text = "Bearer ${TOKEN} ${env:A} {env:B} ${input:c}";
+        assert_eq!(
+            respell(text, VarSyntax::Shell),
+            "Bearer ${TOKEN} ${A} ${B} ${input:c}"
+        );
+        assert_eq!(
+            respell(text, VarSyntax::Vscode),
+            "Bearer ${env:TOKEN} ${env:A} ${env:B} ${input:c}"
+        );
+        assert_eq!(
+            respell(text, VarSyntax::Opencode),
+            "Bearer {env:TOKEN} {env:A} {env:B} ${input:c}"
+        );
+        assert_eq!(respell(text, VarSyntax::Codex), text);
+        assert_eq!(sole_reference("${X}"), Some("X".to_owned()));
+        assert_eq!(sole_reference("{env:X}"), Some("X".to_owned()));
+        assert_eq!(sole_reference("a${X}"), None);
+    }
+}

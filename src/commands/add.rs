@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::cli::AddArgs;
-use crate::clients::{Client, Fields};
+use crate::clients::{Client, Fields, VarSyntax};
 use crate::commands::Context;
 use crate::commands::edit::{self, Action};
 use crate::commands::targets;
@@ -14,6 +14,7 @@ use crate::error::{ExitStatus, UserError};
 use crate::formats::Edit;
 use crate::output::{Printer, redact_raw};
 use crate::platform::Os;
+use crate::vars;
 
 /// One row of the `add`/`remove` report.
 #[derive(Debug, Serialize)]
@@ -65,7 +66,14 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
                 client.name
             ));
         }
-        let result = add_to(ctx, client, scope, &name, &entry, force, dry_run, no_wrap);
+        let result = add_to(ctx, client, scope, &name, &entry, force, dry_run, no_wrap).map(
+            |(path, outcome, notes)| {
+                for note in notes {
+                    printer.warn(&note);
+                }
+                (path, outcome)
+            },
+        );
         reports.push(report(ctx, client, scope, result));
     }
     print_reports(printer, &reports, dry_run)
@@ -84,10 +92,11 @@ fn add_to(
     force: bool,
     dry_run: bool,
     no_wrap: bool,
-) -> anyhow::Result<(String, edit::Outcome)> {
+) -> anyhow::Result<(String, edit::Outcome, Vec<String>)> {
     let location = targets::location(ctx, client, scope)?;
     let dialect = Dialect::of(client);
     let entry = for_platform(entry, ctx.platform.os, &client.fields, no_wrap);
+    let (entry, notes) = for_client_vars(&entry, client);
     // Fail early (before reading the file) when the client cannot take this entry.
     dialect.to_raw(&entry).map_err(|e| entry_error(e, client))?;
     let path = location.path.clone();
@@ -128,7 +137,7 @@ fn add_to(
         };
         Ok(doc.upsert(&location.key, name, &raw)?)
     })?;
-    Ok((edit::shown(ctx, &path), outcome))
+    Ok((edit::shown(ctx, &path), outcome, notes))
 }
 
 fn entry_error(e: entry::EntryError, client: &Client) -> anyhow::Error {
@@ -148,6 +157,113 @@ fn entry_error(e: entry::EntryError, client: &Client) -> anyhow::Error {
         _ => "fix the entry and run the command again".to_owned(),
     };
     UserError::new(e.to_string()).hint(hint).into()
+}
+
+/// Spell `${VAR}` references the way the client expands them (`${env:VAR}` for Cursor
+/// and VS Code, `{env:VAR}` for OpenCode). Codex expands none; its dialect turns
+/// whole-value references into pass-through fields (`env_vars`, `env_http_headers`,
+/// `bearer_token_env_var`). Returns what cannot be said in the client's terms, as warnings.
+fn for_client_vars(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<String>) {
+    let mut entry = entry.clone();
+    let mut notes = Vec::new();
+    let env_refs = |s: &str| {
+        vars::references(s)
+            .into_iter()
+            .any(|r| r.syntax != vars::Syntax::Input)
+    };
+    let strings: Vec<String> = match &entry.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => std::iter::once(command)
+            .chain(args)
+            .chain(env.values())
+            .chain(cwd)
+            .cloned()
+            .collect(),
+        Transport::Remote { url, headers, .. } => std::iter::once(url)
+            .chain(headers.values())
+            .cloned()
+            .collect(),
+    };
+    if !strings.iter().any(|s| env_refs(s)) {
+        return (entry, notes);
+    }
+    let Some(syntax) = client.fields.var_syntax else {
+        notes.push(format!(
+            "mcpctl does not know whether {} expands `${{VAR}}` references; they are written as given",
+            client.name
+        ));
+        return (entry, notes);
+    };
+    if syntax != VarSyntax::Codex {
+        let respell = |s: &mut String| *s = vars::respell(s, syntax);
+        match &mut entry.transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                respell(command);
+                args.iter_mut().for_each(respell);
+                env.values_mut().for_each(respell);
+                cwd.iter_mut().for_each(respell);
+            }
+            Transport::Remote { url, headers, .. } => {
+                respell(url);
+                headers.values_mut().for_each(respell);
+            }
+        }
+        return (entry, notes);
+    }
+    // Codex: no expansion at all. The dialect turns whole-value references to a variable
+    // (of the same name, for env) into pass-through fields; anything else stays literal.
+    let passes = |s: &str| vars::sole_reference(s).is_some();
+    let mut literal = Vec::new();
+    match &entry.transport {
+        Transport::Stdio {
+            command, args, env, ..
+        } => {
+            literal.extend(
+                env.iter()
+                    .filter(|(k, v)| {
+                        env_refs(v) && vars::sole_reference(v).as_deref() != Some(k.as_str())
+                    })
+                    .map(|(k, _)| format!("env `{k}`")),
+            );
+            literal.extend(
+                std::iter::once(command)
+                    .chain(args)
+                    .filter(|s| env_refs(s))
+                    .map(|s| format!("`{s}`")),
+            );
+        }
+        Transport::Remote { url, headers, .. } => {
+            literal.extend(
+                headers
+                    .iter()
+                    .filter(|(k, v)| {
+                        let bearer = k.eq_ignore_ascii_case("authorization")
+                            && v.strip_prefix("Bearer ").is_some_and(passes);
+                        env_refs(v) && !passes(v) && !bearer
+                    })
+                    .map(|(k, _)| format!("header `{k}`")),
+            );
+            if env_refs(url) {
+                literal.push("the URL".to_owned());
+            }
+        }
+    }
+    if !literal.is_empty() {
+        notes.push(format!(
+            "Codex expands no variables: {} will hold the `${{...}}` text literally; use a whole-value reference to a variable of the same name instead",
+            literal.join(", ")
+        ));
+    }
+    (entry, notes)
 }
 
 /// Wrap npm-style shims as `cmd /c` for Windows targets that need it.

@@ -91,7 +91,8 @@ fn add_writes_each_clients_dialect() {
     let get = |rel: &str| jsonc(&env.read(rel));
     assert_eq!(
         get(".cursor/mcp.json")["mcpServers"]["docs"],
-        json!({"url":"https://docs.example.com/mcp","headers":{"X-Api-Key":"${DOCS_KEY}"}})
+        json!({"url":"https://docs.example.com/mcp","headers":{"X-Api-Key":"${env:DOCS_KEY}"}}),
+        "Cursor expands ${{env:NAME}}, not ${{NAME}}"
     );
     assert_eq!(
         get(".codeium/windsurf/mcp_config.json")["mcpServers"]["docs"]["serverUrl"],
@@ -506,4 +507,84 @@ fn coloured_report_keeps_its_columns() {
         }
     }
     assert!(plain.starts_with("added        cursor "), "{plain:?}");
+}
+
+#[test]
+fn variable_references_are_spelled_the_way_each_client_expands_them() {
+    let env = TestEnv::new();
+    let run = env
+        .run(&[
+            "add",
+            "gh",
+            "-c",
+            "claude-code,vscode,opencode,codex,windsurf",
+            "--env",
+            "GITHUB_TOKEN=${GITHUB_TOKEN}",
+            "--env",
+            "MODE=${MODE:-fast}",
+            "--",
+            "npx",
+            "-y",
+            "server-github",
+        ])
+        .ok();
+    let get = |rel: &str| jsonc(&env.read(rel));
+    assert_eq!(
+        get(".claude.json")["mcpServers"]["gh"]["env"]["GITHUB_TOKEN"],
+        "${GITHUB_TOKEN}"
+    );
+    assert_eq!(
+        get(".claude.json")["mcpServers"]["gh"]["env"]["MODE"],
+        "${MODE:-fast}"
+    );
+    assert_eq!(
+        get(".config/Code/User/mcp.json")["servers"]["gh"]["env"]["GITHUB_TOKEN"],
+        "${env:GITHUB_TOKEN}"
+    );
+    assert_eq!(
+        get(".config/opencode/opencode.json")["mcp"]["gh"]["environment"]["GITHUB_TOKEN"],
+        "{env:GITHUB_TOKEN}"
+    );
+    // Codex expands nothing: the same-named variable is passed through instead.
+    let toml = env.read_str(".codex/config.toml");
+    assert!(toml.contains("env_vars = [\"GITHUB_TOKEN\"]"), "{toml}");
+    assert!(!toml.contains("GITHUB_TOKEN = "), "{toml}");
+    assert!(
+        run.stderr
+            .contains("Codex expands no variables: env `MODE`"),
+        "{}",
+        run.stderr
+    );
+    // Windsurf's expansion is unverified: written as given, with a warning.
+    assert_eq!(
+        get(".codeium/windsurf/mcp_config.json")["mcpServers"]["gh"]["env"]["GITHUB_TOKEN"],
+        "${GITHUB_TOKEN}"
+    );
+    assert!(
+        run.stderr
+            .contains("does not know whether Windsurf expands"),
+        "{}",
+        run.stderr
+    );
+
+    env.run(&[
+        "add",
+        "api",
+        "-c",
+        "codex",
+        "--url",
+        "https://x.example/mcp",
+        "--header",
+        "X-Api-Key=${API_KEY}",
+        "--header",
+        "Authorization=Bearer ${API_TOKEN}",
+    ])
+    .ok();
+    let toml = env.read_str(".codex/config.toml");
+    assert!(
+        toml.contains("bearer_token_env_var = \"API_TOKEN\""),
+        "{toml}"
+    );
+    assert!(toml.contains("X-Api-Key = \"API_KEY\""), "{toml}");
+    assert!(toml.contains("env_http_headers"), "{toml}");
 }
