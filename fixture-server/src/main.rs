@@ -3,7 +3,7 @@
 //!
 //! Modes are argv words (several may be combined): `banner`, `exit=N`, `silent`,
 //! `ignore-sigterm`, `crash-on-tools-list`, `odd-version`, `ping-first`, `slow-start=MS`,
-//! `paginate`, `repeat-cursor`, `spawn-child`, `http-401=PORT`. With `FIXTURE_PID_FILE`
+//! `paginate`, `repeat-cursor`, `spawn-child`, `http-401=PORT`, `http-401-bare=PORT`, `http-403=PORT`. With `FIXTURE_PID_FILE`
 //! set, it writes its pid (and its grandchild's) there, one per line, so a test can check
 //! that nothing outlived the probe. Only `odd-version`, `ping-first`, `silent` and
 //! `http-401` answer by hand: the SDK cannot misbehave in those ways. This is test code: it
@@ -133,7 +133,11 @@ fn main() {
         println!("fixture-server v0.0.0 starting (this banner breaks the protocol)");
     }
     if let Some(port) = value("http-401=") {
-        serve_401(port);
+        serve_401(port, true);
+    } else if let Some(port) = value("http-401-bare=") {
+        serve_401(port, false);
+    } else if let Some(port) = value("http-403=") {
+        serve_403(port);
     } else if has("silent") {
         // Read and never answer; exit at end of input.
         let _ = std::io::stdin().read_to_end(&mut Vec::new());
@@ -222,7 +226,27 @@ fn serve_raw(odd_version: bool) {
 
 /// An HTTP endpoint that always answers 401 with an RFC 9728 `WWW-Authenticate` header,
 /// like a remote server that needs an OAuth login.
-fn serve_401(port: &str) {
+/// Answer every request with 403 (a token without the scope the server needs).
+fn serve_403(port: &str) {
+    let listener = std::net::TcpListener::bind(format!("127.0.0.1:{port}")).expect("bind");
+    for stream in listener.incoming() {
+        let Ok(mut stream) = stream else { continue };
+        let mut buffer = [0u8; 4096];
+        let _ = stream.read(&mut buffer);
+        let body = r#"{"error":"insufficient_scope"}"#;
+        let _ = write!(
+            stream,
+            "HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            body.len()
+        );
+    }
+}
+
+/// Answer every request with 401. `named`: the challenge names its resource metadata;
+/// otherwise only `/.well-known/oauth-protected-resource/mcp` serves it (RFC 9728
+/// discovery, which a client must fall back to).
+fn serve_401(port: &str, named: bool) {
     let listener = std::net::TcpListener::bind(format!("127.0.0.1:{port}")).expect("bind");
     for stream in listener.incoming() {
         let Ok(mut stream) = stream else { continue };
@@ -234,7 +258,29 @@ fn serve_401(port: &str) {
                 Ok(n) => request.extend_from_slice(&buffer[..n]),
             }
         }
+        let head = String::from_utf8_lossy(&request);
+        if !named && head.starts_with("GET /.well-known/oauth-protected-resource/mcp ") {
+            let body = format!(
+                r#"{{"resource":"http://127.0.0.1:{port}/mcp","authorization_servers":["https://auth.example"]}}"#
+            );
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n{body}",
+                body.len()
+            );
+            continue;
+        }
         let body = r#"{"error":"invalid_token"}"#;
+        if !named {
+            let _ = write!(
+                stream,
+                "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer realm=\"mcp\"\r\n\
+                 Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            continue;
+        }
         let _ = write!(
             stream,
             "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer error=\"invalid_token\", \

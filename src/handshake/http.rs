@@ -60,7 +60,7 @@ pub(crate) fn probe(
         .build()
         .into();
     let http = Http {
-        agent,
+        agent: agent.clone(),
         headers,
         budget: options.timeout,
         challenge: None,
@@ -72,6 +72,8 @@ pub(crate) fn probe(
     match result {
         Outcome::Done(result) => result,
         Outcome::NeedsLogin(resource_metadata) => {
+            let resource_metadata =
+                resource_metadata.or_else(|| discover_metadata(&agent, url, deadline));
             report.warn(ProbeWarning::NeedsAuthorization { resource_metadata });
             Ok(())
         }
@@ -154,6 +156,9 @@ impl Http {
                 .filter_map(|value| value.to_str().ok())
                 .find_map(resource_metadata);
             self.challenge = Some(metadata);
+        }
+        if status == 403 {
+            return ProbeError::Forbidden { phase };
         }
         let mut body = String::new();
         let _ = response
@@ -679,6 +684,58 @@ fn resolve_url(base: &str, reference: &str) -> String {
     format!("{origin}{directory}{reference}")
 }
 
+/// Where RFC 9728 puts a resource's metadata when the 401 does not say: the path-aware
+/// well-known URL first (`/.well-known/oauth-protected-resource/mcp`), then the root one.
+fn metadata_candidates(url: &str) -> Vec<String> {
+    let Some(scheme_end) = url.find("://") else {
+        return Vec::new();
+    };
+    let after = &url[scheme_end + 3..];
+    let host_end = after.find(['/', '?', '#']).unwrap_or(after.len());
+    let origin = &url[..scheme_end + 3 + host_end];
+    let path = after[host_end..]
+        .split(['?', '#'])
+        .next()
+        .unwrap_or("")
+        .trim_end_matches('/');
+    let root = format!("{origin}/.well-known/oauth-protected-resource");
+    if path.is_empty() {
+        vec![root]
+    } else {
+        vec![format!("{root}{path}"), root]
+    }
+}
+
+/// The first well-known metadata URL that answers 200 with a JSON object.
+fn discover_metadata(agent: &ureq::Agent, url: &str, deadline: Instant) -> Option<String> {
+    metadata_candidates(url).into_iter().find(|candidate| {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        let Ok(response) = agent
+            .get(candidate)
+            .config()
+            .timeout_global(Some(left))
+            .build()
+            .header("Accept", "application/json")
+            .call()
+        else {
+            return false;
+        };
+        if response.status().as_u16() != 200 {
+            return false;
+        }
+        let mut body = String::new();
+        let _ = response
+            .into_body()
+            .into_reader()
+            .take(64 * 1024)
+            .read_to_string(&mut body);
+        serde_json::from_str::<Value>(&body).is_ok_and(|v| v.is_object())
+    })
+}
+
 /// The `resource_metadata` parameter of a `WWW-Authenticate` header (RFC 9728).
 fn resource_metadata(header: &str) -> Option<String> {
     let lower = header.to_ascii_lowercase();
@@ -810,6 +867,21 @@ mod tests {
         assert_eq!(
             resolve_url(base, "https://x.example/m"),
             "https://x.example/m"
+        );
+    }
+
+    #[test]
+    fn well_known_metadata_candidates_are_path_aware() {
+        assert_eq!(
+            metadata_candidates("https://api.example.com/v1/mcp?x=1"),
+            [
+                "https://api.example.com/.well-known/oauth-protected-resource/v1/mcp",
+                "https://api.example.com/.well-known/oauth-protected-resource"
+            ]
+        );
+        assert_eq!(
+            metadata_candidates("http://127.0.0.1:9/"),
+            ["http://127.0.0.1:9/.well-known/oauth-protected-resource"]
         );
     }
 

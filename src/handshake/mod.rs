@@ -167,6 +167,10 @@ pub enum ProbeError {
     },
     #[error("`{url}` is not a legacy SSE endpoint either: {reason}")]
     NotSse { url: String, reason: String },
+    #[error(
+        "server refused access during {phase} (HTTP 403): the credentials lack a scope it needs, or it rejects this client; log in again through your client"
+    )]
+    Forbidden { phase: Phase },
     #[error("cannot connect to `{url}`: {reason}")]
     Connect { url: String, reason: String },
     #[error("invalid server URL `{url}`: {reason}")]
@@ -222,6 +226,7 @@ impl ProbeError {
             ProbeError::UnsupportedVersion { .. } => "unsupported_version",
             ProbeError::Http { .. } => "http",
             ProbeError::NotSse { .. } => "not_sse",
+            ProbeError::Forbidden { .. } => "forbidden",
             ProbeError::Connect { .. } => "connect",
             ProbeError::BadUrl { .. } => "bad_url",
             ProbeError::UnsetVariable { .. } => "unset_variable",

@@ -161,3 +161,51 @@ fn unset_header_variable_is_reported_by_name() {
         })
     );
 }
+
+#[test]
+fn unauthorized_server_without_a_metadata_url_is_found_at_the_well_known_path() {
+    let port = free_port();
+    let child = Command::new(fixture_binary())
+        .arg(format!("http-401-bare={port}"))
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut server = Running(child);
+    wait_for_port(port, &mut server);
+    let result = probe(
+        &remote(format!("http://127.0.0.1:{port}/mcp"), RemoteKind::Http),
+        &generous(),
+    );
+    assert_eq!(result.status, Status::Warn, "{result:#?}");
+    assert_eq!(
+        result.warnings,
+        [ProbeWarning::NeedsAuthorization {
+            resource_metadata: Some(format!(
+                "http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp"
+            ))
+        }]
+    );
+}
+
+#[test]
+fn forbidden_is_its_own_failure() {
+    let port = free_port();
+    let child = Command::new(fixture_binary())
+        .arg(format!("http-403={port}"))
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut server = Running(child);
+    wait_for_port(port, &mut server);
+    let result = probe(
+        &remote(format!("http://127.0.0.1:{port}/mcp"), RemoteKind::Http),
+        &generous(),
+    );
+    assert_eq!(result.status, Status::Fail, "{result:#?}");
+    assert!(
+        matches!(result.failure, Some(ProbeError::Forbidden { .. })),
+        "{result:#?}"
+    );
+}
