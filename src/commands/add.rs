@@ -57,7 +57,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         from_json.as_deref(),
         command,
     )?;
-    let clients = targets::choose(ctx, &target_args, "add")?;
+    let clients = targets::choose(ctx, &target_args, "add", &|_| true)?;
     let mut reports = Vec::new();
     for client in clients {
         if client.fields.strict_names && !entry::name_is_portable(&name) {

@@ -4,6 +4,7 @@
 use crate::cli::RemoveArgs;
 use crate::commands::Context;
 use crate::commands::add::{print_reports, report};
+use crate::commands::inventory::read_document;
 use crate::commands::{edit, targets};
 use crate::error::ExitStatus;
 use crate::output::Printer;
@@ -15,7 +16,15 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         scope,
         dry_run,
     } = args;
-    let clients = targets::choose(ctx, &target_args, "remove")?;
+    let has_it = |client: &crate::clients::Client| {
+        targets::location(ctx, client, scope)
+            .ok()
+            .filter(|l| l.path.is_file())
+            .and_then(|l| read_document(ctx, client, &l.path).ok().map(|d| (l, d)))
+            .and_then(|(l, d)| d.doc.servers(&l.key).ok())
+            .is_some_and(|entries| entries.iter().any(|(n, _)| *n == name))
+    };
+    let clients = targets::choose(ctx, &target_args, "remove", &has_it)?;
     let mut reports = Vec::new();
     for client in clients {
         let result = (|| {

@@ -42,10 +42,14 @@ pub fn detected(ctx: &Context) -> Vec<&Client> {
 }
 
 /// The targets of `add`/`remove`.
+///
+/// `offer` narrows what the prompt offers (and the error lists) when no target was named:
+/// `remove` offers only the clients that have the server.
 pub fn choose<'a>(
     ctx: &'a Context,
     args: &TargetArgs,
     verb: &str,
+    offer: &dyn Fn(&Client) -> bool,
 ) -> anyhow::Result<Vec<&'a Client>> {
     if !args.clients.is_empty() {
         return by_ids(ctx, &args.clients);
@@ -59,6 +63,7 @@ pub fn choose<'a>(
         }
         return Ok(detected);
     }
+    let detected: Vec<&Client> = detected.into_iter().filter(|c| offer(c)).collect();
     let ids: Vec<&str> = detected.iter().map(|c| c.id.as_str()).collect();
     if !ctx.interactive || detected.is_empty() {
         let listed = if ids.is_empty() {
@@ -69,7 +74,7 @@ pub fn choose<'a>(
         return Err(
             UserError::new(format!("no target: say which clients to {verb}"))
                 .hint(format!(
-                    "use `-c ID` (repeatable) or `--all`; detected clients: {listed}"
+                    "use `-c ID` (repeatable) or `--all`; candidates detected here: {listed}"
                 ))
                 .into(),
         );

@@ -53,3 +53,20 @@ fn remove_all_dry_run_shows_diff_per_file() {
         "npx"
     );
 }
+
+#[test]
+fn remove_without_target_names_only_clients_that_have_the_server() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
+    env.write(
+        ".codeium/windsurf/mcp_config.json",
+        &fixture("windsurf/mcp_config.json"),
+    );
+    let run = env.run(&["remove", "postgres"]).code(2);
+    assert!(
+        run.stderr.contains("candidates detected here: cursor"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("windsurf"), "{}", run.stderr);
+}
