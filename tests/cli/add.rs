@@ -588,3 +588,69 @@ fn variable_references_are_spelled_the_way_each_client_expands_them() {
     assert!(toml.contains("X-Api-Key = \"API_KEY\""), "{toml}");
     assert!(toml.contains("env_http_headers"), "{toml}");
 }
+
+#[test]
+fn big_claude_json_add_remove_is_byte_identical() {
+    // Real ~/.claude.json files reach tens to hundreds of MB; this one is a few MB with
+    // the shapes that matter: a large `projects` map, escapes, unicode, floats.
+    let mut text =
+        String::from("{\n  \"numStartups\": 812,\n  \"lastCost\": 1.50e-2,\n  \"projects\": {\n");
+    for p in 0..200 {
+        text.push_str(&format!(
+            "    \"/home/alice/code/p{p}\": {{\n      \"history\": [\n"
+        ));
+        for h in 0..60 {
+            let comma = if h < 59 { "," } else { "" };
+            text.push_str(&format!(
+                "        {{\"display\": \"fix \\\"bug\\\" #{h} in \\\\src\\\\main.rs — ünïcödé\\n\\ttabbed {}\", \"pastedContents\": {{}}}}{comma}\n",
+                "x".repeat(h * 3)
+            ));
+        }
+        let comma = if p < 199 { "," } else { "" };
+        text.push_str(&format!(
+            "      ],\n      \"mcpServers\": {{}},\n      \"lastDuration\": 12.0\n    }}{comma}\n"
+        ));
+    }
+    text.push_str("  },\n  \"mcpServers\": {\n    \"memory\": {\n      \"type\": \"stdio\",\n      \"command\": \"npx\",\n      \"args\": [\"-y\", \"@modelcontextprotocol/server-memory\"]\n    }\n  }\n}");
+    assert!(text.len() > 2_000_000, "{}", text.len());
+    let env = TestEnv::new();
+    env.write(".claude.json", text.as_bytes());
+    env.run(&args(&["add", "mem2", "-c", "claude-code"], MEMORY))
+        .ok();
+    env.run(&args(
+        &[
+            "add",
+            "mem2",
+            "-c",
+            "claude-code",
+            "--scope",
+            "local",
+            "--project",
+            "/home/alice/code/p7",
+        ],
+        MEMORY,
+    ))
+    .ok();
+    let v = jsonc(&env.read(".claude.json"));
+    assert_eq!(v["mcpServers"]["mem2"]["command"], "npx");
+    assert_eq!(
+        v["projects"]["/home/alice/code/p7"]["mcpServers"]["mem2"]["command"],
+        "npx"
+    );
+    env.run(&["remove", "mem2", "-c", "claude-code"]).ok();
+    env.run(&[
+        "remove",
+        "mem2",
+        "-c",
+        "claude-code",
+        "--scope",
+        "local",
+        "--project",
+        "/home/alice/code/p7",
+    ])
+    .ok();
+    assert!(
+        env.read(".claude.json") == text.as_bytes(),
+        "add→remove changed bytes of the big file"
+    );
+}
