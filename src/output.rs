@@ -181,11 +181,17 @@ impl Printer {
         eprintln!("{text}");
     }
 
-    /// A transient progress line on stderr (only on a terminal).
+    /// Progress on stderr: a line redrawn in place on a terminal, plain lines in a log
+    /// (CI), nothing with `--quiet` or `--json`.
     pub fn progress(&self, text: &str) {
-        if self.stderr_tty && !self.quiet {
+        if self.quiet || self.json {
+            return;
+        }
+        if self.stderr_tty {
             eprint!("\r\x1b[2K{text}");
             let _ = io::stderr().flush();
+        } else {
+            eprintln!("{text}");
         }
     }
 

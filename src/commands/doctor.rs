@@ -199,12 +199,14 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             .map(|(i, _)| format!("{}/{}", found[*i].client.id, found[*i].name))
             .collect();
         let transports: Vec<Transport> = to_probe.iter().map(|(_, t)| t.clone()).collect();
-        printer.progress(&format!("[0/{total}] starting…"));
+        if printer.stderr_tty {
+            printer.progress(&format!("[0/{total}] starting…"));
+        }
         let printer_ref = &*printer;
         let probes = handshake::probe_many(transports, &options, jobs.max(1), |i, _probe| {
             if let Ok(mut n) = done.lock() {
                 *n += 1;
-                printer_ref.progress(&format!("[{n}/{total}] {} done", labels[i]));
+                printer_ref.progress(&format!("[{n}/{total}] {} checked", labels[i]));
             }
         });
         printer.progress_done();
