@@ -3,6 +3,10 @@
 //! directory, fsync, rename), keep permissions, write through symlinks, back the old
 //! bytes up into mcpctl's state directory, and refuse to overwrite a file that changed
 //! since it was read.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "the one module that writes and renames client files"
+)]
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};

@@ -581,6 +581,7 @@ fn remove_member(text: &str, object: &Node, index: usize) -> Vec<Splice> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods, reason = "tests write scratch files")]
 mod tests {
     use super::*;
     use serde_json::json;

@@ -382,6 +382,7 @@ impl Channel for StdioChannel<'_> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods, reason = "tests write scratch files")]
 mod tests {
     use super::*;
 

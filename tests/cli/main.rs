@@ -1,7 +1,12 @@
 //! Integration tests: run the built `mcpctl` binary against a temporary HOME, over
 //! fixture configs that look like real ones, comparing bytes.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    reason = "tests fail loudly and write their own fixture files"
+)]
 mod add;
 mod check;
 mod clients;
