@@ -265,3 +265,102 @@ fn doctor_skips_switches_and_extension_servers() {
     let list = env.run(&["list", "-c", "zed", "--json"]).ok();
     assert!(list.json()[0].get("error").is_none(), "{}", list.stdout);
 }
+
+/// A TCP port nobody listens on right now.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Kills the server when the test ends, however it ends.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn doctor_against_real_servers_from_the_registries() {
+    // End to end through the binary: real servers from npm and PyPI (installed into
+    // .cache/peers by .ci/peers.sh), configured in two clients, stdio and Streamable HTTP.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let npm = root.join(".cache/peers/npm/node_modules/@modelcontextprotocol");
+    let everything = npm.join("server-everything/dist/index.js");
+    let memory = npm.join("server-memory/dist/index.js");
+    let python = root.join(".cache/peers/venv/bin/python");
+    if !everything.is_file() || !memory.is_file() || !python.is_file() {
+        #[allow(clippy::print_stderr, reason = "say why the test did nothing")]
+        {
+            eprintln!("note: skipping, registry servers are not installed (run .ci/peers.sh)");
+        }
+        return;
+    }
+    let port = free_port();
+    let http = KillOnDrop(
+        Command::new("node")
+            .arg("--require")
+            .arg(root.join("tests/fixtures/servers/loopback.cjs"))
+            .arg(&everything)
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < until,
+            "server-everything never listened"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let env = TestEnv::new();
+    let node = |script: &std::path::Path, args: &[&str]| {
+        let mut all = vec![script.to_str().unwrap().to_owned()];
+        all.extend(args.iter().map(|a| (*a).to_owned()));
+        json!({"type": "stdio", "command": "node", "args": all})
+    };
+    env.write(
+        ".claude.json",
+        serde_json::to_string_pretty(&json!({"mcpServers": {
+            "everything": node(&everything, &["stdio"]),
+            "memory": node(&memory, &[]),
+            "python": {"type": "stdio", "command": python.to_str().unwrap(), "args": [root.join("tests/fixtures/servers/python_mcp_server.py").to_str().unwrap()]}
+        }}))
+        .unwrap()
+        .as_bytes(),
+    );
+    env.write(
+        ".config/Code/User/mcp.json",
+        serde_json::to_string_pretty(&json!({"servers": {"everything-http": {"type": "http", "url": format!("http://127.0.0.1:{port}/mcp")}}}))
+            .unwrap()
+            .as_bytes(),
+    );
+    let mut run_env = env.command(&[
+        "doctor",
+        "-c",
+        "claude-code,vscode",
+        "--json",
+        "--timeout",
+        "60",
+    ]);
+    run_env.env("PATH", std::env::var("PATH").unwrap());
+    let output = run_env.output().unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    for name in ["everything", "memory", "python", "everything-http"] {
+        let r = result(&report, name);
+        assert!(r["status"] == "ok" || r["status"] == "warn", "{name}: {r}");
+        assert!(r["tools"].as_u64().is_some_and(|n| n > 0), "{name}: {r}");
+        assert!(r["server_name"].is_string(), "{name}: {r}");
+    }
+    drop(http);
+}
