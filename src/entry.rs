@@ -557,10 +557,16 @@ pub fn is_wrapped(command: &str, args: &[String]) -> bool {
     if stem != "cmd" && stem != "cmd.exe" {
         return false;
     }
+    slash_c(args).is_some()
+}
+
+/// The index of `/c` among `cmd`'s leading switches (`/s /c`, `/d /c`, ...). A switch is
+/// a slash and one letter, so an absolute Unix path after `/c` is the command, not one.
+fn slash_c(args: &[String]) -> Option<usize> {
     args.iter()
         .take(3)
-        .take_while(|a| a.starts_with('/'))
-        .any(|a| a.eq_ignore_ascii_case("/c"))
+        .take_while(|a| a.len() == 2 && a.starts_with('/'))
+        .position(|a| a.eq_ignore_ascii_case("/c"))
 }
 
 /// Whether a stdio command must be wrapped as `cmd /c` to start on Windows.
@@ -587,11 +593,11 @@ pub fn wrap(command: &str, args: &[String]) -> (String, Vec<String>) {
 
 /// The command a person means: `cmd /c npx a` → (`npx`, [`a`], true).
 pub fn logical(command: &str, args: &[String]) -> (String, Vec<String>, bool) {
-    if is_wrapped(command, args) {
-        let slash = args.iter().take_while(|a| a.starts_with('/')).count();
-        if let Some((inner, rest)) = args[slash..].split_first() {
-            return (inner.clone(), rest.to_vec(), true);
-        }
+    if is_wrapped(command, args)
+        && let Some(at) = slash_c(args)
+        && let Some((inner, rest)) = args[at + 1..].split_first()
+    {
+        return (inner.clone(), rest.to_vec(), true);
     }
     (command.to_owned(), args.to_vec(), false)
 }
@@ -802,6 +808,15 @@ mod tests {
         assert_eq!(
             cmd_metachar_args(&a(&["https://x?a=1&b=2", "ok"])),
             vec!["https://x?a=1&b=2"]
+        );
+        // Regression: an absolute Unix path after /c was taken for another switch.
+        assert_eq!(
+            logical("cmd", &a(&["/c", "/usr/bin/srv", "x"])),
+            ("/usr/bin/srv".to_owned(), a(&["x"]), true)
+        );
+        assert_eq!(
+            logical("cmd", &a(&["/s", "/c", "npx"])),
+            ("npx".to_owned(), vec![], true)
         );
     }
 

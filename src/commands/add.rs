@@ -96,7 +96,19 @@ fn add_to(
     let location = targets::location(ctx, client, scope)?;
     let dialect = Dialect::of(client);
     let entry = for_platform(entry, ctx.platform.os, &client.fields, no_wrap);
-    let (entry, notes) = for_client_vars(&entry, client);
+    let (entry, mut notes) = for_client_vars(&entry, client);
+    if let Transport::Stdio { command, args, .. } = &entry.transport
+        && entry::is_wrapped(command, args)
+    {
+        let risky = entry::cmd_metachar_args(args);
+        if !risky.is_empty() {
+            notes.push(format!(
+                "`cmd /c` re-reads {} for cmd.exe's special characters (& | < > ^ % ! \"), which can break or change the command; \
+                 consider `node <path-to-the-package's-bin.js>` instead of the shim",
+                risky.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ")
+            ));
+        }
+    }
     // Fail early (before reading the file) when the client cannot take this entry.
     dialect.to_raw(&entry).map_err(|e| entry_error(e, client))?;
     let path = location.path.clone();

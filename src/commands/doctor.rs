@@ -393,6 +393,21 @@ fn static_checks(
                 });
                 runnable = false;
             }
+            // Checking a Windows config on another OS (`--platform windows`): `cmd` is not
+            // here, so start what it would run, and say so.
+            let (command, args) =
+                if wrapped && ctx.platform.os == Os::Windows && Os::host() != Os::Windows {
+                    checks.push(Check {
+                        check: "windows",
+                        status: Status::Ok,
+                        message: format!(
+                            "`cmd /c` runs only on Windows; started here as `{logical}` directly"
+                        ),
+                    });
+                    (logical.clone(), logical_args.clone())
+                } else {
+                    (command, args)
+                };
             let path_var = env
                 .get("PATH")
                 .cloned()

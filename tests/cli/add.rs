@@ -654,3 +654,43 @@ fn big_claude_json_add_remove_is_byte_identical() {
         "add→remove changed bytes of the big file"
     );
 }
+
+#[test]
+fn wrapping_warns_about_cmd_metacharacters() {
+    let env = TestEnv::new();
+    let run = env
+        .run(&[
+            "--platform",
+            "windows",
+            "add",
+            "db",
+            "-c",
+            "cursor",
+            "--",
+            "npx",
+            "-y",
+            "server-postgres",
+            "postgres://h/db?a=1&b=2",
+        ])
+        .ok();
+    assert!(
+        run.stderr.contains("`postgres://h/db?a=1&b=2`") && run.stderr.contains("cmd.exe"),
+        "{}",
+        run.stderr
+    );
+    let quiet = env
+        .run(&[
+            "--platform",
+            "windows",
+            "add",
+            "mem",
+            "-c",
+            "cursor",
+            "--",
+            "npx",
+            "-y",
+            "server-memory",
+        ])
+        .ok();
+    assert!(!quiet.stderr.contains("cmd.exe"), "{}", quiet.stderr);
+}

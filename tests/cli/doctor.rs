@@ -364,3 +364,28 @@ fn doctor_against_real_servers_from_the_registries() {
     }
     drop(http);
 }
+
+#[test]
+fn doctor_with_platform_windows_starts_wrapped_entries_unwrapped_here() {
+    // `cmd` does not exist on Linux: checking a Windows config here starts what `cmd /c`
+    // would run.
+    let env = TestEnv::new();
+    let bin = fixture();
+    cursor_config(
+        &env,
+        json!({ "w": {"command": "cmd", "args": ["/c", bin]} }),
+    );
+    let run = env
+        .run(&["--platform", "windows", "doctor", "-c", "cursor", "--json"])
+        .ok();
+    let report = run.json();
+    let w = result(&report, "w");
+    assert_eq!(w["status"], "ok", "{w}");
+    assert_eq!(w["server_name"], "fixture-server");
+    assert!(w["checks"].to_string().contains("started here as"), "{w}");
+    // Without --platform windows the same entry cannot start on this OS.
+    let run = env
+        .run(&["doctor", "-c", "cursor", "--json", "--no-spawn"])
+        .code(1);
+    assert_eq!(result(&run.json(), "w")["status"], "fail");
+}
