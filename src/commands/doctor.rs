@@ -242,17 +242,12 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-fn worst(checks: &[Check]) -> Status {
-    checks.iter().map(|c| c.status).max().unwrap_or(Status::Ok)
-}
-
 /// Checks that start nothing. Returns the transport to probe when the entry is runnable.
 fn static_checks(
     ctx: &Context,
     f: &Found<'_>,
     all: &[Found<'_>],
 ) -> (DoctorResult, Option<Transport>) {
-    let mut checks = Vec::new();
     let mut result = DoctorResult {
         client: f.client.id.clone(),
         scope: f.scope,
@@ -281,15 +276,11 @@ fn static_checks(
             return (result, None);
         }
         Err(e) => {
-            let message = format!("invalid {} entry: {e}", f.client.name);
-            checks.push(Check {
-                check: "entry",
-                status: Status::Fail,
-                message: message.clone(),
-            });
-            result.error = Some(message);
-            result.status = Status::Fail;
-            result.checks = checks;
+            result.record(
+                "entry",
+                Status::Fail,
+                format!("invalid {} entry: {e}", f.client.name),
+            );
             return (result, None);
         }
     };
@@ -306,14 +297,15 @@ fn static_checks(
             .max()
             .copied()
             .unwrap_or(f.scope);
-        checks.push(Check {
-            check: "scopes",
-            status: if winner == f.scope {
-                Status::Ok
-            } else {
-                Status::Warn
-            },
-            message: format!(
+        let status = if winner == f.scope {
+            Status::Ok
+        } else {
+            Status::Warn
+        };
+        result.record(
+            "scopes",
+            status,
+            format!(
                 "`{}` is defined in {} scopes ({}); {} wins",
                 f.name,
                 scopes.len(),
@@ -324,17 +316,15 @@ fn static_checks(
                     .join(", "),
                 winner.as_str()
             ),
-        });
+        );
     }
     if entry.disabled() {
-        checks.push(Check {
-            check: "enabled",
-            status: Status::Skipped,
-            message: "disabled in the config; not started".to_owned(),
-        });
-        result.status = Status::Skipped;
+        result.record(
+            "enabled",
+            Status::Skipped,
+            "disabled in the config; not started".to_owned(),
+        );
         result.target = target_of(&entry.transport);
-        result.checks = checks;
         return (result, None);
     }
     let lookup = |local: &IndexMap<String, String>, name: &str| -> Option<String> {
@@ -366,48 +356,45 @@ fn static_checks(
             let args: Vec<String> = args.iter().map(|a| expand(a, &env)).collect();
             let cwd = cwd.as_ref().map(|c| expand(c, &env));
             for name in dedup(missing) {
-                checks.push(Check {
-                    check: "variables",
-                    status: Status::Warn,
-                    message: format!(
+                result.record(
+                    "variables",
+                    Status::Warn,
+                    format!(
                         "`${{{name}}}` is not set in this environment; the server gets it literally"
                     ),
-                });
+                );
             }
             let (logical, logical_args, wrapped) = entry::logical(&command, &args);
             if ctx.platform.os == Os::Windows
                 && f.client.fields.wrap_windows
                 && entry::needs_wrap(&command, &args)
             {
-                checks.push(Check {
-                    check: "windows",
-                    status: Status::Warn,
-                    message: format!("`{command}` without `cmd /c` will fail on Windows; run `mcpctl add {} -c {} --force -- {command} ...` to rewrite it", f.name, f.client.id),
-                });
+                result.record("windows", Status::Warn, format!("`{command}` without `cmd /c` will fail on Windows; run `mcpctl add {} -c {} --force -- {command} ...` to rewrite it", f.name, f.client.id));
             }
             if wrapped && ctx.platform.os != Os::Windows {
-                checks.push(Check {
-                    check: "windows",
-                    status: Status::Fail,
-                    message: "`cmd /c` entries only start on Windows; on this OS the client cannot run it".to_owned(),
-                });
+                result.record(
+                    "windows",
+                    Status::Fail,
+                    "`cmd /c` entries only start on Windows; on this OS the client cannot run it"
+                        .to_owned(),
+                );
                 runnable = false;
             }
             // Checking a Windows config on another OS (`--platform windows`): `cmd` is not
             // here, so start what it would run, and say so.
-            let (command, args) =
-                if wrapped && ctx.platform.os == Os::Windows && Os::host() != Os::Windows {
-                    checks.push(Check {
-                        check: "windows",
-                        status: Status::Ok,
-                        message: format!(
-                            "`cmd /c` runs only on Windows; started here as `{logical}` directly"
-                        ),
-                    });
-                    (logical.clone(), logical_args.clone())
-                } else {
-                    (command, args)
-                };
+            let (command, args) = if wrapped
+                && ctx.platform.os == Os::Windows
+                && Os::host() != Os::Windows
+            {
+                result.record(
+                    "windows",
+                    Status::Ok,
+                    format!("`cmd /c` runs only on Windows; started here as `{logical}` directly"),
+                );
+                (logical.clone(), logical_args.clone())
+            } else {
+                (command, args)
+            };
             let path_var = env
                 .get("PATH")
                 .cloned()
@@ -417,17 +404,9 @@ fn static_checks(
                 .map_or_else(|| ctx.platform.cwd.clone(), PathBuf::from);
             if runnable {
                 match which::which_in(&command, path_var.as_ref(), &base) {
-                    Ok(_) => checks.push(Check {
-                        check: "command",
-                        status: Status::Ok,
-                        message: format!("`{command}` found"),
-                    }),
+                    Ok(_) => result.record("command", Status::Ok, format!("`{command}` found")),
                     Err(_) => {
-                        checks.push(Check {
-                            check: "command",
-                            status: Status::Fail,
-                            message: format!("command `{command}` not found on PATH (install it, or use an absolute path)"),
-                        });
+                        result.record("command", Status::Fail, format!("command `{command}` not found on PATH (install it, or use an absolute path)"));
                         runnable = false;
                     }
                 }
@@ -435,22 +414,22 @@ fn static_checks(
             if let Some(script) = script_arg(&logical, &logical_args) {
                 let path = base.join(script);
                 if !path.exists() {
-                    checks.push(Check {
-                        check: "script",
-                        status: Status::Fail,
-                        message: format!("`{logical}` is given `{script}`, which does not exist"),
-                    });
+                    result.record(
+                        "script",
+                        Status::Fail,
+                        format!("`{logical}` is given `{script}`, which does not exist"),
+                    );
                     runnable = false;
                 }
             }
             if let Some(cwd) = &cwd
                 && !Path::new(cwd).is_dir()
             {
-                checks.push(Check {
-                    check: "cwd",
-                    status: Status::Fail,
-                    message: format!("working directory `{cwd}` does not exist"),
-                });
+                result.record(
+                    "cwd",
+                    Status::Fail,
+                    format!("working directory `{cwd}` does not exist"),
+                );
                 runnable = false;
             }
             Transport::Stdio {
@@ -464,19 +443,19 @@ fn static_checks(
             for value in headers.values().chain(std::iter::once(url)) {
                 let (_, missing) = vars::expand(value, &|n| ctx.platform.var(n).map(str::to_owned));
                 for name in missing {
-                    checks.push(Check {
-                        check: "variables",
-                        status: Status::Warn,
-                        message: format!("`${{{name}}}` is not set in this environment"),
-                    });
+                    result.record(
+                        "variables",
+                        Status::Warn,
+                        format!("`${{{name}}}` is not set in this environment"),
+                    );
                 }
             }
             if !(url.starts_with("http://") || url.starts_with("https://")) {
-                checks.push(Check {
-                    check: "url",
-                    status: Status::Fail,
-                    message: format!("`{url}` is not an http(s) URL"),
-                });
+                result.record(
+                    "url",
+                    Status::Fail,
+                    format!("`{url}` is not an http(s) URL"),
+                );
                 runnable = false;
             }
             Transport::Remote {
@@ -487,11 +466,6 @@ fn static_checks(
         }
     };
     result.target = target_of(&entry.transport);
-    result.status = worst(&checks);
-    if let Some(c) = checks.iter().find(|c| c.status == Status::Fail) {
-        result.error = Some(c.message.clone());
-    }
-    result.checks = checks;
     (result, runnable.then_some(transport))
 }
 
