@@ -36,6 +36,21 @@ fn everything(mode: &str) -> Option<(Running, u16)> {
     Some((running, port))
 }
 
+/// fixture-server in one of its HTTP modes (`http-401`, ...) on a free loopback port.
+#[expect(clippy::unwrap_used, reason = "test helper: a failed spawn fails the test")]
+fn fixture_http(mode: &str) -> (Running, u16) {
+    let port = free_port();
+    let child = Command::new(fixture_binary())
+        .arg(format!("{mode}={port}"))
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut server = Running(child);
+    wait_for_port(port, &mut server);
+    (server, port)
+}
+
 fn remote(url: String, kind: RemoteKind) -> Transport {
     Transport::Remote {
         url,
@@ -89,15 +104,7 @@ fn http_entry_falls_back_to_legacy_sse() {
 
 #[test]
 fn unauthorized_server_is_a_warning_with_its_metadata_url() {
-    let port = free_port();
-    let child = Command::new(fixture_binary())
-        .arg(format!("http-401={port}"))
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut server = Running(child);
-    wait_for_port(port, &mut server);
+    let (_server, port) = fixture_http("http-401");
     let mut headers = IndexMap::new();
     headers.insert(
         "Authorization".to_owned(),
@@ -164,15 +171,7 @@ fn unset_header_variable_is_reported_by_name() {
 
 #[test]
 fn unauthorized_server_without_a_metadata_url_is_found_at_the_well_known_path() {
-    let port = free_port();
-    let child = Command::new(fixture_binary())
-        .arg(format!("http-401-bare={port}"))
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut server = Running(child);
-    wait_for_port(port, &mut server);
+    let (_server, port) = fixture_http("http-401-bare");
     let result = probe(
         &remote(format!("http://127.0.0.1:{port}/mcp"), RemoteKind::Http),
         &generous(),
@@ -190,15 +189,7 @@ fn unauthorized_server_without_a_metadata_url_is_found_at_the_well_known_path() 
 
 #[test]
 fn forbidden_is_its_own_failure() {
-    let port = free_port();
-    let child = Command::new(fixture_binary())
-        .arg(format!("http-403={port}"))
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut server = Running(child);
-    wait_for_port(port, &mut server);
+    let (_server, port) = fixture_http("http-403");
     let result = probe(
         &remote(format!("http://127.0.0.1:{port}/mcp"), RemoteKind::Http),
         &generous(),
