@@ -37,7 +37,10 @@ fn everything(mode: &str) -> Option<(Running, u16)> {
 }
 
 /// fixture-server in one of its HTTP modes (`http-401`, ...) on a free loopback port.
-#[expect(clippy::unwrap_used, reason = "test helper: a failed spawn fails the test")]
+#[expect(
+    clippy::unwrap_used,
+    reason = "test helper: a failed spawn fails the test"
+)]
 fn fixture_http(mode: &str) -> (Running, u16) {
     let port = free_port();
     let child = Command::new(fixture_binary())
