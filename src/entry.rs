@@ -261,10 +261,10 @@ impl<'a> Dialect<'a> {
         };
         // A `type` we did not consume as a transport marker stays an extra only when it
         // is not one of the known values (keeps e.g. Goose-like custom types visible).
-        if let Some(t) = type_value {
-            if !spelling::is_known_type(&t) {
-                extras.insert(TYPE_KEY.to_owned(), Value::String(t));
-            }
+        if let Some(t) = type_value
+            && !spelling::is_known_type(&t)
+        {
+            extras.insert(TYPE_KEY.to_owned(), Value::String(t));
         }
         let mut entry = ServerEntry { transport, extras };
         if self.passes_through() {

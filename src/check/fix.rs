@@ -46,11 +46,11 @@ pub fn fix_entry(raw: &Value, target: &Target<'_>) -> Option<Value> {
         Transport::Stdio { command, args, .. } => {
             // A fix keeps the client's own shape (a string `command` in an OpenCode file
             // is MCP202, which has no fix).
-            let own_shape = match (client.dialect, command_value(map, client)) {
+            let own_shape = matches!(
+                (client.dialect, command_value(map, client)),
                 (DialectName::Standard, Some(Value::String(_)))
-                | (DialectName::CommandArray, Some(Value::Array(_))) => true,
-                _ => false,
-            };
+                    | (DialectName::CommandArray, Some(Value::Array(_)))
+            );
             if !own_shape {
                 return None;
             }
