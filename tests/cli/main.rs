@@ -16,3 +16,4 @@ mod list;
 mod peers;
 mod remove;
 mod state;
+mod undo;
