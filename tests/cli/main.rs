@@ -13,5 +13,7 @@ mod clients;
 mod doctor;
 mod env;
 mod list;
+#[path = "../common/peer.rs"]
+mod peer;
 mod peers;
 mod remove;
