@@ -9,7 +9,7 @@ use crate::clients::{Client, Fields, VarSyntax};
 use crate::commands::Context;
 use crate::commands::edit::{self, Action};
 use crate::commands::targets;
-use crate::entry::{self, Dialect, RemoteKind, ServerEntry, StringMap, Transport};
+use crate::entry::{self, Dialect, RemoteKind, ServerEntry, StringMap, Transport, spelling};
 use crate::error::{ExitStatus, UserError};
 use crate::formats::Edit;
 use crate::output::{Printer, redact_raw};
@@ -404,20 +404,8 @@ fn parse_pairs(pairs: &[String], what: &str, separators: &[char]) -> anyhow::Res
     Ok(out)
 }
 
-/// The keys under which READMEs nest their servers.
-const SNIPPET_KEYS: &[&str] = &[
-    "mcpServers",
-    "servers",
-    "context_servers",
-    "mcp",
-    "mcp_servers",
-    "amp.mcpServers",
-];
-
 fn looks_like_entry(map: &Map<String, Value>) -> bool {
-    ["command", "url", "serverUrl", "httpUrl"]
-        .iter()
-        .any(|k| map.contains_key(*k))
+    spelling::looks_like_entry(map.keys().map(String::as_str))
 }
 
 /// The entry in a `--from-json` snippet, and its name.
@@ -434,7 +422,7 @@ fn entry_from_json(name: String, json: &str) -> anyhow::Result<(String, Value)> 
     if looks_like_entry(map) {
         return Ok((name, value));
     }
-    let servers = SNIPPET_KEYS
+    let servers = spelling::SERVERS_KEYS
         .iter()
         .find_map(|k| map.get(*k).and_then(Value::as_object))
         .or_else(|| {
