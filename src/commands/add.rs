@@ -14,6 +14,7 @@ use crate::error::{ExitStatus, UserError};
 use crate::formats::Edit;
 use crate::output::{Printer, redact_raw};
 use crate::platform::Os;
+use crate::state::{Origin, ledger};
 use crate::vars;
 
 /// One row of the `add`/`remove` report.
@@ -112,6 +113,9 @@ fn add_to(
     // Fail early (before reading the file) when the client cannot take this entry.
     dialect.to_raw(&entry).map_err(|e| entry_error(e, client))?;
     let path = location.path.clone();
+    // The entry as last written by the closure below (it may run again after a
+    // concurrent write), for the ledger.
+    let written: std::cell::RefCell<Option<Value>> = std::cell::RefCell::new(None);
     let outcome = edit::apply(ctx, client, &location, dry_run, &|doc| {
         let existing = doc
             .servers(&location.key)?
@@ -147,8 +151,24 @@ fn add_to(
                     .map_err(|e| entry_error(e, client))?
             }
         };
-        Ok(doc.upsert(&location.key, name, &raw)?)
+        let edit = doc.upsert(&location.key, name, &raw)?;
+        *written.borrow_mut() = Some(raw);
+        Ok(edit)
     })?;
+    if !dry_run
+        && matches!(outcome.action, Action::Added | Action::Updated)
+        && let Some(fingerprint) = written
+            .borrow()
+            .as_ref()
+            .and_then(|raw| ledger::fingerprint_raw(&dialect, raw))
+    {
+        ctx.state.record(
+            edit::entry_key(&location, name),
+            fingerprint,
+            Origin::add(),
+            outcome.created,
+        )?;
+    }
     Ok((edit::shown(ctx, &path), outcome, notes))
 }
 

@@ -17,3 +17,4 @@ mod list;
 mod peer;
 mod peers;
 mod remove;
+mod state;
