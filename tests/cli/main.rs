@@ -18,3 +18,4 @@ mod peer;
 mod peers;
 mod remove;
 mod state;
+mod undo;
