@@ -6,12 +6,13 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::clients::{Client, Location};
+use crate::clients::{Client, Location, Scope};
 use crate::commands::Context;
 use crate::commands::inventory::{display_path, read_document};
-use crate::error::UserError;
+use crate::error::{ExitStatus, UserError};
 use crate::formats::{ConfigDoc, Edit};
 use crate::fs::{FsError, Source, write_atomic};
+use crate::output::{Block, Paint, Report, Style};
 use crate::state::journal::digest;
 use crate::state::{EntryKey, FileChange};
 
@@ -207,4 +208,131 @@ pub fn entry_key(location: &Location, name: &str) -> EntryKey {
 /// `path` relative to the home directory, for reports.
 pub fn shown(ctx: &Context, path: &Path) -> String {
     display_path(ctx, path)
+}
+
+/// One row of a writing command's report (`add`, `remove`; the `--json` shape).
+#[derive(Debug, Serialize)]
+pub struct FileReport {
+    pub client: String,
+    pub path: String,
+    pub action: Action,
+    pub error: Option<String>,
+    #[serde(skip)]
+    pub hint: Option<String>,
+    #[serde(skip)]
+    pub diff: Option<String>,
+}
+
+/// What a writing command did to each target file, plus the warnings on the way.
+#[derive(Debug)]
+pub struct EditReport {
+    pub files: Vec<FileReport>,
+    pub dry_run: bool,
+    /// Said before the outcome, also with `--json`.
+    pub warnings: Vec<String>,
+    /// Said before the outcome (`\`x\` was not found in any targeted client`).
+    pub note: Option<String>,
+}
+
+impl EditReport {
+    pub fn new(dry_run: bool) -> EditReport {
+        EditReport {
+            files: Vec::new(),
+            dry_run,
+            warnings: Vec::new(),
+            note: None,
+        }
+    }
+
+    /// Record one client's outcome: the file and what happened, or the error and its hint.
+    pub fn push(
+        &mut self,
+        ctx: &Context,
+        client: &Client,
+        scope: Scope,
+        result: anyhow::Result<(String, Outcome)>,
+    ) {
+        self.files.push(match result {
+            Ok((path, outcome)) => FileReport {
+                client: client.id.clone(),
+                path,
+                action: outcome.action,
+                error: None,
+                hint: None,
+                diff: outcome.diff,
+            },
+            Err(error) => FileReport {
+                client: client.id.clone(),
+                path: client
+                    .location(scope, &ctx.platform, &ctx.project)
+                    .ok()
+                    .flatten()
+                    .map(|l| shown(ctx, &l.path))
+                    .unwrap_or_default(),
+                action: Action::Failed,
+                error: Some(error.to_string()),
+                hint: crate::error::hint_of(&error).map(str::to_owned),
+                diff: None,
+            },
+        });
+    }
+}
+
+impl Report for EditReport {
+    fn json(&self) -> serde_json::Result<serde_json::Value> {
+        serde_json::to_value(&self.files)
+    }
+
+    fn human(&self, paint: Paint) -> Vec<Block> {
+        let mut blocks: Vec<Block> = self.warnings.iter().cloned().map(Block::Warning).collect();
+        blocks.extend(self.note.iter().cloned().map(Block::Note));
+        blocks.extend(
+            self.files
+                .iter()
+                .filter_map(|r| r.diff.clone())
+                .map(Block::Raw),
+        );
+        for r in &self.files {
+            let verb = match (r.action, self.dry_run) {
+                (Action::Added, true) => "would add",
+                (Action::Updated, true) => "would update",
+                (Action::Removed, true) => "would remove",
+                (Action::Added, false) => "added",
+                (Action::Updated, false) => "updated",
+                (Action::Removed, false) => "removed",
+                (Action::Unchanged, _) => "unchanged",
+                (Action::Failed, _) => "failed",
+            };
+            let style = match r.action {
+                Action::Failed => Style::Fail,
+                Action::Unchanged => Style::Dim,
+                _ => Style::Ok,
+            };
+            // Pad before painting: escape codes would count toward the width.
+            let verb = paint.paint(style, &format!("{verb:<12}"));
+            let line = match &r.error {
+                None => format!("{verb} {:<16} {}", r.client, r.path),
+                Some(error) => {
+                    let mut line = format!("{verb} {:<16} {error}", r.client);
+                    if let Some(hint) = &r.hint {
+                        line.push_str(&format!("\n{:29}hint: {hint}", ""));
+                    }
+                    line
+                }
+            };
+            blocks.push(Block::Line(line));
+        }
+        if self.dry_run {
+            blocks.push(Block::Note("dry run: nothing was written".to_owned()));
+        }
+        blocks
+    }
+
+    fn status(&self) -> ExitStatus {
+        if self.files.iter().any(|r| r.action == Action::Failed) {
+            ExitStatus::Error
+        } else {
+            ExitStatus::Success
+        }
+    }
 }

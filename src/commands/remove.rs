@@ -3,7 +3,6 @@
 
 use crate::cli::RemoveArgs;
 use crate::commands::Context;
-use crate::commands::add::{print_reports, report};
 use crate::commands::inventory::read_document;
 use crate::commands::{edit, targets};
 use crate::error::ExitStatus;
@@ -25,7 +24,7 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             .is_some_and(|entries| entries.iter().any(|(n, _)| *n == name))
     };
     let clients = targets::choose(ctx, &target_args, "remove", &has_it)?;
-    let mut reports = Vec::new();
+    let mut report = edit::EditReport::new(dry_run);
     for client in clients {
         let result = (|| {
             let location = targets::location(ctx, client, scope)?;
@@ -47,10 +46,14 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             }
             Ok((edit::shown(ctx, &location.path), outcome))
         })();
-        reports.push(report(ctx, client, scope, result));
+        report.push(ctx, client, scope, result);
     }
-    if !printer.json && reports.iter().all(|r| r.action == edit::Action::Unchanged) {
-        printer.note(&format!("`{name}` was not found in any targeted client"));
+    if report
+        .files
+        .iter()
+        .all(|r| r.action == edit::Action::Unchanged)
+    {
+        report.note = Some(format!("`{name}` was not found in any targeted client"));
     }
-    print_reports(printer, &reports, dry_run)
+    printer.emit(&report)
 }

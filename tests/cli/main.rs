@@ -12,7 +12,9 @@ mod check;
 mod clients;
 mod doctor;
 mod env;
+mod golden;
 mod list;
+mod output;
 #[path = "../common/peer.rs"]
 mod peer;
 mod peers;
