@@ -5,10 +5,14 @@ mod check;
 mod clients;
 mod doctor;
 pub(crate) mod edit;
+mod install;
 pub(crate) mod inventory;
 mod list;
+mod outdated;
 mod remove;
+mod search;
 mod targets;
+mod update;
 
 use std::path::PathBuf;
 
@@ -57,5 +61,8 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Remove(args) => remove::run(args, ctx, printer),
         Command::Doctor(args) => doctor::run(args, ctx, printer),
         Command::Check(args) => check::run(args, ctx, printer),
+        Command::Search(args) => search::run(args, ctx, printer),
+        Command::Outdated(args) => outdated::run(args, ctx, printer),
+        Command::Update(args) => update::run(args, ctx, printer),
     }
 }

@@ -230,11 +230,12 @@ impl Registry {
                 };
             }
         }
-        let segment = name.rsplit('/').next().unwrap_or(name);
-        let mut closest: Vec<(usize, String)> = self
-            .search_online(segment, 50)
-            .unwrap_or_default()
+        // A typo is in the namespace or in the name: search for each, rank both.
+        let (namespace, segment) = name.split_once('/').unwrap_or(("", name));
+        let mut closest: Vec<(usize, String)> = [segment, namespace]
             .into_iter()
+            .filter(|text| !text.is_empty())
+            .flat_map(|text| self.search_online(text, 50).unwrap_or_default())
             .map(|i| (distance(name, &i.server.name), i.server.name))
             .collect();
         closest.sort();

@@ -6,6 +6,7 @@
 
 pub mod api;
 pub mod inputs;
+pub mod installed;
 pub mod mapping;
 pub mod schema;
 

@@ -14,5 +14,7 @@ mod doctor;
 mod env;
 mod list;
 mod peers;
+mod registry;
+mod registry_server;
 mod remove;
 mod state;
