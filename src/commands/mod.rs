@@ -1,6 +1,7 @@
 //! One file per verb, one dispatch match, and the context every command gets.
 
 mod add;
+mod backups;
 mod check;
 mod clients;
 mod doctor;
@@ -10,8 +11,10 @@ pub(crate) mod inventory;
 mod list;
 mod outdated;
 mod remove;
+mod restore;
 mod search;
 mod targets;
+mod undo;
 mod update;
 
 use std::path::PathBuf;
@@ -64,5 +67,8 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Search(args) => search::run(args, ctx, printer),
         Command::Outdated(args) => outdated::run(args, ctx, printer),
         Command::Update(args) => update::run(args, ctx, printer),
+        Command::Backups(args) => backups::run(args, ctx, printer),
+        Command::Restore(args) => restore::run(args, ctx, printer),
+        Command::Undo(args) => undo::run(args, ctx, printer),
     }
 }

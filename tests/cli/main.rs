@@ -18,3 +18,4 @@ mod registry;
 mod registry_server;
 mod remove;
 mod state;
+mod undo;
