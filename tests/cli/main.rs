@@ -13,6 +13,8 @@ mod clients;
 mod doctor;
 mod env;
 mod list;
+#[path = "../common/peer.rs"]
+mod peer;
 mod peers;
 mod registry;
 mod registry_server;
