@@ -18,6 +18,8 @@ mod output;
 #[path = "../common/peer.rs"]
 mod peer;
 mod peers;
+mod registry;
+mod registry_server;
 mod remove;
 mod state;
 mod undo;
