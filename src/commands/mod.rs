@@ -1,6 +1,7 @@
 //! One file per verb, one dispatch match, and the context every command gets.
 
 mod add;
+mod apply;
 mod backups;
 mod check;
 mod clients;
@@ -8,6 +9,7 @@ mod doctor;
 pub(crate) mod edit;
 pub(crate) mod inventory;
 mod list;
+pub(crate) mod plan;
 mod remove;
 mod restore;
 mod targets;
@@ -60,6 +62,8 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Remove(args) => remove::run(args, ctx, printer),
         Command::Doctor(args) => doctor::run(args, ctx, printer),
         Command::Check(args) => check::run(args, ctx, printer),
+        Command::Plan(args) => plan::run(args, ctx, printer),
+        Command::Apply(args) => apply::run(args, ctx, printer),
         Command::Backups(args) => backups::run(args, ctx, printer),
         Command::Restore(args) => restore::run(args, ctx, printer),
         Command::Undo(args) => undo::run(args, ctx, printer),

@@ -13,6 +13,7 @@ mod clients;
 mod doctor;
 mod env;
 mod list;
+mod manifest;
 mod peers;
 mod remove;
 mod state;
