@@ -72,12 +72,13 @@ impl Action {
     }
 
     fn code(self) -> &'static str {
+        use crate::check::rules::sync;
         match self {
-            Action::Add => "MCP601",
-            Action::Update => "MCP602",
-            Action::Remove => "MCP603",
-            Action::Conflict => "MCP604",
-            Action::Drift | Action::Ok | Action::Adopt => "MCP605",
+            Action::Add => sync::MISSING.code,
+            Action::Update => sync::OUTDATED.code,
+            Action::Remove => sync::STALE.code,
+            Action::Conflict => sync::CONFLICT.code,
+            Action::Drift | Action::Ok | Action::Adopt => sync::DRIFT.code,
         }
     }
 }

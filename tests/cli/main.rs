@@ -14,6 +14,8 @@ mod doctor;
 mod env;
 mod list;
 mod manifest;
+#[path = "../common/peer.rs"]
+mod peer;
 mod peers;
 mod remove;
 mod state;
