@@ -537,7 +537,7 @@ servers = ["github", "docs"]
         let e = parse("clients = [\"cursor\", \"nope\"]\n").unwrap_err();
         assert!(
             e.to_string()
-                .starts_with("/p/mcpctl.toml:1:21: unknown client `nope`"),
+                .starts_with("/p/mcpctl.toml:1:22: unknown client `nope`"),
             "{e}"
         );
         let e = parse("[servers.a]\ncommand = \"x\"\nurl = \"https://x\"\n").unwrap_err();
