@@ -16,6 +16,7 @@ pub mod handshake;
 pub mod manifest;
 pub mod output;
 pub mod platform;
+pub mod registry;
 pub mod state;
 pub mod vars;
 
