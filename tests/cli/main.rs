@@ -14,6 +14,7 @@ mod doctor;
 mod env;
 mod golden;
 mod list;
+mod manifest;
 mod output;
 #[path = "../common/peer.rs"]
 mod peer;
