@@ -250,6 +250,8 @@ pub struct Ask<'a> {
     /// A variable inside a template the publisher wrote: its default is always used.
     pub templated: bool,
     pub choices: &'a [String],
+    /// `number`, `boolean`, `string`, `filepath`: a given value must fit.
+    pub format: Option<&'a str>,
     pub repeated: bool,
     /// The value a secret gets when the user gives none: a reference (`${NAME}`,
     /// `Bearer ${NAME}`), and the variable to export.
@@ -391,6 +393,7 @@ impl Filler<'_, '_> {
                 default: input.default.as_deref(),
                 templated: true,
                 choices: &input.choices,
+                format: input.format.as_deref(),
                 repeated: false,
                 reference: format!("${{{variable}}}"),
                 variable,
@@ -420,6 +423,7 @@ impl Filler<'_, '_> {
             default: input.default.as_deref(),
             templated: false,
             choices: &input.choices,
+            format: input.format.as_deref(),
             repeated,
             reference,
             variable,

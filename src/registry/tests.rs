@@ -393,7 +393,8 @@ fn boolean_named_arguments_are_bare_flags_and_repeated_ones_repeat() {
                 {"type": "named", "name": "--read-only", "value": "true", "format": "boolean"},
                 {"type": "named", "name": "--verbose", "value": "false", "format": "boolean"},
                 {"type": "positional", "valueHint": "root", "isRequired": true, "isRepeated": true},
-                {"type": "named", "name": "--mode", "isRequired": true, "default": "fast", "choices": ["fast", "safe"]}
+                {"type": "named", "name": "--mode", "isRequired": true, "default": "fast", "choices": ["fast", "safe"]},
+                {"type": "named", "name": "--port", "format": "number"}
             ]
         }]
     }));
@@ -420,8 +421,14 @@ fn boolean_named_arguments_are_bare_flags_and_repeated_ones_repeat() {
         (InputKind::Var, "root", "/srv"),
         (InputKind::Var, "mode", "slow"),
     ]);
-    let err = render_item(item, Preference::Auto, &bad, &http, None).unwrap_err();
+    let err = render_item(item.clone(), Preference::Auto, &bad, &http, None).unwrap_err();
     assert!(err.to_string().contains("one of fast, safe"), "{err}");
+    let bad = given(&[
+        (InputKind::Var, "root", "/srv"),
+        (InputKind::Var, "port", "eighty"),
+    ]);
+    let err = render_item(item, Preference::Auto, &bad, &http, None).unwrap_err();
+    assert!(err.to_string().contains("`eighty`, not a number"), "{err}");
 }
 
 #[test]
