@@ -573,3 +573,17 @@ fn names_versions_and_text() {
     assert_eq!(clean("a\x1b[31mb\u{202e}\r\nc"), "a?[31mb? c");
     assert_eq!(api::distance("context7", "context"), 1);
 }
+
+#[test]
+fn control_characters_from_the_registry_are_refused() {
+    let item = hand_made(json!({
+        "name": "io.github.evil/ansi",
+        "version": "1.0.0",
+        "packages": [{"registryType": "npm", "identifier": "pkg\u{1b}[2J", "version": "1.0.0"}]
+    }));
+    let err = render_item(item, Preference::Auto, &Given::default(), &http, None).unwrap_err();
+    assert!(
+        err.to_string().contains("control character in an argument"),
+        "{err}"
+    );
+}

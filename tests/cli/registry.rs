@@ -240,6 +240,21 @@ fn registry_errors_name_the_url_and_write_nothing() {
         "{}",
         run.stderr
     );
+    // An answer about another server (a broken subregistry) is not installed.
+    server.route(
+        "/v0.1/servers/io.github.upstash%2Fimpostor/versions/latest",
+        200,
+        &sample("context7.server.json").to_string(),
+    );
+    let run = env
+        .run(&["add", "io.github.upstash/impostor", "-c", "cursor"])
+        .code(2);
+    assert!(
+        run.stderr
+            .contains("answered with `io.github.upstash/context7@1.0.0`"),
+        "{}",
+        run.stderr
+    );
     // HTTP 500.
     server.break_with(500, "upstream exploded");
     let run = env
