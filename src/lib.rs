@@ -15,6 +15,7 @@ pub mod fs;
 pub mod handshake;
 pub mod output;
 pub mod platform;
+pub mod suggest;
 pub mod vars;
 
 use std::ffi::OsString;
@@ -33,7 +34,8 @@ use crate::platform::Platform;
 
 /// Run mcpctl with these arguments (the first is the program name).
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
-    let cli = match Cli::try_parse_from(args) {
+    let argv: Vec<OsString> = args.into_iter().collect();
+    let cli = match Cli::try_parse_from(&argv) {
         Ok(cli) => cli,
         Err(e) => {
             // clap prints help/version to stdout (exit 0) and usage errors to stderr (2).
@@ -49,7 +51,11 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         cli.global.color,
         no_color,
     );
-    let status = match context(&cli, platform)
+    let argv = argv
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let status = match context(&cli, platform, argv)
         .and_then(|ctx| commands::run(cli.command, &ctx, &mut printer))
     {
         Ok(status) => status,
@@ -64,7 +70,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     status.into()
 }
 
-fn context(cli: &Cli, platform: Platform) -> anyhow::Result<Context> {
+fn context(cli: &Cli, platform: Platform, argv: Vec<String>) -> anyhow::Result<Context> {
     let extra = match &cli.global.clients_file {
         Some(path) => Some((
             std::fs::read_to_string(path).map_err(|e| {
@@ -101,5 +107,6 @@ fn context(cli: &Cli, platform: Platform) -> anyhow::Result<Context> {
         project,
         interactive,
         backups,
+        argv,
     })
 }

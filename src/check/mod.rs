@@ -5,6 +5,8 @@
 
 pub mod fix;
 mod lint;
+pub(crate) use lint::{pattern_secret, secret_name};
+pub(crate) use tree::client_jsonc;
 pub mod render;
 pub mod rules;
 mod tree;

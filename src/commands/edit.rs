@@ -11,7 +11,9 @@ use crate::commands::Context;
 use crate::commands::inventory::{display_path, read_document};
 use crate::error::UserError;
 use crate::formats::{ConfigDoc, Edit};
+use crate::entry::{Dialect, Transport};
 use crate::fs::{FsError, write_atomic};
+use crate::output::{redact, redact_text};
 
 /// How often a concurrent writer may make mcpctl start over.
 const ATTEMPTS: usize = 5;
@@ -41,8 +43,10 @@ impl From<Edit> for Action {
 /// The result of one file edit.
 pub struct Outcome {
     pub action: Action,
-    /// Unified diff, with `--dry-run`.
+    /// Unified diff, with `--dry-run` (secret values redacted).
     pub diff: Option<String>,
+    /// Where the previous bytes were kept.
+    pub backup: Option<std::path::PathBuf>,
 }
 
 /// Apply `change` to the document at `location`. `change` may be called more than once
@@ -57,11 +61,20 @@ pub fn apply(
     for _ in 0..ATTEMPTS {
         let mut document = read_document(ctx, client, &location.path)?;
         let before = dry_run.then(|| document.doc.render().into_owned());
+        let mut secrets = if dry_run {
+            secret_values(client, document.doc.as_ref(), &location.key)
+        } else {
+            Vec::new()
+        };
         let edit = change(document.doc.as_mut())?;
+        if dry_run {
+            secrets.extend(secret_values(client, document.doc.as_ref(), &location.key));
+        }
         if edit == Edit::Unchanged {
             return Ok(Outcome {
                 action: Action::Unchanged,
                 diff: None,
+                backup: None,
             });
         }
         let text = document.doc.render();
@@ -69,19 +82,24 @@ pub fn apply(
             let source = &document.source;
             return Ok(Outcome {
                 action: edit.into(),
-                diff: Some(unified_diff(
-                    &display_path(ctx, &location.path),
-                    &source.bytes_for(&before),
-                    &source.bytes_for(&text),
-                    source.exists(),
+                diff: Some(redact_text(
+                    &unified_diff(
+                        &display_path(ctx, &location.path),
+                        &source.bytes_for(&before),
+                        &source.bytes_for(&text),
+                        source.exists(),
+                    ),
+                    &secrets,
                 )),
+                backup: None,
             });
         }
         match write_atomic(&document.source, &text, ctx.backups.as_deref()) {
-            Ok(_) => {
+            Ok(written) => {
                 return Ok(Outcome {
                     action: edit.into(),
                     diff: None,
+                    backup: written.backup,
                 });
             }
             Err(FsError::Changed { .. }) => {}
@@ -98,6 +116,21 @@ pub fn apply(
     ))
     .hint("close the client that is rewriting it (e.g. Claude Code), then run the command again")
     .into())
+}
+
+/// The env and header values of every entry under `key` that `list` would redact.
+fn secret_values(client: &Client, doc: &dyn ConfigDoc, key: &[String]) -> Vec<String> {
+    let dialect = Dialect::of(client);
+    doc.servers(key)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|(_, raw)| dialect.from_raw(raw).ok())
+        .flat_map(|entry| match entry.transport {
+            Transport::Stdio { env, .. } => env.into_values().collect::<Vec<_>>(),
+            Transport::Remote { headers, .. } => headers.into_values().collect(),
+        })
+        .filter(|value| redact(value) != *value)
+        .collect()
 }
 
 fn unified_diff(label: &str, old: &[u8], new: &[u8], existed: bool) -> String {

@@ -29,6 +29,9 @@ pub struct Context {
     pub interactive: bool,
     /// Where backups of edited files go.
     pub backups: Option<PathBuf>,
+    /// The command line as typed (program name first), for messages that show a corrected
+    /// one.
+    pub argv: Vec<String>,
 }
 
 pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
