@@ -102,7 +102,9 @@ pub enum Lookup<'a> {
     /// An alias several rows share (`claude`).
     Ambiguous(Vec<&'a Client>),
     /// Nothing; the closest id, when one is a likely typo.
-    Unknown { suggestion: Option<&'a str> },
+    Unknown {
+        suggestion: Option<&'a str>,
+    },
 }
 
 /// Lower case, with spaces and underscores as hyphens: `VS Code` → `vs-code`.

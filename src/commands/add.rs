@@ -75,7 +75,10 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         printer.warn(note);
     }
     let Spec {
-        name, entry, inputs, ..
+        name,
+        entry,
+        inputs,
+        ..
     } = spec;
     entry::validate_name(&name)
         .map_err(|m| UserError::new(m).hint("pick a short name such as `github`"))?;
@@ -158,11 +161,7 @@ fn positional_url(
         if transport.and_then(TransportArg::remote).is_some() {
             return Ok(Some(one.clone()));
         }
-        let line = corrected_line(&ctx.argv, stray, &|marked| {
-            let mut words = vec!["--url".to_owned()];
-            words.extend(marked.iter().cloned());
-            (words, false)
-        });
+        let line = corrected_line(&ctx.argv, stray, &["--url".to_owned(), one.clone()], false);
         return Err(UserError::new(format!(
             "`{one}` looks like a remote server's URL, but no remote transport was given"
         ))
@@ -171,23 +170,22 @@ fn positional_url(
         ))
         .into());
     }
-    let line = corrected_line(&ctx.argv, stray, &|marked| (marked.to_vec(), true));
+    let line = corrected_line(&ctx.argv, stray, stray, true);
     Err(UserError::new(format!(
         "unexpected `{}` after the server name",
         stray.join(" ")
     ))
-    .hint(format!(
-        "put the server command after `--`: `{line}`"
-    ))
+    .hint(format!("put the server command after `--`: `{line}`"))
     .into())
 }
 
-/// The command line with the `stray` words (found from the right) replaced by what
-/// `rewrite` makes of them; `true` puts them after `--` (added when missing).
+/// The command line with the `stray` words (found from the right) replaced by
+/// `replacement`, in their place or after `--` (added when missing).
 fn corrected_line(
     argv: &[String],
     stray: &[String],
-    rewrite: &dyn Fn(&[String]) -> (Vec<String>, bool),
+    replacement: &[String],
+    after_dashes: bool,
 ) -> String {
     let words: Vec<&String> = argv.iter().skip(1).collect();
     let mut marked = vec![false; words.len()];
@@ -198,7 +196,6 @@ fn corrected_line(
             want.next();
         }
     }
-    let (replacement, after_dashes) = rewrite(stray);
     let mut out: Vec<String> = vec!["mcpctl".to_owned()];
     let mut placed = false;
     for (i, word) in words.iter().enumerate() {
@@ -217,7 +214,7 @@ fn corrected_line(
     }
     if !placed {
         out.push("--".to_owned());
-        out.extend(replacement);
+        out.extend(replacement.iter().cloned());
     }
     out.iter()
         .map(|w| shell_quote(w))
@@ -253,7 +250,11 @@ fn remote_kind(transport: Option<TransportArg>, has_url: bool) -> anyhow::Result
         .into()),
         (Some(t), false) if t.remote().is_some() => Err(UserError::new(format!(
             "`--transport {}` needs the server's URL",
-            if t == TransportArg::Http { "http" } else { "sse" }
+            if t == TransportArg::Http {
+                "http"
+            } else {
+                "sse"
+            }
         ))
         .hint("write `mcpctl add NAME -c ID --transport http https://example.com/mcp`")
         .into()),
@@ -344,9 +345,8 @@ fn read_json_arg(arg: &str) -> anyhow::Result<String> {
         });
     }
     if let Some(path) = arg.strip_prefix('@') {
-        let source = crate::fs::read_source(std::path::Path::new(path)).map_err(|e| {
-            UserError::new(e.to_string()).hint("check the path after `@`")
-        })?;
+        let source = crate::fs::read_source(std::path::Path::new(path))
+            .map_err(|e| UserError::new(e.to_string()).hint("check the path after `@`"))?;
         if !source.exists() {
             return Err(UserError::new(format!("`{path}` does not exist"))
                 .hint("give the file with the JSON snippet after `@`")
@@ -947,8 +947,9 @@ fn build_entry(
     }
     let named = || {
         name.clone().ok_or_else(|| {
-            UserError::new("say the server's name")
-                .hint("`mcpctl add NAME -c ID -- COMMAND...` (the name is the key in each client's file)")
+            UserError::new("say the server's name").hint(
+                "`mcpctl add NAME -c ID -- COMMAND...` (the name is the key in each client's file)",
+            )
         })
     };
     let (name, mut entry, inputs, notes) = if let Some(json) = from_json {
@@ -1027,19 +1028,36 @@ mod tests {
     #[test]
     fn from_json_accepts_entry_and_snippets() {
         let raw = |name: Option<&str>, json: &str| entry_from_json(name, json).unwrap().raw;
-        assert_eq!(raw(Some("x"), r#"{"command":"npx","args":["-y","p"]}"#)["command"], "npx");
-        assert_eq!(raw(Some("x"), r#"{"mcpServers":{"fs":{"command":"npx"}}}"#)["command"], "npx");
+        assert_eq!(
+            raw(Some("x"), r#"{"command":"npx","args":["-y","p"]}"#)["command"],
+            "npx"
+        );
+        assert_eq!(
+            raw(Some("x"), r#"{"mcpServers":{"fs":{"command":"npx"}}}"#)["command"],
+            "npx"
+        );
         let two = r#"{"servers":{"a":{"url":"u1"},"b":{"url":"u2"}}}"#;
         assert_eq!(raw(Some("b"), two)["url"], "u2");
         assert!(entry_from_json(Some("c"), two).is_err());
         assert!(entry_from_json(None, two).is_err());
-        assert_eq!(raw(Some("x"), r#"{"fs":{"command":"npx"}}"#)["command"], "npx");
+        assert_eq!(
+            raw(Some("x"), r#"{"fs":{"command":"npx"}}"#)["command"],
+            "npx"
+        );
         assert!(entry_from_json(Some("x"), "[1]").is_err());
         assert!(entry_from_json(Some("x"), "{").is_err());
         assert!(entry_from_json(None, r#"{"command":"npx"}"#).is_err());
-        let one = entry_from_json(None, "{\n // a comment\n \"mcpServers\": {\"fs\": {\"command\": \"npx\",},},\n}").unwrap();
-        assert_eq!((one.name.as_str(), one.raw["command"].as_str()), ("fs", Some("npx")));
-        let renamed = entry_from_json(Some("files"), r#"{"mcpServers":{"fs":{"command":"npx"}}}"#).unwrap();
+        let one = entry_from_json(
+            None,
+            "{\n // a comment\n \"mcpServers\": {\"fs\": {\"command\": \"npx\",},},\n}",
+        )
+        .unwrap();
+        assert_eq!(
+            (one.name.as_str(), one.raw["command"].as_str()),
+            ("fs", Some("npx"))
+        );
+        let renamed =
+            entry_from_json(Some("files"), r#"{"mcpServers":{"fs":{"command":"npx"}}}"#).unwrap();
         assert_eq!(renamed.name, "files");
         assert!(renamed.notes[0].contains("`fs`"), "{:?}", renamed.notes);
         let vscode = entry_from_json(
@@ -1063,12 +1081,20 @@ mod tests {
 
     #[test]
     fn corrected_line_moves_the_command_after_dashes() {
-        let argv: Vec<String> = ["/x/mcpctl", "add", "plain", "-c", "cursor", "node", "server.js"]
-            .map(String::from)
-            .to_vec();
+        let argv: Vec<String> = [
+            "/x/mcpctl",
+            "add",
+            "plain",
+            "-c",
+            "cursor",
+            "node",
+            "server.js",
+        ]
+        .map(String::from)
+        .to_vec();
         let stray = ["node".to_owned(), "server.js".to_owned()];
         assert_eq!(
-            corrected_line(&argv, &stray, &|m| (m.to_vec(), true)),
+            corrected_line(&argv, &stray, &stray, true),
             "mcpctl add plain -c cursor -- node server.js"
         );
         let argv: Vec<String> = ["mcpctl", "add", "docs", "https://x.dev/mcp", "-c", "a b"]
@@ -1076,11 +1102,12 @@ mod tests {
             .to_vec();
         let stray = ["https://x.dev/mcp".to_owned()];
         assert_eq!(
-            corrected_line(&argv, &stray, &|m| {
-                let mut w = vec!["--url".to_owned()];
-                w.extend(m.iter().cloned());
-                (w, false)
-            }),
+            corrected_line(
+                &argv,
+                &stray,
+                &["--url".to_owned(), stray[0].clone()],
+                false
+            ),
             "mcpctl add docs --url https://x.dev/mcp -c 'a b'"
         );
     }
@@ -1090,7 +1117,13 @@ mod tests {
         assert!(validate_url("https://example.com/mcp").is_ok());
         assert!(validate_url("http://localhost:3000").is_ok());
         assert!(validate_url("${BASE}/mcp").is_ok());
-        for bad in ["", "not-a-url", "file:///etc/passwd", "https://", "https://a b"] {
+        for bad in [
+            "",
+            "not-a-url",
+            "file:///etc/passwd",
+            "https://",
+            "https://a b",
+        ] {
             assert!(validate_url(bad).is_err(), "{bad}");
         }
     }

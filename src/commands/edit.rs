@@ -9,9 +9,9 @@ use serde::Serialize;
 use crate::clients::{Client, Location};
 use crate::commands::Context;
 use crate::commands::inventory::{display_path, read_document};
+use crate::entry::{Dialect, Transport};
 use crate::error::UserError;
 use crate::formats::{ConfigDoc, Edit};
-use crate::entry::{Dialect, Transport};
 use crate::fs::{FsError, write_atomic};
 use crate::output::{redact, redact_text};
 

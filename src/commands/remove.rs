@@ -32,7 +32,13 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             .filter(|c| !holds(c).is_empty())
             .collect();
         match have.as_slice() {
-            [] => return Err(targets::no_server_named(ctx, &targets::detected(ctx), &name)),
+            [] => {
+                return Err(targets::no_server_named(
+                    ctx,
+                    &targets::detected(ctx),
+                    &name,
+                ));
+            }
             [one] => {
                 printer.note(&format!(
                     "`{name}` is only in {} ({}); removing it there",
@@ -56,7 +62,10 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                         "`{name}` is in {} scopes of {}: {}",
                         many.len(),
                         client.name,
-                        many.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                        many.iter()
+                            .map(|s| s.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ))
                     .hint(format!("say which: `--scope {}`", many[0].as_str()))
                     .into());

@@ -153,9 +153,8 @@ pub fn no_server_named(ctx: &Context, clients: &[&Client], name: &str) -> anyhow
         Some(near) => error.hint(format!(
             "did you mean `{near}`? `mcpctl list` shows every server"
         )),
-        None => error.hint(
-            "`mcpctl list` shows every server; `-c ID` names a client that is not detected",
-        ),
+        None => error
+            .hint("`mcpctl list` shows every server; `-c ID` names a client that is not detected"),
     }
     .into()
 }

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::process::Stdio;
 
-use crate::env::{TestEnv, Run, fixture, jsonc};
+use crate::env::{Run, TestEnv, fixture, jsonc};
 
 fn cursor_servers(env: &TestEnv) -> serde_json::Value {
     jsonc(&env.read(".cursor/mcp.json"))["mcpServers"].clone()
@@ -63,8 +63,16 @@ fn add_takes_a_url_after_the_name_with_a_remote_transport() {
         "cursor",
     ])
     .ok();
-    env.run(&["add", "-t", "sse", "old", "https://old.example.com/sse", "-c", "cursor"])
-        .ok();
+    env.run(&[
+        "add",
+        "-t",
+        "sse",
+        "old",
+        "https://old.example.com/sse",
+        "-c",
+        "cursor",
+    ])
+    .ok();
     let servers = cursor_servers(&env);
     assert_eq!(servers["docs"]["url"], "https://docs.example.com/mcp");
     assert_eq!(servers["old"]["type"], "sse");
@@ -107,7 +115,16 @@ fn add_accepts_explicit_stdio_short_flags_and_colon_headers() {
         "Bearer ${env:WEB_TOKEN}"
     );
     let run = env
-        .run(&["add", "bad", "-c", "cursor", "-t", "stdio", "--url", "https://b.example.com"])
+        .run(&[
+            "add",
+            "bad",
+            "-c",
+            "cursor",
+            "-t",
+            "stdio",
+            "--url",
+            "https://b.example.com",
+        ])
         .code(2);
     assert!(run.stderr.contains("--transport http"), "{}", run.stderr);
 }
@@ -115,8 +132,10 @@ fn add_accepts_explicit_stdio_short_flags_and_colon_headers() {
 #[test]
 fn scope_global_and_dash_g_mean_user() {
     let env = TestEnv::new();
-    env.run(&["add", "a", "-c", "cursor", "--scope", "global", "--", "npx", "a"])
-        .ok();
+    env.run(&[
+        "add", "a", "-c", "cursor", "--scope", "global", "--", "npx", "a",
+    ])
+    .ok();
     env.run(&["add", "b", "-c", "cursor", "-g", "--", "npx", "b"])
         .ok();
     let servers = cursor_servers(&env);
@@ -128,7 +147,16 @@ fn scope_global_and_dash_g_mean_user() {
 fn mcpctl_flag_after_dashes_is_passed_on_with_a_warning() {
     let env = TestEnv::new();
     let run = env
-        .run(&["add", "s", "-c", "cursor", "--", "node", "s.js", "--dry-run"])
+        .run(&[
+            "add",
+            "s",
+            "-c",
+            "cursor",
+            "--",
+            "node",
+            "s.js",
+            "--dry-run",
+        ])
         .ok();
     assert!(
         run.stderr
@@ -146,7 +174,8 @@ fn add_help_and_readme_state_the_default_scope() {
     for needle in ["defaults to `user`", "claude mcp add", "gemini mcp add"] {
         assert!(help.contains(needle), "{needle}:\n{help}");
     }
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     assert!(
         readme.contains("`claude mcp add` (default `local`)")
             && readme.contains("`gemini mcp add` (default `project`)"),
@@ -159,8 +188,14 @@ fn add_help_and_readme_state_the_default_scope() {
 #[test]
 fn mistyped_client_id_gets_did_you_mean_not_a_dump() {
     let env = TestEnv::new();
-    let run = env.run(&["add", "m", "-c", "cursr", "--", "npx", "m"]).code(2);
-    assert!(run.stderr.contains("did you mean `cursor`?"), "{}", run.stderr);
+    let run = env
+        .run(&["add", "m", "-c", "cursr", "--", "npx", "m"])
+        .code(2);
+    assert!(
+        run.stderr.contains("did you mean `cursor`?"),
+        "{}",
+        run.stderr
+    );
     assert!(!run.stderr.contains("windsurf"), "{}", run.stderr);
 }
 
@@ -178,7 +213,9 @@ fn client_ids_ignore_case_and_common_names_resolve() {
         jsonc(&env.read(".config/Code/User/mcp.json"))["servers"]["m"]["command"],
         "npx"
     );
-    let run = env.run(&["add", "m", "-c", "claude", "--", "npx", "m"]).code(2);
+    let run = env
+        .run(&["add", "m", "-c", "claude", "--", "npx", "m"])
+        .code(2);
     assert!(
         run.stderr.contains("`claude-code`") && run.stderr.contains("`claude-desktop`"),
         "{}",
@@ -195,11 +232,19 @@ fn remove_of_a_near_miss_name_exits_2_with_did_you_mean() {
     );
     let before = env.read(".cursor/mcp.json");
     let run = env.run(&["remove", "docz", "-c", "cursor"]).code(2);
-    assert!(run.stderr.contains("did you mean `docs`?"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("did you mean `docs`?"),
+        "{}",
+        run.stderr
+    );
     assert_eq!(env.read(".cursor/mcp.json"), before);
     // With no target at all, too.
     let run = env.run(&["remove", "docz"]).code(2);
-    assert!(run.stderr.contains("did you mean `docs`?"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("did you mean `docs`?"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -226,7 +271,10 @@ fn remove_finds_an_entry_in_the_local_scope() {
         )
         .as_bytes(),
     );
-    let listed = env.run(&["list", "--json", "-c", "claude-code"]).ok().json();
+    let listed = env
+        .run(&["list", "--json", "-c", "claude-code"])
+        .ok()
+        .json();
     assert_eq!(listed[0]["scope"], "local");
     env.run(&["remove", "prj", "-c", "claude-code"]).ok();
     let doc = jsonc(&env.read(".claude.json"));
@@ -265,13 +313,17 @@ fn from_json_reads_stdin_and_files_and_takes_the_name_from_the_snippet() {
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(cursor_servers(&env)["fs"]["args"][1], "fs");
-    let file = env.write("snippet.json", br#"{"mcpServers":{"mem":{"command":"npx"}}}"#);
+    let file = env.write(
+        "snippet.json",
+        br#"{"mcpServers":{"mem":{"command":"npx"}}}"#,
+    );
     let at = format!("@{}", file.display());
     let run = env
         .run(&["add", "memory", "-c", "cursor", "--from-json", &at])
         .ok();
     assert!(
-        run.stderr.contains("the snippet calls the server `mem`; adding it as `memory`"),
+        run.stderr
+            .contains("the snippet calls the server `mem`; adding it as `memory`"),
         "{}",
         run.stderr
     );
@@ -286,7 +338,14 @@ fn from_json_quoting_hint_only_for_shell_mangled_text() {
         .code(2);
     assert!(run.stderr.contains("single quotes"), "{}", run.stderr);
     let run = env
-        .run(&["add", "x", "-c", "cursor", "--from-json", r#"{"command": "npx" "args": []}"#])
+        .run(&[
+            "add",
+            "x",
+            "-c",
+            "cursor",
+            "--from-json",
+            r#"{"command": "npx" "args": []}"#,
+        ])
         .code(2);
     assert!(!run.stderr.contains("single quotes"), "{}", run.stderr);
     assert!(run.stderr.contains("1:"), "{}", run.stderr);
@@ -315,7 +374,8 @@ fn from_json_vscode_inputs_become_variables_elsewhere_and_stay_in_vscode() {
     );
     assert_eq!(vscode["inputs"][0]["id"], "github_token");
     // Again: nothing changes, the input is not duplicated.
-    env.run(&["add", "-c", "vscode", "--from-json", snippet]).ok();
+    env.run(&["add", "-c", "vscode", "--from-json", snippet])
+        .ok();
     let vscode = jsonc(&env.read(".config/Code/User/mcp.json"));
     assert_eq!(vscode["inputs"].as_array().unwrap().len(), 1);
 }
@@ -373,7 +433,17 @@ fn list_show_secrets_shows_values_in_the_table() {
 fn literal_secret_in_env_warns_and_shows_the_reference_form() {
     let env = TestEnv::new();
     let run = env
-        .run(&["add", "gh", "-c", "cursor", "-e", "GITHUB_TOKEN=ghp_0123456789abcdefghijklmnopqrstuvwxyz", "--", "npx", "gh"])
+        .run(&[
+            "add",
+            "gh",
+            "-c",
+            "cursor",
+            "-e",
+            "GITHUB_TOKEN=ghp_0123456789abcdefghijklmnopqrstuvwxyz",
+            "--",
+            "npx",
+            "gh",
+        ])
         .ok();
     assert!(run.stderr.contains("plain text"), "{}", run.stderr);
     assert!(
@@ -382,7 +452,17 @@ fn literal_secret_in_env_warns_and_shows_the_reference_form() {
         run.stderr
     );
     let quiet = env
-        .run(&["add", "gh2", "-c", "cursor", "-e", "GITHUB_TOKEN=${GITHUB_TOKEN}", "--", "npx", "gh"])
+        .run(&[
+            "add",
+            "gh2",
+            "-c",
+            "cursor",
+            "-e",
+            "GITHUB_TOKEN=${GITHUB_TOKEN}",
+            "--",
+            "npx",
+            "gh",
+        ])
         .ok();
     assert!(!quiet.stderr.contains("plain text"), "{}", quiet.stderr);
 }
@@ -391,7 +471,9 @@ fn literal_secret_in_env_warns_and_shows_the_reference_form() {
 fn output_says_where_the_backup_went() {
     let env = TestEnv::new();
     env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
-    let run = env.run(&["add", "m", "-c", "cursor", "--", "npx", "m"]).ok();
+    let run = env
+        .run(&["add", "m", "-c", "cursor", "--", "npx", "m"])
+        .ok();
     assert!(
         run.stderr.contains("previous version kept in"),
         "{}",
@@ -411,10 +493,20 @@ fn bad_urls_exit_2_and_write_nothing() {
         let run = env
             .run(&["add", "web", "-c", "cursor", "--url", url])
             .code(2);
-        assert!(run.stderr.contains("not a server URL"), "{url}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("not a server URL"),
+            "{url}: {}",
+            run.stderr
+        );
     }
     let run = env
-        .run(&["add", "-c", "cursor", "--from-json", r#"{"mcpServers":{"w":{"url":"ftp://x"}}}"#])
+        .run(&[
+            "add",
+            "-c",
+            "cursor",
+            "--from-json",
+            r#"{"mcpServers":{"w":{"url":"ftp://x"}}}"#,
+        ])
         .code(2);
     assert!(run.stderr.contains("not a server URL"), "{}", run.stderr);
     assert!(!env.path(".cursor/mcp.json").exists());
@@ -424,10 +516,19 @@ fn bad_urls_exit_2_and_write_nothing() {
 fn names_with_spaces_or_dots_warn_for_clients_that_mangle_them() {
     let env = TestEnv::new();
     let run = env
-        .run(&["add", "my server.v2", "-c", "roo-code,cursor", "--", "npx", "m"])
+        .run(&[
+            "add",
+            "my server.v2",
+            "-c",
+            "roo-code,cursor",
+            "--",
+            "npx",
+            "m",
+        ])
         .ok();
     assert!(
-        run.stderr.contains("Roo Code may reject or rename the server `my server.v2`"),
+        run.stderr
+            .contains("Roo Code may reject or rename the server `my server.v2`"),
         "{}",
         run.stderr
     );
