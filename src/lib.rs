@@ -15,6 +15,7 @@ pub mod fs;
 pub mod handshake;
 pub mod output;
 pub mod platform;
+pub mod state;
 pub mod suggest;
 pub mod vars;
 
@@ -34,8 +35,8 @@ use crate::platform::Platform;
 
 /// Run mcpctl with these arguments (the first is the program name).
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
-    let argv: Vec<OsString> = args.into_iter().collect();
-    let cli = match Cli::try_parse_from(&argv) {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
             // clap prints help/version to stdout (exit 0) and usage errors to stderr (2).
@@ -51,19 +52,29 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         cli.global.color,
         no_color,
     );
-    let argv = argv
+    let argv = args
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let status = match context(&cli, platform, argv)
-        .and_then(|ctx| commands::run(cli.command, &ctx, &mut printer))
-    {
+    let ctx = match context(&cli, platform, argv) {
+        Ok(ctx) => ctx,
+        Err(error) => {
+            printer.error(&error);
+            return ExitStatus::Error.into();
+        }
+    };
+    let mut status = match commands::run(cli.command, &ctx, &mut printer) {
         Ok(status) => status,
         Err(error) => {
             printer.error(&error);
             ExitStatus::Error
         }
     };
+    // Remember what the command wrote (ledger, journal), also after a failure.
+    if let Err(error) = ctx.state.finish(&commands::label(&args)) {
+        printer.error(&error);
+        status = ExitStatus::Error;
+    }
     if printer.broken_pipe() {
         return ExitCode::SUCCESS;
     }
@@ -95,18 +106,19 @@ fn context(cli: &Cli, platform: Platform, argv: Vec<String>) -> anyhow::Result<C
     };
     let interactive =
         !cli.global.no_input && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    let backups = fs::backup_dir(
+    let state = state::State::new(fs::state_dir(
         platform
             .var("MCPCTL_STATE_DIR")
             .map(PathBuf::from)
             .as_deref(),
-    );
+    ));
     Ok(Context {
+        backups: state.backups(),
         platform,
         table,
         project,
         interactive,
-        backups,
+        state,
         argv,
     })
 }

@@ -10,11 +10,12 @@ use crate::clients::{Client, Fields, Scope, VarSyntax};
 use crate::commands::Context;
 use crate::commands::edit::{self, Action};
 use crate::commands::targets;
-use crate::entry::{self, Dialect, RemoteKind, ServerEntry, StringMap, Transport};
+use crate::entry::{self, Dialect, RemoteKind, ServerEntry, StringMap, Transport, spelling};
 use crate::error::{ExitStatus, UserError};
 use crate::formats::Edit;
 use crate::output::{Printer, redact, redact_raw};
 use crate::platform::Os;
+use crate::state::{Origin, ledger};
 use crate::vars;
 
 /// One row of the `add`/`remove` report.
@@ -469,6 +470,9 @@ fn add_to(
     // Fail early (before reading the file) when the client cannot take this entry.
     dialect.to_raw(&entry).map_err(|e| entry_error(e, client))?;
     let path = location.path.clone();
+    // The entry as last written by the closure below (it may run again after a
+    // concurrent write), for the ledger.
+    let written: std::cell::RefCell<Option<Value>> = std::cell::RefCell::new(None);
     let outcome = edit::apply(ctx, client, &location, dry_run, &|doc| {
         let existing = doc
             .servers(&location.key)?
@@ -509,6 +513,7 @@ fn add_to(
             }
         };
         let edited = doc.upsert(&location.key, name, &raw)?;
+        *written.borrow_mut() = Some(raw);
         let inputs_edit = if inputs.is_empty() {
             Edit::Unchanged
         } else {
@@ -520,6 +525,20 @@ fn add_to(
             edited
         })
     })?;
+    if !dry_run
+        && matches!(outcome.action, Action::Added | Action::Updated)
+        && let Some(fingerprint) = written
+            .borrow()
+            .as_ref()
+            .and_then(|raw| ledger::fingerprint_raw(&dialect, raw))
+    {
+        ctx.state.record(
+            edit::entry_key(&location, name),
+            fingerprint,
+            Origin::add(),
+            outcome.created,
+        )?;
+    }
     Ok((edit::shown(ctx, &path), outcome, notes))
 }
 
@@ -771,20 +790,8 @@ fn parse_pairs(pairs: &[String], what: &str, separators: &[char]) -> anyhow::Res
     Ok(out)
 }
 
-/// The keys under which READMEs nest their servers.
-const SNIPPET_KEYS: &[&str] = &[
-    "mcpServers",
-    "servers",
-    "context_servers",
-    "mcp",
-    "mcp_servers",
-    "amp.mcpServers",
-];
-
 fn looks_like_entry(map: &Map<String, Value>) -> bool {
-    ["command", "url", "serverUrl", "httpUrl"]
-        .iter()
-        .any(|k| map.contains_key(*k))
+    spelling::looks_like_entry(map.keys().map(String::as_str))
 }
 
 /// What `--from-json` yields: the entry, its name, VS Code `inputs`, and notes.
@@ -852,7 +859,7 @@ fn entry_from_json(name: Option<&str>, json: &str) -> anyhow::Result<Snippet> {
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    let servers = SNIPPET_KEYS
+    let servers = spelling::SERVERS_KEYS
         .iter()
         .find_map(|k| holder.get(*k).and_then(Value::as_object))
         .or_else(|| {

@@ -12,8 +12,10 @@ use crate::commands::inventory::{display_path, read_document};
 use crate::entry::{Dialect, Transport};
 use crate::error::UserError;
 use crate::formats::{ConfigDoc, Edit};
-use crate::fs::{FsError, write_atomic};
+use crate::fs::{FsError, Source, write_atomic};
 use crate::output::{redact, redact_text};
+use crate::state::journal::digest;
+use crate::state::{EntryKey, FileChange};
 
 /// How often a concurrent writer may make mcpctl start over.
 const ATTEMPTS: usize = 5;
@@ -47,6 +49,8 @@ pub struct Outcome {
     pub diff: Option<String>,
     /// Where the previous bytes were kept.
     pub backup: Option<std::path::PathBuf>,
+    /// The file did not exist before (it was created, or would be with `--dry-run`).
+    pub created: bool,
 }
 
 /// Apply `change` to the document at `location`. `change` may be called more than once
@@ -70,11 +74,13 @@ pub fn apply(
         if dry_run {
             secrets.extend(secret_values(client, document.doc.as_ref(), &location.key));
         }
+        let created = !document.source.exists();
         if edit == Edit::Unchanged {
             return Ok(Outcome {
                 action: Action::Unchanged,
                 diff: None,
                 backup: None,
+                created: false,
             });
         }
         let text = document.doc.render();
@@ -92,14 +98,16 @@ pub fn apply(
                     &secrets,
                 )),
                 backup: None,
+                created,
             });
         }
-        match write_atomic(&document.source, &text, ctx.backups.as_deref()) {
-            Ok(written) => {
+        match write_file(ctx, &document.source, &text) {
+            Ok(backup) => {
                 return Ok(Outcome {
                     action: edit.into(),
                     diff: None,
-                    backup: written.backup,
+                    backup,
+                    created,
                 });
             }
             Err(FsError::Changed { .. }) => {}
@@ -118,6 +126,26 @@ pub fn apply(
     .into())
 }
 
+/// Write `text` over `source` (atomically, with a backup) and journal the change, so
+/// `undo` can revert it. Every writing command writes client files through here. Returns
+/// where the previous version was kept.
+pub fn write_file(
+    ctx: &Context,
+    source: &Source,
+    text: &str,
+) -> Result<Option<std::path::PathBuf>, FsError> {
+    let created_dirs = crate::fs::missing_dirs(&source.path);
+    let written = write_atomic(source, text, ctx.backups.as_deref())?;
+    ctx.state.wrote(FileChange {
+        path: source.path.clone(),
+        created: !source.exists(),
+        backup: written.backup.clone(),
+        after: Some(digest(&source.bytes_for(text))),
+        created_dirs,
+    });
+    Ok(written.backup)
+}
+
 /// The env and header values of every entry under `key` that `list` would redact.
 fn secret_values(client: &Client, doc: &dyn ConfigDoc, key: &[String]) -> Vec<String> {
     let dialect = Dialect::of(client);
@@ -133,7 +161,7 @@ fn secret_values(client: &Client, doc: &dyn ConfigDoc, key: &[String]) -> Vec<St
         .collect()
 }
 
-fn unified_diff(label: &str, old: &[u8], new: &[u8], existed: bool) -> String {
+pub fn unified_diff(label: &str, old: &[u8], new: &[u8], existed: bool) -> String {
     let old = String::from_utf8_lossy(old);
     let new = String::from_utf8_lossy(new);
     let from = if existed {
@@ -146,6 +174,15 @@ fn unified_diff(label: &str, old: &[u8], new: &[u8], existed: bool) -> String {
         .context_radius(3)
         .header(&from, &format!("b/{label}"))
         .to_string()
+}
+
+/// How the ledger names the entry `name` at `location`.
+pub fn entry_key(location: &Location, name: &str) -> EntryKey {
+    EntryKey {
+        path: crate::fs::identity(&location.path),
+        key: location.key.clone(),
+        name: name.to_owned(),
+    }
 }
 
 /// `path` relative to the home directory, for reports.

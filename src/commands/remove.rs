@@ -79,12 +79,16 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                         action: edit::Action::Unchanged,
                         diff: None,
                         backup: None,
+                        created: false,
                     },
                 ));
             }
             let outcome = edit::apply(ctx, client, &location, dry_run, &|doc| {
                 Ok(doc.remove(&location.key, &name)?)
             })?;
+            if !dry_run {
+                ctx.state.forget(&edit::entry_key(&location, &name))?;
+            }
             Ok((edit::shown(ctx, &location.path), outcome))
         })();
         reports.push(report(ctx, client, scope.unwrap_or(Scope::User), result));

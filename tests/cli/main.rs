@@ -16,3 +16,4 @@ mod habits;
 mod list;
 mod peers;
 mod remove;
+mod state;
