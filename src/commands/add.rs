@@ -814,7 +814,7 @@ fn looks_shell_mangled(text: &str) -> bool {
 /// else the one server the snippet names.
 fn entry_from_json(name: Option<&str>, json: &str) -> anyhow::Result<Snippet> {
     let json = json.trim_start_matches('\u{feff}');
-    let value: Value = jsonc_parser::parse_to_serde_value::<Option<Value>>(json, &crate::check::client_jsonc())
+    let value: Value = jsonc_parser::parse_to_serde_value::<Option<Value>>(json, &crate::formats::json_tree::client_jsonc())
         .map_err(|e| {
             let error = UserError::new(format!(
                 "`--from-json` is not valid JSON at {}:{}: {}",

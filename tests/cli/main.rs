@@ -17,3 +17,4 @@ mod list;
 mod peers;
 mod remove;
 mod state;
+mod undo;
