@@ -14,6 +14,8 @@ mod doctor;
 mod env;
 mod habits;
 mod list;
+#[path = "../common/peer.rs"]
+mod peer;
 mod peers;
 mod remove;
 mod state;
