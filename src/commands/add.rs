@@ -35,6 +35,9 @@ pub struct FileReport {
 }
 
 pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
+    if super::install::is_registry_add(&args) {
+        return super::install::run(args, ctx, printer);
+    }
     let AddArgs {
         name,
         stray,
@@ -51,7 +54,26 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         dry_run,
         no_wrap,
         command,
+        vars,
+        package,
+        remote,
+        entry_name,
+        registry,
     } = args;
+    if !vars.is_empty()
+        || package.is_some()
+        || remote
+        || entry_name.is_some()
+        || registry.registry.is_some()
+    {
+        return Err(UserError::new(
+            "`--var`, `--package`, `--remote`, `--name` and `--registry` are for servers from the MCP Registry",
+        )
+        .hint(
+            "name a registry server (`mcpctl add io.github.owner/server`), or drop those flags to add a server from a command, a URL or `--from-json`",
+        )
+        .into());
+    }
     let scope = if global { Scope::User } else { scope };
     let url = positional_url(
         ctx,
@@ -121,8 +143,12 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
                 dry_run,
                 no_wrap,
             },
+            &Provenance {
+                origin: Origin::add(),
+                guard: None,
+            },
         )
-        .map(|(path, outcome, notes)| {
+        .map(|(path, outcome, notes, _)| {
             for note in notes {
                 printer.warn(&note);
             }
@@ -135,10 +161,19 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
 
 /// The switches of `add` that shape each write.
 #[derive(Debug, Clone, Copy)]
-struct Flags {
-    force: bool,
-    dry_run: bool,
-    no_wrap: bool,
+pub(crate) struct Flags {
+    pub force: bool,
+    pub dry_run: bool,
+    pub no_wrap: bool,
+}
+
+/// Checks an existing entry before it is replaced (`update`: still as mcpctl wrote it?).
+pub(crate) type Guard<'a> = &'a dyn Fn(Option<&Value>) -> anyhow::Result<()>;
+
+/// Where an entry comes from (for the ledger), and a check on the entry it replaces.
+pub(crate) struct Provenance<'a> {
+    pub origin: Origin,
+    pub guard: Option<Guard<'a>>,
 }
 
 /// Words after NAME that are neither flags nor after `--`: a URL, as `claude mcp add
@@ -288,6 +323,12 @@ fn validate_url(url: &str) -> anyhow::Result<()> {
     }
 }
 
+/// Long flags of mcpctl's that servers commonly take as well.
+const SERVER_FLAGS: &[&str] = &[
+    "help", "version", "env", "header", "name", "cwd", "url", "var", "project", "quiet", "color",
+    "json", "registry", "timeout",
+];
+
 /// `--dry-run` after `--` goes to the server: right, but rarely meant.
 fn warn_flags_after_dashes(printer: &Printer, command: &[String]) {
     use clap::CommandFactory;
@@ -300,6 +341,8 @@ fn warn_flags_after_dashes(printer: &Printer, command: &[String]) {
                 .flat_map(|c| c.get_arguments()),
         )
         .filter_map(|a| a.get_long())
+        // Servers take these too (`docker run --env`, `--port`): no warning for them.
+        .filter(|long| !SERVER_FLAGS.contains(long))
         .map(|long| format!("--{long}"))
         .collect();
     for word in command.iter().skip(1) {
@@ -437,7 +480,10 @@ fn merge_inputs(doc: &mut dyn crate::formats::ConfigDoc, inputs: &[Value]) -> an
     Ok(doc.upsert(&[], "inputs", &Value::Array(list))?)
 }
 
-fn add_to(
+/// Write `entry` into `client`'s file as that client spells it (Windows wrap, variable
+/// syntax), with VS Code `inputs` it references. Returns the path shown, the outcome,
+/// notes to print, and the entry as rendered for this client.
+pub(crate) fn add_to(
     ctx: &Context,
     client: &Client,
     scope: Scope,
@@ -445,7 +491,8 @@ fn add_to(
     entry: &ServerEntry,
     inputs: &[Value],
     flags: Flags,
-) -> anyhow::Result<(String, edit::Outcome, Vec<String>)> {
+    how: &Provenance<'_>,
+) -> anyhow::Result<(String, edit::Outcome, Vec<String>, ServerEntry)> {
     let Flags {
         force,
         dry_run,
@@ -479,6 +526,9 @@ fn add_to(
             .into_iter()
             .find(|(n, _)| n == name)
             .map(|(_, raw)| raw);
+        if let Some(guard) = how.guard {
+            guard(existing.as_ref())?;
+        }
         let raw = match existing {
             None => dialect.to_raw(&entry).map_err(|e| entry_error(e, client))?,
             Some(old_raw) => {
@@ -535,11 +585,11 @@ fn add_to(
         ctx.state.record(
             edit::entry_key(&location, name),
             fingerprint,
-            Origin::add(),
+            how.origin.clone(),
             outcome.created,
         )?;
     }
-    Ok((edit::shown(ctx, &path), outcome, notes))
+    Ok((edit::shown(ctx, &path), outcome, notes, entry))
 }
 
 fn entry_error(e: entry::EntryError, client: &Client) -> anyhow::Error {
@@ -771,7 +821,11 @@ pub fn print_reports(
     })
 }
 
-fn parse_pairs(pairs: &[String], what: &str, separators: &[char]) -> anyhow::Result<StringMap> {
+pub(crate) fn parse_pairs(
+    pairs: &[String],
+    what: &str,
+    separators: &[char],
+) -> anyhow::Result<StringMap> {
     let mut out = StringMap::new();
     for pair in pairs {
         let Some(at) = pair.find(separators) else {

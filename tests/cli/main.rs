@@ -17,6 +17,8 @@ mod list;
 #[path = "../common/peer.rs"]
 mod peer;
 mod peers;
+mod registry;
+mod registry_server;
 mod remove;
 mod state;
 mod undo;
