@@ -65,7 +65,7 @@ pub enum Command {
     /// Servers configured in each client (secrets redacted)
     List(ListArgs),
     /// Add a server to one or more clients
-    Add(AddArgs),
+    Add(Box<AddArgs>),
     /// Remove a server from one or more clients
     Remove(RemoveArgs),
     /// Check every configured server: static checks, then a real MCP handshake

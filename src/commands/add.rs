@@ -483,6 +483,10 @@ fn merge_inputs(doc: &mut dyn crate::formats::ConfigDoc, inputs: &[Value]) -> an
 /// Write `entry` into `client`'s file as that client spells it (Windows wrap, variable
 /// syntax), with VS Code `inputs` it references. Returns the path shown, the outcome,
 /// notes to print, and the entry as rendered for this client.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the parts of one write, shared with registry installs and update"
+)]
 pub(crate) fn add_to(
     ctx: &Context,
     client: &Client,

@@ -63,7 +63,7 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     match command {
         Command::Clients(args) => clients::run(args, ctx, printer),
         Command::List(args) => list::run(args, ctx, printer),
-        Command::Add(args) => add::run(args, ctx, printer),
+        Command::Add(args) => add::run(*args, ctx, printer),
         Command::Remove(args) => remove::run(args, ctx, printer),
         Command::Doctor(args) => doctor::run(args, ctx, printer),
         Command::Check(args) => check::run(args, ctx, printer),
