@@ -102,11 +102,11 @@ pub fn apply(
             });
         }
         match write_file(ctx, &document.source, &text) {
-            Ok(backup) => {
+            Ok(change) => {
                 return Ok(Outcome {
                     action: edit.into(),
                     diff: None,
-                    backup,
+                    backup: change.backup,
                     created,
                 });
             }
@@ -127,23 +127,38 @@ pub fn apply(
 }
 
 /// Write `text` over `source` (atomically, with a backup) and journal the change, so
-/// `undo` can revert it. Every writing command writes client files through here. Returns
-/// where the previous version was kept.
-pub fn write_file(
-    ctx: &Context,
-    source: &Source,
-    text: &str,
-) -> Result<Option<std::path::PathBuf>, FsError> {
+/// `undo` can revert it. Every writing command writes client files through here.
+pub fn write_file(ctx: &Context, source: &Source, text: &str) -> Result<FileChange, FsError> {
     let created_dirs = crate::fs::missing_dirs(&source.path);
     let written = write_atomic(source, text, ctx.backups.as_deref())?;
-    ctx.state.wrote(FileChange {
+    let change = FileChange {
         path: source.path.clone(),
         created: !source.exists(),
-        backup: written.backup.clone(),
+        backup: written.backup,
         after: Some(digest(&source.bytes_for(text))),
         created_dirs,
-    });
-    Ok(written.backup)
+    };
+    ctx.state.wrote(change.clone());
+    Ok(change)
+}
+
+/// Take back a write of this run (a later write failed): restore the previous bytes, or
+/// delete the file (and directories) the write created.
+pub fn revert(ctx: &Context, change: &FileChange) -> anyhow::Result<()> {
+    if change.created {
+        return delete_file(ctx, &change.path, &change.created_dirs);
+    }
+    let backup = change.backup.as_deref().ok_or_else(|| {
+        UserError::new(format!(
+            "cannot restore `{}`: no backup was kept",
+            display_path(ctx, &change.path)
+        ))
+    })?;
+    let bytes = crate::fs::read_bytes(backup)
+        .map_err(|e| UserError::new(e.to_string()))?
+        .ok_or_else(|| UserError::new(format!("backup `{}` is gone", backup.display())))?;
+    put_bytes(ctx, &change.path, &bytes)?;
+    Ok(())
 }
 
 /// The env and header values of every entry under `key` that `list` would redact.

@@ -14,6 +14,7 @@ mod doctor;
 mod env;
 mod habits;
 mod list;
+mod manifest;
 #[path = "../common/peer.rs"]
 mod peer;
 mod peers;
