@@ -97,6 +97,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
             .collect(),
         name,
         searched: clients.iter().map(|c| c.id.clone()).collect(),
+        show_secrets,
     };
     printer.emit(&report)
 }
@@ -110,6 +111,8 @@ struct ListReport {
     name: Option<String>,
     /// The clients looked at.
     searched: Vec<String>,
+    /// `--show-secrets`: the table gets an env/headers column.
+    show_secrets: bool,
 }
 
 impl Report for ListReport {
@@ -118,6 +121,7 @@ impl Report for ListReport {
     }
 
     fn human(&self, paint: Paint) -> Vec<Block> {
+        let show_secrets = self.show_secrets;
         let mut blocks: Vec<Block> = self.broken.iter().cloned().map(Block::Error).collect();
         if self.rows.is_empty() {
             if self.broken.is_empty() {
@@ -164,13 +168,25 @@ impl Report for ListReport {
                 } else {
                     format!("{} ({})", r.client, r.scope)
                 };
-                vec![scope, name, r.transport.unwrap_or("?").to_owned(), target]
+                let mut cells = vec![scope, name, r.transport.unwrap_or("?").to_owned(), target];
+                if show_secrets {
+                    cells.push(
+                        r.env
+                            .iter()
+                            .chain(&r.headers)
+                            .map(|(k, v)| format!("{k}={v}"))
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                    );
+                }
+                cells
             })
             .collect();
-        blocks.push(Block::Table {
-            header: vec!["CLIENT", "NAME", "TRANSPORT", "COMMAND / URL"],
-            rows,
-        });
+        let mut header = vec!["CLIENT", "NAME", "TRANSPORT", "COMMAND / URL"];
+        if show_secrets {
+            header.push("ENV / HEADERS");
+        }
+        blocks.push(Block::Table { header, rows });
         blocks
     }
 

@@ -13,6 +13,7 @@ mod clients;
 mod doctor;
 mod env;
 mod golden;
+mod habits;
 mod list;
 mod manifest;
 mod output;
