@@ -7,11 +7,22 @@ use std::path::Path;
 
 use crate::env::TestEnv;
 
-/// `text` with the test's temporary directory as `<tmp>` and durations (`12 ms`, `1.5s`)
-/// as `<time>`.
+/// `text` with the test's temporary directory as `<tmp>`, backup file names (a timestamp
+/// and the mangled original path) as `<backup>`, and durations (`12 ms`, `1.5s`) as
+/// `<time>`.
 pub fn filter(env: &TestEnv, text: &str) -> String {
     let tmp = env.dir.path().to_string_lossy().into_owned();
-    let text = text.replace(&tmp, "<tmp>");
+    let mut text = text.replace(&tmp, "<tmp>");
+    let marker = "/backups/";
+    let mut from = 0;
+    while let Some(at) = text[from..].find(marker) {
+        let start = from + at + marker.len();
+        let end = text[start..]
+            .find(char::is_whitespace)
+            .map_or(text.len(), |e| start + e);
+        text.replace_range(start..end, "<backup>");
+        from = start + "<backup>".len();
+    }
     let mut out = String::with_capacity(text.len());
     let mut rest = text.as_str();
     while let Some(at) = rest.find(|c: char| c.is_ascii_digit()) {
