@@ -17,6 +17,7 @@ pub mod output;
 pub mod platform;
 pub mod registry;
 pub mod state;
+pub mod trust;
 pub mod vars;
 
 use std::ffi::OsString;
