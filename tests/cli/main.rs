@@ -15,3 +15,4 @@ mod env;
 mod list;
 mod peers;
 mod remove;
+mod state;
