@@ -14,6 +14,11 @@ version="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+# A debug binary is mostly debug info (70 MB); packing a stripped copy is 10x faster.
+if command -v strip >/dev/null 2>&1; then
+  strip -o "$work/mcpctl" "$binary"
+  binary="$work/mcpctl"
+fi
 node npm/assemble.mjs --out "$work/packages" "$platform=$binary"
 mkdir -p "$work/tarballs" "$work/project" "$work/home"
 for package in "$work/packages"/*/; do

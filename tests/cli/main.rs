@@ -15,4 +15,5 @@ mod env;
 mod list;
 mod peers;
 mod remove;
+mod ship;
 mod state;
