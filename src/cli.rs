@@ -71,6 +71,45 @@ pub enum Command {
     Doctor(DoctorArgs),
     /// Lint MCP config files (no process started, no network); for CI and pre-commit
     Check(CheckArgs),
+    /// Previous versions mcpctl kept of the files it wrote
+    Backups(BackupsArgs),
+    /// Put a previous version of a client's file back (the current one is kept too)
+    Restore(RestoreArgs),
+    /// Revert every file the last writing command changed (run again to redo)
+    Undo(UndoArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BackupsArgs {
+    /// Client id (repeat or separate with commas) [default: every client]
+    #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
+    pub clients: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    /// The client whose file to restore
+    #[arg(short = 'c', long = "client", value_name = "ID", required = true)]
+    pub client: String,
+    /// Which of its files
+    #[arg(long, value_enum, default_value_t = Scope::User)]
+    pub scope: Scope,
+    /// Which backup: 1 is the newest (see `mcpctl backups`)
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub backup: u32,
+    /// Print the diff; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct UndoArgs {
+    /// Revert even files that changed since the command wrote them
+    #[arg(long)]
+    pub force: bool,
+    /// Print what would be reverted; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Args)]

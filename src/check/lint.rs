@@ -9,8 +9,8 @@ use crate::entry::{self, spelling};
 use crate::platform::Os;
 use crate::vars;
 
-use super::tree::{LineIndex, Member, Node, Parsed, Syntax, Value};
 use super::{Finding, Severity, Target, rule};
+use crate::formats::tree::{LineIndex, Member, Node, Parsed, Syntax, Value};
 
 pub(crate) struct Linter<'a> {
     path: &'a str,
@@ -79,8 +79,8 @@ impl<'a> Linter<'a> {
             .find_map(|k| node.get(k))
     }
 
-    fn strict_json(&self) -> bool {
-        self.client.format == crate::formats::Format::Json
+    fn strict_reader(&self) -> bool {
+        self.client.format.strict()
     }
 
     pub(crate) fn run(&mut self, parsed: &Parsed) {
@@ -92,12 +92,12 @@ impl<'a> Linter<'a> {
                     self.findings.retain(|f| f.code == "MCP001");
                     return;
                 }
-                Syntax::Comment(offset) if self.strict_json() => self.report(
+                Syntax::Comment(offset) if self.strict_reader() => self.report(
                     *offset,
                     "MCP002",
                     format!("comment in a file {} reads as strict JSON; it rejects the whole file", self.name()),
                 ),
-                Syntax::TrailingComma(offset) if self.strict_json() => self.report(
+                Syntax::TrailingComma(offset) if self.strict_reader() => self.report(
                     *offset,
                     "MCP003",
                     format!("trailing comma in a file {} reads as strict JSON; it rejects the whole file", self.name()),

@@ -123,6 +123,63 @@ pub fn write_file(ctx: &Context, source: &Source, text: &str) -> Result<(), FsEr
     Ok(())
 }
 
+/// Put `bytes` back as the whole content of `path` (restore, undo), journaled like any
+/// write. Returns `false` when the file already holds exactly these bytes.
+pub fn put_bytes(ctx: &Context, path: &Path, bytes: &[u8]) -> anyhow::Result<bool> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        UserError::new(format!(
+            "the saved version of `{}` is not UTF-8 text (byte {})",
+            display_path(ctx, path),
+            e.valid_up_to()
+        ))
+        .hint("mcpctl only writes text; restore this file by hand")
+    })?;
+    for _ in 0..ATTEMPTS {
+        let mut source = crate::fs::read_source(path).map_err(|e| UserError::new(e.to_string()))?;
+        if source.exists() && source.bytes_for(&source.text) == bytes {
+            return Ok(false);
+        }
+        // The saved bytes carry their own BOM, if any.
+        source.bom = false;
+        match write_file(ctx, &source, text) {
+            Ok(()) => return Ok(true),
+            Err(FsError::Changed { .. }) => {}
+            Err(e) => {
+                return Err(UserError::new(e.to_string())
+                    .hint("check that the directory is writable; the file was left as it was")
+                    .into());
+            }
+        }
+    }
+    Err(UserError::new(format!(
+        "`{}` kept changing while mcpctl tried to restore it",
+        display_path(ctx, path)
+    ))
+    .hint("close the client that is rewriting it, then run the command again")
+    .into())
+}
+
+/// Delete a file a command created (undo), keeping its bytes as a backup so that the
+/// deletion can itself be undone; then the now-empty directories in `dirs`.
+pub fn delete_file(ctx: &Context, path: &Path, dirs: &[std::path::PathBuf]) -> anyhow::Result<()> {
+    let backup = match &ctx.backups {
+        Some(backups) if path.exists() => Some(
+            crate::fs::backup_now(path, backups)
+                .map_err(|e| UserError::new(e.to_string()).hint("nothing was deleted"))?,
+        ),
+        _ => None,
+    };
+    crate::fs::remove_created(path, dirs).map_err(|e| UserError::new(e.to_string()))?;
+    ctx.state.wrote(FileChange {
+        path: path.to_path_buf(),
+        created: false,
+        backup,
+        after: None,
+        created_dirs: Vec::new(),
+    });
+    Ok(())
+}
+
 pub fn unified_diff(label: &str, old: &[u8], new: &[u8], existed: bool) -> String {
     let old = String::from_utf8_lossy(old);
     let new = String::from_utf8_lossy(new);

@@ -1,6 +1,7 @@
 //! One file per verb, one dispatch match, and the context every command gets.
 
 mod add;
+mod backups;
 mod check;
 mod clients;
 mod doctor;
@@ -8,7 +9,9 @@ pub(crate) mod edit;
 pub(crate) mod inventory;
 mod list;
 mod remove;
+mod restore;
 mod targets;
+mod undo;
 
 use std::path::PathBuf;
 
@@ -57,5 +60,8 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Remove(args) => remove::run(args, ctx, printer),
         Command::Doctor(args) => doctor::run(args, ctx, printer),
         Command::Check(args) => check::run(args, ctx, printer),
+        Command::Backups(args) => backups::run(args, ctx, printer),
+        Command::Restore(args) => restore::run(args, ctx, printer),
+        Command::Undo(args) => undo::run(args, ctx, printer),
     }
 }

@@ -13,7 +13,10 @@ mod clients;
 mod doctor;
 mod env;
 mod list;
+#[path = "../common/peer.rs"]
+mod peer;
 mod peers;
 mod remove;
 mod ship;
 mod state;
+mod undo;
