@@ -15,6 +15,7 @@ pub mod fs;
 pub mod handshake;
 pub mod output;
 pub mod platform;
+pub mod registry;
 pub mod state;
 pub mod vars;
 

@@ -6,12 +6,16 @@ mod check;
 mod clients;
 mod doctor;
 pub(crate) mod edit;
+mod install;
 pub(crate) mod inventory;
 mod list;
+mod outdated;
 mod remove;
 mod restore;
+mod search;
 mod targets;
 mod undo;
+mod update;
 
 use std::path::PathBuf;
 
@@ -60,6 +64,9 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Remove(args) => remove::run(args, ctx, printer),
         Command::Doctor(args) => doctor::run(args, ctx, printer),
         Command::Check(args) => check::run(args, ctx, printer),
+        Command::Search(args) => search::run(args, ctx, printer),
+        Command::Outdated(args) => outdated::run(args, ctx, printer),
+        Command::Update(args) => update::run(args, ctx, printer),
         Command::Backups(args) => backups::run(args, ctx, printer),
         Command::Restore(args) => restore::run(args, ctx, printer),
         Command::Undo(args) => undo::run(args, ctx, printer),

@@ -16,6 +16,8 @@ mod list;
 #[path = "../common/peer.rs"]
 mod peer;
 mod peers;
+mod registry;
+mod registry_server;
 mod remove;
 mod ship;
 mod state;
