@@ -72,6 +72,10 @@ pub enum Command {
     Doctor(DoctorArgs),
     /// Lint MCP config files (no process started, no network); for CI and pre-commit
     Check(CheckArgs),
+    /// What `apply` would change to make every client match the manifest (mcpctl.toml)
+    Plan(PlanArgs),
+    /// Make every client's file match the manifest; all files or none
+    Apply(ApplyArgs),
     /// Search the MCP Registry: name, version, how it runs, description
     Search(SearchArgs),
     /// Registry-installed servers with a newer version in the registry
@@ -84,6 +88,41 @@ pub enum Command {
     Restore(RestoreArgs),
     /// Revert every file the last writing command changed (run again to redo)
     Undo(UndoArgs),
+}
+
+/// Which manifest, and which profile of it.
+#[derive(Debug, Args, Clone)]
+pub struct ManifestArgs {
+    /// The manifest [default: ./mcpctl.toml if present, else the user manifest]
+    #[arg(long, env = "MCPCTL_MANIFEST", value_name = "FILE")]
+    pub manifest: Option<PathBuf>,
+    /// Apply this `[profiles.NAME]` instead of the manifest's `profile`
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    pub manifest: ManifestArgs,
+    /// Exit 1 unless every entry is in sync (for CI); works without a ledger
+    #[arg(long)]
+    pub check: bool,
+    /// Output format (github and sarif annotate the files that are out of sync)
+    #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+    pub format: CheckFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct ApplyArgs {
+    #[command(flatten)]
+    pub manifest: ManifestArgs,
+    /// Print the plan and the diffs; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Let the manifest win over hand-made and hand-edited entries
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Which MCP Registry to ask.

@@ -13,6 +13,7 @@ pub mod error;
 pub mod formats;
 pub mod fs;
 pub mod handshake;
+pub mod manifest;
 pub mod output;
 pub mod platform;
 pub mod registry;

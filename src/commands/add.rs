@@ -136,22 +136,8 @@ pub(crate) fn add_to(
 ) -> anyhow::Result<(String, edit::Outcome, Vec<String>, ServerEntry)> {
     let location = targets::location(ctx, client, scope)?;
     let dialect = Dialect::of(client);
-    let entry = for_platform(entry, ctx.platform.os, &client.fields, no_wrap);
-    let (entry, mut notes) = for_client_vars(&entry, client);
-    if let Transport::Stdio { command, args, .. } = &entry.transport
-        && entry::is_wrapped(command, args)
-    {
-        let risky = entry::cmd_metachar_args(args);
-        if !risky.is_empty() {
-            notes.push(format!(
-                "`cmd /c` re-reads {} for cmd.exe's special characters (& | < > ^ % ! \"), which can break or change the command; \
-                 consider `node <path-to-the-package's-bin.js>` instead of the shim",
-                risky.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ")
-            ));
-        }
-    }
     // Fail early (before reading the file) when the client cannot take this entry.
-    dialect.to_raw(&entry).map_err(|e| entry_error(e, client))?;
+    let (entry, _, notes) = render(ctx, client, entry, no_wrap)?;
     let path = location.path.clone();
     // The entry as last written by the closure below (it may run again after a
     // concurrent write), for the ledger.
@@ -213,6 +199,35 @@ pub(crate) fn add_to(
         )?;
     }
     Ok((edit::shown(ctx, &path), outcome, notes, entry))
+}
+
+/// An entry as `client` on the target platform must spell it: Windows wrapping, variable
+/// syntax, dialect. Returns the entry as rendered (canonical), the client's raw entry, and
+/// warnings. `add`, `copy` and `apply` all render through here.
+pub fn render(
+    ctx: &Context,
+    client: &Client,
+    entry: &ServerEntry,
+    no_wrap: bool,
+) -> anyhow::Result<(ServerEntry, Value, Vec<String>)> {
+    let entry = for_platform(entry, ctx.platform.os, &client.fields, no_wrap);
+    let (entry, mut notes) = for_client_vars(&entry, client);
+    if let Transport::Stdio { command, args, .. } = &entry.transport
+        && entry::is_wrapped(command, args)
+    {
+        let risky = entry::cmd_metachar_args(args);
+        if !risky.is_empty() {
+            notes.push(format!(
+                "`cmd /c` re-reads {} for cmd.exe's special characters (& | < > ^ % ! \"), which can break or change the command; \
+                 consider `node <path-to-the-package's-bin.js>` instead of the shim",
+                risky.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ")
+            ));
+        }
+    }
+    let raw = Dialect::of(client)
+        .to_raw(&entry)
+        .map_err(|e| entry_error(e, client))?;
+    Ok((entry, raw, notes))
 }
 
 fn entry_error(e: entry::EntryError, client: &Client) -> anyhow::Error {

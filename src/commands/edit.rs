@@ -85,7 +85,7 @@ pub fn apply(
             });
         }
         match write_file(ctx, &document.source, &text) {
-            Ok(()) => {
+            Ok(_) => {
                 return Ok(Outcome {
                     action: edit.into(),
                     diff: None,
@@ -110,16 +110,36 @@ pub fn apply(
 
 /// Write `text` over `source` (atomically, with a backup) and journal the change, so
 /// `undo` can revert it. Every writing command writes client files through here.
-pub fn write_file(ctx: &Context, source: &Source, text: &str) -> Result<(), FsError> {
+pub fn write_file(ctx: &Context, source: &Source, text: &str) -> Result<FileChange, FsError> {
     let created_dirs = crate::fs::missing_dirs(&source.path);
     let written = write_atomic(source, text, ctx.backups.as_deref())?;
-    ctx.state.wrote(FileChange {
+    let change = FileChange {
         path: source.path.clone(),
         created: !source.exists(),
         backup: written.backup,
         after: Some(digest(&source.bytes_for(text))),
         created_dirs,
-    });
+    };
+    ctx.state.wrote(change.clone());
+    Ok(change)
+}
+
+/// Take back a write of this run (a later write failed): restore the previous bytes, or
+/// delete the file (and directories) the write created.
+pub fn revert(ctx: &Context, change: &FileChange) -> anyhow::Result<()> {
+    if change.created {
+        return delete_file(ctx, &change.path, &change.created_dirs);
+    }
+    let backup = change.backup.as_deref().ok_or_else(|| {
+        UserError::new(format!(
+            "cannot restore `{}`: no backup was kept",
+            display_path(ctx, &change.path)
+        ))
+    })?;
+    let bytes = crate::fs::read_bytes(backup)
+        .map_err(|e| UserError::new(e.to_string()))?
+        .ok_or_else(|| UserError::new(format!("backup `{}` is gone", backup.display())))?;
+    put_bytes(ctx, &change.path, &bytes)?;
     Ok(())
 }
 
@@ -142,7 +162,7 @@ pub fn put_bytes(ctx: &Context, path: &Path, bytes: &[u8]) -> anyhow::Result<boo
         // The saved bytes carry their own BOM, if any.
         source.bom = false;
         match write_file(ctx, &source, text) {
-            Ok(()) => return Ok(true),
+            Ok(_) => return Ok(true),
             Err(FsError::Changed { .. }) => {}
             Err(e) => {
                 return Err(UserError::new(e.to_string())

@@ -1,6 +1,7 @@
 //! One file per verb, one dispatch match, and the context every command gets.
 
 mod add;
+mod apply;
 mod backups;
 mod check;
 mod clients;
@@ -10,6 +11,7 @@ mod install;
 pub(crate) mod inventory;
 mod list;
 mod outdated;
+pub(crate) mod plan;
 mod remove;
 mod restore;
 mod search;
@@ -64,6 +66,8 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Remove(args) => remove::run(args, ctx, printer),
         Command::Doctor(args) => doctor::run(args, ctx, printer),
         Command::Check(args) => check::run(args, ctx, printer),
+        Command::Plan(args) => plan::run(args, ctx, printer),
+        Command::Apply(args) => apply::run(args, ctx, printer),
         Command::Search(args) => search::run(args, ctx, printer),
         Command::Outdated(args) => outdated::run(args, ctx, printer),
         Command::Update(args) => update::run(args, ctx, printer),

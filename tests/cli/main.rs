@@ -13,6 +13,7 @@ mod clients;
 mod doctor;
 mod env;
 mod list;
+mod manifest;
 #[path = "../common/peer.rs"]
 mod peer;
 mod peers;

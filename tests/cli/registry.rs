@@ -517,3 +517,43 @@ fn update_leaves_a_hand_edited_entry_alone_without_force() {
     let run = env.run(&["update", "nothing-here"]).code(2);
     assert!(run.stderr.contains("outdated"), "{}", run.stderr);
 }
+
+#[test]
+fn nuget_installs_as_dnx_and_windows_wraps_it() {
+    let server = RegistryServer::start();
+    let env = env_with(&server);
+    server.publish(
+        json!({"server": {
+            "name": "io.github.contoso/weather",
+            "version": "1.2.0",
+            "packages": [{
+                "registryType": "nuget", "identifier": "Contoso.WeatherMcp", "version": "1.2.0",
+                "runtimeHint": "dnx", "transport": {"type": "stdio"},
+                "packageArguments": [{"type": "named", "name": "--units", "value": "metric"}]
+            }]
+        }}),
+        true,
+        "active",
+        None,
+    );
+    env.run(&["add", "io.github.contoso/weather", "-c", "cursor"])
+        .ok();
+    assert_eq!(
+        cursor(&env)["mcpServers"]["weather"],
+        json!({"command": "dnx", "args": ["Contoso.WeatherMcp@1.2.0", "--yes", "--", "--units", "metric"]})
+    );
+    env.run(&[
+        "add",
+        "io.github.contoso/weather",
+        "-c",
+        "cursor",
+        "--platform",
+        "windows",
+        "--name",
+        "weather-win",
+    ])
+    .ok();
+    let win = cursor(&env);
+    assert_eq!(win["mcpServers"]["weather-win"]["command"], "cmd");
+    assert_eq!(win["mcpServers"]["weather-win"]["args"][1], "dnx");
+}
