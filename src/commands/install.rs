@@ -489,12 +489,18 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         mut forms,
     } = plan(ctx, &item, &clients, preference, &given)?;
     place_extras(&item, &given, cwd.as_ref(), &mut forms)?;
+    for resolved in &forms {
+        if let Transport::Remote { url, .. } = &resolved.entry.transport {
+            add::validate_url(url)?;
+        }
+    }
     explain(printer, &forms.iter().collect::<Vec<_>>());
     let mut reports: Vec<FileReport> = Vec::new();
     for (client, at) in clients.iter().zip(per_client) {
         let Some(resolved) = forms.get(at) else {
             continue;
         };
+        add::warn_unportable_name(printer, client, &entry_name);
         let how = Provenance {
             origin: origin(resolved),
             guard: None,
