@@ -21,5 +21,6 @@ mod peers;
 mod registry;
 mod registry_server;
 mod remove;
+mod ship;
 mod state;
 mod undo;
