@@ -27,8 +27,17 @@ impl From<ExitStatus> for ExitCode {
     }
 }
 
+/// The exit codes as `--help` and the README state them (a macro, so `--help` can
+/// `concat!` it after its examples).
+#[macro_export]
+macro_rules! exit_codes_help {
+    () => {
+        "Exit codes:\n  0    success\n  1    `check` or `doctor` ran and found problems\n  2    error: bad usage, unknown client, unparsable file, I/O failure, or a failed target\n  130  a prompt was cancelled (Esc, Ctrl-C)"
+    };
+}
+
 /// The exit codes as `--help` and the README state them.
-pub const EXIT_CODES_HELP: &str = "Exit codes:\n  0    success\n  1    `check` or `doctor` ran and found problems\n  2    error: bad usage, unknown client, unparsable config file, I/O failure, or any target that failed\n  130  a prompt was cancelled (Esc, Ctrl-C)";
+pub const EXIT_CODES_HELP: &str = exit_codes_help!();
 
 /// An error meant for a person: the message, and what to do about it.
 #[derive(Debug, thiserror::Error)]

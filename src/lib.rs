@@ -55,6 +55,12 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         cli.global.color,
         no_color,
     );
+    printer.set_width(
+        platform
+            .var("COLUMNS")
+            .and_then(|c| c.trim().parse().ok())
+            .or_else(output::terminal_width),
+    );
     let argv = args
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
