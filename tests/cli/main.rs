@@ -12,6 +12,7 @@ mod check;
 mod clients;
 mod doctor;
 mod env;
+mod import;
 mod list;
 mod manifest;
 #[path = "../common/peer.rs"]
