@@ -118,6 +118,12 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         targets::by_ids(ctx, &clients)?
     };
     let (found, broken) = collect(ctx, &clients, name.as_deref());
+    if let Some(name) = &name
+        && found.is_empty()
+        && broken.is_empty()
+    {
+        return Err(targets::no_server_named(ctx, &clients, name));
+    }
     let mut results: Vec<DoctorResult> = Vec::new();
     let env: IndexMap<String, String> = ctx
         .platform

@@ -9,9 +9,11 @@ use serde::Serialize;
 use crate::clients::{Client, Location};
 use crate::commands::Context;
 use crate::commands::inventory::{display_path, read_document};
+use crate::entry::{Dialect, Transport};
 use crate::error::UserError;
 use crate::formats::{ConfigDoc, Edit};
 use crate::fs::{FsError, Source, write_atomic};
+use crate::output::{redact, redact_text};
 use crate::state::journal::digest;
 use crate::state::{EntryKey, FileChange};
 
@@ -43,8 +45,10 @@ impl From<Edit> for Action {
 /// The result of one file edit.
 pub struct Outcome {
     pub action: Action,
-    /// Unified diff, with `--dry-run`.
+    /// Unified diff, with `--dry-run` (secret values redacted).
     pub diff: Option<String>,
+    /// Where the previous bytes were kept.
+    pub backup: Option<std::path::PathBuf>,
     /// The file did not exist before (it was created, or would be with `--dry-run`).
     pub created: bool,
 }
@@ -61,12 +65,21 @@ pub fn apply(
     for _ in 0..ATTEMPTS {
         let mut document = read_document(ctx, client, &location.path)?;
         let before = dry_run.then(|| document.doc.render().into_owned());
+        let mut secrets = if dry_run {
+            secret_values(client, document.doc.as_ref(), &location.key)
+        } else {
+            Vec::new()
+        };
         let edit = change(document.doc.as_mut())?;
+        if dry_run {
+            secrets.extend(secret_values(client, document.doc.as_ref(), &location.key));
+        }
         let created = !document.source.exists();
         if edit == Edit::Unchanged {
             return Ok(Outcome {
                 action: Action::Unchanged,
                 diff: None,
+                backup: None,
                 created: false,
             });
         }
@@ -75,20 +88,25 @@ pub fn apply(
             let source = &document.source;
             return Ok(Outcome {
                 action: edit.into(),
-                diff: Some(unified_diff(
-                    &display_path(ctx, &location.path),
-                    &source.bytes_for(&before),
-                    &source.bytes_for(&text),
-                    source.exists(),
+                diff: Some(redact_text(
+                    &unified_diff(
+                        &display_path(ctx, &location.path),
+                        &source.bytes_for(&before),
+                        &source.bytes_for(&text),
+                        source.exists(),
+                    ),
+                    &secrets,
                 )),
+                backup: None,
                 created,
             });
         }
         match write_file(ctx, &document.source, &text) {
-            Ok(_) => {
+            Ok(change) => {
                 return Ok(Outcome {
                     action: edit.into(),
                     diff: None,
+                    backup: change.backup,
                     created,
                 });
             }
@@ -141,6 +159,21 @@ pub fn revert(ctx: &Context, change: &FileChange) -> anyhow::Result<()> {
         .ok_or_else(|| UserError::new(format!("backup `{}` is gone", backup.display())))?;
     put_bytes(ctx, &change.path, &bytes)?;
     Ok(())
+}
+
+/// The env and header values of every entry under `key` that `list` would redact.
+fn secret_values(client: &Client, doc: &dyn ConfigDoc, key: &[String]) -> Vec<String> {
+    let dialect = Dialect::of(client);
+    doc.servers(key)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|(_, raw)| dialect.from_raw(raw).ok())
+        .flat_map(|entry| match entry.transport {
+            Transport::Stdio { env, .. } => env.into_values().collect::<Vec<_>>(),
+            Transport::Remote { headers, .. } => headers.into_values().collect(),
+        })
+        .filter(|value| redact(value) != *value)
+        .collect()
 }
 
 /// Put `bytes` back as the whole content of `path` (restore, undo), journaled like any

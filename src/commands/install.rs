@@ -28,7 +28,8 @@ pub fn is_registry_add(args: &AddArgs) -> bool {
     args.command.is_empty()
         && args.url.is_none()
         && args.from_json.is_none()
-        && registry::is_registry_name(&args.name)
+        && args.stray.is_empty()
+        && args.name.as_deref().is_some_and(registry::is_registry_name)
 }
 
 /// The state directory.
@@ -428,8 +429,10 @@ pub fn explain(printer: &Printer, forms: &[&Resolved]) {
 pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
     let AddArgs {
         name,
+        stray: _,
         targets: target_args,
         scope,
+        global,
         env,
         headers,
         cwd,
@@ -446,6 +449,12 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         entry_name,
         registry: registry_args,
     } = args;
+    let scope = if global {
+        crate::clients::Scope::User
+    } else {
+        scope
+    };
+    let name = name.unwrap_or_default();
     let (server_name, version) = registry::split_version(&name);
     let preference = match (package, remote) {
         (Some(kind), _) => Preference::Package(kind),
@@ -480,9 +489,12 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
             scope,
             &entry_name,
             &resolved.entry,
-            force,
-            dry_run,
-            no_wrap,
+            &[],
+            add::Flags {
+                force,
+                dry_run,
+                no_wrap,
+            },
             &how,
         )
         .and_then(|(path, outcome, notes, _)| {

@@ -42,6 +42,9 @@ pub struct Context {
     pub backups: Option<PathBuf>,
     /// Ledger and journal: what mcpctl wrote, and what each command changed.
     pub state: crate::state::State,
+    /// The command line as typed (program name first), for messages that show a corrected
+    /// one.
+    pub argv: Vec<String>,
 }
 
 /// How the journal names a command: the verb and its first operand (`add github`).
@@ -64,7 +67,7 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     match command {
         Command::Clients(args) => clients::run(args, ctx, printer),
         Command::List(args) => list::run(args, ctx, printer),
-        Command::Add(args) => add::run(args, ctx, printer),
+        Command::Add(args) => add::run(*args, ctx, printer),
         Command::Remove(args) => remove::run(args, ctx, printer),
         Command::Doctor(args) => doctor::run(args, ctx, printer),
         Command::Check(args) => check::run(args, ctx, printer),

@@ -12,6 +12,7 @@ mod check;
 mod clients;
 mod doctor;
 mod env;
+mod habits;
 mod import;
 mod list;
 mod manifest;
