@@ -4,7 +4,7 @@
 //! housekeeping (switches, approvals, timeouts) stays behind. Recorded as `copy`.
 
 use crate::cli::CopyArgs;
-use crate::commands::add::{Provenance, add_to, print_reports, report};
+use crate::commands::add::{Flags, Provenance, add_to, print_reports, report};
 use crate::commands::{Context, inventory, targets};
 use crate::error::{ExitStatus, UserError};
 use crate::manifest::portable_entry;
@@ -52,15 +52,19 @@ pub fn run(args: CopyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
     };
     let mut reports = Vec::new();
     for client in clients.into_iter().filter(|c| c.id != from) {
-        let result = add_to(
-            ctx, client, scope, &name, &entry, force, dry_run, false, &how,
-        )
-        .map(|(path, outcome, notes, _)| {
-            for note in notes {
-                printer.warn(&note);
-            }
-            (path, outcome)
-        });
+        let flags = Flags {
+            force,
+            dry_run,
+            no_wrap: false,
+        };
+        let result = add_to(ctx, client, scope, &name, &entry, &[], flags, &how).map(
+            |(path, outcome, notes, _)| {
+                for note in notes {
+                    printer.warn(&note);
+                }
+                (path, outcome)
+            },
+        );
         reports.push(report(ctx, client, scope, result));
     }
     print_reports(printer, &reports, dry_run)
