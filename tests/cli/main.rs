@@ -22,5 +22,6 @@ mod peers;
 mod registry;
 mod registry_server;
 mod remove;
+mod ship;
 mod state;
 mod undo;
