@@ -444,6 +444,9 @@ pub struct DoctorArgs {
     /// Run only the static checks; start nothing, connect nowhere
     #[arg(long)]
     pub no_spawn: bool,
+    /// Also start project-file servers (.mcp.json, ...) the client has not approved
+    #[arg(long)]
+    pub trust_project: bool,
     /// Warnings fail too (exit 1)
     #[arg(long)]
     pub strict: bool,
