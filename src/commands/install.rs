@@ -103,6 +103,18 @@ pub fn fetch(
     let item = registry.version(name, version);
     printer.progress_done();
     let item = item.map_err(registry_error)?;
+    let pinned = version.is_none_or(|v| v == item.server.version);
+    if !item.server.name.eq_ignore_ascii_case(name) || !pinned {
+        return Err(UserError::new(format!(
+            "{} answered with `{}@{}` when asked for `{name}@{}`",
+            registry.base,
+            registry::clean(&item.server.name),
+            registry::clean(&item.server.version),
+            version.unwrap_or("latest")
+        ))
+        .hint("the registry is not answering as the MCP Registry API does; nothing was written")
+        .into());
+    }
     match item.status() {
         Status::Deleted => {
             return Err(resolve_error(ResolveError::Deleted {
@@ -245,7 +257,11 @@ fn plan(
             if problems.len() == 1 { "" } else { "s" },
             if problems.len() == 1 { "s" } else { "" },
             if problems.len() == 1 { "was" } else { "were" },
-            problems.join("\n  - ")
+            problems
+                .iter()
+                .map(|p| registry::clean(p))
+                .collect::<Vec<_>>()
+                .join("\n  - ")
         ))
         .hint("nothing was written; secrets go in as references: `export TOKEN=…` then `--env TOKEN='${TOKEN}'`")
         .into());
@@ -380,7 +396,7 @@ pub fn explain(printer: &Printer, forms: &[&Resolved]) {
             server.name,
             registry::clean(&server.version),
             resolved.form_label,
-            mapping::command_line(&resolved.entry.transport)
+            registry::clean(&mapping::command_line(&resolved.entry.transport))
         ));
     }
     let mut exports: Vec<&registry::Export> = Vec::new();

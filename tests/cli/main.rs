@@ -13,6 +13,7 @@ mod clients;
 mod doctor;
 mod env;
 mod habits;
+mod import;
 mod list;
 mod manifest;
 #[path = "../common/peer.rs"]
@@ -22,5 +23,6 @@ mod picker;
 mod registry;
 mod registry_server;
 mod remove;
+mod ship;
 mod state;
 mod undo;
