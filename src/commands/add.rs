@@ -96,12 +96,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
     let mut report = EditReport::new(dry_run);
     let mut prompted_inputs: Vec<String> = Vec::new();
     for client in clients {
-        if client.fields.strict_names && !entry::name_is_portable(&name) {
-            report.warnings.push(format!(
-                "{} may reject or rename the server `{name}`: its tool ids take only letters, digits, `-` and `_`",
-                client.name
-            ));
-        }
+        warn_unportable_name(printer, client, &name);
         let (entry, translated) = for_client_inputs(&entry, client);
         for id in translated {
             if !prompted_inputs.contains(&id) {
@@ -138,6 +133,16 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         report.push(ctx, client, scope, result);
     }
     printer.emit(&report)
+}
+
+/// Clients with `strict_names` take only `[A-Za-z0-9_-]` in names: say so before writing.
+pub(crate) fn warn_unportable_name(printer: &Printer, client: &Client, name: &str) {
+    if client.fields.strict_names && !entry::name_is_portable(name) {
+        printer.warn(&format!(
+            "{} may reject or rename the server `{name}`: its tool ids take only letters, digits, `-` and `_`",
+            client.name
+        ));
+    }
 }
 
 /// The switches of `add` that shape each write.
@@ -280,7 +285,7 @@ fn remote_kind(transport: Option<TransportArg>, has_url: bool) -> anyhow::Result
 }
 
 /// A remote URL must be `http(s)://host...` (or start with a variable reference).
-fn validate_url(url: &str) -> anyhow::Result<()> {
+pub(crate) fn validate_url(url: &str) -> anyhow::Result<()> {
     if url.starts_with("${") || url.starts_with("{env:") {
         return Ok(());
     }

@@ -14,12 +14,14 @@ mod doctor;
 mod env;
 mod golden;
 mod habits;
+mod import;
 mod list;
 mod manifest;
 mod output;
 #[path = "../common/peer.rs"]
 mod peer;
 mod peers;
+mod picker;
 mod registry;
 mod registry_server;
 mod remove;
