@@ -401,7 +401,9 @@ const ADD_EXAMPLES: &str = "Examples:
   mcpctl add memory -c cursor -- npx -y @modelcontextprotocol/server-memory
   mcpctl add docs -c claude-code -t http https://docs.example.com/mcp -H 'Authorization: Bearer ${DOCS_TOKEN}'
   mcpctl add --from-json @snippet.json --all
-  pbpaste | mcpctl add github -c vscode --from-json -";
+  pbpaste | mcpctl add github -c vscode --from-json -
+  mcpctl add io.github.upstash/context7 --all          # from the MCP Registry, pinned
+  mcpctl add io.elevenlabs/mcp -c codex --env 'ELEVENLABS_API_KEY=${XI_KEY}'";
 
 /// `--transport`: stdio is the default for a command; http and sse need a URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
