@@ -13,11 +13,13 @@ mod clients;
 mod doctor;
 mod env;
 mod habits;
+mod import;
 mod list;
 mod manifest;
 #[path = "../common/peer.rs"]
 mod peer;
 mod peers;
+mod picker;
 mod registry;
 mod registry_server;
 mod remove;
