@@ -75,13 +75,7 @@ pub fn run(args: UpdateArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             })?;
         if item.status() == Status::Deprecated && !warned.contains(&item.server.name) {
             warned.push(item.server.name.clone());
-            printer.warn(&format!(
-                "`{}` is deprecated{}",
-                item.server.name,
-                item.status_message()
-                    .map(|m| format!(": {}", registry::clean(m)))
-                    .unwrap_or_default()
-            ));
+            install::warn_deprecated(printer, &item);
         }
         if item.status() == Status::Deleted {
             reports.push(add::report(
