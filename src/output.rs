@@ -190,13 +190,19 @@ impl Printer {
         eprintln!("{} {message}", self.paint_err(Style::Warn, "warning:"));
     }
 
-    /// A note on stderr, unless `--quiet`; wrapped at spaces to the terminal's width.
+    /// A note on stderr, unless `--quiet`.
     pub fn note(&self, message: &str) {
         if !self.quiet {
-            match self.width {
-                Some(width) => eprintln!("{}", wrap(message, width).join("\n")),
-                None => eprintln!("{message}"),
-            }
+            eprintln!("{message}");
+        }
+    }
+
+    /// A long note (a banner) on stderr, unless `--quiet`, wrapped at spaces to the
+    /// terminal's width.
+    pub fn note_wrapped(&self, message: &str) {
+        match self.width {
+            Some(width) => self.note(&wrap(message, width).join("\n")),
+            None => self.note(message),
         }
     }
 
