@@ -95,13 +95,19 @@ fn main() {
 
     let mut pids = vec![std::process::id()];
     if modes.has("spawn-child") {
-        // Deliberately leaked: only a process-group kill can end it.
-        let child = std::process::Command::new("sleep")
-            .arg("1000")
+        // Deliberately leaked: only a process-group (unix) or Job Object (Windows) kill
+        // can end it. Windows has no `sleep`; `ping -n 1000` waits as long.
+        let (program, args): (&str, &[&str]) = if cfg!(windows) {
+            ("ping", &["-n", "1000", "127.0.0.1"])
+        } else {
+            ("sleep", &["1000"])
+        };
+        let child = std::process::Command::new(program)
+            .args(args)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .spawn()
-            .expect("spawn sleep");
+            .expect("spawn the leaked child");
         pids.push(child.id());
     }
     if let Some(path) = std::env::var_os("FIXTURE_PID_FILE") {

@@ -158,6 +158,30 @@ fn doctor_ends_a_server_behind_sh_c() {
     assert_no_survivors(dir.path());
 }
 
+/// Windows: `cmd /c` (how mcpctl writes `npx` entries there) starts the server, which
+/// starts a child of its own; the server's Job Object ends all three.
+#[cfg(windows)]
+#[test]
+fn doctor_ends_a_server_behind_cmd_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let Transport::Stdio { env, .. } = fixture(&[], dir.path()) else {
+        unreachable!()
+    };
+    let transport = Transport::Stdio {
+        command: "cmd".into(),
+        args: vec![
+            "/c".into(),
+            fixture_binary().display().to_string(),
+            "spawn-child".into(),
+        ],
+        env,
+        cwd: None,
+    };
+    let result = probe(&transport, &generous());
+    assert_eq!(result.tools, Some(2), "{result:#?}");
+    assert_no_survivors(dir.path());
+}
+
 #[test]
 fn doctor_reports_a_crash_during_tools_list() {
     let dir = tempfile::tempdir().unwrap();
