@@ -19,6 +19,7 @@ mod manifest;
 #[path = "../common/peer.rs"]
 mod peer;
 mod peers;
+mod picker;
 mod registry;
 mod registry_server;
 mod remove;
