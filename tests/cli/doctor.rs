@@ -276,6 +276,18 @@ fn free_port() -> u16 {
 }
 
 /// Kills the server when the test ends, however it ends.
+/// Wait (up to 30 s) until something listens on the loopback `port`.
+fn wait_listening(port: u16) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < until,
+            "nothing listened on {port}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 struct KillOnDrop(std::process::Child);
 
 impl Drop for KillOnDrop {
@@ -700,11 +712,7 @@ fn an_http_entry_on_a_legacy_sse_endpoint_fails_where_the_client_does_not_fall_b
             .spawn()
             .unwrap(),
     );
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(std::time::Instant::now() < until, "fixture never listened");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    wait_listening(port);
     let url = format!("http://127.0.0.1:{port}/sse");
     env.write(
         ".claude.json",

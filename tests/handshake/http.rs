@@ -279,11 +279,7 @@ fn an_html_404_shows_its_text_and_the_usual_path() {
         &remote(format!("http://127.0.0.1:{port}/api"), RemoteKind::Http),
         &generous(),
     );
-    let message = result
-        .failure
-        .as_ref()
-        .map(ToString::to_string)
-        .unwrap_or_default();
+    let message = crate::fixture::failure_message(&result);
     assert!(
         message.contains("HTTP 404: 404 Not Found The page you asked for is not here."),
         "{message}"

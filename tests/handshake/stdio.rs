@@ -372,11 +372,7 @@ fn a_silent_exit_does_not_point_at_an_empty_stderr() {
         cwd: None,
     };
     let result = probe(&transport, &generous());
-    let message = result
-        .failure
-        .as_ref()
-        .map(ToString::to_string)
-        .unwrap_or_default();
+    let message = crate::fixture::failure_message(&result);
     assert!(
         message.ends_with("and wrote nothing to stderr"),
         "{message}"
