@@ -12,10 +12,12 @@ mod check;
 mod clients;
 mod doctor;
 mod env;
+mod golden;
 mod habits;
 mod import;
 mod list;
 mod manifest;
+mod output;
 #[path = "../common/peer.rs"]
 mod peer;
 mod peers;
