@@ -84,7 +84,8 @@ pub fn stderr_excerpt(lines: &[String], max: usize) -> Vec<String> {
     lines
         .iter()
         .zip(keep)
-        .filter_map(|(line, kept)| kept.then(|| line.clone()))
+        .filter(|(_, kept)| *kept)
+        .map(|(line, _)| line.clone())
         .collect()
 }
 pub use prepare::{Finding, Fix, Host, Launch, Level, Prepared, Secret, prepare};
