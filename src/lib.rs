@@ -89,17 +89,19 @@ fn context(cli: &Cli, platform: Platform) -> anyhow::Result<Context> {
     };
     let interactive =
         !cli.global.no_input && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    let backups = fs::backup_dir(
+    let state = fs::state_dir(
         platform
             .var("MCPCTL_STATE_DIR")
             .map(PathBuf::from)
             .as_deref(),
     );
+    let backups = state.as_ref().map(|s| s.join("backups"));
     Ok(Context {
         platform,
         table,
         project,
         interactive,
         backups,
+        state,
     })
 }

@@ -1,8 +1,10 @@
-//! The edit loop every writing command uses: read, parse, apply one change, render,
-//! then either print a diff (`--dry-run`) or write atomically. If another program wrote
-//! the file in between, it re-reads and re-applies instead of overwriting.
+//! The edit loop every writing command uses: lock the file, read, parse, apply one
+//! change, render, then either print a diff (`--dry-run`) or write atomically. Other
+//! mcpctl processes wait for the lock; if another program wrote the file in between, it
+//! re-reads and re-applies instead of overwriting.
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -11,10 +13,11 @@ use crate::commands::Context;
 use crate::commands::inventory::{display_path, read_document};
 use crate::error::UserError;
 use crate::formats::{ConfigDoc, Edit};
-use crate::fs::{FsError, write_atomic};
+use crate::fs::{self, FsError, write_atomic};
 
-/// How often a concurrent writer may make mcpctl start over.
-const ATTEMPTS: usize = 5;
+/// How long mcpctl keeps starting over while another program keeps rewriting the file
+/// (each attempt is milliseconds; a client rewrites its file a few times a second at most).
+const RETRY_FOR: Duration = Duration::from_secs(10);
 
 /// What happened to one file, as `add`/`remove --json` report it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -54,7 +57,31 @@ pub fn apply(
     dry_run: bool,
     change: &dyn Fn(&mut dyn ConfigDoc) -> anyhow::Result<Edit>,
 ) -> anyhow::Result<Outcome> {
-    for _ in 0..ATTEMPTS {
+    let lock = match (&ctx.state, dry_run) {
+        (_, true) => None,
+        (Some(state), false) => Some(fs::lock::acquire(&location.path, state).map_err(|e| {
+            UserError::new(e.to_string()).hint(
+                "another mcpctl is writing this file; wait for it, or end it if it hangs",
+            )
+        })?),
+        (None, false) => {
+            return Err(UserError::new(format!(
+                "no state directory to lock `{}` in",
+                display_path(ctx, &location.path)
+            ))
+            .hint("set HOME, or MCPCTL_STATE_DIR to a writable directory")
+            .into());
+        }
+    };
+    let started = Instant::now();
+    for attempt in 0u64.. {
+        if attempt > 0 {
+            if started.elapsed() > RETRY_FOR {
+                break;
+            }
+            // Out of step with a writer that rewrites the file periodically.
+            std::thread::sleep(Duration::from_micros(500 * (attempt % 7)));
+        }
         let mut document = read_document(ctx, client, &location.path)?;
         let before = dry_run.then(|| document.doc.render().into_owned());
         let edit = change(document.doc.as_mut())?;
@@ -77,7 +104,10 @@ pub fn apply(
                 )),
             });
         }
-        match write_atomic(&document.source, &text, ctx.backups.as_deref()) {
+        let Some(lock) = &lock else {
+            break;
+        };
+        match write_atomic(lock, &document.source, &text, ctx.backups.as_deref()) {
             Ok(_) => {
                 return Ok(Outcome {
                     action: edit.into(),

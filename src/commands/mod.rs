@@ -29,6 +29,8 @@ pub struct Context {
     pub interactive: bool,
     /// Where backups of edited files go.
     pub backups: Option<PathBuf>,
+    /// mcpctl's state directory (backups, locks); `None` only without a home directory.
+    pub state: Option<PathBuf>,
 }
 
 pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {

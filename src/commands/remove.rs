@@ -29,7 +29,7 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     for client in clients {
         let result = (|| {
             let location = targets::location(ctx, client, scope)?;
-            if !location.path.exists() {
+            if !crate::fs::exists(&location.path) {
                 return Ok((
                     edit::shown(ctx, &location.path),
                     edit::Outcome {

@@ -10,8 +10,10 @@
 mod add;
 mod check;
 mod clients;
+mod concurrency;
 mod doctor;
 mod env;
 mod list;
+mod odd_files;
 mod peers;
 mod remove;
