@@ -9,6 +9,7 @@ use crate::entry::RemoteKind;
 use crate::error::EXIT_CODES_HELP;
 use crate::output::ColorWhen;
 use crate::platform::Os;
+use crate::registry::PackageType;
 
 /// Manage MCP server entries across every AI client on this machine, losslessly, and
 /// prove they work.
@@ -71,6 +72,100 @@ pub enum Command {
     Doctor(DoctorArgs),
     /// Lint MCP config files (no process started, no network); for CI and pre-commit
     Check(CheckArgs),
+    /// Search the MCP Registry: name, version, how it runs, description
+    Search(SearchArgs),
+    /// Registry-installed servers with a newer version in the registry
+    Outdated(OutdatedArgs),
+    /// Rewrite a registry-installed server with the newest version, in place
+    Update(UpdateArgs),
+    /// Previous versions mcpctl kept of the files it wrote
+    Backups(BackupsArgs),
+    /// Put a previous version of a client's file back (the current one is kept too)
+    Restore(RestoreArgs),
+    /// Revert every file the last writing command changed (run again to redo)
+    Undo(UndoArgs),
+}
+
+/// Which MCP Registry to ask.
+#[derive(Debug, Args, Clone)]
+pub struct RegistryArgs {
+    /// MCP Registry base URL (a subregistry with the same API works too)
+    /// [default: https://registry.modelcontextprotocol.io; `update`/`outdated`: the one each entry came from]
+    #[arg(long = "registry", env = "MCPCTL_REGISTRY", value_name = "URL")]
+    pub registry: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// Text to look for in server names
+    pub text: String,
+    /// At most this many results
+    #[arg(long, default_value_t = 20, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=100))]
+    pub limit: u16,
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct OutdatedArgs {
+    /// Client id (repeat or separate with commas) [default: every client]
+    #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
+    pub clients: Vec<String>,
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct UpdateArgs {
+    /// Entry name, as `list` shows it
+    pub name: String,
+    /// Client id (repeat or separate with commas) [default: every client it was installed in]
+    #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
+    pub clients: Vec<String>,
+    /// Update also an entry edited by hand since it was installed
+    #[arg(long)]
+    pub force: bool,
+    /// Print the diff of each file; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Do not wrap npx/npm/... as `cmd /c` on Windows
+    #[arg(long)]
+    pub no_wrap: bool,
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct BackupsArgs {
+    /// Client id (repeat or separate with commas) [default: every client]
+    #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
+    pub clients: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    /// The client whose file to restore
+    #[arg(short = 'c', long = "client", value_name = "ID", required = true)]
+    pub client: String,
+    /// Which of its files
+    #[arg(long, value_enum, default_value_t = Scope::User)]
+    pub scope: Scope,
+    /// Which backup: 1 is the newest (see `mcpctl backups`)
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub backup: u32,
+    /// Print the diff; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct UndoArgs {
+    /// Revert even files that changed since the command wrote them
+    #[arg(long)]
+    pub force: bool,
+    /// Print what would be reverted; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Args)]
@@ -105,7 +200,8 @@ pub struct ListArgs {
 
 #[derive(Debug, Args)]
 pub struct AddArgs {
-    /// Server name (the key in the client's servers map)
+    /// Server name (the key in the client's servers map), or an MCP Registry name such as
+    /// `io.github.owner/server[@VERSION]` to install from the registry
     pub name: String,
     #[command(flatten)]
     pub targets: TargetArgs,
@@ -142,6 +238,34 @@ pub struct AddArgs {
     /// The server command and its arguments, after `--`
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
+    /// Registry server: value of a `{variable}` or argument (repeatable)
+    #[arg(
+        long = "var",
+        value_name = "NAME=VALUE",
+        help_heading = "From the MCP Registry"
+    )]
+    pub vars: Vec<String>,
+    /// Registry server: install this package type instead of the preferred form
+    #[arg(
+        long,
+        value_enum,
+        value_name = "TYPE",
+        conflicts_with = "remote",
+        help_heading = "From the MCP Registry"
+    )]
+    pub package: Option<PackageType>,
+    /// Registry server: use its remote endpoint (for every target)
+    #[arg(long, help_heading = "From the MCP Registry")]
+    pub remote: bool,
+    /// Registry server: the entry name [default: the last segment of the registry name]
+    #[arg(
+        long = "name",
+        value_name = "NAME",
+        help_heading = "From the MCP Registry"
+    )]
+    pub entry_name: Option<String>,
+    #[command(flatten, next_help_heading = "From the MCP Registry")]
+    pub registry: RegistryArgs,
 }
 
 #[derive(Debug, Args)]

@@ -216,10 +216,10 @@ pub fn exists(path: &Path) -> bool {
     }
 }
 
-/// mcpctl's state directory (backups, locks): `$MCPCTL_STATE_DIR` if given, else the
-/// platform state directory (`~/.local/state/mcpctl` on Linux).
-pub fn state_dir(given: Option<&Path>) -> Option<PathBuf> {
-    if let Some(dir) = given {
+/// mcpctl's state directory (backups, locks, ledger, journal): `$MCPCTL_STATE_DIR` if
+/// given, else the platform state directory (`~/.local/state/mcpctl` on Linux).
+pub fn state_dir(explicit: Option<&Path>) -> Option<PathBuf> {
+    if let Some(dir) = explicit {
         return Some(dir.to_path_buf());
     }
     let dirs = directories::ProjectDirs::from("", "", "mcpctl")?;
@@ -238,8 +238,14 @@ pub fn backup_dir(state_dir: Option<&Path>) -> Option<PathBuf> {
 /// How many symlinks a path may go through (Linux's own limit, `ELOOP` beyond).
 const MAX_SYMLINKS: usize = 40;
 
+/// Follow symlinks to the file that really holds the bytes (which may not exist yet);
+/// past `MAX_SYMLINKS` (a loop), the path as given.
+fn real_target(path: &Path) -> PathBuf {
+    follow_links(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
 /// Follow symlinks to the file that really holds the bytes (which may not exist yet).
-fn real_target(path: &Path) -> Result<PathBuf, FsError> {
+fn follow_links(path: &Path) -> Result<PathBuf, FsError> {
     let mut current = path.to_path_buf();
     for _ in 0..=MAX_SYMLINKS {
         match fs::read_link(&current) {
@@ -503,6 +509,13 @@ fn backup_name(target: &Path, backups: &Path) -> io::Result<(PathBuf, String)> {
     let stamp = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
+    let suffix = backup_suffix(target);
+    let path = backups.join(format!("{stamp:020}-{}{suffix}", std::process::id()));
+    Ok((path, suffix))
+}
+
+/// The name suffix every backup of `target` carries (its path, flattened).
+fn backup_suffix(target: &Path) -> String {
     let flat: String = target
         .to_string_lossy()
         .chars()
@@ -514,9 +527,7 @@ fn backup_name(target: &Path, backups: &Path) -> io::Result<(PathBuf, String)> {
             }
         })
         .collect();
-    let suffix = format!("-{}", flat.trim_start_matches('_'));
-    let path = backups.join(format!("{stamp:020}-{}{suffix}", std::process::id()));
-    Ok((path, suffix))
+    format!("-{}", flat.trim_start_matches('_'))
 }
 
 /// How many backups of one file are kept (a big `~/.claude.json` is tens of MB each).
@@ -541,6 +552,128 @@ fn prune_backups(backups: &Path, suffix: &str) {
     let excess = names.len().saturating_sub(BACKUPS_KEPT);
     for name in &names[..excess] {
         let _ = fs::remove_file(backups.join(name));
+    }
+}
+
+/// One kept previous version of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Backup {
+    pub path: PathBuf,
+    /// When it was taken (the write that replaced it).
+    pub time: SystemTime,
+    pub size: u64,
+}
+
+/// The backups of the file at `path` (symlinks followed), newest first.
+pub fn backups_of(backups: &Path, path: &Path) -> Vec<Backup> {
+    let suffix = backup_suffix(&real_target(path));
+    let Ok(entries) = fs::read_dir(backups) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(String, Backup)> = entries
+        .filter_map(|e| {
+            let entry = e.ok()?;
+            let name = entry.file_name().into_string().ok()?;
+            let nanos: u64 = name.split('-').next()?.parse().ok()?;
+            // A pid sits between the stamp and the suffix: `{stamp}-{pid}{suffix}`.
+            let rest = name.split_once('-')?.1;
+            let pid_len = rest.find('-')?;
+            if rest[pid_len..] != suffix {
+                return None;
+            }
+            let size = entry.metadata().ok()?.len();
+            let backup = Backup {
+                path: entry.path(),
+                time: UNIX_EPOCH + std::time::Duration::from_nanos(nanos),
+                size,
+            };
+            Some((name, backup))
+        })
+        .collect();
+    found.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    found.into_iter().map(|(_, b)| b).collect()
+}
+
+/// Keep the current bytes of `path` in `backups` (before mcpctl deletes or replaces it
+/// outside `write_atomic`).
+pub fn backup_now(path: &Path, backups: &Path) -> Result<PathBuf, FsError> {
+    link_backup(&real_target(path), backups).map_err(|source| FsError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Delete a file mcpctl wrote (undo of a created file), and then each of `dirs` that is
+/// left empty, deepest first.
+pub fn remove_created(path: &Path, dirs: &[PathBuf]) -> Result<(), FsError> {
+    match fs::remove_file(real_target(path)) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(source) => {
+            return Err(FsError::Write {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    }
+    for dir in dirs {
+        // Only empty directories go; `remove_dir` refuses the others.
+        let _ = fs::remove_dir(dir);
+    }
+    Ok(())
+}
+
+/// The directories a write of `path` would create, deepest first.
+pub fn missing_dirs(path: &Path) -> Vec<PathBuf> {
+    let target = real_target(path);
+    let mut missing = Vec::new();
+    let mut dir = target.parent();
+    while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+        if d.exists() {
+            break;
+        }
+        missing.push(d.to_path_buf());
+        dir = d.parent();
+    }
+    missing
+}
+
+/// The path that identifies a file across spellings: symlinks followed, the directory
+/// made canonical (the file itself may not exist yet). The same key `lock` uses.
+pub fn identity(path: &Path) -> PathBuf {
+    LockKey::of(path).map_or_else(|_| path.to_path_buf(), |key| key.real_path().to_path_buf())
+}
+
+/// Hold an exclusive advisory lock on `path` (created if missing) until the returned file
+/// is dropped. Blocks while another mcpctl holds it.
+pub fn lock_exclusive(path: &Path) -> Result<File, FsError> {
+    let err = |source: io::Error| FsError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(err)?;
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(err)?;
+    file.lock().map_err(err)?;
+    Ok(file)
+}
+
+/// Read a file mcpctl owns (state, backups) as bytes; `None` when missing.
+pub fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, FsError> {
+    match fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(FsError::Read {
+            path: path.to_path_buf(),
+            source,
+        }),
     }
 }
 
@@ -608,10 +741,13 @@ mod tests {
         assert_eq!(left.len(), 2, "only c.json and state/: {left:?}");
         // The retry reads the foreign version and writes on top of it, keeping it.
         let source = read_source(&path).unwrap();
-        let written = write_atomic(&lock, &source, "foreign+ours", Some(&state.join("backups")))
-            .unwrap();
+        let written =
+            write_atomic(&lock, &source, "foreign+ours", Some(&state.join("backups"))).unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "foreign+ours");
-        assert_eq!(fs::read_to_string(written.backup.unwrap()).unwrap(), "foreign");
+        assert_eq!(
+            fs::read_to_string(written.backup.unwrap()).unwrap(),
+            "foreign"
+        );
     }
 
     #[test]

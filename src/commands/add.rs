@@ -9,11 +9,12 @@ use crate::clients::{Client, Fields, VarSyntax};
 use crate::commands::Context;
 use crate::commands::edit::{self, Action};
 use crate::commands::targets;
-use crate::entry::{self, Dialect, RemoteKind, ServerEntry, StringMap, Transport};
+use crate::entry::{self, Dialect, RemoteKind, ServerEntry, StringMap, Transport, spelling};
 use crate::error::{ExitStatus, UserError};
 use crate::formats::Edit;
 use crate::output::{Printer, redact_raw};
 use crate::platform::Os;
+use crate::state::{Origin, ledger};
 use crate::vars;
 
 /// One row of the `add`/`remove` report.
@@ -30,6 +31,9 @@ pub struct FileReport {
 }
 
 pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
+    if super::install::is_registry_add(&args) {
+        return super::install::run(args, ctx, printer);
+    }
     let AddArgs {
         name,
         targets: target_args,
@@ -44,7 +48,26 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         dry_run,
         no_wrap,
         command,
+        vars,
+        package,
+        remote,
+        entry_name,
+        registry,
     } = args;
+    if !vars.is_empty()
+        || package.is_some()
+        || remote
+        || entry_name.is_some()
+        || registry.registry.is_some()
+    {
+        return Err(UserError::new(
+            "`--var`, `--package`, `--remote`, `--name` and `--registry` are for servers from the MCP Registry",
+        )
+        .hint(format!(
+            "name a registry server (`mcpctl add io.github.owner/server`), or drop those flags to add `{name}` from a command, `--url` or `--from-json`"
+        ))
+        .into());
+    }
     entry::validate_name(&name)
         .map_err(|m| UserError::new(m).hint("pick a short name such as `github`"))?;
     let (name, entry) = build_entry(
@@ -66,24 +89,41 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
                 client.name
             ));
         }
-        let result = add_to(ctx, client, scope, &name, &entry, force, dry_run, no_wrap).map(
-            |(path, outcome, notes)| {
-                for note in notes {
-                    printer.warn(&note);
-                }
-                (path, outcome)
-            },
-        );
+        let how = Provenance {
+            origin: Origin::add(),
+            guard: None,
+        };
+        let result = add_to(
+            ctx, client, scope, &name, &entry, force, dry_run, no_wrap, &how,
+        )
+        .map(|(path, outcome, notes, _)| {
+            for note in notes {
+                printer.warn(&note);
+            }
+            (path, outcome)
+        });
         reports.push(report(ctx, client, scope, result));
     }
     print_reports(printer, &reports, dry_run)
 }
 
+/// Checks an existing entry before it is replaced (`update`: still as mcpctl wrote it?).
+pub(crate) type Guard<'a> = &'a dyn Fn(Option<&Value>) -> anyhow::Result<()>;
+
+/// Where an entry comes from (for the ledger), and a check on the entry it replaces.
+pub(crate) struct Provenance<'a> {
+    pub origin: Origin,
+    pub guard: Option<Guard<'a>>,
+}
+
+/// Write `entry` into `client`'s file as that client spells it (Windows wrap, variable
+/// syntax). Returns the path shown, the outcome, notes to print, and the entry as
+/// rendered for this client.
 #[expect(
     clippy::too_many_arguments,
-    reason = "one call site; the flags of `add`"
+    reason = "the flags of `add`, shared with registry installs"
 )]
-fn add_to(
+pub(crate) fn add_to(
     ctx: &Context,
     client: &Client,
     scope: crate::clients::Scope,
@@ -92,7 +132,8 @@ fn add_to(
     force: bool,
     dry_run: bool,
     no_wrap: bool,
-) -> anyhow::Result<(String, edit::Outcome, Vec<String>)> {
+    how: &Provenance<'_>,
+) -> anyhow::Result<(String, edit::Outcome, Vec<String>, ServerEntry)> {
     let location = targets::location(ctx, client, scope)?;
     let dialect = Dialect::of(client);
     let entry = for_platform(entry, ctx.platform.os, &client.fields, no_wrap);
@@ -112,12 +153,18 @@ fn add_to(
     // Fail early (before reading the file) when the client cannot take this entry.
     dialect.to_raw(&entry).map_err(|e| entry_error(e, client))?;
     let path = location.path.clone();
+    // The entry as last written by the closure below (it may run again after a
+    // concurrent write), for the ledger.
+    let written: std::cell::RefCell<Option<Value>> = std::cell::RefCell::new(None);
     let outcome = edit::apply(ctx, client, &location, dry_run, &|doc| {
         let existing = doc
             .servers(&location.key)?
             .into_iter()
             .find(|(n, _)| n == name)
             .map(|(_, raw)| raw);
+        if let Some(guard) = how.guard {
+            guard(existing.as_ref())?;
+        }
         let raw = match existing {
             None => dialect.to_raw(&entry).map_err(|e| entry_error(e, client))?,
             Some(old_raw) => {
@@ -147,9 +194,25 @@ fn add_to(
                     .map_err(|e| entry_error(e, client))?
             }
         };
-        Ok(doc.upsert(&location.key, name, &raw)?)
+        let edit = doc.upsert(&location.key, name, &raw)?;
+        *written.borrow_mut() = Some(raw);
+        Ok(edit)
     })?;
-    Ok((edit::shown(ctx, &path), outcome, notes))
+    if !dry_run
+        && matches!(outcome.action, Action::Added | Action::Updated)
+        && let Some(fingerprint) = written
+            .borrow()
+            .as_ref()
+            .and_then(|raw| ledger::fingerprint_raw(&dialect, raw))
+    {
+        ctx.state.record(
+            edit::entry_key(&location, name),
+            fingerprint,
+            how.origin.clone(),
+            outcome.created,
+        )?;
+    }
+    Ok((edit::shown(ctx, &path), outcome, notes, entry))
 }
 
 fn entry_error(e: entry::EntryError, client: &Client) -> anyhow::Error {
@@ -385,7 +448,11 @@ pub fn print_reports(
     })
 }
 
-fn parse_pairs(pairs: &[String], what: &str, separators: &[char]) -> anyhow::Result<StringMap> {
+pub(crate) fn parse_pairs(
+    pairs: &[String],
+    what: &str,
+    separators: &[char],
+) -> anyhow::Result<StringMap> {
     let mut out = StringMap::new();
     for pair in pairs {
         let Some(at) = pair.find(separators) else {
@@ -404,20 +471,8 @@ fn parse_pairs(pairs: &[String], what: &str, separators: &[char]) -> anyhow::Res
     Ok(out)
 }
 
-/// The keys under which READMEs nest their servers.
-const SNIPPET_KEYS: &[&str] = &[
-    "mcpServers",
-    "servers",
-    "context_servers",
-    "mcp",
-    "mcp_servers",
-    "amp.mcpServers",
-];
-
 fn looks_like_entry(map: &Map<String, Value>) -> bool {
-    ["command", "url", "serverUrl", "httpUrl"]
-        .iter()
-        .any(|k| map.contains_key(*k))
+    spelling::looks_like_entry(map.keys().map(String::as_str))
 }
 
 /// The entry in a `--from-json` snippet, and its name.
@@ -434,7 +489,7 @@ fn entry_from_json(name: String, json: &str) -> anyhow::Result<(String, Value)> 
     if looks_like_entry(map) {
         return Ok((name, value));
     }
-    let servers = SNIPPET_KEYS
+    let servers = spelling::SERVERS_KEYS
         .iter()
         .find_map(|k| map.get(*k).and_then(Value::as_object))
         .or_else(|| {

@@ -13,11 +13,43 @@ use crate::commands::Context;
 use crate::commands::inventory::{display_path, read_document};
 use crate::error::UserError;
 use crate::formats::{ConfigDoc, Edit};
-use crate::fs::{self, FsError, write_atomic};
+use crate::fs::{self, FileLock, FsError, Source, write_atomic};
+use crate::state::journal::digest;
+use crate::state::{EntryKey, FileChange};
 
 /// How long mcpctl keeps starting over while another program keeps rewriting the file
 /// (each attempt is milliseconds; a client rewrites its file a few times a second at most).
 const RETRY_FOR: Duration = Duration::from_secs(10);
+
+/// Attempt numbers for a read-edit-write loop: the first at once, more while another
+/// program keeps changing the file, for up to `RETRY_FOR`, each a little out of step with
+/// a writer that rewrites the file periodically.
+fn attempts() -> impl Iterator<Item = u64> {
+    let started = Instant::now();
+    (0u64..).take_while(move |attempt| {
+        if *attempt > 0 {
+            std::thread::sleep(Duration::from_micros(500 * (attempt % 7)));
+        }
+        *attempt == 0 || started.elapsed() < RETRY_FOR
+    })
+}
+
+/// Take the lock every mcpctl process takes before it reads a file it will write.
+pub fn lock(ctx: &Context, path: &Path) -> anyhow::Result<FileLock> {
+    let Some(root) = ctx.state.root() else {
+        return Err(UserError::new(format!(
+            "no state directory to lock `{}` in",
+            display_path(ctx, path)
+        ))
+        .hint("set HOME, or MCPCTL_STATE_DIR to a writable directory")
+        .into());
+    };
+    fs::lock::acquire(path, root).map_err(|e| {
+        UserError::new(e.to_string())
+            .hint("another mcpctl is writing this file; wait for it, or end it if it hangs")
+            .into()
+    })
+}
 
 /// What happened to one file, as `add`/`remove --json` report it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -46,6 +78,8 @@ pub struct Outcome {
     pub action: Action,
     /// Unified diff, with `--dry-run`.
     pub diff: Option<String>,
+    /// The file did not exist before (it was created, or would be with `--dry-run`).
+    pub created: bool,
 }
 
 /// Apply `change` to the document at `location`. `change` may be called more than once
@@ -57,38 +91,21 @@ pub fn apply(
     dry_run: bool,
     change: &dyn Fn(&mut dyn ConfigDoc) -> anyhow::Result<Edit>,
 ) -> anyhow::Result<Outcome> {
-    let lock = match (&ctx.state, dry_run) {
-        (_, true) => None,
-        (Some(state), false) => Some(fs::lock::acquire(&location.path, state).map_err(|e| {
-            UserError::new(e.to_string()).hint(
-                "another mcpctl is writing this file; wait for it, or end it if it hangs",
-            )
-        })?),
-        (None, false) => {
-            return Err(UserError::new(format!(
-                "no state directory to lock `{}` in",
-                display_path(ctx, &location.path)
-            ))
-            .hint("set HOME, or MCPCTL_STATE_DIR to a writable directory")
-            .into());
-        }
+    let lock = if dry_run {
+        None
+    } else {
+        Some(lock(ctx, &location.path)?)
     };
-    let started = Instant::now();
-    for attempt in 0u64.. {
-        if attempt > 0 {
-            if started.elapsed() > RETRY_FOR {
-                break;
-            }
-            // Out of step with a writer that rewrites the file periodically.
-            std::thread::sleep(Duration::from_micros(500 * (attempt % 7)));
-        }
+    for _ in attempts() {
         let mut document = read_document(ctx, client, &location.path)?;
         let before = dry_run.then(|| document.doc.render().into_owned());
         let edit = change(document.doc.as_mut())?;
+        let created = !document.source.exists();
         if edit == Edit::Unchanged {
             return Ok(Outcome {
                 action: Action::Unchanged,
                 diff: None,
+                created: false,
             });
         }
         let text = document.doc.render();
@@ -102,16 +119,18 @@ pub fn apply(
                     &source.bytes_for(&text),
                     source.exists(),
                 )),
+                created,
             });
         }
         let Some(lock) = &lock else {
             break;
         };
-        match write_atomic(lock, &document.source, &text, ctx.backups.as_deref()) {
-            Ok(_) => {
+        match write_file(ctx, lock, &document.source, &text) {
+            Ok(()) => {
                 return Ok(Outcome {
                     action: edit.into(),
                     diff: None,
+                    created,
                 });
             }
             Err(FsError::Changed { .. }) => {}
@@ -130,7 +149,87 @@ pub fn apply(
     .into())
 }
 
-fn unified_diff(label: &str, old: &[u8], new: &[u8], existed: bool) -> String {
+/// Write `text` over `source` (atomically, with a backup) and journal the change, so
+/// `undo` can revert it. Every writing command writes client files through here, holding
+/// the file's `lock` since before it read `source`.
+pub fn write_file(
+    ctx: &Context,
+    lock: &FileLock,
+    source: &Source,
+    text: &str,
+) -> Result<(), FsError> {
+    let created_dirs = crate::fs::missing_dirs(&source.path);
+    let written = write_atomic(lock, source, text, ctx.backups.as_deref())?;
+    ctx.state.wrote(FileChange {
+        path: source.path.clone(),
+        created: !source.exists(),
+        backup: written.backup,
+        after: Some(digest(&source.bytes_for(text))),
+        created_dirs,
+    });
+    Ok(())
+}
+
+/// Put `bytes` back as the whole content of `path` (restore, undo), journaled like any
+/// write. Returns `false` when the file already holds exactly these bytes.
+pub fn put_bytes(ctx: &Context, path: &Path, bytes: &[u8]) -> anyhow::Result<bool> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        UserError::new(format!(
+            "the saved version of `{}` is not UTF-8 text (byte {})",
+            display_path(ctx, path),
+            e.valid_up_to()
+        ))
+        .hint("mcpctl only writes text; restore this file by hand")
+    })?;
+    let lock = lock(ctx, path)?;
+    for _ in attempts() {
+        let mut source = lock.read(path).map_err(|e| UserError::new(e.to_string()))?;
+        if source.exists() && source.bytes_for(&source.text) == bytes {
+            return Ok(false);
+        }
+        // The saved bytes carry their own BOM, if any.
+        source.bom = false;
+        match write_file(ctx, &lock, &source, text) {
+            Ok(()) => return Ok(true),
+            Err(FsError::Changed { .. }) => {}
+            Err(e) => {
+                return Err(UserError::new(e.to_string())
+                    .hint("check that the directory is writable; the file was left as it was")
+                    .into());
+            }
+        }
+    }
+    Err(UserError::new(format!(
+        "`{}` kept changing while mcpctl tried to restore it",
+        display_path(ctx, path)
+    ))
+    .hint("close the client that is rewriting it, then run the command again")
+    .into())
+}
+
+/// Delete a file a command created (undo), keeping its bytes as a backup so that the
+/// deletion can itself be undone; then the now-empty directories in `dirs`.
+pub fn delete_file(ctx: &Context, path: &Path, dirs: &[std::path::PathBuf]) -> anyhow::Result<()> {
+    let _lock = lock(ctx, path)?;
+    let backup = match &ctx.backups {
+        Some(backups) if path.exists() => Some(
+            crate::fs::backup_now(path, backups)
+                .map_err(|e| UserError::new(e.to_string()).hint("nothing was deleted"))?,
+        ),
+        _ => None,
+    };
+    crate::fs::remove_created(path, dirs).map_err(|e| UserError::new(e.to_string()))?;
+    ctx.state.wrote(FileChange {
+        path: path.to_path_buf(),
+        created: false,
+        backup,
+        after: None,
+        created_dirs: Vec::new(),
+    });
+    Ok(())
+}
+
+pub fn unified_diff(label: &str, old: &[u8], new: &[u8], existed: bool) -> String {
     let old = String::from_utf8_lossy(old);
     let new = String::from_utf8_lossy(new);
     let from = if existed {
@@ -143,6 +242,15 @@ fn unified_diff(label: &str, old: &[u8], new: &[u8], existed: bool) -> String {
         .context_radius(3)
         .header(&from, &format!("b/{label}"))
         .to_string()
+}
+
+/// How the ledger names the entry `name` at `location`.
+pub fn entry_key(location: &Location, name: &str) -> EntryKey {
+    EntryKey {
+        path: crate::fs::identity(&location.path),
+        key: location.key.clone(),
+        name: name.to_owned(),
+    }
 }
 
 /// `path` relative to the home directory, for reports.

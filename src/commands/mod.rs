@@ -1,14 +1,21 @@
 //! One file per verb, one dispatch match, and the context every command gets.
 
 mod add;
+mod backups;
 mod check;
 mod clients;
 mod doctor;
 pub(crate) mod edit;
+mod install;
 pub(crate) mod inventory;
 mod list;
+mod outdated;
 mod remove;
+mod restore;
+mod search;
 mod targets;
+mod undo;
+mod update;
 
 use std::path::PathBuf;
 
@@ -29,8 +36,24 @@ pub struct Context {
     pub interactive: bool,
     /// Where backups of edited files go.
     pub backups: Option<PathBuf>,
-    /// mcpctl's state directory (backups, locks); `None` only without a home directory.
-    pub state: Option<PathBuf>,
+    /// Ledger and journal: what mcpctl wrote, and what each command changed.
+    pub state: crate::state::State,
+}
+
+/// How the journal names a command: the verb and its first operand (`add github`).
+/// Never the flags, which may hold secrets (`--env TOKEN=...`).
+pub fn label(args: &[std::ffi::OsString]) -> String {
+    use clap::CommandFactory;
+    let Ok(matches) = crate::cli::Cli::command().try_get_matches_from(args) else {
+        return String::new();
+    };
+    let Some((verb, sub)) = matches.subcommand() else {
+        return String::new();
+    };
+    match sub.try_get_one::<String>("name") {
+        Ok(Some(name)) => format!("{verb} {name}"),
+        _ => verb.to_owned(),
+    }
 }
 
 pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
@@ -41,5 +64,11 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Remove(args) => remove::run(args, ctx, printer),
         Command::Doctor(args) => doctor::run(args, ctx, printer),
         Command::Check(args) => check::run(args, ctx, printer),
+        Command::Search(args) => search::run(args, ctx, printer),
+        Command::Outdated(args) => outdated::run(args, ctx, printer),
+        Command::Update(args) => update::run(args, ctx, printer),
+        Command::Backups(args) => backups::run(args, ctx, printer),
+        Command::Restore(args) => restore::run(args, ctx, printer),
+        Command::Undo(args) => undo::run(args, ctx, printer),
     }
 }

@@ -34,7 +34,7 @@ impl LockKey {
     /// Resolve `path`: symlinks followed (the file need not exist), the existing part of
     /// the directory made canonical, `.`/`..` removed.
     pub fn of(path: &Path) -> Result<LockKey, FsError> {
-        let target = super::real_target(path)?;
+        let target = super::follow_links(path)?;
         Ok(LockKey {
             real: canonical_dir(&target),
         })

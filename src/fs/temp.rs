@@ -38,7 +38,15 @@ impl Temp {
             ));
             let guard = interrupt::Guard::arm(&path);
             match OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(file) => return Ok((Temp { path, _guard: guard }, file)),
+                Ok(file) => {
+                    return Ok((
+                        Temp {
+                            path,
+                            _guard: guard,
+                        },
+                        file,
+                    ));
+                }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
                 Err(e) => return Err(e),
             }
@@ -167,10 +175,8 @@ mod interrupt {
                     libc::sigemptyset(&mut action.sa_mask);
                     let mut previous: libc::sigaction = std::mem::zeroed();
                     if libc::sigaction(signal, &action, &mut previous) == 0 {
-                        PREVIOUS[slot_of(signal)].store(
-                            previous.sa_sigaction,
-                            std::sync::atomic::Ordering::SeqCst,
-                        );
+                        PREVIOUS[slot_of(signal)]
+                            .store(previous.sa_sigaction, std::sync::atomic::Ordering::SeqCst);
                     }
                 }
             }

@@ -189,6 +189,10 @@ fn killed_mid_write_leaves_old_or_new_file_and_no_temp() {
         child.wait().unwrap();
         let now: serde_json::Value = serde_json::from_slice(&env.read(CURSOR)).unwrap();
         assert_eq!(now["history"].as_array().unwrap().len(), 60_000);
-        assert_eq!(leftovers(&env.path(".cursor")), Vec::<String>::new(), "round {round}");
+        assert_eq!(
+            leftovers(&env.path(".cursor")),
+            Vec::<String>::new(),
+            "round {round}"
+        );
     }
 }

@@ -15,5 +15,11 @@ mod doctor;
 mod env;
 mod list;
 mod odd_files;
+#[path = "../common/peer.rs"]
+mod peer;
 mod peers;
+mod registry;
+mod registry_server;
 mod remove;
+mod state;
+mod undo;

@@ -40,7 +40,10 @@ fn run_bounded(env: &TestEnv, args: &[&str]) -> Run {
 #[track_caller]
 fn refused_everywhere(env: &TestEnv, what: &str) {
     for (args, code) in [
-        (&["add", "x", "-c", "cursor", "--", "npx", "-y", "pkg"][..], 2),
+        (
+            &["add", "x", "-c", "cursor", "--", "npx", "-y", "pkg"][..],
+            2,
+        ),
         (&["remove", "x", "-c", "cursor"], 2),
         (&["list", "-c", "cursor"], 2),
         (&["doctor", "-c", "cursor", "--no-spawn"], 1),
@@ -90,7 +93,9 @@ fn fifo_is_refused_without_hanging() {
     refused_everywhere(&env, "FIFO");
     assert!(
         std::os::unix::fs::FileTypeExt::is_fifo(
-            &std::fs::symlink_metadata(env.path(CURSOR)).unwrap().file_type()
+            &std::fs::symlink_metadata(env.path(CURSOR))
+                .unwrap()
+                .file_type()
         ),
         "the FIFO was replaced"
     );
@@ -107,7 +112,10 @@ fn devices_behind_symlinks_are_refused_and_never_replaced() {
         std::os::unix::fs::symlink(&device, env.path(CURSOR)).unwrap();
         refused_everywhere(&env, "character device");
         assert!(
-            std::fs::metadata(&device).unwrap().file_type().is_char_device(),
+            std::fs::metadata(&device)
+                .unwrap()
+                .file_type()
+                .is_char_device(),
             "{} was replaced",
             device.display()
         );
@@ -153,7 +161,11 @@ fn chain(env: &TestEnv, links: usize) -> PathBuf {
 fn symlink_chain_of_forty_is_written_through_forty_one_refused() {
     let env = TestEnv::new();
     let real = chain(&env, 40);
-    run_bounded(&env, &["add", "x", "-c", "cursor", "--", "npx", "-y", "pkg"]).ok();
+    run_bounded(
+        &env,
+        &["add", "x", "-c", "cursor", "--", "npx", "-y", "pkg"],
+    )
+    .ok();
     assert!(std::fs::read_to_string(&real).unwrap().contains("\"x\""));
     assert!(
         std::fs::symlink_metadata(env.path(CURSOR))
@@ -169,7 +181,11 @@ fn symlink_chain_of_forty_is_written_through_forty_one_refused() {
 
     let env = TestEnv::new();
     let real = chain(&env, 41);
-    run_bounded(&env, &["add", "x", "-c", "cursor", "--", "npx", "-y", "pkg"]).code(2);
+    run_bounded(
+        &env,
+        &["add", "x", "-c", "cursor", "--", "npx", "-y", "pkg"],
+    )
+    .code(2);
     assert_eq!(
         std::fs::read_to_string(&real).unwrap(),
         "{\n  \"mcpServers\": {}\n}\n"
