@@ -271,7 +271,8 @@ impl Registry {
         let (Some(path), Some(dir)) = (self.cache_path(), self.cache_dir.as_deref()) else {
             return;
         };
-        let Ok(lock) = crate::fs::lock::acquire(&path, dir) else {
+        // The cache sits in the state directory, whose `locks/` holds its lock.
+        let Ok(lock) = crate::fs::lock::acquire(&path, dir.parent().unwrap_or(dir)) else {
             return;
         };
         let Ok(source) = lock.read(&path) else {

@@ -105,7 +105,7 @@ fn foreign_writer(path: &Path, stop: &AtomicBool) -> u64 {
         }
         std::fs::remove_file(&temp).unwrap();
         // Vary the phase against mcpctl's writes.
-        std::thread::sleep(std::time::Duration::from_micros(3000 + (round % 5) * 2000));
+        std::thread::sleep(std::time::Duration::from_millis(15 + (round % 5) * 5));
     }
     written
 }
