@@ -28,7 +28,8 @@ pub fn is_registry_add(args: &AddArgs) -> bool {
     args.command.is_empty()
         && args.url.is_none()
         && args.from_json.is_none()
-        && registry::is_registry_name(&args.name)
+        && args.stray.is_empty()
+        && args.name.as_deref().is_some_and(registry::is_registry_name)
 }
 
 /// The state directory.
@@ -102,6 +103,18 @@ pub fn fetch(
     let item = registry.version(name, version);
     printer.progress_done();
     let item = item.map_err(registry_error)?;
+    let pinned = version.is_none_or(|v| v == item.server.version);
+    if !item.server.name.eq_ignore_ascii_case(name) || !pinned {
+        return Err(UserError::new(format!(
+            "{} answered with `{}@{}` when asked for `{name}@{}`",
+            registry.base,
+            registry::clean(&item.server.name),
+            registry::clean(&item.server.version),
+            version.unwrap_or("latest")
+        ))
+        .hint("the registry is not answering as the MCP Registry API does; nothing was written")
+        .into());
+    }
     match item.status() {
         Status::Deleted => {
             return Err(resolve_error(ResolveError::Deleted {
@@ -244,7 +257,11 @@ fn plan(
             if problems.len() == 1 { "" } else { "s" },
             if problems.len() == 1 { "s" } else { "" },
             if problems.len() == 1 { "was" } else { "were" },
-            problems.join("\n  - ")
+            problems
+                .iter()
+                .map(|p| registry::clean(p))
+                .collect::<Vec<_>>()
+                .join("\n  - ")
         ))
         .hint("nothing was written; secrets go in as references: `export TOKEN=…` then `--env TOKEN='${TOKEN}'`")
         .into());
@@ -379,7 +396,7 @@ pub fn explain(printer: &Printer, forms: &[&Resolved]) {
             server.name,
             registry::clean(&server.version),
             resolved.form_label,
-            mapping::command_line(&resolved.entry.transport)
+            registry::clean(&mapping::command_line(&resolved.entry.transport))
         ));
     }
     let mut exports: Vec<&registry::Export> = Vec::new();
@@ -428,8 +445,10 @@ pub fn explain(printer: &Printer, forms: &[&Resolved]) {
 pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
     let AddArgs {
         name,
+        stray: _,
         targets: target_args,
         scope,
+        global,
         env,
         headers,
         cwd,
@@ -446,6 +465,12 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         entry_name,
         registry: registry_args,
     } = args;
+    let scope = if global {
+        crate::clients::Scope::User
+    } else {
+        scope
+    };
+    let name = name.unwrap_or_default();
     let (server_name, version) = registry::split_version(&name);
     let preference = match (package, remote) {
         (Some(kind), _) => Preference::Package(kind),
@@ -480,9 +505,12 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
             scope,
             &entry_name,
             &resolved.entry,
-            force,
-            dry_run,
-            no_wrap,
+            &[],
+            add::Flags {
+                force,
+                dry_run,
+                no_wrap,
+            },
             &how,
         )
         .and_then(|(path, outcome, notes, _)| {

@@ -151,9 +151,12 @@ pub fn run(args: UpdateArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             scope,
             &install.name,
             &resolved.entry,
-            true,
-            dry_run,
-            no_wrap,
+            &[],
+            add::Flags {
+                force: true,
+                dry_run,
+                no_wrap,
+            },
             &Provenance {
                 origin: install::origin(&resolved),
                 guard: Some(&guard),

@@ -1,5 +1,5 @@
-//! The stdio handshake: resolve the command on the entry's PATH, spawn it (entry env
-//! over the parent snapshot, entry cwd, own process group, all three streams piped),
+//! The stdio handshake: spawn the program `prepare` resolved (entry env over the parent
+//! snapshot, entry cwd, own process group, all three streams piped),
 //! speak newline-delimited JSON-RPC, then end it and everything it started.
 //!
 //! stdout and stderr are read on their own threads with bounded line lengths, so a
@@ -8,7 +8,7 @@
 
 use std::collections::VecDeque;
 use std::io::{BufReader, Read, Write};
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
@@ -38,12 +38,14 @@ const STDERR_WAIT: Duration = Duration::from_millis(300);
 /// How often the reply loop checks whether the server has exited.
 const POLL: Duration = Duration::from_millis(100);
 
-/// A stdio server as the entry describes it.
+/// A stdio server as `prepare` planned it.
 pub(crate) struct Server<'a> {
+    pub(crate) program: &'a Path,
+    /// The command as the entry names it, for messages.
     pub(crate) command: &'a str,
     pub(crate) args: &'a [String],
     pub(crate) env: &'a StringMap,
-    pub(crate) cwd: Option<&'a str>,
+    pub(crate) cwd: Option<&'a Path>,
 }
 
 pub(crate) fn probe(
@@ -55,9 +57,7 @@ pub(crate) fn probe(
     let started = Instant::now();
     let mut env = options.parent_env.clone();
     env.extend(server.env.iter().map(|(k, v)| (k.clone(), v.clone())));
-    let program = resolve(server.command, env.get("PATH"), server.cwd)?;
-
-    let mut command = Command::new(&program);
+    let mut command = Command::new(server.program);
     command
         .args(server.args)
         .env_clear()
@@ -127,50 +127,6 @@ pub(crate) fn probe(
         result = Err(ProbeError::NonJson { line, phase });
     }
     result
-}
-
-/// Find the program the way a client would: a bare name on the entry's PATH, a path
-/// relative to the entry's cwd.
-fn resolve(command: &str, path: Option<&String>, cwd: Option<&str>) -> Result<PathBuf, ProbeError> {
-    let base = match cwd {
-        Some(cwd) => {
-            let cwd = PathBuf::from(cwd);
-            if !cwd.is_dir() {
-                return Err(ProbeError::MissingCwd {
-                    cwd: cwd.display().to_string(),
-                });
-            }
-            cwd
-        }
-        None => std::env::current_dir().unwrap_or_default(),
-    };
-    let not_found = || ProbeError::NotFound {
-        command: command.to_owned(),
-    };
-    if command.is_empty() {
-        return Err(not_found());
-    }
-    if let Ok(found) = which::which_in(command, path, &base) {
-        return Ok(found);
-    }
-    // which skips files that exist but cannot be run; name them, they are a common fault.
-    let has_separator = command.contains('/') || command.contains(std::path::MAIN_SEPARATOR);
-    let candidates: Vec<PathBuf> = if has_separator {
-        vec![base.join(command)]
-    } else {
-        path.map(|p| {
-            std::env::split_paths(p)
-                .map(|dir| dir.join(command))
-                .collect()
-        })
-        .unwrap_or_default()
-    };
-    match candidates.into_iter().find(|candidate| candidate.is_file()) {
-        Some(file) => Err(ProbeError::NotExecutable {
-            path: file.display().to_string(),
-        }),
-        None => Err(not_found()),
-    }
 }
 
 /// What the stdout reader thread reports.
@@ -404,29 +360,5 @@ mod tests {
         assert_eq!(tail.lines.back().unwrap(), "line 199");
         tail.push("y".repeat(TAIL_BYTES - 10));
         assert!(tail.bytes <= TAIL_BYTES);
-    }
-
-    #[test]
-    fn names_missing_and_unexecutable_commands() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().display().to_string();
-        assert!(matches!(
-            resolve("no-such-mcp-server", Some(&path), None),
-            Err(ProbeError::NotFound { .. })
-        ));
-        let script = dir.path().join("server.sh");
-        std::fs::write(&script, "#!/bin/sh\n").unwrap();
-        assert!(matches!(
-            resolve("server.sh", Some(&path), None),
-            Err(ProbeError::NotExecutable { .. })
-        ));
-        assert!(matches!(
-            resolve("./server.sh", None, Some(&path)),
-            Err(ProbeError::NotExecutable { .. })
-        ));
-        assert!(matches!(
-            resolve("x", None, Some("/no/such/dir")),
-            Err(ProbeError::MissingCwd { .. })
-        ));
     }
 }

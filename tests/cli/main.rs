@@ -13,7 +13,9 @@ mod clients;
 mod concurrency;
 mod doctor;
 mod env;
+mod habits;
 mod list;
+mod manifest;
 mod odd_files;
 #[path = "../common/peer.rs"]
 mod peer;

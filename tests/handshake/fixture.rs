@@ -101,3 +101,17 @@ pub(crate) fn wait_for_port(port: u16, server: &mut Running) {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// `transport` prepared for this machine (it must be runnable here).
+pub(crate) fn launch(transport: &Transport) -> mcpctl::handshake::Launch {
+    let env = generous().parent_env;
+    let cwd = std::env::current_dir().unwrap();
+    let host = mcpctl::handshake::Host {
+        target_os: mcpctl::platform::Os::host(),
+        host_os: mcpctl::platform::Os::host(),
+        env: &env,
+        cwd: &cwd,
+        wrap_windows: false,
+    };
+    mcpctl::handshake::prepare(transport, &host).launch.unwrap()
+}

@@ -1,5 +1,5 @@
 //! The rules, one module per group: MCP0xx `syntax`, MCP1xx `shape`, MCP2xx `dialect`,
-//! MCP3xx `portability`, MCP4xx `security`, MCP5xx `references`. Each group module holds
+//! MCP3xx `portability`, MCP4xx `security`, MCP5xx `references`, MCP6xx `sync` (manifest, reported by `plan --check`). Each group module holds
 //! its rules' rows (a `pub const` per rule: code, severity, title, rationale, a fixed
 //! example) and the `impl Linter` functions that report them; the linter reports a rule by
 //! its constant, so a mistyped rule does not compile. `RULES` lists them all in code
@@ -13,6 +13,7 @@ pub(crate) mod portability;
 pub(crate) mod references;
 pub(crate) mod security;
 pub(crate) mod shape;
+pub(crate) mod sync;
 pub(crate) mod syntax;
 
 use super::Severity;
@@ -66,6 +67,11 @@ pub const RULES: &[Rule] = &[
     security::INSECURE_HTTP,
     references::WRONG_VARIABLE_SYNTAX,
     references::UNDEFINED_INPUT,
+    sync::MISSING,
+    sync::OUTDATED,
+    sync::STALE,
+    sync::CONFLICT,
+    sync::DRIFT,
 ];
 
 /// The rule with this code (case-insensitive).

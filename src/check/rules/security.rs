@@ -250,7 +250,7 @@ fn is_loopback(after_scheme: &str) -> bool {
 }
 
 /// A key or parameter name that suggests a secret.
-fn secret_name(name: &str) -> bool {
+pub(crate) fn secret_name(name: &str) -> bool {
     let upper = name.to_ascii_uppercase().replace('-', "_");
     [
         "TOKEN",
@@ -272,7 +272,7 @@ fn secret_name(name: &str) -> bool {
 }
 
 /// A value that has the shape of a known provider's token.
-fn pattern_secret(value: &str) -> Option<&'static str> {
+pub(crate) fn pattern_secret(value: &str) -> Option<&'static str> {
     const PATTERNS: &[(&str, usize, &str)] = &[
         ("github_pat_", 20, "a GitHub token"),
         ("ghp_", 30, "a GitHub token"),
