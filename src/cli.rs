@@ -76,6 +76,10 @@ pub enum Command {
     Plan(PlanArgs),
     /// Make every client's file match the manifest; all files or none
     Apply(ApplyArgs),
+    /// Write a manifest from the servers installed in your clients
+    Import(ImportArgs),
+    /// Copy one server from one client into others, spelled the way each expects
+    Copy(CopyArgs),
     /// Search the MCP Registry: name, version, how it runs, description
     Search(SearchArgs),
     /// Registry-installed servers with a newer version in the registry
@@ -123,6 +127,42 @@ pub struct ApplyArgs {
     /// Let the manifest win over hand-made and hand-edited entries
     #[arg(long)]
     pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// Client id (repeat or separate with commas) [default: detected clients]
+    #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
+    pub clients: Vec<String>,
+    /// Which files to import from
+    #[arg(long, value_enum, default_value_t = Scope::User)]
+    pub scope: Scope,
+    /// Extend this manifest (created if missing) instead of printing one
+    #[arg(long, env = "MCPCTL_MANIFEST", value_name = "FILE")]
+    pub manifest: Option<PathBuf>,
+    /// Copy literal secrets into the manifest instead of turning them into `${VAR}`
+    #[arg(long)]
+    pub keep_secrets: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CopyArgs {
+    /// Server name (as `mcpctl list` shows it)
+    pub name: String,
+    /// The client to copy from
+    #[arg(long, value_name = "ID")]
+    pub from: String,
+    #[command(flatten)]
+    pub targets: TargetArgs,
+    /// Which files: the source's and the targets'
+    #[arg(long, value_enum, default_value_t = Scope::User)]
+    pub scope: Scope,
+    /// Replace an existing entry with different content
+    #[arg(long)]
+    pub force: bool,
+    /// Print the diff of each file; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// Which MCP Registry to ask.
@@ -404,6 +444,9 @@ pub struct DoctorArgs {
     /// Run only the static checks; start nothing, connect nowhere
     #[arg(long)]
     pub no_spawn: bool,
+    /// Also start project-file servers (.mcp.json, ...) the client has not approved
+    #[arg(long)]
+    pub trust_project: bool,
     /// Warnings fail too (exit 1)
     #[arg(long)]
     pub strict: bool,

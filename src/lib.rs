@@ -19,6 +19,7 @@ pub mod platform;
 pub mod registry;
 pub mod state;
 pub mod suggest;
+pub mod trust;
 pub mod vars;
 
 use std::ffi::OsString;

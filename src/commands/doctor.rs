@@ -22,6 +22,7 @@ use crate::fs;
 use crate::handshake::{self, Fix, Launch, Level, Probe, ProbeOptions, Status as ProbeStatus};
 use crate::output::{Printer, Style};
 use crate::platform::Os;
+use crate::trust::{Trust, TrustRule};
 
 /// Files larger than this are not linted by doctor (run `mcpctl check --user` for them).
 const LINT_MAX_BYTES: u64 = 4 << 20;
@@ -103,6 +104,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         timeout,
         jobs,
         no_spawn,
+        trust_project,
         strict,
     } = args;
     if !(timeout.is_finite() && timeout > 0.0 && timeout <= 3600.0) {
@@ -131,10 +133,11 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
+    let trust = TrustRule::new(&ctx.platform, &ctx.project, trust_project);
     let mut to_probe: Vec<(usize, Launch)> = Vec::new();
     let lint = lint_files(ctx, &found);
     for (index, f) in found.iter().enumerate() {
-        let (mut result, transport) = static_checks(ctx, &env, f, &found);
+        let (mut result, transport) = static_checks(ctx, &env, &trust, f, &found);
         add_lint_findings(&mut result, f, &lint);
         if let (Some(t), false) = (transport, no_spawn) {
             to_probe.push((index, t));
@@ -248,6 +251,7 @@ fn plural(n: usize) -> &'static str {
 fn static_checks(
     ctx: &Context,
     env: &IndexMap<String, String>,
+    trust: &TrustRule<'_>,
     f: &Found<'_>,
     all: &[Found<'_>],
 ) -> (DoctorResult, Option<Launch>) {
@@ -355,6 +359,20 @@ fn static_checks(
         result.record(finding.check, status, message);
     }
     result.target = prepared.target;
+    // Decided last so the static checks above still run on an entry not started.
+    match trust.decide(f.client, f.scope, &f.name) {
+        Trust::Own => {}
+        Trust::Approved { by } => result.record("trust", Status::Ok, by),
+        Trust::Flag => result.record(
+            "trust",
+            Status::Ok,
+            "a project entry, started because of --trust-project".to_owned(),
+        ),
+        Trust::Untrusted { reason } => {
+            result.record("trust", Status::Skipped, format!("not started: {reason}"));
+            return (result, None);
+        }
+    }
     (result, prepared.launch.ok())
 }
 

@@ -5,8 +5,10 @@ mod apply;
 mod backups;
 mod check;
 mod clients;
+mod copy;
 mod doctor;
 pub(crate) mod edit;
+mod import;
 mod install;
 pub(crate) mod inventory;
 mod list;
@@ -71,6 +73,8 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Check(args) => check::run(args, ctx, printer),
         Command::Plan(args) => plan::run(args, ctx, printer),
         Command::Apply(args) => apply::run(args, ctx, printer),
+        Command::Import(args) => import::run(args, ctx, printer),
+        Command::Copy(args) => copy::run(args, ctx, printer),
         Command::Search(args) => search::run(args, ctx, printer),
         Command::Outdated(args) => outdated::run(args, ctx, printer),
         Command::Update(args) => update::run(args, ctx, printer),

@@ -74,7 +74,7 @@ pub(crate) fn probe(
         reason: error.to_string(),
     })?;
     report.phase(Phase::Spawn, started);
-    let _tracked = process::track(&child);
+    let tracked = process::track(&child);
 
     let tail = Arc::new(Mutex::new(Tail::default()));
     let (stderr_done_tx, stderr_done) = std::sync::mpsc::channel::<()>();
@@ -105,7 +105,7 @@ pub(crate) fn probe(
     drop(channel);
 
     let started = Instant::now();
-    let ending = process::end(&mut child);
+    let ending = process::end(&mut child, &tracked);
     report.phase(Phase::Shutdown, started);
     if ending == Ending::Killed && result.is_ok() {
         report.warn(ProbeWarning::SlowShutdown {
