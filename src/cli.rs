@@ -6,7 +6,6 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::clients::Scope;
 use crate::entry::RemoteKind;
-use crate::error::EXIT_CODES_HELP;
 use crate::output::ColorWhen;
 use crate::platform::Os;
 use crate::registry::PackageType;
@@ -14,13 +13,24 @@ use crate::registry::PackageType;
 /// Manage MCP server entries across every AI client on this machine, losslessly, and
 /// prove they work.
 #[derive(Debug, Parser)]
-#[command(name = "mcpctl", version, after_help = EXIT_CODES_HELP, max_term_width = 100)]
+#[command(name = "mcpctl", version, after_help = TOP_HELP, max_term_width = 100)]
 pub struct Cli {
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "Global options")]
     pub global: GlobalArgs,
     #[command(subcommand)]
     pub command: Command,
 }
+
+const TOP_HELP: &str = concat!(
+    "Examples:
+  mcpctl clients
+  mcpctl add memory -c cursor,claude-code -- npx -y @modelcontextprotocol/server-memory
+  mcpctl list
+  mcpctl doctor
+
+",
+    crate::exit_codes_help!()
+);
 
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
@@ -92,6 +102,22 @@ pub enum Command {
     Restore(RestoreArgs),
     /// Revert every file the last writing command changed (run again to redo)
     Undo(UndoArgs),
+    /// Print a shell completion script (client ids included)
+    Completions(CompletionsArgs),
+    /// Print the man page (roff)
+    Man,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl completions bash > ~/.local/share/bash-completion/completions/mcpctl
+  mcpctl completions zsh > \"${fpath[1]}/_mcpctl\"
+  mcpctl completions fish > ~/.config/fish/completions/mcpctl.fish
+  mcpctl completions powershell >> $PROFILE")]
+pub struct CompletionsArgs {
+    /// The shell
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// Which manifest, and which profile of it.
@@ -248,6 +274,10 @@ pub struct UndoArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl clients
+  mcpctl clients --all
+  mcpctl --platform windows clients --all --json")]
 pub struct ClientsArgs {
     /// Show every client in the table, also those not detected here
     #[arg(long)]
@@ -266,6 +296,10 @@ pub struct TargetArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl list
+  mcpctl list github -c cursor,vscode
+  mcpctl list --json | jq '.[] | select(.transport == \"http\")'")]
 pub struct ListArgs {
     /// Only servers with this name
     pub name: Option<String>,
@@ -367,7 +401,9 @@ const ADD_EXAMPLES: &str = "Examples:
   mcpctl add memory -c cursor -- npx -y @modelcontextprotocol/server-memory
   mcpctl add docs -c claude-code -t http https://docs.example.com/mcp -H 'Authorization: Bearer ${DOCS_TOKEN}'
   mcpctl add --from-json @snippet.json --all
-  pbpaste | mcpctl add github -c vscode --from-json -";
+  pbpaste | mcpctl add github -c vscode --from-json -
+  mcpctl add io.github.upstash/context7 --all          # from the MCP Registry, pinned
+  mcpctl add io.elevenlabs/mcp -c codex --env 'ELEVENLABS_API_KEY=${XI_KEY}'";
 
 /// `--transport`: stdio is the default for a command; http and sse need a URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -429,6 +465,10 @@ impl ValueEnum for RemoteKind {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl doctor
+  mcpctl doctor github -c cursor --timeout 60
+  mcpctl doctor --no-spawn --json")]
 pub struct DoctorArgs {
     /// Only servers with this name
     pub name: Option<String>,
@@ -469,6 +509,11 @@ pub enum DenyLevel {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl check .mcp.json .vscode/mcp.json
+  mcpctl check --user --fix --dry-run
+  mcpctl check --format github --deny warning
+  mcpctl check --explain MCP203")]
 pub struct CheckArgs {
     /// Files to check [default: every client's project file under the project directory]
     pub paths: Vec<PathBuf>,

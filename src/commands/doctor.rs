@@ -184,7 +184,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             unique
         };
         if !printer.json {
-            printer.note(&format!(
+            printer.note_wrapped(&format!(
                 "checking {} server{} in {} client{} ({}) — this starts the commands and contacts the URLs in your config files",
                 to_probe.len(),
                 plural(to_probe.len()),

@@ -42,20 +42,23 @@ pub fn state_dir(ctx: &Context) -> Option<&Path> {
 pub fn live_installs(ctx: &Context) -> anyhow::Result<Vec<installed::Install>> {
     let mut out = Vec::new();
     for install in installed::load(state_dir(ctx)) {
-        let key = crate::state::ledger::EntryKey {
-            path: install.path.clone(),
-            key: install.key.clone(),
-            name: install.name.clone(),
-        };
-        let live = ctx.state.lookup(&key)?.is_some_and(|record| {
-            record.source.registry_parts()
-                == Some((install.server.as_str(), install.version.as_str()))
-        });
-        if live {
+        if is_live(ctx, &install)? {
             out.push(install);
         }
     }
     Ok(out)
+}
+
+/// The ledger still has the install's entry, from this registry server and version.
+fn is_live(ctx: &Context, install: &installed::Install) -> anyhow::Result<bool> {
+    let key = crate::state::ledger::EntryKey {
+        path: install.path.clone(),
+        key: install.key.clone(),
+        name: install.name.clone(),
+    };
+    Ok(ctx.state.lookup(&key)?.is_some_and(|record| {
+        record.source.registry_parts() == Some((install.server.as_str(), install.version.as_str()))
+    }))
 }
 
 /// The registry the flags (or `MCPCTL_REGISTRY`) name, else `fallback`.
@@ -378,6 +381,7 @@ pub fn record(w: &Written<'_>) -> anyhow::Result<()> {
             form: w.resolved.form_label.clone(),
             inputs: w.resolved.used.clone(),
         },
+        &|install| is_live(w.ctx, install).unwrap_or(true),
     )
 }
 
@@ -489,12 +493,18 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         mut forms,
     } = plan(ctx, &item, &clients, preference, &given)?;
     place_extras(&item, &given, cwd.as_ref(), &mut forms)?;
+    for resolved in &forms {
+        if let Transport::Remote { url, .. } = &resolved.entry.transport {
+            add::validate_url(url)?;
+        }
+    }
     explain(printer, &forms.iter().collect::<Vec<_>>());
     let mut reports: Vec<FileReport> = Vec::new();
     for (client, at) in clients.iter().zip(per_client) {
         let Some(resolved) = forms.get(at) else {
             continue;
         };
+        add::warn_unportable_name(printer, client, &entry_name);
         let how = Provenance {
             origin: origin(resolved),
             guard: None,

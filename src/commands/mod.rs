@@ -5,6 +5,7 @@ mod apply;
 mod backups;
 mod check;
 mod clients;
+mod completions;
 mod copy;
 mod doctor;
 pub(crate) mod edit;
@@ -71,6 +72,8 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Remove(args) => remove::run(args, ctx, printer),
         Command::Doctor(args) => doctor::run(args, ctx, printer),
         Command::Check(args) => check::run(args, ctx, printer),
+        Command::Completions(args) => completions::run(args, ctx, printer),
+        Command::Man => completions::man(printer),
         Command::Plan(args) => plan::run(args, ctx, printer),
         Command::Apply(args) => apply::run(args, ctx, printer),
         Command::Import(args) => import::run(args, ctx, printer),

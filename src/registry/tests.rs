@@ -557,6 +557,10 @@ fn names_versions_and_text() {
     assert!(is_registry_name("io.github.upstash/context7@1.0.0"));
     assert!(!is_registry_name("github"));
     assert!(!is_registry_name("a/b/c"));
+    assert!(
+        !is_registry_name("mcp/github"),
+        "a registry namespace is reverse DNS"
+    );
     assert_eq!(
         split_version("io.github.x/y@1.2.0"),
         ("io.github.x/y", Some("1.2.0"))

@@ -21,6 +21,7 @@ mod odd_files;
 #[path = "../common/peer.rs"]
 mod peer;
 mod peers;
+mod picker;
 mod read_as_client;
 mod registry;
 mod registry_server;

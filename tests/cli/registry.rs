@@ -463,7 +463,7 @@ fn outdated_and_update_rewrite_in_place_with_the_same_inputs() {
         "add",
         "io.github.acme/db",
         "-c",
-        "cursor",
+        "cursor,claude-code",
         "--var",
         "schema=public",
     ])
@@ -477,7 +477,7 @@ fn outdated_and_update_rewrite_in_place_with_the_same_inputs() {
         run.json(),
         json!([{
             "name": "db", "server": "io.github.acme/db", "installed": "1.0.0",
-            "latest": "1.2.0", "status": "active", "clients": ["cursor"], "registry": server.url
+            "latest": "1.2.0", "status": "active", "clients": ["cursor", "claude-code"], "registry": server.url
         }])
     );
     let run = env.run(&["outdated"]).ok();
@@ -495,6 +495,11 @@ fn outdated_and_update_rewrite_in_place_with_the_same_inputs() {
     assert_eq!(env.run(&["outdated", "--json"]).ok().json(), json!([]));
     let run = env.run(&["update", "db"]).ok();
     assert!(run.stderr.contains("newest version"), "{}", run.stderr);
+    // A removed entry is not followed any more.
+    env.run(&["remove", "db", "-c", "claude-code"]).ok();
+    publish_db(&server, "1.3.0", true);
+    let run = env.run(&["outdated", "--json"]).ok();
+    assert_eq!(run.json()[0]["clients"], json!(["cursor"]));
 }
 
 #[test]
