@@ -14,6 +14,7 @@ mod concurrency;
 mod doctor;
 mod env;
 mod habits;
+mod identity;
 mod import;
 mod list;
 mod manifest;
