@@ -7,8 +7,9 @@
 //!   `http-401-bare=PORT`, `http-403=PORT`;
 //!
 //! the rest shape the server on any transport: `paginate`, `repeat-cursor`,
-//! `crash-on-tools-list`; or its process (stdio): `banner`, `exit=N`, `silent`,
-//! `ignore-sigterm`, `odd-version`, `ping-first`, `slow-start=MS`, `spawn-child`. With
+//! `crash-on-tools-list`, `roots-tool` (a third tool for clients that answer
+//! `roots/list`); or its process (stdio): `banner`, `exit=N`, `silent`,
+//! `ignore-sigterm`, `odd-version`, `ping-first`, `evil-name`, `slow-start=MS`, `spawn-child`. With
 //! `FIXTURE_PID_FILE` set, it writes its pid (and its grandchild's) there, one per line,
 //! so a test can check that nothing outlived the probe. Only `odd-version`, `ping-first`,
 //! `silent` and the status modes answer by hand: the SDK cannot misbehave in those ways.
@@ -48,7 +49,7 @@ enum Transport {
     /// Read stdin and never answer.
     Silent,
     /// Hand-written stdio replies (`odd-version`, `ping-first`).
-    Raw { odd_version: bool },
+    Raw { odd_version: bool, evil_name: bool },
     /// The SDK's Streamable HTTP on a loopback port.
     Http(u16),
     /// Legacy HTTP+SSE around the SDK on a loopback port.
@@ -80,9 +81,13 @@ impl Transport {
         }
         if modes.has("silent") {
             Transport::Silent
-        } else if modes.has("odd-version") || modes.has("ping-first") {
+        } else if ["odd-version", "ping-first", "evil-name"]
+            .iter()
+            .any(|m| modes.has(m))
+        {
             Transport::Raw {
                 odd_version: modes.has("odd-version"),
+                evil_name: modes.has("evil-name"),
             }
         } else {
             Transport::Stdio
@@ -95,13 +100,19 @@ fn main() {
 
     let mut pids = vec![std::process::id()];
     if modes.has("spawn-child") {
-        // Deliberately leaked: only a process-group kill can end it.
-        let child = std::process::Command::new("sleep")
-            .arg("1000")
+        // Deliberately leaked: only a process-group (unix) or Job Object (Windows) kill
+        // can end it. Windows has no `sleep`; `ping -n 1000` waits as long.
+        let (program, args): (&str, &[&str]) = if cfg!(windows) {
+            ("ping", &["-n", "1000", "127.0.0.1"])
+        } else {
+            ("sleep", &["1000"])
+        };
+        let child = std::process::Command::new(program)
+            .args(args)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .spawn()
-            .expect("spawn sleep");
+            .expect("spawn the leaked child");
         pids.push(child.id());
     }
     if let Some(path) = std::env::var_os("FIXTURE_PID_FILE") {
@@ -155,7 +166,10 @@ fn serve(transport: Transport, fixture: Fixture) {
         Transport::Silent => {
             let _ = std::io::stdin().read_to_end(&mut Vec::new());
         }
-        Transport::Raw { odd_version } => raw::serve(odd_version),
+        Transport::Raw {
+            odd_version,
+            evil_name,
+        } => raw::serve(odd_version, evil_name),
         Transport::Http(port) => runtime.block_on(http::streamable(listen(port), fixture)),
         Transport::Sse(port) => runtime.block_on(sse::serve(listen(port), fixture)),
         Transport::Status(answer, port) => {

@@ -31,6 +31,7 @@ use serde::ser::SerializeMap;
 use crate::entry::Transport;
 use crate::platform::Os;
 
+pub use lines::clean_text;
 pub use prepare::{Finding, Fix, Host, Launch, Level, Prepared, Secret, prepare};
 
 /// The protocol version mcpctl asks for in `initialize`.
@@ -118,6 +119,10 @@ pub struct Probe {
     /// `tools` capability or the probe failed earlier).
     pub tools: Option<usize>,
     pub tool_names: Vec<String>,
+    /// The capabilities the server declared.
+    pub capabilities: Option<serde_json::Value>,
+    /// Length in characters of the server's `instructions`, if it sent any.
+    pub instructions_chars: Option<usize>,
     pub phases: Vec<PhaseTime>,
     pub elapsed_ms: u64,
     pub failure: Option<ProbeError>,
@@ -321,6 +326,8 @@ pub(crate) struct Report {
     pub(crate) protocol_version: Option<String>,
     pub(crate) tools: Option<usize>,
     pub(crate) tool_names: Vec<String>,
+    pub(crate) capabilities: Option<serde_json::Value>,
+    pub(crate) instructions_chars: Option<usize>,
     pub(crate) phases: Vec<PhaseTime>,
     pub(crate) warnings: Vec<ProbeWarning>,
     pub(crate) stderr_tail: Vec<String>,
@@ -356,6 +363,8 @@ impl Report {
             protocol_version: self.protocol_version,
             tools: self.tools,
             tool_names: self.tool_names,
+            capabilities: self.capabilities,
+            instructions_chars: self.instructions_chars,
             phases: self.phases,
             elapsed_ms: millis(started.elapsed()),
             failure,

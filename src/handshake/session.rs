@@ -46,16 +46,22 @@ pub(crate) fn run(
     let started = Instant::now();
     let params = json!({
         "protocolVersion": PROTOCOL_VERSION,
-        "capabilities": {},
+        "capabilities": super::jsonrpc::client_capabilities(),
         "clientInfo": {"name": "mcpctl", "version": env!("CARGO_PKG_VERSION")},
     });
     let result = channel.request("initialize", &params, Phase::Initialize, deadline, report)?;
     report.phase(Phase::Initialize, started);
 
     let server_info = result.get("serverInfo");
-    let text = |value: Option<&Value>| value.and_then(Value::as_str).map(str::to_owned);
+    // Server-provided text never reaches a terminal with its control characters.
+    let text = |value: Option<&Value>| value.and_then(Value::as_str).map(super::clean_text);
     report.server_name = text(server_info.and_then(|info| info.get("name")));
     report.server_version = text(server_info.and_then(|info| info.get("version")));
+    report.capabilities = result.get("capabilities").cloned();
+    report.instructions_chars = result
+        .get("instructions")
+        .and_then(Value::as_str)
+        .map(|text| text.chars().count());
     let Some(version) = text(result.get("protocolVersion")) else {
         return Err(ProbeError::BadResult {
             reason: "no `protocolVersion` string".to_owned(),
@@ -114,8 +120,7 @@ fn list_tools(
         names.extend(tools.iter().map(|tool| {
             tool.get("name")
                 .and_then(Value::as_str)
-                .unwrap_or("(unnamed)")
-                .to_owned()
+                .map_or_else(|| "(unnamed)".to_owned(), super::clean_text)
         }));
         let Some(cursor) = result.get("nextCursor").and_then(Value::as_str) else {
             return finish(report, names);
