@@ -72,11 +72,8 @@ pub(crate) fn run(
     if !KNOWN_PROTOCOL_VERSIONS.contains(&version.as_str()) {
         return Err(ProbeError::UnsupportedVersion { version });
     }
-    if version != PROTOCOL_VERSION {
-        report.warn(ProbeWarning::OlderProtocolVersion {
-            version: version.clone(),
-        });
-    }
+    // An older version the spec still has is information (`protocol_version` in the
+    // report), not a warning: clients accept it.
     channel.negotiated(&version);
 
     let started = Instant::now();

@@ -91,6 +91,7 @@ pub(crate) fn probe(
     }
 
     let mut channel = StdioChannel {
+        command: server.command,
         stdin: child.stdin.take(),
         lines,
         child: &mut child,
@@ -115,6 +116,12 @@ pub(crate) fn probe(
     let _ = stderr_done.recv_timeout(STDERR_WAIT);
     if let Ok(tail) = tail.lock() {
         report.stderr_tail = tail.lines.iter().cloned().collect();
+    }
+    if let Err(ProbeError::ExitedEarly { said_why, .. }) = &mut result {
+        *said_why = report
+            .stderr_tail
+            .iter()
+            .any(|line| !line.trim().is_empty());
     }
 
     // A server that printed junk and then never answered most likely answered in the
@@ -188,6 +195,8 @@ fn drain_stderr(stderr: impl Read, tail: &Mutex<Tail>) {
 }
 
 struct StdioChannel<'a> {
+    /// The command as the entry names it, for messages.
+    command: &'a str,
     stdin: Option<ChildStdin>,
     lines: Receiver<Stdout>,
     child: &'a mut Child,
@@ -215,6 +224,7 @@ impl StdioChannel<'_> {
                 code: status.code(),
                 signal: process::exit_signal(status),
                 phase,
+                said_why: true,
             },
             None => ProbeError::ClosedEarly { phase },
         }
@@ -265,6 +275,7 @@ impl Channel for StdioChannel<'_> {
                             code: status.code(),
                             signal: process::exit_signal(status),
                             phase,
+                            said_why: true,
                         });
                     }
                     continue;
@@ -282,6 +293,13 @@ impl Channel for StdioChannel<'_> {
                     });
                 }
                 Incoming::Response { .. } | Incoming::Notification => {}
+                // Our own request coming back: `cat`, not a server.
+                Incoming::Request { id, method: echoed } if id == want && echoed == method => {
+                    return Err(ProbeError::EchoesInput {
+                        command: self.command.to_owned(),
+                        phase,
+                    });
+                }
                 Incoming::Request { id, method } => {
                     self.send(&jsonrpc::reply_to_server(&id, &method), phase)?;
                 }

@@ -13,12 +13,14 @@ mod clients;
 mod concurrency;
 mod doctor;
 mod env;
+mod golden;
 mod habits;
 mod identity;
 mod import;
 mod list;
 mod manifest;
 mod odd_files;
+mod output;
 #[path = "../common/peer.rs"]
 mod peer;
 mod peers;
