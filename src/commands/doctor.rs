@@ -121,7 +121,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     if !(timeout.is_finite() && timeout > 0.0 && timeout <= 3600.0) {
         return Err(
             UserError::new(format!("--timeout {timeout} is out of range"))
-                .hint("give seconds between 0.1 and 3600")
+                .hint("give a number of seconds above 0 and at most 3600")
                 .into(),
         );
     }
@@ -670,8 +670,7 @@ fn print_human(printer: &mut Printer, report: &Report, no_spawn: bool, client_co
             printer.paint(style, mark)
         ));
         if r.status == Status::Fail && !r.stderr_tail.is_empty() {
-            let skip = r.stderr_tail.len().saturating_sub(STDERR_LINES);
-            for line in &r.stderr_tail[skip..] {
+            for line in &handshake::stderr_excerpt(&r.stderr_tail, STDERR_LINES) {
                 printer.line(&printer.paint(Style::Dim, &format!("    │ {line}")));
             }
         }

@@ -644,7 +644,8 @@ pub fn print_text(
 ) {
     let mut shown = 0;
     for plan in plans {
-        if plan.items.is_empty() {
+        // Files in sync are summed up below, not listed entry by entry.
+        if plan.items.iter().all(|i| i.action == Action::Ok) && plan.notes.is_empty() {
             continue;
         }
         shown += 1;
@@ -657,7 +658,7 @@ pub fn print_text(
                 plan.location.scope.as_str()
             ),
         ));
-        for item in &plan.items {
+        for item in plan.items.iter().filter(|i| i.action != Action::Ok) {
             let style = match item.action {
                 Action::Ok | Action::Adopt => Style::Dim,
                 Action::Conflict | Action::Drift => Style::Fail,
@@ -687,12 +688,15 @@ pub fn print_text(
             .filter(|i| i.action == a)
             .count()
     };
-    if shown == 0 {
+    if plans.iter().all(|p| p.items.is_empty()) {
         printer.note(&format!(
             "`{}` has nothing for the targeted clients",
             manifest.path.display()
         ));
         return;
+    }
+    if shown == 0 {
+        printer.line("every client file matches the manifest");
     }
     printer.note(&format!(
         "{} to add, {} to update, {} to remove, {} to adopt, {} ok, {} conflict, {} drift",
