@@ -10,18 +10,22 @@
 mod add;
 mod check;
 mod clients;
+mod concurrency;
 mod doctor;
 mod env;
 mod golden;
 mod habits;
+mod identity;
 mod import;
 mod list;
 mod manifest;
+mod odd_files;
 mod output;
 #[path = "../common/peer.rs"]
 mod peer;
 mod peers;
 mod picker;
+mod read_as_client;
 mod registry;
 mod registry_server;
 mod remove;
