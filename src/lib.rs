@@ -133,5 +133,6 @@ fn context(cli: &Cli, platform: Platform, argv: Vec<String>) -> anyhow::Result<C
         interactive,
         state,
         argv,
+        json: cli.global.json,
     })
 }

@@ -18,9 +18,10 @@ pub struct Document {
     pub doc: Box<dyn ConfigDoc>,
 }
 
-/// `~/x` for paths under the home directory, for messages.
+/// `~/x` for paths under the home directory, for messages; absolute under `--json`.
 pub fn display_path(ctx: &Context, path: &Path) -> String {
-    if let Ok(home) = ctx.platform.home()
+    if !ctx.json
+        && let Ok(home) = ctx.platform.home()
         && let Ok(rest) = path.strip_prefix(&home)
     {
         return format!("~/{}", rest.display());

@@ -16,7 +16,9 @@ fn clients_json_has_every_row_with_contract_fields() {
     assert_eq!(cursor["exists"], true);
     assert_eq!(cursor["servers"], 2);
     assert_eq!(cursor["format"], "json");
-    assert_eq!(cursor["path"], "~/.cursor/mcp.json");
+    // `--json` paths are absolute (a script cannot open `~/...`).
+    let absolute = env.path(".cursor/mcp.json").display().to_string();
+    assert_eq!(cursor["path"], absolute.as_str());
     let desktop = rows.iter().find(|r| r["id"] == "claude-desktop").unwrap();
     assert_eq!(desktop["path"], serde_json::Value::Null, "no Linux build");
 }
@@ -39,14 +41,21 @@ fn clients_windows_platform_resolves_appdata_and_msix() {
     };
     assert_eq!(
         find("vscode")["path"],
-        "~/AppData/Roaming/Code/User/mcp.json"
+        env.path("AppData/Roaming/Code/User/mcp.json")
+            .display()
+            .to_string()
     );
     assert_eq!(
         find("claude-desktop")["path"],
-        "~/AppData/Local/Packages/Claude_pzs8sxrjxfjjc/LocalCache/Roaming/Claude/claude_desktop_config.json"
+        env.path("AppData/Local/Packages/Claude_pzs8sxrjxfjjc/LocalCache/Roaming/Claude/claude_desktop_config.json").display().to_string()
     );
     assert_eq!(find("claude-desktop")["detected"], true);
-    assert_eq!(find("zed")["path"], "~/AppData/Roaming/Zed/settings.json");
+    assert_eq!(
+        find("zed")["path"],
+        env.path("AppData/Roaming/Zed/settings.json")
+            .display()
+            .to_string()
+    );
 }
 
 #[test]

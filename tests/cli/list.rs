@@ -118,3 +118,30 @@ fn list_reads_vscode_legacy_settings_but_add_writes_mcp_json() {
             .contains("\"new\"")
     );
 }
+
+#[test]
+fn json_paths_are_absolute_and_text_paths_short() {
+    let env = TestEnv::new();
+    env.write(
+        ".cursor/mcp.json",
+        br#"{"mcpServers": {"a": {"command": "a"}}}"#,
+    );
+    let absolute = env.path(".cursor/mcp.json").display().to_string();
+    let list = env.run(&["list", "--json"]).ok().json();
+    assert_eq!(list[0]["path"], absolute.as_str(), "{list:#}");
+    let clients = env.run(&["clients", "--json"]).ok().json();
+    let cursor = clients
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "cursor")
+        .unwrap();
+    assert_eq!(cursor["path"], absolute.as_str(), "{cursor:#}");
+    let added = env
+        .run(&["add", "b", "-c", "cursor", "--json", "--", "b"])
+        .ok()
+        .json();
+    assert_eq!(added[0]["path"], absolute.as_str(), "{added:#}");
+    let text = env.run(&["clients"]).ok().stdout;
+    assert!(text.contains("~/.cursor/mcp.json"), "{text}");
+}

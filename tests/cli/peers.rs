@@ -545,7 +545,10 @@ fn mcpctl_reads_what_opencode_writes() {
     assert_check_clean(&p, "opencode");
     assert_eq!(
         row(&rows, "mem")["path"],
-        "~/.config/opencode/opencode.jsonc"
+        p.env
+            .path(".config/opencode/opencode.jsonc")
+            .display()
+            .to_string()
     );
     assert_eq!(
         fields(row(&rows, "mem")),
