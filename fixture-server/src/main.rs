@@ -3,6 +3,11 @@
 //!
 //! Modes are argv words (several may be combined): `banner`, `exit=N`, `silent`,
 //! `ignore-sigterm`, `crash-on-tools-list`, `odd-version`, `ping-first`, `slow-start=MS`,
+//! `modern` (2026-07-28 only: `server/discover`, refuses `initialize`), `dual` (both
+//! protocol eras, the SDK's default; without either the fixture speaks only the
+//! handshake era), `ignore-unknown` (a hand-written handshake server that never answers
+//! methods it does not know, such as `server/discover`), `exit-on-unknown` (one that
+//! quits on them),
 //! `paginate`, `repeat-cursor`, `spawn-child`, `http-401=PORT`, `http-401-bare=PORT`, `http-403=PORT`. With `FIXTURE_PID_FILE`
 //! set, it writes its pid (and its grandchild's) there, one per line, so a test can check
 //! that nothing outlived the probe. Only `odd-version`, `ping-first`, `silent` and
@@ -14,9 +19,12 @@ use std::time::Duration;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
+use std::borrow::Cow;
+
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, tool, tool_router};
@@ -27,6 +35,18 @@ struct Fixture {
     paginate: bool,
     repeat_cursor: bool,
     crash_on_tools_list: bool,
+    era: Era,
+}
+
+/// Which protocol eras the SDK server speaks.
+#[derive(Clone, Copy)]
+enum Era {
+    /// `initialize` only; `server/discover` gets -32022 naming the handshake versions.
+    Handshake,
+    /// 2026-07-28 only; `initialize` gets -32022 naming it.
+    Modern,
+    /// Both, decided per connection by the first request (the SDK's default).
+    Dual,
 }
 
 #[tool_router]
@@ -51,6 +71,16 @@ impl ServerHandler for Fixture {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("fixture-server", "0.0.0"))
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        match self.era {
+            Era::Handshake => {
+                Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+            }
+            Era::Modern => Cow::Owned(vec![ProtocolVersion::V_2026_07_28]),
+            Era::Dual => Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS),
+        }
     }
 
     async fn list_tools(
@@ -141,14 +171,30 @@ fn main() {
     } else if has("silent") {
         // Read and never answer; exit at end of input.
         let _ = std::io::stdin().read_to_end(&mut Vec::new());
-    } else if has("odd-version") || has("ping-first") {
-        serve_raw(has("odd-version"));
+    } else if has("odd-version")
+        || has("ping-first")
+        || has("ignore-unknown")
+        || has("exit-on-unknown")
+    {
+        serve_raw(
+            has("odd-version"),
+            has("ping-first"),
+            has("exit-on-unknown"),
+        );
     } else {
+        let era = if has("modern") {
+            Era::Modern
+        } else if has("dual") {
+            Era::Dual
+        } else {
+            Era::Handshake
+        };
         serve_sdk(Fixture {
             tool_router: Fixture::tool_router(),
             paginate: has("paginate"),
             repeat_cursor: has("repeat-cursor"),
             crash_on_tools_list: has("crash-on-tools-list"),
+            era,
         });
     }
     if has("ignore-sigterm") {
@@ -165,18 +211,23 @@ fn serve_sdk(fixture: Fixture) {
         .build()
         .expect("tokio runtime");
     runtime.block_on(async {
-        let service = fixture
-            .serve(rmcp::transport::stdio())
-            .await
-            .expect("serve stdio");
-        let _ = service.waiting().await;
+        match fixture.serve(rmcp::transport::stdio()).await {
+            Ok(service) => {
+                let _ = service.waiting().await;
+            }
+            // A modern-only server refusing `initialize` ends here, as the SDK decides.
+            Err(error) => {
+                eprintln!("fixture: the SDK ended the connection: {error}");
+                std::process::exit(1);
+            }
+        }
     });
 }
 
 /// Hand-written replies for misbehaviour the SDK will not produce: a protocol version
-/// the spec never had, or a server `ping` (plus a notification and an unknown request)
-/// sent before the `initialize` reply.
-fn serve_raw(odd_version: bool) {
+/// the spec never had, a server `ping` (plus a notification and an unknown request)
+/// sent before the `initialize` reply, silence or exit on methods it does not know.
+fn serve_raw(odd_version: bool, ping_first: bool, exit_on_unknown: bool) {
     let stdin = std::io::stdin();
     let mut out = std::io::stdout();
     let mut send = |value: serde_json::Value| {
@@ -193,6 +244,11 @@ fn serve_raw(odd_version: bool) {
             Some("initialize") => {
                 let version = if odd_version {
                     "1999-01-01".to_owned()
+                } else if !ping_first {
+                    message["params"]["protocolVersion"]
+                        .as_str()
+                        .unwrap_or("2025-11-25")
+                        .to_owned()
                 } else {
                     send(
                         serde_json::json!({"jsonrpc":"2.0","method":"notifications/message",
@@ -218,6 +274,10 @@ fn serve_raw(odd_version: bool) {
                 );
             }
             Some("ping") => send(serde_json::json!({"jsonrpc":"2.0","id":id,"result":{}})),
+            Some(method) if exit_on_unknown && id.is_some() => {
+                eprintln!("fixture: unknown request `{method}`; exiting as asked");
+                std::process::exit(4);
+            }
             Some(_) => {}
             None => eprintln!("fixture: client answered {line}"),
         }

@@ -17,6 +17,7 @@ mod lines;
 mod process;
 mod session;
 mod stdio;
+pub mod tools;
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -26,6 +27,29 @@ use serde::Serialize;
 use serde::ser::SerializeMap;
 
 use crate::entry::Transport;
+pub use tools::ToolCall;
+
+/// The modern-era protocol version mcpctl speaks (no `initialize`; `server/discover`).
+pub const MODERN_PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// Which generation of the protocol a server speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Era {
+    /// 2026-07-28 and later: `server/discover`, `_meta` on every request, no sessions.
+    Modern,
+    /// Up to 2025-11-25: `initialize`, `notifications/initialized`, sessions.
+    Handshake,
+}
+
+impl fmt::Display for Era {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Era::Modern => "modern",
+            Era::Handshake => "handshake",
+        })
+    }
+}
 
 /// The protocol version mcpctl asks for in `initialize`.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
@@ -70,12 +94,16 @@ pub enum Phase {
     Spawn,
     /// Opening the legacy SSE stream and waiting for its `endpoint` event.
     Connect,
+    /// The `server/discover` probe that tells the protocol eras apart.
+    Discover,
     /// The `initialize` request.
     Initialize,
     /// The `notifications/initialized` notification.
     Initialized,
     /// The `tools/list` requests.
     ToolsList,
+    /// The `tools/call` request of `mcpctl call`.
+    ToolsCall,
     /// Ending the server (stdio) or deleting the session (HTTP).
     Shutdown,
 }
@@ -85,9 +113,11 @@ impl fmt::Display for Phase {
         f.write_str(match self {
             Phase::Spawn => "spawn",
             Phase::Connect => "connect",
+            Phase::Discover => "server/discover",
             Phase::Initialize => "initialize",
             Phase::Initialized => "notifications/initialized",
             Phase::ToolsList => "tools/list",
+            Phase::ToolsCall => "tools/call",
             Phase::Shutdown => "shutdown",
         })
     }
@@ -106,12 +136,23 @@ pub struct Probe {
     pub status: Status,
     pub server_name: Option<String>,
     pub server_version: Option<String>,
+    /// The protocol era the server speaks, once known.
+    pub protocol_era: Option<Era>,
     /// The protocol version the server answered with.
     pub protocol_version: Option<String>,
     /// Number of tools, when `tools/list` completed (`None` when the server declares no
     /// `tools` capability or the probe failed earlier).
     pub tools: Option<usize>,
     pub tool_names: Vec<String>,
+    /// Estimated tokens the tool definitions add to a client's context
+    /// ([`tools::TOKEN_METHOD`]), when `tools/list` completed.
+    pub tokens: Option<usize>,
+    /// The tools exactly as the server listed them (`mcpctl tools`).
+    #[serde(skip)]
+    pub tool_definitions: Vec<serde_json::Value>,
+    /// The `tools/call` result, when a call was asked for and answered.
+    #[serde(skip)]
+    pub call_result: Option<serde_json::Value>,
     pub phases: Vec<PhaseTime>,
     pub elapsed_ms: u64,
     pub failure: Option<ProbeError>,
@@ -181,6 +222,13 @@ pub enum ProbeError {
     UnsetVariable { header: String, variable: String },
     #[error("HTTP error during {phase}: {reason}")]
     Transport { reason: String, phase: Phase },
+    #[error("the server has no tool `{tool}`; it has: {}", if available.is_empty() { "no tools".to_owned() } else { available.join(", ") })]
+    UnknownTool {
+        tool: String,
+        available: Vec<String>,
+    },
+    #[error("{reason}")]
+    BadArgument { reason: String },
 }
 
 /// Something worth reporting about a server that did answer.
@@ -231,6 +279,8 @@ impl ProbeError {
             ProbeError::BadUrl { .. } => "bad_url",
             ProbeError::UnsetVariable { .. } => "unset_variable",
             ProbeError::Transport { .. } => "transport",
+            ProbeError::UnknownTool { .. } => "unknown_tool",
+            ProbeError::BadArgument { .. } => "bad_argument",
         }
     }
 }
@@ -308,9 +358,10 @@ fn resource_hint(resource_metadata: &Option<String>) -> String {
 pub(crate) struct Report {
     pub(crate) server_name: Option<String>,
     pub(crate) server_version: Option<String>,
+    pub(crate) protocol_era: Option<Era>,
     pub(crate) protocol_version: Option<String>,
-    pub(crate) tools: Option<usize>,
-    pub(crate) tool_names: Vec<String>,
+    pub(crate) tool_definitions: Vec<serde_json::Value>,
+    pub(crate) call_result: Option<serde_json::Value>,
     pub(crate) phases: Vec<PhaseTime>,
     pub(crate) warnings: Vec<ProbeWarning>,
     pub(crate) stderr_tail: Vec<String>,
@@ -323,6 +374,11 @@ impl Report {
             phase,
             elapsed_ms: millis(started.elapsed()),
         });
+    }
+
+    /// Keep the listed tools.
+    pub(crate) fn set_tools(&mut self, definitions: Vec<serde_json::Value>) {
+        self.tool_definitions = definitions;
     }
 
     pub(crate) fn warn(&mut self, warning: ProbeWarning) {
@@ -339,13 +395,23 @@ impl Report {
         } else {
             Status::Warn
         };
+        let listed = !self.tool_definitions.is_empty()
+            || self.phases.iter().any(|p| p.phase == Phase::ToolsList);
         Probe {
             status,
             server_name: self.server_name,
             server_version: self.server_version,
+            protocol_era: self.protocol_era,
             protocol_version: self.protocol_version,
-            tools: self.tools,
-            tool_names: self.tool_names,
+            tools: listed.then_some(self.tool_definitions.len()),
+            tool_names: self
+                .tool_definitions
+                .iter()
+                .map(|d| tools::name_of(d).to_owned())
+                .collect(),
+            tokens: listed.then(|| tools::estimate_tokens(&self.tool_definitions)),
+            tool_definitions: self.tool_definitions,
+            call_result: self.call_result,
             phases: self.phases,
             elapsed_ms: millis(started.elapsed()),
             failure,
@@ -359,9 +425,37 @@ pub(crate) fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
+/// `text` from a server, safe to print: control characters (escape sequences that could
+/// clear the screen or forge lines) are shown escaped.
+#[must_use]
+pub fn printable(text: &str) -> String {
+    jsonrpc::printable(text)
+}
+
+/// Multi-line `text` from a server (a tool's output), safe to print: line breaks kept
+/// (`\r\n` as `\n`), every other control character escaped.
+#[must_use]
+pub fn printable_lines(text: &str) -> String {
+    text.split('\n')
+        .map(|line| jsonrpc::printable(line.strip_suffix('\r').unwrap_or(line)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Probe one server: run the handshake and end the server (or its session) afterwards.
 #[must_use]
 pub fn probe(transport: &Transport, options: &ProbeOptions) -> Probe {
+    session(transport, options, None)
+}
+
+/// Probe one server, then call one of its tools: the result is in
+/// [`Probe::call_result`]; an unknown tool or a bad argument is the probe's `failure`.
+#[must_use]
+pub fn call(transport: &Transport, options: &ProbeOptions, call: &ToolCall) -> Probe {
+    session(transport, options, Some(call))
+}
+
+fn session(transport: &Transport, options: &ProbeOptions, call: Option<&ToolCall>) -> Probe {
     let started = Instant::now();
     let deadline = started + options.timeout;
     let mut report = Report::default();
@@ -378,10 +472,10 @@ pub fn probe(transport: &Transport, options: &ProbeOptions) -> Probe {
                 env,
                 cwd: cwd.as_deref(),
             };
-            stdio::probe(&server, options, deadline, &mut report)
+            stdio::probe(&server, options, deadline, call, &mut report)
         }
         Transport::Remote { url, kind, headers } => {
-            http::probe(url, *kind, headers, options, deadline, &mut report)
+            http::probe(url, *kind, headers, options, deadline, call, &mut report)
         }
     };
     report.finish(result.err(), started)

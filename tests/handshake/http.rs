@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 
 use indexmap::IndexMap;
 use mcpctl::entry::{RemoteKind, Transport};
-use mcpctl::handshake::{Phase, ProbeError, ProbeWarning, Status, probe};
+use mcpctl::handshake::{Era, Phase, ProbeError, ProbeWarning, Status, probe};
 
 use crate::fixture::{Running, fixture_binary, free_port, generous, root, skip, wait_for_port};
 
@@ -73,6 +73,8 @@ fn server_everything_over_streamable_http() {
     );
     assert_eq!(result.status, Status::Ok, "{result:#?}");
     assert_eq!(result.protocol_version.as_deref(), Some("2025-11-25"));
+    // The probe POST got a 400 that is no modern error: the handshake era.
+    assert_eq!(result.protocol_era, Some(Era::Handshake), "{result:#?}");
     assert!(result.tool_names.iter().any(|t| t == "echo"), "{result:#?}");
     assert_eq!(result.phases.last().map(|p| p.phase), Some(Phase::Shutdown));
 }

@@ -3,6 +3,7 @@
 //! misbehaving modes, and, when `.ci/peers.sh` has installed them, servers from npm and
 //! PyPI. Tests never assert wall-clock times and never fail because a peer is absent.
 
+mod eras;
 mod fixture;
 mod http;
 mod peers;

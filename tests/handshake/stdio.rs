@@ -23,6 +23,7 @@ fn doctor_passes_a_healthy_server() {
         phases,
         [
             Phase::Spawn,
+            Phase::Discover,
             Phase::Initialize,
             Phase::Initialized,
             Phase::ToolsList,
