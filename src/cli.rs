@@ -71,6 +71,10 @@ pub enum Command {
     Doctor(DoctorArgs),
     /// Lint MCP config files (no process started, no network); for CI and pre-commit
     Check(CheckArgs),
+    /// A server's tools: parameters, annotations, and the tokens their definitions cost
+    Tools(ToolsArgs),
+    /// Call one tool of a server and print what it returns
+    Call(CallArgs),
 }
 
 #[derive(Debug, Args)]
@@ -190,6 +194,39 @@ pub struct DoctorArgs {
     /// Warnings fail too (exit 1)
     #[arg(long)]
     pub strict: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    /// Server name, as `mcpctl list` shows it
+    pub name: String,
+    /// Client whose entry to use [default: the detected client that has it]
+    #[arg(short = 'c', long = "client", value_name = "ID")]
+    pub client: Option<String>,
+    /// Seconds for the whole exchange with the server
+    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+    pub timeout: f64,
+}
+
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// Server name, as `mcpctl list` shows it
+    pub name: String,
+    /// Tool to call (see `mcpctl tools NAME`)
+    pub tool: String,
+    /// One argument; the value is typed by the tool's input schema (number, boolean,
+    /// JSON for arrays and objects)
+    #[arg(long = "arg", value_name = "KEY=VALUE")]
+    pub args: Vec<String>,
+    /// All arguments as one JSON object (`--arg` values are laid over it)
+    #[arg(long = "args", value_name = "JSON")]
+    pub args_json: Option<String>,
+    /// Client whose entry to use [default: the detected client that has it]
+    #[arg(short = 'c', long = "client", value_name = "ID")]
+    pub client: Option<String>,
+    /// Seconds for the whole exchange with the server
+    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+    pub timeout: f64,
 }
 
 /// Output formats of `check`.

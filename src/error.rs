@@ -8,7 +8,7 @@ use std::process::ExitCode;
 pub enum ExitStatus {
     /// 0: success.
     Success,
-    /// 1: `check` or `doctor` ran and found problems.
+    /// 1: `check` or `doctor` ran and found problems; `call`'s tool reported an error.
     Problems,
     /// 2: error (usage, unknown client, unparsable file, I/O, a failed target).
     Error,
@@ -25,7 +25,7 @@ impl From<ExitStatus> for ExitCode {
 }
 
 /// The exit codes as `--help` and the README state them.
-pub const EXIT_CODES_HELP: &str = "Exit codes:\n  0  success\n  1  `check` or `doctor` ran and found problems\n  2  error: bad usage, unknown client, unparsable config file, I/O failure, or any target that failed";
+pub const EXIT_CODES_HELP: &str = "Exit codes:\n  0  success\n  1  `check` or `doctor` ran and found problems; the tool `call` called reported an error\n  2  error: bad usage, unknown client, unparsable config file, I/O failure, or any target that failed";
 
 /// An error meant for a person: the message, and what to do about it.
 #[derive(Debug, thiserror::Error)]

@@ -61,8 +61,12 @@ struct DoctorResult {
     checks: Vec<Check>,
     server_name: Option<String>,
     server_version: Option<String>,
+    /// `modern` (2026-07-28: `server/discover`) or `handshake` (`initialize`).
+    protocol_era: Option<handshake::Era>,
     protocol_version: Option<String>,
     tools: Option<usize>,
+    /// Estimated tokens the server's tool definitions add to a client's context.
+    tokens: Option<usize>,
     elapsed_ms: Option<u64>,
     phases: Vec<handshake::PhaseTime>,
     error: Option<String>,
@@ -95,9 +99,22 @@ struct Summary {
     skipped: usize,
 }
 
+/// What one client's tool definitions cost, over the servers that answered.
+#[derive(Debug, Serialize)]
+struct ClientTokens {
+    client: String,
+    tokens: usize,
+    /// Servers counted (an entry identical to one already counted, or shadowed by the
+    /// same name in another scope, is counted once).
+    servers: usize,
+}
+
 #[derive(Debug, Serialize)]
 struct Report {
     results: Vec<DoctorResult>,
+    /// Estimated tokens of tool definitions per client, with how they are estimated.
+    tokens: Vec<ClientTokens>,
+    token_method: &'static str,
     summary: Summary,
 }
 
@@ -110,13 +127,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         no_spawn,
         strict,
     } = args;
-    if !(timeout.is_finite() && timeout > 0.0 && timeout <= 3600.0) {
-        return Err(
-            UserError::new(format!("--timeout {timeout} is out of range"))
-                .hint("give seconds between 0.1 and 3600")
-                .into(),
-        );
-    }
+    let options = probe_options(ctx, timeout)?;
     let clients = if clients.is_empty() {
         targets::detected(ctx)
     } else {
@@ -148,8 +159,10 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             }],
             server_name: None,
             server_version: None,
+            protocol_era: None,
             protocol_version: None,
             tools: None,
+            tokens: None,
             elapsed_ms: None,
             phases: Vec::new(),
             error: Some(format!("{:#}", b.error)),
@@ -183,15 +196,6 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                 ids.join(", ")
             ));
         }
-        let options = ProbeOptions {
-            timeout: Duration::from_secs_f64(timeout),
-            parent_env: ctx
-                .platform
-                .vars()
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect::<IndexMap<_, _>>(),
-        };
         let total = to_probe.len();
         let done = Mutex::new(0usize);
         let labels: Vec<String> = to_probe
@@ -214,6 +218,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             merge_probe(&mut results[*index], probe);
         }
     }
+    let tokens = client_tokens(&results, &to_probe);
 
     let mut summary = Summary::default();
     for r in &results {
@@ -225,7 +230,12 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         }
     }
     let problems = summary.fail > 0 || (strict && summary.warn > 0);
-    let report = Report { results, summary };
+    let report = Report {
+        results,
+        tokens,
+        token_method: handshake::tools::TOKEN_METHOD,
+        summary,
+    };
     if printer.json {
         printer.json_value(&report)?;
     } else {
@@ -240,6 +250,46 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// The transport to start for `f`, made runnable exactly as doctor makes it (variables
+/// expanded, Windows wrapping handled), or the failed static checks' messages. Shared by
+/// `tools` and `call`.
+pub(crate) fn runnable(
+    ctx: &Context,
+    f: &Found<'_>,
+    all: &[Found<'_>],
+) -> Result<Transport, String> {
+    let (result, transport) = static_checks(ctx, f, all);
+    transport.ok_or_else(|| {
+        result
+            .checks
+            .iter()
+            .filter(|c| matches!(c.status, Status::Fail | Status::Skipped))
+            .map(|c| c.message.clone())
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
+}
+
+/// The options every probe gets: `timeout` seconds and this environment.
+pub(crate) fn probe_options(ctx: &Context, timeout: f64) -> anyhow::Result<ProbeOptions> {
+    if !(timeout.is_finite() && timeout > 0.0 && timeout <= 3600.0) {
+        return Err(
+            UserError::new(format!("--timeout {timeout} is out of range"))
+                .hint("give seconds between 0.1 and 3600")
+                .into(),
+        );
+    }
+    Ok(ProbeOptions {
+        timeout: Duration::from_secs_f64(timeout),
+        parent_env: ctx
+            .platform
+            .vars()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect::<IndexMap<_, _>>(),
+    })
 }
 
 /// Checks that start nothing. Returns the transport to probe when the entry is runnable.
@@ -257,8 +307,10 @@ fn static_checks(
         checks: Vec::new(),
         server_name: None,
         server_version: None,
+        protocol_era: None,
         protocol_version: None,
         tools: None,
+        tokens: None,
         elapsed_ms: None,
         phases: Vec::new(),
         error: None,
@@ -573,6 +625,39 @@ fn target_of(transport: &Transport) -> String {
     }
 }
 
+/// Per client, the sum of the token estimates of the servers that answered; an entry
+/// with the same transport as one counted, or the same name (another scope), adds nothing.
+fn client_tokens(results: &[DoctorResult], probed: &[(usize, Transport)]) -> Vec<ClientTokens> {
+    let mut totals: Vec<ClientTokens> = Vec::new();
+    let mut counted: Vec<(&str, &str, &Transport)> = Vec::new();
+    for (index, transport) in probed {
+        let result = &results[*index];
+        let Some(tokens) = result.tokens else {
+            continue;
+        };
+        let client = result.client.as_str();
+        let duplicate = counted
+            .iter()
+            .any(|(c, n, t)| *c == client && (*n == result.name || *t == transport));
+        if duplicate {
+            continue;
+        }
+        counted.push((client, &result.name, transport));
+        match totals.iter_mut().find(|t| t.client == client) {
+            Some(total) => {
+                total.tokens += tokens;
+                total.servers += 1;
+            }
+            None => totals.push(ClientTokens {
+                client: client.to_owned(),
+                tokens,
+                servers: 1,
+            }),
+        }
+    }
+    totals
+}
+
 fn merge_probe(result: &mut DoctorResult, probe: Probe) {
     let (status, message) = match (&probe.status, &probe.failure) {
         (ProbeStatus::Fail, Some(f)) => (Status::Fail, f.to_string()),
@@ -594,8 +679,10 @@ fn merge_probe(result: &mut DoctorResult, probe: Probe) {
     result.record("handshake", status, message);
     result.server_name = probe.server_name;
     result.server_version = probe.server_version;
+    result.protocol_era = probe.protocol_era;
     result.protocol_version = probe.protocol_version;
     result.tools = probe.tools;
+    result.tokens = probe.tokens;
     result.elapsed_ms = Some(probe.elapsed_ms);
     result.phases = probe.phases;
     result.stderr_tail = probe.stderr_tail;
@@ -637,9 +724,16 @@ fn print_human(printer: &mut Printer, report: &Report, no_spawn: bool, client_co
                         .map(|v| format!(" {v}"))
                         .unwrap_or_default()
                 )];
-                parts.extend(r.protocol_version.clone());
+                parts.extend(r.protocol_version.as_ref().map(|v| match r.protocol_era {
+                    Some(era) => format!("{era} {v}"),
+                    None => v.clone(),
+                }));
                 if let Some(t) = r.tools {
-                    parts.push(format!("{t} tool{}", plural(t)));
+                    let cost = r
+                        .tokens
+                        .map(|n| format!(" ≈ {n} tokens"))
+                        .unwrap_or_default();
+                    parts.push(format!("{t} tool{}{cost}", plural(t)));
                 }
                 if let Some(ms) = r.elapsed_ms {
                     parts.push(format!("{ms} ms"));
@@ -673,6 +767,16 @@ fn print_human(printer: &mut Printer, report: &Report, no_spawn: bool, client_co
                 printer.line(&printer.paint(Style::Dim, &format!("    │ {line}")));
             }
         }
+    }
+    for total in &report.tokens {
+        printer.line(&format!(
+            "{}: tool definitions ≈ {} tokens over {} server{} ({})",
+            total.client,
+            total.tokens,
+            total.servers,
+            plural(total.servers),
+            report.token_method
+        ));
     }
     let s = &report.summary;
     let mut parts = vec![

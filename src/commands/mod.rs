@@ -1,6 +1,7 @@
 //! One file per verb, one dispatch match, and the context every command gets.
 
 mod add;
+mod call;
 mod check;
 mod clients;
 mod doctor;
@@ -9,6 +10,7 @@ pub(crate) mod inventory;
 mod list;
 mod remove;
 mod targets;
+mod tools;
 
 use std::path::PathBuf;
 
@@ -39,5 +41,7 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Remove(args) => remove::run(args, ctx, printer),
         Command::Doctor(args) => doctor::run(args, ctx, printer),
         Command::Check(args) => check::run(args, ctx, printer),
+        Command::Tools(args) => tools::run(args, ctx, printer),
+        Command::Call(args) => call::run(args, ctx, printer),
     }
 }

@@ -7,8 +7,7 @@ use serde_json::{Value, json};
 
 use crate::env::TestEnv;
 
-#[path = "../common/fixture_server.rs"]
-mod fixture_server;
+use crate::fixture_server;
 
 fn fixture() -> &'static str {
     fixture_server::fixture_binary().to_str().unwrap()

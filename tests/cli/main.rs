@@ -12,6 +12,9 @@ mod check;
 mod clients;
 mod doctor;
 mod env;
+#[path = "../common/fixture_server.rs"]
+mod fixture_server;
 mod list;
 mod peers;
 mod remove;
+mod tools;
