@@ -1,9 +1,12 @@
 //! The canonical server entry (`ServerEntry`) and its conversion to and from each
 //! client's entry shape (`Dialect`), plus Windows `cmd /c` wrapping.
 //!
-//! Field spellings (`serverUrl`, `httpUrl`, `environment`, `working_directory`, `type`
-//! values) come from the client table; only structural differences are code here.
+//! Which spelling a client writes (`serverUrl`, `httpUrl`, `environment`,
+//! `working_directory`, `type` values) comes from its table row; every spelling reading
+//! tolerates lives in `spelling`. Only structural differences are code here.
 //! This module never reads files or the environment.
+
+pub mod spelling;
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
@@ -49,6 +52,11 @@ pub struct ServerEntry {
 }
 
 use crate::clients::{Client, DialectName, Fields, TransportName, UntypedRemote, VarSyntax};
+use spelling::{
+    ARGS_KEYS, COMMAND_KEYS, CWD_KEYS, ENV_KEYS, HEADER_KEYS, HTTP_URL_KEYS,
+    PASSTHROUGH_BEARER_KEY, PASSTHROUGH_ENV_KEY, PASSTHROUGH_HEADERS_KEY, SSE_TYPES, TOGGLE_KEYS,
+    TYPE_KEY, URL_KEYS,
+};
 
 impl Transport {
     pub fn name(&self) -> TransportName {
@@ -121,11 +129,6 @@ pub enum EntryError {
     NoCwd { client: String },
 }
 
-/// Keys of entries that are not servers of their own: on/off switches for servers
-/// configured elsewhere (OpenCode `{"enabled": false}`) and extension-provided servers
-/// (Zed `{"source": "extension", "settings": {...}}`).
-pub const TOGGLE_KEYS: &[&str] = &["enabled", "disabled", "settings", "source"];
-
 /// Whether `raw` is such a switch or extension entry rather than a broken server.
 pub fn is_toggle(raw: &Value) -> bool {
     raw.as_object()
@@ -143,20 +146,6 @@ pub fn kind_of(value: &Value) -> &'static str {
         Value::Object(_) => "an object",
     }
 }
-
-const TYPE_KEY: &str = "type";
-/// Every spelling of a modelled field, so that reading is tolerant of any client's shape.
-const URL_KEYS: &[&str] = &["url", "serverUrl", "httpUrl"];
-const ENV_KEYS: &[&str] = &["env", "environment"];
-const HEADER_KEYS: &[&str] = &["headers", "http_headers"];
-const CWD_KEYS: &[&str] = &["cwd", "working_directory"];
-const HTTP_TYPES: &[&str] = &[
-    "http",
-    "streamableHttp",
-    "streamable-http",
-    "streamable_http",
-    "remote",
-];
 
 /// A client's entry shape: the structural dialect plus its field spellings.
 #[derive(Debug, Clone, Copy)]
@@ -192,7 +181,7 @@ impl<'a> Dialect<'a> {
             }
             None => None,
         };
-        let command = extras.shift_remove("command");
+        let command = take_first(&mut extras, COMMAND_KEYS, &self.fields.command_key);
         let url_key = URL_KEYS
             .iter()
             .copied()
@@ -202,11 +191,11 @@ impl<'a> Dialect<'a> {
         let transport = match (command, url_key) {
             (Some(_), Some(url_key)) => return Err(EntryError::Ambiguous(url_key)),
             (None, None) => return Err(EntryError::NoTransport),
-            (Some(command), None) => {
+            (Some((command_key, command)), None) => {
                 let (command, mut args) = match command {
                     Value::String(s) => (s, Vec::new()),
                     Value::Array(items) => {
-                        let mut items = string_list("command", &items)?.into_iter();
+                        let mut items = string_list(&command_key, &items)?.into_iter();
                         (
                             items.next().ok_or(EntryError::EmptyCommand)?,
                             items.collect(),
@@ -214,7 +203,7 @@ impl<'a> Dialect<'a> {
                     }
                     other => {
                         return Err(EntryError::WrongType {
-                            field: "command".to_owned(),
+                            field: command_key,
                             found: kind_of(&other),
                             expected: "a string",
                         });
@@ -223,15 +212,17 @@ impl<'a> Dialect<'a> {
                 if command.is_empty() {
                     return Err(EntryError::EmptyCommand);
                 }
-                if let Some(value) = extras.shift_remove("args") {
+                if let Some((args_key, value)) =
+                    take_first(&mut extras, ARGS_KEYS, &self.fields.args_key)
+                {
                     let Value::Array(items) = &value else {
                         return Err(EntryError::WrongType {
-                            field: "args".to_owned(),
+                            field: args_key,
                             found: kind_of(&value),
                             expected: "a list of strings",
                         });
                     };
-                    args.extend(string_list("args", items)?);
+                    args.extend(string_list(&args_key, items)?);
                 }
                 let env = take_map(&mut extras, ENV_KEYS, &self.fields.env_key)?;
                 let cwd = match take_first(&mut extras, CWD_KEYS, &self.fields.cwd_key) {
@@ -270,12 +261,10 @@ impl<'a> Dialect<'a> {
         };
         // A `type` we did not consume as a transport marker stays an extra only when it
         // is not one of the known values (keeps e.g. Goose-like custom types visible).
-        if let Some(t) = type_value {
-            let known =
-                t == "stdio" || t == "local" || t == "sse" || HTTP_TYPES.contains(&t.as_str());
-            if !known {
-                extras.insert(TYPE_KEY.to_owned(), Value::String(t));
-            }
+        if let Some(t) = type_value
+            && !spelling::is_known_type(&t)
+        {
+            extras.insert(TYPE_KEY.to_owned(), Value::String(t));
         }
         let mut entry = ServerEntry { transport, extras };
         if self.passes_through() {
@@ -285,11 +274,13 @@ impl<'a> Dialect<'a> {
     }
 
     fn remote_kind(&self, url_key: &str, type_value: Option<&str>) -> RemoteKind {
-        if url_key == "httpUrl" {
+        if HTTP_URL_KEYS.contains(&url_key) {
             return RemoteKind::Http;
         }
         match type_value {
-            Some(t) if Some(t) == self.fields.sse_type.as_deref() || t == "sse" => RemoteKind::Sse,
+            Some(t) if Some(t) == self.fields.sse_type.as_deref() || SSE_TYPES.contains(&t) => {
+                RemoteKind::Sse
+            }
             Some(_) => RemoteKind::Http,
             None => match self.fields.untyped_remote {
                 UntypedRemote::Sse => RemoteKind::Sse,
@@ -335,14 +326,14 @@ impl<'a> Dialect<'a> {
                 }
                 match self.name {
                     DialectName::Standard => {
-                        out.insert("command".to_owned(), Value::String(command.clone()));
-                        out.insert("args".to_owned(), strings(args));
+                        out.insert(f.command_key.clone(), Value::String(command.clone()));
+                        out.insert(f.args_key.clone(), strings(args));
                     }
                     DialectName::CommandArray => {
                         let all: Vec<String> = std::iter::once(command.clone())
                             .chain(args.iter().cloned())
                             .collect();
-                        out.insert("command".to_owned(), strings(&all));
+                        out.insert(f.command_key.clone(), strings(&all));
                     }
                 }
                 if !env.is_empty() {
@@ -356,8 +347,19 @@ impl<'a> Dialect<'a> {
                     }
                     out.insert(f.cwd_key.clone(), Value::String(cwd.clone()));
                 }
-                modelled.extend(["command", "args", f.env_key.as_str(), f.cwd_key.as_str()]);
-                modelled.extend(ENV_KEYS.iter().chain(CWD_KEYS));
+                modelled.extend([
+                    f.command_key.as_str(),
+                    f.args_key.as_str(),
+                    f.env_key.as_str(),
+                    f.cwd_key.as_str(),
+                ]);
+                modelled.extend(
+                    COMMAND_KEYS
+                        .iter()
+                        .chain(ARGS_KEYS)
+                        .chain(ENV_KEYS)
+                        .chain(CWD_KEYS),
+                );
             }
             Transport::Remote { url, kind, headers } => {
                 let (type_value, url_key) = match kind {
@@ -394,18 +396,18 @@ fn passthrough_in(entry: &mut ServerEntry) {
     let extras = &mut entry.extras;
     match &mut entry.transport {
         Transport::Stdio { env, .. } => {
-            if let Some(Value::Array(names)) = extras.get("env_vars")
+            if let Some(Value::Array(names)) = extras.get(PASSTHROUGH_ENV_KEY)
                 && names.iter().all(Value::is_string)
             {
                 for name in names.iter().filter_map(Value::as_str) {
                     env.entry(name.to_owned())
                         .or_insert_with(|| format!("${{{name}}}"));
                 }
-                extras.shift_remove("env_vars");
+                extras.shift_remove(PASSTHROUGH_ENV_KEY);
             }
         }
         Transport::Remote { headers, .. } => {
-            if let Some(Value::Object(map)) = extras.get("env_http_headers")
+            if let Some(Value::Object(map)) = extras.get(PASSTHROUGH_HEADERS_KEY)
                 && map.values().all(Value::is_string)
             {
                 for (header, name) in map.iter().filter_map(|(h, n)| Some((h, n.as_str()?))) {
@@ -413,13 +415,13 @@ fn passthrough_in(entry: &mut ServerEntry) {
                         .entry(header.clone())
                         .or_insert_with(|| format!("${{{name}}}"));
                 }
-                extras.shift_remove("env_http_headers");
+                extras.shift_remove(PASSTHROUGH_HEADERS_KEY);
             }
-            if let Some(Value::String(name)) = extras.get("bearer_token_env_var") {
+            if let Some(Value::String(name)) = extras.get(PASSTHROUGH_BEARER_KEY) {
                 headers
                     .entry("Authorization".to_owned())
                     .or_insert_with(|| format!("Bearer ${{{name}}}"));
-                extras.shift_remove("bearer_token_env_var");
+                extras.shift_remove(PASSTHROUGH_BEARER_KEY);
             }
         }
     }
@@ -441,7 +443,7 @@ fn passthrough_out(entry: &ServerEntry) -> ServerEntry {
                 !passes
             });
             if !names.is_empty() {
-                extras.insert("env_vars".to_owned(), Value::Array(names));
+                extras.insert(PASSTHROUGH_ENV_KEY.to_owned(), Value::Array(names));
             }
         }
         Transport::Remote { headers, .. } => {
@@ -463,10 +465,10 @@ fn passthrough_out(entry: &ServerEntry) -> ServerEntry {
                 true
             });
             if let Some(name) = bearer {
-                extras.insert("bearer_token_env_var".to_owned(), Value::String(name));
+                extras.insert(PASSTHROUGH_BEARER_KEY.to_owned(), Value::String(name));
             }
             if !from_env.is_empty() {
-                extras.insert("env_http_headers".to_owned(), Value::Object(from_env));
+                extras.insert(PASSTHROUGH_HEADERS_KEY.to_owned(), Value::Object(from_env));
             }
         }
     }

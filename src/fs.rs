@@ -125,14 +125,20 @@ pub fn read_source(path: &Path) -> Result<Source, FsError> {
 
 /// Where backups go: `$MCPCTL_STATE_DIR` if given, else the platform state directory.
 pub fn backup_dir(state_dir: Option<&Path>) -> Option<PathBuf> {
-    if let Some(dir) = state_dir {
-        return Some(dir.join("backups"));
+    Some(self::state_dir(state_dir)?.join("backups"))
+}
+
+/// mcpctl's state directory: `$MCPCTL_STATE_DIR` if given, else the platform state
+/// directory (`~/.local/state/mcpctl` on Linux).
+pub fn state_dir(explicit: Option<&Path>) -> Option<PathBuf> {
+    if let Some(dir) = explicit {
+        return Some(dir.to_path_buf());
     }
     let dirs = directories::ProjectDirs::from("", "", "mcpctl")?;
     Some(
         dirs.state_dir()
             .unwrap_or_else(|| dirs.data_local_dir())
-            .join("backups"),
+            .to_path_buf(),
     )
 }
 
@@ -268,13 +274,8 @@ fn restrict_new_file(_file: &File) -> io::Result<()> {
     Ok(())
 }
 
-/// Keep the current version of `target` in `backups`: a hard link (the rename that
-/// follows leaves the old inode to the backup alone), else a private copy.
-fn backup(target: &Path, backups: &Path) -> io::Result<PathBuf> {
-    fs::create_dir_all(backups)?;
-    let stamp = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
+/// The name suffix every backup of `target` carries (its path, flattened).
+fn backup_suffix(target: &Path) -> String {
     let flat: String = target
         .to_string_lossy()
         .chars()
@@ -286,7 +287,17 @@ fn backup(target: &Path, backups: &Path) -> io::Result<PathBuf> {
             }
         })
         .collect();
-    let suffix = format!("-{}", flat.trim_start_matches('_'));
+    format!("-{}", flat.trim_start_matches('_'))
+}
+
+/// Keep the current version of `target` in `backups`: a hard link (the rename that
+/// follows leaves the old inode to the backup alone), else a private copy.
+fn backup(target: &Path, backups: &Path) -> io::Result<PathBuf> {
+    fs::create_dir_all(backups)?;
+    let stamp = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let suffix = backup_suffix(target);
     let path = backups.join(format!("{stamp:020}-{}{suffix}", std::process::id()));
     if fs::hard_link(target, &path).is_err() {
         let old = fs::read(target)?;
@@ -323,6 +334,137 @@ fn prune_backups(backups: &Path, suffix: &str) {
     let excess = names.len().saturating_sub(BACKUPS_KEPT);
     for name in &names[..excess] {
         let _ = fs::remove_file(backups.join(name));
+    }
+}
+
+/// One kept previous version of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Backup {
+    pub path: PathBuf,
+    /// When it was taken (the write that replaced it).
+    pub time: SystemTime,
+    pub size: u64,
+}
+
+/// The backups of the file at `path` (symlinks followed), newest first.
+pub fn backups_of(backups: &Path, path: &Path) -> Vec<Backup> {
+    let suffix = backup_suffix(&real_target(path));
+    let Ok(entries) = fs::read_dir(backups) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(String, Backup)> = entries
+        .filter_map(|e| {
+            let entry = e.ok()?;
+            let name = entry.file_name().into_string().ok()?;
+            let nanos: u64 = name.split('-').next()?.parse().ok()?;
+            // A pid sits between the stamp and the suffix: `{stamp}-{pid}{suffix}`.
+            let rest = name.split_once('-')?.1;
+            let pid_len = rest.find('-')?;
+            if rest[pid_len..] != suffix {
+                return None;
+            }
+            let size = entry.metadata().ok()?.len();
+            let backup = Backup {
+                path: entry.path(),
+                time: UNIX_EPOCH + std::time::Duration::from_nanos(nanos),
+                size,
+            };
+            Some((name, backup))
+        })
+        .collect();
+    found.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    found.into_iter().map(|(_, b)| b).collect()
+}
+
+/// Keep the current bytes of `path` in `backups` (before mcpctl deletes or replaces it
+/// outside `write_atomic`).
+pub fn backup_now(path: &Path, backups: &Path) -> Result<PathBuf, FsError> {
+    backup(&real_target(path), backups).map_err(|source| FsError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Delete a file mcpctl wrote (undo of a created file), and then each of `dirs` that is
+/// left empty, deepest first.
+pub fn remove_created(path: &Path, dirs: &[PathBuf]) -> Result<(), FsError> {
+    match fs::remove_file(real_target(path)) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(source) => {
+            return Err(FsError::Write {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    }
+    for dir in dirs {
+        // Only empty directories go; `remove_dir` refuses the others.
+        let _ = fs::remove_dir(dir);
+    }
+    Ok(())
+}
+
+/// The directories a write of `path` would create, deepest first.
+pub fn missing_dirs(path: &Path) -> Vec<PathBuf> {
+    let target = real_target(path);
+    let mut missing = Vec::new();
+    let mut dir = target.parent();
+    while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+        if d.exists() {
+            break;
+        }
+        missing.push(d.to_path_buf());
+        dir = d.parent();
+    }
+    missing
+}
+
+/// The path that identifies a file across spellings: symlinks followed, the directory
+/// made canonical (the file itself may not exist yet).
+pub fn identity(path: &Path) -> PathBuf {
+    let target = real_target(path);
+    if let Ok(real) = fs::canonicalize(&target) {
+        return real;
+    }
+    match (target.parent(), target.file_name()) {
+        (Some(parent), Some(name)) => fs::canonicalize(parent)
+            .map(|p| p.join(name))
+            .unwrap_or(target.clone()),
+        _ => target,
+    }
+}
+
+/// Hold an exclusive advisory lock on `path` (created if missing) until the returned file
+/// is dropped. Blocks while another mcpctl holds it.
+pub fn lock_exclusive(path: &Path) -> Result<File, FsError> {
+    let err = |source: io::Error| FsError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(err)?;
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(err)?;
+    file.lock().map_err(err)?;
+    Ok(file)
+}
+
+/// Read a file mcpctl owns (state, backups) as bytes; `None` when missing.
+pub fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, FsError> {
+    match fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(FsError::Read {
+            path: path.to_path_buf(),
+            source,
+        }),
     }
 }
 

@@ -15,6 +15,7 @@ pub mod fs;
 pub mod handshake;
 pub mod output;
 pub mod platform;
+pub mod state;
 pub mod vars;
 
 use std::ffi::OsString;
@@ -33,7 +34,8 @@ use crate::platform::Platform;
 
 /// Run mcpctl with these arguments (the first is the program name).
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
-    let cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
             // clap prints help/version to stdout (exit 0) and usage errors to stderr (2).
@@ -49,15 +51,25 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         cli.global.color,
         no_color,
     );
-    let status = match context(&cli, platform)
-        .and_then(|ctx| commands::run(cli.command, &ctx, &mut printer))
-    {
+    let ctx = match context(&cli, platform) {
+        Ok(ctx) => ctx,
+        Err(error) => {
+            printer.error(&error);
+            return ExitStatus::Error.into();
+        }
+    };
+    let mut status = match commands::run(cli.command, &ctx, &mut printer) {
         Ok(status) => status,
         Err(error) => {
             printer.error(&error);
             ExitStatus::Error
         }
     };
+    // Remember what the command wrote (ledger, journal), also after a failure.
+    if let Err(error) = ctx.state.finish(&commands::label(&args)) {
+        printer.error(&error);
+        status = ExitStatus::Error;
+    }
     if printer.broken_pipe() {
         return ExitCode::SUCCESS;
     }
@@ -89,17 +101,18 @@ fn context(cli: &Cli, platform: Platform) -> anyhow::Result<Context> {
     };
     let interactive =
         !cli.global.no_input && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    let backups = fs::backup_dir(
+    let state = state::State::new(fs::state_dir(
         platform
             .var("MCPCTL_STATE_DIR")
             .map(PathBuf::from)
             .as_deref(),
-    );
+    ));
     Ok(Context {
+        backups: state.backups(),
         platform,
         table,
         project,
         interactive,
-        backups,
+        state,
     })
 }

@@ -227,20 +227,11 @@ fn visible_width(text: &str) -> usize {
     width
 }
 
-/// A secret value as it may be shown: references to variables (`${VAR}`, `${env:VAR}`,
-/// `${input:id}`, `{env:VAR}`, `$VAR`) are not secrets and show as written; anything
-/// else is replaced. `Bearer ${TOKEN}` shows too; `Bearer abc` does not.
+/// A secret value as it may be shown: a value that is only references to variables
+/// (`${VAR}`, `${env:VAR}`, `${input:id}`, `{env:VAR}`, `$VAR`, `Bearer ${TOKEN}`; see
+/// `vars::is_reference`) is not a secret and shows as written; anything else is replaced.
 pub fn redact(value: &str) -> String {
-    let rest = value.strip_prefix("Bearer ").unwrap_or(value).trim();
-    let inner = rest
-        .strip_prefix("${")
-        .or_else(|| rest.strip_prefix("{env:"))
-        .and_then(|r| r.strip_suffix('}'));
-    let is_reference = inner.is_some_and(|i| !i.is_empty() && !i.contains(['{', '}', '$']))
-        || rest.strip_prefix('$').is_some_and(|r| {
-            !r.is_empty() && r.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        });
-    if value.is_empty() || is_reference {
+    if crate::vars::is_reference(value) {
         value.to_owned()
     } else {
         REDACTED.to_owned()
@@ -260,30 +251,25 @@ pub fn redact_map(
 /// A raw entry with the values of its env and header maps redacted, for messages.
 pub fn redact_raw(raw: &serde_json::Value) -> serde_json::Value {
     use serde_json::Value;
-    const SECRET_MAPS: &[&str] = &[
-        "env",
-        "environment",
-        "headers",
-        "http_headers",
-        "env_http_headers",
-    ];
     match raw {
         Value::Object(map) => Value::Object(
             map.iter()
                 .map(|(k, v)| {
                     let v = match v {
-                        Value::Object(inner) if SECRET_MAPS.contains(&k.as_str()) => Value::Object(
-                            inner
-                                .iter()
-                                .map(|(ik, iv)| {
-                                    let iv = match iv {
-                                        Value::String(s) => Value::String(redact(s)),
-                                        other => other.clone(),
-                                    };
-                                    (ik.clone(), iv)
-                                })
-                                .collect(),
-                        ),
+                        Value::Object(inner) if crate::entry::spelling::is_secret_map(k) => {
+                            Value::Object(
+                                inner
+                                    .iter()
+                                    .map(|(ik, iv)| {
+                                        let iv = match iv {
+                                            Value::String(s) => Value::String(redact(s)),
+                                            other => other.clone(),
+                                        };
+                                        (ik.clone(), iv)
+                                    })
+                                    .collect(),
+                            )
+                        }
                         other => other.clone(),
                     };
                     (k.clone(), v)

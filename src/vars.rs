@@ -105,6 +105,41 @@ pub fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> (String, V
     (out, missing)
 }
 
+/// The one test of "is this value only a variable reference?", used by `check` (not a
+/// secret), redaction (safe to show) and `add`. True when nothing literal is left once the
+/// references (`${VAR}`, `${VAR:-default}`, `${env:VAR}`, `{env:VAR}`, `${input:id}`) and
+/// an optional `Bearer ` are taken away, or for a bare `$VAR`; an empty value is no secret
+/// either. `ghp_...${X}` is a value: a token with a reference appended is still a token.
+pub fn is_reference(text: &str) -> bool {
+    let text = text.trim();
+    let text = text
+        .get(..7)
+        .filter(|head| head.eq_ignore_ascii_case("bearer "))
+        .map_or(text, |_| text[7..].trim_start());
+    if text.is_empty() {
+        return true;
+    }
+    if let Some(name) = text.strip_prefix('$')
+        && !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
+        return true;
+    }
+    !references(text).is_empty() && literal_text(text).trim().is_empty()
+}
+
+/// `text` with every reference taken out: the part that is written literally.
+pub fn literal_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for r in references(text) {
+        out.push_str(&text[last..r.offset]);
+        last = r.offset + r.text.len();
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,6 +173,34 @@ mod tests {
             "Bearer ${input:tok}"
         );
         assert_eq!(expand("${unclosed", &lookup).0, "${unclosed");
+    }
+
+    #[test]
+    fn a_reference_is_nothing_but_references() {
+        for yes in [
+            "${GITHUB_TOKEN}",
+            "${env:X}",
+            "{env:X}",
+            "${input:tok}",
+            "Bearer ${TOKEN}",
+            "bearer {env:T}",
+            "$HOME",
+            "${A}${B}",
+            "",
+        ] {
+            assert!(is_reference(yes), "{yes}");
+        }
+        let token = format!("ghp_{}", "x1".repeat(18));
+        for no in [
+            format!("{token}${{X}}"),
+            "${A}${B}x".to_owned(),
+            "Bearer abc".to_owned(),
+            "$(cat t)".to_owned(),
+            "${HOME}/.config/key.json".to_owned(),
+        ] {
+            assert!(!is_reference(&no), "{no}");
+        }
+        assert_eq!(literal_text("a${X}b{env:Y}"), "ab");
     }
 }
 

@@ -1,7 +1,7 @@
 //! The safe fixes `--fix` applies, as pure functions of one raw entry: rename the URL key
 //! to the client's spelling (MCP201), add a required remote `type` (MCP203), wrap a shim in
 //! `cmd /c` for `--platform windows` (MCP301), unwrap `cmd /c` in a user file used on
-//! macOS/Linux (MCP302).
+//! macOS/Linux (MCP302). Entries are read and written through the client's dialect.
 //!
 //! A fix never changes what the entry means to its client beyond the finding, never
 //! touches another entry, and never runs on a file that does not parse; the bytes are
@@ -10,143 +10,166 @@
 use serde_json::{Map, Value};
 
 use crate::clients::{Client, DialectName, Scope, UntypedRemote};
-use crate::entry;
+use crate::entry::{self, Dialect, RemoteKind, Transport, spelling};
 use crate::platform::Os;
 
 use super::Target;
 
-const URL_KEYS: &[&str] = &["url", "serverUrl", "httpUrl"];
-
 /// The entry with every safe fix applied, or `None` when nothing applies.
+///
+/// The entry is read and written through the client's dialect
+/// (`Dialect::from_raw` → `ServerEntry` → `Dialect::to_raw`), so fixes reason about the
+/// entry, never about how a client spells it; only the keys a fix is about are then taken
+/// from the rewritten entry, in the file's own key order.
 pub fn fix_entry(raw: &Value, target: &Target<'_>) -> Option<Value> {
     let Value::Object(map) = raw else { return None };
     let client = target.client;
-    let mut out = map.clone();
-    if !out.contains_key("command") {
-        rename_url(&mut out, client);
-        add_type(&mut out, client);
-    } else {
-        rewrap(&mut out, target);
+    let dialect = Dialect::of(client);
+    let mut fixed = dialect.from_raw(raw).ok()?;
+    let mut fields: Vec<&str> = Vec::new();
+    match &mut fixed.transport {
+        Transport::Remote { url, kind, .. } => {
+            if !url_key_readable(map, client) {
+                fields.extend(spelling::URL_KEYS);
+                fields.push(&client.fields.url_key);
+            }
+            if needs_type(map, client) {
+                // Only the URL can tell: `/sse` is the legacy transport.
+                *kind = if url_path(url).ends_with("/sse") {
+                    RemoteKind::Sse
+                } else {
+                    RemoteKind::Http
+                };
+                fields.push(spelling::TYPE_KEY);
+            }
+        }
+        Transport::Stdio { command, args, .. } => {
+            // A fix keeps the client's own shape (a string `command` in an OpenCode file
+            // is MCP202, which has no fix).
+            let own_shape = matches!(
+                (client.dialect, command_value(map, client)),
+                (DialectName::Standard, Some(Value::String(_)))
+                    | (DialectName::CommandArray, Some(Value::Array(_)))
+            );
+            if !own_shape {
+                return None;
+            }
+            let (new_command, new_args) = rewrap(command, args, target)?;
+            *command = new_command;
+            *args = new_args;
+            fields.extend(spelling::COMMAND_KEYS.iter().chain(spelling::ARGS_KEYS));
+            fields.extend([
+                client.fields.command_key.as_str(),
+                client.fields.args_key.as_str(),
+            ]);
+        }
     }
+    if fields.is_empty() {
+        return None;
+    }
+    let Value::Object(written) = dialect.to_raw(&fixed).ok()? else {
+        return None;
+    };
+    let out = overlay(map, &written, &fields);
     (out != *map).then_some(Value::Object(out))
 }
 
-fn rename_url(map: &mut Map<String, Value>, client: &Client) {
+fn command_value<'m>(map: &'m Map<String, Value>, client: &Client) -> Option<&'m Value> {
+    std::iter::once(client.fields.command_key.as_str())
+        .chain(spelling::COMMAND_KEYS.iter().copied())
+        .find_map(|k| map.get(k))
+}
+
+/// The URL is under a key the client does not read (MCP201).
+fn url_key_readable(map: &Map<String, Value>, client: &Client) -> bool {
     let f = &client.fields;
     let readable = |k: &str| {
         k == f.url_key
             || f.http_url_key.as_deref() == Some(k)
             || f.extra_keys.iter().flatten().any(|e| e == k)
     };
-    let Some(found) = URL_KEYS.iter().copied().find(|k| map.contains_key(*k)) else {
-        return;
-    };
-    if readable(found) || map.contains_key(&f.url_key) {
-        return;
-    }
-    // Rebuild to keep the key where it was.
-    *map = std::mem::take(map)
-        .into_iter()
-        .map(|(k, v)| {
-            if k == found {
-                (f.url_key.clone(), v)
-            } else {
-                (k, v)
-            }
-        })
-        .collect();
+    let found = spelling::URL_KEYS
+        .iter()
+        .copied()
+        .find(|k| map.contains_key(*k));
+    found.is_none_or(|k| readable(k) || map.contains_key(&f.url_key))
 }
 
-fn add_type(map: &mut Map<String, Value>, client: &Client) {
+/// The client requires `type` on remote entries and this one has none (MCP203).
+fn needs_type(map: &Map<String, Value>, client: &Client) -> bool {
     let f = &client.fields;
-    if f.untyped_remote != UntypedRemote::None || map.contains_key("type") {
-        return;
-    }
-    let Some(Value::String(url)) = map.get(&f.url_key) else {
-        return;
-    };
-    let path = url
-        .split(['?', '#'])
+    f.untyped_remote == UntypedRemote::None
+        && !map.contains_key(spelling::TYPE_KEY)
+        && (map.contains_key(&f.url_key) || !url_key_readable(map, client))
+        && (f.http_type.is_some() || f.sse_type.is_some())
+}
+
+fn url_path(url: &str) -> &str {
+    url.split(['?', '#'])
         .next()
         .unwrap_or(url)
-        .trim_end_matches('/');
-    let value = if path.ends_with("/sse") {
-        &f.sse_type
-    } else {
-        &f.http_type
-    };
-    let Some(value) = value else { return };
-    let mut typed = Map::new();
-    typed.insert("type".to_owned(), Value::String(value.clone()));
-    typed.extend(std::mem::take(map));
-    *map = typed;
+        .trim_end_matches('/')
 }
 
-fn rewrap(map: &mut Map<String, Value>, target: &Target<'_>) {
-    let client = target.client;
-    if !client.fields.wrap_windows {
-        return;
+/// `cmd /c` for `--platform windows` (MCP301), or without it in a user file used on
+/// macOS/Linux (MCP302); `None` when neither applies.
+fn rewrap(command: &str, args: &[String], target: &Target<'_>) -> Option<(String, Vec<String>)> {
+    if !target.client.fields.wrap_windows {
+        return None;
     }
-    let strings = |v: Option<&Value>| -> Option<Vec<String>> {
-        match v {
-            None => Some(Vec::new()),
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|i| i.as_str().map(str::to_owned))
-                .collect(),
-            Some(_) => None,
-        }
-    };
-    let (program, args) = match (client.dialect, map.get("command")) {
-        (DialectName::Standard, Some(Value::String(c))) => match strings(map.get("args")) {
-            Some(args) => (c.clone(), args),
-            None => return,
-        },
-        (DialectName::CommandArray, Some(command @ Value::Array(_))) => {
-            match strings(Some(command))
-                .and_then(|mut all| (!all.is_empty()).then(|| (all.remove(0), all)))
-            {
-                Some(pair) => pair,
-                None => return,
-            }
-        }
-        _ => return,
-    };
-    let (new_program, new_args) = if target.os == Os::Windows && entry::needs_wrap(&program, &args)
-    {
-        entry::wrap(&program, &args)
-    } else if target.os != Os::Windows
-        && target.scope == Scope::User
-        && entry::is_wrapped(&program, &args)
-    {
-        let (inner, rest, _) = entry::logical(&program, &args);
-        (inner, rest)
-    } else {
-        return;
-    };
-    let list = |items: &[String]| Value::Array(items.iter().cloned().map(Value::String).collect());
-    match client.dialect {
-        DialectName::Standard => {
-            map.insert("command".to_owned(), Value::String(new_program));
-            // `insert` keeps an existing key's place; a new `args` goes right after `command`.
-            if map.contains_key("args") {
-                map.insert("args".to_owned(), list(&new_args));
-            } else {
-                *map = std::mem::take(map)
-                    .into_iter()
-                    .flat_map(|(k, v)| {
-                        let after = (k == "command").then(|| ("args".to_owned(), list(&new_args)));
-                        std::iter::once((k, v)).chain(after)
-                    })
-                    .collect();
-            }
-        }
-        DialectName::CommandArray => {
-            let mut all = vec![new_program];
-            all.extend(new_args);
-            map.insert("command".to_owned(), list(&all));
+    if target.os == Os::Windows && entry::needs_wrap(command, args) {
+        return Some(entry::wrap(command, args));
+    }
+    if target.os != Os::Windows && target.scope == Scope::User && entry::is_wrapped(command, args) {
+        let (inner, rest, _) = entry::logical(command, args);
+        return Some((inner, rest));
+    }
+    None
+}
+
+/// `original` with the keys in `fields` taken from `written`: a key present in both keeps
+/// its place; a key `written` spells differently (`url` → `serverUrl`) takes the place of
+/// the old spelling; a new key goes right after the key that precedes it in `written`
+/// (`args` after `command`), or first. Every other key stays exactly as it was.
+fn overlay(
+    original: &Map<String, Value>,
+    written: &Map<String, Value>,
+    fields: &[&str],
+) -> Map<String, Value> {
+    let wanted = |k: &str| fields.contains(&k);
+    let new: Vec<(&String, &Value)> = written.iter().filter(|(k, _)| wanted(k)).collect();
+    let mut out = Map::new();
+    for (key, value) in original {
+        if let Some(v) = written.get(key).filter(|_| wanted(key)) {
+            out.insert(key.clone(), v.clone());
+        } else if wanted(key) {
+            // Dropped by the rewrite: its new spelling (if any) takes this place.
+            match new.iter().find(|(k, _)| {
+                !original.contains_key(*k)
+                    && spelling::synonyms(k).is_some_and(|group| group.contains(&key.as_str()))
+            }) {
+                Some((k, v)) => out.insert((*k).clone(), (*v).clone()),
+                None => out.insert(key.clone(), value.clone()),
+            };
+        } else {
+            out.insert(key.clone(), value.clone());
         }
     }
+    for (at, (key, value)) in new.iter().enumerate() {
+        if out.contains_key(*key) {
+            continue;
+        }
+        let before = at.checked_sub(1).map(|i| new[i].0);
+        let position = match before {
+            Some(prev) => out
+                .keys()
+                .position(|k| k == prev)
+                .map_or(out.len(), |i| i + 1),
+            None => 0,
+        };
+        out.shift_insert(position, (*key).clone(), (*value).clone());
+    }
+    out
 }
 
 #[cfg(test)]

@@ -5,26 +5,12 @@
 //! It never prints a secret value: messages name the key and the server only.
 
 use crate::clients::{Client, DialectName, Scope, TransportName, UntypedRemote, VarSyntax};
-use crate::entry;
+use crate::entry::{self, spelling};
 use crate::platform::Os;
+use crate::vars;
 
-use super::tree::{LineIndex, Member, Node, Parsed, Syntax, Value};
 use super::{Finding, Severity, Target, rule};
-
-/// Every spelling of a remote URL any client uses.
-const URL_KEYS: &[&str] = &["url", "serverUrl", "httpUrl"];
-/// Every spelling of the environment / header maps.
-const ENV_KEYS: &[&str] = &["env", "environment"];
-const HEADER_KEYS: &[&str] = &["headers", "http_headers"];
-/// Keys under which some client keeps its servers (for MCP205).
-const SERVERS_KEYS: &[&str] = &[
-    "mcpServers",
-    "servers",
-    "mcp",
-    "context_servers",
-    "mcp_servers",
-    "amp.mcpServers",
-];
+use crate::formats::tree::{LineIndex, Member, Node, Parsed, Syntax, Value};
 
 pub(crate) struct Linter<'a> {
     path: &'a str,
@@ -85,8 +71,16 @@ impl<'a> Linter<'a> {
         &self.client.name
     }
 
-    fn strict_json(&self) -> bool {
-        self.client.format == crate::formats::Format::Json
+    /// The member spelling a modelled field: the client's own key first, then any other
+    /// client's spelling of it.
+    fn field<'n>(&self, node: &'n Node, keys: &[&str], own: &str) -> Option<&'n Member> {
+        std::iter::once(own)
+            .chain(keys.iter().copied())
+            .find_map(|k| node.get(k))
+    }
+
+    fn strict_reader(&self) -> bool {
+        self.client.format.strict()
     }
 
     pub(crate) fn run(&mut self, parsed: &Parsed) {
@@ -98,12 +92,12 @@ impl<'a> Linter<'a> {
                     self.findings.retain(|f| f.code == "MCP001");
                     return;
                 }
-                Syntax::Comment(offset) if self.strict_json() => self.report(
+                Syntax::Comment(offset) if self.strict_reader() => self.report(
                     *offset,
                     "MCP002",
                     format!("comment in a file {} reads as strict JSON; it rejects the whole file", self.name()),
                 ),
-                Syntax::TrailingComma(offset) if self.strict_json() => self.report(
+                Syntax::TrailingComma(offset) if self.strict_reader() => self.report(
                     *offset,
                     "MCP003",
                     format!("trailing comma in a file {} reads as strict JSON; it rejects the whole file", self.name()),
@@ -184,15 +178,16 @@ impl<'a> Linter<'a> {
             return;
         };
         for member in members {
-            if Some(member.key.as_str()) == own || !SERVERS_KEYS.contains(&member.key.as_str()) {
+            if Some(member.key.as_str()) == own
+                || !spelling::SERVERS_KEYS.contains(&member.key.as_str())
+            {
                 continue;
             }
             let looks_like_servers = member.node.members().is_some_and(|entries| {
                 !entries.is_empty()
                     && entries.iter().all(|e| {
                         e.node.members().is_some_and(|m| {
-                            m.iter()
-                                .any(|k| k.key == "command" || URL_KEYS.contains(&k.key.as_str()))
+                            spelling::looks_like_entry(m.iter().map(|k| k.key.as_str()))
                         })
                     })
             });
@@ -222,9 +217,8 @@ impl<'a> Linter<'a> {
             // OpenCode V2 nests servers one level deeper (`mcp.servers.<name>`).
             if self.client.dialect == DialectName::CommandArray
                 && member.key == "servers"
-                && member.node.get("command").is_none()
-                && member.node.get("url").is_none()
                 && let Some(inner) = member.node.members()
+                && !spelling::looks_like_entry(inner.iter().map(|m| m.key.as_str()))
                 && inner.iter().all(|m| m.node.members().is_some())
             {
                 for inner_member in inner {
@@ -266,10 +260,19 @@ impl<'a> Linter<'a> {
             );
         }
         let node = &member.node;
-        let command = node.get("command");
+        let command = self.field(
+            node,
+            spelling::COMMAND_KEYS,
+            &self.client.fields.command_key,
+        );
+        let f = &self.client.fields;
         let urls: Vec<&Member> = keys
             .iter()
-            .filter(|k| URL_KEYS.contains(&k.key.as_str()))
+            .filter(|k| {
+                spelling::is_url(&k.key)
+                    || k.key == f.url_key
+                    || f.http_url_key.as_deref() == Some(k.key.as_str())
+            })
             .collect();
         match (command, urls.first()) {
             (Some(command), Some(url)) => {
@@ -282,7 +285,7 @@ impl<'a> Linter<'a> {
             (None, None) => {
                 if !keys
                     .iter()
-                    .all(|k| entry::TOGGLE_KEYS.contains(&k.key.as_str()))
+                    .all(|k| spelling::TOGGLE_KEYS.contains(&k.key.as_str()))
                 {
                     self.report(
                         member.key_start,
@@ -360,7 +363,7 @@ impl<'a> Linter<'a> {
                 ),
             ),
         }
-        if let Some(member) = node.get("args") {
+        if let Some(member) = self.field(node, spelling::ARGS_KEYS, &self.client.fields.args_key) {
             if command_array {
                 self.report(
                     member.key_start,
@@ -400,15 +403,16 @@ impl<'a> Linter<'a> {
                 ),
             }
         }
-        for env_key in ENV_KEYS {
+        for env_key in spelling::ENV_KEYS {
             if let Some(member) = node.get(env_key) {
-                if command_array && *env_key == "env" {
+                if command_array && *env_key != self.client.fields.env_key {
                     self.report(
                         member.key_start,
                         "MCP202",
                         format!(
-                            "{} reads the environment from `environment`, not `env`; its schema rejects the whole file (server `{name}`)",
-                            self.name()
+                            "{} reads the environment from `{}`, not `{env_key}`; its schema rejects the whole file (server `{name}`)",
+                            self.name(),
+                            self.client.fields.env_key
                         ),
                     );
                 }
@@ -432,7 +436,7 @@ impl<'a> Linter<'a> {
                     .iter()
                     .flatten()
                     .map(String::as_str)
-                    .filter(|k| URL_KEYS.contains(k)),
+                    .filter(|k| spelling::is_url(k)),
             )
             .collect();
         if !readable.contains(&url.key.as_str()) {
@@ -459,9 +463,10 @@ impl<'a> Linter<'a> {
             );
             return;
         };
-        let type_value = node.get("type").and_then(|m| m.node.as_str());
+        let type_value = node.get(spelling::TYPE_KEY).and_then(|m| m.node.as_str());
         let f = &self.client.fields;
-        let is_sse = type_value.is_some_and(|t| Some(t) == f.sse_type.as_deref() || t == "sse");
+        let is_sse = type_value
+            .is_some_and(|t| Some(t) == f.sse_type.as_deref() || spelling::SSE_TYPES.contains(&t));
         if !self.client.supports(TransportName::Http) && !self.client.supports(TransportName::Sse) {
             let hint = self.client.remote_hint.clone().unwrap_or_else(|| {
                 "wrap it with a local proxy such as `npx -y mcp-remote URL`".to_owned()
@@ -482,7 +487,7 @@ impl<'a> Linter<'a> {
             );
         }
         let path_is_sse = url_path(url_text).ends_with("/sse");
-        if type_value.is_none() && url.key != "httpUrl" {
+        if type_value.is_none() && !spelling::HTTP_URL_KEYS.contains(&url.key.as_str()) {
             match f.untyped_remote {
                 UntypedRemote::None => {
                     let suggested = if path_is_sse {
@@ -531,7 +536,7 @@ impl<'a> Linter<'a> {
             );
         }
         self.secret_url(name, &url.key, url_text, url.node.start);
-        for key in HEADER_KEYS {
+        for key in spelling::HEADER_KEYS {
             if let Some(member) = node.get(key) {
                 self.string_map(name, member, "header");
             }
@@ -573,7 +578,7 @@ impl<'a> Linter<'a> {
 
     fn type_value(&mut self, name: &str, node: &Node) {
         let f = &self.client.fields;
-        let Some(member) = node.get("type") else {
+        let Some(member) = node.get(spelling::TYPE_KEY) else {
             return;
         };
         let declared: Vec<&str> = [&f.stdio_type, &f.http_type, &f.sse_type]
@@ -619,20 +624,20 @@ impl<'a> Linter<'a> {
         let f = &self.client.fields;
         let Some(extras) = &f.extra_keys else { return };
         let mut known: Vec<&str> = vec![
-            "command",
+            f.command_key.as_str(),
             f.env_key.as_str(),
             f.url_key.as_str(),
             f.headers_key.as_str(),
         ];
         if self.client.dialect == DialectName::Standard {
-            known.push("args");
+            known.push(f.args_key.as_str());
         }
         if !f.cwd_key.is_empty() {
             known.push(f.cwd_key.as_str());
         }
         known.extend(f.http_url_key.as_deref());
         if f.stdio_type.is_some() || f.http_type.is_some() || f.sse_type.is_some() {
-            known.push("type");
+            known.push(spelling::TYPE_KEY);
         }
         known.extend(extras.iter().map(String::as_str));
         let command_array = self.client.dialect == DialectName::CommandArray;
@@ -640,22 +645,22 @@ impl<'a> Linter<'a> {
         for member in keys {
             let key = member.key.as_str();
             // Reported by a more specific rule already.
-            let covered =
-                URL_KEYS.contains(&key) || (command_array && (key == "args" || key == "env"));
+            let covered = spelling::is_url(key)
+                || (command_array
+                    && (spelling::ARGS_KEYS.contains(&key) || spelling::ENV_KEYS.contains(&key)));
             if known.contains(&key) || covered {
                 continue;
             }
-            let hint = match key {
-                "env" | "environment" => format!("; {} spells it `{}`", self.name(), f.env_key),
-                "cwd" | "working_directory" if f.cwd_key.is_empty() => {
+            let spelled = |own: &str| format!("; {} spells it `{own}`", self.name());
+            let hint = match spelling::synonyms(key) {
+                Some(spelling::ENV_KEYS) => spelled(&f.env_key),
+                Some(spelling::CWD_KEYS) if f.cwd_key.is_empty() => {
                     format!("; {} has no working-directory field", self.name())
                 }
-                "cwd" | "working_directory" => {
-                    format!("; {} spells it `{}`", self.name(), f.cwd_key)
-                }
-                "headers" | "http_headers" => {
-                    format!("; {} spells it `{}`", self.name(), f.headers_key)
-                }
+                Some(spelling::CWD_KEYS) => spelled(&f.cwd_key),
+                Some(spelling::HEADER_KEYS) => spelled(&f.headers_key),
+                Some(spelling::COMMAND_KEYS) => spelled(&f.command_key),
+                Some(spelling::ARGS_KEYS) => spelled(&f.args_key),
                 _ => String::new(),
             };
             unknown.push((
@@ -785,8 +790,8 @@ impl<'a> Linter<'a> {
             };
             let kind = pattern_secret(value).or_else(|| {
                 flag.as_deref()
-                    .filter(|f| secret_name(f))
-                    .and_then(|_| entropy_secret(value))
+                    .filter(|f| secret_name(f) && !vars::is_reference(value))
+                    .and_then(|_| entropy_secret(&vars::literal_text(value)))
             });
             if let Some(kind) = kind {
                 let label = flag.map_or_else(
@@ -833,20 +838,22 @@ impl<'a> Linter<'a> {
         offset: usize,
         what: &str,
     ) {
-        if is_reference(value) {
+        if vars::is_reference(value) {
             return;
         }
+        // What is written literally; references around it are no secret.
+        let literal = vars::literal_text(value);
         let bearer = value
             .strip_prefix("Bearer ")
             .or_else(|| value.strip_prefix("bearer "))
-            .map(str::trim);
+            .map(|t| vars::literal_text(t.trim()));
         let kind = pattern_secret(value)
             .or_else(|| {
                 bearer
-                    .filter(|t| t.len() >= 8 && !is_reference(t))
+                    .filter(|t| t.trim().len() >= 8)
                     .map(|_| "a literal `Bearer` token")
             })
-            .or_else(|| secret_name(key).then(|| entropy_secret(value)).flatten());
+            .or_else(|| secret_name(key).then(|| entropy_secret(&literal)).flatten());
         if let Some(kind) = kind {
             let variable = key.to_ascii_uppercase().replace(['-', ' ', '.'], "_");
             let suggestion = self.suggest(&variable, what);
@@ -904,30 +911,30 @@ impl<'a> Linter<'a> {
         let mut strings = Vec::new();
         collect_strings(node, &mut strings);
         for (text, offset) in strings {
-            for reference in find_references(&text) {
-                let problem = match (&reference, syntax) {
-                    (Ref::Input(id), VarSyntax::Vscode) => {
-                        if self.inputs.iter().any(|i| i == id) {
+            for reference in vars::references(&text) {
+                let variable = reference.name.as_str();
+                let problem = match (reference.syntax, syntax) {
+                    (vars::Syntax::Input, VarSyntax::Vscode) => {
+                        if self.inputs.iter().any(|i| i == variable) {
                             None
                         } else {
                             self.report(
                                 offset,
                                 "MCP502",
-                                format!("`${{input:{id}}}` in server `{name}` has no `inputs` entry with `\"id\": \"{id}\"`"),
+                                format!("`${{input:{variable}}}` in server `{name}` has no `inputs` entry with `\"id\": \"{variable}\"`"),
                             );
                             continue;
                         }
                     }
-                    (Ref::Env(_), VarSyntax::Editor | VarSyntax::Vscode)
-                    | (Ref::Braced(_), VarSyntax::Opencode)
-                    | (Ref::Plain(_), VarSyntax::Shell) => None,
-                    (Ref::Plain(v), VarSyntax::Editor | VarSyntax::Vscode)
-                        if EDITOR_VARIABLES.contains(&v.as_str()) =>
+                    (vars::Syntax::DollarEnv, VarSyntax::Editor | VarSyntax::Vscode)
+                    | (vars::Syntax::BraceEnv, VarSyntax::Opencode)
+                    | (vars::Syntax::Dollar, VarSyntax::Shell) => None,
+                    (vars::Syntax::Dollar, VarSyntax::Editor | VarSyntax::Vscode)
+                        if EDITOR_VARIABLES.contains(&variable) =>
                     {
                         None
                     }
-                    (Ref::Plain(v) | Ref::Env(v) | Ref::Braced(v), _) => Some(v.clone()),
-                    (Ref::Input(v), _) => Some(v.clone()),
+                    _ => Some(variable.to_owned()),
                 };
                 if let Some(variable) = problem {
                     let want = match syntax {
@@ -943,7 +950,7 @@ impl<'a> Linter<'a> {
                     self.report(
                         offset,
                         "MCP501",
-                        format!("`{}` in server `{name}` is not expanded by {}: the server gets it literally; {want}", reference.written(), self.name()),
+                        format!("`{}` in server `{name}` is not expanded by {}: the server gets it literally; {want}", written(&reference), self.name()),
                     );
                     break;
                 }
@@ -976,54 +983,15 @@ const EDITOR_VARIABLES: &[&str] = &[
     "/",
 ];
 
-#[derive(Debug, PartialEq, Eq)]
-enum Ref {
-    /// `${VAR}` (also `${VAR:-default}`).
-    Plain(String),
-    /// `${env:VAR}`.
-    Env(String),
-    /// `${input:id}`.
-    Input(String),
-    /// `{env:VAR}` without `$`.
-    Braced(String),
-}
-
-impl Ref {
-    fn written(&self) -> String {
-        match self {
-            Ref::Plain(v) => format!("${{{v}}}"),
-            Ref::Env(v) => format!("${{env:{v}}}"),
-            Ref::Input(v) => format!("${{input:{v}}}"),
-            Ref::Braced(v) => format!("{{env:{v}}}"),
-        }
+/// A reference as a message shows it (without a `:-default`).
+fn written(reference: &vars::Reference) -> String {
+    let name = &reference.name;
+    match reference.syntax {
+        vars::Syntax::Dollar => format!("${{{name}}}"),
+        vars::Syntax::DollarEnv => format!("${{env:{name}}}"),
+        vars::Syntax::Input => format!("${{input:{name}}}"),
+        vars::Syntax::BraceEnv => format!("{{env:{name}}}"),
     }
-}
-
-fn find_references(text: &str) -> Vec<Ref> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(open) = rest.find('{') {
-        let dollar = open > 0 && rest.as_bytes()[open - 1] == b'$';
-        let Some(close) = rest[open..].find('}') else {
-            break;
-        };
-        let inner = &rest[open + 1..open + close];
-        rest = &rest[open + close + 1..];
-        if inner.is_empty() || inner.contains(['{', ' ', '"']) {
-            continue;
-        }
-        let reference = match (dollar, inner.split_once(':')) {
-            (true, Some(("env", v))) => Ref::Env(v.to_owned()),
-            (true, Some(("input", v))) => Ref::Input(v.to_owned()),
-            (true, Some((v, d))) if d.starts_with('-') => Ref::Plain(v.to_owned()),
-            (true, Some(_)) => continue, // `${config:x}`, `${command:x}`: editor-only
-            (true, None) => Ref::Plain(inner.to_owned()),
-            (false, Some(("env", v))) => Ref::Braced(v.to_owned()),
-            (false, _) => continue,
-        };
-        out.push(reference);
-    }
-    out
 }
 
 fn collect_strings(node: &Node, out: &mut Vec<(String, usize)>) {
@@ -1062,15 +1030,6 @@ fn is_loopback(after_scheme: &str) -> bool {
         || host.starts_with("127.")
         || host == "::1"
         || host == "0.0.0.0"
-}
-
-/// A value that only references a variable (or is empty): not a secret.
-fn is_reference(value: &str) -> bool {
-    let v = value.trim();
-    v.is_empty()
-        || v.contains("${")
-        || v.contains("{env:")
-        || (v.starts_with('$') && !v.contains(' '))
 }
 
 /// A key or parameter name that suggests a secret.
@@ -1241,21 +1200,6 @@ mod tests {
             secret_name("GITHUB_TOKEN") && secret_name("api-key") && secret_name("OPENAI_API_KEY")
         );
         assert!(!secret_name("DEBUG") && !secret_name("KEYBOARD_LAYOUT"));
-        assert!(is_reference("${GITHUB_TOKEN}") && is_reference("{env:X}") && is_reference("$X"));
-    }
-
-    #[test]
-    fn references_are_parsed() {
-        assert_eq!(
-            find_references("a ${X} ${env:Y} ${input:z} {env:W} ${V:-d} ${config:q} {x}"),
-            vec![
-                Ref::Plain("X".into()),
-                Ref::Env("Y".into()),
-                Ref::Input("z".into()),
-                Ref::Braced("W".into()),
-                Ref::Plain("V".into()),
-            ]
-        );
     }
 
     #[test]

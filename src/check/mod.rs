@@ -7,14 +7,13 @@ pub mod fix;
 mod lint;
 pub mod render;
 pub mod rules;
-mod tree;
 
 use std::path::Path;
 
 use serde::Serialize;
 
 use crate::clients::{Client, ClientTable, Scope};
-use crate::formats::Format;
+use crate::formats;
 use crate::platform::Os;
 
 pub use rules::{RULES, Rule, rule};
@@ -65,11 +64,8 @@ pub struct Target<'a> {
 /// Lint one file's text (BOM already removed). `path` is only copied into findings.
 /// A file that does not parse yields exactly one finding (MCP001).
 pub fn check_text(path: &str, text: &str, bom: bool, target: &Target<'_>) -> Vec<Finding> {
-    let parsed = match target.client.format {
-        Format::Toml => tree::parse_toml(text),
-        Format::Json | Format::Jsonc => tree::parse_json(text),
-    };
-    let index = tree::LineIndex::new(text);
+    let parsed = target.client.format.tree(text);
+    let index = formats::tree::LineIndex::new(text);
     let mut linter = lint::Linter::new(path, &index, target);
     linter.run(&parsed);
     let mut findings = linter.finish();
@@ -97,7 +93,8 @@ pub fn has_parse_error(findings: &[Finding]) -> bool {
 /// The clients (and scope) whose file `path` may be, from the table's project paths and
 /// the tails of its user-path templates. Only the longest matches are kept
 /// (`.warp/.mcp.json` is Warp's, not the generic `.mcp.json`), in table order.
-/// `.json` and `.jsonc` are interchangeable (`opencode.jsonc`, `kilo.json`).
+/// Interchangeable extensions match (`opencode.jsonc`, `kilo.json`; see
+/// `formats::canonical_name`).
 pub fn infer_clients<'a>(table: &'a ClientTable, path: &Path) -> Vec<(&'a Client, Scope)> {
     let components = normalized_components(path);
     let mut best: Vec<(&Client, Scope)> = Vec::new();
@@ -140,10 +137,7 @@ pub fn choose_client<'a>(
 ) -> Option<(&'a Client, Scope)> {
     let (first, _) = candidates.first()?;
     if candidates.len() > 1 {
-        let parsed = match first.format {
-            Format::Toml => tree::parse_toml(text),
-            Format::Json | Format::Jsonc => tree::parse_json(text),
-        };
+        let parsed = first.format.tree(text);
         if let Some(found) = candidates.iter().find(|(c, _)| {
             c.servers_key
                 .first()
@@ -168,10 +162,7 @@ fn normalized_components(path: &Path) -> Vec<String> {
     let text = path.to_string_lossy().replace('\\', "/");
     text.split('/')
         .filter(|c| !c.is_empty() && *c != ".")
-        .map(|c| {
-            c.strip_suffix(".jsonc")
-                .map_or_else(|| c.to_owned(), |s| format!("{s}.json"))
-        })
+        .map(formats::canonical_name)
         .collect()
 }
 

@@ -376,46 +376,8 @@ mod tests {
         ids.sort_unstable();
         ids.dedup();
         assert_eq!(ids.len(), n);
-        assert_eq!(n, 30);
-    }
-
-    #[test]
-    fn required_ids_are_present() {
-        let table = ClientTable::builtin().unwrap();
-        for id in [
-            "claude-code",
-            "claude-desktop",
-            "cursor",
-            "vscode",
-            "vscode-insiders",
-            "visual-studio",
-            "copilot-cli",
-            "windsurf",
-            "cline",
-            "cline-cli",
-            "roo-code",
-            "kilo",
-            "gemini-cli",
-            "qwen-code",
-            "codex",
-            "opencode",
-            "zed",
-            "kiro",
-            "amazon-q",
-            "trae",
-            "trae-cn",
-            "antigravity",
-            "amp",
-            "factory",
-            "junie",
-            "augment",
-            "warp",
-            "lm-studio",
-            "codebuddy-cli",
-            "codebuddy-ide",
-        ] {
-            assert!(table.get(id).is_some(), "missing {id}");
-        }
+        // Every row of the file became a client (none dropped by a parse quirk).
+        assert_eq!(n, BUILTIN_TABLE.matches("\n[[client]]").count());
     }
 
     #[test]
@@ -485,7 +447,12 @@ mod tests {
         let extra = "[[client]]\nid='cursor'\nname='My Cursor'\nformat='json'\nservers_key=['mcpServers']\ndialect='standard'\nsource='s'\npaths.linux='{home}/c.json'\n";
         let table = ClientTable::with_overrides(Some((extra, "f"))).unwrap();
         assert_eq!(table.get("cursor").unwrap().name, "My Cursor");
-        assert_eq!(table.all().len(), 30);
+        let builtin = ClientTable::builtin().unwrap();
+        assert_eq!(
+            table.all().len(),
+            builtin.all().len(),
+            "replaced, not added"
+        );
     }
 
     #[test]

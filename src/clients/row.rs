@@ -91,6 +91,10 @@ pub struct Fields {
     pub http_type: Option<String>,
     pub sse_type: Option<String>,
     pub untyped_remote: UntypedRemote,
+    /// The program's key (`command`; Goose spells it `cmd`).
+    pub command_key: String,
+    /// The arguments' key (`args`).
+    pub args_key: String,
     pub url_key: String,
     pub http_url_key: Option<String>,
     pub headers_key: String,
@@ -116,6 +120,8 @@ impl Default for Fields {
             http_type: None,
             sse_type: None,
             untyped_remote: UntypedRemote::Http,
+            command_key: "command".to_owned(),
+            args_key: "args".to_owned(),
             url_key: "url".to_owned(),
             http_url_key: None,
             headers_key: "headers".to_owned(),

@@ -9,11 +9,12 @@ use crate::clients::{Client, Fields, VarSyntax};
 use crate::commands::Context;
 use crate::commands::edit::{self, Action};
 use crate::commands::targets;
-use crate::entry::{self, Dialect, RemoteKind, ServerEntry, StringMap, Transport};
+use crate::entry::{self, Dialect, RemoteKind, ServerEntry, StringMap, Transport, spelling};
 use crate::error::{ExitStatus, UserError};
 use crate::formats::Edit;
 use crate::output::{Printer, redact_raw};
 use crate::platform::Os;
+use crate::state::{Origin, ledger};
 use crate::vars;
 
 /// One row of the `add`/`remove` report.
@@ -112,6 +113,9 @@ fn add_to(
     // Fail early (before reading the file) when the client cannot take this entry.
     dialect.to_raw(&entry).map_err(|e| entry_error(e, client))?;
     let path = location.path.clone();
+    // The entry as last written by the closure below (it may run again after a
+    // concurrent write), for the ledger.
+    let written: std::cell::RefCell<Option<Value>> = std::cell::RefCell::new(None);
     let outcome = edit::apply(ctx, client, &location, dry_run, &|doc| {
         let existing = doc
             .servers(&location.key)?
@@ -147,8 +151,24 @@ fn add_to(
                     .map_err(|e| entry_error(e, client))?
             }
         };
-        Ok(doc.upsert(&location.key, name, &raw)?)
+        let edit = doc.upsert(&location.key, name, &raw)?;
+        *written.borrow_mut() = Some(raw);
+        Ok(edit)
     })?;
+    if !dry_run
+        && matches!(outcome.action, Action::Added | Action::Updated)
+        && let Some(fingerprint) = written
+            .borrow()
+            .as_ref()
+            .and_then(|raw| ledger::fingerprint_raw(&dialect, raw))
+    {
+        ctx.state.record(
+            edit::entry_key(&location, name),
+            fingerprint,
+            Origin::add(),
+            outcome.created,
+        )?;
+    }
     Ok((edit::shown(ctx, &path), outcome, notes))
 }
 
@@ -404,20 +424,8 @@ fn parse_pairs(pairs: &[String], what: &str, separators: &[char]) -> anyhow::Res
     Ok(out)
 }
 
-/// The keys under which READMEs nest their servers.
-const SNIPPET_KEYS: &[&str] = &[
-    "mcpServers",
-    "servers",
-    "context_servers",
-    "mcp",
-    "mcp_servers",
-    "amp.mcpServers",
-];
-
 fn looks_like_entry(map: &Map<String, Value>) -> bool {
-    ["command", "url", "serverUrl", "httpUrl"]
-        .iter()
-        .any(|k| map.contains_key(*k))
+    spelling::looks_like_entry(map.keys().map(String::as_str))
 }
 
 /// The entry in a `--from-json` snippet, and its name.
@@ -434,7 +442,7 @@ fn entry_from_json(name: String, json: &str) -> anyhow::Result<(String, Value)> 
     if looks_like_entry(map) {
         return Ok((name, value));
     }
-    let servers = SNIPPET_KEYS
+    let servers = spelling::SERVERS_KEYS
         .iter()
         .find_map(|k| map.get(*k).and_then(Value::as_object))
         .or_else(|| {

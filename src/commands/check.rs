@@ -209,17 +209,14 @@ fn files<'a>(
     Ok(out)
 }
 
-/// Every client's project file under `dir` (also the `.json`/`.jsonc` twin).
+/// Every client's project file under `dir` (also its `formats::extension_twin`).
 fn discover<'a>(ctx: &'a Context, dir: &Path, forced: Option<&'a Client>, out: &mut Vec<File<'a>>) {
     for client in ctx.table.all() {
         if forced.is_some_and(|f| f.id != client.id) {
             continue;
         }
         let Some(rel) = &client.project else { continue };
-        let twin = rel
-            .strip_suffix(".jsonc")
-            .map(|s| format!("{s}.json"))
-            .or_else(|| rel.strip_suffix(".json").map(|s| format!("{s}.jsonc")));
+        let twin = crate::formats::extension_twin(rel);
         for rel in std::iter::once(rel.clone()).chain(twin) {
             let path = dir.join(&rel);
             if !path.is_file() {

@@ -11,7 +11,9 @@ use crate::commands::Context;
 use crate::commands::inventory::{display_path, read_document};
 use crate::error::UserError;
 use crate::formats::{ConfigDoc, Edit};
-use crate::fs::{FsError, write_atomic};
+use crate::fs::{FsError, Source, write_atomic};
+use crate::state::journal::digest;
+use crate::state::{EntryKey, FileChange};
 
 /// How often a concurrent writer may make mcpctl start over.
 const ATTEMPTS: usize = 5;
@@ -43,6 +45,8 @@ pub struct Outcome {
     pub action: Action,
     /// Unified diff, with `--dry-run`.
     pub diff: Option<String>,
+    /// The file did not exist before (it was created, or would be with `--dry-run`).
+    pub created: bool,
 }
 
 /// Apply `change` to the document at `location`. `change` may be called more than once
@@ -58,10 +62,12 @@ pub fn apply(
         let mut document = read_document(ctx, client, &location.path)?;
         let before = dry_run.then(|| document.doc.render().into_owned());
         let edit = change(document.doc.as_mut())?;
+        let created = !document.source.exists();
         if edit == Edit::Unchanged {
             return Ok(Outcome {
                 action: Action::Unchanged,
                 diff: None,
+                created: false,
             });
         }
         let text = document.doc.render();
@@ -75,13 +81,15 @@ pub fn apply(
                     &source.bytes_for(&text),
                     source.exists(),
                 )),
+                created,
             });
         }
-        match write_atomic(&document.source, &text, ctx.backups.as_deref()) {
-            Ok(_) => {
+        match write_file(ctx, &document.source, &text) {
+            Ok(()) => {
                 return Ok(Outcome {
                     action: edit.into(),
                     diff: None,
+                    created,
                 });
             }
             Err(FsError::Changed { .. }) => {}
@@ -100,7 +108,22 @@ pub fn apply(
     .into())
 }
 
-fn unified_diff(label: &str, old: &[u8], new: &[u8], existed: bool) -> String {
+/// Write `text` over `source` (atomically, with a backup) and journal the change, so
+/// `undo` can revert it. Every writing command writes client files through here.
+pub fn write_file(ctx: &Context, source: &Source, text: &str) -> Result<(), FsError> {
+    let created_dirs = crate::fs::missing_dirs(&source.path);
+    let written = write_atomic(source, text, ctx.backups.as_deref())?;
+    ctx.state.wrote(FileChange {
+        path: source.path.clone(),
+        created: !source.exists(),
+        backup: written.backup,
+        after: Some(digest(&source.bytes_for(text))),
+        created_dirs,
+    });
+    Ok(())
+}
+
+pub fn unified_diff(label: &str, old: &[u8], new: &[u8], existed: bool) -> String {
     let old = String::from_utf8_lossy(old);
     let new = String::from_utf8_lossy(new);
     let from = if existed {
@@ -113,6 +136,15 @@ fn unified_diff(label: &str, old: &[u8], new: &[u8], existed: bool) -> String {
         .context_radius(3)
         .header(&from, &format!("b/{label}"))
         .to_string()
+}
+
+/// How the ledger names the entry `name` at `location`.
+pub fn entry_key(location: &Location, name: &str) -> EntryKey {
+    EntryKey {
+        path: crate::fs::identity(&location.path),
+        key: location.key.clone(),
+        name: name.to_owned(),
+    }
 }
 
 /// `path` relative to the home directory, for reports.

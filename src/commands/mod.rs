@@ -31,6 +31,24 @@ pub struct Context {
     pub interactive: bool,
     /// Where backups of edited files go.
     pub backups: Option<PathBuf>,
+    /// Ledger and journal: what mcpctl wrote, and what each command changed.
+    pub state: crate::state::State,
+}
+
+/// How the journal names a command: the verb and its first operand (`add github`).
+/// Never the flags, which may hold secrets (`--env TOKEN=...`).
+pub fn label(args: &[std::ffi::OsString]) -> String {
+    use clap::CommandFactory;
+    let Ok(matches) = crate::cli::Cli::command().try_get_matches_from(args) else {
+        return String::new();
+    };
+    let Some((verb, sub)) = matches.subcommand() else {
+        return String::new();
+    };
+    match sub.try_get_one::<String>("name") {
+        Ok(Some(name)) => format!("{verb} {name}"),
+        _ => verb.to_owned(),
+    }
 }
 
 pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {

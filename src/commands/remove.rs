@@ -35,12 +35,16 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                     edit::Outcome {
                         action: edit::Action::Unchanged,
                         diff: None,
+                        created: false,
                     },
                 ));
             }
             let outcome = edit::apply(ctx, client, &location, dry_run, &|doc| {
                 Ok(doc.remove(&location.key, &name)?)
             })?;
+            if !dry_run {
+                ctx.state.forget(&edit::entry_key(&location, &name))?;
+            }
             Ok((edit::shown(ctx, &location.path), outcome))
         })();
         reports.push(report(ctx, client, scope, result));

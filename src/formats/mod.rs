@@ -1,5 +1,8 @@
-//! Lossless configuration documents: one trait, one module per `format` value of the
-//! client table (`json`, `jsonc`, `toml`).
+//! Everything that knows a file format, behind one enum: `Format` has one method per job
+//! (`parse` for the lossless editable document, `tree` for the lint view, `as_str`,
+//! `strict`), and nothing outside this module matches on a format. A new format (YAML) is
+//! one enum arm plus its modules here (`yaml.rs` for `ConfigDoc`, `yaml_tree.rs` for the
+//! lint tree) and the `format` value in the client table.
 //!
 //! A document is parsed from the file's text (BOM already removed by `fs::read_source`),
 //! edited one server entry at a time, and rendered back. Everything outside the entry
@@ -8,8 +11,11 @@
 //! module never touches the file system and never prints.
 
 mod json;
+mod json_tree;
 mod scan;
 mod toml;
+mod toml_tree;
+pub mod tree;
 
 use serde_json::Value;
 
@@ -41,6 +47,24 @@ impl Format {
         }
     }
 
+    /// The read-only tree `check` lints, with byte offsets and syntax notes. Never fails:
+    /// a text that does not parse is one `Syntax::Error` note.
+    pub fn tree(self, text: &str) -> tree::Parsed {
+        match self {
+            Format::Json | Format::Jsonc => json_tree::parse(text),
+            Format::Toml => toml_tree::parse(text),
+        }
+    }
+
+    /// The client reads the file with a strict parser: a comment or trailing comma the
+    /// format's own tolerant reader accepts makes the whole file invalid to the client.
+    pub fn strict(self) -> bool {
+        match self {
+            Format::Json => true,
+            Format::Jsonc | Format::Toml => false,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Json => "json",
@@ -48,6 +72,22 @@ impl Format {
             Format::Toml => "toml",
         }
     }
+}
+
+/// Interchangeable spellings of one file name: `opencode.jsonc` is read where
+/// `opencode.json` is configured and the other way round. The other spelling of `name`,
+/// if it has one.
+pub fn extension_twin(name: &str) -> Option<String> {
+    name.strip_suffix(".jsonc")
+        .map(|s| format!("{s}.json"))
+        .or_else(|| name.strip_suffix(".json").map(|s| format!("{s}.jsonc")))
+}
+
+/// `name` with interchangeable extensions made one (`x.jsonc` → `x.json`), for comparing
+/// paths.
+pub fn canonical_name(name: &str) -> String {
+    name.strip_suffix(".jsonc")
+        .map_or_else(|| name.to_owned(), |s| format!("{s}.json"))
 }
 
 /// What an edit did to the document.

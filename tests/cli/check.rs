@@ -576,3 +576,30 @@ fn pre_commit_hook_covers_every_project_path() {
         }
     }
 }
+
+/// `check` and `list` agree on what a variable reference is: a token with a reference
+/// appended is still a plain-text secret (it was skipped by `check` because the value
+/// contained `${`, while `list` redacted it).
+#[test]
+fn token_with_a_reference_appended_is_a_secret_for_check_and_list() {
+    let env = TestEnv::new();
+    let token = format!("ghp_{}", "a1B2c3D4e5".repeat(4).get(..36).unwrap());
+    let text = format!(
+        "{{\n  \"mcpServers\": {{\n    \"github\": {{\n      \"command\": \"github-mcp-server\",\n      \"env\": {{ \"GITHUB_TOKEN\": \"{token}${{X}}\" }}\n    }}\n  }}\n}}\n"
+    );
+    env.write("proj/.mcp.json", text.as_bytes());
+    let run = check_as(&env, "claude-code", "proj/.mcp.json", &[]).code(1);
+    assert_eq!(codes(&run), ["MCP401"]);
+    assert!(!run.stdout.contains(&token));
+    let listed = env
+        .run(&[
+            "list",
+            "--json",
+            "-c",
+            "claude-code",
+            "--project",
+            env.path("proj").to_str().unwrap(),
+        ])
+        .ok();
+    assert!(!listed.stdout.contains(&token), "{}", listed.stdout);
+}

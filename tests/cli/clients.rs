@@ -9,7 +9,8 @@ fn clients_json_has_every_row_with_contract_fields() {
     let run = env.run(&["clients", "--json"]).ok();
     let rows = run.json();
     let rows = rows.as_array().unwrap();
-    assert_eq!(rows.len(), 30);
+    let table = mcpctl::clients::ClientTable::builtin().unwrap();
+    assert_eq!(rows.len(), table.all().len());
     let cursor = rows.iter().find(|r| r["id"] == "cursor").unwrap();
     assert_eq!(cursor["detected"], true);
     assert_eq!(cursor["exists"], true);
@@ -101,4 +102,60 @@ fn readme_client_table_is_generated_from_clients_toml() {
             );
         }
     }
+}
+
+/// A client that spells its fields its own way (Goose: `cmd`, `envs`, `uri`) needs only a
+/// table row: `add` writes that spelling, `list` reads it, `check` accepts it.
+#[test]
+fn a_new_field_spelling_is_only_a_table_row() {
+    let env = TestEnv::new();
+    let table = env.write(
+        "extra.toml",
+        b"[[client]]\nid = \"spelled\"\nname = \"Spelled\"\nformat = \"json\"\nservers_key = [\"extensions\"]\ndialect = \"standard\"\npaths.linux = \"{home}/.spelled/config.json\"\nfields = { command_key = \"cmd\", env_key = \"envs\", url_key = \"uri\", extra_keys = [] }\nsource = \"local\"\n",
+    );
+    let table = table.to_str().unwrap();
+    std::fs::create_dir_all(env.path(".spelled")).unwrap();
+    let with_table = |args: &[&str]| {
+        let mut all = vec!["--clients", table];
+        all.extend_from_slice(args);
+        env.run(&all)
+    };
+    with_table(&[
+        "add", "mem", "-c", "spelled", "--env", "A=1", "--", "npx", "-y", "m@1",
+    ])
+    .ok();
+    with_table(&[
+        "add",
+        "web",
+        "-c",
+        "spelled",
+        "--url",
+        "https://x.example/mcp",
+    ])
+    .ok();
+    let written: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(env.path(".spelled/config.json")).unwrap()).unwrap();
+    assert_eq!(
+        written["extensions"],
+        serde_json::json!({
+            "mem": {"cmd": "npx", "args": ["-y", "m@1"], "envs": {"A": "1"}},
+            "web": {"uri": "https://x.example/mcp"}
+        })
+    );
+    let listed = with_table(&["list", "--json", "-c", "spelled"]).ok().json();
+    let mem = &listed.as_array().unwrap()[0];
+    assert_eq!(
+        (mem["command"].as_str(), mem["env"]["A"].as_str()),
+        (Some("npx"), Some("<redacted>"))
+    );
+    let path = env.path(".spelled/config.json");
+    let checked = with_table(&[
+        "check",
+        "--format",
+        "json",
+        "-c",
+        "spelled",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(checked.code(0).json(), serde_json::json!([]));
 }

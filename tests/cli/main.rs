@@ -17,4 +17,5 @@ mod fixture_server;
 mod list;
 mod peers;
 mod remove;
+mod state;
 mod tools;

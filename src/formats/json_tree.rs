@@ -1,0 +1,133 @@
+//! The lint tree of a JSON or JSONC text, from jsonc-parser's AST: comments, trailing
+//! commas and duplicate keys become `Syntax` notes.
+
+use jsonc_parser::ast;
+use jsonc_parser::common::Ranged;
+use jsonc_parser::tokens::Token;
+use jsonc_parser::{CollectOptions, CommentCollectionStrategy, ParseOptions};
+
+use super::tree::{Member, Node, Parsed, Syntax, Value, empty_root, lowercase_first};
+
+/// Parse JSON or JSONC. Comments and trailing commas are accepted and reported as
+/// `Syntax` notes; anything else non-standard (single quotes, hex, unquoted keys) is a
+/// parse error, as it is for every client.
+pub(super) fn parse(text: &str) -> Parsed {
+    let options = ParseOptions {
+        allow_comments: true,
+        allow_loose_object_property_names: false,
+        allow_trailing_commas: true,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    };
+    let collect = CollectOptions {
+        comments: CommentCollectionStrategy::Separate,
+        tokens: true,
+    };
+    let result = match jsonc_parser::parse_to_ast(text, &collect, &options) {
+        Ok(result) => result,
+        Err(error) => {
+            return Parsed {
+                root: empty_root(),
+                syntax: vec![Syntax::Error(
+                    error.range().start,
+                    lowercase_first(&error.kind().to_string()),
+                )],
+            };
+        }
+    };
+    let mut syntax = Vec::new();
+    if let Some(comments) = &result.comments {
+        let mut starts: Vec<usize> = comments
+            .values()
+            .flat_map(|list| list.iter().map(|c| c.range().start))
+            .collect();
+        starts.sort_unstable();
+        starts.dedup();
+        syntax.extend(starts.into_iter().map(Syntax::Comment));
+    }
+    if let Some(tokens) = &result.tokens {
+        for pair in tokens.windows(2) {
+            if matches!(pair[0].token, Token::Comma)
+                && matches!(pair[1].token, Token::CloseBrace | Token::CloseBracket)
+            {
+                syntax.push(Syntax::TrailingComma(pair[0].range.start));
+            }
+        }
+    }
+    let root = match &result.value {
+        Some(value) => from_json(value, &mut syntax),
+        None => empty_root(),
+    };
+    Parsed { root, syntax }
+}
+
+fn from_json(value: &ast::Value<'_>, syntax: &mut Vec<Syntax>) -> Node {
+    let start = value.range().start;
+    let value = match value {
+        ast::Value::StringLit(s) => Value::String(s.value.to_string()),
+        ast::Value::NumberLit(_) => Value::Number,
+        ast::Value::BooleanLit(_) => Value::Bool,
+        ast::Value::NullKeyword(_) => Value::Null,
+        ast::Value::Array(array) => Value::Array(
+            array
+                .elements
+                .iter()
+                .map(|v| from_json(v, syntax))
+                .collect(),
+        ),
+        ast::Value::Object(object) => {
+            let mut members: Vec<Member> = Vec::with_capacity(object.properties.len());
+            for prop in &object.properties {
+                let key = prop.name.as_str().to_owned();
+                let key_start = prop.range.start;
+                if members.iter().any(|m| m.key == key) {
+                    syntax.push(Syntax::DuplicateKey(key_start, key.clone()));
+                }
+                members.push(Member {
+                    key,
+                    key_start,
+                    node: from_json(&prop.value, syntax),
+                });
+            }
+            Value::Object(members)
+        }
+    };
+    Node { value, start }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_reports_comments_trailing_commas_and_duplicates() {
+        let text = "{\n  // note\n  \"a\": 1,\n  \"a\": [1, 2,],\n}\n";
+        let parsed = parse(text);
+        assert_eq!(
+            parsed.syntax,
+            vec![
+                Syntax::Comment(4),
+                Syntax::TrailingComma(34),
+                Syntax::TrailingComma(36),
+                Syntax::DuplicateKey(24, "a".into()),
+            ]
+        );
+        assert_eq!(parsed.root.members().map(<[_]>::len), Some(2));
+    }
+
+    #[test]
+    fn json_error_has_an_offset_and_single_quotes_are_errors() {
+        let parsed = parse("{\"a\": }");
+        assert!(matches!(parsed.syntax.as_slice(), [Syntax::Error(6, _)]));
+        assert!(matches!(
+            parse("{'a': 1}").syntax.as_slice(),
+            [Syntax::Error(..)]
+        ));
+        assert!(parse("").syntax.is_empty());
+    }
+}

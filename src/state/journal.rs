@@ -1,0 +1,58 @@
+//! The journal: one record per command that wrote files, in `journal/` under the state
+//! directory — which files it changed, where their previous bytes are, what it wrote, and
+//! how the ledger changed — so that `undo` can revert the whole command.
+//! This module only describes records; `state` reads and writes them.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::ledger::{EntryKey, Record};
+
+/// One file a command changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileChange {
+    /// The path as the command named it (symlinks are written through).
+    pub path: PathBuf,
+    /// The command created the file (it did not exist before).
+    pub created: bool,
+    /// The previous bytes (`None` when created, or when no backup could be kept).
+    pub backup: Option<PathBuf>,
+    /// SHA-256 of the bytes the command left; `None` when it deleted the file.
+    pub after: Option<String>,
+    /// Directories the command created for the file, deepest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub created_dirs: Vec<PathBuf>,
+}
+
+/// One ledger record a command changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LedgerChange {
+    pub entry: EntryKey,
+    pub before: Option<Record>,
+    pub after: Option<Record>,
+}
+
+/// What one command did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// The file name of the record (sortable: a zero-padded nanosecond stamp first).
+    #[serde(skip)]
+    pub id: String,
+    /// RFC 3339, UTC.
+    pub time: String,
+    /// `add github`, `apply`, `undo`, ...
+    pub command: String,
+    pub files: Vec<FileChange>,
+    #[serde(default)]
+    pub ledger: Vec<LedgerChange>,
+}
+
+/// SHA-256 of bytes, hex.
+pub fn digest(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}

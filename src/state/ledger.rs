@@ -1,0 +1,344 @@
+//! The ledger: which entries mcpctl wrote, as a fingerprint of each, so that mcpctl can
+//! prove an entry is its own before it changes or removes it (design §8).
+//!
+//! The fingerprint is a SHA-256 over the canonical entry (as the client's dialect reads
+//! it back), keys sorted, with the fields clients and people toggle left out: on/off
+//! switches, tool filters, approvals and timeouts. So a client flipping `disabled` or
+//! appending to `autoApprove` is not an edit, but a changed command, argument, env value,
+//! URL or header is. This module never reads client files.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use crate::entry::{Dialect, RemoteKind, ServerEntry, Transport};
+use crate::formats::RawEntry;
+
+/// Client housekeeping: switches, tool filters, approvals and timeouts. Left out of the
+/// fingerprint, so toggling them (by a client, a person or `enable`/`disable`) is not drift.
+pub const HOUSEKEEPING_KEYS: &[&str] = &[
+    // switches
+    "disabled",
+    "enabled",
+    // approvals
+    "autoApprove",
+    "alwaysAllow",
+    "trust",
+    // tool filters
+    "disabledTools",
+    "includeTools",
+    "excludeTools",
+    "enabled_tools",
+    "disabled_tools",
+    "allowedTools",
+    "tools",
+    // timeouts and client bookkeeping
+    "timeout",
+    "startup_timeout_sec",
+    "startup_timeout_ms",
+    "tool_timeout_sec",
+    "watchPaths",
+];
+
+/// Which file, which servers map, which entry.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct EntryKey {
+    /// The file's identity (`fs::identity`: symlinks followed, canonical directory).
+    pub path: PathBuf,
+    /// The key path of the servers map (`["mcpServers"]`, `["projects", DIR, "mcpServers"]`).
+    pub key: Vec<String>,
+    pub name: String,
+}
+
+/// Where an entry mcpctl wrote came from: `add`, `copy`, `manifest:PATH`,
+/// `registry:NAME@VERSION` (serialised as that string).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Origin(String);
+
+impl Origin {
+    pub fn add() -> Origin {
+        Origin("add".to_owned())
+    }
+
+    pub fn copy() -> Origin {
+        Origin("copy".to_owned())
+    }
+
+    /// A manifest, by its absolute path.
+    pub fn manifest(path: &std::path::Path) -> Origin {
+        Origin(format!("manifest:{}", path.display()))
+    }
+
+    /// A registry install, pinned.
+    pub fn registry(name: &str, version: &str) -> Origin {
+        Origin(format!("registry:{name}@{version}"))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The registry name and version, for `registry:NAME@VERSION` origins.
+    pub fn registry_parts(&self) -> Option<(&str, &str)> {
+        self.0.strip_prefix("registry:")?.rsplit_once('@')
+    }
+}
+
+/// A fingerprint of a normalised entry (`sha256:` and 64 hex digits).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Fingerprint(String);
+
+impl Fingerprint {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// One entry mcpctl wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    #[serde(flatten)]
+    pub entry: EntryKey,
+    pub fingerprint: Fingerprint,
+    pub source: Origin,
+    /// mcpctl created the file this entry is in.
+    pub created_file: bool,
+    /// When it was written (RFC 3339, UTC).
+    pub time: String,
+}
+
+/// Whose an entry is (design §8 ownership rule).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ownership {
+    /// The ledger has it and it is as mcpctl wrote it.
+    Mcpctl,
+    /// The ledger has it, and someone changed it since.
+    Edited,
+    /// The ledger does not have it (also: the ledger was lost).
+    HandMade,
+}
+
+/// The ledger file's content.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ledger {
+    pub version: u32,
+    pub entries: Vec<Record>,
+}
+
+/// Current ledger file format.
+pub const VERSION: u32 = 1;
+
+impl Ledger {
+    pub fn lookup(&self, key: &EntryKey) -> Option<&Record> {
+        self.entries.iter().find(|r| r.entry == *key)
+    }
+
+    /// Insert or replace the record for `record.entry`; returns the one it replaced.
+    pub fn put(&mut self, record: Record) -> Option<Record> {
+        match self.entries.iter_mut().find(|r| r.entry == record.entry) {
+            Some(slot) => Some(std::mem::replace(slot, record)),
+            None => {
+                self.entries.push(record);
+                None
+            }
+        }
+    }
+
+    /// Drop the record for `key`; returns it.
+    pub fn remove(&mut self, key: &EntryKey) -> Option<Record> {
+        let at = self.entries.iter().position(|r| r.entry == *key)?;
+        Some(self.entries.remove(at))
+    }
+
+    /// Ownership of the entry at `key` whose current fingerprint is `current`.
+    pub fn ownership(&self, key: &EntryKey, current: &Fingerprint) -> Ownership {
+        match self.lookup(key) {
+            None => Ownership::HandMade,
+            Some(r) if r.fingerprint == *current => Ownership::Mcpctl,
+            Some(_) => Ownership::Edited,
+        }
+    }
+}
+
+/// The fingerprint of a canonical entry.
+pub fn fingerprint(entry: &ServerEntry) -> Fingerprint {
+    let mut canonical = Map::new();
+    match &entry.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            canonical.insert("command".into(), Value::String(command.clone()));
+            canonical.insert(
+                "args".into(),
+                Value::Array(args.iter().cloned().map(Value::String).collect()),
+            );
+            canonical.insert("env".into(), sorted_strings(env));
+            if let Some(cwd) = cwd {
+                canonical.insert("cwd".into(), Value::String(cwd.clone()));
+            }
+        }
+        Transport::Remote { url, kind, headers } => {
+            canonical.insert("url".into(), Value::String(url.clone()));
+            let kind = match kind {
+                RemoteKind::Http => "http",
+                RemoteKind::Sse => "sse",
+            };
+            canonical.insert("transport".into(), Value::String(kind.into()));
+            canonical.insert("headers".into(), sorted_strings(headers));
+        }
+    }
+    let mut extras: Vec<(&String, &Value)> = entry
+        .extras
+        .iter()
+        .filter(|(k, _)| !HOUSEKEEPING_KEYS.contains(&k.as_str()))
+        .collect();
+    extras.sort_by(|a, b| a.0.cmp(b.0));
+    canonical.insert(
+        "extras".into(),
+        Value::Object(
+            extras
+                .into_iter()
+                .map(|(k, v)| (k.clone(), sorted(v)))
+                .collect(),
+        ),
+    );
+    let text = Value::Object(canonical).to_string();
+    let digest = Sha256::digest(text.as_bytes());
+    let mut hex = String::with_capacity(7 + 64);
+    hex.push_str("sha256:");
+    for byte in digest {
+        hex.push_str(&format!("{byte:02x}"));
+    }
+    Fingerprint(hex)
+}
+
+/// The fingerprint of an entry as a client's file spells it; `None` when the entry does
+/// not read as a server (such an entry is never mcpctl's).
+pub fn fingerprint_raw(dialect: &Dialect<'_>, raw: &RawEntry) -> Option<Fingerprint> {
+    dialect.from_raw(raw).ok().map(|e| fingerprint(&e))
+}
+
+fn sorted_strings(map: &crate::entry::StringMap) -> Value {
+    let mut pairs: Vec<_> = map.iter().collect();
+    pairs.sort();
+    Value::Object(
+        pairs
+            .into_iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect(),
+    )
+}
+
+/// `value` with every object's keys sorted (serde_json keeps insertion order here).
+fn sorted(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut pairs: Vec<_> = map.iter().collect();
+            pairs.sort_by(|a, b| a.0.cmp(b.0));
+            Value::Object(
+                pairs
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), sorted(v)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clients::ClientTable;
+    use serde_json::json;
+
+    fn print(id: &str, raw: Value) -> Fingerprint {
+        let table = ClientTable::builtin().unwrap();
+        fingerprint_raw(&Dialect::of(table.get(id).unwrap()), &raw).unwrap()
+    }
+
+    #[test]
+    fn housekeeping_and_key_order_do_not_change_the_fingerprint() {
+        let base = print(
+            "cline",
+            json!({"command":"npx","args":["-y","x"],"env":{"A":"1","B":"2"}}),
+        );
+        assert_eq!(
+            base,
+            print(
+                "cline",
+                json!({"env":{"B":"2","A":"1"},"disabled":true,"autoApprove":["t"],"timeout":30,"args":["-y","x"],"command":"npx"})
+            )
+        );
+        assert_ne!(
+            base,
+            print(
+                "cline",
+                json!({"command":"npx","args":["-y","y"],"env":{"A":"1","B":"2"}})
+            )
+        );
+        assert_ne!(
+            base,
+            print(
+                "cline",
+                json!({"command":"npx","args":["-y","x"],"env":{"A":"1","B":"3"}})
+            )
+        );
+        assert_ne!(
+            base,
+            print(
+                "cline",
+                json!({"command":"npx","args":["-y","x"],"env":{"A":"1","B":"2"},"cwd":"/tmp"})
+            )
+        );
+        assert!(base.as_str().starts_with("sha256:") && base.as_str().len() == 71);
+    }
+
+    #[test]
+    fn claude_code_defaults_are_the_same_entry() {
+        assert_eq!(
+            print("claude-code", json!({"command":"npx"})),
+            print(
+                "claude-code",
+                json!({"type":"stdio","command":"npx","args":[],"env":{}})
+            )
+        );
+    }
+
+    #[test]
+    fn ownership_follows_the_record() {
+        let key = EntryKey {
+            path: "/f.json".into(),
+            key: vec!["mcpServers".into()],
+            name: "a".into(),
+        };
+        let fp = print("cursor", json!({"command":"x"}));
+        let other = print("cursor", json!({"command":"y"}));
+        let mut ledger = Ledger::default();
+        assert_eq!(ledger.ownership(&key, &fp), Ownership::HandMade);
+        ledger.put(Record {
+            entry: key.clone(),
+            fingerprint: fp.clone(),
+            source: Origin::registry("io.github.x/y", "1.0.0"),
+            created_file: false,
+            time: String::new(),
+        });
+        assert_eq!(ledger.ownership(&key, &fp), Ownership::Mcpctl);
+        assert_eq!(ledger.ownership(&key, &other), Ownership::Edited);
+        assert_eq!(
+            ledger.lookup(&key).unwrap().source.registry_parts(),
+            Some(("io.github.x/y", "1.0.0"))
+        );
+        assert!(ledger.remove(&key).is_some());
+        assert_eq!(ledger.ownership(&key, &fp), Ownership::HandMade);
+    }
+}

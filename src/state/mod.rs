@@ -1,0 +1,431 @@
+//! What mcpctl remembers between runs, in its state directory (design §8):
+//! `backups/` (previous bytes of every file written, kept by `fs::write_atomic`),
+//! `ledger.json` (the entries mcpctl wrote, see `ledger`) and `journal/` (one record per
+//! writing command, see `journal`).
+//!
+//! A command talks to one `State` (in the `Context`): it asks whose an entry is
+//! (`ownership`), says what it wrote (`record`, `forget`, `wrote`), and `lib::run` calls
+//! `finish` once at the end, which merges this command's ledger changes into the file on
+//! disk and appends the journal record — under the state lock, atomically, so concurrent
+//! mcpctl runs never lose each other's records. A command that must see a stable world
+//! from its first read to its last write (`apply`, `undo`) takes the lock first (`lock`).
+//!
+//! Losing the ledger makes mcpctl more careful, never less: a missing ledger has no
+//! records, so every entry reads as hand-made. A ledger that does not parse is an error,
+//! never silently replaced. This module never prints.
+
+pub mod journal;
+pub mod ledger;
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::error::UserError;
+use crate::fs;
+pub use journal::{Entry as JournalEntry, FileChange, LedgerChange};
+pub use ledger::{EntryKey, Fingerprint, Ledger, Origin, Ownership, Record};
+
+const LEDGER_FILE: &str = "ledger.json";
+const JOURNAL_DIR: &str = "journal";
+const LOCK_FILE: &str = "lock";
+/// Journal records kept (oldest are pruned).
+const JOURNAL_KEPT: usize = 50;
+
+/// mcpctl's memory for one command.
+#[derive(Debug)]
+pub struct State {
+    /// `None` when there is no state directory (no home): nothing is remembered, so
+    /// every entry is hand-made and `undo` has nothing to undo.
+    root: Option<PathBuf>,
+    session: Mutex<Session>,
+}
+
+#[derive(Debug, Default)]
+struct Session {
+    /// The state lock, once taken (held until the process ends).
+    lock: Option<File>,
+    /// The ledger as read, with this command's changes applied.
+    ledger: Option<Ledger>,
+    changes: Vec<LedgerChange>,
+    files: Vec<FileChange>,
+}
+
+impl State {
+    pub fn new(root: Option<PathBuf>) -> State {
+        State {
+            root,
+            session: Mutex::new(Session::default()),
+        }
+    }
+
+    pub fn root(&self) -> Option<&Path> {
+        self.root.as_deref()
+    }
+
+    /// Where `fs::write_atomic` keeps previous bytes.
+    pub fn backups(&self) -> Option<PathBuf> {
+        self.root.as_ref().map(|r| r.join("backups"))
+    }
+
+    fn session(&self) -> MutexGuard<'_, Session> {
+        self.session.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Take the state lock for the rest of this command (blocks while another mcpctl
+    /// holds it), and read the ledger afresh. Taking it twice is fine.
+    ///
+    /// This is the one switch-over point for locking: the lock file is
+    /// `{state}/lock` (an advisory exclusive lock), taken by every writing command before
+    /// it updates the ledger or journal.
+    pub fn lock(&self) -> anyhow::Result<()> {
+        let Some(root) = &self.root else {
+            return Ok(());
+        };
+        let mut session = self.session();
+        if session.lock.is_some() {
+            return Ok(());
+        }
+        let file = fs::lock_exclusive(&root.join(LOCK_FILE)).map_err(|e| {
+            UserError::new(e.to_string())
+                .hint("check that mcpctl's state directory is writable (MCPCTL_STATE_DIR)")
+        })?;
+        session.lock = Some(file);
+        if session.changes.is_empty() {
+            session.ledger = None;
+        }
+        Ok(())
+    }
+
+    fn with_ledger<T>(&self, f: impl FnOnce(&mut Ledger) -> T) -> anyhow::Result<T> {
+        let mut session = self.session();
+        if session.ledger.is_none() {
+            session.ledger = Some(self.read_ledger()?);
+        }
+        let ledger = session.ledger.get_or_insert_with(Ledger::default);
+        Ok(f(ledger))
+    }
+
+    fn read_ledger(&self) -> anyhow::Result<Ledger> {
+        let Some(root) = &self.root else {
+            return Ok(Ledger::default());
+        };
+        let path = root.join(LEDGER_FILE);
+        let Some(bytes) = fs::read_bytes(&path).map_err(|e| UserError::new(e.to_string()))? else {
+            return Ok(Ledger::default());
+        };
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(Ledger::default());
+        }
+        serde_json::from_slice(&bytes).map_err(|e| {
+            UserError::new(format!(
+                "cannot parse `{}` at {}:{}: {e}",
+                path.display(),
+                e.line(),
+                e.column()
+            ))
+            .hint("mcpctl's ledger is damaged; move it aside and mcpctl treats every entry as hand-made (nothing is lost from client files)")
+            .into()
+        })
+    }
+
+    /// A copy of the ledger as this command sees it.
+    pub fn ledger(&self) -> anyhow::Result<Ledger> {
+        self.with_ledger(|l| l.clone())
+    }
+
+    /// The record for one entry.
+    pub fn lookup(&self, key: &EntryKey) -> anyhow::Result<Option<Record>> {
+        self.with_ledger(|l| l.lookup(key).cloned())
+    }
+
+    /// Whose the entry at `key` is, given its current fingerprint.
+    pub fn ownership(&self, key: &EntryKey, current: &Fingerprint) -> anyhow::Result<Ownership> {
+        self.with_ledger(|l| l.ownership(key, current))
+    }
+
+    /// Remember that mcpctl wrote this entry (replacing an older record of it).
+    pub fn record(
+        &self,
+        entry: EntryKey,
+        fingerprint: Fingerprint,
+        source: Origin,
+        created_file: bool,
+    ) -> anyhow::Result<()> {
+        let record = Record {
+            entry: entry.clone(),
+            fingerprint,
+            source,
+            created_file,
+            time: rfc3339(SystemTime::now()),
+        };
+        self.change(entry, Some(record))
+    }
+
+    /// Forget an entry (mcpctl removed it, or it no longer exists).
+    pub fn forget(&self, key: &EntryKey) -> anyhow::Result<()> {
+        self.change(key.clone(), None)
+    }
+
+    /// Set one record (`None`: drop it), remembering the change for the journal.
+    pub fn change(&self, entry: EntryKey, after: Option<Record>) -> anyhow::Result<()> {
+        let before = self.with_ledger(|l| match &after {
+            Some(record) => l.put(record.clone()),
+            None => l.remove(&entry),
+        })?;
+        if before.is_none() && after.is_none() {
+            return Ok(());
+        }
+        let mut session = self.session();
+        match session.changes.iter_mut().find(|c| c.entry == entry) {
+            // Keep the first `before`: the journal reverts to the state before the command.
+            Some(change) => change.after = after,
+            None => session.changes.push(LedgerChange {
+                entry,
+                before,
+                after,
+            }),
+        }
+        Ok(())
+    }
+
+    /// Remember that this command changed a file (for the journal and `undo`).
+    pub fn wrote(&self, change: FileChange) {
+        let mut session = self.session();
+        match session.files.iter_mut().find(|c| c.path == change.path) {
+            // The first backup is the state before the command; the last `after` is now.
+            Some(existing) => {
+                existing.after = change.after;
+                existing.created_dirs.extend(change.created_dirs);
+            }
+            None => session.files.push(change),
+        }
+    }
+
+    /// Whether this command has written anything yet.
+    pub fn has_written(&self) -> bool {
+        !self.session().files.is_empty()
+    }
+
+    /// Save this command's ledger changes and its journal record. Called once, by
+    /// `lib::run`, also after a failed command (the files it did write can be undone).
+    pub fn finish(&self, command: &str) -> anyhow::Result<()> {
+        let Some(root) = self.root.clone() else {
+            return Ok(());
+        };
+        let (changes, files) = {
+            let session = self.session();
+            (session.changes.clone(), session.files.clone())
+        };
+        if changes.is_empty() && files.is_empty() {
+            return Ok(());
+        }
+        self.lock()?;
+        let save_err = |e: fs::FsError| {
+            UserError::new(e.to_string()).hint(
+                "the client files were written; mcpctl could not remember it, so it will treat those entries as hand-made",
+            )
+        };
+        if !changes.is_empty() {
+            // Re-read under the lock: another mcpctl may have recorded since we read.
+            let mut ledger = self.read_ledger()?;
+            for change in &changes {
+                match &change.after {
+                    Some(record) => {
+                        ledger.put(record.clone());
+                    }
+                    None => {
+                        ledger.remove(&change.entry);
+                    }
+                }
+            }
+            ledger.version = ledger::VERSION;
+            ledger.entries.sort_by(|a, b| a.entry.cmp(&b.entry));
+            let mut text = serde_json::to_string_pretty(&ledger)?;
+            text.push('\n');
+            write_state_file(&root.join(LEDGER_FILE), &text).map_err(save_err)?;
+        }
+        let now = SystemTime::now();
+        let nanos = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let record = JournalEntry {
+            id: format!("{nanos:020}-{}", std::process::id()),
+            time: rfc3339(now),
+            command: command.to_owned(),
+            files,
+            ledger: changes,
+        };
+        let mut text = serde_json::to_string_pretty(&record)?;
+        text.push('\n');
+        let dir = root.join(JOURNAL_DIR);
+        write_state_file(&dir.join(format!("{}.json", record.id)), &text).map_err(save_err)?;
+        prune_journal(&dir);
+        let mut session = self.session();
+        session.changes.clear();
+        session.files.clear();
+        // The command is over: let the next mcpctl in.
+        session.lock = None;
+        Ok(())
+    }
+
+    /// Journal records, newest first. Records that do not parse are skipped.
+    pub fn journal(&self) -> Vec<JournalEntry> {
+        let Some(root) = &self.root else {
+            return Vec::new();
+        };
+        let mut ids = journal_ids(&root.join(JOURNAL_DIR));
+        ids.reverse();
+        ids.into_iter()
+            .filter_map(|id| {
+                let bytes =
+                    fs::read_bytes(&root.join(JOURNAL_DIR).join(format!("{id}.json"))).ok()??;
+                let mut entry: JournalEntry = serde_json::from_slice(&bytes).ok()?;
+                entry.id = id;
+                Some(entry)
+            })
+            .collect()
+    }
+}
+
+/// Replace one of mcpctl's own files atomically.
+fn write_state_file(path: &Path, text: &str) -> Result<(), fs::FsError> {
+    let source = fs::read_source(path)?;
+    fs::write_atomic(&source, text, None).map(|_| ())
+}
+
+fn journal_ids(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut ids: Vec<String> = entries
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().into_string().ok()?;
+            let id = name.strip_suffix(".json")?;
+            id.starts_with(|c: char| c.is_ascii_digit())
+                .then(|| id.to_owned())
+        })
+        .collect();
+    ids.sort_unstable();
+    ids
+}
+
+fn prune_journal(dir: &Path) {
+    let ids = journal_ids(dir);
+    let excess = ids.len().saturating_sub(JOURNAL_KEPT);
+    for id in &ids[..excess] {
+        let _ = fs::remove_created(&dir.join(format!("{id}.json")), &[]);
+    }
+}
+
+/// `2026-12-01T13:45:07Z` for a time (UTC, whole seconds).
+pub fn rfc3339(time: SystemTime) -> String {
+    let secs = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let rest = secs % 86_400;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn key(name: &str) -> EntryKey {
+        EntryKey {
+            path: "/x/mcp.json".into(),
+            key: vec!["mcpServers".into()],
+            name: name.into(),
+        }
+    }
+
+    fn fp(s: &str) -> Fingerprint {
+        serde_json::from_value(serde_json::json!(s)).unwrap()
+    }
+
+    #[test]
+    fn rfc3339_formats_utc() {
+        assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        assert_eq!(
+            rfc3339(UNIX_EPOCH + Duration::from_secs(1_709_210_096)),
+            "2024-02-29T12:34:56Z"
+        );
+    }
+
+    #[test]
+    fn concurrent_commands_keep_each_others_records() {
+        let dir = tempfile::tempdir().unwrap();
+        let one = State::new(Some(dir.path().to_path_buf()));
+        let two = State::new(Some(dir.path().to_path_buf()));
+        // Both read the (empty) ledger before either saves.
+        assert!(one.lookup(&key("a")).unwrap().is_none());
+        assert!(two.lookup(&key("b")).unwrap().is_none());
+        one.record(key("a"), fp("sha256:a"), Origin::add(), false)
+            .unwrap();
+        two.record(key("b"), fp("sha256:b"), Origin::copy(), true)
+            .unwrap();
+        one.finish("add a").unwrap();
+        drop(one);
+        two.finish("copy b").unwrap();
+        let fresh = State::new(Some(dir.path().to_path_buf()));
+        assert!(fresh.lookup(&key("a")).unwrap().is_some());
+        assert!(fresh.lookup(&key("b")).unwrap().is_some());
+        let journal = fresh.journal();
+        assert_eq!(journal.len(), 2);
+        assert_eq!(journal[0].command, "copy b");
+        assert_eq!(journal[0].ledger[0].before, None);
+    }
+
+    #[test]
+    #[expect(clippy::disallowed_methods, reason = "the test damages the ledger")]
+    fn a_damaged_ledger_is_an_error_not_an_empty_one() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(LEDGER_FILE), "{\"entries\": [").unwrap();
+        let state = State::new(Some(dir.path().to_path_buf()));
+        let error = state.lookup(&key("a")).unwrap_err().to_string();
+        assert!(
+            error.contains("ledger.json") && error.contains("at 1:"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn forget_then_record_journals_one_change_with_the_first_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = State::new(Some(dir.path().to_path_buf()));
+        state
+            .record(key("a"), fp("sha256:1"), Origin::add(), false)
+            .unwrap();
+        state.finish("add a").unwrap();
+        let state = State::new(Some(dir.path().to_path_buf()));
+        state.forget(&key("a")).unwrap();
+        state
+            .record(key("a"), fp("sha256:2"), Origin::add(), false)
+            .unwrap();
+        state.finish("add a --force").unwrap();
+        let last = &state.journal()[0];
+        assert_eq!(last.ledger.len(), 1);
+        assert_eq!(
+            last.ledger[0].before.as_ref().unwrap().fingerprint,
+            fp("sha256:1")
+        );
+        assert_eq!(
+            last.ledger[0].after.as_ref().unwrap().fingerprint,
+            fp("sha256:2")
+        );
+    }
+}

@@ -1,0 +1,129 @@
+//! Integration tests for mcpctl's state: the ledger `add` and `remove` keep, and the
+//! journal every writing command leaves.
+
+use crate::env::{TestEnv, fixture};
+
+impl TestEnv {
+    pub fn state(&self, rel: &str) -> serde_json::Value {
+        let path = self.dir.path().join("state").join(rel);
+        serde_json::from_slice(&std::fs::read(&path).unwrap_or_else(|e| panic!("{rel}: {e}")))
+            .unwrap()
+    }
+
+    pub fn journal(&self) -> Vec<serde_json::Value> {
+        let dir = self.dir.path().join("state/journal");
+        let mut names: Vec<_> = std::fs::read_dir(&dir)
+            .map(|d| d.map(|e| e.unwrap().path()).collect())
+            .unwrap_or_default();
+        names.sort();
+        names
+            .iter()
+            .map(|p| serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap())
+            .collect()
+    }
+}
+
+#[test]
+fn add_records_the_entry_in_the_ledger_and_remove_forgets_it() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
+    env.run(&[
+        "add",
+        "mem",
+        "-c",
+        "cursor,codex",
+        "--",
+        "npx",
+        "-y",
+        "server-memory",
+    ])
+    .ok();
+    let ledger = env.state("ledger.json");
+    let entries = ledger["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 2, "{ledger:#}");
+    let cursor = entries
+        .iter()
+        .find(|e| e["path"].as_str().unwrap().ends_with(".cursor/mcp.json"))
+        .unwrap();
+    assert_eq!(cursor["name"], "mem");
+    assert_eq!(cursor["key"], serde_json::json!(["mcpServers"]));
+    assert_eq!(cursor["source"], "add");
+    assert_eq!(cursor["created_file"], false);
+    assert!(
+        cursor["fingerprint"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:")
+    );
+    let codex = entries
+        .iter()
+        .find(|e| e["path"].as_str().unwrap().ends_with(".codex/config.toml"))
+        .unwrap();
+    assert_eq!(codex["created_file"], true);
+
+    env.run(&["remove", "mem", "-c", "cursor"]).ok();
+    let ledger = env.state("ledger.json");
+    let entries = ledger["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{ledger:#}");
+    assert!(
+        entries[0]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("config.toml")
+    );
+}
+
+#[test]
+fn every_writing_command_leaves_one_journal_record_and_dry_runs_none() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
+    env.run(&["add", "mem", "-c", "cursor", "--dry-run", "--", "npx", "x"])
+        .ok();
+    assert!(env.journal().is_empty());
+    env.run(&[
+        "add",
+        "mem",
+        "-c",
+        "cursor,codex",
+        "--env",
+        "TOKEN=sekrit",
+        "--",
+        "npx",
+        "x",
+    ])
+    .ok();
+    let journal = env.journal();
+    assert_eq!(journal.len(), 1);
+    let record = &journal[0];
+    assert_eq!(record["command"], "add mem", "flags (and secrets) stay out");
+    let files = record["files"].as_array().unwrap();
+    assert_eq!(files.len(), 2);
+    let cursor = files
+        .iter()
+        .find(|f| f["path"].as_str().unwrap().ends_with(".cursor/mcp.json"))
+        .unwrap();
+    assert_eq!(cursor["created"], false);
+    assert!(
+        std::fs::read(cursor["backup"].as_str().unwrap()).unwrap() == fixture("cursor/mcp.json")
+    );
+    let codex = files
+        .iter()
+        .find(|f| f["path"].as_str().unwrap().ends_with("config.toml"))
+        .unwrap();
+    assert_eq!(codex["created"], true);
+    assert_eq!(codex["created_dirs"].as_array().unwrap().len(), 1);
+    // Unchanged: nothing written, nothing journaled.
+    env.run(&[
+        "add",
+        "mem",
+        "-c",
+        "cursor",
+        "--env",
+        "TOKEN=sekrit",
+        "--",
+        "npx",
+        "x",
+    ])
+    .ok();
+    assert_eq!(env.journal().len(), 1);
+}
