@@ -1,7 +1,7 @@
 #!/bin/sh
 # Install real MCP servers from the registries into .cache/peers/ (gitignored) so the
-# handshake tests can speak to independent implementations. Safe to re-run; the tests
-# skip (with a printed note) whatever this did not install.
+# handshake tests can speak to independent implementations. Safe to re-run; a test whose
+# peer this did not install fails under CI=true and is a counted skip elsewhere.
 #   npm:  @modelcontextprotocol/server-everything, @modelcontextprotocol/server-memory
 #   PyPI: mcp 2.3.0 (into a venv), used by tests/fixtures/servers/python_mcp_server.py;
 #         pinned because 2.x serves both protocol eras (2026-07-28 and the handshake era)

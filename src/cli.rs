@@ -9,6 +9,7 @@ use crate::entry::RemoteKind;
 use crate::error::EXIT_CODES_HELP;
 use crate::output::ColorWhen;
 use crate::platform::Os;
+use crate::registry::PackageType;
 
 /// Manage MCP server entries across every AI client on this machine, losslessly, and
 /// prove they work.
@@ -64,7 +65,7 @@ pub enum Command {
     /// Servers configured in each client (secrets redacted)
     List(ListArgs),
     /// Add a server to one or more clients
-    Add(AddArgs),
+    Add(Box<AddArgs>),
     /// Remove a server from one or more clients
     Remove(RemoveArgs),
     /// Check every configured server: static checks, then a real MCP handshake
@@ -75,6 +76,139 @@ pub enum Command {
     Tools(ToolsArgs),
     /// Call one tool of a server and print what it returns
     Call(CallArgs),
+    /// What `apply` would change to make every client match the manifest (mcpctl.toml)
+    Plan(PlanArgs),
+    /// Make every client's file match the manifest; all files or none
+    Apply(ApplyArgs),
+    /// Search the MCP Registry: name, version, how it runs, description
+    Search(SearchArgs),
+    /// Registry-installed servers with a newer version in the registry
+    Outdated(OutdatedArgs),
+    /// Rewrite a registry-installed server with the newest version, in place
+    Update(UpdateArgs),
+    /// Previous versions mcpctl kept of the files it wrote
+    Backups(BackupsArgs),
+    /// Put a previous version of a client's file back (the current one is kept too)
+    Restore(RestoreArgs),
+    /// Revert every file the last writing command changed (run again to redo)
+    Undo(UndoArgs),
+}
+
+/// Which manifest, and which profile of it.
+#[derive(Debug, Args, Clone)]
+pub struct ManifestArgs {
+    /// The manifest [default: ./mcpctl.toml if present, else the user manifest]
+    #[arg(long, env = "MCPCTL_MANIFEST", value_name = "FILE")]
+    pub manifest: Option<PathBuf>,
+    /// Apply this `[profiles.NAME]` instead of the manifest's `profile`
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    pub manifest: ManifestArgs,
+    /// Exit 1 unless every entry is in sync (for CI); works without a ledger
+    #[arg(long)]
+    pub check: bool,
+    /// Output format (github and sarif annotate the files that are out of sync)
+    #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+    pub format: CheckFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct ApplyArgs {
+    #[command(flatten)]
+    pub manifest: ManifestArgs,
+    /// Print the plan and the diffs; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Let the manifest win over hand-made and hand-edited entries
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Which MCP Registry to ask.
+#[derive(Debug, Args, Clone)]
+pub struct RegistryArgs {
+    /// MCP Registry base URL (a subregistry with the same API works too)
+    /// [default: https://registry.modelcontextprotocol.io; `update`/`outdated`: the one each entry came from]
+    #[arg(long = "registry", env = "MCPCTL_REGISTRY", value_name = "URL")]
+    pub registry: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// Text to look for in server names
+    pub text: String,
+    /// At most this many results
+    #[arg(long, default_value_t = 20, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=100))]
+    pub limit: u16,
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct OutdatedArgs {
+    /// Client id (repeat or separate with commas) [default: every client]
+    #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
+    pub clients: Vec<String>,
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct UpdateArgs {
+    /// Entry name, as `list` shows it
+    pub name: String,
+    /// Client id (repeat or separate with commas) [default: every client it was installed in]
+    #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
+    pub clients: Vec<String>,
+    /// Update also an entry edited by hand since it was installed
+    #[arg(long)]
+    pub force: bool,
+    /// Print the diff of each file; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Do not wrap npx/npm/... as `cmd /c` on Windows
+    #[arg(long)]
+    pub no_wrap: bool,
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct BackupsArgs {
+    /// Client id (repeat or separate with commas) [default: every client]
+    #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
+    pub clients: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    /// The client whose file to restore
+    #[arg(short = 'c', long = "client", value_name = "ID", required = true)]
+    pub client: String,
+    /// Which of its files
+    #[arg(long, value_enum, default_value_t = Scope::User)]
+    pub scope: Scope,
+    /// Which backup: 1 is the newest (see `mcpctl backups`)
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub backup: u32,
+    /// Print the diff; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct UndoArgs {
+    /// Revert even files that changed since the command wrote them
+    #[arg(long)]
+    pub force: bool,
+    /// Print what would be reverted; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Args)]
@@ -107,37 +241,54 @@ pub struct ListArgs {
     pub show_secrets: bool,
 }
 
+/// Which file `add` writes: the user's (every project), as `--scope` says it.
+const SCOPE_HELP: &str = "Which file: `user` (the client's own config, every project; \
+also `global`), `project` (the project's file, e.g. `.mcp.json`, shared through git) or \
+`local` (this project only, inside the user file). Unlike `claude mcp add` (default \
+`local`) and `gemini mcp add` (default `project`), mcpctl defaults to `user`";
+
 #[derive(Debug, Args)]
+#[command(after_help = ADD_EXAMPLES)]
 pub struct AddArgs {
-    /// Server name (the key in the client's servers map)
-    pub name: String,
+    /// Server name (the key in the client's servers map; optional with a `--from-json`
+    /// snippet that names one server), or an MCP Registry name such as
+    /// `io.github.owner/server[@VERSION]` to install from the registry
+    pub name: Option<String>,
+    /// A remote server's URL after NAME, as `claude mcp add --transport http NAME URL`
+    #[arg(hide = true, value_name = "URL")]
+    pub stray: Vec<String>,
     #[command(flatten)]
     pub targets: TargetArgs,
-    /// Which file: the user's, the project's, or the per-project section of the user file
-    #[arg(long, value_enum, default_value_t = Scope::User)]
+    #[arg(short = 's', long, value_enum, default_value_t = Scope::User, long_help = SCOPE_HELP)]
+    /// Which file: user (default; every project), project or local
     pub scope: Scope,
-    /// Environment variable for a stdio server (repeatable)
+    /// Same as `--scope user`
+    #[arg(short = 'g', long, conflicts_with = "scope")]
+    pub global: bool,
+    /// Environment variable for a stdio server (repeatable); write secrets as `KEY=${VAR}`
     #[arg(short = 'e', long = "env", value_name = "KEY=VALUE")]
     pub env: Vec<String>,
-    /// HTTP header for a remote server (repeatable)
-    #[arg(short = 'H', long = "header", value_name = "KEY=VALUE")]
+    /// HTTP header for a remote server (repeatable): `-H 'Authorization: Bearer ${TOKEN}'`
+    /// or `KEY=VALUE`
+    #[arg(short = 'H', long = "header", value_name = "KEY: VALUE")]
     pub headers: Vec<String>,
     /// Working directory for a stdio server
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<String>,
-    /// Remote server URL
+    /// Remote server URL (http:// or https://)
     #[arg(long, conflicts_with = "from_json")]
     pub url: Option<String>,
-    /// Remote transport
-    #[arg(long, value_enum, requires = "url", value_name = "KIND")]
-    pub transport: Option<RemoteKind>,
-    /// The entry as JSON, as READMEs print it: `{"command":...}` or `{"mcpServers":{...}}`
-    #[arg(long, value_name = "JSON")]
+    /// Transport [default: stdio with a command, http with a URL]
+    #[arg(short = 't', long, value_enum, value_name = "KIND")]
+    pub transport: Option<TransportArg>,
+    /// The entry as JSON, as READMEs print it: `{"command":...}`, `{"mcpServers":{...}}`,
+    /// VS Code's `{"servers":{...},"inputs":[...]}`; `-` reads stdin, `@FILE` a file
+    #[arg(long, value_name = "JSON|-|@FILE")]
     pub from_json: Option<String>,
     /// Replace an existing entry with different content
     #[arg(long)]
     pub force: bool,
-    /// Print the diff of each file; write nothing
+    /// Print the diff of each file (secrets redacted); write nothing
     #[arg(long)]
     pub dry_run: bool,
     /// Do not wrap npx/npm/... as `cmd /c` on Windows
@@ -146,21 +297,87 @@ pub struct AddArgs {
     /// The server command and its arguments, after `--`
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
+    /// Registry server: value of a `{variable}` or argument (repeatable)
+    #[arg(
+        long = "var",
+        value_name = "NAME=VALUE",
+        help_heading = "From the MCP Registry"
+    )]
+    pub vars: Vec<String>,
+    /// Registry server: install this package type instead of the preferred form
+    #[arg(
+        long,
+        value_enum,
+        value_name = "TYPE",
+        conflicts_with = "remote",
+        help_heading = "From the MCP Registry"
+    )]
+    pub package: Option<PackageType>,
+    /// Registry server: use its remote endpoint (for every target)
+    #[arg(long, help_heading = "From the MCP Registry")]
+    pub remote: bool,
+    /// Registry server: the entry name [default: the last segment of the registry name]
+    #[arg(
+        long = "name",
+        value_name = "NAME",
+        help_heading = "From the MCP Registry"
+    )]
+    pub entry_name: Option<String>,
+    #[command(flatten, next_help_heading = "From the MCP Registry")]
+    pub registry: RegistryArgs,
+}
+
+const ADD_EXAMPLES: &str = "Examples:
+  mcpctl add memory -c cursor -- npx -y @modelcontextprotocol/server-memory
+  mcpctl add docs -c claude-code -t http https://docs.example.com/mcp -H 'Authorization: Bearer ${DOCS_TOKEN}'
+  mcpctl add --from-json @snippet.json --all
+  pbpaste | mcpctl add github -c vscode --from-json -";
+
+/// `--transport`: stdio is the default for a command; http and sse need a URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TransportArg {
+    /// A local command (the default with `-- COMMAND`)
+    Stdio,
+    /// Streamable HTTP (the default with a URL)
+    #[value(alias = "streamable-http")]
+    Http,
+    /// Legacy HTTP+SSE
+    Sse,
+}
+
+impl TransportArg {
+    /// The remote kind, `None` for stdio.
+    pub fn remote(self) -> Option<RemoteKind> {
+        match self {
+            TransportArg::Stdio => None,
+            TransportArg::Http => Some(RemoteKind::Http),
+            TransportArg::Sse => Some(RemoteKind::Sse),
+        }
+    }
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = REMOVE_EXAMPLES)]
 pub struct RemoveArgs {
     /// Server name
     pub name: String,
     #[command(flatten)]
     pub targets: TargetArgs,
-    /// Which file: the user's, the project's, or the per-project section of the user file
-    #[arg(long, value_enum, default_value_t = Scope::User)]
-    pub scope: Scope,
-    /// Print the diff of each file; write nothing
+    /// Which file [default: the one scope that has NAME]
+    #[arg(short = 's', long, value_enum)]
+    pub scope: Option<Scope>,
+    /// Same as `--scope user`
+    #[arg(short = 'g', long, conflicts_with = "scope")]
+    pub global: bool,
+    /// Print the diff of each file (secrets redacted); write nothing
     #[arg(long)]
     pub dry_run: bool,
 }
+
+const REMOVE_EXAMPLES: &str = "Examples:
+  mcpctl remove memory -c cursor
+  mcpctl remove github --all --dry-run
+  mcpctl remove prj -c claude-code --scope local";
 
 impl ValueEnum for RemoteKind {
     fn value_variants<'a>() -> &'a [Self] {

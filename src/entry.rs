@@ -543,9 +543,10 @@ fn take_map(
 // ---------------------------------------------------------------------------------------
 // Windows `cmd /c` wrapping (design.md §5, mcp-notes.md §3).
 
-/// npm-style launchers that are batch shims on Windows and need `cmd /c`.
+/// Launchers that are batch shims on Windows and need `cmd /c`: npm's, and .NET's `dnx`
+/// (shipped as `dnx.cmd`; there is no `dnx.exe`, see dotnet/dotnet-docker#6554).
 pub const WINDOWS_SHIMS: &[&str] = &[
-    "npx", "npm", "pnpm", "pnpx", "yarn", "yarnpkg", "corepack", "tsx", "ts-node",
+    "npx", "npm", "pnpm", "pnpx", "yarn", "yarnpkg", "corepack", "tsx", "ts-node", "dnx",
 ];
 
 fn command_stem(command: &str) -> String {
@@ -802,6 +803,7 @@ mod tests {
         assert!(!needs_wrap("uvx", &a(&["x"])));
         assert!(needs_wrap("C:\\nodejs\\NPX.CMD", &[]));
         assert!(needs_wrap("pnpm", &[]));
+        assert!(needs_wrap("dnx", &a(&["Contoso.Mcp@1.0.0", "--yes"])));
         assert!(is_wrapped("cmd.exe", &a(&["/d", "/c", "npx"])));
         assert_eq!(
             logical("cmd", &a(&["/C", "npx", "-y"])),

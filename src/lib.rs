@@ -13,9 +13,12 @@ pub mod error;
 pub mod formats;
 pub mod fs;
 pub mod handshake;
+pub mod manifest;
 pub mod output;
 pub mod platform;
+pub mod registry;
 pub mod state;
+pub mod suggest;
 pub mod vars;
 
 use std::ffi::OsString;
@@ -51,7 +54,11 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         cli.global.color,
         no_color,
     );
-    let ctx = match context(&cli, platform) {
+    let argv = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let ctx = match context(&cli, platform, argv) {
         Ok(ctx) => ctx,
         Err(error) => {
             printer.error(&error);
@@ -76,7 +83,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     status.into()
 }
 
-fn context(cli: &Cli, platform: Platform) -> anyhow::Result<Context> {
+fn context(cli: &Cli, platform: Platform, argv: Vec<String>) -> anyhow::Result<Context> {
     let extra = match &cli.global.clients_file {
         Some(path) => Some((
             std::fs::read_to_string(path).map_err(|e| {
@@ -114,5 +121,6 @@ fn context(cli: &Cli, platform: Platform) -> anyhow::Result<Context> {
         project,
         interactive,
         state,
+        argv,
     })
 }

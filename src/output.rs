@@ -238,6 +238,19 @@ pub fn redact(value: &str) -> String {
     }
 }
 
+/// `text` (a diff of a config file) with each of `secrets` replaced where it appears as a
+/// quoted string value, so a `--dry-run` hides exactly what `list` hides.
+pub fn redact_text(text: &str, secrets: &[String]) -> String {
+    let mut out = text.to_owned();
+    for secret in secrets.iter().filter(|s| !s.is_empty()) {
+        let json = serde_json::Value::String(secret.clone()).to_string();
+        out = out
+            .replace(&json, &format!("\"{REDACTED}\""))
+            .replace(&format!("'{secret}'"), &format!("'{REDACTED}'"));
+    }
+    out
+}
+
 /// Redact every value of a string map.
 pub fn redact_map(
     map: &indexmap::IndexMap<String, String>,
@@ -294,6 +307,15 @@ mod tests {
         assert_eq!(redact("Bearer abc"), REDACTED);
         assert_eq!(redact("$HOME"), "$HOME");
         assert_eq!(redact("${A}${B}x"), REDACTED);
+    }
+
+    #[test]
+    fn text_redaction_hides_quoted_values_only() {
+        let diff = "+  \"GITHUB_TOKEN\": \"ghp_x\",\n+  token = 'ghp_x'\n   \"ghp_xy\": 1";
+        assert_eq!(
+            redact_text(diff, &["ghp_x".to_owned()]),
+            "+  \"GITHUB_TOKEN\": \"<redacted>\",\n+  token = '<redacted>'\n   \"ghp_xy\": 1"
+        );
     }
 
     #[test]

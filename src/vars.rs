@@ -265,3 +265,53 @@ mod respell_tests {
         assert_eq!(sole_reference("a${X}"), None);
     }
 }
+
+/// The environment variable that stands for VS Code's `${input:id}` in clients without
+/// prompts: the id in upper case, other characters as `_` (`github-token` → `GITHUB_TOKEN`).
+pub fn input_variable(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// `text` with every `${input:id}` replaced by `${VAR}` (see [`input_variable`]); the ids
+/// replaced, in order.
+pub fn inputs_to_env(text: &str) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(text.len());
+    let mut ids = Vec::new();
+    let mut last = 0;
+    for r in references(text) {
+        if r.syntax != Syntax::Input {
+            continue;
+        }
+        out.push_str(&text[last..r.offset]);
+        last = r.offset + r.text.len();
+        out.push_str(&format!("${{{}}}", input_variable(&r.name)));
+        ids.push(r.name);
+    }
+    out.push_str(&text[last..]);
+    (out, ids)
+}
+
+#[cfg(test)]
+mod input_tests {
+    use super::*;
+
+    #[test]
+    fn inputs_become_environment_references() {
+        assert_eq!(
+            inputs_to_env("Bearer ${input:github-token} ${env:X}"),
+            (
+                "Bearer ${GITHUB_TOKEN} ${env:X}".to_owned(),
+                vec!["github-token".to_owned()]
+            )
+        );
+        assert_eq!(inputs_to_env("plain"), ("plain".to_owned(), vec![]));
+    }
+}

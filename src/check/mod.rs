@@ -5,6 +5,7 @@
 
 pub mod fix;
 mod lint;
+pub(crate) use rules::security::{pattern_secret, secret_name};
 pub mod render;
 pub mod rules;
 
@@ -68,26 +69,18 @@ pub fn check_text(path: &str, text: &str, bom: bool, target: &Target<'_>) -> Vec
     let index = formats::tree::LineIndex::new(text);
     let mut linter = lint::Linter::new(path, &index, target);
     linter.run(&parsed);
+    linter.bom(bom);
     let mut findings = linter.finish();
-    if bom && target.client.fields.rejects_bom {
-        findings.push(Finding {
-            path: path.to_owned(),
-            line: 1,
-            column: 1,
-            severity: rule("MCP005").map_or(Severity::Error, |r| r.severity),
-            code: "MCP005",
-            message: format!("{} refuses a file that starts with a byte-order mark; save it as UTF-8 without BOM", target.client.name),
-            server: None,
-        });
-    }
     findings.sort_by(|a, b| (a.line, a.column, a.code).cmp(&(b.line, b.column, b.code)));
     findings.dedup();
     findings
 }
 
-/// Whether the file at `text` parsed (fix mode never touches one that did not).
+/// Whether the findings include a parse error (MCP001): `--fix` never touches such a file.
 pub fn has_parse_error(findings: &[Finding]) -> bool {
-    findings.iter().any(|f| f.code == "MCP001")
+    findings
+        .iter()
+        .any(|f| f.code == rules::syntax::PARSE_ERROR.code)
 }
 
 /// The clients (and scope) whose file `path` may be, from the table's project paths and

@@ -30,6 +30,9 @@ pub enum TableError {
 pub struct Client {
     pub id: String,
     pub name: String,
+    /// Other words people type for this client (`code` for VS Code); several rows may
+    /// share one (`claude`), which makes it ambiguous.
+    pub aliases: Vec<String>,
     pub format: Format,
     pub servers_key: Vec<String>,
     pub local_key: Option<Vec<String>>,
@@ -50,7 +53,8 @@ pub struct Client {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
-    /// The user's own config file.
+    /// The user's own config file (every project).
+    #[value(alias = "global")]
     User,
     /// The project file (`.mcp.json`, `.cursor/mcp.json`, ...) under the project directory.
     Project,
@@ -91,6 +95,27 @@ impl LegacyLocation {
     }
 }
 
+/// What a word typed after `-c` names.
+#[derive(Debug)]
+pub enum Lookup<'a> {
+    Found(&'a Client),
+    /// An alias several rows share (`claude`).
+    Ambiguous(Vec<&'a Client>),
+    /// Nothing; the closest id, when one is a likely typo.
+    Unknown {
+        suggestion: Option<&'a str>,
+    },
+}
+
+/// Lower case, with spaces and underscores as hyphens: `VS Code` → `vs-code`.
+fn normalize(word: &str) -> String {
+    word.trim()
+        .to_lowercase()
+        .chars()
+        .map(|c| if c == ' ' || c == '_' { '-' } else { c })
+        .collect()
+}
+
 /// A resolved place where a client keeps servers: file + key path.
 #[derive(Debug, Clone)]
 pub struct Location {
@@ -105,6 +130,7 @@ impl Client {
         Client {
             id: row.id,
             name: row.name,
+            aliases: row.aliases,
             format: row.format,
             servers_key: row.servers_key,
             local_key: row.local_key,
@@ -286,6 +312,20 @@ impl ClientTable {
             if clients[..i].iter().any(|c| c.id == client.id) {
                 return Err(invalid(format!("id `{}` appears twice", client.id)));
             }
+            for alias in &client.aliases {
+                if alias.is_empty() || *alias != normalize(alias) {
+                    return Err(invalid(format!(
+                        "`{}`: alias `{alias}` must be lower case, with hyphens for spaces",
+                        client.id
+                    )));
+                }
+                if clients.iter().any(|c| c.id == *alias) {
+                    return Err(invalid(format!(
+                        "`{}`: alias `{alias}` is another client's id",
+                        client.id
+                    )));
+                }
+            }
             if client.servers_key.is_empty() || client.servers_key.iter().any(String::is_empty) {
                 return Err(invalid(format!(
                     "`{}`: servers_key needs at least one non-empty key",
@@ -310,6 +350,39 @@ impl ClientTable {
 
     pub fn get(&self, id: &str) -> Option<&Client> {
         self.clients.iter().find(|c| c.id == id)
+    }
+
+    /// Resolve what a person typed: an id in any case, an alias, or the display name.
+    pub fn lookup(&self, word: &str) -> Lookup<'_> {
+        let word = normalize(word);
+        if let Some(client) = self.get(&word) {
+            return Lookup::Found(client);
+        }
+        let matches: Vec<&Client> = self
+            .clients
+            .iter()
+            .filter(|c| c.aliases.contains(&word) || normalize(&c.name) == word)
+            .collect();
+        match matches.as_slice() {
+            [one] => Lookup::Found(one),
+            [] => Lookup::Unknown {
+                suggestion: crate::suggest::closest(
+                    &word,
+                    self.clients
+                        .iter()
+                        .flat_map(|c| std::iter::once(&c.id).chain(&c.aliases))
+                        .map(String::as_str),
+                )
+                .map(|hit| {
+                    // Suggest the id, also when the near miss was an alias.
+                    self.clients
+                        .iter()
+                        .find(|c| c.id == hit || c.aliases.iter().any(|a| a == hit))
+                        .map_or(hit, |c| c.id.as_str())
+                }),
+            },
+            _ => Lookup::Ambiguous(matches),
+        }
     }
 
     /// The README's client table (Markdown), generated so it cannot drift from the data.
@@ -453,6 +526,38 @@ mod tests {
             builtin.all().len(),
             "replaced, not added"
         );
+    }
+
+    #[test]
+    fn lookup_takes_any_case_aliases_and_names() {
+        let table = ClientTable::builtin().unwrap();
+        let id = |word: &str| match table.lookup(word) {
+            Lookup::Found(c) => c.id.clone(),
+            other => panic!("{word}: {other:?}"),
+        };
+        assert_eq!(id("Cursor"), "cursor");
+        assert_eq!(id("gemini"), "gemini-cli");
+        assert_eq!(id("code"), "vscode");
+        assert_eq!(id("vs-code"), "vscode");
+        assert_eq!(id("VS Code"), "vscode");
+        assert_eq!(id("Claude Desktop"), "claude-desktop");
+        match table.lookup("claude") {
+            Lookup::Ambiguous(c) => assert_eq!(
+                c.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(),
+                ["claude-code", "claude-desktop"]
+            ),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            table.lookup("cursr"),
+            Lookup::Unknown {
+                suggestion: Some("cursor")
+            }
+        ));
+        assert!(matches!(
+            table.lookup("nothing-like-it"),
+            Lookup::Unknown { suggestion: None }
+        ));
     }
 
     #[test]

@@ -35,6 +35,8 @@ pub(crate) struct TableFile {
 pub(crate) struct Row {
     pub(crate) id: String,
     pub(crate) name: String,
+    #[serde(default)]
+    pub(crate) aliases: Vec<String>,
     pub(crate) format: Format,
     pub(crate) servers_key: Vec<String>,
     #[serde(default)]

@@ -4,15 +4,16 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::cli::AddArgs;
-use crate::clients::{Client, Fields, VarSyntax};
+use crate::check::{pattern_secret, secret_name};
+use crate::cli::{AddArgs, TransportArg};
+use crate::clients::{Client, Fields, Scope, VarSyntax};
 use crate::commands::Context;
 use crate::commands::edit::{self, Action};
 use crate::commands::targets;
 use crate::entry::{self, Dialect, RemoteKind, ServerEntry, StringMap, Transport, spelling};
 use crate::error::{ExitStatus, UserError};
 use crate::formats::Edit;
-use crate::output::{Printer, redact_raw};
+use crate::output::{Printer, redact, redact_raw};
 use crate::platform::Os;
 use crate::state::{Origin, ledger};
 use crate::vars;
@@ -24,6 +25,9 @@ pub struct FileReport {
     pub path: String,
     pub action: Action,
     pub error: Option<String>,
+    /// Where the previous version of the file was kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backup: Option<String>,
     #[serde(skip)]
     pub hint: Option<String>,
     #[serde(skip)]
@@ -31,10 +35,15 @@ pub struct FileReport {
 }
 
 pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
+    if super::install::is_registry_add(&args) {
+        return super::install::run(args, ctx, printer);
+    }
     let AddArgs {
         name,
+        stray,
         targets: target_args,
         scope,
+        global,
         env,
         headers,
         cwd,
@@ -45,73 +54,458 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         dry_run,
         no_wrap,
         command,
+        vars,
+        package,
+        remote,
+        entry_name,
+        registry,
     } = args;
-    entry::validate_name(&name)
-        .map_err(|m| UserError::new(m).hint("pick a short name such as `github`"))?;
-    let (name, entry) = build_entry(
+    if !vars.is_empty()
+        || package.is_some()
+        || remote
+        || entry_name.is_some()
+        || registry.registry.is_some()
+    {
+        return Err(UserError::new(
+            "`--var`, `--package`, `--remote`, `--name` and `--registry` are for servers from the MCP Registry",
+        )
+        .hint(
+            "name a registry server (`mcpctl add io.github.owner/server`), or drop those flags to add a server from a command, a URL or `--from-json`",
+        )
+        .into());
+    }
+    let scope = if global { Scope::User } else { scope };
+    let url = positional_url(
+        ctx,
+        &stray,
+        url,
+        transport,
+        from_json.is_some() || !command.is_empty(),
+    )?;
+    let kind = remote_kind(transport, url.is_some())?;
+    warn_flags_after_dashes(printer, &command);
+    let snippet = from_json.as_deref().map(read_json_arg).transpose()?;
+    let spec = build_entry(
         name,
         &env,
         &headers,
         cwd,
-        url,
-        transport,
-        from_json.as_deref(),
+        url.map(|u| (u, kind)),
+        snippet.as_deref(),
         command,
     )?;
+    for note in &spec.notes {
+        printer.warn(note);
+    }
+    let Spec {
+        name,
+        entry,
+        inputs,
+        ..
+    } = spec;
+    entry::validate_name(&name)
+        .map_err(|m| UserError::new(m).hint("pick a short name such as `github`"))?;
+    if let Transport::Remote { url, .. } = &entry.transport {
+        validate_url(url)?;
+    }
+    warn_plaintext_secrets(printer, &entry);
     let clients = targets::choose(ctx, &target_args, "add", &|_| true)?;
     let mut reports = Vec::new();
+    let mut prompted_inputs: Vec<String> = Vec::new();
     for client in clients {
         if client.fields.strict_names && !entry::name_is_portable(&name) {
             printer.warn(&format!(
-                "{} may reject the server name `{name}`: it accepts letters, digits, `-` and `_`",
+                "{} may reject or rename the server `{name}`: its tool ids take only letters, digits, `-` and `_`",
                 client.name
             ));
         }
-        let result = add_to(ctx, client, scope, &name, &entry, force, dry_run, no_wrap).map(
-            |(path, outcome, notes)| {
-                for note in notes {
-                    printer.warn(&note);
-                }
-                (path, outcome)
+        let (entry, translated) = for_client_inputs(&entry, client);
+        for id in translated {
+            if !prompted_inputs.contains(&id) {
+                printer.warn(&input_note(&id, &inputs));
+                prompted_inputs.push(id);
+            }
+        }
+        let keep_inputs = if client.fields.var_syntax == Some(VarSyntax::Vscode) {
+            inputs.as_slice()
+        } else {
+            &[]
+        };
+        let result = add_to(
+            ctx,
+            client,
+            scope,
+            &name,
+            &entry,
+            keep_inputs,
+            Flags {
+                force,
+                dry_run,
+                no_wrap,
             },
-        );
+            &Provenance {
+                origin: Origin::add(),
+                guard: None,
+            },
+        )
+        .map(|(path, outcome, notes, _)| {
+            for note in notes {
+                printer.warn(&note);
+            }
+            (path, outcome)
+        });
         reports.push(report(ctx, client, scope, result));
     }
     print_reports(printer, &reports, dry_run)
 }
 
-#[expect(
-    clippy::too_many_arguments,
-    reason = "one call site; the flags of `add`"
-)]
-fn add_to(
+/// The switches of `add` that shape each write.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Flags {
+    pub force: bool,
+    pub dry_run: bool,
+    pub no_wrap: bool,
+}
+
+/// Checks an existing entry before it is replaced (`update`: still as mcpctl wrote it?).
+pub(crate) type Guard<'a> = &'a dyn Fn(Option<&Value>) -> anyhow::Result<()>;
+
+/// Where an entry comes from (for the ledger), and a check on the entry it replaces.
+pub(crate) struct Provenance<'a> {
+    pub origin: Origin,
+    pub guard: Option<Guard<'a>>,
+}
+
+/// Words after NAME that are neither flags nor after `--`: a URL, as `claude mcp add
+/// --transport http NAME URL` takes it, or a command typed without `--` (an error that
+/// shows the corrected line).
+fn positional_url(
     ctx: &Context,
-    client: &Client,
-    scope: crate::clients::Scope,
-    name: &str,
-    entry: &ServerEntry,
-    force: bool,
-    dry_run: bool,
-    no_wrap: bool,
-) -> anyhow::Result<(String, edit::Outcome, Vec<String>)> {
-    let location = targets::location(ctx, client, scope)?;
-    let dialect = Dialect::of(client);
-    let entry = for_platform(entry, ctx.platform.os, &client.fields, no_wrap);
-    let (entry, mut notes) = for_client_vars(&entry, client);
-    if let Transport::Stdio { command, args, .. } = &entry.transport
-        && entry::is_wrapped(command, args)
+    stray: &[String],
+    url: Option<String>,
+    transport: Option<TransportArg>,
+    other_source: bool,
+) -> anyhow::Result<Option<String>> {
+    if stray.is_empty() {
+        return Ok(url);
+    }
+    if let [one] = stray
+        && looks_like_url(one)
+        && url.is_none()
+        && !other_source
     {
-        let risky = entry::cmd_metachar_args(args);
-        if !risky.is_empty() {
-            notes.push(format!(
-                "`cmd /c` re-reads {} for cmd.exe's special characters (& | < > ^ % ! \"), which can break or change the command; \
-                 consider `node <path-to-the-package's-bin.js>` instead of the shim",
-                risky.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ")
+        if transport.and_then(TransportArg::remote).is_some() {
+            return Ok(Some(one.clone()));
+        }
+        let line = corrected_line(&ctx.argv, stray, &["--url".to_owned(), one.clone()], false);
+        return Err(UserError::new(format!(
+            "`{one}` looks like a remote server's URL, but no remote transport was given"
+        ))
+        .hint(format!(
+            "write `{line}` (or `--transport http NAME URL`, as `claude mcp add` takes it)"
+        ))
+        .into());
+    }
+    let line = corrected_line(&ctx.argv, stray, stray, true);
+    Err(UserError::new(format!(
+        "unexpected `{}` after the server name",
+        stray.join(" ")
+    ))
+    .hint(format!("put the server command after `--`: `{line}`"))
+    .into())
+}
+
+/// The command line with the `stray` words (found from the right) replaced by
+/// `replacement`, in their place or after `--` (added when missing).
+fn corrected_line(
+    argv: &[String],
+    stray: &[String],
+    replacement: &[String],
+    after_dashes: bool,
+) -> String {
+    let words: Vec<&String> = argv.iter().skip(1).collect();
+    let mut marked = vec![false; words.len()];
+    let mut want = stray.iter().rev().peekable();
+    for (i, word) in words.iter().enumerate().rev() {
+        if want.peek() == Some(word) {
+            marked[i] = true;
+            want.next();
+        }
+    }
+    let mut out: Vec<String> = vec!["mcpctl".to_owned()];
+    let mut placed = false;
+    for (i, word) in words.iter().enumerate() {
+        if marked[i] {
+            if !after_dashes && !placed {
+                out.extend(replacement.iter().cloned());
+                placed = true;
+            }
+            continue;
+        }
+        out.push((*word).clone());
+        if after_dashes && *word == "--" && !placed {
+            out.extend(replacement.iter().cloned());
+            placed = true;
+        }
+    }
+    if !placed {
+        out.push("--".to_owned());
+        out.extend(replacement.iter().cloned());
+    }
+    out.iter()
+        .map(|w| shell_quote(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A word as a POSIX shell would need it typed.
+fn shell_quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@%+=,".contains(c));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+fn looks_like_url(word: &str) -> bool {
+    let lower = word.to_ascii_lowercase();
+    lower.starts_with("http://") || lower.starts_with("https://")
+}
+
+/// The remote kind from `--transport` and whether a URL was given.
+fn remote_kind(transport: Option<TransportArg>, has_url: bool) -> anyhow::Result<RemoteKind> {
+    match (transport, has_url) {
+        (Some(TransportArg::Stdio), true) => Err(UserError::new(
+            "`--transport stdio` runs a command, but a URL was given",
+        )
+        .hint("use `--transport http` (or `sse`) for a remote server")
+        .into()),
+        (Some(t), false) if t.remote().is_some() => Err(UserError::new(format!(
+            "`--transport {}` needs the server's URL",
+            if t == TransportArg::Http {
+                "http"
+            } else {
+                "sse"
+            }
+        ))
+        .hint("write `mcpctl add NAME -c ID --transport http https://example.com/mcp`")
+        .into()),
+        (t, _) => Ok(t.and_then(TransportArg::remote).unwrap_or(RemoteKind::Http)),
+    }
+}
+
+/// A remote URL must be `http(s)://host...` (or start with a variable reference).
+fn validate_url(url: &str) -> anyhow::Result<()> {
+    if url.starts_with("${") || url.starts_with("{env:") {
+        return Ok(());
+    }
+    let lower = url.to_ascii_lowercase();
+    let rest = lower
+        .strip_prefix("https://")
+        .or_else(|| lower.strip_prefix("http://"));
+    let host = rest.map(|r| r.split(['/', '?', '#']).next().unwrap_or_default());
+    let problem = match host {
+        _ if url.trim().is_empty() => Some("the URL is empty"),
+        None => Some("only http:// and https:// URLs reach an MCP server"),
+        Some("") => Some("the URL has no host"),
+        Some(_) if url.contains(char::is_whitespace) => Some("the URL contains a space"),
+        Some(_) => None,
+    };
+    match problem {
+        Some(problem) => Err(UserError::new(format!("`{url}` is not a server URL: {problem}"))
+            .hint("give the address the server's docs print, e.g. `--url https://example.com/mcp`; nothing was written")
+            .into()),
+        None => Ok(()),
+    }
+}
+
+/// Long flags of mcpctl's that servers commonly take as well.
+const SERVER_FLAGS: &[&str] = &[
+    "help", "version", "env", "header", "name", "cwd", "url", "var", "project", "quiet", "color",
+    "json", "registry", "timeout",
+];
+
+/// `--dry-run` after `--` goes to the server: right, but rarely meant.
+fn warn_flags_after_dashes(printer: &Printer, command: &[String]) {
+    use clap::CommandFactory;
+    let cli = crate::cli::Cli::command();
+    let ours: Vec<String> = cli
+        .get_arguments()
+        .chain(
+            cli.find_subcommand("add")
+                .into_iter()
+                .flat_map(|c| c.get_arguments()),
+        )
+        .filter_map(|a| a.get_long())
+        // Servers take these too (`docker run --env`, `--port`): no warning for them.
+        .filter(|long| !SERVER_FLAGS.contains(long))
+        .map(|long| format!("--{long}"))
+        .collect();
+    for word in command.iter().skip(1) {
+        let flag = word.split('=').next().unwrap_or(word);
+        if ours.iter().any(|o| o == flag) {
+            printer.warn(&format!(
+                "`{flag}` after `--` is passed to the server, not to mcpctl; put it before `--` if you meant mcpctl's"
             ));
         }
     }
+}
+
+/// Literal secrets given with `-e`/`-H` end up in plain text in every client's file.
+fn warn_plaintext_secrets(printer: &Printer, entry: &ServerEntry) {
+    let (flag, separator, map) = match &entry.transport {
+        Transport::Stdio { env, .. } => ("-e", "=", env),
+        Transport::Remote { headers, .. } => ("-H", ": ", headers),
+    };
+    for (key, value) in map {
+        let literal = !value.is_empty() && redact(value) != *value;
+        if !literal || !(secret_name(key) || pattern_secret(value).is_some()) {
+            continue;
+        }
+        let variable = vars::input_variable(key);
+        let reference = if key.eq_ignore_ascii_case("authorization") {
+            format!("Bearer ${{{variable}}}")
+        } else {
+            format!("${{{variable}}}")
+        };
+        printer.warn(&format!(
+            "the value of `{key}` is written in plain text into each client's file; to keep it out, \
+             export {variable} and pass `{flag} '{key}{separator}{reference}'` (mcpctl spells the reference for each client)"
+        ));
+    }
+}
+
+/// `--from-json` text: inline, `-` for stdin, or `@FILE`.
+fn read_json_arg(arg: &str) -> anyhow::Result<String> {
+    if arg == "-" {
+        return std::io::read_to_string(std::io::stdin()).map_err(|e| {
+            UserError::new(format!("cannot read `--from-json -` from stdin: {e}"))
+                .hint("pipe the JSON in, e.g. `pbpaste | mcpctl add NAME --from-json -`")
+                .into()
+        });
+    }
+    if let Some(path) = arg.strip_prefix('@') {
+        let source = crate::fs::read_source(std::path::Path::new(path))
+            .map_err(|e| UserError::new(e.to_string()).hint("check the path after `@`"))?;
+        if !source.exists() {
+            return Err(UserError::new(format!("`{path}` does not exist"))
+                .hint("give the file with the JSON snippet after `@`")
+                .into());
+        }
+        return Ok(source.text);
+    }
+    Ok(arg.to_owned())
+}
+
+/// VS Code's `${input:id}` prompts exist only where `var_syntax = "vscode"`; elsewhere each
+/// becomes a variable reference. Returns the entry and the ids translated.
+fn for_client_inputs(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<String>) {
+    let mut entry = entry.clone();
+    let mut ids = Vec::new();
+    if client.fields.var_syntax != Some(VarSyntax::Vscode) {
+        each_string(&mut entry, &mut |s| {
+            let (text, found) = vars::inputs_to_env(s);
+            *s = text;
+            ids.extend(found);
+        });
+    }
+    (entry, ids)
+}
+
+/// Which variable to set for a translated VS Code input, with VS Code's own prompt.
+fn input_note(id: &str, inputs: &[Value]) -> String {
+    let prompt = inputs
+        .iter()
+        .find(|i| i.get("id").and_then(Value::as_str) == Some(id))
+        .and_then(|i| i.get("description").and_then(Value::as_str))
+        .map(|d| format!(" (VS Code asks: \"{d}\")"))
+        .unwrap_or_default();
+    format!(
+        "`${{input:{id}}}` is a VS Code prompt; other clients get a reference to the variable {}{prompt}: set it in the environment the client starts from",
+        vars::input_variable(id)
+    )
+}
+
+/// Apply `f` to every string of an entry that may hold a reference.
+fn each_string(entry: &mut ServerEntry, f: &mut dyn FnMut(&mut String)) {
+    match &mut entry.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            f(command);
+            args.iter_mut().for_each(&mut *f);
+            env.values_mut().for_each(&mut *f);
+            cwd.iter_mut().for_each(&mut *f);
+        }
+        Transport::Remote { url, headers, .. } => {
+            f(url);
+            headers.values_mut().for_each(&mut *f);
+        }
+    }
+}
+
+/// Merge VS Code `inputs` into the file's top-level `inputs` list, by id.
+fn merge_inputs(doc: &mut dyn crate::formats::ConfigDoc, inputs: &[Value]) -> anyhow::Result<Edit> {
+    let existing = doc
+        .servers(&[])?
+        .into_iter()
+        .find(|(k, _)| k == "inputs")
+        .map(|(_, v)| v);
+    let mut list = match existing {
+        None => Vec::new(),
+        Some(Value::Array(list)) => list,
+        Some(_) => {
+            return Err(UserError::new("the file's `inputs` is not a list")
+                .hint("fix `inputs` by hand, or add the server without `${input:...}`")
+                .into());
+        }
+    };
+    let before = list.len();
+    for input in inputs {
+        let id = input.get("id");
+        if !list.iter().any(|i| i.get("id") == id) {
+            list.push(input.clone());
+        }
+    }
+    if list.len() == before {
+        return Ok(Edit::Unchanged);
+    }
+    Ok(doc.upsert(&[], "inputs", &Value::Array(list))?)
+}
+
+/// Write `entry` into `client`'s file as that client spells it (Windows wrap, variable
+/// syntax), with VS Code `inputs` it references. Returns the path shown, the outcome,
+/// notes to print, and the entry as rendered for this client.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the parts of one write, shared with registry installs and update"
+)]
+pub(crate) fn add_to(
+    ctx: &Context,
+    client: &Client,
+    scope: Scope,
+    name: &str,
+    entry: &ServerEntry,
+    inputs: &[Value],
+    flags: Flags,
+    how: &Provenance<'_>,
+) -> anyhow::Result<(String, edit::Outcome, Vec<String>, ServerEntry)> {
+    let Flags {
+        force,
+        dry_run,
+        no_wrap,
+    } = flags;
+    let location = targets::location(ctx, client, scope)?;
+    let dialect = Dialect::of(client);
     // Fail early (before reading the file) when the client cannot take this entry.
-    dialect.to_raw(&entry).map_err(|e| entry_error(e, client))?;
+    let (entry, _, notes) = render(ctx, client, entry, no_wrap)?;
     let path = location.path.clone();
     // The entry as last written by the closure below (it may run again after a
     // concurrent write), for the ledger.
@@ -122,12 +516,19 @@ fn add_to(
             .into_iter()
             .find(|(n, _)| n == name)
             .map(|(_, raw)| raw);
+        if let Some(guard) = how.guard {
+            guard(existing.as_ref())?;
+        }
         let raw = match existing {
             None => dialect.to_raw(&entry).map_err(|e| entry_error(e, client))?,
             Some(old_raw) => {
                 let old = dialect.from_raw(&old_raw);
                 if old.as_ref().is_ok_and(|old| old.same_as(&entry)) {
-                    return Ok(Edit::Unchanged);
+                    return if inputs.is_empty() {
+                        Ok(Edit::Unchanged)
+                    } else {
+                        merge_inputs(doc, inputs)
+                    };
                 }
                 if !force {
                     return Err(UserError::new(format!(
@@ -151,9 +552,18 @@ fn add_to(
                     .map_err(|e| entry_error(e, client))?
             }
         };
-        let edit = doc.upsert(&location.key, name, &raw)?;
+        let edited = doc.upsert(&location.key, name, &raw)?;
         *written.borrow_mut() = Some(raw);
-        Ok(edit)
+        let inputs_edit = if inputs.is_empty() {
+            Edit::Unchanged
+        } else {
+            merge_inputs(doc, inputs)?
+        };
+        Ok(if edited == Edit::Unchanged {
+            inputs_edit
+        } else {
+            edited
+        })
     })?;
     if !dry_run
         && matches!(outcome.action, Action::Added | Action::Updated)
@@ -165,11 +575,40 @@ fn add_to(
         ctx.state.record(
             edit::entry_key(&location, name),
             fingerprint,
-            Origin::add(),
+            how.origin.clone(),
             outcome.created,
         )?;
     }
-    Ok((edit::shown(ctx, &path), outcome, notes))
+    Ok((edit::shown(ctx, &path), outcome, notes, entry))
+}
+
+/// An entry as `client` on the target platform must spell it: Windows wrapping, variable
+/// syntax, dialect. Returns the entry as rendered (canonical), the client's raw entry, and
+/// warnings. `add`, `copy` and `apply` all render through here.
+pub fn render(
+    ctx: &Context,
+    client: &Client,
+    entry: &ServerEntry,
+    no_wrap: bool,
+) -> anyhow::Result<(ServerEntry, Value, Vec<String>)> {
+    let entry = for_platform(entry, ctx.platform.os, &client.fields, no_wrap);
+    let (entry, mut notes) = for_client_vars(&entry, client);
+    if let Transport::Stdio { command, args, .. } = &entry.transport
+        && entry::is_wrapped(command, args)
+    {
+        let risky = entry::cmd_metachar_args(args);
+        if !risky.is_empty() {
+            notes.push(format!(
+                "`cmd /c` re-reads {} for cmd.exe's special characters (& | < > ^ % ! \"), which can break or change the command; \
+                 consider `node <path-to-the-package's-bin.js>` instead of the shim",
+                risky.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ")
+            ));
+        }
+    }
+    let raw = Dialect::of(client)
+        .to_raw(&entry)
+        .map_err(|e| entry_error(e, client))?;
+    Ok((entry, raw, notes))
 }
 
 fn entry_error(e: entry::EntryError, client: &Client) -> anyhow::Error {
@@ -231,24 +670,7 @@ fn for_client_vars(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<St
         return (entry, notes);
     };
     if syntax != VarSyntax::Codex {
-        let respell = |s: &mut String| *s = vars::respell(s, syntax);
-        match &mut entry.transport {
-            Transport::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-            } => {
-                respell(command);
-                args.iter_mut().for_each(respell);
-                env.values_mut().for_each(respell);
-                cwd.iter_mut().for_each(respell);
-            }
-            Transport::Remote { url, headers, .. } => {
-                respell(url);
-                headers.values_mut().for_each(respell);
-            }
-        }
+        each_string(&mut entry, &mut |s| *s = vars::respell(s, syntax));
         return (entry, notes);
     }
     // Codex: no expansion at all. The dialect turns whole-value references to a variable
@@ -325,6 +747,7 @@ pub fn report(
             path,
             action: outcome.action,
             error: None,
+            backup: outcome.backup.map(|b| edit::shown(ctx, &b)),
             hint: None,
             diff: outcome.diff,
         },
@@ -338,6 +761,7 @@ pub fn report(
                 .unwrap_or_default(),
             action: Action::Failed,
             error: Some(error.to_string()),
+            backup: None,
             hint: crate::error::hint_of(&error).map(str::to_owned),
             diff: None,
         },
@@ -394,6 +818,17 @@ pub fn print_reports(
             }
             printer.line(&line);
         }
+        let backups: Vec<&str> = reports.iter().filter_map(|r| r.backup.as_deref()).collect();
+        if let Some(first) = backups.first() {
+            let more = match backups.len() {
+                1 => String::new(),
+                n => format!(" (and {} more in the same directory)", n - 1),
+            };
+            printer.note(&printer.paint_err(
+                crate::output::Style::Dim,
+                &format!("previous version kept in {first}{more}"),
+            ));
+        }
         if dry_run {
             printer.note("dry run: nothing was written");
         }
@@ -405,7 +840,11 @@ pub fn print_reports(
     })
 }
 
-fn parse_pairs(pairs: &[String], what: &str, separators: &[char]) -> anyhow::Result<StringMap> {
+pub(crate) fn parse_pairs(
+    pairs: &[String],
+    what: &str,
+    separators: &[char],
+) -> anyhow::Result<StringMap> {
     let mut out = StringMap::new();
     for pair in pairs {
         let Some(at) = pair.find(separators) else {
@@ -428,83 +867,173 @@ fn looks_like_entry(map: &Map<String, Value>) -> bool {
     spelling::looks_like_entry(map.keys().map(String::as_str))
 }
 
-/// The entry in a `--from-json` snippet, and its name.
-fn entry_from_json(name: String, json: &str) -> anyhow::Result<(String, Value)> {
-    let value: Value = serde_json::from_str(json).map_err(|e| {
-        UserError::new(format!("`--from-json` is not valid JSON at {}:{}: {e}", e.line(), e.column()))
-            .hint("quote the JSON for your shell, e.g. --from-json '{\"command\":\"npx\",\"args\":[\"-y\",\"pkg\"]}'")
-    })?;
+/// What `--from-json` yields: the entry, its name, VS Code `inputs`, and notes.
+#[derive(Debug)]
+struct Snippet {
+    name: String,
+    raw: Value,
+    inputs: Vec<Value>,
+    notes: Vec<String>,
+}
+
+/// Shell quoting eats quotes and splits words: `{command:npx}` or a cut-off object.
+fn looks_shell_mangled(text: &str) -> bool {
+    let text = text.trim();
+    (text.starts_with('{') && !text.contains('"'))
+        || text.matches('{').count() != text.matches('}').count()
+}
+
+/// The entry in a `--from-json` snippet (JSON or JSONC), and its name: `NAME` when given,
+/// else the one server the snippet names.
+fn entry_from_json(name: Option<&str>, json: &str) -> anyhow::Result<Snippet> {
+    let json = json.trim_start_matches('\u{feff}');
+    let value: Value = jsonc_parser::parse_to_serde_value::<Option<Value>>(json, &crate::formats::json_tree::client_jsonc())
+        .map_err(|e| {
+            let error = UserError::new(format!(
+                "`--from-json` is not valid JSON at {}:{}: {}",
+                e.line_display(),
+                e.column_display(),
+                e.kind()
+            ));
+            if looks_shell_mangled(json) {
+                error.hint("the shell ate the quotes: wrap the JSON in single quotes, e.g. --from-json '{\"command\":\"npx\",\"args\":[\"-y\",\"pkg\"]}', or pass `--from-json @file.json`")
+            } else {
+                error.hint("fix the JSON at that position, or pass it from a file with `--from-json @file.json`")
+            }
+        })?
+        .unwrap_or(Value::Null);
     let Value::Object(map) = &value else {
         return Err(UserError::new("`--from-json` must be a JSON object")
             .hint("pass the entry, or a `{\"mcpServers\":{...}}` snippet")
             .into());
     };
+    let need_name = || {
+        UserError::new("the snippet is a single entry without a name")
+            .hint("say the name: `mcpctl add NAME --from-json ...`")
+    };
     if looks_like_entry(map) {
-        return Ok((name, value));
+        let name = name.ok_or_else(need_name)?;
+        let raw = value.clone();
+        return Ok(Snippet {
+            name: name.to_owned(),
+            raw,
+            inputs: Vec::new(),
+            notes: Vec::new(),
+        });
     }
+    // VS Code's user settings nest the servers and inputs under `mcp`.
+    let holder = map
+        .get("mcp")
+        .and_then(Value::as_object)
+        .filter(|m| m.get("servers").is_some_and(Value::is_object))
+        .unwrap_or(map);
+    let inputs = holder
+        .get("inputs")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     let servers = spelling::SERVERS_KEYS
         .iter()
-        .find_map(|k| map.get(*k).and_then(Value::as_object))
+        .find_map(|k| holder.get(*k).and_then(Value::as_object))
         .or_else(|| {
-            map.values()
+            holder
+                .values()
                 .all(|v| v.as_object().is_some_and(looks_like_entry))
-                .then_some(map)
+                .then_some(holder)
         })
         .ok_or_else(|| {
             UserError::new("`--from-json` holds no server entry").hint(
                 "pass `{\"command\":...}`, `{\"url\":...}` or a `{\"mcpServers\":{...}}` snippet",
             )
         })?;
-    if let Some(entry) = servers.get(&name) {
-        return Ok((name, entry.clone()));
+    let snippet = |name: &str, raw: &Value, notes: Vec<String>| Snippet {
+        name: name.to_owned(),
+        raw: raw.clone(),
+        inputs: inputs.clone(),
+        notes,
+    };
+    if let Some(name) = name
+        && let Some(entry) = servers.get(name)
+    {
+        return Ok(snippet(name, entry, Vec::new()));
     }
-    match servers.iter().collect::<Vec<_>>().as_slice() {
-        [(_, entry)] => Ok((name, (*entry).clone())),
-        [] => Err(UserError::new("`--from-json` has an empty servers map")
+    let names = || {
+        servers
+            .keys()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match (servers.iter().collect::<Vec<_>>().as_slice(), name) {
+        ([(own, entry)], Some(name)) => Ok(snippet(
+            name,
+            entry,
+            vec![format!(
+                "the snippet calls the server `{own}`; adding it as `{name}`"
+            )],
+        )),
+        ([(own, entry)], None) => Ok(snippet(own, entry, Vec::new())),
+        ([], _) => Err(UserError::new("`--from-json` has an empty servers map")
             .hint("pass a snippet with one server")
             .into()),
-        many => Err(UserError::new(format!(
+        (many, Some(name)) => Err(UserError::new(format!(
             "`--from-json` has {} servers and none is named `{name}`",
             many.len()
         ))
-        .hint(format!(
-            "name one of: {}",
-            many.iter()
-                .map(|(k, _)| k.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+        .hint(format!("name one of: {}", names()))
+        .into()),
+        (many, None) => Err(UserError::new(format!(
+            "`--from-json` has {} servers: {}",
+            many.len(),
+            names()
         ))
+        .hint("say which one: `mcpctl add NAME --from-json ...`")
         .into()),
     }
 }
 
-#[expect(clippy::too_many_arguments, reason = "the flags that shape an entry")]
-fn build_entry(
+/// The entry `add` writes, built from the flags or a snippet.
+#[derive(Debug)]
+struct Spec {
     name: String,
+    entry: ServerEntry,
+    /// VS Code `inputs` of the snippet.
+    inputs: Vec<Value>,
+    notes: Vec<String>,
+}
+
+fn build_entry(
+    name: Option<String>,
     env: &[String],
     headers: &[String],
     cwd: Option<String>,
-    url: Option<String>,
-    transport: Option<RemoteKind>,
+    remote: Option<(String, RemoteKind)>,
     from_json: Option<&str>,
     command: Vec<String>,
-) -> anyhow::Result<(String, ServerEntry)> {
+) -> anyhow::Result<Spec> {
     let env = parse_pairs(env, "env", &['='])?;
     let headers = parse_pairs(headers, "header", &['=', ':'])?;
     let how_many = usize::from(from_json.is_some())
-        + usize::from(url.is_some())
+        + usize::from(remote.is_some())
         + usize::from(!command.is_empty());
     if how_many != 1 {
         return Err(UserError::new(if how_many == 0 {
             "say what to run"
         } else {
-            "give only one of `-- COMMAND`, `--url` and `--from-json`"
+            "give only one of `-- COMMAND`, a URL and `--from-json`"
         })
         .hint("`mcpctl add NAME -c ID -- npx -y PACKAGE`, `--url https://...`, or `--from-json '{...}'`")
         .into());
     }
-    let (name, mut entry) = if let Some(json) = from_json {
-        let (name, raw) = entry_from_json(name, json)?;
+    let named = || {
+        name.clone().ok_or_else(|| {
+            UserError::new("say the server's name").hint(
+                "`mcpctl add NAME -c ID -- COMMAND...` (the name is the key in each client's file)",
+            )
+        })
+    };
+    let (name, mut entry, inputs, notes) = if let Some(json) = from_json {
+        let snippet = entry_from_json(name.as_deref(), json)?;
         let fields = Fields::default();
         let reader = Dialect {
             name: crate::clients::DialectName::Standard,
@@ -512,21 +1041,21 @@ fn build_entry(
             client: "--from-json",
             remote_hint: None,
         };
-        let entry = reader.from_raw(&raw).map_err(|e| {
+        let entry = reader.from_raw(&snippet.raw).map_err(|e| {
             UserError::new(format!("`--from-json`: {e}"))
                 .hint("the entry needs `command` (and `args`) or `url`")
         })?;
-        (name, entry)
-    } else if let Some(url) = url {
+        (snippet.name, entry, snippet.inputs, snippet.notes)
+    } else if let Some((url, kind)) = remote {
         let entry = ServerEntry {
             transport: Transport::Remote {
                 url,
-                kind: transport.unwrap_or(RemoteKind::Http),
+                kind,
                 headers: StringMap::new(),
             },
             extras: Map::new(),
         };
-        (name, entry)
+        (named()?, entry, Vec::new(), Vec::new())
     } else {
         let mut parts = command.into_iter();
         let program = parts.next().unwrap_or_default();
@@ -539,7 +1068,7 @@ fn build_entry(
             },
             extras: Map::new(),
         };
-        (name, entry)
+        (named()?, entry, Vec::new(), Vec::new())
     };
     match &mut entry.transport {
         Transport::Stdio { env: e, cwd: c, .. } => {
@@ -564,7 +1093,12 @@ fn build_entry(
             h.extend(headers);
         }
     }
-    Ok((name, entry))
+    Ok(Spec {
+        name,
+        entry,
+        inputs,
+        notes,
+    })
 }
 
 #[cfg(test)]
@@ -573,28 +1107,105 @@ mod tests {
 
     #[test]
     fn from_json_accepts_entry_and_snippets() {
-        let (_, v) = entry_from_json("x".into(), r#"{"command":"npx","args":["-y","p"]}"#).unwrap();
-        assert_eq!(v["command"], "npx");
-        let (_, v) =
-            entry_from_json("x".into(), r#"{"mcpServers":{"fs":{"command":"npx"}}}"#).unwrap();
-        assert_eq!(v["command"], "npx");
-        let (_, v) = entry_from_json(
-            "b".into(),
-            r#"{"servers":{"a":{"url":"u1"},"b":{"url":"u2"}}}"#,
+        let raw = |name: Option<&str>, json: &str| entry_from_json(name, json).unwrap().raw;
+        assert_eq!(
+            raw(Some("x"), r#"{"command":"npx","args":["-y","p"]}"#)["command"],
+            "npx"
+        );
+        assert_eq!(
+            raw(Some("x"), r#"{"mcpServers":{"fs":{"command":"npx"}}}"#)["command"],
+            "npx"
+        );
+        let two = r#"{"servers":{"a":{"url":"u1"},"b":{"url":"u2"}}}"#;
+        assert_eq!(raw(Some("b"), two)["url"], "u2");
+        assert!(entry_from_json(Some("c"), two).is_err());
+        assert!(entry_from_json(None, two).is_err());
+        assert_eq!(
+            raw(Some("x"), r#"{"fs":{"command":"npx"}}"#)["command"],
+            "npx"
+        );
+        assert!(entry_from_json(Some("x"), "[1]").is_err());
+        assert!(entry_from_json(Some("x"), "{").is_err());
+        assert!(entry_from_json(None, r#"{"command":"npx"}"#).is_err());
+        let one = entry_from_json(
+            None,
+            "{\n // a comment\n \"mcpServers\": {\"fs\": {\"command\": \"npx\",},},\n}",
         )
         .unwrap();
-        assert_eq!(v["url"], "u2");
-        assert!(
-            entry_from_json(
-                "c".into(),
-                r#"{"servers":{"a":{"url":"u1"},"b":{"url":"u2"}}}"#
-            )
-            .is_err()
+        assert_eq!(
+            (one.name.as_str(), one.raw["command"].as_str()),
+            ("fs", Some("npx"))
         );
-        let (_, v) = entry_from_json("x".into(), r#"{"fs":{"command":"npx"}}"#).unwrap();
-        assert_eq!(v["command"], "npx");
-        assert!(entry_from_json("x".into(), "[1]").is_err());
-        assert!(entry_from_json("x".into(), "{").is_err());
+        let renamed =
+            entry_from_json(Some("files"), r#"{"mcpServers":{"fs":{"command":"npx"}}}"#).unwrap();
+        assert_eq!(renamed.name, "files");
+        assert!(renamed.notes[0].contains("`fs`"), "{:?}", renamed.notes);
+        let vscode = entry_from_json(
+            None,
+            r#"{"mcp":{"inputs":[{"id":"tok","type":"promptString"}],"servers":{"gh":{"url":"https://x"}}}}"#,
+        )
+        .unwrap();
+        assert_eq!((vscode.name.as_str(), vscode.inputs.len()), ("gh", 1));
+    }
+
+    #[test]
+    fn only_shell_mangled_json_gets_the_quoting_hint() {
+        let hint = |json: &str| {
+            crate::error::hint_of(&entry_from_json(Some("x"), json).unwrap_err())
+                .unwrap()
+                .to_owned()
+        };
+        assert!(hint("{command:npx}").contains("single quotes"));
+        assert!(!hint(r#"{"command": "npx" "args": []}"#).contains("single quotes"));
+    }
+
+    #[test]
+    fn corrected_line_moves_the_command_after_dashes() {
+        let argv: Vec<String> = [
+            "/x/mcpctl",
+            "add",
+            "plain",
+            "-c",
+            "cursor",
+            "node",
+            "server.js",
+        ]
+        .map(String::from)
+        .to_vec();
+        let stray = ["node".to_owned(), "server.js".to_owned()];
+        assert_eq!(
+            corrected_line(&argv, &stray, &stray, true),
+            "mcpctl add plain -c cursor -- node server.js"
+        );
+        let argv: Vec<String> = ["mcpctl", "add", "docs", "https://x.dev/mcp", "-c", "a b"]
+            .map(String::from)
+            .to_vec();
+        let stray = ["https://x.dev/mcp".to_owned()];
+        assert_eq!(
+            corrected_line(
+                &argv,
+                &stray,
+                &["--url".to_owned(), stray[0].clone()],
+                false
+            ),
+            "mcpctl add docs --url https://x.dev/mcp -c 'a b'"
+        );
+    }
+
+    #[test]
+    fn urls_must_be_http_with_a_host() {
+        assert!(validate_url("https://example.com/mcp").is_ok());
+        assert!(validate_url("http://localhost:3000").is_ok());
+        assert!(validate_url("${BASE}/mcp").is_ok());
+        for bad in [
+            "",
+            "not-a-url",
+            "file:///etc/passwd",
+            "https://",
+            "https://a b",
+        ] {
+            assert!(validate_url(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

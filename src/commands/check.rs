@@ -58,12 +58,7 @@ pub fn run(args: CheckArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         format
     };
     let forced = match &client {
-        Some(id) => Some(ctx.table.get(id.trim()).ok_or_else(|| {
-            UserError::new(format!("unknown client `{id}`")).hint(format!(
-                "known clients: {}; see `mcpctl clients --all`",
-                ctx.table.ids().join(", ")
-            ))
-        })?),
+        Some(id) => Some(crate::commands::targets::resolve(ctx, id)?),
         None => None,
     };
     let files = files(ctx, &paths, forced, user)?;

@@ -16,18 +16,13 @@ use crate::cli::DoctorArgs;
 use crate::clients::Scope;
 use crate::commands::inventory::{Found, collect, display_path};
 use crate::commands::{Context, targets};
-use crate::entry::{self, Transport};
+use crate::entry;
 use crate::error::{ExitStatus, UserError};
 use crate::fs;
-use crate::handshake::{self, Probe, ProbeOptions, Status as ProbeStatus};
+use crate::handshake::{self, Fix, Launch, Level, Probe, ProbeOptions, Status as ProbeStatus};
 use crate::output::{Printer, Style};
 use crate::platform::Os;
-use crate::vars;
 
-/// Interpreters whose first file argument is a script that must exist.
-const INTERPRETERS: &[&str] = &[
-    "node", "nodejs", "python", "python3", "deno", "bun", "tsx", "ts-node", "ruby", "php", "java",
-];
 /// Files larger than this are not linted by doctor (run `mcpctl check --user` for them).
 const LINT_MAX_BYTES: u64 = 4 << 20;
 /// Lines of stderr shown under a failed server in the human report.
@@ -134,11 +129,18 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         targets::by_ids(ctx, &clients)?
     };
     let (found, broken) = collect(ctx, &clients, name.as_deref());
+    if let Some(name) = &name
+        && found.is_empty()
+        && broken.is_empty()
+    {
+        return Err(targets::no_server_named(ctx, &clients, name));
+    }
     let mut results: Vec<DoctorResult> = Vec::new();
-    let mut to_probe: Vec<(usize, Transport)> = Vec::new();
+    let env = &options.parent_env;
+    let mut to_probe: Vec<(usize, Launch)> = Vec::new();
     let lint = lint_files(ctx, &found);
     for (index, f) in found.iter().enumerate() {
-        let (mut result, transport) = static_checks(ctx, f, &found);
+        let (mut result, transport) = static_checks(ctx, env, f, &found);
         add_lint_findings(&mut result, f, &lint);
         if let (Some(t), false) = (transport, no_spawn) {
             to_probe.push((index, t));
@@ -202,12 +204,12 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             .iter()
             .map(|(i, _)| format!("{}/{}", found[*i].client.id, found[*i].name))
             .collect();
-        let transports: Vec<Transport> = to_probe.iter().map(|(_, t)| t.clone()).collect();
+        let launches: Vec<Launch> = to_probe.iter().map(|(_, t)| t.clone()).collect();
         if printer.stderr_tty {
             printer.progress(&format!("[0/{total}] starting…"));
         }
         let printer_ref = &*printer;
-        let probes = handshake::probe_many(transports, &options, jobs.max(1), |i, _probe| {
+        let probes = handshake::probe_many(launches, &options, jobs.max(1), |i, _probe| {
             if let Ok(mut n) = done.lock() {
                 *n += 1;
                 printer_ref.progress(&format!("[{n}/{total}] {} checked", labels[i]));
@@ -252,16 +254,17 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-/// The transport to start for `f`, made runnable exactly as doctor makes it (variables
-/// expanded, Windows wrapping handled), or the failed static checks' messages. Shared by
-/// `tools` and `call`.
+/// What to start for `f`, made runnable exactly as doctor makes it (`prepare`, with this
+/// machine's environment), or the failed static checks' messages. Shared by `tools` and
+/// `call`.
 pub(crate) fn runnable(
     ctx: &Context,
+    options: &ProbeOptions,
     f: &Found<'_>,
     all: &[Found<'_>],
-) -> Result<Transport, String> {
-    let (result, transport) = static_checks(ctx, f, all);
-    transport.ok_or_else(|| {
+) -> Result<Launch, String> {
+    let (result, launch) = static_checks(ctx, &options.parent_env, f, all);
+    launch.ok_or_else(|| {
         result
             .checks
             .iter()
@@ -272,7 +275,7 @@ pub(crate) fn runnable(
     })
 }
 
-/// The options every probe gets: `timeout` seconds and this environment.
+/// The options every probe gets: `timeout` seconds and this machine's environment.
 pub(crate) fn probe_options(ctx: &Context, timeout: f64) -> anyhow::Result<ProbeOptions> {
     if !(timeout.is_finite() && timeout > 0.0 && timeout <= 3600.0) {
         return Err(
@@ -295,9 +298,10 @@ pub(crate) fn probe_options(ctx: &Context, timeout: f64) -> anyhow::Result<Probe
 /// Checks that start nothing. Returns the transport to probe when the entry is runnable.
 fn static_checks(
     ctx: &Context,
+    env: &IndexMap<String, String>,
     f: &Found<'_>,
     all: &[Found<'_>],
-) -> (DoctorResult, Option<Transport>) {
+) -> (DoctorResult, Option<Launch>) {
     let mut result = DoctorResult {
         client: f.client.id.clone(),
         scope: f.scope,
@@ -376,149 +380,35 @@ fn static_checks(
             Status::Skipped,
             "disabled in the config; not started".to_owned(),
         );
-        result.target = target_of(&entry.transport);
+        result.target = handshake::prepare::target_of(&entry.transport);
         return (result, None);
     }
-    let lookup = |local: &IndexMap<String, String>, name: &str| -> Option<String> {
-        local
-            .get(name)
-            .cloned()
-            .or_else(|| ctx.platform.var(name).map(str::to_owned))
+    let host = handshake::Host {
+        target_os: ctx.platform.os,
+        host_os: Os::host(),
+        env,
+        cwd: &ctx.platform.cwd,
+        wrap_windows: f.client.fields.wrap_windows,
     };
-    let mut runnable = true;
-    let transport = match &entry.transport {
-        Transport::Stdio {
-            command,
-            args,
-            env,
-            cwd,
-        } => {
-            let no_env = IndexMap::new();
-            let mut missing = Vec::new();
-            let mut expand = |s: &str, local: &IndexMap<String, String>| {
-                let (v, m) = vars::expand(s, &|n| lookup(local, n));
-                missing.extend(m);
-                v
-            };
-            let env: IndexMap<String, String> = env
-                .iter()
-                .map(|(k, v)| (k.clone(), expand(v, &no_env)))
-                .collect();
-            let command = expand(command, &env);
-            let args: Vec<String> = args.iter().map(|a| expand(a, &env)).collect();
-            let cwd = cwd.as_ref().map(|c| expand(c, &env));
-            for name in dedup(missing) {
-                result.record(
-                    "variables",
-                    Status::Warn,
-                    format!(
-                        "`${{{name}}}` is not set in this environment; the server gets it literally"
-                    ),
-                );
-            }
-            let (logical, logical_args, wrapped) = entry::logical(&command, &args);
-            if ctx.platform.os == Os::Windows
-                && f.client.fields.wrap_windows
-                && entry::needs_wrap(&command, &args)
-            {
-                result.record("windows", Status::Warn, format!("`{command}` without `cmd /c` will fail on Windows; run `mcpctl add {} -c {} --force -- {command} ...` to rewrite it", f.name, f.client.id));
-            }
-            if wrapped && ctx.platform.os != Os::Windows {
-                result.record(
-                    "windows",
-                    Status::Fail,
-                    "`cmd /c` entries only start on Windows; on this OS the client cannot run it"
-                        .to_owned(),
-                );
-                runnable = false;
-            }
-            // Checking a Windows config on another OS (`--platform windows`): `cmd` is not
-            // here, so start what it would run, and say so.
-            let (command, args) = if wrapped
-                && ctx.platform.os == Os::Windows
-                && Os::host() != Os::Windows
-            {
-                result.record(
-                    "windows",
-                    Status::Ok,
-                    format!("`cmd /c` runs only on Windows; started here as `{logical}` directly"),
-                );
-                (logical.clone(), logical_args.clone())
-            } else {
-                (command, args)
-            };
-            let path_var = env
-                .get("PATH")
-                .cloned()
-                .or_else(|| ctx.platform.var("PATH").map(str::to_owned));
-            let base = cwd
-                .as_ref()
-                .map_or_else(|| ctx.platform.cwd.clone(), PathBuf::from);
-            if runnable {
-                match which::which_in(&command, path_var.as_ref(), &base) {
-                    Ok(_) => result.record("command", Status::Ok, format!("`{command}` found")),
-                    Err(_) => {
-                        result.record("command", Status::Fail, format!("command `{command}` not found on PATH (install it, or use an absolute path)"));
-                        runnable = false;
-                    }
-                }
-            }
-            if let Some(script) = script_arg(&logical, &logical_args) {
-                let path = base.join(script);
-                if !path.exists() {
-                    result.record(
-                        "script",
-                        Status::Fail,
-                        format!("`{logical}` is given `{script}`, which does not exist"),
-                    );
-                    runnable = false;
-                }
-            }
-            if let Some(cwd) = &cwd
-                && !Path::new(cwd).is_dir()
-            {
-                result.record(
-                    "cwd",
-                    Status::Fail,
-                    format!("working directory `{cwd}` does not exist"),
-                );
-                runnable = false;
-            }
-            Transport::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-            }
+    let prepared = handshake::prepare(&entry.transport, &host);
+    for finding in prepared.findings {
+        let status = match finding.level {
+            Level::Ok => Status::Ok,
+            Level::Warn => Status::Warn,
+            Level::Fail => Status::Fail,
+        };
+        let mut message = finding.message;
+        if finding.fix == Some(Fix::Rewrap) {
+            let command = prepared.target.split(' ').next().unwrap_or_default();
+            message.push_str(&format!(
+                "; run `mcpctl add {} -c {} --force -- {command} ...` to rewrite it",
+                f.name, f.client.id
+            ));
         }
-        Transport::Remote { url, kind, headers } => {
-            for value in headers.values().chain(std::iter::once(url)) {
-                let (_, missing) = vars::expand(value, &|n| ctx.platform.var(n).map(str::to_owned));
-                for name in missing {
-                    result.record(
-                        "variables",
-                        Status::Warn,
-                        format!("`${{{name}}}` is not set in this environment"),
-                    );
-                }
-            }
-            if !(url.starts_with("http://") || url.starts_with("https://")) {
-                result.record(
-                    "url",
-                    Status::Fail,
-                    format!("`{url}` is not an http(s) URL"),
-                );
-                runnable = false;
-            }
-            Transport::Remote {
-                url: url.clone(),
-                kind: *kind,
-                headers: headers.clone(),
-            }
-        }
-    };
-    result.target = target_of(&entry.transport);
-    (result, runnable.then_some(transport))
+        result.record(finding.check, status, message);
+    }
+    result.target = prepared.target;
+    (result, prepared.launch.ok())
 }
 
 /// `check`'s rules over each user/project file (small ones: the lint tree holds the whole
@@ -585,52 +475,13 @@ fn add_lint_findings(
     }
 }
 
-fn dedup(names: Vec<String>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for n in names {
-        if !out.contains(&n) {
-            out.push(n);
-        }
-    }
-    out
-}
-
-/// The script an interpreter is asked to run (`node /x/index.js` → `/x/index.js`).
-fn script_arg<'a>(command: &str, args: &'a [String]) -> Option<&'a str> {
-    let stem = command
-        .rsplit(['/', '\\'])
-        .next()
-        .unwrap_or(command)
-        .trim_end_matches(".exe");
-    if !INTERPRETERS.contains(&stem) {
-        return None;
-    }
-    let first = args.iter().find(|a| !a.starts_with('-'))?;
-    let looks_like_file = first.contains('/')
-        || first.contains('\\')
-        || [".js", ".mjs", ".cjs", ".ts", ".py", ".rb", ".php", ".jar"]
-            .iter()
-            .any(|e| first.ends_with(e));
-    looks_like_file.then_some(first.as_str())
-}
-
-/// What a server is, for the report (no env or header values).
-fn target_of(transport: &Transport) -> String {
-    match transport {
-        Transport::Stdio { command, args, .. } => {
-            let (c, a, _) = entry::logical(command, args);
-            std::iter::once(c).chain(a).collect::<Vec<_>>().join(" ")
-        }
-        Transport::Remote { url, .. } => url.clone(),
-    }
-}
-
 /// Per client, the sum of the token estimates of the servers that answered; an entry
-/// with the same transport as one counted, or the same name (another scope), adds nothing.
-fn client_tokens(results: &[DoctorResult], probed: &[(usize, Transport)]) -> Vec<ClientTokens> {
+/// started the same way as one counted, or with the same name (another scope), adds
+/// nothing.
+fn client_tokens(results: &[DoctorResult], probed: &[(usize, Launch)]) -> Vec<ClientTokens> {
     let mut totals: Vec<ClientTokens> = Vec::new();
-    let mut counted: Vec<(&str, &str, &Transport)> = Vec::new();
-    for (index, transport) in probed {
+    let mut counted: Vec<(&str, &str, &Launch)> = Vec::new();
+    for (index, launch) in probed {
         let result = &results[*index];
         let Some(tokens) = result.tokens else {
             continue;
@@ -638,11 +489,11 @@ fn client_tokens(results: &[DoctorResult], probed: &[(usize, Transport)]) -> Vec
         let client = result.client.as_str();
         let duplicate = counted
             .iter()
-            .any(|(c, n, t)| *c == client && (*n == result.name || *t == transport));
+            .any(|(c, n, l)| *c == client && (*n == result.name || *l == launch));
         if duplicate {
             continue;
         }
-        counted.push((client, &result.name, transport));
+        counted.push((client, &result.name, launch));
         match totals.iter_mut().find(|t| t.client == client) {
             Some(total) => {
                 total.tokens += tokens;
@@ -788,27 +639,4 @@ fn print_human(printer: &mut Printer, report: &Report, no_spawn: bool, client_co
         parts.push(format!("{} skipped", s.skipped));
     }
     printer.line(&parts.join(", "));
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn script_args_of_interpreters_only() {
-        let a = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
-        assert_eq!(
-            script_arg("node", &a(&["/srv/x/index.js"])),
-            Some("/srv/x/index.js")
-        );
-        assert_eq!(
-            script_arg("/usr/bin/python3", &a(&["-u", "server.py"])),
-            Some("server.py")
-        );
-        assert_eq!(script_arg("npx", &a(&["-y", "pkg"])), None);
-        assert_eq!(
-            script_arg("node", &a(&["-e", "1"])),
-            None.or(Some("1")).filter(|_| false)
-        );
-    }
 }

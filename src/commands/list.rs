@@ -141,10 +141,25 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                 } else {
                     format!("{} ({})", r.client, r.scope)
                 };
-                vec![scope, name, r.transport.unwrap_or("?").to_owned(), target]
+                let mut cells = vec![scope, name, r.transport.unwrap_or("?").to_owned(), target];
+                if show_secrets {
+                    cells.push(
+                        r.env
+                            .iter()
+                            .chain(&r.headers)
+                            .map(|(k, v)| format!("{k}={v}"))
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                    );
+                }
+                cells
             })
             .collect();
-        printer.table(&["CLIENT", "NAME", "TRANSPORT", "COMMAND / URL"], &table);
+        let mut header = vec!["CLIENT", "NAME", "TRANSPORT", "COMMAND / URL"];
+        if show_secrets {
+            header.push("ENV / HEADERS");
+        }
+        printer.table(&header, &table);
     }
     Ok(if broken.is_empty() {
         ExitStatus::Success

@@ -1,16 +1,25 @@
 //! One file per verb, one dispatch match, and the context every command gets.
 
 mod add;
+mod apply;
+mod backups;
 mod call;
 mod check;
 mod clients;
 mod doctor;
 pub(crate) mod edit;
+mod install;
 pub(crate) mod inventory;
 mod list;
+mod outdated;
+pub(crate) mod plan;
 mod remove;
+mod restore;
+mod search;
 mod targets;
 mod tools;
+mod undo;
+mod update;
 
 use std::path::PathBuf;
 
@@ -33,6 +42,9 @@ pub struct Context {
     pub backups: Option<PathBuf>,
     /// Ledger and journal: what mcpctl wrote, and what each command changed.
     pub state: crate::state::State,
+    /// The command line as typed (program name first), for messages that show a corrected
+    /// one.
+    pub argv: Vec<String>,
 }
 
 /// How the journal names a command: the verb and its first operand (`add github`).
@@ -55,11 +67,19 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     match command {
         Command::Clients(args) => clients::run(args, ctx, printer),
         Command::List(args) => list::run(args, ctx, printer),
-        Command::Add(args) => add::run(args, ctx, printer),
+        Command::Add(args) => add::run(*args, ctx, printer),
         Command::Remove(args) => remove::run(args, ctx, printer),
         Command::Doctor(args) => doctor::run(args, ctx, printer),
         Command::Check(args) => check::run(args, ctx, printer),
         Command::Tools(args) => tools::run(args, ctx, printer),
         Command::Call(args) => call::run(args, ctx, printer),
+        Command::Plan(args) => plan::run(args, ctx, printer),
+        Command::Apply(args) => apply::run(args, ctx, printer),
+        Command::Search(args) => search::run(args, ctx, printer),
+        Command::Outdated(args) => outdated::run(args, ctx, printer),
+        Command::Update(args) => update::run(args, ctx, printer),
+        Command::Backups(args) => backups::run(args, ctx, printer),
+        Command::Restore(args) => restore::run(args, ctx, printer),
+        Command::Undo(args) => undo::run(args, ctx, printer),
     }
 }

@@ -1,12 +1,16 @@
 //! `mcpctl remove`: delete one named entry from each target client's file, reporting
 //! every file; a file without the entry is `unchanged` and is not written.
+//!
+//! Without `--scope`, each client's entry is looked for in every scope mcpctl writes (user,
+//! project, local); without a target, the clients that have the name are the targets.
 
 use crate::cli::RemoveArgs;
+use crate::clients::{Client, Scope};
 use crate::commands::Context;
 use crate::commands::add::{print_reports, report};
 use crate::commands::inventory::read_document;
 use crate::commands::{edit, targets};
-use crate::error::ExitStatus;
+use crate::error::{ExitStatus, UserError};
 use crate::output::Printer;
 
 pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
@@ -14,20 +18,59 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         name,
         targets: target_args,
         scope,
+        global,
         dry_run,
     } = args;
-    let has_it = |client: &crate::clients::Client| {
-        targets::location(ctx, client, scope)
-            .ok()
-            .filter(|l| l.path.is_file())
-            .and_then(|l| read_document(ctx, client, &l.path).ok().map(|d| (l, d)))
-            .and_then(|(l, d)| d.doc.servers(&l.key).ok())
-            .is_some_and(|entries| entries.iter().any(|(n, _)| *n == name))
+    let scope = if global { Some(Scope::User) } else { scope };
+    let holds = |client: &Client| scopes_having(ctx, client, &name, scope);
+    let named = !target_args.clients.is_empty() || target_args.all;
+    let clients = if named {
+        targets::choose(ctx, &target_args, "remove", &|c| !holds(c).is_empty())?
+    } else {
+        let have: Vec<&Client> = targets::detected(ctx)
+            .into_iter()
+            .filter(|c| !holds(c).is_empty())
+            .collect();
+        match have.as_slice() {
+            [] => {
+                return Err(targets::no_server_named(
+                    ctx,
+                    &targets::detected(ctx),
+                    &name,
+                ));
+            }
+            [one] => {
+                printer.note(&format!(
+                    "`{name}` is only in {} ({}); removing it there",
+                    one.name, one.id
+                ));
+                have
+            }
+            _ => targets::choose(ctx, &target_args, "remove", &|c| !holds(c).is_empty())?,
+        }
     };
-    let clients = targets::choose(ctx, &target_args, "remove", &has_it)?;
     let mut reports = Vec::new();
-    for client in clients {
+    for client in &clients {
+        let found = holds(client);
         let result = (|| {
+            let scope = match (scope, found.as_slice()) {
+                (Some(scope), _) => scope,
+                (None, []) => Scope::User,
+                (None, [one]) => *one,
+                (None, many) => {
+                    return Err(UserError::new(format!(
+                        "`{name}` is in {} scopes of {}: {}",
+                        many.len(),
+                        client.name,
+                        many.iter()
+                            .map(|s| s.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                    .hint(format!("say which: `--scope {}`", many[0].as_str()))
+                    .into());
+                }
+            };
             let location = targets::location(ctx, client, scope)?;
             if !location.path.exists() {
                 return Ok((
@@ -35,6 +78,7 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                     edit::Outcome {
                         action: edit::Action::Unchanged,
                         diff: None,
+                        backup: None,
                         created: false,
                     },
                 ));
@@ -47,10 +91,43 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             }
             Ok((edit::shown(ctx, &location.path), outcome))
         })();
-        reports.push(report(ctx, client, scope, result));
+        reports.push(report(ctx, client, scope.unwrap_or(Scope::User), result));
     }
-    if !printer.json && reports.iter().all(|r| r.action == edit::Action::Unchanged) {
-        printer.note(&format!("`{name}` was not found in any targeted client"));
+    if reports.iter().all(|r| r.action == edit::Action::Unchanged) {
+        let error = targets::no_server_named(ctx, &clients, &name);
+        if crate::error::hint_of(&error).is_some_and(|h| h.starts_with("did you mean")) {
+            return Err(error);
+        }
+        if !printer.json {
+            printer.note(&format!("`{name}` was not found in any targeted client"));
+        }
     }
     print_reports(printer, &reports, dry_run)
+}
+
+/// The scopes of `client` (only `only`, when given) whose file has `name`. A file that two
+/// scopes resolve to (the project file at HOME is the user file) counts once, as the
+/// wider scope.
+fn scopes_having(ctx: &Context, client: &Client, name: &str, only: Option<Scope>) -> Vec<Scope> {
+    let mut seen: Vec<(std::path::PathBuf, Vec<String>)> = Vec::new();
+    let mut out = Vec::new();
+    for scope in client.scopes() {
+        let Ok(location) = targets::location(ctx, client, scope) else {
+            continue;
+        };
+        let place = (location.path.clone(), location.key.clone());
+        if scope == Scope::Legacy || seen.contains(&place) {
+            continue;
+        }
+        seen.push(place);
+        let has = location.path.is_file()
+            && read_document(ctx, client, &location.path)
+                .ok()
+                .and_then(|d| d.doc.servers(&location.key).ok())
+                .is_some_and(|entries| entries.iter().any(|(n, _)| n == name));
+        if has && only.is_none_or(|o| o == scope) {
+            out.push(scope);
+        }
+    }
+    out
 }

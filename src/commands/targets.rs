@@ -2,20 +2,47 @@
 //! a terminal, a multi-select of detected clients.
 
 use crate::cli::TargetArgs;
-use crate::clients::{Client, Location, Scope};
+use crate::clients::{Client, Location, Lookup, Scope};
 use crate::commands::Context;
 use crate::error::UserError;
+
+/// One client named on the command line: an id in any case, an alias or a display name.
+pub fn resolve<'a>(ctx: &'a Context, word: &str) -> anyhow::Result<&'a Client> {
+    match ctx.table.lookup(word) {
+        Lookup::Found(client) => Ok(client),
+        Lookup::Ambiguous(clients) => Err(UserError::new(format!(
+            "`{word}` could mean {}",
+            clients
+                .iter()
+                .map(|c| format!("`{}` ({})", c.id, c.name))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        ))
+        .hint(format!("name one, e.g. `-c {}`", clients[0].id))
+        .into()),
+        Lookup::Unknown {
+            suggestion: Some(id),
+        } => Err(UserError::new(format!("unknown client `{word}`"))
+            .hint(format!(
+                "did you mean `{id}`? `mcpctl clients --all` lists every id"
+            ))
+            .into()),
+        Lookup::Unknown { suggestion: None } => {
+            Err(UserError::new(format!("unknown client `{word}`"))
+                .hint(format!(
+                    "`mcpctl clients --all` lists the {} known ids",
+                    ctx.table.all().len()
+                ))
+                .into())
+        }
+    }
+}
 
 /// Look up ids; an unknown id or a client that does not exist on this OS is an error.
 pub fn by_ids<'a>(ctx: &'a Context, ids: &[String]) -> anyhow::Result<Vec<&'a Client>> {
     let mut out: Vec<&Client> = Vec::new();
     for id in ids.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
-        let client = ctx.table.get(id).ok_or_else(|| {
-            UserError::new(format!("unknown client `{id}`")).hint(format!(
-                "known clients: {}; see `mcpctl clients --all`",
-                ctx.table.ids().join(", ")
-            ))
-        })?;
+        let client = resolve(ctx, id)?;
         if !client.supported_on(ctx.platform.os) {
             return Err(UserError::new(format!(
                 "{} (`{id}`) has no config file on {}",
@@ -107,4 +134,27 @@ pub fn location(ctx: &Context, client: &Client, scope: Scope) -> anyhow::Result<
             UserError::new(format!("{} has no {} scope", client.name, scope.as_str()))
                 .hint("use `--scope user`")
         })?)
+}
+
+/// `name` is in none of `clients`: say so, with the closest configured name.
+pub fn no_server_named(ctx: &Context, clients: &[&Client], name: &str) -> anyhow::Error {
+    let (found, _) = crate::commands::inventory::collect(ctx, clients, None);
+    let names: Vec<&str> = found.iter().map(|f| f.name.as_str()).collect();
+    let ids: Vec<&str> = clients.iter().map(|c| c.id.as_str()).collect();
+    let error = UserError::new(format!(
+        "no server named `{name}` in {}",
+        if ids.is_empty() {
+            "any detected client".to_owned()
+        } else {
+            ids.join(", ")
+        }
+    ));
+    match crate::suggest::closest(name, names) {
+        Some(near) => error.hint(format!(
+            "did you mean `{near}`? `mcpctl list` shows every server"
+        )),
+        None => error
+            .hint("`mcpctl list` shows every server; `-c ID` names a client that is not detected"),
+    }
+    .into()
 }

@@ -14,9 +14,8 @@ use crate::clients::Scope;
 use crate::commands::doctor;
 use crate::commands::inventory::{Found, collect, display_path};
 use crate::commands::{Context, targets};
-use crate::entry::Transport;
 use crate::error::{ExitStatus, UserError};
-use crate::handshake::{self, Era, Probe, printable, tools::TOKEN_METHOD};
+use crate::handshake::{self, Era, Launch, Probe, ProbeOptions, printable, tools::TOKEN_METHOD};
 use crate::output::{Printer, Style};
 
 /// Longest description line shown, in characters.
@@ -26,12 +25,19 @@ const DESCRIPTION_CHARS: usize = 120;
 pub(crate) struct Resolved {
     pub(crate) client: String,
     pub(crate) name: String,
-    pub(crate) transport: Transport,
+    pub(crate) launch: Launch,
+    pub(crate) options: ProbeOptions,
 }
 
 /// The entry `name` in `client` (or in the detected clients, which must agree on it),
 /// from the scope the client uses, made runnable by doctor's static checks.
-pub(crate) fn resolve(ctx: &Context, name: &str, client: Option<&str>) -> anyhow::Result<Resolved> {
+pub(crate) fn resolve(
+    ctx: &Context,
+    name: &str,
+    client: Option<&str>,
+    timeout: f64,
+) -> anyhow::Result<Resolved> {
+    let options = doctor::probe_options(ctx, timeout)?;
     let clients = match client {
         Some(id) => targets::by_ids(ctx, &[id.to_owned()])?,
         None => targets::detected(ctx),
@@ -49,24 +55,15 @@ pub(crate) fn resolve(ctx: &Context, name: &str, client: Option<&str>) -> anyhow
         }
     }
     let Some(first) = chosen.first() else {
-        let searched: Vec<&str> = clients.iter().map(|c| c.id.as_str()).collect();
-        let mut error = UserError::new(format!(
-            "no server named `{name}` in {}",
-            if searched.is_empty() {
-                "any detected client".to_owned()
-            } else {
-                searched.join(", ")
-            }
-        ));
-        error = match broken.first() {
-            Some(b) => error.hint(format!(
-                "`{}` could not be read: {:#}",
-                display_path(ctx, &b.path),
-                b.error
-            )),
-            None => error.hint("`mcpctl list` shows the configured servers"),
-        };
-        return Err(error.into());
+        return Err(match broken.first() {
+            Some(b) => UserError::new(format!(
+                "no server named `{name}` found: `{}` could not be read",
+                display_path(ctx, &b.path)
+            ))
+            .hint(format!("{:#}", b.error))
+            .into(),
+            None => targets::no_server_named(ctx, &clients, name),
+        });
     };
     let differs = chosen
         .iter()
@@ -80,7 +77,7 @@ pub(crate) fn resolve(ctx: &Context, name: &str, client: Option<&str>) -> anyhow
         .hint(format!("pick one with `-c {}`", ids[0]))
         .into());
     }
-    let transport = doctor::runnable(ctx, first, &found).map_err(|reason| {
+    let launch = doctor::runnable(ctx, &options, first, &found).map_err(|reason| {
         UserError::new(format!(
             "`{name}` in {} cannot be started: {reason}",
             first.client.id
@@ -93,29 +90,27 @@ pub(crate) fn resolve(ctx: &Context, name: &str, client: Option<&str>) -> anyhow
     Ok(Resolved {
         client: first.client.id.clone(),
         name: name.to_owned(),
-        transport,
+        launch,
+        options,
     })
 }
 
 /// Start the server, run the session (and `call`, if given), and say so while it runs.
 pub(crate) fn exchange(
-    ctx: &Context,
     printer: &Printer,
     resolved: &Resolved,
-    timeout: f64,
     call: Option<&handshake::ToolCall>,
-) -> anyhow::Result<Probe> {
-    let options = doctor::probe_options(ctx, timeout)?;
+) -> Probe {
     printer.progress(&format!(
         "starting `{}` from {}…",
         resolved.name, resolved.client
     ));
     let probe = match call {
-        Some(call) => handshake::call(&resolved.transport, &options, call),
-        None => handshake::probe(&resolved.transport, &options),
+        Some(call) => handshake::call_launch(&resolved.launch, &resolved.options, call),
+        None => handshake::probe_launch(&resolved.launch, &resolved.options),
     };
     printer.progress_done();
-    Ok(probe)
+    probe
 }
 
 /// The error for a session that failed before it got what the command needs.
@@ -157,8 +152,8 @@ struct ToolsReport<'a> {
 }
 
 pub fn run(args: ToolsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
-    let resolved = resolve(ctx, &args.name, args.client.as_deref())?;
-    let probe = exchange(ctx, printer, &resolved, args.timeout, None)?;
+    let resolved = resolve(ctx, &args.name, args.client.as_deref(), args.timeout)?;
+    let probe = exchange(printer, &resolved, None);
     if probe.failure.is_some() || probe.tools.is_none() {
         return Err(failed(&resolved, &probe, "list"));
     }

@@ -8,11 +8,9 @@ use jsonc_parser::{CollectOptions, CommentCollectionStrategy, ParseOptions};
 
 use super::tree::{Member, Node, Parsed, Syntax, Value, empty_root, lowercase_first};
 
-/// Parse JSON or JSONC. Comments and trailing commas are accepted and reported as
-/// `Syntax` notes; anything else non-standard (single quotes, hex, unquoted keys) is a
-/// parse error, as it is for every client.
-pub(super) fn parse(text: &str) -> Parsed {
-    let options = ParseOptions {
+/// What the clients' JSONC readers accept: comments and trailing commas, nothing looser.
+pub(crate) fn client_jsonc() -> ParseOptions {
+    ParseOptions {
         allow_comments: true,
         allow_loose_object_property_names: false,
         allow_trailing_commas: true,
@@ -23,7 +21,14 @@ pub(super) fn parse(text: &str) -> Parsed {
         allow_bare_decimal_point_numbers: false,
         allow_non_finite_numbers: false,
         allow_extended_string_escapes: false,
-    };
+    }
+}
+
+/// Parse JSON or JSONC. Comments and trailing commas are accepted and reported as
+/// `Syntax` notes; anything else non-standard (single quotes, hex, unquoted keys) is a
+/// parse error, as it is for every client.
+pub(super) fn parse(text: &str) -> Parsed {
+    let options = client_jsonc();
     let collect = CollectOptions {
         comments: CommentCollectionStrategy::Separate,
         tokens: true,

@@ -11,7 +11,7 @@
 //! module never touches the file system and never prints.
 
 mod json;
-mod json_tree;
+pub(crate) mod json_tree;
 mod scan;
 mod toml;
 mod toml_tree;

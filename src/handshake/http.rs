@@ -4,25 +4,25 @@
 //! when the initialize POST answers 400, 404 or 405. A 401 is a warning, not a failure:
 //! the server is up and wants a login.
 //!
-//! Header values come from the entry with `${VAR}` expanded from the parent environment
-//! snapshot; they are sent and never shown: not in errors, warnings or `Debug` output.
+//! Header values arrive expanded by `prepare`; they are sent and never shown: not in
+//! errors, warnings or `Debug` output.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use indexmap::IndexMap;
 use serde_json::Value;
 
 use super::jsonrpc::RpcError;
 use super::jsonrpc::{self, Incoming};
 use super::lines::read_line;
+use super::prepare::Secret;
 use super::session::{self, Channel, HTTP_PROBE_WINDOW, Plan, Reply};
 use super::{
     Era, MODERN_PROTOCOL_VERSION, Phase, ProbeError, ProbeOptions, ProbeWarning, Report, ToolCall,
 };
-use crate::entry::{RemoteKind, StringMap};
+use crate::entry::RemoteKind;
 
 /// Longest SSE line or JSON body kept.
 const MAX_MESSAGE: usize = 16 * 1024 * 1024;
@@ -33,15 +33,6 @@ const ACCEPT_BOTH: &str = "application/json, text/event-stream";
 /// capability, unsupported protocol version).
 const MODERN_ERRORS: [i64; 3] = [-32020, -32021, -32022];
 
-/// A header value that must never be displayed.
-struct Secret(String);
-
-impl std::fmt::Debug for Secret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("[redacted]")
-    }
-}
-
 /// The entry's headers, expanded, values hidden.
 #[derive(Debug)]
 struct Headers(Vec<(String, Secret)>);
@@ -49,19 +40,13 @@ struct Headers(Vec<(String, Secret)>);
 pub(crate) fn probe(
     url: &str,
     kind: RemoteKind,
-    headers: &StringMap,
+    headers: &[(String, Secret)],
     options: &ProbeOptions,
     deadline: Instant,
     call: Option<&ToolCall>,
     report: &mut Report,
 ) -> Result<(), ProbeError> {
-    if !(url.starts_with("http://") || url.starts_with("https://")) {
-        return Err(ProbeError::BadUrl {
-            url: url.to_owned(),
-            reason: "it must start with http:// or https://".to_owned(),
-        });
-    }
-    let headers = expand_headers(headers, &options.parent_env)?;
+    let headers = Headers(headers.to_vec());
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .user_agent(concat!("mcpctl/", env!("CARGO_PKG_VERSION")))
@@ -911,39 +896,6 @@ fn resource_metadata(header: &str) -> Option<String> {
     None
 }
 
-/// Expand `${VAR}` and `${env:VAR}` in header values from the parent environment.
-fn expand_headers(
-    headers: &StringMap,
-    env: &IndexMap<String, String>,
-) -> Result<Headers, ProbeError> {
-    let mut expanded = Vec::with_capacity(headers.len());
-    for (name, value) in headers {
-        let mut out = String::new();
-        let mut rest = value.as_str();
-        while let Some(start) = rest.find("${") {
-            let Some(length) = rest[start..].find('}') else {
-                break;
-            };
-            out.push_str(&rest[..start]);
-            let reference = &rest[start + 2..start + length];
-            let variable = reference.strip_prefix("env:").unwrap_or(reference);
-            match env.get(variable) {
-                Some(found) => out.push_str(found),
-                None => {
-                    return Err(ProbeError::UnsetVariable {
-                        header: name.clone(),
-                        variable: variable.to_owned(),
-                    });
-                }
-            }
-            rest = &rest[start + length + 1..];
-        }
-        out.push_str(rest);
-        expanded.push((name.clone(), Secret(out)));
-    }
-    Ok(Headers(expanded))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1040,33 +992,5 @@ mod tests {
             None
         );
         assert_eq!(resource_metadata(r#"Bearer realm="mcp""#), None);
-    }
-
-    #[test]
-    fn headers_expand_variables_and_stay_hidden() {
-        let env: IndexMap<String, String> = [("TOKEN".to_owned(), "s3cret".to_owned())]
-            .into_iter()
-            .collect();
-        let headers: StringMap = [
-            ("Authorization".to_owned(), "Bearer ${TOKEN}".to_owned()),
-            ("X-Key".to_owned(), "${env:TOKEN}-${TOKEN}".to_owned()),
-        ]
-        .into_iter()
-        .collect();
-        let expanded = expand_headers(&headers, &env).unwrap();
-        assert_eq!(expanded.0[0].1.0, "Bearer s3cret");
-        assert_eq!(expanded.0[1].1.0, "s3cret-s3cret");
-        assert!(!format!("{expanded:?}").contains("s3cret"));
-
-        let missing: StringMap = [("Authorization".to_owned(), "Bearer ${NOPE}".to_owned())]
-            .into_iter()
-            .collect();
-        assert_eq!(
-            expand_headers(&missing, &env).unwrap_err(),
-            ProbeError::UnsetVariable {
-                header: "Authorization".into(),
-                variable: "NOPE".into()
-            }
-        );
     }
 }

@@ -2,8 +2,10 @@
 //! speaking the protocol to it — `initialize`, `notifications/initialized`, then
 //! `tools/list` (following `nextCursor`) — over stdio or HTTP, within one deadline.
 //!
-//! Public API: [`probe`] one transport, [`probe_many`] in parallel (identical transports
-//! probed once), each returning a [`Probe`] report: [`Status`] ok/warn/fail, what the
+//! Public API: [`prepare`] makes an entry runnable here (a [`Launch`] plan plus static
+//! [`Finding`]s); [`probe_launch`] runs the handshake on a plan, [`probe_many`] on many in
+//! parallel (identical plans probed once), and [`probe`] prepares and probes in one go;
+//! each returns a [`Probe`] report: [`Status`] ok/warn/fail, what the
 //! server said about itself, per-phase timings, at most one classified [`ProbeError`],
 //! [`ProbeWarning`]s, and the tail of its stderr.
 //!
@@ -14,6 +16,7 @@
 mod http;
 mod jsonrpc;
 mod lines;
+pub mod prepare;
 mod process;
 mod session;
 mod stdio;
@@ -27,6 +30,9 @@ use serde::Serialize;
 use serde::ser::SerializeMap;
 
 use crate::entry::Transport;
+use crate::platform::Os;
+
+pub use prepare::{Finding, Fix, Host, Launch, Level, Prepared, Secret, prepare};
 pub use tools::ToolCall;
 
 /// The modern-era protocol version mcpctl speaks (no `initialize`; `server/discover`).
@@ -220,6 +226,8 @@ pub enum ProbeError {
         "header `{header}` uses `${{{variable}}}`, which is not set (set it in mcpctl's environment)"
     )]
     UnsetVariable { header: String, variable: String },
+    #[error("the URL uses `${{{variable}}}`, which is not set (set it in mcpctl's environment)")]
+    UnsetUrlVariable { variable: String },
     #[error("HTTP error during {phase}: {reason}")]
     Transport { reason: String, phase: Phase },
     #[error("the server has no tool `{tool}`; it has: {}", if available.is_empty() { "no tools".to_owned() } else { available.join(", ") })]
@@ -277,7 +285,9 @@ impl ProbeError {
             ProbeError::Forbidden { .. } => "forbidden",
             ProbeError::Connect { .. } => "connect",
             ProbeError::BadUrl { .. } => "bad_url",
-            ProbeError::UnsetVariable { .. } => "unset_variable",
+            ProbeError::UnsetVariable { .. } | ProbeError::UnsetUrlVariable { .. } => {
+                "unset_variable"
+            }
             ProbeError::Transport { .. } => "transport",
             ProbeError::UnknownTool { .. } => "unknown_tool",
             ProbeError::BadArgument { .. } => "bad_argument",
@@ -442,31 +452,68 @@ pub fn printable_lines(text: &str) -> String {
         .join("\n")
 }
 
-/// Probe one server: run the handshake and end the server (or its session) afterwards.
-#[must_use]
-pub fn probe(transport: &Transport, options: &ProbeOptions) -> Probe {
-    session(transport, options, None)
+/// How a transport is prepared on this machine when the caller has no client context
+/// (tests, library use): its environment is `options.parent_env`, its directory the
+/// current one.
+fn prepared(transport: &Transport, options: &ProbeOptions) -> Result<Launch, ProbeError> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let host = Host {
+        target_os: Os::host(),
+        host_os: Os::host(),
+        env: &options.parent_env,
+        cwd: &cwd,
+        wrap_windows: false,
+    };
+    prepare(transport, &host).launch
 }
 
-/// Probe one server, then call one of its tools: the result is in
+/// Prepare `transport` for this machine (its environment is `options.parent_env`, its
+/// directory the current one) and probe it; a static failure is the probe's failure.
+#[must_use]
+pub fn probe(transport: &Transport, options: &ProbeOptions) -> Probe {
+    match prepared(transport, options) {
+        Ok(launch) => probe_launch(&launch, options),
+        Err(error) => Report::default().finish(Some(error), Instant::now()),
+    }
+}
+
+/// [`probe`], then call one of the server's tools: the result is in
 /// [`Probe::call_result`]; an unknown tool or a bad argument is the probe's `failure`.
 #[must_use]
 pub fn call(transport: &Transport, options: &ProbeOptions, call: &ToolCall) -> Probe {
-    session(transport, options, Some(call))
+    match prepared(transport, options) {
+        Ok(launch) => call_launch(&launch, options, call),
+        Err(error) => Report::default().finish(Some(error), Instant::now()),
+    }
 }
 
-fn session(transport: &Transport, options: &ProbeOptions, call: Option<&ToolCall>) -> Probe {
+/// Probe one prepared server: run the handshake and end the server (or its session)
+/// afterwards. Checks nothing [`prepare`] already checked.
+#[must_use]
+pub fn probe_launch(launch: &Launch, options: &ProbeOptions) -> Probe {
+    session(launch, options, None)
+}
+
+/// [`probe_launch`], then call one of the server's tools (see [`call`]).
+#[must_use]
+pub fn call_launch(launch: &Launch, options: &ProbeOptions, call: &ToolCall) -> Probe {
+    session(launch, options, Some(call))
+}
+
+fn session(launch: &Launch, options: &ProbeOptions, call: Option<&ToolCall>) -> Probe {
     let started = Instant::now();
     let deadline = started + options.timeout;
     let mut report = Report::default();
-    let result = match transport {
-        Transport::Stdio {
+    let result = match launch {
+        Launch::Stdio {
+            program,
             command,
             args,
             env,
             cwd,
         } => {
             let server = stdio::Server {
+                program,
                 command,
                 args,
                 env,
@@ -474,7 +521,7 @@ fn session(transport: &Transport, options: &ProbeOptions, call: Option<&ToolCall
             };
             stdio::probe(&server, options, deadline, call, &mut report)
         }
-        Transport::Remote { url, kind, headers } => {
+        Launch::Remote { url, kind, headers } => {
             http::probe(url, *kind, headers, options, deadline, call, &mut report)
         }
     };
@@ -485,7 +532,7 @@ fn session(transport: &Transport, options: &ProbeOptions, call: Option<&ToolCall
 /// share the result. `on_done(index, probe)` runs as each result arrives (for every index
 /// that shares it), from worker threads. Results come back in input order.
 pub fn probe_many(
-    items: Vec<Transport>,
+    items: Vec<Launch>,
     options: &ProbeOptions,
     jobs: usize,
     on_done: impl Fn(usize, &Probe) + Sync,
@@ -512,7 +559,7 @@ pub fn probe_many(
                 loop {
                     let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(&first) = unique.get(k) else { break };
-                    let result = probe(&items[first], options);
+                    let result = probe_launch(&items[first], options);
                     for (index, _) in owner.iter().enumerate().filter(|(_, o)| **o == k) {
                         on_done(index, &result);
                     }

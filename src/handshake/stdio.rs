@@ -1,5 +1,5 @@
-//! The stdio handshake: resolve the command on the entry's PATH, spawn it (entry env
-//! over the parent snapshot, entry cwd, own process group, all three streams piped),
+//! The stdio handshake: spawn the program `prepare` resolved (entry env over the parent
+//! snapshot, entry cwd, own process group, all three streams piped),
 //! speak newline-delimited JSON-RPC, then end it and everything it started.
 //!
 //! stdout and stderr are read on their own threads with bounded line lengths, so a
@@ -8,7 +8,7 @@
 
 use std::collections::VecDeque;
 use std::io::{BufReader, Read, Write};
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
@@ -39,12 +39,14 @@ const STDERR_WAIT: Duration = Duration::from_millis(300);
 /// How often the reply loop checks whether the server has exited.
 const POLL: Duration = Duration::from_millis(100);
 
-/// A stdio server as the entry describes it.
+/// A stdio server as `prepare` planned it.
 pub(crate) struct Server<'a> {
+    pub(crate) program: &'a Path,
+    /// The command as the entry names it, for messages.
     pub(crate) command: &'a str,
     pub(crate) args: &'a [String],
     pub(crate) env: &'a StringMap,
-    pub(crate) cwd: Option<&'a str>,
+    pub(crate) cwd: Option<&'a Path>,
 }
 
 pub(crate) fn probe(
@@ -56,15 +58,10 @@ pub(crate) fn probe(
 ) -> Result<(), ProbeError> {
     let mut env = options.parent_env.clone();
     env.extend(server.env.iter().map(|(k, v)| (k.clone(), v.clone())));
-    let program = resolve(server.command, env.get("PATH"), server.cwd)?;
-    let launch = Launch {
-        program,
-        server,
-        env,
-    };
-    let running = launch.start(report)?;
+    let start = Start { server, env };
+    let running = start.start(report)?;
     let mut channel = StdioChannel {
-        launch: &launch,
+        start: &start,
         running: Some(running),
         first_junk: None,
     };
@@ -100,17 +97,16 @@ pub(crate) fn probe(
 }
 
 /// Everything needed to start the server (again).
-struct Launch<'a> {
-    program: PathBuf,
+struct Start<'a> {
     server: &'a Server<'a>,
     env: IndexMap<String, String>,
 }
 
-impl Launch<'_> {
+impl Start<'_> {
     /// Spawn the server with its streams piped and readers running.
     fn start(&self, report: &mut Report) -> Result<Running, ProbeError> {
         let started = Instant::now();
-        let mut command = Command::new(&self.program);
+        let mut command = Command::new(self.server.program);
         command
             .args(self.server.args)
             .env_clear()
@@ -174,50 +170,6 @@ impl Running {
             report.stderr_tail = tail.lines.iter().cloned().collect();
         }
         ending
-    }
-}
-
-/// Find the program the way a client would: a bare name on the entry's PATH, a path
-/// relative to the entry's cwd.
-fn resolve(command: &str, path: Option<&String>, cwd: Option<&str>) -> Result<PathBuf, ProbeError> {
-    let base = match cwd {
-        Some(cwd) => {
-            let cwd = PathBuf::from(cwd);
-            if !cwd.is_dir() {
-                return Err(ProbeError::MissingCwd {
-                    cwd: cwd.display().to_string(),
-                });
-            }
-            cwd
-        }
-        None => std::env::current_dir().unwrap_or_default(),
-    };
-    let not_found = || ProbeError::NotFound {
-        command: command.to_owned(),
-    };
-    if command.is_empty() {
-        return Err(not_found());
-    }
-    if let Ok(found) = which::which_in(command, path, &base) {
-        return Ok(found);
-    }
-    // which skips files that exist but cannot be run; name them, they are a common fault.
-    let has_separator = command.contains('/') || command.contains(std::path::MAIN_SEPARATOR);
-    let candidates: Vec<PathBuf> = if has_separator {
-        vec![base.join(command)]
-    } else {
-        path.map(|p| {
-            std::env::split_paths(p)
-                .map(|dir| dir.join(command))
-                .collect()
-        })
-        .unwrap_or_default()
-    };
-    match candidates.into_iter().find(|candidate| candidate.is_file()) {
-        Some(file) => Err(ProbeError::NotExecutable {
-            path: file.display().to_string(),
-        }),
-        None => Err(not_found()),
     }
 }
 
@@ -316,7 +268,7 @@ fn strip_ansi(text: &str) -> String {
 }
 
 struct StdioChannel<'a> {
-    launch: &'a Launch<'a>,
+    start: &'a Start<'a>,
     /// `None` only between a failed restart and the end of the probe.
     running: Option<Running>,
     /// The first non-JSON-RPC stdout line, if any.
@@ -442,7 +394,7 @@ impl Channel for StdioChannel<'_> {
         if let Some(running) = self.running.take() {
             running.stop(report);
         }
-        self.running = Some(self.launch.start(report)?);
+        self.running = Some(self.start.start(report)?);
         Ok(true)
     }
 }
@@ -470,29 +422,5 @@ mod tests {
         assert_eq!(tail.lines.back().unwrap(), "line 199");
         tail.push("y".repeat(TAIL_BYTES - 10));
         assert!(tail.bytes <= TAIL_BYTES);
-    }
-
-    #[test]
-    fn names_missing_and_unexecutable_commands() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().display().to_string();
-        assert!(matches!(
-            resolve("no-such-mcp-server", Some(&path), None),
-            Err(ProbeError::NotFound { .. })
-        ));
-        let script = dir.path().join("server.sh");
-        std::fs::write(&script, "#!/bin/sh\n").unwrap();
-        assert!(matches!(
-            resolve("server.sh", Some(&path), None),
-            Err(ProbeError::NotExecutable { .. })
-        ));
-        assert!(matches!(
-            resolve("./server.sh", None, Some(&path)),
-            Err(ProbeError::NotExecutable { .. })
-        ));
-        assert!(matches!(
-            resolve("x", None, Some("/no/such/dir")),
-            Err(ProbeError::MissingCwd { .. })
-        ));
     }
 }

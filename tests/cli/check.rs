@@ -68,7 +68,11 @@ fn check_as(env: &TestEnv, client: &str, rel: &str, extra: &[&str]) -> crate::en
 #[test]
 fn every_rule_fires_on_its_bad_fixture_and_not_on_its_good_one() {
     let env = TestEnv::new();
-    for rule in mcpctl::check::RULES {
+    // MCP6xx (sync) are reported by `plan --check`, not the linter: tests/cli/manifest.rs.
+    for rule in mcpctl::check::RULES
+        .iter()
+        .filter(|r| !r.code.starts_with("MCP6"))
+    {
         assert!(
             CASES.iter().any(|(code, _)| code == &rule.code),
             "{} has no fixture case",

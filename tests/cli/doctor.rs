@@ -294,10 +294,7 @@ fn doctor_against_real_servers_from_the_registries() {
     let memory = npm.join("server-memory/dist/index.js");
     let python = root.join(".cache/peers/venv/bin/python");
     if !everything.is_file() || !memory.is_file() || !python.is_file() {
-        #[allow(clippy::print_stderr, reason = "say why the test did nothing")]
-        {
-            eprintln!("note: skipping, registry servers are not installed (run .ci/peers.sh)");
-        }
+        crate::peer::missing("registry servers are not installed (run .ci/peers.sh)");
         return;
     }
     let port = free_port();
@@ -421,4 +418,76 @@ fn doctor_with_platform_windows_starts_wrapped_entries_unwrapped_here() {
         .run(&["doctor", "-c", "cursor", "--json", "--no-spawn"])
         .code(1);
     assert_eq!(result(&run.json(), "w")["status"], "fail");
+}
+
+#[test]
+fn doctor_names_the_scope_that_wins() {
+    // Claude Code: local (projects.<dir> in ~/.claude.json) beats project (.mcp.json)
+    // beats user (~/.claude.json mcpServers).
+    let env = TestEnv::new();
+    let dir = env.home().display().to_string();
+    let server = json!({"command": fixture(), "args": []});
+    env.write(
+        ".claude.json",
+        serde_json::to_string_pretty(&json!({
+            "mcpServers": {"twice": server, "thrice": server},
+            "projects": {dir: {"mcpServers": {"thrice": server}}}
+        }))
+        .unwrap()
+        .as_bytes(),
+    );
+    env.write(
+        ".mcp.json",
+        serde_json::to_string_pretty(&json!({"mcpServers": {"twice": server, "thrice": server}}))
+            .unwrap()
+            .as_bytes(),
+    );
+    let run = env
+        .run(&["doctor", "-c", "claude-code", "--no-spawn", "--json"])
+        .ok();
+    let report = run.json();
+    let scopes = |name: &str| -> Vec<(String, String, String)> {
+        report["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["name"] == name)
+            .map(|r| {
+                let check = r["checks"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|c| c["check"] == "scopes")
+                    .unwrap_or_else(|| panic!("no scopes check in {r}"));
+                (
+                    r["scope"].as_str().unwrap().to_owned(),
+                    check["status"].as_str().unwrap().to_owned(),
+                    check["message"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let mut twice = scopes("twice");
+    twice.sort();
+    assert_eq!(twice.len(), 2, "{twice:?}");
+    assert_eq!(
+        (twice[0].0.as_str(), twice[0].1.as_str()),
+        ("project", "ok")
+    );
+    assert_eq!((twice[1].0.as_str(), twice[1].1.as_str()), ("user", "warn"));
+    assert!(twice[1].2.ends_with("project wins"), "{twice:?}");
+    let mut thrice = scopes("thrice");
+    thrice.sort();
+    let verdicts: Vec<(&str, &str)> = thrice
+        .iter()
+        .map(|(scope, status, _)| (scope.as_str(), status.as_str()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [("local", "ok"), ("project", "warn"), ("user", "warn")]
+    );
+    assert!(
+        thrice.iter().all(|(_, _, m)| m.ends_with("local wins")),
+        "{thrice:?}"
+    );
 }

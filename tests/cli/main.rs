@@ -14,8 +14,15 @@ mod doctor;
 mod env;
 #[path = "../common/fixture_server.rs"]
 mod fixture_server;
+mod habits;
 mod list;
+mod manifest;
+#[path = "../common/peer.rs"]
+mod peer;
 mod peers;
+mod registry;
+mod registry_server;
 mod remove;
 mod state;
 mod tools;
+mod undo;

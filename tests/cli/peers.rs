@@ -1,7 +1,7 @@
 //! Cross-checks against the clients' own CLIs (installed by `.ci/clients.sh` into
 //! `.cache/clients/`): what mcpctl writes must be read back by the client with the right
 //! fields, and what the client writes must be read by mcpctl. A client that is not
-//! installed is skipped with a note on stderr. Facts about each CLI: docs/peers.md.
+//! installed fails under `CI=true` and is a counted skip elsewhere. Facts about each CLI: docs/peers.md.
 
 use crate::env::{Run, TestEnv};
 use serde_json::{Value, json};
@@ -29,15 +29,15 @@ struct Peer {
     bin: PathBuf,
 }
 
-/// The client's CLI in a fresh `TestEnv`, or `None` (with a note) when not installed.
-#[allow(clippy::print_stderr)]
+/// The client's CLI in a fresh `TestEnv`, or `None` when not installed (a failure under
+/// `CI=true`, else a counted skip).
 fn peer(bin: &str) -> Option<Peer> {
     let path = repo().join(".cache/clients/node_modules/.bin").join(bin);
     if !path.exists() {
-        eprintln!(
-            "note: skipping {bin} cross-check: {} missing (run .ci/clients.sh)",
+        crate::peer::missing(&format!(
+            "{bin} cross-check: {} missing (run .ci/clients.sh)",
             path.display()
-        );
+        ));
         return None;
     }
     let mut env = TestEnv::new();

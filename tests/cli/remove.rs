@@ -62,9 +62,14 @@ fn remove_without_target_names_only_clients_that_have_the_server() {
         ".codeium/windsurf/mcp_config.json",
         &fixture("windsurf/mcp_config.json"),
     );
+    env.write(
+        ".gemini/settings.json",
+        br#"{"mcpServers":{"postgres":{"command":"npx"}}}"#,
+    );
     let run = env.run(&["remove", "postgres"]).code(2);
     assert!(
-        run.stderr.contains("candidates detected here: cursor"),
+        run.stderr
+            .contains("candidates detected here: cursor, gemini-cli"),
         "{}",
         run.stderr
     );

@@ -1,6 +1,9 @@
 //! Builds the rmcp-based `fixture-server` once per test binary (shared by the `cli` and
-//! `handshake` test crates through `#[path]`).
+//! `handshake` test crates through `#[path]`). `.ci/run` builds it in a step of its own
+//! first; under a bare `cargo test` the first build takes about a minute, and the test
+//! binary says so once rather than seeming to hang.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -11,6 +14,11 @@ pub(crate) fn fixture_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY.get_or_init(|| {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        // The real stderr, not the captured test output: shown once per test binary.
+        let _ = writeln!(
+            std::io::stderr(),
+            "note: building fixture-server for the handshake tests (cargo build -p fixture-server; a minute the first time)"
+        );
         let output = Command::new(cargo)
             .args([
                 "build",

@@ -229,3 +229,26 @@ fn the_python_sdk_over_streamable_http_is_spoken_to_in_the_modern_era() {
     assert_eq!(answer["content"][0]["text"], "5", "{answer}");
     assert_eq!(answer["structuredContent"]["result"], 5, "{answer}");
 }
+
+#[test]
+fn the_rust_sdk_over_streamable_http_in_each_era() {
+    for (extra, era) in [
+        (&[][..], Era::Handshake),
+        (&["modern"][..], Era::Modern),
+        (&["dual"][..], Era::Modern),
+    ] {
+        let (_server, port) = crate::http::fixture_http_with("http", extra);
+        let transport =
+            crate::http::remote(format!("http://127.0.0.1:{port}/mcp"), RemoteKind::Http);
+        let result = probe(&transport, &generous());
+        assert_eq!(result.status, Status::Ok, "{extra:?}: {result:#?}");
+        assert_eq!(result.protocol_era, Some(era), "{extra:?}: {result:#?}");
+        assert_eq!(result.tool_names, ["hello", "pid"], "{extra:?}");
+        // Only the handshake era opens (and so deletes) a session.
+        let deleted = result.phases.iter().any(|p| p.phase == Phase::Shutdown);
+        assert_eq!(deleted, era == Era::Handshake, "{extra:?}: {result:#?}");
+        let result = call(&transport, &generous(), &hello());
+        let answer = result.call_result.expect("a call result");
+        assert_eq!(answer["content"][0]["text"], "hello", "{extra:?}");
+    }
+}

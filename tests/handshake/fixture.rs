@@ -3,8 +3,7 @@
 #![expect(
     clippy::unwrap_used,
     clippy::expect_used,
-    clippy::print_stderr,
-    reason = "test helpers fail the test by panicking and print skip notes"
+    reason = "test helpers fail the test by panicking"
 )]
 
 use std::path::{Path, PathBuf};
@@ -65,10 +64,10 @@ pub(crate) fn assert_no_survivors(dir: &Path) {
     }
 }
 
-/// Say why a test is skipping (shown with `--nocapture`, and on failure).
-pub(crate) fn skip(note: &str) {
-    eprintln!("note: skipping, {note}");
-}
+#[path = "../common/peer.rs"]
+mod peer;
+/// A peer is missing: fails under `CI=true`, else a counted skip (see `common/peer.rs`).
+pub(crate) use peer::missing as skip;
 
 /// A server process killed when the test ends.
 pub(crate) struct Running(pub(crate) std::process::Child);
@@ -101,4 +100,18 @@ pub(crate) fn wait_for_port(port: u16, server: &mut Running) {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// `transport` prepared for this machine (it must be runnable here).
+pub(crate) fn launch(transport: &Transport) -> mcpctl::handshake::Launch {
+    let env = generous().parent_env;
+    let cwd = std::env::current_dir().unwrap();
+    let host = mcpctl::handshake::Host {
+        target_os: mcpctl::platform::Os::host(),
+        host_os: mcpctl::platform::Os::host(),
+        env: &env,
+        cwd: &cwd,
+        wrap_windows: false,
+    };
+    mcpctl::handshake::prepare(transport, &host).launch.unwrap()
 }

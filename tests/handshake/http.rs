@@ -1,6 +1,7 @@
-//! The remote handshake against real HTTP servers: server-everything in Streamable HTTP
-//! and legacy SSE modes (bound to loopback), fixture-server's 401 endpoint, and a port
-//! nobody listens on.
+//! The remote handshake against real HTTP servers: fixture-server (the official SDK's
+//! Streamable HTTP service, and legacy SSE around the SDK), its 401/403 endpoints,
+//! server-everything in both modes (bound to loopback) when installed, and a port nobody
+//! listens on.
 
 use std::process::{Command, Stdio};
 
@@ -36,15 +37,22 @@ fn everything(mode: &str) -> Option<(Running, u16)> {
     Some((running, port))
 }
 
-/// fixture-server in one of its HTTP modes (`http-401`, ...) on a free loopback port.
+/// fixture-server in one of its HTTP modes (`http`, `sse`, `http-401`, ...) on a free
+/// loopback port.
+fn fixture_http(mode: &str) -> (Running, u16) {
+    fixture_http_with(mode, &[])
+}
+
+/// fixture-server in HTTP `mode` with extra mode words (`paginate`, ...).
 #[expect(
     clippy::unwrap_used,
     reason = "test helper: a failed spawn fails the test"
 )]
-fn fixture_http(mode: &str) -> (Running, u16) {
+pub(crate) fn fixture_http_with(mode: &str, extra: &[&str]) -> (Running, u16) {
     let port = free_port();
     let child = Command::new(fixture_binary())
         .arg(format!("{mode}={port}"))
+        .args(extra)
         .stdin(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -54,12 +62,73 @@ fn fixture_http(mode: &str) -> (Running, u16) {
     (server, port)
 }
 
-fn remote(url: String, kind: RemoteKind) -> Transport {
+pub(crate) fn remote(url: String, kind: RemoteKind) -> Transport {
     Transport::Remote {
         url,
         kind,
         headers: IndexMap::new(),
     }
+}
+
+#[test]
+fn fixture_over_streamable_http_keeps_its_session() {
+    // The SDK's service refuses any request after initialize without `Mcp-Session-Id`
+    // (400), so this fails if the session header is not sent back.
+    let (_server, port) = fixture_http("http");
+    let result = probe(
+        &remote(format!("http://127.0.0.1:{port}/mcp"), RemoteKind::Http),
+        &generous(),
+    );
+    assert_eq!(result.status, Status::Ok, "{result:#?}");
+    assert_eq!(result.server_name.as_deref(), Some("fixture-server"));
+    assert_eq!(result.protocol_version.as_deref(), Some("2025-11-25"));
+    assert_eq!(result.tool_names, ["hello", "pid"], "{result:#?}");
+    let phases: Vec<Phase> = result.phases.iter().map(|p| p.phase).collect();
+    assert_eq!(
+        phases,
+        [
+            Phase::Discover,
+            Phase::Initialize,
+            Phase::Initialized,
+            Phase::ToolsList,
+            Phase::Shutdown
+        ]
+    );
+}
+
+#[test]
+fn fixture_over_streamable_http_follows_pages() {
+    let (_server, port) = fixture_http_with("http", &["paginate"]);
+    let result = probe(
+        &remote(format!("http://127.0.0.1:{port}/mcp"), RemoteKind::Http),
+        &generous(),
+    );
+    assert_eq!(result.status, Status::Ok, "{result:#?}");
+    assert_eq!(result.tools, Some(95));
+}
+
+#[test]
+fn fixture_over_legacy_sse() {
+    let (_server, port) = fixture_http("sse");
+    let result = probe(
+        &remote(format!("http://127.0.0.1:{port}/sse"), RemoteKind::Sse),
+        &generous(),
+    );
+    assert_eq!(result.status, Status::Ok, "{result:#?}");
+    assert_eq!(result.tool_names, ["hello", "pid"], "{result:#?}");
+    assert_eq!(result.phases.first().map(|p| p.phase), Some(Phase::Connect));
+}
+
+#[test]
+fn http_entry_on_a_legacy_sse_fixture_falls_back() {
+    let (_server, port) = fixture_http("sse");
+    let result = probe(
+        &remote(format!("http://127.0.0.1:{port}/sse"), RemoteKind::Http),
+        &generous(),
+    );
+    assert_eq!(result.status, Status::Warn, "{result:#?}");
+    assert_eq!(result.warnings, [ProbeWarning::FellBackToSse]);
+    assert_eq!(result.tools, Some(2));
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! Integration tests for the MCP test handshake (`mcpctl::handshake`), against real
-//! servers: `fixture-server` (the official Rust SDK, built on demand) in each of its
-//! misbehaving modes, and, when `.ci/peers.sh` has installed them, servers from npm and
-//! PyPI. Tests never assert wall-clock times and never fail because a peer is absent.
+//! servers: `fixture-server` (the official Rust SDK) over every transport and in
+//! each of its misbehaving modes, and servers from npm and PyPI installed by
+//! `.ci/peers.sh`. Tests never assert wall-clock times; a missing peer fails under
+//! `CI=true` and is a counted skip elsewhere.
 
 mod eras;
 mod fixture;

@@ -6,7 +6,7 @@ use indexmap::IndexMap;
 use mcpctl::entry::Transport;
 use mcpctl::handshake::{Phase, ProbeError, ProbeWarning, Status, probe, probe_many};
 
-use crate::fixture::{assert_no_survivors, fixture, fixture_binary, generous, options};
+use crate::fixture::{assert_no_survivors, fixture, fixture_binary, generous, launch, options};
 
 #[test]
 fn doctor_passes_a_healthy_server() {
@@ -285,7 +285,7 @@ fn probe_many_shares_identical_entries() {
     let dying = fixture(&["exit=1"], other_dir.path());
     let calls = std::sync::Mutex::new(Vec::new());
     let results = probe_many(
-        vec![healthy.clone(), dying, healthy],
+        vec![launch(&healthy), launch(&dying), launch(&healthy)],
         &generous(),
         4,
         |index, _| calls.lock().unwrap().push(index),

@@ -1,0 +1,72 @@
+//! Hand-written stdio replies for misbehaviour the SDK will not produce: a protocol
+//! version the spec never had, a server `ping` (plus a notification and an unknown
+//! request) sent before the `initialize` reply, silence or exit on unknown methods.
+
+use std::io::{BufRead, Write};
+
+/// How the hand-written server misbehaves.
+pub(crate) struct Quirks {
+    /// Answer `initialize` with a version the spec never had.
+    pub(crate) odd_version: bool,
+    /// Send a notification, a `ping` and `roots/list` before the `initialize` reply.
+    pub(crate) ping_first: bool,
+    /// Exit on a request it does not know (else: never answer it).
+    pub(crate) exit_on_unknown: bool,
+}
+
+pub(crate) fn serve(quirks: &Quirks) {
+    let stdin = std::io::stdin();
+    let mut out = std::io::stdout();
+    let mut send = |value: serde_json::Value| {
+        let _ = writeln!(out, "{value}");
+        let _ = out.flush();
+    };
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { break };
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(&line) else {
+            continue;
+        };
+        let id = message.get("id").cloned();
+        match message.get("method").and_then(|m| m.as_str()) {
+            Some("initialize") => {
+                let version = if quirks.odd_version {
+                    "1999-01-01".to_owned()
+                } else if !quirks.ping_first {
+                    message["params"]["protocolVersion"]
+                        .as_str()
+                        .unwrap_or("2025-11-25")
+                        .to_owned()
+                } else {
+                    send(
+                        serde_json::json!({"jsonrpc":"2.0","method":"notifications/message",
+                        "params":{"level":"info","data":"warming up"}}),
+                    );
+                    send(serde_json::json!({"jsonrpc":"2.0","id":"srv-ping","method":"ping"}));
+                    send(
+                        serde_json::json!({"jsonrpc":"2.0","id":"srv-roots","method":"roots/list"}),
+                    );
+                    message["params"]["protocolVersion"]
+                        .as_str()
+                        .unwrap_or("2025-11-25")
+                        .to_owned()
+                };
+                send(serde_json::json!({"jsonrpc":"2.0","id":id,"result":{
+                    "protocolVersion": version, "capabilities":{"tools":{}},
+                    "serverInfo":{"name":"raw-fixture","version":"0.0.0"}}}));
+            }
+            Some("tools/list") => {
+                send(
+                    serde_json::json!({"jsonrpc":"2.0","id":id,"result":{"tools":[
+                    {"name":"raw_tool","inputSchema":{"type":"object"}}]}}),
+                );
+            }
+            Some("ping") => send(serde_json::json!({"jsonrpc":"2.0","id":id,"result":{}})),
+            Some(method) if quirks.exit_on_unknown && id.is_some() => {
+                eprintln!("fixture: unknown request `{method}`; exiting as asked");
+                std::process::exit(4);
+            }
+            Some(_) => {}
+            None => eprintln!("fixture: client answered {line}"),
+        }
+    }
+}

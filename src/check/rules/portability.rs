@@ -1,0 +1,188 @@
+//! MCP3xx, portability: the entry works on the OS and machine it is used on (`cmd /c`
+//! wrapping of npm shims on Windows only, no one person's home directory in a shared file).
+
+use crate::check::Severity;
+use crate::check::lint::{Linter, collect_strings};
+use crate::clients::Scope;
+use crate::entry;
+use crate::formats::tree::Node;
+use crate::platform::Os;
+
+use super::Rule;
+
+pub const UNWRAPPED_WINDOWS_SHIM: Rule = Rule {
+    code: "MCP301",
+    name: "unwrapped-windows-shim",
+    severity: Severity::Error,
+    fixable: true,
+    title: "`npx` (or another batch shim) without `cmd /c` fails on Windows",
+    explanation: "On Windows `npx`, `npm`, `pnpm`, `yarn`, `tsx` and other npm bins are `.cmd` batch shims that clients cannot start directly (`spawn npx ENOENT`, `Connection closed`). Error with `--platform windows`; a warning in project files checked for another OS, since teammates may be on Windows (but a wrapped entry fails on macOS and Linux: see MCP302). `--fix` wraps the command only with `--platform windows`.",
+    example: "{ \"mcpServers\": { \"memory\": { \"command\": \"cmd\", \"args\": [\"/c\", \"npx\", \"-y\", \"@modelcontextprotocol/server-memory@2025.8.4\"] } } }",
+};
+
+pub const CMD_WRAPPER_OFF_WINDOWS: Rule = Rule {
+    code: "MCP302",
+    name: "cmd-wrapper-off-windows",
+    severity: Severity::Error,
+    fixable: true,
+    title: "`cmd /c` entry in a file used on macOS or Linux",
+    explanation: "`cmd` exists only on Windows; on macOS and Linux the server fails to start. Error in user files checked for macOS/Linux (`--fix` unwraps them); a warning in project files, which teammates on either OS may share (no fix: pick the wrapping your team needs, or keep per-OS user entries).",
+    example: "{ \"mcpServers\": { \"memory\": { \"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-memory@2025.8.4\"] } } }",
+};
+
+pub const ABSOLUTE_HOME_PATH: Rule = Rule {
+    code: "MCP303",
+    name: "absolute-home-path",
+    severity: Severity::Warning,
+    fixable: false,
+    title: "absolute home-directory path in a project file",
+    explanation: "`/Users/alice/...`, `/home/bob/...` or `C:\\Users\\carol\\...` in a committed file works only on its author's machine. Use a path relative to the project, a variable the client expands (`${workspaceFolder}`, `${userHome}` in VS Code and Cursor), or a command on PATH.",
+    example: "{ \"servers\": { \"fs\": { \"type\": \"stdio\", \"command\": \"mcp-fs\", \"args\": [\"${workspaceFolder}/docs\"] } } }",
+};
+
+pub const CMD_METACHARACTER: Rule = Rule {
+    code: "MCP304",
+    name: "cmd-metacharacter",
+    severity: Severity::Warning,
+    fixable: false,
+    title: "argument with cmd.exe metacharacters after `cmd /c`",
+    explanation: "`cmd /c` re-parses its arguments: `&`, `|`, `<`, `>`, `^`, `%`, `!` and `\"` are interpreted by cmd.exe, so a URL with `&` runs a second command. Pass the value through an environment variable, or start the server with `node path/to/bin.js` instead of a shim.",
+    example: "{ \"command\": \"cmd\", \"args\": [\"/c\", \"npx\", \"-y\", \"mcp-remote@0.1.29\", \"https://mcp.example.com/mcp\"], \"env\": { \"QUERY\": \"a=1&b=2\" } }",
+};
+
+impl Linter<'_> {
+    pub(in crate::check) fn windows(
+        &mut self,
+        name: &str,
+        program: &str,
+        at: usize,
+        args: &[(String, usize)],
+    ) {
+        if !self.client.fields.wrap_windows {
+            return;
+        }
+        let plain: Vec<String> = args.iter().map(|(a, _)| a.clone()).collect();
+        if entry::needs_wrap(program, &plain) {
+            let wrapped = format!("`cmd /c {program} ...`");
+            if self.os == Os::Windows {
+                self.report_as(
+                    at,
+                    &UNWRAPPED_WINDOWS_SHIM,
+                    Severity::Error,
+                    format!("`{program}` is a batch shim on Windows and {} cannot start it (server `{name}`); write {wrapped} (fixable)", self.name()),
+                );
+            } else if self.scope == Scope::Project {
+                self.report_as(
+                    at,
+                    &UNWRAPPED_WINDOWS_SHIM,
+                    Severity::Warning,
+                    format!("`{program}` fails to start for teammates on Windows without {wrapped} (server `{name}`); `cmd /c` in turn fails on macOS and Linux"),
+                );
+            }
+        } else if entry::is_wrapped(program, &plain) {
+            if self.os != Os::Windows {
+                let (severity, message) = if self.scope == Scope::Project {
+                    (
+                        Severity::Warning,
+                        format!(
+                            "`cmd /c` fails for teammates on macOS and Linux (server `{name}`); without it the command fails on Windows"
+                        ),
+                    )
+                } else {
+                    (
+                        Severity::Error,
+                        format!(
+                            "`cmd` does not exist on {} (server `{name}`); drop the `cmd /c` wrapper (fixable)",
+                            self.os.as_str()
+                        ),
+                    )
+                };
+                self.report_as(at, &CMD_WRAPPER_OFF_WINDOWS, severity, message);
+            }
+            let slashes = plain.iter().take_while(|a| a.starts_with('/')).count();
+            for (arg, offset) in args.iter().skip(slashes + 1) {
+                if !entry::cmd_metachar_args(std::slice::from_ref(arg)).is_empty() {
+                    self.report(
+                        *offset,
+                        &CMD_METACHARACTER,
+                        format!("an argument of server `{name}` has characters `cmd /c` re-interprets (`&|<>^%!\"`); pass it through `env` instead"),
+                    );
+                }
+            }
+        }
+    }
+
+    pub(in crate::check) fn home_paths(&mut self, name: &str, node: &Node) {
+        let mut strings = Vec::new();
+        collect_strings(node, &mut strings);
+        for (text, offset) in strings {
+            if let Some(found) = home_path(&text) {
+                self.report(
+                    offset,
+                    &ABSOLUTE_HOME_PATH,
+                    format!("server `{name}` uses `{found}`, a home directory that exists only on its author's machine; use a project-relative path"),
+                );
+            }
+        }
+    }
+}
+
+/// `/Users/alice/...`, `/home/bob/...`, `C:\Users\carol\...` at the start of a value or
+/// after `=`.
+fn home_path(text: &str) -> Option<String> {
+    let starts = std::iter::once(0).chain(text.match_indices('=').map(|(i, _)| i + 1));
+    for start in starts {
+        let rest = &text[start..];
+        let unix = ["/Users/", "/home/"]
+            .iter()
+            .find_map(|p| rest.strip_prefix(p).map(|r| (*p, r)));
+        let windows = rest
+            .get(..9)
+            .filter(|head| {
+                let b = head.as_bytes();
+                b[0].is_ascii_alphabetic()
+                    && b[1] == b':'
+                    && (b[2] == b'\\' || b[2] == b'/')
+                    && head[3..8].eq_ignore_ascii_case("users")
+                    && (b[8] == b'\\' || b[8] == b'/')
+            })
+            .map(|head| (head, &rest[9..]));
+        if let Some((prefix, after)) = unix.or(windows) {
+            let user: String = after
+                .chars()
+                .take_while(|c| !matches!(c, '/' | '\\'))
+                .collect();
+            if !user.is_empty()
+                && user != "Shared"
+                && !user.starts_with('$')
+                && !user.starts_with('{')
+            {
+                return Some(format!("{prefix}{user}"));
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn home_paths() {
+        assert_eq!(
+            home_path("/Users/alice/src/x").as_deref(),
+            Some("/Users/alice")
+        );
+        assert_eq!(
+            home_path("--root=/home/bob/x").as_deref(),
+            Some("/home/bob")
+        );
+        assert_eq!(
+            home_path("C:\\Users\\carol\\x").as_deref(),
+            Some("C:\\Users\\carol")
+        );
+        assert_eq!(home_path("https://x/home/y"), None);
+        assert_eq!(home_path("./data"), None);
+    }
+}

@@ -1,0 +1,179 @@
+//! `mcpctl apply`: make every targeted client file match the manifest, all or nothing.
+//! The plan is computed and every new file rendered and re-parsed in memory first; a
+//! conflict or drift stops the run before the first write (unless `--force`); files are
+//! then written one by one (atomic, backed up, journaled), and if one write fails the
+//! files already written in this run are put back. Only files whose bytes change are
+//! written. The ledger records what was written, with this manifest as its source.
+
+use crate::cli::ApplyArgs;
+use crate::commands::plan::{self, FilePlan, LedgerOp};
+use crate::commands::{Context, edit};
+use crate::entry::Dialect;
+use crate::error::{ExitStatus, UserError};
+use crate::fs::FsError;
+use crate::manifest::Manifest;
+use crate::output::Printer;
+use crate::state::{FileChange, Origin, ledger};
+
+/// How often a file that changed under `apply` is planned again.
+const ATTEMPTS: usize = 3;
+
+pub fn run(args: ApplyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
+    let ApplyArgs {
+        manifest: manifest_args,
+        dry_run,
+        force,
+    } = args;
+    let manifest = plan::load(ctx, &manifest_args)?;
+    let profile = manifest_args.profile.as_deref();
+    // Two applies serialize: the second plans only after the first has finished.
+    if !dry_run {
+        ctx.state.lock()?;
+    }
+    let mut plans = plan::plan_all(ctx, &manifest, profile, force)?;
+    let items: Vec<&plan::Item> = plans.iter().flat_map(|p| &p.items).collect();
+    if printer.json {
+        printer.json_value(&items)?;
+    } else {
+        plan::print_text(ctx, printer, &manifest, &plans);
+    }
+    let blocked: Vec<String> = items
+        .iter()
+        .filter(|i| i.action.blocks())
+        .map(|i| format!("`{}` in {}", i.name, i.client))
+        .collect();
+    if !blocked.is_empty() && !force {
+        return Err(UserError::new(format!(
+            "apply stopped before writing anything: {} {} not mcpctl's to change ({})",
+            blocked.len(),
+            if blocked.len() == 1 { "entry is" } else { "entries are" },
+            blocked.join(", ")
+        ))
+        .hint("make those entries match the manifest (or move the edits into it), or pass `--force` to let the manifest win")
+        .into());
+    }
+    // Validate every new file in memory before the first write.
+    for plan in &plans {
+        if let Some(text) = plan.new_text()
+            && let Err(e) = plan.client.format.parse(text)
+        {
+            return Err(UserError::new(format!(
+                "mcpctl rendered `{}` into text that does not parse ({e}); nothing was written",
+                plan.location.path.display()
+            ))
+            .hint("this is a bug in mcpctl; please report it with the manifest entry")
+            .into());
+        }
+    }
+    if dry_run {
+        printer.note("dry run: nothing was written");
+        return Ok(ExitStatus::Success);
+    }
+    let mut written: Vec<FileChange> = Vec::new();
+    for plan in &mut plans {
+        if let Err(error) = write_plan(ctx, &manifest, profile, force, plan, &mut written) {
+            let mut reverted = Vec::new();
+            for change in written.iter().rev() {
+                if let Err(e) = edit::revert(ctx, change) {
+                    printer.error(&e);
+                } else {
+                    reverted.push(edit::shown(ctx, &change.path));
+                }
+            }
+            let undone = if reverted.is_empty() {
+                "no file was changed".to_owned()
+            } else {
+                format!(
+                    "the files already written were put back: {}",
+                    reverted.join(", ")
+                )
+            };
+            return Err(error.context(format!("apply failed; {undone}")));
+        }
+    }
+    let origin = Origin::manifest(&manifest.path);
+    for plan in &plans {
+        let dialect = Dialect::of(plan.client);
+        let created = !plan.document.source.exists();
+        for op in &plan.ledger {
+            match op {
+                LedgerOp::Record { name, raw } => {
+                    if let Some(fp) = ledger::fingerprint_raw(&dialect, raw) {
+                        ctx.state.record(
+                            edit::entry_key(&plan.location, name),
+                            fp,
+                            origin.clone(),
+                            created,
+                        )?;
+                    }
+                }
+                LedgerOp::Forget { name } => {
+                    ctx.state.forget(&edit::entry_key(&plan.location, name))?;
+                }
+            }
+        }
+    }
+    if !printer.json {
+        let changed = written.len();
+        printer.note(&format!(
+            "applied: {changed} file{} written, {} unchanged",
+            if changed == 1 { "" } else { "s" },
+            plans.len() - changed
+        ));
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// Write one planned file; when another program wrote it since it was read, plan it again
+/// from the new bytes (a new conflict or drift stops the run).
+fn write_plan(
+    ctx: &Context,
+    manifest: &Manifest,
+    profile: Option<&str>,
+    force: bool,
+    plan: &mut FilePlan<'_>,
+    written: &mut Vec<FileChange>,
+) -> anyhow::Result<()> {
+    for _ in 0..ATTEMPTS {
+        let Some(text) = plan.new_text() else {
+            return Ok(());
+        };
+        match edit::write_file(ctx, &plan.document.source, &text) {
+            Ok(change) => {
+                written.push(change);
+                return Ok(());
+            }
+            Err(FsError::Changed { .. }) => {
+                let clients = vec![plan.client];
+                let fresh = plan::plan_file(
+                    ctx,
+                    manifest,
+                    &clients,
+                    plan.location.clone(),
+                    profile,
+                    force,
+                )?;
+                if !force && fresh.items.iter().any(|i| i.action.blocks()) {
+                    return Err(UserError::new(format!(
+                        "`{}` changed while mcpctl was applying, and now has entries that are not mcpctl's to change",
+                        edit::shown(ctx, &plan.location.path)
+                    ))
+                    .hint("run `mcpctl plan` to see them")
+                    .into());
+                }
+                *plan = fresh;
+            }
+            Err(e) => {
+                return Err(UserError::new(e.to_string())
+                    .hint("check that the directory is writable")
+                    .into());
+            }
+        }
+    }
+    Err(UserError::new(format!(
+        "`{}` kept changing while mcpctl tried to apply",
+        edit::shown(ctx, &plan.location.path)
+    ))
+    .hint("close the client that is rewriting it, then run `mcpctl apply` again")
+    .into())
+}

@@ -1,0 +1,118 @@
+//! `mcpctl backups`: the previous versions mcpctl kept of every client file it wrote,
+//! newest first, with the command that replaced each (from the journal). Never writes.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::cli::BackupsArgs;
+use crate::clients::{Client, Scope};
+use crate::commands::inventory::display_path;
+use crate::commands::{Context, targets};
+use crate::error::ExitStatus;
+use crate::output::Printer;
+
+/// One kept version (`backups --json` item).
+#[derive(Debug, Serialize)]
+pub struct BackupRow {
+    pub client: String,
+    pub scope: Scope,
+    /// The client file (absolute).
+    pub path: PathBuf,
+    /// The saved bytes (absolute).
+    pub backup: PathBuf,
+    /// 1 is the newest: `mcpctl restore --backup N`.
+    pub number: usize,
+    /// When it was replaced (RFC 3339, UTC).
+    pub time: String,
+    pub size: u64,
+    /// The command that replaced it, when the journal still knows.
+    pub command: Option<String>,
+}
+
+pub fn run(args: BackupsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
+    let BackupsArgs { clients } = args;
+    let clients: Vec<&Client> = if clients.is_empty() {
+        ctx.table.all().iter().collect()
+    } else {
+        targets::by_ids(ctx, &clients)?
+    };
+    let rows = rows(ctx, &clients);
+    if printer.json {
+        printer.json_value(&rows)?;
+        return Ok(ExitStatus::Success);
+    }
+    if rows.is_empty() {
+        printer.note("no backups yet: mcpctl keeps the previous bytes of every file it writes");
+        return Ok(ExitStatus::Success);
+    }
+    let table: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.client.clone(),
+                r.scope.as_str().to_owned(),
+                r.number.to_string(),
+                r.time.clone(),
+                r.size.to_string(),
+                r.command.clone().unwrap_or_else(|| "-".to_owned()),
+                display_path(ctx, &r.path),
+            ]
+        })
+        .collect();
+    printer.table(
+        &["CLIENT", "SCOPE", "N", "TIME", "BYTES", "COMMAND", "FILE"],
+        &table,
+    );
+    Ok(ExitStatus::Success)
+}
+
+/// Every backup of these clients' files (user and project scope), newest first per file.
+pub fn rows(ctx: &Context, clients: &[&Client]) -> Vec<BackupRow> {
+    let Some(backups) = &ctx.backups else {
+        return Vec::new();
+    };
+    let commands: HashMap<PathBuf, String> = ctx
+        .state
+        .journal()
+        .into_iter()
+        .flat_map(|entry| {
+            let command = entry.command;
+            entry
+                .files
+                .into_iter()
+                .filter_map(move |f| Some((f.backup?, command.clone())))
+        })
+        .collect();
+    let mut seen: Vec<PathBuf> = Vec::new();
+    let mut rows = Vec::new();
+    for client in clients {
+        for scope in [Scope::User, Scope::Project] {
+            let Ok(Some(location)) = client.location(scope, &ctx.platform, &ctx.project) else {
+                continue;
+            };
+            let identity = crate::fs::identity(&location.path);
+            if seen.contains(&identity) {
+                continue;
+            }
+            seen.push(identity);
+            for (i, backup) in crate::fs::backups_of(backups, &location.path)
+                .into_iter()
+                .enumerate()
+            {
+                rows.push(BackupRow {
+                    client: client.id.clone(),
+                    scope,
+                    path: location.path.clone(),
+                    command: commands.get(&backup.path).cloned(),
+                    number: i + 1,
+                    time: crate::state::rfc3339(backup.time),
+                    size: backup.size,
+                    backup: backup.path,
+                });
+            }
+        }
+    }
+    rows
+}

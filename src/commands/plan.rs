@@ -1,0 +1,699 @@
+//! `mcpctl plan`: for every (client file, entry name) the manifest touches, one action —
+//! add, update, remove, adopt, ok, conflict, drift (design §9) — with the unified diff of
+//! each file, computed in memory. `apply` runs the same engine (`plan_all`) and writes
+//! what it computed. Ownership comes from the ledger: only entries mcpctl can prove it
+//! wrote for this manifest are updated or removed; hand-made entries are never touched
+//! (they are `adopt` when identical, `conflict` otherwise), unless `--force`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::check::{Finding, Severity, render};
+use crate::cli::{CheckFormat, ManifestArgs, PlanArgs};
+use crate::clients::{Client, Location, Scope};
+use crate::commands::inventory::{Document, display_path, read_document};
+use crate::commands::{Context, add, edit, targets};
+use crate::entry::{Dialect, ServerEntry, Transport};
+use crate::error::{ExitStatus, UserError};
+use crate::manifest::{ClientChoice, Manifest};
+use crate::output::{Printer, Style, redact};
+use crate::state::ledger::{self, HOUSEKEEPING_KEYS};
+use crate::state::{Origin, Ownership};
+
+/// What the plan does with one entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Add,
+    Update,
+    Remove,
+    Adopt,
+    Ok,
+    Conflict,
+    Drift,
+}
+
+impl Action {
+    fn sign(self) -> &'static str {
+        match self {
+            Action::Add => "+",
+            Action::Update => "~",
+            Action::Remove => "-",
+            Action::Adopt => "=",
+            Action::Ok => " ",
+            Action::Conflict => "?",
+            Action::Drift => "!",
+        }
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            Action::Add => "add",
+            Action::Update => "update",
+            Action::Remove => "remove",
+            Action::Adopt => "adopt",
+            Action::Ok => "ok",
+            Action::Conflict => "conflict",
+            Action::Drift => "drift",
+        }
+    }
+
+    /// In sync for `plan --check`.
+    pub fn in_sync(self) -> bool {
+        matches!(self, Action::Ok | Action::Adopt)
+    }
+
+    /// Stops `apply` unless `--force`.
+    pub fn blocks(self) -> bool {
+        matches!(self, Action::Conflict | Action::Drift)
+    }
+
+    fn code(self) -> &'static str {
+        use crate::check::rules::sync;
+        match self {
+            Action::Add => sync::MISSING.code,
+            Action::Update => sync::OUTDATED.code,
+            Action::Remove => sync::STALE.code,
+            Action::Conflict => sync::CONFLICT.code,
+            Action::Drift | Action::Ok | Action::Adopt => sync::DRIFT.code,
+        }
+    }
+}
+
+/// One row of the plan (`plan --json` item).
+#[derive(Debug, Clone, Serialize)]
+pub struct Item {
+    pub client: String,
+    pub scope: Scope,
+    /// Absolute.
+    pub path: PathBuf,
+    pub name: String,
+    pub action: Action,
+    pub reason: Option<String>,
+    #[serde(skip)]
+    pub line: usize,
+    #[serde(skip)]
+    pub column: usize,
+}
+
+/// What to remember once a file is written.
+#[derive(Debug, Clone)]
+pub enum LedgerOp {
+    /// mcpctl now owns this entry, as written (raw, in the client's spelling).
+    Record {
+        name: String,
+        raw: Value,
+    },
+    Forget {
+        name: String,
+    },
+}
+
+/// The plan for one file, with the edits already made to the in-memory document.
+pub struct FilePlan<'a> {
+    pub client: &'a Client,
+    pub location: Location,
+    pub document: Document,
+    /// The file's text before the edits.
+    pub before: String,
+    pub items: Vec<Item>,
+    pub ledger: Vec<LedgerOp>,
+    /// Literal secret values seen in this file's entries, redacted from diffs.
+    pub secrets: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+impl FilePlan<'_> {
+    /// The new text, when it differs from the file.
+    pub fn new_text(&self) -> Option<String> {
+        let text = self.document.doc.render();
+        (text != self.before).then(|| text.into_owned())
+    }
+
+    /// The unified diff, secrets redacted.
+    pub fn diff(&self, ctx: &Context) -> Option<String> {
+        let after = self.new_text()?;
+        let source = &self.document.source;
+        let diff = edit::unified_diff(
+            &display_path(ctx, &self.location.path),
+            &source.bytes_for(&self.before),
+            &source.bytes_for(&after),
+            source.exists(),
+        );
+        Some(redact_secrets(&diff, &self.secrets))
+    }
+}
+
+pub fn run(args: PlanArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
+    let PlanArgs {
+        manifest: manifest_args,
+        check,
+        format,
+    } = args;
+    let manifest = load(ctx, &manifest_args)?;
+    let plans = plan_all(ctx, &manifest, manifest_args.profile.as_deref(), false)?;
+    let items: Vec<&Item> = plans.iter().flat_map(|p| &p.items).collect();
+    let format = if printer.json {
+        CheckFormat::Json
+    } else {
+        format
+    };
+    match format {
+        CheckFormat::Json => printer.json_value(&items)?,
+        CheckFormat::Text => print_text(ctx, printer, &manifest, &plans),
+        CheckFormat::Github => {
+            for f in findings(ctx, &items) {
+                printer.line(&render::github_line(&f));
+            }
+        }
+        CheckFormat::Sarif => printer.json_value(&render::sarif(&findings(ctx, &items)))?,
+    }
+    Ok(if check && items.iter().any(|i| !i.action.in_sync()) {
+        ExitStatus::Problems
+    } else {
+        ExitStatus::Success
+    })
+}
+
+/// Find, read and validate the manifest.
+pub fn load(ctx: &Context, args: &ManifestArgs) -> anyhow::Result<Manifest> {
+    let path = crate::manifest::locate(args.manifest.as_deref(), &ctx.project, &ctx.platform)?;
+    let source = crate::fs::read_source(&path).map_err(|e| UserError::new(e.to_string()))?;
+    if !source.exists() {
+        return Err(UserError::new(format!("no manifest at `{}`", path.display()))
+            .hint("create one with `mcpctl import > mcpctl.toml`, or name it with `--manifest FILE`")
+            .into());
+    }
+    let manifest = Manifest::parse(&path, &source.text, &ctx.table)
+        .map_err(|e| UserError::new(e.to_string()).hint("fix the manifest; nothing was changed"))?;
+    if let Some(profile) = &args.profile
+        && !manifest.profiles.contains_key(profile)
+    {
+        return Err(UserError::new(format!(
+            "`{}` has no `[profiles.{profile}]`",
+            path.display()
+        ))
+        .hint(format!(
+            "profiles: {}",
+            if manifest.profiles.is_empty() {
+                "none".to_owned()
+            } else {
+                manifest
+                    .profiles
+                    .keys()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        ))
+        .into());
+    }
+    Ok(manifest)
+}
+
+/// The files the manifest targets: each (file, servers key) once, with the clients that
+/// read it (several clients share `.mcp.json`); the first renders.
+fn target_files<'a>(
+    ctx: &'a Context,
+    manifest: &Manifest,
+) -> anyhow::Result<Vec<(Vec<&'a Client>, Location)>> {
+    let named: Vec<String> = manifest
+        .named_clients()
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    let explicit = targets::by_ids(ctx, &named)?;
+    let mut clients: Vec<&Client> = match &manifest.clients {
+        ClientChoice::Ids(_) => Vec::new(),
+        ClientChoice::Detected => targets::detected(ctx),
+    };
+    for client in &explicit {
+        if !clients.iter().any(|c| c.id == client.id) {
+            clients.push(client);
+        }
+    }
+    let mut files: Vec<(Vec<&Client>, Location, PathBuf)> = Vec::new();
+    for client in clients {
+        let named = explicit.iter().any(|c| c.id == client.id);
+        let Some(location) = client.location(manifest.scope, &ctx.platform, &ctx.project)? else {
+            if named {
+                return Err(UserError::new(format!(
+                    "{} has no {} scope, but the manifest names it",
+                    client.name,
+                    manifest.scope.as_str()
+                ))
+                .hint("remove it from the manifest's `clients`, or change `scope`")
+                .into());
+            }
+            continue;
+        };
+        let identity = crate::fs::identity(&location.path);
+        match files
+            .iter_mut()
+            .find(|(_, l, id)| *id == identity && l.key == location.key)
+        {
+            Some((group, _, _)) => group.push(client),
+            None => files.push((vec![client], location, identity)),
+        }
+    }
+    Ok(files.into_iter().map(|(c, l, _)| (c, l)).collect())
+}
+
+/// Plan every targeted file. Any file that cannot be read or parsed is an error: the
+/// whole plan stops (and `apply` writes nothing).
+pub fn plan_all<'a>(
+    ctx: &'a Context,
+    manifest: &Manifest,
+    profile: Option<&str>,
+    force: bool,
+) -> anyhow::Result<Vec<FilePlan<'a>>> {
+    let mut plans = Vec::new();
+    for (clients, location) in target_files(ctx, manifest)? {
+        plans.push(plan_file(
+            ctx, manifest, &clients, location, profile, force,
+        )?);
+    }
+    Ok(plans)
+}
+
+/// Whether the manifest wants server `spec` in a file read by `clients`.
+fn wanted_in(manifest: &Manifest, spec: &crate::manifest::ServerSpec, clients: &[&Client]) -> bool {
+    clients.iter().any(|c| {
+        let top = match &manifest.clients {
+            ClientChoice::Detected => true,
+            ClientChoice::Ids(ids) => ids.contains(&c.id),
+        };
+        let narrowed = spec.clients.as_ref().is_none_or(|ids| ids.contains(&c.id));
+        top && narrowed
+    })
+}
+
+/// Plan one file (re-run by `apply` when the file changed under it).
+pub fn plan_file<'a>(
+    ctx: &Context,
+    manifest: &Manifest,
+    clients: &[&'a Client],
+    location: Location,
+    _profile: Option<&str>,
+    force: bool,
+) -> anyhow::Result<FilePlan<'a>> {
+    let client = clients[0];
+    let mut document = read_document(ctx, client, &location.path)?;
+    let before = document.doc.render().into_owned();
+    let shown = display_path(ctx, &location.path);
+    let current = document.doc.servers(&location.key).map_err(|e| {
+        UserError::new(format!("`{shown}`: {e}"))
+            .hint("mcpctl reads and writes only an object there; fix the file by hand")
+    })?;
+    let dialect = Dialect::of(client);
+    let origin = Origin::manifest(&manifest.path);
+    let mut plan = FilePlan {
+        client,
+        location: location.clone(),
+        before,
+        items: Vec::new(),
+        ledger: Vec::new(),
+        secrets: Vec::new(),
+        notes: Vec::new(),
+        document: Document {
+            source: document.source.clone(),
+            doc: client.format.parse(String::new())?,
+        },
+    };
+    for (_, raw) in &current {
+        collect_secrets(raw, &mut plan.secrets);
+    }
+    let position = |doc: &Document, name: &str| {
+        let mut path = location.key.clone();
+        path.push(name.to_owned());
+        doc.doc
+            .position(&path)
+            .or_else(|| doc.doc.position(&location.key))
+            .map_or((1, 1), |p| (p.line, p.column))
+    };
+    let mut wanted_names = BTreeSet::new();
+    let push = |plan: &mut FilePlan<'_>,
+                name: &str,
+                action,
+                reason: Option<String>,
+                at: (usize, usize)| {
+        plan.items.push(Item {
+            client: client.id.clone(),
+            scope: location.scope,
+            path: location.path.clone(),
+            name: name.to_owned(),
+            action,
+            reason,
+            line: at.0,
+            column: at.1,
+        });
+    };
+    for (name, spec) in &manifest.servers {
+        if !wanted_in(manifest, spec, clients) {
+            continue;
+        }
+        // Profiles and `enabled = false` switch servers off through `disable` (design
+        // §10); until then every listed server is planned as wanted. Seam:
+        // `Manifest::switched_on(name, profile)`.
+        wanted_names.insert(name.clone());
+        let entry = placeholders(ctx, &spec.entry)?;
+        let (_, mut wanted, notes) = add::render(ctx, client, &entry, false)
+            .map_err(|e| e.context(format!("server `{name}` for {}", client.name)))?;
+        plan.notes
+            .extend(notes.into_iter().map(|n| format!("{}: {n}", client.id)));
+        if let (Some(fields), Value::Object(map)) =
+            (spec.client_fields.get(&client.id), &mut wanted)
+        {
+            for (k, v) in fields {
+                map.insert(k.clone(), v.clone());
+            }
+        }
+        collect_secrets(&wanted, &mut plan.secrets);
+        let at = position(&document, name);
+        let key = edit::entry_key(&location, name);
+        let Some((_, existing)) = current.iter().find(|(n, _)| n == name) else {
+            document.doc.upsert(&location.key, name, &wanted)?;
+            plan.ledger.push(LedgerOp::Record {
+                name: name.clone(),
+                raw: wanted,
+            });
+            push(&mut plan, name, Action::Add, None, at);
+            continue;
+        };
+        let matches = match (dialect.from_raw(existing), dialect.from_raw(&wanted)) {
+            (Ok(now), Ok(want)) => now.same_as(&want),
+            _ => false,
+        };
+        let ownership = match ledger::fingerprint_raw(&dialect, existing) {
+            Some(fp) => ctx.state.ownership(&key, &fp)?,
+            None => Ownership::HandMade,
+        };
+        let (action, reason) = match (ownership, matches) {
+            (Ownership::HandMade, true) => (
+                Action::Adopt,
+                Some("identical hand-made entry: recorded as mcpctl's, bytes untouched".to_owned()),
+            ),
+            (_, true) => (Action::Ok, None),
+            (Ownership::Mcpctl, false) => (
+                Action::Update,
+                Some(update_reason(&dialect, existing, &wanted)),
+            ),
+            (Ownership::Edited, false) => (
+                Action::Drift,
+                Some(format!(
+                    "edited by hand since mcpctl wrote it; now {}, wanted {}",
+                    redacted_json(existing),
+                    redacted_json(&wanted)
+                )),
+            ),
+            (Ownership::HandMade, false) => (
+                Action::Conflict,
+                Some(format!(
+                    "a hand-made entry with other content: {}; wanted {}",
+                    redacted_json(existing),
+                    redacted_json(&wanted)
+                )),
+            ),
+        };
+        let writes = action == Action::Update || (force && action.blocks());
+        if writes {
+            let merged = keep_housekeeping(existing, wanted);
+            document.doc.upsert(&location.key, name, &merged)?;
+            plan.ledger.push(LedgerOp::Record {
+                name: name.clone(),
+                raw: merged,
+            });
+        } else if action != Action::Conflict && action != Action::Drift {
+            let record = ctx.state.lookup(&key)?;
+            if record.is_none_or(|r| r.source != origin) {
+                plan.ledger.push(LedgerOp::Record {
+                    name: name.clone(),
+                    raw: existing.clone(),
+                });
+            }
+        }
+        push(&mut plan, name, action, reason, at);
+    }
+    for (name, existing) in &current {
+        if wanted_names.contains(name) {
+            continue;
+        }
+        let key = edit::entry_key(&location, name);
+        let record = ctx.state.lookup(&key)?;
+        let now = ledger::fingerprint_raw(&dialect, existing);
+        let at = position(&document, name);
+        let (action, reason) = match &record {
+            Some(r) if r.source == origin => {
+                if now.as_ref() == Some(&r.fingerprint) {
+                    (Action::Remove, Some("no longer in the manifest".to_owned()))
+                } else {
+                    (
+                        Action::Drift,
+                        Some(
+                            "no longer in the manifest, but edited by hand since mcpctl wrote it"
+                                .to_owned(),
+                        ),
+                    )
+                }
+            }
+            _ if manifest.exclusive => (
+                Action::Remove,
+                Some("not in the manifest, which is exclusive".to_owned()),
+            ),
+            _ => continue,
+        };
+        if action == Action::Remove || force {
+            document.doc.remove(&location.key, name)?;
+            plan.ledger.push(LedgerOp::Forget { name: name.clone() });
+        }
+        push(&mut plan, name, action, reason, at);
+    }
+    // Records of this manifest whose entries are gone (deleted by hand): forget them.
+    for record in ctx.state.ledger()?.entries {
+        if record.source == origin
+            && record.entry.path == crate::fs::identity(&location.path)
+            && record.entry.key == location.key
+            && !current.iter().any(|(n, _)| *n == record.entry.name)
+            && !wanted_names.contains(&record.entry.name)
+        {
+            plan.ledger.push(LedgerOp::Forget {
+                name: record.entry.name,
+            });
+        }
+    }
+    plan.document = document;
+    Ok(plan)
+}
+
+/// `{home}` and `{project}` in a portable entry's command, args, env and cwd.
+fn placeholders(ctx: &Context, entry: &ServerEntry) -> anyhow::Result<ServerEntry> {
+    let home = ctx.platform.home()?.display().to_string();
+    let project = ctx.project.display().to_string();
+    let fill = |s: &mut String| {
+        if s.contains('{') {
+            *s = s.replace("{home}", &home).replace("{project}", &project);
+        }
+    };
+    let mut entry = entry.clone();
+    if let Transport::Stdio {
+        command,
+        args,
+        env,
+        cwd,
+    } = &mut entry.transport
+    {
+        fill(command);
+        args.iter_mut().for_each(fill);
+        env.values_mut().for_each(fill);
+        cwd.iter_mut().for_each(fill);
+    }
+    Ok(entry)
+}
+
+/// The wanted entry, keeping the client's housekeeping fields (switches, approvals,
+/// timeouts) from the entry it replaces, unless the manifest sets them.
+fn keep_housekeeping(existing: &Value, wanted: Value) -> Value {
+    let (Value::Object(old), Value::Object(mut new)) = (existing, wanted.clone()) else {
+        return wanted;
+    };
+    for (k, v) in old {
+        if HOUSEKEEPING_KEYS.contains(&k.as_str()) && !new.contains_key(k) {
+            new.insert(k.clone(), v.clone());
+        }
+    }
+    Value::Object(new)
+}
+
+/// Why an entry of mcpctl's is updated: a literal secret moving to a reference says so.
+fn update_reason(dialect: &Dialect<'_>, existing: &Value, wanted: &Value) -> String {
+    let values = |raw: &Value| match dialect.from_raw(raw).map(|e| e.transport) {
+        Ok(Transport::Stdio { env, .. }) => env,
+        Ok(Transport::Remote { headers, .. }) => headers,
+        Err(_) => crate::entry::StringMap::new(),
+    };
+    let (old, new) = (values(existing), values(wanted));
+    let moved: Vec<String> = new
+        .iter()
+        .filter(|(k, v)| {
+            old.get(*k).is_some_and(|o| o != *v && redact(o) != *o)
+                && crate::vars::sole_reference(v).is_some()
+        })
+        .filter_map(|(_, v)| crate::vars::sole_reference(v))
+        .collect();
+    if moved.is_empty() {
+        "the manifest wants other content".to_owned()
+    } else {
+        format!(
+            "secret moves to {}; export {} first",
+            moved
+                .iter()
+                .map(|n| format!("`${{{n}}}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            moved.join(", ")
+        )
+    }
+}
+
+fn redacted_json(raw: &Value) -> String {
+    crate::output::redact_raw(raw).to_string()
+}
+
+/// Literal values of env and header maps (what `redact` would hide).
+fn collect_secrets(raw: &Value, out: &mut Vec<String>) {
+    let Value::Object(map) = raw else {
+        return;
+    };
+    for key in ["env", "environment", "headers", "http_headers"] {
+        if let Some(Value::Object(values)) = map.get(key) {
+            for v in values.values().filter_map(Value::as_str) {
+                if v.len() >= 4 && redact(v) != v && !out.iter().any(|s| s == v) {
+                    out.push(v.to_owned());
+                }
+            }
+        }
+    }
+}
+
+/// `text` with every secret value replaced (longest first, so one containing another is
+/// hidden whole).
+pub fn redact_secrets(text: &str, secrets: &[String]) -> String {
+    let mut secrets: Vec<&String> = secrets.iter().collect();
+    secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    let mut text = text.to_owned();
+    for secret in secrets {
+        let escaped = serde_json::to_string(secret).unwrap_or_default();
+        let escaped = escaped.trim_matches('"');
+        text = text.replace(escaped, crate::output::REDACTED);
+        text = text.replace(secret.as_str(), crate::output::REDACTED);
+    }
+    text
+}
+
+/// The plan as check findings (for `--format github|sarif`): paths relative to the
+/// project directory when inside it, as a repository's annotations need.
+fn findings(ctx: &Context, items: &[&Item]) -> Vec<Finding> {
+    items
+        .iter()
+        .filter(|i| !i.action.in_sync())
+        .map(|i| Finding {
+            path: relative(&ctx.project, &i.path),
+            line: i.line,
+            column: i.column,
+            severity: Severity::Error,
+            code: i.action.code(),
+            message: format!(
+                "`{}` ({}): {}{}",
+                i.name,
+                i.client,
+                i.action.as_str(),
+                i.reason
+                    .as_ref()
+                    .map(|r| format!(": {r}"))
+                    .unwrap_or_default()
+            ),
+            server: Some(i.name.clone()),
+        })
+        .collect()
+}
+
+fn relative(base: &Path, path: &Path) -> String {
+    path.strip_prefix(base)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// Text: a summary per file, then the diffs.
+pub fn print_text(
+    ctx: &Context,
+    printer: &mut Printer,
+    manifest: &Manifest,
+    plans: &[FilePlan<'_>],
+) {
+    let mut shown = 0;
+    for plan in plans {
+        if plan.items.is_empty() {
+            continue;
+        }
+        shown += 1;
+        printer.line(&printer.paint(
+            Style::Bold,
+            &format!(
+                "{} ({}, {})",
+                display_path(ctx, &plan.location.path),
+                plan.client.id,
+                plan.location.scope.as_str()
+            ),
+        ));
+        for item in &plan.items {
+            let style = match item.action {
+                Action::Ok | Action::Adopt => Style::Dim,
+                Action::Conflict | Action::Drift => Style::Fail,
+                Action::Add | Action::Update | Action::Remove => Style::Ok,
+            };
+            let mut line = printer.paint(
+                style,
+                &format!("  {} {:<9}", item.action.sign(), item.action.as_str()),
+            );
+            line.push_str(&format!(" {}", item.name));
+            if let Some(reason) = &item.reason {
+                line.push_str(&printer.paint(Style::Dim, &format!("  ({reason})")));
+            }
+            printer.line(&line);
+        }
+        if let Some(diff) = plan.diff(ctx) {
+            printer.raw(&diff);
+        }
+        for note in &plan.notes {
+            printer.warn(note);
+        }
+    }
+    let count = |a: Action| {
+        plans
+            .iter()
+            .flat_map(|p| &p.items)
+            .filter(|i| i.action == a)
+            .count()
+    };
+    if shown == 0 {
+        printer.note(&format!(
+            "`{}` has nothing for the targeted clients",
+            manifest.path.display()
+        ));
+        return;
+    }
+    printer.note(&format!(
+        "{} to add, {} to update, {} to remove, {} to adopt, {} ok, {} conflict, {} drift",
+        count(Action::Add),
+        count(Action::Update),
+        count(Action::Remove),
+        count(Action::Adopt),
+        count(Action::Ok),
+        count(Action::Conflict),
+        count(Action::Drift)
+    ));
+}

@@ -1,0 +1,118 @@
+//! `mcpctl undo`: revert every file the last writing command changed, as a whole. A file
+//! that changed since (another program or person wrote it) stops the undo before anything
+//! is reverted, unless `--force`. Files the command created are deleted (and directories
+//! it created, when empty). The undo is journaled itself, so a second `undo` redoes.
+
+use serde::Serialize;
+
+use crate::cli::UndoArgs;
+use crate::commands::inventory::display_path;
+use crate::commands::{Context, edit};
+use crate::error::{ExitStatus, UserError};
+use crate::output::Printer;
+use crate::state::journal::digest;
+
+/// What `undo` did to one file (`--json` item).
+#[derive(Debug, Serialize)]
+struct UndoRow {
+    path: std::path::PathBuf,
+    action: &'static str,
+}
+
+pub fn run(args: UndoArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
+    let UndoArgs { force, dry_run } = args;
+    ctx.state.lock()?;
+    let Some(last) = ctx.state.journal().into_iter().next() else {
+        return Err(UserError::new("nothing to undo: mcpctl has not written any file yet")
+            .hint("`mcpctl backups` lists older versions of files, and `mcpctl restore` puts one back")
+            .into());
+    };
+    // Refuse as a whole: every file must still be as the command left it.
+    let mut changed = Vec::new();
+    for file in &last.files {
+        let now = crate::fs::read_bytes(&file.path).map_err(|e| UserError::new(e.to_string()))?;
+        let same = match (&file.after, &now) {
+            (Some(after), Some(bytes)) => digest(bytes) == *after,
+            (None, None) => true,
+            _ => false,
+        };
+        if !same {
+            changed.push(display_path(ctx, &file.path));
+        }
+        if !file.created && file.backup.as_ref().is_none_or(|b| !b.exists()) {
+            return Err(UserError::new(format!(
+                "cannot undo `{}`: the previous version of `{}` is no longer kept",
+                last.command,
+                display_path(ctx, &file.path)
+            ))
+            .hint("`mcpctl backups` lists the versions that are still kept")
+            .into());
+        }
+    }
+    if !changed.is_empty() && !force {
+        return Err(UserError::new(format!(
+            "cannot undo `{}`: {} changed since mcpctl wrote {}",
+            last.command,
+            changed.join(", "),
+            if changed.len() == 1 { "it" } else { "them" }
+        ))
+        .hint("nothing was reverted; pass `--force` to revert anyway (the current bytes are kept as a backup)")
+        .into());
+    }
+    let mut rows = Vec::new();
+    for file in &last.files {
+        let action = if dry_run {
+            if file.created {
+                "would delete"
+            } else {
+                "would restore"
+            }
+        } else if file.created {
+            edit::delete_file(ctx, &file.path, &file.created_dirs)?;
+            "deleted"
+        } else {
+            let backup = file.backup.as_deref().unwrap_or(std::path::Path::new(""));
+            let bytes = crate::fs::read_bytes(backup)
+                .map_err(|e| UserError::new(e.to_string()))?
+                .unwrap_or_default();
+            if edit::put_bytes(ctx, &file.path, &bytes)? {
+                "restored"
+            } else {
+                "unchanged"
+            }
+        };
+        rows.push(UndoRow {
+            path: file.path.clone(),
+            action,
+        });
+    }
+    if !dry_run {
+        for change in last.ledger.iter().rev() {
+            ctx.state
+                .change(change.entry.clone(), change.before.clone())?;
+        }
+    }
+    if printer.json {
+        printer.json_value(&rows)?;
+        return Ok(ExitStatus::Success);
+    }
+    for row in &rows {
+        printer.line(&format!(
+            "{:<14} {}",
+            row.action,
+            display_path(ctx, &row.path)
+        ));
+    }
+    if dry_run {
+        printer.note(&format!(
+            "dry run: `{}` ({}) would be undone",
+            last.command, last.time
+        ));
+    } else {
+        printer.note(&format!(
+            "undid `{}` ({}); `mcpctl undo` again redoes it",
+            last.command, last.time
+        ));
+    }
+    Ok(ExitStatus::Success)
+}

@@ -1,0 +1,184 @@
+//! `mcpctl update NAME`: re-render a registry-installed entry with the newest version,
+//! the same form and the same inputs, and rewrite it in place (bytes outside the entry
+//! untouched, the client's own fields kept). An entry edited by hand since mcpctl wrote
+//! it is left alone unless `--force`.
+
+use crate::cli::UpdateArgs;
+use crate::clients::Scope;
+use crate::commands::Context;
+use crate::commands::add::Provenance;
+use crate::commands::add::{self, FileReport};
+use crate::commands::edit::Action;
+use crate::commands::install::{self, Newest, Written, live_installs, registry_for, resolve_error};
+use crate::commands::outdated::newer;
+use crate::entry::Dialect;
+use crate::error::{ExitStatus, UserError};
+use crate::output::Printer;
+use crate::registry::{self, PackageType, Preference, Status, installed};
+use crate::state::ledger::{self, Ownership};
+
+fn preference(form: &str) -> Preference {
+    match form {
+        "npm" => Preference::Package(PackageType::Npm),
+        "pypi" => Preference::Package(PackageType::Pypi),
+        "oci" => Preference::Package(PackageType::Oci),
+        "nuget" => Preference::Package(PackageType::Nuget),
+        _ => Preference::Remote,
+    }
+}
+
+pub fn run(args: UpdateArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
+    let UpdateArgs {
+        name,
+        clients,
+        force,
+        dry_run,
+        no_wrap,
+        registry: registry_args,
+    } = args;
+    let installs: Vec<installed::Install> = live_installs(ctx)?
+        .into_iter()
+        .filter(|i| i.name == name && (clients.is_empty() || clients.contains(&i.client)))
+        .collect();
+    if installs.is_empty() {
+        return Err(UserError::new(format!(
+            "no entry named `{name}` was installed from the registry{}",
+            if clients.is_empty() {
+                String::new()
+            } else {
+                format!(" in {}", clients.join(", "))
+            }
+        ))
+        .hint("`mcpctl outdated` lists registry installs; an entry added another way can be replaced with `mcpctl add SERVER --force`")
+        .into());
+    }
+    let mut newest = Newest::default();
+    let mut reports: Vec<FileReport> = Vec::new();
+    let mut shown: Vec<(String, String)> = Vec::new();
+    for install in &installs {
+        let Some(client) = ctx.table.get(&install.client) else {
+            printer.warn(&format!(
+                "`{}` was installed in client `{}`, which the table no longer has",
+                install.name, install.client
+            ));
+            continue;
+        };
+        let scope =
+            <Scope as clap::ValueEnum>::from_str(&install.scope, true).unwrap_or(Scope::User);
+        let registry = registry_for(ctx, &registry_args, Some(&install.registry));
+        let item = newest
+            .get(&registry, &install.server, printer)
+            .map_err(|message| {
+                UserError::new(message)
+                    .hint("nothing was written; try again when the registry answers")
+            })?;
+        if item.status() == Status::Deleted {
+            reports.push(add::report(
+                ctx,
+                client,
+                scope,
+                Err(resolve_error(registry::ResolveError::Deleted {
+                    name: item.server.name.clone(),
+                    message: item.status_message().map(registry::clean),
+                })),
+            ));
+            continue;
+        }
+        if !newer(&item.server.version, &install.version) {
+            printer.note(&format!(
+                "{} in {}: {} is the newest version",
+                install.name, install.client, install.version
+            ));
+            continue;
+        }
+        let speaks = |t| client.supports(t);
+        let asker: Option<registry::inputs::Prompt<'_>> = ctx
+            .interactive
+            .then(|| Box::new(install::prompt) as registry::inputs::Prompt<'_>);
+        let resolved = registry::render_item(
+            item.clone(),
+            preference(&install.form),
+            &install.inputs,
+            &speaks,
+            asker,
+        )
+        .map_err(resolve_error);
+        let resolved = match resolved {
+            Ok(r) => r,
+            Err(e) => {
+                reports.push(add::report(ctx, client, scope, Err(e)));
+                continue;
+            }
+        };
+        let marker = (resolved.form_label.clone(), item.server.version.clone());
+        if !shown.contains(&marker) {
+            install::explain(printer, &[&resolved]);
+            shown.push(marker);
+        }
+        let dialect = Dialect::of(client);
+        let entry_key = crate::state::ledger::EntryKey {
+            path: install.path.clone(),
+            key: install.key.clone(),
+            name: install.name.clone(),
+        };
+        let guard = |current: Option<&serde_json::Value>| -> anyhow::Result<()> {
+            let Some(current) = current else {
+                return Err(
+                    UserError::new(format!("`{}` is no longer in the file", install.name))
+                        .hint(format!("add it again with `mcpctl add {}`", install.server))
+                        .into(),
+                );
+            };
+            let mine = match ledger::fingerprint_raw(&dialect, current) {
+                Some(fingerprint) => {
+                    ctx.state.ownership(&entry_key, &fingerprint)? == Ownership::Mcpctl
+                }
+                None => false,
+            };
+            if !mine && !force {
+                return Err(UserError::new(format!(
+                    "`{}` was edited by hand since mcpctl installed {}@{}",
+                    install.name, install.server, install.version
+                ))
+                .hint("pass `--force` to replace it with the new version (the client's own fields are kept)")
+                .into());
+            }
+            Ok(())
+        };
+        let result = add::add_to(
+            ctx,
+            client,
+            scope,
+            &install.name,
+            &resolved.entry,
+            &[],
+            add::Flags {
+                force: true,
+                dry_run,
+                no_wrap,
+            },
+            &Provenance {
+                origin: install::origin(&resolved),
+                guard: Some(&guard),
+            },
+        )
+        .and_then(|(path, outcome, notes, _)| {
+            for note in notes {
+                printer.warn(&note);
+            }
+            if !dry_run && outcome.action != Action::Failed {
+                install::record(&Written {
+                    ctx,
+                    client,
+                    scope,
+                    name: &install.name,
+                    registry: &registry,
+                    resolved: &resolved,
+                })?;
+            }
+            Ok((path, outcome))
+        });
+        reports.push(add::report(ctx, client, scope, result));
+    }
+    add::print_reports(printer, &reports, dry_run)
+}

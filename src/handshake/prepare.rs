@@ -1,0 +1,557 @@
+//! Making an entry runnable here: the one place that turns a configured [`Transport`]
+//! into exactly what to start or contact on this machine, and says what stands in the way.
+//!
+//! [`prepare`] expands `${VAR}` references (entry env first, then mcpctl's environment),
+//! unwraps `cmd /c` when a Windows config is checked on another OS, resolves the command
+//! on the entry's PATH (relative to its cwd), checks an interpreter's script and the
+//! working directory, checks the URL scheme and expands header values. It returns a
+//! [`Prepared`]: the [`Launch`] plan (or the typed reason there is none) and the static
+//! [`Finding`]s, in the order they were made.
+//!
+//! Callers: `doctor` records the findings and judges; the handshake ([`super::probe`],
+//! [`super::probe_launch`]) starts only what a `Launch` says and checks none of this
+//! again; `tools`, `call` and `apply --verify` go through the same function. Starts
+//! nothing, reads no process environment (everything comes in [`Host`]), never puts a
+//! header value into a message or `Debug` output.
+
+use std::path::{Path, PathBuf};
+
+use indexmap::IndexMap;
+
+use super::ProbeError;
+use crate::entry::{self, RemoteKind, StringMap, Transport};
+use crate::platform::Os;
+use crate::vars;
+
+/// Interpreters whose first file argument is a script that must exist.
+const INTERPRETERS: &[&str] = &[
+    "node", "nodejs", "python", "python3", "deno", "bun", "tsx", "ts-node", "ruby", "php", "java",
+];
+
+/// The machine and environment an entry is prepared for.
+#[derive(Debug, Clone, Copy)]
+pub struct Host<'a> {
+    /// The OS the config is for (`--platform`); `cmd /c` is native only on Windows.
+    pub target_os: Os,
+    /// The OS mcpctl runs on (`Os::host()` outside tests).
+    pub host_os: Os,
+    /// mcpctl's environment: `${VAR}` values and the PATH when the entry sets none.
+    pub env: &'a IndexMap<String, String>,
+    /// Where a relative command or script resolves when the entry has no `cwd`.
+    pub cwd: &'a Path,
+    /// Whether the client needs `npx`-style shims wrapped in `cmd /c` on Windows (the
+    /// table's `wrap_windows`).
+    pub wrap_windows: bool,
+}
+
+/// What to start or contact, exactly: variables expanded, the program resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Launch {
+    Stdio {
+        /// The resolved program.
+        program: PathBuf,
+        /// The command as the entry names it (after unwrapping), for messages.
+        command: String,
+        args: Vec<String>,
+        /// The entry's env, expanded; laid over mcpctl's environment at spawn.
+        env: StringMap,
+        cwd: Option<PathBuf>,
+    },
+    Remote {
+        url: String,
+        kind: RemoteKind,
+        headers: Vec<(String, Secret)>,
+    },
+}
+
+/// A header value that must never be displayed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(pub(crate) String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<redacted>")
+    }
+}
+
+/// How much a finding matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Ok,
+    Warn,
+    /// The entry cannot run here as written.
+    Fail,
+}
+
+/// A fix mcpctl can make for a finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fix {
+    /// Rewrite the entry so `add` wraps it in `cmd /c`.
+    Rewrap,
+}
+
+/// One static check's outcome.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Which check (`variables`, `windows`, `command`, `script`, `cwd`, `url`, `headers`).
+    pub check: &'static str,
+    pub level: Level,
+    pub message: String,
+    pub fix: Option<Fix>,
+}
+
+/// The result of [`prepare`].
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The plan, or the first reason the entry cannot run here.
+    pub launch: Result<Launch, ProbeError>,
+    /// Every static finding, failures included.
+    pub findings: Vec<Finding>,
+    /// What the entry starts or contacts, for reports: the logical command line or the
+    /// URL as written (no env or header values).
+    pub target: String,
+}
+
+/// The findings made so far, and the first one that blocks the launch.
+#[derive(Default)]
+struct Checks {
+    findings: Vec<Finding>,
+    blocked: Option<ProbeError>,
+}
+
+impl Checks {
+    fn note(&mut self, check: &'static str, level: Level, message: String) {
+        self.findings.push(Finding {
+            check,
+            level,
+            message,
+            fix: None,
+        });
+    }
+
+    /// Record a failure; the first one becomes the reason there is no launch.
+    fn block(&mut self, check: &'static str, error: ProbeError) {
+        self.note(check, Level::Fail, error.to_string());
+        self.blocked.get_or_insert(error);
+    }
+}
+
+/// Make `transport` runnable on `host`; see the module documentation.
+#[must_use]
+pub fn prepare(transport: &Transport, host: &Host<'_>) -> Prepared {
+    let mut checks = Checks::default();
+    let target = target_of(transport);
+    let plan = match transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => stdio(command, args, env, cwd.as_deref(), host, &mut checks),
+        Transport::Remote { url, kind, headers } => remote(url, *kind, headers, host, &mut checks),
+    };
+    let launch = match (checks.blocked, plan) {
+        (Some(error), _) => Err(error),
+        (None, Some(launch)) => Ok(launch),
+        (None, None) => Err(ProbeError::Spawn {
+            command: target.clone(),
+            reason: "it cannot be started here".to_owned(),
+        }),
+    };
+    Prepared {
+        launch,
+        findings: checks.findings,
+        target,
+    }
+}
+
+fn stdio(
+    command: &str,
+    args: &[String],
+    env: &StringMap,
+    cwd: Option<&str>,
+    host: &Host<'_>,
+    checks: &mut Checks,
+) -> Option<Launch> {
+    let mut missing = Vec::new();
+    let mut expand = |text: &str, local: &StringMap| {
+        let (value, unset) = vars::expand(text, &|name| {
+            local.get(name).or_else(|| host.env.get(name)).cloned()
+        });
+        missing.extend(unset);
+        value
+    };
+    let none = StringMap::new();
+    let env: StringMap = env
+        .iter()
+        .map(|(k, v)| (k.clone(), expand(v, &none)))
+        .collect();
+    let command = expand(command, &env);
+    let args: Vec<String> = args.iter().map(|a| expand(a, &env)).collect();
+    let cwd = cwd.map(|c| expand(c, &env));
+    for name in dedup(missing) {
+        checks.note(
+            "variables",
+            Level::Warn,
+            format!("`${{{name}}}` is not set in this environment; the server gets it literally"),
+        );
+    }
+
+    let (logical, logical_args, wrapped) = entry::logical(&command, &args);
+    if host.target_os == Os::Windows && host.wrap_windows && entry::needs_wrap(&command, &args) {
+        checks.findings.push(Finding {
+            check: "windows",
+            level: Level::Warn,
+            message: format!("`{command}` without `cmd /c` will fail on Windows"),
+            fix: Some(Fix::Rewrap),
+        });
+    }
+    if wrapped && host.target_os != Os::Windows {
+        checks.block(
+            "windows",
+            ProbeError::Spawn {
+                command,
+                reason:
+                    "`cmd /c` entries only start on Windows; on this OS the client cannot run it"
+                        .to_owned(),
+            },
+        );
+        return None;
+    }
+    // A Windows config checked on another OS: `cmd` is not here, so start what it runs.
+    let (command, args) = if wrapped && host.host_os != Os::Windows {
+        checks.note(
+            "windows",
+            Level::Ok,
+            format!("`cmd /c` runs only on Windows; started here as `{logical}` directly"),
+        );
+        (logical.clone(), logical_args.clone())
+    } else {
+        (command, args)
+    };
+
+    let base = cwd
+        .as_ref()
+        .map_or_else(|| host.cwd.to_path_buf(), PathBuf::from);
+    let mut program = None;
+    if let Some(dir) = &cwd
+        && !Path::new(dir).is_dir()
+    {
+        checks.block("cwd", ProbeError::MissingCwd { cwd: dir.clone() });
+    } else {
+        let path = env.get("PATH").or_else(|| host.env.get("PATH"));
+        match resolve(&command, path, &base) {
+            Ok(found) => {
+                checks.note("command", Level::Ok, format!("`{command}` found"));
+                program = Some(found);
+            }
+            Err(error) => checks.block("command", error),
+        }
+    }
+    if let Some(script) = script_arg(&logical, &logical_args)
+        && !base.join(script).exists()
+    {
+        checks.block(
+            "script",
+            ProbeError::Spawn {
+                command: logical.clone(),
+                reason: format!("`{logical}` is given `{script}`, which does not exist"),
+            },
+        );
+    }
+    if checks.blocked.is_some() {
+        return None;
+    }
+    Some(Launch::Stdio {
+        program: program?,
+        command,
+        args,
+        env,
+        cwd: cwd.map(PathBuf::from),
+    })
+}
+
+fn remote(
+    url: &str,
+    kind: RemoteKind,
+    headers: &StringMap,
+    host: &Host<'_>,
+    checks: &mut Checks,
+) -> Option<Launch> {
+    let lookup = |name: &str| host.env.get(name).cloned();
+    let (url_expanded, unset) = vars::expand(url, &lookup);
+    for name in dedup(unset) {
+        checks.block(
+            "variables",
+            ProbeError::UnsetVariable {
+                header: "url".to_owned(),
+                variable: name,
+            },
+        );
+    }
+    let mut expanded = Vec::with_capacity(headers.len());
+    for (name, value) in headers {
+        let (value, unset) = vars::expand(value, &lookup);
+        for variable in dedup(unset) {
+            checks.block(
+                "variables",
+                ProbeError::UnsetVariable {
+                    header: name.clone(),
+                    variable,
+                },
+            );
+        }
+        expanded.push((name.clone(), Secret(value)));
+    }
+    if !(url_expanded.starts_with("http://") || url_expanded.starts_with("https://")) {
+        checks.block(
+            "url",
+            ProbeError::BadUrl {
+                url: url.to_owned(),
+                reason: "it must start with http:// or https://".to_owned(),
+            },
+        );
+    }
+    if checks.blocked.is_some() {
+        return None;
+    }
+    Some(Launch::Remote {
+        url: url_expanded,
+        kind,
+        headers: expanded,
+    })
+}
+
+/// Find the program the way a client would: a bare name on the PATH, a path relative to
+/// the working directory. A file that exists but cannot be run is named as such.
+fn resolve(command: &str, path: Option<&String>, base: &Path) -> Result<PathBuf, ProbeError> {
+    let not_found = || ProbeError::NotFound {
+        command: command.to_owned(),
+    };
+    if command.is_empty() {
+        return Err(not_found());
+    }
+    if let Ok(found) = which::which_in(command, path, base) {
+        return Ok(found);
+    }
+    let has_separator = command.contains('/') || command.contains(std::path::MAIN_SEPARATOR);
+    let candidates: Vec<PathBuf> = if has_separator {
+        vec![base.join(command)]
+    } else {
+        path.map(|p| {
+            std::env::split_paths(p)
+                .map(|dir| dir.join(command))
+                .collect()
+        })
+        .unwrap_or_default()
+    };
+    match candidates.into_iter().find(|candidate| candidate.is_file()) {
+        Some(file) => Err(ProbeError::NotExecutable {
+            path: file.display().to_string(),
+        }),
+        None => Err(not_found()),
+    }
+}
+
+fn dedup(names: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for name in names {
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// The script an interpreter is asked to run (`node /x/index.js` → `/x/index.js`).
+fn script_arg<'a>(command: &str, args: &'a [String]) -> Option<&'a str> {
+    let stem = command
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(command)
+        .trim_end_matches(".exe");
+    if !INTERPRETERS.contains(&stem) {
+        return None;
+    }
+    let first = args.iter().find(|a| !a.starts_with('-'))?;
+    let looks_like_file = first.contains('/')
+        || first.contains('\\')
+        || [".js", ".mjs", ".cjs", ".ts", ".py", ".rb", ".php", ".jar"]
+            .iter()
+            .any(|e| first.ends_with(e));
+    looks_like_file.then_some(first.as_str())
+}
+
+/// What a server is, for reports (no env or header values).
+pub fn target_of(transport: &Transport) -> String {
+    match transport {
+        Transport::Stdio { command, args, .. } => {
+            let (c, a, _) = entry::logical(command, args);
+            std::iter::once(c).chain(a).collect::<Vec<_>>().join(" ")
+        }
+        Transport::Remote { url, .. } => url.clone(),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods, reason = "tests write scratch files")]
+mod tests {
+    use super::*;
+
+    fn host<'a>(env: &'a IndexMap<String, String>, cwd: &'a Path) -> Host<'a> {
+        Host {
+            target_os: Os::Linux,
+            host_os: Os::Linux,
+            env,
+            cwd,
+            wrap_windows: true,
+        }
+    }
+
+    fn stdio(command: &str, args: &[&str], cwd: Option<&str>) -> Transport {
+        Transport::Stdio {
+            command: command.to_owned(),
+            args: args.iter().map(|a| (*a).to_owned()).collect(),
+            env: StringMap::new(),
+            cwd: cwd.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn names_missing_and_unexecutable_commands() {
+        let dir = tempfile::tempdir().unwrap();
+        let env: IndexMap<String, String> =
+            [("PATH".to_owned(), dir.path().display().to_string())].into();
+        let host = host(&env, dir.path());
+        let launch = |t: &Transport| prepare(t, &host).launch;
+        assert!(matches!(
+            launch(&stdio("no-such-mcp-server", &[], None)),
+            Err(ProbeError::NotFound { .. })
+        ));
+        std::fs::write(dir.path().join("server.sh"), "#!/bin/sh\n").unwrap();
+        assert!(matches!(
+            launch(&stdio("server.sh", &[], None)),
+            Err(ProbeError::NotExecutable { .. })
+        ));
+        assert!(matches!(
+            launch(&stdio("./server.sh", &[], None)),
+            Err(ProbeError::NotExecutable { .. })
+        ));
+        assert!(matches!(
+            launch(&stdio("sh", &[], Some("/no/such/dir"))),
+            Err(ProbeError::MissingCwd { .. })
+        ));
+    }
+
+    #[test]
+    fn expands_variables_and_resolves_the_program() {
+        let dir = tempfile::tempdir().unwrap();
+        let env: IndexMap<String, String> = [
+            ("PATH".to_owned(), "/usr/bin:/bin".to_owned()),
+            ("ROOT".to_owned(), "/srv".to_owned()),
+        ]
+        .into();
+        let transport = Transport::Stdio {
+            command: "sh".into(),
+            args: vec!["${ROOT}/x".into(), "${KEY}".into(), "${NOPE}".into()],
+            env: [("KEY".to_owned(), "k-${ROOT}".to_owned())].into(),
+            cwd: None,
+        };
+        let prepared = prepare(&transport, &host(&env, dir.path()));
+        let Ok(Launch::Stdio {
+            program, args, env, ..
+        }) = prepared.launch
+        else {
+            panic!("{prepared:?}")
+        };
+        assert!(program.ends_with("sh") && program.is_absolute());
+        assert_eq!(args, ["/srv/x", "k-/srv", "${NOPE}"]);
+        assert_eq!(env["KEY"], "k-/srv");
+        assert_eq!(prepared.findings[0].check, "variables");
+        assert_eq!(prepared.findings[0].level, Level::Warn);
+        assert!(prepared.findings[0].message.contains("${NOPE}"));
+    }
+
+    #[test]
+    fn windows_configs_are_unwrapped_off_windows_and_refused_elsewhere() {
+        let dir = tempfile::tempdir().unwrap();
+        let env: IndexMap<String, String> =
+            [("PATH".to_owned(), "/usr/bin:/bin".to_owned())].into();
+        let wrapped = stdio("cmd", &["/c", "sh", "-c", "true"], None);
+        let windows = Host {
+            target_os: Os::Windows,
+            ..host(&env, dir.path())
+        };
+        let prepared = prepare(&wrapped, &windows);
+        assert!(
+            matches!(&prepared.launch, Ok(Launch::Stdio { command, .. }) if command == "sh"),
+            "{prepared:?}"
+        );
+        assert_eq!(prepared.target, "sh -c true");
+        let prepared = prepare(&wrapped, &host(&env, dir.path()));
+        assert!(prepared.launch.is_err());
+        assert_eq!(prepared.findings[0].check, "windows");
+        let bare = prepare(&stdio("npx", &["-y", "pkg"], None), &windows);
+        assert_eq!(bare.findings[0].fix, Some(Fix::Rewrap));
+    }
+
+    #[test]
+    fn interpreters_need_their_script() {
+        let dir = tempfile::tempdir().unwrap();
+        let env: IndexMap<String, String> =
+            [("PATH".to_owned(), "/usr/bin:/bin".to_owned())].into();
+        let prepared = prepare(
+            &stdio("sh", &["/nonexistent/server/index.js"], None),
+            &host(&env, dir.path()),
+        );
+        assert!(prepared.launch.is_ok(), "sh is no interpreter it knows");
+        let a = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert_eq!(
+            script_arg("node", &a(&["/srv/x/index.js"])),
+            Some("/srv/x/index.js")
+        );
+        assert_eq!(
+            script_arg("/usr/bin/python3", &a(&["-u", "server.py"])),
+            Some("server.py")
+        );
+        assert_eq!(script_arg("npx", &a(&["-y", "pkg"])), None);
+        assert_eq!(script_arg("node", &a(&["-e", "1"])), None);
+    }
+
+    #[test]
+    fn headers_expand_variables_and_stay_hidden() {
+        let dir = tempfile::tempdir().unwrap();
+        let env: IndexMap<String, String> = [("TOKEN".to_owned(), "s3cret".to_owned())].into();
+        let transport = Transport::Remote {
+            url: "https://example.com/mcp".into(),
+            kind: RemoteKind::Http,
+            headers: [
+                ("Authorization".to_owned(), "Bearer ${TOKEN}".to_owned()),
+                ("X-Key".to_owned(), "${env:TOKEN}-${TOKEN}".to_owned()),
+            ]
+            .into(),
+        };
+        let prepared = prepare(&transport, &host(&env, dir.path()));
+        let Ok(Launch::Remote { headers, .. }) = &prepared.launch else {
+            panic!("{prepared:?}")
+        };
+        assert_eq!(headers[0].1.0, "Bearer s3cret");
+        assert_eq!(headers[1].1.0, "s3cret-s3cret");
+        assert!(!format!("{prepared:?}").contains("s3cret"));
+
+        let missing = Transport::Remote {
+            url: "http://127.0.0.1:9/mcp".into(),
+            kind: RemoteKind::Http,
+            headers: [("Authorization".to_owned(), "Bearer ${NOPE}".to_owned())].into(),
+        };
+        assert_eq!(
+            prepare(&missing, &host(&env, dir.path()))
+                .launch
+                .unwrap_err(),
+            ProbeError::UnsetVariable {
+                header: "Authorization".into(),
+                variable: "NOPE".into()
+            }
+        );
+    }
+}

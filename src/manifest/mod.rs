@@ -1,0 +1,579 @@
+//! The manifest (design §9): the servers a person or a team wants, in one portable TOML
+//! file (`mcpctl.toml`), or a `{"mcpServers":{…}}` JSON file. Parsing and validation only:
+//! every mistake is reported with `path:line:column` where there is one, and nothing is
+//! ever written because of a manifest that does not validate. Rendering per client is
+//! `commands::add::render`; deciding what to do per file is `plan`.
+
+use std::path::{Path, PathBuf};
+
+use indexmap::IndexMap;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::clients::{ClientTable, Scope, VarSyntax};
+use crate::entry::{Dialect, RemoteKind, ServerEntry, StringMap, Transport};
+use crate::formats::position_of;
+
+/// The manifest file name in a project, and in the user's config directory.
+pub const FILE_NAME: &str = "mcpctl.toml";
+
+/// Which clients a manifest (or one server) is for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClientChoice {
+    /// Every detected client (the default).
+    Detected,
+    /// These ids; naming a client counts as targeting it (its file may be created).
+    Ids(Vec<String>),
+}
+
+/// One wanted server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerSpec {
+    /// Portable: `${VAR}` references, no `cmd /c`, `{home}`/`{project}` placeholders.
+    pub entry: ServerEntry,
+    /// Narrows the manifest's clients.
+    pub clients: Option<Vec<String>>,
+    /// `enabled = false`. Switching a server off is `disable`'s job (design §10); until it
+    /// lands the planner treats every server as wanted, and `Manifest::switched_on` is the
+    /// one place that decides.
+    pub enabled: bool,
+    /// `[servers.NAME.client.ID]`: raw fields merged into that client's entry last.
+    pub client_fields: IndexMap<String, Map<String, Value>>,
+    /// 1-based line of `[servers.NAME]`, for messages.
+    pub line: usize,
+}
+
+/// A parsed, validated manifest.
+#[derive(Debug, Clone)]
+pub struct Manifest {
+    /// Absolute.
+    pub path: PathBuf,
+    pub clients: ClientChoice,
+    pub scope: Scope,
+    /// Entries not in the manifest are drift (and `apply` removes them).
+    pub exclusive: bool,
+    /// `profile = "NAME"`.
+    pub profile: Option<String>,
+    pub servers: IndexMap<String, ServerSpec>,
+    pub profiles: IndexMap<String, Vec<String>>,
+}
+
+/// The manifest is not usable. Carries the position when there is one.
+#[derive(Debug, thiserror::Error)]
+#[error("{}{message}", location(path, *line, *column))]
+pub struct ManifestError {
+    pub path: PathBuf,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+fn location(path: &Path, line: usize, column: usize) -> String {
+    if line == 0 {
+        format!("{}: ", path.display())
+    } else {
+        format!("{}:{line}:{column}: ", path.display())
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawManifest {
+    clients: Option<RawClients>,
+    scope: Option<String>,
+    #[serde(default)]
+    exclusive: bool,
+    profile: Option<String>,
+    #[serde(default)]
+    servers: IndexMap<String, toml::Spanned<RawServer>>,
+    #[serde(default)]
+    profiles: IndexMap<String, toml::Spanned<RawProfile>>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawClients {
+    Word(String),
+    List(Vec<String>),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawServer {
+    command: Option<String>,
+    args: Option<Vec<String>>,
+    env: Option<IndexMap<String, String>>,
+    cwd: Option<String>,
+    url: Option<String>,
+    transport: Option<String>,
+    headers: Option<IndexMap<String, String>>,
+    clients: Option<Vec<String>>,
+    enabled: Option<bool>,
+    registry: Option<String>,
+    client: Option<IndexMap<String, toml::Table>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProfile {
+    servers: Vec<String>,
+}
+
+impl Manifest {
+    /// Parse a manifest's text. `.json` files (and text starting with `{`) are read as a
+    /// `{"mcpServers":{…}}` snippet: every detected client, user scope.
+    pub fn parse(path: &Path, text: &str, table: &ClientTable) -> Result<Manifest, ManifestError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        if path.extension().is_some_and(|e| e == "json") || text.trim_start().starts_with('{') {
+            return Self::parse_json(path, text);
+        }
+        let err_at = |offset: Option<usize>, message: String| {
+            let pos = offset.map(|o| position_of(text, o));
+            ManifestError {
+                path: path.to_path_buf(),
+                line: pos.map_or(0, |p| p.line),
+                column: pos.map_or(0, |p| p.column),
+                message,
+            }
+        };
+        let raw: RawManifest = toml::from_str(text).map_err(|e| {
+            err_at(
+                e.span().map(|s| s.start),
+                e.message().trim_end().replace('\n', " "),
+            )
+        })?;
+        let known = |id: &str| table.get(id).is_some();
+        let unknown = |id: &str, offset: usize| {
+            err_at(
+                Some(offset),
+                format!(
+                    "unknown client `{id}`; known clients: {}",
+                    table.ids().join(", ")
+                ),
+            )
+        };
+        let clients = match raw.clients {
+            None => ClientChoice::Detected,
+            Some(RawClients::Word(w)) if w == "detected" => ClientChoice::Detected,
+            Some(RawClients::Word(w)) => {
+                return Err(err_at(
+                    text.find("clients").map(|o| o + 1).or(Some(0)),
+                    format!("`clients` is `{w}`: give a list of client ids or \"detected\""),
+                ));
+            }
+            Some(RawClients::List(ids)) => {
+                for id in &ids {
+                    if !known(id) {
+                        return Err(unknown(id, find_string(text, id, 0)));
+                    }
+                }
+                ClientChoice::Ids(ids)
+            }
+        };
+        let scope = match raw.scope.as_deref() {
+            None | Some("user") => Scope::User,
+            Some("project") => Scope::Project,
+            Some("local") => Scope::Local,
+            Some(other) => {
+                return Err(err_at(
+                    Some(find_string(text, other, 0)),
+                    format!("`scope` is `{other}`: use \"user\", \"project\" or \"local\""),
+                ));
+            }
+        };
+        let mut servers = IndexMap::new();
+        for (name, spanned) in raw.servers {
+            let start = spanned.span().start;
+            let line = position_of(text, start).line;
+            let server = spanned.into_inner();
+            let at = |message: String| err_at(Some(start), format!("server `{name}`: {message}"));
+            crate::entry::validate_name(&name).map_err(&at)?;
+            if let Some(registry) = &server.registry {
+                return Err(at(format!(
+                    "`registry = \"{registry}\"` is not supported in manifests yet; write the server's `command` or `url` (see `mcpctl add {registry}`)"
+                )));
+            }
+            let transport = match (server.command, server.url) {
+                (Some(_), Some(_)) => {
+                    return Err(at(
+                        "has both `command` and `url`; a server is either local or remote".into(),
+                    ));
+                }
+                (None, None) => return Err(at("needs `command` (local) or `url` (remote)".into())),
+                (Some(command), None) => {
+                    if server.headers.is_some() || server.transport.is_some() {
+                        return Err(at(
+                            "`headers` and `transport` are for remote (`url`) servers".into(),
+                        ));
+                    }
+                    if command.trim().is_empty() {
+                        return Err(at("`command` is empty".into()));
+                    }
+                    Transport::Stdio {
+                        command,
+                        args: server.args.unwrap_or_default(),
+                        env: portable_map(server.env),
+                        cwd: server.cwd,
+                    }
+                }
+                (None, Some(url)) => {
+                    if server.args.is_some() || server.env.is_some() || server.cwd.is_some() {
+                        return Err(at(
+                            "`args`, `env` and `cwd` are for local (`command`) servers".into(),
+                        ));
+                    }
+                    let kind = match server.transport.as_deref() {
+                        None | Some("http") => RemoteKind::Http,
+                        Some("sse") => RemoteKind::Sse,
+                        Some(other) => {
+                            return Err(at(format!(
+                                "`transport` is `{other}`: use \"http\" or \"sse\""
+                            )));
+                        }
+                    };
+                    Transport::Remote {
+                        url: portable(&url),
+                        kind,
+                        headers: portable_map(server.headers),
+                    }
+                }
+            };
+            let mut transport = transport;
+            if let Transport::Stdio { command, args, .. } = &mut transport {
+                // `cmd /c npx` is Windows-only spelling; the manifest keeps the logical command.
+                let (c, a, _) = crate::entry::logical(command, args);
+                *command = portable(&c);
+                *args = a.iter().map(|s| portable(s)).collect();
+            }
+            if let Some(ids) = &server.clients {
+                for id in ids {
+                    if !known(id) {
+                        return Err(unknown(id, find_string(text, id, start)));
+                    }
+                    if let ClientChoice::Ids(top) = &clients
+                        && !top.contains(id)
+                    {
+                        return Err(at(format!(
+                            "`clients` names `{id}`, which the manifest's top-level `clients` does not; a server's list may only narrow it"
+                        )));
+                    }
+                }
+            }
+            let mut client_fields = IndexMap::new();
+            for (id, fields) in server.client.unwrap_or_default() {
+                if !known(&id) {
+                    return Err(unknown(&id, find_string(text, &id, start)));
+                }
+                let value = serde_json::to_value(fields).map_err(|e| at(e.to_string()))?;
+                if let Value::Object(map) = value {
+                    client_fields.insert(id, map);
+                }
+            }
+            servers.insert(
+                name,
+                ServerSpec {
+                    entry: ServerEntry {
+                        transport,
+                        extras: Map::new(),
+                    },
+                    clients: server.clients,
+                    enabled: server.enabled.unwrap_or(true),
+                    client_fields,
+                    line,
+                },
+            );
+        }
+        let mut profiles = IndexMap::new();
+        for (name, spanned) in raw.profiles {
+            let start = spanned.span().start;
+            let profile = spanned.into_inner();
+            for server in &profile.servers {
+                if !servers.contains_key(server) {
+                    return Err(err_at(
+                        Some(find_string(text, server, start)),
+                        format!(
+                            "profile `{name}` names `{server}`, which is not a server in this manifest"
+                        ),
+                    ));
+                }
+            }
+            profiles.insert(name, profile.servers);
+        }
+        if let Some(profile) = &raw.profile
+            && !profiles.contains_key(profile)
+        {
+            return Err(err_at(
+                Some(find_string(text, profile, 0)),
+                format!("`profile = \"{profile}\"` names no `[profiles.{profile}]`"),
+            ));
+        }
+        Ok(Manifest {
+            path: path.to_path_buf(),
+            clients,
+            scope,
+            exclusive: raw.exclusive,
+            profile: raw.profile,
+            servers,
+            profiles,
+        })
+    }
+
+    fn parse_json(path: &Path, text: &str) -> Result<Manifest, ManifestError> {
+        let err = |line: usize, column: usize, message: String| ManifestError {
+            path: path.to_path_buf(),
+            line,
+            column,
+            message,
+        };
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| err(e.line(), e.column(), e.to_string()))?;
+        let servers = value
+            .get("mcpServers")
+            .or_else(|| value.get("servers"))
+            .and_then(Value::as_object)
+            .ok_or_else(|| err(1, 1, "a JSON manifest is `{\"mcpServers\": {...}}`".into()))?;
+        let fields = crate::clients::Fields::default();
+        let dialect = Dialect {
+            name: crate::clients::DialectName::Standard,
+            fields: &fields,
+            client: "manifest",
+            remote_hint: None,
+        };
+        let mut specs = IndexMap::new();
+        for (name, raw) in servers {
+            let mut entry = dialect
+                .from_raw(raw)
+                .map_err(|e| err(0, 0, format!("server `{name}`: {e}")))?;
+            entry.extras.retain(|k, _| k != "disabled");
+            specs.insert(
+                name.clone(),
+                ServerSpec {
+                    entry: portable_entry(&entry),
+                    clients: None,
+                    enabled: raw.get("disabled") != Some(&Value::Bool(true)),
+                    client_fields: IndexMap::new(),
+                    line: 0,
+                },
+            );
+        }
+        Ok(Manifest {
+            path: path.to_path_buf(),
+            clients: ClientChoice::Detected,
+            scope: Scope::User,
+            exclusive: false,
+            profile: None,
+            servers: specs,
+            profiles: IndexMap::new(),
+        })
+    }
+
+    /// Whether a server is switched on under `profile` (`--profile`, else the manifest's
+    /// `profile`, else each server's `enabled`). The seam for `disable` (design §10).
+    pub fn switched_on(&self, name: &str, profile: Option<&str>) -> bool {
+        match profile.or(self.profile.as_deref()) {
+            Some(p) => self
+                .profiles
+                .get(p)
+                .is_some_and(|servers| servers.iter().any(|s| s == name)),
+            None => self.servers.get(name).is_some_and(|s| s.enabled),
+        }
+    }
+
+    /// Every client id the manifest names anywhere, in the manifest's order.
+    pub fn named_clients(&self) -> Vec<&str> {
+        let mut ids: Vec<&str> = Vec::new();
+        let top = match &self.clients {
+            ClientChoice::Ids(list) => list.as_slice(),
+            ClientChoice::Detected => &[],
+        };
+        for id in top.iter().chain(
+            self.servers
+                .values()
+                .flat_map(|s| s.clients.iter().flatten()),
+        ) {
+            if !ids.contains(&id.as_str()) {
+                ids.push(id);
+            }
+        }
+        ids
+    }
+}
+
+/// Variable spellings made portable: `${env:X}` and `{env:X}` become `${X}`.
+pub fn portable(text: &str) -> String {
+    crate::vars::respell(text, VarSyntax::Shell)
+}
+
+fn portable_map(map: Option<IndexMap<String, String>>) -> StringMap {
+    map.unwrap_or_default()
+        .into_iter()
+        .map(|(k, v)| (k, portable(&v)))
+        .collect()
+}
+
+/// An entry as a client spells it, made portable (logical command, `${VAR}` references).
+pub fn portable_entry(entry: &ServerEntry) -> ServerEntry {
+    let mut entry = entry.clone();
+    match &mut entry.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let (c, a, _) = crate::entry::logical(command, args);
+            *command = portable(&c);
+            *args = a.iter().map(|s| portable(s)).collect();
+            env.values_mut().for_each(|v| *v = portable(v));
+            if let Some(cwd) = cwd {
+                *cwd = portable(cwd);
+            }
+        }
+        Transport::Remote { url, headers, .. } => {
+            *url = portable(url);
+            headers.values_mut().for_each(|v| *v = portable(v));
+        }
+    }
+    entry
+}
+
+/// The offset of `"needle"` in `text` at or after `from` (for positions of values).
+fn find_string(text: &str, needle: &str, from: usize) -> usize {
+    let quoted = format!("\"{needle}\"");
+    text.get(from..)
+        .and_then(|rest| rest.find(&quoted).or_else(|| rest.find(needle)))
+        .map_or(from, |o| from + o)
+}
+
+/// Where the manifest is: `--manifest`/`MCPCTL_MANIFEST`, else `mcpctl.toml` in the
+/// project directory, else the user manifest (`{xdg_config}/mcpctl/mcpctl.toml`,
+/// `%APPDATA%\mcpctl\mcpctl.toml` on Windows).
+pub fn locate(
+    explicit: Option<&Path>,
+    project: &Path,
+    platform: &crate::platform::Platform,
+) -> anyhow::Result<PathBuf> {
+    if let Some(path) = explicit {
+        return Ok(if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            platform.cwd.join(path)
+        });
+    }
+    let in_project = project.join(FILE_NAME);
+    if in_project.is_file() {
+        return Ok(in_project);
+    }
+    user_manifest(platform)
+}
+
+/// The user manifest's path.
+pub fn user_manifest(platform: &crate::platform::Platform) -> anyhow::Result<PathBuf> {
+    let template = match platform.os {
+        crate::platform::Os::Windows => "{appdata}/mcpctl/mcpctl.toml",
+        _ => "{xdg_config}/mcpctl/mcpctl.toml",
+    };
+    Ok(platform.expand(template)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Manifest, ManifestError> {
+        Manifest::parse(
+            Path::new("/p/mcpctl.toml"),
+            text,
+            &ClientTable::builtin().unwrap(),
+        )
+    }
+
+    #[test]
+    fn parses_the_design_example() {
+        let m = parse(
+            r#"clients = ["claude-code", "cursor", "vscode", "codex"]
+scope = "project"
+
+[servers.github]
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-github"]
+env = { GITHUB_PERSONAL_ACCESS_TOKEN = "${env:GITHUB_TOKEN}" }
+
+[servers.docs]
+url = "https://docs.example.com/mcp"
+headers = { X-Api-Key = "${DOCS_KEY}" }
+clients = ["cursor", "vscode"]
+enabled = true
+
+[servers.docs.client.codex]
+startup_timeout_sec = 20
+
+[profiles.frontend]
+servers = ["github", "docs"]
+"#,
+        )
+        .unwrap();
+        assert_eq!(m.scope, Scope::Project);
+        assert_eq!(m.servers.len(), 2);
+        match &m.servers["github"].entry.transport {
+            Transport::Stdio { env, .. } => {
+                assert_eq!(env["GITHUB_PERSONAL_ACCESS_TOKEN"], "${GITHUB_TOKEN}");
+            }
+            Transport::Remote { .. } => unreachable!(),
+        }
+        assert_eq!(
+            m.servers["docs"].client_fields["codex"]["startup_timeout_sec"],
+            20
+        );
+        assert_eq!(m.servers["github"].line, 4);
+        assert!(m.switched_on("docs", None));
+        assert!(m.switched_on("github", Some("frontend")));
+    }
+
+    #[test]
+    fn bad_manifests_are_errors_with_positions() {
+        let e = parse("[servers.a]\ncommand = \n").unwrap_err();
+        assert_eq!((e.line, e.column), (2, 11), "{e}");
+        let e = parse("clients = [\"cursor\", \"nope\"]\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("/p/mcpctl.toml:1:22: unknown client `nope`"),
+            "{e}"
+        );
+        let e = parse("[servers.a]\ncommand = \"x\"\nurl = \"https://x\"\n").unwrap_err();
+        assert!(e.to_string().contains("both `command` and `url`"), "{e}");
+        assert_eq!(e.line, 1);
+        let e = parse("[servers.a]\ncommand = \"x\"\n[profiles.p]\nservers = [\"a\", \"b\"]\n")
+            .unwrap_err();
+        assert!(e.to_string().contains("profile `p` names `b`"), "{e}");
+        assert_eq!(e.line, 4);
+        let e =
+            parse("clients = [\"cursor\"]\n[servers.a]\ncommand = \"x\"\nclients = [\"codex\"]\n")
+                .unwrap_err();
+        assert!(e.to_string().contains("may only narrow"), "{e}");
+        let e = parse("[servers.a]\ncomand = \"x\"\n").unwrap_err();
+        assert!(e.to_string().contains("comand"), "{e}");
+        let e = parse("profile = \"x\"\n").unwrap_err();
+        assert!(e.to_string().contains("[profiles.x]"), "{e}");
+    }
+
+    #[test]
+    fn json_snippets_and_windows_spellings_become_portable() {
+        let m = Manifest::parse(
+            Path::new("/p/servers.json"),
+            r#"{"mcpServers":{"mem":{"command":"cmd","args":["/c","npx","-y","m"],"env":{"T":"${env:TOKEN}"}}}}"#,
+            &ClientTable::builtin().unwrap(),
+        )
+        .unwrap();
+        match &m.servers["mem"].entry.transport {
+            Transport::Stdio {
+                command, args, env, ..
+            } => {
+                assert_eq!(command, "npx");
+                assert_eq!(args, &["-y", "m"]);
+                assert_eq!(env["T"], "${TOKEN}");
+            }
+            Transport::Remote { .. } => unreachable!(),
+        }
+    }
+}

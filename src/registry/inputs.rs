@@ -1,0 +1,223 @@
+//! Where each input's value comes from, in order: the command line (or the values an
+//! earlier install recorded), the publisher's default, a variable reference for a secret,
+//! a prompt, else "missing". Secrets are never asked for and never written as values.
+//! Prompting itself is the caller's closure; this module only decides.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use super::mapping::{Answer, Ask, InputKey, InputKind};
+
+/// Values the user gave (`--env`, `--header`, `--var`) or an install recorded, in order.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Given(pub Vec<GivenValue>);
+
+/// One given value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GivenValue {
+    pub kind: InputKind,
+    pub name: String,
+    pub value: String,
+}
+
+impl Given {
+    /// Every value for `key`, in order (repeated inputs take several).
+    pub fn get(&self, key: &InputKey) -> Vec<String> {
+        self.0
+            .iter()
+            .filter(|g| g.kind == key.kind && g.name == key.name)
+            .map(|g| g.value.clone())
+            .collect()
+    }
+
+    pub fn push(&mut self, kind: InputKind, name: &str, value: &str) {
+        self.0.push(GivenValue {
+            kind,
+            name: name.to_owned(),
+            value: value.to_owned(),
+        });
+    }
+
+    /// Keys in first-seen order.
+    pub fn keys(&self) -> Vec<InputKey> {
+        let mut keys: Vec<InputKey> = Vec::new();
+        for g in &self.0 {
+            let key = InputKey {
+                kind: g.kind,
+                name: g.name.clone(),
+            };
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        keys
+    }
+}
+
+/// A variable the user must export for the server to get its secret.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Export {
+    pub variable: String,
+    /// For: "environment variable `TOKEN`".
+    pub what: String,
+    pub description: Option<String>,
+}
+
+/// Prompts for a required, non-secret input; `Ok(None)` when it cannot ask.
+pub type Prompt<'a> = Box<dyn FnMut(&Ask) -> anyhow::Result<Option<String>> + 'a>;
+
+/// Answers `mapping::render`'s questions and remembers what it did.
+pub struct Resolver<'a> {
+    given: &'a Given,
+    prompt: Option<Prompt<'a>>,
+    /// Given or prompted values that were used (recorded for `update`).
+    pub used: Given,
+    pub exports: Vec<Export>,
+    /// Required inputs without a value: "what (description): pass FLAG".
+    pub missing: Vec<String>,
+    /// Literal secrets and values outside `choices`: refused.
+    pub refused: Vec<String>,
+    /// Optional inputs left out: "what: add FLAG".
+    pub optional: Vec<String>,
+    /// Keys a form asked about (to find given values nobody used).
+    pub asked: Vec<InputKey>,
+}
+
+/// Whether a value refers to a variable instead of holding the secret itself.
+pub fn is_reference(value: &str) -> bool {
+    !crate::vars::references(value).is_empty()
+}
+
+impl<'a> Resolver<'a> {
+    pub fn new(given: &'a Given, prompt: Option<Prompt<'a>>) -> Resolver<'a> {
+        Resolver {
+            given,
+            prompt,
+            used: Given::default(),
+            exports: Vec::new(),
+            missing: Vec::new(),
+            refused: Vec::new(),
+            optional: Vec::new(),
+            asked: Vec::new(),
+        }
+    }
+
+    fn described(ask: &Ask) -> String {
+        match ask.description {
+            Some(d) if !d.trim().is_empty() => format!("{} ({})", ask.what, super::clean(d)),
+            _ => ask.what.clone(),
+        }
+    }
+
+    pub fn answer(&mut self, ask: &Ask) -> Answer {
+        if !self.asked.contains(&ask.key) {
+            self.asked.push(ask.key.clone());
+        }
+        let given = self.given.get(&ask.key);
+        if !given.is_empty() {
+            let mut ok = true;
+            for value in &given {
+                if ask.secret && !is_reference(value) {
+                    self.refused.push(format!(
+                        "{} is a secret and is never written into a config file: export it and pass `{}`",
+                        ask.what,
+                        ask.key.flag(&format!("'{}'", ask.reference))
+                    ));
+                    ok = false;
+                } else if !ask.choices.is_empty() && !ask.choices.contains(value) {
+                    self.refused.push(format!(
+                        "{} is `{value}`; it must be one of {}",
+                        ask.what,
+                        ask.choices.join(", ")
+                    ));
+                    ok = false;
+                }
+            }
+            if !ok {
+                return Answer::Missing;
+            }
+            for value in &given {
+                self.used.push(ask.key.kind, &ask.key.name, value);
+            }
+            let values = if ask.repeated {
+                given
+            } else {
+                given.into_iter().last().into_iter().collect()
+            };
+            return Answer::Values(values);
+        }
+        if let Some(default) = ask.default
+            && (ask.required || ask.templated)
+        {
+            return Answer::Values(vec![default.to_owned()]);
+        }
+        if ask.secret {
+            if ask.required {
+                if !self.exports.iter().any(|e| e.variable == ask.variable) {
+                    self.exports.push(Export {
+                        variable: ask.variable.clone(),
+                        what: ask.what.clone(),
+                        description: ask.description.map(super::clean),
+                    });
+                }
+                return Answer::Values(vec![ask.reference.clone()]);
+            }
+            self.optional.push(format!(
+                "{}: add `{}`",
+                Self::described(ask),
+                ask.key.flag(&format!("'{}'", ask.reference))
+            ));
+            return Answer::Omit;
+        }
+        if !ask.required {
+            self.optional.push(format!(
+                "{}: add `{}`",
+                Self::described(ask),
+                ask.key.flag("VALUE")
+            ));
+            return Answer::Omit;
+        }
+        if let Some(prompt) = self.prompt.as_mut() {
+            match prompt(ask) {
+                Ok(Some(value)) if !value.is_empty() => {
+                    self.used.push(ask.key.kind, &ask.key.name, &value);
+                    return Answer::Values(vec![value]);
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    self.missing
+                        .push(format!("{} (prompt failed: {e})", Self::described(ask)));
+                    return Answer::Missing;
+                }
+            }
+        }
+        let choices = if ask.choices.is_empty() {
+            String::new()
+        } else {
+            format!(", one of {}", ask.choices.join(", "))
+        };
+        self.missing.push(format!(
+            "{}: pass `{}`{choices}",
+            Self::described(ask),
+            ask.key.flag("VALUE")
+        ));
+        Answer::Missing
+    }
+}
+
+/// Given values for inputs no form asked about, by kind.
+pub fn unasked(given: &Given, asked: &[InputKey]) -> IndexMap<InputKind, Vec<(String, String)>> {
+    let mut out: IndexMap<InputKind, Vec<(String, String)>> = IndexMap::new();
+    for g in &given.0 {
+        let key = InputKey {
+            kind: g.kind,
+            name: g.name.clone(),
+        };
+        if !asked.contains(&key) {
+            out.entry(g.kind)
+                .or_default()
+                .push((g.name.clone(), g.value.clone()));
+        }
+    }
+    out
+}

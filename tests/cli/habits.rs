@@ -1,0 +1,536 @@
+//! The first five minutes (issue 9): the CLI as people already type it after `claude mcp
+//! add`, `gemini mcp add` and `npx add-mcp`, and what it says when they slip.
+
+use std::io::Write;
+use std::process::Stdio;
+
+use crate::env::{Run, TestEnv, fixture, jsonc};
+
+fn cursor_servers(env: &TestEnv) -> serde_json::Value {
+    jsonc(&env.read(".cursor/mcp.json"))["mcpServers"].clone()
+}
+
+/// Run with `input` on stdin.
+fn run_with_stdin(env: &TestEnv, args: &[&str], input: &str) -> Run {
+    let mut child = env
+        .command(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+// §1 Habits from other MCP CLIs
+
+#[test]
+fn add_command_without_dashes_shows_the_corrected_line() {
+    let env = TestEnv::new();
+    let run = env
+        .run(&["add", "plain", "-c", "cursor", "node", "server.js"])
+        .code(2);
+    assert!(
+        run.stderr
+            .contains("`mcpctl add plain -c cursor -- node server.js`"),
+        "{}",
+        run.stderr
+    );
+    assert!(!env.path(".cursor/mcp.json").exists());
+}
+
+#[test]
+fn add_takes_a_url_after_the_name_with_a_remote_transport() {
+    let env = TestEnv::new();
+    env.run(&[
+        "add",
+        "--transport",
+        "http",
+        "docs",
+        "https://docs.example.com/mcp",
+        "-c",
+        "cursor",
+    ])
+    .ok();
+    env.run(&[
+        "add",
+        "-t",
+        "sse",
+        "old",
+        "https://old.example.com/sse",
+        "-c",
+        "cursor",
+    ])
+    .ok();
+    let servers = cursor_servers(&env);
+    assert_eq!(servers["docs"]["url"], "https://docs.example.com/mcp");
+    assert_eq!(servers["old"]["type"], "sse");
+    // Without a transport: say exactly how to write it.
+    let run = env
+        .run(&["add", "x", "https://x.example.com/mcp", "-c", "cursor"])
+        .code(2);
+    assert!(
+        run.stderr
+            .contains("`mcpctl add x --url https://x.example.com/mcp -c cursor`"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn add_accepts_explicit_stdio_short_flags_and_colon_headers() {
+    let env = TestEnv::new();
+    env.run(&[
+        "add", "mem", "-c", "cursor", "-t", "stdio", "-s", "user", "-e", "DEBUG=1", "--", "npx",
+        "-y", "m",
+    ])
+    .ok();
+    env.run(&[
+        "add",
+        "web",
+        "-c",
+        "cursor",
+        "-t",
+        "streamable-http",
+        "https://w.example.com/mcp",
+        "-H",
+        "Authorization: Bearer ${WEB_TOKEN}",
+    ])
+    .ok();
+    let servers = cursor_servers(&env);
+    assert_eq!(servers["mem"]["env"]["DEBUG"], "1");
+    assert_eq!(
+        servers["web"]["headers"]["Authorization"],
+        "Bearer ${env:WEB_TOKEN}"
+    );
+    let run = env
+        .run(&[
+            "add",
+            "bad",
+            "-c",
+            "cursor",
+            "-t",
+            "stdio",
+            "--url",
+            "https://b.example.com",
+        ])
+        .code(2);
+    assert!(run.stderr.contains("--transport http"), "{}", run.stderr);
+}
+
+#[test]
+fn scope_global_and_dash_g_mean_user() {
+    let env = TestEnv::new();
+    env.run(&[
+        "add", "a", "-c", "cursor", "--scope", "global", "--", "npx", "a",
+    ])
+    .ok();
+    env.run(&["add", "b", "-c", "cursor", "-g", "--", "npx", "b"])
+        .ok();
+    let servers = cursor_servers(&env);
+    assert_eq!(servers["a"]["command"], "npx");
+    assert_eq!(servers["b"]["command"], "npx");
+}
+
+#[test]
+fn mcpctl_flag_after_dashes_is_passed_on_with_a_warning() {
+    let env = TestEnv::new();
+    let run = env
+        .run(&[
+            "add",
+            "s",
+            "-c",
+            "cursor",
+            "--",
+            "node",
+            "s.js",
+            "--dry-run",
+        ])
+        .ok();
+    assert!(
+        run.stderr
+            .contains("`--dry-run` after `--` is passed to the server"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(cursor_servers(&env)["s"]["args"][1], "--dry-run");
+}
+
+#[test]
+fn add_help_and_readme_state_the_default_scope() {
+    let env = TestEnv::new();
+    let help = env.run(&["add", "--help"]).ok().stdout;
+    for needle in ["defaults to `user`", "claude mcp add", "gemini mcp add"] {
+        assert!(help.contains(needle), "{needle}:\n{help}");
+    }
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    assert!(
+        readme.contains("`claude mcp add` (default `local`)")
+            && readme.contains("`gemini mcp add` (default `project`)"),
+        "README must say how the default scope differs"
+    );
+}
+
+// §2 Client ids and names
+
+#[test]
+fn mistyped_client_id_gets_did_you_mean_not_a_dump() {
+    let env = TestEnv::new();
+    let run = env
+        .run(&["add", "m", "-c", "cursr", "--", "npx", "m"])
+        .code(2);
+    assert!(
+        run.stderr.contains("did you mean `cursor`?"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("windsurf"), "{}", run.stderr);
+}
+
+#[test]
+fn client_ids_ignore_case_and_common_names_resolve() {
+    let env = TestEnv::new();
+    env.run(&["add", "m", "-c", "Cursor,gemini,code", "--", "npx", "m"])
+        .ok();
+    assert_eq!(cursor_servers(&env)["m"]["command"], "npx");
+    assert_eq!(
+        jsonc(&env.read(".gemini/settings.json"))["mcpServers"]["m"]["command"],
+        "npx"
+    );
+    assert_eq!(
+        jsonc(&env.read(".config/Code/User/mcp.json"))["servers"]["m"]["command"],
+        "npx"
+    );
+    let run = env
+        .run(&["add", "m", "-c", "claude", "--", "npx", "m"])
+        .code(2);
+    assert!(
+        run.stderr.contains("`claude-code`") && run.stderr.contains("`claude-desktop`"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn remove_of_a_near_miss_name_exits_2_with_did_you_mean() {
+    let env = TestEnv::new();
+    env.write(
+        ".cursor/mcp.json",
+        br#"{"mcpServers":{"docs":{"url":"https://d.example.com"}}}"#,
+    );
+    let before = env.read(".cursor/mcp.json");
+    let run = env.run(&["remove", "docz", "-c", "cursor"]).code(2);
+    assert!(
+        run.stderr.contains("did you mean `docs`?"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(env.read(".cursor/mcp.json"), before);
+    // With no target at all, too.
+    let run = env.run(&["remove", "docz"]).code(2);
+    assert!(
+        run.stderr.contains("did you mean `docs`?"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn remove_without_target_acts_on_the_one_client_that_has_the_name() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
+    env.write(
+        ".codeium/windsurf/mcp_config.json",
+        br#"{"mcpServers":{"other":{"command":"npx"}}}"#,
+    );
+    let run = env.run(&["remove", "linear"]).ok();
+    assert!(run.stdout.contains("removed"), "{}", run.stdout);
+    assert!(cursor_servers(&env).get("linear").is_none());
+}
+
+#[test]
+fn remove_finds_an_entry_in_the_local_scope() {
+    let env = TestEnv::new();
+    let project = env.home().display().to_string();
+    env.write(
+        ".claude.json",
+        format!(
+            "{{\"projects\":{{\"{project}\":{{\"mcpServers\":{{\"prj\":{{\"command\":\"npx\"}}}}}}}},\"mcpServers\":{{}}}}"
+        )
+        .as_bytes(),
+    );
+    let listed = env
+        .run(&["list", "--json", "-c", "claude-code"])
+        .ok()
+        .json();
+    assert_eq!(listed[0]["scope"], "local");
+    env.run(&["remove", "prj", "-c", "claude-code"]).ok();
+    let doc = jsonc(&env.read(".claude.json"));
+    assert!(
+        doc["projects"][&project]["mcpServers"]
+            .as_object()
+            .unwrap()
+            .is_empty(),
+        "{doc}"
+    );
+}
+
+#[test]
+fn doctor_unknown_name_exits_2_with_did_you_mean() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
+    let run = env.run(&["doctor", "postgre", "--no-spawn"]).code(2);
+    assert!(
+        run.stderr.contains("did you mean `postgres`?"),
+        "{}",
+        run.stderr
+    );
+    let run = env.run(&["doctor", "nosuch", "--no-spawn"]).code(2);
+    assert!(run.stderr.contains("nosuch"), "{}", run.stderr);
+}
+
+// §3 --from-json as snippets are pasted
+
+#[test]
+fn from_json_reads_stdin_and_files_and_takes_the_name_from_the_snippet() {
+    let env = TestEnv::new();
+    let run = run_with_stdin(
+        &env,
+        &["add", "-c", "cursor", "--from-json", "-"],
+        "{\n  // pasted from a README\n  \"mcpServers\": {\n    \"fs\": {\"command\": \"npx\", \"args\": [\"-y\", \"fs\"],},\n  },\n}\n",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(cursor_servers(&env)["fs"]["args"][1], "fs");
+    let file = env.write(
+        "snippet.json",
+        br#"{"mcpServers":{"mem":{"command":"npx"}}}"#,
+    );
+    let at = format!("@{}", file.display());
+    let run = env
+        .run(&["add", "memory", "-c", "cursor", "--from-json", &at])
+        .ok();
+    assert!(
+        run.stderr
+            .contains("the snippet calls the server `mem`; adding it as `memory`"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(cursor_servers(&env)["memory"]["command"], "npx");
+}
+
+#[test]
+fn from_json_quoting_hint_only_for_shell_mangled_text() {
+    let env = TestEnv::new();
+    let run = env
+        .run(&["add", "x", "-c", "cursor", "--from-json", "{command:npx}"])
+        .code(2);
+    assert!(run.stderr.contains("single quotes"), "{}", run.stderr);
+    let run = env
+        .run(&[
+            "add",
+            "x",
+            "-c",
+            "cursor",
+            "--from-json",
+            r#"{"command": "npx" "args": []}"#,
+        ])
+        .code(2);
+    assert!(!run.stderr.contains("single quotes"), "{}", run.stderr);
+    assert!(run.stderr.contains("1:"), "{}", run.stderr);
+}
+
+#[test]
+fn from_json_vscode_inputs_become_variables_elsewhere_and_stay_in_vscode() {
+    let env = TestEnv::new();
+    let snippet = r#"{"mcp":{"inputs":[{"type":"promptString","id":"github_token","description":"GitHub Personal Access Token","password":true}],"servers":{"github":{"type":"http","url":"https://api.githubcopilot.com/mcp/","headers":{"Authorization":"Bearer ${input:github_token}"}}}}}"#;
+    let run = env
+        .run(&["add", "-c", "cursor,vscode", "--from-json", snippet])
+        .ok();
+    assert!(
+        run.stderr.contains("GITHUB_TOKEN") && run.stderr.contains("GitHub Personal Access Token"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        cursor_servers(&env)["github"]["headers"]["Authorization"],
+        "Bearer ${env:GITHUB_TOKEN}"
+    );
+    let vscode = jsonc(&env.read(".config/Code/User/mcp.json"));
+    assert_eq!(
+        vscode["servers"]["github"]["headers"]["Authorization"],
+        "Bearer ${input:github_token}"
+    );
+    assert_eq!(vscode["inputs"][0]["id"], "github_token");
+    // Again: nothing changes, the input is not duplicated.
+    env.run(&["add", "-c", "vscode", "--from-json", snippet])
+        .ok();
+    let vscode = jsonc(&env.read(".config/Code/User/mcp.json"));
+    assert_eq!(vscode["inputs"].as_array().unwrap().len(), 1);
+}
+
+// §4 Secrets and side effects
+
+#[test]
+fn dry_run_diff_redacts_secrets_as_list_does() {
+    let env = TestEnv::new();
+    env.write(
+        ".cursor/mcp.json",
+        b"{\n  \"mcpServers\": {\n    \"old\": {\"command\": \"npx\", \"env\": {\"API_KEY\": \"sk-old-0123456789abcdefghij\"}}\n  }\n}\n",
+    );
+    let token = "ghp_0123456789abcdefghijklmnopqrstuvwxyz";
+    let run = env
+        .run(&[
+            "add",
+            "gh",
+            "-c",
+            "cursor",
+            "--dry-run",
+            "-e",
+            &format!("GITHUB_TOKEN={token}"),
+            "-e",
+            "REF=${GITHUB_TOKEN}",
+            "--",
+            "npx",
+            "gh",
+        ])
+        .ok();
+    assert!(!run.stdout.contains(token), "{}", run.stdout);
+    assert!(!run.stdout.contains("sk-old"), "{}", run.stdout);
+    assert!(run.stdout.contains("<redacted>"), "{}", run.stdout);
+    assert!(run.stdout.contains("${env:GITHUB_TOKEN}"), "{}", run.stdout);
+}
+
+#[test]
+fn list_show_secrets_shows_values_in_the_table() {
+    let env = TestEnv::new();
+    env.write(
+        ".cursor/mcp.json",
+        br#"{"mcpServers":{"m":{"command":"npx","env":{"TOKEN":"s3cret-value"}}}}"#,
+    );
+    let hidden = env.run(&["list", "-c", "cursor"]).ok();
+    assert!(!hidden.stdout.contains("s3cret-value"), "{}", hidden.stdout);
+    let shown = env.run(&["list", "-c", "cursor", "--show-secrets"]).ok();
+    assert!(
+        shown.stdout.contains("TOKEN=s3cret-value"),
+        "{}",
+        shown.stdout
+    );
+}
+
+#[test]
+fn literal_secret_in_env_warns_and_shows_the_reference_form() {
+    let env = TestEnv::new();
+    let run = env
+        .run(&[
+            "add",
+            "gh",
+            "-c",
+            "cursor",
+            "-e",
+            "GITHUB_TOKEN=ghp_0123456789abcdefghijklmnopqrstuvwxyz",
+            "--",
+            "npx",
+            "gh",
+        ])
+        .ok();
+    assert!(run.stderr.contains("plain text"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("-e 'GITHUB_TOKEN=${GITHUB_TOKEN}'"),
+        "{}",
+        run.stderr
+    );
+    let quiet = env
+        .run(&[
+            "add",
+            "gh2",
+            "-c",
+            "cursor",
+            "-e",
+            "GITHUB_TOKEN=${GITHUB_TOKEN}",
+            "--",
+            "npx",
+            "gh",
+        ])
+        .ok();
+    assert!(!quiet.stderr.contains("plain text"), "{}", quiet.stderr);
+}
+
+#[test]
+fn output_says_where_the_backup_went() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
+    let run = env
+        .run(&["add", "m", "-c", "cursor", "--", "npx", "m"])
+        .ok();
+    assert!(
+        run.stderr.contains("previous version kept in"),
+        "{}",
+        run.stderr
+    );
+    let run = env
+        .run(&["--json", "add", "n", "-c", "cursor", "--", "npx", "n"])
+        .ok();
+    let backup = run.json()[0]["backup"].as_str().unwrap().to_owned();
+    assert!(backup.contains("backups"), "{backup}");
+}
+
+#[test]
+fn bad_urls_exit_2_and_write_nothing() {
+    let env = TestEnv::new();
+    for url in ["not-a-url", "", "file:///etc/passwd", "https://"] {
+        let run = env
+            .run(&["add", "web", "-c", "cursor", "--url", url])
+            .code(2);
+        assert!(
+            run.stderr.contains("not a server URL"),
+            "{url}: {}",
+            run.stderr
+        );
+    }
+    let run = env
+        .run(&[
+            "add",
+            "-c",
+            "cursor",
+            "--from-json",
+            r#"{"mcpServers":{"w":{"url":"ftp://x"}}}"#,
+        ])
+        .code(2);
+    assert!(run.stderr.contains("not a server URL"), "{}", run.stderr);
+    assert!(!env.path(".cursor/mcp.json").exists());
+}
+
+#[test]
+fn names_with_spaces_or_dots_warn_for_clients_that_mangle_them() {
+    let env = TestEnv::new();
+    let run = env
+        .run(&[
+            "add",
+            "my server.v2",
+            "-c",
+            "roo-code,cursor",
+            "--",
+            "npx",
+            "m",
+        ])
+        .ok();
+    assert!(
+        run.stderr
+            .contains("Roo Code may reject or rename the server `my server.v2`"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("Cursor may"), "{}", run.stderr);
+}

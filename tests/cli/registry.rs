@@ -1,0 +1,559 @@
+//! Integration tests for the MCP Registry commands (`add NAMESPACE/NAME`, `search`,
+//! `outdated`, `update`) against a registry started on 127.0.0.1 by the test itself.
+
+use serde_json::{Value, json};
+
+use crate::env::{TestEnv, fixture, jsonc};
+use crate::registry_server::{RegistryServer, SAMPLES, sample};
+
+const FOUR: &str = "claude-code,cursor,vscode,codex";
+
+fn env_with(server: &RegistryServer) -> TestEnv {
+    let mut env = TestEnv::new();
+    env.extra_env
+        .push(("MCPCTL_REGISTRY".to_owned(), server.url.clone()));
+    for tool in ["npx", "uvx", "docker", "dnx"] {
+        env.on_path(tool);
+    }
+    env
+}
+
+fn cursor(env: &TestEnv) -> Value {
+    jsonc(&env.read(".cursor/mcp.json"))
+}
+
+#[test]
+fn every_sample_installs_into_four_clients_and_passes_doctor() {
+    let server = RegistryServer::start();
+    let mut env = env_with(&server);
+    for file in SAMPLES {
+        let item = server.publish_sample(file);
+        let name = item["server"]["name"].as_str().unwrap().to_owned();
+        let run = env.run(&["add", &name, "-c", FOUR, "--no-input"]).ok();
+        assert!(
+            run.stderr.contains(" as "),
+            "{file}: no final command shown\n{}",
+            run.stderr
+        );
+    }
+    // The variables the installs said to export.
+    for var in [
+        "AIRTABLE_TOKEN",
+        "ELEVENLABS_API_KEY",
+        "FIRECRAWL_TOKEN",
+        "FIRECRAWL_API_KEY",
+        "GITHUB_PERSONAL_ACCESS_TOKEN",
+        "API_KEY",
+        "REMOTE_WEATHER_AUTHORIZATION",
+    ] {
+        env.extra_env.push((var.to_owned(), "set".to_owned()));
+    }
+    let run = env.run(&["doctor", "--no-spawn", "-c", FOUR, "--json"]);
+    let report = run.json();
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results.len(), SAMPLES.len() * 4, "{report:#}");
+    for r in results {
+        assert_ne!(r["status"], "fail", "{r:#}");
+        for check in r["checks"].as_array().unwrap() {
+            assert_ne!(check["status"], "fail", "{r:#}");
+        }
+    }
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // Spot checks of what each client got.
+    let claude = jsonc(&env.read(".claude.json"));
+    assert_eq!(
+        claude["mcpServers"]["github-mcp-server"]["args"],
+        json!([
+            "run",
+            "-i",
+            "--rm",
+            "-e",
+            "GITHUB_PERSONAL_ACCESS_TOKEN",
+            "ghcr.io/github/github-mcp-server:0.24.0"
+        ])
+    );
+    assert_eq!(
+        claude["mcpServers"]["airtable"]["headers"]["Authorization"],
+        "Bearer ${AIRTABLE_TOKEN}"
+    );
+    let cursor = cursor(&env);
+    assert_eq!(
+        cursor["mcpServers"]["elevenlabs"]["env"]["ELEVENLABS_API_KEY"],
+        "${env:ELEVENLABS_API_KEY}"
+    );
+    assert_eq!(
+        cursor["mcpServers"]["linear"]["url"],
+        "https://mcp.linear.app/mcp"
+    );
+    let codex = env.read_str(".codex/config.toml");
+    assert!(
+        codex.contains("bearer_token_env_var = \"FIRECRAWL_TOKEN\""),
+        "{codex}"
+    );
+    assert!(
+        codex.contains("env_vars = [\"ELEVENLABS_API_KEY\"]"),
+        "{codex}"
+    );
+    // Every request carried mcpctl's user agent.
+    assert!(server.log().iter().all(|l| l.contains("mcpctl/")));
+}
+
+#[test]
+fn secrets_are_references_and_literal_secrets_are_refused() {
+    let server = RegistryServer::start();
+    let env = env_with(&server);
+    server.publish_sample("elevenlabs.pypi.item.json");
+    let run = env
+        .run(&[
+            "add",
+            "io.elevenlabs/mcp",
+            "-c",
+            "cursor",
+            "--env",
+            "ELEVENLABS_API_KEY=sk_live_abc",
+        ])
+        .code(2);
+    assert!(run.stderr.contains("never written"), "{}", run.stderr);
+    assert!(!env.path(".cursor/mcp.json").exists());
+    let run = env
+        .run(&[
+            "add",
+            "io.elevenlabs/mcp",
+            "-c",
+            "cursor",
+            "--env",
+            "ELEVENLABS_API_KEY=${XI_KEY}",
+        ])
+        .ok();
+    assert!(
+        run.stderr.contains("uvx elevenlabs-mcp==0.9.1"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        cursor(&env)["mcpServers"]["elevenlabs"],
+        json!({"command": "uvx", "args": ["elevenlabs-mcp==0.9.1"], "env": {"ELEVENLABS_API_KEY": "${env:XI_KEY}"}})
+    );
+}
+
+#[test]
+fn missing_required_inputs_are_listed_under_no_input_and_nothing_is_written() {
+    let server = RegistryServer::start();
+    let env = env_with(&server);
+    server.publish(
+        json!({"server": {
+            "name": "io.github.acme/db",
+            "version": "1.0.0",
+            "packages": [{
+                "registryType": "npm", "identifier": "@acme/db-mcp", "version": "1.0.0",
+                "packageArguments": [{"type": "named", "name": "--schema", "isRequired": true}],
+                "environmentVariables": [
+                    {"name": "DB_HOST", "isRequired": true, "description": "Database host"},
+                    {"name": "DB_PORT", "isRequired": true, "default": "5432"},
+                    {"name": "DB_PASSWORD", "isRequired": true, "isSecret": true}
+                ]
+            }]
+        }}),
+        true,
+        "active",
+        None,
+    );
+    let run = env
+        .run(&["add", "io.github.acme/db", "-c", "cursor", "--no-input"])
+        .code(2);
+    assert!(run.stderr.contains("--env DB_HOST=VALUE"), "{}", run.stderr);
+    assert!(run.stderr.contains("--var schema=VALUE"), "{}", run.stderr);
+    assert!(!run.stderr.contains("DB_PASSWORD"), "{}", run.stderr);
+    assert!(!env.path(".cursor/mcp.json").exists());
+    env.run(&[
+        "add",
+        "io.github.acme/db",
+        "-c",
+        "cursor",
+        "--env",
+        "DB_HOST=db.internal",
+        "--var",
+        "schema=public",
+    ])
+    .ok();
+    assert_eq!(
+        cursor(&env)["mcpServers"]["db"],
+        json!({
+            "command": "npx",
+            "args": ["-y", "@acme/db-mcp@1.0.0", "--schema", "public"],
+            "env": {"DB_HOST": "db.internal", "DB_PORT": "5432", "DB_PASSWORD": "${env:DB_PASSWORD}"}
+        })
+    );
+}
+
+#[test]
+fn deleted_is_refused_and_deprecated_warns() {
+    let server = RegistryServer::start();
+    let env = env_with(&server);
+    let mut gone = sample("playwright-mcp.server.json");
+    gone["server"]["name"] = json!("io.github.old/gone");
+    server.publish(gone, true, "deleted", Some("malware"));
+    let run = env
+        .run(&["add", "io.github.old/gone", "-c", "cursor"])
+        .code(2);
+    assert!(
+        run.stderr.contains("deleted") && run.stderr.contains("malware"),
+        "{}",
+        run.stderr
+    );
+    assert!(!env.path(".cursor/mcp.json").exists());
+    let mut old = sample("playwright-mcp.server.json");
+    old["server"]["name"] = json!("io.github.old/aging");
+    server.publish(old, true, "deprecated", Some("use io.github.new/shiny"));
+    let run = env
+        .run(&["add", "io.github.old/aging", "-c", "cursor"])
+        .ok();
+    assert!(
+        run.stderr.contains("deprecated: use io.github.new/shiny"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn registry_errors_name_the_url_and_write_nothing() {
+    let server = RegistryServer::start();
+    let env = env_with(&server);
+    server.publish_sample("context7.server.json");
+    // Unknown name: closest names from a search.
+    let run = env
+        .run(&["add", "io.github.upstash/context8", "-c", "cursor"])
+        .code(2);
+    assert!(run.stderr.contains(&server.url), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("closest names: io.github.upstash/context7"),
+        "{}",
+        run.stderr
+    );
+    // A version that does not exist: the versions there.
+    let run = env
+        .run(&["add", "io.github.upstash/context7@9.9.9", "-c", "cursor"])
+        .code(2);
+    assert!(
+        run.stderr.contains("versions there: 1.0.0"),
+        "{}",
+        run.stderr
+    );
+    // HTTP 500.
+    server.break_with(500, "upstream exploded");
+    let run = env
+        .run(&["add", "io.github.upstash/context7", "-c", "cursor"])
+        .code(2);
+    assert!(
+        run.stderr.contains("HTTP 500") && run.stderr.contains(&server.url),
+        "{}",
+        run.stderr
+    );
+    // Not JSON.
+    server.break_with(200, "<html>captive portal</html>");
+    let run = env
+        .run(&["add", "io.github.upstash/context7", "-c", "cursor"])
+        .code(2);
+    assert!(
+        run.stderr.contains("not valid registry JSON"),
+        "{}",
+        run.stderr
+    );
+    // Unreachable: a port nobody listens on.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let run = env
+        .run(&[
+            "add",
+            "io.github.upstash/context7",
+            "-c",
+            "cursor",
+            "--registry",
+            &url,
+        ])
+        .code(2);
+    assert!(
+        run.stderr.contains("cannot reach the registry") && run.stderr.contains(&url),
+        "{}",
+        run.stderr
+    );
+    assert!(!env.path(".cursor/mcp.json").exists());
+}
+
+#[test]
+fn search_lists_servers_and_answers_offline_from_the_cache() {
+    let server = RegistryServer::start();
+    let env = env_with(&server);
+    for file in SAMPLES {
+        server.publish_sample(file);
+    }
+    let run = env.run(&["search", "github"]).ok();
+    assert!(
+        run.stdout.contains("io.github.github/github-mcp-server")
+            && run.stdout.contains("0.24.0")
+            && run.stdout.contains("oci"),
+        "{}",
+        run.stdout
+    );
+    let run = env.run(&["search", "fire", "--json"]).ok();
+    let hits = run.json();
+    assert_eq!(hits[0]["name"], "dev.firecrawl/mcp");
+    assert_eq!(hits[0]["runs"], json!(["npm", "remote"]));
+    assert_eq!(hits[0]["entry_name"], "firecrawl");
+    let run = env
+        .run(&["search", "io.github", "--limit", "2", "--json"])
+        .ok();
+    assert_eq!(run.json().as_array().unwrap().len(), 2);
+    // The registry goes away: the cache answers, with a note.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let state = env.dir.path().join("state/registry-cache");
+    for entry in std::fs::read_dir(&state).unwrap() {
+        let path = entry.unwrap().path();
+        let moved = state.join(format!(
+            "{}.json",
+            url.trim_start_matches("http://").replace(':', "_")
+        ));
+        std::fs::copy(&path, moved).unwrap();
+    }
+    let run = env.run(&["search", "github", "--registry", &url]).ok();
+    assert!(run.stderr.contains("cached result"), "{}", run.stderr);
+    assert!(
+        run.stdout.contains("io.github.github/github-mcp-server"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn forms_can_be_chosen_and_mcpb_is_refused() {
+    let server = RegistryServer::start();
+    let env = env_with(&server);
+    server.publish_sample("firecrawl.npm-and-remote.item.json");
+    env.run(&[
+        "add",
+        "dev.firecrawl/mcp",
+        "-c",
+        "cursor",
+        "--package",
+        "npm",
+        "--name",
+        "crawl",
+    ])
+    .ok();
+    assert_eq!(
+        cursor(&env)["mcpServers"]["crawl"]["args"],
+        json!(["-y", "firecrawl-mcp@3.11.0"])
+    );
+    // Claude Desktop takes no remote in its file: it gets the package.
+    env.run(&[
+        "add",
+        "dev.firecrawl/mcp",
+        "-c",
+        "claude-desktop,cursor",
+        "--platform",
+        "macos",
+    ])
+    .ok();
+    let desktop = jsonc(&env.read("Library/Application Support/Claude/claude_desktop_config.json"));
+    assert_eq!(desktop["mcpServers"]["firecrawl"]["command"], "npx");
+    assert_eq!(
+        cursor(&env)["mcpServers"]["firecrawl"]["url"],
+        "https://mcp.firecrawl.dev/v2/mcp"
+    );
+    let bundle = crate::registry_server::sample("api-list-response.mcpb.example.json");
+    server.publish(bundle, true, "active", None);
+    let run = env
+        .run(&[
+            "add",
+            "io.github.GuillaumeLessard/qector-desktop",
+            "-c",
+            "cursor",
+        ])
+        .code(2);
+    assert!(run.stderr.contains("mcpb"), "{}", run.stderr);
+    assert!(run.stderr.contains("Claude Desktop"), "{}", run.stderr);
+}
+
+#[test]
+fn windows_targets_get_cmd_c_and_dry_run_shows_the_command() {
+    let server = RegistryServer::start();
+    let env = env_with(&server);
+    server.publish_sample("context7.server.json");
+    let run = env
+        .run(&[
+            "add",
+            "io.github.upstash/context7",
+            "-c",
+            "cursor",
+            "--platform",
+            "windows",
+            "--dry-run",
+        ])
+        .ok();
+    assert!(
+        run.stderr
+            .contains("as npm: npx -y @upstash/context7-mcp@1.0.26"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.contains("\"cmd\""), "{}", run.stdout);
+    assert!(run.stdout.contains("\"/c\""), "{}", run.stdout);
+    assert!(!env.path(".cursor/mcp.json").exists());
+}
+
+#[test]
+fn a_name_collision_needs_force() {
+    let server = RegistryServer::start();
+    let env = env_with(&server);
+    server.publish_sample("linear.two-remotes.item.json");
+    env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
+    let run = env
+        .run(&["add", "app.linear/linear", "-c", "cursor"])
+        .code(2);
+    assert!(run.stdout.contains("already exists"), "{}", run.stdout);
+    assert!(run.stdout.contains("--force"), "{}", run.stdout);
+    assert_eq!(env.read(".cursor/mcp.json"), fixture("cursor/mcp.json"));
+}
+
+fn publish_db(server: &RegistryServer, version: &str, latest: bool) {
+    server.publish(
+        json!({"server": {
+            "name": "io.github.acme/db",
+            "version": version,
+            "packages": [{
+                "registryType": "npm", "identifier": "@acme/db-mcp", "version": version,
+                "packageArguments": [{"type": "named", "name": "--schema", "isRequired": true}],
+                "environmentVariables": [
+                    {"name": "DB_PASSWORD", "isRequired": true, "isSecret": true}
+                ]
+            }]
+        }}),
+        latest,
+        "active",
+        None,
+    );
+}
+
+#[test]
+fn outdated_and_update_rewrite_in_place_with_the_same_inputs() {
+    let server = RegistryServer::start();
+    let env = env_with(&server);
+    publish_db(&server, "1.0.0", true);
+    env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
+    env.run(&[
+        "add",
+        "io.github.acme/db",
+        "-c",
+        "cursor",
+        "--var",
+        "schema=public",
+    ])
+    .ok();
+    let installed = env.read_str(".cursor/mcp.json");
+    let run = env.run(&["outdated", "--json"]).ok();
+    assert_eq!(run.json(), json!([]));
+    publish_db(&server, "1.2.0", true);
+    let run = env.run(&["outdated", "--json"]).ok();
+    assert_eq!(
+        run.json(),
+        json!([{
+            "name": "db", "server": "io.github.acme/db", "installed": "1.0.0",
+            "latest": "1.2.0", "status": "active", "clients": ["cursor"], "registry": server.url
+        }])
+    );
+    let run = env.run(&["outdated"]).ok();
+    assert!(
+        run.stdout.contains("1.0.0") && run.stdout.contains("1.2.0"),
+        "{}",
+        run.stdout
+    );
+    env.run(&["update", "db"]).ok();
+    assert_eq!(
+        env.read_str(".cursor/mcp.json"),
+        installed.replace("@acme/db-mcp@1.0.0", "@acme/db-mcp@1.2.0"),
+        "only the version changes"
+    );
+    assert_eq!(env.run(&["outdated", "--json"]).ok().json(), json!([]));
+    let run = env.run(&["update", "db"]).ok();
+    assert!(run.stderr.contains("newest version"), "{}", run.stderr);
+}
+
+#[test]
+fn update_leaves_a_hand_edited_entry_alone_without_force() {
+    let server = RegistryServer::start();
+    let env = env_with(&server);
+    publish_db(&server, "1.0.0", true);
+    env.run(&[
+        "add",
+        "io.github.acme/db",
+        "-c",
+        "cursor",
+        "--var",
+        "schema=public",
+    ])
+    .ok();
+    let edited = env
+        .read_str(".cursor/mcp.json")
+        .replace("public", "private");
+    env.write(".cursor/mcp.json", edited.as_bytes());
+    publish_db(&server, "2.0.0", true);
+    let run = env.run(&["update", "db"]).code(2);
+    assert!(
+        run.stdout.contains("edited by hand") || run.stderr.contains("edited by hand"),
+        "{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+    assert_eq!(env.read_str(".cursor/mcp.json"), edited);
+    env.run(&["update", "db", "--force"]).ok();
+    assert!(
+        env.read_str(".cursor/mcp.json")
+            .contains("@acme/db-mcp@2.0.0")
+    );
+    let run = env.run(&["update", "nothing-here"]).code(2);
+    assert!(run.stderr.contains("outdated"), "{}", run.stderr);
+}
+
+#[test]
+fn nuget_installs_as_dnx_and_windows_wraps_it() {
+    let server = RegistryServer::start();
+    let env = env_with(&server);
+    server.publish(
+        json!({"server": {
+            "name": "io.github.contoso/weather",
+            "version": "1.2.0",
+            "packages": [{
+                "registryType": "nuget", "identifier": "Contoso.WeatherMcp", "version": "1.2.0",
+                "runtimeHint": "dnx", "transport": {"type": "stdio"},
+                "packageArguments": [{"type": "named", "name": "--units", "value": "metric"}]
+            }]
+        }}),
+        true,
+        "active",
+        None,
+    );
+    env.run(&["add", "io.github.contoso/weather", "-c", "cursor"])
+        .ok();
+    assert_eq!(
+        cursor(&env)["mcpServers"]["weather"],
+        json!({"command": "dnx", "args": ["Contoso.WeatherMcp@1.2.0", "--yes", "--", "--units", "metric"]})
+    );
+    env.run(&[
+        "add",
+        "io.github.contoso/weather",
+        "-c",
+        "cursor",
+        "--platform",
+        "windows",
+        "--name",
+        "weather-win",
+    ])
+    .ok();
+    let win = cursor(&env);
+    assert_eq!(win["mcpServers"]["weather-win"]["command"], "cmd");
+    assert_eq!(win["mcpServers"]["weather-win"]["args"][1], "dnx");
+}

@@ -1,0 +1,123 @@
+//! Integration tests for `mcpctl undo`, `backups` and `restore`.
+
+use crate::env::{TestEnv, fixture};
+
+const ADD: &[&str] = &[
+    "add",
+    "mem",
+    "-c",
+    "cursor,codex",
+    "--",
+    "npx",
+    "-y",
+    "server-memory",
+];
+
+#[test]
+fn undo_restores_byte_identical_files_deletes_created_ones_and_redoes() {
+    let env = TestEnv::new();
+    let original = fixture("cursor/mcp.json");
+    env.write(".cursor/mcp.json", &original);
+    env.run(ADD).ok();
+    let added = env.read(".cursor/mcp.json");
+    let codex = env.read(".codex/config.toml");
+    assert_ne!(added, original);
+
+    let run = env.run(&["undo"]).ok();
+    assert!(run.stderr.contains("undid `add mem`"), "{}", run.stderr);
+    assert_eq!(env.read(".cursor/mcp.json"), original);
+    assert!(
+        !env.path(".codex").exists(),
+        "created file and directory are gone"
+    );
+    assert_eq!(env.state("ledger.json")["entries"], serde_json::json!([]));
+
+    // A second undo redoes the command.
+    env.run(&["undo"]).ok();
+    assert_eq!(env.read(".cursor/mcp.json"), added);
+    assert_eq!(env.read(".codex/config.toml"), codex);
+    assert_eq!(
+        env.state("ledger.json")["entries"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+}
+
+#[test]
+fn undo_refuses_when_a_file_changed_since_and_force_overrides() {
+    let env = TestEnv::new();
+    let original = fixture("cursor/mcp.json");
+    env.write(".cursor/mcp.json", &original);
+    env.run(ADD).ok();
+    let codex_after = env.read(".codex/config.toml");
+    let edited = String::from_utf8(env.read(".cursor/mcp.json"))
+        .unwrap()
+        .replace("server-memory", "server-other");
+    env.write(".cursor/mcp.json", edited.as_bytes());
+
+    let run = env.run(&["undo"]).code(2);
+    assert!(
+        run.stderr.contains("~/.cursor/mcp.json changed since"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("--force"), "{}", run.stderr);
+    // Nothing reverted, not even the unchanged file.
+    assert_eq!(env.read(".cursor/mcp.json"), edited.as_bytes());
+    assert_eq!(env.read(".codex/config.toml"), codex_after);
+
+    env.run(&["undo", "--force"]).ok();
+    assert_eq!(env.read(".cursor/mcp.json"), original);
+    assert!(!env.path(".codex/config.toml").exists());
+}
+
+#[test]
+fn undo_with_an_empty_journal_is_an_error() {
+    let env = TestEnv::new();
+    let run = env.run(&["undo"]).code(2);
+    assert!(run.stderr.contains("nothing to undo"), "{}", run.stderr);
+}
+
+#[test]
+fn backups_lists_versions_and_restore_puts_one_back() {
+    let env = TestEnv::new();
+    let original = fixture("cursor/mcp.json");
+    env.write(".cursor/mcp.json", &original);
+    env.run(&["add", "a", "-c", "cursor", "--", "npx", "a"])
+        .ok();
+    let after_a = env.read(".cursor/mcp.json");
+    env.run(&["add", "b", "-c", "cursor", "--", "npx", "b"])
+        .ok();
+    let after_b = env.read(".cursor/mcp.json");
+
+    let listed = env.run(&["backups", "--json", "-c", "cursor"]).ok().json();
+    let items = listed.as_array().unwrap();
+    assert_eq!(items.len(), 2, "{listed:#}");
+    assert_eq!(items[0]["number"], 1);
+    assert_eq!(items[0]["command"], "add b");
+    assert_eq!(items[1]["command"], "add a");
+    assert!(items[0]["path"].as_str().unwrap().starts_with('/'));
+    assert_eq!(items[1]["size"], original.len());
+    let text = env.run(&["backups"]).ok().stdout;
+    assert!(
+        text.contains("add b") && text.contains("~/.cursor/mcp.json"),
+        "{text}"
+    );
+
+    env.run(&["restore", "-c", "cursor", "--backup", "2"]).ok();
+    assert_eq!(env.read(".cursor/mcp.json"), original);
+    // The replaced version became a backup, and undo takes the restore back.
+    env.run(&["undo"]).ok();
+    assert_eq!(env.read(".cursor/mcp.json"), after_b);
+    env.run(&["restore", "-c", "cursor"]).ok();
+    // Newest backup: the bytes the undo replaced.
+    assert_eq!(env.read(".cursor/mcp.json"), original);
+    env.run(&["restore", "-c", "cursor", "--backup", "4"]).ok();
+    assert_eq!(env.read(".cursor/mcp.json"), after_a);
+    let run = env
+        .run(&["restore", "-c", "cursor", "--backup", "99"])
+        .code(2);
+    assert!(run.stderr.contains("no number 99"), "{}", run.stderr);
+}
