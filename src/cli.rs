@@ -6,7 +6,6 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::clients::Scope;
 use crate::entry::RemoteKind;
-use crate::error::EXIT_CODES_HELP;
 use crate::output::ColorWhen;
 use crate::platform::Os;
 use crate::registry::PackageType;
@@ -14,13 +13,24 @@ use crate::registry::PackageType;
 /// Manage MCP server entries across every AI client on this machine, losslessly, and
 /// prove they work.
 #[derive(Debug, Parser)]
-#[command(name = "mcpctl", version, after_help = EXIT_CODES_HELP, max_term_width = 100)]
+#[command(name = "mcpctl", version, after_help = TOP_HELP, max_term_width = 100)]
 pub struct Cli {
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "Global options")]
     pub global: GlobalArgs,
     #[command(subcommand)]
     pub command: Command,
 }
+
+const TOP_HELP: &str = concat!(
+    "Examples:
+  mcpctl clients
+  mcpctl add memory -c cursor,claude-code -- npx -y @modelcontextprotocol/server-memory
+  mcpctl list
+  mcpctl doctor
+
+",
+    crate::exit_codes_help!()
+);
 
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
@@ -80,6 +90,10 @@ pub enum Command {
     Plan(PlanArgs),
     /// Make every client's file match the manifest; all files or none
     Apply(ApplyArgs),
+    /// Write a manifest from the servers installed in your clients
+    Import(ImportArgs),
+    /// Copy one server from one client into others, spelled the way each expects
+    Copy(CopyArgs),
     /// Search the MCP Registry: name, version, how it runs, description
     Search(SearchArgs),
     /// Registry-installed servers with a newer version in the registry
@@ -92,6 +106,22 @@ pub enum Command {
     Restore(RestoreArgs),
     /// Revert every file the last writing command changed (run again to redo)
     Undo(UndoArgs),
+    /// Print a shell completion script (client ids included)
+    Completions(CompletionsArgs),
+    /// Print the man page (roff)
+    Man,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl completions bash > ~/.local/share/bash-completion/completions/mcpctl
+  mcpctl completions zsh > \"${fpath[1]}/_mcpctl\"
+  mcpctl completions fish > ~/.config/fish/completions/mcpctl.fish
+  mcpctl completions powershell >> $PROFILE")]
+pub struct CompletionsArgs {
+    /// The shell
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// Which manifest, and which profile of it.
@@ -127,6 +157,42 @@ pub struct ApplyArgs {
     /// Let the manifest win over hand-made and hand-edited entries
     #[arg(long)]
     pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// Client id (repeat or separate with commas) [default: detected clients]
+    #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
+    pub clients: Vec<String>,
+    /// Which files to import from
+    #[arg(long, value_enum, default_value_t = Scope::User)]
+    pub scope: Scope,
+    /// Extend this manifest (created if missing) instead of printing one
+    #[arg(long, env = "MCPCTL_MANIFEST", value_name = "FILE")]
+    pub manifest: Option<PathBuf>,
+    /// Copy literal secrets into the manifest instead of turning them into `${VAR}`
+    #[arg(long)]
+    pub keep_secrets: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CopyArgs {
+    /// Server name (as `mcpctl list` shows it)
+    pub name: String,
+    /// The client to copy from
+    #[arg(long, value_name = "ID")]
+    pub from: String,
+    #[command(flatten)]
+    pub targets: TargetArgs,
+    /// Which files: the source's and the targets'
+    #[arg(long, value_enum, default_value_t = Scope::User)]
+    pub scope: Scope,
+    /// Replace an existing entry with different content
+    #[arg(long)]
+    pub force: bool,
+    /// Print the diff of each file; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// Which MCP Registry to ask.
@@ -212,6 +278,10 @@ pub struct UndoArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl clients
+  mcpctl clients --all
+  mcpctl --platform windows clients --all --json")]
 pub struct ClientsArgs {
     /// Show every client in the table, also those not detected here
     #[arg(long)]
@@ -230,6 +300,10 @@ pub struct TargetArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl list
+  mcpctl list github -c cursor,vscode
+  mcpctl list --json | jq '.[] | select(.transport == \"http\")'")]
 pub struct ListArgs {
     /// Only servers with this name
     pub name: Option<String>,
@@ -331,7 +405,9 @@ const ADD_EXAMPLES: &str = "Examples:
   mcpctl add memory -c cursor -- npx -y @modelcontextprotocol/server-memory
   mcpctl add docs -c claude-code -t http https://docs.example.com/mcp -H 'Authorization: Bearer ${DOCS_TOKEN}'
   mcpctl add --from-json @snippet.json --all
-  pbpaste | mcpctl add github -c vscode --from-json -";
+  pbpaste | mcpctl add github -c vscode --from-json -
+  mcpctl add io.github.upstash/context7 --all          # from the MCP Registry, pinned
+  mcpctl add io.elevenlabs/mcp -c codex --env 'ELEVENLABS_API_KEY=${XI_KEY}'";
 
 /// `--transport`: stdio is the default for a command; http and sse need a URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -393,6 +469,10 @@ impl ValueEnum for RemoteKind {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl doctor
+  mcpctl doctor github -c cursor --timeout 60
+  mcpctl doctor --no-spawn --json")]
 pub struct DoctorArgs {
     /// Only servers with this name
     pub name: Option<String>,
@@ -408,6 +488,9 @@ pub struct DoctorArgs {
     /// Run only the static checks; start nothing, connect nowhere
     #[arg(long)]
     pub no_spawn: bool,
+    /// Also start project-file servers (.mcp.json, ...) the client has not approved
+    #[arg(long)]
+    pub trust_project: bool,
     /// Warnings fail too (exit 1)
     #[arg(long)]
     pub strict: bool,
@@ -423,6 +506,9 @@ pub struct ToolsArgs {
     /// Seconds for the whole exchange with the server
     #[arg(long, default_value_t = 30.0, value_name = "SECS")]
     pub timeout: f64,
+    /// Also start a project-file server (.mcp.json, ...) the client has not approved
+    #[arg(long)]
+    pub trust_project: bool,
 }
 
 #[derive(Debug, Args)]
@@ -444,6 +530,9 @@ pub struct CallArgs {
     /// Seconds for the whole exchange with the server
     #[arg(long, default_value_t = 30.0, value_name = "SECS")]
     pub timeout: f64,
+    /// Also start a project-file server (.mcp.json, ...) the client has not approved
+    #[arg(long)]
+    pub trust_project: bool,
 }
 
 /// Output formats of `check`.
@@ -463,6 +552,11 @@ pub enum DenyLevel {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl check .mcp.json .vscode/mcp.json
+  mcpctl check --user --fix --dry-run
+  mcpctl check --format github --deny warning
+  mcpctl check --explain MCP203")]
 pub struct CheckArgs {
     /// Files to check [default: every client's project file under the project directory]
     pub paths: Vec<PathBuf>,

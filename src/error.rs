@@ -12,6 +12,8 @@ pub enum ExitStatus {
     Problems,
     /// 2: error (usage, unknown client, unparsable file, I/O, a failed target).
     Error,
+    /// 130: the person cancelled a prompt (Esc, Ctrl-C).
+    Cancelled,
 }
 
 impl From<ExitStatus> for ExitCode {
@@ -20,12 +22,22 @@ impl From<ExitStatus> for ExitCode {
             ExitStatus::Success => 0,
             ExitStatus::Problems => 1,
             ExitStatus::Error => 2,
+            ExitStatus::Cancelled => 130,
         })
     }
 }
 
+/// The exit codes as `--help` and the README state them (a macro, so `--help` can
+/// `concat!` it after its examples).
+#[macro_export]
+macro_rules! exit_codes_help {
+    () => {
+        "Exit codes:\n  0    success\n  1    `check` or `doctor` ran and found problems; the tool `call` called reported an error\n  2    error: bad usage, unknown client, unparsable file, I/O failure, or a failed target\n  130  a prompt was cancelled (Esc, Ctrl-C)"
+    };
+}
+
 /// The exit codes as `--help` and the README state them.
-pub const EXIT_CODES_HELP: &str = "Exit codes:\n  0  success\n  1  `check` or `doctor` ran and found problems; the tool `call` called reported an error\n  2  error: bad usage, unknown client, unparsable config file, I/O failure, or any target that failed";
+pub const EXIT_CODES_HELP: &str = exit_codes_help!();
 
 /// An error meant for a person: the message, and what to do about it.
 #[derive(Debug, thiserror::Error)]

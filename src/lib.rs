@@ -15,10 +15,12 @@ pub mod fs;
 pub mod handshake;
 pub mod manifest;
 pub mod output;
+pub mod picker;
 pub mod platform;
 pub mod registry;
 pub mod state;
 pub mod suggest;
+pub mod trust;
 pub mod vars;
 
 use std::ffi::OsString;
@@ -54,6 +56,12 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         cli.global.color,
         no_color,
     );
+    printer.set_width(
+        platform
+            .var("COLUMNS")
+            .and_then(|c| c.trim().parse().ok())
+            .or_else(output::terminal_width),
+    );
     let argv = args
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
@@ -67,6 +75,10 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     };
     let mut status = match commands::run(cli.command, &ctx, &mut printer) {
         Ok(status) => status,
+        Err(error) if error.is::<picker::Cancelled>() => {
+            printer.note("cancelled: nothing was changed");
+            ExitStatus::Cancelled
+        }
         Err(error) => {
             printer.error(&error);
             ExitStatus::Error

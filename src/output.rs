@@ -51,6 +51,18 @@ pub struct Printer {
     broken_pipe: bool,
     /// stderr is a terminal: progress may be drawn.
     pub stderr_tty: bool,
+    /// Columns to fit output into: `COLUMNS`, else the terminal's width; `None` in a pipe.
+    width: Option<usize>,
+}
+
+/// Narrowest a wrapped column gets, however little room is left.
+const MIN_WRAP: usize = 20;
+
+/// The width of the terminal on stdout, if it is one.
+pub fn terminal_width() -> Option<usize> {
+    console::Term::stdout()
+        .size_checked()
+        .map(|(_, columns)| usize::from(columns))
 }
 
 impl Printer {
@@ -69,6 +81,7 @@ impl Printer {
             color_err: allow(stderr_tty),
             broken_pipe: false,
             stderr_tty,
+            width: None,
         }
     }
 
@@ -131,12 +144,33 @@ impl Printer {
                 widths[i] = widths[i].max(visible_width(cell));
             }
         }
+        // The last column (commands, URLs, messages) wraps to fit the terminal; the
+        // others are short (ids, names) and keep their width.
+        let indent: usize = widths
+            .iter()
+            .take(columns.saturating_sub(1))
+            .map(|w| w + 2)
+            .sum();
+        let last_width = self.width.map(|w| w.saturating_sub(indent).max(MIN_WRAP));
         let render = |cells: &[String]| {
             let mut line = String::new();
             for (i, cell) in cells.iter().enumerate().take(columns) {
-                line.push_str(cell);
                 if i + 1 < columns {
+                    line.push_str(cell);
                     line.push_str(&" ".repeat(widths[i] - visible_width(cell) + 2));
+                    continue;
+                }
+                let pieces = match last_width {
+                    Some(w) => wrap(cell, w),
+                    None => vec![cell.clone()],
+                };
+                for (n, piece) in pieces.iter().enumerate() {
+                    if n > 0 {
+                        line = line.trim_end().to_owned();
+                        line.push('\n');
+                        line.push_str(&" ".repeat(indent));
+                    }
+                    line.push_str(piece);
                 }
             }
             line.trim_end().to_owned()
@@ -161,6 +195,20 @@ impl Printer {
         if !self.quiet {
             eprintln!("{message}");
         }
+    }
+
+    /// A long note (a banner) on stderr, unless `--quiet`, wrapped at spaces to the
+    /// terminal's width.
+    pub fn note_wrapped(&self, message: &str) {
+        match self.width {
+            Some(width) => self.note(&wrap(message, width).join("\n")),
+            None => self.note(message),
+        }
+    }
+
+    /// Fit tables and notes into `columns` characters (`None`: never wrap).
+    pub fn set_width(&mut self, columns: Option<usize>) {
+        self.width = columns.map(|c| c.max(MIN_WRAP));
     }
 
     /// Render an error chain: `error:`, `caused by:`, then `hint:`.
@@ -202,6 +250,58 @@ impl Printer {
             let _ = io::stderr().flush();
         }
     }
+}
+
+/// `text` broken at spaces into lines of at most `width` visible characters; a word
+/// longer than that (a path, a URL) is cut. ANSI colour codes take no room.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let mut word = word.to_owned();
+        loop {
+            let used = visible_width(&line);
+            let needed = visible_width(&word) + usize::from(used > 0);
+            if used + needed <= width {
+                if used > 0 {
+                    line.push(' ');
+                }
+                line.push_str(&word);
+                break;
+            }
+            if used > 0 {
+                lines.push(std::mem::take(&mut line));
+                continue;
+            }
+            // A word wider than a whole line: cut it.
+            let (head, tail) = split_visible(&word, width);
+            lines.push(head);
+            word = tail;
+        }
+    }
+    lines.push(line);
+    lines
+}
+
+/// `text` split after `at` visible characters (escape codes stay with the head).
+fn split_visible(text: &str, at: usize) -> (String, String) {
+    let mut seen = 0;
+    let mut in_escape = false;
+    for (i, c) in text.char_indices() {
+        match (in_escape, c) {
+            (false, '\x1b') => in_escape = true,
+            (true, 'm') => in_escape = false,
+            (true, _) => {}
+            (false, _) => {
+                if seen == at {
+                    return (text[..i].to_owned(), text[i..].to_owned());
+                }
+                seen += 1;
+            }
+        }
+    }
+    (text.to_owned(), String::new())
 }
 
 fn paint(enabled: bool, style: Style, text: &str) -> String {
@@ -316,6 +416,16 @@ mod tests {
             redact_text(diff, &["ghp_x".to_owned()]),
             "+  \"GITHUB_TOKEN\": \"<redacted>\",\n+  token = '<redacted>'\n   \"ghp_xy\": 1"
         );
+    }
+
+    #[test]
+    fn wrap_breaks_at_spaces_and_cuts_long_words() {
+        assert_eq!(wrap("a bb ccc dddd", 6), ["a bb", "ccc", "dddd"]);
+        assert_eq!(wrap("/a/very/long/path", 6), ["/a/ver", "y/long", "/path"]);
+        assert_eq!(wrap("short", 80), ["short"]);
+        for line in wrap(&"word ".repeat(50), 80) {
+            assert!(line.chars().count() <= 80, "{line}");
+        }
     }
 
     #[test]

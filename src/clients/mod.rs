@@ -7,6 +7,7 @@ mod row;
 
 use std::path::{Path, PathBuf};
 
+pub use row::Approval;
 pub use row::{DialectName, Fields, TransportName, UntypedRemote, VarSyntax};
 use row::{Row, TableFile};
 
@@ -40,6 +41,9 @@ pub struct Client {
     pub dialect: DialectName,
     pub fields: Fields,
     pub remote_hint: Option<String>,
+    /// How the client records approval of project servers; `None`: it keeps none that
+    /// mcpctl can read.
+    pub approval: Option<Approval>,
     pub source: String,
     legacy: Option<LegacyLocation>,
     paths_macos: Vec<String>,
@@ -138,6 +142,7 @@ impl Client {
             dialect: row.dialect,
             fields: row.fields,
             remote_hint: row.remote_hint,
+            approval: row.approval,
             source: row.source,
             legacy: row.legacy.map(|l| LegacyLocation {
                 macos: list(l.paths.macos),

@@ -55,8 +55,30 @@ pub(crate) struct Row {
     #[serde(default)]
     pub(crate) remote_hint: Option<String>,
     #[serde(default)]
+    pub(crate) approval: Option<Approval>,
+    #[serde(default)]
     pub(crate) legacy: Option<Legacy>,
     pub(crate) source: String,
+}
+
+/// Where a client records that the user approved a project's servers (`clients.toml`
+/// field `approval`): the object at key path `at` (`{project}` = the absolute project
+/// directory) in `file` (a path template; absent = the client's user file). The project is
+/// approved as a whole when that object's `key` holds one of `values`; a server by name
+/// when it is listed under `names`, and refused when it is listed under `denied`.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Approval {
+    #[serde(default)]
+    pub file: Option<String>,
+    #[serde(default)]
+    pub at: Vec<String>,
+    pub key: String,
+    pub values: Vec<serde_json::Value>,
+    #[serde(default)]
+    pub names: Option<String>,
+    #[serde(default)]
+    pub denied: Option<String>,
 }
 
 /// An older location the client still reads: mcpctl lists and checks it, never writes it.

@@ -113,12 +113,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
     let mut reports = Vec::new();
     let mut prompted_inputs: Vec<String> = Vec::new();
     for client in clients {
-        if client.fields.strict_names && !entry::name_is_portable(&name) {
-            printer.warn(&format!(
-                "{} may reject or rename the server `{name}`: its tool ids take only letters, digits, `-` and `_`",
-                client.name
-            ));
-        }
+        warn_unportable_name(printer, client, &name);
         let (entry, translated) = for_client_inputs(&entry, client);
         for id in translated {
             if !prompted_inputs.contains(&id) {
@@ -157,6 +152,16 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         reports.push(report(ctx, client, scope, result));
     }
     print_reports(printer, &reports, dry_run)
+}
+
+/// Clients with `strict_names` take only `[A-Za-z0-9_-]` in names: say so before writing.
+pub(crate) fn warn_unportable_name(printer: &Printer, client: &Client, name: &str) {
+    if client.fields.strict_names && !entry::name_is_portable(name) {
+        printer.warn(&format!(
+            "{} may reject or rename the server `{name}`: its tool ids take only letters, digits, `-` and `_`",
+            client.name
+        ));
+    }
 }
 
 /// The switches of `add` that shape each write.
@@ -299,7 +304,7 @@ fn remote_kind(transport: Option<TransportArg>, has_url: bool) -> anyhow::Result
 }
 
 /// A remote URL must be `http(s)://host...` (or start with a variable reference).
-fn validate_url(url: &str) -> anyhow::Result<()> {
+pub(crate) fn validate_url(url: &str) -> anyhow::Result<()> {
     if url.starts_with("${") || url.starts_with("{env:") {
         return Ok(());
     }

@@ -14,7 +14,13 @@ use crate::output::Printer;
 
 pub fn run(args: CallArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
     let call = tool_call(&args)?;
-    let resolved = resolve(ctx, &args.name, args.client.as_deref(), args.timeout)?;
+    let resolved = resolve(
+        ctx,
+        &args.name,
+        args.client.as_deref(),
+        args.timeout,
+        args.trust_project,
+    )?;
     let probe = exchange(printer, &resolved, Some(&call));
     if let Some(failure @ (ProbeError::UnknownTool { .. } | ProbeError::BadArgument { .. })) =
         &probe.failure

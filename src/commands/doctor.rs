@@ -22,6 +22,7 @@ use crate::fs;
 use crate::handshake::{self, Fix, Launch, Level, Probe, ProbeOptions, Status as ProbeStatus};
 use crate::output::{Printer, Style};
 use crate::platform::Os;
+use crate::trust::{Trust, TrustRule};
 
 /// Files larger than this are not linted by doctor (run `mcpctl check --user` for them).
 const LINT_MAX_BYTES: u64 = 4 << 20;
@@ -120,6 +121,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         timeout,
         jobs,
         no_spawn,
+        trust_project,
         strict,
     } = args;
     let options = probe_options(ctx, timeout)?;
@@ -137,10 +139,11 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     }
     let mut results: Vec<DoctorResult> = Vec::new();
     let env = &options.parent_env;
+    let trust = TrustRule::new(&ctx.platform, &ctx.project, trust_project);
     let mut to_probe: Vec<(usize, Launch)> = Vec::new();
     let lint = lint_files(ctx, &found);
     for (index, f) in found.iter().enumerate() {
-        let (mut result, transport) = static_checks(ctx, env, f, &found);
+        let (mut result, transport) = static_checks(ctx, env, &trust, f, &found);
         add_lint_findings(&mut result, f, &lint);
         if let (Some(t), false) = (transport, no_spawn) {
             to_probe.push((index, t));
@@ -189,7 +192,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             unique
         };
         if !printer.json {
-            printer.note(&format!(
+            printer.note_wrapped(&format!(
                 "checking {} server{} in {} client{} ({}) — this starts the commands and contacts the URLs in your config files",
                 to_probe.len(),
                 plural(to_probe.len()),
@@ -255,15 +258,18 @@ fn plural(n: usize) -> &'static str {
 }
 
 /// What to start for `f`, made runnable exactly as doctor makes it (`prepare`, with this
-/// machine's environment), or the failed static checks' messages. Shared by `tools` and
+/// machine's environment) and only if doctor would start it (the same trust rule for
+/// project entries), or the failed or skipped checks' messages. Shared by `tools` and
 /// `call`.
 pub(crate) fn runnable(
     ctx: &Context,
     options: &ProbeOptions,
+    trust_project: bool,
     f: &Found<'_>,
     all: &[Found<'_>],
 ) -> Result<Launch, String> {
-    let (result, launch) = static_checks(ctx, &options.parent_env, f, all);
+    let trust = TrustRule::new(&ctx.platform, &ctx.project, trust_project);
+    let (result, launch) = static_checks(ctx, &options.parent_env, &trust, f, all);
     launch.ok_or_else(|| {
         result
             .checks
@@ -299,6 +305,7 @@ pub(crate) fn probe_options(ctx: &Context, timeout: f64) -> anyhow::Result<Probe
 fn static_checks(
     ctx: &Context,
     env: &IndexMap<String, String>,
+    trust: &TrustRule<'_>,
     f: &Found<'_>,
     all: &[Found<'_>],
 ) -> (DoctorResult, Option<Launch>) {
@@ -408,6 +415,20 @@ fn static_checks(
         result.record(finding.check, status, message);
     }
     result.target = prepared.target;
+    // Decided last so the static checks above still run on an entry not started.
+    match trust.decide(f.client, f.scope, &f.name) {
+        Trust::Own => {}
+        Trust::Approved { by } => result.record("trust", Status::Ok, by),
+        Trust::Flag => result.record(
+            "trust",
+            Status::Ok,
+            "a project entry, started because of --trust-project".to_owned(),
+        ),
+        Trust::Untrusted { reason } => {
+            result.record("trust", Status::Skipped, format!("not started: {reason}"));
+            return (result, None);
+        }
+    }
     (result, prepared.launch.ok())
 }
 

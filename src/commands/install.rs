@@ -42,20 +42,23 @@ pub fn state_dir(ctx: &Context) -> Option<&Path> {
 pub fn live_installs(ctx: &Context) -> anyhow::Result<Vec<installed::Install>> {
     let mut out = Vec::new();
     for install in installed::load(state_dir(ctx)) {
-        let key = crate::state::ledger::EntryKey {
-            path: install.path.clone(),
-            key: install.key.clone(),
-            name: install.name.clone(),
-        };
-        let live = ctx.state.lookup(&key)?.is_some_and(|record| {
-            record.source.registry_parts()
-                == Some((install.server.as_str(), install.version.as_str()))
-        });
-        if live {
+        if is_live(ctx, &install)? {
             out.push(install);
         }
     }
     Ok(out)
+}
+
+/// The ledger still has the install's entry, from this registry server and version.
+fn is_live(ctx: &Context, install: &installed::Install) -> anyhow::Result<bool> {
+    let key = crate::state::ledger::EntryKey {
+        path: install.path.clone(),
+        key: install.key.clone(),
+        name: install.name.clone(),
+    };
+    Ok(ctx.state.lookup(&key)?.is_some_and(|record| {
+        record.source.registry_parts() == Some((install.server.as_str(), install.version.as_str()))
+    }))
 }
 
 /// The registry the flags (or `MCPCTL_REGISTRY`) name, else `fallback`.
@@ -103,6 +106,18 @@ pub fn fetch(
     let item = registry.version(name, version);
     printer.progress_done();
     let item = item.map_err(registry_error)?;
+    let pinned = version.is_none_or(|v| v == item.server.version);
+    if !item.server.name.eq_ignore_ascii_case(name) || !pinned {
+        return Err(UserError::new(format!(
+            "{} answered with `{}@{}` when asked for `{name}@{}`",
+            registry.base,
+            registry::clean(&item.server.name),
+            registry::clean(&item.server.version),
+            version.unwrap_or("latest")
+        ))
+        .hint("the registry is not answering as the MCP Registry API does; nothing was written")
+        .into());
+    }
     match item.status() {
         Status::Deleted => {
             return Err(resolve_error(ResolveError::Deleted {
@@ -245,7 +260,11 @@ fn plan(
             if problems.len() == 1 { "" } else { "s" },
             if problems.len() == 1 { "s" } else { "" },
             if problems.len() == 1 { "was" } else { "were" },
-            problems.join("\n  - ")
+            problems
+                .iter()
+                .map(|p| registry::clean(p))
+                .collect::<Vec<_>>()
+                .join("\n  - ")
         ))
         .hint("nothing was written; secrets go in as references: `export TOKEN=…` then `--env TOKEN='${TOKEN}'`")
         .into());
@@ -362,6 +381,7 @@ pub fn record(w: &Written<'_>) -> anyhow::Result<()> {
             form: w.resolved.form_label.clone(),
             inputs: w.resolved.used.clone(),
         },
+        &|install| is_live(w.ctx, install).unwrap_or(true),
     )
 }
 
@@ -380,7 +400,7 @@ pub fn explain(printer: &Printer, forms: &[&Resolved]) {
             server.name,
             registry::clean(&server.version),
             resolved.form_label,
-            mapping::command_line(&resolved.entry.transport)
+            registry::clean(&mapping::command_line(&resolved.entry.transport))
         ));
     }
     let mut exports: Vec<&registry::Export> = Vec::new();
@@ -473,12 +493,18 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         mut forms,
     } = plan(ctx, &item, &clients, preference, &given)?;
     place_extras(&item, &given, cwd.as_ref(), &mut forms)?;
+    for resolved in &forms {
+        if let Transport::Remote { url, .. } = &resolved.entry.transport {
+            add::validate_url(url)?;
+        }
+    }
     explain(printer, &forms.iter().collect::<Vec<_>>());
     let mut reports: Vec<FileReport> = Vec::new();
     for (client, at) in clients.iter().zip(per_client) {
         let Some(resolved) = forms.get(at) else {
             continue;
         };
+        add::warn_unportable_name(printer, client, &entry_name);
         let how = Provenance {
             origin: origin(resolved),
             guard: None,

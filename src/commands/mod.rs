@@ -6,8 +6,11 @@ mod backups;
 mod call;
 mod check;
 mod clients;
+mod completions;
+mod copy;
 mod doctor;
 pub(crate) mod edit;
+mod import;
 mod install;
 pub(crate) mod inventory;
 mod list;
@@ -73,8 +76,12 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Check(args) => check::run(args, ctx, printer),
         Command::Tools(args) => tools::run(args, ctx, printer),
         Command::Call(args) => call::run(args, ctx, printer),
+        Command::Completions(args) => completions::run(args, ctx, printer),
+        Command::Man => completions::man(printer),
         Command::Plan(args) => plan::run(args, ctx, printer),
         Command::Apply(args) => apply::run(args, ctx, printer),
+        Command::Import(args) => import::run(args, ctx, printer),
+        Command::Copy(args) => copy::run(args, ctx, printer),
         Command::Search(args) => search::run(args, ctx, printer),
         Command::Outdated(args) => outdated::run(args, ctx, printer),
         Command::Update(args) => update::run(args, ctx, printer),

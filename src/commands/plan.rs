@@ -535,13 +535,11 @@ fn update_reason(dialect: &Dialect<'_>, existing: &Value, wanted: &Value) -> Str
         Err(_) => crate::entry::StringMap::new(),
     };
     let (old, new) = (values(existing), values(wanted));
+    let reference = |v: &str| crate::vars::sole_reference(v.strip_prefix("Bearer ").unwrap_or(v));
     let moved: Vec<String> = new
         .iter()
-        .filter(|(k, v)| {
-            old.get(*k).is_some_and(|o| o != *v && redact(o) != *o)
-                && crate::vars::sole_reference(v).is_some()
-        })
-        .filter_map(|(_, v)| crate::vars::sole_reference(v))
+        .filter(|(k, _)| old.get(*k).is_some_and(|o| redact(o) != *o))
+        .filter_map(|(_, v)| reference(v))
         .collect();
     if moved.is_empty() {
         "the manifest wants other content".to_owned()

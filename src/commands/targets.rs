@@ -110,20 +110,8 @@ pub fn choose<'a>(
         .iter()
         .map(|c| format!("{} ({})", c.name, c.id))
         .collect();
-    let picked = dialoguer::MultiSelect::new()
-        .with_prompt(format!(
-            "{verb}: which clients? (space selects, enter confirms)"
-        ))
-        .items(&labels)
-        .interact_opt()?;
-    match picked {
-        Some(indexes) if !indexes.is_empty() => {
-            Ok(indexes.into_iter().map(|i| detected[i]).collect())
-        }
-        _ => Err(UserError::new("nothing selected")
-            .hint("nothing was changed")
-            .into()),
-    }
+    let picked = crate::picker::multi_select(&format!("{verb}: which clients?"), &labels)?;
+    Ok(picked.into_iter().map(|i| detected[i]).collect())
 }
 
 /// Where `add`/`remove` write for `scope`; an error when the client has no such scope.

@@ -30,12 +30,15 @@ pub(crate) struct Resolved {
 }
 
 /// The entry `name` in `client` (or in the detected clients, which must agree on it),
-/// from the scope the client uses, made runnable by doctor's static checks.
+/// from the scope the client uses, made runnable by doctor's static checks — including
+/// its trust rule: a project entry the client has not approved is not started unless
+/// `trust_project`.
 pub(crate) fn resolve(
     ctx: &Context,
     name: &str,
     client: Option<&str>,
     timeout: f64,
+    trust_project: bool,
 ) -> anyhow::Result<Resolved> {
     let options = doctor::probe_options(ctx, timeout)?;
     let clients = match client {
@@ -77,16 +80,17 @@ pub(crate) fn resolve(
         .hint(format!("pick one with `-c {}`", ids[0]))
         .into());
     }
-    let launch = doctor::runnable(ctx, &options, first, &found).map_err(|reason| {
-        UserError::new(format!(
-            "`{name}` in {} cannot be started: {reason}",
-            first.client.id
-        ))
-        .hint(format!(
-            "`mcpctl doctor {name} -c {}` shows every check",
-            first.client.id
-        ))
-    })?;
+    let launch =
+        doctor::runnable(ctx, &options, trust_project, first, &found).map_err(|reason| {
+            UserError::new(format!(
+                "`{name}` in {} cannot be started: {reason}",
+                first.client.id
+            ))
+            .hint(format!(
+                "`mcpctl doctor {name} -c {}` shows every check",
+                first.client.id
+            ))
+        })?;
     Ok(Resolved {
         client: first.client.id.clone(),
         name: name.to_owned(),
@@ -152,7 +156,13 @@ struct ToolsReport<'a> {
 }
 
 pub fn run(args: ToolsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
-    let resolved = resolve(ctx, &args.name, args.client.as_deref(), args.timeout)?;
+    let resolved = resolve(
+        ctx,
+        &args.name,
+        args.client.as_deref(),
+        args.timeout,
+        args.trust_project,
+    )?;
     let probe = exchange(printer, &resolved, None);
     if probe.failure.is_some() || probe.tools.is_none() {
         return Err(failed(&resolved, &probe, "list"));

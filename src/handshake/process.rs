@@ -1,13 +1,18 @@
 //! Starting and ending a stdio server's processes: the only `cfg(unix)` code in the
 //! handshake. A server runs in its own process group so that ending it also ends what it
 //! started (`npx` → `node`, `sh -c` → anything); ending follows the MCP spec: close stdin
-//! (the caller), wait briefly, SIGTERM the group, wait, SIGKILL the group.
+//! (the caller), wait briefly, SIGTERM the group, wait, SIGKILL the group. On Windows a
+//! Job Object plays the group's part (`job`); there is no SIGTERM, so after the grace
+//! period the job is terminated.
 //!
 //! Must never signal a process group it did not create, and never return while the
 //! group it is ending still has live members it could kill.
 
 use std::process::{Child, Command, ExitStatus};
 use std::time::{Duration, Instant};
+
+#[cfg(windows)]
+mod job;
 
 /// How long a server gets to exit by itself after its stdin closes.
 pub(crate) const EXIT_GRACE: Duration = Duration::from_millis(300);
@@ -35,10 +40,14 @@ static LIVE_GROUPS: [std::sync::atomic::AtomicI32; 64] =
 
 /// While alive, the server's process group is killed if mcpctl is interrupted (Ctrl-C,
 /// SIGTERM, SIGHUP): the servers sit in groups of their own, so the terminal's signal
-/// does not reach them, and without this they would outlive `doctor`.
+/// does not reach them, and without this they would outlive `doctor`. On Windows it holds
+/// the server's kill-on-close job, which ends the server's processes when dropped or
+/// when mcpctl dies.
 pub(crate) struct Tracked {
     #[cfg(unix)]
     slot: Option<usize>,
+    #[cfg(windows)]
+    job: Option<job::Job>,
 }
 
 /// Register `child`'s group for the interrupt handler (installed on first use).
@@ -67,10 +76,11 @@ pub(crate) fn track(child: &Child) -> Tracked {
             .flatten();
         Tracked { slot }
     }
-    #[cfg(not(unix))]
+    #[cfg(windows)]
     {
-        let _ = child;
-        Tracked {}
+        Tracked {
+            job: job::Job::assign(child),
+        }
     }
 }
 
@@ -109,11 +119,9 @@ pub(crate) fn configure(command: &mut Command) {
         use std::os::unix::process::CommandExt;
         command.process_group(0);
     }
-    #[cfg(not(unix))]
+    #[cfg(windows)]
     {
-        // Windows: no process groups here; `end` kills the server only. A Job Object
-        // would be needed to reach grandchildren (not implemented: mcpctl's tests run on
-        // unix, and clients on Windows start servers directly).
+        // The job is created and the server assigned to it in `track`, right after spawn.
         let _ = command;
     }
 }
@@ -125,7 +133,7 @@ pub(crate) fn exit_signal(status: ExitStatus) -> Option<i32> {
         use std::os::unix::process::ExitStatusExt;
         status.signal()
     }
-    #[cfg(not(unix))]
+    #[cfg(windows)]
     {
         let _ = status;
         None
@@ -148,7 +156,7 @@ pub(crate) fn wait_for(child: &mut Child, limit: Duration) -> Option<ExitStatus>
 
 /// End `child` and its process group. The caller has already closed its stdin.
 #[cfg(unix)]
-pub(crate) fn end(child: &mut Child) -> Ending {
+pub(crate) fn end(child: &mut Child, _tracked: &Tracked) -> Ending {
     let Ok(group) = libc::pid_t::try_from(child.id()) else {
         let _ = child.kill();
         let _ = child.wait();
@@ -184,15 +192,29 @@ pub(crate) fn end(child: &mut Child) -> Ending {
     }
 }
 
-/// End `child` (Windows and other non-unix targets: the server process only).
-#[cfg(not(unix))]
-pub(crate) fn end(child: &mut Child) -> Ending {
-    if wait_for(child, EXIT_GRACE).is_some() {
+/// End `child` and everything in its job. The caller has already closed its stdin.
+#[cfg(windows)]
+pub(crate) fn end(child: &mut Child, tracked: &Tracked) -> Ending {
+    let exited = wait_for(child, EXIT_GRACE).is_some();
+    let Some(job) = &tracked.job else {
+        // No job: the server process only.
+        if exited {
+            return Ending::Exited;
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        return Ending::Killed;
+    };
+    if exited && job.active() == 0 {
         return Ending::Exited;
     }
-    let _ = child.kill();
+    job.terminate(TERM_GRACE);
     let _ = child.wait();
-    Ending::Killed
+    if exited {
+        Ending::Terminated
+    } else {
+        Ending::Killed
+    }
 }
 
 #[cfg(unix)]

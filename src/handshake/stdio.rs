@@ -144,7 +144,7 @@ impl Start<'_> {
             lines,
             tail,
             stderr_done,
-            _tracked: tracked,
+            tracked,
         })
     }
 }
@@ -156,15 +156,15 @@ struct Running {
     lines: Receiver<Stdout>,
     tail: Arc<Mutex<Tail>>,
     stderr_done: Receiver<()>,
-    /// Kept until the server has ended (interrupt handling).
-    _tracked: process::Tracked,
+    /// Kept until the server has ended (interrupt handling; the Windows job).
+    tracked: process::Tracked,
 }
 
 impl Running {
     /// End the server as the spec says (close stdin first) and keep its stderr tail.
     fn stop(mut self, report: &mut Report) -> Ending {
         drop(self.stdin.take());
-        let ending = process::end(&mut self.child);
+        let ending = process::end(&mut self.child, &self.tracked);
         let _ = self.stderr_done.recv_timeout(STDERR_WAIT);
         if let Ok(tail) = self.tail.lock() {
             report.stderr_tail = tail.lines.iter().cloned().collect();

@@ -124,6 +124,10 @@ impl<'a> Resolver<'a> {
                         ask.key.flag(&format!("'{}'", ask.reference))
                     ));
                     ok = false;
+                } else if let Some(why) = misfit(ask.format, value) {
+                    self.refused
+                        .push(format!("{} is `{value}`, {why}", ask.what));
+                    ok = false;
                 } else if !ask.choices.is_empty() && !ask.choices.contains(value) {
                     self.refused.push(format!(
                         "{} is `{value}`; it must be one of {}",
@@ -202,6 +206,20 @@ impl<'a> Resolver<'a> {
             ask.key.flag("VALUE")
         ));
         Answer::Missing
+    }
+}
+
+/// Why `value` does not fit the input's `format` (references always fit).
+fn misfit(format: Option<&str>, value: &str) -> Option<&'static str> {
+    if is_reference(value) {
+        return None;
+    }
+    match format {
+        Some("number") if value.trim().parse::<f64>().is_err() => Some("not a number"),
+        Some("boolean") if !matches!(value, "true" | "false") => {
+            Some("it must be `true` or `false`")
+        }
+        _ => None,
     }
 }
 

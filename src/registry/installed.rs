@@ -61,10 +61,15 @@ pub fn load(state: Option<&Path>) -> Vec<Install> {
         .unwrap_or_default()
 }
 
-/// Put `install` (replacing the record for the same file, key and name).
-pub fn record(state: Option<&Path>, install: Install) -> anyhow::Result<()> {
+/// Put `install` (replacing the record for the same file, key and name), dropping the
+/// records `live` says are gone (entries removed or replaced since).
+pub fn record(
+    state: Option<&Path>,
+    install: Install,
+    live: &dyn Fn(&Install) -> bool,
+) -> anyhow::Result<()> {
     change(state, &|installs| {
-        installs.retain(|i| !i.same_place(&install));
+        installs.retain(|i| !i.same_place(&install) && live(i));
         installs.push(install.clone());
     })
 }

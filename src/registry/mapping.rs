@@ -92,6 +92,8 @@ pub enum MapError {
     UnknownRemote { name: String, kind: String },
     #[error("inputs are missing or refused")]
     Inputs,
+    #[error("`{name}`'s entry has a control character in {what}; mcpctl will not write it")]
+    ControlCharacter { name: String, what: String },
 }
 
 impl MapError {
@@ -250,6 +252,8 @@ pub struct Ask<'a> {
     /// A variable inside a template the publisher wrote: its default is always used.
     pub templated: bool,
     pub choices: &'a [String],
+    /// `number`, `boolean`, `string`, `filepath`: a given value must fit.
+    pub format: Option<&'a str>,
     pub repeated: bool,
     /// The value a secret gets when the user gives none: a reference (`${NAME}`,
     /// `Bearer ${NAME}`), and the variable to export.
@@ -298,6 +302,7 @@ pub fn render(
     if filler.missing {
         return Err(MapError::Inputs);
     }
+    refuse_control_characters(&server.name, &transport)?;
     Ok(ServerEntry {
         transport,
         extras: Map::new(),
@@ -391,6 +396,7 @@ impl Filler<'_, '_> {
                 default: input.default.as_deref(),
                 templated: true,
                 choices: &input.choices,
+                format: input.format.as_deref(),
                 repeated: false,
                 reference: format!("${{{variable}}}"),
                 variable,
@@ -420,6 +426,7 @@ impl Filler<'_, '_> {
             default: input.default.as_deref(),
             templated: false,
             choices: &input.choices,
+            format: input.format.as_deref(),
             repeated,
             reference,
             variable,
@@ -742,6 +749,39 @@ fn remote_entry(
         }
     }
     Ok(Transport::Remote { url, kind, headers })
+}
+
+/// A registry entry is untrusted text: escape sequences or newlines in what would be
+/// written (and printed) are refused rather than passed on to a config file or terminal.
+fn refuse_control_characters(name: &str, transport: &Transport) -> Result<(), MapError> {
+    let fields: Vec<(&str, &String)> = match transport {
+        Transport::Stdio {
+            command, args, env, ..
+        } => std::iter::once(("the command", command))
+            .chain(args.iter().map(|a| ("an argument", a)))
+            .chain(
+                env.iter()
+                    .flat_map(|(k, v)| [("an env name", k), ("an env value", v)]),
+            )
+            .collect(),
+        Transport::Remote { url, headers, .. } => std::iter::once(("the URL", url))
+            .chain(
+                headers
+                    .iter()
+                    .flat_map(|(k, v)| [("a header name", k), ("a header value", v)]),
+            )
+            .collect(),
+    };
+    match fields
+        .iter()
+        .find(|(_, text)| text.chars().any(char::is_control))
+    {
+        Some((what, _)) => Err(MapError::ControlCharacter {
+            name: super::clean(name),
+            what: (*what).to_owned(),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// The command line as a person would type it (arguments with spaces or quotes quoted).

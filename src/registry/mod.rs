@@ -43,7 +43,8 @@ pub fn is_registry_name(name: &str) -> bool {
     let (name, _) = split_version(name);
     match name.split_once('/') {
         Some((namespace, rest)) => {
-            !namespace.is_empty()
+            namespace.contains('.')
+                && !namespace.starts_with('.')
                 && !rest.is_empty()
                 && !rest.contains('/')
                 && !name.contains(char::is_whitespace)

@@ -393,7 +393,8 @@ fn boolean_named_arguments_are_bare_flags_and_repeated_ones_repeat() {
                 {"type": "named", "name": "--read-only", "value": "true", "format": "boolean"},
                 {"type": "named", "name": "--verbose", "value": "false", "format": "boolean"},
                 {"type": "positional", "valueHint": "root", "isRequired": true, "isRepeated": true},
-                {"type": "named", "name": "--mode", "isRequired": true, "default": "fast", "choices": ["fast", "safe"]}
+                {"type": "named", "name": "--mode", "isRequired": true, "default": "fast", "choices": ["fast", "safe"]},
+                {"type": "named", "name": "--port", "format": "number"}
             ]
         }]
     }));
@@ -420,8 +421,14 @@ fn boolean_named_arguments_are_bare_flags_and_repeated_ones_repeat() {
         (InputKind::Var, "root", "/srv"),
         (InputKind::Var, "mode", "slow"),
     ]);
-    let err = render_item(item, Preference::Auto, &bad, &http, None).unwrap_err();
+    let err = render_item(item.clone(), Preference::Auto, &bad, &http, None).unwrap_err();
     assert!(err.to_string().contains("one of fast, safe"), "{err}");
+    let bad = given(&[
+        (InputKind::Var, "root", "/srv"),
+        (InputKind::Var, "port", "eighty"),
+    ]);
+    let err = render_item(item, Preference::Auto, &bad, &http, None).unwrap_err();
+    assert!(err.to_string().contains("`eighty`, not a number"), "{err}");
 }
 
 #[test]
@@ -550,6 +557,10 @@ fn names_versions_and_text() {
     assert!(is_registry_name("io.github.upstash/context7@1.0.0"));
     assert!(!is_registry_name("github"));
     assert!(!is_registry_name("a/b/c"));
+    assert!(
+        !is_registry_name("mcp/github"),
+        "a registry namespace is reverse DNS"
+    );
     assert_eq!(
         split_version("io.github.x/y@1.2.0"),
         ("io.github.x/y", Some("1.2.0"))
@@ -565,4 +576,18 @@ fn names_versions_and_text() {
     assert_eq!(api::encode("io.github.x/y z"), "io.github.x%2Fy%20z");
     assert_eq!(clean("a\x1b[31mb\u{202e}\r\nc"), "a?[31mb? c");
     assert_eq!(api::distance("context7", "context"), 1);
+}
+
+#[test]
+fn control_characters_from_the_registry_are_refused() {
+    let item = hand_made(json!({
+        "name": "io.github.evil/ansi",
+        "version": "1.0.0",
+        "packages": [{"registryType": "npm", "identifier": "pkg\u{1b}[2J", "version": "1.0.0"}]
+    }));
+    let err = render_item(item, Preference::Auto, &Given::default(), &http, None).unwrap_err();
+    assert!(
+        err.to_string().contains("control character in an argument"),
+        "{err}"
+    );
 }

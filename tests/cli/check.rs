@@ -564,7 +564,29 @@ fn pre_commit_hook_covers_every_project_path() {
     )
     .unwrap();
     assert!(hooks.contains("id: mcpctl-check") && hooks.contains("entry: mcpctl check"));
-    assert!(hooks.contains("language: rust"));
+    // The prebuilt binary from npm, pinned to this version: no Rust build in the hook.
+    assert!(hooks.contains("language: node"));
+    let pin = format!(
+        "additional_dependencies: [\"mcpctl@{}\"]",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(hooks.contains(&pin), "the hook must pin {pin}");
+    // The README's local-hook snippet matches on the same files.
+    let files = hooks
+        .lines()
+        .find(|l| l.trim_start().starts_with("files:"))
+        .unwrap();
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .unwrap();
+    assert!(
+        readme.contains(files.trim()),
+        "README's pre-commit snippet: {files}"
+    );
+    assert!(
+        readme.contains(&pin),
+        "README's pre-commit snippet must pin {pin}"
+    );
     for client in mcpctl::clients::ClientTable::builtin().unwrap().all() {
         if let Some(project) = &client.project {
             let base = project

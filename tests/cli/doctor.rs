@@ -491,3 +491,125 @@ fn doctor_names_the_scope_that_wins() {
         "{thrice:?}"
     );
 }
+
+/// doctor --json in `dir` (relative to HOME) as the project directory.
+fn doctor_in(env: &TestEnv, dir: &str, args: &[&str]) -> Value {
+    std::fs::create_dir_all(env.path(dir)).unwrap();
+    let mut all = vec!["doctor", "--json", "--timeout", "10"];
+    all.extend(args);
+    let out = env
+        .command(&all)
+        .current_dir(env.path(dir))
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+}
+
+fn trust_check(result: &Value) -> (String, String) {
+    let check = result["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "trust")
+        .unwrap_or_else(|| panic!("no trust check in {result}"));
+    (
+        check["status"].as_str().unwrap().to_owned(),
+        check["message"].as_str().unwrap().to_owned(),
+    )
+}
+
+#[test]
+fn doctor_never_starts_unapproved_project_servers() {
+    // A cloned repository's .mcp.json and .cursor/mcp.json: nothing in them may run.
+    let env = TestEnv::new();
+    let marker = env.path("repo/pwned");
+    let evil = json!({"mcpServers": {"evil": {"command": "touch", "args": [marker]}}});
+    env.write("repo/.mcp.json", evil.to_string().as_bytes());
+    env.write("repo/.cursor/mcp.json", evil.to_string().as_bytes());
+    env.write(".claude.json", b"{}");
+    let report = doctor_in(&env, "repo", &["-c", "claude-code,cursor"]);
+    assert!(!marker.exists(), "an unapproved project server was started");
+    for client in ["claude-code", "cursor"] {
+        let result = report["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["client"] == client && r["name"] == "evil")
+            .unwrap_or_else(|| panic!("no {client} result in {report}"));
+        assert_eq!(result["status"], "skipped", "{result}");
+        let (status, message) = trust_check(result);
+        assert_eq!(status, "skipped");
+        assert!(message.contains("--trust-project"), "{message}");
+    }
+    let claude = result(&report, "evil");
+    assert!(trust_check(claude).1.contains("~/.claude.json"), "{claude}");
+
+    // The explicit flag starts them.
+    doctor_in(&env, "repo", &["-c", "cursor", "--trust-project"]);
+    assert!(marker.exists(), "--trust-project did not start the server");
+}
+
+#[test]
+fn doctor_starts_project_servers_the_client_approved() {
+    let env = TestEnv::new();
+    let server = json!({"command": fixture(), "args": []});
+    env.write(
+        "repo/.mcp.json",
+        json!({"mcpServers": {"yes": server, "no": server, "refused": server}})
+            .to_string()
+            .as_bytes(),
+    );
+    let project = env.path("repo").display().to_string();
+    let approvals = |entry: Value| {
+        env.write(
+            ".claude.json",
+            json!({"projects": {&project: entry}})
+                .to_string()
+                .as_bytes(),
+        );
+        doctor_in(&env, "repo", &["-c", "claude-code"])
+    };
+    let report = approvals(json!({
+        "enabledMcpjsonServers": ["yes"],
+        "disabledMcpjsonServers": ["refused"]
+    }));
+    assert_eq!(result(&report, "yes")["status"], "ok", "{report}");
+    assert_eq!(result(&report, "yes")["tools"], 2);
+    assert!(
+        trust_check(result(&report, "yes"))
+            .1
+            .contains("approved in Claude Code")
+    );
+    assert_eq!(result(&report, "no")["status"], "skipped");
+    assert_eq!(result(&report, "refused")["status"], "skipped");
+    assert!(
+        trust_check(result(&report, "refused"))
+            .1
+            .contains("refused")
+    );
+
+    let report = approvals(json!({
+        "enableAllProjectMcpServers": true,
+        "disabledMcpjsonServers": ["refused"]
+    }));
+    assert_eq!(result(&report, "no")["status"], "ok", "{report}");
+    assert_eq!(result(&report, "refused")["status"], "skipped");
+}
+
+#[test]
+fn doctor_reads_codex_project_trust() {
+    let env = TestEnv::new();
+    let project = env.path("repo").display().to_string();
+    let server = format!("[mcp_servers.fx]\ncommand = {:?}\n", fixture());
+    env.write("repo/.codex/config.toml", server.as_bytes());
+    env.write(".codex/config.toml", b"model = \"o3\"\n");
+    let report = doctor_in(&env, "repo", &["-c", "codex"]);
+    assert_eq!(result(&report, "fx")["status"], "skipped", "{report}");
+    env.write(
+        ".codex/config.toml",
+        format!("model = \"o3\"\n\n[projects.{project:?}]\ntrust_level = \"trusted\"\n").as_bytes(),
+    );
+    let report = doctor_in(&env, "repo", &["-c", "codex"]);
+    assert_eq!(result(&report, "fx")["status"], "ok", "{report}");
+}

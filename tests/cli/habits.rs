@@ -534,3 +534,76 @@ fn names_with_spaces_or_dots_warn_for_clients_that_mangle_them() {
     );
     assert!(!run.stderr.contains("Cursor may"), "{}", run.stderr);
 }
+
+// §5 The terminal
+
+#[test]
+fn tables_and_notes_fit_the_terminal_width() {
+    let mut env = TestEnv::new();
+    env.extra_env.push(("COLUMNS".into(), "80".into()));
+    env.write(
+        ".cursor/mcp.json",
+        br#"{"mcpServers":{"fs":{"command":"npx","args":["-y","@modelcontextprotocol/server-filesystem","/home/alice/projects/a-rather-long-directory-name/and/deeper/still","/tmp/another/long/path/for/good/measure"]}}}"#,
+    );
+    let run = env.run(&["list", "-c", "cursor"]).ok();
+    for line in run.stdout.lines() {
+        assert!(
+            line.chars().count() <= 80,
+            "{} > 80: {line}",
+            line.chars().count()
+        );
+    }
+    assert!(run.stdout.lines().count() > 2, "{}", run.stdout);
+    // Words are not broken mid-way when they fit.
+    assert!(
+        run.stdout
+            .contains("@modelcontextprotocol/server-filesystem"),
+        "{}",
+        run.stdout
+    );
+    let doctor = env.run(&["doctor", "-c", "cursor", "--timeout", "0.1"]);
+    for line in doctor.stderr.lines().filter(|l| l.contains("checking")) {
+        assert!(line.chars().count() <= 80, "banner: {line}");
+    }
+    assert!(
+        doctor.stderr.contains("checking 1 server"),
+        "{}",
+        doctor.stderr
+    );
+}
+
+#[test]
+fn help_has_global_heading_examples_and_transport_default() {
+    let env = TestEnv::new();
+    let top = env.run(&["--help"]).ok().stdout;
+    assert!(top.contains("Global options:"), "{top}");
+    for command in ["add", "remove", "list", "doctor", "check", "clients"] {
+        let help = env.run(&[command, "--help"]).ok().stdout;
+        assert!(help.contains("Examples:\n  mcpctl"), "{command}:\n{help}");
+    }
+    let add = env.run(&["add", "--help"]).ok().stdout;
+    assert!(
+        add.contains("default: stdio with a command, http with a URL"),
+        "{add}"
+    );
+}
+
+#[test]
+fn completions_name_client_ids_and_man_prints_roff() {
+    let env = TestEnv::new();
+    for shell in ["bash", "zsh", "fish", "powershell"] {
+        let run = env.run(&["completions", shell]).ok();
+        assert!(run.stdout.contains("mcpctl"), "{shell}");
+        // clap_complete's PowerShell script completes commands and flags, not values.
+        if shell != "powershell" {
+            assert!(run.stdout.contains("claude-code"), "{shell}: no client ids");
+        }
+    }
+    let man = env.run(&["man"]).ok().stdout;
+    assert!(
+        man.starts_with(".ie") || man.contains(".TH mcpctl"),
+        "{}",
+        &man[..200.min(man.len())]
+    );
+    assert!(man.contains("completions"), "subcommands listed");
+}

@@ -15,14 +15,17 @@ mod env;
 #[path = "../common/fixture_server.rs"]
 mod fixture_server;
 mod habits;
+mod import;
 mod list;
 mod manifest;
 #[path = "../common/peer.rs"]
 mod peer;
 mod peers;
+mod picker;
 mod registry;
 mod registry_server;
 mod remove;
+mod ship;
 mod state;
 mod tools;
 mod undo;

@@ -240,6 +240,21 @@ fn registry_errors_name_the_url_and_write_nothing() {
         "{}",
         run.stderr
     );
+    // An answer about another server (a broken subregistry) is not installed.
+    server.route(
+        "/v0.1/servers/io.github.upstash%2Fimpostor/versions/latest",
+        200,
+        &sample("context7.server.json").to_string(),
+    );
+    let run = env
+        .run(&["add", "io.github.upstash/impostor", "-c", "cursor"])
+        .code(2);
+    assert!(
+        run.stderr
+            .contains("answered with `io.github.upstash/context7@1.0.0`"),
+        "{}",
+        run.stderr
+    );
     // HTTP 500.
     server.break_with(500, "upstream exploded");
     let run = env
@@ -448,7 +463,7 @@ fn outdated_and_update_rewrite_in_place_with_the_same_inputs() {
         "add",
         "io.github.acme/db",
         "-c",
-        "cursor",
+        "cursor,claude-code",
         "--var",
         "schema=public",
     ])
@@ -462,7 +477,7 @@ fn outdated_and_update_rewrite_in_place_with_the_same_inputs() {
         run.json(),
         json!([{
             "name": "db", "server": "io.github.acme/db", "installed": "1.0.0",
-            "latest": "1.2.0", "status": "active", "clients": ["cursor"], "registry": server.url
+            "latest": "1.2.0", "status": "active", "clients": ["cursor", "claude-code"], "registry": server.url
         }])
     );
     let run = env.run(&["outdated"]).ok();
@@ -480,6 +495,11 @@ fn outdated_and_update_rewrite_in_place_with_the_same_inputs() {
     assert_eq!(env.run(&["outdated", "--json"]).ok().json(), json!([]));
     let run = env.run(&["update", "db"]).ok();
     assert!(run.stderr.contains("newest version"), "{}", run.stderr);
+    // A removed entry is not followed any more.
+    env.run(&["remove", "db", "-c", "claude-code"]).ok();
+    publish_db(&server, "1.3.0", true);
+    let run = env.run(&["outdated", "--json"]).ok();
+    assert_eq!(run.json()[0]["clients"], json!(["cursor"]));
 }
 
 #[test]
@@ -556,4 +576,143 @@ fn nuget_installs_as_dnx_and_windows_wraps_it() {
     let win = cursor(&env);
     assert_eq!(win["mcpServers"]["weather-win"]["command"], "cmd");
     assert_eq!(win["mcpServers"]["weather-win"]["args"][1], "dnx");
+}
+
+/// A pseudo-terminal for the prompt test: the child gets the slave side as stdin and
+/// stderr (mcpctl prompts only when both are terminals); the test types on the master.
+#[cfg(unix)]
+mod pty {
+    use std::fs::File;
+    use std::io::{Read, Write};
+    use std::os::fd::FromRawFd;
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+
+    pub struct Pty {
+        pub master: File,
+        pub slave: File,
+    }
+
+    pub fn open() -> Pty {
+        let (mut master, mut slave) = (0, 0);
+        // SAFETY: openpty writes two new descriptors; null name/termios/winsize are allowed.
+        let rc = unsafe {
+            libc::openpty(
+                &mut master,
+                &mut slave,
+                std::ptr::null_mut(),
+                std::ptr::null(),
+                std::ptr::null(),
+            )
+        };
+        assert_eq!(rc, 0, "openpty failed");
+        // SAFETY: both descriptors are fresh and owned by nobody else.
+        unsafe {
+            Pty {
+                master: File::from_raw_fd(master),
+                slave: File::from_raw_fd(slave),
+            }
+        }
+    }
+
+    /// Everything the child writes to the terminal, collected by a thread.
+    pub fn collect(master: &File) -> Arc<Mutex<String>> {
+        let seen = Arc::new(Mutex::new(String::new()));
+        let shared = Arc::clone(&seen);
+        let mut reader = master.try_clone().unwrap();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 1024];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                shared
+                    .lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+        seen
+    }
+
+    /// Wait until the terminal shows `text` (a prompt), then type `keys`.
+    pub fn answer(seen: &Arc<Mutex<String>>, master: &mut File, text: &str, keys: &str) {
+        let start = Instant::now();
+        while !seen.lock().unwrap().contains(text) {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "no prompt `{text}`; terminal shows:\n{}",
+                seen.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        master.write_all(keys.as_bytes()).unwrap();
+        master.flush().unwrap();
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_terminal_is_prompted_for_required_inputs_but_never_for_secrets() {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+
+    let server = RegistryServer::start();
+    let env = env_with(&server);
+    publish_db(&server, "1.0.0", true);
+    let mut terminal = pty::open();
+    let seen = pty::collect(&terminal.master);
+    let mut child = env
+        .command(&["add", "io.github.acme/db", "-c", "cursor"])
+        .stdin(Stdio::from(terminal.slave.try_clone().unwrap()))
+        .stderr(Stdio::from(terminal.slave.try_clone().unwrap()))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    pty::answer(
+        &seen,
+        &mut terminal.master,
+        "argument `--schema`",
+        "public\r",
+    );
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(30) {
+            child.kill().unwrap();
+            panic!(
+                "mcpctl did not finish; terminal shows:\n{}",
+                seen.lock().unwrap()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(
+        status.success(),
+        "terminal shows:\n{}",
+        seen.lock().unwrap()
+    );
+    let shown = seen.lock().unwrap().clone();
+    assert!(
+        !shown.contains("DB_PASSWORD ("),
+        "a secret was asked for:\n{shown}"
+    );
+    assert!(shown.contains("export DB_PASSWORD"), "{shown}");
+    assert_eq!(
+        cursor(&env)["mcpServers"]["db"],
+        json!({
+            "command": "npx",
+            "args": ["-y", "@acme/db-mcp@1.0.0", "--schema", "public"],
+            "env": {"DB_PASSWORD": "${env:DB_PASSWORD}"}
+        })
+    );
+    // The prompted value is recorded: `update` reuses it without asking.
+    publish_db(&server, "1.1.0", true);
+    env.run(&["update", "db"]).ok();
+    assert_eq!(
+        cursor(&env)["mcpServers"]["db"]["args"],
+        json!(["-y", "@acme/db-mcp@1.1.0", "--schema", "public"])
+    );
 }

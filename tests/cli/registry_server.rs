@@ -146,6 +146,15 @@ impl RegistryServer {
         item
     }
 
+    /// Answer `path` (and query) with this status and body.
+    pub fn route(&self, path: &str, status: u16, body: &str) {
+        self.state
+            .lock()
+            .unwrap()
+            .routes
+            .insert(path.to_owned(), (status, body.to_owned()));
+    }
+
     /// Answer every request with this status and body from now on.
     pub fn break_with(&self, status: u16, body: &str) {
         self.state.lock().unwrap().broken = Some((status, body.to_owned()));

@@ -273,3 +273,49 @@ fn call_types_arguments_by_schema_and_exits_1_when_the_tool_fails() {
         run.stderr
     );
 }
+
+#[test]
+fn tools_and_call_never_start_unapproved_project_servers() {
+    // The rule doctor follows: a cloned repository's .cursor/mcp.json runs nothing
+    // unless the client approved it or the user says --trust-project.
+    let env = TestEnv::new();
+    let marker = env.path("repo/pwned");
+    let evil = json!({"mcpServers": {"evil": {"command": "touch", "args": [marker]}}});
+    env.write("repo/.cursor/mcp.json", evil.to_string().as_bytes());
+    let in_repo = |args: &[&str]| {
+        let out = env
+            .command(args)
+            .current_dir(env.path("repo"))
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    for args in [
+        &["tools", "evil", "-c", "cursor"][..],
+        &["call", "evil", "hello", "-c", "cursor"][..],
+    ] {
+        let (code, stderr) = in_repo(args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("not started"), "{stderr}");
+        assert!(stderr.contains("--trust-project"), "{stderr}");
+        assert!(
+            !marker.exists(),
+            "{args:?} started an unapproved project server"
+        );
+    }
+    // The explicit flag starts it (touch is no MCP server, so the listing itself fails).
+    let (code, _) = in_repo(&[
+        "tools",
+        "evil",
+        "-c",
+        "cursor",
+        "--trust-project",
+        "--timeout",
+        "5",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(marker.exists(), "--trust-project did not start the server");
+}

@@ -47,6 +47,7 @@ pub(crate) fn fixture_binary() -> &'static Path {
 }
 
 /// Whether `pid` still runs (a zombie awaiting reaping by init counts as gone).
+#[cfg(unix)]
 #[allow(dead_code, reason = "not every test crate asks")]
 pub(crate) fn alive(pid: i32) -> bool {
     // Zombies may linger briefly until init reaps them.
@@ -61,6 +62,24 @@ pub(crate) fn alive(pid: i32) -> bool {
             .rsplit_once(')')
             .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
         if zombie {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    true
+}
+
+/// Whether `pid` still runs. Terminating a Job Object is asynchronous: a process gets a
+/// second to disappear from `tasklist`.
+#[cfg(windows)]
+#[allow(dead_code, reason = "not every test crate asks")]
+pub(crate) fn alive(pid: i32) -> bool {
+    for _ in 0..50 {
+        let listed = Command::new("tasklist")
+            .args(["/FI", &format!("PID eq {pid}"), "/NH", "/FO", "CSV"])
+            .output()
+            .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).contains(&format!("\"{pid}\"")));
+        if !listed {
             return false;
         }
         std::thread::sleep(Duration::from_millis(20));

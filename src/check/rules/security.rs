@@ -166,23 +166,7 @@ impl Linter<'_> {
         offset: usize,
         what: &str,
     ) {
-        if vars::is_reference(value) {
-            return;
-        }
-        // What is written literally; references around it are no secret.
-        let literal = vars::literal_text(value);
-        let bearer = value
-            .strip_prefix("Bearer ")
-            .or_else(|| value.strip_prefix("bearer "))
-            .map(|t| vars::literal_text(t.trim()));
-        let kind = pattern_secret(value)
-            .or_else(|| {
-                bearer
-                    .filter(|t| t.trim().len() >= 8)
-                    .map(|_| "a literal `Bearer` token")
-            })
-            .or_else(|| secret_name(key).then(|| entropy_secret(&literal)).flatten());
-        if let Some(kind) = kind {
+        if let Some(kind) = literal_secret(key, value) {
             let variable = key.to_ascii_uppercase().replace(['-', ' ', '.'], "_");
             let suggestion = self.suggest(&variable, what);
             self.report_secret(
@@ -231,6 +215,29 @@ impl Linter<'_> {
             ),
         }
     }
+}
+
+/// What kind of literal secret `value` (an env or header value under `key`) holds, by
+/// this rule's test: a known token pattern, a literal `Bearer` token, or a high-entropy
+/// value under a secret-sounding key. `None` for references and ordinary values.
+/// `import` uses the same test to move secrets out of manifests.
+pub fn literal_secret(key: &str, value: &str) -> Option<&'static str> {
+    if vars::is_reference(value) {
+        return None;
+    }
+    // What is written literally; references around it are no secret.
+    let literal = vars::literal_text(value);
+    let bearer = value
+        .strip_prefix("Bearer ")
+        .or_else(|| value.strip_prefix("bearer "))
+        .map(|t| vars::literal_text(t.trim()));
+    pattern_secret(value)
+        .or_else(|| {
+            bearer
+                .filter(|t| t.trim().len() >= 8)
+                .map(|_| "a literal `Bearer` token")
+        })
+        .or_else(|| secret_name(key).then(|| entropy_secret(&literal)).flatten())
 }
 
 fn is_loopback(after_scheme: &str) -> bool {

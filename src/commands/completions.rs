@@ -1,0 +1,61 @@
+//! `mcpctl completions SHELL` and `mcpctl man`: the command line described for shells and
+//! for `man`, generated from the same clap definition as `--help`.
+//!
+//! Completion scripts are static, so they complete what is known when they are written:
+//! commands, flags, enum values and the client ids (and aliases) of the table in use.
+//! Server names change with every `add` and are not completed.
+
+use clap::CommandFactory;
+use clap::builder::PossibleValuesParser;
+
+use crate::cli::{Cli, CompletionsArgs};
+use crate::commands::Context;
+use crate::error::ExitStatus;
+use crate::output::Printer;
+
+/// The commands whose client option takes table ids, and that option's id.
+const CLIENT_OPTIONS: &[(&str, &str)] = &[
+    ("add", "clients"),
+    ("remove", "clients"),
+    ("list", "clients"),
+    ("doctor", "clients"),
+    ("check", "client"),
+];
+
+pub fn run(
+    args: CompletionsArgs,
+    ctx: &Context,
+    printer: &mut Printer,
+) -> anyhow::Result<ExitStatus> {
+    let CompletionsArgs { shell } = args;
+    let mut words: Vec<String> = Vec::new();
+    for client in ctx.table.all() {
+        words.push(client.id.clone());
+        words.extend(client.aliases.iter().cloned());
+    }
+    words.sort();
+    words.dedup();
+    let mut command = Cli::command();
+    for (name, option) in CLIENT_OPTIONS {
+        if command.find_subcommand(name).is_none() {
+            continue;
+        }
+        let words = words.clone();
+        command = command.mut_subcommand(name, |sub| {
+            sub.mut_arg(*option, |arg| {
+                arg.value_parser(PossibleValuesParser::new(words))
+            })
+        });
+    }
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command, "mcpctl", &mut script);
+    printer.raw(&String::from_utf8_lossy(&script));
+    Ok(ExitStatus::Success)
+}
+
+pub fn man(printer: &mut Printer) -> anyhow::Result<ExitStatus> {
+    let mut page = Vec::new();
+    clap_mangen::Man::new(Cli::command()).render(&mut page)?;
+    printer.raw(&String::from_utf8_lossy(&page));
+    Ok(ExitStatus::Success)
+}

@@ -1,0 +1,71 @@
+//! `mcpctl copy NAME --from ID -c ...`: one entry from one client into others, through
+//! exactly the rendering `add` uses (dialect, variable syntax, Windows wrap). The source's
+//! spelling is made portable first (`cmd /c` unwrapped, `${env:X}` → `${X}`), and its
+//! housekeeping (switches, approvals, timeouts) stays behind. Recorded as `copy`.
+
+use crate::cli::CopyArgs;
+use crate::commands::add::{Flags, Provenance, add_to, print_reports, report};
+use crate::commands::{Context, inventory, targets};
+use crate::error::{ExitStatus, UserError};
+use crate::manifest::portable_entry;
+use crate::output::Printer;
+use crate::state::Origin;
+use crate::state::ledger::HOUSEKEEPING_KEYS;
+
+pub fn run(args: CopyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
+    let CopyArgs {
+        name,
+        from,
+        targets: target_args,
+        scope,
+        force,
+        dry_run,
+    } = args;
+    let source = targets::by_ids(ctx, std::slice::from_ref(&from))?;
+    let (found, broken) = inventory::collect(ctx, &source, Some(&name));
+    let found = found
+        .into_iter()
+        .filter(|f| f.scope == scope)
+        .find(|f| f.entry.is_ok());
+    let Some(found) = found else {
+        if let Some(b) = broken.into_iter().next() {
+            return Err(b.error);
+        }
+        return Err(UserError::new(format!(
+            "`{name}` is not in {from}'s {} file",
+            scope.as_str()
+        ))
+        .hint(format!("`mcpctl list -c {from}` shows its servers"))
+        .into());
+    };
+    let Ok(entry) = &found.entry else {
+        return Err(UserError::new(format!("`{name}` in {from} does not read as a server")).into());
+    };
+    let mut entry = portable_entry(entry);
+    entry
+        .extras
+        .retain(|k, _| !HOUSEKEEPING_KEYS.contains(&k.as_str()));
+    let clients = targets::choose(ctx, &target_args, "copy to", &|c| c.id != from)?;
+    let how = Provenance {
+        origin: Origin::copy(),
+        guard: None,
+    };
+    let mut reports = Vec::new();
+    for client in clients.into_iter().filter(|c| c.id != from) {
+        let flags = Flags {
+            force,
+            dry_run,
+            no_wrap: false,
+        };
+        let result = add_to(ctx, client, scope, &name, &entry, &[], flags, &how).map(
+            |(path, outcome, notes, _)| {
+                for note in notes {
+                    printer.warn(&note);
+                }
+                (path, outcome)
+            },
+        );
+        reports.push(report(ctx, client, scope, result));
+    }
+    print_reports(printer, &reports, dry_run)
+}

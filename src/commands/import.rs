@@ -1,0 +1,376 @@
+//! `mcpctl import`: write a manifest from what is installed. Identical servers in several
+//! clients become one entry with their `clients`; variants of one name are reported (the
+//! first is imported); variable spellings become `${VAR}`; literal secrets become `${NAME}`
+//! references (unless `--keep-secrets`) and the variables to export are printed. An
+//! existing manifest is extended losslessly (toml_edit): servers it already has are kept.
+//! Imported entries are adopted into the ledger for that manifest, so `apply` right after
+//! changes nothing (except moving secrets out, which `plan` shows as `update`).
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+use toml_edit::{Array, DocumentMut, InlineTable, Item, Table};
+
+use crate::check::rules::security::literal_secret;
+use crate::cli::ImportArgs;
+use crate::clients::{Client, Scope};
+use crate::commands::inventory::{self, display_path};
+use crate::commands::{Context, edit, targets};
+use crate::entry::{self, Dialect, RemoteKind, ServerEntry, StringMap, Transport};
+use crate::error::{ExitStatus, UserError};
+use crate::manifest::{self, Manifest};
+use crate::output::Printer;
+use crate::state::Origin;
+use crate::state::ledger::{self, HOUSEKEEPING_KEYS};
+
+/// One spelling of a server, and where it was found.
+struct Variant<'a> {
+    entry: ServerEntry,
+    /// (client, file, raw entry as found)
+    found: Vec<(&'a Client, crate::clients::Location, Value)>,
+    /// Fields the manifest does not model, per client (`[servers.NAME.client.ID]`).
+    client_fields: IndexMap<String, Map<String, Value>>,
+}
+
+pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
+    let ImportArgs {
+        clients,
+        scope,
+        manifest: manifest_file,
+        keep_secrets,
+    } = args;
+    let clients: Vec<&Client> = if clients.is_empty() {
+        targets::detected(ctx)
+    } else {
+        targets::by_ids(ctx, &clients)?
+    };
+    let path = manifest::locate(manifest_file.as_deref(), &ctx.project, &ctx.platform)?;
+    let (found, broken) = inventory::collect(ctx, &clients, None);
+    for b in &broken {
+        printer.warn(&format!(
+            "skipped `{}`: {}",
+            display_path(ctx, &b.path),
+            b.error
+        ));
+    }
+    let mut servers: IndexMap<String, Vec<Variant<'_>>> = IndexMap::new();
+    let mut variables: IndexMap<String, String> = IndexMap::new();
+    for f in found {
+        if f.scope != scope || entry::is_toggle(&f.raw) {
+            continue;
+        }
+        let Ok(entry) = &f.entry else {
+            printer.warn(&format!(
+                "skipped `{}` in {}: it does not read as a server",
+                f.name, f.client.id
+            ));
+            continue;
+        };
+        let mut portable = manifest::portable_entry(entry);
+        let extras = std::mem::take(&mut portable.extras);
+        if !keep_secrets {
+            move_secrets(&f.name, &mut portable, f.client, &mut variables);
+        }
+        let Some(location) = f
+            .client
+            .location(f.scope, &ctx.platform, &ctx.project)
+            .ok()
+            .flatten()
+        else {
+            continue;
+        };
+        let fields: Map<String, Value> = extras
+            .into_iter()
+            .filter(|(k, _)| !HOUSEKEEPING_KEYS.contains(&k.as_str()))
+            .collect();
+        let variants = servers.entry(f.name.clone()).or_default();
+        let variant = match variants.iter_mut().position(|v| v.entry == portable) {
+            Some(i) => &mut variants[i],
+            None => {
+                variants.push(Variant {
+                    entry: portable,
+                    found: Vec::new(),
+                    client_fields: IndexMap::new(),
+                });
+                let last = variants.len() - 1;
+                &mut variants[last]
+            }
+        };
+        if !fields.is_empty() {
+            variant.client_fields.insert(f.client.id.clone(), fields);
+        }
+        variant.found.push((f.client, location, f.raw));
+    }
+    let existing = match crate::fs::read_source(&path) {
+        Ok(source) if manifest_file.is_some() && source.exists() => Some(source),
+        Ok(_) => None,
+        Err(e) => return Err(UserError::new(e.to_string()).into()),
+    };
+    let mut doc: DocumentMut = match &existing {
+        Some(source) => source.text.parse().map_err(|e: toml_edit::TomlError| {
+            UserError::new(format!("cannot parse `{}`: {e}", path.display()))
+                .hint("fix the manifest first; mcpctl left it unchanged")
+        })?,
+        None => DocumentMut::new(),
+    };
+    let used: Vec<&str> = clients
+        .iter()
+        .map(|c| c.id.as_str())
+        .filter(|id| {
+            servers
+                .values()
+                .any(|v| v[0].found.iter().any(|(c, _, _)| c.id == *id))
+        })
+        .collect();
+    extend_clients(&mut doc, &used, scope, existing.is_none());
+    if !doc.contains_key("servers") {
+        let mut table = Table::new();
+        table.set_implicit(true);
+        doc.insert("servers", Item::Table(table));
+    }
+    let mut imported: Vec<(String, &Variant<'_>)> = Vec::new();
+    for (name, variants) in &servers {
+        let Some(table) = doc["servers"].as_table_mut() else {
+            return Err(UserError::new(format!(
+                "`servers` in `{}` is not a table",
+                path.display()
+            ))
+            .hint("fix the manifest first; mcpctl left it unchanged")
+            .into());
+        };
+        if table.contains_key(name) {
+            printer.note(&format!(
+                "`{name}` is already in the manifest; kept as it is"
+            ));
+            continue;
+        }
+        let variant = &variants[0];
+        for other in &variants[1..] {
+            printer.warn(&format!(
+                "`{name}` differs between clients: imported the one in {}, not the one in {}",
+                ids(variant),
+                ids(other)
+            ));
+        }
+        let everywhere = used
+            .iter()
+            .all(|id| variant.found.iter().any(|(c, _, _)| c.id == *id));
+        table.insert(name, Item::Table(server_table(variant, !everywhere)));
+        imported.push((name.clone(), variant));
+    }
+    let text = doc.to_string();
+    // Whatever we wrote must read back as a valid manifest.
+    let parsed = Manifest::parse(&path, &text, &ctx.table).map_err(|e| {
+        UserError::new(format!("the imported manifest does not validate: {e}"))
+            .hint("this is a bug in mcpctl; nothing was written")
+    })?;
+    if manifest_file.is_some() {
+        let source = match existing {
+            Some(source) => source,
+            None => crate::fs::read_source(&path).map_err(|e| UserError::new(e.to_string()))?,
+        };
+        ctx.state.lock()?;
+        edit::write_file(ctx, &source, &text).map_err(|e| UserError::new(e.to_string()))?;
+        printer.note(&format!(
+            "imported {} server{} into `{}`",
+            imported.len(),
+            if imported.len() == 1 { "" } else { "s" },
+            display_path(ctx, &path)
+        ));
+    } else {
+        printer.raw(&text);
+    }
+    adopt(ctx, &parsed, &imported)?;
+    if !variables.is_empty() {
+        printer.note(&format!(
+            "literal secrets became references; set these variables where your clients run: {}",
+            variables
+                .iter()
+                .map(|(name, from)| format!("{name} (from {from})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        printer.note("`mcpctl plan` shows the entries whose secret moves to a variable");
+    }
+    Ok(ExitStatus::Success)
+}
+
+fn ids(variant: &Variant<'_>) -> String {
+    variant
+        .found
+        .iter()
+        .map(|(c, _, _)| c.id.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Record every imported entry as the manifest's, with the fingerprint it has now.
+fn adopt(
+    ctx: &Context,
+    manifest: &Manifest,
+    imported: &[(String, &Variant<'_>)],
+) -> anyhow::Result<()> {
+    let origin = Origin::manifest(&manifest.path);
+    for (name, variant) in imported {
+        for (client, location, raw) in &variant.found {
+            if let Some(fp) = ledger::fingerprint_raw(&Dialect::of(client), raw) {
+                ctx.state
+                    .record(edit::entry_key(location, name), fp, origin.clone(), false)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Literal secrets in env and header values become `${NAME}` references.
+fn move_secrets(
+    server: &str,
+    entry: &mut ServerEntry,
+    client: &Client,
+    variables: &mut IndexMap<String, String>,
+) {
+    let variable = |key: &str| {
+        format!("{server}_{key}")
+            .to_ascii_uppercase()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect::<String>()
+    };
+    let mut note = |name: &str| {
+        variables
+            .entry(name.to_owned())
+            .or_insert_with(|| format!("{server} in {}", client.id));
+    };
+    match &mut entry.transport {
+        Transport::Stdio { env, .. } => {
+            for (key, value) in env.iter_mut() {
+                if literal_secret(key, value).is_some() {
+                    *value = format!("${{{key}}}");
+                    note(key);
+                }
+            }
+        }
+        Transport::Remote { headers, .. } => {
+            for (key, value) in headers.iter_mut() {
+                if literal_secret(key, value).is_none() {
+                    continue;
+                }
+                if key.eq_ignore_ascii_case("authorization")
+                    && value.to_ascii_lowercase().starts_with("bearer ")
+                {
+                    let name = variable("token");
+                    *value = format!("Bearer ${{{name}}}");
+                    note(&name);
+                } else {
+                    let name = variable(key);
+                    *value = format!("${{{name}}}");
+                    note(&name);
+                }
+            }
+        }
+    }
+}
+
+/// A new manifest gets `clients`; an existing explicit list gains the clients imported
+/// from (a server's own list may only narrow it).
+fn extend_clients(doc: &mut DocumentMut, used: &[&str], scope: Scope, new: bool) {
+    if new {
+        doc.insert("clients", toml_edit::value(strings(used.iter().copied())));
+        if scope != Scope::User {
+            doc.insert("scope", toml_edit::value(scope.as_str()));
+        }
+        return;
+    }
+    if let Some(list) = doc.get_mut("clients").and_then(Item::as_array_mut) {
+        for id in used {
+            if !list.iter().any(|v| v.as_str() == Some(id)) {
+                list.push(*id);
+            }
+        }
+    }
+}
+
+fn strings<'a>(items: impl IntoIterator<Item = &'a str>) -> Array {
+    items.into_iter().collect()
+}
+
+fn inline(map: &StringMap) -> InlineTable {
+    map.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()
+}
+
+/// `[servers.NAME]` for one variant.
+fn server_table(variant: &Variant<'_>, narrow: bool) -> Table {
+    let mut t = Table::new();
+    match &variant.entry.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            t.insert("command", toml_edit::value(command.as_str()));
+            if !args.is_empty() {
+                t.insert(
+                    "args",
+                    toml_edit::value(strings(args.iter().map(String::as_str))),
+                );
+            }
+            if !env.is_empty() {
+                t.insert("env", toml_edit::value(inline(env)));
+            }
+            if let Some(cwd) = cwd {
+                t.insert("cwd", toml_edit::value(cwd.as_str()));
+            }
+        }
+        Transport::Remote { url, kind, headers } => {
+            t.insert("url", toml_edit::value(url.as_str()));
+            if *kind == RemoteKind::Sse {
+                t.insert("transport", toml_edit::value("sse"));
+            }
+            if !headers.is_empty() {
+                t.insert("headers", toml_edit::value(inline(headers)));
+            }
+        }
+    }
+    if narrow {
+        t.insert(
+            "clients",
+            toml_edit::value(strings(variant.found.iter().map(|(c, _, _)| c.id.as_str()))),
+        );
+    }
+    if !variant.client_fields.is_empty() {
+        let mut per_client = Table::new();
+        per_client.set_implicit(true);
+        for (id, fields) in &variant.client_fields {
+            let mut table = Table::new();
+            for (k, v) in fields {
+                if let Some(value) = toml_value(v) {
+                    table.insert(k, toml_edit::value(value));
+                }
+            }
+            per_client.insert(id, Item::Table(table));
+        }
+        t.insert("client", Item::Table(per_client));
+    }
+    t
+}
+
+/// A JSON value in TOML (`null` has no TOML spelling and is left out).
+fn toml_value(value: &Value) -> Option<toml_edit::Value> {
+    Some(match value {
+        Value::Null => return None,
+        Value::Bool(b) => (*b).into(),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => i.into(),
+            None => n.as_f64()?.into(),
+        },
+        Value::String(s) => s.as_str().into(),
+        Value::Array(items) => {
+            toml_edit::Value::Array(items.iter().filter_map(toml_value).collect())
+        }
+        Value::Object(map) => toml_edit::Value::InlineTable(
+            map.iter()
+                .filter_map(|(k, v)| Some((k.as_str(), toml_value(v)?)))
+                .collect(),
+        ),
+    })
+}

@@ -1,0 +1,76 @@
+//! The interactive multi-select (`add`/`remove` without a target, on a terminal): the one
+//! place that reads keys. Esc or Ctrl-C cancel and always give the cursor back; Enter with
+//! nothing selected asks again.
+#![expect(clippy::print_stderr, reason = "the prompt's own re-ask line")]
+
+use std::io;
+
+/// The person cancelled (Esc, `q` or Ctrl-C): exit 130, as a shell does for Ctrl-C.
+#[derive(Debug, thiserror::Error)]
+#[error("cancelled")]
+pub struct Cancelled;
+
+/// Let the person pick one or more of `items`; the indexes picked, in order.
+pub fn multi_select(prompt: &str, items: &[String]) -> anyhow::Result<Vec<usize>> {
+    let _guard = CtrlCGuard::install();
+    let prompt = format!("{prompt} (space selects, a toggles all, enter confirms, esc cancels)");
+    loop {
+        let picked = dialoguer::MultiSelect::new()
+            .with_prompt(&prompt)
+            .items(items)
+            .interact_opt();
+        // dialoguer hides the cursor while it draws; give it back whatever happened.
+        let _ = console::Term::stderr().show_cursor();
+        match picked {
+            Ok(Some(indexes)) if !indexes.is_empty() => return Ok(indexes),
+            Ok(Some(_)) => eprintln!("nothing selected: space selects a line, `a` selects all"),
+            Ok(None) => return Err(Cancelled.into()),
+            Err(dialoguer::Error::IO(e)) if e.kind() == io::ErrorKind::Interrupted => {
+                return Err(Cancelled.into());
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// While the prompt is up, Ctrl-C (which the terminal turns into SIGINT) shows the cursor,
+/// says "cancelled" and exits 130 instead of leaving the cursor hidden.
+struct CtrlCGuard {
+    #[cfg(unix)]
+    previous: libc::sighandler_t,
+}
+
+#[cfg(unix)]
+extern "C" fn on_interrupt(_: libc::c_int) {
+    const TEXT: &[u8] = b"\x1b[?25h\ncancelled\n";
+    // SAFETY: write(2) and _exit(2) are async-signal-safe; TEXT is a static buffer.
+    unsafe {
+        libc::write(2, TEXT.as_ptr().cast(), TEXT.len());
+        libc::_exit(130);
+    }
+}
+
+impl CtrlCGuard {
+    #[cfg(unix)]
+    fn install() -> CtrlCGuard {
+        let handler = on_interrupt as extern "C" fn(libc::c_int);
+        // SAFETY: installs a handler that only calls async-signal-safe functions.
+        let previous = unsafe { libc::signal(libc::SIGINT, handler as libc::sighandler_t) };
+        CtrlCGuard { previous }
+    }
+
+    #[cfg(not(unix))]
+    fn install() -> CtrlCGuard {
+        CtrlCGuard {}
+    }
+}
+
+impl Drop for CtrlCGuard {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        // SAFETY: puts back the handler that was there before.
+        unsafe {
+            libc::signal(libc::SIGINT, self.previous);
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! The multi-select on a real terminal (tmux): Esc and Ctrl-C cancel with exit 130 and
+//! give the cursor back, Enter with nothing selected asks again, the prompt mentions `a`.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::env::TestEnv;
+
+struct Pane {
+    session: String,
+    status: std::path::PathBuf,
+}
+
+impl Pane {
+    /// `mcpctl ARGS` in a detached tmux pane, writing its exit code to a file.
+    fn start(env: &TestEnv, name: &str, args: &str) -> Option<Pane> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            crate::peer::missing("picker tests: tmux is not installed");
+            return None;
+        }
+        let session = format!("mcpctl-{name}-{}", std::process::id());
+        let status = env.dir.path().join(format!("{name}.status"));
+        let home = env.home();
+        std::fs::create_dir_all(&home).unwrap();
+        let script = format!(
+            "cd '{home}' && env -i HOME='{home}' XDG_CONFIG_HOME='{home}/.config' PATH=/usr/bin:/bin TERM=xterm NO_COLOR=1 MCPCTL_STATE_DIR='{state}' '{bin}' {args}; echo $? > '{status}'; sleep 30",
+            home = home.display(),
+            state = env.dir.path().join("state").display(),
+            bin = env!("CARGO_BIN_EXE_mcpctl"),
+            status = status.display(),
+        );
+        let ok = Command::new("tmux")
+            .args([
+                "new-session",
+                "-d",
+                "-x",
+                "120",
+                "-y",
+                "30",
+                "-s",
+                &session,
+                &script,
+            ])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "tmux new-session failed");
+        Some(Pane { session, status })
+    }
+
+    fn screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["capture-pane", "-p", "-t", &self.session])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn wait_for(&self, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "`{text}` never appeared:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        Command::new("tmux")
+            .args(["send-keys", "-t", &self.session])
+            .args(keys)
+            .status()
+            .unwrap();
+    }
+
+    fn exit_code(&self) -> i32 {
+        let start = Instant::now();
+        loop {
+            if let Ok(text) = std::fs::read_to_string(&self.status)
+                && let Ok(code) = text.trim().parse()
+            {
+                return code;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "mcpctl did not exit:\n{}",
+                self.screen()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn cursor_visible(&self) -> bool {
+        let out = Command::new("tmux")
+            .args([
+                "display-message",
+                "-p",
+                "-t",
+                &self.session,
+                "#{cursor_flag}",
+            ])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim() == "1"
+    }
+}
+
+impl Drop for Pane {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.session])
+            .status();
+    }
+}
+
+fn two_clients() -> TestEnv {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", b"{}\n");
+    env.write(".codex/config.toml", b"");
+    env
+}
+
+#[test]
+fn picker_esc_cancels_with_130_and_enter_on_nothing_asks_again() {
+    let env = two_clients();
+    let Some(pane) = Pane::start(&env, "esc", "add mem -- npx -y m") else {
+        return;
+    };
+    let screen = pane.wait_for("which clients?");
+    assert!(screen.contains("a toggles all"), "{screen}");
+    pane.keys(&["Enter"]);
+    pane.wait_for("nothing selected");
+    pane.keys(&["Escape"]);
+    assert_eq!(pane.exit_code(), 130, "{}", pane.screen());
+    assert!(pane.screen().contains("cancelled"), "{}", pane.screen());
+    assert!(pane.cursor_visible(), "cursor left hidden");
+    assert!(
+        !Path::new(&env.path(".cursor/mcp.json")).exists()
+            || env.read_str(".cursor/mcp.json") == "{}\n"
+    );
+}
+
+#[test]
+fn picker_ctrl_c_restores_the_cursor_and_exits_130() {
+    let env = two_clients();
+    let Some(pane) = Pane::start(&env, "ctrlc", "add mem -- npx -y m") else {
+        return;
+    };
+    pane.wait_for("which clients?");
+    pane.keys(&["C-c"]);
+    assert_eq!(pane.exit_code(), 130, "{}", pane.screen());
+    assert!(pane.screen().contains("cancelled"), "{}", pane.screen());
+    assert!(pane.cursor_visible(), "cursor left hidden");
+}
+
+#[test]
+fn picker_space_and_enter_add_to_the_chosen_client() {
+    let env = two_clients();
+    let Some(pane) = Pane::start(&env, "pick", "add mem -- npx -y m") else {
+        return;
+    };
+    pane.wait_for("which clients?");
+    pane.keys(&["Space", "Enter"]);
+    assert_eq!(pane.exit_code(), 0, "{}", pane.screen());
+    assert!(env.read_str(".cursor/mcp.json").contains("\"mem\""));
+}

@@ -1,0 +1,65 @@
+//! How mcpctl ships: the README's install section, and the npm packaging, release
+//! workflow and pre-commit set-up agreeing with each other and with Cargo.toml. The
+//! packaging itself runs in `.ci/npm.sh` (assemble, pack, offline install, `npx mcpctl`).
+
+use std::path::Path;
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap()
+}
+
+#[test]
+fn readme_install_leads_with_npm_and_has_no_placeholders() {
+    let readme = read("README.md");
+    for placeholder in ["<repo url>", "<owner>", "<repo>", "github.com/OWNER"] {
+        assert!(!readme.contains(placeholder), "README has {placeholder}");
+    }
+    let install = readme
+        .split("\n## ")
+        .find(|section| section.starts_with("Install\n"))
+        .expect("README has an Install section");
+    let first_block = install.split("```").nth(1).unwrap();
+    assert!(first_block.contains("npx mcpctl") && first_block.contains("npm i -g mcpctl"));
+    assert!(install.contains("cargo install --path ."));
+    assert!(install.contains("`mcpctl-cli`"), "the crate's package name");
+    let rust = format!("Rust {} or newer", env!("CARGO_PKG_RUST_VERSION"));
+    assert!(readme.contains(&rust), "README must say {rust}");
+}
+
+/// `npm/assemble.mjs` builds a package for each target the release workflow builds.
+#[test]
+fn npm_platforms_are_the_release_targets() {
+    let assemble = read("npm/assemble.mjs");
+    let table = assemble
+        .split("const PLATFORMS = {")
+        .nth(1)
+        .and_then(|rest| rest.split("};").next())
+        .unwrap();
+    let mut npm_targets: Vec<&str> = table
+        .lines()
+        .filter_map(|line| line.split('"').nth(3))
+        .collect();
+    let release = read(".github/workflows/release.yml");
+    let mut built: Vec<&str> = release
+        .lines()
+        .filter_map(|line| line.split("{ target: ").nth(1))
+        .filter_map(|rest| rest.split(',').next())
+        .collect();
+    npm_targets.sort_unstable();
+    built.sort_unstable();
+    assert_eq!(npm_targets.len(), 5, "{table}");
+    assert_eq!(npm_targets, built);
+}
+
+#[test]
+fn npm_launcher_and_root_package_agree_with_cargo() {
+    let launcher: serde_json::Value =
+        serde_json::from_str(&read("npm/mcpctl/package.json")).unwrap();
+    assert_eq!(launcher["name"], "mcpctl");
+    assert_eq!(launcher["bin"]["mcpctl"], "bin/mcpctl.js");
+    assert!(launcher.get("scripts").is_none(), "no install scripts");
+    // The root package.json only lets pre-commit's `language: node` install the repo.
+    let root: serde_json::Value = serde_json::from_str(&read("package.json")).unwrap();
+    assert_eq!(root["private"], true);
+    assert_eq!(root["version"], env!("CARGO_PKG_VERSION"));
+}
