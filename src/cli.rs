@@ -482,9 +482,9 @@ pub struct DoctorArgs {
     /// Seconds each server gets for the whole handshake
     #[arg(long, default_value_t = 30.0, value_name = "SECS")]
     pub timeout: f64,
-    /// How many servers to check at once
-    #[arg(long, default_value_t = 8, value_name = "N")]
-    pub jobs: usize,
+    /// How many servers to check at once [default: the machine's parallelism]
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
     /// Run only the static checks; start nothing, connect nowhere
     #[arg(long)]
     pub no_spawn: bool,

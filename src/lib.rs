@@ -89,9 +89,8 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         printer.error(&error);
         status = ExitStatus::Error;
     }
-    if printer.broken_pipe() {
-        return ExitCode::SUCCESS;
-    }
+    // A closed stdout (`mcpctl doctor | head -1`) is not an error of its own, and it
+    // does not hide one either: the verdict (1 = problems found) is kept.
     status.into()
 }
 

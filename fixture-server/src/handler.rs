@@ -21,6 +21,9 @@ pub(crate) struct Fixture {
     paginate: bool,
     repeat_cursor: bool,
     crash_on_tools_list: bool,
+    /// Like server-everything: one more tool for a client that declares `roots` and
+    /// answers `roots/list`.
+    roots_tool: bool,
     era: Era,
 }
 
@@ -49,6 +52,7 @@ impl Fixture {
             } else {
                 Era::Handshake
             },
+            roots_tool: modes.has("roots-tool"),
         }
     }
 }
@@ -87,10 +91,11 @@ impl ServerHandler for Fixture {
         }
     }
 
+    #[allow(deprecated, reason = "roots is what server-everything still uses")]
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         if self.crash_on_tools_list {
             eprintln!("fixture: crashing on tools/list as asked");
@@ -102,7 +107,20 @@ impl ServerHandler for Fixture {
             return Ok(page);
         }
         if !self.paginate {
-            return Ok(ListToolsResult::with_all_items(self.tool_router.list_all()));
+            let mut tools = self.tool_router.list_all();
+            let declares_roots = context
+                .peer
+                .peer_info()
+                .is_some_and(|info| info.capabilities.roots.is_some());
+            if self.roots_tool && declares_roots && context.peer.list_roots().await.is_ok() {
+                let schema = serde_json::Map::from_iter([("type".to_owned(), "object".into())]);
+                tools.push(Tool::new(
+                    "roots_seen",
+                    "The client shared its roots",
+                    schema,
+                ));
+            }
+            return Ok(ListToolsResult::with_all_items(tools));
         }
         let start: usize = request
             .and_then(|r| r.cursor)

@@ -7,11 +7,12 @@
 //!   `http-401-bare=PORT`, `http-403=PORT`;
 //!
 //! the rest shape the server on any transport: `paginate`, `repeat-cursor`,
-//! `crash-on-tools-list`, the protocol era — `modern` (2026-07-28 only: `server/discover`,
+//! `crash-on-tools-list`, `roots-tool` (a third tool for clients that answer
+//! `roots/list`), the protocol era — `modern` (2026-07-28 only: `server/discover`,
 //! `initialize` refused), `dual` (both, the SDK's default), and without either only the
 //! handshake era; or its process (stdio): `banner`, `exit=N`, `silent`,
-//! `ignore-sigterm`, `odd-version`, `ping-first`, `ignore-unknown` (a hand-written
-//! handshake server that never answers methods it does not know, such as
+//! `ignore-sigterm`, `odd-version`, `ping-first`, `evil-name`, `ignore-unknown` (a
+//! hand-written handshake server that never answers methods it does not know, such as
 //! `server/discover`), `exit-on-unknown` (one that quits on them), `slow-start=MS`,
 //! `spawn-child`. With
 //! `FIXTURE_PID_FILE` set, it writes its pid (and its grandchild's) there, one per line,
@@ -52,8 +53,8 @@ enum Transport {
     Stdio,
     /// Read stdin and never answer.
     Silent,
-    /// Hand-written stdio replies (`odd-version`, `ping-first`, `ignore-unknown`,
-    /// `exit-on-unknown`).
+    /// Hand-written stdio replies (`odd-version`, `ping-first`, `evil-name`,
+    /// `ignore-unknown`, `exit-on-unknown`).
     Raw(raw::Quirks),
     /// The SDK's Streamable HTTP on a loopback port.
     Http(u16),
@@ -89,6 +90,7 @@ impl Transport {
         } else if [
             "odd-version",
             "ping-first",
+            "evil-name",
             "ignore-unknown",
             "exit-on-unknown",
         ]
@@ -98,6 +100,7 @@ impl Transport {
             Transport::Raw(raw::Quirks {
                 odd_version: modes.has("odd-version"),
                 ping_first: modes.has("ping-first"),
+                evil_name: modes.has("evil-name"),
                 exit_on_unknown: modes.has("exit-on-unknown"),
             })
         } else {
@@ -111,13 +114,19 @@ fn main() {
 
     let mut pids = vec![std::process::id()];
     if modes.has("spawn-child") {
-        // Deliberately leaked: only a process-group kill can end it.
-        let child = std::process::Command::new("sleep")
-            .arg("1000")
+        // Deliberately leaked: only a process-group (unix) or Job Object (Windows) kill
+        // can end it. Windows has no `sleep`; `ping -n 1000` waits as long.
+        let (program, args): (&str, &[&str]) = if cfg!(windows) {
+            ("ping", &["-n", "1000", "127.0.0.1"])
+        } else {
+            ("sleep", &["1000"])
+        };
+        let child = std::process::Command::new(program)
+            .args(args)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .spawn()
-            .expect("spawn sleep");
+            .expect("spawn the leaked child");
         pids.push(child.id());
     }
     if let Some(path) = std::env::var_os("FIXTURE_PID_FILE") {

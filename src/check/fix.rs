@@ -117,10 +117,11 @@ fn rewrap(command: &str, args: &[String], target: &Target<'_>) -> Option<(String
     if !target.client.fields.wrap_windows {
         return None;
     }
-    if target.os == Os::Windows && entry::needs_wrap(command, args) {
+    let windows = target.os == Os::Windows || target.client.windows_only();
+    if windows && entry::needs_wrap(command, args) {
         return Some(entry::wrap(command, args));
     }
-    if target.os != Os::Windows && target.scope == Scope::User && entry::is_wrapped(command, args) {
+    if !windows && target.scope == Scope::User && entry::is_wrapped(command, args) {
         let (inner, rest, _) = entry::logical(command, args);
         return Some((inner, rest));
     }

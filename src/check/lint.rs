@@ -68,6 +68,7 @@ impl<'a> Linter<'a> {
             code: rule.code,
             message,
             server: self.current.clone(),
+            fixable: false,
         });
     }
 

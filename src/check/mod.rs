@@ -50,6 +50,8 @@ pub struct Finding {
     /// The server entry the finding is about (not part of the JSON contract).
     #[serde(skip)]
     pub server: Option<String>,
+    /// `--fix` (with the same flags) removes it: set by `commands::check`, which tries.
+    pub fixable: bool,
 }
 
 /// What a file is checked as.

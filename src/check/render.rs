@@ -9,13 +9,14 @@ use super::{Finding, RULES, Severity};
 /// One grep-able line per finding.
 pub fn text_line(f: &Finding) -> String {
     format!(
-        "{}:{}:{}: {}[{}] {}",
+        "{}:{}:{}: {}[{}] {}{}",
         f.path,
         f.line,
         f.column,
         f.severity.as_str(),
         f.code,
-        f.message
+        f.message,
+        if f.fixable { " (fixable)" } else { "" }
     )
 }
 
@@ -152,6 +153,7 @@ mod tests {
             code: "MCP206",
             message: message.into(),
             server: None,
+            fixable: false,
         }
     }
 

@@ -171,6 +171,14 @@ impl Client {
         !self.path_templates(os).is_empty()
     }
 
+    /// The client exists only on Windows (Visual Studio): its files are used there
+    /// whatever `--platform` says.
+    pub fn windows_only(&self) -> bool {
+        self.supported_on(Os::Windows)
+            && !self.supported_on(Os::Linux)
+            && !self.supported_on(Os::Macos)
+    }
+
     /// The user config file on this platform, `None` when the client does not exist there.
     pub fn user_path(&self, platform: &Platform) -> Result<Option<PathBuf>, TemplateError> {
         platform.resolve_candidates(self.path_templates(platform.os))

@@ -9,7 +9,7 @@ use crate::cli::CallArgs;
 use crate::commands::Context;
 use crate::commands::tools::{exchange, failed, resolve};
 use crate::error::{ExitStatus, UserError};
-use crate::handshake::{ProbeError, ToolCall, printable, printable_lines};
+use crate::handshake::{ProbeError, ToolCall, clean_text, printable_lines};
 use crate::output::Printer;
 
 pub fn run(args: CallArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
@@ -25,7 +25,7 @@ pub fn run(args: CallArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
     if let Some(failure @ (ProbeError::UnknownTool { .. } | ProbeError::BadArgument { .. })) =
         &probe.failure
     {
-        return Err(UserError::new(printable(&failure.to_string()))
+        return Err(UserError::new(clean_text(&failure.to_string()))
             .hint(format!(
                 "`mcpctl tools {} -c {}` lists the tools and their parameters",
                 resolved.name, resolved.client
@@ -47,7 +47,7 @@ pub fn run(args: CallArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         if is_error {
             printer.warn(&format!(
                 "`{}` reported an error (isError)",
-                printable(&call.tool)
+                clean_text(&call.tool)
             ));
         }
     }
@@ -115,7 +115,7 @@ fn print_content(printer: &mut Printer, result: &Value) {
             Some("text") => text("text").map(printable_lines),
             Some(kind @ ("image" | "audio")) => Some(format!(
                 "[{kind}: {}, {} bytes of base64]",
-                printable(text("mimeType").unwrap_or("unknown type")),
+                clean_text(text("mimeType").unwrap_or("unknown type")),
                 text("data").map_or(0, str::len)
             )),
             Some("resource") => {
@@ -124,15 +124,15 @@ fn print_content(printer: &mut Printer, result: &Value) {
                 field("text").map(printable_lines).or_else(|| {
                     Some(format!(
                         "[resource: {}]",
-                        printable(field("uri").unwrap_or("(no uri)"))
+                        clean_text(field("uri").unwrap_or("(no uri)"))
                     ))
                 })
             }
             Some("resource_link") => Some(format!(
                 "[link: {}]",
-                printable(text("uri").unwrap_or("(no uri)"))
+                clean_text(text("uri").unwrap_or("(no uri)"))
             )),
-            Some(other) => Some(format!("[{} content]", printable(other))),
+            Some(other) => Some(format!("[{} content]", clean_text(other))),
             None => None,
         };
         if let Some(line) = line {

@@ -15,7 +15,7 @@ use crate::commands::Context;
 use crate::commands::edit;
 use crate::commands::inventory::display_path;
 use crate::error::{ExitStatus, UserError};
-use crate::formats::Edit;
+use crate::formats::{ConfigDoc, Edit};
 use crate::fs;
 use crate::output::Printer;
 
@@ -87,13 +87,11 @@ pub fn run(args: CheckArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
             if !files.is_empty() {
                 printer.note(&render::summary(&findings, files.len()));
             }
-            let fixable = findings
-                .iter()
-                .filter(|f| check::rule(f.code).is_some_and(|r| r.fixable))
-                .count();
+            let fixable = findings.iter().filter(|f| f.fixable).count();
             if fixable > 0 && !fix {
                 printer.note(&format!(
-                    "{fixable} finding(s) marked fixable; `mcpctl check --fix --dry-run` shows the changes"
+                    "{fixable} finding{} marked (fixable); `mcpctl check --fix --dry-run` shows the changes",
+                    if fixable == 1 { "" } else { "s" }
                 ));
             }
         }
@@ -272,11 +270,9 @@ fn check_file(
         scope,
         os: ctx.platform.os,
     };
-    let findings = check::check_text(&file.shown, &source.text, source.bom, &target);
-    let fixable = findings
-        .iter()
-        .any(|f| check::rule(f.code).is_some_and(|r| r.fixable));
-    if !fix || !fixable || check::has_parse_error(&findings) {
+    let mut findings = check::check_text(&file.shown, &source.text, source.bom, &target);
+    mark_fixable(&mut findings, file, &source, &target);
+    if !fix || !findings.iter().any(|f| f.fixable) {
         return Ok(findings);
     }
     let location = Location {
@@ -284,17 +280,8 @@ fn check_file(
         path: file.path.clone(),
         key: client.servers_key.clone(),
     };
-    let keys = fix_keys(client, scope);
     let outcome = edit::apply(ctx, client, &location, dry_run, &|doc| {
-        let mut changed = false;
-        for key in keys_in(doc, &keys)? {
-            for (name, raw) in doc.servers(&key)? {
-                if let Some(fixed) = check::fix::fix_entry(&raw, &target) {
-                    changed |= doc.upsert(&key, &name, &fixed)? != Edit::Unchanged;
-                }
-            }
-        }
-        Ok(if changed {
+        Ok(if apply_fixes(doc, &target)? {
             Edit::Updated
         } else {
             Edit::Unchanged
@@ -325,6 +312,49 @@ fn check_file(
         source.bom,
         &target,
     ))
+}
+
+/// Apply every safe fix to the entries of `doc`; whether anything changed.
+fn apply_fixes(doc: &mut dyn ConfigDoc, target: &Target<'_>) -> anyhow::Result<bool> {
+    let mut changed = false;
+    for key in keys_in(doc, &fix_keys(target.client, target.scope))? {
+        for (name, raw) in doc.servers(&key)? {
+            if let Some(fixed) = check::fix::fix_entry(&raw, target) {
+                changed |= doc.upsert(&key, &name, &fixed)? != Edit::Unchanged;
+            }
+        }
+    }
+    Ok(changed)
+}
+
+/// Mark the findings `--fix` would remove, by fixing a copy in memory and checking it
+/// again: a finding is fixable when its rule has a fix and it is gone afterwards. So the
+/// `(fixable)` marker and the closing hint never promise what `--fix` will not do.
+fn mark_fixable(
+    findings: &mut [Finding],
+    file: &File<'_>,
+    source: &fs::Source,
+    target: &Target<'_>,
+) {
+    let candidates = findings
+        .iter()
+        .any(|f| check::rule(f.code).is_some_and(|r| r.fixable));
+    if !candidates || check::has_parse_error(findings) {
+        return;
+    }
+    let Ok(mut doc) = target.client.format.parse(source.text.clone()) else {
+        return;
+    };
+    if !matches!(apply_fixes(doc.as_mut(), target), Ok(true)) {
+        return;
+    }
+    let after = check::check_text(&file.shown, &doc.render(), source.bom, target);
+    for finding in findings.iter_mut() {
+        finding.fixable = check::rule(finding.code).is_some_and(|r| r.fixable)
+            && !after
+                .iter()
+                .any(|a| a.code == finding.code && a.server == finding.server);
+    }
 }
 
 /// Key paths whose entries `--fix` may rewrite: the servers map, and in a user file the

@@ -63,6 +63,14 @@ struct DoctorResult {
     tools: Option<usize>,
     /// Estimated tokens the server's tool definitions add to a client's context.
     tokens: Option<usize>,
+    tool_names: Vec<String>,
+    /// The capabilities the server declared.
+    capabilities: Option<serde_json::Value>,
+    /// Length of the server's `instructions`, in characters.
+    instructions_chars: Option<usize>,
+    /// On failure: the program that was started (resolved) or the URL contacted, with the
+    /// arguments as written (no expanded values).
+    started: Option<String>,
     elapsed_ms: Option<u64>,
     phases: Vec<handshake::PhaseTime>,
     error: Option<String>,
@@ -168,6 +176,10 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             protocol_version: None,
             tools: None,
             tokens: None,
+            tool_names: Vec::new(),
+            capabilities: None,
+            instructions_chars: None,
+            started: None,
             elapsed_ms: None,
             phases: Vec::new(),
             error: Some(format!("{:#}", b.error)),
@@ -212,15 +224,29 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             printer.progress(&format!("[0/{total}] starting…"));
         }
         let printer_ref = &*printer;
-        let probes = handshake::probe_many(launches, &options, jobs.max(1), |i, _probe| {
+        // More servers at once than cores made healthy servers time out on a busy machine.
+        let jobs = jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(4, usize::from))
+            .max(1);
+        let probes = handshake::probe_many(launches, &options, jobs, |i, probe| {
             if let Ok(mut n) = done.lock() {
                 *n += 1;
-                printer_ref.progress(&format!("[{n}/{total}] {} checked", labels[i]));
+                // A verdict per line, so a CI log shows results as they come.
+                let verdict = match probe.status {
+                    ProbeStatus::Ok => "ok",
+                    ProbeStatus::Warn => "warn",
+                    ProbeStatus::Fail => "fail",
+                };
+                printer_ref.progress(&format!(
+                    "[{n}/{total}] {} {verdict} ({} ms)",
+                    labels[i], probe.elapsed_ms
+                ));
             }
         });
         printer.progress_done();
-        for ((index, _), probe) in to_probe.iter().zip(probes) {
-            merge_probe(&mut results[*index], probe);
+        let busy = jobs.min(total);
+        for ((index, launch), probe) in to_probe.iter().zip(probes) {
+            merge_probe(&mut results[*index], launch, probe, busy);
         }
     }
     let tokens = client_tokens(&results, &to_probe);
@@ -322,6 +348,10 @@ fn static_checks(
         protocol_version: None,
         tools: None,
         tokens: None,
+        tool_names: Vec::new(),
+        capabilities: None,
+        instructions_chars: None,
+        started: None,
         elapsed_ms: None,
         phases: Vec::new(),
         error: None,
@@ -530,8 +560,18 @@ fn client_tokens(results: &[DoctorResult], probed: &[(usize, Launch)]) -> Vec<Cl
     totals
 }
 
-fn merge_probe(result: &mut DoctorResult, probe: Probe) {
+/// Fold a probe into the result. `busy`: how many servers were probed at once.
+fn merge_probe(result: &mut DoctorResult, launch: &Launch, probe: Probe, busy: usize) {
     let (status, message) = match (&probe.status, &probe.failure) {
+        (ProbeStatus::Fail, Some(f @ handshake::ProbeError::Timeout { .. })) if busy > 1 => (
+            Status::Fail,
+            format!(
+                "{f}; {} others were starting at the same time: if it passes alone \
+                 (`mcpctl doctor {}`), lower --jobs",
+                busy - 1,
+                result.name
+            ),
+        ),
         (ProbeStatus::Fail, Some(f)) => (Status::Fail, f.to_string()),
         (ProbeStatus::Fail, None) => (Status::Fail, "handshake failed".to_owned()),
         (ProbeStatus::Warn, _) => (
@@ -555,9 +595,29 @@ fn merge_probe(result: &mut DoctorResult, probe: Probe) {
     result.protocol_version = probe.protocol_version;
     result.tools = probe.tools;
     result.tokens = probe.tokens;
+    result.tool_names = probe.tool_names;
+    result.capabilities = probe.capabilities;
+    result.instructions_chars = probe.instructions_chars;
+    if status == Status::Fail {
+        result.started = Some(started(launch, &result.target));
+    }
     result.elapsed_ms = Some(probe.elapsed_ms);
     result.phases = probe.phases;
     result.stderr_tail = probe.stderr_tail;
+}
+
+/// What was started, for a failure report: the resolved program with the entry's
+/// arguments as written (`target` minus its command), or the URL as written.
+fn started(launch: &Launch, target: &str) -> String {
+    match launch {
+        Launch::Stdio { program, .. } => {
+            let args = target.split_once(' ').map_or("", |(_, rest)| rest);
+            format!("{} {args}", program.display())
+                .trim_end()
+                .to_owned()
+        }
+        Launch::Remote { .. } => target.to_owned(),
+    }
 }
 
 fn print_human(printer: &mut Printer, report: &Report, no_spawn: bool, client_count: usize) {

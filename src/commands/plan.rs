@@ -614,6 +614,7 @@ fn findings(ctx: &Context, items: &[&Item]) -> Vec<Finding> {
                     .unwrap_or_default()
             ),
             server: Some(i.name.clone()),
+            fixable: false,
         })
         .collect()
 }

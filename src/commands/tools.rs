@@ -15,7 +15,7 @@ use crate::commands::doctor;
 use crate::commands::inventory::{Found, collect, display_path};
 use crate::commands::{Context, targets};
 use crate::error::{ExitStatus, UserError};
-use crate::handshake::{self, Era, Launch, Probe, ProbeOptions, printable, tools::TOKEN_METHOD};
+use crate::handshake::{self, Era, Launch, Probe, ProbeOptions, clean_text, tools::TOKEN_METHOD};
 use crate::output::{Printer, Style};
 
 /// Longest description line shown, in characters.
@@ -128,12 +128,12 @@ pub(crate) fn failed(resolved: &Resolved, probe: &Probe, what: &str) -> anyhow::
         "`{}` ({}): {}",
         resolved.name,
         resolved.client,
-        printable(&reason)
+        clean_text(&reason)
     ));
     if let Some(last) = probe.stderr_tail.last() {
         error = error.hint(format!(
             "its stderr ends with: {} (`mcpctl doctor {} -c {}` shows more)",
-            printable(last),
+            clean_text(last),
             resolved.name,
             resolved.client
         ));
@@ -185,11 +185,11 @@ pub fn run(args: ToolsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
     let count = probe.tool_definitions.len();
     let mut header = vec![format!(
         "{}{}",
-        printable(probe.server_name.as_deref().unwrap_or(&resolved.name)),
+        clean_text(probe.server_name.as_deref().unwrap_or(&resolved.name)),
         probe
             .server_version
             .as_deref()
-            .map(|v| format!(" {}", printable(v)))
+            .map(|v| format!(" {}", clean_text(v)))
             .unwrap_or_default()
     )];
     if let (Some(era), Some(version)) = (probe.protocol_era, &probe.protocol_version) {
@@ -211,7 +211,7 @@ pub fn run(args: ToolsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         }
     }
     for warning in &probe.warnings {
-        printer.warn(&printable(&warning.to_string()));
+        printer.warn(&clean_text(&warning.to_string()));
     }
     printer.note(&format!("\ntokens: {TOKEN_METHOD}"));
     Ok(ExitStatus::Success)
@@ -220,7 +220,7 @@ pub fn run(args: ToolsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
 /// A tool as lines: `name [annotations] ≈ N tokens`, the description's first line, then
 /// one line per parameter. Every server string is made printable.
 fn describe(tool: &Value) -> Vec<String> {
-    let name = printable(handshake::tools::name_of(tool));
+    let name = clean_text(handshake::tools::name_of(tool));
     let mut first = name;
     let tags = annotations(tool);
     if !tags.is_empty() {
@@ -236,7 +236,7 @@ fn describe(tool: &Value) -> Vec<String> {
         .and_then(Value::as_str)
         .and_then(|d| d.lines().map(str::trim).find(|l| !l.is_empty()))
     {
-        lines.push(format!("  {}", cut(&printable(line), DESCRIPTION_CHARS)));
+        lines.push(format!("  {}", cut(&clean_text(line), DESCRIPTION_CHARS)));
     }
     let schema = tool.get("inputSchema");
     let required: Vec<&str> = schema
@@ -252,7 +252,7 @@ fn describe(tool: &Value) -> Vec<String> {
     match properties {
         Some(properties) if !properties.is_empty() => {
             for (key, property) in properties {
-                let mut line = format!("    {}: {}", printable(key), type_of(property));
+                let mut line = format!("    {}: {}", clean_text(key), type_of(property));
                 if required.contains(&key.as_str()) {
                     line.push_str(" (required)");
                 }
@@ -261,7 +261,7 @@ fn describe(tool: &Value) -> Vec<String> {
                     .and_then(Value::as_str)
                     .and_then(|d| d.lines().map(str::trim).find(|l| !l.is_empty()))
                 {
-                    line.push_str(&format!(" — {}", cut(&printable(text), DESCRIPTION_CHARS)));
+                    line.push_str(&format!(" — {}", cut(&clean_text(text), DESCRIPTION_CHARS)));
                 }
                 lines.push(line);
             }
@@ -296,11 +296,11 @@ fn annotations(tool: &Value) -> Vec<&'static str> {
 /// A property's JSON type(s), `any` when the schema does not say.
 fn type_of(property: &Value) -> String {
     match property.get("type") {
-        Some(Value::String(t)) => printable(t),
+        Some(Value::String(t)) => clean_text(t),
         Some(Value::Array(types)) => types
             .iter()
             .filter_map(Value::as_str)
-            .map(printable)
+            .map(clean_text)
             .collect::<Vec<_>>()
             .join(" | "),
         _ if property.get("enum").is_some() => "enum".to_owned(),
@@ -349,9 +349,10 @@ mod tests {
         assert!(
             !lines
                 .iter()
-                .any(|l| l.contains('\u{1b}') || l.contains('\r')),
+                .any(|l| l.contains('\u{1b}') || l.contains('\r') || l.contains('\u{7}')),
             "{lines:?}"
         );
-        assert!(lines[0].starts_with("evil\\u{1b}[2J"), "{lines:?}");
+        assert!(lines[0].starts_with("evil ≈ "), "{lines:?}");
+        assert_eq!(lines[1], "  ok✔ fake");
     }
 }

@@ -85,12 +85,23 @@ pub(crate) fn notification(method: &str) -> String {
     json!({"jsonrpc": "2.0", "method": method}).to_string()
 }
 
+/// The capabilities mcpctl declares, as a real client does, so a server shows the tools
+/// it shows clients: `roots` (there are none to share) and `elicitation` (always
+/// declined; nobody is there to answer).
+pub(crate) fn client_capabilities() -> Value {
+    json!({"roots": {"listChanged": false}, "elicitation": {}})
+}
+
 /// The reply to a server's request: `ping` gets an empty result (the spec requires a
-/// prompt answer, even mid-handshake); anything else is "method not found", since
-/// mcpctl declares no client capabilities.
+/// prompt answer, even mid-handshake), `roots/list` an empty list, `elicitation/create`
+/// a decline; anything else is "method not found".
 pub(crate) fn reply_to_server(id: &Value, method: &str) -> String {
     if method == "ping" {
         json!({"jsonrpc": "2.0", "id": id, "result": {}}).to_string()
+    } else if method == "roots/list" {
+        json!({"jsonrpc": "2.0", "id": id, "result": {"roots": []}}).to_string()
+    } else if method == "elicitation/create" {
+        json!({"jsonrpc": "2.0", "id": id, "result": {"action": "decline"}}).to_string()
     } else {
         json!({"jsonrpc": "2.0", "id": id, "error": {
             "code": -32601,
@@ -98,23 +109,6 @@ pub(crate) fn reply_to_server(id: &Value, method: &str) -> String {
         }})
         .to_string()
     }
-}
-
-/// `text` with control characters other than tab escaped (safe to print on a terminal).
-pub(crate) fn printable(text: &str) -> String {
-    let unsafe_char = |c: char| c.is_control() && c != '\t';
-    if !text.chars().any(unsafe_char) {
-        return text.to_owned();
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if unsafe_char(c) {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// `text` cut to [`QUOTE_CHARS`] characters, control characters escaped.
@@ -176,8 +170,14 @@ mod tests {
     fn answers_ping_and_refuses_the_rest() {
         let ping: Value = serde_json::from_str(&reply_to_server(&json!(7), "ping")).unwrap();
         assert_eq!(ping, json!({"jsonrpc":"2.0","id":7,"result":{}}));
-        let other: Value =
+        let roots: Value =
             serde_json::from_str(&reply_to_server(&json!("r"), "roots/list")).unwrap();
+        assert_eq!(roots["result"], json!({"roots": []}));
+        let asked: Value =
+            serde_json::from_str(&reply_to_server(&json!(2), "elicitation/create")).unwrap();
+        assert_eq!(asked["result"]["action"], "decline");
+        let other: Value =
+            serde_json::from_str(&reply_to_server(&json!("s"), "sampling/createMessage")).unwrap();
         assert_eq!(other["error"]["code"], -32601);
     }
 

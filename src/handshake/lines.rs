@@ -45,6 +45,44 @@ pub(crate) fn read_line(reader: &mut impl BufRead, cap: usize) -> std::io::Resul
     }
 }
 
+/// `text` without ANSI escape sequences (CSI, OSC, two-byte) and other control
+/// characters (tabs stay): what every server-provided string goes through before it can
+/// reach a terminal, so a server cannot clear the screen or forge a line.
+pub fn clean_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            match chars.next() {
+                Some('[') => {
+                    // CSI: parameters and intermediates, then one final byte @..~
+                    for c in chars.by_ref() {
+                        if ('@'..='~').contains(&c) {
+                            break;
+                        }
+                    }
+                }
+                Some(']') => {
+                    // OSC: until BEL or ESC \
+                    while let Some(c) = chars.next() {
+                        if c == '\u{7}' {
+                            break;
+                        }
+                        if c == '\u{1b}' && chars.peek() == Some(&'\\') {
+                            chars.next();
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        } else if c == '\t' || !c.is_control() {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use std::io::BufReader;
@@ -62,5 +100,13 @@ mod tests {
         let third = read_line(&mut reader, 10).unwrap().unwrap();
         assert_eq!(third.kept, b"last");
         assert!(read_line(&mut reader, 10).unwrap().is_none());
+    }
+
+    #[test]
+    fn strips_ansi_sequences() {
+        assert_eq!(
+            clean_text("\u{1b}[1;31merror\u{1b}[0m: \u{1b}]0;title\u{7}bad\r"),
+            "error: bad"
+        );
     }
 }

@@ -32,6 +32,7 @@ use serde::ser::SerializeMap;
 use crate::entry::Transport;
 use crate::platform::Os;
 
+pub use lines::clean_text;
 pub use prepare::{Finding, Fix, Host, Launch, Level, Prepared, Secret, prepare};
 pub use tools::ToolCall;
 
@@ -159,6 +160,10 @@ pub struct Probe {
     /// The `tools/call` result, when a call was asked for and answered.
     #[serde(skip)]
     pub call_result: Option<serde_json::Value>,
+    /// The capabilities the server declared.
+    pub capabilities: Option<serde_json::Value>,
+    /// Length in characters of the server's `instructions`, if it sent any.
+    pub instructions_chars: Option<usize>,
     pub phases: Vec<PhaseTime>,
     pub elapsed_ms: u64,
     pub failure: Option<ProbeError>,
@@ -372,6 +377,8 @@ pub(crate) struct Report {
     pub(crate) protocol_version: Option<String>,
     pub(crate) tool_definitions: Vec<serde_json::Value>,
     pub(crate) call_result: Option<serde_json::Value>,
+    pub(crate) capabilities: Option<serde_json::Value>,
+    pub(crate) instructions_chars: Option<usize>,
     pub(crate) phases: Vec<PhaseTime>,
     pub(crate) warnings: Vec<ProbeWarning>,
     pub(crate) stderr_tail: Vec<String>,
@@ -414,14 +421,17 @@ impl Report {
             protocol_era: self.protocol_era,
             protocol_version: self.protocol_version,
             tools: listed.then_some(self.tool_definitions.len()),
+            // Server-provided text never reaches a terminal with its control characters.
             tool_names: self
                 .tool_definitions
                 .iter()
-                .map(|d| tools::name_of(d).to_owned())
+                .map(|d| clean_text(tools::name_of(d)))
                 .collect(),
             tokens: listed.then(|| tools::estimate_tokens(&self.tool_definitions)),
             tool_definitions: self.tool_definitions,
             call_result: self.call_result,
+            capabilities: self.capabilities,
+            instructions_chars: self.instructions_chars,
             phases: self.phases,
             elapsed_ms: millis(started.elapsed()),
             failure,
@@ -435,19 +445,13 @@ pub(crate) fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// `text` from a server, safe to print: control characters (escape sequences that could
-/// clear the screen or forge lines) are shown escaped.
-#[must_use]
-pub fn printable(text: &str) -> String {
-    jsonrpc::printable(text)
-}
-
 /// Multi-line `text` from a server (a tool's output), safe to print: line breaks kept
-/// (`\r\n` as `\n`), every other control character escaped.
+/// (`\r\n` as `\n`), escape sequences and other control characters removed as by
+/// [`clean_text`].
 #[must_use]
 pub fn printable_lines(text: &str) -> String {
     text.split('\n')
-        .map(|line| jsonrpc::printable(line.strip_suffix('\r').unwrap_or(line)))
+        .map(|line| clean_text(line.strip_suffix('\r').unwrap_or(line)))
         .collect::<Vec<_>>()
         .join("\n")
 }

@@ -281,7 +281,7 @@ impl<C: Channel> Session<'_, '_, C> {
         let id = self.id();
         let params = json!({
             "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": {},
+            "capabilities": super::jsonrpc::client_capabilities(),
             "clientInfo": client_info(),
         });
         self.sent_initialize = true;
@@ -398,7 +398,7 @@ impl<C: Channel> Session<'_, '_, C> {
         let info = discovered
             .get("_meta")
             .and_then(|meta| meta.get("io.modelcontextprotocol/serverInfo"));
-        record_server_info(report, info);
+        record_server(report, discovered, info);
         self.modern = true;
         self.channel
             .negotiated(MODERN_PROTOCOL_VERSION, Era::Modern);
@@ -418,7 +418,7 @@ impl<C: Channel> Session<'_, '_, C> {
     /// The handshake era: check the version, `notifications/initialized`, then the tools.
     fn handshake(&mut self, initialized: &Value, report: &mut Report) -> Result<(), ProbeError> {
         report.protocol_era = Some(Era::Handshake);
-        record_server_info(report, initialized.get("serverInfo"));
+        record_server(report, initialized, initialized.get("serverInfo"));
         let Some(version) = initialized.get("protocolVersion").and_then(Value::as_str) else {
             return Err(ProbeError::BadResult {
                 reason: "no `protocolVersion` string".to_owned(),
@@ -606,15 +606,23 @@ fn has_tools(result: &Value) -> bool {
         .is_some_and(|tools| !tools.is_null())
 }
 
-fn record_server_info(report: &mut Report, info: Option<&Value>) {
+/// What the server says about itself, in either era (`info`: `serverInfo`, or the
+/// `DiscoverResult`'s `_meta` entry). Its text never reaches a terminal with control
+/// characters.
+fn record_server(report: &mut Report, result: &Value, info: Option<&Value>) {
     let text = |key: &str| {
         info.and_then(|info| info.get(key))
             .and_then(Value::as_str)
             .filter(|text| !text.is_empty())
-            .map(str::to_owned)
+            .map(super::clean_text)
     };
     report.server_name = text("name");
     report.server_version = text("version");
+    report.capabilities = result.get("capabilities").cloned();
+    report.instructions_chars = result
+        .get("instructions")
+        .and_then(Value::as_str)
+        .map(|text| text.chars().count());
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 use super::jsonrpc::{self, Incoming};
-use super::lines::read_line;
+use super::lines::{clean_text, read_line};
 use super::process::{self, Ending};
 use super::session::{self, Channel, Plan, Reply};
 use super::{Phase, ProbeError, ProbeOptions, ProbeWarning, Report, ToolCall};
@@ -221,7 +221,7 @@ impl Tail {
 fn drain_stderr(stderr: impl Read, tail: &Mutex<Tail>) {
     let mut reader = BufReader::new(stderr);
     while let Ok(Some(line)) = read_line(&mut reader, MAX_STDERR_LINE) {
-        let mut text = strip_ansi(&String::from_utf8_lossy(&line.kept));
+        let mut text = clean_text(&String::from_utf8_lossy(&line.kept));
         if line.bytes > MAX_STDERR_LINE {
             text.push('…');
         }
@@ -229,42 +229,6 @@ fn drain_stderr(stderr: impl Read, tail: &Mutex<Tail>) {
             tail.push(text);
         }
     }
-}
-
-/// Remove ANSI escape sequences (CSI, OSC, two-byte) and other control characters.
-fn strip_ansi(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            match chars.next() {
-                Some('[') => {
-                    // CSI: parameters and intermediates, then one final byte @..~
-                    for c in chars.by_ref() {
-                        if ('@'..='~').contains(&c) {
-                            break;
-                        }
-                    }
-                }
-                Some(']') => {
-                    // OSC: until BEL or ESC \
-                    while let Some(c) = chars.next() {
-                        if c == '\u{7}' {
-                            break;
-                        }
-                        if c == '\u{1b}' && chars.peek() == Some(&'\\') {
-                            chars.next();
-                            break;
-                        }
-                    }
-                }
-                _ => {}
-            }
-        } else if c == '\t' || !c.is_control() {
-            out.push(c);
-        }
-    }
-    out
 }
 
 struct StdioChannel<'a> {
@@ -403,14 +367,6 @@ impl Channel for StdioChannel<'_> {
 #[allow(clippy::disallowed_methods, reason = "tests write scratch files")]
 mod tests {
     use super::*;
-
-    #[test]
-    fn strips_ansi_sequences() {
-        assert_eq!(
-            strip_ansi("\u{1b}[1;31merror\u{1b}[0m: \u{1b}]0;title\u{7}bad\r"),
-            "error: bad"
-        );
-    }
 
     #[test]
     fn tail_is_bounded() {

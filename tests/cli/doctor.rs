@@ -613,3 +613,110 @@ fn doctor_reads_codex_project_trust() {
     let report = doctor_in(&env, "repo", &["-c", "codex"]);
     assert_eq!(result(&report, "fx")["status"], "ok", "{report}");
 }
+
+/// Run mcpctl with its stdout already closed (`mcpctl ... | true`); the exit code.
+fn exit_with_closed_stdout(env: &TestEnv, args: &[&str]) -> i32 {
+    let mut child = env
+        .command(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    child.wait().unwrap().code().unwrap_or(-1)
+}
+
+#[test]
+fn a_closed_stdout_keeps_the_verdict() {
+    let env = TestEnv::new();
+    cursor_config(
+        &env,
+        json!({"dies": {"command": fixture(), "args": ["exit=3"]}}),
+    );
+    assert_eq!(
+        exit_with_closed_stdout(&env, &["doctor", "-c", "cursor"]),
+        1
+    );
+    assert_eq!(
+        exit_with_closed_stdout(&env, &["doctor", "-c", "cursor", "--json"]),
+        1
+    );
+    // check: an error finding (a `url` where Windsurf reads `serverUrl`).
+    env.write(
+        ".codeium/windsurf/mcp_config.json",
+        br#"{"mcpServers": {"web": {"url": "https://example.com/mcp"}}}"#,
+    );
+    let open = env.run(&["check", "--user", "-c", "windsurf"]);
+    assert_eq!(open.code, 1, "{}{}", open.stdout, open.stderr);
+    assert_eq!(
+        exit_with_closed_stdout(&env, &["check", "--user", "-c", "windsurf"]),
+        1
+    );
+    // A would-be 0 stays 0.
+    cursor_config(&env, json!({"good": {"command": fixture(), "args": []}}));
+    assert_eq!(
+        exit_with_closed_stdout(&env, &["doctor", "-c", "cursor"]),
+        0
+    );
+}
+
+#[test]
+fn doctor_json_tells_tools_capabilities_and_what_it_started() {
+    let env = TestEnv::new();
+    let bin = fixture();
+    cursor_config(
+        &env,
+        json!({
+            "good": {"command": bin, "args": []},
+            "dies": {"command": bin, "args": ["exit=3"]}
+        }),
+    );
+    let run = env.run(&["doctor", "-c", "cursor", "--json"]).code(1);
+    let report = run.json();
+    let good = result(&report, "good");
+    assert_eq!(good["tool_names"], json!(["hello", "pid"]));
+    assert!(good["capabilities"]["tools"].is_object(), "{good}");
+    assert_eq!(good["instructions_chars"], Value::Null);
+    assert_eq!(good["started"], Value::Null);
+    let dies = result(&report, "dies");
+    assert_eq!(dies["started"], format!("{bin} exit=3"));
+    // Without a terminal, progress lines are verdicts a CI log can use.
+    let run = env.run(&["doctor", "-c", "cursor"]).code(1);
+    assert!(run.stderr.contains("cursor/dies fail ("), "{}", run.stderr);
+}
+
+#[test]
+fn a_timeout_among_parallel_starts_suggests_fewer_jobs() {
+    let env = TestEnv::new();
+    let bin = fixture();
+    cursor_config(
+        &env,
+        json!({
+            "one": {"command": bin, "args": ["silent"]},
+            "two": {"command": bin, "args": ["silent", "x"]}
+        }),
+    );
+    let run = env
+        .run(&[
+            "doctor",
+            "-c",
+            "cursor",
+            "--json",
+            "--timeout",
+            "1",
+            "--jobs",
+            "2",
+        ])
+        .code(1);
+    let report = run.json();
+    let error = result(&report, "one")["error"].as_str().unwrap().to_owned();
+    assert!(error.contains("lower --jobs"), "{error}");
+    let run = env
+        .run(&["doctor", "one", "-c", "cursor", "--json", "--timeout", "1"])
+        .code(1);
+    let error = result(&run.json(), "one")["error"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(!error.contains("--jobs"), "{error}");
+}

@@ -607,3 +607,84 @@ fn completions_name_client_ids_and_man_prints_roff() {
     );
     assert!(man.contains("completions"), "subcommands listed");
 }
+
+// §6 check without false alarms
+
+#[test]
+fn check_does_not_cry_windows_on_linux_but_does_for_windows_only_clients() {
+    let env = TestEnv::new();
+    env.write(
+        ".mcp.json",
+        br#"{"mcpServers": {"m": {"command": "npx", "args": ["-y", "m@1.0.0"]}}}"#,
+    );
+    let run = env
+        .run(&["check", "--platform", "linux", "--deny", "warning"])
+        .ok();
+    assert!(!run.stdout.contains("MCP301"), "{}", run.stdout);
+    env.write(
+        "vs/.mcp.json",
+        br#"{"servers": {"m": {"type": "stdio", "command": "npx", "args": ["-y", "m@1.0.0"]}}}"#,
+    );
+    let run = env
+        .run(&[
+            "check",
+            "--platform",
+            "linux",
+            "-c",
+            "visual-studio",
+            "vs/.mcp.json",
+        ])
+        .code(1);
+    assert!(run.stdout.contains("error[MCP301]"), "{}", run.stdout);
+}
+
+#[test]
+fn check_marks_only_what_fix_fixes_and_fix_does_not_loop() {
+    let env = TestEnv::new();
+    // A user file on Linux: `cmd /c` is an error `--fix` unwraps.
+    env.write(
+        ".codeium/windsurf/mcp_config.json",
+        br#"{"mcpServers": {"m": {"command": "cmd", "args": ["/c", "npx", "-y", "m@1.0.0"]}}}"#,
+    );
+    // A project file: the same entry is a warning with no fix (teammates may need it).
+    env.write(
+        ".mcp.json",
+        br#"{"mcpServers": {"p": {"command": "cmd", "args": ["/c", "npx", "-y", "p@1.0.0"]}}}"#,
+    );
+    let run = env.run(&["check", "--user", "--platform", "linux"]).code(1);
+    let user_line = run
+        .stdout
+        .lines()
+        .find(|l| l.contains("server `m`"))
+        .unwrap();
+    let project_line = run.stdout.lines().find(|l| l.contains("`p`")).unwrap();
+    assert!(user_line.ends_with("(fixable)"), "{user_line}");
+    assert!(!project_line.contains("(fixable)"), "{project_line}");
+    assert!(
+        run.stderr.contains("1 finding marked (fixable)"),
+        "{}",
+        run.stderr
+    );
+    let json = env
+        .run(&["check", "--user", "--platform", "linux", "--format", "json"])
+        .code(1)
+        .json();
+    let fixable: Vec<bool> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["fixable"].as_bool().unwrap())
+        .collect();
+    assert!(
+        fixable.contains(&true) && fixable.contains(&false),
+        "{json}"
+    );
+    env.run(&["check", "--user", "--platform", "linux", "--fix"]);
+    let again = env.run(&["check", "--user", "--platform", "linux"]);
+    assert!(!again.stdout.contains("(fixable)"), "{}", again.stdout);
+    assert!(
+        !again.stderr.contains("marked (fixable)"),
+        "{}",
+        again.stderr
+    );
+}

@@ -159,6 +159,30 @@ fn doctor_ends_a_server_behind_sh_c() {
     assert_no_survivors(dir.path());
 }
 
+/// Windows: `cmd /c` (how mcpctl writes `npx` entries there) starts the server, which
+/// starts a child of its own; the server's Job Object ends all three.
+#[cfg(windows)]
+#[test]
+fn doctor_ends_a_server_behind_cmd_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let Transport::Stdio { env, .. } = fixture(&[], dir.path()) else {
+        unreachable!()
+    };
+    let transport = Transport::Stdio {
+        command: "cmd".into(),
+        args: vec![
+            "/c".into(),
+            fixture_binary().display().to_string(),
+            "spawn-child".into(),
+        ],
+        env,
+        cwd: None,
+    };
+    let result = probe(&transport, &generous());
+    assert_eq!(result.tools, Some(2), "{result:#?}");
+    assert_no_survivors(dir.path());
+}
+
 #[test]
 fn doctor_reports_a_crash_during_tools_list() {
     let dir = tempfile::tempdir().unwrap();
@@ -202,7 +226,7 @@ fn doctor_answers_server_ping_before_initialize_reply() {
             .any(|l| l.starts_with("fixture: client answered") && l.contains(needle))
     };
     assert!(answered(r#""result":{}"#), "{:?}", result.stderr_tail);
-    assert!(answered("-32601"), "{:?}", result.stderr_tail);
+    assert!(answered(r#""roots":[]"#), "{:?}", result.stderr_tail);
 }
 
 #[test]
@@ -295,4 +319,26 @@ fn probe_many_shares_identical_entries() {
     let mut calls = calls.into_inner().unwrap();
     calls.sort_unstable();
     assert_eq!(calls, [0, 1, 2]);
+}
+
+#[test]
+fn declares_roots_so_servers_show_every_tool() {
+    // server-everything shows one more tool to clients that answer roots/list (14 in
+    // Claude Code); the fixture does the same through the SDK.
+    let dir = tempfile::tempdir().unwrap();
+    let result = probe(&fixture(&["roots-tool"], dir.path()), &generous());
+    assert_eq!(result.status, Status::Ok, "{result:#?}");
+    assert_eq!(result.tool_names, ["hello", "pid", "roots_seen"]);
+}
+
+#[test]
+fn server_text_loses_its_control_characters() {
+    // A name that would clear the screen and print a forged green tick.
+    let dir = tempfile::tempdir().unwrap();
+    let result = probe(&fixture(&["evil-name"], dir.path()), &generous());
+    assert_eq!(result.status, Status::Ok, "{result:#?}");
+    assert_eq!(result.server_name.as_deref(), Some("raw✔ forged"));
+    assert_eq!(result.server_version.as_deref(), Some("0.0.0"));
+    assert_eq!(result.tool_names, ["raw_tool"]);
+    assert_eq!(result.capabilities, Some(serde_json::json!({"tools": {}})));
 }

@@ -198,7 +198,7 @@ impl Linter<'_> {
                 url.key_start,
                 &WRONG_URL_KEY,
                 format!(
-                    "{} reads the remote URL from `{want}`; `{}` of server `{name}` is ignored (fixable)",
+                    "{} reads the remote URL from `{want}`; `{}` of server `{name}` is ignored",
                     self.name(),
                     url.key
                 ),
@@ -253,7 +253,7 @@ impl Linter<'_> {
                         url.key_start,
                         &REMOTE_TYPE_REQUIRED,
                         format!(
-                            "{} requires `type` on remote server `{name}`{suggestion} (fixable)",
+                            "{} requires `type` on remote server `{name}`{suggestion}",
                             self.name()
                         ),
                     );

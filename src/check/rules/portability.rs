@@ -16,7 +16,7 @@ pub const UNWRAPPED_WINDOWS_SHIM: Rule = Rule {
     severity: Severity::Error,
     fixable: true,
     title: "`npx` (or another batch shim) without `cmd /c` fails on Windows",
-    explanation: "On Windows `npx`, `npm`, `pnpm`, `yarn`, `tsx` and other npm bins are `.cmd` batch shims that clients cannot start directly (`spawn npx ENOENT`, `Connection closed`). Error with `--platform windows`; a warning in project files checked for another OS, since teammates may be on Windows (but a wrapped entry fails on macOS and Linux: see MCP302). `--fix` wraps the command only with `--platform windows`.",
+    explanation: "On Windows `npx`, `npm`, `pnpm`, `yarn`, `tsx` and other npm bins are `.cmd` batch shims that clients cannot start directly (`spawn npx ENOENT`, `Connection closed`). Reported with `--platform windows` and for clients that exist only on Windows (Visual Studio); not for files checked for macOS or Linux, where the unwrapped command is right (a wrapped one fails there: see MCP302). `--fix` wraps the command in those same cases.",
     example: "{ \"mcpServers\": { \"memory\": { \"command\": \"cmd\", \"args\": [\"/c\", \"npx\", \"-y\", \"@modelcontextprotocol/server-memory@2025.8.4\"] } } }",
 };
 
@@ -62,25 +62,21 @@ impl Linter<'_> {
             return;
         }
         let plain: Vec<String> = args.iter().map(|(a, _)| a.clone()).collect();
+        // The file is used on Windows: `--platform windows`, or a client that exists only
+        // there (Visual Studio). Elsewhere an unwrapped `npx` is right, and no finding.
+        let windows = self.os == Os::Windows || self.client.windows_only();
         if entry::needs_wrap(program, &plain) {
             let wrapped = format!("`cmd /c {program} ...`");
-            if self.os == Os::Windows {
+            if windows {
                 self.report_as(
                     at,
                     &UNWRAPPED_WINDOWS_SHIM,
                     Severity::Error,
-                    format!("`{program}` is a batch shim on Windows and {} cannot start it (server `{name}`); write {wrapped} (fixable)", self.name()),
-                );
-            } else if self.scope == Scope::Project {
-                self.report_as(
-                    at,
-                    &UNWRAPPED_WINDOWS_SHIM,
-                    Severity::Warning,
-                    format!("`{program}` fails to start for teammates on Windows without {wrapped} (server `{name}`); `cmd /c` in turn fails on macOS and Linux"),
+                    format!("`{program}` is a batch shim on Windows and {} cannot start it (server `{name}`); write {wrapped}", self.name()),
                 );
             }
         } else if entry::is_wrapped(program, &plain) {
-            if self.os != Os::Windows {
+            if !windows {
                 let (severity, message) = if self.scope == Scope::Project {
                     (
                         Severity::Warning,
@@ -92,7 +88,7 @@ impl Linter<'_> {
                     (
                         Severity::Error,
                         format!(
-                            "`cmd` does not exist on {} (server `{name}`); drop the `cmd /c` wrapper (fixable)",
+                            "`cmd` does not exist on {} (server `{name}`); drop the `cmd /c` wrapper",
                             self.os.as_str()
                         ),
                     )
