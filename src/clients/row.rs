@@ -124,6 +124,9 @@ pub struct Fields {
     pub headers_key: String,
     pub env_key: String,
     pub cwd_key: String,
+    /// Other `type` values the client accepts (aliases such as `streamable-http`,
+    /// transports mcpctl does not write such as `ws`); `check` does not flag them.
+    pub extra_types: Vec<String>,
     pub transports: Vec<TransportName>,
     pub wrap_windows: bool,
     pub strict_names: bool,
@@ -151,6 +154,7 @@ impl Default for Fields {
             headers_key: "headers".to_owned(),
             env_key: "env".to_owned(),
             cwd_key: "cwd".to_owned(),
+            extra_types: Vec::new(),
             transports: vec![
                 TransportName::Stdio,
                 TransportName::Http,

@@ -125,16 +125,21 @@ pub fn fetch(
                 message: item.status_message().map(registry::clean),
             }));
         }
-        Status::Deprecated => printer.warn(&format!(
-            "`{}` is deprecated{}",
-            item.server.name,
-            item.status_message()
-                .map(|m| format!(": {}", registry::clean(m)))
-                .unwrap_or_default()
-        )),
+        Status::Deprecated => warn_deprecated(printer, &item),
         Status::Active => {}
     }
     Ok(item)
+}
+
+/// `deprecated` entries install, with the publisher's message.
+pub fn warn_deprecated(printer: &Printer, item: &Item) {
+    printer.warn(&format!(
+        "`{}` is deprecated{}",
+        registry::clean(&item.server.name),
+        item.status_message()
+            .map(|m| format!(": {}", registry::clean(m)))
+            .unwrap_or_default()
+    ));
 }
 
 /// Newest versions already asked for in this run, by registry and server name.

@@ -358,6 +358,14 @@ pub fn plan_file<'a>(
         // Profiles and `enabled = false` switch servers off through `disable` (design
         // §10); until then every listed server is planned as wanted. Seam:
         // `Manifest::switched_on(name, profile)`.
+        if !client.supports(spec.entry.transport.name()) {
+            plan.notes.push(format!(
+                "{} cannot use {} servers; `{name}` is left out of its file",
+                client.name,
+                spec.entry.transport.name().as_str()
+            ));
+            continue;
+        }
         wanted_names.insert(name.clone());
         let entry = placeholders(ctx, &spec.entry)?;
         let (_, mut wanted, notes) = add::render(ctx, client, &entry, false)

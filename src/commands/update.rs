@@ -53,6 +53,7 @@ pub fn run(args: UpdateArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         .into());
     }
     let mut newest = Newest::default();
+    let mut warned: Vec<String> = Vec::new();
     let mut reports: Vec<FileReport> = Vec::new();
     let mut shown: Vec<(String, String)> = Vec::new();
     for install in &installs {
@@ -72,6 +73,10 @@ pub fn run(args: UpdateArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                 UserError::new(message)
                     .hint("nothing was written; try again when the registry answers")
             })?;
+        if item.status() == Status::Deprecated && !warned.contains(&item.server.name) {
+            warned.push(item.server.name.clone());
+            install::warn_deprecated(printer, &item);
+        }
         if item.status() == Status::Deleted {
             reports.push(add::report(
                 ctx,

@@ -591,3 +591,20 @@ fn control_characters_from_the_registry_are_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn asking_for_a_form_the_server_lacks_names_the_forms_it_has() {
+    let err = render_item(
+        sample("context7.server.json"),
+        Preference::Remote,
+        &Given::default(),
+        &http,
+        None,
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("no remote endpoint; it installs as npm"),
+        "{err}"
+    );
+}

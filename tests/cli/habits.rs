@@ -688,3 +688,48 @@ fn check_marks_only_what_fix_fixes_and_fix_does_not_loop() {
         again.stderr
     );
 }
+
+#[test]
+fn check_accepts_the_fields_clients_document_and_write() {
+    let env = TestEnv::new();
+    env.write(
+        ".mcp.json",
+        br#"{"mcpServers": {
+  "local": {"type": "stdio", "command": "node", "args": ["s.js"], "cwd": "tools", "timeout": 30000, "alwaysLoad": true},
+  "remote": {"type": "streamable-http", "url": "https://r.example.com/mcp", "headersHelper": "get-headers.sh", "oauth": {"clientId": "abc", "callbackPort": 8765, "scopes": "read"}},
+  "socket": {"type": "ws", "url": "wss://w.example.com/mcp"}
+}}"#,
+    );
+    env.write(
+        ".vscode/mcp.json",
+        br#"{"servers": {"gh": {"type": "http", "url": "https://api.githubcopilot.com/mcp/", "gallery": true, "version": "1.2.0"}}}"#,
+    );
+    env.write(
+        ".codex/config.toml",
+        b"[mcp_servers.docs]\ncommand = \"npx\"\nargs = [\"-y\", \"docs-mcp@1.0.0\"]\ndefault_tools_approval_mode = \"prompt\"\n\n[mcp_servers.docs.tools.search]\napproval_mode = \"approve\"\n",
+    );
+    let run = env
+        .run(&[
+            "check",
+            "--platform",
+            "linux",
+            "--deny",
+            "warning",
+            ".mcp.json",
+            ".vscode/mcp.json",
+            ".codex/config.toml",
+        ])
+        .ok();
+    assert!(!run.stdout.contains("warning["), "{}", run.stdout);
+}
+
+#[test]
+fn kiro_honours_kiro_home() {
+    let mut env = TestEnv::new();
+    let kiro_home = env.path("elsewhere/kiro");
+    env.extra_env
+        .push(("KIRO_HOME".into(), kiro_home.display().to_string()));
+    env.run(&["add", "m", "-c", "kiro", "--", "npx", "m"]).ok();
+    assert!(env.path("elsewhere/kiro/settings/mcp.json").exists());
+    assert!(!env.path(".kiro/settings/mcp.json").exists());
+}

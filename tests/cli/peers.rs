@@ -529,3 +529,74 @@ fn mcpctl_reads_what_opencode_writes() {
     assert_eq!(opencode_mcp(&p), json!({}));
     assert!(p.mcpctl_rows("opencode").is_empty());
 }
+
+// ---------------------------------------------------------------- mcpctl apply
+
+/// One manifest applied to Claude Code, Codex and Gemini CLI: each client's own CLI reads
+/// the server with the fields the manifest gave (env, header), in its own spelling.
+#[test]
+fn clients_read_what_apply_writes() {
+    let Some(p) = peer("claude") else { return };
+    let bin = |name: &str| repo().join(".cache/clients/node_modules/.bin").join(name);
+    for name in ["codex", "gemini"] {
+        if !bin(name).exists() {
+            crate::peer::missing(&format!(
+                "{name} cross-check of apply: not installed (run .ci/clients.sh)"
+            ));
+            return;
+        }
+    }
+    let other = |name: &str, args: &[&str]| {
+        let out = p
+            .env
+            .client_command(Path::new("timeout"))
+            .args(["-k", "5", "60"])
+            .arg(bin(name))
+            .args(args)
+            .output()
+            .unwrap();
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: strip_ansi(&String::from_utf8_lossy(&out.stdout)),
+            stderr: strip_ansi(&String::from_utf8_lossy(&out.stderr)),
+        }
+    };
+    let mem = memory_server();
+    let manifest = format!(
+        "clients = [\"claude-code\", \"codex\", \"gemini-cli\"]\n\n[servers.mem]\ncommand = \"node\"\nargs = [\"{mem}\"]\nenv = {{ K = \"v\" }}\n\n[servers.web]\nurl = \"{URL}\"\nheaders = {{ X-Api-Key = \"k\" }}\n"
+    );
+    p.env
+        .write(".config/mcpctl/mcpctl.toml", manifest.as_bytes());
+    p.mcpctl(&["apply"]).ok();
+
+    assert_has_lines(
+        &claude_get(&p, "mem"),
+        &[
+            "Type: stdio",
+            "Command: node",
+            &format!("Args: {mem}"),
+            "K=v",
+        ],
+    );
+    assert_has_lines(
+        &claude_get(&p, "web"),
+        &["Type: http", &format!("URL: {URL}"), "X-Api-Key: k"],
+    );
+
+    let codex = other("codex", &["mcp", "list", "--json"]).ok().json();
+    let codex = codex.as_array().unwrap();
+    let mem_row = &row(codex, "mem")["transport"];
+    assert_eq!(mem_row["command"], "node");
+    assert_eq!(mem_row["args"], json!([mem]));
+    assert_eq!(mem_row["env"], json!({"K": "v"}));
+    let web_row = &row(codex, "web")["transport"];
+    assert_eq!(web_row["type"], "streamable_http");
+    assert_eq!(web_row["http_headers"], json!({"X-Api-Key": "k"}));
+
+    let gemini = other("gemini", &["mcp", "list"]).ok();
+    assert_listed(&gemini, "mem", &format!("node {mem} (stdio)"));
+    assert_listed(&gemini, "web", &format!("{URL} (http)"));
+
+    // Everything in sync afterwards, as the clients left the files.
+    p.mcpctl(&["plan", "--check"]).ok();
+}

@@ -18,6 +18,12 @@ fn env_with(server: &RegistryServer) -> TestEnv {
     env
 }
 
+/// A registry URL nobody answers at (a port just released).
+fn closed_url() -> String {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    format!("http://{}", closed.local_addr().unwrap())
+}
+
 fn cursor(env: &TestEnv) -> Value {
     jsonc(&env.read(".cursor/mcp.json"))
 }
@@ -276,9 +282,7 @@ fn registry_errors_name_the_url_and_write_nothing() {
         run.stderr
     );
     // Unreachable: a port nobody listens on.
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", closed.local_addr().unwrap());
-    drop(closed);
+    let url = closed_url();
     let run = env
         .run(&[
             "add",
@@ -322,9 +326,7 @@ fn search_lists_servers_and_answers_offline_from_the_cache() {
         .ok();
     assert_eq!(run.json().as_array().unwrap().len(), 2);
     // The registry goes away: the cache answers, with a note.
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", closed.local_addr().unwrap());
-    drop(closed);
+    let url = closed_url();
     let state = env.dir.path().join("state/registry-cache");
     for entry in std::fs::read_dir(&state).unwrap() {
         let path = entry.unwrap().path();

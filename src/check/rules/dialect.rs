@@ -294,6 +294,7 @@ impl Linter<'_> {
             return;
         }
         let mut allowed = declared.clone();
+        allowed.extend(f.extra_types.iter().map(String::as_str));
         if self.client.dialect == DialectName::Standard {
             allowed.push("stdio");
         }

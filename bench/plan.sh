@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Times `mcpctl plan` for one manifest of 50 servers over every client the table has on
+# Linux (~30), in a temp HOME: once with every client file already in sync (the common
+# case: 1 read + 1 parse per file, 50 renders per client, every entry `ok`), and once
+# with empty client files (every entry `add`, so each file is edited and diffed in
+# memory). Uses hyperfine when installed, else a timed loop with `date +%s%N`.
+#
+# usage: bench/plan.sh [path/to/mcpctl] [servers] [runs]
+#        (defaults: target/release/mcpctl, 50, 20; builds the release binary if missing)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${1:-target/release/mcpctl}
+SERVERS=${2:-50}
+RUNS=${3:-20}
+if [ ! -x "$BIN" ]; then
+  echo "building $BIN" >&2
+  cargo build --release --quiet
+fi
+BIN=$(realpath "$BIN")
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+export HOME="$WORK/home" XDG_CONFIG_HOME="$WORK/home/.config" MCPCTL_STATE_DIR="$WORK/state"
+export APPDATA="$HOME/AppData/Roaming" LOCALAPPDATA="$HOME/AppData/Local" NO_COLOR=1
+unset MCPCTL_MANIFEST MCPCTL_CLIENTS MCPCTL_PLATFORM
+mkdir -p "$HOME"
+cd "$HOME"
+
+# Every client with a user file on Linux.
+ids=$("$BIN" --platform linux clients --all --json \
+  | awk -F'"' '/"id":/ {id=$4} /"path":/ && $4 != "" {print id}')
+count=$(echo "$ids" | wc -l)
+manifest="$WORK/mcpctl.toml"
+{
+  printf 'clients = [%s]\n' "$(echo "$ids" | sed 's/.*/"&"/' | paste -sd, -)"
+  for i in $(seq 1 "$SERVERS"); do
+    if [ $((i % 5)) -eq 0 ]; then
+      printf '\n[servers.remote%d]\nurl = "https://mcp%d.example.com/mcp"\nheaders = { Authorization = "Bearer ${TOKEN_%d}" }\n' "$i" "$i" "$i"
+    else
+      printf '\n[servers.local%d]\ncommand = "npx"\nargs = ["-y", "@example/server-%d@1.0.%d"]\nenv = { API_KEY = "${API_KEY_%d}", MODE = "fast" }\n' "$i" "$i" "$i" "$i"
+    fi
+  done
+} > "$manifest"
+export MCPCTL_MANIFEST="$manifest"
+echo "$count clients x $SERVERS servers" >&2
+
+# Clients that cannot take a remote server (Claude Desktop) make those rows a planned
+# error; keep the run honest by checking that plan succeeds first.
+"$BIN" plan --json > "$WORK/fresh.json"
+echo "fresh: $(grep -c '"action": "add"' "$WORK/fresh.json") to add" >&2
+
+time_plan() {
+  local label=$1
+  if command -v hyperfine > /dev/null; then
+    hyperfine --warmup 3 --runs "$RUNS" --export-json "$WORK/h.json" "$BIN plan --json" > /dev/null 2>&1
+    mean=$(sed -n 's/.*"mean": *\([0-9.e-]*\).*/\1/p' "$WORK/h.json" | head -1)
+    sd=$(sed -n 's/.*"stddev": *\([0-9.e-]*\).*/\1/p' "$WORK/h.json" | head -1)
+  else
+    total=0
+    for _ in $(seq 1 "$RUNS"); do
+      start=$(date +%s%N); "$BIN" plan --json > /dev/null; end=$(date +%s%N)
+      total=$((total + end - start))
+    done
+    mean=$(awk -v t="$total" -v r="$RUNS" 'BEGIN { printf "%.6f", t / r / 1e9 }'); sd=0
+  fi
+  awk -v m="$mean" -v s="$sd" -v l="$label" 'BEGIN { printf "%-28s %.1f ms ± %.1f ms\n", l, m * 1000, s * 1000 }'
+}
+
+time_plan "plan, every entry to add:"
+"$BIN" apply > /dev/null 2>&1
+"$BIN" plan --json > "$WORK/sync.json"
+echo "in sync: $(grep -c '"action": "ok"' "$WORK/sync.json") ok" >&2
+time_plan "plan, every entry ok:"
