@@ -114,6 +114,8 @@ pub(crate) enum Answer {
     UnauthorizedBare,
     /// 403: a token without the scope the server needs.
     Forbidden,
+    /// 404 with a web server's HTML page (the wrong path on a site).
+    NotFoundHtml,
 }
 
 /// Answer every request with `answer`.
@@ -128,6 +130,13 @@ pub(crate) async fn status(listener: TcpListener, port: u16, answer: Answer) {
             };
             let json = "Content-Type: application/json\r\n";
             match answer {
+                Answer::NotFoundHtml => {
+                    let body = "<!DOCTYPE html>\n<html><head><title>404</title></head>\n\
+                                <body><h1>Not Found</h1><p>The page you asked for is not here.</p>\
+                                </body></html>";
+                    respond_and_close(stream, "404 Not Found", "Content-Type: text/html\r\n", body)
+                        .await;
+                }
                 Answer::Forbidden => {
                     let body = r#"{"error":"insufficient_scope"}"#;
                     respond_and_close(stream, "403 Forbidden", json, body).await;

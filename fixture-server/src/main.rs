@@ -4,7 +4,7 @@
 //! Modes are argv words (several may be combined). One picks the transport:
 //! - stdio (the default), or `http=PORT` (the SDK's Streamable HTTP), `sse=PORT` (legacy
 //!   HTTP+SSE around the SDK), or a fixed HTTP answer: `http-401=PORT`,
-//!   `http-401-bare=PORT`, `http-403=PORT`;
+//!   `http-401-bare=PORT`, `http-403=PORT`, `http-404-html=PORT`;
 //!
 //! the rest shape the server on any transport: `paginate`, `repeat-cursor`,
 //! `crash-on-tools-list`, `roots-tool` (a third tool for clients that answer
@@ -67,7 +67,7 @@ enum Transport {
 impl Transport {
     fn from_modes(modes: &Modes) -> Self {
         let port = |text: &str| text.parse().expect("PORT");
-        let listeners: [(&str, fn(u16) -> Transport); 5] = [
+        let listeners: [(&str, fn(u16) -> Transport); 6] = [
             ("http=", Transport::Http),
             ("sse=", Transport::Sse),
             ("http-401=", |p| {
@@ -78,6 +78,9 @@ impl Transport {
             }),
             ("http-403=", |p| {
                 Transport::Status(http::Answer::Forbidden, p)
+            }),
+            ("http-404-html=", |p| {
+                Transport::Status(http::Answer::NotFoundHtml, p)
             }),
         ];
         for (prefix, make) in listeners {

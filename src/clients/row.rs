@@ -138,6 +138,10 @@ pub struct Fields {
     pub var_syntax: Option<VarSyntax>,
     /// The client refuses a file that starts with a byte-order mark (Gemini CLI).
     pub rejects_bom: bool,
+    /// An `http` entry whose URL serves only legacy SSE still works: the client falls
+    /// back to SSE as the spec suggests. `false`: it reports the server broken (Claude
+    /// Code: "MCP endpoint not found").
+    pub sse_fallback: bool,
 }
 
 impl Default for Fields {
@@ -165,6 +169,7 @@ impl Default for Fields {
             extra_keys: None,
             var_syntax: None,
             rejects_bom: false,
+            sse_fallback: true,
         }
     }
 }

@@ -1,14 +1,13 @@
 //! `mcpctl add`: build one canonical entry from the flags, then write it into each
 //! target client's file in that client's dialect, reporting every file.
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::check::{pattern_secret, secret_name};
 use crate::cli::{AddArgs, TransportArg};
 use crate::clients::{Client, Fields, Scope, VarSyntax};
 use crate::commands::Context;
-use crate::commands::edit::{self, Action};
+use crate::commands::edit::{self, Action, EditReport};
 use crate::commands::targets;
 use crate::entry::{self, Dialect, RemoteKind, ServerEntry, StringMap, Transport, spelling};
 use crate::error::{ExitStatus, UserError};
@@ -17,22 +16,6 @@ use crate::output::{Printer, redact, redact_raw};
 use crate::platform::Os;
 use crate::state::{Origin, ledger};
 use crate::vars;
-
-/// One row of the `add`/`remove` report.
-#[derive(Debug, Serialize)]
-pub struct FileReport {
-    pub client: String,
-    pub path: String,
-    pub action: Action,
-    pub error: Option<String>,
-    /// Where the previous version of the file was kept.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub backup: Option<String>,
-    #[serde(skip)]
-    pub hint: Option<String>,
-    #[serde(skip)]
-    pub diff: Option<String>,
-}
 
 pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
     if super::install::is_registry_add(&args) {
@@ -110,7 +93,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
     }
     warn_plaintext_secrets(printer, &entry);
     let clients = targets::choose(ctx, &target_args, "add", &|_| true)?;
-    let mut reports = Vec::new();
+    let mut report = EditReport::new(dry_run);
     let mut prompted_inputs: Vec<String> = Vec::new();
     for client in clients {
         warn_unportable_name(printer, client, &name);
@@ -144,14 +127,12 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
             },
         )
         .map(|(path, outcome, notes, _)| {
-            for note in notes {
-                printer.warn(&note);
-            }
+            report.warnings.extend(notes);
             (path, outcome)
         });
-        reports.push(report(ctx, client, scope, result));
+        report.push(ctx, client, scope, result);
     }
-    print_reports(printer, &reports, dry_run)
+    printer.emit(&report)
 }
 
 /// Clients with `strict_names` take only `[A-Za-z0-9_-]` in names: say so before writing.
@@ -738,111 +719,6 @@ fn for_platform(entry: &ServerEntry, os: Os, fields: &Fields, no_wrap: bool) -> 
         *args = a;
     }
     entry
-}
-
-pub fn report(
-    ctx: &Context,
-    client: &Client,
-    scope: crate::clients::Scope,
-    result: anyhow::Result<(String, edit::Outcome)>,
-) -> FileReport {
-    match result {
-        Ok((path, outcome)) => FileReport {
-            client: client.id.clone(),
-            path,
-            action: outcome.action,
-            error: None,
-            backup: outcome.backup.map(|b| edit::shown(ctx, &b)),
-            hint: None,
-            diff: outcome.diff,
-        },
-        Err(error) => FileReport {
-            client: client.id.clone(),
-            path: client
-                .location(scope, &ctx.platform, &ctx.project)
-                .ok()
-                .flatten()
-                .map(|l| edit::shown(ctx, &l.path))
-                .unwrap_or_default(),
-            action: Action::Failed,
-            error: Some(error.to_string()),
-            backup: None,
-            hint: crate::error::hint_of(&error).map(str::to_owned),
-            diff: None,
-        },
-    }
-}
-
-/// Print every file's outcome; exit 2 if any failed.
-pub fn print_reports(
-    printer: &mut Printer,
-    reports: &[FileReport],
-    dry_run: bool,
-) -> anyhow::Result<ExitStatus> {
-    let failed = reports.iter().any(|r| r.action == Action::Failed);
-    if printer.json {
-        printer.json_value(&reports)?;
-    } else {
-        for r in reports {
-            if let Some(diff) = &r.diff {
-                printer.raw(diff);
-            }
-        }
-        for r in reports {
-            let verb = match (r.action, dry_run) {
-                (Action::Added, true) => "would add",
-                (Action::Updated, true) => "would update",
-                (Action::Removed, true) => "would remove",
-                (Action::Added, false) => "added",
-                (Action::Updated, false) => "updated",
-                (Action::Removed, false) => "removed",
-                (Action::Unchanged, _) => "unchanged",
-                (Action::Failed, _) => "failed",
-            };
-            let style = match r.action {
-                Action::Failed => crate::output::Style::Fail,
-                Action::Unchanged => crate::output::Style::Dim,
-                _ => crate::output::Style::Ok,
-            };
-            // Pad before painting: escape codes would count toward the width.
-            let mut line = format!(
-                "{} {:<16} {}",
-                printer.paint(style, &format!("{verb:<12}")),
-                r.client,
-                r.path
-            );
-            if let Some(error) = &r.error {
-                line = format!(
-                    "{} {:<16} {error}",
-                    printer.paint(style, &format!("{verb:<12}")),
-                    r.client
-                );
-                if let Some(hint) = &r.hint {
-                    line.push_str(&format!("\n{:29}hint: {hint}", ""));
-                }
-            }
-            printer.line(&line);
-        }
-        let backups: Vec<&str> = reports.iter().filter_map(|r| r.backup.as_deref()).collect();
-        if let Some(first) = backups.first() {
-            let more = match backups.len() {
-                1 => String::new(),
-                n => format!(" (and {} more in the same directory)", n - 1),
-            };
-            printer.note(&printer.paint_err(
-                crate::output::Style::Dim,
-                &format!("previous version kept in {first}{more}"),
-            ));
-        }
-        if dry_run {
-            printer.note("dry run: nothing was written");
-        }
-    }
-    Ok(if failed {
-        ExitStatus::Error
-    } else {
-        ExitStatus::Success
-    })
 }
 
 pub(crate) fn parse_pairs(

@@ -17,7 +17,7 @@ use crate::commands::inventory::display_path;
 use crate::error::{ExitStatus, UserError};
 use crate::formats::{ConfigDoc, Edit};
 use crate::fs;
-use crate::output::Printer;
+use crate::output::{Block, ErrorText, Paint, Printer, Report};
 
 /// A file to check and the clients that may read it (table order; the first whose
 /// servers key the file uses wins).
@@ -62,58 +62,99 @@ pub fn run(args: CheckArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         None => None,
     };
     let files = files(ctx, &paths, forced, user)?;
+    let mut report = CheckReport {
+        on_the_way: Vec::new(),
+        findings: Vec::new(),
+        format,
+        files: files.len(),
+        fix,
+        failed: false,
+        deny: match deny {
+            DenyLevel::Warning => Severity::Warning,
+            DenyLevel::Error => Severity::Error,
+        },
+    };
     if files.is_empty() {
-        printer.note(&format!(
+        report.on_the_way.push(Block::Aside(format!(
             "no MCP config files found under `{}`; name files to check, or pass `--user`",
             display_path(ctx, &ctx.project)
-        ));
+        )));
     }
-    let mut findings: Vec<Finding> = Vec::new();
-    let mut failed = false;
     for file in &files {
-        match check_file(ctx, file, fix, dry_run, format, printer) {
-            Ok(mut found) => findings.append(&mut found),
+        match check_file(ctx, file, fix, dry_run, format, &mut report.on_the_way) {
+            Ok(mut found) => report.findings.append(&mut found),
             Err(error) => {
-                printer.error(&error);
-                failed = true;
+                report.on_the_way.push(Block::Error(ErrorText::of(&error)));
+                report.failed = true;
             }
         }
     }
-    match format {
-        CheckFormat::Text => {
-            for f in &findings {
-                printer.line(&render::text_line(f));
-            }
-            if !files.is_empty() {
-                printer.note(&render::summary(&findings, files.len()));
-            }
-            let fixable = findings.iter().filter(|f| f.fixable).count();
-            if fixable > 0 && !fix {
-                printer.note(&format!(
-                    "{fixable} finding{} marked (fixable); `mcpctl check --fix --dry-run` shows the changes",
-                    if fixable == 1 { "" } else { "s" }
-                ));
+    printer.emit(&report)
+}
+
+/// The findings of every file checked, in the chosen format.
+struct CheckReport {
+    /// What happened file by file: errors, `--fix` diffs and notes.
+    on_the_way: Vec<Block>,
+    findings: Vec<Finding>,
+    format: CheckFormat,
+    /// How many files were checked.
+    files: usize,
+    fix: bool,
+    /// A file could not be checked.
+    failed: bool,
+    /// The severity from which findings fail the run (`--deny`).
+    deny: Severity,
+}
+
+impl Report for CheckReport {
+    fn json(&self) -> serde_json::Result<serde_json::Value> {
+        match self.format {
+            CheckFormat::Sarif => Ok(render::sarif(&self.findings)),
+            CheckFormat::Text | CheckFormat::Json | CheckFormat::Github => {
+                serde_json::to_value(&self.findings)
             }
         }
-        CheckFormat::Json => printer.json_value(&findings)?,
-        CheckFormat::Github => {
-            for f in &findings {
-                printer.line(&render::github_line(f));
-            }
-        }
-        CheckFormat::Sarif => printer.json_value(&render::sarif(&findings))?,
     }
-    let threshold = match deny {
-        DenyLevel::Warning => Severity::Warning,
-        DenyLevel::Error => Severity::Error,
-    };
-    Ok(if failed {
-        ExitStatus::Error
-    } else if findings.iter().any(|f| f.severity >= threshold) {
-        ExitStatus::Problems
-    } else {
-        ExitStatus::Success
-    })
+
+    fn human(&self, _paint: Paint) -> Vec<Block> {
+        let mut blocks = self.on_the_way.clone();
+        let findings = &self.findings;
+        match self.format {
+            CheckFormat::Text => {
+                blocks.extend(findings.iter().map(|f| Block::Line(render::text_line(f))));
+                if self.files > 0 {
+                    blocks.push(Block::Note(render::summary(findings, self.files)));
+                }
+                let fixable = findings.iter().filter(|f| f.fixable).count();
+                if fixable > 0 && !self.fix {
+                    blocks.push(Block::Note(format!(
+                        "{fixable} finding{} marked (fixable); `mcpctl check --fix --dry-run` shows the changes",
+                        if fixable == 1 { "" } else { "s" }
+                    )));
+                }
+            }
+            CheckFormat::Github => {
+                blocks.extend(findings.iter().map(|f| Block::Line(render::github_line(f))));
+            }
+            CheckFormat::Json | CheckFormat::Sarif => {
+                if let Ok(json) = self.json().and_then(|v| serde_json::to_string_pretty(&v)) {
+                    blocks.push(Block::Line(json));
+                }
+            }
+        }
+        blocks
+    }
+
+    fn status(&self) -> ExitStatus {
+        if self.failed {
+            ExitStatus::Error
+        } else if self.findings.iter().any(|f| f.severity >= self.deny) {
+            ExitStatus::Problems
+        } else {
+            ExitStatus::Success
+        }
+    }
 }
 
 /// The files to check: named paths (directories are searched like the project
@@ -253,7 +294,7 @@ fn check_file(
     fix: bool,
     dry_run: bool,
     format: CheckFormat,
-    printer: &mut Printer,
+    on_the_way: &mut Vec<Block>,
 ) -> anyhow::Result<Vec<Finding>> {
     let read = |path: &Path| {
         fs::read_source(path).map_err(|e| {
@@ -288,23 +329,23 @@ fn check_file(
         })
     })?;
     if let Some(diff) = &outcome.diff {
-        if format == CheckFormat::Text {
-            printer.raw(diff);
+        on_the_way.push(if format == CheckFormat::Text {
+            Block::Raw(diff.clone())
         } else {
-            printer.note(diff.trim_end());
-        }
+            Block::Aside(diff.trim_end().to_owned())
+        });
     }
     if outcome.action == edit::Action::Unchanged {
         return Ok(findings);
     }
     if dry_run {
-        printer.note(&format!(
+        on_the_way.push(Block::Aside(format!(
             "would fix `{}` (dry run: nothing was written)",
             file.shown
-        ));
+        )));
         return Ok(findings);
     }
-    printer.note(&format!("fixed `{}`", file.shown));
+    on_the_way.push(Block::Aside(format!("fixed `{}`", file.shown)));
     let source = read(&file.path)?;
     Ok(check::check_text(
         &file.shown,

@@ -6,7 +6,8 @@ use crate::cli::ClientsArgs;
 use crate::commands::Context;
 use crate::commands::inventory::{display_path, read_document};
 use crate::error::ExitStatus;
-use crate::output::{Printer, Style};
+use crate::output::{Block, Paint, Printer, Report, Style};
+use crate::platform::Os;
 
 #[derive(Debug, Serialize)]
 struct ClientRow {
@@ -22,14 +23,18 @@ struct ClientRow {
     error: Option<String>,
 }
 
+/// Every row (JSON always has them all), and what the table shows.
+struct ClientsReport {
+    rows: Vec<ClientRow>,
+    all: bool,
+    os: Os,
+}
+
 pub fn run(args: ClientsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
     let ClientsArgs { all } = args;
     let mut rows = Vec::new();
     for client in ctx.table.all() {
         let detected = client.detected(&ctx.platform);
-        if !all && !detected && !printer.json {
-            continue;
-        }
         let path = client.user_path(&ctx.platform).ok().flatten();
         let exists = path.as_ref().is_some_and(|p| p.is_file());
         let (servers, error) = match (&path, exists) {
@@ -52,44 +57,66 @@ pub fn run(args: ClientsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
             error,
         });
     }
-    if printer.json {
-        printer.json_value(&rows)?;
-        return Ok(ExitStatus::Success);
+    printer.emit(&ClientsReport {
+        rows,
+        all,
+        os: ctx.platform.os,
+    })
+}
+
+impl Report for ClientsReport {
+    fn json(&self) -> serde_json::Result<serde_json::Value> {
+        serde_json::to_value(&self.rows)
     }
-    if rows.is_empty() {
-        printer.note("no clients detected; `mcpctl clients --all` lists every known client");
-        return Ok(ExitStatus::Success);
+
+    fn human(&self, paint: Paint) -> Vec<Block> {
+        let shown: Vec<&ClientRow> = self
+            .rows
+            .iter()
+            .filter(|r| self.all || r.detected)
+            .collect();
+        if shown.is_empty() {
+            return vec![Block::Note(
+                "no clients detected; `mcpctl clients --all` lists every known client".to_owned(),
+            )];
+        }
+        let rows = shown
+            .iter()
+            .map(|r| {
+                vec![
+                    r.id.clone(),
+                    r.name.clone(),
+                    if r.detected {
+                        paint.paint(Style::Ok, "yes")
+                    } else {
+                        paint.paint(Style::Dim, "no")
+                    },
+                    match (&r.servers, &r.error) {
+                        (Some(n), _) => n.to_string(),
+                        (None, Some(_)) => paint.paint(Style::Fail, "unreadable"),
+                        (None, None) => paint.paint(Style::Dim, "-"),
+                    },
+                    match &r.path {
+                        Some(p) if r.exists => p.clone(),
+                        Some(p) => paint.paint(Style::Dim, &format!("{p} (missing)")),
+                        None => paint.paint(Style::Dim, &format!("(not on {})", self.os.as_str())),
+                    },
+                ]
+            })
+            .collect();
+        let mut blocks = vec![Block::Table {
+            header: vec!["CLIENT", "NAME", "DETECTED", "SERVERS", "CONFIG"],
+            rows,
+        }];
+        if !self.all {
+            blocks.push(Block::Note(
+                "showing detected clients; `--all` shows every known client".to_owned(),
+            ));
+        }
+        blocks
     }
-    let table: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            vec![
-                r.id.clone(),
-                r.name.clone(),
-                if r.detected {
-                    printer.paint(Style::Ok, "yes")
-                } else {
-                    printer.paint(Style::Dim, "no")
-                },
-                match (&r.servers, &r.error) {
-                    (Some(n), _) => n.to_string(),
-                    (None, Some(_)) => printer.paint(Style::Fail, "unreadable"),
-                    (None, None) => printer.paint(Style::Dim, "-"),
-                },
-                match &r.path {
-                    Some(p) if r.exists => p.clone(),
-                    Some(p) => printer.paint(Style::Dim, &format!("{p} (missing)")),
-                    None => printer.paint(
-                        Style::Dim,
-                        &format!("(not on {})", ctx.platform.os.as_str()),
-                    ),
-                },
-            ]
-        })
-        .collect();
-    printer.table(&["CLIENT", "NAME", "DETECTED", "SERVERS", "CONFIG"], &table);
-    if !all {
-        printer.note("showing detected clients; `--all` shows every known client");
+
+    fn status(&self) -> ExitStatus {
+        ExitStatus::Success
     }
-    Ok(ExitStatus::Success)
 }

@@ -4,7 +4,8 @@
 //! housekeeping (switches, approvals, timeouts) stays behind. Recorded as `copy`.
 
 use crate::cli::CopyArgs;
-use crate::commands::add::{Flags, Provenance, add_to, print_reports, report};
+use crate::commands::add::{Flags, Provenance, add_to};
+use crate::commands::edit::EditReport;
 use crate::commands::{Context, inventory, targets};
 use crate::error::{ExitStatus, UserError};
 use crate::manifest::portable_entry;
@@ -50,7 +51,7 @@ pub fn run(args: CopyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         origin: Origin::copy(),
         guard: None,
     };
-    let mut reports = Vec::new();
+    let mut report = EditReport::new(dry_run);
     for client in clients.into_iter().filter(|c| c.id != from) {
         let flags = Flags {
             force,
@@ -65,7 +66,7 @@ pub fn run(args: CopyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                 (path, outcome)
             },
         );
-        reports.push(report(ctx, client, scope, result));
+        report.push(ctx, client, scope, result);
     }
-    print_reports(printer, &reports, dry_run)
+    printer.emit(&report)
 }

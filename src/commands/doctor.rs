@@ -13,13 +13,15 @@ use serde::Serialize;
 
 use crate::check::{self, Finding, Severity, Target};
 use crate::cli::DoctorArgs;
-use crate::clients::Scope;
+use crate::clients::{Client, Scope};
 use crate::commands::inventory::{Found, collect, display_path};
 use crate::commands::{Context, targets};
 use crate::entry;
 use crate::error::{ExitStatus, UserError};
 use crate::fs;
-use crate::handshake::{self, Fix, Launch, Level, Probe, ProbeOptions, Status as ProbeStatus};
+use crate::handshake::{
+    self, Fix, Launch, Level, Probe, ProbeOptions, ProbeWarning, Status as ProbeStatus,
+};
 use crate::output::{Printer, Style};
 use crate::platform::Os;
 use crate::trust::{Trust, TrustRule};
@@ -246,7 +248,13 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         printer.progress_done();
         let busy = jobs.min(total);
         for ((index, launch), probe) in to_probe.iter().zip(probes) {
-            merge_probe(&mut results[*index], launch, probe, busy);
+            merge_probe(
+                &mut results[*index],
+                found[*index].client,
+                launch,
+                probe,
+                busy,
+            );
         }
     }
     let tokens = client_tokens(&results, &to_probe);
@@ -561,8 +569,33 @@ fn client_tokens(results: &[DoctorResult], probed: &[(usize, Launch)]) -> Vec<Cl
 }
 
 /// Fold a probe into the result. `busy`: how many servers were probed at once.
-fn merge_probe(result: &mut DoctorResult, launch: &Launch, probe: Probe, busy: usize) {
+fn merge_probe(
+    result: &mut DoctorResult,
+    client: &Client,
+    launch: &Launch,
+    probe: Probe,
+    busy: usize,
+) {
+    let fell_back = probe.warnings.contains(&ProbeWarning::FellBackToSse);
     let (status, message) = match (&probe.status, &probe.failure) {
+        (ProbeStatus::Fail, Some(f @ handshake::ProbeError::Timeout { .. }))
+            if probe.stderr_tail.is_empty() && launcher(&result.target).is_some() =>
+        {
+            (
+                Status::Fail,
+                format!(
+                    "{f}; `{}` said nothing: it may be downloading the package or waiting for its registry (run it once by hand, or raise --timeout)",
+                    launcher(&result.target).unwrap_or_default()
+                ),
+            )
+        }
+        (ProbeStatus::Warn, _) if fell_back && !client.fields.sse_fallback => (
+            Status::Fail,
+            format!(
+                "`{}` serves only legacy SSE, and {} does not fall back to it (it reports \"MCP endpoint not found\"); set the entry's transport to `sse`",
+                result.target, client.name
+            ),
+        ),
         (ProbeStatus::Fail, Some(f @ handshake::ProbeError::Timeout { .. })) if busy > 1 => (
             Status::Fail,
             format!(
@@ -589,6 +622,19 @@ fn merge_probe(result: &mut DoctorResult, launch: &Launch, probe: Probe, busy: u
         ),
     };
     result.record("handshake", status, message);
+    if let Some(version) = &probe.protocol_version
+        && version != handshake::PROTOCOL_VERSION
+        && probe.failure.is_none()
+    {
+        result.record(
+            "protocol",
+            Status::Ok,
+            format!(
+                "speaks protocol {version}, older than mcpctl's {} (clients accept it)",
+                handshake::PROTOCOL_VERSION
+            ),
+        );
+    }
     result.server_name = probe.server_name;
     result.server_version = probe.server_version;
     result.protocol_era = probe.protocol_era;
@@ -617,6 +663,25 @@ fn started(launch: &Launch, target: &str) -> String {
                 .to_owned()
         }
         Launch::Remote { .. } => target.to_owned(),
+    }
+}
+
+/// The package launcher a command line starts with (`npx`, `uvx`, `pnpm dlx`, `bunx`,
+/// `pipx run`, `yarn dlx`), which may spend minutes downloading before the server runs.
+fn launcher(target: &str) -> Option<String> {
+    let mut words = target.split_whitespace();
+    let command = words.next()?;
+    let stem = command
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(command)
+        .trim_end_matches(".cmd")
+        .trim_end_matches(".exe");
+    let second = words.next().unwrap_or("");
+    match (stem, second) {
+        ("npx" | "uvx" | "bunx" | "pnpx", _) => Some(stem.to_owned()),
+        ("pnpm" | "yarn", "dlx") | ("pipx", "run") => Some(format!("{stem} {second}")),
+        _ => None,
     }
 }
 

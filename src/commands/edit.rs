@@ -6,14 +6,14 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::clients::{Client, Location};
+use crate::clients::{Client, Location, Scope};
 use crate::commands::Context;
 use crate::commands::inventory::{display_path, read_document};
 use crate::entry::{Dialect, Transport};
-use crate::error::UserError;
+use crate::error::{ExitStatus, UserError};
 use crate::formats::{ConfigDoc, Edit};
 use crate::fs::{FsError, Source, write_atomic};
-use crate::output::{redact, redact_text};
+use crate::output::{Block, Paint, Report, Style, redact, redact_text};
 use crate::state::journal::digest;
 use crate::state::{EntryKey, FileChange};
 
@@ -260,4 +260,151 @@ pub fn entry_key(location: &Location, name: &str) -> EntryKey {
 /// `path` relative to the home directory, for reports.
 pub fn shown(ctx: &Context, path: &Path) -> String {
     display_path(ctx, path)
+}
+
+/// One row of a writing command's report (`add`, `remove`; the `--json` shape).
+#[derive(Debug, Serialize)]
+pub struct FileReport {
+    pub client: String,
+    pub path: String,
+    pub action: Action,
+    pub error: Option<String>,
+    /// Where the previous version of the file was kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backup: Option<String>,
+    #[serde(skip)]
+    pub hint: Option<String>,
+    #[serde(skip)]
+    pub diff: Option<String>,
+}
+
+/// What a writing command did to each target file, plus the warnings on the way.
+#[derive(Debug)]
+pub struct EditReport {
+    pub files: Vec<FileReport>,
+    pub dry_run: bool,
+    /// Said before the outcome, also with `--json`.
+    pub warnings: Vec<String>,
+    /// Said before the outcome (`\`x\` was not found in any targeted client`).
+    pub note: Option<String>,
+}
+
+impl EditReport {
+    pub fn new(dry_run: bool) -> EditReport {
+        EditReport {
+            files: Vec::new(),
+            dry_run,
+            warnings: Vec::new(),
+            note: None,
+        }
+    }
+
+    /// Record one client's outcome: the file and what happened, or the error and its hint.
+    pub fn push(
+        &mut self,
+        ctx: &Context,
+        client: &Client,
+        scope: Scope,
+        result: anyhow::Result<(String, Outcome)>,
+    ) {
+        self.files.push(match result {
+            Ok((path, outcome)) => FileReport {
+                client: client.id.clone(),
+                path,
+                action: outcome.action,
+                error: None,
+                backup: outcome.backup.map(|b| shown(ctx, &b)),
+                hint: None,
+                diff: outcome.diff,
+            },
+            Err(error) => FileReport {
+                client: client.id.clone(),
+                path: client
+                    .location(scope, &ctx.platform, &ctx.project)
+                    .ok()
+                    .flatten()
+                    .map(|l| shown(ctx, &l.path))
+                    .unwrap_or_default(),
+                action: Action::Failed,
+                error: Some(error.to_string()),
+                backup: None,
+                hint: crate::error::hint_of(&error).map(str::to_owned),
+                diff: None,
+            },
+        });
+    }
+}
+
+impl Report for EditReport {
+    fn json(&self) -> serde_json::Result<serde_json::Value> {
+        serde_json::to_value(&self.files)
+    }
+
+    fn human(&self, paint: Paint) -> Vec<Block> {
+        let mut blocks: Vec<Block> = self.warnings.iter().cloned().map(Block::Warning).collect();
+        blocks.extend(self.note.iter().cloned().map(Block::Note));
+        blocks.extend(
+            self.files
+                .iter()
+                .filter_map(|r| r.diff.clone())
+                .map(Block::Raw),
+        );
+        for r in &self.files {
+            let verb = match (r.action, self.dry_run) {
+                (Action::Added, true) => "would add",
+                (Action::Updated, true) => "would update",
+                (Action::Removed, true) => "would remove",
+                (Action::Added, false) => "added",
+                (Action::Updated, false) => "updated",
+                (Action::Removed, false) => "removed",
+                (Action::Unchanged, _) => "unchanged",
+                (Action::Failed, _) => "failed",
+            };
+            let style = match r.action {
+                Action::Failed => Style::Fail,
+                Action::Unchanged => Style::Dim,
+                _ => Style::Ok,
+            };
+            // Pad before painting: escape codes would count toward the width.
+            let verb = paint.paint(style, &format!("{verb:<12}"));
+            let line = match &r.error {
+                None => format!("{verb} {:<16} {}", r.client, r.path),
+                Some(error) => {
+                    let mut line = format!("{verb} {:<16} {error}", r.client);
+                    if let Some(hint) = &r.hint {
+                        line.push_str(&format!("\n{:29}hint: {hint}", ""));
+                    }
+                    line
+                }
+            };
+            blocks.push(Block::Line(line));
+        }
+        let backups: Vec<&str> = self
+            .files
+            .iter()
+            .filter_map(|r| r.backup.as_deref())
+            .collect();
+        if let Some(first) = backups.first() {
+            let more = match backups.len() {
+                1 => String::new(),
+                n => format!(" (and {} more in the same directory)", n - 1),
+            };
+            blocks.push(Block::Note(paint.paint(
+                Style::Dim,
+                &format!("previous version kept in {first}{more}"),
+            )));
+        }
+        if self.dry_run {
+            blocks.push(Block::Note("dry run: nothing was written".to_owned()));
+        }
+        blocks
+    }
+
+    fn status(&self) -> ExitStatus {
+        if self.files.iter().any(|r| r.action == Action::Failed) {
+            ExitStatus::Error
+        } else {
+            ExitStatus::Success
+        }
+    }
 }

@@ -9,8 +9,8 @@ use std::path::Path;
 use crate::cli::{AddArgs, RegistryArgs};
 use crate::clients::{Client, Scope};
 use crate::commands::Context;
-use crate::commands::add::{self, FileReport, Provenance};
-use crate::commands::edit::Action;
+use crate::commands::add::{self, Provenance};
+use crate::commands::edit::{self, Action};
 use crate::commands::targets;
 use crate::entry::{self, Transport};
 use crate::error::{ExitStatus, UserError};
@@ -504,7 +504,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         }
     }
     explain(printer, &forms.iter().collect::<Vec<_>>());
-    let mut reports: Vec<FileReport> = Vec::new();
+    let mut report = edit::EditReport::new(dry_run);
     for (client, at) in clients.iter().zip(per_client) {
         let Some(resolved) = forms.get(at) else {
             continue;
@@ -544,7 +544,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
             }
             Ok((path, outcome))
         });
-        reports.push(add::report(ctx, client, scope, result));
+        report.push(ctx, client, scope, result);
     }
-    add::print_reports(printer, &reports, dry_run)
+    printer.emit(&report)
 }

@@ -9,7 +9,7 @@ use crate::commands::inventory::{collect, display_path};
 use crate::commands::{Context, targets};
 use crate::entry::{self, Transport};
 use crate::error::ExitStatus;
-use crate::output::{Printer, Style, redact_map};
+use crate::output::{Block, ErrorText, Paint, Printer, Report, Style, redact_map};
 
 #[derive(Debug, Serialize)]
 struct ListRow {
@@ -89,50 +89,77 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
             row
         })
         .collect();
-    for b in &broken {
-        printer.error(&anyhow::anyhow!("{}: {:#}", b.client.id, b.error));
+    let report = ListReport {
+        rows,
+        broken: broken
+            .iter()
+            .map(|b| ErrorText::about(&b.client.id, &b.error))
+            .collect(),
+        name,
+        searched: clients.iter().map(|c| c.id.clone()).collect(),
+        show_secrets,
+    };
+    printer.emit(&report)
+}
+
+/// The servers found, and the files that could not be read.
+struct ListReport {
+    rows: Vec<ListRow>,
+    /// One per unreadable file, with the same hint `add` gives for it.
+    broken: Vec<ErrorText>,
+    /// `list NAME`.
+    name: Option<String>,
+    /// The clients looked at.
+    searched: Vec<String>,
+    /// `--show-secrets`: the table gets an env/headers column.
+    show_secrets: bool,
+}
+
+impl Report for ListReport {
+    fn json(&self) -> serde_json::Result<serde_json::Value> {
+        serde_json::to_value(&self.rows)
     }
-    if printer.json {
-        printer.json_value(&rows)?;
-    } else if rows.is_empty() {
-        if broken.is_empty() {
-            let what = name.map_or_else(
-                || "no servers configured".to_owned(),
-                |n| format!("no server named `{n}`"),
-            );
-            printer.note(&format!(
-                "{what} in {} client(s): {}",
-                clients.len(),
-                clients
-                    .iter()
-                    .map(|c| c.id.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+
+    fn human(&self, paint: Paint) -> Vec<Block> {
+        let show_secrets = self.show_secrets;
+        let mut blocks: Vec<Block> = self.broken.iter().cloned().map(Block::Error).collect();
+        if self.rows.is_empty() {
+            if self.broken.is_empty() {
+                let what = self.name.as_ref().map_or_else(
+                    || "no servers configured".to_owned(),
+                    |n| format!("no server named `{n}`"),
+                );
+                blocks.push(Block::Note(format!(
+                    "{what} in {} client(s): {}",
+                    self.searched.len(),
+                    self.searched.join(", ")
+                )));
+            }
+            return blocks;
         }
-    } else {
-        let table: Vec<Vec<String>> = rows
+        let rows = self
+            .rows
             .iter()
             .map(|r| {
                 let target = match (&r.command, &r.url, &r.error) {
-                    (_, _, Some(e)) => printer.paint(Style::Fail, &format!("invalid entry: {e}")),
+                    (_, _, Some(e)) => paint.paint(Style::Fail, &format!("invalid entry: {e}")),
                     (Some(c), _, _) => {
                         let mut s = std::iter::once(c.as_str())
                             .chain(r.args.iter().map(String::as_str))
                             .collect::<Vec<_>>()
                             .join(" ");
                         if r.wrapped {
-                            s.push_str(&printer.paint(Style::Dim, " (wrapped)"));
+                            s.push_str(&paint.paint(Style::Dim, " (wrapped)"));
                         }
                         s
                     }
                     (None, Some(u), _) => u.clone(),
                     (None, None, None) => {
-                        printer.paint(Style::Dim, "(a switch, or a server an extension provides)")
+                        paint.paint(Style::Dim, "(a switch, or a server an extension provides)")
                     }
                 };
                 let name = if r.disabled {
-                    format!("{} {}", r.name, printer.paint(Style::Dim, "(disabled)"))
+                    format!("{} {}", r.name, paint.paint(Style::Dim, "(disabled)"))
                 } else {
                     r.name.clone()
                 };
@@ -159,11 +186,15 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         if show_secrets {
             header.push("ENV / HEADERS");
         }
-        printer.table(&header, &table);
+        blocks.push(Block::Table { header, rows });
+        blocks
     }
-    Ok(if broken.is_empty() {
-        ExitStatus::Success
-    } else {
-        ExitStatus::Error
-    })
+
+    fn status(&self) -> ExitStatus {
+        if self.broken.is_empty() {
+            ExitStatus::Success
+        } else {
+            ExitStatus::Error
+        }
+    }
 }

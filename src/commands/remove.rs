@@ -7,7 +7,6 @@
 use crate::cli::RemoveArgs;
 use crate::clients::{Client, Scope};
 use crate::commands::Context;
-use crate::commands::add::{print_reports, report};
 use crate::commands::inventory::read_document;
 use crate::commands::{edit, targets};
 use crate::error::{ExitStatus, UserError};
@@ -49,7 +48,7 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             _ => targets::choose(ctx, &target_args, "remove", &|c| !holds(c).is_empty())?,
         }
     };
-    let mut reports = Vec::new();
+    let mut report = edit::EditReport::new(dry_run);
     for client in &clients {
         let found = holds(client);
         let result = (|| {
@@ -91,18 +90,20 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             }
             Ok((edit::shown(ctx, &location.path), outcome))
         })();
-        reports.push(report(ctx, client, scope.unwrap_or(Scope::User), result));
+        report.push(ctx, client, scope.unwrap_or(Scope::User), result);
     }
-    if reports.iter().all(|r| r.action == edit::Action::Unchanged) {
+    if report
+        .files
+        .iter()
+        .all(|r| r.action == edit::Action::Unchanged)
+    {
         let error = targets::no_server_named(ctx, &clients, &name);
         if crate::error::hint_of(&error).is_some_and(|h| h.starts_with("did you mean")) {
             return Err(error);
         }
-        if !printer.json {
-            printer.note(&format!("`{name}` was not found in any targeted client"));
-        }
+        report.note = Some(format!("`{name}` was not found in any targeted client"));
     }
-    print_reports(printer, &reports, dry_run)
+    printer.emit(&report)
 }
 
 /// The scopes of `client` (only `only`, when given) whose file has `name`. A file that two

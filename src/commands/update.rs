@@ -6,9 +6,9 @@
 use crate::cli::UpdateArgs;
 use crate::clients::Scope;
 use crate::commands::Context;
+use crate::commands::add;
 use crate::commands::add::Provenance;
-use crate::commands::add::{self, FileReport};
-use crate::commands::edit::Action;
+use crate::commands::edit::{self, Action};
 use crate::commands::install::{self, Newest, Written, live_installs, registry_for, resolve_error};
 use crate::commands::outdated::newer;
 use crate::entry::Dialect;
@@ -54,7 +54,7 @@ pub fn run(args: UpdateArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     }
     let mut newest = Newest::default();
     let mut warned: Vec<String> = Vec::new();
-    let mut reports: Vec<FileReport> = Vec::new();
+    let mut report = edit::EditReport::new(dry_run);
     let mut shown: Vec<(String, String)> = Vec::new();
     for install in &installs {
         let Some(client) = ctx.table.get(&install.client) else {
@@ -78,7 +78,7 @@ pub fn run(args: UpdateArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             install::warn_deprecated(printer, &item);
         }
         if item.status() == Status::Deleted {
-            reports.push(add::report(
+            report.push(
                 ctx,
                 client,
                 scope,
@@ -86,7 +86,7 @@ pub fn run(args: UpdateArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                     name: item.server.name.clone(),
                     message: item.status_message().map(registry::clean),
                 })),
-            ));
+            );
             continue;
         }
         if !newer(&item.server.version, &install.version) {
@@ -111,7 +111,7 @@ pub fn run(args: UpdateArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         let resolved = match resolved {
             Ok(r) => r,
             Err(e) => {
-                reports.push(add::report(ctx, client, scope, Err(e)));
+                report.push(ctx, client, scope, Err(e));
                 continue;
             }
         };
@@ -183,7 +183,7 @@ pub fn run(args: UpdateArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             }
             Ok((path, outcome))
         });
-        reports.push(add::report(ctx, client, scope, result));
+        report.push(ctx, client, scope, result);
     }
-    add::print_reports(printer, &reports, dry_run)
+    printer.emit(&report)
 }

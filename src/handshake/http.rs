@@ -159,16 +159,26 @@ impl Http {
         if status == 403 {
             return ProbeError::Forbidden { phase };
         }
+        let html = content_type(&response).starts_with("text/html");
         let mut body = String::new();
         let _ = response
             .into_body()
             .into_reader()
             .take(4096)
             .read_to_string(&mut body);
+        let text = if html || body.trim_start().starts_with('<') {
+            html_text(&body)
+        } else {
+            body.trim().to_owned()
+        };
+        let mut detail = jsonrpc::quote(&text);
+        if status == 404 {
+            detail.push_str(" (wrong path? MCP endpoints are usually `/mcp`)");
+        }
         ProbeError::Http {
             status,
             phase,
-            detail: jsonrpc::quote(body.trim()),
+            detail,
         }
     }
 
@@ -782,6 +792,24 @@ impl<R: BufRead> SseReader<R> {
             }
         }
     }
+}
+
+/// The words of an HTML page (a web server's error page), tags and extra space dropped.
+fn html_text(html: &str) -> String {
+    let mut text = String::with_capacity(html.len());
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => {
+                in_tag = true;
+                text.push(' ');
+            }
+            '>' => in_tag = false,
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Resolve the `endpoint` event's URI against the SSE URL (absolute, scheme-relative,

@@ -185,12 +185,18 @@ pub enum ProbeError {
     Spawn { command: String, reason: String },
     #[error("working directory `{cwd}` does not exist (fix the entry's `cwd`)")]
     MissingCwd { cwd: String },
-    #[error("server exited with {} during {phase} (its stderr tail shows why)", exit_description(*.code, *.signal))]
+    #[error("server exited with {} during {phase}{}", exit_description(*.code, *.signal), if *.said_why { " (its stderr tail shows why)" } else { " and wrote nothing to stderr" })]
     ExitedEarly {
         code: Option<i32>,
         signal: Option<i32>,
         phase: Phase,
+        /// It wrote to stderr (so the report's tail may say why).
+        said_why: bool,
     },
+    #[error(
+        "`{command}` is not an MCP server: it sent mcpctl's own {phase} request back (a command that echoes its input, such as `cat`)"
+    )]
+    EchoesInput { command: String, phase: Phase },
     #[error(
         "server closed its output during {phase} without answering (its stderr tail may show why)"
     )]
@@ -279,6 +285,7 @@ impl ProbeError {
             ProbeError::Spawn { .. } => "spawn",
             ProbeError::MissingCwd { .. } => "missing_cwd",
             ProbeError::ExitedEarly { .. } => "exited_early",
+            ProbeError::EchoesInput { .. } => "not_mcp",
             ProbeError::ClosedEarly { .. } => "closed_early",
             ProbeError::Timeout { .. } => "timeout",
             ProbeError::NonJson { .. } => "non_json",
@@ -625,6 +632,7 @@ mod tests {
                 code: Some(1),
                 signal: None,
                 phase: Phase::Initialize,
+                said_why: true,
             },
             ProbeError::UnsupportedVersion {
                 version: "1999-01-01".into(),

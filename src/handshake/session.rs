@@ -431,11 +431,8 @@ impl<C: Channel> Session<'_, '_, C> {
                 version: version.to_owned(),
             });
         }
-        if version != PROTOCOL_VERSION {
-            report.warn(ProbeWarning::OlderProtocolVersion {
-                version: version.to_owned(),
-            });
-        }
+        // An older version the spec still has is information (`protocol_version` in the
+        // report), not a warning: clients accept it.
         self.channel.negotiated(version, Era::Handshake);
 
         let started = Instant::now();

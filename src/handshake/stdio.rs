@@ -63,6 +63,7 @@ pub(crate) fn probe(
     let mut channel = StdioChannel {
         start: &start,
         running: Some(running),
+        sent: None,
         first_junk: None,
     };
     let plan = Plan {
@@ -82,6 +83,12 @@ pub(crate) fn probe(
                 how: "kill it (it ignored SIGTERM)".to_owned(),
             });
         }
+    }
+    if let Err(ProbeError::ExitedEarly { said_why, .. }) = &mut result {
+        *said_why = report
+            .stderr_tail
+            .iter()
+            .any(|line| !line.trim().is_empty());
     }
 
     // A server that printed junk and then never answered most likely answered in the
@@ -235,6 +242,8 @@ struct StdioChannel<'a> {
     start: &'a Start<'a>,
     /// `None` only between a failed restart and the end of the probe.
     running: Option<Running>,
+    /// The last request sent (id and method), to recognise it coming back.
+    sent: Option<(u64, String)>,
     /// The first non-JSON-RPC stdout line, if any.
     first_junk: Option<String>,
 }
@@ -260,6 +269,7 @@ impl StdioChannel<'_> {
                 code: status.code(),
                 signal: process::exit_signal(status),
                 phase,
+                said_why: true,
             },
             None => ProbeError::ClosedEarly { phase },
         }
@@ -283,6 +293,7 @@ impl Channel for StdioChannel<'_> {
         _until: Instant,
         _report: &mut Report,
     ) -> Result<(), ProbeError> {
+        self.sent = Some((id, method.to_owned()));
         self.write(&jsonrpc::request(id, method, params), phase)
     }
 
@@ -316,6 +327,7 @@ impl Channel for StdioChannel<'_> {
                             code: status.code(),
                             signal: process::exit_signal(status),
                             phase,
+                            said_why: true,
                         });
                     }
                     continue;
@@ -332,6 +344,17 @@ impl Channel for StdioChannel<'_> {
                     }
                 }
                 Incoming::Notification => {}
+                // Our own request coming back: `cat`, not a server.
+                Incoming::Request { id, method }
+                    if self.sent.as_ref().is_some_and(|(sent, name)| {
+                        id.as_u64() == Some(*sent) && *name == method
+                    }) =>
+                {
+                    return Err(ProbeError::EchoesInput {
+                        command: self.start.server.command.to_owned(),
+                        phase,
+                    });
+                }
                 Incoming::Request { id, method } => {
                     self.write(&jsonrpc::reply_to_server(&id, &method), phase)?;
                 }

@@ -275,6 +275,18 @@ fn free_port() -> u16 {
 }
 
 /// Kills the server when the test ends, however it ends.
+/// Wait (up to 30 s) until something listens on the loopback `port`.
+fn wait_listening(port: u16) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < until,
+            "nothing listened on {port}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 struct KillOnDrop(std::process::Child);
 
 impl Drop for KillOnDrop {
@@ -719,4 +731,73 @@ fn a_timeout_among_parallel_starts_suggests_fewer_jobs() {
         .unwrap()
         .to_owned();
     assert!(!error.contains("--jobs"), "{error}");
+}
+
+#[test]
+fn an_http_entry_on_a_legacy_sse_endpoint_fails_where_the_client_does_not_fall_back() {
+    let env = TestEnv::new();
+    let port = free_port();
+    let _server = KillOnDrop(
+        Command::new(fixture())
+            .arg(format!("sse={port}"))
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    wait_listening(port);
+    let url = format!("http://127.0.0.1:{port}/sse");
+    env.write(
+        ".claude.json",
+        json!({"mcpServers": {"old": {"type": "http", "url": url}}})
+            .to_string()
+            .as_bytes(),
+    );
+    cursor_config(&env, json!({"old": {"url": url}}));
+    let report = env
+        .run(&["doctor", "-c", "claude-code,cursor", "--json"])
+        .code(1)
+        .json();
+    let by_client = |client: &str| {
+        report["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["client"] == client)
+            .unwrap()
+            .clone()
+    };
+    let claude = by_client("claude-code");
+    assert_eq!(claude["status"], "fail", "{claude}");
+    let error = claude["error"].as_str().unwrap();
+    assert!(
+        error.contains("does not fall back") && error.contains("`sse`"),
+        "{error}"
+    );
+    let cursor = by_client("cursor");
+    assert_eq!(cursor["status"], "warn", "{cursor}");
+}
+
+#[test]
+fn a_silent_launcher_timeout_may_be_downloading() {
+    let env = TestEnv::new();
+    let npx = env.write("tools/npx", b"#!/bin/sh\nexec sleep 30\n");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&npx, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    cursor_config(
+        &env,
+        json!({"slow": {"command": npx, "args": ["-y", "@example/server"]}}),
+    );
+    let report = env
+        .run(&["doctor", "-c", "cursor", "--json", "--timeout", "1"])
+        .code(1)
+        .json();
+    let error = result(&report, "slow")["error"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(error.contains("may be downloading"), "{error}");
 }

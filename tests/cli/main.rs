@@ -14,10 +14,12 @@ mod doctor;
 mod env;
 #[path = "../common/fixture_server.rs"]
 mod fixture_server;
+mod golden;
 mod habits;
 mod import;
 mod list;
 mod manifest;
+mod output;
 #[path = "../common/peer.rs"]
 mod peer;
 mod peers;

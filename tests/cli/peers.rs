@@ -186,6 +186,33 @@ fn assert_has_lines(lines: &[String], expected: &[&str]) {
     }
 }
 
+/// `mcpctl check` on the files the client's own CLI wrote: no warning, no error (issue 9:
+/// fields the clients write themselves are not findings).
+#[track_caller]
+fn assert_check_clean(p: &Peer, id: &str) {
+    let run = p.mcpctl(&[
+        "check",
+        "--user",
+        "-c",
+        id,
+        "--platform",
+        "linux",
+        "--deny",
+        "warning",
+        "--format",
+        "json",
+    ]);
+    let findings = run.json();
+    let serious: Vec<&Value> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] != "info")
+        .collect();
+    assert!(serious.is_empty(), "check on {id}'s own file: {serious:#?}");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
 fn row<'a>(rows: &'a [Value], name: &str) -> &'a Value {
     rows.iter()
         .find(|r| r["name"] == name)
@@ -281,6 +308,7 @@ fn mcpctl_reads_what_claude_writes() {
     p.client(&["mcp", "add", "loc", "--", "true"]).ok();
     let rows = p.mcpctl_rows("claude-code");
     assert_eq!(rows.len(), 4, "{rows:#?}");
+    assert_check_clean(&p, "claude-code");
     assert_eq!(row(&rows, "loc")["scope"], "local");
     assert_eq!(row(&rows, "loc")["command"], "true");
     assert_eq!(row(&rows, "mem")["scope"], "user");
@@ -373,6 +401,7 @@ fn mcpctl_reads_what_codex_writes() {
     p.client(&["mcp", "add", "web", "--url", URL]).ok();
     let rows = p.mcpctl_rows("codex");
     assert_eq!(rows.len(), 2, "{rows:#?}");
+    assert_check_clean(&p, "codex");
     assert_eq!(
         fields(row(&rows, "mem")),
         stdio_fields("node", &["/srv/mem.js"])
@@ -419,6 +448,7 @@ fn mcpctl_reads_what_gemini_like_writes(bin: &str, id: &str) {
     }
     let rows = p.mcpctl_rows(id);
     assert_eq!(rows.len(), 3, "{rows:#?}");
+    assert_check_clean(&p, id);
     assert_eq!(
         fields(row(&rows, "mem")),
         stdio_fields("node", &["/srv/mem.js"])
@@ -512,6 +542,7 @@ fn mcpctl_reads_what_opencode_writes() {
         .ok();
     let rows = p.mcpctl_rows("opencode");
     assert_eq!(rows.len(), 2, "{rows:#?}");
+    assert_check_clean(&p, "opencode");
     assert_eq!(
         row(&rows, "mem")["path"],
         "~/.config/opencode/opencode.jsonc"

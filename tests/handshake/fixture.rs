@@ -115,3 +115,12 @@ pub(crate) fn launch(transport: &Transport) -> mcpctl::handshake::Launch {
     };
     mcpctl::handshake::prepare(transport, &host).launch.unwrap()
 }
+
+/// The probe's failure as the user reads it ("" when it did not fail).
+pub(crate) fn failure_message(probe: &mcpctl::handshake::Probe) -> String {
+    probe
+        .failure
+        .as_ref()
+        .map(ToString::to_string)
+        .unwrap_or_default()
+}

@@ -274,3 +274,22 @@ fn forbidden_is_its_own_failure() {
         "{result:#?}"
     );
 }
+
+#[test]
+fn an_html_404_shows_its_text_and_the_usual_path() {
+    let (_server, port) = fixture_http("http-404-html");
+    let result = probe(
+        &remote(format!("http://127.0.0.1:{port}/api"), RemoteKind::Http),
+        &generous(),
+    );
+    let message = crate::fixture::failure_message(&result);
+    assert!(
+        message.contains("HTTP 404: 404 Not Found The page you asked for is not here."),
+        "{message}"
+    );
+    assert!(!message.contains('<'), "{message}");
+    assert!(
+        message.contains("MCP endpoints are usually `/mcp`"),
+        "{message}"
+    );
+}

@@ -79,7 +79,8 @@ fn doctor_reports_exit_code_and_stderr_of_a_dying_server() {
         Some(ProbeError::ExitedEarly {
             code: Some(7),
             signal: None,
-            phase: Phase::Initialize
+            phase: Phase::Initialize,
+            said_why: true
         })
     );
     assert!(
@@ -193,7 +194,8 @@ fn doctor_reports_a_crash_during_tools_list() {
         Some(ProbeError::ExitedEarly {
             code: Some(3),
             signal: None,
-            phase: Phase::ToolsList
+            phase: Phase::ToolsList,
+            said_why: true
         })
     );
     assert_no_survivors(dir.path());
@@ -341,4 +343,40 @@ fn server_text_loses_its_control_characters() {
     assert_eq!(result.server_version.as_deref(), Some("0.0.0"));
     assert_eq!(result.tool_names, ["raw_tool"]);
     assert_eq!(result.capabilities, Some(serde_json::json!({"tools": {}})));
+}
+
+#[test]
+fn a_command_that_echoes_its_input_is_not_an_mcp_server() {
+    let transport = Transport::Stdio {
+        command: "cat".into(),
+        args: Vec::new(),
+        env: IndexMap::new(),
+        cwd: None,
+    };
+    let result = probe(&transport, &options(Duration::from_secs(10)));
+    assert_eq!(
+        result.failure,
+        Some(ProbeError::EchoesInput {
+            command: "cat".into(),
+            phase: Phase::Initialize
+        }),
+        "{result:#?}"
+    );
+}
+
+#[test]
+fn a_silent_exit_does_not_point_at_an_empty_stderr() {
+    let transport = Transport::Stdio {
+        command: "sh".into(),
+        args: vec!["-c".into(), "exit 4".into()],
+        env: IndexMap::new(),
+        cwd: None,
+    };
+    let result = probe(&transport, &generous());
+    let message = crate::fixture::failure_message(&result);
+    assert!(
+        message.ends_with("and wrote nothing to stderr"),
+        "{message}"
+    );
+    assert!(result.stderr_tail.is_empty());
 }

@@ -1,11 +1,18 @@
 //! Everything mcpctl prints goes through `Printer`: data to stdout (human tables or
 //! `--json`), diagnostics to stderr, colour only on a terminal without `NO_COLOR`, and
-//! secrets redacted. Commands build serialisable reports; this module renders them.
+//! secrets redacted. Commands return a `Report` and `Printer::emit` prints it (see
+//! `report` for the pattern a new command follows).
 #![expect(clippy::print_stderr, reason = "the one module that prints")]
+
+mod report;
 
 use std::io::{self, IsTerminal, Write};
 
 use serde::Serialize;
+
+pub use report::{Block, ErrorText, Paint, Report};
+
+use crate::error::ExitStatus;
 
 /// When to use colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -213,20 +220,63 @@ impl Printer {
 
     /// Render an error chain: `error:`, `caused by:`, then `hint:`.
     pub fn error(&self, error: &anyhow::Error) {
-        let mut text = format!("{} {error}", self.paint_err(Style::Fail, "error:"));
-        for cause in error.chain().skip(1) {
-            let cause = cause.to_string();
-            if !text.contains(&cause) {
-                text.push_str(&format!("\n  caused by: {cause}"));
-            }
+        self.error_text(&ErrorText::of(error));
+    }
+
+    fn error_text(&self, error: &ErrorText) {
+        let mut text = format!(
+            "{} {}",
+            self.paint_err(Style::Fail, "error:"),
+            error.message
+        );
+        for cause in &error.causes {
+            text.push_str(&format!("\n  caused by: {cause}"));
         }
-        if let Some(hint) = crate::error::hint_of(error) {
+        if let Some(hint) = &error.hint {
             text.push_str(&format!(
                 "\n\n{} {hint}",
                 self.paint_err(Style::Bold, "hint:")
             ));
         }
         eprintln!("{text}");
+    }
+
+    /// The painter for stdout, handed to `Report::human`.
+    pub fn painter(&self) -> Paint {
+        Paint {
+            enabled: self.color_out,
+        }
+    }
+
+    /// Print a command's report: its JSON with `--json` (warnings and errors still on
+    /// stderr), its human blocks otherwise. Returns the report's exit status.
+    pub fn emit(&mut self, report: &dyn Report) -> anyhow::Result<ExitStatus> {
+        let blocks = report.human(if self.json {
+            Paint::none()
+        } else {
+            self.painter()
+        });
+        for block in &blocks {
+            if !self.json || block.is_diagnostic() {
+                self.block(block);
+            }
+        }
+        if self.json {
+            self.json_value(&report.json()?)?;
+        }
+        Ok(report.status())
+    }
+
+    /// Print one block where it belongs.
+    pub fn block(&mut self, block: &Block) {
+        match block {
+            Block::Table { header, rows } => self.table(header, rows),
+            Block::Line(line) => self.line(line),
+            Block::Raw(text) => self.raw(text),
+            Block::Note(note) | Block::Aside(note) => self.note(note),
+            Block::Warning(warning) => self.warn(warning),
+            Block::Error(error) => self.error_text(error),
+        }
     }
 
     /// Progress on stderr: a line redrawn in place on a terminal, plain lines in a log

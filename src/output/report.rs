@@ -1,0 +1,136 @@
+//! How a command's result reaches the user: the command builds a report value and returns
+//! it; `Printer::emit` prints it. One place decides between `--json` and the human form, so
+//! a command never branches on `printer.json` and every command's errors look the same.
+//!
+//! The pattern for a new command (`plan`, `search`, `tools`, ...):
+//!
+//! 1. Do the work and collect the result in a struct (rows, outcomes, errors that belong to
+//!    one row or file). Keep `anyhow::Error`s as `ErrorText::of(&error)` so their `hint:`
+//!    survives; never re-wrap them with `anyhow!("{e}")`.
+//! 2. `impl Report` for it: `json` is the documented `--json` shape (derive `Serialize` on
+//!    the row type and return `serde_json::to_value(&self.rows)`); `human` returns blocks
+//!    (`Table`, `Line`, `Raw` for diffs on stdout; `Note`, `Warning`, `Error` on stderr),
+//!    painting cells with the `Paint` it is given; `status` is the exit status.
+//! 3. End `run` with `printer.emit(&report)`.
+//!
+//! With `--json`, stdout holds only the JSON; `Warning`, `Error` and `Aside` blocks still go
+//! to stderr (a script sees why a row is missing), `Note`s and the human data do not.
+//! Progress lines for long work stay direct `Printer::progress` calls: they are not part of
+//! the result.
+
+use serde_json::Value;
+
+use crate::error::ExitStatus;
+
+use super::Style;
+
+/// A command's result, printable as JSON or for a person.
+pub trait Report {
+    /// What `--json` prints: the command's documented JSON shape.
+    fn json(&self) -> serde_json::Result<Value>;
+    /// The human form, in order.
+    fn human(&self, paint: Paint) -> Vec<Block>;
+    /// The exit status the result means.
+    fn status(&self) -> ExitStatus;
+}
+
+/// One piece of human output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Block {
+    /// An aligned table on stdout. Cells may be painted; widths ignore the colour codes.
+    Table {
+        header: Vec<&'static str>,
+        rows: Vec<Vec<String>>,
+    },
+    /// One line on stdout.
+    Line(String),
+    /// Text on stdout exactly as given (diffs, generated documents).
+    Raw(String),
+    /// A note on stderr, hidden by `--quiet` and `--json`.
+    Note(String),
+    /// A note on stderr that goes with machine-readable output too (a `--fix` diff beside
+    /// `--format json`), hidden by `--quiet`.
+    Aside(String),
+    /// `warning: ...` on stderr, also with `--json`.
+    Warning(String),
+    /// `error:` / `caused by:` / `hint:` on stderr, also with `--json`.
+    Error(ErrorText),
+}
+
+impl Block {
+    /// Whether the block goes to stderr even with `--json`.
+    pub fn is_diagnostic(&self) -> bool {
+        matches!(self, Block::Warning(_) | Block::Error(_) | Block::Aside(_))
+    }
+}
+
+/// An error as every command shows it: the message, the causes it does not already say,
+/// and the first hint in its chain (`error::UserError`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorText {
+    pub message: String,
+    pub causes: Vec<String>,
+    pub hint: Option<String>,
+}
+
+impl ErrorText {
+    /// The error with its chain and hint.
+    pub fn of(error: &anyhow::Error) -> ErrorText {
+        let message = error.to_string();
+        let mut causes: Vec<String> = Vec::new();
+        for cause in error.chain().skip(1) {
+            let cause = cause.to_string();
+            if !message.contains(&cause) && !causes.iter().any(|c| c.contains(&cause)) {
+                causes.push(cause);
+            }
+        }
+        ErrorText {
+            message,
+            causes,
+            hint: crate::error::hint_of(error).map(str::to_owned),
+        }
+    }
+
+    /// The same error about one thing: `cursor: cannot parse ...`.
+    pub fn about(subject: &str, error: &anyhow::Error) -> ErrorText {
+        let mut text = ErrorText::of(error);
+        text.message = format!("{subject}: {}", text.message);
+        text
+    }
+}
+
+/// Colours text for stdout when colour is on (a terminal without `NO_COLOR`, or
+/// `--color always`).
+#[derive(Debug, Clone, Copy)]
+pub struct Paint {
+    pub(super) enabled: bool,
+}
+
+impl Paint {
+    /// No colour (tests, `--json`).
+    pub fn none() -> Paint {
+        Paint { enabled: false }
+    }
+
+    pub fn paint(self, style: Style, text: &str) -> String {
+        super::paint(self.enabled, style, text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::UserError;
+
+    #[test]
+    fn error_text_keeps_the_hint_and_new_causes() {
+        let error = anyhow::Error::from(UserError::new("cannot parse `x`").hint("fix it"))
+            .context("cursor failed");
+        let text = ErrorText::of(&error);
+        assert_eq!(text.message, "cursor failed");
+        assert_eq!(text.causes, ["cannot parse `x`"]);
+        assert_eq!(text.hint.as_deref(), Some("fix it"));
+        let about = ErrorText::about("cursor", &anyhow::Error::from(UserError::new("bad")));
+        assert_eq!(about.message, "cursor: bad");
+    }
+}

@@ -1,0 +1,118 @@
+//! The human output of every command, as golden files (`tests/golden/*.txt`, see
+//! `golden.rs`), and the one way errors look: `error:` / `caused by:` / `hint:`.
+
+use crate::env::{TestEnv, fixture};
+use crate::golden::{assert_golden, filter};
+
+/// Run mcpctl and render the run as a transcript: the command, exit code, stdout, stderr.
+fn transcript(env: &TestEnv, args: &[&str]) -> String {
+    let run = env.run(args);
+    filter(
+        env,
+        &format!(
+            "$ mcpctl {}\nexit: {}\n--- stdout\n{}--- stderr\n{}",
+            args.join(" "),
+            run.code,
+            run.stdout,
+            run.stderr
+        ),
+    )
+}
+
+fn machine() -> TestEnv {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
+    env.write(".codex/config.toml", &fixture("codex/config.toml"));
+    env
+}
+
+#[test]
+fn golden_clients() {
+    let env = machine();
+    assert_golden("clients", &transcript(&env, &["clients"]));
+}
+
+#[test]
+fn golden_list() {
+    let env = machine();
+    assert_golden("list", &transcript(&env, &["list", "-c", "cursor,codex"]));
+}
+
+#[test]
+fn golden_add_and_remove() {
+    let env = machine();
+    let add = [
+        "add",
+        "mem",
+        "-c",
+        "cursor,codex",
+        "--env",
+        "TOKEN=${TOKEN}",
+    ];
+    let command = [
+        "--",
+        "npx",
+        "-y",
+        "@modelcontextprotocol/server-memory@2025.8.4",
+    ];
+    let dry = [&add[..], &["--dry-run"], &command].concat();
+    let add = [&add[..], &command].concat();
+    let mut text = transcript(&env, &dry);
+    text.push_str(&transcript(&env, &add));
+    text.push_str(&transcript(&env, &add));
+    text.push_str(&transcript(&env, &["remove", "mem", "-c", "cursor,codex"]));
+    text.push_str(&transcript(&env, &["remove", "mem", "-c", "cursor"]));
+    assert_golden("add-remove", &text);
+}
+
+#[test]
+fn golden_check() {
+    let env = TestEnv::new();
+    env.write("proj/.cursor/mcp.json", &fixture("check/MCP201-bad.json"));
+    env.write("proj/.roo/mcp.json", &fixture("check/MCP203-bad.json"));
+    env.write("proj/.mcp.json", &fixture("check/MCP401-bad.json"));
+    let project = env.path("proj");
+    let project = project.to_str().unwrap();
+    let mut text = transcript(&env, &["check", "--project", project]);
+    text.push_str(&transcript(
+        &env,
+        &["check", "--project", project, "--fix", "--dry-run"],
+    ));
+    text.push_str(&transcript(
+        &env,
+        &["check", "--project", project, "--format", "github"],
+    ));
+    assert_golden("check", &text);
+}
+
+#[test]
+fn golden_doctor() {
+    let env = TestEnv::new();
+    env.write(
+        ".cursor/mcp.json",
+        br#"{"mcpServers":{"missing":{"command":"definitely-not-installed-mcp","args":[]},"off":{"command":"x","disabled":true}}}"#,
+    );
+    assert_golden("doctor", &transcript(&env, &["doctor", "-c", "cursor"]));
+}
+
+/// A file that does not parse gets the same `hint:` from `list` as from `add`, and the
+/// error keeps its kind to the edge (`error:` then `hint:`), not a re-formatted string.
+#[test]
+fn list_and_add_give_the_same_hint_for_a_broken_file() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", b"{\"mcpServers\": {\n");
+    let hint =
+        "hint: mcpctl left the file unchanged; fix the syntax, then run `mcpctl list -c cursor`";
+    let list = env.run(&["list", "-c", "cursor"]).code(2);
+    assert!(
+        list.stderr.contains("error: cursor: cannot parse"),
+        "{}",
+        list.stderr
+    );
+    assert!(list.stderr.contains(hint), "{}", list.stderr);
+    let add = env
+        .run(&["add", "x", "-c", "cursor", "--", "uvx", "x"])
+        .code(2);
+    assert!(add.stdout.contains(hint), "{}", add.stdout);
+    assert_golden("list-broken", &transcript(&env, &["list", "-c", "cursor"]));
+}
