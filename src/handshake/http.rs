@@ -166,20 +166,7 @@ impl Http {
             .into_reader()
             .take(4096)
             .read_to_string(&mut body);
-        let text = if html || body.trim_start().starts_with('<') {
-            html_text(&body)
-        } else {
-            body.trim().to_owned()
-        };
-        let mut detail = jsonrpc::quote(&text);
-        if status == 404 {
-            detail.push_str(" (wrong path? MCP endpoints are usually `/mcp`)");
-        }
-        ProbeError::Http {
-            status,
-            phase,
-            detail,
-        }
+        http_error(status, html, &body, phase)
     }
 
     fn post(
@@ -215,6 +202,25 @@ impl Http {
             Some(metadata) => Outcome::NeedsLogin(metadata),
             None => Outcome::Done(result),
         }
+    }
+}
+
+/// A non-2xx answer (other than 401/403) as an error: an HTML page as its text, and the
+/// usual path suggested for a 404.
+fn http_error(status: u16, html: bool, body: &str, phase: Phase) -> ProbeError {
+    let text = if html || body.trim_start().starts_with('<') {
+        html_text(body)
+    } else {
+        body.trim().to_owned()
+    };
+    let mut detail = jsonrpc::quote(&text);
+    if status == 404 {
+        detail.push_str(" (wrong path? MCP endpoints are usually `/mcp`)");
+    }
+    ProbeError::Http {
+        status,
+        phase,
+        detail,
     }
 }
 
@@ -439,6 +445,7 @@ impl Channel for Streamable {
         } else if matches!(status, 401 | 403) {
             return Err(self.http.status_error(response, phase));
         } else {
+            let html = content_type(&response).starts_with("text/html");
             let mut body = String::new();
             let _ = response
                 .into_body()
@@ -467,13 +474,7 @@ impl Channel for Streamable {
                         data: None,
                     }),
                 },
-                _ => {
-                    return Err(ProbeError::Http {
-                        status,
-                        phase,
-                        detail: jsonrpc::quote(body.trim()),
-                    });
-                }
+                _ => return Err(http_error(status, html, &body, phase)),
             }
         };
         self.replies.push_back(reply);
