@@ -759,8 +759,7 @@ fn print_human(printer: &mut Printer, report: &Report, no_spawn: bool, client_co
             printer.paint(style, mark)
         ));
         if r.status == Status::Fail && !r.stderr_tail.is_empty() {
-            let skip = r.stderr_tail.len().saturating_sub(STDERR_LINES);
-            for line in &r.stderr_tail[skip..] {
+            for line in &handshake::stderr_excerpt(&r.stderr_tail, STDERR_LINES) {
                 printer.line(&printer.paint(Style::Dim, &format!("    │ {line}")));
             }
         }

@@ -250,8 +250,13 @@ pub fn unified_diff(label: &str, old: &[u8], new: &[u8], existed: bool) -> Strin
 
 /// How the ledger names the entry `name` at `location`.
 pub fn entry_key(location: &Location, name: &str) -> EntryKey {
+    entry_key_at(&crate::fs::identity(&location.path), location, name)
+}
+
+/// `entry_key` with the file's identity already resolved (it costs system calls).
+pub fn entry_key_at(identity: &std::path::Path, location: &Location, name: &str) -> EntryKey {
     EntryKey {
-        path: crate::fs::identity(&location.path),
+        path: identity.to_path_buf(),
         key: location.key.clone(),
         name: name.to_owned(),
     }

@@ -310,6 +310,7 @@ pub fn plan_file<'a>(
     })?;
     let dialect = Dialect::of(client);
     let origin = Origin::manifest(&manifest.path);
+    let identity = crate::fs::identity(&location.path);
     let mut plan = FilePlan {
         client,
         location: location.clone(),
@@ -381,7 +382,7 @@ pub fn plan_file<'a>(
         }
         collect_secrets(&wanted, &mut plan.secrets);
         let at = position(&document, name);
-        let key = edit::entry_key(&location, name);
+        let key = edit::entry_key_at(&identity, &location, name);
         let Some((_, existing)) = current.iter().find(|(n, _)| n == name) else {
             document.doc.upsert(&location.key, name, &wanted)?;
             plan.ledger.push(LedgerOp::Record {
@@ -449,7 +450,7 @@ pub fn plan_file<'a>(
         if wanted_names.contains(name) {
             continue;
         }
-        let key = edit::entry_key(&location, name);
+        let key = edit::entry_key_at(&identity, &location, name);
         let record = ctx.state.lookup(&key)?;
         let now = ledger::fingerprint_raw(&dialect, existing);
         let at = position(&document, name);
@@ -480,17 +481,17 @@ pub fn plan_file<'a>(
         push(&mut plan, name, action, reason, at);
     }
     // Records of this manifest whose entries are gone (deleted by hand): forget them.
-    for record in ctx.state.ledger()?.entries {
-        if record.source == origin
-            && record.entry.path == crate::fs::identity(&location.path)
-            && record.entry.key == location.key
-            && !current.iter().any(|(n, _)| *n == record.entry.name)
-            && !wanted_names.contains(&record.entry.name)
-        {
-            plan.ledger.push(LedgerOp::Forget {
-                name: record.entry.name,
-            });
-        }
+    let gone = ctx.state.records(&|r| {
+        r.source == origin
+            && r.entry.path == identity
+            && r.entry.key == location.key
+            && !current.iter().any(|(n, _)| *n == r.entry.name)
+            && !wanted_names.contains(&r.entry.name)
+    })?;
+    for record in gone {
+        plan.ledger.push(LedgerOp::Forget {
+            name: record.entry.name,
+        });
     }
     plan.document = document;
     Ok(plan)
@@ -643,7 +644,8 @@ pub fn print_text(
 ) {
     let mut shown = 0;
     for plan in plans {
-        if plan.items.is_empty() {
+        // Files in sync are summed up below, not listed entry by entry.
+        if plan.items.iter().all(|i| i.action == Action::Ok) && plan.notes.is_empty() {
             continue;
         }
         shown += 1;
@@ -656,7 +658,7 @@ pub fn print_text(
                 plan.location.scope.as_str()
             ),
         ));
-        for item in &plan.items {
+        for item in plan.items.iter().filter(|i| i.action != Action::Ok) {
             let style = match item.action {
                 Action::Ok | Action::Adopt => Style::Dim,
                 Action::Conflict | Action::Drift => Style::Fail,
@@ -686,12 +688,15 @@ pub fn print_text(
             .filter(|i| i.action == a)
             .count()
     };
-    if shown == 0 {
+    if plans.iter().all(|p| p.items.is_empty()) {
         printer.note(&format!(
             "`{}` has nothing for the targeted clients",
             manifest.path.display()
         ));
         return;
+    }
+    if shown == 0 {
+        printer.line("every client file matches the manifest");
     }
     printer.note(&format!(
         "{} to add, {} to update, {} to remove, {} to adopt, {} ok, {} conflict, {} drift",

@@ -33,6 +33,62 @@ use crate::entry::Transport;
 use crate::platform::Os;
 
 pub use lines::clean_text;
+
+/// Whether a stderr line says what is wrong (an error, something missing or refused).
+#[must_use]
+pub fn says_what_is_wrong(line: &str) -> bool {
+    const WORDS: [&str; 14] = [
+        "error",
+        "fail",
+        "fatal",
+        "missing",
+        "required",
+        "not found",
+        "no such",
+        "denied",
+        "invalid",
+        "cannot",
+        "can't",
+        "unable",
+        "not provided",
+        "was provided",
+    ];
+    let lower = line.to_lowercase();
+    WORDS.iter().any(|word| lower.contains(word))
+}
+
+/// At most `max` lines of a stderr record for a person: the first line, then the lines
+/// that say what is wrong, then the last lines, in their original order.
+#[must_use]
+pub fn stderr_excerpt(lines: &[String], max: usize) -> Vec<String> {
+    if lines.len() <= max {
+        return lines.to_vec();
+    }
+    let mut keep = vec![false; lines.len()];
+    keep[0] = true;
+    let mut left = max.saturating_sub(1);
+    for (index, line) in lines.iter().enumerate().skip(1) {
+        if left > max / 2 && says_what_is_wrong(line) {
+            keep[index] = true;
+            left -= 1;
+        }
+    }
+    for flag in keep.iter_mut().rev() {
+        if left == 0 {
+            break;
+        }
+        if !*flag {
+            *flag = true;
+            left -= 1;
+        }
+    }
+    lines
+        .iter()
+        .zip(keep)
+        .filter(|(_, kept)| *kept)
+        .map(|(line, _)| line.clone())
+        .collect()
+}
 pub use prepare::{Finding, Fix, Host, Launch, Level, Prepared, Secret, prepare};
 pub use tools::ToolCall;
 
@@ -658,6 +714,19 @@ mod tests {
                 .to_string()
                 .contains("resource metadata: https://x/")
         );
+    }
+
+    #[test]
+    fn the_stderr_excerpt_prefers_the_first_and_telling_lines() {
+        let mut lines: Vec<String> = (0..40).map(|i| format!("    at frame {i}")).collect();
+        lines.insert(0, "starting".to_owned());
+        lines.insert(20, "Error: API key is required".to_owned());
+        let excerpt = stderr_excerpt(&lines, 6);
+        assert_eq!(excerpt.len(), 6);
+        assert_eq!(excerpt[0], "starting");
+        assert_eq!(excerpt[1], "Error: API key is required");
+        assert_eq!(excerpt[5], "    at frame 39");
+        assert_eq!(stderr_excerpt(&lines[..3], 6), lines[..3]);
     }
 
     #[test]

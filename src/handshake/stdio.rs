@@ -174,7 +174,7 @@ impl Running {
         let ending = process::end(&mut self.child, &self.tracked);
         let _ = self.stderr_done.recv_timeout(STDERR_WAIT);
         if let Ok(tail) = self.tail.lock() {
-            report.stderr_tail = tail.lines.iter().cloned().collect();
+            report.stderr_tail = tail.lines();
         }
         ending
     }
@@ -205,23 +205,53 @@ fn read_stdout(stdout: impl Read, lines: &Sender<Stdout>) {
     }
 }
 
-/// The bounded stderr tail.
+/// Lines kept from the start of stderr, whatever follows: servers often say what is
+/// wrong first ("No access token was provided.") and then print a long trace.
+const HEAD_LINES: usize = 3;
+/// Lines from the middle kept because they say what is wrong.
+const TELLING_LINES: usize = 5;
+
+/// The bounded stderr record: the first lines, telling lines from the middle, the tail.
 #[derive(Default)]
 struct Tail {
+    head: Vec<String>,
+    telling: Vec<String>,
     lines: VecDeque<String>,
     bytes: usize,
+    /// Lines dropped altogether.
+    dropped: usize,
 }
 
 impl Tail {
     fn push(&mut self, line: String) {
+        if self.head.len() < HEAD_LINES {
+            self.head.push(line);
+            return;
+        }
         self.bytes += line.len();
         self.lines.push_back(line);
         while self.lines.len() > TAIL_LINES || self.bytes > TAIL_BYTES {
-            match self.lines.pop_front() {
-                Some(old) => self.bytes -= old.len(),
-                None => break,
+            let Some(old) = self.lines.pop_front() else {
+                break;
+            };
+            self.bytes -= old.len();
+            if self.telling.len() < TELLING_LINES && super::says_what_is_wrong(&old) {
+                self.telling.push(old);
+            } else {
+                self.dropped += 1;
             }
         }
+    }
+
+    /// Everything kept, in order, with a marker where lines were left out.
+    fn lines(&self) -> Vec<String> {
+        let mut out = self.head.clone();
+        out.extend(self.telling.iter().cloned());
+        if self.dropped > 0 {
+            out.push(format!("… ({} lines left out)", self.dropped));
+        }
+        out.extend(self.lines.iter().cloned());
+        out
     }
 }
 
@@ -399,6 +429,9 @@ mod tests {
         }
         assert_eq!(tail.lines.len(), TAIL_LINES);
         assert_eq!(tail.lines.back().unwrap(), "line 199");
+        let kept = tail.lines();
+        assert_eq!(kept[..HEAD_LINES], ["line 0", "line 1", "line 2"]);
+        assert!(kept[HEAD_LINES].starts_with("… ("), "{kept:?}");
         tail.push("y".repeat(TAIL_BYTES - 10));
         assert!(tail.bytes <= TAIL_BYTES);
     }

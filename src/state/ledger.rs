@@ -123,26 +123,58 @@ pub enum Ownership {
     HandMade,
 }
 
-/// The ledger file's content.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// The ledger file's content, indexed by entry (a plan looks up every entry of every
+/// client: 30 clients x 50 servers must not be a quadratic scan).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Ledger {
     pub version: u32,
-    pub entries: Vec<Record>,
+    entries: Vec<Record>,
+    #[serde(skip)]
+    index: std::collections::HashMap<EntryKey, usize>,
+}
+
+impl PartialEq for Ledger {
+    fn eq(&self, other: &Ledger) -> bool {
+        self.version == other.version && self.entries == other.entries
+    }
 }
 
 /// Current ledger file format.
 pub const VERSION: u32 = 1;
 
 impl Ledger {
+    /// Build the index after deserialising.
+    pub fn indexed(mut self) -> Ledger {
+        self.index = self
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.entry.clone(), i))
+            .collect();
+        self
+    }
+
+    /// Every record, in file order.
+    pub fn entries(&self) -> &[Record] {
+        &self.entries
+    }
+
+    /// Sort records by entry (the saved order, so diffs of the file stay small).
+    pub fn sort(&mut self) {
+        self.entries.sort_by(|a, b| a.entry.cmp(&b.entry));
+        *self = std::mem::take(self).indexed();
+    }
+
     pub fn lookup(&self, key: &EntryKey) -> Option<&Record> {
-        self.entries.iter().find(|r| r.entry == *key)
+        self.index.get(key).map(|&i| &self.entries[i])
     }
 
     /// Insert or replace the record for `record.entry`; returns the one it replaced.
     pub fn put(&mut self, record: Record) -> Option<Record> {
-        match self.entries.iter_mut().find(|r| r.entry == record.entry) {
-            Some(slot) => Some(std::mem::replace(slot, record)),
+        match self.index.get(&record.entry) {
+            Some(&i) => Some(std::mem::replace(&mut self.entries[i], record)),
             None => {
+                self.index.insert(record.entry.clone(), self.entries.len());
                 self.entries.push(record);
                 None
             }
@@ -151,8 +183,12 @@ impl Ledger {
 
     /// Drop the record for `key`; returns it.
     pub fn remove(&mut self, key: &EntryKey) -> Option<Record> {
-        let at = self.entries.iter().position(|r| r.entry == *key)?;
-        Some(self.entries.remove(at))
+        let at = self.index.remove(key)?;
+        let removed = self.entries.swap_remove(at);
+        if let Some(moved) = self.entries.get(at) {
+            self.index.insert(moved.entry.clone(), at);
+        }
+        Some(removed)
     }
 
     /// Ownership of the entry at `key` whose current fingerprint is `current`.
@@ -312,6 +348,35 @@ mod tests {
                 json!({"type":"stdio","command":"npx","args":[],"env":{}})
             )
         );
+    }
+
+    #[test]
+    fn the_index_survives_removals_and_reloads() {
+        let key = |n: &str| EntryKey {
+            path: "/f.json".into(),
+            key: vec!["mcpServers".into()],
+            name: n.into(),
+        };
+        let record = |n: &str| Record {
+            entry: key(n),
+            fingerprint: print("cursor", json!({"command": n})),
+            source: Origin::add(),
+            created_file: false,
+            time: String::new(),
+        };
+        let mut ledger = Ledger::default();
+        for n in ["a", "b", "c", "d"] {
+            ledger.put(record(n));
+        }
+        assert!(ledger.remove(&key("a")).is_some());
+        assert!(ledger.remove(&key("c")).is_some());
+        assert_eq!(ledger.lookup(&key("b")), Some(&record("b")));
+        assert_eq!(ledger.lookup(&key("d")), Some(&record("d")));
+        assert!(ledger.lookup(&key("a")).is_none());
+        let text = serde_json::to_string(&ledger).unwrap();
+        let back: Ledger = serde_json::from_str::<Ledger>(&text).unwrap().indexed();
+        assert_eq!(back.lookup(&key("d")), Some(&record("d")));
+        assert_eq!(back, ledger);
     }
 
     #[test]

@@ -118,7 +118,7 @@ impl State {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Ok(Ledger::default());
         }
-        serde_json::from_slice(&bytes).map_err(|e| {
+        serde_json::from_slice(&bytes).map(Ledger::indexed).map_err(|e| {
             UserError::new(format!(
                 "cannot parse `{}` at {}:{}: {e}",
                 path.display(),
@@ -133,6 +133,11 @@ impl State {
     /// A copy of the ledger as this command sees it.
     pub fn ledger(&self) -> anyhow::Result<Ledger> {
         self.with_ledger(|l| l.clone())
+    }
+
+    /// The records that match `keep` (without copying the whole ledger).
+    pub fn records(&self, keep: &dyn Fn(&Record) -> bool) -> anyhow::Result<Vec<Record>> {
+        self.with_ledger(|l| l.entries().iter().filter(|r| keep(r)).cloned().collect())
     }
 
     /// The record for one entry.
@@ -241,7 +246,7 @@ impl State {
                 }
             }
             ledger.version = ledger::VERSION;
-            ledger.entries.sort_by(|a, b| a.entry.cmp(&b.entry));
+            ledger.sort();
             let mut text = serde_json::to_string_pretty(&ledger)?;
             text.push('\n');
             write_state_file(&root.join(LEDGER_FILE), &text).map_err(save_err)?;

@@ -801,3 +801,22 @@ fn a_silent_launcher_timeout_may_be_downloading() {
         .to_owned();
     assert!(error.contains("may be downloading"), "{error}");
 }
+
+#[test]
+fn the_stderr_excerpt_keeps_the_line_that_says_what_is_wrong() {
+    // @sentry/mcp-server: the reason was line 1 of 61, and the excerpt showed the end.
+    let env = TestEnv::new();
+    let script = "echo 'No access token was provided.' >&2; i=0; \
+                  while [ $i -lt 60 ]; do echo \"    at frame $i\" >&2; i=$((i+1)); done; exit 1";
+    cursor_config(
+        &env,
+        json!({"sentry": {"command": "sh", "args": ["-c", script]}}),
+    );
+    let run = env.run(&["doctor", "-c", "cursor"]).code(1);
+    assert!(
+        run.stdout.contains("│ No access token was provided."),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("│     at frame 59"), "{}", run.stdout);
+}

@@ -74,6 +74,11 @@ fn add_then_ok_renders_per_client_and_leaves_hand_made_entries_alone() {
             triple("codex", "memory", "ok")
         ]
     );
+    let text = env.run(&["plan"]).ok().stdout;
+    assert!(
+        text.starts_with("every client file matches the manifest\n"),
+        "{text}"
+    );
     let ledger = env.state("ledger.json");
     let source = ledger["entries"][0]["source"].as_str().unwrap();
     assert!(
