@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install the real MCP client CLIs (peers of mcpctl) into .cache/clients/,
-# pinned to versions verified to run offline on Node 20 (see docs/peers.md).
+# pinned to versions verified to run offline on Node 20 (see docs/dev/peers.md).
 # Idempotent: packages already present at the pinned version are skipped.
 # A package that fails to install is reported and skipped; exit status is 0.
 # Prints the bin directory (absolute path) as the last line on stdout.

@@ -1,8 +1,11 @@
 //! The operating system mcpctl resolves paths for, and the environment, read once.
 //!
 //! `Platform` is a plain value: `--platform windows` on Linux builds a Windows `Platform`
-//! so every Windows and macOS rule is tested here. Nothing else in the crate reads the
-//! environment or asks which OS it runs on; this module never touches config files.
+//! so every Windows and macOS rule is tested here. Paths, the client table, `check` and
+//! the entry rules read the environment and the OS only through it. The exception is
+//! starting a server for real: `handshake::process` uses the host's process API
+//! (`cfg(unix)` / `cfg(windows)`), since a process can only be started on the machine
+//! mcpctl runs on. This module never touches config files.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;

@@ -19,7 +19,8 @@ pub struct Reference {
 /// The spelling of a reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Syntax {
-    /// `${VAR}` / `${VAR:-default}` (Claude Code, Codex-style shells).
+    /// `${VAR}` / `${VAR:-default}` (Claude Code, Gemini CLI, Kiro; Codex expands no
+    /// references at all, see `clients::VarSyntax::Codex`).
     Dollar,
     /// `${env:VAR}` (Cursor, VS Code).
     DollarEnv,

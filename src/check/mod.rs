@@ -13,7 +13,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::clients::{Client, ClientTable, Scope};
+use crate::clients::{Client, ClientTable, Scope, Unread};
 use crate::formats;
 use crate::platform::Os;
 
@@ -142,6 +142,70 @@ pub fn choose_client<'a>(
         }
     }
     candidates.first().copied()
+}
+
+/// A file no client reads that `path` may be (row field `unread`: `~/.claude/mcp.json`,
+/// VS Code's `settings.json`, ...), matched like `infer_clients` by its literal tail; the
+/// longest match wins.
+pub fn infer_unread<'a>(table: &'a ClientTable, path: &Path) -> Option<(&'a Client, &'a Unread)> {
+    let components = normalized_components(path);
+    let mut best: Option<(usize, &Client, &Unread)> = None;
+    for client in table.all() {
+        for unread in &client.unread {
+            let tail = if unread.path.contains('{') {
+                template_tail(&unread.path)
+            } else {
+                Some(unread.path.clone())
+            };
+            let Some(tail) = tail else { continue };
+            let wanted = normalized_components(Path::new(&tail));
+            if !wanted.is_empty()
+                && components.ends_with(&wanted)
+                && best.is_none_or(|(len, _, _)| wanted.len() > len)
+            {
+                best = Some((wanted.len(), client, unread));
+            }
+        }
+    }
+    best.map(|(_, client, unread)| (client, unread))
+}
+
+/// MCP006 for a file the client does not read: one finding at the servers key when it
+/// holds at least one server; nothing for a file without servers (or one that does not
+/// parse: that file is not the client's to lint).
+pub fn check_unread(path: &str, text: &str, client: &Client, unread: &Unread) -> Vec<Finding> {
+    let parsed = unread.format.unwrap_or(client.format).tree(text);
+    let mut node = &parsed.root;
+    let mut at = None;
+    for key in &unread.servers_key {
+        let Some(member) = node.get(key) else {
+            return Vec::new();
+        };
+        at = Some(member.key_start);
+        node = &member.node;
+    }
+    let servers = node.members().map_or(0, <[_]>::len);
+    let Some(at) = at.filter(|_| servers > 0) else {
+        return Vec::new();
+    };
+    let (line, column) = formats::tree::LineIndex::new(text).position(at);
+    let rule = &rules::syntax::UNREAD_FILE;
+    vec![Finding {
+        path: path.to_owned(),
+        line,
+        column,
+        severity: rule.severity,
+        code: rule.code,
+        message: format!(
+            "{servers} server{} under `{}` here {} read by no client: {}",
+            if servers == 1 { "" } else { "s" },
+            unread.servers_key.join("."),
+            if servers == 1 { "is" } else { "are" },
+            unread.why
+        ),
+        server: None,
+        fixable: false,
+    }]
 }
 
 /// The literal part of a user-path template after its last variable:

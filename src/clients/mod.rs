@@ -7,7 +7,7 @@ mod row;
 
 use std::path::{Path, PathBuf};
 
-pub use row::Approval;
+pub use row::{Approval, Unread};
 pub use row::{DialectName, Fields, TransportName, UntypedRemote, VarSyntax};
 use row::{Row, TableFile};
 
@@ -45,6 +45,8 @@ pub struct Client {
     /// mcpctl can read.
     pub approval: Option<Approval>,
     pub source: String,
+    /// Files that look like the client's but that it does not read (`check`: MCP006).
+    pub unread: Vec<Unread>,
     legacy: Option<LegacyLocation>,
     paths_macos: Vec<String>,
     paths_linux: Vec<String>,
@@ -144,6 +146,7 @@ impl Client {
             remote_hint: row.remote_hint,
             approval: row.approval,
             source: row.source,
+            unread: row.unread,
             legacy: row.legacy.map(|l| LegacyLocation {
                 macos: list(l.paths.macos),
                 linux: list(l.paths.linux),

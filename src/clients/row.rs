@@ -58,6 +58,8 @@ pub(crate) struct Row {
     pub(crate) approval: Option<Approval>,
     #[serde(default)]
     pub(crate) legacy: Option<Legacy>,
+    #[serde(default)]
+    pub(crate) unread: Vec<Unread>,
     pub(crate) source: String,
 }
 
@@ -79,6 +81,23 @@ pub struct Approval {
     pub names: Option<String>,
     #[serde(default)]
     pub denied: Option<String>,
+}
+
+/// A file that looks like one of the client's but that it does not read: servers put
+/// there are silently ignored, so `check` reports them (MCP006) and names the right file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Unread {
+    /// A path template (`{home}/.claude/mcp.json`), or a path relative to the project
+    /// root when it has no `{`.
+    pub path: String,
+    /// Where servers sit in that file.
+    pub servers_key: Vec<String>,
+    /// The file's format when it is not the client's own (`~/.codex/mcp.json` is JSON).
+    #[serde(default)]
+    pub format: Option<Format>,
+    /// Why the client ignores it, and which file it reads instead.
+    pub why: String,
 }
 
 /// An older location the client still reads: mcpctl lists and checks it, never writes it.

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::check::{self, Finding, Severity, Target, render};
 use crate::cli::{CheckArgs, CheckFormat, DenyLevel};
-use crate::clients::{Client, Location, Scope};
+use crate::clients::{Client, Location, Scope, Unread};
 use crate::commands::Context;
 use crate::commands::edit;
 use crate::commands::inventory::display_path;
@@ -25,6 +25,8 @@ struct File<'a> {
     path: PathBuf,
     shown: String,
     candidates: Vec<(&'a Client, Scope)>,
+    /// A file the (only) candidate client does not read: MCP006 instead of its rules.
+    unread: Option<&'a Unread>,
 }
 
 pub fn run(args: CheckArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
@@ -213,6 +215,13 @@ fn files<'a>(
             }
             (None, Some(client)) => vec![(client, Scope::User)],
             (None, None) if !inferred.is_empty() => inferred,
+            (None, None) if unread_match(ctx, path, &absolute).is_some() => {
+                if let Some((client, unread)) = unread_match(ctx, path, &absolute) {
+                    let shown = path.display().to_string();
+                    push_unread(&mut out, absolute, shown, client, unread);
+                }
+                continue;
+            }
             (None, None) => {
                 return Err(UserError::new(format!(
                     "cannot tell which client reads `{}`",
@@ -238,6 +247,14 @@ fn files<'a>(
                 let shown = display_path(ctx, &path);
                 push(&mut out, path, shown, vec![(client, Scope::User)]);
             }
+            for unread in client.unread.iter().filter(|u| u.path.contains('{')) {
+                if let Ok(path) = ctx.platform.expand(&unread.path)
+                    && path.is_file()
+                {
+                    let shown = display_path(ctx, &path);
+                    push_unread(&mut out, path, shown, client, unread);
+                }
+            }
         }
     }
     Ok(out)
@@ -261,6 +278,50 @@ fn discover<'a>(ctx: &'a Context, dir: &Path, forced: Option<&'a Client>, out: &
                 .map_or_else(|_| display_path(ctx, &path), |p| p.display().to_string());
             push(out, path, shown, vec![(client, Scope::Project)]);
         }
+        for unread in client.unread.iter().filter(|u| !u.path.contains('{')) {
+            let path = dir.join(&unread.path);
+            if path.is_file() {
+                let shown = path
+                    .strip_prefix(&ctx.platform.cwd)
+                    .map_or_else(|_| display_path(ctx, &path), |p| p.display().to_string());
+                push_unread(out, path, shown, client, unread);
+            }
+        }
+    }
+}
+
+/// The file no client reads that `path` is: a user-level template expanded here, else
+/// matched by its literal tail (`.claude/mcp.json` in any project).
+fn unread_match<'a>(
+    ctx: &'a Context,
+    path: &Path,
+    absolute: &Path,
+) -> Option<(&'a Client, &'a Unread)> {
+    ctx.table
+        .all()
+        .iter()
+        .flat_map(|c| c.unread.iter().map(move |u| (c, u)))
+        .find(|(_, u)| {
+            u.path.contains('{') && ctx.platform.expand(&u.path).is_ok_and(|p| p == absolute)
+        })
+        .or_else(|| check::infer_unread(&ctx.table, path))
+}
+
+/// Add a file that `client` does not read (row field `unread`).
+fn push_unread<'a>(
+    out: &mut Vec<File<'a>>,
+    path: PathBuf,
+    shown: String,
+    client: &'a Client,
+    unread: &'a Unread,
+) {
+    if !out.iter().any(|f| f.path == path) {
+        out.push(File {
+            path,
+            shown,
+            candidates: vec![(client, Scope::User)],
+            unread: Some(unread),
+        });
     }
 }
 
@@ -283,6 +344,7 @@ fn push<'a>(
             path,
             shown,
             candidates,
+            unread: None,
         }),
     }
 }
@@ -304,6 +366,14 @@ fn check_file(
         })
     };
     let source = read(&file.path)?;
+    if let (Some(unread), Some((client, _))) = (file.unread, file.candidates.first()) {
+        return Ok(check::check_unread(
+            &file.shown,
+            &source.text,
+            client,
+            unread,
+        ));
+    }
     let (client, scope) = check::choose_client(&file.candidates, &source.text)
         .ok_or_else(|| UserError::new(format!("no client for `{}`", file.shown)))?;
     let target = Target {

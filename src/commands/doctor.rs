@@ -320,7 +320,7 @@ pub(crate) fn probe_options(ctx: &Context, timeout: f64) -> anyhow::Result<Probe
     if !(timeout.is_finite() && timeout > 0.0 && timeout <= 3600.0) {
         return Err(
             UserError::new(format!("--timeout {timeout} is out of range"))
-                .hint("give seconds between 0.1 and 3600")
+                .hint("give a number of seconds above 0 and at most 3600")
                 .into(),
         );
     }

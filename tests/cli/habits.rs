@@ -806,3 +806,84 @@ fn every_readme_example_works_as_printed() {
     }
     assert!(ran >= 10, "only {ran} README examples ran");
 }
+
+#[test]
+fn check_names_servers_in_files_no_client_reads() {
+    let env = TestEnv::new();
+    // A committed `.claude/mcp.json` (the project file is `.mcp.json`): found without
+    // naming it, reported with the file Claude Code reads instead.
+    env.write(
+        "repo/.claude/mcp.json",
+        b"{\n  \"mcpServers\": {\n    \"github\": {\"command\": \"github-mcp-server\"}\n  }\n}\n",
+    );
+    let run = env
+        .run(&["check", "--project", "repo", "--deny", "warning"])
+        .code(1);
+    assert!(
+        run.stdout
+            .contains(".claude/mcp.json:2:3: warning[MCP006] 1 server under `mcpServers`"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("`.mcp.json`"), "{}", run.stdout);
+    // Named on the command line, without `-c`: VS Code's settings.json (`mcp.servers`
+    // stopped being read in 1.102) and ~/.codex/mcp.json.
+    let settings = env.write(
+        ".config/Code/User/settings.json",
+        b"{\n  // editor settings\n  \"editor.fontSize\": 13,\n  \"mcp\": {\n    \"servers\": {\n      \"a\": {\"command\": \"a\"},\n      \"b\": {\"command\": \"b\"}\n    }\n  }\n}\n",
+    );
+    let codex = env.write(
+        ".codex/mcp.json",
+        br#"{"mcpServers": {"x": {"command": "x"}}}"#,
+    );
+    let run = env
+        .run(&["check", settings.to_str().unwrap(), codex.to_str().unwrap()])
+        .ok();
+    assert!(
+        run.stdout
+            .contains("settings.json:5:5: warning[MCP006] 2 servers under `mcp.servers`"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("mcp.json` beside `settings.json`"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("mcp.json:1:2: warning[MCP006]") && run.stdout.contains("config.toml"),
+        "{}",
+        run.stdout
+    );
+    // `--user` finds the user-level ones; a settings.json without servers is no finding.
+    env.write(
+        ".claude/settings.json",
+        br#"{"permissions": {"allow": []}}"#,
+    );
+    env.write(
+        ".claude/mcp.json",
+        br#"{"mcpServers": {"m": {"command": "m"}}}"#,
+    );
+    let run = env.run(&["check", "--user", "--json"]).ok();
+    let findings = run.json();
+    let codes: Vec<(&str, &str)> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["path"].as_str().unwrap(), f["code"].as_str().unwrap()))
+        .collect();
+    assert!(
+        codes
+            .iter()
+            .any(|(p, c)| p.ends_with(".claude/mcp.json") && *c == "MCP006"),
+        "{codes:?}"
+    );
+    assert!(
+        !codes
+            .iter()
+            .any(|(p, _)| p.ends_with("settings.json") && p.contains(".claude")),
+        "{codes:?}"
+    );
+    let explain = env.run(&["check", "--explain", "MCP006"]).ok().stdout;
+    assert!(explain.contains("1.102"), "{explain}");
+}

@@ -1,7 +1,7 @@
 //! Cross-checks against the clients' own CLIs (installed by `.ci/clients.sh` into
 //! `.cache/clients/`): what mcpctl writes must be read back by the client with the right
 //! fields, and what the client writes must be read by mcpctl. A client that is not
-//! installed fails under `CI=true` and is a counted skip elsewhere. Facts about each CLI: docs/peers.md.
+//! installed fails under `CI=true` and is a counted skip elsewhere. Facts about each CLI: docs/dev/peers.md.
 
 use crate::env::{Run, TestEnv};
 use serde_json::{Value, json};
@@ -397,7 +397,7 @@ fn mcpctl_reads_what_codex_writes() {
         "/srv/mem.js",
     ])
     .ok();
-    // `codex mcp add` has no header flag (docs/peers.md).
+    // `codex mcp add` has no header flag (docs/dev/peers.md).
     p.client(&["mcp", "add", "web", "--url", URL]).ok();
     let rows = p.mcpctl_rows("codex");
     assert_eq!(rows.len(), 2, "{rows:#?}");
@@ -525,7 +525,7 @@ fn opencode_reads_what_mcpctl_writes() {
 #[test]
 fn mcpctl_reads_what_opencode_writes() {
     // `opencode mcp add` prompts (and hangs) only without a name; with one it does not
-    // (docs/peers.md). It creates opencode.jsonc when no config exists.
+    // (docs/dev/peers.md). It creates opencode.jsonc when no config exists.
     let Some(p) = peer("opencode") else { return };
     p.client(&[
         "mcp",

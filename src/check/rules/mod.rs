@@ -42,6 +42,7 @@ pub const RULES: &[Rule] = &[
     syntax::TRAILING_COMMA_IN_STRICT_JSON,
     syntax::DUPLICATE_KEY,
     syntax::BOM_REFUSED,
+    syntax::UNREAD_FILE,
     shape::SERVERS_NOT_OBJECT,
     shape::ENTRY_NOT_OBJECT,
     shape::COMMAND_AND_URL,

@@ -1,5 +1,6 @@
 //! MCP0xx, syntax: what the raw text shows before any value is looked at (parse errors,
-//! comments and trailing commas a strict reader rejects, duplicate keys, a refused BOM).
+//! comments and trailing commas a strict reader rejects, duplicate keys, a refused BOM),
+//! and servers in a file no client reads (reported by `check::check_unread`).
 
 use crate::check::lint::Linter;
 use crate::formats::tree::{Parsed, Syntax};
@@ -55,6 +56,16 @@ pub const BOM_REFUSED: Rule = Rule {
     title: "byte-order mark in a file the client refuses",
     explanation: "Gemini CLI exits at start-up (exit code 52, measured with gemini-cli 0.61) when its settings file begins with a UTF-8 byte-order mark, which some Windows editors add. Save the file as UTF-8 without BOM; mcpctl keeps a BOM that is there but never adds one.",
     example: "{\n  \"mcpServers\": {\n    \"time\": { \"command\": \"uvx\", \"args\": [\"mcp-server-time\"] }\n  }\n}",
+};
+
+pub const UNREAD_FILE: Rule = Rule {
+    code: "MCP006",
+    name: "unread-file",
+    severity: Severity::Warning,
+    fixable: false,
+    title: "servers in a file no client reads",
+    explanation: "The file looks like a client's MCP config, but no client reads servers from it: `~/.claude/mcp.json`, `.claude/mcp.json` and `mcpServers` in Claude Code's `settings.json`; `~/.codex/mcp.json` (Codex reads only `config.toml`); the `mcp.servers` section of VS Code's `settings.json`, which VS Code stopped reading in 1.102 when servers moved to `mcp.json`. The servers there are ignored without a message. Move them to the file the finding names (`mcpctl add NAME -c ID --from-json ...` writes them there) and delete them here. The table's `unread` rows list these files.",
+    example: "mcpctl add github -c claude-code --scope project -- npx -y @modelcontextprotocol/server-github",
 };
 
 impl Linter<'_> {
