@@ -1,17 +1,26 @@
 //! Reading and writing client config files: the only module that touches `std::fs` for
-//! them. Reads keep the BOM and bytes aside; writes are atomic (temp file in the same
-//! directory, fsync, rename), keep permissions, write through symlinks, back the old
-//! bytes up into mcpctl's state directory, and refuse to overwrite a file that changed
-//! since it was read.
+//! them. Reads keep the BOM and bytes aside; writes happen under the file's lock
+//! (`lock`), are atomic (a uniquely named temp file in the same directory, fsync, then an
+//! atomic exchange where the OS has one, `swap`), keep permissions, write through
+//! symlinks, keep the version they replaced in mcpctl's state directory, and never
+//! overwrite a version they did not read (another writer's).
 #![allow(
     clippy::disallowed_methods,
     reason = "the one module that writes and renames client files"
 )]
 
+pub mod lock;
+mod swap;
+mod temp;
+
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
+
+pub use lock::{FileLock, LockKey};
+use swap::Swapped;
+use temp::Temp;
 
 const BOM: &str = "\u{feff}";
 /// Spare capacity read buffers get (see `read_source`).
@@ -79,57 +88,136 @@ pub enum FsError {
     Write { path: PathBuf, source: io::Error },
     #[error("`{path}` changed while mcpctl was editing it")]
     Changed { path: PathBuf },
+    #[error("`{path}` is {kind}, not a regular file; mcpctl reads and writes only regular files")]
+    NotRegular { path: PathBuf, kind: &'static str },
+    #[error("cannot lock `{path}` (lock file `{sidecar}`): {source}")]
+    Lock {
+        path: PathBuf,
+        sidecar: PathBuf,
+        source: io::Error,
+    },
+    #[error("another mcpctl ({holder}) has been editing `{path}` for {}s", waited.as_secs())]
+    Locked {
+        path: PathBuf,
+        holder: String,
+        waited: std::time::Duration,
+    },
 }
 
-/// Read a config file. A missing file is an empty source, not an error.
+/// Read a config file. A missing file is an empty source, not an error; anything but a
+/// regular file (a directory, FIFO, socket or device, also behind symlinks) is
+/// `FsError::NotRegular`, found without blocking and before reading a byte.
 pub fn read_source(path: &Path) -> Result<Source, FsError> {
     let read_err = |source: io::Error| FsError::Read {
         path: path.to_path_buf(),
         source,
     };
-    let opened = File::open(path).and_then(|mut file| {
-        let meta = file.metadata()?;
-        // Slack for the entry an edit splices in, so a big file is not reallocated
-        // (copied) to grow by a few hundred bytes.
-        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0) + EDIT_SLACK);
-        advise_huge_pages(&mut bytes);
-        io::Read::read_to_end(&mut file, &mut bytes)?;
-        Ok((bytes, Stamp::of(&meta)))
-    });
-    match opened {
-        Ok((bytes, stamp)) => {
-            let mut text = String::from_utf8(bytes).map_err(|e| FsError::NotUtf8 {
+    let mut file = match open_nonblocking(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Ok(Source {
                 path: path.to_path_buf(),
-                offset: e.utf8_error().valid_up_to(),
-            })?;
-            let bom = text.starts_with(BOM);
-            if bom {
-                text.drain(..BOM.len());
-            }
-            Ok(Source {
-                path: path.to_path_buf(),
-                text,
-                bom,
-                stamp: Some(stamp),
-            })
+                text: String::new(),
+                bom: false,
+                stamp: None,
+            });
         }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Source {
-            path: path.to_path_buf(),
-            text: String::new(),
-            bom: false,
-            stamp: None,
-        }),
-        Err(e) => Err(read_err(e)),
+        Err(e) => return Err(read_err(e)),
+    };
+    let meta = file.metadata().map_err(read_err)?;
+    regular(path, &meta)?;
+    // Slack for the entry an edit splices in, so a big file is not reallocated
+    // (copied) to grow by a few hundred bytes.
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0) + EDIT_SLACK);
+    advise_huge_pages(&mut bytes);
+    io::Read::read_to_end(&mut file, &mut bytes).map_err(read_err)?;
+    let mut text = String::from_utf8(bytes).map_err(|e| FsError::NotUtf8 {
+        path: path.to_path_buf(),
+        offset: e.utf8_error().valid_up_to(),
+    })?;
+    let bom = text.starts_with(BOM);
+    if bom {
+        text.drain(..BOM.len());
+    }
+    Ok(Source {
+        path: path.to_path_buf(),
+        text,
+        bom,
+        stamp: Some(Stamp::of(&meta)),
+    })
+}
+
+/// Open for reading without blocking on a FIFO (whose `open` waits for a writer).
+fn open_nonblocking(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    options.open(path).map_err(|e| {
+        if e.raw_os_error() == Some(ELOOP) {
+            io::Error::other(format!(
+                "more than {MAX_SYMLINKS} symbolic links (a symlink loop?)"
+            ))
+        } else {
+            e
+        }
+    })
+}
+
+#[cfg(unix)]
+const ELOOP: i32 = libc::ELOOP;
+#[cfg(not(unix))]
+const ELOOP: i32 = -1;
+
+/// `Ok` for a regular file; else what it is, named.
+fn regular(path: &Path, meta: &fs::Metadata) -> Result<(), FsError> {
+    if meta.is_file() {
+        return Ok(());
+    }
+    let kind = if meta.is_dir() {
+        "a directory"
+    } else {
+        special_kind(meta)
+    };
+    Err(FsError::NotRegular {
+        path: path.to_path_buf(),
+        kind,
+    })
+}
+
+#[cfg(unix)]
+fn special_kind(meta: &fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = meta.file_type();
+    if kind.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
     }
 }
 
-/// Where backups go: `$MCPCTL_STATE_DIR` if given, else the platform state directory.
-pub fn backup_dir(state_dir: Option<&Path>) -> Option<PathBuf> {
-    Some(self::state_dir(state_dir)?.join("backups"))
+#[cfg(not(unix))]
+fn special_kind(_meta: &fs::Metadata) -> &'static str {
+    "not a regular file"
 }
 
-/// mcpctl's state directory: `$MCPCTL_STATE_DIR` if given, else the platform state
-/// directory (`~/.local/state/mcpctl` on Linux).
+/// Whether something (a file, or anything else, or a broken symlink chain) is at `path`:
+/// `false` only for "no such file", so odd files are reported instead of skipped.
+pub fn exists(path: &Path) -> bool {
+    match fs::metadata(path) {
+        Ok(_) => true,
+        Err(e) => e.kind() != io::ErrorKind::NotFound,
+    }
+}
+
+/// mcpctl's state directory (backups, locks, ledger, journal): `$MCPCTL_STATE_DIR` if
+/// given, else the platform state directory (`~/.local/state/mcpctl` on Linux).
 pub fn state_dir(explicit: Option<&Path>) -> Option<PathBuf> {
     if let Some(dir) = explicit {
         return Some(dir.to_path_buf());
@@ -142,10 +230,24 @@ pub fn state_dir(explicit: Option<&Path>) -> Option<PathBuf> {
     )
 }
 
-/// Follow symlinks to the file that really holds the bytes (which may not exist yet).
+/// Where backups go: `backups/` in the state directory.
+pub fn backup_dir(state_dir: Option<&Path>) -> Option<PathBuf> {
+    self::state_dir(state_dir).map(|d| d.join("backups"))
+}
+
+/// How many symlinks a path may go through (Linux's own limit, `ELOOP` beyond).
+const MAX_SYMLINKS: usize = 40;
+
+/// Follow symlinks to the file that really holds the bytes (which may not exist yet);
+/// past `MAX_SYMLINKS` (a loop), the path as given.
 fn real_target(path: &Path) -> PathBuf {
+    follow_links(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Follow symlinks to the file that really holds the bytes (which may not exist yet).
+fn follow_links(path: &Path) -> Result<PathBuf, FsError> {
     let mut current = path.to_path_buf();
-    for _ in 0..32 {
+    for _ in 0..=MAX_SYMLINKS {
         match fs::read_link(&current) {
             Ok(target) => {
                 current = if target.is_absolute() {
@@ -154,84 +256,182 @@ fn real_target(path: &Path) -> PathBuf {
                     current.parent().map_or(target.clone(), |p| p.join(&target))
                 };
             }
-            Err(_) => return current,
+            Err(_) => return Ok(current),
         }
     }
-    current
+    Err(FsError::Read {
+        path: path.to_path_buf(),
+        source: io::Error::other(format!(
+            "more than {MAX_SYMLINKS} symbolic links (a symlink loop?)"
+        )),
+    })
 }
 
 /// What a write did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Written {
+    /// Where the version that was replaced is kept (none for a new file).
     pub backup: Option<PathBuf>,
 }
 
-/// Replace `source.path` with `text` (and the source's BOM) atomically.
+/// Replace `source.path` with `text` (and the source's BOM) atomically, under `lock`
+/// (taken before `source` was read; see `fs::lock`).
 ///
 /// Fails with `FsError::Changed` when the file is no longer the version that was read
-/// (another program wrote it): the caller re-reads and re-applies its edit. The old
-/// version is kept in `backups` (a hard link where possible, so big files cost nothing).
+/// (another program wrote it): the caller re-reads and re-applies its edit. Where the OS
+/// can exchange two files atomically (`fs::swap`), that check is exact: the new bytes
+/// are swapped in, and if what came out is not the version that was read, the other
+/// writer's version is swapped back and `Changed` returned. Elsewhere the check is a
+/// stat just before a plain rename (a window of microseconds). The version replaced is
+/// kept in `backups` (moved there, so a big file costs no copy on one file system).
 pub fn write_atomic(
+    lock: &FileLock,
     source: &Source,
     text: &str,
     backups: Option<&Path>,
 ) -> Result<Written, FsError> {
-    let target = real_target(&source.path);
+    let target = lock.key().real_path().to_path_buf();
     let write_err = |e: io::Error| FsError::Write {
         path: source.path.clone(),
         source: e,
     };
-    let current = match fs::metadata(&target) {
-        Ok(meta) => Some(Stamp::of(&meta)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(write_err(e)),
-    };
-    if current != source.stamp {
-        return Err(FsError::Changed {
-            path: source.path.clone(),
-        });
+    if LockKey::of(&source.path)? != *lock.key() {
+        return Err(write_err(io::Error::other(format!(
+            "internal error: the lock held is for `{}`",
+            target.display()
+        ))));
     }
     let dir = target
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(write_err)?;
-    let backup = match (source.exists(), backups) {
-        (true, Some(backups)) => backup(&target, backups).ok(),
-        _ => None,
-    };
-    let file_name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = dir.join(format!(".{file_name}.mcpctl-{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp)?;
-        if let Ok(meta) = fs::metadata(&target) {
-            file.set_permissions(meta.permissions())?;
-        } else {
-            restrict_new_file(&file)?;
-        }
-        if source.bom {
-            file.write_all(BOM.as_bytes())?;
-        }
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&temp, &target)?;
-        if let Ok(dir) = File::open(dir) {
-            let _ = dir.sync_all();
-        }
-        Ok(())
-    })();
-    if let Err(e) = result {
-        let _ = fs::remove_file(&temp);
-        return Err(write_err(e));
+    if let Ok(meta) = fs::metadata(&target) {
+        regular(&source.path, &meta)?;
     }
-    Ok(Written { backup })
+    fs::create_dir_all(dir).map_err(write_err)?;
+    temp::sweep_stale(&target);
+    let (temp, ours) = prepare_temp(&target, source, text).map_err(write_err)?;
+    if current_stamp(&target).map_err(write_err)? != source.stamp {
+        return Err(FsError::Changed {
+            path: source.path.clone(),
+        });
+    }
+    before_swap();
+    let Some(read_stamp) = &source.stamp else {
+        // A new file: only if nobody created one meanwhile.
+        if !swap::create_new(&temp.path, &target).map_err(write_err)? {
+            return Err(FsError::Changed {
+                path: source.path.clone(),
+            });
+        }
+        sync_dir(dir);
+        return Ok(Written { backup: None });
+    };
+    match swap::swap(&temp.path, &target).map_err(write_err)? {
+        Swapped::Done { old } => {
+            let replaced = stamp_of_path(&old);
+            if replaced.as_ref() != Some(read_stamp) {
+                // Another program replaced the file after the last look: put its
+                // version back and start over from it.
+                restore(&old, &target, &ours, backups);
+                return Err(FsError::Changed {
+                    path: source.path.clone(),
+                });
+            }
+            let backup = backups.and_then(|b| keep_backup(&old, &target, b).ok());
+            let _ = fs::remove_file(&old);
+            sync_dir(dir);
+            Ok(Written { backup })
+        }
+        Swapped::Unsupported => {
+            let backup = backups.and_then(|b| link_backup(&target, b).ok());
+            fs::rename(&temp.path, &target).map_err(write_err)?;
+            sync_dir(dir);
+            Ok(Written { backup })
+        }
+    }
+}
+
+/// Write the temp file: the target's permissions (private for a new file), BOM, text,
+/// fsync. Returns it with the stamp of our version.
+fn prepare_temp(target: &Path, source: &Source, text: &str) -> io::Result<(Temp, Stamp)> {
+    let (temp, mut file) = Temp::create(target)?;
+    if let Ok(meta) = fs::metadata(target) {
+        file.set_permissions(meta.permissions())?;
+    } else {
+        restrict_new_file(&file)?;
+    }
+    if source.bom {
+        file.write_all(BOM.as_bytes())?;
+    }
+    file.write_all(text.as_bytes())?;
+    file.sync_all()?;
+    let ours = Stamp::of(&file.metadata()?);
+    Ok((temp, ours))
+}
+
+/// After a swap brought out a version that is not the one read: swap back so the other
+/// writer's file is in place again. If yet another writer replaced ours meanwhile, its
+/// (newer) version goes back instead. A foreign version that ends up out of place is
+/// kept as a backup; ours is deleted.
+fn restore(old: &Path, target: &Path, ours: &Stamp, backups: Option<&Path>) {
+    let mut out = old.to_path_buf();
+    let mut expected = ours.clone();
+    for _ in 0..4 {
+        let before = stamp_of_path(target);
+        let Ok(Swapped::Done { old: back }) = swap::swap(&out, target) else {
+            return;
+        };
+        out = back;
+        let came_back = stamp_of_path(&out);
+        if came_back.as_ref() == Some(&expected) {
+            if expected == *ours {
+                let _ = fs::remove_file(&out);
+            } else if let Some(backups) = backups {
+                let _ = keep_backup(&out, target, backups);
+            }
+            return;
+        }
+        // A newer foreign version came out: it goes back in next round.
+        match before {
+            Some(stamp) => expected = stamp,
+            None => return,
+        }
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: run in the gap between the last look and the swap (another writer's moment).
+    static BEFORE_SWAP: std::cell::RefCell<Option<Box<dyn FnOnce()>>> =
+        std::cell::RefCell::new(None);
+}
+
+fn before_swap() {
+    #[cfg(test)]
+    BEFORE_SWAP.with(|hook| {
+        if let Some(hook) = hook.borrow_mut().take() {
+            hook();
+        }
+    });
+}
+
+fn current_stamp(path: &Path) -> io::Result<Option<Stamp>> {
+    match fs::metadata(path) {
+        Ok(meta) => Ok(Some(Stamp::of(&meta))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+fn stamp_of_path(path: &Path) -> Option<Stamp> {
+    fs::symlink_metadata(path).ok().map(|m| Stamp::of(&m))
+}
+
+fn sync_dir(dir: &Path) {
+    if let Ok(dir) = File::open(dir) {
+        let _ = dir.sync_all();
+    }
 }
 
 /// Ask for transparent huge pages on a big read buffer: a 17 MB `~/.claude.json` otherwise
@@ -274,6 +474,46 @@ fn restrict_new_file(_file: &File) -> io::Result<()> {
     Ok(())
 }
 
+/// Keep `old` (the version just replaced) as a backup of `target`: moved into
+/// `backups` (free on one file system), else copied.
+fn keep_backup(old: &Path, target: &Path, backups: &Path) -> io::Result<PathBuf> {
+    let (path, suffix) = backup_name(target, backups)?;
+    if fs::rename(old, &path).is_err() {
+        copy_private(old, &path)?;
+    }
+    prune_backups(backups, &suffix);
+    Ok(path)
+}
+
+/// Keep the current version of `target` in `backups` before a plain rename replaces it:
+/// a hard link (the rename leaves the old inode to the backup alone), else a copy.
+fn link_backup(target: &Path, backups: &Path) -> io::Result<PathBuf> {
+    let (path, suffix) = backup_name(target, backups)?;
+    if fs::hard_link(target, &path).is_err() {
+        copy_private(target, &path)?;
+    }
+    prune_backups(backups, &suffix);
+    Ok(path)
+}
+
+fn copy_private(from: &Path, to: &Path) -> io::Result<()> {
+    let old = fs::read(from)?;
+    let mut file = OpenOptions::new().write(true).create_new(true).open(to)?;
+    restrict_new_file(&file)?;
+    file.write_all(&old)
+}
+
+/// A new backup path for `target` and the suffix all its backups share.
+fn backup_name(target: &Path, backups: &Path) -> io::Result<(PathBuf, String)> {
+    fs::create_dir_all(backups)?;
+    let stamp = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let suffix = backup_suffix(target);
+    let path = backups.join(format!("{stamp:020}-{}{suffix}", std::process::id()));
+    Ok((path, suffix))
+}
+
 /// The name suffix every backup of `target` carries (its path, flattened).
 fn backup_suffix(target: &Path) -> String {
     let flat: String = target
@@ -288,28 +528,6 @@ fn backup_suffix(target: &Path) -> String {
         })
         .collect();
     format!("-{}", flat.trim_start_matches('_'))
-}
-
-/// Keep the current version of `target` in `backups`: a hard link (the rename that
-/// follows leaves the old inode to the backup alone), else a private copy.
-fn backup(target: &Path, backups: &Path) -> io::Result<PathBuf> {
-    fs::create_dir_all(backups)?;
-    let stamp = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let suffix = backup_suffix(target);
-    let path = backups.join(format!("{stamp:020}-{}{suffix}", std::process::id()));
-    if fs::hard_link(target, &path).is_err() {
-        let old = fs::read(target)?;
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)?;
-        restrict_new_file(&file)?;
-        file.write_all(&old)?;
-    }
-    prune_backups(backups, &suffix);
-    Ok(path)
 }
 
 /// How many backups of one file are kept (a big `~/.claude.json` is tens of MB each).
@@ -379,7 +597,7 @@ pub fn backups_of(backups: &Path, path: &Path) -> Vec<Backup> {
 /// Keep the current bytes of `path` in `backups` (before mcpctl deletes or replaces it
 /// outside `write_atomic`).
 pub fn backup_now(path: &Path, backups: &Path) -> Result<PathBuf, FsError> {
-    backup(&real_target(path), backups).map_err(|source| FsError::Write {
+    link_backup(&real_target(path), backups).map_err(|source| FsError::Write {
         path: path.to_path_buf(),
         source,
     })
@@ -421,18 +639,9 @@ pub fn missing_dirs(path: &Path) -> Vec<PathBuf> {
 }
 
 /// The path that identifies a file across spellings: symlinks followed, the directory
-/// made canonical (the file itself may not exist yet).
+/// made canonical (the file itself may not exist yet). The same key `lock` uses.
 pub fn identity(path: &Path) -> PathBuf {
-    let target = real_target(path);
-    if let Ok(real) = fs::canonicalize(&target) {
-        return real;
-    }
-    match (target.parent(), target.file_name()) {
-        (Some(parent), Some(name)) => fs::canonicalize(parent)
-            .map(|p| p.join(name))
-            .unwrap_or(target.clone()),
-        _ => target,
-    }
+    LockKey::of(path).map_or_else(|_| path.to_path_buf(), |key| key.real_path().to_path_buf())
 }
 
 /// Hold an exclusive advisory lock on `path` (created if missing) until the returned file
@@ -483,7 +692,8 @@ mod tests {
         assert!(source.bom);
         assert_eq!(source.text, "{}\r\n");
         assert_eq!(source.bytes_for(&source.text), fs::read(&path).unwrap());
-        write_atomic(&source, "{\"a\":1}\r\n", None).unwrap();
+        let lock = lock::acquire(&path, &dir.path().join("state")).unwrap();
+        write_atomic(&lock, &source, "{\"a\":1}\r\n", None).unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"\xef\xbb\xbf{\"a\":1}\r\n");
     }
 
@@ -492,13 +702,67 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("c.json");
         fs::write(&path, "{}").unwrap();
+        let lock = lock::acquire(&path, &dir.path().join("state")).unwrap();
         let source = read_source(&path).unwrap();
         fs::write(&path, "{\"x\":1}").unwrap();
         assert!(matches!(
-            write_atomic(&source, "{\"y\":1}", None),
+            write_atomic(&lock, &source, "{\"y\":1}", None),
             Err(FsError::Changed { .. })
         ));
         assert_eq!(fs::read_to_string(&path).unwrap(), "{\"x\":1}");
+    }
+
+    /// Another program replaces the file by rename after mcpctl's last look: its version
+    /// stays, ours is not written, and the caller is told to start over.
+    #[cfg(any(target_os = "linux", target_os = "macos"))]
+    #[test]
+    fn foreign_rename_in_the_last_gap_is_never_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let path = dir.path().join("c.json");
+        fs::write(&path, "read").unwrap();
+        let lock = lock::acquire(&path, &state).unwrap();
+        let source = read_source(&path).unwrap();
+        let foreign = path.clone();
+        BEFORE_SWAP.with(|h| {
+            *h.borrow_mut() = Some(Box::new(move || {
+                let temp = foreign.with_file_name("foreign.tmp");
+                fs::write(&temp, "foreign").unwrap();
+                fs::rename(&temp, &foreign).unwrap();
+            }));
+        });
+        let result = write_atomic(&lock, &source, "ours", Some(&state.join("backups")));
+        assert!(matches!(result, Err(FsError::Changed { .. })), "{result:?}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "foreign");
+        let left: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left.len(), 2, "only c.json and state/: {left:?}");
+        // The retry reads the foreign version and writes on top of it, keeping it.
+        let source = read_source(&path).unwrap();
+        let written =
+            write_atomic(&lock, &source, "foreign+ours", Some(&state.join("backups"))).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "foreign+ours");
+        assert_eq!(
+            fs::read_to_string(written.backup.unwrap()).unwrap(),
+            "foreign"
+        );
+    }
+
+    #[test]
+    fn file_created_by_another_program_in_the_last_gap_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("new.json");
+        let lock = lock::acquire(&path, &dir.path().join("state")).unwrap();
+        let source = read_source(&path).unwrap();
+        let foreign = path.clone();
+        BEFORE_SWAP.with(|h| {
+            *h.borrow_mut() = Some(Box::new(move || fs::write(&foreign, "theirs").unwrap()));
+        });
+        let result = write_atomic(&lock, &source, "ours", None);
+        assert!(matches!(result, Err(FsError::Changed { .. })), "{result:?}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "theirs");
     }
 
     #[test]
@@ -508,15 +772,19 @@ mod tests {
         let path = dir.path().join("c.json");
         fs::write(&path, "0").unwrap();
         fs::write(dir.path().join("other.json"), "x").unwrap();
-        let other = read_source(&dir.path().join("other.json")).unwrap();
-        write_atomic(&other, "y", Some(&state)).unwrap();
+        let other_path = dir.path().join("other.json");
+        let lock = lock::acquire(&other_path, &state).unwrap();
+        let other = read_source(&other_path).unwrap();
+        write_atomic(&lock, &other, "y", Some(&state)).unwrap();
+        let lock = lock::acquire(&path, &state).unwrap();
         for i in 1..=15 {
             let source = read_source(&path).unwrap();
-            write_atomic(&source, &i.to_string(), Some(&state)).unwrap();
+            write_atomic(&lock, &source, &i.to_string(), Some(&state)).unwrap();
         }
         let mut kept: Vec<String> = fs::read_dir(&state)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n != "locks")
             .collect();
         kept.sort();
         assert_eq!(kept.len(), 11, "{kept:?}");
@@ -536,8 +804,9 @@ mod tests {
         fs::set_permissions(&real, fs::Permissions::from_mode(0o640)).unwrap();
         let link = dir.path().join("mcp.json");
         std::os::unix::fs::symlink(&real, &link).unwrap();
+        let lock = lock::acquire(&link, &dir.path().join("lockstate")).unwrap();
         let source = read_source(&link).unwrap();
-        let written = write_atomic(&source, "new", Some(&dir.path().join("state"))).unwrap();
+        let written = write_atomic(&lock, &source, "new", Some(&dir.path().join("state"))).unwrap();
         assert!(
             fs::symlink_metadata(&link)
                 .unwrap()

@@ -134,11 +134,14 @@ fn write_plan(
     plan: &mut FilePlan<'_>,
     written: &mut Vec<FileChange>,
 ) -> anyhow::Result<()> {
+    // Another mcpctl that wrote the file since it was planned is caught by the write's
+    // version check; from here on, none can.
+    let lock = edit::lock(ctx, &plan.location.path)?;
     for _ in 0..ATTEMPTS {
         let Some(text) = plan.new_text() else {
             return Ok(());
         };
-        match edit::write_file(ctx, &plan.document.source, &text) {
+        match edit::write_file(ctx, &lock, &plan.document.source, &text) {
             Ok(change) => {
                 written.push(change);
                 return Ok(());

@@ -242,7 +242,7 @@ fn files<'a>(
                 continue;
             }
             if let Ok(Some(path)) = client.user_path(&ctx.platform)
-                && path.is_file()
+                && crate::fs::exists(&path)
             {
                 let shown = display_path(ctx, &path);
                 push(&mut out, path, shown, vec![(client, Scope::User)]);
@@ -270,7 +270,7 @@ fn discover<'a>(ctx: &'a Context, dir: &Path, forced: Option<&'a Client>, out: &
         let twin = crate::formats::extension_twin(rel);
         for rel in std::iter::once(rel.clone()).chain(twin) {
             let path = dir.join(&rel);
-            if !path.is_file() {
+            if !crate::fs::exists(&path) {
                 continue;
             }
             let shown = path

@@ -36,7 +36,7 @@ pub fn run(args: ClientsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
     for client in ctx.table.all() {
         let detected = client.detected(&ctx.platform);
         let path = client.user_path(&ctx.platform).ok().flatten();
-        let exists = path.as_ref().is_some_and(|p| p.is_file());
+        let exists = path.as_ref().is_some_and(|p| crate::fs::exists(p));
         let (servers, error) = match (&path, exists) {
             (Some(p), true) => match read_document(ctx, client, p)
                 .and_then(|d| Ok(d.doc.servers(&client.servers_key)?))

@@ -4,6 +4,7 @@
 //! It only starts what the user's own config files say, and says so before it does.
 //! Static checks never start anything; the handshake lives in `handshake`.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -152,9 +153,33 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     let trust = TrustRule::new(&ctx.platform, &ctx.project, trust_project);
     let mut to_probe: Vec<(usize, Launch)> = Vec::new();
     let lint = lint_files(ctx, &found);
+    // Indexed once: scanning every entry (or finding) per entry is quadratic, and files
+    // with tens of thousands of entries exist.
+    let mut scopes_of: HashMap<(&str, &str), Vec<Scope>> = HashMap::new();
+    for f in &found {
+        scopes_of
+            .entry((f.client.id.as_str(), f.name.as_str()))
+            .or_default()
+            .push(f.scope);
+    }
+    let mut lint_of: HashMap<(&str, &Path, &str), Vec<&Finding>> = HashMap::new();
+    for (client, path, finding) in &lint {
+        if let Some(server) = finding.server.as_deref() {
+            lint_of
+                .entry((client.as_str(), path.as_path(), server))
+                .or_default()
+                .push(finding);
+        }
+    }
     for (index, f) in found.iter().enumerate() {
-        let (mut result, transport) = static_checks(ctx, env, &trust, f, &found);
-        add_lint_findings(&mut result, f, &lint);
+        let scopes = scopes_of
+            .get(&(f.client.id.as_str(), f.name.as_str()))
+            .map_or(&[][..], Vec::as_slice);
+        let (mut result, transport) = static_checks(ctx, env, &trust, f, scopes);
+        let findings = lint_of
+            .get(&(f.client.id.as_str(), f.path.as_path(), f.name.as_str()))
+            .map_or(&[][..], Vec::as_slice);
+        add_lint_findings(&mut result, findings);
         if let (Some(t), false) = (transport, no_spawn) {
             to_probe.push((index, t));
         }
@@ -303,7 +328,12 @@ pub(crate) fn runnable(
     all: &[Found<'_>],
 ) -> Result<Launch, String> {
     let trust = TrustRule::new(&ctx.platform, &ctx.project, trust_project);
-    let (result, launch) = static_checks(ctx, &options.parent_env, &trust, f, all);
+    let scopes: Vec<Scope> = all
+        .iter()
+        .filter(|o| o.client.id == f.client.id && o.name == f.name)
+        .map(|o| o.scope)
+        .collect();
+    let (result, launch) = static_checks(ctx, &options.parent_env, &trust, f, &scopes);
     launch.ok_or_else(|| {
         result
             .checks
@@ -341,7 +371,7 @@ fn static_checks(
     env: &IndexMap<String, String>,
     trust: &TrustRule<'_>,
     f: &Found<'_>,
-    all: &[Found<'_>],
+    scopes: &[Scope],
 ) -> (DoctorResult, Option<Launch>) {
     let mut result = DoctorResult {
         client: f.client.id.clone(),
@@ -386,11 +416,6 @@ fn static_checks(
         }
     };
     // The same name in several scopes of one client: say which wins.
-    let scopes: Vec<Scope> = all
-        .iter()
-        .filter(|o| o.client.id == f.client.id && o.name == f.name)
-        .map(|o| o.scope)
-        .collect();
     if scopes.len() > 1 {
         let winner = scopes
             .iter()
@@ -506,21 +531,11 @@ fn lint_files(ctx: &Context, found: &[Found<'_>]) -> Vec<(String, PathBuf, Findi
 
 /// Attach the lint findings about this entry: errors fail it (the client ignores or
 /// rejects what is written), warnings warn; notes are left to `mcpctl check`.
-fn add_lint_findings(
-    result: &mut DoctorResult,
-    f: &Found<'_>,
-    lint: &[(String, PathBuf, Finding)],
-) {
+fn add_lint_findings(result: &mut DoctorResult, findings: &[&Finding]) {
     if result.status == Status::Skipped {
         return;
     }
-    for (client, path, finding) in lint {
-        if *client != f.client.id
-            || *path != f.path
-            || finding.server.as_deref() != Some(f.name.as_str())
-        {
-            continue;
-        }
+    for finding in findings {
         let status = match finding.severity {
             Severity::Error => Status::Fail,
             Severity::Warning => Status::Warn,

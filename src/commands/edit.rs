@@ -1,8 +1,10 @@
-//! The edit loop every writing command uses: read, parse, apply one change, render,
-//! then either print a diff (`--dry-run`) or write atomically. If another program wrote
-//! the file in between, it re-reads and re-applies instead of overwriting.
+//! The edit loop every writing command uses: lock the file, read, parse, apply one
+//! change, render, then either print a diff (`--dry-run`) or write atomically. Other
+//! mcpctl processes wait for the lock; if another program wrote the file in between, it
+//! re-reads and re-applies instead of overwriting.
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -12,13 +14,45 @@ use crate::commands::inventory::{display_path, read_document};
 use crate::entry::{Dialect, Transport};
 use crate::error::{ExitStatus, UserError};
 use crate::formats::{ConfigDoc, Edit};
-use crate::fs::{FsError, Source, write_atomic};
+use crate::fs::{self, FileLock, FsError, Source, write_atomic};
 use crate::output::{Block, Paint, Report, Style, redact, redact_text};
 use crate::state::journal::digest;
 use crate::state::{EntryKey, FileChange};
 
-/// How often a concurrent writer may make mcpctl start over.
-const ATTEMPTS: usize = 5;
+/// How long mcpctl keeps starting over while another program keeps rewriting the file
+/// (each attempt is milliseconds; a client rewrites its file a few times a second at most).
+const RETRY_FOR: Duration = Duration::from_secs(10);
+
+/// Attempt numbers for a read-edit-write loop: the first at once, more while another
+/// program keeps changing the file, for up to `RETRY_FOR`, each a little out of step with
+/// a writer that rewrites the file periodically.
+fn attempts() -> impl Iterator<Item = u64> {
+    let started = Instant::now();
+    (0u64..).take_while(move |attempt| {
+        if *attempt > 0 {
+            std::thread::sleep(Duration::from_micros(500 * (attempt % 7)));
+        }
+        *attempt == 0 || started.elapsed() < RETRY_FOR
+    })
+}
+
+/// Take the lock every mcpctl process takes before it reads a file it will write (see
+/// `fs::lock`). Take `state.lock()` first if both are needed, never the other way round.
+pub fn lock(ctx: &Context, path: &Path) -> anyhow::Result<FileLock> {
+    let Some(root) = ctx.state.root() else {
+        return Err(UserError::new(format!(
+            "no state directory to lock `{}` in",
+            display_path(ctx, path)
+        ))
+        .hint("set HOME, or MCPCTL_STATE_DIR to a writable directory")
+        .into());
+    };
+    fs::lock::acquire(path, root).map_err(|e| {
+        UserError::new(e.to_string())
+            .hint("another mcpctl is writing this file; wait for it, or end it if it hangs")
+            .into()
+    })
+}
 
 /// What happened to one file, as `add`/`remove --json` report it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -62,7 +96,12 @@ pub fn apply(
     dry_run: bool,
     change: &dyn Fn(&mut dyn ConfigDoc) -> anyhow::Result<Edit>,
 ) -> anyhow::Result<Outcome> {
-    for _ in 0..ATTEMPTS {
+    let lock = if dry_run {
+        None
+    } else {
+        Some(lock(ctx, &location.path)?)
+    };
+    for _ in attempts() {
         let mut document = read_document(ctx, client, &location.path)?;
         let before = dry_run.then(|| document.doc.render().into_owned());
         let mut secrets = if dry_run {
@@ -101,7 +140,10 @@ pub fn apply(
                 created,
             });
         }
-        match write_file(ctx, &document.source, &text) {
+        let Some(lock) = &lock else {
+            break;
+        };
+        match write_file(ctx, lock, &document.source, &text) {
             Ok(change) => {
                 return Ok(Outcome {
                     action: edit.into(),
@@ -127,10 +169,16 @@ pub fn apply(
 }
 
 /// Write `text` over `source` (atomically, with a backup) and journal the change, so
-/// `undo` can revert it. Every writing command writes client files through here.
-pub fn write_file(ctx: &Context, source: &Source, text: &str) -> Result<FileChange, FsError> {
+/// `undo` can revert it. Every writing command writes client files through here, holding
+/// the file's `lock` since before it read `source`.
+pub fn write_file(
+    ctx: &Context,
+    lock: &FileLock,
+    source: &Source,
+    text: &str,
+) -> Result<FileChange, FsError> {
     let created_dirs = crate::fs::missing_dirs(&source.path);
-    let written = write_atomic(source, text, ctx.backups.as_deref())?;
+    let written = write_atomic(lock, source, text, ctx.backups.as_deref())?;
     let change = FileChange {
         path: source.path.clone(),
         created: !source.exists(),
@@ -187,14 +235,15 @@ pub fn put_bytes(ctx: &Context, path: &Path, bytes: &[u8]) -> anyhow::Result<boo
         ))
         .hint("mcpctl only writes text; restore this file by hand")
     })?;
-    for _ in 0..ATTEMPTS {
-        let mut source = crate::fs::read_source(path).map_err(|e| UserError::new(e.to_string()))?;
+    let lock = lock(ctx, path)?;
+    for _ in attempts() {
+        let mut source = lock.read(path).map_err(|e| UserError::new(e.to_string()))?;
         if source.exists() && source.bytes_for(&source.text) == bytes {
             return Ok(false);
         }
         // The saved bytes carry their own BOM, if any.
         source.bom = false;
-        match write_file(ctx, &source, text) {
+        match write_file(ctx, &lock, &source, text) {
             Ok(_) => return Ok(true),
             Err(FsError::Changed { .. }) => {}
             Err(e) => {
@@ -215,6 +264,7 @@ pub fn put_bytes(ctx: &Context, path: &Path, bytes: &[u8]) -> anyhow::Result<boo
 /// Delete a file a command created (undo), keeping its bytes as a backup so that the
 /// deletion can itself be undone; then the now-empty directories in `dirs`.
 pub fn delete_file(ctx: &Context, path: &Path, dirs: &[std::path::PathBuf]) -> anyhow::Result<()> {
+    let _lock = lock(ctx, path)?;
     let backup = match &ctx.backups {
         Some(backups) if path.exists() => Some(
             crate::fs::backup_now(path, backups)

@@ -169,7 +169,10 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             None => crate::fs::read_source(&path).map_err(|e| UserError::new(e.to_string()))?,
         };
         ctx.state.lock()?;
-        edit::write_file(ctx, &source, &text).map_err(|e| UserError::new(e.to_string()))?;
+        // The manifest was read before the lock: the write's version check catches an
+        // edit made since (exit 2, nothing overwritten).
+        let lock = edit::lock(ctx, &path)?;
+        edit::write_file(ctx, &lock, &source, &text).map_err(|e| UserError::new(e.to_string()))?;
         printer.note(&format!(
             "imported {} server{} into `{}`",
             imported.len(),

@@ -83,7 +83,7 @@ pub fn locations(ctx: &Context, client: &Client) -> anyhow::Result<Vec<Location>
         // With the project directory at HOME, a project path can be the user file itself
         // (`~/.cursor/mcp.json`): list each file+key once, as the wider scope.
         if let Some(location) = location
-            && location.path.is_file()
+            && crate::fs::exists(&location.path)
             && !out
                 .iter()
                 .any(|l: &Location| l.path == location.path && l.key == location.key)

@@ -71,7 +71,7 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                 }
             };
             let location = targets::location(ctx, client, scope)?;
-            if !location.path.exists() {
+            if !crate::fs::exists(&location.path) {
                 return Ok((
                     edit::shown(ctx, &location.path),
                     edit::Outcome {

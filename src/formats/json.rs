@@ -38,14 +38,15 @@ impl JsonDoc {
             (root.kind == Kind::Object).then_some((index, root))
         });
         let (Some((index, root)), Some(first)) = (indexed, key.first()) else {
-            return scan::scan(text, key, true);
+            return scan::scan(text, key, false);
         };
         let mut nodes = vec![root.clone()];
+        // The last of duplicated keys is the one clients read (`JSON.parse`).
         let Some((position, member)) = root
             .members
             .iter()
             .enumerate()
-            .find(|(_, m)| scan::key_equals(text, member_key(m), first))
+            .rfind(|(_, m)| scan::key_equals(text, member_key(m), first))
         else {
             return Ok(Located {
                 nodes,
@@ -64,7 +65,7 @@ impl JsonDoc {
                 });
                 if let Some(child) = children
                     .iter()
-                    .find(|m| scan::key_equals(text, member_key(m), second))
+                    .rfind(|m| scan::key_equals(text, member_key(m), second))
                 {
                     nodes.extend(scan_member(text, child, &key[2..])?);
                 }
@@ -100,6 +101,39 @@ impl JsonDoc {
             }
         }
         Ok(located)
+    }
+
+    /// Remove the last occurrence of `name` in the map at `key`; also says whether an
+    /// earlier occurrence is left.
+    fn remove_last(&mut self, key: &[String], name: &str) -> Result<(Edit, bool), ShapeError> {
+        let located = self.locate(key)?;
+        let Some(map) = located.nodes.get(key.len()) else {
+            return Ok((Edit::Unchanged, false));
+        };
+        let matching = |m: &&Member| scan::key_equals(&self.text, member_key(m), name);
+        let Some(index) = map.members.iter().rposition(|m| matching(&m)) else {
+            return Ok((Edit::Unchanged, false));
+        };
+        let more = map.members[..index].iter().any(|m| matching(&m));
+        let splices = remove_member(&self.text, map, index);
+        let growth: isize = splices
+            .iter()
+            .map(|s| s.insert.len() as isize - s.remove as isize)
+            .sum();
+        self.apply(splices);
+        if map.members.len() == 1 {
+            // The map is now empty: if only whitespace is left inside, write `{}`.
+            let open = map.start + 1;
+            let close = (map.end as isize + growth - 1) as usize;
+            if self
+                .text
+                .get(open..close)
+                .is_some_and(|inside| inside.trim().is_empty())
+            {
+                self.apply(vec![Splice::delete(open, close)]);
+            }
+        }
+        Ok((Edit::Removed, more))
     }
 
     fn apply(&mut self, mut splices: Vec<Splice>) {
@@ -148,19 +182,28 @@ impl ConfigDoc for JsonDoc {
         let Some(map) = located.nodes.get(key.len()) else {
             return Ok(Vec::new());
         };
-        map.members
-            .iter()
-            .map(|member| {
-                let name = scan::decode_key(&self.text, member_key(member));
-                let value = parse_value(&self.text[member.value_start..member.value_end]).map_err(
-                    |message| ShapeError::Unrepresentable {
-                        name: name.clone(),
-                        message,
-                    },
-                )?;
-                Ok((name, value))
-            })
-            .collect()
+        // A duplicated name is listed once, where it first appears, with the value of its
+        // last occurrence (what `JSON.parse` gives the client).
+        let mut entries: Vec<(String, RawEntry)> = Vec::with_capacity(map.members.len());
+        let mut seen: std::collections::HashMap<String, usize> =
+            std::collections::HashMap::with_capacity(map.members.len());
+        for member in &map.members {
+            let name = scan::decode_key(&self.text, member_key(member));
+            let value = parse_value(&self.text[member.value_start..member.value_end]).map_err(
+                |message| ShapeError::Unrepresentable {
+                    name: name.clone(),
+                    message,
+                },
+            )?;
+            match seen.get(&name) {
+                Some(&at) => entries[at].1 = value,
+                None => {
+                    seen.insert(name.clone(), entries.len());
+                    entries.push((name, value));
+                }
+            }
+        }
+        Ok(entries)
     }
 
     fn upsert(&mut self, key: &[String], name: &str, entry: &RawEntry) -> Result<Edit, ShapeError> {
@@ -186,7 +229,7 @@ impl ConfigDoc for JsonDoc {
             if let Some(member) = map
                 .members
                 .iter()
-                .find(|m| scan::key_equals(&self.text, member_key(m), name))
+                .rfind(|m| scan::key_equals(&self.text, member_key(m), name))
             {
                 let old = parse_value(&self.text[member.value_start..member.value_end]).ok();
                 if old.as_ref() == Some(entry) {
@@ -215,37 +258,14 @@ impl ConfigDoc for JsonDoc {
         Ok(Edit::Added)
     }
 
+    /// Removes every occurrence of a duplicated name: after `remove`, the client must not
+    /// see the server (removing only the last would bring an earlier one back).
     fn remove(&mut self, key: &[String], name: &str) -> Result<Edit, ShapeError> {
-        let located = self.locate(key)?;
-        let Some(map) = located.nodes.get(key.len()) else {
-            return Ok(Edit::Unchanged);
-        };
-        let Some(index) = map
-            .members
-            .iter()
-            .position(|m| scan::key_equals(&self.text, member_key(m), name))
-        else {
-            return Ok(Edit::Unchanged);
-        };
-        let splices = remove_member(&self.text, map, index);
-        let growth: isize = splices
-            .iter()
-            .map(|s| s.insert.len() as isize - s.remove as isize)
-            .sum();
-        self.apply(splices);
-        if map.members.len() == 1 {
-            // The map is now empty: if only whitespace is left inside, write `{}`.
-            let open = map.start + 1;
-            let close = (map.end as isize + growth - 1) as usize;
-            if self
-                .text
-                .get(open..close)
-                .is_some_and(|inside| inside.trim().is_empty())
-            {
-                self.apply(vec![Splice::delete(open, close)]);
-            }
+        let (edit, mut more) = self.remove_last(key, name)?;
+        while more {
+            more = self.remove_last(key, name)?.1;
         }
-        Ok(Edit::Removed)
+        Ok(edit)
     }
 
     fn render(&self) -> std::borrow::Cow<'_, str> {
@@ -265,7 +285,7 @@ impl ConfigDoc for JsonDoc {
 /// Scan one member's value for `path`, with offsets in the whole text.
 fn scan_member(text: &str, member: &Member, path: &[String]) -> Result<Vec<Node>, ParseError> {
     let base = member.value_start;
-    let mut nodes = scan::scan(&text[base..member.value_end], path, true)?.nodes;
+    let mut nodes = scan::scan(&text[base..member.value_end], path, false)?.nodes;
     for node in &mut nodes {
         node.start += base;
         node.end += base;
@@ -307,10 +327,124 @@ fn nest(path: &[String], name: &str, entry: &Value) -> Value {
     value
 }
 
-/// Parse one value's text (which may hold comments and trailing commas).
+/// Parse one value's text (which may hold comments and trailing commas). A lone UTF-16
+/// surrogate escape (`"\udc00"`), which `JSON.parse` accepts but a Rust string cannot
+/// hold, reads as U+FFFD: the entry is shown, and its bytes are never rewritten.
 fn parse_value(text: &str) -> Result<Value, String> {
-    jsonc_parser::parse_to_serde_value::<Value>(text, &Default::default())
-        .map_err(|e| e.to_string())
+    let parse = |text: &str| {
+        jsonc_parser::parse_to_serde_value::<Value>(text, &Default::default())
+            .map_err(|e| e.to_string())
+    };
+    parse(text).or_else(|error| {
+        let patched = without_lone_surrogates(text);
+        let patched = patched.as_deref().unwrap_or(text);
+        let shallow = cut_deeper_than(patched, MAX_ENTRY_DEPTH);
+        parse(shallow.as_deref().unwrap_or(patched)).map_err(|_| error)
+    })
+}
+
+/// Nesting kept when reading an entry; deeper containers read as `null` (the parser
+/// refuses more than 512 levels, and no server setting is nested this deep).
+const MAX_ENTRY_DEPTH: usize = 128;
+
+/// `text` (valid JSONC) with each container nested deeper than `max` replaced by `null`;
+/// `None` when there is none.
+fn cut_deeper_than(text: &str, max: usize) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut depth = 0usize;
+    let mut cut_from: Option<usize> = None;
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        match byte {
+            b'"' => {
+                at += 1;
+                while let Some(&b) = bytes.get(at) {
+                    at += if b == b'\\' { 2 } else { 1 };
+                    if b == b'"' {
+                        break;
+                    }
+                }
+                continue;
+            }
+            b'/' if bytes.get(at + 1) == Some(&b'/') => {
+                at = text[at..].find('\n').map_or(bytes.len(), |n| at + n);
+                continue;
+            }
+            b'/' if bytes.get(at + 1) == Some(&b'*') => {
+                at = text[at + 2..]
+                    .find("*/")
+                    .map_or(bytes.len(), |n| at + 2 + n + 2);
+                continue;
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max && cut_from.is_none() {
+                    cut_from = Some(at);
+                }
+            }
+            b']' | b'}' => {
+                if depth == max + 1
+                    && let Some(from) = cut_from.take()
+                {
+                    out.push_str(&text[copied..from]);
+                    out.push_str("null");
+                    copied = at + 1;
+                }
+                depth = depth.saturating_sub(1);
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    if copied == 0 {
+        return None;
+    }
+    out.push_str(&text[copied.min(text.len())..]);
+    Some(out)
+}
+
+/// `text` with every `\uXXXX` escape of an unpaired surrogate replaced by `\ufffd`;
+/// `None` when there is none.
+fn without_lone_surrogates(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let unit = |at: usize| -> Option<u16> {
+        let hex = text.get(at + 2..at + 6)?;
+        (bytes.get(at) == Some(&b'\\') && bytes.get(at + 1) == Some(&b'u'))
+            .then(|| u16::from_str_radix(hex, 16).ok())
+            .flatten()
+    };
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        if bytes[at] != b'\\' {
+            at += 1;
+            continue;
+        }
+        match unit(at) {
+            // A valid pair.
+            Some(0xD800..=0xDBFF)
+                if unit(at + 6).is_some_and(|low| (0xDC00..=0xDFFF).contains(&low)) =>
+            {
+                at += 12;
+            }
+            Some(0xD800..=0xDFFF) => {
+                out.push_str(&text[copied..at]);
+                out.push_str("\\ufffd");
+                at += 6;
+                copied = at;
+            }
+            // Any other escape: skip the backslash and the escaped character.
+            _ => at += 2,
+        }
+    }
+    if copied == 0 {
+        return None;
+    }
+    out.push_str(&text[copied..]);
+    Some(out)
 }
 
 /// A file's layout conventions, detected from its text.

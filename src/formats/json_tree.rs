@@ -87,10 +87,13 @@ fn from_json(value: &ast::Value<'_>, syntax: &mut Vec<Syntax>) -> Node {
         ),
         ast::Value::Object(object) => {
             let mut members: Vec<Member> = Vec::with_capacity(object.properties.len());
+            // A set, not a scan of the members so far: a servers map of 100k entries.
+            let mut keys: std::collections::HashSet<&str> =
+                std::collections::HashSet::with_capacity(object.properties.len());
             for prop in &object.properties {
                 let key = prop.name.as_str().to_owned();
                 let key_start = prop.range.start;
-                if members.iter().any(|m| m.key == key) {
+                if !keys.insert(prop.name.as_str()) {
                     syntax.push(Syntax::DuplicateKey(key_start, key.clone()));
                 }
                 members.push(Member {

@@ -114,8 +114,10 @@ struct Frame {
 }
 
 /// Validate all of `text` as JSON with comments and trailing commas, and record the values
-/// along `path`. With `stop_early` the scan ends as soon as the deepest value on the path
-/// is complete (use it only on text already validated: the rest is not checked).
+/// along `path`; where a key is duplicated, the last occurrence (as `JSON.parse` keeps it).
+/// With `stop_early` the scan ends as soon as the deepest value on the path is complete
+/// (use it only on text already validated: the rest is not checked, and a later duplicate
+/// key is not seen).
 pub(super) fn scan(text: &str, path: &[String], stop_early: bool) -> Result<Located, ParseError> {
     scan_with(text, path, stop_early, false)
 }
@@ -166,11 +168,14 @@ fn scan_with(
                         && let Some(node) = frame.node
                     {
                         // `node` is at depth `node`; its child on the path is path[node].
-                        // Only the first matching key counts (nodes has no deeper entry yet).
+                        // A later duplicate key wins, as in `JSON.parse`: what an earlier
+                        // one found below this depth is dropped.
                         frame.pending_child = path
                             .get(node)
-                            .is_some_and(|want| key_equals(text, key, want))
-                            && located.nodes.len() == node + 1;
+                            .is_some_and(|want| key_equals(text, key, want));
+                        if frame.pending_child {
+                            located.nodes.truncate(node + 1);
+                        }
                     }
                     let collect = stack.last().and_then(|f| f.collect);
                     if let Some(members) = members_mut(&mut located, collect) {

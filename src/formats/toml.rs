@@ -217,7 +217,11 @@ impl ConfigDoc for TomlDoc {
         if !self.edited {
             return std::borrow::Cow::Borrowed(&self.text);
         }
-        let rendered = self.doc.to_string();
+        let mut rendered = keep_headers(&self.text, self.doc.to_string());
+        // No final newline added to a file that had none (add then remove is identity).
+        if !self.text.is_empty() && !self.text.ends_with('\n') && rendered.ends_with('\n') {
+            rendered.pop();
+        }
         // toml_edit writes `\n` for new lines; a consistently CRLF file stays CRLF.
         let crlf = detect_line_ending(&self.text) == "\r\n"
             && !self.text.replace("\r\n", "").contains('\n');
@@ -366,6 +370,54 @@ fn value_to_json(value: &Value) -> Json {
                 .map(|(key, value)| (key.to_owned(), value_to_json(value)))
                 .collect(),
         ),
+    }
+}
+
+/// The table headers of `rendered` spelled as in `original` where the table was already
+/// there: toml_edit keeps one spelling per key, so `[ servers . "a" ]` next to
+/// `[servers.b]` would come out re-spaced after any edit. Checked by parsing: if the
+/// result does not read back as the same document, `rendered` is returned unchanged.
+fn keep_headers(original: &str, rendered: String) -> String {
+    let header_path = |line: &str| -> Option<Vec<String>> {
+        let trimmed = line.trim();
+        let inner = trimmed
+            .strip_prefix("[[")
+            .and_then(|l| l.strip_suffix("]]"))
+            .or_else(|| trimmed.strip_prefix('[').and_then(|l| l.strip_suffix(']')))?;
+        let keys = toml_edit::Key::parse(inner).ok()?;
+        Some(keys.iter().map(|k| k.get().to_owned()).collect())
+    };
+    let spelled: std::collections::HashMap<Vec<String>, &str> = original
+        .lines()
+        .filter_map(|line| Some((header_path(line)?, line.trim_end_matches('\r'))))
+        .collect();
+    if spelled.is_empty() {
+        return rendered;
+    }
+    let mut out = String::with_capacity(rendered.len());
+    let mut changed = false;
+    for line in rendered.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        match header_path(body).and_then(|path| spelled.get(&path)) {
+            Some(original_line) if *original_line != body => {
+                out.push_str(original_line);
+                out.push_str(&line[body.len()..]);
+                changed = true;
+            }
+            _ => out.push_str(line),
+        }
+    }
+    let same = |a: &str, b: &str| match (
+        a.parse::<toml_edit::DocumentMut>(),
+        b.parse::<toml_edit::DocumentMut>(),
+    ) {
+        (Ok(a), Ok(b)) => item_to_json(a.as_item()) == item_to_json(b.as_item()),
+        _ => false,
+    };
+    if changed && same(&out, &rendered) {
+        out
+    } else {
+        rendered
     }
 }
 

@@ -100,6 +100,9 @@ pub(super) fn lowercase_first(message: &str) -> String {
 pub struct LineIndex<'a> {
     text: &'a str,
     starts: Vec<usize>,
+    /// The last answer (offset, line, column): findings come in text order, and on a long
+    /// (minified) line counting characters from its start each time is quadratic.
+    last: std::cell::Cell<(usize, usize, usize)>,
 }
 
 impl<'a> LineIndex<'a> {
@@ -107,14 +110,25 @@ impl<'a> LineIndex<'a> {
         let starts = std::iter::once(0)
             .chain(text.match_indices('\n').map(|(i, _)| i + 1))
             .collect();
-        Self { text, starts }
+        Self {
+            text,
+            starts,
+            last: std::cell::Cell::new((0, 0, 0)),
+        }
     }
 
     pub fn position(&self, offset: usize) -> (usize, usize) {
         let offset = self.text.floor_char_boundary(offset.min(self.text.len()));
         let line = self.starts.partition_point(|&s| s <= offset);
         let line_start = self.starts[line.saturating_sub(1)];
-        (line, self.text[line_start..offset].chars().count() + 1)
+        let (last_offset, last_line, last_column) = self.last.get();
+        let column = if last_line == line && last_offset >= line_start && last_offset <= offset {
+            last_column + self.text[last_offset..offset].chars().count()
+        } else {
+            self.text[line_start..offset].chars().count() + 1
+        };
+        self.last.set((offset, line, column));
+        (line, column)
     }
 }
 

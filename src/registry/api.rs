@@ -268,10 +268,14 @@ impl Registry {
     /// Keep the newest items seen, by name, for offline search. Best effort: a cache
     /// that cannot be written costs nothing but the offline answer.
     fn remember(&self, items: &[Item]) {
-        let Some(path) = self.cache_path() else {
+        let (Some(path), Some(dir)) = (self.cache_path(), self.cache_dir.as_deref()) else {
             return;
         };
-        let Ok(source) = crate::fs::read_source(&path) else {
+        // The cache sits in the state directory, whose `locks/` holds its lock.
+        let Ok(lock) = crate::fs::lock::acquire(&path, dir.parent().unwrap_or(dir)) else {
+            return;
+        };
+        let Ok(source) = lock.read(&path) else {
             return;
         };
         let mut cache: Map<String, Value> = serde_json::from_str(&source.text).unwrap_or_default();
@@ -289,7 +293,7 @@ impl Registry {
         cache.insert("base".to_owned(), Value::String(self.base.clone()));
         cache.insert("updated".to_owned(), Value::from(now()));
         if let Ok(text) = serde_json::to_string_pretty(&cache) {
-            let _ = crate::fs::write_atomic(&source, &text, None);
+            let _ = crate::fs::write_atomic(&lock, &source, &text, None);
         }
     }
 

@@ -86,8 +86,9 @@ fn change(state: Option<&Path>, apply: &dyn Fn(&mut Vec<Install>)) -> anyhow::Re
         return Ok(());
     };
     let path = file_path(state);
+    let lock = fs::lock::acquire(&path, state)?;
     for _ in 0..5 {
-        let source = fs::read_source(&path)?;
+        let source = lock.read(&path)?;
         let mut file: File = if source.text.trim().is_empty() {
             File::default()
         } else {
@@ -103,7 +104,7 @@ fn change(state: Option<&Path>, apply: &dyn Fn(&mut Vec<Install>)) -> anyhow::Re
         };
         apply(&mut file.installs);
         let text = serde_json::to_string_pretty(&file)? + "\n";
-        match fs::write_atomic(&source, &text, None) {
+        match fs::write_atomic(&lock, &source, &text, None) {
             Ok(_) => return Ok(()),
             Err(FsError::Changed { .. }) => {}
             Err(e) => return Err(e.into()),

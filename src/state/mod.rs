@@ -249,7 +249,7 @@ impl State {
             ledger.sort();
             let mut text = serde_json::to_string_pretty(&ledger)?;
             text.push('\n');
-            write_state_file(&root.join(LEDGER_FILE), &text).map_err(save_err)?;
+            write_state_file(&root, &root.join(LEDGER_FILE), &text).map_err(save_err)?;
         }
         let now = SystemTime::now();
         let nanos = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
@@ -263,7 +263,8 @@ impl State {
         let mut text = serde_json::to_string_pretty(&record)?;
         text.push('\n');
         let dir = root.join(JOURNAL_DIR);
-        write_state_file(&dir.join(format!("{}.json", record.id)), &text).map_err(save_err)?;
+        write_state_file(&root, &dir.join(format!("{}.json", record.id)), &text)
+            .map_err(save_err)?;
         prune_journal(&dir);
         let mut session = self.session();
         session.changes.clear();
@@ -292,10 +293,11 @@ impl State {
     }
 }
 
-/// Replace one of mcpctl's own files atomically.
-fn write_state_file(path: &Path, text: &str) -> Result<(), fs::FsError> {
-    let source = fs::read_source(path)?;
-    fs::write_atomic(&source, text, None).map(|_| ())
+/// Replace one of mcpctl's own files atomically (under its file lock, in `root`).
+fn write_state_file(root: &Path, path: &Path, text: &str) -> Result<(), fs::FsError> {
+    let lock = fs::lock::acquire(path, root)?;
+    let source = lock.read(path)?;
+    fs::write_atomic(&lock, &source, text, None).map(|_| ())
 }
 
 fn journal_ids(dir: &Path) -> Vec<String> {

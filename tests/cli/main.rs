@@ -10,20 +10,24 @@
 mod add;
 mod check;
 mod clients;
+mod concurrency;
 mod doctor;
 mod env;
 #[path = "../common/fixture_server.rs"]
 mod fixture_server;
 mod golden;
 mod habits;
+mod identity;
 mod import;
 mod list;
 mod manifest;
+mod odd_files;
 mod output;
 #[path = "../common/peer.rs"]
 mod peer;
 mod peers;
 mod picker;
+mod read_as_client;
 mod registry;
 mod registry_server;
 mod remove;

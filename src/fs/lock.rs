@@ -1,0 +1,230 @@
+//! The lock every mcpctl process takes before it reads a file it is going to write, and
+//! keeps until the rename is done: two `mcpctl add` on one file never lose each other's
+//! entry. It is an advisory lock (`flock` on Unix, `LockFileEx` on Windows, both through
+//! `std::fs::File::lock`) on a sidecar file in mcpctl's state directory, named after the
+//! file's real path (symlinks followed, directories canonical), so a file reached through
+//! two spellings or a symlink is one lock. Never a lock file beside the client's file.
+//!
+//! Use: `let lock = fs::lock::acquire(&path, state_dir)?;` then `lock.read()`, edit, and
+//! `fs::write_atomic(&lock, &source, text, backups)`; drop the guard when done. The same
+//! guard serves mcpctl's own state files (a ledger, a journal): lock them like any file.
+//! A process must not lock one file twice (the second waits for the first). Code that
+//! needs several files at once locks them in `LockKey` order (see `acquire_all`), so two
+//! processes never wait on each other in a circle.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Seek, Write};
+use std::path::{Component, Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::{FsError, Source};
+
+/// How long a write waits for another mcpctl holding the same file.
+pub const WAIT: Duration = Duration::from_secs(30);
+/// How often the holder is asked again while waiting.
+const POLL: Duration = Duration::from_millis(5);
+
+/// The real file behind a path: what a lock is keyed by and what a write replaces.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LockKey {
+    real: PathBuf,
+}
+
+impl LockKey {
+    /// Resolve `path`: symlinks followed (the file need not exist), the existing part of
+    /// the directory made canonical, `.`/`..` removed.
+    pub fn of(path: &Path) -> Result<LockKey, FsError> {
+        let target = super::follow_links(path)?;
+        Ok(LockKey {
+            real: canonical_dir(&target),
+        })
+    }
+
+    /// The file that holds the bytes (what writes replace).
+    pub fn real_path(&self) -> &Path {
+        &self.real
+    }
+
+    /// The sidecar's name: a stable hash of the path, plus the file name to read by.
+    fn sidecar_name(&self) -> String {
+        let bytes = self.real.as_os_str().as_encoded_bytes();
+        // FNV-1a: stable across builds and platforms (std's hasher is not promised to be),
+        // so two mcpctl versions running at once still agree on the name.
+        let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+        let name: String = self
+            .real
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+            .take(64)
+            .collect();
+        format!("{hash:016x}-{name}.lock")
+    }
+}
+
+/// Exclusive use of one real file among mcpctl processes, until dropped.
+#[derive(Debug)]
+pub struct FileLock {
+    key: LockKey,
+    /// Closing the sidecar releases the lock (also when the process dies).
+    _sidecar: File,
+}
+
+impl FileLock {
+    pub fn key(&self) -> &LockKey {
+        &self.key
+    }
+
+    /// Read the file under this lock (see `fs::read_source`).
+    pub fn read(&self, path: &Path) -> Result<Source, FsError> {
+        super::read_source(path)
+    }
+}
+
+/// Where lock sidecars live: `locks/` in the state directory.
+pub fn lock_dir(state_dir: &Path) -> PathBuf {
+    state_dir.join("locks")
+}
+
+/// Take the lock for `path`'s real file, waiting up to `WAIT` for another mcpctl.
+pub fn acquire(path: &Path, state_dir: &Path) -> Result<FileLock, FsError> {
+    acquire_key(LockKey::of(path)?, state_dir, WAIT)
+}
+
+/// Lock several files, in key order (duplicates locked once).
+pub fn acquire_all(paths: &[&Path], state_dir: &Path) -> Result<Vec<FileLock>, FsError> {
+    let mut keys = paths
+        .iter()
+        .map(|p| LockKey::of(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .map(|key| acquire_key(key, state_dir, WAIT))
+        .collect()
+}
+
+/// Take the lock for `key`, giving up after `wait`.
+pub fn acquire_key(key: LockKey, state_dir: &Path, wait: Duration) -> Result<FileLock, FsError> {
+    let dir = lock_dir(state_dir);
+    let sidecar_path = dir.join(key.sidecar_name());
+    let lock_err = |source: io::Error| FsError::Lock {
+        path: key.real.clone(),
+        sidecar: sidecar_path.clone(),
+        source,
+    };
+    fs::create_dir_all(&dir).map_err(lock_err)?;
+    let mut sidecar = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&sidecar_path)
+        .map_err(lock_err)?;
+    let deadline = Instant::now() + wait;
+    loop {
+        match sidecar.try_lock() {
+            Ok(()) => break,
+            Err(fs::TryLockError::WouldBlock) if Instant::now() < deadline => {
+                std::thread::sleep(POLL);
+            }
+            Err(fs::TryLockError::WouldBlock) => {
+                let mut holder = String::new();
+                let _ = sidecar.read_to_string(&mut holder);
+                return Err(FsError::Locked {
+                    path: key.real.clone(),
+                    holder: holder.trim().to_owned(),
+                    waited: wait,
+                });
+            }
+            Err(fs::TryLockError::Error(e)) => return Err(lock_err(e)),
+        }
+    }
+    // Who holds it, for the message another process shows while it waits (best effort).
+    let _ = sidecar
+        .set_len(0)
+        .and_then(|()| sidecar.rewind())
+        .and_then(|()| write!(sidecar, "pid {}", std::process::id()));
+    Ok(FileLock {
+        key,
+        _sidecar: sidecar,
+    })
+}
+
+/// `path` with the longest existing ancestor canonicalized and `.`/`..` folded in the
+/// rest (a file, and its directories, may not exist yet).
+fn canonical_dir(path: &Path) -> PathBuf {
+    let parts: Vec<Component<'_>> = path.components().collect();
+    for split in (1..=parts.len()).rev() {
+        let head: PathBuf = parts[..split].iter().collect();
+        if let Ok(mut base) = fs::canonicalize(&head) {
+            for part in &parts[split..] {
+                match part {
+                    Component::ParentDir => {
+                        base.pop();
+                    }
+                    Component::CurDir => {}
+                    other => base.push(other),
+                }
+            }
+            return base;
+        }
+    }
+    path.to_path_buf()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_real_file_is_one_lock_whatever_the_spelling() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let file = dir.path().join("a/b/c.json");
+        let other = dir.path().join("a/x/../b/./c.json");
+        assert_eq!(LockKey::of(&file).unwrap(), LockKey::of(&other).unwrap());
+        let held = acquire(&file, &state).unwrap();
+        let second = acquire_key(LockKey::of(&other).unwrap(), &state, Duration::ZERO);
+        assert!(
+            matches!(&second, Err(FsError::Locked { holder, .. }) if holder.starts_with("pid ")),
+            "{second:?}"
+        );
+        drop(held);
+        acquire_key(LockKey::of(&other).unwrap(), &state, Duration::ZERO).unwrap();
+        // Sidecars never sit beside the client's file.
+        assert!(!dir.path().join("a").exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_locks_its_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        fs::create_dir_all(dir.path().join("dotfiles")).unwrap();
+        let real = dir.path().join("dotfiles/mcp.json");
+        fs::write(&real, "{}").unwrap();
+        let link = dir.path().join("mcp.json");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let _held = acquire(&real, &state).unwrap();
+        assert!(matches!(
+            acquire_key(LockKey::of(&link).unwrap(), &state, Duration::ZERO),
+            Err(FsError::Locked { .. })
+        ));
+    }
+
+    #[test]
+    fn acquire_all_locks_each_file_once_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let a = dir.path().join("a.json");
+        let b = dir.path().join("b.json");
+        let locks = acquire_all(&[&b, &a, &b], &state).unwrap();
+        assert_eq!(locks.len(), 2);
+        assert!(locks[0].key() < locks[1].key());
+    }
+}
