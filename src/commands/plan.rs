@@ -359,16 +359,34 @@ pub fn plan_file<'a>(
         // Profiles and `enabled = false` switch servers off through `disable` (design
         // §10); until then every listed server is planned as wanted. Seam:
         // `Manifest::switched_on(name, profile)`.
-        if !client.supports(spec.entry.transport.name()) {
+        let resolved;
+        let portable = match &spec.registry {
+            None => &spec.entry,
+            Some((server, version)) => {
+                let (entry, exports) = from_registry(ctx, client, server, version)
+                    .map_err(|e| e.context(format!("server `{name}` for {}", client.name)))?;
+                if !exports.is_empty() {
+                    plan.notes.push(format!(
+                        "{}: `{name}` reads {}; export {} before starting the client",
+                        client.id,
+                        exports.join(", "),
+                        if exports.len() == 1 { "it" } else { "them" }
+                    ));
+                }
+                resolved = entry;
+                &resolved
+            }
+        };
+        if !client.supports(portable.transport.name()) {
             plan.notes.push(format!(
                 "{} cannot use {} servers; `{name}` is left out of its file",
                 client.name,
-                spec.entry.transport.name().as_str()
+                portable.transport.name().as_str()
             ));
             continue;
         }
         wanted_names.insert(name.clone());
-        let entry = placeholders(ctx, &spec.entry)?;
+        let entry = placeholders(ctx, portable)?;
         let (_, mut wanted, notes) = add::render(ctx, client, &entry, false)
             .map_err(|e| e.context(format!("server `{name}` for {}", client.name)))?;
         plan.notes
@@ -498,6 +516,38 @@ pub fn plan_file<'a>(
 }
 
 /// `{home}` and `{project}` in a portable entry's command, args, env and cwd.
+/// A `registry = "NAME@VERSION"` server rendered for one client, exactly as
+/// `mcpctl add NAME@VERSION` renders it (no inputs given: secrets become `${VAR}`
+/// references, optional inputs are left out, a required input without a default is an
+/// error), plus the variables the user must export. The registry is `MCPCTL_REGISTRY` or
+/// the official one; answers come from the registry cache when offline.
+fn from_registry(
+    ctx: &Context,
+    client: &Client,
+    server: &str,
+    version: &str,
+) -> anyhow::Result<(ServerEntry, Vec<String>)> {
+    let args = crate::cli::RegistryArgs {
+        registry: ctx.platform.var("MCPCTL_REGISTRY").map(str::to_owned),
+    };
+    let registry = crate::commands::install::registry_for(ctx, &args, None);
+    let resolved = crate::registry::resolve(
+        &registry,
+        server,
+        Some(version),
+        crate::registry::mapping::Preference::Auto,
+        &crate::registry::inputs::Given::default(),
+        &|t| client.supports(t),
+    )
+    .map_err(crate::commands::install::resolve_error)?;
+    let exports = resolved
+        .exports
+        .iter()
+        .map(|e| e.variable.clone())
+        .collect();
+    Ok((resolved.entry, exports))
+}
+
 fn placeholders(ctx: &Context, entry: &ServerEntry) -> anyhow::Result<ServerEntry> {
     let home = ctx.platform.home()?.display().to_string();
     let project = ctx.project.display().to_string();

@@ -39,6 +39,10 @@ pub struct ServerSpec {
     pub enabled: bool,
     /// `[servers.NAME.client.ID]`: raw fields merged into that client's entry last.
     pub client_fields: IndexMap<String, Map<String, Value>>,
+    /// `registry = "NAME@VERSION"`: the entry is resolved from the MCP Registry per client
+    /// at plan time (a remote where the client speaks HTTP, else a package), pinned to
+    /// that version; `entry` is then only a stand-in naming the server.
+    pub registry: Option<(String, String)>,
     /// 1-based line of `[servers.NAME]`, for messages.
     pub line: usize,
 }
@@ -188,12 +192,30 @@ impl Manifest {
             let server = spanned.into_inner();
             let at = |message: String| err_at(Some(start), format!("server `{name}`: {message}"));
             crate::entry::validate_name(&name).map_err(&at)?;
-            if let Some(registry) = &server.registry {
-                return Err(at(format!(
-                    "`registry = \"{registry}\"` is not supported in manifests yet; write the server's `command` or `url` (see `mcpctl add {registry}`)"
-                )));
-            }
-            let transport = match (server.command, server.url) {
+            let registry = match &server.registry {
+                None => None,
+                Some(spec) => {
+                    if server.command.is_some() || server.url.is_some() {
+                        return Err(at(
+                            "has `registry` and `command` or `url`; a registry server is resolved from the registry".into(),
+                        ));
+                    }
+                    match crate::registry::split_version(spec) {
+                        (name, Some(version))
+                            if crate::registry::is_registry_name(name) && !version.is_empty() =>
+                        {
+                            Some((name.to_owned(), version.to_owned()))
+                        }
+                        (name, _) => {
+                            return Err(at(format!(
+                                "`registry = \"{spec}\"` needs a registry name and a pinned version: `registry = \"{name}@VERSION\"` (see `mcpctl search`)"
+                            )));
+                        }
+                    }
+                }
+            };
+            let stand_in = registry.as_ref().map(|(name, _)| name.clone());
+            let transport = match (server.command.or(stand_in), server.url) {
                 (Some(_), Some(_)) => {
                     return Err(at(
                         "has both `command` and `url`; a server is either local or remote".into(),
@@ -279,6 +301,7 @@ impl Manifest {
                     clients: server.clients,
                     enabled: server.enabled.unwrap_or(true),
                     client_fields,
+                    registry,
                     line,
                 },
             );
@@ -352,6 +375,7 @@ impl Manifest {
                     clients: None,
                     enabled: raw.get("disabled") != Some(&Value::Bool(true)),
                     client_fields: IndexMap::new(),
+                    registry: None,
                     line: 0,
                 },
             );

@@ -718,3 +718,62 @@ fn a_terminal_is_prompted_for_required_inputs_but_never_for_secrets() {
         json!(["-y", "@acme/db-mcp@1.1.0", "--schema", "public"])
     );
 }
+
+#[test]
+fn a_manifest_server_from_the_registry_renders_per_client_pinned() {
+    let server = RegistryServer::start();
+    let env = env_with(&server);
+    server.publish_sample("context7.server.json");
+    server.publish_sample("firecrawl.npm-and-remote.item.json");
+    let firecrawl = sample("firecrawl.npm-and-remote.item.json");
+    let firecrawl_name = firecrawl["server"]["name"].as_str().unwrap();
+    let firecrawl_version = firecrawl["server"]["version"].as_str().unwrap();
+    env.write(
+        "mcpctl.toml",
+        format!(
+            "clients = [\"cursor\", \"claude-desktop\"]\n\n[servers.context7]\nregistry = \"io.github.upstash/context7@1.0.0\"\n\n[servers.firecrawl]\nregistry = \"{firecrawl_name}@{firecrawl_version}\"\n"
+        )
+        .as_bytes(),
+    );
+    let run = env
+        .run(&["--platform", "macos", "apply", "--manifest", "mcpctl.toml"])
+        .ok();
+    // Cursor speaks HTTP: firecrawl's remote; context7 has only a package.
+    let cursor = cursor(&env);
+    assert_eq!(
+        cursor["mcpServers"]["context7"]["args"],
+        json!(["-y", "@upstash/context7-mcp@1.0.26"]),
+        "{cursor:#}"
+    );
+    assert!(
+        cursor["mcpServers"]["firecrawl"]["url"].is_string(),
+        "{cursor:#}\n{}",
+        run.stderr
+    );
+    // Claude Desktop speaks only stdio: firecrawl's npm package.
+    let desktop = jsonc(&env.read("Library/Application Support/Claude/claude_desktop_config.json"));
+    assert_eq!(
+        desktop["mcpServers"]["firecrawl"]["command"], "npx",
+        "{desktop:#}"
+    );
+    // A second plan is in sync; an unpinned registry name is refused with the fix.
+    env.run(&[
+        "--platform",
+        "macos",
+        "plan",
+        "--check",
+        "--manifest",
+        "mcpctl.toml",
+    ])
+    .ok();
+    env.write(
+        "bad.toml",
+        b"[servers.c]\nregistry = \"io.github.upstash/context7\"\n",
+    );
+    let run = env.run(&["plan", "--manifest", "bad.toml"]).code(2);
+    assert!(
+        run.stderr.contains("io.github.upstash/context7@VERSION"),
+        "{}",
+        run.stderr
+    );
+}
