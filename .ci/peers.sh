@@ -3,7 +3,9 @@
 # handshake tests can speak to independent implementations. Safe to re-run; a test whose
 # peer this did not install fails under CI=true and is a counted skip elsewhere.
 #   npm:  @modelcontextprotocol/server-everything, @modelcontextprotocol/server-memory
-#   PyPI: mcp (into a venv), used by tests/fixtures/servers/python_mcp_server.py
+#   PyPI: mcp 2.3.0 (into a venv), used by tests/fixtures/servers/python_mcp_server.py;
+#         pinned because 2.x serves both protocol eras (2026-07-28 and the handshake era)
+#         and the era tests were verified against this release
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 peers="$root/.cache/peers"
@@ -18,7 +20,7 @@ fi
 
 if command -v python3 >/dev/null 2>&1; then
     [ -x "$peers/venv/bin/python" ] || python3 -m venv "$peers/venv"
-    "$peers/venv/bin/python" -m pip install --quiet --upgrade mcp
+    "$peers/venv/bin/python" -m pip install --quiet "mcp==2.3.0"
 else
     echo "peers: python3 not found; python servers will be skipped" >&2
 fi

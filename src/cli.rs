@@ -82,6 +82,10 @@ pub enum Command {
     Doctor(DoctorArgs),
     /// Lint MCP config files (no process started, no network); for CI and pre-commit
     Check(CheckArgs),
+    /// A server's tools: parameters, annotations, and the tokens their definitions cost
+    Tools(ToolsArgs),
+    /// Call one tool of a server and print what it returns
+    Call(CallArgs),
     /// What `apply` would change to make every client match the manifest (mcpctl.toml)
     Plan(PlanArgs),
     /// Make every client's file match the manifest; all files or none
@@ -490,6 +494,45 @@ pub struct DoctorArgs {
     /// Warnings fail too (exit 1)
     #[arg(long)]
     pub strict: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    /// Server name, as `mcpctl list` shows it
+    pub name: String,
+    /// Client whose entry to use [default: the detected client that has it]
+    #[arg(short = 'c', long = "client", value_name = "ID")]
+    pub client: Option<String>,
+    /// Seconds for the whole exchange with the server
+    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+    pub timeout: f64,
+    /// Also start a project-file server (.mcp.json, ...) the client has not approved
+    #[arg(long)]
+    pub trust_project: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// Server name, as `mcpctl list` shows it
+    pub name: String,
+    /// Tool to call (see `mcpctl tools NAME`)
+    pub tool: String,
+    /// One argument; the value is typed by the tool's input schema (number, boolean,
+    /// JSON for arrays and objects)
+    #[arg(long = "arg", value_name = "KEY=VALUE")]
+    pub args: Vec<String>,
+    /// All arguments as one JSON object (`--arg` values are laid over it)
+    #[arg(long = "args", value_name = "JSON")]
+    pub args_json: Option<String>,
+    /// Client whose entry to use [default: the detected client that has it]
+    #[arg(short = 'c', long = "client", value_name = "ID")]
+    pub client: Option<String>,
+    /// Seconds for the whole exchange with the server
+    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+    pub timeout: f64,
+    /// Also start a project-file server (.mcp.json, ...) the client has not approved
+    #[arg(long)]
+    pub trust_project: bool,
 }
 
 /// Output formats of `check`.

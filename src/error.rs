@@ -8,7 +8,8 @@ use std::process::ExitCode;
 pub enum ExitStatus {
     /// 0: success.
     Success,
-    /// 1: `check`, `doctor` or `plan --check` ran and found problems.
+    /// 1: `check`, `doctor` or `plan --check` ran and found problems; `call`'s tool
+    /// reported an error.
     Problems,
     /// 2: error (usage, unknown client, unparsable file, I/O, a failed target).
     Error,
@@ -32,7 +33,7 @@ impl From<ExitStatus> for ExitCode {
 #[macro_export]
 macro_rules! exit_codes_help {
     () => {
-        "Exit codes:\n  0    success\n  1    `check`, `doctor` or `plan --check` ran and found problems\n  2    error: bad usage, unknown client, unparsable file, I/O failure, or a failed target\n  130  a prompt was cancelled (Esc, Ctrl-C)"
+        "Exit codes:\n  0    success\n  1    `check`, `doctor` or `plan --check` ran and found problems; the tool `call` called reported an error\n  2    error: bad usage, unknown client, unparsable file, I/O failure, or a failed target\n  130  a prompt was cancelled (Esc, Ctrl-C)"
     };
 }
 

@@ -3,9 +3,12 @@
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
+use std::borrow::Cow;
+
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, tool, tool_router};
@@ -21,6 +24,18 @@ pub(crate) struct Fixture {
     /// Like server-everything: one more tool for a client that declares `roots` and
     /// answers `roots/list`.
     roots_tool: bool,
+    era: Era,
+}
+
+/// Which protocol eras the SDK server speaks.
+#[derive(Clone, Copy)]
+enum Era {
+    /// `initialize` only; `server/discover` gets -32022 naming the handshake versions.
+    Handshake,
+    /// 2026-07-28 only; `initialize` gets -32022 naming it.
+    Modern,
+    /// Both, decided per connection by the first request (the SDK's default).
+    Dual,
 }
 
 impl Fixture {
@@ -30,6 +45,13 @@ impl Fixture {
             paginate: modes.has("paginate"),
             repeat_cursor: modes.has("repeat-cursor"),
             crash_on_tools_list: modes.has("crash-on-tools-list"),
+            era: if modes.has("modern") {
+                Era::Modern
+            } else if modes.has("dual") {
+                Era::Dual
+            } else {
+                Era::Handshake
+            },
             roots_tool: modes.has("roots-tool"),
         }
     }
@@ -57,6 +79,16 @@ impl ServerHandler for Fixture {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("fixture-server", "0.0.0"))
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        match self.era {
+            Era::Handshake => {
+                Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+            }
+            Era::Modern => Cow::Owned(vec![ProtocolVersion::V_2026_07_28]),
+            Era::Dual => Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS),
+        }
     }
 
     #[allow(deprecated, reason = "roots is what server-everything still uses")]

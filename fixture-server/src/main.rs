@@ -8,8 +8,13 @@
 //!
 //! the rest shape the server on any transport: `paginate`, `repeat-cursor`,
 //! `crash-on-tools-list`, `roots-tool` (a third tool for clients that answer
-//! `roots/list`); or its process (stdio): `banner`, `exit=N`, `silent`,
-//! `ignore-sigterm`, `odd-version`, `ping-first`, `evil-name`, `slow-start=MS`, `spawn-child`. With
+//! `roots/list`), the protocol era — `modern` (2026-07-28 only: `server/discover`,
+//! `initialize` refused), `dual` (both, the SDK's default), and without either only the
+//! handshake era; or its process (stdio): `banner`, `exit=N`, `silent`,
+//! `ignore-sigterm`, `odd-version`, `ping-first`, `evil-name`, `ignore-unknown` (a
+//! hand-written handshake server that never answers methods it does not know, such as
+//! `server/discover`), `exit-on-unknown` (one that quits on them), `slow-start=MS`,
+//! `spawn-child`. With
 //! `FIXTURE_PID_FILE` set, it writes its pid (and its grandchild's) there, one per line,
 //! so a test can check that nothing outlived the probe. Only `odd-version`, `ping-first`,
 //! `silent` and the status modes answer by hand: the SDK cannot misbehave in those ways.
@@ -48,8 +53,9 @@ enum Transport {
     Stdio,
     /// Read stdin and never answer.
     Silent,
-    /// Hand-written stdio replies (`odd-version`, `ping-first`).
-    Raw { odd_version: bool, evil_name: bool },
+    /// Hand-written stdio replies (`odd-version`, `ping-first`, `evil-name`,
+    /// `ignore-unknown`, `exit-on-unknown`).
+    Raw(raw::Quirks),
     /// The SDK's Streamable HTTP on a loopback port.
     Http(u16),
     /// Legacy HTTP+SSE around the SDK on a loopback port.
@@ -84,14 +90,22 @@ impl Transport {
         }
         if modes.has("silent") {
             Transport::Silent
-        } else if ["odd-version", "ping-first", "evil-name"]
-            .iter()
-            .any(|m| modes.has(m))
+        } else if [
+            "odd-version",
+            "ping-first",
+            "evil-name",
+            "ignore-unknown",
+            "exit-on-unknown",
+        ]
+        .iter()
+        .any(|m| modes.has(m))
         {
-            Transport::Raw {
+            Transport::Raw(raw::Quirks {
                 odd_version: modes.has("odd-version"),
+                ping_first: modes.has("ping-first"),
                 evil_name: modes.has("evil-name"),
-            }
+                exit_on_unknown: modes.has("exit-on-unknown"),
+            })
         } else {
             Transport::Stdio
         }
@@ -159,20 +173,28 @@ fn serve(transport: Transport, fixture: Fixture) {
             .expect("bind the loopback port")
     };
     match transport {
-        Transport::Stdio => runtime.block_on(async {
-            let service = fixture
-                .serve(rmcp::transport::stdio())
-                .await
-                .expect("serve stdio");
-            let _ = service.waiting().await;
-        }),
+        Transport::Stdio => {
+            let refused = runtime.block_on(async {
+                match fixture.serve(rmcp::transport::stdio()).await {
+                    Ok(service) => {
+                        let _ = service.waiting().await;
+                        None
+                    }
+                    Err(error) => Some(error),
+                }
+            });
+            // A modern-only server refusing `initialize` ends here, as the SDK decides;
+            // the runtime goes first so that what it wrote reaches stdout.
+            if let Some(error) = refused {
+                drop(runtime);
+                eprintln!("fixture: the SDK ended the connection: {error}");
+                std::process::exit(1);
+            }
+        }
         Transport::Silent => {
             let _ = std::io::stdin().read_to_end(&mut Vec::new());
         }
-        Transport::Raw {
-            odd_version,
-            evil_name,
-        } => raw::serve(odd_version, evil_name),
+        Transport::Raw(quirks) => raw::serve(&quirks),
         Transport::Http(port) => runtime.block_on(http::streamable(listen(port), fixture)),
         Transport::Sse(port) => runtime.block_on(sse::serve(listen(port), fixture)),
         Transport::Status(answer, port) => {

@@ -1,18 +1,31 @@
 //! Hand-written stdio replies for misbehaviour the SDK will not produce: a protocol
-//! version the spec never had, or a server `ping` (plus a notification and an unknown
-//! request) sent before the `initialize` reply, or (`evil-name`) a name and a tool name
-//! carrying terminal escapes that would clear the screen and forge a line.
+//! version the spec never had, a server `ping` (plus a notification and an unknown
+//! request) sent before the `initialize` reply, silence or exit on unknown methods, or
+//! (`evil-name`) a name and a tool name carrying terminal escapes that would clear the
+//! screen and forge a line.
 
 use std::io::{BufRead, Write};
 
-pub(crate) fn serve(odd_version: bool, evil_name: bool) {
+/// How the hand-written server misbehaves.
+pub(crate) struct Quirks {
+    /// Answer `initialize` with a version the spec never had.
+    pub(crate) odd_version: bool,
+    /// Send a notification, a `ping` and `roots/list` before the `initialize` reply.
+    pub(crate) ping_first: bool,
+    /// Name itself and its tool with terminal escapes.
+    pub(crate) evil_name: bool,
+    /// Exit on a request it does not know (else: never answer it).
+    pub(crate) exit_on_unknown: bool,
+}
+
+pub(crate) fn serve(quirks: &Quirks) {
     let stdin = std::io::stdin();
     let mut out = std::io::stdout();
     let mut send = |value: serde_json::Value| {
         let _ = writeln!(out, "{value}");
         let _ = out.flush();
     };
-    let (name, tool) = if evil_name {
+    let (name, tool) = if quirks.evil_name {
         (
             "raw\u{1b}[2J\r\u{1b}[32m✔ forged\u{1b}[0m",
             "raw_tool\u{1b}]0;owned\u{7}",
@@ -28,8 +41,13 @@ pub(crate) fn serve(odd_version: bool, evil_name: bool) {
         let id = message.get("id").cloned();
         match message.get("method").and_then(|m| m.as_str()) {
             Some("initialize") => {
-                let version = if odd_version {
+                let version = if quirks.odd_version {
                     "1999-01-01".to_owned()
+                } else if !quirks.ping_first {
+                    message["params"]["protocolVersion"]
+                        .as_str()
+                        .unwrap_or("2025-11-25")
+                        .to_owned()
                 } else {
                     send(
                         serde_json::json!({"jsonrpc":"2.0","method":"notifications/message",
@@ -55,6 +73,10 @@ pub(crate) fn serve(odd_version: bool, evil_name: bool) {
                 );
             }
             Some("ping") => send(serde_json::json!({"jsonrpc":"2.0","id":id,"result":{}})),
+            Some(method) if quirks.exit_on_unknown && id.is_some() => {
+                eprintln!("fixture: unknown request `{method}`; exiting as asked");
+                std::process::exit(4);
+            }
             Some(_) => {}
             None => eprintln!("fixture: client answered {line}"),
         }

@@ -60,8 +60,12 @@ struct DoctorResult {
     checks: Vec<Check>,
     server_name: Option<String>,
     server_version: Option<String>,
+    /// `modern` (2026-07-28: `server/discover`) or `handshake` (`initialize`).
+    protocol_era: Option<handshake::Era>,
     protocol_version: Option<String>,
     tools: Option<usize>,
+    /// Estimated tokens the server's tool definitions add to a client's context.
+    tokens: Option<usize>,
     tool_names: Vec<String>,
     /// The capabilities the server declared.
     capabilities: Option<serde_json::Value>,
@@ -102,9 +106,22 @@ struct Summary {
     skipped: usize,
 }
 
+/// What one client's tool definitions cost, over the servers that answered.
+#[derive(Debug, Serialize)]
+struct ClientTokens {
+    client: String,
+    tokens: usize,
+    /// Servers counted (an entry identical to one already counted, or shadowed by the
+    /// same name in another scope, is counted once).
+    servers: usize,
+}
+
 #[derive(Debug, Serialize)]
 struct Report {
     results: Vec<DoctorResult>,
+    /// Estimated tokens of tool definitions per client, with how they are estimated.
+    tokens: Vec<ClientTokens>,
+    token_method: &'static str,
     summary: Summary,
 }
 
@@ -118,13 +135,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         trust_project,
         strict,
     } = args;
-    if !(timeout.is_finite() && timeout > 0.0 && timeout <= 3600.0) {
-        return Err(
-            UserError::new(format!("--timeout {timeout} is out of range"))
-                .hint("give a number of seconds above 0 and at most 3600")
-                .into(),
-        );
-    }
+    let options = probe_options(ctx, timeout)?;
     let clients = if clients.is_empty() {
         targets::detected(ctx)
     } else {
@@ -138,12 +149,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         return Err(targets::no_server_named(ctx, &clients, name));
     }
     let mut results: Vec<DoctorResult> = Vec::new();
-    let env: IndexMap<String, String> = ctx
-        .platform
-        .vars()
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    let env = &options.parent_env;
     let trust = TrustRule::new(&ctx.platform, &ctx.project, trust_project);
     let mut to_probe: Vec<(usize, Launch)> = Vec::new();
     let lint = lint_files(ctx, &found);
@@ -169,7 +175,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         let scopes = scopes_of
             .get(&(f.client.id.as_str(), f.name.as_str()))
             .map_or(&[][..], Vec::as_slice);
-        let (mut result, transport) = static_checks(ctx, &env, &trust, f, scopes);
+        let (mut result, transport) = static_checks(ctx, env, &trust, f, scopes);
         let findings = lint_of
             .get(&(f.client.id.as_str(), f.path.as_path(), f.name.as_str()))
             .map_or(&[][..], Vec::as_slice);
@@ -193,8 +199,10 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             }],
             server_name: None,
             server_version: None,
+            protocol_era: None,
             protocol_version: None,
             tools: None,
+            tokens: None,
             tool_names: Vec::new(),
             capabilities: None,
             instructions_chars: None,
@@ -232,10 +240,6 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                 ids.join(", ")
             ));
         }
-        let options = ProbeOptions {
-            timeout: Duration::from_secs_f64(timeout),
-            parent_env: env,
-        };
         let total = to_probe.len();
         let done = Mutex::new(0usize);
         let labels: Vec<String> = to_probe
@@ -278,6 +282,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             );
         }
     }
+    let tokens = client_tokens(&results, &to_probe);
 
     let mut summary = Summary::default();
     for r in &results {
@@ -289,7 +294,12 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         }
     }
     let problems = summary.fail > 0 || (strict && summary.warn > 0);
-    let report = Report { results, summary };
+    let report = Report {
+        results,
+        tokens,
+        token_method: handshake::tools::TOKEN_METHOD,
+        summary,
+    };
     if printer.json {
         printer.json_value(&report)?;
     } else {
@@ -304,6 +314,55 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// What to start for `f`, made runnable exactly as doctor makes it (`prepare`, with this
+/// machine's environment) and only if doctor would start it (the same trust rule for
+/// project entries), or the failed or skipped checks' messages. Shared by `tools` and
+/// `call`.
+pub(crate) fn runnable(
+    ctx: &Context,
+    options: &ProbeOptions,
+    trust_project: bool,
+    f: &Found<'_>,
+    all: &[Found<'_>],
+) -> Result<Launch, String> {
+    let trust = TrustRule::new(&ctx.platform, &ctx.project, trust_project);
+    let scopes: Vec<Scope> = all
+        .iter()
+        .filter(|o| o.client.id == f.client.id && o.name == f.name)
+        .map(|o| o.scope)
+        .collect();
+    let (result, launch) = static_checks(ctx, &options.parent_env, &trust, f, &scopes);
+    launch.ok_or_else(|| {
+        result
+            .checks
+            .iter()
+            .filter(|c| matches!(c.status, Status::Fail | Status::Skipped))
+            .map(|c| c.message.clone())
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
+}
+
+/// The options every probe gets: `timeout` seconds and this machine's environment.
+pub(crate) fn probe_options(ctx: &Context, timeout: f64) -> anyhow::Result<ProbeOptions> {
+    if !(timeout.is_finite() && timeout > 0.0 && timeout <= 3600.0) {
+        return Err(
+            UserError::new(format!("--timeout {timeout} is out of range"))
+                .hint("give a number of seconds above 0 and at most 3600")
+                .into(),
+        );
+    }
+    Ok(ProbeOptions {
+        timeout: Duration::from_secs_f64(timeout),
+        parent_env: ctx
+            .platform
+            .vars()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect::<IndexMap<_, _>>(),
+    })
 }
 
 /// Checks that start nothing. Returns the transport to probe when the entry is runnable.
@@ -323,8 +382,10 @@ fn static_checks(
         checks: Vec::new(),
         server_name: None,
         server_version: None,
+        protocol_era: None,
         protocol_version: None,
         tools: None,
+        tokens: None,
         tool_names: Vec::new(),
         capabilities: None,
         instructions_chars: None,
@@ -488,6 +549,40 @@ fn add_lint_findings(result: &mut DoctorResult, findings: &[&Finding]) {
     }
 }
 
+/// Per client, the sum of the token estimates of the servers that answered; an entry
+/// started the same way as one counted, or with the same name (another scope), adds
+/// nothing.
+fn client_tokens(results: &[DoctorResult], probed: &[(usize, Launch)]) -> Vec<ClientTokens> {
+    let mut totals: Vec<ClientTokens> = Vec::new();
+    let mut counted: Vec<(&str, &str, &Launch)> = Vec::new();
+    for (index, launch) in probed {
+        let result = &results[*index];
+        let Some(tokens) = result.tokens else {
+            continue;
+        };
+        let client = result.client.as_str();
+        let duplicate = counted
+            .iter()
+            .any(|(c, n, l)| *c == client && (*n == result.name || *l == launch));
+        if duplicate {
+            continue;
+        }
+        counted.push((client, &result.name, launch));
+        match totals.iter_mut().find(|t| t.client == client) {
+            Some(total) => {
+                total.tokens += tokens;
+                total.servers += 1;
+            }
+            None => totals.push(ClientTokens {
+                client: client.to_owned(),
+                tokens,
+                servers: 1,
+            }),
+        }
+    }
+    totals
+}
+
 /// Fold a probe into the result. `busy`: how many servers were probed at once.
 fn merge_probe(
     result: &mut DoctorResult,
@@ -557,8 +652,10 @@ fn merge_probe(
     }
     result.server_name = probe.server_name;
     result.server_version = probe.server_version;
+    result.protocol_era = probe.protocol_era;
     result.protocol_version = probe.protocol_version;
     result.tools = probe.tools;
+    result.tokens = probe.tokens;
     result.tool_names = probe.tool_names;
     result.capabilities = probe.capabilities;
     result.instructions_chars = probe.instructions_chars;
@@ -639,9 +736,16 @@ fn print_human(printer: &mut Printer, report: &Report, no_spawn: bool, client_co
                         .map(|v| format!(" {v}"))
                         .unwrap_or_default()
                 )];
-                parts.extend(r.protocol_version.clone());
+                parts.extend(r.protocol_version.as_ref().map(|v| match r.protocol_era {
+                    Some(era) => format!("{era} {v}"),
+                    None => v.clone(),
+                }));
                 if let Some(t) = r.tools {
-                    parts.push(format!("{t} tool{}", plural(t)));
+                    let cost = r
+                        .tokens
+                        .map(|n| format!(" ≈ {n} tokens"))
+                        .unwrap_or_default();
+                    parts.push(format!("{t} tool{}{cost}", plural(t)));
                 }
                 if let Some(ms) = r.elapsed_ms {
                     parts.push(format!("{ms} ms"));
@@ -674,6 +778,16 @@ fn print_human(printer: &mut Printer, report: &Report, no_spawn: bool, client_co
                 printer.line(&printer.paint(Style::Dim, &format!("    │ {line}")));
             }
         }
+    }
+    for total in &report.tokens {
+        printer.line(&format!(
+            "{}: tool definitions ≈ {} tokens over {} server{} ({})",
+            total.client,
+            total.tokens,
+            total.servers,
+            plural(total.servers),
+            report.token_method
+        ));
     }
     let s = &report.summary;
     let mut parts = vec![

@@ -3,6 +3,7 @@
 mod add;
 mod apply;
 mod backups;
+mod call;
 mod check;
 mod clients;
 mod completions;
@@ -19,6 +20,7 @@ mod remove;
 mod restore;
 mod search;
 mod targets;
+mod tools;
 mod undo;
 mod update;
 
@@ -74,6 +76,8 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Remove(args) => remove::run(args, ctx, printer),
         Command::Doctor(args) => doctor::run(args, ctx, printer),
         Command::Check(args) => check::run(args, ctx, printer),
+        Command::Tools(args) => tools::run(args, ctx, printer),
+        Command::Call(args) => call::run(args, ctx, printer),
         Command::Completions(args) => completions::run(args, ctx, printer),
         Command::Man => completions::man(printer),
         Command::Plan(args) => plan::run(args, ctx, printer),

@@ -7,17 +7,21 @@
 //! Header values arrive expanded by `prepare`; they are sent and never shown: not in
 //! errors, warnings or `Debug` output.
 
+use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::jsonrpc::RpcError;
 use super::jsonrpc::{self, Incoming};
 use super::lines::read_line;
 use super::prepare::Secret;
-use super::session::{self, Channel};
-use super::{Phase, ProbeError, ProbeOptions, ProbeWarning, Report};
+use super::session::{self, Channel, HTTP_PROBE_WINDOW, Plan, Reply};
+use super::{
+    Era, MODERN_PROTOCOL_VERSION, Phase, ProbeError, ProbeOptions, ProbeWarning, Report, ToolCall,
+};
 use crate::entry::RemoteKind;
 
 /// Longest SSE line or JSON body kept.
@@ -25,6 +29,9 @@ const MAX_MESSAGE: usize = 16 * 1024 * 1024;
 /// Time allowed for the closing DELETE of a session.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(2);
 const ACCEPT_BOTH: &str = "application/json, text/event-stream";
+/// JSON-RPC error codes only a modern-era server sends (header mismatch, missing client
+/// capability, unsupported protocol version).
+const MODERN_ERRORS: [i64; 3] = [-32020, -32021, -32022];
 
 /// The entry's headers, expanded, values hidden.
 #[derive(Debug)]
@@ -36,6 +43,7 @@ pub(crate) fn probe(
     headers: &[(String, Secret)],
     options: &ProbeOptions,
     deadline: Instant,
+    call: Option<&ToolCall>,
     report: &mut Report,
 ) -> Result<(), ProbeError> {
     let headers = Headers(headers.to_vec());
@@ -50,9 +58,15 @@ pub(crate) fn probe(
         budget: options.timeout,
         challenge: None,
     };
+    let mut plan = Plan {
+        deadline,
+        budget: options.timeout,
+        discover: true,
+        call,
+    };
     let result = match kind {
-        RemoteKind::Http => streamable(http, url, deadline, report),
-        RemoteKind::Sse => legacy(http, url, deadline, report),
+        RemoteKind::Http => streamable(http, url, &mut plan, report),
+        RemoteKind::Sse => legacy(http, url, &mut plan, report),
     };
     match result {
         Outcome::Done(result) => result,
@@ -152,20 +166,7 @@ impl Http {
             .into_reader()
             .take(4096)
             .read_to_string(&mut body);
-        let text = if html || body.trim_start().starts_with('<') {
-            html_text(&body)
-        } else {
-            body.trim().to_owned()
-        };
-        let mut detail = jsonrpc::quote(&text);
-        if status == 404 {
-            detail.push_str(" (wrong path? MCP endpoints are usually `/mcp`)");
-        }
-        ProbeError::Http {
-            status,
-            phase,
-            detail,
-        }
+        http_error(status, html, &body, phase)
     }
 
     fn post(
@@ -204,6 +205,25 @@ impl Http {
     }
 }
 
+/// A non-2xx answer (other than 401/403) as an error: an HTML page as its text, and the
+/// usual path suggested for a 404.
+fn http_error(status: u16, html: bool, body: &str, phase: Phase) -> ProbeError {
+    let text = if html || body.trim_start().starts_with('<') {
+        html_text(body)
+    } else {
+        body.trim().to_owned()
+    };
+    let mut detail = jsonrpc::quote(&text);
+    if status == 404 {
+        detail.push_str(" (wrong path? MCP endpoints are usually `/mcp`)");
+    }
+    ProbeError::Http {
+        status,
+        phase,
+        detail,
+    }
+}
+
 fn content_type(response: &ureq::http::Response<ureq::Body>) -> String {
     response
         .headers()
@@ -221,18 +241,22 @@ struct Streamable {
     url: String,
     session: Option<String>,
     version: Option<String>,
-    next_id: u64,
+    /// Set once the modern era is agreed: no sessions, routing headers on every POST.
+    modern: bool,
+    /// Replies read from POST responses, waiting for [`Channel::receive`].
+    replies: VecDeque<Reply>,
 }
 
-fn streamable(http: Http, url: &str, deadline: Instant, report: &mut Report) -> Outcome {
+fn streamable(http: Http, url: &str, plan: &mut Plan<'_>, report: &mut Report) -> Outcome {
     let mut channel = Streamable {
         http,
         url: url.to_owned(),
         session: None,
         version: None,
-        next_id: 1,
+        modern: false,
+        replies: VecDeque::new(),
     };
-    let result = session::run(&mut channel, deadline, report);
+    let result = session::run(&mut channel, plan, report);
     if let Err(ProbeError::Http {
         status: 400 | 404 | 405,
         phase: Phase::Initialize,
@@ -240,7 +264,7 @@ fn streamable(http: Http, url: &str, deadline: Instant, report: &mut Report) -> 
     }) = &result
     {
         // The spec's backwards-compatibility rule: try the legacy transport.
-        let fallback = legacy(channel.http, url, deadline, report);
+        let fallback = legacy(channel.http, url, plan, report);
         return match fallback {
             Outcome::Done(Err(ProbeError::NotSse { .. })) => Outcome::Done(result),
             Outcome::Done(Ok(())) => {
@@ -274,27 +298,47 @@ fn streamable(http: Http, url: &str, deadline: Instant, report: &mut Report) -> 
 }
 
 impl Streamable {
-    fn send(
+    /// POST one message; a request's reply (or a modern-era error the server sent with
+    /// a 4xx) is queued for `receive`.
+    fn post(
         &mut self,
         body: String,
+        routing: Option<(&str, &Value)>,
         deadline: Instant,
         phase: Phase,
     ) -> Result<ureq::http::Response<ureq::Body>, ProbeError> {
-        let mut extra = Vec::new();
-        if let Some(session) = &self.session {
-            extra.push(("Mcp-Session-Id", session.as_str()));
+        let mut extra: Vec<(&str, String)> = Vec::new();
+        if let Some(session) = self.session.as_ref().filter(|_| !self.modern) {
+            extra.push(("Mcp-Session-Id", session.clone()));
         }
-        if let Some(version) = &self.version {
-            extra.push(("MCP-Protocol-Version", version.as_str()));
+        let discover = routing.is_some_and(|(method, _)| method == "server/discover");
+        let version = if discover {
+            Some(MODERN_PROTOCOL_VERSION)
+        } else {
+            self.version.as_deref()
+        };
+        if let Some(version) = version {
+            extra.push(("MCP-Protocol-Version", version.to_owned()));
         }
+        if let Some((method, params)) = routing.filter(|_| self.modern || discover) {
+            extra.push(("Mcp-Method", method.to_owned()));
+            let named = match method {
+                "tools/call" | "prompts/get" => params.get("name"),
+                "resources/read" => params.get("uri"),
+                _ => None,
+            };
+            if let Some(name) = named.and_then(Value::as_str) {
+                extra.push(("Mcp-Name", header_value(name)));
+            }
+        }
+        let extra: Vec<(&str, &str)> = extra.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let response = self.http.post(&self.url, body, &extra, deadline, phase)?;
-        if !response.status().is_success() {
-            return Err(self.http.status_error(response, phase));
-        }
-        if let Some(session) = response
-            .headers()
-            .get("mcp-session-id")
-            .and_then(|value| value.to_str().ok())
+        if response.status().is_success()
+            && !self.modern
+            && let Some(session) = response
+                .headers()
+                .get("mcp-session-id")
+                .and_then(|value| value.to_str().ok())
         {
             self.session = Some(session.to_owned());
         }
@@ -305,42 +349,32 @@ impl Streamable {
     fn handle(
         &mut self,
         data: &str,
-        want: &Value,
+        want: u64,
         phase: Phase,
         deadline: Instant,
-    ) -> Option<Result<Value, ProbeError>> {
+    ) -> Option<Result<Reply, ProbeError>> {
         match jsonrpc::parse(data) {
-            Incoming::Response { id, outcome } if id == *want => {
-                Some(outcome.map_err(|(code, message)| ProbeError::JsonRpc {
-                    code,
-                    message,
-                    phase,
-                }))
+            Incoming::Response { id, outcome } if id.as_u64() == Some(want) => {
+                Some(Ok(Reply { id: want, outcome }))
             }
             Incoming::Request { id, method } => {
                 let reply = jsonrpc::reply_to_server(&id, &method);
-                let _ = self.send(reply, deadline, phase);
+                let _ = self.post(reply, None, deadline, phase);
                 None
             }
             Incoming::Invalid(line) => Some(Err(ProbeError::NonJson { line, phase })),
             Incoming::Response { .. } | Incoming::Notification => None,
         }
     }
-}
 
-impl Channel for Streamable {
-    fn request(
+    /// The reply to request `want` in a successful POST response (JSON or SSE).
+    fn read_reply(
         &mut self,
-        method: &str,
-        params: &Value,
-        phase: Phase,
+        response: ureq::http::Response<ureq::Body>,
+        want: u64,
         deadline: Instant,
-        _report: &mut Report,
-    ) -> Result<Value, ProbeError> {
-        let id = self.next_id;
-        self.next_id += 1;
-        let want = Value::from(id);
-        let response = self.send(jsonrpc::request(id, method, params), deadline, phase)?;
+        phase: Phase,
+    ) -> Result<Reply, ProbeError> {
         let sse = content_type(&response).starts_with("text/event-stream");
         let mut reader = BufReader::new(response.into_body().into_reader());
         if !sse {
@@ -355,7 +389,7 @@ impl Channel for Streamable {
                 _ => vec![body],
             };
             for message in messages {
-                if let Some(result) = self.handle(&message, &want, phase, deadline) {
+                if let Some(result) = self.handle(&message, want, phase, deadline) {
                     return result;
                 }
             }
@@ -371,7 +405,7 @@ impl Channel for Streamable {
                     if event.event != "message" {
                         continue;
                     }
-                    if let Some(result) = self.handle(&event.data, &want, phase, deadline) {
+                    if let Some(result) = self.handle(&event.data, want, phase, deadline) {
                         return result;
                     }
                 }
@@ -387,6 +421,74 @@ impl Channel for Streamable {
             }
         }
     }
+}
+
+impl Channel for Streamable {
+    fn send(
+        &mut self,
+        id: u64,
+        method: &str,
+        params: &Value,
+        phase: Phase,
+        until: Instant,
+        _report: &mut Report,
+    ) -> Result<(), ProbeError> {
+        let response = self.post(
+            jsonrpc::request(id, method, params),
+            Some((method, params)),
+            until,
+            phase,
+        )?;
+        let status = response.status().as_u16();
+        let reply = if response.status().is_success() {
+            self.read_reply(response, id, until, phase)?
+        } else if matches!(status, 401 | 403) {
+            return Err(self.http.status_error(response, phase));
+        } else {
+            let html = content_type(&response).starts_with("text/html");
+            let mut body = String::new();
+            let _ = response
+                .into_body()
+                .into_reader()
+                .take(64 * 1024)
+                .read_to_string(&mut body);
+            let error = serde_json::from_str::<Value>(&body)
+                .ok()
+                .and_then(|message| message.get("error").map(jsonrpc::rpc_error));
+            match error {
+                // A modern server's refusal, or any answer to the probe: the session
+                // decides the era from it.
+                Some(error)
+                    if method == "server/discover" || MODERN_ERRORS.contains(&error.code) =>
+                {
+                    Reply {
+                        id,
+                        outcome: Err(error),
+                    }
+                }
+                None if method == "server/discover" => Reply {
+                    id,
+                    outcome: Err(RpcError {
+                        code: 0,
+                        message: format!("HTTP {status}"),
+                        data: None,
+                    }),
+                },
+                _ => return Err(http_error(status, html, &body, phase)),
+            }
+        };
+        self.replies.push_back(reply);
+        Ok(())
+    }
+
+    fn receive(
+        &mut self,
+        _phase: Phase,
+        _until: Instant,
+        _report: &mut Report,
+    ) -> Result<Option<Reply>, ProbeError> {
+        Ok(self.replies.pop_front())
+    }
 
     fn notify(
         &mut self,
@@ -395,12 +497,24 @@ impl Channel for Streamable {
         deadline: Instant,
         _report: &mut Report,
     ) -> Result<(), ProbeError> {
-        self.send(jsonrpc::notification(method), deadline, phase)
-            .map(drop)
+        let response = self.post(jsonrpc::notification(method), None, deadline, phase)?;
+        if response.status().is_success() {
+            Ok(())
+        } else {
+            Err(self.http.status_error(response, phase))
+        }
     }
 
-    fn negotiated(&mut self, version: &str) {
+    fn negotiated(&mut self, version: &str, era: Era) {
         self.version = Some(version.to_owned());
+        self.modern = era == Era::Modern;
+        if self.modern {
+            self.session = None;
+        }
+    }
+
+    fn probe_window(&self) -> Duration {
+        HTTP_PROBE_WINDOW
     }
 }
 
@@ -417,6 +531,23 @@ impl Streamable {
     }
 }
 
+/// A header value as the 2026-07-28 HTTP transport carries it: printable ASCII as is,
+/// anything else base64 in the `=?base64?…?=` sentinel.
+fn header_value(value: &str) -> String {
+    use base64::Engine as _;
+    let plain = value.bytes().all(|b| (0x20..=0x7e).contains(&b))
+        && value.trim() == value
+        && !(value.starts_with("=?base64?") && value.ends_with("?="));
+    if plain {
+        value.to_owned()
+    } else {
+        format!(
+            "=?base64?{}?=",
+            base64::engine::general_purpose::STANDARD.encode(value)
+        )
+    }
+}
+
 // ---------------------------------------------------------------------------------
 // Legacy HTTP+SSE
 
@@ -430,12 +561,11 @@ struct Legacy {
     http: Http,
     endpoint: String,
     events: Receiver<Stream>,
-    next_id: u64,
 }
 
-fn legacy(mut http: Http, url: &str, deadline: Instant, report: &mut Report) -> Outcome {
+fn legacy(mut http: Http, url: &str, plan: &mut Plan<'_>, report: &mut Report) -> Outcome {
     let started = Instant::now();
-    let connected = connect_sse(&mut http, url, deadline);
+    let connected = connect_sse(&mut http, url, plan.deadline);
     let (endpoint, events) = match connected {
         Ok(connected) => connected,
         Err(error) => return http.outcome(Err(error)),
@@ -445,9 +575,10 @@ fn legacy(mut http: Http, url: &str, deadline: Instant, report: &mut Report) -> 
         http,
         endpoint,
         events,
-        next_id: 1,
     };
-    let result = session::run(&mut channel, deadline, report);
+    // HTTP+SSE predates `server/discover`: only the handshake era speaks it.
+    plan.discover = false;
+    let result = session::run(&mut channel, plan, report);
     // Dropping the receiver ends the reader thread at its next event; the GET's
     // global timeout bounds it otherwise.
     channel.http.outcome(result)
@@ -524,20 +655,29 @@ fn connect_sse(
 }
 
 impl Channel for Legacy {
-    fn request(
+    fn send(
         &mut self,
+        id: u64,
         method: &str,
         params: &Value,
         phase: Phase,
-        deadline: Instant,
+        until: Instant,
         _report: &mut Report,
-    ) -> Result<Value, ProbeError> {
-        let id = self.next_id;
-        self.next_id += 1;
-        let want = Value::from(id);
-        self.post(jsonrpc::request(id, method, params), deadline, phase)?;
+    ) -> Result<(), ProbeError> {
+        self.post(jsonrpc::request(id, method, params), until, phase)
+    }
+
+    fn receive(
+        &mut self,
+        phase: Phase,
+        until: Instant,
+        _report: &mut Report,
+    ) -> Result<Option<Reply>, ProbeError> {
         loop {
-            let left = self.http.remaining(deadline, phase)?;
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(None);
+            }
             let event = match self.events.recv_timeout(left) {
                 Ok(Stream::Event(event)) => event,
                 Ok(Stream::Closed(reason)) => {
@@ -549,24 +689,22 @@ impl Channel for Legacy {
                         phase,
                     });
                 }
-                Err(RecvTimeoutError::Timeout) => return Err(self.http.timeout(phase)),
+                Err(RecvTimeoutError::Timeout) => return Ok(None),
             };
             if event.event != "message" {
                 continue;
             }
             match jsonrpc::parse(&event.data) {
-                Incoming::Response { id, outcome } if id == want => {
-                    return outcome.map_err(|(code, message)| ProbeError::JsonRpc {
-                        code,
-                        message,
-                        phase,
-                    });
+                Incoming::Response { id, outcome } => {
+                    if let Some(id) = id.as_u64() {
+                        return Ok(Some(Reply { id, outcome }));
+                    }
                 }
                 Incoming::Request { id, method } => {
-                    self.post(jsonrpc::reply_to_server(&id, &method), deadline, phase)?;
+                    self.post(jsonrpc::reply_to_server(&id, &method), until, phase)?;
                 }
                 Incoming::Invalid(line) => return Err(ProbeError::NonJson { line, phase }),
-                Incoming::Response { .. } | Incoming::Notification => {}
+                Incoming::Notification => {}
             }
         }
     }

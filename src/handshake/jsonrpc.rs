@@ -8,13 +8,21 @@ use serde_json::{Value, json};
 /// Longest stretch of a bad line quoted back in a report, in characters.
 pub(crate) const QUOTE_CHARS: usize = 200;
 
+/// A JSON-RPC error object from a server; `message` is already quoted (bounded, escaped).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RpcError {
+    pub(crate) code: i64,
+    pub(crate) message: String,
+    pub(crate) data: Option<Value>,
+}
+
 /// One message (or non-message) read from a server.
 #[derive(Debug, PartialEq)]
 pub(crate) enum Incoming {
-    /// A response: `Ok(result)` or `Err((code, message))`.
+    /// A response: `Ok(result)` or `Err(error)`.
     Response {
         id: Value,
-        outcome: Result<Value, (i64, String)>,
+        outcome: Result<Value, RpcError>,
     },
     /// A request from the server (`ping`, `roots/list`, `sampling/createMessage`, ...).
     Request { id: Value, method: String },
@@ -43,20 +51,29 @@ pub(crate) fn parse(line: &str) -> Incoming {
                     outcome: Ok(result.clone()),
                 }
             } else if let Some(error) = message.get("error") {
-                let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
-                let text = error
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("(no message)");
                 Incoming::Response {
                     id,
-                    outcome: Err((code, quote(text))),
+                    outcome: Err(rpc_error(error)),
                 }
             } else {
                 Incoming::Invalid(quote(line))
             }
         }
         (None, None) => Incoming::Invalid(quote(line)),
+    }
+}
+
+/// The error object of a response, read leniently (a missing code is 0).
+pub(crate) fn rpc_error(error: &Value) -> RpcError {
+    RpcError {
+        code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
+        message: quote(
+            error
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("(no message)"),
+        ),
+        data: error.get("data").cloned(),
     }
 }
 
@@ -124,7 +141,11 @@ mod tests {
             parse(r#"{"jsonrpc":"2.0","id":"x","error":{"code":-32602,"message":"bad"}}"#),
             Incoming::Response {
                 id: json!("x"),
-                outcome: Err((-32602, "bad".into()))
+                outcome: Err(RpcError {
+                    code: -32602,
+                    message: "bad".into(),
+                    data: None
+                })
             }
         );
         assert_eq!(

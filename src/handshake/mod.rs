@@ -20,6 +20,7 @@ pub mod prepare;
 mod process;
 mod session;
 mod stdio;
+pub mod tools;
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -89,6 +90,29 @@ pub fn stderr_excerpt(lines: &[String], max: usize) -> Vec<String> {
         .collect()
 }
 pub use prepare::{Finding, Fix, Host, Launch, Level, Prepared, Secret, prepare};
+pub use tools::ToolCall;
+
+/// The modern-era protocol version mcpctl speaks (no `initialize`; `server/discover`).
+pub const MODERN_PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// Which generation of the protocol a server speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Era {
+    /// 2026-07-28 and later: `server/discover`, `_meta` on every request, no sessions.
+    Modern,
+    /// Up to 2025-11-25: `initialize`, `notifications/initialized`, sessions.
+    Handshake,
+}
+
+impl fmt::Display for Era {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Era::Modern => "modern",
+            Era::Handshake => "handshake",
+        })
+    }
+}
 
 /// The protocol version mcpctl asks for in `initialize`.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
@@ -133,12 +157,16 @@ pub enum Phase {
     Spawn,
     /// Opening the legacy SSE stream and waiting for its `endpoint` event.
     Connect,
+    /// The `server/discover` probe that tells the protocol eras apart.
+    Discover,
     /// The `initialize` request.
     Initialize,
     /// The `notifications/initialized` notification.
     Initialized,
     /// The `tools/list` requests.
     ToolsList,
+    /// The `tools/call` request of `mcpctl call`.
+    ToolsCall,
     /// Ending the server (stdio) or deleting the session (HTTP).
     Shutdown,
 }
@@ -148,9 +176,11 @@ impl fmt::Display for Phase {
         f.write_str(match self {
             Phase::Spawn => "spawn",
             Phase::Connect => "connect",
+            Phase::Discover => "server/discover",
             Phase::Initialize => "initialize",
             Phase::Initialized => "notifications/initialized",
             Phase::ToolsList => "tools/list",
+            Phase::ToolsCall => "tools/call",
             Phase::Shutdown => "shutdown",
         })
     }
@@ -169,12 +199,23 @@ pub struct Probe {
     pub status: Status,
     pub server_name: Option<String>,
     pub server_version: Option<String>,
+    /// The protocol era the server speaks, once known.
+    pub protocol_era: Option<Era>,
     /// The protocol version the server answered with.
     pub protocol_version: Option<String>,
     /// Number of tools, when `tools/list` completed (`None` when the server declares no
     /// `tools` capability or the probe failed earlier).
     pub tools: Option<usize>,
     pub tool_names: Vec<String>,
+    /// Estimated tokens the tool definitions add to a client's context
+    /// ([`tools::TOKEN_METHOD`]), when `tools/list` completed.
+    pub tokens: Option<usize>,
+    /// The tools exactly as the server listed them (`mcpctl tools`).
+    #[serde(skip)]
+    pub tool_definitions: Vec<serde_json::Value>,
+    /// The `tools/call` result, when a call was asked for and answered.
+    #[serde(skip)]
+    pub call_result: Option<serde_json::Value>,
     /// The capabilities the server declared.
     pub capabilities: Option<serde_json::Value>,
     /// Length in characters of the server's `instructions`, if it sent any.
@@ -256,6 +297,13 @@ pub enum ProbeError {
     UnsetUrlVariable { variable: String },
     #[error("HTTP error during {phase}: {reason}")]
     Transport { reason: String, phase: Phase },
+    #[error("the server has no tool `{tool}`; it has: {}", if available.is_empty() { "no tools".to_owned() } else { available.join(", ") })]
+    UnknownTool {
+        tool: String,
+        available: Vec<String>,
+    },
+    #[error("{reason}")]
+    BadArgument { reason: String },
 }
 
 /// Something worth reporting about a server that did answer.
@@ -309,6 +357,8 @@ impl ProbeError {
                 "unset_variable"
             }
             ProbeError::Transport { .. } => "transport",
+            ProbeError::UnknownTool { .. } => "unknown_tool",
+            ProbeError::BadArgument { .. } => "bad_argument",
         }
     }
 }
@@ -386,9 +436,10 @@ fn resource_hint(resource_metadata: &Option<String>) -> String {
 pub(crate) struct Report {
     pub(crate) server_name: Option<String>,
     pub(crate) server_version: Option<String>,
+    pub(crate) protocol_era: Option<Era>,
     pub(crate) protocol_version: Option<String>,
-    pub(crate) tools: Option<usize>,
-    pub(crate) tool_names: Vec<String>,
+    pub(crate) tool_definitions: Vec<serde_json::Value>,
+    pub(crate) call_result: Option<serde_json::Value>,
     pub(crate) capabilities: Option<serde_json::Value>,
     pub(crate) instructions_chars: Option<usize>,
     pub(crate) phases: Vec<PhaseTime>,
@@ -405,6 +456,11 @@ impl Report {
         });
     }
 
+    /// Keep the listed tools.
+    pub(crate) fn set_tools(&mut self, definitions: Vec<serde_json::Value>) {
+        self.tool_definitions = definitions;
+    }
+
     pub(crate) fn warn(&mut self, warning: ProbeWarning) {
         if !self.warnings.contains(&warning) {
             self.warnings.push(warning);
@@ -419,13 +475,24 @@ impl Report {
         } else {
             Status::Warn
         };
+        let listed = !self.tool_definitions.is_empty()
+            || self.phases.iter().any(|p| p.phase == Phase::ToolsList);
         Probe {
             status,
             server_name: self.server_name,
             server_version: self.server_version,
+            protocol_era: self.protocol_era,
             protocol_version: self.protocol_version,
-            tools: self.tools,
-            tool_names: self.tool_names,
+            tools: listed.then_some(self.tool_definitions.len()),
+            // Server-provided text never reaches a terminal with its control characters.
+            tool_names: self
+                .tool_definitions
+                .iter()
+                .map(|d| clean_text(tools::name_of(d)))
+                .collect(),
+            tokens: listed.then(|| tools::estimate_tokens(&self.tool_definitions)),
+            tool_definitions: self.tool_definitions,
+            call_result: self.call_result,
             capabilities: self.capabilities,
             instructions_chars: self.instructions_chars,
             phases: self.phases,
@@ -441,10 +508,21 @@ pub(crate) fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// Prepare `transport` for this machine (its environment is `options.parent_env`, its
-/// directory the current one) and probe it; a static failure is the probe's failure.
+/// Multi-line `text` from a server (a tool's output), safe to print: line breaks kept
+/// (`\r\n` as `\n`), escape sequences and other control characters removed as by
+/// [`clean_text`].
 #[must_use]
-pub fn probe(transport: &Transport, options: &ProbeOptions) -> Probe {
+pub fn printable_lines(text: &str) -> String {
+    text.split('\n')
+        .map(|line| clean_text(line.strip_suffix('\r').unwrap_or(line)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// How a transport is prepared on this machine when the caller has no client context
+/// (tests, library use): its environment is `options.parent_env`, its directory the
+/// current one.
+fn prepared(transport: &Transport, options: &ProbeOptions) -> Result<Launch, ProbeError> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let host = Host {
         target_os: Os::host(),
@@ -453,8 +531,25 @@ pub fn probe(transport: &Transport, options: &ProbeOptions) -> Probe {
         cwd: &cwd,
         wrap_windows: false,
     };
-    match prepare(transport, &host).launch {
+    prepare(transport, &host).launch
+}
+
+/// Prepare `transport` for this machine (its environment is `options.parent_env`, its
+/// directory the current one) and probe it; a static failure is the probe's failure.
+#[must_use]
+pub fn probe(transport: &Transport, options: &ProbeOptions) -> Probe {
+    match prepared(transport, options) {
         Ok(launch) => probe_launch(&launch, options),
+        Err(error) => Report::default().finish(Some(error), Instant::now()),
+    }
+}
+
+/// [`probe`], then call one of the server's tools: the result is in
+/// [`Probe::call_result`]; an unknown tool or a bad argument is the probe's `failure`.
+#[must_use]
+pub fn call(transport: &Transport, options: &ProbeOptions, call: &ToolCall) -> Probe {
+    match prepared(transport, options) {
+        Ok(launch) => call_launch(&launch, options, call),
         Err(error) => Report::default().finish(Some(error), Instant::now()),
     }
 }
@@ -463,6 +558,16 @@ pub fn probe(transport: &Transport, options: &ProbeOptions) -> Probe {
 /// afterwards. Checks nothing [`prepare`] already checked.
 #[must_use]
 pub fn probe_launch(launch: &Launch, options: &ProbeOptions) -> Probe {
+    session(launch, options, None)
+}
+
+/// [`probe_launch`], then call one of the server's tools (see [`call`]).
+#[must_use]
+pub fn call_launch(launch: &Launch, options: &ProbeOptions, call: &ToolCall) -> Probe {
+    session(launch, options, Some(call))
+}
+
+fn session(launch: &Launch, options: &ProbeOptions, call: Option<&ToolCall>) -> Probe {
     let started = Instant::now();
     let deadline = started + options.timeout;
     let mut report = Report::default();
@@ -481,10 +586,10 @@ pub fn probe_launch(launch: &Launch, options: &ProbeOptions) -> Probe {
                 env,
                 cwd: cwd.as_deref(),
             };
-            stdio::probe(&server, options, deadline, &mut report)
+            stdio::probe(&server, options, deadline, call, &mut report)
         }
         Launch::Remote { url, kind, headers } => {
-            http::probe(url, *kind, headers, options, deadline, &mut report)
+            http::probe(url, *kind, headers, options, deadline, call, &mut report)
         }
     };
     report.finish(result.err(), started)

@@ -14,13 +14,14 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use indexmap::IndexMap;
 use serde_json::Value;
 
 use super::jsonrpc::{self, Incoming};
 use super::lines::{clean_text, read_line};
 use super::process::{self, Ending};
-use super::session::{self, Channel};
-use super::{Phase, ProbeError, ProbeOptions, ProbeWarning, Report};
+use super::session::{self, Channel, Plan, Reply};
+use super::{Phase, ProbeError, ProbeOptions, ProbeWarning, Report, ToolCall};
 use crate::entry::StringMap;
 
 /// Longest stdout line kept (a larger one is reported, not buffered).
@@ -52,70 +53,36 @@ pub(crate) fn probe(
     server: &Server<'_>,
     options: &ProbeOptions,
     deadline: Instant,
+    call: Option<&ToolCall>,
     report: &mut Report,
 ) -> Result<(), ProbeError> {
-    let started = Instant::now();
     let mut env = options.parent_env.clone();
     env.extend(server.env.iter().map(|(k, v)| (k.clone(), v.clone())));
-    let mut command = Command::new(server.program);
-    command
-        .args(server.args)
-        .env_clear()
-        .envs(&env)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if let Some(cwd) = server.cwd {
-        command.current_dir(cwd);
-    }
-    process::configure(&mut command);
-    let mut child = command.spawn().map_err(|error| ProbeError::Spawn {
-        command: server.command.to_owned(),
-        reason: error.to_string(),
-    })?;
-    report.phase(Phase::Spawn, started);
-    let tracked = process::track(&child);
-
-    let tail = Arc::new(Mutex::new(Tail::default()));
-    let (stderr_done_tx, stderr_done) = std::sync::mpsc::channel::<()>();
-    if let Some(stderr) = child.stderr.take() {
-        let tail = Arc::clone(&tail);
-        std::thread::spawn(move || {
-            drain_stderr(stderr, &tail);
-            let _ = stderr_done_tx.send(());
-        });
-    }
-    let (lines_tx, lines) = std::sync::mpsc::channel();
-    if let Some(stdout) = child.stdout.take() {
-        std::thread::spawn(move || read_stdout(stdout, &lines_tx));
-    }
-
+    let start = Start { server, env };
+    let running = start.start(report)?;
     let mut channel = StdioChannel {
-        command: server.command,
-        stdin: child.stdin.take(),
-        lines,
-        child: &mut child,
-        next_id: 1,
+        start: &start,
+        running: Some(running),
+        sent: None,
         first_junk: None,
-        budget: options.timeout,
     };
-    let mut result = session::run(&mut channel, deadline, report);
+    let plan = Plan {
+        deadline,
+        budget: options.timeout,
+        discover: true,
+        call,
+    };
+    let mut result = session::run(&mut channel, &plan, report);
     let first_junk = channel.first_junk.take();
-    // Closing stdin is step one of the spec's shutdown.
-    drop(channel.stdin.take());
-    drop(channel);
-
-    let started = Instant::now();
-    let ending = process::end(&mut child, &tracked);
-    report.phase(Phase::Shutdown, started);
-    if ending == Ending::Killed && result.is_ok() {
-        report.warn(ProbeWarning::SlowShutdown {
-            how: "kill it (it ignored SIGTERM)".to_owned(),
-        });
-    }
-    let _ = stderr_done.recv_timeout(STDERR_WAIT);
-    if let Ok(tail) = tail.lock() {
-        report.stderr_tail = tail.lines();
+    if let Some(running) = channel.running.take() {
+        let started = Instant::now();
+        let ending = running.stop(report);
+        report.phase(Phase::Shutdown, started);
+        if ending == Ending::Killed && result.is_ok() {
+            report.warn(ProbeWarning::SlowShutdown {
+                how: "kill it (it ignored SIGTERM)".to_owned(),
+            });
+        }
     }
     if let Err(ProbeError::ExitedEarly { said_why, .. }) = &mut result {
         *said_why = report
@@ -134,6 +101,83 @@ pub(crate) fn probe(
         result = Err(ProbeError::NonJson { line, phase });
     }
     result
+}
+
+/// Everything needed to start the server (again).
+struct Start<'a> {
+    server: &'a Server<'a>,
+    env: IndexMap<String, String>,
+}
+
+impl Start<'_> {
+    /// Spawn the server with its streams piped and readers running.
+    fn start(&self, report: &mut Report) -> Result<Running, ProbeError> {
+        let started = Instant::now();
+        let mut command = Command::new(self.server.program);
+        command
+            .args(self.server.args)
+            .env_clear()
+            .envs(&self.env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(cwd) = self.server.cwd {
+            command.current_dir(cwd);
+        }
+        process::configure(&mut command);
+        let mut child = command.spawn().map_err(|error| ProbeError::Spawn {
+            command: self.server.command.to_owned(),
+            reason: error.to_string(),
+        })?;
+        report.phase(Phase::Spawn, started);
+        let tracked = process::track(&child);
+
+        let tail = Arc::new(Mutex::new(Tail::default()));
+        let (stderr_done_tx, stderr_done) = std::sync::mpsc::channel::<()>();
+        if let Some(stderr) = child.stderr.take() {
+            let tail = Arc::clone(&tail);
+            std::thread::spawn(move || {
+                drain_stderr(stderr, &tail);
+                let _ = stderr_done_tx.send(());
+            });
+        }
+        let (lines_tx, lines) = std::sync::mpsc::channel();
+        if let Some(stdout) = child.stdout.take() {
+            std::thread::spawn(move || read_stdout(stdout, &lines_tx));
+        }
+        Ok(Running {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            tail,
+            stderr_done,
+            tracked,
+        })
+    }
+}
+
+/// A started server and the ends of its pipes.
+struct Running {
+    stdin: Option<ChildStdin>,
+    child: Child,
+    lines: Receiver<Stdout>,
+    tail: Arc<Mutex<Tail>>,
+    stderr_done: Receiver<()>,
+    /// Kept until the server has ended (interrupt handling; the Windows job).
+    tracked: process::Tracked,
+}
+
+impl Running {
+    /// End the server as the spec says (close stdin first) and keep its stderr tail.
+    fn stop(mut self, report: &mut Report) -> Ending {
+        drop(self.stdin.take());
+        let ending = process::end(&mut self.child, &self.tracked);
+        let _ = self.stderr_done.recv_timeout(STDERR_WAIT);
+        if let Ok(tail) = self.tail.lock() {
+            report.stderr_tail = tail.lines();
+        }
+        ending
+    }
 }
 
 /// What the stdout reader thread reports.
@@ -225,21 +269,18 @@ fn drain_stderr(stderr: impl Read, tail: &Mutex<Tail>) {
 }
 
 struct StdioChannel<'a> {
-    /// The command as the entry names it, for messages.
-    command: &'a str,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<Stdout>,
-    child: &'a mut Child,
-    next_id: u64,
+    start: &'a Start<'a>,
+    /// `None` only between a failed restart and the end of the probe.
+    running: Option<Running>,
+    /// The last request sent (id and method), to recognise it coming back.
+    sent: Option<(u64, String)>,
     /// The first non-JSON-RPC stdout line, if any.
     first_junk: Option<String>,
-    /// The whole probe's timeout, for messages.
-    budget: Duration,
 }
 
 impl StdioChannel<'_> {
-    fn send(&mut self, message: &str, phase: Phase) -> Result<(), ProbeError> {
-        let written = match self.stdin.as_mut() {
+    fn write(&mut self, message: &str, phase: Phase) -> Result<(), ProbeError> {
+        let written = match self.running.as_mut().and_then(|r| r.stdin.as_mut()) {
             Some(stdin) => writeln!(stdin, "{message}").and_then(|()| stdin.flush()),
             None => Err(std::io::ErrorKind::BrokenPipe.into()),
         };
@@ -249,7 +290,11 @@ impl StdioChannel<'_> {
 
     /// The error for a server whose output closed or whose input broke.
     fn gone(&mut self, phase: Phase) -> ProbeError {
-        match process::wait_for(self.child, EXIT_WAIT) {
+        match self
+            .running
+            .as_mut()
+            .and_then(|r| process::wait_for(&mut r.child, EXIT_WAIT))
+        {
             Some(status) => ProbeError::ExitedEarly {
                 code: status.code(),
                 signal: process::exit_signal(status),
@@ -269,27 +314,34 @@ impl StdioChannel<'_> {
 }
 
 impl Channel for StdioChannel<'_> {
-    fn request(
+    fn send(
         &mut self,
+        id: u64,
         method: &str,
         params: &Value,
         phase: Phase,
-        deadline: Instant,
+        _until: Instant,
+        _report: &mut Report,
+    ) -> Result<(), ProbeError> {
+        self.sent = Some((id, method.to_owned()));
+        self.write(&jsonrpc::request(id, method, params), phase)
+    }
+
+    fn receive(
+        &mut self,
+        phase: Phase,
+        until: Instant,
         report: &mut Report,
-    ) -> Result<Value, ProbeError> {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&jsonrpc::request(id, method, params), phase)?;
-        let want = Value::from(id);
+    ) -> Result<Option<Reply>, ProbeError> {
         loop {
             let now = Instant::now();
-            if now >= deadline {
-                return Err(ProbeError::Timeout {
-                    phase,
-                    after: self.budget,
-                });
+            if now >= until {
+                return Ok(None);
             }
-            let line = match self.lines.recv_timeout((deadline - now).min(POLL)) {
+            let Some(running) = self.running.as_mut() else {
+                return Err(ProbeError::ClosedEarly { phase });
+            };
+            let line = match running.lines.recv_timeout((until - now).min(POLL)) {
                 Ok(Stdout::Line(line)) => line,
                 Ok(Stdout::TooLong { start, bytes }) => {
                     self.junk(format!("{start} ({bytes} bytes)"), report);
@@ -300,7 +352,7 @@ impl Channel for StdioChannel<'_> {
                 }
                 Err(RecvTimeoutError::Timeout) => {
                     // The server may have died while something it started holds stdout.
-                    if let Ok(Some(status)) = self.child.try_wait() {
+                    if let Ok(Some(status)) = running.child.try_wait() {
                         return Err(ProbeError::ExitedEarly {
                             code: status.code(),
                             signal: process::exit_signal(status),
@@ -315,23 +367,26 @@ impl Channel for StdioChannel<'_> {
                 continue;
             }
             match jsonrpc::parse(&line) {
-                Incoming::Response { id, outcome } if id == want => {
-                    return outcome.map_err(|(code, message)| ProbeError::JsonRpc {
-                        code,
-                        message,
-                        phase,
-                    });
+                Incoming::Response { id, outcome } => {
+                    // mcpctl only sends numeric ids; anything else answers nothing of ours.
+                    if let Some(id) = id.as_u64() {
+                        return Ok(Some(Reply { id, outcome }));
+                    }
                 }
-                Incoming::Response { .. } | Incoming::Notification => {}
+                Incoming::Notification => {}
                 // Our own request coming back: `cat`, not a server.
-                Incoming::Request { id, method: echoed } if id == want && echoed == method => {
+                Incoming::Request { id, method }
+                    if self.sent.as_ref().is_some_and(|(sent, name)| {
+                        id.as_u64() == Some(*sent) && *name == method
+                    }) =>
+                {
                     return Err(ProbeError::EchoesInput {
-                        command: self.command.to_owned(),
+                        command: self.start.server.command.to_owned(),
                         phase,
                     });
                 }
                 Incoming::Request { id, method } => {
-                    self.send(&jsonrpc::reply_to_server(&id, &method), phase)?;
+                    self.write(&jsonrpc::reply_to_server(&id, &method), phase)?;
                 }
                 Incoming::Invalid(quoted) => self.junk(quoted, report),
             }
@@ -345,7 +400,19 @@ impl Channel for StdioChannel<'_> {
         _deadline: Instant,
         _report: &mut Report,
     ) -> Result<(), ProbeError> {
-        self.send(&jsonrpc::notification(method), phase)
+        self.write(&jsonrpc::notification(method), phase)
+    }
+
+    fn ping_after_probe(&self) -> bool {
+        true
+    }
+
+    fn restart(&mut self, report: &mut Report) -> Result<bool, ProbeError> {
+        if let Some(running) = self.running.take() {
+            running.stop(report);
+        }
+        self.running = Some(self.start.start(report)?);
+        Ok(true)
     }
 }
 

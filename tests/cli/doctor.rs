@@ -7,8 +7,7 @@ use serde_json::{Value, json};
 
 use crate::env::TestEnv;
 
-#[path = "../common/fixture_server.rs"]
-mod fixture_server;
+use crate::fixture_server;
 
 fn fixture() -> &'static str {
     fixture_server::fixture_binary().to_str().unwrap()
@@ -348,11 +347,34 @@ fn doctor_against_real_servers_from_the_registries() {
         .unwrap()
         .as_bytes(),
     );
+    // The official Python SDK over Streamable HTTP too: the modern era on both transports.
+    let py_port = free_port();
+    let mut py_http = KillOnDrop(
+        Command::new(&python)
+            .arg(root.join("tests/fixtures/servers/python_mcp_server.py"))
+            .args(["streamable-http", &py_port.to_string()])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::net::TcpStream::connect(("127.0.0.1", py_port)).is_err() {
+        assert!(
+            py_http.0.try_wait().unwrap().is_none() && std::time::Instant::now() < until,
+            "the Python SDK server never listened"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     env.write(
         ".config/Code/User/mcp.json",
-        serde_json::to_string_pretty(&json!({"servers": {"everything-http": {"type": "http", "url": format!("http://127.0.0.1:{port}/mcp")}}}))
-            .unwrap()
-            .as_bytes(),
+        serde_json::to_string_pretty(&json!({"servers": {
+            "everything-http": {"type": "http", "url": format!("http://127.0.0.1:{port}/mcp")},
+            "python-http": {"type": "http", "url": format!("http://127.0.0.1:{py_port}/mcp")}
+        }}))
+        .unwrap()
+        .as_bytes(),
     );
     let mut run_env = env.command(&[
         "doctor",
@@ -365,12 +387,23 @@ fn doctor_against_real_servers_from_the_registries() {
     run_env.env("PATH", std::env::var("PATH").unwrap());
     let output = run_env.output().unwrap();
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-    for name in ["everything", "memory", "python", "everything-http"] {
+    // Both protocol eras: the TypeScript SDK speaks the handshake era, the Python SDK
+    // (mcp 2.x) the modern one, over stdio and HTTP alike.
+    for (name, era) in [
+        ("everything", "handshake"),
+        ("memory", "handshake"),
+        ("python", "modern"),
+        ("everything-http", "handshake"),
+        ("python-http", "modern"),
+    ] {
         let r = result(&report, name);
         assert!(r["status"] == "ok" || r["status"] == "warn", "{name}: {r}");
         assert!(r["tools"].as_u64().is_some_and(|n| n > 0), "{name}: {r}");
+        assert!(r["tokens"].as_u64().is_some_and(|n| n > 0), "{name}: {r}");
         assert!(r["server_name"].is_string(), "{name}: {r}");
+        assert_eq!(r["protocol_era"], era, "{name}: {r}");
     }
+    drop(py_http);
     drop(http);
 }
 

@@ -736,10 +736,11 @@ fn kiro_honours_kiro_home() {
 
 // Done when: every README example works as printed on Linux.
 
-/// Subcommands whose README examples reach beyond a temp HOME: `doctor` starts the servers
-/// (npx from the network; its own tests use local servers), the registry commands ask the
-/// MCP Registry (tests/cli/registry.rs runs them against a local one).
-const NOT_RUN_HERE: &[&str] = &["doctor", "search", "outdated", "update"];
+/// Subcommands whose README examples reach beyond a temp HOME: `doctor`, `tools` and
+/// `call` start the servers (npx from the network; their own tests use local servers),
+/// the registry commands ask the MCP Registry (tests/cli/registry.rs runs them against a
+/// local one).
+const NOT_RUN_HERE: &[&str] = &["doctor", "tools", "call", "search", "outdated", "update"];
 
 #[test]
 fn every_readme_example_works_as_printed() {

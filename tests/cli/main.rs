@@ -13,6 +13,8 @@ mod clients;
 mod concurrency;
 mod doctor;
 mod env;
+#[path = "../common/fixture_server.rs"]
+mod fixture_server;
 mod golden;
 mod habits;
 mod identity;
@@ -31,4 +33,5 @@ mod registry_server;
 mod remove;
 mod ship;
 mod state;
+mod tools;
 mod undo;

@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 
 use indexmap::IndexMap;
 use mcpctl::entry::{RemoteKind, Transport};
-use mcpctl::handshake::{Phase, ProbeError, ProbeWarning, Status, probe};
+use mcpctl::handshake::{Era, Phase, ProbeError, ProbeWarning, Status, probe};
 
 use crate::fixture::{Running, fixture_binary, free_port, generous, root, skip, wait_for_port};
 
@@ -48,7 +48,7 @@ fn fixture_http(mode: &str) -> (Running, u16) {
     clippy::unwrap_used,
     reason = "test helper: a failed spawn fails the test"
 )]
-fn fixture_http_with(mode: &str, extra: &[&str]) -> (Running, u16) {
+pub(crate) fn fixture_http_with(mode: &str, extra: &[&str]) -> (Running, u16) {
     let port = free_port();
     let child = Command::new(fixture_binary())
         .arg(format!("{mode}={port}"))
@@ -62,7 +62,7 @@ fn fixture_http_with(mode: &str, extra: &[&str]) -> (Running, u16) {
     (server, port)
 }
 
-fn remote(url: String, kind: RemoteKind) -> Transport {
+pub(crate) fn remote(url: String, kind: RemoteKind) -> Transport {
     Transport::Remote {
         url,
         kind,
@@ -87,6 +87,7 @@ fn fixture_over_streamable_http_keeps_its_session() {
     assert_eq!(
         phases,
         [
+            Phase::Discover,
             Phase::Initialize,
             Phase::Initialized,
             Phase::ToolsList,
@@ -141,6 +142,8 @@ fn server_everything_over_streamable_http() {
     );
     assert_eq!(result.status, Status::Ok, "{result:#?}");
     assert_eq!(result.protocol_version.as_deref(), Some("2025-11-25"));
+    // The probe POST got a 400 that is no modern error: the handshake era.
+    assert_eq!(result.protocol_era, Some(Era::Handshake), "{result:#?}");
     assert!(result.tool_names.iter().any(|t| t == "echo"), "{result:#?}");
     assert_eq!(result.phases.last().map(|p| p.phase), Some(Phase::Shutdown));
 }

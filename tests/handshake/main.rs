@@ -4,6 +4,7 @@
 //! `.ci/peers.sh`. Tests never assert wall-clock times; a missing peer fails under
 //! `CI=true` and is a counted skip elsewhere.
 
+mod eras;
 mod fixture;
 mod http;
 mod peers;

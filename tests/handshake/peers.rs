@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use indexmap::IndexMap;
 use mcpctl::entry::Transport;
-use mcpctl::handshake::{Status, probe};
+use mcpctl::handshake::{Era, Status, probe};
 
 use crate::fixture::{generous, root, skip};
 
@@ -42,6 +42,8 @@ fn server_everything_over_stdio() {
     assert_eq!(result.status, Status::Ok, "{result:#?}");
     assert!(result.tools.is_some_and(|n| n >= 10), "{result:#?}");
     assert!(result.tool_names.iter().any(|t| t == "echo"));
+    // The TypeScript SDK (1.x) speaks only the handshake era.
+    assert_eq!(result.protocol_era, Some(Era::Handshake), "{result:#?}");
 }
 
 #[test]
@@ -96,5 +98,8 @@ fn python_sdk_server_over_stdio() {
     let result = probe(&transport, &generous());
     assert_eq!(result.status, Status::Ok, "{result:#?}");
     assert_eq!(result.server_name.as_deref(), Some("python-fixture"));
-    assert_eq!(result.tool_names, ["add"]);
+    assert_eq!(result.tool_names, ["add", "fail"]);
+    // mcp 2.x serves both eras and decides from the first request: the probe.
+    assert_eq!(result.protocol_era, Some(Era::Modern), "{result:#?}");
+    assert_eq!(result.protocol_version.as_deref(), Some("2026-07-28"));
 }

@@ -23,6 +23,7 @@ fn doctor_passes_a_healthy_server() {
         phases,
         [
             Phase::Spawn,
+            Phase::Discover,
             Phase::Initialize,
             Phase::Initialized,
             Phase::ToolsList,
@@ -355,9 +356,10 @@ fn a_command_that_echoes_its_input_is_not_an_mcp_server() {
     let result = probe(&transport, &options(Duration::from_secs(10)));
     assert_eq!(
         result.failure,
+        // The first request is the era probe, so that is what comes back.
         Some(ProbeError::EchoesInput {
             command: "cat".into(),
-            phase: Phase::Initialize
+            phase: Phase::Discover
         }),
         "{result:#?}"
     );

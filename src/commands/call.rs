@@ -1,0 +1,149 @@
+//! `mcpctl call NAME TOOL [--arg K=V]... [--args JSON]`: start one configured server as
+//! `doctor` does, check the tool exists and type the arguments by its input schema, call
+//! it, and print its text content (`--json`: the whole result, `structuredContent`
+//! included). Exit 1 when the tool reports `isError`, 2 on usage or protocol errors.
+
+use serde_json::{Map, Value};
+
+use crate::cli::CallArgs;
+use crate::commands::Context;
+use crate::commands::tools::{exchange, failed, resolve};
+use crate::error::{ExitStatus, UserError};
+use crate::handshake::{ProbeError, ToolCall, clean_text, printable_lines};
+use crate::output::Printer;
+
+pub fn run(args: CallArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
+    let call = tool_call(&args)?;
+    let resolved = resolve(
+        ctx,
+        &args.name,
+        args.client.as_deref(),
+        args.timeout,
+        args.trust_project,
+    )?;
+    let probe = exchange(printer, &resolved, Some(&call));
+    if let Some(failure @ (ProbeError::UnknownTool { .. } | ProbeError::BadArgument { .. })) =
+        &probe.failure
+    {
+        return Err(UserError::new(clean_text(&failure.to_string()))
+            .hint(format!(
+                "`mcpctl tools {} -c {}` lists the tools and their parameters",
+                resolved.name, resolved.client
+            ))
+            .into());
+    }
+    let Some(result) = probe
+        .call_result
+        .as_ref()
+        .filter(|_| probe.failure.is_none())
+    else {
+        return Err(failed(&resolved, &probe, "call"));
+    };
+    let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+    if printer.json {
+        printer.json_value(result)?;
+    } else {
+        print_content(printer, result);
+        if is_error {
+            printer.warn(&format!(
+                "`{}` reported an error (isError)",
+                clean_text(&call.tool)
+            ));
+        }
+    }
+    Ok(if is_error {
+        ExitStatus::Problems
+    } else {
+        ExitStatus::Success
+    })
+}
+
+/// The call as the flags describe it; malformed flags are usage errors.
+fn tool_call(args: &CallArgs) -> anyhow::Result<ToolCall> {
+    let json = match &args.args_json {
+        None => Map::new(),
+        Some(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(map)) => map,
+            Ok(_) => {
+                return Err(UserError::new("--args must be a JSON object")
+                    .hint(r#"for example --args '{"path": "/tmp", "depth": 2}'"#)
+                    .into());
+            }
+            Err(error) => {
+                return Err(UserError::new(format!(
+                    "--args is not valid JSON: {error} (line {}, column {})",
+                    error.line(),
+                    error.column()
+                ))
+                .hint(r#"quote it for your shell: --args '{"key": "value"}'"#)
+                .into());
+            }
+        },
+    };
+    let mut pairs = Vec::with_capacity(args.args.len());
+    for arg in &args.args {
+        match arg.split_once('=') {
+            Some((key, value)) if !key.is_empty() => {
+                pairs.push((key.to_owned(), value.to_owned()));
+            }
+            _ => {
+                return Err(UserError::new(format!("--arg `{arg}` is not KEY=VALUE"))
+                    .hint("for example --arg path=/tmp --arg depth=2")
+                    .into());
+            }
+        }
+    }
+    Ok(ToolCall {
+        tool: args.tool.clone(),
+        args: pairs,
+        json,
+    })
+}
+
+/// The content blocks a person can read: text as is, other blocks named; with no text
+/// at all, `structuredContent` as JSON.
+fn print_content(printer: &mut Printer, result: &Value) {
+    let blocks = result
+        .get("content")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let mut printed = false;
+    for block in blocks {
+        let text = |key: &str| block.get(key).and_then(Value::as_str);
+        let line = match text("type") {
+            Some("text") => text("text").map(printable_lines),
+            Some(kind @ ("image" | "audio")) => Some(format!(
+                "[{kind}: {}, {} bytes of base64]",
+                clean_text(text("mimeType").unwrap_or("unknown type")),
+                text("data").map_or(0, str::len)
+            )),
+            Some("resource") => {
+                let resource = block.get("resource");
+                let field = |key: &str| resource.and_then(|r| r.get(key)).and_then(Value::as_str);
+                field("text").map(printable_lines).or_else(|| {
+                    Some(format!(
+                        "[resource: {}]",
+                        clean_text(field("uri").unwrap_or("(no uri)"))
+                    ))
+                })
+            }
+            Some("resource_link") => Some(format!(
+                "[link: {}]",
+                clean_text(text("uri").unwrap_or("(no uri)"))
+            )),
+            Some(other) => Some(format!("[{} content]", clean_text(other))),
+            None => None,
+        };
+        if let Some(line) = line {
+            printer.line(&line);
+            printed = true;
+        }
+    }
+    if !printed
+        && let Some(structured) = result.get("structuredContent")
+        && let Ok(text) = serde_json::to_string_pretty(structured)
+    {
+        printer.line(&printable_lines(&text));
+    }
+}

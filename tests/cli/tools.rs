@@ -1,0 +1,321 @@
+//! `mcpctl tools`, `mcpctl call`, and what doctor says about protocol eras and the token
+//! cost of tool definitions, against `fixture-server` (the official Rust SDK) in both
+//! eras and, when `.ci/peers.sh` installed it, the official Python SDK.
+
+use serde_json::{Value, json};
+
+use crate::env::TestEnv;
+
+use crate::fixture_server;
+
+fn fixture() -> &'static str {
+    fixture_server::fixture_binary().to_str().unwrap()
+}
+
+fn cursor_config(env: &TestEnv, servers: Value) {
+    env.write(
+        ".cursor/mcp.json",
+        serde_json::to_string_pretty(&json!({ "mcpServers": servers }))
+            .unwrap()
+            .as_bytes(),
+    );
+}
+
+fn result<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} in {report}"))
+}
+
+/// The Python SDK server entry, or `None` (with a note) when the venv is missing.
+#[allow(clippy::print_stderr)]
+fn python_entry() -> Option<Value> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let python = root.join(".cache/peers/venv/bin/python");
+    if !python.is_file() {
+        eprintln!("note: skipping, the PyPI `mcp` venv is not installed (run .ci/peers.sh)");
+        return None;
+    }
+    let script = root.join("tests/fixtures/servers/python_mcp_server.py");
+    Some(json!({"command": python, "args": [script]}))
+}
+
+#[test]
+fn doctor_reports_the_era_and_the_token_cost_per_server_and_per_client() {
+    let env = TestEnv::new();
+    let bin = fixture();
+    cursor_config(
+        &env,
+        json!({
+            "old": {"command": bin, "args": []},
+            "new": {"command": bin, "args": ["modern"]},
+            // The same server again: its tools cost the client nothing more.
+            "again": {"command": bin, "args": []}
+        }),
+    );
+    let report = env.run(&["doctor", "-c", "cursor", "--json"]).ok().json();
+    let old = result(&report, "old");
+    assert_eq!(old["protocol_era"], "handshake", "{old}");
+    assert_eq!(old["protocol_version"], "2025-11-25");
+    let new = result(&report, "new");
+    assert_eq!(new["protocol_era"], "modern", "{new}");
+    assert_eq!(new["protocol_version"], "2026-07-28");
+    let tokens = old["tokens"].as_u64().unwrap();
+    assert!(tokens > 10, "{old}");
+    assert_eq!(new["tokens"], tokens, "the same two tools in either era");
+    assert_eq!(
+        report["tokens"],
+        json!([{"client": "cursor", "tokens": 2 * tokens, "servers": 2}])
+    );
+    assert!(report["token_method"].as_str().unwrap().contains("/ 4"));
+
+    let run = env.run(&["doctor", "-c", "cursor"]).ok();
+    assert!(
+        run.stdout
+            .contains(&format!("modern 2026-07-28 · 2 tools ≈ {tokens} tokens")),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("handshake 2025-11-25"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(&format!(
+            "cursor: tool definitions ≈ {} tokens over 2 servers",
+            2 * tokens
+        )),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn tools_lists_every_page_with_parameters_and_tokens() {
+    let env = TestEnv::new();
+    cursor_config(
+        &env,
+        json!({"paged": {"command": fixture(), "args": ["paginate"]}}),
+    );
+    let report = env.run(&["tools", "paged", "--json"]).ok().json();
+    let tools = report["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 95, "every page");
+    assert_eq!(tools[0]["name"], "tool_000");
+    assert_eq!(tools[0]["inputSchema"], json!({"type": "object"}));
+    assert!(report["tokens"].as_u64().unwrap() > 95 * 5);
+    assert_eq!(report["protocol_era"], "handshake");
+    assert_eq!(report["client"], "cursor");
+
+    let run = env.run(&["tools", "paged"]).ok();
+    assert!(run.stdout.contains("95 tools ≈ "), "{}", run.stdout);
+    assert!(run.stdout.contains("\ntool_094 ≈ "), "{}", run.stdout);
+    assert!(run.stdout.contains("  paged tool\n"), "{}", run.stdout);
+    assert!(run.stdout.contains("    (no parameters)"), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("tokens: bytes of the tool definitions"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn tools_of_a_python_sdk_server_show_required_parameters() {
+    let Some(python) = python_entry() else {
+        return;
+    };
+    let env = TestEnv::new();
+    cursor_config(&env, json!({"py": python}));
+    let run = env.run(&["tools", "py", "-c", "cursor"]).ok();
+    assert!(run.stdout.contains("modern 2026-07-28"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("    a: integer (required)"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("  Add two integers."), "{}", run.stdout);
+}
+
+#[test]
+fn tools_and_call_of_an_unknown_server_are_usage_errors() {
+    let env = TestEnv::new();
+    cursor_config(&env, json!({"good": {"command": fixture(), "args": []}}));
+    let run = env.run(&["tools", "nope", "-c", "cursor"]).code(2);
+    assert!(
+        run.stderr.contains("no server named `nope` in cursor"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("mcpctl list"), "{}", run.stderr);
+    env.run(&["call", "nope", "hello"]).code(2);
+}
+
+#[test]
+fn tools_of_a_server_that_dies_says_why_and_exits_2() {
+    let env = TestEnv::new();
+    cursor_config(
+        &env,
+        json!({"dies": {"command": fixture(), "args": ["exit=3"]}}),
+    );
+    let run = env.run(&["tools", "dies"]).code(2);
+    assert!(run.stderr.contains("exited with code 3"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("mcpctl doctor dies -c cursor"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn call_prints_the_text_content_in_both_eras() {
+    let env = TestEnv::new();
+    let bin = fixture();
+    cursor_config(
+        &env,
+        json!({"old": {"command": bin, "args": []}, "new": {"command": bin, "args": ["modern"]}}),
+    );
+    for name in ["old", "new"] {
+        let run = env.run(&["call", name, "hello"]).ok();
+        assert_eq!(run.stdout, "hello\n", "{name}");
+    }
+    let result = env.run(&["call", "new", "hello", "--json"]).ok().json();
+    assert_eq!(result["content"][0]["text"], "hello");
+    assert_eq!(result["isError"], false);
+}
+
+#[test]
+fn call_of_an_unknown_tool_lists_the_tools_and_exits_2() {
+    let env = TestEnv::new();
+    cursor_config(&env, json!({"good": {"command": fixture(), "args": []}}));
+    let run = env.run(&["call", "good", "nope"]).code(2);
+    assert!(
+        run.stderr
+            .contains("the server has no tool `nope`; it has: hello, pid"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("mcpctl tools good -c cursor"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn call_flags_that_are_not_key_value_or_json_objects_are_usage_errors() {
+    let env = TestEnv::new();
+    cursor_config(&env, json!({"good": {"command": fixture(), "args": []}}));
+    let run = env
+        .run(&["call", "good", "hello", "--arg", "novalue"])
+        .code(2);
+    assert!(run.stderr.contains("is not KEY=VALUE"), "{}", run.stderr);
+    let run = env.run(&["call", "good", "hello", "--args", "[1]"]).code(2);
+    assert!(
+        run.stderr.contains("--args must be a JSON object"),
+        "{}",
+        run.stderr
+    );
+    let run = env
+        .run(&["call", "good", "hello", "--args", "{oops"])
+        .code(2);
+    assert!(
+        run.stderr.contains("--args is not valid JSON"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn call_types_arguments_by_schema_and_exits_1_when_the_tool_fails() {
+    let Some(python) = python_entry() else {
+        return;
+    };
+    let env = TestEnv::new();
+    cursor_config(&env, json!({"py": python}));
+    let run = env
+        .run(&[
+            "call",
+            "py",
+            "add",
+            "--arg",
+            "a=2",
+            "--args",
+            r#"{"b": 40}"#,
+        ])
+        .ok();
+    assert_eq!(run.stdout, "42\n");
+    let result = env
+        .run(&[
+            "call", "py", "add", "--arg", "a=2", "--arg", "b=3", "--json",
+        ])
+        .ok()
+        .json();
+    assert_eq!(result["structuredContent"], json!({"result": 5}));
+    let run = env
+        .run(&["call", "py", "add", "--arg", "a=two", "--arg", "b=3"])
+        .code(2);
+    assert!(
+        run.stderr.contains("`two` is not an integer"),
+        "{}",
+        run.stderr
+    );
+    let run = env.run(&["call", "py", "add", "--arg", "a=1"]).code(2);
+    assert!(run.stderr.contains("needs `b`"), "{}", run.stderr);
+    let run = env
+        .run(&["call", "py", "fail", "--arg", "reason=boom"])
+        .code(1);
+    assert!(
+        run.stderr.contains("`fail` reported an error"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn tools_and_call_never_start_unapproved_project_servers() {
+    // The rule doctor follows: a cloned repository's .cursor/mcp.json runs nothing
+    // unless the client approved it or the user says --trust-project.
+    let env = TestEnv::new();
+    let marker = env.path("repo/pwned");
+    let evil = json!({"mcpServers": {"evil": {"command": "touch", "args": [marker]}}});
+    env.write("repo/.cursor/mcp.json", evil.to_string().as_bytes());
+    let in_repo = |args: &[&str]| {
+        let out = env
+            .command(args)
+            .current_dir(env.path("repo"))
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    for args in [
+        &["tools", "evil", "-c", "cursor"][..],
+        &["call", "evil", "hello", "-c", "cursor"][..],
+    ] {
+        let (code, stderr) = in_repo(args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("not started"), "{stderr}");
+        assert!(stderr.contains("--trust-project"), "{stderr}");
+        assert!(
+            !marker.exists(),
+            "{args:?} started an unapproved project server"
+        );
+    }
+    // The explicit flag starts it (touch is no MCP server, so the listing itself fails).
+    let (code, _) = in_repo(&[
+        "tools",
+        "evil",
+        "-c",
+        "cursor",
+        "--trust-project",
+        "--timeout",
+        "5",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(marker.exists(), "--trust-project did not start the server");
+}
