@@ -9,11 +9,12 @@ use crate::env::TestEnv;
 
 use crate::fixture_server;
 
-fn fixture() -> &'static str {
+/// The fixture-server binary (shared with tools.rs).
+pub(crate) fn fixture() -> &'static str {
     fixture_server::fixture_binary().to_str().unwrap()
 }
 
-fn cursor_config(env: &TestEnv, servers: Value) {
+pub(crate) fn cursor_config(env: &TestEnv, servers: Value) {
     env.write(
         ".cursor/mcp.json",
         serde_json::to_string_pretty(&json!({ "mcpServers": servers }))
@@ -22,7 +23,7 @@ fn cursor_config(env: &TestEnv, servers: Value) {
     );
 }
 
-fn result<'a>(report: &'a Value, name: &str) -> &'a Value {
+pub(crate) fn result<'a>(report: &'a Value, name: &str) -> &'a Value {
     report["results"]
         .as_array()
         .unwrap()

@@ -6,29 +6,7 @@ use serde_json::{Value, json};
 
 use crate::env::TestEnv;
 
-use crate::fixture_server;
-
-fn fixture() -> &'static str {
-    fixture_server::fixture_binary().to_str().unwrap()
-}
-
-fn cursor_config(env: &TestEnv, servers: Value) {
-    env.write(
-        ".cursor/mcp.json",
-        serde_json::to_string_pretty(&json!({ "mcpServers": servers }))
-            .unwrap()
-            .as_bytes(),
-    );
-}
-
-fn result<'a>(report: &'a Value, name: &str) -> &'a Value {
-    report["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["name"] == name)
-        .unwrap_or_else(|| panic!("no {name} in {report}"))
-}
+use crate::doctor::{cursor_config, fixture, result};
 
 /// The Python SDK server entry, or `None` (with a note) when the venv is missing.
 #[allow(clippy::print_stderr)]
