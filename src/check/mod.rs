@@ -96,7 +96,7 @@ pub fn infer_clients<'a>(table: &'a ClientTable, path: &Path) -> Vec<(&'a Client
     let mut best_len = 0;
     for client in table.all() {
         let mut candidates: Vec<(String, Scope)> = Vec::new();
-        if let Some(project) = &client.project {
+        for project in client.project_files() {
             candidates.push((project.clone(), Scope::Project));
         }
         for os in [Os::Linux, Os::Macos, Os::Windows] {

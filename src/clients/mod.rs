@@ -38,6 +38,9 @@ pub struct Client {
     pub servers_key: Vec<String>,
     pub local_key: Option<Vec<String>>,
     pub project: Option<String>,
+    /// Other project files the client reads (`opencode.jsonc`, `.kilo/kilo.json`): mcpctl
+    /// edits the first of `project` and these that exists, else creates `project`.
+    pub project_also: Vec<String>,
     pub dialect: DialectName,
     pub fields: Fields,
     pub remote_hint: Option<String>,
@@ -141,6 +144,7 @@ impl Client {
             servers_key: row.servers_key,
             local_key: row.local_key,
             project: row.project,
+            project_also: row.project_also,
             dialect: row.dialect,
             fields: row.fields,
             remote_hint: row.remote_hint,
@@ -216,6 +220,12 @@ impl Client {
         scopes
     }
 
+    /// Every project file the client reads, relative to the project root: `project`
+    /// first, then `project_also`.
+    pub fn project_files(&self) -> impl Iterator<Item = &String> {
+        self.project.iter().chain(&self.project_also)
+    }
+
     /// Where servers of `scope` live, for the project directory `project`.
     /// `None` when the client has no such scope (or does not exist on this OS).
     pub fn location(
@@ -232,7 +242,11 @@ impl Client {
             }),
             Scope::Project => self.project.as_ref().map(|rel| Location {
                 scope,
-                path: project.join(rel),
+                path: self
+                    .project_files()
+                    .map(|rel| project.join(rel))
+                    .find(|path| path.exists())
+                    .unwrap_or_else(|| project.join(rel)),
                 key: self.servers_key.clone(),
             }),
             Scope::Legacy => match &self.legacy {

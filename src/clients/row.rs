@@ -43,6 +43,8 @@ pub(crate) struct Row {
     pub(crate) local_key: Option<Vec<String>>,
     #[serde(default)]
     pub(crate) project: Option<String>,
+    #[serde(default)]
+    pub(crate) project_also: Vec<String>,
     pub(crate) dialect: DialectName,
     #[serde(default)]
     pub(crate) paths: Paths,

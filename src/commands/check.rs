@@ -260,15 +260,17 @@ fn files<'a>(
     Ok(out)
 }
 
-/// Every client's project file under `dir` (also its `formats::extension_twin`).
+/// Every client's project files under `dir` (`project`, `project_also`, and their
+/// `formats::extension_twin`).
 fn discover<'a>(ctx: &'a Context, dir: &Path, forced: Option<&'a Client>, out: &mut Vec<File<'a>>) {
     for client in ctx.table.all() {
         if forced.is_some_and(|f| f.id != client.id) {
             continue;
         }
-        let Some(rel) = &client.project else { continue };
-        let twin = crate::formats::extension_twin(rel);
-        for rel in std::iter::once(rel.clone()).chain(twin) {
+        let twins = client.project_files().flat_map(|rel| {
+            std::iter::once(rel.clone()).chain(crate::formats::extension_twin(rel))
+        });
+        for rel in twins {
             let path = dir.join(&rel);
             if !crate::fs::exists(&path) {
                 continue;

@@ -694,3 +694,48 @@ fn wrapping_warns_about_cmd_metacharacters() {
         .ok();
     assert!(!quiet.stderr.contains("cmd.exe"), "{}", quiet.stderr);
 }
+
+#[test]
+fn project_scope_edits_the_project_file_the_client_already_has() {
+    // OpenCode reads opencode.jsonc as well as opencode.json, Kilo .kilo/kilo.json as well
+    // as kilo.jsonc: add must edit the file that is there, not create a second one.
+    let env = TestEnv::new();
+    let jsonc = b"{\n  // team config\n  \"mcp\": {}\n}\n";
+    env.write("repo/opencode.jsonc", jsonc);
+    env.write("repo/.kilo/kilo.json", b"{\"mcp\": {}}\n");
+    env.run(&[
+        "add",
+        "mem",
+        "-c",
+        "opencode,kilo",
+        "--scope",
+        "project",
+        "--project",
+        "repo",
+        "--",
+        "mcp-memory",
+    ])
+    .ok();
+    assert!(
+        !env.path("repo/opencode.json").exists(),
+        "a second opencode file was created"
+    );
+    assert!(
+        !env.path("repo/kilo.jsonc").exists(),
+        "a second kilo file was created"
+    );
+    assert!(env.read_str("repo/opencode.jsonc").contains("\"mem\""));
+    assert!(env.read_str("repo/.kilo/kilo.json").contains("\"mem\""));
+    env.run(&[
+        "remove",
+        "mem",
+        "-c",
+        "opencode,kilo",
+        "--scope",
+        "project",
+        "--project",
+        "repo",
+    ])
+    .ok();
+    assert_eq!(env.read("repo/opencode.jsonc"), jsonc);
+}
