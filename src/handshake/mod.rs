@@ -315,10 +315,6 @@ pub enum ProbeWarning {
         "server wrote a line that is not JSON-RPC on stdout: `{line}` (clients may drop the connection; log to stderr instead)"
     )]
     NonJsonLine { line: String },
-    #[error(
-        "server negotiated older protocol version `{version}` (mcpctl asked for {PROTOCOL_VERSION})"
-    )]
-    OlderProtocolVersion { version: String },
     #[error("server repeated tools/list cursor `{cursor}` after {pages} pages; stopped listing")]
     RepeatedCursor { cursor: String, pages: usize },
     #[error("tools/list still had more pages after {pages}; stopped listing")]
@@ -370,7 +366,6 @@ impl ProbeWarning {
         match self {
             ProbeWarning::NeedsAuthorization { .. } => "needs_authorization",
             ProbeWarning::NonJsonLine { .. } => "non_json_line",
-            ProbeWarning::OlderProtocolVersion { .. } => "older_protocol_version",
             ProbeWarning::RepeatedCursor { .. } => "repeated_cursor",
             ProbeWarning::TooManyPages { .. } => "too_many_pages",
             ProbeWarning::FellBackToSse => "fell_back_to_sse",
