@@ -24,6 +24,9 @@ struct ListRow {
     headers: IndexMap<String, String>,
     path: String,
     disabled: bool,
+    /// Runs inside the client (Goose's `builtin`/`platform` extensions): read-only.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    builtin: bool,
     /// The file spells the command as `cmd /c ...` (shown unwrapped in `command`/`args`).
     wrapped: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -57,6 +60,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                 headers: IndexMap::new(),
                 path: display_path(ctx, &f.path),
                 disabled: false,
+                builtin: entry::is_builtin(&f.raw),
                 wrapped: false,
                 error: None,
             };
@@ -154,6 +158,9 @@ impl Report for ListReport {
                         s
                     }
                     (None, Some(u), _) => u.clone(),
+                    (None, None, None) if r.builtin => {
+                        paint.paint(Style::Dim, "(built into the client; read-only)")
+                    }
                     (None, None, None) => {
                         paint.paint(Style::Dim, "(a switch, or a server an extension provides)")
                     }

@@ -402,6 +402,7 @@ pub fn plan_file<'a>(
         let at = position(&document, name);
         let key = edit::entry_key_at(&identity, &location, name);
         let Some((_, existing)) = current.iter().find(|(n, _)| n == name) else {
+            let wanted = dialect.with_defaults(wanted, name);
             document.doc.upsert(&location.key, name, &wanted)?;
             plan.ledger.push(LedgerOp::Record {
                 name: name.clone(),
@@ -447,7 +448,7 @@ pub fn plan_file<'a>(
         };
         let writes = action == Action::Update || (force && action.blocks());
         if writes {
-            let merged = keep_housekeeping(existing, wanted);
+            let merged = dialect.with_defaults(keep_housekeeping(existing, wanted), name);
             document.doc.upsert(&location.key, name, &merged)?;
             plan.ledger.push(LedgerOp::Record {
                 name: name.clone(),

@@ -83,6 +83,12 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                 ));
             }
             let outcome = edit::apply(ctx, client, &location, dry_run, &|doc| {
+                let existing = doc
+                    .servers(&location.key)?
+                    .into_iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, raw)| raw);
+                edit::refuse_builtin(client, &name, existing.as_ref())?;
                 Ok(doc.remove(&location.key, &name)?)
             })?;
             if !dry_run {

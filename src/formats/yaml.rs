@@ -151,7 +151,11 @@ impl YamlDoc {
     /// The first nested block mapping gives the step; the first block list under a key
     /// gives the sequence style.
     fn scan_layout(&self, node: &YNode, step: &mut Option<usize>, indentless: &mut Option<bool>) {
-        let YKind::Map { entries, flow: false } = &node.kind else {
+        let YKind::Map {
+            entries,
+            flow: false,
+        } = &node.kind
+        else {
             return;
         };
         for entry in entries {
@@ -318,10 +322,9 @@ impl YamlDoc {
         if key.is_empty() {
             return Ok(Some(text));
         }
-        let holder = self
-            .holder(key)
-            .ok_or_else(|| unsupported_layout(name))?;
-        let colon = colon_after(&self.text, holder.key.end).ok_or_else(|| unsupported_layout(name))?;
+        let holder = self.holder(key).ok_or_else(|| unsupported_layout(name))?;
+        let colon =
+            colon_after(&self.text, holder.key.end).ok_or_else(|| unsupported_layout(name))?;
         text.insert_str(colon + 1, " {}");
         Ok(Some(text))
     }
@@ -545,7 +548,10 @@ impl ConfigDoc for YamlDoc {
                 if *flow {
                     match entries.iter().rev().find(|e| e.key_text() == name) {
                         Some(old) => (
-                            self.spliced(old.key.start..old.value.end, &render_flow_pair(name, entry)),
+                            self.spliced(
+                                old.key.start..old.value.end,
+                                &render_flow_pair(name, entry),
+                            ),
                             Edit::Updated,
                         ),
                         None => match entries.last() {
@@ -576,7 +582,10 @@ impl ConfigDoc for YamlDoc {
                     None => render_pair(name, entry, 0, &layout),
                 };
                 let at = self.text.len();
-                (self.inserted_lines(at, &lines.join(layout.nl), &layout), Edit::Added)
+                (
+                    self.inserted_lines(at, &lines.join(layout.nl), &layout),
+                    Edit::Added,
+                )
             }
             Place::Missing {
                 parent: Some(parent),
@@ -620,8 +629,8 @@ impl ConfigDoc for YamlDoc {
                     .entry_lines(holder)
                     .ok_or_else(|| unsupported_layout(name))?;
                 let indent = holder.key.start - lines.start + layout.step;
-                let colon =
-                    colon_after(&self.text, holder.key.end).ok_or_else(|| unsupported_layout(name))?;
+                let colon = colon_after(&self.text, holder.key.end)
+                    .ok_or_else(|| unsupported_layout(name))?;
                 let value = nested(&key[depth + 1..], name, entry);
                 let Json::Object(members) = &value else {
                     return Err(unsupported_layout(name));

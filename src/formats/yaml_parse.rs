@@ -132,10 +132,7 @@ pub(super) fn parse(text: &str) -> Result<YDoc, YError> {
         let (event, span): (Event<'_>, Span) = match parser.next_event() {
             None => break,
             Some(Err(e)) => {
-                return Err(error(
-                    offsets.byte(e.marker().index()),
-                    e.info().to_owned(),
-                ));
+                return Err(error(offsets.byte(e.marker().index()), e.info().to_owned()));
             }
             Some(Ok(pair)) => pair,
         };
@@ -254,7 +251,10 @@ pub(super) fn parse(text: &str) -> Result<YDoc, YError> {
             Some(Open::Seq { items, .. }) => items.push(node),
             Some(Open::Map { entries, key, .. }) => match key.take() {
                 None => *key = Some(node),
-                Some(k) => entries.push(YEntry { key: k, value: node }),
+                Some(k) => entries.push(YEntry {
+                    key: k,
+                    value: node,
+                }),
             },
         }
     }
@@ -313,7 +313,11 @@ impl YDoc {
 
 /// A scalar's value by the YAML 1.2 core schema.
 pub(super) fn scalar(value: &str, plain: bool, tag: Option<&str>) -> Json {
-    let tag = tag.map(|t| t.strip_prefix("tag:yaml.org,2002:").map_or(t, |s| s).trim_start_matches('!'));
+    let tag = tag.map(|t| {
+        t.strip_prefix("tag:yaml.org,2002:")
+            .map_or(t, |s| s)
+            .trim_start_matches('!')
+    });
     match tag {
         Some("str") => return Json::String(value.to_owned()),
         Some("null") => return Json::Null,
@@ -349,11 +353,13 @@ fn number(value: &str) -> Option<Json> {
         return radix(octal, 8);
     }
     if !unsigned.is_empty() && unsigned.bytes().all(|b| b.is_ascii_digit()) {
-        return value
-            .parse::<i64>()
-            .ok()
-            .map(Json::from)
-            .or_else(|| value.parse::<f64>().ok().and_then(Number::from_f64).map(Json::Number));
+        return value.parse::<i64>().ok().map(Json::from).or_else(|| {
+            value
+                .parse::<f64>()
+                .ok()
+                .and_then(Number::from_f64)
+                .map(Json::Number)
+        });
     }
     match unsigned {
         ".inf" | ".Inf" | ".INF" | ".nan" | ".NaN" | ".NAN" => {
@@ -407,7 +413,13 @@ mod tests {
 
     #[test]
     fn strict_where_client_readers_are_strict() {
-        for bad in ["a: b: c\n", "a:\n  b: 1\n c: 2\n", "key: @bad\n", "a: [1\n", "a: 1\n---\nb: 2\n"] {
+        for bad in [
+            "a: b: c\n",
+            "a:\n  b: 1\n c: 2\n",
+            "key: @bad\n",
+            "a: [1\n",
+            "a: 1\n---\nb: 2\n",
+        ] {
             assert!(parse(bad).is_err(), "{bad:?}");
         }
         assert!(parse("").unwrap().root.is_none());

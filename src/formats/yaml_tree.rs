@@ -72,7 +72,8 @@ mod tests {
 
     #[test]
     fn keys_have_positions_and_duplicates_are_noted() {
-        let text = "# goose\nextensions:\n  github:\n    cmd: npx\n    args: [-y, x]\n    cmd: uvx\n";
+        let text =
+            "# goose\nextensions:\n  github:\n    cmd: npx\n    args: [-y, x]\n    cmd: uvx\n";
         let parsed = parse(text);
         let index = LineIndex::new(text);
         let github = parsed
@@ -85,7 +86,9 @@ mod tests {
         assert!(matches!(parsed.syntax.as_slice(), [Syntax::DuplicateKey(_, k)] if k == "cmd"));
         let broken = parse("extensions:\n  a: b: c\n");
         match broken.syntax.as_slice() {
-            [Syntax::Error(offset, _)] => assert_eq!(index_of(*offset, "extensions:\n  a: b: c\n"), (2, 7)),
+            [Syntax::Error(offset, _)] => {
+                assert_eq!(index_of(*offset, "extensions:\n  a: b: c\n"), (2, 7))
+            }
             other => panic!("{other:?}"),
         }
     }

@@ -83,14 +83,24 @@ fn goose_config_add_remove_is_identity_and_keeps_everything_else() {
         "{added}"
     );
     let doc = YamlDoc::parse(added).unwrap();
-    let names: Vec<String> = doc.servers(&ext()).unwrap().into_iter().map(|(n, _)| n).collect();
+    let names: Vec<String> = doc
+        .servers(&ext())
+        .unwrap()
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
     assert_eq!(names, ["developer", "todo", "fetch", "github"]);
 }
 
 #[test]
 fn crlf_four_spaces_and_indented_lists_are_followed() {
     let text = "extensions:\r\n    fetch:\r\n        args:\r\n            - x\r\n        cmd: uvx\r\nother: 1\r\n";
-    let added = add_remove(text, &ext(), &json!({"cmd": "npx", "args": ["a"], "envs": {}}), None);
+    let added = add_remove(
+        text,
+        &ext(),
+        &json!({"cmd": "npx", "args": ["a"], "envs": {}}),
+        None,
+    );
     assert!(
         added.contains("        cmd: uvx\r\n    github:\r\n        cmd: npx\r\n        args:\r\n            - a\r\n        envs: {}\r\nother: 1\r\n"),
         "{added:?}"
@@ -109,7 +119,9 @@ fn flow_mappings_take_a_flow_pair() {
         "extensions: {a: {cmd: x, args: []}}  # inline\n",
         &ext(),
         &json!({"cmd": "y", "args": []}),
-        Some("extensions: {a: {cmd: x, args: []}, \"github\": {\"cmd\":\"y\",\"args\":[]}}  # inline\n"),
+        Some(
+            "extensions: {a: {cmd: x, args: []}, \"github\": {\"cmd\":\"y\",\"args\":[]}}  # inline\n",
+        ),
     );
     add_remove(
         "extensions: {a: 1, b: 2}\n",
@@ -125,7 +137,9 @@ fn no_final_newline_and_odd_indentation() {
         "extensions:\n   a:\n       cmd: x\n       args: []",
         &ext(),
         &json!({"cmd": "y", "args": ["1"]}),
-        Some("extensions:\n   a:\n       cmd: x\n       args: []\n   github:\n       cmd: \"y\"\n       args:\n       - \"1\""),
+        Some(
+            "extensions:\n   a:\n       cmd: x\n       args: []\n   github:\n       cmd: \"y\"\n       args:\n       - \"1\"",
+        ),
     );
 }
 
@@ -134,10 +148,22 @@ fn missing_empty_and_null_containers_are_created() {
     let entry = json!({"cmd": "npx", "args": []});
     for (text, expected) in [
         ("", "extensions:\n  github:\n    cmd: npx\n    args: []\n"),
-        ("# only a comment", "# only a comment\nextensions:\n  github:\n    cmd: npx\n    args: []"),
-        ("GOOSE_MODEL: x\n", "GOOSE_MODEL: x\nextensions:\n  github:\n    cmd: npx\n    args: []\n"),
-        ("extensions:\nGOOSE_MODEL: x\n", "extensions:\n  github:\n    cmd: npx\n    args: []\nGOOSE_MODEL: x\n"),
-        ("extensions: ~ # none yet\n", "extensions:\n  github:\n    cmd: npx\n    args: [] # none yet\n"),
+        (
+            "# only a comment",
+            "# only a comment\nextensions:\n  github:\n    cmd: npx\n    args: []",
+        ),
+        (
+            "GOOSE_MODEL: x\n",
+            "GOOSE_MODEL: x\nextensions:\n  github:\n    cmd: npx\n    args: []\n",
+        ),
+        (
+            "extensions:\nGOOSE_MODEL: x\n",
+            "extensions:\n  github:\n    cmd: npx\n    args: []\nGOOSE_MODEL: x\n",
+        ),
+        (
+            "extensions: ~ # none yet\n",
+            "extensions:\n  github:\n    cmd: npx\n    args: [] # none yet\n",
+        ),
     ] {
         let mut doc = YamlDoc::parse(text).unwrap();
         assert_eq!(doc.upsert(&ext(), "github", &entry).unwrap(), Edit::Added);
@@ -145,7 +171,11 @@ fn missing_empty_and_null_containers_are_created() {
         // Removing the only entry leaves an empty mapping.
         doc.remove(&ext(), "github").unwrap();
         assert_eq!(doc.servers(&ext()).unwrap(), vec![]);
-        assert!(doc.render().contains("extensions: {}") || text.is_empty() || text.starts_with('#'), "{}", doc.render());
+        assert!(
+            doc.render().contains("extensions: {}") || text.is_empty() || text.starts_with('#'),
+            "{}",
+            doc.render()
+        );
     }
 }
 
@@ -159,13 +189,24 @@ fn update_rewrites_only_that_entry_and_equal_is_unchanged() {
         .find(|(n, _)| n == "fetch")
         .unwrap()
         .1;
-    assert_eq!(doc.upsert(&ext(), "fetch", &fetch).unwrap(), Edit::Unchanged);
+    assert_eq!(
+        doc.upsert(&ext(), "fetch", &fetch).unwrap(),
+        Edit::Unchanged
+    );
     assert_eq!(doc.render(), GOOSE);
     let mut changed = fetch.clone();
     changed["enabled"] = json!(true);
-    assert_eq!(doc.upsert(&ext(), "fetch", &changed).unwrap(), Edit::Updated);
+    assert_eq!(
+        doc.upsert(&ext(), "fetch", &changed).unwrap(),
+        Edit::Updated
+    );
     let text = doc.render().into_owned();
-    assert!(text.contains("  fetch:\n    args:\n    - mcp-server-fetch\n    cmd: uvx\n    enabled: true\n"), "{text}");
+    assert!(
+        text.contains(
+            "  fetch:\n    args:\n    - mcp-server-fetch\n    cmd: uvx\n    enabled: true\n"
+        ),
+        "{text}"
+    );
     assert!(text.starts_with(&GOOSE[..GOOSE.find("  fetch:").unwrap()]));
     assert!(text.ends_with("# keep this last\nGOOSE_MODE: smart_approve\n"));
 }
@@ -173,17 +214,57 @@ fn update_rewrites_only_that_entry_and_equal_is_unchanged() {
 #[test]
 fn strings_that_would_read_as_something_else_are_quoted() {
     let tricky = [
-        "300", "true", "True", "yes", "~", "null", "", " lead", "a: b", "#x", "x #y", "@x", "-", "---",
-        "1.5", "0x1f", ".inf", "*a", "&a", "!t", "%p", "[x]", "{x}", "'q'", "\"dq\"", "é ü", "tab\there",
-        "line\nbreak", "C:\\Program Files\\x", "https://x.example/mcp?a=1&b=2", "-y", "/c", "key:",
+        "300",
+        "true",
+        "True",
+        "yes",
+        "~",
+        "null",
+        "",
+        " lead",
+        "a: b",
+        "#x",
+        "x #y",
+        "@x",
+        "-",
+        "---",
+        "1.5",
+        "0x1f",
+        ".inf",
+        "*a",
+        "&a",
+        "!t",
+        "%p",
+        "[x]",
+        "{x}",
+        "'q'",
+        "\"dq\"",
+        "é ü",
+        "tab\there",
+        "line\nbreak",
+        "C:\\Program Files\\x",
+        "https://x.example/mcp?a=1&b=2",
+        "-y",
+        "/c",
+        "key:",
     ];
     let entry = json!({"cmd": "cmd", "args": tricky.to_vec(), "envs": {"K": "a: b", "300": "no"}});
     let mut doc = YamlDoc::parse(GOOSE).unwrap();
     doc.upsert(&ext(), "odd", &entry).unwrap();
     let back = YamlDoc::parse(doc.render().into_owned()).unwrap();
-    let got = back.servers(&ext()).unwrap().into_iter().find(|(n, _)| n == "odd").unwrap().1;
+    let got = back
+        .servers(&ext())
+        .unwrap()
+        .into_iter()
+        .find(|(n, _)| n == "odd")
+        .unwrap()
+        .1;
     assert_eq!(got, entry);
-    assert!(doc.render().contains("    - -y\n    - /c\n"), "{}", doc.render());
+    assert!(
+        doc.render().contains("    - -y\n    - /c\n"),
+        "{}",
+        doc.render()
+    );
 }
 
 #[test]
@@ -205,7 +286,10 @@ fn unparseable_text_and_wrong_shapes_are_refused() {
     let mut doc = YamlDoc::parse("extensions: [a, b]\n").unwrap();
     assert!(matches!(
         doc.servers(&ext()),
-        Err(ShapeError::NotAnObject { found: "an array", .. })
+        Err(ShapeError::NotAnObject {
+            found: "an array",
+            ..
+        })
     ));
     assert!(doc.upsert(&ext(), "x", &json!({})).is_err());
     assert_eq!(doc.render(), "extensions: [a, b]\n");
@@ -224,7 +308,8 @@ fn duplicates_are_all_removed_and_aliases_read() {
     // Removing `a` would orphan the alias in `b`: refused, text kept.
     assert!(doc.remove(&ext(), "a").is_err());
     assert_eq!(doc.render(), text);
-    let mut doc = YamlDoc::parse("extensions:\n  a: {cmd: x}\n  b: {cmd: z}\n  a: {cmd: y}\n").unwrap();
+    let mut doc =
+        YamlDoc::parse("extensions:\n  a: {cmd: x}\n  b: {cmd: z}\n  a: {cmd: y}\n").unwrap();
     assert_eq!(doc.remove(&ext(), "a").unwrap(), Edit::Removed);
     assert_eq!(doc.render(), "extensions:\n  b: {cmd: z}\n");
 }
@@ -234,7 +319,10 @@ fn positions_point_at_keys() {
     let doc = YamlDoc::parse(GOOSE).unwrap();
     assert_eq!(
         doc.position(&k(&["extensions", "fetch", "cmd"])),
-        Some(Position { line: 22, column: 5 })
+        Some(Position {
+            line: 22,
+            column: 5
+        })
     );
 }
 
