@@ -776,7 +776,10 @@ mod tests {
         // Rows without defaults are unchanged by a name.
         let cursor = Dialect::of(table.get("cursor").unwrap());
         let entry = cursor.from_raw(&json!({"command":"x","args":[]})).unwrap();
-        assert_eq!(cursor.to_raw_named(&entry, Some("n")).unwrap(), cursor.to_raw(&entry).unwrap());
+        assert_eq!(
+            cursor.to_raw_named(&entry, Some("n")).unwrap(),
+            cursor.to_raw(&entry).unwrap()
+        );
     }
 
     #[test]
