@@ -20,6 +20,7 @@ pub mod platform;
 pub mod registry;
 pub mod state;
 pub mod suggest;
+pub mod toggle;
 pub mod trust;
 pub mod vars;
 

@@ -444,11 +444,14 @@ fn static_checks(
             ),
         );
     }
-    if entry.disabled() {
+    if entry.disabled() || crate::toggle::switched_off(ctx, f) {
         result.record(
             "enabled",
             Status::Skipped,
-            "disabled in the config; not started".to_owned(),
+            format!(
+                "disabled in the config; not started (`mcpctl enable {} -c {}` turns it on)",
+                f.name, f.client.id
+            ),
         );
         result.target = handshake::prepare::target_of(&entry.transport);
         return (result, None);

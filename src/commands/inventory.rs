@@ -61,6 +61,8 @@ pub struct Found<'a> {
     pub client: &'a Client,
     pub scope: Scope,
     pub path: PathBuf,
+    /// Where the servers map is in the file.
+    pub key: Vec<String>,
     pub name: String,
     pub raw: RawEntry,
     pub entry: Result<ServerEntry, EntryError>,
@@ -161,6 +163,7 @@ pub fn collect<'a>(
                     client,
                     scope: location.scope,
                     path: location.path.clone(),
+                    key: location.key.clone(),
                     entry: dialect.from_raw(&raw),
                     name: entry_name,
                     raw,

@@ -7,7 +7,9 @@ use serde::Serialize;
 use crate::cli::ListArgs;
 use crate::commands::inventory::{collect, display_path};
 use crate::commands::{Context, targets};
-use crate::entry::{self, Transport};
+use crate::clients::{Client, Location};
+use crate::entry::{self, Dialect, Transport};
+use crate::toggle::Power;
 use crate::error::ExitStatus;
 use crate::output::{Block, ErrorText, Paint, Printer, Report, Style, redact_map};
 
@@ -23,7 +25,11 @@ struct ListRow {
     env: IndexMap<String, String>,
     headers: IndexMap<String, String>,
     path: String,
+    /// Switched off through the client's own switch (or parked).
     disabled: bool,
+    /// Cut out of the file by `mcpctl disable` (the client has no switch); `enable` puts
+    /// it back. The entry lives in mcpctl's state directory meanwhile.
+    parked: bool,
     /// The file spells the command as `cmd /c ...` (shown unwrapped in `command`/`args`).
     wrapped: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -42,7 +48,8 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         targets::by_ids(ctx, &clients)?
     };
     let (found, broken) = collect(ctx, &clients, name.as_deref());
-    let rows: Vec<ListRow> = found
+    let probe = crate::toggle::Probe::new(ctx)?;
+    let mut rows: Vec<ListRow> = found
         .iter()
         .map(|f| {
             let mut row = ListRow {
@@ -57,13 +64,20 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                 headers: IndexMap::new(),
                 path: display_path(ctx, &f.path),
                 disabled: false,
+                parked: false,
                 wrapped: false,
                 error: None,
             };
             match &f.entry {
                 Ok(e) => {
                     row.transport = Some(e.transport.name().as_str());
-                    row.disabled = e.disabled();
+                    let location = Location {
+                        scope: f.scope,
+                        path: f.path.clone(),
+                        key: f.key.clone(),
+                    };
+                    row.disabled = e.disabled()
+                        || probe.power(f.client, &location, &f.name, &f.raw) == Power::Off;
                     match &e.transport {
                         Transport::Stdio {
                             command, args, env, ..
@@ -89,6 +103,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
             row
         })
         .collect();
+    rows.extend(parked_rows(ctx, &probe, &clients, name.as_deref(), show_secrets));
     let report = ListReport {
         rows,
         broken: broken
@@ -100,6 +115,59 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         show_secrets,
     };
     printer.emit(&report)
+}
+
+/// Entries `disable` parked, for the listed clients.
+fn parked_rows(
+    ctx: &Context,
+    probe: &crate::toggle::Probe<'_>,
+    clients: &[&Client],
+    name: Option<&str>,
+    show_secrets: bool,
+) -> Vec<ListRow> {
+    probe
+        .parked()
+        .iter()
+        .filter(|p| name.is_none_or(|n| n == p.entry.name))
+        .filter_map(|p| {
+            let client = clients.iter().find(|c| c.id == p.client)?;
+            let mut row = ListRow {
+                client: client.id.clone(),
+                scope: p.scope.as_str(),
+                name: p.entry.name.clone(),
+                transport: None,
+                command: None,
+                args: Vec::new(),
+                url: None,
+                env: IndexMap::new(),
+                headers: IndexMap::new(),
+                path: display_path(ctx, &p.path),
+                disabled: true,
+                parked: true,
+                wrapped: false,
+                error: None,
+            };
+            if let Ok(e) = Dialect::of(client).from_raw(&p.raw) {
+                row.transport = Some(e.transport.name().as_str());
+                match &e.transport {
+                    Transport::Stdio {
+                        command, args, env, ..
+                    } => {
+                        let (command, args, wrapped) = entry::logical(command, args);
+                        row.command = Some(command);
+                        row.args = args;
+                        row.wrapped = wrapped;
+                        row.env = redact_map(env, show_secrets);
+                    }
+                    Transport::Remote { url, headers, .. } => {
+                        row.url = Some(url.clone());
+                        row.headers = redact_map(headers, show_secrets);
+                    }
+                }
+            }
+            Some(row)
+        })
+        .collect()
 }
 
 /// The servers found, and the files that could not be read.
@@ -158,7 +226,9 @@ impl Report for ListReport {
                         paint.paint(Style::Dim, "(a switch, or a server an extension provides)")
                     }
                 };
-                let name = if r.disabled {
+                let name = if r.parked {
+                    format!("{} {}", r.name, paint.paint(Style::Dim, "(parked)"))
+                } else if r.disabled {
                     format!("{} {}", r.name, paint.paint(Style::Dim, "(disabled)"))
                 } else {
                     r.name.clone()

@@ -33,5 +33,6 @@ mod registry_server;
 mod remove;
 mod ship;
 mod state;
+mod toggle;
 mod tools;
 mod undo;
