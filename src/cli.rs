@@ -498,7 +498,12 @@ pub struct EnableArgs {
     #[arg(long, value_delimiter = ',', value_name = "TOOL", conflicts_with_all = ["allow_tools", "all_tools"])]
     pub deny_tools: Vec<String>,
     /// Allow only these tools (the client's allow-list becomes exactly them)
-    #[arg(long, value_delimiter = ',', value_name = "TOOL", conflicts_with = "all_tools")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "TOOL",
+        conflicts_with = "all_tools"
+    )]
     pub allow_tools: Vec<String>,
     /// Remove the server's tool filters: every tool on
     #[arg(long)]

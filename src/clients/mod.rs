@@ -574,7 +574,11 @@ mod tests {
             if let Some(filter) = &client.tool_filter {
                 written.extend(filter.allow.as_deref());
                 written.extend(filter.deny.as_deref());
-                assert!(filter.allow.is_some() || filter.deny.is_some(), "{}", client.id);
+                assert!(
+                    filter.allow.is_some() || filter.deny.is_some(),
+                    "{}",
+                    client.id
+                );
             }
             if let Some(extra) = &client.fields.extra_keys {
                 for key in written {
@@ -590,7 +594,10 @@ mod tests {
         let id = |id: &str| table.all().iter().find(|c| c.id == id).unwrap();
         assert!(id("cursor").switch.is_none() && id("vscode").switch.is_none());
         assert!(matches!(id("codex").switch, Some(Switch::Field { .. })));
-        assert!(matches!(id("gemini-cli").switch, Some(Switch::Enablement { .. })));
+        assert!(matches!(
+            id("gemini-cli").switch,
+            Some(Switch::Enablement { .. })
+        ));
     }
 
     #[test]

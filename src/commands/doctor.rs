@@ -448,10 +448,7 @@ fn static_checks(
         result.record(
             "enabled",
             Status::Skipped,
-            format!(
-                "disabled in the config; not started (`mcpctl enable {} -c {}` turns it on)",
-                f.name, f.client.id
-            ),
+            "disabled in the config; not started".to_owned(),
         );
         result.target = handshake::prepare::target_of(&entry.transport);
         return (result, None);

@@ -5,13 +5,13 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use crate::cli::ListArgs;
+use crate::clients::{Client, Location};
 use crate::commands::inventory::{collect, display_path};
 use crate::commands::{Context, targets};
-use crate::clients::{Client, Location};
 use crate::entry::{self, Dialect, Transport};
-use crate::toggle::Power;
 use crate::error::ExitStatus;
 use crate::output::{Block, ErrorText, Paint, Printer, Report, Style, redact_map};
+use crate::toggle::Power;
 
 #[derive(Debug, Serialize)]
 struct ListRow {
@@ -103,7 +103,13 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
             row
         })
         .collect();
-    rows.extend(parked_rows(ctx, &probe, &clients, name.as_deref(), show_secrets));
+    rows.extend(parked_rows(
+        ctx,
+        &probe,
+        &clients,
+        name.as_deref(),
+        show_secrets,
+    ));
     let report = ListReport {
         rows,
         broken: broken

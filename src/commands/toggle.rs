@@ -16,7 +16,11 @@ use crate::output::{Block, Paint, Printer, Report, Style};
 use crate::toggle::filters::{self, FilterAction, ToolOp};
 use crate::toggle::{self, Method, Want, store};
 
-pub fn disable(args: DisableArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
+pub fn disable(
+    args: DisableArgs,
+    ctx: &Context,
+    printer: &mut Printer,
+) -> anyhow::Result<ExitStatus> {
     let tools = (!args.deny_tools.is_empty()).then_some(ToolOp::Deny(args.deny_tools));
     let request = Request {
         name: args.name,
@@ -28,7 +32,11 @@ pub fn disable(args: DisableArgs, ctx: &Context, printer: &mut Printer) -> anyho
     run(request, &args.targets, ctx, printer)
 }
 
-pub fn enable(args: EnableArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
+pub fn enable(
+    args: EnableArgs,
+    ctx: &Context,
+    printer: &mut Printer,
+) -> anyhow::Result<ExitStatus> {
     let tools = if args.all_tools {
         Some(ToolOp::Clear)
     } else if !args.allow_tools.is_empty() {
@@ -97,7 +105,13 @@ fn run(
     for client in &clients {
         let found = places(client);
         if found.is_empty() {
-            report.rows.push(Row::new(client, request.scope.unwrap_or(Scope::User), name, "", "missing"));
+            report.rows.push(Row::new(
+                client,
+                request.scope.unwrap_or(Scope::User),
+                name,
+                "",
+                "missing",
+            ));
             continue;
         }
         for location in found {
@@ -333,10 +347,9 @@ impl Report for ToggleReport {
             blocks.push(Block::Line(line));
         }
         if let Some(first) = self.rows.iter().find_map(|r| r.backup.as_deref()) {
-            blocks.push(Block::Note(paint.paint(
-                Style::Dim,
-                &format!("previous version kept in {first}"),
-            )));
+            blocks.push(Block::Note(
+                paint.paint(Style::Dim, &format!("previous version kept in {first}")),
+            ));
         }
         if self.dry_run {
             blocks.push(Block::Note("dry run: nothing was written".to_owned()));

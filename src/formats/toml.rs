@@ -72,7 +72,12 @@ impl TomlDoc {
 
     /// Set a plain value (a switch, a tool list) under `key`, keeping the old value's
     /// spacing and comments when there is one.
-    fn upsert_value(&mut self, key: &[String], name: &str, value: &Json) -> Result<Edit, ShapeError> {
+    fn upsert_value(
+        &mut self,
+        key: &[String],
+        name: &str,
+        value: &Json,
+    ) -> Result<Edit, ShapeError> {
         let new = json_to_value(name, value)?;
         let Some(container) = self.container(key, true)? else {
             return Ok(Edit::Unchanged);

@@ -20,6 +20,12 @@ use crate::commands::Context;
 use crate::commands::edit;
 use crate::formats::Edit;
 
+/// An allow-list and a deny-list (`None`: no such field).
+type Lists = (Option<Vec<String>>, Option<Vec<String>>);
+
+/// A field that changed: its name, its value before, its value after.
+type FieldChange = (String, Option<Value>, Option<Value>);
+
 /// A change to a server's tools.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ToolOp {
@@ -76,7 +82,10 @@ fn unsupported(client: &Client, op: &ToolOp) -> Option<String> {
         return Some(if client.id == "claude-code" {
             "Claude Code filters tools in settings.json (`permissions.deny: [\"mcp__SERVER__TOOL\"]`), not in the server entry; mcpctl does not edit that file".to_owned()
         } else {
-            format!("{} has no per-server tool filter in its config file", client.name)
+            format!(
+                "{} has no per-server tool filter in its config file",
+                client.name
+            )
         });
     };
     match op {
@@ -109,7 +118,7 @@ fn next(
     allow: Option<Vec<String>>,
     deny: Option<Vec<String>>,
     op: &ToolOp,
-) -> Result<(Option<Vec<String>>, Option<Vec<String>>), String> {
+) -> Result<Lists, String> {
     let wildcard = |list: &Option<Vec<String>>| {
         list.as_ref().is_none_or(|l| {
             filter
@@ -144,7 +153,9 @@ fn next(
             }
             let kept = take(allow, tools).unwrap_or_default();
             if kept.is_empty() {
-                return Err("that would leave the allow-list empty; disable the server instead".to_owned());
+                return Err(
+                    "that would leave the allow-list empty; disable the server instead".to_owned(),
+                );
             }
             (Some(kept), deny)
         }
@@ -171,7 +182,11 @@ pub fn filter(
     dry_run: bool,
 ) -> anyhow::Result<Filtered> {
     if let Some(why) = unsupported(client, op) {
-        return Ok(Filtered::plain(FilterAction::Unsupported, location, Some(why)));
+        return Ok(Filtered::plain(
+            FilterAction::Unsupported,
+            location,
+            Some(why),
+        ));
     }
     let filter = client.tool_filter.clone().unwrap_or(ToolFilter {
         allow: None,
@@ -190,8 +205,8 @@ pub fn filter(
         .map(|f| store_now.memory(&identity, &at, f).cloned())
         .collect();
     // (field, value before this change, value after) for each field that changes.
-    let changes: RefCell<Vec<(String, Option<Value>, Option<Value>)>> = RefCell::new(Vec::new());
-    let result: RefCell<(Option<Vec<String>>, Option<Vec<String>>)> = RefCell::new((None, None));
+    let changes: RefCell<Vec<FieldChange>> = RefCell::new(Vec::new());
+    let result: RefCell<Lists> = RefCell::new((None, None));
     let outcome = edit::apply(ctx, client, location, dry_run, &|doc| {
         let Some(entry) = find(doc, &location.key, name)? else {
             return Ok(Edit::Unchanged);
@@ -216,10 +231,7 @@ pub fn filter(
             slots.push((field, deny_before, deny));
         }
         for (field, before, after) in slots {
-            let memory = memories
-                .iter()
-                .flatten()
-                .find(|m| m.field == *field);
+            let memory = memories.iter().flatten().find(|m| m.field == *field);
             // An empty deny-list is no deny-list: drop it unless the user had one.
             let after = after.filter(|l| {
                 !(l.is_empty()
@@ -242,9 +254,7 @@ pub fn filter(
             };
             if done != Edit::Unchanged {
                 edit = Edit::Updated;
-                changes
-                    .borrow_mut()
-                    .push((field.clone(), before, after));
+                changes.borrow_mut().push((field.clone(), before, after));
             }
         }
         Ok(edit)

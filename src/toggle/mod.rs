@@ -150,22 +150,20 @@ pub fn switch(
         (Want::On, _) if parked => park::unpark(ctx, client, location, name, dry_run),
         (Want::Off, _) if parked => park::park_again(ctx, client, location, name, dry_run),
         (Want::Off, Method::Park) => park::park(ctx, client, location, name, dry_run),
-        (Want::On, Method::Park) => Ok(
-            match entry_in(ctx, client, location, name)? {
-                Some(_) => Switched::unchanged(
-                    Method::Park,
-                    location.path.clone(),
-                    "not disabled",
-                ),
-                None => Switched::missing(Method::Park, location.path.clone()),
-            },
-        ),
+        (Want::On, Method::Park) => Ok(match entry_in(ctx, client, location, name)? {
+            Some(_) => Switched::unchanged(Method::Park, location.path.clone(), "not disabled"),
+            None => Switched::missing(Method::Park, location.path.clone()),
+        }),
         (want, _) => native::switch(ctx, client, location, name, want, dry_run),
     }
 }
 
 /// The entry `name` under `key`, as the document spells it.
-pub(crate) fn find(doc: &dyn ConfigDoc, key: &[String], name: &str) -> anyhow::Result<Option<RawEntry>> {
+pub(crate) fn find(
+    doc: &dyn ConfigDoc,
+    key: &[String],
+    name: &str,
+) -> anyhow::Result<Option<RawEntry>> {
     Ok(doc
         .servers(key)?
         .into_iter()
@@ -212,12 +210,16 @@ pub enum Power {
     Parked,
 }
 
+type Place = (PathBuf, Vec<String>);
+type Members = Vec<(String, RawEntry)>;
+
 /// Reads switch states for many entries (`list`, `doctor`): the parked store and the
 /// files holding lists are read once.
 pub struct Probe<'c> {
     ctx: &'c Context,
     store: Store,
-    objects: RefCell<HashMap<(PathBuf, Vec<String>), Vec<(String, RawEntry)>>>,
+    /// Members of the objects read so far, by (file, key path).
+    objects: RefCell<HashMap<Place, Members>>,
 }
 
 impl<'c> Probe<'c> {
@@ -278,6 +280,10 @@ impl<'c> Probe<'c> {
                     .and_then(|d| d.doc.servers(at).ok())
                     .unwrap_or_default()
             });
-        members.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+        members
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
     }
 }

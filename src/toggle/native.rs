@@ -35,7 +35,10 @@ pub fn list_place(
         })?,
     };
     let project = ctx.project.to_string_lossy();
-    let at = at.iter().map(|k| k.replace("{project}", &project)).collect();
+    let at = at
+        .iter()
+        .map(|k| k.replace("{project}", &project))
+        .collect();
     Ok((path, at))
 }
 
@@ -65,10 +68,12 @@ pub fn switch(
     dry_run: bool,
 ) -> anyhow::Result<Switched> {
     let method = super::method(client, location.scope);
-    let switch = client
-        .switch
-        .as_ref()
-        .expect("native::switch is only called for clients with a switch");
+    let Some(switch) = client.switch.as_ref() else {
+        return match want {
+            Want::Off => super::park::park(ctx, client, location, name, dry_run),
+            Want::On => super::park::unpark(ctx, client, location, name, dry_run),
+        };
+    };
     // The entry must be there, whatever holds its switch.
     if super::entry_in(ctx, client, location, name)?.is_none() {
         return Ok(Switched::missing(method, location.path.clone()));
@@ -121,10 +126,10 @@ pub fn switch(
             (Switch::Field { off, .. }, Want::On) => (current.as_ref() == Some(off))
                 .then(|| memory.as_ref().and_then(|m| m.before.clone())),
             (Switch::List { .. }, _) => list_next(current.as_ref(), name, want, memory.as_ref()),
-            (Switch::Enablement { .. }, Want::Off) => (!current
-                .as_ref()
-                .is_some_and(enablement_off))
-            .then(|| Some(json!({ "enabled": false }))),
+            (Switch::Enablement { .. }, Want::Off) => {
+                (!current.as_ref().is_some_and(enablement_off))
+                    .then(|| Some(json!({ "enabled": false })))
+            }
             (Switch::Enablement { .. }, Want::On) => current
                 .as_ref()
                 .is_some_and(enablement_off)
@@ -182,7 +187,11 @@ pub fn switch(
 }
 
 /// The value of `field` in the object at `at` (`None`: absent).
-pub(crate) fn member(doc: &dyn ConfigDoc, at: &[String], field: &str) -> anyhow::Result<Option<Value>> {
+pub(crate) fn member(
+    doc: &dyn ConfigDoc,
+    at: &[String],
+    field: &str,
+) -> anyhow::Result<Option<Value>> {
     find(doc, at, field)
 }
 

@@ -45,9 +45,9 @@ pub fn park(
         return Ok(Switched::missing(Method::Park, location.path.clone()));
     }
     if !dry_run {
-        let (before, after, raw) = cut
-            .into_inner()
-            .expect("a removal records what it cut");
+        let Some((before, after, raw)) = cut.into_inner() else {
+            return Ok(Switched::missing(Method::Park, location.path.clone()));
+        };
         let record = Parked {
             entry: edit::entry_key(location, name),
             client: client.id.clone(),
@@ -203,8 +203,8 @@ fn splice_is_sound(
     if doc.replace_text(spliced).is_err() {
         return false;
     }
-    let sound =
-        find(doc, &location.key, name).ok().flatten().as_ref() == Some(raw) && others(doc) == Some(before);
+    let sound = find(doc, &location.key, name).ok().flatten().as_ref() == Some(raw)
+        && others(doc) == Some(before);
     if !sound {
         // The original text parsed a moment ago.
         let _ = doc.replace_text(text.to_owned());
@@ -255,7 +255,8 @@ fn floor(text: &str, at: usize) -> usize {
 /// `text` with the splice undone, if its place can be found: at `offset` when the text is
 /// the one left after parking, else where its context occurs exactly once.
 pub fn splice_back(text: &str, splice: &Splice) -> Option<String> {
-    let fits = |at: usize| text.get(at..at + splice.inserted.len()) == Some(splice.inserted.as_str());
+    let fits =
+        |at: usize| text.get(at..at + splice.inserted.len()) == Some(splice.inserted.as_str());
     let at = if digest(text.as_bytes()) == splice.digest && fits(splice.offset) {
         splice.offset
     } else {

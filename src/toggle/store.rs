@@ -137,16 +137,20 @@ pub fn update<T>(
     change: impl FnOnce(&mut Store) -> T,
 ) -> anyhow::Result<T> {
     let Some(path) = path(ctx) else {
-        return Err(UserError::new("no state directory to keep disabled servers in")
-            .hint("set HOME, or MCPCTL_STATE_DIR to a writable directory")
-            .into());
+        return Err(
+            UserError::new("no state directory to keep disabled servers in")
+                .hint("set HOME, or MCPCTL_STATE_DIR to a writable directory")
+                .into(),
+        );
     };
     if dry_run {
         let mut store = load(ctx)?;
         return Ok(change(&mut store));
     }
     let lock = edit::lock(ctx, &path)?;
-    let source = lock.read(&path).map_err(|e| UserError::new(e.to_string()))?;
+    let source = lock
+        .read(&path)
+        .map_err(|e| UserError::new(e.to_string()))?;
     let before = parse(ctx, &path, &source.text)?;
     let mut store = before.clone();
     let out = change(&mut store);

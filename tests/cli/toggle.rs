@@ -58,7 +58,12 @@ fn parked_entry_is_listed_from_the_state_directory() {
     assert_eq!(row["parked"], true);
     assert_eq!(row["disabled"], true);
     assert_eq!(row["url"], "https://api.githubcopilot.com/mcp/");
-    assert!(row["path"].as_str().unwrap().ends_with("Code/User/mcp.json"));
+    assert!(
+        row["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("Code/User/mcp.json")
+    );
     let text = env.run(&["list", "-c", "vscode"]).ok().stdout;
     assert!(text.contains("github (parked)"), "{text}");
     // The other server is untouched and on.
@@ -88,9 +93,16 @@ fn parked_entry_comes_back_where_it_was_after_other_edits() {
     // Another server added meanwhile (after `linear`), then removed again.
     env.run(&["add", "extra", "-c", "cursor", "--", "node", "x.js"])
         .ok();
-    let run = env.run(&["--json", "enable", "postgres", "-c", "cursor"]).ok();
+    let run = env
+        .run(&["--json", "enable", "postgres", "-c", "cursor"])
+        .ok();
     assert_eq!(run.json()[0]["action"], "enabled");
-    assert_eq!(run.json()[0]["note"], serde_json::Value::Null, "{}", run.stdout);
+    assert_eq!(
+        run.json()[0]["note"],
+        serde_json::Value::Null,
+        "{}",
+        run.stdout
+    );
     env.run(&["remove", "extra", "-c", "cursor"]).ok();
     assert_eq!(env.read(CURSOR), fixture("cursor/mcp.json"));
 }
@@ -105,7 +117,11 @@ fn recreated_parked_entry_is_a_conflict() {
     let before = env.read(CURSOR);
     let run = env.run(&["enable", "postgres", "-c", "cursor"]).code(2);
     assert!(run.stdout.contains("re-created"), "{}", run.stdout);
-    assert!(run.stdout.contains("mcpctl remove postgres -c cursor"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("mcpctl remove postgres -c cursor"),
+        "{}",
+        run.stdout
+    );
     assert_eq!(env.read(CURSOR), before, "a conflict must not write");
     // Disabling the new one would park a second copy: also refused.
     env.run(&["disable", "postgres", "-c", "cursor"]).code(2);
@@ -122,9 +138,16 @@ fn identical_entry_put_back_by_hand_is_not_a_conflict() {
     env.write(CURSOR, &fixture("cursor/mcp.json"));
     env.run(&["disable", "linear", "-c", "cursor"]).ok();
     env.write(CURSOR, &fixture("cursor/mcp.json"));
-    let run = env.run(&["--json", "enable", "linear", "-c", "cursor"]).ok();
+    let run = env
+        .run(&["--json", "enable", "linear", "-c", "cursor"])
+        .ok();
     assert_eq!(run.json()[0]["action"], "unchanged");
-    assert!(run.json()[0]["note"].as_str().unwrap().contains("already back"));
+    assert!(
+        run.json()[0]["note"]
+            .as_str()
+            .unwrap()
+            .contains("already back")
+    );
     assert_eq!(env.read(CURSOR), fixture("cursor/mcp.json"));
     assert!(list_row(&env, "cursor", "linear")["parked"] == false);
 }
@@ -165,7 +188,9 @@ fn disabled_state_shows_in_list() {
     assert_eq!(row["disabled"], true);
     assert_eq!(row["parked"], false);
     // A second disable is a no-op, said.
-    let run = env.run(&["--json", "disable", "context7", "-c", "codex"]).ok();
+    let run = env
+        .run(&["--json", "disable", "context7", "-c", "codex"])
+        .ok();
     assert_eq!(run.json()[0]["action"], "unchanged");
     assert_eq!(run.json()[0]["note"], "already disabled");
 }
@@ -187,7 +212,9 @@ fn claude_code_local_entry_uses_the_per_project_list() {
     );
     assert!(value["projects"][&project]["mcpServers"]["loc"].is_object());
     // A user-scope entry has no user-level switch: parked.
-    let run = env.run(&["--json", "disable", "usr", "-c", "claude-code"]).ok();
+    let run = env
+        .run(&["--json", "disable", "usr", "-c", "claude-code"])
+        .ok();
     assert_eq!(run.json()[0]["method"], "park");
     assert!(jsonc(&env.read(CLAUDE))["mcpServers"].get("usr").is_none());
     env.run(&["enable", "usr", "-c", "claude-code"]).ok();
@@ -199,15 +226,29 @@ fn claude_code_project_entry_is_listed_in_the_user_file() {
     let env = TestEnv::new();
     let project = env.path("app");
     std::fs::create_dir_all(&project).unwrap();
-    env.write("app/.mcp.json", b"{\n  \"mcpServers\": {\n    \"team\": {\n      \"command\": \"node\"\n    }\n  }\n}\n");
+    env.write(
+        "app/.mcp.json",
+        b"{\n  \"mcpServers\": {\n    \"team\": {\n      \"command\": \"node\"\n    }\n  }\n}\n",
+    );
     env.write(CLAUDE, &fixture("claude-code/claude.json"));
     let p = project.display().to_string();
     let run = env
-        .run(&["--json", "--project", &p, "disable", "team", "-c", "claude-code"])
+        .run(&[
+            "--json",
+            "--project",
+            &p,
+            "disable",
+            "team",
+            "-c",
+            "claude-code",
+        ])
         .ok();
     assert_eq!(run.json()[0]["method"], "list");
     let value = jsonc(&env.read(CLAUDE));
-    assert_eq!(value["projects"][&p]["disabledMcpServers"], serde_json::json!(["team"]));
+    assert_eq!(
+        value["projects"][&p]["disabledMcpServers"],
+        serde_json::json!(["team"])
+    );
     assert_eq!(
         list_row_at(&env, &p, "claude-code", "team")["disabled"],
         true
@@ -229,7 +270,9 @@ fn list_row_at(env: &TestEnv, project: &str, client: &str, name: &str) -> serde_
 fn gemini_uses_its_enablement_file_and_leaves_settings_alone() {
     let env = TestEnv::new();
     env.write(GEMINI, &fixture("gemini-cli/settings.json"));
-    let run = env.run(&["--json", "disable", "time", "-c", "gemini-cli"]).ok();
+    let run = env
+        .run(&["--json", "disable", "time", "-c", "gemini-cli"])
+        .ok();
     assert_eq!(run.json()[0]["method"], "enablement");
     assert_eq!(env.read(GEMINI), fixture("gemini-cli/settings.json"));
     let state = jsonc(&env.read(".gemini/mcp-server-enablement.json"));
@@ -248,7 +291,11 @@ fn unknown_name_suggests_and_exits_2() {
     let env = TestEnv::new();
     env.write(CURSOR, &fixture("cursor/mcp.json"));
     let run = env.run(&["disable", "postgress", "-c", "cursor"]).code(2);
-    assert!(run.stderr.contains("did you mean `postgres`"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("did you mean `postgres`"),
+        "{}",
+        run.stderr
+    );
     assert_eq!(env.read(CURSOR), fixture("cursor/mcp.json"));
 }
 
@@ -278,15 +325,25 @@ fn a_client_without_the_server_is_reported() {
     assert_eq!(run.json()[1]["client"], "codex");
     assert_eq!(run.json()[1]["action"], "missing");
     let text = env.run(&["enable", "postgres", "-c", "cursor,codex"]).ok();
-    assert!(text.stdout.contains("no server named `postgres`"), "{}", text.stdout);
+    assert!(
+        text.stdout.contains("no server named `postgres`"),
+        "{}",
+        text.stdout
+    );
 }
 
 #[test]
 fn dry_run_writes_nothing_and_shows_the_diff() {
     let env = TestEnv::new();
     env.write(CURSOR, &fixture("cursor/mcp.json"));
-    let run = env.run(&["disable", "linear", "-c", "cursor", "--dry-run"]).ok();
-    assert!(run.stdout.contains("-        \"linear\": {"), "{}", run.stdout);
+    let run = env
+        .run(&["disable", "linear", "-c", "cursor", "--dry-run"])
+        .ok();
+    assert!(
+        run.stdout.contains("-        \"linear\": {"),
+        "{}",
+        run.stdout
+    );
     assert!(run.stdout.contains("would disable"), "{}", run.stdout);
     assert_eq!(env.read(CURSOR), fixture("cursor/mcp.json"));
     assert_eq!(list_row(&env, "cursor", "linear")["parked"], false);
@@ -310,26 +367,48 @@ fn deny_tools_round_trip_per_dialect() {
     env.write(WINDSURF, &fixture("windsurf/mcp_config.json"));
     env.write(GEMINI, &fixture("gemini-cli/settings.json"));
     for (client, rel, name, field) in [
-        ("codex", CODEX, "context7", "disabled_tools = [\"delete_repo\", \"merge\"]"),
+        (
+            "codex",
+            CODEX,
+            "context7",
+            "disabled_tools = [\"delete_repo\", \"merge\"]",
+        ),
         (
             "windsurf",
             WINDSURF,
             "sequential-thinking",
             "\"disabledTools\": [\n        \"delete_repo\",\n        \"merge\"\n      ]",
         ),
-        ("gemini-cli", GEMINI, "time", "\"excludeTools\": [\n        \"delete_repo\",\n        \"merge\"\n      ]"),
+        (
+            "gemini-cli",
+            GEMINI,
+            "time",
+            "\"excludeTools\": [\n        \"delete_repo\",\n        \"merge\"\n      ]",
+        ),
     ] {
         let original = env.read(rel);
         let run = env
-            .run(&["--json", "disable", name, "-c", client, "--deny-tools", "delete_repo,merge"])
+            .run(&[
+                "--json",
+                "disable",
+                name,
+                "-c",
+                client,
+                "--deny-tools",
+                "delete_repo,merge",
+            ])
             .ok();
         assert_eq!(run.json()[0]["action"], "filtered", "{}", run.stdout);
-        assert_eq!(run.json()[0]["deny"], serde_json::json!(["delete_repo", "merge"]));
+        assert_eq!(
+            run.json()[0]["deny"],
+            serde_json::json!(["delete_repo", "merge"])
+        );
         let text = env.read_str(rel).replace("\r\n", "\n");
         assert!(text.contains(field), "{client}: {text}");
         // The server itself stays on.
         assert_eq!(list_row(&env, client, name)["disabled"], false);
-        env.run(&["enable", name, "-c", client, "--deny-tools", "merge"]).ok();
+        env.run(&["enable", name, "-c", client, "--deny-tools", "merge"])
+            .ok();
         env.run(&["enable", name, "-c", client, "--deny-tools", "delete_repo"])
             .ok();
         assert_eq!(env.read(rel), original, "{client}");
@@ -346,11 +425,21 @@ fn allow_tools_and_all_tools() {
         ("codex", CODEX, "context7", "enabled_tools"),
     ] {
         let original = env.read(rel);
-        env.run(&["enable", name, "-c", client, "--allow-tools", "get_time,convert"])
-            .ok();
+        env.run(&[
+            "enable",
+            name,
+            "-c",
+            client,
+            "--allow-tools",
+            "get_time,convert",
+        ])
+        .ok();
         assert!(env.read_str(rel).contains(field), "{client}");
-        env.run(&["disable", name, "-c", client, "--deny-tools", "x"]).ok();
-        let run = env.run(&["--json", "enable", name, "-c", client, "--all-tools"]).ok();
+        env.run(&["disable", name, "-c", client, "--deny-tools", "x"])
+            .ok();
+        let run = env
+            .run(&["--json", "enable", name, "-c", client, "--all-tools"])
+            .ok();
         assert_eq!(run.json()[0]["action"], "filtered");
         assert_eq!(env.read(rel), original, "{client}");
     }
@@ -362,14 +451,35 @@ fn clients_without_a_filter_field_say_so_and_change_nothing() {
     env.write(CURSOR, &fixture("cursor/mcp.json"));
     env.write(WINDSURF, &fixture("windsurf/mcp_config.json"));
     let run = env
-        .run(&["--json", "disable", "postgres", "-c", "cursor", "--deny-tools", "query"])
+        .run(&[
+            "--json",
+            "disable",
+            "postgres",
+            "-c",
+            "cursor",
+            "--deny-tools",
+            "query",
+        ])
         .code(2);
     assert_eq!(run.json()[0]["action"], "unsupported");
-    assert!(run.json()[0]["note"].as_str().unwrap().contains("no per-server tool filter"));
+    assert!(
+        run.json()[0]["note"]
+            .as_str()
+            .unwrap()
+            .contains("no per-server tool filter")
+    );
     assert_eq!(env.read(CURSOR), fixture("cursor/mcp.json"));
     // Windsurf has a deny-list but no allow-list.
     let run = env
-        .run(&["--json", "enable", "sequential-thinking", "-c", "windsurf", "--allow-tools", "a"])
+        .run(&[
+            "--json",
+            "enable",
+            "sequential-thinking",
+            "-c",
+            "windsurf",
+            "--allow-tools",
+            "a",
+        ])
         .code(2);
     assert_eq!(run.json()[0]["action"], "unsupported");
     assert_eq!(env.read(WINDSURF), fixture("windsurf/mcp_config.json"));
@@ -389,8 +499,14 @@ fn copilot_allow_list_only() {
     assert_eq!(env.read(rel), original);
     env.run(&["enable", "gh", "-c", "copilot-cli", "--allow-tools", "a,b"])
         .ok();
-    assert_eq!(jsonc(&env.read(rel))["mcpServers"]["gh"]["tools"], serde_json::json!(["a", "b"]));
+    assert_eq!(
+        jsonc(&env.read(rel))["mcpServers"]["gh"]["tools"],
+        serde_json::json!(["a", "b"])
+    );
     env.run(&["disable", "gh", "-c", "copilot-cli", "--deny-tools", "b"])
         .ok();
-    assert_eq!(jsonc(&env.read(rel))["mcpServers"]["gh"]["tools"], serde_json::json!(["a"]));
+    assert_eq!(
+        jsonc(&env.read(rel))["mcpServers"]["gh"]["tools"],
+        serde_json::json!(["a"])
+    );
 }
