@@ -282,6 +282,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             );
         }
     }
+    remember_tokens(ctx, printer, &found, &results, &to_probe);
     let tokens = client_tokens(&results, &to_probe);
 
     let mut summary = Summary::default();
@@ -546,6 +547,27 @@ fn add_lint_findings(result: &mut DoctorResult, findings: &[&Finding]) {
             finding.message, finding.code, finding.line
         );
         result.record("config", status, message);
+    }
+}
+
+/// Keep what was measured for `profiles` (a cache: failing to save it is only a warning).
+fn remember_tokens(
+    ctx: &Context,
+    printer: &Printer,
+    found: &[Found<'_>],
+    results: &[DoctorResult],
+    probed: &[(usize, Launch)],
+) {
+    let measured: Vec<_> = probed
+        .iter()
+        .filter_map(|(index, _)| {
+            let result = &results[*index];
+            let entry = found[*index].entry.as_ref().ok()?;
+            Some((entry, result.tokens?, result.tools?))
+        })
+        .collect();
+    if let Err(e) = ctx.state.remember_tokens(&measured) {
+        printer.warn(&format!("could not remember the token estimates: {e}"));
     }
 }
 

@@ -124,6 +124,9 @@ pub struct FilePlan<'a> {
     /// Literal secret values seen in this file's entries, redacted from diffs.
     pub secrets: Vec<String>,
     pub notes: Vec<String>,
+    /// Each manifest server this file gets, as rendered for its client (what `profiles`
+    /// looks up measured token costs by).
+    pub rendered: Vec<(String, ServerEntry)>,
 }
 
 impl FilePlan<'_> {
@@ -155,7 +158,11 @@ pub fn run(args: PlanArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
     } = args;
     let manifest = load(ctx, &manifest_args)?;
     let plans = plan_all(ctx, &manifest, manifest_args.profile.as_deref(), false)?;
-    let report = PlanReport::new(ctx, &manifest, &plans, format, check);
+    let mut report = PlanReport::new(ctx, &manifest, &plans, format, check);
+    report.profile_line = manifest_args
+        .profile
+        .as_deref()
+        .and_then(|p| super::profiles::plan_line(&manifest, &plans, ctx, p));
     printer.emit(&report)
 }
 
@@ -173,23 +180,22 @@ pub fn load(ctx: &Context, args: &ManifestArgs) -> anyhow::Result<Manifest> {
     if let Some(profile) = &args.profile
         && !manifest.profiles.contains_key(profile)
     {
+        let names: Vec<&str> = manifest.profiles.keys().map(String::as_str).collect();
+        let known = if names.is_empty() {
+            "the manifest has no profiles".to_owned()
+        } else {
+            format!("profiles: {}", names.join(", "))
+        };
         return Err(UserError::new(format!(
             "`{}` has no `[profiles.{profile}]`",
             path.display()
         ))
-        .hint(format!(
-            "profiles: {}",
-            if manifest.profiles.is_empty() {
-                "none".to_owned()
-            } else {
-                manifest
-                    .profiles
-                    .keys()
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            }
-        ))
+        .hint(
+            match crate::suggest::closest(profile, names.iter().copied()) {
+                Some(near) => format!("did you mean `{near}`? {known}"),
+                None => known,
+            },
+        )
         .into());
     }
     Ok(manifest)
@@ -300,6 +306,7 @@ pub fn plan_file<'a>(
         ledger: Vec::new(),
         secrets: Vec::new(),
         notes: Vec::new(),
+        rendered: Vec::new(),
         document: Document {
             source: document.source.clone(),
             doc: client.format.parse(String::new())?,
@@ -380,6 +387,9 @@ pub fn plan_file<'a>(
             }
         }
         collect_secrets(&wanted, &mut plan.secrets);
+        if let Ok(entry) = dialect.from_raw(&wanted) {
+            plan.rendered.push((name.clone(), entry));
+        }
         let at = position(&document, name);
         let key = edit::entry_key_at(&identity, &location, name);
         let Some((_, existing)) = current.iter().find(|(n, _)| n == name) else {
@@ -677,6 +687,9 @@ pub struct PlanReport {
     findings: Vec<Finding>,
     /// `plan --check`: out of sync is exit 1.
     check: bool,
+    /// `--profile`: what the profile costs each client (`profiles::plan_line`), after
+    /// the text.
+    pub profile_line: Option<String>,
 }
 
 /// One planned file, ready to print.
@@ -722,6 +735,7 @@ impl PlanReport {
             findings,
             check,
             files,
+            profile_line: None,
         }
     }
 
@@ -803,7 +817,11 @@ impl Report for PlanReport {
                 .collect()
         };
         match self.format {
-            CheckFormat::Text => self.text(paint),
+            CheckFormat::Text => {
+                let mut blocks = self.text(paint);
+                blocks.extend(self.profile_line.clone().map(Block::Line));
+                blocks
+            }
             CheckFormat::Github => self
                 .findings
                 .iter()

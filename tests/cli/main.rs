@@ -27,6 +27,7 @@ mod output;
 mod peer;
 mod peers;
 mod picker;
+mod profiles;
 mod read_as_client;
 mod registry;
 mod registry_server;
