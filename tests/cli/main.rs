@@ -33,6 +33,7 @@ mod registry;
 mod registry_server;
 mod remove;
 mod ship;
+mod sources;
 mod state;
 mod tools;
 mod undo;
