@@ -688,6 +688,11 @@ impl ConfigDoc for YamlDoc {
         Ok(edit)
     }
 
+    fn replace_text(&mut self, text: String) -> Result<(), ParseError> {
+        *self = YamlDoc::parse(text)?;
+        Ok(())
+    }
+
     fn render(&self) -> Cow<'_, str> {
         Cow::Borrowed(&self.text)
     }

@@ -220,3 +220,27 @@ fn crlf_and_flow_style_files_keep_their_style() {
     env.run(&["remove", "m", "-c", "goose"]).ok();
     assert_eq!(env.read_str(GOOSE), flow);
 }
+
+#[test]
+fn disable_flips_enabled_in_place_and_leaves_builtins_to_goose() {
+    let (env, text) = goose_env();
+    env.run(&["disable", "fetch", "-c", "goose"]).ok();
+    let off = env.read_str(GOOSE);
+    assert_eq!(
+        off,
+        text.replacen(
+            "    enabled: true\n    env_keys: []",
+            "    enabled: false\n    env_keys: []",
+            1
+        )
+    );
+    env.run(&["enable", "fetch", "-c", "goose"]).ok();
+    assert_eq!(env.read_str(GOOSE), text);
+    let run = env.run(&["disable", "developer", "-c", "goose"]).code(2);
+    assert!(
+        run.stdout.contains("`developer` is built into Goose"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(env.read_str(GOOSE), text);
+}
