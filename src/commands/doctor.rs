@@ -22,6 +22,7 @@ use crate::error::{ExitStatus, UserError};
 use crate::fs;
 use crate::handshake::{
     self, Fix, Launch, Level, Probe, ProbeOptions, ProbeWarning, Status as ProbeStatus,
+    TimeoutSource,
 };
 use crate::output::{Printer, Style};
 use crate::platform::Os;
@@ -151,7 +152,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     let mut results: Vec<DoctorResult> = Vec::new();
     let env = &options.parent_env;
     let trust = TrustRule::new(&ctx.platform, &ctx.project, trust_project);
-    let mut to_probe: Vec<(usize, Launch)> = Vec::new();
+    let mut to_probe: Vec<(usize, Launch, ProbeOptions)> = Vec::new();
     let lint = lint_files(ctx, &found);
     // Indexed once: scanning every entry (or finding) per entry is quadratic, and files
     // with tens of thousands of entries exist.
@@ -181,7 +182,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             .map_or(&[][..], Vec::as_slice);
         add_lint_findings(&mut result, findings);
         if let (Some(t), false) = (transport, no_spawn) {
-            to_probe.push((index, t));
+            to_probe.push((index, t, entry_options(&options, f)));
         }
         results.push(result);
     }
@@ -219,7 +220,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         let ids: Vec<&str> = {
             let mut ids: Vec<&str> = to_probe
                 .iter()
-                .map(|(i, _)| found[*i].client.id.as_str())
+                .map(|(i, _, _)| found[*i].client.id.as_str())
                 .collect();
             ids.dedup();
             let mut unique = Vec::new();
@@ -244,9 +245,12 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         let done = Mutex::new(0usize);
         let labels: Vec<String> = to_probe
             .iter()
-            .map(|(i, _)| format!("{}/{}", found[*i].client.id, found[*i].name))
+            .map(|(i, _, _)| format!("{}/{}", found[*i].client.id, found[*i].name))
             .collect();
-        let launches: Vec<Launch> = to_probe.iter().map(|(_, t)| t.clone()).collect();
+        let launches: Vec<(Launch, ProbeOptions)> = to_probe
+            .iter()
+            .map(|(_, t, o)| (t.clone(), o.clone()))
+            .collect();
         if printer.stderr_tty {
             printer.progress(&format!("[0/{total}] starting…"));
         }
@@ -255,7 +259,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         let jobs = jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(4, usize::from))
             .max(1);
-        let probes = handshake::probe_many(launches, &options, jobs, |i, probe| {
+        let probes = handshake::probe_many(launches, jobs, |i, probe| {
             if let Ok(mut n) = done.lock() {
                 *n += 1;
                 // A verdict per line, so a CI log shows results as they come.
@@ -272,7 +276,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         });
         printer.progress_done();
         let busy = jobs.min(total);
-        for ((index, launch), probe) in to_probe.iter().zip(probes) {
+        for ((index, launch, _), probe) in to_probe.iter().zip(probes) {
             merge_probe(
                 &mut results[*index],
                 found[*index].client,
@@ -356,6 +360,7 @@ pub(crate) fn probe_options(ctx: &Context, timeout: f64) -> anyhow::Result<Probe
     }
     Ok(ProbeOptions {
         timeout: Duration::from_secs_f64(timeout),
+        timeout_set_by: TimeoutSource::Option,
         parent_env: ctx
             .platform
             .vars()
@@ -363,6 +368,21 @@ pub(crate) fn probe_options(ctx: &Context, timeout: f64) -> anyhow::Result<Probe
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect::<IndexMap<_, _>>(),
     })
+}
+
+/// The options for probing `f`: the entry's own startup timeout (Codex
+/// `startup_timeout_sec`), when its client reads one, replaces `--timeout`: the client
+/// would give up after that long too.
+fn entry_options(options: &ProbeOptions, f: &Found<'_>) -> ProbeOptions {
+    let mut options = options.clone();
+    let keys = f.client.fields.extra_keys.as_deref().unwrap_or_default();
+    if let Some((seconds, key)) = f.entry.as_ref().ok().and_then(|e| e.startup_timeout(keys))
+        && let Ok(limit) = Duration::try_from_secs_f64(seconds.min(3600.0))
+    {
+        options.timeout = limit;
+        options.timeout_set_by = TimeoutSource::Entry { key };
+    }
+    options
 }
 
 /// Checks that start nothing. Returns the transport to probe when the entry is runnable.
@@ -552,10 +572,13 @@ fn add_lint_findings(result: &mut DoctorResult, findings: &[&Finding]) {
 /// Per client, the sum of the token estimates of the servers that answered; an entry
 /// started the same way as one counted, or with the same name (another scope), adds
 /// nothing.
-fn client_tokens(results: &[DoctorResult], probed: &[(usize, Launch)]) -> Vec<ClientTokens> {
+fn client_tokens(
+    results: &[DoctorResult],
+    probed: &[(usize, Launch, ProbeOptions)],
+) -> Vec<ClientTokens> {
     let mut totals: Vec<ClientTokens> = Vec::new();
     let mut counted: Vec<(&str, &str, &Launch)> = Vec::new();
-    for (index, launch) in probed {
+    for (index, launch, _) in probed {
         let result = &results[*index];
         let Some(tokens) = result.tokens else {
             continue;

@@ -20,8 +20,8 @@ use serde_json::{Map, Value, json};
 use super::jsonrpc::RpcError;
 use super::tools::{self, ToolCall};
 use super::{
-    Era, KNOWN_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION, Phase, ProbeError,
-    ProbeWarning, Report,
+    Budget, Era, KNOWN_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION, Phase,
+    ProbeError, ProbeWarning, Report,
 };
 
 /// Most `tools/list` pages read before giving up on a server that never stops paging.
@@ -106,7 +106,7 @@ pub(crate) trait Channel {
 pub(crate) struct Plan<'a> {
     pub(crate) deadline: Instant,
     /// The whole probe's timeout, for messages.
-    pub(crate) budget: Duration,
+    pub(crate) budget: Budget,
     /// Probe `server/discover` first (not for legacy HTTP+SSE, which predates it).
     pub(crate) discover: bool,
     /// Call this tool after listing.
@@ -173,10 +173,7 @@ impl<C: Channel> Session<'_, '_, C> {
     }
 
     fn timeout(&self, phase: Phase) -> ProbeError {
-        ProbeError::Timeout {
-            phase,
-            after: self.plan.budget,
-        }
+        self.plan.budget.expired(phase)
     }
 
     /// Start the server again, once; `Ok(false)` when that is not possible.
@@ -717,7 +714,10 @@ mod tests {
     fn plan() -> Plan<'static> {
         Plan {
             deadline: Instant::now() + Duration::from_secs(5),
-            budget: Duration::from_secs(5),
+            budget: Budget {
+                after: Duration::from_secs(5),
+                set_by: super::super::TimeoutSource::Option,
+            },
             discover: true,
             call: None,
         }

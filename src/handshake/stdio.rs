@@ -68,7 +68,7 @@ pub(crate) fn probe(
     };
     let plan = Plan {
         deadline,
-        budget: options.timeout,
+        budget: options.budget(),
         discover: true,
         call,
     };

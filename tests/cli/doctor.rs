@@ -821,3 +821,54 @@ fn the_stderr_excerpt_keeps_the_line_that_says_what_is_wrong() {
     );
     assert!(run.stdout.contains("│     at frame 59"), "{}", run.stdout);
 }
+
+#[test]
+fn a_codex_entry_startup_timeout_governs_its_handshake() {
+    let env = TestEnv::new();
+    let bin = fixture();
+    env.write(
+        ".codex/config.toml",
+        format!(
+            "[mcp_servers.slow]\ncommand = {bin:?}\nargs = [\"silent\"]\nstartup_timeout_sec = 1\n\n\
+             [mcp_servers.slow_ms]\ncommand = {bin:?}\nargs = [\"silent\", \"ms\"]\nstartup_timeout_ms = 1500\n"
+        )
+        .as_bytes(),
+    );
+    // --timeout would allow a minute; Codex gives up after the entry's own limit.
+    let run = env
+        .run(&["doctor", "-c", "codex", "--json", "--timeout", "60"])
+        .code(1);
+    let report = run.json();
+    let error = result(&report, "slow")["error"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(error.contains("timed out after 1 s"), "{error}");
+    assert!(error.contains("`startup_timeout_sec`"), "{error}");
+    assert!(!error.contains("--timeout"), "{error}");
+    let error = result(&report, "slow_ms")["error"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(error.contains("timed out after 1.5 s"), "{error}");
+    assert!(error.contains("`startup_timeout_ms`"), "{error}");
+}
+
+#[test]
+fn a_startup_timeout_key_the_client_does_not_read_is_ignored() {
+    let env = TestEnv::new();
+    let bin = fixture();
+    cursor_config(
+        &env,
+        json!({"silent": {"command": bin, "args": ["silent"], "startup_timeout_sec": 30}}),
+    );
+    let run = env
+        .run(&["doctor", "-c", "cursor", "--json", "--timeout", "1"])
+        .code(1);
+    let error = result(&run.json(), "silent")["error"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(error.contains("timed out after 1 s"), "{error}");
+    assert!(error.contains("--timeout"), "{error}");
+}

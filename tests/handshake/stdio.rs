@@ -4,7 +4,9 @@ use std::time::Duration;
 
 use indexmap::IndexMap;
 use mcpctl::entry::Transport;
-use mcpctl::handshake::{Phase, ProbeError, ProbeWarning, Status, probe, probe_many};
+use mcpctl::handshake::{
+    Phase, ProbeError, ProbeWarning, Status, TimeoutSource, probe, probe_many,
+};
 
 use crate::fixture::{assert_no_survivors, fixture, fixture_binary, generous, launch, options};
 
@@ -105,7 +107,8 @@ fn doctor_times_out_silent_server() {
         result.failure,
         Some(ProbeError::Timeout {
             phase: Phase::Initialize,
-            after: Duration::from_millis(500)
+            after: Duration::from_millis(500),
+            set_by: TimeoutSource::Option,
         })
     );
     assert!(
@@ -311,8 +314,11 @@ fn probe_many_shares_identical_entries() {
     let dying = fixture(&["exit=1"], other_dir.path());
     let calls = std::sync::Mutex::new(Vec::new());
     let results = probe_many(
-        vec![launch(&healthy), launch(&dying), launch(&healthy)],
-        &generous(),
+        vec![
+            (launch(&healthy), generous()),
+            (launch(&dying), generous()),
+            (launch(&healthy), generous()),
+        ],
         4,
         |index, _| calls.lock().unwrap().push(index),
     );
