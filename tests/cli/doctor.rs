@@ -693,9 +693,10 @@ fn doctor_json_tells_tools_capabilities_and_what_it_started() {
     assert_eq!(good["started"], Value::Null);
     let dies = result(&report, "dies");
     assert_eq!(dies["started"], format!("{bin} exit=3"));
-    // Without a terminal, progress lines are verdicts a CI log can use.
+    // Without a terminal, a CI log gets the verdict rows, not "[n/N]" progress lines.
     let run = env.run(&["doctor", "-c", "cursor"]).code(1);
-    assert!(run.stderr.contains("cursor/dies fail ("), "{}", run.stderr);
+    assert!(run.stdout.contains("✘ cursor/dies"), "{}", run.stdout);
+    assert!(!run.stderr.contains("[1/2]"), "{}", run.stderr);
 }
 
 #[test]
@@ -871,4 +872,52 @@ fn a_startup_timeout_key_the_client_does_not_read_is_ignored() {
         .to_owned();
     assert!(error.contains("timed out after 1 s"), "{error}");
     assert!(error.contains("--timeout"), "{error}");
+}
+
+#[test]
+fn rows_stream_as_each_server_finishes() {
+    // A server that never answers must not hold back the row of one that did: the
+    // healthy server's row is on stdout while the silent one is still being waited for.
+    let env = TestEnv::new();
+    let bin = fixture();
+    cursor_config(
+        &env,
+        json!({
+            "hung": {"command": bin, "args": ["silent"]},
+            "good": {"command": bin, "args": []}
+        }),
+    );
+    let mut child = env
+        .command(&["doctor", "-c", "cursor", "--jobs", "2", "--timeout", "120"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut first).unwrap();
+    // The row arrived while "hung" still runs: the process has not exited.
+    let running = child.try_wait().unwrap().is_none();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(first.starts_with("✔ cursor/good"), "{first}");
+    assert!(running);
+}
+
+#[test]
+fn json_stays_one_document_at_the_end() {
+    let env = TestEnv::new();
+    let bin = fixture();
+    cursor_config(
+        &env,
+        json!({
+            "good": {"command": bin, "args": []},
+            "off": {"command": bin, "disabled": true}
+        }),
+    );
+    let run = env.run(&["doctor", "-c", "cursor", "--json"]).ok();
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["summary"]["ok"], 1);
+    assert!(!run.stdout.contains('✔'), "{}", run.stdout);
+    assert!(!run.stderr.contains("checking"), "{}", run.stderr);
 }
