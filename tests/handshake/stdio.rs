@@ -387,3 +387,42 @@ fn a_silent_exit_does_not_point_at_an_empty_stderr() {
     );
     assert!(result.stderr_tail.is_empty());
 }
+
+#[test]
+fn a_server_that_exits_by_itself_is_never_flagged_even_when_the_machine_is_busy() {
+    // `busy-exit=MS` needs MS ms of CPU after its input closes before it exits (and
+    // ignores SIGTERM meanwhile), as a server does on a loaded machine: more than the
+    // grace periods of wall time, yet it ends by itself. Many at once, beside healthy
+    // servers: none may be reported as needing a kill.
+    let dirs: Vec<tempfile::TempDir> = (0..12).map(|_| tempfile::tempdir().unwrap()).collect();
+    let items = dirs
+        .iter()
+        .enumerate()
+        .map(|(i, dir)| {
+            let busy = format!("busy-exit={}", if i % 4 == 0 { 1500 } else { 100 });
+            let modes = [busy.as_str(), if i % 2 == 0 { "x" } else { "y" }];
+            (launch(&fixture(&modes, dir.path())), generous())
+        })
+        .collect();
+    let results = probe_many(items, 12, |_, _| {});
+    for result in &results {
+        assert_eq!(result.status, Status::Ok, "{result:#?}");
+        assert!(result.warnings.is_empty(), "{result:#?}");
+    }
+    for dir in &dirs {
+        assert_no_survivors(dir.path());
+    }
+}
+
+#[test]
+fn an_older_valid_protocol_version_is_not_a_warning() {
+    // The official SDK pinned to 2025-03-26 answers `initialize` with it: clients accept
+    // that, so the probe passes and only reports the version.
+    let dir = tempfile::tempdir().unwrap();
+    let result = probe(&fixture(&["older"], dir.path()), &generous());
+    assert_eq!(result.status, Status::Ok, "{result:#?}");
+    assert!(result.warnings.is_empty(), "{result:#?}");
+    assert_eq!(result.protocol_version.as_deref(), Some("2025-03-26"));
+    assert_eq!(result.tools, Some(2));
+    assert_no_survivors(dir.path());
+}
