@@ -921,3 +921,37 @@ fn json_stays_one_document_at_the_end() {
     assert!(!run.stdout.contains('✔'), "{}", run.stdout);
     assert!(!run.stderr.contains("checking"), "{}", run.stderr);
 }
+
+#[test]
+fn doctor_reports_an_older_protocol_version_as_information() {
+    let env = TestEnv::new();
+    cursor_config(
+        &env,
+        json!({"old": {"command": fixture(), "args": ["older"]}}),
+    );
+    let run = env
+        .run(&["doctor", "-c", "cursor", "--json", "--strict"])
+        .ok();
+    let report = run.json();
+    let old = result(&report, "old");
+    assert_eq!(old["status"], "ok", "{old}");
+    assert_eq!(old["protocol_version"], "2025-03-26");
+    let protocol = old["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "protocol")
+        .unwrap_or_else(|| panic!("no protocol check in {old}"));
+    assert_eq!(protocol["status"], "ok");
+    assert!(
+        protocol["message"].as_str().unwrap().contains("older than"),
+        "{protocol}"
+    );
+    assert_eq!(report["summary"]["warn"], 0);
+    let run = env.run(&["doctor", "-c", "cursor", "--strict"]).ok();
+    assert!(
+        run.stdout.contains("✔ cursor/old") && run.stdout.contains("handshake 2025-03-26"),
+        "{}",
+        run.stdout
+    );
+}
