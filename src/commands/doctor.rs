@@ -565,7 +565,7 @@ fn static_checks(
             ),
         );
     }
-    if entry.disabled() {
+    if entry.disabled() || crate::toggle::switched_off(ctx, f) {
         result.record(
             "enabled",
             Status::Skipped,
