@@ -416,6 +416,24 @@ fn doctor_starts_an_enabled_plugin_server_and_skips_a_disabled_one() {
         .run(&["doctor", "-c", "claude-code", "--json", "--timeout", "20"])
         .ok()
         .json();
+    // `tools` and `call` reach the plugin's server as doctor does.
+    let tools = env
+        .run(&[
+            "tools",
+            "fx",
+            "-c",
+            "claude-code",
+            "--json",
+            "--timeout",
+            "20",
+        ])
+        .ok()
+        .json();
+    assert!(tools.to_string().contains("hello"), "{tools}");
+    let run = env
+        .run(&["tools", "telegram", "-c", "claude-code", "--timeout", "20"])
+        .code(2);
+    assert!(run.stderr.contains("is disabled"), "{}", run.stderr);
     let fx = crate::doctor::result(&report, "fx");
     assert_eq!(fx["status"], "ok", "{fx}");
     assert_eq!(fx["read_only"], true);
