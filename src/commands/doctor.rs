@@ -766,9 +766,10 @@ fn merge_probe(
         (ProbeStatus::Fail, Some(f @ handshake::ProbeError::Timeout { .. })) if busy > 1 => (
             Status::Fail,
             format!(
-                "{f}; {} others were starting at the same time: if it passes alone \
+                "{f}; {} other server{} started at the same time: if it passes alone \
                  (`mcpctl doctor {}`), lower --jobs",
                 busy - 1,
+                plural(busy - 1),
                 result.name
             ),
         ),
