@@ -18,8 +18,10 @@ pub mod output;
 pub mod picker;
 pub mod platform;
 pub mod registry;
+pub mod sources;
 pub mod state;
 pub mod suggest;
+pub mod toggle;
 pub mod trust;
 pub mod vars;
 

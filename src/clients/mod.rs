@@ -7,7 +7,7 @@ mod row;
 
 use std::path::{Path, PathBuf};
 
-pub use row::{Approval, Unread};
+pub use row::{Approval, SourceKind, Switch, ToolFilter, Unread};
 pub use row::{DialectName, Fields, TransportName, UntypedRemote, VarSyntax};
 use row::{Row, TableFile};
 
@@ -47,9 +47,16 @@ pub struct Client {
     /// How the client records approval of project servers; `None`: it keeps none that
     /// mcpctl can read.
     pub approval: Option<Approval>,
+    /// How the client switches a server off; `None`: `disable` parks entries.
+    pub switch: Option<Switch>,
+    /// The entry's tool allow/deny fields; `None`: the file has none.
+    pub tool_filter: Option<ToolFilter>,
     pub source: String,
     /// Files that look like the client's but that it does not read (`check`: MCP006).
     pub unread: Vec<Unread>,
+    /// Places the client loads servers from that the user did not write (plugins,
+    /// extensions, an administrator's file): listed and checked, never edited.
+    pub read_only: Vec<ReadOnlySource>,
     legacy: Option<LegacyLocation>,
     paths_macos: Vec<String>,
     paths_linux: Vec<String>,
@@ -59,7 +66,18 @@ pub struct Client {
 }
 
 /// Which of a client's files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum, serde::Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
     /// The user's own config file (every project).
@@ -101,6 +119,56 @@ impl LegacyLocation {
             Os::Linux => &self.linux,
             Os::Windows => &self.windows,
         }
+    }
+}
+
+/// A read-only source of servers (row field `read_only`; src/sources/ reads it).
+#[derive(Debug, Clone)]
+pub struct ReadOnlySource {
+    pub kind: SourceKind,
+    macos: Vec<String>,
+    linux: Vec<String>,
+    windows: Vec<String>,
+    /// Files that switch parts of the source on or off (templates, or project-relative).
+    pub settings: Vec<String>,
+    pub servers_key: Vec<String>,
+    /// When present, the client loads only this source's servers.
+    pub exclusive: bool,
+    /// How a person changes these servers; `{origin}` is the plugin or extension name.
+    pub manage: String,
+}
+
+impl ReadOnlySource {
+    /// The file or folder on this platform (the first candidate that exists, else the
+    /// first), `None` when the source does not exist on this OS.
+    pub fn path(&self, platform: &Platform) -> Result<Option<PathBuf>, TemplateError> {
+        platform.resolve_candidates(match platform.os {
+            Os::Macos => &self.macos,
+            Os::Linux => &self.linux,
+            Os::Windows => &self.windows,
+        })
+    }
+
+    /// A settings file: a template, or relative to the project root.
+    pub fn settings_path(
+        &self,
+        template: &str,
+        platform: &Platform,
+        project: &Path,
+    ) -> Result<PathBuf, TemplateError> {
+        if template.contains('{') {
+            platform.expand(template)
+        } else {
+            Ok(project.join(template))
+        }
+    }
+
+    fn templates(&self) -> impl Iterator<Item = &String> {
+        self.macos
+            .iter()
+            .chain(&self.linux)
+            .chain(&self.windows)
+            .chain(self.settings.iter().filter(|s| s.contains('{')))
     }
 }
 
@@ -149,8 +217,24 @@ impl Client {
             fields: row.fields,
             remote_hint: row.remote_hint,
             approval: row.approval,
+            switch: row.switch,
+            tool_filter: row.tool_filter,
             source: row.source,
             unread: row.unread,
+            read_only: row
+                .read_only
+                .into_iter()
+                .map(|r| ReadOnlySource {
+                    kind: r.kind,
+                    macos: list(r.paths.macos),
+                    linux: list(r.paths.linux),
+                    windows: list(r.paths.windows),
+                    settings: r.settings,
+                    servers_key: r.servers_key,
+                    exclusive: r.exclusive,
+                    manage: r.manage,
+                })
+                .collect(),
             legacy: row.legacy.map(|l| LegacyLocation {
                 macos: list(l.paths.macos),
                 linux: list(l.paths.linux),
@@ -289,6 +373,7 @@ impl Client {
                     .iter()
                     .flat_map(|l| l.macos.iter().chain(&l.linux).chain(&l.windows)),
             )
+            .chain(self.read_only.iter().flat_map(ReadOnlySource::templates))
     }
 }
 
@@ -538,6 +623,49 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn switch_and_filter_fields_are_keys_check_accepts() {
+        let table = ClientTable::builtin().unwrap();
+        for client in table.all() {
+            let mut written: Vec<&str> = Vec::new();
+            match &client.switch {
+                Some(Switch::Field { key, .. }) => written.push(key),
+                Some(Switch::List { scopes, .. }) => {
+                    for scope in scopes {
+                        assert!(client.scopes().contains(scope), "{}: {scope:?}", client.id);
+                    }
+                }
+                _ => {}
+            }
+            if let Some(filter) = &client.tool_filter {
+                written.extend(filter.allow.as_deref());
+                written.extend(filter.deny.as_deref());
+                assert!(
+                    filter.allow.is_some() || filter.deny.is_some(),
+                    "{}",
+                    client.id
+                );
+            }
+            if let Some(extra) = &client.fields.extra_keys {
+                for key in written {
+                    assert!(
+                        extra.iter().any(|k| k == key),
+                        "{}: `{key}` is written by disable/enable but not in extra_keys",
+                        client.id
+                    );
+                }
+            }
+        }
+        // The switch kinds the table uses parse, and park is the default.
+        let id = |id: &str| table.all().iter().find(|c| c.id == id).unwrap();
+        assert!(id("cursor").switch.is_none() && id("vscode").switch.is_none());
+        assert!(matches!(id("codex").switch, Some(Switch::Field { .. })));
+        assert!(matches!(
+            id("gemini-cli").switch,
+            Some(Switch::Enablement { .. })
+        ));
     }
 
     #[test]

@@ -59,10 +59,56 @@ pub(crate) struct Row {
     #[serde(default)]
     pub(crate) approval: Option<Approval>,
     #[serde(default)]
+    pub(crate) switch: Option<Switch>,
+    #[serde(default)]
+    pub(crate) tool_filter: Option<ToolFilter>,
+    #[serde(default)]
     pub(crate) legacy: Option<Legacy>,
     #[serde(default)]
     pub(crate) unread: Vec<Unread>,
+    #[serde(default)]
+    pub(crate) read_only: Vec<ReadOnlyRow>,
     pub(crate) source: String,
+}
+
+/// Servers the client loads from somewhere the user did not write them (`clients.toml`
+/// `[[client.read_only]]`): listed and checked, never edited. `kind` says how to read the
+/// place (src/sources/ has one module per kind).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ReadOnlyRow {
+    pub(crate) kind: SourceKind,
+    /// The file or folder per OS (path templates; an absent OS: none there).
+    pub(crate) paths: Paths,
+    /// Files that switch the source's parts on or off (kind-specific): path templates, or
+    /// paths relative to the project root when they have no `{`.
+    #[serde(default)]
+    pub(crate) settings: Vec<String>,
+    /// Where servers sit in the file (`managed-file`).
+    #[serde(default)]
+    pub(crate) servers_key: Vec<String>,
+    /// When the file exists, the client loads only its servers (Claude Code's
+    /// `managed-mcp.json`): the user's own entries and other sources are not loaded.
+    #[serde(default)]
+    pub(crate) exclusive: bool,
+    /// How a person changes these servers, for `add`/`remove`; `{origin}` is the plugin or
+    /// extension name.
+    pub(crate) manage: String,
+}
+
+/// How a read-only source is laid out.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SourceKind {
+    /// Claude Code plugins: `installed_plugins.json` names each plugin's directory;
+    /// `enabledPlugins` in the settings files switches it on; servers in `<plugin>/.mcp.json`
+    /// and `plugin.json` `mcpServers`.
+    ClaudePlugins,
+    /// One JSON file an administrator deploys (Claude Code's `managed-mcp.json`).
+    ManagedFile,
+    /// Gemini CLI extensions: `<dir>/<name>/gemini-extension.json` `mcpServers`, switched
+    /// by `extension-enablement.json`.
+    GeminiExtensions,
 }
 
 /// Where a client records that the user approved a project's servers (`clients.toml`
@@ -83,6 +129,45 @@ pub struct Approval {
     pub names: Option<String>,
     #[serde(default)]
     pub denied: Option<String>,
+}
+
+/// How a client switches one server off without removing it (`clients.toml` field
+/// `switch`). A client without one gets its entries *parked* by `disable` (cut out of the
+/// file, kept byte for byte in mcpctl's state directory).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Switch {
+    /// A field of the entry itself: the server is off when `key` holds `off`
+    /// (`disabled = true`, `enabled = false`).
+    Field { key: String, off: serde_json::Value },
+    /// A list of server names at key path `at` + `key` (`{project}` = the absolute project
+    /// directory) in `file` (a path template; absent = the client's user file). It covers
+    /// the entries of `scopes` only; other scopes park.
+    List {
+        #[serde(default)]
+        file: Option<String>,
+        #[serde(default)]
+        at: Vec<String>,
+        key: String,
+        scopes: Vec<crate::clients::Scope>,
+    },
+    /// A file of its own mapping each (lower-cased) server name to `{"enabled": false}`
+    /// (Gemini CLI's `mcp-server-enablement.json`); it covers every scope.
+    Enablement { file: String },
+}
+
+/// A client's per-server tool filter fields (`clients.toml` field `tool_filter`): an
+/// allow-list and/or a deny-list of tool names in the entry.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct ToolFilter {
+    #[serde(default)]
+    pub allow: Option<String>,
+    #[serde(default)]
+    pub deny: Option<String>,
+    /// An allow-list holding this value allows every tool (Copilot CLI's `"*"`).
+    #[serde(default)]
+    pub wildcard: Option<String>,
 }
 
 /// A file that looks like one of the client's but that it does not read: servers put

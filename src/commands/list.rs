@@ -5,11 +5,13 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use crate::cli::ListArgs;
-use crate::commands::inventory::{collect, display_path};
+use crate::clients::{Client, Location};
+use crate::commands::inventory::{Inventory, collect_all, display_path};
 use crate::commands::{Context, targets};
-use crate::entry::{self, Transport};
+use crate::entry::{self, Dialect, Transport};
 use crate::error::ExitStatus;
 use crate::output::{Block, ErrorText, Paint, Printer, Report, Style, redact_map};
+use crate::toggle::Power;
 
 #[derive(Debug, Serialize)]
 struct ListRow {
@@ -23,11 +25,38 @@ struct ListRow {
     env: IndexMap<String, String>,
     headers: IndexMap<String, String>,
     path: String,
+    /// Switched off through the client's own switch (or parked).
     disabled: bool,
+    /// Cut out of the file by `mcpctl disable` (the client has no switch); `enable` puts
+    /// it back. The entry lives in mcpctl's state directory meanwhile.
+    parked: bool,
     /// The file spells the command as `cmd /c ...` (shown unwrapped in `command`/`args`).
     wrapped: bool,
+    /// The entry comes from a read-only source (a plugin, an extension, an
+    /// administrator's file): mcpctl never edits it.
+    read_only: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    origin: Option<OriginRow>,
+    /// Why the client does not load the entry although it is there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    not_loaded: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
+}
+
+/// Where a read-only entry comes from.
+#[derive(Debug, Serialize)]
+struct OriginRow {
+    /// `plugin`, `extension` or `managed`.
+    kind: &'static str,
+    /// The plugin id, the extension name, or the managed file's name.
+    name: String,
+    /// The file the entry is in (absolute, also without `--json`).
+    file: String,
+    /// Who chose that the client loads it: `user`, `project` or `admin`.
+    chosen_by: crate::sources::Chooser,
+    /// How to change it.
+    manage: String,
 }
 
 pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
@@ -41,8 +70,13 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
     } else {
         targets::by_ids(ctx, &clients)?
     };
-    let (found, broken) = collect(ctx, &clients, name.as_deref());
-    let rows: Vec<ListRow> = found
+    let Inventory {
+        found,
+        broken,
+        exclusive,
+    } = collect_all(ctx, &clients, name.as_deref());
+    let probe = crate::toggle::Probe::new(ctx)?;
+    let mut rows: Vec<ListRow> = found
         .iter()
         .map(|f| {
             let mut row = ListRow {
@@ -57,13 +91,29 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                 headers: IndexMap::new(),
                 path: display_path(ctx, &f.path),
                 disabled: false,
+                parked: false,
                 wrapped: false,
+                read_only: f.origin.is_some(),
+                origin: f.origin.as_ref().map(|o| OriginRow {
+                    kind: o.kind,
+                    name: o.name.clone(),
+                    file: o.file.display().to_string(),
+                    chosen_by: o.chosen_by,
+                    manage: o.manage.clone(),
+                }),
+                not_loaded: f.not_loaded.clone(),
                 error: None,
             };
             match &f.entry {
                 Ok(e) => {
                     row.transport = Some(e.transport.name().as_str());
-                    row.disabled = e.disabled();
+                    let location = Location {
+                        scope: f.scope,
+                        path: f.path.clone(),
+                        key: f.key.clone(),
+                    };
+                    row.disabled = e.disabled()
+                        || probe.power(f.client, &location, &f.name, &f.raw) == Power::Off;
                     match &e.transport {
                         Transport::Stdio {
                             command, args, env, ..
@@ -86,9 +136,19 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                 }
                 Err(e) => row.error = Some(e.to_string()),
             }
+            if f.origin.as_ref().is_some_and(|o| !o.enabled) && f.not_loaded.is_none() {
+                row.disabled = true;
+            }
             row
         })
         .collect();
+    rows.extend(parked_rows(
+        ctx,
+        &probe,
+        &clients,
+        name.as_deref(),
+        show_secrets,
+    ));
     let report = ListReport {
         rows,
         broken: broken
@@ -98,8 +158,75 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         name,
         searched: clients.iter().map(|c| c.id.clone()).collect(),
         show_secrets,
+        exclusive: exclusive
+            .iter()
+            .map(|(client, ex)| {
+                format!(
+                    "{} loads only the servers in `{}`: {}",
+                    client.name,
+                    ex.file.display(),
+                    ex.manage
+                )
+            })
+            .collect(),
     };
     printer.emit(&report)
+}
+
+/// Entries `disable` parked, for the listed clients.
+fn parked_rows(
+    ctx: &Context,
+    probe: &crate::toggle::Probe<'_>,
+    clients: &[&Client],
+    name: Option<&str>,
+    show_secrets: bool,
+) -> Vec<ListRow> {
+    probe
+        .parked()
+        .iter()
+        .filter(|p| name.is_none_or(|n| n == p.entry.name))
+        .filter_map(|p| {
+            let client = clients.iter().find(|c| c.id == p.client)?;
+            let mut row = ListRow {
+                client: client.id.clone(),
+                scope: p.scope.as_str(),
+                name: p.entry.name.clone(),
+                transport: None,
+                command: None,
+                args: Vec::new(),
+                url: None,
+                env: IndexMap::new(),
+                headers: IndexMap::new(),
+                path: display_path(ctx, &p.path),
+                disabled: true,
+                parked: true,
+                wrapped: false,
+                read_only: false,
+                origin: None,
+                not_loaded: None,
+                error: None,
+            };
+            if let Ok(e) = Dialect::of(client).from_raw(&p.raw) {
+                row.transport = Some(e.transport.name().as_str());
+                match &e.transport {
+                    Transport::Stdio {
+                        command, args, env, ..
+                    } => {
+                        let (command, args, wrapped) = entry::logical(command, args);
+                        row.command = Some(command);
+                        row.args = args;
+                        row.wrapped = wrapped;
+                        row.env = redact_map(env, show_secrets);
+                    }
+                    Transport::Remote { url, headers, .. } => {
+                        row.url = Some(url.clone());
+                        row.headers = redact_map(headers, show_secrets);
+                    }
+                }
+            }
+            Some(row)
+        })
+        .collect()
 }
 
 /// The servers found, and the files that could not be read.
@@ -113,6 +240,8 @@ struct ListReport {
     searched: Vec<String>,
     /// `--show-secrets`: the table gets an env/headers column.
     show_secrets: bool,
+    /// One line per client whose servers an administrator's file controls exclusively.
+    exclusive: Vec<String>,
 }
 
 impl Report for ListReport {
@@ -123,6 +252,7 @@ impl Report for ListReport {
     fn human(&self, paint: Paint) -> Vec<Block> {
         let show_secrets = self.show_secrets;
         let mut blocks: Vec<Block> = self.broken.iter().cloned().map(Block::Error).collect();
+        blocks.extend(self.exclusive.iter().cloned().map(Block::Warning));
         if self.rows.is_empty() {
             if self.broken.is_empty() {
                 let what = self.name.as_ref().map_or_else(
@@ -158,11 +288,19 @@ impl Report for ListReport {
                         paint.paint(Style::Dim, "(a switch, or a server an extension provides)")
                     }
                 };
-                let name = if r.disabled {
-                    format!("{} {}", r.name, paint.paint(Style::Dim, "(disabled)"))
-                } else {
-                    r.name.clone()
-                };
+                let mut name = r.name.clone();
+                if r.parked {
+                    name.push_str(&paint.paint(Style::Dim, " (parked)"));
+                } else if r.not_loaded.is_some() {
+                    name.push_str(&paint.paint(Style::Dim, " (not loaded)"));
+                } else if r.disabled {
+                    name.push_str(&paint.paint(Style::Dim, " (disabled)"));
+                }
+                if let Some(o) = &r.origin {
+                    name.push_str(
+                        &paint.paint(Style::Dim, &format!(" [read-only: {} {}]", o.kind, o.name)),
+                    );
+                }
                 let scope = if r.scope == "user" {
                     r.client.clone()
                 } else {

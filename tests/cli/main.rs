@@ -33,6 +33,8 @@ mod registry;
 mod registry_server;
 mod remove;
 mod ship;
+mod sources;
 mod state;
+mod toggle;
 mod tools;
 mod undo;
