@@ -320,6 +320,15 @@ fn apply_profile_switches_the_manifests_servers_and_back_is_byte_identity() {
     );
     assert!(vscode.contains("/* pinned: see #1234 */") && vscode.contains("\"github\""));
 
+    // A parked server still counts for its profile, in every client.
+    let report = env.run(&["profiles", "--json"]).ok().json();
+    let clients: Vec<&str> = profile(&report, "writing")["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["client"].as_str().unwrap())
+        .collect();
+    assert_eq!(clients, ["vscode", "codex", "cursor"]);
     // plan --profile shows what apply --profile does.
     let plan = actions(&env, &["--profile", "writing"]);
     assert_eq!(
