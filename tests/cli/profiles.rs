@@ -434,3 +434,63 @@ fn a_failed_write_puts_back_every_switch_already_made() {
     assert_eq!([env.read(VSCODE), env.read(CODEX)], before);
     assert_eq!(std::fs::read(&store).unwrap(), parked);
 }
+
+#[test]
+fn a_project_manifest_switches_claude_codes_project_servers_by_its_per_project_list() {
+    let env = TestEnv::new();
+    let project = env.path("app");
+    let p = project.display().to_string();
+    env.write(
+        ".claude.json",
+        &crate::env::fixture("claude-code/claude.json"),
+    );
+    env.write(
+        "app/mcpctl.toml",
+        br#"clients = ["claude-code"]
+scope = "project"
+
+[servers.memory]
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-memory"]
+
+[servers.docs]
+url = "https://docs.example.com/mcp"
+
+[profiles.a]
+servers = ["memory"]
+
+[profiles.b]
+servers = ["docs"]
+"#,
+    );
+    let run = |args: &[&str]| {
+        let mut all = vec!["--project", p.as_str()];
+        all.extend(args);
+        env.run(&all)
+    };
+    run(&["apply", "--profile", "a"]).ok();
+    let a = [env.read(".claude.json"), env.read("app/.mcp.json")];
+    assert_eq!(switched_off(&a[0], &p), ["docs"]);
+    let shared = crate::env::jsonc(&a[1]);
+    assert!(
+        shared["mcpServers"]["docs"].is_object(),
+        "the entry stays: {shared}"
+    );
+    run(&["apply", "--profile", "b"]).ok();
+    assert_eq!(switched_off(&env.read(".claude.json"), &p), ["memory"]);
+    run(&["plan", "--profile", "b", "--check"]).ok();
+    run(&["apply", "--profile", "a"]).ok();
+    assert_eq!([env.read(".claude.json"), env.read("app/.mcp.json")], a);
+}
+
+/// The names a project's record in `~/.claude.json` switches off (whichever of Claude
+/// Code's two lists the switch uses).
+fn switched_off(claude_json: &[u8], project: &str) -> Vec<String> {
+    let user = crate::env::jsonc(claude_json);
+    ["disabledMcpServers", "disabledMcpjsonServers"]
+        .iter()
+        .filter_map(|k| user["projects"][project][*k].as_array())
+        .flatten()
+        .map(|n| n.as_str().unwrap().to_owned())
+        .collect()
+}
