@@ -140,6 +140,8 @@ pub struct FilePlan<'a> {
     /// Servers to switch (`toggle::switch`) in this file: on before the file is written
     /// (a parked entry must be back first), off after (an added entry must be there).
     pub switches: Vec<(String, Want)>,
+    /// What those switches change, for entries already there (a dry run of each).
+    pub switch_diffs: Vec<String>,
 }
 
 impl FilePlan<'_> {
@@ -149,17 +151,22 @@ impl FilePlan<'_> {
         (text != self.before).then(|| text.into_owned())
     }
 
-    /// The unified diff, secrets redacted.
+    /// The unified diff, secrets redacted; then what each switch changes.
     pub fn diff(&self, ctx: &Context) -> Option<String> {
-        let after = self.new_text()?;
-        let source = &self.document.source;
-        let diff = edit::unified_diff(
-            &display_path(ctx, &self.location.path),
-            &source.bytes_for(&self.before),
-            &source.bytes_for(&after),
-            source.exists(),
-        );
-        Some(redact_secrets(&diff, &self.secrets))
+        let mut out = String::new();
+        if let Some(after) = self.new_text() {
+            let source = &self.document.source;
+            out = edit::unified_diff(
+                &display_path(ctx, &self.location.path),
+                &source.bytes_for(&self.before),
+                &source.bytes_for(&after),
+                source.exists(),
+            );
+        }
+        for diff in &self.switch_diffs {
+            out.push_str(diff);
+        }
+        (!out.is_empty()).then(|| redact_secrets(&out, &self.secrets))
     }
 }
 
@@ -326,6 +333,7 @@ pub fn plan_file<'a>(
         notes: Vec::new(),
         rendered: Vec::new(),
         switches: Vec::new(),
+        switch_diffs: Vec::new(),
         document: Document {
             source: document.source.clone(),
             doc: client.format.parse(String::new())?,
@@ -567,6 +575,24 @@ pub fn plan_file<'a>(
         plan.ledger.push(LedgerOp::Forget {
             name: record.entry.name,
         });
+    }
+    // Switches of entries already there: show what they change (an entry this plan adds
+    // is switched after it is written, so there is nothing to show yet).
+    for (name, want) in &plan.switches {
+        let switched = plan
+            .items
+            .iter()
+            .any(|i| i.name == *name && matches!(i.action, Action::Enable | Action::Disable));
+        if !switched {
+            continue;
+        }
+        match crate::toggle::switch(ctx, client, &location, name, *want, true) {
+            Ok(done) => plan.switch_diffs.extend(done.diff),
+            Err(e) => plan.notes.push(format!(
+                "switching `{name}` {} will fail: {e:#}",
+                if *want == Want::On { "on" } else { "off" }
+            )),
+        }
     }
     plan.document = document;
     Ok(plan)

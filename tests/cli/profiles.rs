@@ -345,6 +345,15 @@ fn apply_profile_switches_the_manifests_servers_and_back_is_byte_identity() {
             ("cursor", "fetch", "disable"),
         ])
     );
+    // Its text shows what each switch changes.
+    let text = env.run(&["plan", "--profile", "writing"]).ok().stdout;
+    assert!(
+        text.contains("  v disable   memory  (not in profile `writing`)")
+            && text.contains("-enabled = false\n")
+            && text.contains("+enabled = false\n")
+            && text.contains("+\t\t\"docs\": {"),
+        "{text}"
+    );
     let journal = env.journal().len();
     env.run(&["apply", "--profile", "writing"]).ok();
     assert_eq!(
