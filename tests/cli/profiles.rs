@@ -503,3 +503,64 @@ fn switched_off(claude_json: &[u8], project: &str) -> Vec<String> {
         .map(|n| n.as_str().unwrap().to_owned())
         .collect()
 }
+
+#[test]
+fn import_keeps_servers_that_are_off_or_parked_switched_off() {
+    let env = TestEnv::new();
+    env.write(
+        ".codeium/windsurf/mcp_config.json",
+        b"{\n  \"mcpServers\": {\n    \"memory\": {\"command\": \"npx\", \"args\": [\"-y\", \"m\"], \"disabled\": true},\n    \"mixed\": {\"command\": \"uvx\", \"args\": [\"x\"]}\n  }\n}\n",
+    );
+    env.write(
+        CODEX,
+        b"[mcp_servers.memory]\ncommand = \"npx\"\nargs = [\"-y\", \"m\"]\nenabled = false\n\n[mcp_servers.mixed]\ncommand = \"uvx\"\nargs = [\"x\"]\nenabled = false\n",
+    );
+    env.write(
+        CURSOR,
+        b"{\"mcpServers\": {\"gone\": {\"command\": \"node\", \"args\": [\"g.js\"]}}}\n",
+    );
+    env.run(&["disable", "gone", "-c", "cursor"]).ok();
+    let before = [
+        env.read(".codeium/windsurf/mcp_config.json"),
+        env.read(CODEX),
+        env.read(CURSOR),
+    ];
+    let run = env
+        .run(&[
+            "import",
+            "-c",
+            "windsurf,codex,cursor",
+            "--manifest",
+            MANIFEST,
+        ])
+        .ok();
+    assert!(
+        run.stderr
+            .contains("`mixed` is off in codex but on in windsurf"),
+        "{}",
+        run.stderr
+    );
+    let text = env.read_str(MANIFEST);
+    let table = |name: &str| {
+        let start = text.find(&format!("[servers.{name}]")).unwrap();
+        let end = text[start + 1..]
+            .find("\n[")
+            .map_or(text.len(), |e| start + 1 + e);
+        text[start..end].to_owned()
+    };
+    assert!(table("memory").contains("enabled = false"), "{text}");
+    assert!(table("gone").contains("enabled = false"), "{text}");
+    assert!(!table("mixed").contains("enabled"), "{text}");
+    // Nothing to do but the one visible switch: `mixed` goes on in codex.
+    let plan = actions(&env, &[]);
+    let pending: Vec<_> = plan.iter().filter(|t| t.2 != "ok").collect();
+    assert_eq!(pending, [&triple("codex", "mixed", "enable")], "{plan:?}");
+    assert_eq!(
+        [
+            env.read(".codeium/windsurf/mcp_config.json"),
+            env.read(CODEX),
+            env.read(CURSOR)
+        ],
+        before
+    );
+}
