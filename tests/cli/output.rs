@@ -116,3 +116,39 @@ fn list_and_add_give_the_same_hint_for_a_broken_file() {
     assert!(add.stdout.contains(hint), "{}", add.stdout);
     assert_golden("list-broken", &transcript(&env, &["list", "-c", "cursor"]));
 }
+
+/// `plan` and `apply` through every outcome: a conflict that stops `apply`, a server a
+/// client cannot use, `--dry-run`, `--force`, the CI formats, and a plan in sync.
+#[test]
+fn golden_plan_and_apply() {
+    let env = machine();
+    env.write(
+        ".cursor/mcp.json",
+        b"{\"mcpServers\": {\"memory\": {\"command\": \"node\", \"args\": [\"mine.js\"]}}}\n",
+    );
+    env.write(
+        ".config/mcpctl/mcpctl.toml",
+        br#"clients = ["cursor", "codex"]
+
+[servers.memory]
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-memory"]
+env = { MEMORY_FILE = "${MEMORY_FILE}" }
+
+[servers.events]
+url = "https://example.com/sse"
+transport = "sse"
+"#,
+    );
+    let mut text = transcript(&env, &["plan"]);
+    text.push_str(&transcript(
+        &env,
+        &["plan", "--check", "--format", "github"],
+    ));
+    text.push_str(&transcript(&env, &["apply"]));
+    text.push_str(&transcript(&env, &["apply", "--force", "--dry-run"]));
+    text.push_str(&transcript(&env, &["apply", "--force"]));
+    text.push_str(&transcript(&env, &["plan"]));
+    text.push_str(&transcript(&env, &["apply"]));
+    assert_golden("plan-apply", &text);
+}
