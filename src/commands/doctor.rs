@@ -506,7 +506,7 @@ fn static_checks(
             ),
         );
     }
-    if entry.disabled() {
+    if entry.disabled() || crate::toggle::switched_off(ctx, f) {
         result.record(
             "enabled",
             Status::Skipped,

@@ -304,6 +304,11 @@ impl ConfigDoc for JsonDoc {
         }
     }
 
+    fn replace_text(&mut self, text: String) -> Result<(), ParseError> {
+        *self = JsonDoc::parse(text)?;
+        Ok(())
+    }
+
     fn render(&self) -> std::borrow::Cow<'_, str> {
         std::borrow::Cow::Borrowed(&self.text)
     }

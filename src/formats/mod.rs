@@ -196,7 +196,9 @@ pub trait ConfigDoc {
     fn servers(&self, at: ServersAt<'_>) -> Result<Vec<(String, RawEntry)>, ShapeError>;
 
     /// Insert or replace the entry `name` at `at`, creating the container (and its
-    /// parents) when missing. New entries follow the file's own indentation and line
+    /// parents) when missing. In a map, `entry` may also be a plain value (a switch such
+    /// as `"disabled": true` or a tool list, with `at.key` ending at the entry). New
+    /// entries follow the file's own indentation and line
     /// endings and go after the last existing entry. Bytes outside that entry do not
     /// change. Returns `Unchanged` (and edits nothing) when the entry is already equal.
     fn upsert(
@@ -210,6 +212,10 @@ pub trait ConfigDoc {
     /// that `upsert` added restores the original bytes exactly (also when `upsert`
     /// created the container).
     fn remove(&mut self, at: ServersAt<'_>, name: &str) -> Result<Edit, ShapeError>;
+
+    /// Replace the whole text (a parked entry spliced back at its byte offset); the text
+    /// must parse, else the document is left as it was.
+    fn replace_text(&mut self, text: String) -> Result<(), ParseError>;
 
     /// The whole text (without BOM). Equal to the parsed text when nothing was edited.
     /// Borrowed where the document keeps its text (JSON files reach hundreds of MB).
