@@ -96,12 +96,12 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             }
             let outcome = edit::apply(ctx, client, &location, dry_run, &|doc| {
                 let existing = doc
-                    .servers(&location.key)?
+                    .servers(location.at())?
                     .into_iter()
                     .find(|(n, _)| *n == name)
                     .map(|(_, raw)| raw);
                 edit::refuse_builtin(client, &name, existing.as_ref())?;
-                Ok(doc.remove(&location.key, &name)?)
+                Ok(doc.remove(location.at(), &name)?)
             })?;
             if !dry_run {
                 ctx.state.forget(&edit::entry_key(&location, &name))?;
@@ -154,7 +154,7 @@ fn scopes_having(ctx: &Context, client: &Client, name: &str, only: Option<Scope>
         let has = location.path.is_file()
             && read_document(ctx, client, &location.path)
                 .ok()
-                .and_then(|d| d.doc.servers(&location.key).ok())
+                .and_then(|d| d.doc.servers(location.at()).ok())
                 .is_some_and(|entries| entries.iter().any(|(n, _)| n == name));
         if has && only.is_none_or(|o| o == scope) {
             out.push(scope);

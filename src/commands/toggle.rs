@@ -152,7 +152,7 @@ fn places(
         let in_file = location.path.is_file()
             && read_document(ctx, client, &location.path)
                 .ok()
-                .and_then(|d| d.doc.servers(&location.key).ok())
+                .and_then(|d| d.doc.servers(location.at()).ok())
                 .is_some_and(|entries| entries.iter().any(|(n, _)| n == name));
         let parked = request.want == Want::On
             && request.tools.is_none()
@@ -172,7 +172,7 @@ fn one(ctx: &Context, client: &Client, location: &Location, request: &Request) -
     // An entry built into the client (Goose's `developer`) is switched in the client.
     let existing = read_document(ctx, client, &location.path)
         .ok()
-        .and_then(|d| d.doc.servers(&location.key).ok())
+        .and_then(|d| d.doc.servers(location.at()).ok())
         .and_then(|entries| entries.into_iter().find(|(n, _)| n == name))
         .map(|(_, raw)| raw);
     if let Err(error) = edit::refuse_builtin(client, name, existing.as_ref()) {

@@ -18,7 +18,7 @@ use serde_json::{Map, Value as Json};
 
 use super::json::detect_line_ending;
 use super::yaml_parse::{self, YDoc, YEntry, YKind, YNode};
-use super::{ConfigDoc, Edit, ParseError, Position, RawEntry, ShapeError, position_of};
+use super::{ConfigDoc, Edit, ParseError, Position, RawEntry, ServersAt, ShapeError, position_of};
 
 pub(super) struct YamlDoc {
     text: String,
@@ -493,8 +493,13 @@ fn nested(rest: &[String], name: &str, entry: &RawEntry) -> Json {
     value
 }
 
+const NO_LIST_EDITS: ShapeError = ShapeError::ListUnsupported { format: "YAML" };
+
 impl ConfigDoc for YamlDoc {
-    fn servers(&self, key: &[String]) -> Result<Vec<(String, RawEntry)>, ShapeError> {
+    /// A map at `at.key`, or (with `at.name_key`) a list whose items carry their name
+    /// under that key; list items without a string name are skipped.
+    fn servers(&self, at: ServersAt<'_>) -> Result<Vec<(String, RawEntry)>, ShapeError> {
+        let key = at.key;
         // Read through the values, so aliases and flow style read like anything else.
         let json = self.tree.to_json();
         let mut node = &json;
@@ -518,10 +523,22 @@ impl ConfigDoc for YamlDoc {
                 }
             }
         }
-        match node {
-            Json::Null => Ok(Vec::new()),
-            Json::Object(map) => Ok(map.iter().map(|(k, v)| (k.clone(), v.clone())).collect()),
-            other => Err(ShapeError::NotAnObject {
+        match (node, at.name_key) {
+            (Json::Null, _) => Ok(Vec::new()),
+            (Json::Object(map), None) => {
+                Ok(map.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+            }
+            (Json::Array(items), Some(name_key)) => Ok(items
+                .iter()
+                .filter_map(|item| {
+                    let mut fields = item.as_object()?.clone();
+                    let Json::String(name) = fields.shift_remove(name_key)? else {
+                        return None;
+                    };
+                    Some((name, Json::Object(fields)))
+                })
+                .collect()),
+            (other, _) => Err(ShapeError::NotAnObject {
                 key: if key.is_empty() {
                     "(root)".to_owned()
                 } else {
@@ -533,7 +550,16 @@ impl ConfigDoc for YamlDoc {
         }
     }
 
-    fn upsert(&mut self, key: &[String], name: &str, entry: &RawEntry) -> Result<Edit, ShapeError> {
+    fn upsert(
+        &mut self,
+        at: ServersAt<'_>,
+        name: &str,
+        entry: &RawEntry,
+    ) -> Result<Edit, ShapeError> {
+        if at.name_key.is_some() {
+            return Err(NO_LIST_EDITS);
+        }
+        let key = at.key;
         let layout = self.layout();
         let (text, edit) = match self.place(key)? {
             Place::Map(map) => {
@@ -655,7 +681,11 @@ impl ConfigDoc for YamlDoc {
     }
 
     /// Removes every occurrence of a duplicated name, as JSON documents do.
-    fn remove(&mut self, key: &[String], name: &str) -> Result<Edit, ShapeError> {
+    fn remove(&mut self, at: ServersAt<'_>, name: &str) -> Result<Edit, ShapeError> {
+        if at.name_key.is_some() {
+            return Err(NO_LIST_EDITS);
+        }
+        let key = at.key;
         let expected = with_entry(self.tree.to_json(), key, name, None);
         let original = (self.text.clone(), self.tree.clone());
         let mut edit = Edit::Unchanged;

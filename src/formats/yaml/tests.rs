@@ -54,7 +54,10 @@ GOOSE_MODE: smart_approve
 /// Add, check the text and that the entry reads back, remove, check identity.
 fn add_remove(text: &str, key: &[String], entry: &Json, expected: Option<&str>) -> String {
     let mut doc = YamlDoc::parse(text).unwrap();
-    assert_eq!(doc.upsert(key, "github", entry).unwrap(), Edit::Added);
+    assert_eq!(
+        doc.upsert(ServersAt::map(key), "github", entry).unwrap(),
+        Edit::Added
+    );
     let added = doc.render().into_owned();
     if let Some(expected) = expected {
         assert_eq!(added, expected);
@@ -62,13 +65,16 @@ fn add_remove(text: &str, key: &[String], entry: &Json, expected: Option<&str>) 
     let again = YamlDoc::parse(added.clone()).unwrap();
     assert!(
         again
-            .servers(key)
+            .servers(ServersAt::map(key))
             .unwrap()
             .iter()
             .any(|(n, v)| n == "github" && v == entry),
         "{added}"
     );
-    assert_eq!(doc.remove(key, "github").unwrap(), Edit::Removed);
+    assert_eq!(
+        doc.remove(ServersAt::map(key), "github").unwrap(),
+        Edit::Removed
+    );
     assert_eq!(doc.render(), text, "after remove");
     added
 }
@@ -84,7 +90,7 @@ fn goose_config_add_remove_is_identity_and_keeps_everything_else() {
     );
     let doc = YamlDoc::parse(added).unwrap();
     let names: Vec<String> = doc
-        .servers(&ext())
+        .servers(ServersAt::map(&ext()))
         .unwrap()
         .into_iter()
         .map(|(n, _)| n)
@@ -166,11 +172,15 @@ fn missing_empty_and_null_containers_are_created() {
         ),
     ] {
         let mut doc = YamlDoc::parse(text).unwrap();
-        assert_eq!(doc.upsert(&ext(), "github", &entry).unwrap(), Edit::Added);
+        assert_eq!(
+            doc.upsert(ServersAt::map(&ext()), "github", &entry)
+                .unwrap(),
+            Edit::Added
+        );
         assert_eq!(doc.render(), expected, "{text:?}");
         // Removing the only entry leaves an empty mapping.
-        doc.remove(&ext(), "github").unwrap();
-        assert_eq!(doc.servers(&ext()).unwrap(), vec![]);
+        doc.remove(ServersAt::map(&ext()), "github").unwrap();
+        assert_eq!(doc.servers(ServersAt::map(&ext())).unwrap(), vec![]);
         assert!(
             doc.render().contains("extensions: {}") || text.is_empty() || text.starts_with('#'),
             "{}",
@@ -183,21 +193,22 @@ fn missing_empty_and_null_containers_are_created() {
 fn update_rewrites_only_that_entry_and_equal_is_unchanged() {
     let mut doc = YamlDoc::parse(GOOSE).unwrap();
     let fetch = doc
-        .servers(&ext())
+        .servers(ServersAt::map(&ext()))
         .unwrap()
         .into_iter()
         .find(|(n, _)| n == "fetch")
         .unwrap()
         .1;
     assert_eq!(
-        doc.upsert(&ext(), "fetch", &fetch).unwrap(),
+        doc.upsert(ServersAt::map(&ext()), "fetch", &fetch).unwrap(),
         Edit::Unchanged
     );
     assert_eq!(doc.render(), GOOSE);
     let mut changed = fetch.clone();
     changed["enabled"] = json!(true);
     assert_eq!(
-        doc.upsert(&ext(), "fetch", &changed).unwrap(),
+        doc.upsert(ServersAt::map(&ext()), "fetch", &changed)
+            .unwrap(),
         Edit::Updated
     );
     let text = doc.render().into_owned();
@@ -250,10 +261,10 @@ fn strings_that_would_read_as_something_else_are_quoted() {
     ];
     let entry = json!({"cmd": "cmd", "args": tricky.to_vec(), "envs": {"K": "a: b", "300": "no"}});
     let mut doc = YamlDoc::parse(GOOSE).unwrap();
-    doc.upsert(&ext(), "odd", &entry).unwrap();
+    doc.upsert(ServersAt::map(&ext()), "odd", &entry).unwrap();
     let back = YamlDoc::parse(doc.render().into_owned()).unwrap();
     let got = back
-        .servers(&ext())
+        .servers(ServersAt::map(&ext()))
         .unwrap()
         .into_iter()
         .find(|(n, _)| n == "odd")
@@ -271,7 +282,7 @@ fn strings_that_would_read_as_something_else_are_quoted() {
 fn windows_wrap_in_yaml_form() {
     let entry = json!({"cmd": "cmd", "args": ["/c", "npx", "-y", "@scope/pkg"]});
     let mut doc = YamlDoc::parse("extensions:\n  a:\n    cmd: x\n").unwrap();
-    doc.upsert(&ext(), "w", &entry).unwrap();
+    doc.upsert(ServersAt::map(&ext()), "w", &entry).unwrap();
     assert_eq!(
         doc.render(),
         "extensions:\n  a:\n    cmd: x\n  w:\n    cmd: cmd\n    args:\n    - /c\n    - npx\n    - -y\n    - \"@scope/pkg\"\n"
@@ -285,32 +296,38 @@ fn unparseable_text_and_wrong_shapes_are_refused() {
     assert!(YamlDoc::parse("a: 1\n---\nb: 2\n").is_err());
     let mut doc = YamlDoc::parse("extensions: [a, b]\n").unwrap();
     assert!(matches!(
-        doc.servers(&ext()),
+        doc.servers(ServersAt::map(&ext())),
         Err(ShapeError::NotAnObject {
             found: "an array",
             ..
         })
     ));
-    assert!(doc.upsert(&ext(), "x", &json!({})).is_err());
+    assert!(doc.upsert(ServersAt::map(&ext()), "x", &json!({})).is_err());
     assert_eq!(doc.render(), "extensions: [a, b]\n");
     // A mapping inside a list item: no line of its own to edit.
     let mut doc = YamlDoc::parse("? extensions\n: a: {cmd: x}\n").unwrap();
-    assert!(doc.upsert(&ext(), "b", &json!({"cmd": "y"})).is_err());
+    assert!(
+        doc.upsert(ServersAt::map(&ext()), "b", &json!({"cmd": "y"}))
+            .is_err()
+    );
 }
 
 #[test]
 fn duplicates_are_all_removed_and_aliases_read() {
     let text = "extensions:\n  a: &base {cmd: x, args: []}\n  b: *base\n  a: {cmd: y, args: []}\n  c: {cmd: z}\n";
     let mut doc = YamlDoc::parse(text).unwrap();
-    let servers = doc.servers(&ext()).unwrap();
+    let servers = doc.servers(ServersAt::map(&ext())).unwrap();
     assert_eq!(servers.len(), 3);
     assert_eq!(servers[1].1, json!({"cmd": "x", "args": []}));
     // Removing `a` would orphan the alias in `b`: refused, text kept.
-    assert!(doc.remove(&ext(), "a").is_err());
+    assert!(doc.remove(ServersAt::map(&ext()), "a").is_err());
     assert_eq!(doc.render(), text);
     let mut doc =
         YamlDoc::parse("extensions:\n  a: {cmd: x}\n  b: {cmd: z}\n  a: {cmd: y}\n").unwrap();
-    assert_eq!(doc.remove(&ext(), "a").unwrap(), Edit::Removed);
+    assert_eq!(
+        doc.remove(ServersAt::map(&ext()), "a").unwrap(),
+        Edit::Removed
+    );
     assert_eq!(doc.render(), "extensions:\n  b: {cmd: z}\n");
 }
 
@@ -370,11 +387,38 @@ proptest! {
         let text = BASES[base];
         let mut doc = YamlDoc::parse(text).unwrap();
         prop_assume!(name != "a" && name != "developer" && name != "todo" && name != "fetch");
-        prop_assert_eq!(doc.upsert(&ext(), &name, &entry).unwrap(), Edit::Added);
+        prop_assert_eq!(doc.upsert(ServersAt::map(&ext()), &name, &entry).unwrap(), Edit::Added);
         let back = YamlDoc::parse(doc.render().into_owned()).unwrap();
-        let servers = back.servers(&ext()).unwrap();
+        let servers = back.servers(ServersAt::map(&ext())).unwrap();
         prop_assert!(servers.iter().any(|(n, v)| *n == name && *v == entry));
-        prop_assert_eq!(doc.remove(&ext(), &name).unwrap(), Edit::Removed);
+        prop_assert_eq!(doc.remove(ServersAt::map(&ext()), &name).unwrap(), Edit::Removed);
         prop_assert_eq!(doc.render(), text);
     }
+}
+
+#[test]
+fn list_shaped_servers_read_by_their_name_key_and_are_not_written() {
+    // Continue's config.yaml.
+    let text = "name: My Config\nversion: 0.0.1\nschema: v1\nmcpServers:\n  - name: SQLite\n    command: npx\n    args: [-y, mcp-sqlite, /db.sqlite]\n  - uses: anthropic/memory-mcp\n  - name: docs\n    type: streamable-http\n    url: https://x.example/mcp\n";
+    let mut doc = YamlDoc::parse(text).unwrap();
+    let key = k(&["mcpServers"]);
+    let servers = doc.servers(ServersAt::list(&key, "name")).unwrap();
+    assert_eq!(
+        servers,
+        vec![
+            (
+                "SQLite".to_owned(),
+                json!({"command": "npx", "args": ["-y", "mcp-sqlite", "/db.sqlite"]})
+            ),
+            (
+                "docs".to_owned(),
+                json!({"type": "streamable-http", "url": "https://x.example/mcp"})
+            ),
+        ]
+    );
+    assert!(matches!(
+        doc.upsert(ServersAt::list(&key, "name"), "x", &json!({})),
+        Err(ShapeError::ListUnsupported { .. })
+    ));
+    assert_eq!(doc.render(), text);
 }
