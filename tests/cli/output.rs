@@ -93,6 +93,19 @@ fn golden_doctor() {
         br#"{"mcpServers":{"missing":{"command":"definitely-not-installed-mcp","args":[]},"off":{"command":"x","disabled":true}}}"#,
     );
     assert_golden("doctor", &transcript(&env, &["doctor", "-c", "cursor"]));
+    // Started servers: a row as each finishes (one job: in config order), after the rows
+    // of what is not started; the fixture's path is its command, so it is left out.
+    let bin = crate::doctor::fixture();
+    let servers = serde_json::json!({"mcpServers": {
+        "good": {"command": bin},
+        "banner": {"command": bin, "args": ["banner"]},
+        "dies": {"command": bin, "args": ["exit=3"]},
+        "missing": {"command": "definitely-not-installed-mcp"},
+    }});
+    env.write(".cursor/mcp.json", servers.to_string().as_bytes());
+    let text =
+        transcript(&env, &["doctor", "-c", "cursor", "--jobs", "1"]).replace(bin, "<fixture>");
+    assert_golden("doctor-started", &text);
 }
 
 /// A file that does not parse gets the same `hint:` from `list` as from `add`, and the
