@@ -671,10 +671,25 @@ fn gemini_sees_what_disable_writes() {
         ".gemini/trustedFolders.json",
         json!({ home: "TRUST_FOLDER" }).to_string().as_bytes(),
     );
-    p.mcpctl(&["add", "off", "-c", "gemini-cli", "--", "node", "/nonexistent/off.js"])
-        .ok();
-    p.mcpctl(&["add", "on", "-c", "gemini-cli", "--url", "http://127.0.0.1:9/mcp"])
-        .ok();
+    p.mcpctl(&[
+        "add",
+        "off",
+        "-c",
+        "gemini-cli",
+        "--",
+        "node",
+        "/nonexistent/off.js",
+    ])
+    .ok();
+    p.mcpctl(&[
+        "add",
+        "on",
+        "-c",
+        "gemini-cli",
+        "--url",
+        "http://127.0.0.1:9/mcp",
+    ])
+    .ok();
     p.mcpctl(&["disable", "off", "-c", "gemini-cli"]).ok();
     let list = p.client(&["mcp", "list"]).ok();
     let off = listed(&list, "off").unwrap_or_default();
@@ -704,10 +719,26 @@ fn gemini_sees_what_disable_writes() {
 #[test]
 fn claude_sees_what_disable_writes() {
     let Some(p) = peer("claude") else { return };
-    p.mcpctl(&["add", "loc", "-c", "claude-code", "--scope", "local", "--", "true"])
-        .ok();
-    p.mcpctl(&["add", "usr", "-c", "claude-code", "--url", "http://127.0.0.1:9/mcp"])
-        .ok();
+    p.mcpctl(&[
+        "add",
+        "loc",
+        "-c",
+        "claude-code",
+        "--scope",
+        "local",
+        "--",
+        "true",
+    ])
+    .ok();
+    p.mcpctl(&[
+        "add",
+        "usr",
+        "-c",
+        "claude-code",
+        "--url",
+        "http://127.0.0.1:9/mcp",
+    ])
+    .ok();
     p.mcpctl(&["disable", "loc", "-c", "claude-code"]).ok();
     assert_has_lines(
         &claude_get(&p, "loc"),
