@@ -409,9 +409,15 @@ pub(crate) fn runnable(
     all: &[Found<'_>],
 ) -> Result<Launch, String> {
     let trust = TrustRule::new(&ctx.platform, &ctx.project, trust_project);
+    // As in `run`: a read-only source's entry is not another scope of a file's.
     let scopes: Vec<Scope> = all
         .iter()
-        .filter(|o| o.client.id == f.client.id && o.name == f.name)
+        .filter(|o| {
+            f.origin.is_none()
+                && o.origin.is_none()
+                && o.client.id == f.client.id
+                && o.name == f.name
+        })
         .map(|o| o.scope)
         .collect();
     let (result, launch) = static_checks(ctx, &options.parent_env, &trust, f, &scopes);

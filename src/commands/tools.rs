@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::cli::ToolsArgs;
 use crate::clients::Scope;
 use crate::commands::doctor;
-use crate::commands::inventory::{Found, collect, display_path};
+use crate::commands::inventory::{Found, Inventory, collect_all, display_path};
 use crate::commands::{Context, targets};
 use crate::error::{ExitStatus, UserError};
 use crate::handshake::{self, Era, Launch, Probe, ProbeOptions, clean_text, tools::TOKEN_METHOD};
@@ -47,13 +47,32 @@ pub(crate) fn resolve(
         Some(id) => targets::by_ids(ctx, &[id.to_owned()])?,
         None => targets::detected(ctx),
     };
-    let (found, broken) = collect(ctx, &clients, Some(name));
-    // Per client, the scope that wins (as the client itself resolves a name).
+    let Inventory { found, broken, .. } = collect_all(ctx, &clients, Some(name));
+    // Per client: an entry the client loads over one it does not, the user's files over a
+    // read-only source (plugin, extension), then the scope that wins (as the client
+    // itself resolves a name).
+    let rank = |f: &Found<'_>| {
+        (
+            f.not_loaded.is_none(),
+            f.origin.as_ref().is_none_or(|o| o.enabled),
+            f.origin.is_none(),
+        )
+    };
     let mut chosen: Vec<&Found<'_>> = Vec::new();
     for f in &found {
+        let best = found
+            .iter()
+            .filter(|o| o.client.id == f.client.id)
+            .map(rank)
+            .max();
+        if best != Some(rank(f)) {
+            continue;
+        }
         let wins = found
             .iter()
-            .filter(|o| o.client.id == f.client.id && o.scope != Scope::Legacy)
+            .filter(|o| {
+                o.client.id == f.client.id && rank(o) == rank(f) && o.scope != Scope::Legacy
+            })
             .all(|o| o.scope <= f.scope);
         if wins && !chosen.iter().any(|c| c.client.id == f.client.id) {
             chosen.push(f);
