@@ -266,8 +266,13 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                 ids.push(id);
             }
         }
+        let sources = if to_probe.iter().any(|(i, _, _)| found[*i].origin.is_some()) {
+            " and in the plugins, extensions and managed files your clients load"
+        } else {
+            ""
+        };
         printer.stream(&[Block::Note(format!(
-            "checking {} server{} in {} client{} ({}) — this starts the commands and contacts the URLs in your config files",
+            "checking {} server{} in {} client{} ({}) — this starts the commands and contacts the URLs in your config files{sources}",
             to_probe.len(),
             plural(to_probe.len()),
             ids.len(),
