@@ -3,6 +3,7 @@
 
 use crate::env::{TestEnv, fixture};
 use crate::golden::{assert_golden, filter};
+use crate::registry_server::{RegistryServer, SAMPLES};
 
 /// Run mcpctl and render the run as a transcript: the command, exit code, stdout, stderr.
 fn transcript(env: &TestEnv, args: &[&str]) -> String {
@@ -185,4 +186,45 @@ fn golden_undo_restore_and_backups() {
         &["restore", "-c", "cursor", "--backup", "2"],
     ));
     assert_golden("undo-restore-backups", &text);
+}
+
+/// `search` and `outdated` against a registry on 127.0.0.1 (its address shown as
+/// `<registry>`): a table, nothing found, nothing newer, a newer version, and a registry
+/// that answers with an error.
+#[test]
+fn golden_search_and_outdated() {
+    let server = RegistryServer::start();
+    let mut env = machine();
+    env.extra_env
+        .push(("MCPCTL_REGISTRY".to_owned(), server.url.clone()));
+    env.on_path("npx");
+    for file in SAMPLES {
+        server.publish_sample(file);
+    }
+    let publish = |version: &str| {
+        server.publish(
+            serde_json::json!({"server": {
+                "name": "io.github.acme/db",
+                "description": "Query the Acme database",
+                "version": version,
+                "packages": [{"registryType": "npm", "identifier": "@acme/db-mcp", "version": version}]
+            }}),
+            true,
+            "active",
+            None,
+        );
+    };
+    publish("1.0.0");
+    let mut text = transcript(&env, &["search", "github"]);
+    text.push_str(&transcript(&env, &["search", "no-such-server-anywhere"]));
+    text.push_str(&transcript(&env, &["outdated"]));
+    env.run(&["add", "io.github.acme/db", "-c", "cursor,codex"])
+        .ok();
+    text.push_str(&transcript(&env, &["outdated"]));
+    publish("1.2.0");
+    text.push_str(&transcript(&env, &["outdated"]));
+    server.break_with(503, "down for maintenance");
+    text.push_str(&transcript(&env, &["outdated"]));
+    let text = text.replace(&server.url, "<registry>");
+    assert_golden("search-outdated", &text);
 }
