@@ -2,6 +2,7 @@
 //! `golden.rs`), and the one way errors look: `error:` / `caused by:` / `hint:`.
 
 use crate::env::{TestEnv, fixture};
+use crate::fixture_server;
 use crate::golden::{assert_golden, filter};
 use crate::registry_server::{RegistryServer, SAMPLES};
 
@@ -227,4 +228,23 @@ fn golden_search_and_outdated() {
     text.push_str(&transcript(&env, &["outdated"]));
     let text = text.replace(&server.url, "<registry>");
     assert_golden("search-outdated", &text);
+}
+
+/// `tools` and `call` against the fixture server (the official Rust SDK).
+#[test]
+fn golden_tools_and_call() {
+    let env = TestEnv::new();
+    let bin = fixture_server::fixture_binary();
+    let bin = bin.to_str().unwrap();
+    env.write(
+        ".cursor/mcp.json",
+        format!(r#"{{"mcpServers": {{"good": {{"command": "{bin}", "args": []}}}}}}"#).as_bytes(),
+    );
+    let mut text = transcript(&env, &["tools", "good", "-c", "cursor"]);
+    text.push_str(&transcript(
+        &env,
+        &["call", "good", "hello", "-c", "cursor"],
+    ));
+    text.push_str(&transcript(&env, &["call", "good", "nope", "-c", "cursor"]));
+    assert_golden("tools-call", &text.replace(bin, "<fixture-server>"));
 }
