@@ -456,7 +456,7 @@ pub(crate) fn probe_options(ctx: &Context, timeout: f64) -> anyhow::Result<Probe
 /// The options for probing `f`: the entry's own startup timeout (Codex
 /// `startup_timeout_sec`), when its client reads one, replaces `--timeout`: the client
 /// would give up after that long too.
-fn entry_options(options: &ProbeOptions, f: &Found<'_>) -> ProbeOptions {
+pub(crate) fn entry_options(options: &ProbeOptions, f: &Found<'_>) -> ProbeOptions {
     let mut options = options.clone();
     let keys = f.client.fields.extra_keys.as_deref().unwrap_or_default();
     if let Some((seconds, key)) = f.entry.as_ref().ok().and_then(|e| e.startup_timeout(keys))
@@ -772,9 +772,10 @@ fn merge_probe(
         (ProbeStatus::Fail, Some(f @ handshake::ProbeError::Timeout { .. })) if busy > 1 => (
             Status::Fail,
             format!(
-                "{f}; {} others were starting at the same time: if it passes alone \
+                "{f}; {} other server{} started at the same time: if it passes alone \
                  (`mcpctl doctor {}`), lower --jobs",
                 busy - 1,
+                plural(busy - 1),
                 result.name
             ),
         ),

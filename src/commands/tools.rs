@@ -27,6 +27,10 @@ pub(crate) struct Resolved {
     pub(crate) name: String,
     pub(crate) launch: Launch,
     pub(crate) options: ProbeOptions,
+    /// `options` with the entry's own startup timeout, if its client reads one (Codex
+    /// `startup_timeout_sec`): what listing the tools may take, as the client allows.
+    /// A `call` keeps `--timeout`, since the tool's own work comes on top.
+    pub(crate) startup: ProbeOptions,
     /// The entry as its client reads it (the key of the remembered token estimate).
     pub(crate) entry: Option<crate::entry::ServerEntry>,
 }
@@ -116,6 +120,7 @@ pub(crate) fn resolve(
         client: first.client.id.clone(),
         name: name.to_owned(),
         launch,
+        startup: doctor::entry_options(&options, first),
         options,
         entry: first.entry.as_ref().ok().cloned(),
     })
@@ -133,7 +138,7 @@ pub(crate) fn exchange(
     ));
     let probe = match call {
         Some(call) => handshake::call_launch(&resolved.launch, &resolved.options, call),
-        None => handshake::probe_launch(&resolved.launch, &resolved.options),
+        None => handshake::probe_launch(&resolved.launch, &resolved.startup),
     };
     printer.progress_done();
     probe
