@@ -254,6 +254,7 @@ fn with_switch_states<'a>(
             scope: f.scope,
             path: f.path.clone(),
             key: f.key.clone(),
+            name_key: f.client.servers_name_key.clone(),
         };
         let off = probe.power(f.client, &location, &f.name, &f.raw) != crate::toggle::Power::On;
         seen.push(Seen {

@@ -245,7 +245,7 @@ pub fn collect<'a>(
             let Some((_, document)) = &cache else {
                 continue;
             };
-            let entries = match document.doc.servers(&location.key) {
+            let entries = match document.doc.servers(location.at()) {
                 Ok(e) => e,
                 Err(e) => {
                     broken.push(Broken {

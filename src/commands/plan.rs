@@ -311,7 +311,7 @@ pub fn plan_file<'a>(
     let mut document = read_document(ctx, client, &location.path)?;
     let before = document.doc.render().into_owned();
     let shown = display_path(ctx, &location.path);
-    let current = document.doc.servers(&location.key).map_err(|e| {
+    let current = document.doc.servers(location.at()).map_err(|e| {
         UserError::new(format!("`{shown}`: {e}"))
             .hint("mcpctl reads and writes only an object there; fix the file by hand")
     })?;
@@ -343,10 +343,8 @@ pub fn plan_file<'a>(
         collect_secrets(raw, &mut plan.secrets);
     }
     let position = |doc: &Document, name: &str| {
-        let mut path = location.key.clone();
-        path.push(name.to_owned());
         doc.doc
-            .position(&path)
+            .entry_position(location.at(), name)
             .or_else(|| doc.doc.position(&location.key))
             .map_or((1, 1), |p| (p.line, p.column))
     };
@@ -440,7 +438,7 @@ pub fn plan_file<'a>(
         let at = position(&document, name);
         let key = edit::entry_key_at(&identity, &location, name);
         let Some((_, existing)) = current.iter().find(|(n, _)| n == name) else {
-            document.doc.upsert(&location.key, name, &wanted)?;
+            document.doc.upsert(location.at(), name, &wanted)?;
             plan.ledger.push(LedgerOp::Record {
                 name: name.clone(),
                 raw: wanted,
@@ -511,7 +509,7 @@ pub fn plan_file<'a>(
         };
         if writes {
             let merged = keep_housekeeping(existing, wanted);
-            document.doc.upsert(&location.key, name, &merged)?;
+            document.doc.upsert(location.at(), name, &merged)?;
             plan.ledger.push(LedgerOp::Record {
                 name: name.clone(),
                 raw: merged,
@@ -556,7 +554,7 @@ pub fn plan_file<'a>(
             _ => continue,
         };
         if action == Action::Remove || force {
-            document.doc.remove(&location.key, name)?;
+            document.doc.remove(location.at(), name)?;
             plan.ledger.push(LedgerOp::Forget { name: name.clone() });
         }
         push(&mut plan, name, action, reason, at);

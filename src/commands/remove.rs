@@ -95,7 +95,7 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                 ));
             }
             let outcome = edit::apply(ctx, client, &location, dry_run, &|doc| {
-                Ok(doc.remove(&location.key, &name)?)
+                Ok(doc.remove(location.at(), &name)?)
             })?;
             if !dry_run {
                 ctx.state.forget(&edit::entry_key(&location, &name))?;
@@ -148,7 +148,7 @@ fn scopes_having(ctx: &Context, client: &Client, name: &str, only: Option<Scope>
         let has = location.path.is_file()
             && read_document(ctx, client, &location.path)
                 .ok()
-                .and_then(|d| d.doc.servers(&location.key).ok())
+                .and_then(|d| d.doc.servers(location.at()).ok())
                 .is_some_and(|entries| entries.iter().any(|(n, _)| n == name));
         if has && only.is_none_or(|o| o == scope) {
             out.push(scope);
