@@ -252,7 +252,10 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     let human = Rows { width, no_spawn };
     // Rows of servers that are not started are known now; the others follow as each
     // server finishes, so one slow server hides nothing (and a CI log shows verdicts).
-    let probed: Vec<usize> = to_probe.iter().map(|(i, _, _)| *i).collect();
+    let mut probed = vec![false; results.len()];
+    for (index, _, _) in &to_probe {
+        probed[*index] = true;
+    }
     let mut streamed = false;
     if !to_probe.is_empty() {
         streamed = true;
@@ -278,7 +281,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         ))]);
         let paint = printer.painter();
         for (index, result) in results.iter().enumerate() {
-            if !probed.contains(&index) {
+            if !probed[index] {
                 printer.stream(&human.row(result, paint));
             }
         }
