@@ -97,6 +97,12 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                 ));
             }
             let outcome = edit::apply(ctx, client, &location, dry_run, &|doc| {
+                let existing = doc
+                    .servers(location.at())?
+                    .into_iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, raw)| raw);
+                edit::refuse_builtin(client, &name, existing.as_ref())?;
                 Ok(doc.remove(location.at(), &name)?)
             })?;
             if !dry_run {

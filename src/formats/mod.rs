@@ -1,8 +1,8 @@
 //! Everything that knows a file format, behind one enum: `Format` has one method per job
 //! (`parse` for the lossless editable document, `tree` for the lint view, `as_str`,
-//! `strict`), and nothing outside this module matches on a format. A new format (YAML) is
-//! one enum arm plus its modules here (`yaml.rs` for `ConfigDoc`, `yaml_tree.rs` for the
-//! lint tree) and the `format` value in the client table.
+//! `strict`), and nothing outside this module matches on a format. A new format is one enum
+//! arm plus its modules here (YAML: `yaml.rs` for `ConfigDoc`, `yaml_tree.rs` for the lint
+//! tree, `yaml_parse.rs` shared by both) and the `format` value in the client table.
 //!
 //! A document is parsed from the file's text (BOM already removed by `fs::read_source`),
 //! edited one server entry at a time, and rendered back. Everything outside the entry
@@ -16,6 +16,9 @@ mod scan;
 mod toml;
 mod toml_tree;
 pub mod tree;
+mod yaml;
+mod yaml_parse;
+mod yaml_tree;
 
 use serde_json::Value;
 
@@ -34,6 +37,8 @@ pub enum Format {
     Jsonc,
     /// TOML (Codex).
     Toml,
+    /// YAML (Goose): read by a strict YAML 1.2 parser, edited entry by entry as text.
+    Yaml,
 }
 
 impl Format {
@@ -44,6 +49,7 @@ impl Format {
         match self {
             Format::Json | Format::Jsonc => Ok(Box::new(json::JsonDoc::parse(text)?)),
             Format::Toml => Ok(Box::new(toml::TomlDoc::parse(text)?)),
+            Format::Yaml => Ok(Box::new(yaml::YamlDoc::parse(text)?)),
         }
     }
 
@@ -53,6 +59,7 @@ impl Format {
         match self {
             Format::Json | Format::Jsonc => json_tree::parse(text),
             Format::Toml => toml_tree::parse(text),
+            Format::Yaml => yaml_tree::parse(text),
         }
     }
 
@@ -61,15 +68,16 @@ impl Format {
     pub fn strict(self) -> bool {
         match self {
             Format::Json => true,
-            Format::Jsonc | Format::Toml => false,
+            Format::Jsonc | Format::Toml | Format::Yaml => false,
         }
     }
 
-    /// The format's documents can hold list-shaped servers (`ServersAt::list`).
+    /// The format's documents can hold list-shaped servers (`ServersAt::list`). YAML
+    /// reads them (Continue's `mcpServers: [- name: x]`) but does not write them yet.
     pub fn holds_lists(self) -> bool {
         match self {
             Format::Toml => true,
-            Format::Json | Format::Jsonc => false,
+            Format::Json | Format::Jsonc | Format::Yaml => false,
         }
     }
 
@@ -78,6 +86,7 @@ impl Format {
             Format::Json => "json",
             Format::Jsonc => "jsonc",
             Format::Toml => "toml",
+            Format::Yaml => "yaml",
         }
     }
 }

@@ -16,6 +16,7 @@ mod env;
 #[path = "../common/fixture_server.rs"]
 mod fixture_server;
 mod golden;
+mod goose;
 mod habits;
 mod identity;
 mod import;
