@@ -103,7 +103,7 @@ pub fn run(args: ApplyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
                             edit::entry_key(&plan.location, name),
                             fp,
                             origin.clone(),
-                            created,
+                            crate::state::Created::file(created),
                         )?;
                     }
                 }

@@ -217,7 +217,7 @@ fn adopt(
         for (client, location, raw) in &variant.found {
             if let Some(fp) = ledger::fingerprint_raw(&Dialect::of(client), raw) {
                 ctx.state
-                    .record(edit::entry_key(location, name), fp, origin.clone(), false)?;
+                    .record(edit::entry_key(location, name), fp, origin.clone(), crate::state::Created::default())?;
             }
         }
     }

@@ -132,6 +132,38 @@ pub enum ShapeError {
     Unrepresentable { name: String, message: String },
 }
 
+/// What a document held where an entry was about to be added: the part of the key path
+/// that existed and how its deepest object was written when it was empty. Kept in the
+/// ledger with the entry, so that removing the last entry mcpctl added there takes away
+/// exactly what the add created (`ConfigDoc::prune`) and gives back the original bytes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MapState {
+    /// How many keys of the path existed (the path's length: the servers map existed).
+    pub depth: usize,
+    /// The text between the braces of the deepest existing object, when it had no members
+    /// (`{ }`, `{\n  }`, `{ /* none */ }`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inside: Option<String>,
+    /// The whole text, when the document had no root object (empty, blank or comments).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blank: Option<String>,
+}
+
+impl MapState {
+    /// The add created nothing around its entry: the map existed and had members.
+    pub fn created_nothing(&self, key: &[String]) -> bool {
+        self.depth >= key.len() && self.inside.is_none() && self.blank.is_none()
+    }
+}
+
+/// A blank document's text is kept in `MapState::blank` up to this size.
+const BLANK_KEPT: usize = 4096;
+
+/// `text` without ASCII whitespace: two spellings of one structure compare equal.
+fn squeezed(text: &str) -> String {
+    text.chars().filter(|c| !c.is_ascii_whitespace()).collect()
+}
+
 /// An editable configuration document.
 ///
 /// `key` is the path of literal keys from the root to the servers map:
@@ -151,6 +183,20 @@ pub trait ConfigDoc {
     /// Remove the entry `name`; `Edit::Unchanged` when it was absent. Removing an entry
     /// that `upsert` added to an existing map restores the original bytes exactly.
     fn remove(&mut self, key: &[String], name: &str) -> Result<Edit, ShapeError>;
+
+    /// How the servers map at `key` (and the path to it) is written now: call before the
+    /// `upsert` that adds an entry, keep it, and hand it to `prune` after removing it.
+    fn map_state(&self, key: &[String]) -> Result<MapState, ShapeError>;
+
+    /// After an entry was removed: if the servers map at `key` is now empty, remove what
+    /// the add that `before` was taken for created (the keys from `before.depth` on, only
+    /// while they hold nothing else) and give the deepest object that existed its
+    /// original spelling back (only when it differs in whitespace alone). Never removes a
+    /// key that holds anything but the path down to the empty map.
+    fn prune(&mut self, key: &[String], before: &MapState) -> Result<(), ShapeError>;
+
+    /// Nothing is left: no setting, no comment (a file mcpctl created may then go).
+    fn is_blank(&self) -> bool;
 
     /// The whole text (without BOM). Equal to the parsed text when nothing was edited.
     /// Borrowed where the document keeps its text (JSON files reach hundreds of MB).

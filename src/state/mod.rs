@@ -25,7 +25,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::error::UserError;
 use crate::fs;
 pub use journal::{Entry as JournalEntry, FileChange, LedgerChange};
-pub use ledger::{EntryKey, Fingerprint, Ledger, Origin, Ownership, Record};
+pub use ledger::{Created, EntryKey, Fingerprint, Ledger, Origin, Ownership, Record};
 
 const LEDGER_FILE: &str = "ledger.json";
 const JOURNAL_DIR: &str = "journal";
@@ -156,13 +156,13 @@ impl State {
         entry: EntryKey,
         fingerprint: Fingerprint,
         source: Origin,
-        created_file: bool,
+        created: Created,
     ) -> anyhow::Result<()> {
         let record = Record {
             entry: entry.clone(),
             fingerprint,
             source,
-            created_file,
+            created,
             time: rfc3339(SystemTime::now()),
         };
         self.change(entry, Some(record))
@@ -381,9 +381,9 @@ mod tests {
         // Both read the (empty) ledger before either saves.
         assert!(one.lookup(&key("a")).unwrap().is_none());
         assert!(two.lookup(&key("b")).unwrap().is_none());
-        one.record(key("a"), fp("sha256:a"), Origin::add(), false)
+        one.record(key("a"), fp("sha256:a"), Origin::add(), Created::default())
             .unwrap();
-        two.record(key("b"), fp("sha256:b"), Origin::copy(), true)
+        two.record(key("b"), fp("sha256:b"), Origin::copy(), Created::file(true))
             .unwrap();
         one.finish("add a").unwrap();
         drop(one);
@@ -415,13 +415,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let state = State::new(Some(dir.path().to_path_buf()));
         state
-            .record(key("a"), fp("sha256:1"), Origin::add(), false)
+            .record(key("a"), fp("sha256:1"), Origin::add(), Created::default())
             .unwrap();
         state.finish("add a").unwrap();
         let state = State::new(Some(dir.path().to_path_buf()));
         state.forget(&key("a")).unwrap();
         state
-            .record(key("a"), fp("sha256:2"), Origin::add(), false)
+            .record(key("a"), fp("sha256:2"), Origin::add(), Created::default())
             .unwrap();
         state.finish("add a --force").unwrap();
         let last = &state.journal()[0];
