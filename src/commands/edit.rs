@@ -141,7 +141,8 @@ pub fn apply_then_delete(
         } else {
             Vec::new()
         };
-        let edit = change(document.doc.as_mut())?;
+        let edit = change(document.doc.as_mut())
+            .map_err(|e| crate::commands::inventory::in_file(ctx, &location.path, e))?;
         if dry_run {
             secrets.extend(secret_values(client, document.doc.as_ref(), &location.key));
         }

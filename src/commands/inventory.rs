@@ -9,7 +9,7 @@ use crate::clients::{Client, Location, Scope};
 use crate::commands::Context;
 use crate::entry::{Dialect, EntryError, ServerEntry};
 use crate::error::UserError;
-use crate::formats::{ConfigDoc, RawEntry};
+use crate::formats::{ConfigDoc, Position, RawEntry, ShapeError};
 use crate::fs::{self, Source};
 
 /// A parsed config file.
@@ -29,6 +29,44 @@ pub fn display_path(ctx: &Context, path: &Path) -> String {
     path.display().to_string()
 }
 
+/// An error about `path`, as editors and terminals take it: `PATH:LINE:COLUMN: message`
+/// where there is a position, else `PATH: message` (the path as `display_path` shows it:
+/// absolute under `--json`).
+pub fn file_error(
+    ctx: &Context,
+    path: &Path,
+    position: Option<Position>,
+    message: impl std::fmt::Display,
+) -> UserError {
+    let shown = display_path(ctx, path);
+    UserError::new(match position {
+        Some(Position { line, column }) => format!("{shown}:{line}:{column}: {message}"),
+        None => format!("{shown}: {message}"),
+    })
+}
+
+/// A value of the wrong type on the way to the servers map of `path`.
+pub fn shape_error(ctx: &Context, path: &Path, error: &ShapeError) -> UserError {
+    let hint = match error {
+        ShapeError::NotAnObject { .. } => {
+            "mcpctl reads and writes only an object there; fix the file by hand (mcpctl left it unchanged)"
+        }
+        ShapeError::Unrepresentable { .. } => {
+            "the entry cannot be written in this file's format; change the entry (mcpctl left the file unchanged)"
+        }
+    };
+    file_error(ctx, path, error.position(), error).hint(hint)
+}
+
+/// `error` from editing `path`'s document, with the file named when it is a
+/// `ShapeError` (the document's errors do not know their file).
+pub fn in_file(ctx: &Context, path: &Path, error: anyhow::Error) -> anyhow::Error {
+    match error.downcast_ref::<ShapeError>() {
+        Some(shape) => shape_error(ctx, path, shape).into(),
+        None => error,
+    }
+}
+
 /// Read and parse a client's file. A missing file is an empty document.
 pub fn read_document(ctx: &Context, client: &Client, path: &Path) -> anyhow::Result<Document> {
     let mut source = fs::read_source(path).map_err(|e| {
@@ -41,13 +79,16 @@ pub fn read_document(ctx: &Context, client: &Client, path: &Path) -> anyhow::Res
         .format
         .parse(std::mem::take(&mut source.text))
         .map_err(|e| {
-            UserError::new(format!(
-                "cannot parse `{}` at {}:{}: {}",
-                display_path(ctx, path),
-                e.line,
-                e.column,
-                e.message
-            ))
+            let position = Position {
+                line: e.line,
+                column: e.column,
+            };
+            file_error(
+                ctx,
+                path,
+                Some(position),
+                format_args!("not valid {}: {}", client.format.display_name(), e.message),
+            )
             .hint(format!(
                 "mcpctl left the file unchanged; fix the syntax, then run `mcpctl list -c {}`",
                 client.id
@@ -64,6 +105,17 @@ pub struct Found<'a> {
     pub name: String,
     pub raw: RawEntry,
     pub entry: Result<ServerEntry, EntryError>,
+    /// Where the entry's name is written, when the entry does not read as a server.
+    pub position: Option<Position>,
+}
+
+impl Found<'_> {
+    /// Why the entry does not read as a server, as `PATH:LINE:COLUMN: message`.
+    pub fn entry_error(&self, ctx: &Context) -> Option<String> {
+        let error = self.entry.as_ref().err()?;
+        let message = format!("invalid {} entry `{}`: {error}", self.client.name, self.name);
+        Some(file_error(ctx, &self.path, self.position, message).message)
+    }
 }
 
 /// A file that could not be read.
@@ -143,12 +195,7 @@ pub fn collect<'a>(
                     broken.push(Broken {
                         client,
                         path: location.path.clone(),
-                        error: UserError::new(format!(
-                            "`{}`: {e}",
-                            display_path(ctx, &location.path)
-                        ))
-                        .hint("mcpctl reads and writes only an object there; fix the file by hand")
-                        .into(),
+                        error: shape_error(ctx, &location.path, &e).into(),
                     });
                     continue;
                 }
@@ -157,11 +204,19 @@ pub fn collect<'a>(
                 if name.is_some_and(|n| n != entry_name) {
                     continue;
                 }
+                let entry = dialect.from_raw(&raw);
+                // Looked up only for a broken entry (a scan of the file each).
+                let position = entry.is_err().then(|| {
+                    let mut path = location.key.clone();
+                    path.push(entry_name.clone());
+                    document.doc.position(&path)
+                });
                 found.push(Found {
                     client,
                     scope: location.scope,
                     path: location.path.clone(),
-                    entry: dialect.from_raw(&raw),
+                    entry,
+                    position: position.flatten(),
                     name: entry_name,
                     raw,
                 });

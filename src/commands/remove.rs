@@ -73,15 +73,16 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             };
             let location = targets::location(ctx, client, scope)?;
             if !crate::fs::exists(&location.path) {
-                return Ok((
-                    edit::shown(ctx, &location.path),
-                    edit::Outcome::unchanged(),
-                ));
+                return Ok((edit::shown(ctx, &location.path), edit::Outcome::unchanged()));
             }
             // What adding it created (the servers key, the file, its directories) goes
             // with the last entry mcpctl added there; never anything else.
             let key = edit::entry_key(&location, &name);
-            let created = ctx.state.lookup(&key)?.map(|r| r.created).unwrap_or_default();
+            let created = ctx
+                .state
+                .lookup(&key)?
+                .map(|r| r.created)
+                .unwrap_or_default();
             let delete_with = created
                 .created_file
                 .then_some(created.created_dirs.as_slice());

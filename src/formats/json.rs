@@ -11,8 +11,8 @@ use serde_json::{Map, Value};
 
 use super::scan::{self, Kind, Located, Member, Node};
 use super::{
-    BLANK_KEPT, ConfigDoc, Edit, MapState, ParseError, Position, RawEntry, ShapeError,
-    position_of, squeezed,
+    BLANK_KEPT, ConfigDoc, Edit, MapState, ParseError, Position, RawEntry, ShapeError, position_of,
+    squeezed,
 };
 
 pub(super) struct JsonDoc {

@@ -65,6 +65,15 @@ impl Format {
         }
     }
 
+    /// The format's name in messages (`not valid JSONC`).
+    pub fn display_name(self) -> &'static str {
+        match self {
+            Format::Json => "JSON",
+            Format::Jsonc => "JSONC",
+            Format::Toml => "TOML",
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Json => "json",
@@ -162,6 +171,16 @@ const BLANK_KEPT: usize = 4096;
 /// `text` without ASCII whitespace: two spellings of one structure compare equal.
 fn squeezed(text: &str) -> String {
     text.chars().filter(|c| !c.is_ascii_whitespace()).collect()
+}
+
+impl ShapeError {
+    /// Where in the file the wrong value is, when known.
+    pub fn position(&self) -> Option<Position> {
+        match self {
+            ShapeError::NotAnObject { position, .. } => *position,
+            ShapeError::Unrepresentable { .. } => None,
+        }
+    }
 }
 
 /// An editable configuration document.

@@ -12,8 +12,8 @@ use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, Value};
 
 use super::json::detect_line_ending;
 use super::{
-    BLANK_KEPT, ConfigDoc, Edit, MapState, ParseError, Position, RawEntry, ShapeError,
-    position_of, squeezed,
+    BLANK_KEPT, ConfigDoc, Edit, MapState, ParseError, Position, RawEntry, ShapeError, position_of,
+    squeezed,
 };
 
 pub(super) struct TomlDoc {

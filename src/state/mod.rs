@@ -119,8 +119,11 @@ impl State {
             return Ok(Ledger::default());
         }
         serde_json::from_slice(&bytes).map(Ledger::indexed).map_err(|e| {
+            // serde_json's text ends with " at line L column C": said first here instead.
+            let text = e.to_string();
+            let message = text.split(" at line ").next().unwrap_or(&text);
             UserError::new(format!(
-                "cannot parse `{}` at {}:{}: {e}",
+                "{}:{}:{}: not mcpctl's ledger: {message}",
                 path.display(),
                 e.line(),
                 e.column()
@@ -383,8 +386,13 @@ mod tests {
         assert!(two.lookup(&key("b")).unwrap().is_none());
         one.record(key("a"), fp("sha256:a"), Origin::add(), Created::default())
             .unwrap();
-        two.record(key("b"), fp("sha256:b"), Origin::copy(), Created::file(true))
-            .unwrap();
+        two.record(
+            key("b"),
+            fp("sha256:b"),
+            Origin::copy(),
+            Created::file(true),
+        )
+        .unwrap();
         one.finish("add a").unwrap();
         drop(one);
         two.finish("copy b").unwrap();

@@ -34,7 +34,12 @@ fn a_servers_key_the_add_created_goes_with_the_entry() {
     let cases: &[(&str, &str, &[&str], &str)] = &[
         ("cursor", ".cursor/mcp.json", &[], "{}"),
         ("cursor", ".cursor/mcp.json", &[], "{ }\n"),
-        ("cursor", ".cursor/mcp.json", &[], "{\n  \"theme\": \"dark\"\n}\n"),
+        (
+            "cursor",
+            ".cursor/mcp.json",
+            &[],
+            "{\n  \"theme\": \"dark\"\n}\n",
+        ),
         (
             "zed",
             ".config/zed/settings.json",
@@ -60,7 +65,12 @@ fn a_servers_key_the_add_created_goes_with_the_entry() {
             "{\n  \"projects\": {\n    \"/elsewhere\": {\n      \"allowedTools\": []\n    }\n  }\n}\n",
         ),
         (CODEX_ID, CODEX, &[], "model = \"o3\"\n"),
-        (CODEX_ID, CODEX, &[], "model = \"o3\"\n\n[profiles.x]\nmodel = \"o4\""),
+        (
+            CODEX_ID,
+            CODEX,
+            &[],
+            "model = \"o3\"\n\n[profiles.x]\nmodel = \"o4\"",
+        ),
     ];
     for (client, file, flags, text) in cases {
         let env = TestEnv::new();
@@ -75,8 +85,16 @@ const CODEX_ID: &str = "codex";
 #[test]
 fn an_empty_map_gets_its_own_spelling_back() {
     let cases: &[(&str, &str, &str)] = &[
-        ("cursor", ".cursor/mcp.json", "{\n  \"mcpServers\": {\n    }\n}\n"),
-        ("cursor", ".cursor/mcp.json", "{\n  \"mcpServers\": { }\n}\n"),
+        (
+            "cursor",
+            ".cursor/mcp.json",
+            "{\n  \"mcpServers\": {\n    }\n}\n",
+        ),
+        (
+            "cursor",
+            ".cursor/mcp.json",
+            "{\n  \"mcpServers\": { }\n}\n",
+        ),
         ("cursor", ".cursor/mcp.json", "{\"mcpServers\":{ }}"),
         (
             "zed",
@@ -189,8 +207,10 @@ fn what_the_add_created_goes_only_with_the_last_entry_mcpctl_added_there() {
     for order in [["a", "b"], ["b", "a"]] {
         let env = TestEnv::new();
         env.write(".cursor/mcp.json", text.as_bytes());
-        env.run(&["add", "a", "-c", "cursor", "--", "npx", "a"]).ok();
-        env.run(&["add", "b", "-c", "cursor", "--", "npx", "b"]).ok();
+        env.run(&["add", "a", "-c", "cursor", "--", "npx", "a"])
+            .ok();
+        env.run(&["add", "b", "-c", "cursor", "--", "npx", "b"])
+            .ok();
         env.run(&["remove", order[0], "-c", "cursor"]).ok();
         assert!(env.read_str(".cursor/mcp.json").contains("mcpServers"));
         env.run(&["remove", order[1], "-c", "cursor"]).ok();
@@ -201,13 +221,34 @@ fn what_the_add_created_goes_only_with_the_last_entry_mcpctl_added_there() {
     let text = "{\n  \"numStartups\": 1\n}\n";
     env.write(".claude.json", text.as_bytes());
     let add = |dir: &str| {
-        let mut cmd = env.command(&["add", "x", "-c", "claude-code", "--scope", "local", "--", "npx"]);
+        let mut cmd = env.command(&[
+            "add",
+            "x",
+            "-c",
+            "claude-code",
+            "--scope",
+            "local",
+            "--",
+            "npx",
+        ]);
         std::fs::create_dir_all(env.path(dir)).unwrap();
-        assert!(cmd.current_dir(env.path(dir)).output().unwrap().status.success());
+        assert!(
+            cmd.current_dir(env.path(dir))
+                .output()
+                .unwrap()
+                .status
+                .success()
+        );
     };
     let remove = |dir: &str| {
         let mut cmd = env.command(&["remove", "x", "-c", "claude-code", "--scope", "local"]);
-        assert!(cmd.current_dir(env.path(dir)).output().unwrap().status.success());
+        assert!(
+            cmd.current_dir(env.path(dir))
+                .output()
+                .unwrap()
+                .status
+                .success()
+        );
     };
     add("p1");
     add("p2");
@@ -223,9 +264,14 @@ fn what_someone_else_made_stays() {
     let env = TestEnv::new();
     env.run(&["add", "zz", "-c", "windsurf", "--", "npx"]).ok();
     let file = ".codeium/windsurf/mcp_config.json";
-    let text = env.read_str(file).replacen("{\n", "{\n  \"mine\": true,\n", 1);
+    let text = env
+        .read_str(file)
+        .replacen("{\n", "{\n  \"mine\": true,\n", 1);
     env.write(file, text.as_bytes());
-    let removed = env.run(&["remove", "zz", "-c", "windsurf", "--json"]).ok().json();
+    let removed = env
+        .run(&["remove", "zz", "-c", "windsurf", "--json"])
+        .ok()
+        .json();
     assert!(removed[0].get("deleted").is_none(), "{removed}");
     assert_eq!(env.read_str(file), "{\n  \"mine\": true\n}\n");
 
@@ -234,7 +280,10 @@ fn what_someone_else_made_stays() {
     let env = TestEnv::new();
     env.write(".cursor/mcp.json", b"{\n  \"mcpServers\": {}\n}\n");
     add_remove(&env, "cursor", &[]);
-    assert_eq!(env.read_str(".cursor/mcp.json"), "{\n  \"mcpServers\": {}\n}\n");
+    assert_eq!(
+        env.read_str(".cursor/mcp.json"),
+        "{\n  \"mcpServers\": {}\n}\n"
+    );
     let env = TestEnv::new();
     env.write(".cursor/mcp.json", b"{}\n");
     env.run(&["add", "zz", "-c", "cursor", "--", "npx"]).ok();

@@ -13,6 +13,7 @@ mod clients;
 mod concurrency;
 mod doctor;
 mod env;
+mod errors;
 #[path = "../common/fixture_server.rs"]
 mod fixture_server;
 mod golden;
