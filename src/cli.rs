@@ -90,6 +90,8 @@ pub enum Command {
     Plan(PlanArgs),
     /// Make every client's file match the manifest; all files or none
     Apply(ApplyArgs),
+    /// The manifest's profiles, and the tokens each one's tool definitions cost per client
+    Profiles(ProfilesArgs),
     /// Write a manifest from the servers installed in your clients
     Import(ImportArgs),
     /// Copy one server from one client into others, spelled the way each expects
@@ -130,9 +132,21 @@ pub struct ManifestArgs {
     /// The manifest [default: ./mcpctl.toml if present, else the user manifest]
     #[arg(long, env = "MCPCTL_MANIFEST", value_name = "FILE")]
     pub manifest: Option<PathBuf>,
-    /// Apply this `[profiles.NAME]` instead of the manifest's `profile`
+    /// Use this `[profiles.NAME]` instead of the manifest's `profile`
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl profiles                      every profile, its servers, tokens per client
+  mcpctl profiles --profile frontend --json
+
+Token estimates come from the last `mcpctl doctor` or `mcpctl tools` run of each server;
+a server never measured shows as unknown.")]
+pub struct ProfilesArgs {
+    #[command(flatten)]
+    pub manifest: ManifestArgs,
 }
 
 #[derive(Debug, Args)]

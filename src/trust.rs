@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use crate::clients::{Approval, Client, Scope};
 use crate::platform::Platform;
+use crate::sources::{Chooser, Origin};
 
 /// The verdict for one entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,6 +131,26 @@ impl<'a> TrustRule<'a> {
                 reason: format!(
                     "a project entry {} has not approved (nothing in {shown} approves it); {how}",
                     client.name
+                ),
+            },
+        }
+    }
+
+    /// May a read-only source's entry be started? What the user installed (a plugin, an
+    /// extension) is their own choice, an administrator's file is trusted as deployed;
+    /// a plugin only a project's committed settings enable is the repository's choice.
+    #[must_use]
+    pub fn decide_origin(&self, origin: &Origin) -> Trust {
+        match origin.chosen_by {
+            Chooser::User => Trust::Own,
+            Chooser::Admin => Trust::Approved {
+                by: format!("deployed by an administrator ({})", origin.file.display()),
+            },
+            Chooser::Project if self.trust_project => Trust::Flag,
+            Chooser::Project => Trust::Untrusted {
+                reason: format!(
+                    "only the project's settings enable the {} `{}`; pass --trust-project to start it anyway",
+                    origin.kind, origin.name
                 ),
             },
         }

@@ -7,7 +7,7 @@ mod row;
 
 use std::path::{Path, PathBuf};
 
-pub use row::{Approval, Unread};
+pub use row::{Approval, SourceKind, Unread};
 pub use row::{DialectName, Fields, TransportName, UntypedRemote, VarSyntax};
 use row::{Row, TableFile};
 
@@ -50,6 +50,9 @@ pub struct Client {
     pub source: String,
     /// Files that look like the client's but that it does not read (`check`: MCP006).
     pub unread: Vec<Unread>,
+    /// Places the client loads servers from that the user did not write (plugins,
+    /// extensions, an administrator's file): listed and checked, never edited.
+    pub read_only: Vec<ReadOnlySource>,
     legacy: Option<LegacyLocation>,
     paths_macos: Vec<String>,
     paths_linux: Vec<String>,
@@ -104,6 +107,56 @@ impl LegacyLocation {
     }
 }
 
+/// A read-only source of servers (row field `read_only`; src/sources/ reads it).
+#[derive(Debug, Clone)]
+pub struct ReadOnlySource {
+    pub kind: SourceKind,
+    macos: Vec<String>,
+    linux: Vec<String>,
+    windows: Vec<String>,
+    /// Files that switch parts of the source on or off (templates, or project-relative).
+    pub settings: Vec<String>,
+    pub servers_key: Vec<String>,
+    /// When present, the client loads only this source's servers.
+    pub exclusive: bool,
+    /// How a person changes these servers; `{origin}` is the plugin or extension name.
+    pub manage: String,
+}
+
+impl ReadOnlySource {
+    /// The file or folder on this platform (the first candidate that exists, else the
+    /// first), `None` when the source does not exist on this OS.
+    pub fn path(&self, platform: &Platform) -> Result<Option<PathBuf>, TemplateError> {
+        platform.resolve_candidates(match platform.os {
+            Os::Macos => &self.macos,
+            Os::Linux => &self.linux,
+            Os::Windows => &self.windows,
+        })
+    }
+
+    /// A settings file: a template, or relative to the project root.
+    pub fn settings_path(
+        &self,
+        template: &str,
+        platform: &Platform,
+        project: &Path,
+    ) -> Result<PathBuf, TemplateError> {
+        if template.contains('{') {
+            platform.expand(template)
+        } else {
+            Ok(project.join(template))
+        }
+    }
+
+    fn templates(&self) -> impl Iterator<Item = &String> {
+        self.macos
+            .iter()
+            .chain(&self.linux)
+            .chain(&self.windows)
+            .chain(self.settings.iter().filter(|s| s.contains('{')))
+    }
+}
+
 /// What a word typed after `-c` names.
 #[derive(Debug)]
 pub enum Lookup<'a> {
@@ -151,6 +204,20 @@ impl Client {
             approval: row.approval,
             source: row.source,
             unread: row.unread,
+            read_only: row
+                .read_only
+                .into_iter()
+                .map(|r| ReadOnlySource {
+                    kind: r.kind,
+                    macos: list(r.paths.macos),
+                    linux: list(r.paths.linux),
+                    windows: list(r.paths.windows),
+                    settings: r.settings,
+                    servers_key: r.servers_key,
+                    exclusive: r.exclusive,
+                    manage: r.manage,
+                })
+                .collect(),
             legacy: row.legacy.map(|l| LegacyLocation {
                 macos: list(l.paths.macos),
                 linux: list(l.paths.linux),
@@ -289,6 +356,7 @@ impl Client {
                     .iter()
                     .flat_map(|l| l.macos.iter().chain(&l.linux).chain(&l.windows)),
             )
+            .chain(self.read_only.iter().flat_map(ReadOnlySource::templates))
     }
 }
 

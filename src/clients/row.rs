@@ -62,7 +62,49 @@ pub(crate) struct Row {
     pub(crate) legacy: Option<Legacy>,
     #[serde(default)]
     pub(crate) unread: Vec<Unread>,
+    #[serde(default)]
+    pub(crate) read_only: Vec<ReadOnlyRow>,
     pub(crate) source: String,
+}
+
+/// Servers the client loads from somewhere the user did not write them (`clients.toml`
+/// `[[client.read_only]]`): listed and checked, never edited. `kind` says how to read the
+/// place (src/sources/ has one module per kind).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ReadOnlyRow {
+    pub(crate) kind: SourceKind,
+    /// The file or folder per OS (path templates; an absent OS: none there).
+    pub(crate) paths: Paths,
+    /// Files that switch the source's parts on or off (kind-specific): path templates, or
+    /// paths relative to the project root when they have no `{`.
+    #[serde(default)]
+    pub(crate) settings: Vec<String>,
+    /// Where servers sit in the file (`managed-file`).
+    #[serde(default)]
+    pub(crate) servers_key: Vec<String>,
+    /// When the file exists, the client loads only its servers (Claude Code's
+    /// `managed-mcp.json`): the user's own entries and other sources are not loaded.
+    #[serde(default)]
+    pub(crate) exclusive: bool,
+    /// How a person changes these servers, for `add`/`remove`; `{origin}` is the plugin or
+    /// extension name.
+    pub(crate) manage: String,
+}
+
+/// How a read-only source is laid out.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SourceKind {
+    /// Claude Code plugins: `installed_plugins.json` names each plugin's directory;
+    /// `enabledPlugins` in the settings files switches it on; servers in `<plugin>/.mcp.json`
+    /// and `plugin.json` `mcpServers`.
+    ClaudePlugins,
+    /// One JSON file an administrator deploys (Claude Code's `managed-mcp.json`).
+    ManagedFile,
+    /// Gemini CLI extensions: `<dir>/<name>/gemini-extension.json` `mcpServers`, switched
+    /// by `extension-enablement.json`.
+    GeminiExtensions,
 }
 
 /// Where a client records that the user approved a project's servers (`clients.toml`

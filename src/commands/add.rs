@@ -8,7 +8,7 @@ use crate::cli::{AddArgs, TransportArg};
 use crate::clients::{Client, Fields, Scope, VarSyntax};
 use crate::commands::Context;
 use crate::commands::edit::{self, Action, EditReport};
-use crate::commands::targets;
+use crate::commands::{inventory, targets};
 use crate::entry::{self, Dialect, RemoteKind, ServerEntry, StringMap, Transport, spelling};
 use crate::error::{ExitStatus, UserError};
 use crate::formats::Edit;
@@ -489,6 +489,18 @@ pub(crate) fn add_to(
         no_wrap,
     } = flags;
     let location = targets::location(ctx, client, scope)?;
+    match inventory::read_only_of(ctx, client, name) {
+        (Some(ex), _) => return Err(inventory::exclusive_error(ctx, client, &ex)),
+        (None, Some(entry)) if !force => {
+            return Err(inventory::managed_elsewhere(
+                ctx,
+                client,
+                &entry,
+                ", or pass --force to add an entry of your own with that name",
+            ));
+        }
+        _ => {}
+    }
     let dialect = Dialect::of(client);
     // Fail early (before reading the file) when the client cannot take this entry.
     let (entry, _, notes) = render(ctx, client, entry, no_wrap)?;

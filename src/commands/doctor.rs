@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::check::{self, Finding, Severity, Target};
 use crate::cli::DoctorArgs;
 use crate::clients::{Client, Scope};
-use crate::commands::inventory::{Found, collect, display_path};
+use crate::commands::inventory::{Found, Inventory, collect_all, display_path};
 use crate::commands::{Context, targets};
 use crate::entry;
 use crate::error::{ExitStatus, UserError};
@@ -80,6 +80,11 @@ struct DoctorResult {
     stderr_tail: Vec<String>,
     /// What was started or contacted, secrets left out (`npx -y pkg`, a URL).
     target: String,
+    /// From a read-only source (a plugin, an extension, an administrator's file).
+    read_only: bool,
+    /// That source: `{kind, name, file}` (`file` absolute).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    origin: Option<serde_json::Value>,
 }
 
 impl DoctorResult {
@@ -141,7 +146,11 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     } else {
         targets::by_ids(ctx, &clients)?
     };
-    let (found, broken) = collect(ctx, &clients, name.as_deref());
+    let Inventory {
+        found,
+        broken,
+        exclusive,
+    } = collect_all(ctx, &clients, name.as_deref());
     if let Some(name) = &name
         && found.is_empty()
         && broken.is_empty()
@@ -156,7 +165,9 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     // Indexed once: scanning every entry (or finding) per entry is quadratic, and files
     // with tens of thousands of entries exist.
     let mut scopes_of: HashMap<(&str, &str), Vec<Scope>> = HashMap::new();
-    for f in &found {
+    // A read-only source's server is not the same entry as a file's of that name (Claude
+    // Code namespaces plugin servers; Gemini CLI already marks the extension's not loaded).
+    for f in found.iter().filter(|f| f.origin.is_none()) {
         scopes_of
             .entry((f.client.id.as_str(), f.name.as_str()))
             .or_default()
@@ -212,7 +223,19 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             error: Some(format!("{:#}", b.error)),
             stderr_tail: Vec::new(),
             target: String::new(),
+            read_only: false,
+            origin: None,
         });
+    }
+    if !printer.json {
+        for (client, ex) in &exclusive {
+            printer.warn(&format!(
+                "{} loads only the servers in `{}`: {}",
+                client.name,
+                ex.file.display(),
+                ex.manage
+            ));
+        }
     }
 
     if !to_probe.is_empty() {
@@ -282,6 +305,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             );
         }
     }
+    remember_tokens(ctx, printer, &found, &results, &to_probe);
     let tokens = client_tokens(&results, &to_probe);
 
     let mut summary = Summary::default();
@@ -310,6 +334,20 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     } else {
         ExitStatus::Success
     })
+}
+
+/// `client/name`, with the read-only source it comes from.
+fn label_of(r: &DoctorResult) -> String {
+    match &r.origin {
+        Some(o) => format!(
+            "{}/{} [read-only: {} {}]",
+            r.client,
+            r.name,
+            o["kind"].as_str().unwrap_or_default(),
+            o["name"].as_str().unwrap_or_default()
+        ),
+        None => format!("{}/{}", r.client, r.name),
+    }
 }
 
 fn plural(n: usize) -> &'static str {
@@ -395,7 +433,31 @@ fn static_checks(
         error: None,
         stderr_tail: Vec::new(),
         target: String::new(),
+        read_only: f.origin.is_some(),
+        origin: f.origin.as_ref().map(|o| {
+            serde_json::json!({
+                "kind": o.kind,
+                "name": o.name,
+                "file": o.file.display().to_string(),
+                "chosen_by": o.chosen_by,
+            })
+        }),
     };
+    if let Some(why) = &f.not_loaded {
+        result.record("loaded", Status::Skipped, format!("{why}; not started"));
+        return (result, None);
+    }
+    if let Some(origin) = f.origin.as_ref().filter(|o| !o.enabled) {
+        result.record(
+            "enabled",
+            Status::Skipped,
+            format!(
+                "the {} `{}` is disabled, so {} does not load it; not started",
+                origin.kind, origin.name, f.client.name
+            ),
+        );
+        return (result, None);
+    }
     let entry = match &f.entry {
         Ok(e) => e,
         Err(_) if entry::is_toggle(&f.raw) => {
@@ -479,7 +541,11 @@ fn static_checks(
     }
     result.target = prepared.target;
     // Decided last so the static checks above still run on an entry not started.
-    match trust.decide(f.client, f.scope, &f.name) {
+    let verdict = match &f.origin {
+        Some(origin) => trust.decide_origin(origin),
+        None => trust.decide(f.client, f.scope, &f.name),
+    };
+    match verdict {
         Trust::Own => {}
         Trust::Approved { by } => result.record("trust", Status::Ok, by),
         Trust::Flag => result.record(
@@ -502,7 +568,10 @@ fn lint_files(ctx: &Context, found: &[Found<'_>]) -> Vec<(String, PathBuf, Findi
     let mut out = Vec::new();
     for f in found {
         let key = (f.client.id.as_str(), f.path.as_path());
-        if !matches!(f.scope, Scope::User | Scope::Project) || seen.contains(&key) {
+        if f.origin.is_some()
+            || !matches!(f.scope, Scope::User | Scope::Project)
+            || seen.contains(&key)
+        {
             continue;
         }
         seen.push(key);
@@ -546,6 +615,27 @@ fn add_lint_findings(result: &mut DoctorResult, findings: &[&Finding]) {
             finding.message, finding.code, finding.line
         );
         result.record("config", status, message);
+    }
+}
+
+/// Keep what was measured for `profiles` (a cache: failing to save it is only a warning).
+fn remember_tokens(
+    ctx: &Context,
+    printer: &Printer,
+    found: &[Found<'_>],
+    results: &[DoctorResult],
+    probed: &[(usize, Launch)],
+) {
+    let measured: Vec<_> = probed
+        .iter()
+        .filter_map(|(index, _)| {
+            let result = &results[*index];
+            let entry = found[*index].entry.as_ref().ok()?;
+            Some((entry, result.tokens?, result.tools?))
+        })
+        .collect();
+    if let Err(e) = ctx.state.remember_tokens(&measured) {
+        printer.warn(&format!("could not remember the token estimates: {e}"));
     }
 }
 
@@ -711,7 +801,7 @@ fn print_human(printer: &mut Printer, report: &Report, no_spawn: bool, client_co
     let width = report
         .results
         .iter()
-        .map(|r| r.client.len() + r.name.len() + 1)
+        .map(|r| label_of(r).chars().count())
         .max()
         .unwrap_or(0);
     for r in &report.results {
@@ -724,7 +814,7 @@ fn print_human(printer: &mut Printer, report: &Report, no_spawn: bool, client_co
         let label = if r.name.is_empty() {
             format!("{} ({})", r.client, r.path)
         } else {
-            format!("{}/{}", r.client, r.name)
+            label_of(r)
         };
         let detail = match r.status {
             Status::Ok if r.server_name.is_some() => {

@@ -11,6 +11,7 @@ use crate::entry::{Dialect, EntryError, ServerEntry};
 use crate::error::UserError;
 use crate::formats::{ConfigDoc, Position, RawEntry, ShapeError};
 use crate::fs::{self, Source};
+use crate::sources::{self, Exclusive, Origin};
 
 /// A parsed config file.
 pub struct Document {
@@ -107,14 +108,122 @@ pub struct Found<'a> {
     pub entry: Result<ServerEntry, EntryError>,
     /// Where the entry's name is written, when the entry does not read as a server.
     pub position: Option<Position>,
+    /// `None`: an entry in one of the client's config files, which mcpctl edits. `Some`: a
+    /// read-only source (a plugin, an extension, an administrator's file), never edited.
+    pub origin: Option<Origin>,
+    /// Why the client does not load this entry although it is there (an administrator's
+    /// file has exclusive control; the user's settings define the same name).
+    pub not_loaded: Option<String>,
 }
 
 impl Found<'_> {
     /// Why the entry does not read as a server, as `PATH:LINE:COLUMN: message`.
     pub fn entry_error(&self, ctx: &Context) -> Option<String> {
         let error = self.entry.as_ref().err()?;
-        let message = format!("invalid {} entry `{}`: {error}", self.client.name, self.name);
+        let message = format!(
+            "invalid {} entry `{}`: {error}",
+            self.client.name, self.name
+        );
         Some(file_error(ctx, &self.path, self.position, message).message)
+    }
+}
+
+/// Everything `list` and `doctor` show: entries of the config files and of the clients'
+/// read-only sources, unreadable files, and the clients whose servers an administrator's
+/// file controls exclusively.
+pub struct Inventory<'a> {
+    pub found: Vec<Found<'a>>,
+    pub broken: Vec<Broken<'a>>,
+    pub exclusive: Vec<(&'a Client, Exclusive)>,
+}
+
+/// [`collect`], plus each client's read-only sources (src/sources/): their entries marked
+/// with their origin, the user's own entries marked not loaded where a source takes
+/// exclusive control, and a source's entry marked not loaded where the client lets the
+/// user's settings win (Gemini CLI extensions).
+pub fn collect_all<'a>(ctx: &Context, clients: &[&'a Client], name: Option<&str>) -> Inventory<'a> {
+    let (mut found, mut broken) = collect(ctx, clients, name);
+    let mut exclusive = Vec::new();
+    let env = sources::Env {
+        platform: &ctx.platform,
+        project: &ctx.project,
+    };
+    for client in clients {
+        if client.read_only.is_empty() {
+            continue;
+        }
+        let read = sources::read(client, &env);
+        for (path, message) in read.broken {
+            broken.push(Broken {
+                client,
+                path,
+                error: UserError::new(message)
+                    .hint("mcpctl never edits this file; the client skips it too until it is fixed")
+                    .into(),
+            });
+        }
+        if let Some(ex) = &read.exclusive {
+            let why = format!(
+                "not loaded: `{}` has exclusive control of {}'s servers",
+                ex.file.display(),
+                client.name
+            );
+            for f in found.iter_mut().filter(|f| f.client.id == client.id) {
+                f.not_loaded = Some(why.clone());
+            }
+        }
+        let dialect = Dialect::of(client);
+        for entry in read.entries {
+            if name.is_some_and(|n| n != entry.name) {
+                continue;
+            }
+            // Gemini CLI: a server of the same name in a settings file wins over an
+            // extension's.
+            let shadowed_by_settings = entry.origin.kind == "extension"
+                && found.iter().any(|f| {
+                    f.client.id == client.id && f.origin.is_none() && f.name == entry.name
+                });
+            let not_loaded = if let Some(ex) = read
+                .exclusive
+                .as_ref()
+                .filter(|ex| ex.file != entry.origin.file)
+            {
+                Some(format!(
+                    "not loaded: `{}` has exclusive control of {}'s servers",
+                    ex.file.display(),
+                    client.name
+                ))
+            } else if shadowed_by_settings {
+                Some(format!(
+                    "not loaded: a server named `{}` in {}'s settings takes precedence",
+                    entry.name, client.name
+                ))
+            } else {
+                None
+            };
+            found.push(Found {
+                client,
+                scope: match entry.origin.chosen_by {
+                    sources::Chooser::Project => Scope::Project,
+                    _ => Scope::User,
+                },
+                path: entry.origin.file.clone(),
+                entry: dialect.from_raw(&entry.raw),
+                position: None,
+                name: entry.name,
+                raw: entry.raw,
+                origin: Some(entry.origin),
+                not_loaded,
+            });
+        }
+        if let Some(ex) = read.exclusive {
+            exclusive.push((*client, ex));
+        }
+    }
+    Inventory {
+        found,
+        broken,
+        exclusive,
     }
 }
 
@@ -219,9 +328,68 @@ pub fn collect<'a>(
                     position: position.flatten(),
                     name: entry_name,
                     raw,
+                    origin: None,
+                    not_loaded: None,
                 });
             }
         }
     }
     (found, broken)
+}
+
+/// What a client's read-only sources say about `name`, for `add` and `remove`: the file
+/// that takes exclusive control (if any), and the source entry of that name (if any).
+pub fn read_only_of(
+    ctx: &Context,
+    client: &Client,
+    name: &str,
+) -> (Option<Exclusive>, Option<sources::SourceEntry>) {
+    if client.read_only.is_empty() {
+        return (None, None);
+    }
+    let read = sources::read(
+        client,
+        &sources::Env {
+            platform: &ctx.platform,
+            project: &ctx.project,
+        },
+    );
+    let entry = read.entries.into_iter().find(|e| e.name == name);
+    (read.exclusive, entry)
+}
+
+/// The error for an edit of `name` that only a read-only source holds.
+pub fn managed_elsewhere(
+    ctx: &Context,
+    client: &Client,
+    entry: &sources::SourceEntry,
+    also: &str,
+) -> anyhow::Error {
+    let what = match entry.origin.kind {
+        "plugin" => format!("the plugin `{}`", entry.origin.name),
+        "extension" => format!("the extension `{}`", entry.origin.name),
+        _ => format!("`{}`", entry.origin.name),
+    };
+    UserError::new(format!(
+        "`{}` is not in a file mcpctl edits: {} loads it from {what} ({})",
+        entry.name,
+        client.name,
+        display_path(ctx, &entry.origin.file)
+    ))
+    .hint(format!(
+        "change it with {}{also}; mcpctl changed nothing",
+        entry.origin.manage
+    ))
+    .into()
+}
+
+/// The error for an edit of a client whose servers an administrator's file controls.
+pub fn exclusive_error(ctx: &Context, client: &Client, ex: &Exclusive) -> anyhow::Error {
+    UserError::new(format!(
+        "{} loads only the servers in `{}`: an entry added to your own files would not be loaded",
+        client.name,
+        display_path(ctx, &ex.file)
+    ))
+    .hint(format!("{}; mcpctl changed nothing", ex.manage))
+    .into()
 }

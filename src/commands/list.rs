@@ -5,7 +5,7 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use crate::cli::ListArgs;
-use crate::commands::inventory::{collect, display_path};
+use crate::commands::inventory::{Inventory, collect_all, display_path};
 use crate::commands::{Context, targets};
 use crate::entry::{self, Transport};
 use crate::error::ExitStatus;
@@ -26,8 +26,31 @@ struct ListRow {
     disabled: bool,
     /// The file spells the command as `cmd /c ...` (shown unwrapped in `command`/`args`).
     wrapped: bool,
+    /// The entry comes from a read-only source (a plugin, an extension, an
+    /// administrator's file): mcpctl never edits it.
+    read_only: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    origin: Option<OriginRow>,
+    /// Why the client does not load the entry although it is there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    not_loaded: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
+}
+
+/// Where a read-only entry comes from.
+#[derive(Debug, Serialize)]
+struct OriginRow {
+    /// `plugin`, `extension` or `managed`.
+    kind: &'static str,
+    /// The plugin id, the extension name, or the managed file's name.
+    name: String,
+    /// The file the entry is in (absolute, also without `--json`).
+    file: String,
+    /// Who chose that the client loads it: `user`, `project` or `admin`.
+    chosen_by: crate::sources::Chooser,
+    /// How to change it.
+    manage: String,
 }
 
 pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
@@ -41,7 +64,11 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
     } else {
         targets::by_ids(ctx, &clients)?
     };
-    let (found, broken) = collect(ctx, &clients, name.as_deref());
+    let Inventory {
+        found,
+        broken,
+        exclusive,
+    } = collect_all(ctx, &clients, name.as_deref());
     let rows: Vec<ListRow> = found
         .iter()
         .map(|f| {
@@ -58,6 +85,15 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                 path: display_path(ctx, &f.path),
                 disabled: false,
                 wrapped: false,
+                read_only: f.origin.is_some(),
+                origin: f.origin.as_ref().map(|o| OriginRow {
+                    kind: o.kind,
+                    name: o.name.clone(),
+                    file: o.file.display().to_string(),
+                    chosen_by: o.chosen_by,
+                    manage: o.manage.clone(),
+                }),
+                not_loaded: f.not_loaded.clone(),
                 error: None,
             };
             match &f.entry {
@@ -86,6 +122,9 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                 }
                 Err(_) => row.error = f.entry_error(ctx),
             }
+            if f.origin.as_ref().is_some_and(|o| !o.enabled) && f.not_loaded.is_none() {
+                row.disabled = true;
+            }
             row
         })
         .collect();
@@ -105,6 +144,17 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         name,
         searched: clients.iter().map(|c| c.id.clone()).collect(),
         show_secrets,
+        exclusive: exclusive
+            .iter()
+            .map(|(client, ex)| {
+                format!(
+                    "{} loads only the servers in `{}`: {}",
+                    client.name,
+                    ex.file.display(),
+                    ex.manage
+                )
+            })
+            .collect(),
     };
     printer.emit(&report)
 }
@@ -120,6 +170,8 @@ struct ListReport {
     searched: Vec<String>,
     /// `--show-secrets`: the table gets an env/headers column.
     show_secrets: bool,
+    /// One line per client whose servers an administrator's file controls exclusively.
+    exclusive: Vec<String>,
 }
 
 impl Report for ListReport {
@@ -130,6 +182,7 @@ impl Report for ListReport {
     fn human(&self, paint: Paint) -> Vec<Block> {
         let show_secrets = self.show_secrets;
         let mut blocks: Vec<Block> = self.broken.iter().cloned().map(Block::Error).collect();
+        blocks.extend(self.exclusive.iter().cloned().map(Block::Warning));
         if self.rows.is_empty() {
             if self.broken.is_empty() {
                 let what = self.name.as_ref().map_or_else(
@@ -165,11 +218,17 @@ impl Report for ListReport {
                         paint.paint(Style::Dim, "(a switch, or a server an extension provides)")
                     }
                 };
-                let name = if r.disabled {
-                    format!("{} {}", r.name, paint.paint(Style::Dim, "(disabled)"))
-                } else {
-                    r.name.clone()
-                };
+                let mut name = r.name.clone();
+                if r.not_loaded.is_some() {
+                    name.push_str(&paint.paint(Style::Dim, " (not loaded)"));
+                } else if r.disabled {
+                    name.push_str(&paint.paint(Style::Dim, " (disabled)"));
+                }
+                if let Some(o) = &r.origin {
+                    name.push_str(
+                        &paint.paint(Style::Dim, &format!(" [read-only: {} {}]", o.kind, o.name)),
+                    );
+                }
                 let scope = if r.scope == "user" {
                     r.client.clone()
                 } else {

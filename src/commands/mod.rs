@@ -16,6 +16,7 @@ pub(crate) mod inventory;
 mod list;
 mod outdated;
 pub(crate) mod plan;
+mod profiles;
 mod remove;
 mod restore;
 mod search;
@@ -82,6 +83,7 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Man => completions::man(printer),
         Command::Plan(args) => plan::run(args, ctx, printer),
         Command::Apply(args) => apply::run(args, ctx, printer),
+        Command::Profiles(args) => profiles::run(args, ctx, printer),
         Command::Import(args) => import::run(args, ctx, printer),
         Command::Copy(args) => copy::run(args, ctx, printer),
         Command::Search(args) => search::run(args, ctx, printer),

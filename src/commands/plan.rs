@@ -124,6 +124,9 @@ pub struct FilePlan<'a> {
     /// Literal secret values seen in this file's entries, redacted from diffs.
     pub secrets: Vec<String>,
     pub notes: Vec<String>,
+    /// Each manifest server this file gets, as rendered for its client (what `profiles`
+    /// looks up measured token costs by).
+    pub rendered: Vec<(String, ServerEntry)>,
 }
 
 impl FilePlan<'_> {
@@ -163,7 +166,16 @@ pub fn run(args: PlanArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
     };
     match format {
         CheckFormat::Json => printer.json_value(&items)?,
-        CheckFormat::Text => print_text(ctx, printer, &manifest, &plans),
+        CheckFormat::Text => {
+            print_text(ctx, printer, &manifest, &plans);
+            if let Some(line) = manifest_args
+                .profile
+                .as_deref()
+                .and_then(|p| super::profiles::plan_line(&manifest, &plans, ctx, p))
+            {
+                printer.line(&line);
+            }
+        }
         CheckFormat::Github => {
             for f in findings(ctx, &items) {
                 printer.line(&render::github_line(&f));
@@ -192,23 +204,22 @@ pub fn load(ctx: &Context, args: &ManifestArgs) -> anyhow::Result<Manifest> {
     if let Some(profile) = &args.profile
         && !manifest.profiles.contains_key(profile)
     {
+        let names: Vec<&str> = manifest.profiles.keys().map(String::as_str).collect();
+        let known = if names.is_empty() {
+            "the manifest has no profiles".to_owned()
+        } else {
+            format!("profiles: {}", names.join(", "))
+        };
         return Err(UserError::new(format!(
             "`{}` has no `[profiles.{profile}]`",
             path.display()
         ))
-        .hint(format!(
-            "profiles: {}",
-            if manifest.profiles.is_empty() {
-                "none".to_owned()
-            } else {
-                manifest
-                    .profiles
-                    .keys()
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            }
-        ))
+        .hint(
+            match crate::suggest::closest(profile, names.iter().copied()) {
+                Some(near) => format!("did you mean `{near}`? {known}"),
+                None => known,
+            },
+        )
         .into());
     }
     Ok(manifest)
@@ -318,6 +329,7 @@ pub fn plan_file<'a>(
         ledger: Vec::new(),
         secrets: Vec::new(),
         notes: Vec::new(),
+        rendered: Vec::new(),
         document: Document {
             source: document.source.clone(),
             doc: client.format.parse(String::new())?,
@@ -398,6 +410,9 @@ pub fn plan_file<'a>(
             }
         }
         collect_secrets(&wanted, &mut plan.secrets);
+        if let Ok(entry) = dialect.from_raw(&wanted) {
+            plan.rendered.push((name.clone(), entry));
+        }
         let at = position(&document, name);
         let key = edit::entry_key_at(&identity, &location, name);
         let Some((_, existing)) = current.iter().find(|(n, _)| n == name) else {

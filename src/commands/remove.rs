@@ -7,7 +7,7 @@
 use crate::cli::RemoveArgs;
 use crate::clients::{Client, Scope};
 use crate::commands::Context;
-use crate::commands::inventory::read_document;
+use crate::commands::inventory::{self, read_document};
 use crate::commands::{edit, targets};
 use crate::error::{ExitStatus, UserError};
 use crate::formats::Edit;
@@ -33,6 +33,9 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             .collect();
         match have.as_slice() {
             [] => {
+                if let Some(error) = read_only_holder(ctx, &targets::detected(ctx), &name) {
+                    return Err(error);
+                }
                 return Err(targets::no_server_named(
                     ctx,
                     &targets::detected(ctx),
@@ -50,6 +53,15 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         }
     };
     let mut report = edit::EditReport::new(dry_run);
+    for client in &clients {
+        if let (Some(ex), _) = inventory::read_only_of(ctx, client, &name) {
+            printer.warn(&format!(
+                "{} loads only the servers in `{}`, so it was not loading your own entries anyway",
+                client.name,
+                inventory::display_path(ctx, &ex.file)
+            ));
+        }
+    }
     for client in &clients {
         let found = holds(client);
         let result = (|| {
@@ -108,6 +120,9 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         .iter()
         .all(|r| r.action == edit::Action::Unchanged)
     {
+        if let Some(error) = read_only_holder(ctx, &clients, &name) {
+            return Err(error);
+        }
         let error = targets::no_server_named(ctx, &clients, &name);
         if crate::error::hint_of(&error).is_some_and(|h| h.starts_with("did you mean")) {
             return Err(error);
@@ -115,6 +130,15 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         report.note = Some(format!("`{name}` was not found in any targeted client"));
     }
     printer.emit(&report)
+}
+
+/// The error for a name that only a read-only source of one of `clients` holds.
+fn read_only_holder(ctx: &Context, clients: &[&Client], name: &str) -> Option<anyhow::Error> {
+    clients.iter().find_map(|client| {
+        inventory::read_only_of(ctx, client, name)
+            .1
+            .map(|entry| inventory::managed_elsewhere(ctx, client, &entry, ""))
+    })
 }
 
 /// The scopes of `client` (only `only`, when given) whose file has `name`. A file that two

@@ -27,6 +27,8 @@ pub(crate) struct Resolved {
     pub(crate) name: String,
     pub(crate) launch: Launch,
     pub(crate) options: ProbeOptions,
+    /// The entry as its client reads it (the key of the remembered token estimate).
+    pub(crate) entry: Option<crate::entry::ServerEntry>,
 }
 
 /// The entry `name` in `client` (or in the detected clients, which must agree on it),
@@ -96,6 +98,7 @@ pub(crate) fn resolve(
         name: name.to_owned(),
         launch,
         options,
+        entry: first.entry.as_ref().ok().cloned(),
     })
 }
 
@@ -168,6 +171,12 @@ pub fn run(args: ToolsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         return Err(failed(&resolved, &probe, "list"));
     }
     let tokens = probe.tokens.unwrap_or(0);
+    if let Some(entry) = &resolved.entry {
+        let count = probe.tool_definitions.len();
+        if let Err(e) = ctx.state.remember_tokens(&[(entry, tokens, count)]) {
+            printer.warn(&format!("could not remember the token estimate: {e}"));
+        }
+    }
     if printer.json {
         printer.json_value(&ToolsReport {
             client: &resolved.client,

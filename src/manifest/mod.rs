@@ -315,7 +315,10 @@ impl Manifest {
                     return Err(err_at(
                         Some(find_string(text, server, start)),
                         format!(
-                            "profile `{name}` names `{server}`, which is not a server in this manifest"
+                            "profile `{name}` names `{server}`, which is not a server in this manifest{}",
+                            crate::suggest::closest(server, servers.keys().map(String::as_str))
+                                .map(|near| format!("; did you mean `{near}`?"))
+                                .unwrap_or_default()
                         ),
                     ));
                 }

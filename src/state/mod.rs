@@ -16,6 +16,7 @@
 
 pub mod journal;
 pub mod ledger;
+pub mod tokens;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -30,6 +31,7 @@ pub use ledger::{Created, EntryKey, Fingerprint, Ledger, Origin, Ownership, Reco
 const LEDGER_FILE: &str = "ledger.json";
 const JOURNAL_DIR: &str = "journal";
 const LOCK_FILE: &str = "lock";
+const TOKENS_FILE: &str = "tokens.json";
 /// Journal records kept (oldest are pruned).
 const JOURNAL_KEPT: usize = 50;
 
@@ -275,6 +277,53 @@ impl State {
         // The command is over: let the next mcpctl in.
         session.lock = None;
         Ok(())
+    }
+
+    /// The last measured token cost of servers' tool definitions (empty when nothing
+    /// was measured, or the cache is unreadable: it is only a cache).
+    pub fn tokens(&self) -> tokens::Tokens {
+        let Some(root) = &self.root else {
+            return tokens::Tokens::default();
+        };
+        fs::read_bytes(&root.join(TOKENS_FILE))
+            .ok()
+            .flatten()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .unwrap_or_default()
+    }
+
+    /// Remember what `doctor` or `tools` measured: `(entry, tokens, tools)` per server.
+    /// Read and written under the cache file's own lock, so it never waits for a
+    /// writing command's state lock, and concurrent runs keep each other's numbers.
+    pub fn remember_tokens(
+        &self,
+        measured: &[(&crate::entry::ServerEntry, usize, usize)],
+    ) -> Result<(), fs::FsError> {
+        let Some(root) = &self.root else {
+            return Ok(());
+        };
+        if measured.is_empty() {
+            return Ok(());
+        }
+        let path = root.join(TOKENS_FILE);
+        let lock = fs::lock::acquire(&path, root)?;
+        let source = lock.read(&path)?;
+        let mut cache: tokens::Tokens = serde_json::from_str(&source.text).unwrap_or_default();
+        let time = rfc3339(SystemTime::now());
+        for (entry, tokens, tools) in measured {
+            cache.put(
+                entry,
+                tokens::Measured {
+                    tokens: *tokens,
+                    tools: *tools,
+                    time: time.clone(),
+                },
+            );
+        }
+        cache.version = 1;
+        let mut text = serde_json::to_string_pretty(&cache).unwrap_or_default();
+        text.push('\n');
+        fs::write_atomic(&lock, &source, &text, None).map(|_| ())
     }
 
     /// Journal records, newest first. Records that do not parse are skipped.

@@ -63,6 +63,11 @@ impl TestEnv {
         self.dir.path().join("home")
     }
 
+    /// The root system paths resolve under (`MCPCTL_SYSROOT`): `/etc/...` is `sysroot/etc/...`.
+    pub fn sysroot(&self) -> PathBuf {
+        self.dir.path().join("sysroot")
+    }
+
     pub fn path(&self, rel: &str) -> PathBuf {
         self.home().join(rel)
     }
@@ -96,6 +101,9 @@ impl TestEnv {
             .env("LOCALAPPDATA", home.join("AppData/Local"))
             .env("XDG_CONFIG_HOME", home.join(".config"))
             .env("MCPCTL_STATE_DIR", self.dir.path().join("state"))
+            // System paths (Claude Code's managed-mcp.json) resolve inside the temp dir.
+            .env("MCPCTL_SYSROOT", self.sysroot())
+            .env("ProgramFiles", self.sysroot().join("Program Files"))
             .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
             .env("NO_COLOR", "1")
             .env("COLUMNS", "100")

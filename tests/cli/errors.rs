@@ -16,14 +16,21 @@ fn all_say(file: &str, client: &str, text: &str, expected: &str) {
         "{text:?}: {}",
         list.stderr
     );
-    let add = env.run(&["add", "zz", "-c", client, "--", "npx", "pkg"]).code(2);
+    let add = env
+        .run(&["add", "zz", "-c", client, "--", "npx", "pkg"])
+        .code(2);
     assert!(
-        add.stdout.contains(&format!("failed       {client:<16} {shown}")),
+        add.stdout
+            .contains(&format!("failed       {client:<16} {shown}")),
         "{text:?}: {}",
         add.stdout
     );
     let remove = env.run(&["remove", "x", "-c", client]).code(2);
-    assert!(remove.stdout.contains(&shown), "{text:?}: {}", remove.stdout);
+    assert!(
+        remove.stdout.contains(&shown),
+        "{text:?}: {}",
+        remove.stdout
+    );
     let add = env
         .run(&["add", "zz", "-c", client, "--json", "--", "npx", "pkg"])
         .code(2)
@@ -39,7 +46,9 @@ fn all_say(file: &str, client: &str, text: &str, expected: &str) {
         .unwrap();
     let error = row["error"].as_str().unwrap();
     assert!(error.starts_with(&absolute), "{text:?}: {error}");
-    let doctor = env.run(&["doctor", "-c", client, "--no-spawn", "--json"]).json();
+    let doctor = env
+        .run(&["doctor", "-c", client, "--no-spawn", "--json"])
+        .json();
     assert!(doctor.to_string().contains(&absolute), "{text:?}: {doctor}");
     // The file is never written.
     assert_eq!(env.read_str(file), text);
@@ -108,7 +117,12 @@ fn an_entry_of_the_wrong_type_is_located() {
         path.display()
     );
     let list = env.run(&["list", "-c", "cursor", "--json"]).ok().json();
-    let bad = list.as_array().unwrap().iter().find(|r| r["name"] == "bad").unwrap();
+    let bad = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "bad")
+        .unwrap();
     assert_eq!(bad["error"].as_str(), Some(expected.as_str()));
     let text = env.run(&["list", "-c", "cursor"]).ok();
     assert!(

@@ -175,10 +175,16 @@ fn project_files_besides_the_main_one_are_read_and_edited() {
     ];
     for (client, file, key) in cases {
         let env = TestEnv::new();
-        let text = format!("{{\n  \"{key}\": {{\n    \"mine\": {{\"command\": \"uvx\", \"args\": [\"m\"]}}\n  }}\n}}\n");
+        let text = format!(
+            "{{\n  \"{key}\": {{\n    \"mine\": {{\"command\": \"uvx\", \"args\": [\"m\"]}}\n  }}\n}}\n"
+        );
         env.write(&format!("proj/{file}"), text.as_bytes());
         // Visual Studio exists only on Windows.
-        let platform = if client == "visual-studio" { "windows" } else { "linux" };
+        let platform = if client == "visual-studio" {
+            "windows"
+        } else {
+            "linux"
+        };
         let mut list = env.command(&["list", "--json", "-c", client, "--platform", platform]);
         let out = list.current_dir(env.path("proj")).output().unwrap();
         let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -186,16 +192,40 @@ fn project_files_besides_the_main_one_are_read_and_edited() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|r| (r["name"].as_str().unwrap().to_owned(), r["scope"].as_str().unwrap().to_owned()))
+            .map(|r| {
+                (
+                    r["name"].as_str().unwrap().to_owned(),
+                    r["scope"].as_str().unwrap().to_owned(),
+                )
+            })
             .collect();
         assert!(
             names.contains(&("mine".to_owned(), "project".to_owned())),
             "{client}: {rows}"
         );
         let mut add = env.command(&[
-            "add", "new", "-c", client, "--scope", "project", "--platform", platform, "--", "npx", "n",
+            "add",
+            "new",
+            "-c",
+            client,
+            "--scope",
+            "project",
+            "--platform",
+            platform,
+            "--",
+            "npx",
+            "n",
         ]);
-        assert!(add.current_dir(env.path("proj")).output().unwrap().status.success());
-        assert!(env.read_str(&format!("proj/{file}")).contains("\"new\""), "{client}");
+        assert!(
+            add.current_dir(env.path("proj"))
+                .output()
+                .unwrap()
+                .status
+                .success()
+        );
+        assert!(
+            env.read_str(&format!("proj/{file}")).contains("\"new\""),
+            "{client}"
+        );
     }
 }
