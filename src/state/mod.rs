@@ -462,7 +462,7 @@ mod tests {
         let state = State::new(Some(dir.path().to_path_buf()));
         let error = state.lookup(&key("a")).unwrap_err().to_string();
         assert!(
-            error.contains("ledger.json") && error.contains("at 1:"),
+            error.contains("ledger.json:1:") && error.contains("not mcpctl's ledger"),
             "{error}"
         );
     }
