@@ -78,6 +78,10 @@ pub enum Command {
     Add(Box<AddArgs>),
     /// Remove a server from one or more clients
     Remove(RemoveArgs),
+    /// Switch a server off without losing it (or some of its tools: --deny-tools)
+    Disable(DisableArgs),
+    /// Switch a disabled server back on, byte for byte (or some of its tools)
+    Enable(EnableArgs),
     /// Check every configured server: static checks, then a real MCP handshake
     Doctor(DoctorArgs),
     /// Lint MCP config files (no process started, no network); for CI and pre-commit
@@ -463,6 +467,71 @@ pub struct RemoveArgs {
     #[arg(long)]
     pub dry_run: bool,
 }
+
+/// `disable`.
+#[derive(Debug, Args)]
+#[command(after_help = DISABLE_EXAMPLES)]
+pub struct DisableArgs {
+    /// Server name
+    pub name: String,
+    #[command(flatten)]
+    pub targets: TargetArgs,
+    /// Only this scope [default: every scope that has NAME]
+    #[arg(short = 's', long, value_enum)]
+    pub scope: Option<Scope>,
+    /// Switch off only these tools of the server (the client's deny-list), not the server
+    #[arg(long, value_delimiter = ',', value_name = "TOOL")]
+    pub deny_tools: Vec<String>,
+    /// Print the diff of each file; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+const DISABLE_EXAMPLES: &str = "Examples:
+  mcpctl disable playwright --all
+  mcpctl disable github -c codex --deny-tools delete_repo,merge_pull_request
+  mcpctl disable memory -c cursor --dry-run
+
+Clients with their own switch get it (`\"disabled\": true`, Codex `enabled = false`, Claude
+Code's per-project `disabledMcpServers`, Gemini's enablement file); others (Cursor, VS Code,
+Claude Desktop) have the entry parked: its exact bytes move to mcpctl's state directory
+and `enable` puts them back.";
+
+/// `enable`.
+#[derive(Debug, Args)]
+#[command(after_help = ENABLE_EXAMPLES)]
+pub struct EnableArgs {
+    /// Server name
+    pub name: String,
+    #[command(flatten)]
+    pub targets: TargetArgs,
+    /// Only this scope [default: every scope that has NAME]
+    #[arg(short = 's', long, value_enum)]
+    pub scope: Option<Scope>,
+    /// Switch these tools back on (take them off the client's deny-list)
+    #[arg(long, value_delimiter = ',', value_name = "TOOL", conflicts_with_all = ["allow_tools", "all_tools"])]
+    pub deny_tools: Vec<String>,
+    /// Allow only these tools (the client's allow-list becomes exactly them)
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "TOOL",
+        conflicts_with = "all_tools"
+    )]
+    pub allow_tools: Vec<String>,
+    /// Remove the server's tool filters: every tool on
+    #[arg(long)]
+    pub all_tools: bool,
+    /// Print the diff of each file; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+const ENABLE_EXAMPLES: &str = "Examples:
+  mcpctl enable playwright -c cursor
+  mcpctl enable github -c codex --deny-tools merge_pull_request
+  mcpctl enable github -c codex --allow-tools search_code,get_file_contents
+  mcpctl enable github -c codex --all-tools";
 
 const REMOVE_EXAMPLES: &str = "Examples:
   mcpctl remove memory -c cursor

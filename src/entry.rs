@@ -91,6 +91,19 @@ impl ServerEntry {
             || self.extras.get("enabled") == Some(&Value::Bool(false))
     }
 
+    /// The entry's own startup timeout, in seconds, with the key that set it, among the
+    /// `keys` the client reads (its row's `extra_keys`). The first such key with a
+    /// positive number wins; anything else is left to the client.
+    pub fn startup_timeout(&self, keys: &[String]) -> Option<(f64, &'static str)> {
+        spelling::STARTUP_TIMEOUT_KEYS
+            .iter()
+            .filter(|(key, _)| keys.iter().any(|k| k == key))
+            .find_map(|(key, factor)| {
+                let seconds = self.extras.get(*key)?.as_f64()? * factor;
+                (seconds.is_finite() && seconds > 0.0).then_some((seconds, *key))
+            })
+    }
+
     /// Same server: equal transports, and every extra the new entry sets is already set
     /// the same way here. `add` uses it to decide "unchanged".
     pub fn same_as(&self, new: &ServerEntry) -> bool {

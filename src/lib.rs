@@ -21,6 +21,7 @@ pub mod registry;
 pub mod sources;
 pub mod state;
 pub mod suggest;
+pub mod toggle;
 pub mod trust;
 pub mod vars;
 

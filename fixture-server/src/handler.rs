@@ -5,10 +5,11 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use std::borrow::Cow;
 
+#[allow(deprecated, reason = "roots is what server-everything still uses")]
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
-    Tool,
+    InputRequest, InputRequests, InputRequiredResult, ListRootsRequest, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, tool, tool_router};
@@ -34,6 +35,8 @@ enum Era {
     Handshake,
     /// 2026-07-28 only; `initialize` gets -32022 naming it.
     Modern,
+    /// An older but valid handshake version only (2025-03-26), as servers on an old SDK.
+    Older,
     /// Both, decided per connection by the first request (the SDK's default).
     Dual,
 }
@@ -47,6 +50,8 @@ impl Fixture {
             crash_on_tools_list: modes.has("crash-on-tools-list"),
             era: if modes.has("modern") {
                 Era::Modern
+            } else if modes.has("older") {
+                Era::Older
             } else if modes.has("dual") {
                 Era::Dual
             } else {
@@ -77,8 +82,12 @@ const PAGED_TOOLS: usize = 95;
 
 impl ServerHandler for Fixture {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("fixture-server", "0.0.0"))
+        let config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("fixture-server", "0.0.0"));
+        match self.era {
+            Era::Older => config.with_protocol_version(ProtocolVersion::V_2025_03_26),
+            _ => config,
+        }
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -87,6 +96,9 @@ impl ServerHandler for Fixture {
                 Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
             }
             Era::Modern => Cow::Owned(vec![ProtocolVersion::V_2026_07_28]),
+            Era::Older => {
+                Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_03_26))
+            }
             Era::Dual => Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS),
         }
     }
@@ -109,10 +121,13 @@ impl ServerHandler for Fixture {
         if !self.paginate {
             let mut tools = self.tool_router.list_all();
             let declares_roots = context
-                .peer
-                .peer_info()
-                .is_some_and(|info| info.capabilities.roots.is_some());
-            if self.roots_tool && declares_roots && context.peer.list_roots().await.is_ok() {
+                .client_capabilities()
+                .is_some_and(|capabilities| capabilities.roots.is_some());
+            // The modern era has no server-to-client requests: roots are asked for
+            // inside `tools/call` (an `input_required` result), so declaring them is
+            // what counts; the handshake era asks the client here and now.
+            let answers = modern(&context) || context.peer.list_roots().await.is_ok();
+            if self.roots_tool && declares_roots && answers {
                 let schema = serde_json::Map::from_iter([("type".to_owned(), "object".into())]);
                 tools.push(Tool::new(
                     "roots_seen",
@@ -141,8 +156,61 @@ impl ServerHandler for Fixture {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if self.roots_tool && request.name == "roots_seen" {
+            return Ok(roots_seen(&request, &context).await);
+        }
         self.tool_router
             .call(ToolCallContext::new(self, request, context))
             .await
     }
+}
+
+/// The request came in the modern era (2026-07-28: no server-to-client requests).
+fn modern(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
+}
+
+#[allow(deprecated, reason = "roots is what server-everything still uses")]
+/// `roots_seen`: how many roots the client shared. In the modern era the roots come as
+/// the answer to an `input_required` result (the client calls again with
+/// `inputResponses`); in the handshake era the server asks with `roots/list`.
+async fn roots_seen(
+    request: &CallToolRequestParams,
+    context: &RequestContext<RoleServer>,
+) -> CallToolResponse {
+    let count = |roots: Option<&serde_json::Value>| {
+        roots
+            .and_then(|answer| answer.get("roots"))
+            .and_then(serde_json::Value::as_array)
+            .map(Vec::len)
+    };
+    let shared = if modern(context) {
+        let answered = request
+            .input_responses
+            .as_ref()
+            .and_then(|responses| count(responses.get("roots")));
+        let Some(shared) = answered else {
+            let mut asks = InputRequests::new();
+            asks.insert(
+                "roots".to_owned(),
+                InputRequest::ListRoots(ListRootsRequest::default()),
+            );
+            return InputRequiredResult::from_input_requests(asks).into();
+        };
+        Some(shared)
+    } else {
+        context
+            .peer
+            .list_roots()
+            .await
+            .ok()
+            .map(|roots| roots.roots.len())
+    };
+    let text = match shared {
+        Some(n) => format!("the client shared {n} roots"),
+        None => "the client did not answer roots/list".to_owned(),
+    };
+    CallToolResult::success(vec![ContentBlock::text(text)]).into()
 }

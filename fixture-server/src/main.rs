@@ -11,7 +11,9 @@
 //! `roots/list`), the protocol era — `modern` (2026-07-28 only: `server/discover`,
 //! `initialize` refused), `dual` (both, the SDK's default), and without either only the
 //! handshake era; or its process (stdio): `banner`, `exit=N`, `silent`,
-//! `ignore-sigterm`, `odd-version`, `ping-first`, `evil-name`, `ignore-unknown` (a
+//! `ignore-sigterm`, `busy-exit=MS` (after its input closes, works MS ms of CPU time
+//! before exiting, ignoring SIGTERM: a server slow to exit on a loaded machine),
+//! `older` (only protocol 2025-03-26), `odd-version`, `ping-first`, `evil-name`, `ignore-unknown` (a
 //! hand-written handshake server that never answers methods it does not know, such as
 //! `server/discover`), `exit-on-unknown` (one that quits on them), `slow-start=MS`,
 //! `spawn-child`. With
@@ -136,7 +138,7 @@ fn main() {
         let text: String = pids.iter().map(|p| format!("{p}\n")).collect();
         std::fs::write(path, text).expect("write pid file");
     }
-    if modes.has("ignore-sigterm") {
+    if modes.has("ignore-sigterm") || modes.value("busy-exit=").is_some() {
         // SAFETY: setting a signal disposition to SIG_IGN has no handler to race with.
         unsafe {
             libc::signal(libc::SIGTERM, libc::SIG_IGN);
@@ -154,11 +156,43 @@ fn main() {
         println!("fixture-server v0.0.0 starting (this banner breaks the protocol)");
     }
     serve(Transport::from_modes(&modes), Fixture::new(&modes));
+    if let Some(ms) = modes.value("busy-exit=") {
+        work(Duration::from_millis(ms.parse().expect("busy-exit=MS")));
+    }
     if modes.has("ignore-sigterm") {
         // A stubborn server: outlives its input and SIGTERM; only SIGKILL ends it.
         loop {
             std::thread::sleep(Duration::from_secs(1000));
         }
+    }
+}
+
+/// Keep a CPU busy until this thread has used `cpu` of CPU time (wall time where there is
+/// no per-thread clock).
+fn work(cpu: Duration) {
+    #[cfg(unix)]
+    let used = || {
+        let mut now = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: clock_gettime writes into the timespec it is given.
+        unsafe {
+            libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now);
+        }
+        Duration::new(
+            u64::try_from(now.tv_sec).unwrap_or(0),
+            u32::try_from(now.tv_nsec).unwrap_or(0),
+        )
+    };
+    #[cfg(not(unix))]
+    let used = {
+        let start = std::time::Instant::now();
+        move || start.elapsed()
+    };
+    let start = used();
+    while used() - start < cpu {
+        std::hint::spin_loop();
     }
 }
 

@@ -7,7 +7,7 @@ mod row;
 
 use std::path::{Path, PathBuf};
 
-pub use row::{Approval, SourceKind, Unread};
+pub use row::{Approval, SourceKind, Switch, ToolFilter, Unread};
 pub use row::{DialectName, Fields, TransportName, UntypedRemote, VarSyntax};
 use row::{Row, TableFile};
 
@@ -47,6 +47,10 @@ pub struct Client {
     /// How the client records approval of project servers; `None`: it keeps none that
     /// mcpctl can read.
     pub approval: Option<Approval>,
+    /// How the client switches a server off; `None`: `disable` parks entries.
+    pub switch: Option<Switch>,
+    /// The entry's tool allow/deny fields; `None`: the file has none.
+    pub tool_filter: Option<ToolFilter>,
     pub source: String,
     /// Files that look like the client's but that it does not read (`check`: MCP006).
     pub unread: Vec<Unread>,
@@ -62,7 +66,18 @@ pub struct Client {
 }
 
 /// Which of a client's files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum, serde::Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
     /// The user's own config file (every project).
@@ -202,6 +217,8 @@ impl Client {
             fields: row.fields,
             remote_hint: row.remote_hint,
             approval: row.approval,
+            switch: row.switch,
+            tool_filter: row.tool_filter,
             source: row.source,
             unread: row.unread,
             read_only: row
@@ -612,6 +629,49 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn switch_and_filter_fields_are_keys_check_accepts() {
+        let table = ClientTable::builtin().unwrap();
+        for client in table.all() {
+            let mut written: Vec<&str> = Vec::new();
+            match &client.switch {
+                Some(Switch::Field { key, .. }) => written.push(key),
+                Some(Switch::List { scopes, .. }) => {
+                    for scope in scopes {
+                        assert!(client.scopes().contains(scope), "{}: {scope:?}", client.id);
+                    }
+                }
+                _ => {}
+            }
+            if let Some(filter) = &client.tool_filter {
+                written.extend(filter.allow.as_deref());
+                written.extend(filter.deny.as_deref());
+                assert!(
+                    filter.allow.is_some() || filter.deny.is_some(),
+                    "{}",
+                    client.id
+                );
+            }
+            if let Some(extra) = &client.fields.extra_keys {
+                for key in written {
+                    assert!(
+                        extra.iter().any(|k| k == key),
+                        "{}: `{key}` is written by disable/enable but not in extra_keys",
+                        client.id
+                    );
+                }
+            }
+        }
+        // The switch kinds the table uses parse, and park is the default.
+        let id = |id: &str| table.all().iter().find(|c| c.id == id).unwrap();
+        assert!(id("cursor").switch.is_none() && id("vscode").switch.is_none());
+        assert!(matches!(id("codex").switch, Some(Switch::Field { .. })));
+        assert!(matches!(
+            id("gemini-cli").switch,
+            Some(Switch::Enablement { .. })
+        ));
     }
 
     #[test]

@@ -59,6 +59,10 @@ pub(crate) struct Row {
     #[serde(default)]
     pub(crate) approval: Option<Approval>,
     #[serde(default)]
+    pub(crate) switch: Option<Switch>,
+    #[serde(default)]
+    pub(crate) tool_filter: Option<ToolFilter>,
+    #[serde(default)]
     pub(crate) legacy: Option<Legacy>,
     #[serde(default)]
     pub(crate) unread: Vec<Unread>,
@@ -125,6 +129,45 @@ pub struct Approval {
     pub names: Option<String>,
     #[serde(default)]
     pub denied: Option<String>,
+}
+
+/// How a client switches one server off without removing it (`clients.toml` field
+/// `switch`). A client without one gets its entries *parked* by `disable` (cut out of the
+/// file, kept byte for byte in mcpctl's state directory).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Switch {
+    /// A field of the entry itself: the server is off when `key` holds `off`
+    /// (`disabled = true`, `enabled = false`).
+    Field { key: String, off: serde_json::Value },
+    /// A list of server names at key path `at` + `key` (`{project}` = the absolute project
+    /// directory) in `file` (a path template; absent = the client's user file). It covers
+    /// the entries of `scopes` only; other scopes park.
+    List {
+        #[serde(default)]
+        file: Option<String>,
+        #[serde(default)]
+        at: Vec<String>,
+        key: String,
+        scopes: Vec<crate::clients::Scope>,
+    },
+    /// A file of its own mapping each (lower-cased) server name to `{"enabled": false}`
+    /// (Gemini CLI's `mcp-server-enablement.json`); it covers every scope.
+    Enablement { file: String },
+}
+
+/// A client's per-server tool filter fields (`clients.toml` field `tool_filter`): an
+/// allow-list and/or a deny-list of tool names in the entry.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct ToolFilter {
+    #[serde(default)]
+    pub allow: Option<String>,
+    #[serde(default)]
+    pub deny: Option<String>,
+    /// An allow-list holding this value allows every tool (Copilot CLI's `"*"`).
+    #[serde(default)]
+    pub wildcard: Option<String>,
 }
 
 /// A file that looks like one of the client's but that it does not read: servers put

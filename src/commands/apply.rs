@@ -5,14 +5,14 @@
 //! files already written in this run are put back. Only files whose bytes change are
 //! written. The ledger records what was written, with this manifest as its source.
 
-use crate::cli::ApplyArgs;
-use crate::commands::plan::{self, FilePlan, LedgerOp};
+use crate::cli::{ApplyArgs, CheckFormat};
+use crate::commands::plan::{self, FilePlan, LedgerOp, PlanReport};
 use crate::commands::{Context, edit};
 use crate::entry::Dialect;
 use crate::error::{ExitStatus, UserError};
 use crate::fs::FsError;
 use crate::manifest::Manifest;
-use crate::output::Printer;
+use crate::output::{Block, ErrorText, Paint, Printer, Report};
 use crate::state::{FileChange, Origin, ledger};
 
 /// How often a file that changed under `apply` is planned again.
@@ -31,14 +31,88 @@ pub fn run(args: ApplyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         ctx.state.lock()?;
     }
     let mut plans = plan::plan_all(ctx, &manifest, profile, force)?;
-    let items: Vec<&plan::Item> = plans.iter().flat_map(|p| &p.items).collect();
-    if printer.json {
-        printer.json_value(&items)?;
-    } else {
-        plan::print_text(ctx, printer, &manifest, &plans);
+    let mut report = ApplyReport {
+        plan: PlanReport::new(ctx, &manifest, &plans, CheckFormat::Text, false),
+        reverted: Vec::new(),
+        outcome: None,
+    };
+    let result = execute(
+        ctx,
+        &manifest,
+        profile,
+        dry_run,
+        force,
+        &mut plans,
+        &mut report,
+    );
+    let status = printer.emit(&report)?;
+    // The error that stopped the run reaches the edge with its kind (and `hint:`).
+    result?;
+    Ok(status)
+}
+
+/// What `apply` shows: the plan, then what became of it.
+struct ApplyReport {
+    plan: PlanReport,
+    /// Files put back after a failed write could not be restored.
+    reverted: Vec<ErrorText>,
+    /// `None` when the run stopped (the error follows the report).
+    outcome: Option<Outcome>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Outcome {
+    DryRun,
+    Applied { written: usize, unchanged: usize },
+}
+
+impl Report for ApplyReport {
+    fn json(&self) -> serde_json::Result<serde_json::Value> {
+        self.plan.json()
     }
-    let blocked: Vec<String> = items
+
+    fn human(&self, paint: Paint) -> Vec<Block> {
+        let mut blocks = self.plan.human(paint);
+        blocks.extend(self.reverted.iter().cloned().map(Block::Error));
+        match self.outcome {
+            None => {}
+            // Also beside `--json`: a script sees that nothing was written.
+            Some(Outcome::DryRun) => {
+                blocks.push(Block::Aside("dry run: nothing was written".to_owned()));
+            }
+            Some(Outcome::Applied { written, unchanged }) => {
+                blocks.push(Block::Note(format!(
+                    "applied: {written} file{} written, {unchanged} unchanged",
+                    if written == 1 { "" } else { "s" },
+                )));
+            }
+        }
+        blocks
+    }
+
+    fn status(&self) -> ExitStatus {
+        if self.outcome.is_some() {
+            ExitStatus::Success
+        } else {
+            ExitStatus::Error
+        }
+    }
+}
+
+/// Check the plan, then write it (unless `dry_run`) and record what was written; the
+/// outcome goes into `report`. An error means nothing is left half-written.
+fn execute(
+    ctx: &Context,
+    manifest: &Manifest,
+    profile: Option<&str>,
+    dry_run: bool,
+    force: bool,
+    plans: &mut [FilePlan<'_>],
+    report: &mut ApplyReport,
+) -> anyhow::Result<()> {
+    let blocked: Vec<String> = plans
         .iter()
+        .flat_map(|p| &p.items)
         .filter(|i| i.action.blocks())
         .map(|i| format!("`{}` in {}", i.name, i.client))
         .collect();
@@ -53,7 +127,7 @@ pub fn run(args: ApplyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         .into());
     }
     // Validate every new file in memory before the first write.
-    for plan in &plans {
+    for plan in plans.iter() {
         if let Some(text) = plan.new_text()
             && let Err(e) = plan.client.format.parse(text)
         {
@@ -66,16 +140,16 @@ pub fn run(args: ApplyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         }
     }
     if dry_run {
-        printer.note("dry run: nothing was written");
-        return Ok(ExitStatus::Success);
+        report.outcome = Some(Outcome::DryRun);
+        return Ok(());
     }
     let mut written: Vec<FileChange> = Vec::new();
-    for plan in &mut plans {
-        if let Err(error) = write_plan(ctx, &manifest, profile, force, plan, &mut written) {
+    for plan in plans.iter_mut() {
+        if let Err(error) = write_plan(ctx, manifest, profile, force, plan, &mut written) {
             let mut reverted = Vec::new();
             for change in written.iter().rev() {
                 if let Err(e) = edit::revert(ctx, change) {
-                    printer.error(&e);
+                    report.reverted.push(ErrorText::of(&e));
                 } else {
                     reverted.push(edit::shown(ctx, &change.path));
                 }
@@ -92,7 +166,7 @@ pub fn run(args: ApplyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         }
     }
     let origin = Origin::manifest(&manifest.path);
-    for plan in &plans {
+    for plan in plans.iter() {
         let dialect = Dialect::of(plan.client);
         let created = !plan.document.source.exists();
         for op in &plan.ledger {
@@ -113,15 +187,11 @@ pub fn run(args: ApplyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
             }
         }
     }
-    if !printer.json {
-        let changed = written.len();
-        printer.note(&format!(
-            "applied: {changed} file{} written, {} unchanged",
-            if changed == 1 { "" } else { "s" },
-            plans.len() - changed
-        ));
-    }
-    Ok(ExitStatus::Success)
+    report.outcome = Some(Outcome::Applied {
+        written: written.len(),
+        unchanged: plans.len() - written.len(),
+    });
+    Ok(())
 }
 
 /// Write one planned file; when another program wrote it since it was read, plan it again

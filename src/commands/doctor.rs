@@ -22,8 +22,9 @@ use crate::error::{ExitStatus, UserError};
 use crate::fs;
 use crate::handshake::{
     self, Fix, Launch, Level, Probe, ProbeOptions, ProbeWarning, Status as ProbeStatus,
+    TimeoutSource,
 };
-use crate::output::{Printer, Style};
+use crate::output::{Block, Paint, Printer, Report, Style};
 use crate::platform::Os;
 use crate::trust::{Trust, TrustRule};
 
@@ -121,13 +122,24 @@ struct ClientTokens {
     servers: usize,
 }
 
+/// doctor's result: `--json` is the whole document; the human form is the rows (unless
+/// they were streamed as each server finished), the token totals and the summary.
 #[derive(Debug, Serialize)]
-struct Report {
+struct DoctorReport {
     results: Vec<DoctorResult>,
     /// Estimated tokens of tool definitions per client, with how they are estimated.
     tokens: Vec<ClientTokens>,
     token_method: &'static str,
     summary: Summary,
+    /// Warnings fail the run (`--strict`).
+    #[serde(skip)]
+    strict: bool,
+    /// How to print the rows, when they were not already streamed.
+    #[serde(skip)]
+    rows: Option<Rows>,
+    /// Clients looked at, for "no servers configured".
+    #[serde(skip)]
+    clients: usize,
 }
 
 pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
@@ -160,7 +172,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     let mut results: Vec<DoctorResult> = Vec::new();
     let env = &options.parent_env;
     let trust = TrustRule::new(&ctx.platform, &ctx.project, trust_project);
-    let mut to_probe: Vec<(usize, Launch)> = Vec::new();
+    let mut to_probe: Vec<(usize, Launch, ProbeOptions)> = Vec::new();
     let lint = lint_files(ctx, &found);
     // Indexed once: scanning every entry (or finding) per entry is quadratic, and files
     // with tens of thousands of entries exist.
@@ -192,7 +204,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             .map_or(&[][..], Vec::as_slice);
         add_lint_findings(&mut result, findings);
         if let (Some(t), false) = (transport, no_spawn) {
-            to_probe.push((index, t));
+            to_probe.push((index, t, entry_options(&options, f)));
         }
         results.push(result);
     }
@@ -227,82 +239,112 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             origin: None,
         });
     }
-    if !printer.json {
-        for (client, ex) in &exclusive {
-            printer.warn(&format!(
-                "{} loads only the servers in `{}`: {}",
-                client.name,
-                ex.file.display(),
-                ex.manage
-            ));
-        }
+    for (client, ex) in &exclusive {
+        printer.stream(&[Block::Warning(format!(
+            "{} loads only the servers in `{}`: {}",
+            client.name,
+            ex.file.display(),
+            ex.manage
+        ))]);
     }
 
+    let width = label_width(&results);
+    let human = Rows { width, no_spawn };
+    // Rows of servers that are not started are known now; the others follow as each
+    // server finishes, so one slow server hides nothing (and a CI log shows verdicts).
+    let probed: Vec<usize> = to_probe.iter().map(|(i, _, _)| *i).collect();
+    let mut streamed = false;
     if !to_probe.is_empty() {
-        let ids: Vec<&str> = {
-            let mut ids: Vec<&str> = to_probe
-                .iter()
-                .map(|(i, _)| found[*i].client.id.as_str())
-                .collect();
-            ids.dedup();
-            let mut unique = Vec::new();
-            for id in ids {
-                if !unique.contains(&id) {
-                    unique.push(id);
-                }
+        streamed = true;
+        let mut ids: Vec<&str> = Vec::new();
+        for (i, _, _) in &to_probe {
+            let id = found[*i].client.id.as_str();
+            if !ids.contains(&id) {
+                ids.push(id);
             }
-            unique
-        };
-        if !printer.json {
-            printer.note_wrapped(&format!(
-                "checking {} server{} in {} client{} ({}) — this starts the commands and contacts the URLs in your config files",
-                to_probe.len(),
-                plural(to_probe.len()),
-                ids.len(),
-                plural(ids.len()),
-                ids.join(", ")
-            ));
+        }
+        printer.stream(&[Block::Note(format!(
+            "checking {} server{} in {} client{} ({}) — this starts the commands and contacts the URLs in your config files",
+            to_probe.len(),
+            plural(to_probe.len()),
+            ids.len(),
+            plural(ids.len()),
+            ids.join(", ")
+        ))]);
+        let paint = printer.painter();
+        for (index, result) in results.iter().enumerate() {
+            if !probed.contains(&index) {
+                printer.stream(&human.row(result, paint));
+            }
         }
         let total = to_probe.len();
-        let done = Mutex::new(0usize);
-        let labels: Vec<String> = to_probe
+        let launches: Vec<(Launch, ProbeOptions)> = to_probe
             .iter()
-            .map(|(i, _)| format!("{}/{}", found[*i].client.id, found[*i].name))
+            .map(|(_, t, o)| (t.clone(), o.clone()))
             .collect();
-        let launches: Vec<Launch> = to_probe.iter().map(|(_, t)| t.clone()).collect();
-        if printer.stderr_tty {
+        // A redrawn count on a terminal only: in a log the rows are the progress.
+        let counting = printer.stderr_tty;
+        if counting {
             printer.progress(&format!("[0/{total}] starting…"));
         }
-        let printer_ref = &*printer;
         // More servers at once than cores made healthy servers time out on a busy machine.
         let jobs = jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(4, usize::from))
             .max(1);
-        let probes = handshake::probe_many(launches, &options, jobs, |i, probe| {
-            if let Ok(mut n) = done.lock() {
-                *n += 1;
-                // A verdict per line, so a CI log shows results as they come.
-                let verdict = match probe.status {
-                    ProbeStatus::Ok => "ok",
-                    ProbeStatus::Warn => "warn",
-                    ProbeStatus::Fail => "fail",
-                };
-                printer_ref.progress(&format!(
-                    "[{n}/{total}] {} {verdict} ({} ms)",
-                    labels[i], probe.elapsed_ms
-                ));
-            }
-        });
-        printer.progress_done();
         let busy = jobs.min(total);
-        for ((index, launch), probe) in to_probe.iter().zip(probes) {
+        let merged = Mutex::new(Merged {
+            results: &mut results,
+            printer: &mut *printer,
+            done: vec![false; total],
+            count: 0,
+        });
+        let probes = handshake::probe_many(launches, jobs, |i, probe| {
+            let Ok(mut merged) = merged.lock() else {
+                return;
+            };
+            let (index, launch, _) = &to_probe[i];
             merge_probe(
-                &mut results[*index],
+                &mut merged.results[*index],
                 found[*index].client,
                 launch,
-                probe,
+                probe.clone(),
                 busy,
             );
+            merged.done[i] = true;
+            merged.count += 1;
+            let row = human.row(&merged.results[*index], paint);
+            let count = merged.count;
+            let printer = &mut *merged.printer;
+            if counting {
+                printer.progress_done();
+            }
+            printer.stream(&row);
+            if counting && count < total {
+                printer.progress(&format!("[{count}/{total}] checked"));
+            }
+        });
+        let Merged {
+            results: merged_results,
+            printer: merged_printer,
+            done,
+            ..
+        } = merged
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        merged_printer.progress_done();
+        // A probe whose thread died reported nothing yet: fold in what probe_many says.
+        for ((i, probe), (index, launch, _)) in probes.into_iter().enumerate().zip(&to_probe) {
+            if !done[i] {
+                merge_probe(
+                    &mut merged_results[*index],
+                    found[*index].client,
+                    launch,
+                    probe,
+                    busy,
+                );
+                let row = human.row(&merged_results[*index], paint);
+                merged_printer.stream(&row);
+            }
         }
     }
     remember_tokens(ctx, printer, &found, &results, &to_probe);
@@ -317,23 +359,24 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             Status::Skipped => summary.skipped += 1,
         }
     }
-    let problems = summary.fail > 0 || (strict && summary.warn > 0);
-    let report = Report {
+    printer.emit(&DoctorReport {
         results,
         tokens,
         token_method: handshake::tools::TOKEN_METHOD,
         summary,
-    };
-    if printer.json {
-        printer.json_value(&report)?;
-    } else {
-        print_human(printer, &report, no_spawn, clients.len());
-    }
-    Ok(if problems {
-        ExitStatus::Problems
-    } else {
-        ExitStatus::Success
+        strict,
+        rows: (!streamed).then_some(human),
+        clients: clients.len(),
     })
+}
+
+/// The shared state of the probe threads: the results, and stdout for their rows.
+struct Merged<'r, 'p> {
+    results: &'r mut Vec<DoctorResult>,
+    printer: &'p mut Printer,
+    /// Which probes have been folded in.
+    done: Vec<bool>,
+    count: usize,
 }
 
 /// `client/name`, with the read-only source it comes from.
@@ -394,6 +437,7 @@ pub(crate) fn probe_options(ctx: &Context, timeout: f64) -> anyhow::Result<Probe
     }
     Ok(ProbeOptions {
         timeout: Duration::from_secs_f64(timeout),
+        timeout_set_by: TimeoutSource::Option,
         parent_env: ctx
             .platform
             .vars()
@@ -401,6 +445,21 @@ pub(crate) fn probe_options(ctx: &Context, timeout: f64) -> anyhow::Result<Probe
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect::<IndexMap<_, _>>(),
     })
+}
+
+/// The options for probing `f`: the entry's own startup timeout (Codex
+/// `startup_timeout_sec`), when its client reads one, replaces `--timeout`: the client
+/// would give up after that long too.
+fn entry_options(options: &ProbeOptions, f: &Found<'_>) -> ProbeOptions {
+    let mut options = options.clone();
+    let keys = f.client.fields.extra_keys.as_deref().unwrap_or_default();
+    if let Some((seconds, key)) = f.entry.as_ref().ok().and_then(|e| e.startup_timeout(keys))
+        && let Ok(limit) = Duration::try_from_secs_f64(seconds.min(3600.0))
+    {
+        options.timeout = limit;
+        options.timeout_set_by = TimeoutSource::Entry { key };
+    }
+    options
 }
 
 /// Checks that start nothing. Returns the transport to probe when the entry is runnable.
@@ -506,7 +565,7 @@ fn static_checks(
             ),
         );
     }
-    if entry.disabled() {
+    if entry.disabled() || crate::toggle::switched_off(ctx, f) {
         result.record(
             "enabled",
             Status::Skipped,
@@ -624,11 +683,11 @@ fn remember_tokens(
     printer: &Printer,
     found: &[Found<'_>],
     results: &[DoctorResult],
-    probed: &[(usize, Launch)],
+    probed: &[(usize, Launch, ProbeOptions)],
 ) {
     let measured: Vec<_> = probed
         .iter()
-        .filter_map(|(index, _)| {
+        .filter_map(|(index, _, _)| {
             let result = &results[*index];
             let entry = found[*index].entry.as_ref().ok()?;
             Some((entry, result.tokens?, result.tools?))
@@ -642,10 +701,13 @@ fn remember_tokens(
 /// Per client, the sum of the token estimates of the servers that answered; an entry
 /// started the same way as one counted, or with the same name (another scope), adds
 /// nothing.
-fn client_tokens(results: &[DoctorResult], probed: &[(usize, Launch)]) -> Vec<ClientTokens> {
+fn client_tokens(
+    results: &[DoctorResult],
+    probed: &[(usize, Launch, ProbeOptions)],
+) -> Vec<ClientTokens> {
     let mut totals: Vec<ClientTokens> = Vec::new();
     let mut counted: Vec<(&str, &str, &Launch)> = Vec::new();
-    for (index, launch) in probed {
+    for (index, launch, _) in probed {
         let result = &results[*index];
         let Some(tokens) = result.tokens else {
             continue;
@@ -790,21 +852,79 @@ fn launcher(target: &str) -> Option<String> {
     }
 }
 
-fn print_human(printer: &mut Printer, report: &Report, no_spawn: bool, client_count: usize) {
-    if report.results.is_empty() {
-        printer.note(&format!(
-            "no servers configured in {client_count} client{}",
-            plural(client_count)
-        ));
-        return;
+impl Report for DoctorReport {
+    fn json(&self) -> serde_json::Result<serde_json::Value> {
+        serde_json::to_value(self)
     }
-    let width = report
-        .results
+
+    fn human(&self, paint: Paint) -> Vec<Block> {
+        if self.results.is_empty() {
+            return vec![Block::Note(format!(
+                "no servers configured in {} client{}",
+                self.clients,
+                plural(self.clients)
+            ))];
+        }
+        let mut blocks = Vec::new();
+        if let Some(rows) = &self.rows {
+            for result in &self.results {
+                blocks.extend(rows.row(result, paint));
+            }
+        }
+        for total in &self.tokens {
+            blocks.push(Block::Line(format!(
+                "{}: tool definitions ≈ {} tokens over {} server{} ({})",
+                total.client,
+                total.tokens,
+                total.servers,
+                plural(total.servers),
+                self.token_method
+            )));
+        }
+        let s = &self.summary;
+        let mut parts = vec![
+            format!("{} failed", s.fail),
+            format!("{} warning{}", s.warn, plural(s.warn)),
+            format!("{} ok", s.ok),
+        ];
+        if s.skipped > 0 {
+            parts.push(format!("{} skipped", s.skipped));
+        }
+        blocks.push(Block::Line(parts.join(", ")));
+        blocks
+    }
+
+    fn status(&self) -> ExitStatus {
+        let s = &self.summary;
+        if s.fail > 0 || (self.strict && s.warn > 0) {
+            ExitStatus::Problems
+        } else {
+            ExitStatus::Success
+        }
+    }
+}
+
+/// Width of the widest row label, so rows printed one at a time still line up.
+fn label_width(results: &[DoctorResult]) -> usize {
+    results
         .iter()
         .map(|r| label_of(r).chars().count())
         .max()
-        .unwrap_or(0);
-    for r in &report.results {
+        .unwrap_or(0)
+}
+
+/// How one server's row looks.
+#[derive(Debug, Clone, Copy)]
+struct Rows {
+    /// Labels are padded to this width.
+    width: usize,
+    no_spawn: bool,
+}
+
+impl Rows {
+    /// The verdict line for one server, and under a failure the telling lines of its
+    /// stderr.
+    fn row(&self, r: &DoctorResult, paint: Paint) -> Vec<Block> {
         let (mark, style) = match r.status {
             Status::Ok => ("✔", Style::Ok),
             Status::Warn => ("⚠", Style::Warn),
@@ -845,7 +965,7 @@ fn print_human(printer: &mut Printer, report: &Report, no_spawn: bool, client_co
             Status::Ok => format!(
                 "{} · static checks passed{}",
                 r.target,
-                if no_spawn {
+                if self.no_spawn {
                     " (not started: --no-spawn)"
                 } else {
                     ""
@@ -859,34 +979,18 @@ fn print_human(printer: &mut Printer, report: &Report, no_spawn: bool, client_co
                 .collect::<Vec<_>>()
                 .join("; "),
         };
-        printer.line(&format!(
+        let width = self.width;
+        let mut blocks = vec![Block::Line(format!(
             "{} {label:<width$}  {detail}",
-            printer.paint(style, mark)
-        ));
+            paint.paint(style, mark)
+        ))];
         if r.status == Status::Fail && !r.stderr_tail.is_empty() {
             for line in &handshake::stderr_excerpt(&r.stderr_tail, STDERR_LINES) {
-                printer.line(&printer.paint(Style::Dim, &format!("    │ {line}")));
+                blocks.push(Block::Line(
+                    paint.paint(Style::Dim, &format!("    │ {line}")),
+                ));
             }
         }
+        blocks
     }
-    for total in &report.tokens {
-        printer.line(&format!(
-            "{}: tool definitions ≈ {} tokens over {} server{} ({})",
-            total.client,
-            total.tokens,
-            total.servers,
-            plural(total.servers),
-            report.token_method
-        ));
-    }
-    let s = &report.summary;
-    let mut parts = vec![
-        format!("{} failed", s.fail),
-        format!("{} warning{}", s.warn, plural(s.warn)),
-        format!("{} ok", s.ok),
-    ];
-    if s.skipped > 0 {
-        parts.push(format!("{} skipped", s.skipped));
-    }
-    printer.line(&parts.join(", "));
 }

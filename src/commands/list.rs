@@ -5,11 +5,13 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use crate::cli::ListArgs;
+use crate::clients::{Client, Location};
 use crate::commands::inventory::{Inventory, collect_all, display_path};
 use crate::commands::{Context, targets};
-use crate::entry::{self, Transport};
+use crate::entry::{self, Dialect, Transport};
 use crate::error::ExitStatus;
 use crate::output::{Block, ErrorText, Paint, Printer, Report, Style, redact_map};
+use crate::toggle::Power;
 
 #[derive(Debug, Serialize)]
 struct ListRow {
@@ -23,7 +25,11 @@ struct ListRow {
     env: IndexMap<String, String>,
     headers: IndexMap<String, String>,
     path: String,
+    /// Switched off through the client's own switch (or parked).
     disabled: bool,
+    /// Cut out of the file by `mcpctl disable` (the client has no switch); `enable` puts
+    /// it back. The entry lives in mcpctl's state directory meanwhile.
+    parked: bool,
     /// The file spells the command as `cmd /c ...` (shown unwrapped in `command`/`args`).
     wrapped: bool,
     /// The entry comes from a read-only source (a plugin, an extension, an
@@ -69,7 +75,8 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         broken,
         exclusive,
     } = collect_all(ctx, &clients, name.as_deref());
-    let rows: Vec<ListRow> = found
+    let probe = crate::toggle::Probe::new(ctx)?;
+    let mut rows: Vec<ListRow> = found
         .iter()
         .map(|f| {
             let mut row = ListRow {
@@ -84,6 +91,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                 headers: IndexMap::new(),
                 path: display_path(ctx, &f.path),
                 disabled: false,
+                parked: false,
                 wrapped: false,
                 read_only: f.origin.is_some(),
                 origin: f.origin.as_ref().map(|o| OriginRow {
@@ -99,7 +107,13 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
             match &f.entry {
                 Ok(e) => {
                     row.transport = Some(e.transport.name().as_str());
-                    row.disabled = e.disabled();
+                    let location = Location {
+                        scope: f.scope,
+                        path: f.path.clone(),
+                        key: f.key.clone(),
+                    };
+                    row.disabled = e.disabled()
+                        || probe.power(f.client, &location, &f.name, &f.raw) == Power::Off;
                     match &e.transport {
                         Transport::Stdio {
                             command, args, env, ..
@@ -128,6 +142,13 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
             row
         })
         .collect();
+    rows.extend(parked_rows(
+        ctx,
+        &probe,
+        &clients,
+        name.as_deref(),
+        show_secrets,
+    ));
     let report = ListReport {
         rows,
         broken: broken
@@ -157,6 +178,62 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
             .collect(),
     };
     printer.emit(&report)
+}
+
+/// Entries `disable` parked, for the listed clients.
+fn parked_rows(
+    ctx: &Context,
+    probe: &crate::toggle::Probe<'_>,
+    clients: &[&Client],
+    name: Option<&str>,
+    show_secrets: bool,
+) -> Vec<ListRow> {
+    probe
+        .parked()
+        .iter()
+        .filter(|p| name.is_none_or(|n| n == p.entry.name))
+        .filter_map(|p| {
+            let client = clients.iter().find(|c| c.id == p.client)?;
+            let mut row = ListRow {
+                client: client.id.clone(),
+                scope: p.scope.as_str(),
+                name: p.entry.name.clone(),
+                transport: None,
+                command: None,
+                args: Vec::new(),
+                url: None,
+                env: IndexMap::new(),
+                headers: IndexMap::new(),
+                path: display_path(ctx, &p.path),
+                disabled: true,
+                parked: true,
+                wrapped: false,
+                read_only: false,
+                origin: None,
+                not_loaded: None,
+                error: None,
+            };
+            if let Ok(e) = Dialect::of(client).from_raw(&p.raw) {
+                row.transport = Some(e.transport.name().as_str());
+                match &e.transport {
+                    Transport::Stdio {
+                        command, args, env, ..
+                    } => {
+                        let (command, args, wrapped) = entry::logical(command, args);
+                        row.command = Some(command);
+                        row.args = args;
+                        row.wrapped = wrapped;
+                        row.env = redact_map(env, show_secrets);
+                    }
+                    Transport::Remote { url, headers, .. } => {
+                        row.url = Some(url.clone());
+                        row.headers = redact_map(headers, show_secrets);
+                    }
+                }
+            }
+            Some(row)
+        })
+        .collect()
 }
 
 /// The servers found, and the files that could not be read.
@@ -219,7 +296,9 @@ impl Report for ListReport {
                     }
                 };
                 let mut name = r.name.clone();
-                if r.not_loaded.is_some() {
+                if r.parked {
+                    name.push_str(&paint.paint(Style::Dim, " (parked)"));
+                } else if r.not_loaded.is_some() {
                     name.push_str(&paint.paint(Style::Dim, " (not loaded)"));
                 } else if r.disabled {
                     name.push_str(&paint.paint(Style::Dim, " (disabled)"));

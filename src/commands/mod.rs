@@ -21,6 +21,7 @@ mod remove;
 mod restore;
 mod search;
 mod targets;
+mod toggle;
 mod tools;
 mod undo;
 mod update;
@@ -75,6 +76,8 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::List(args) => list::run(args, ctx, printer),
         Command::Add(args) => add::run(*args, ctx, printer),
         Command::Remove(args) => remove::run(args, ctx, printer),
+        Command::Disable(args) => toggle::disable(args, ctx, printer),
+        Command::Enable(args) => toggle::enable(args, ctx, printer),
         Command::Doctor(args) => doctor::run(args, ctx, printer),
         Command::Check(args) => check::run(args, ctx, printer),
         Command::Tools(args) => tools::run(args, ctx, printer),

@@ -19,7 +19,7 @@ use crate::commands::{Context, add, edit, targets};
 use crate::entry::{Dialect, ServerEntry, Transport};
 use crate::error::{ExitStatus, UserError};
 use crate::manifest::{ClientChoice, Manifest};
-use crate::output::{Printer, Style, redact};
+use crate::output::{Block, Paint, Printer, Report, Style, redact};
 use crate::state::ledger::{self, HOUSEKEEPING_KEYS};
 use crate::state::{Origin, Ownership};
 
@@ -158,36 +158,12 @@ pub fn run(args: PlanArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
     } = args;
     let manifest = load(ctx, &manifest_args)?;
     let plans = plan_all(ctx, &manifest, manifest_args.profile.as_deref(), false)?;
-    let items: Vec<&Item> = plans.iter().flat_map(|p| &p.items).collect();
-    let format = if printer.json {
-        CheckFormat::Json
-    } else {
-        format
-    };
-    match format {
-        CheckFormat::Json => printer.json_value(&items)?,
-        CheckFormat::Text => {
-            print_text(ctx, printer, &manifest, &plans);
-            if let Some(line) = manifest_args
-                .profile
-                .as_deref()
-                .and_then(|p| super::profiles::plan_line(&manifest, &plans, ctx, p))
-            {
-                printer.line(&line);
-            }
-        }
-        CheckFormat::Github => {
-            for f in findings(ctx, &items) {
-                printer.line(&render::github_line(&f));
-            }
-        }
-        CheckFormat::Sarif => printer.json_value(&render::sarif(&findings(ctx, &items)))?,
-    }
-    Ok(if check && items.iter().any(|i| !i.action.in_sync()) {
-        ExitStatus::Problems
-    } else {
-        ExitStatus::Success
-    })
+    let mut report = PlanReport::new(ctx, &manifest, &plans, format, check);
+    report.profile_line = manifest_args
+        .profile
+        .as_deref()
+        .and_then(|p| super::profiles::plan_line(&manifest, &plans, ctx, p));
+    printer.emit(&report)
 }
 
 /// Find, read and validate the manifest.
@@ -699,77 +675,167 @@ fn relative(base: &Path, path: &Path) -> String {
         .to_string()
 }
 
-/// Text: a summary per file, then the diffs.
-pub fn print_text(
-    ctx: &Context,
-    printer: &mut Printer,
-    manifest: &Manifest,
-    plans: &[FilePlan<'_>],
-) {
-    let mut shown = 0;
-    for plan in plans {
-        // Files in sync are summed up below, not listed entry by entry.
-        if plan.items.iter().all(|i| i.action == Action::Ok) && plan.notes.is_empty() {
-            continue;
-        }
-        shown += 1;
-        printer.line(&printer.paint(
-            Style::Bold,
-            &format!(
-                "{} ({}, {})",
-                display_path(ctx, &plan.location.path),
-                plan.client.id,
-                plan.location.scope.as_str()
-            ),
-        ));
-        for item in plan.items.iter().filter(|i| i.action != Action::Ok) {
-            let style = match item.action {
-                Action::Ok | Action::Adopt => Style::Dim,
-                Action::Conflict | Action::Drift => Style::Fail,
-                Action::Add | Action::Update | Action::Remove => Style::Ok,
-            };
-            let mut line = printer.paint(
-                style,
-                &format!("  {} {:<9}", item.action.sign(), item.action.as_str()),
-            );
-            line.push_str(&format!(" {}", item.name));
-            if let Some(reason) = &item.reason {
-                line.push_str(&printer.paint(Style::Dim, &format!("  ({reason})")));
-            }
-            printer.line(&line);
-        }
-        if let Some(diff) = plan.diff(ctx) {
-            printer.raw(&diff);
-        }
-        for note in &plan.notes {
-            printer.warn(note);
-        }
-    }
-    let count = |a: Action| {
-        plans
+/// The plan as it is shown: `--json` is the items; the human form is a summary per file
+/// with its diff (`--format text`), or the items as annotations (`github`, `sarif`) or JSON.
+pub struct PlanReport {
+    files: Vec<FileSummary>,
+    /// The manifest, as shown.
+    manifest: String,
+    format: CheckFormat,
+    /// `--format github|sarif`: the items out of sync, as check findings.
+    findings: Vec<Finding>,
+    /// `plan --check`: out of sync is exit 1.
+    check: bool,
+    /// `--profile`: what the profile costs each client (`profiles::plan_line`), after
+    /// the text.
+    pub profile_line: Option<String>,
+}
+
+/// One planned file, ready to print.
+struct FileSummary {
+    /// `~/.cursor/mcp.json (cursor, user)`.
+    title: String,
+    items: Vec<Item>,
+    /// Secrets redacted.
+    diff: Option<String>,
+    notes: Vec<String>,
+}
+
+impl PlanReport {
+    pub fn new(
+        ctx: &Context,
+        manifest: &Manifest,
+        plans: &[FilePlan<'_>],
+        format: CheckFormat,
+        check: bool,
+    ) -> PlanReport {
+        let files: Vec<FileSummary> = plans
             .iter()
-            .flat_map(|p| &p.items)
-            .filter(|i| i.action == a)
-            .count()
-    };
-    if plans.iter().all(|p| p.items.is_empty()) {
-        printer.note(&format!(
-            "`{}` has nothing for the targeted clients",
-            manifest.path.display()
-        ));
-        return;
+            .map(|plan| FileSummary {
+                title: format!(
+                    "{} ({}, {})",
+                    display_path(ctx, &plan.location.path),
+                    plan.client.id,
+                    plan.location.scope.as_str()
+                ),
+                items: plan.items.clone(),
+                diff: plan.diff(ctx),
+                notes: plan.notes.clone(),
+            })
+            .collect();
+        let items: Vec<&Item> = files.iter().flat_map(|f| &f.items).collect();
+        let findings = match format {
+            CheckFormat::Github | CheckFormat::Sarif => findings(ctx, &items),
+            CheckFormat::Text | CheckFormat::Json => Vec::new(),
+        };
+        PlanReport {
+            manifest: manifest.path.display().to_string(),
+            format,
+            findings,
+            check,
+            files,
+            profile_line: None,
+        }
     }
-    if shown == 0 {
-        printer.line("every client file matches the manifest");
+
+    fn items(&self) -> impl Iterator<Item = &Item> {
+        self.files.iter().flat_map(|f| &f.items)
     }
-    printer.note(&format!(
-        "{} to add, {} to update, {} to remove, {} to adopt, {} ok, {} conflict, {} drift",
-        count(Action::Add),
-        count(Action::Update),
-        count(Action::Remove),
-        count(Action::Adopt),
-        count(Action::Ok),
-        count(Action::Conflict),
-        count(Action::Drift)
-    ));
+
+    /// Text: a summary per file, then the diffs.
+    fn text(&self, paint: Paint) -> Vec<Block> {
+        let mut blocks = Vec::new();
+        let mut shown = 0;
+        for file in &self.files {
+            // Files in sync are summed up below, not listed entry by entry.
+            if file.items.iter().all(|i| i.action == Action::Ok) && file.notes.is_empty() {
+                continue;
+            }
+            shown += 1;
+            blocks.push(Block::Line(paint.paint(Style::Bold, &file.title)));
+            for item in file.items.iter().filter(|i| i.action != Action::Ok) {
+                let style = match item.action {
+                    Action::Ok | Action::Adopt => Style::Dim,
+                    Action::Conflict | Action::Drift => Style::Fail,
+                    Action::Add | Action::Update | Action::Remove => Style::Ok,
+                };
+                let mut line = paint.paint(
+                    style,
+                    &format!("  {} {:<9}", item.action.sign(), item.action.as_str()),
+                );
+                line.push_str(&format!(" {}", item.name));
+                if let Some(reason) = &item.reason {
+                    line.push_str(&paint.paint(Style::Dim, &format!("  ({reason})")));
+                }
+                blocks.push(Block::Line(line));
+            }
+            if let Some(diff) = &file.diff {
+                blocks.push(Block::Raw(diff.clone()));
+            }
+            blocks.extend(file.notes.iter().cloned().map(Block::Warning));
+        }
+        if self.files.iter().all(|f| f.items.is_empty()) {
+            blocks.push(Block::Note(format!(
+                "`{}` has nothing for the targeted clients",
+                self.manifest
+            )));
+            return blocks;
+        }
+        if shown == 0 {
+            blocks.push(Block::Line(
+                "every client file matches the manifest".to_owned(),
+            ));
+        }
+        let count = |a: Action| self.items().filter(|i| i.action == a).count();
+        blocks.push(Block::Note(format!(
+            "{} to add, {} to update, {} to remove, {} to adopt, {} ok, {} conflict, {} drift",
+            count(Action::Add),
+            count(Action::Update),
+            count(Action::Remove),
+            count(Action::Adopt),
+            count(Action::Ok),
+            count(Action::Conflict),
+            count(Action::Drift)
+        )));
+        blocks
+    }
+}
+
+impl Report for PlanReport {
+    /// The items, whatever `--format` says (`--json` wins over it).
+    fn json(&self) -> serde_json::Result<Value> {
+        serde_json::to_value(self.items().collect::<Vec<_>>())
+    }
+
+    fn human(&self, paint: Paint) -> Vec<Block> {
+        let pretty = |value: serde_json::Result<Value>| {
+            value
+                .and_then(|v| serde_json::to_string_pretty(&v))
+                .map(Block::Line)
+                .into_iter()
+                .collect()
+        };
+        match self.format {
+            CheckFormat::Text => {
+                let mut blocks = self.text(paint);
+                blocks.extend(self.profile_line.clone().map(Block::Line));
+                blocks
+            }
+            CheckFormat::Github => self
+                .findings
+                .iter()
+                .map(|f| Block::Line(render::github_line(f)))
+                .collect(),
+            CheckFormat::Json => pretty(self.json()),
+            CheckFormat::Sarif => pretty(Ok(render::sarif(&self.findings))),
+        }
+    }
+
+    fn status(&self) -> ExitStatus {
+        if self.check && self.items().any(|i| !i.action.in_sync()) {
+            ExitStatus::Problems
+        } else {
+            ExitStatus::Success
+        }
+    }
 }

@@ -54,6 +54,14 @@ pub const SERVERS_KEYS: &[&str] = &[
 /// (Zed `{"source": "extension", "settings": {...}}`).
 pub const TOGGLE_KEYS: &[&str] = &["enabled", "disabled", "settings", "source"];
 
+/// Every spelling of a per-entry startup timeout: how long the client waits for the
+/// server to start and list its tools, with the factor that turns the value into seconds
+/// (Codex `startup_timeout_sec`, a float, or `startup_timeout_ms`). A client honours the
+/// keys its table row lists in `extra_keys`. `timeout` is not here: where clients have it
+/// (Gemini CLI, Cline, Roo Code) it bounds each request, not the start.
+pub const STARTUP_TIMEOUT_KEYS: &[(&str, f64)] =
+    &[("startup_timeout_sec", 1.0), ("startup_timeout_ms", 0.001)];
+
 /// Codex's pass-through fields: names of variables passed from the client's environment.
 pub const PASSTHROUGH_ENV_KEY: &str = "env_vars";
 /// Codex: header name → variable name.

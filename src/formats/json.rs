@@ -342,6 +342,11 @@ impl ConfigDoc for JsonDoc {
         matches!(squeezed(&self.text).as_str(), "" | "{}")
     }
 
+    fn replace_text(&mut self, text: String) -> Result<(), ParseError> {
+        *self = JsonDoc::parse(text)?;
+        Ok(())
+    }
+
     fn render(&self) -> std::borrow::Cow<'_, str> {
         std::borrow::Cow::Borrowed(&self.text)
     }

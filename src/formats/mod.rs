@@ -194,7 +194,8 @@ pub trait ConfigDoc {
     fn servers(&self, key: &[String]) -> Result<Vec<(String, RawEntry)>, ShapeError>;
 
     /// Insert or replace the entry `name` under `key`, creating the servers map (and its
-    /// parents) when missing. New entries follow the file's own indentation and line
+    /// parents) when missing. `entry` may also be a plain value (a switch such as
+    /// `"disabled": true` or a tool list, with `key` ending at the entry). New entries follow the file's own indentation and line
     /// endings and go after the last existing entry. Bytes outside that entry do not
     /// change. Returns `Unchanged` (and edits nothing) when the entry is already equal.
     fn upsert(&mut self, key: &[String], name: &str, entry: &RawEntry) -> Result<Edit, ShapeError>;
@@ -216,6 +217,10 @@ pub trait ConfigDoc {
 
     /// Nothing is left: no setting, no comment (a file mcpctl created may then go).
     fn is_blank(&self) -> bool;
+
+    /// Replace the whole text (a parked entry spliced back at its byte offset); the text
+    /// must parse, else the document is left as it was.
+    fn replace_text(&mut self, text: String) -> Result<(), ParseError>;
 
     /// The whole text (without BOM). Equal to the parsed text when nothing was edited.
     /// Borrowed where the document keeps its text (JSON files reach hundreds of MB).

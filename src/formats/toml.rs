@@ -73,6 +73,42 @@ impl TomlDoc {
         }
     }
 
+    /// Set a plain value (a switch, a tool list) under `key`, keeping the old value's
+    /// spacing and comments when there is one.
+    fn upsert_value(
+        &mut self,
+        key: &[String],
+        name: &str,
+        value: &Json,
+    ) -> Result<Edit, ShapeError> {
+        let new = json_to_value(name, value)?;
+        let Some(container) = self.container(key, true)? else {
+            return Ok(Edit::Unchanged);
+        };
+        let Some(map) = container.as_table_like_mut() else {
+            return Ok(Edit::Unchanged);
+        };
+        let edit = match map.get_mut(name) {
+            Some(existing) if item_to_json(existing) == *value => Edit::Unchanged,
+            Some(Item::Value(existing)) => {
+                replace_value(existing, new);
+                Edit::Updated
+            }
+            Some(other) => {
+                *other = Item::Value(new);
+                Edit::Updated
+            }
+            None => {
+                map.insert(name, Item::Value(new));
+                Edit::Added
+            }
+        };
+        if edit != Edit::Unchanged {
+            self.edited = true;
+        }
+        Ok(edit)
+    }
+
     /// Check the shape of the path without creating anything, with positions for errors.
     fn check_shape(&self, key: &[String]) -> Result<(), ShapeError> {
         let mut item = self.doc.as_item();
@@ -150,10 +186,7 @@ impl ConfigDoc for TomlDoc {
     fn upsert(&mut self, key: &[String], name: &str, entry: &RawEntry) -> Result<Edit, ShapeError> {
         self.check_shape(key)?;
         let Json::Object(fields) = entry else {
-            return Err(ShapeError::Unrepresentable {
-                name: name.to_owned(),
-                message: "an entry must be an object".to_owned(),
-            });
+            return self.upsert_value(key, name, entry);
         };
         // Build first, so an unrepresentable entry leaves the document untouched.
         let new_table = json_to_table(name, fields)?;
@@ -273,6 +306,11 @@ impl ConfigDoc for TomlDoc {
 
     fn is_blank(&self) -> bool {
         self.render().trim().is_empty()
+    }
+
+    fn replace_text(&mut self, text: String) -> Result<(), ParseError> {
+        *self = TomlDoc::parse(text)?;
+        Ok(())
     }
 
     fn render(&self) -> std::borrow::Cow<'_, str> {

@@ -20,7 +20,8 @@ use super::lines::read_line;
 use super::prepare::Secret;
 use super::session::{self, Channel, HTTP_PROBE_WINDOW, Plan, Reply};
 use super::{
-    Era, MODERN_PROTOCOL_VERSION, Phase, ProbeError, ProbeOptions, ProbeWarning, Report, ToolCall,
+    Budget, Era, MODERN_PROTOCOL_VERSION, Phase, ProbeError, ProbeOptions, ProbeWarning, Report,
+    ToolCall,
 };
 use crate::entry::RemoteKind;
 
@@ -55,12 +56,12 @@ pub(crate) fn probe(
     let http = Http {
         agent: agent.clone(),
         headers,
-        budget: options.timeout,
+        budget: options.budget(),
         challenge: None,
     };
     let mut plan = Plan {
         deadline,
-        budget: options.timeout,
+        budget: options.budget(),
         discover: true,
         call,
     };
@@ -89,17 +90,14 @@ enum Outcome {
 struct Http {
     agent: ureq::Agent,
     headers: Headers,
-    budget: Duration,
+    budget: Budget,
     /// Set on a 401: the `resource_metadata` URL, if the server named one.
     challenge: Option<Option<String>>,
 }
 
 impl Http {
     fn timeout(&self, phase: Phase) -> ProbeError {
-        ProbeError::Timeout {
-            phase,
-            after: self.budget,
-        }
+        self.budget.expired(phase)
     }
 
     /// Time left before `deadline`, or the timeout error.

@@ -92,22 +92,30 @@ pub(crate) fn client_capabilities() -> Value {
     json!({"roots": {"listChanged": false}, "elicitation": {}})
 }
 
-/// The reply to a server's request: `ping` gets an empty result (the spec requires a
-/// prompt answer, even mid-handshake), `roots/list` an empty list, `elicitation/create`
-/// a decline; anything else is "method not found".
+/// What mcpctl answers a server's `method`, as a client that has nothing to share and
+/// nobody to ask: `ping` an empty result (the spec requires a prompt answer, even
+/// mid-handshake), `roots/list` an empty list, `elicitation/create` a decline; `None`
+/// for anything else. The same answers go back in either era: as replies to requests
+/// (handshake era) or as `inputResponses` (modern era).
+pub(crate) fn answer_to_server(method: &str) -> Option<Value> {
+    match method {
+        "ping" => Some(json!({})),
+        "roots/list" => Some(json!({"roots": []})),
+        "elicitation/create" => Some(json!({"action": "decline"})),
+        _ => None,
+    }
+}
+
+/// The reply to a server's request ([`answer_to_server`]); anything mcpctl does not
+/// answer is "method not found".
 pub(crate) fn reply_to_server(id: &Value, method: &str) -> String {
-    if method == "ping" {
-        json!({"jsonrpc": "2.0", "id": id, "result": {}}).to_string()
-    } else if method == "roots/list" {
-        json!({"jsonrpc": "2.0", "id": id, "result": {"roots": []}}).to_string()
-    } else if method == "elicitation/create" {
-        json!({"jsonrpc": "2.0", "id": id, "result": {"action": "decline"}}).to_string()
-    } else {
-        json!({"jsonrpc": "2.0", "id": id, "error": {
+    match answer_to_server(method) {
+        Some(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string(),
+        None => json!({"jsonrpc": "2.0", "id": id, "error": {
             "code": -32601,
             "message": format!("mcpctl does not handle `{method}`"),
         }})
-        .to_string()
+        .to_string(),
     }
 }
 

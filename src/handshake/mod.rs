@@ -132,9 +132,50 @@ pub struct ProbeOptions {
     /// Deadline for the whole probe, from spawn or first connect to the last `tools/list`
     /// page. Ending the server afterwards adds at most about two seconds.
     pub timeout: Duration,
+    /// What set `timeout`, for the message when it runs out.
+    pub timeout_set_by: TimeoutSource,
     /// The environment mcpctl runs in. A stdio server gets this with the entry's `env`
     /// laid over it (and nothing else); remote headers expand `${VAR}` from it.
     pub parent_env: IndexMap<String, String>,
+}
+
+impl ProbeOptions {
+    /// The time limit and what set it.
+    pub(crate) fn budget(&self) -> Budget {
+        Budget {
+            after: self.timeout,
+            set_by: self.timeout_set_by,
+        }
+    }
+}
+
+/// What set a probe's time limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TimeoutSource {
+    /// `--timeout` (or its default).
+    #[default]
+    Option,
+    /// The entry's own startup timeout (Codex `startup_timeout_sec`): the client gives
+    /// up after that long too.
+    Entry { key: &'static str },
+}
+
+/// A probe's time limit, for the timeout error.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Budget {
+    pub(crate) after: Duration,
+    pub(crate) set_by: TimeoutSource,
+}
+
+impl Budget {
+    /// The error for running out of time during `phase`.
+    pub(crate) fn expired(self, phase: Phase) -> ProbeError {
+        ProbeError::Timeout {
+            phase,
+            after: self.after,
+            set_by: self.set_by,
+        }
+    }
 }
 
 /// The overall verdict of one probe.
@@ -257,8 +298,12 @@ pub enum ProbeError {
         "server closed its output during {phase} without answering (its stderr tail may show why)"
     )]
     ClosedEarly { phase: Phase },
-    #[error("timed out after {} waiting for the {phase} reply (raise with --timeout)", seconds(*.after))]
-    Timeout { phase: Phase, after: Duration },
+    #[error("timed out after {} waiting for the {phase} reply ({})", seconds(*.after), raise(*.set_by))]
+    Timeout {
+        phase: Phase,
+        after: Duration,
+        set_by: TimeoutSource,
+    },
     #[error(
         "server wrote a line that is not JSON-RPC on stdout during {phase}: `{line}` (an MCP server must log to stderr, never stdout)"
     )]
@@ -408,6 +453,15 @@ fn seconds(duration: Duration) -> String {
         format!("{} s", duration.as_secs())
     } else {
         format!("{secs:.1} s")
+    }
+}
+
+fn raise(set_by: TimeoutSource) -> String {
+    match set_by {
+        TimeoutSource::Option => "raise with --timeout".to_owned(),
+        TimeoutSource::Entry { key } => {
+            format!("the entry's `{key}`, after which the client gives up too; raise it there")
+        }
     }
 }
 
@@ -590,20 +644,23 @@ fn session(launch: &Launch, options: &ProbeOptions, call: Option<&ToolCall>) -> 
     report.finish(result.err(), started)
 }
 
-/// Probe many servers on at most `jobs` threads. Identical transports are probed once and
+/// Probe many servers on at most `jobs` threads, each with its own options (an entry may
+/// carry its own timeout). Identical plans with the same time limit are probed once and
 /// share the result. `on_done(index, probe)` runs as each result arrives (for every index
 /// that shares it), from worker threads. Results come back in input order.
 pub fn probe_many(
-    items: Vec<Launch>,
-    options: &ProbeOptions,
+    items: Vec<(Launch, ProbeOptions)>,
     jobs: usize,
     on_done: impl Fn(usize, &Probe) + Sync,
 ) -> Vec<Probe> {
-    // unique[k] = the first index of each distinct transport; owner[i] = its k.
+    // unique[k] = the first index of each distinct job; owner[i] = its k.
+    let same = |a: &(Launch, ProbeOptions), b: &(Launch, ProbeOptions)| {
+        a.0 == b.0 && a.1.timeout == b.1.timeout && a.1.timeout_set_by == b.1.timeout_set_by
+    };
     let mut unique: Vec<usize> = Vec::new();
     let mut owner: Vec<usize> = Vec::with_capacity(items.len());
     for (index, item) in items.iter().enumerate() {
-        match unique.iter().position(|&u| items[u] == *item) {
+        match unique.iter().position(|&u| same(&items[u], item)) {
             Some(k) => owner.push(k),
             None => {
                 owner.push(unique.len());
@@ -621,7 +678,8 @@ pub fn probe_many(
                 loop {
                     let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(&first) = unique.get(k) else { break };
-                    let result = probe_launch(&items[first], options);
+                    let (launch, options) = &items[first];
+                    let result = probe_launch(launch, options);
                     for (index, _) in owner.iter().enumerate().filter(|(_, o)| **o == k) {
                         on_done(index, &result);
                     }
@@ -661,6 +719,7 @@ mod tests {
         let error = ProbeError::Timeout {
             phase: Phase::Initialize,
             after: Duration::from_secs(30),
+            set_by: TimeoutSource::Option,
         };
         assert_eq!(
             error.to_string(),
@@ -669,8 +728,14 @@ mod tests {
         let error = ProbeError::Timeout {
             phase: Phase::ToolsList,
             after: Duration::from_millis(1500),
+            set_by: TimeoutSource::Entry {
+                key: "startup_timeout_ms",
+            },
         };
-        assert!(error.to_string().starts_with("timed out after 1.5 s"));
+        let message = error.to_string();
+        assert!(message.starts_with("timed out after 1.5 s"), "{message}");
+        assert!(message.contains("`startup_timeout_ms`"), "{message}");
+        assert!(!message.contains("--timeout"), "{message}");
     }
 
     #[test]

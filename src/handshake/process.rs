@@ -155,8 +155,14 @@ pub(crate) fn wait_for(child: &mut Child, limit: Duration) -> Option<ExitStatus>
 }
 
 /// End `child` and its process group. The caller has already closed its stdin.
+///
+/// Past [`TERM_GRACE`], a leader that is still at work (running, or runnable and waiting
+/// for a CPU; see [`working`]) is waited for up to `patience` (the probe's own time
+/// limit) before it is killed: on a loaded machine a server that exits promptly may need
+/// more wall time than the grace to get the CPU it needs to do so, and killing it then
+/// would report a fault it does not have. An idle server gets only the grace.
 #[cfg(unix)]
-pub(crate) fn end(child: &mut Child, _tracked: &Tracked) -> Ending {
+pub(crate) fn end(child: &mut Child, _tracked: &Tracked, patience: Duration) -> Ending {
     let Ok(group) = libc::pid_t::try_from(child.id()) else {
         let _ = child.kill();
         let _ = child.wait();
@@ -169,12 +175,18 @@ pub(crate) fn end(child: &mut Child, _tracked: &Tracked) -> Ending {
         return Ending::Exited;
     }
     signal_group(group, libc::SIGTERM);
-    let until = Instant::now() + TERM_GRACE;
+    let signalled = Instant::now();
     let mut leader_done = leader_exited;
-    while Instant::now() < until {
+    loop {
         leader_done = leader_done || matches!(child.try_wait(), Ok(Some(_)));
         if leader_done && group_is_empty(group) {
             return Ending::Terminated;
+        }
+        let waited = signalled.elapsed();
+        // Past the grace, only a leader still at work (not idle) gets more time.
+        let patient = !leader_done && waited < patience && working(child.id());
+        if waited >= TERM_GRACE && !patient {
+            break;
         }
         std::thread::sleep(POLL);
     }
@@ -194,7 +206,7 @@ pub(crate) fn end(child: &mut Child, _tracked: &Tracked) -> Ending {
 
 /// End `child` and everything in its job. The caller has already closed its stdin.
 #[cfg(windows)]
-pub(crate) fn end(child: &mut Child, tracked: &Tracked) -> Ending {
+pub(crate) fn end(child: &mut Child, tracked: &Tracked, _patience: Duration) -> Ending {
     let exited = wait_for(child, EXIT_GRACE).is_some();
     let Some(job) = &tracked.job else {
         // No job: the server process only.
@@ -223,6 +235,29 @@ fn signal_group(group: libc::pid_t, signal: libc::c_int) {
     // module created for the child (see `configure`).
     unsafe {
         libc::killpg(group, signal);
+    }
+}
+
+/// Whether process `pid` is at work: running or waiting for a CPU (state `R`), or in
+/// uninterruptible I/O (`D`), as opposed to idle (sleeping, stopped, a zombie). Read from
+/// `/proc`; where there is none, `false` (the fixed grace periods apply).
+#[cfg(unix)]
+fn working(pid: u32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|stat| {
+                // `pid (comm) state ...`; comm may hold spaces and parentheses.
+                let (_, rest) = stat.rsplit_once(')')?;
+                rest.trim_start().chars().next()
+            })
+            .is_some_and(|state| matches!(state, 'R' | 'D'))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        false
     }
 }
 

@@ -20,12 +20,15 @@ use serde_json::{Map, Value, json};
 use super::jsonrpc::RpcError;
 use super::tools::{self, ToolCall};
 use super::{
-    Era, KNOWN_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION, Phase, ProbeError,
-    ProbeWarning, Report,
+    Budget, Era, KNOWN_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION, Phase,
+    ProbeError, ProbeWarning, Report,
 };
 
 /// Most `tools/list` pages read before giving up on a server that never stops paging.
 pub(crate) const MAX_PAGES: usize = 100;
+
+/// Most rounds of `input_required` answers a `tools/call` gets (the SDKs' default).
+const MAX_INPUT_ROUNDS: usize = 10;
 
 /// How long a stdio server gets to answer `server/discover` before `initialize` follows
 /// it. Short, because the probe stays outstanding: a server that answers late is still
@@ -106,7 +109,7 @@ pub(crate) trait Channel {
 pub(crate) struct Plan<'a> {
     pub(crate) deadline: Instant,
     /// The whole probe's timeout, for messages.
-    pub(crate) budget: Duration,
+    pub(crate) budget: Budget,
     /// Probe `server/discover` first (not for legacy HTTP+SSE, which predates it).
     pub(crate) discover: bool,
     /// Call this tool after listing.
@@ -173,10 +176,7 @@ impl<C: Channel> Session<'_, '_, C> {
     }
 
     fn timeout(&self, phase: Phase) -> ProbeError {
-        ProbeError::Timeout {
-            phase,
-            after: self.plan.budget,
-        }
+        self.plan.budget.expired(phase)
     }
 
     /// Start the server again, once; `Ok(false)` when that is not possible.
@@ -463,10 +463,38 @@ impl<C: Channel> Session<'_, '_, C> {
         let Value::Object(params) = params else {
             return Ok(());
         };
-        let result = self.request("tools/call", params, Phase::ToolsCall, report)?;
+        let result = self.call_tool(params, report)?;
         report.phase(Phase::ToolsCall, started);
         report.call_result = Some(result);
         Ok(())
+    }
+
+    /// `tools/call`, answering what the server asks for before it answers (modern era:
+    /// an `input_required` result; the call is sent again with `inputResponses` and the
+    /// `requestState`), for at most [`MAX_INPUT_ROUNDS`] rounds.
+    fn call_tool(
+        &mut self,
+        mut params: Map<String, Value>,
+        report: &mut Report,
+    ) -> Result<Value, ProbeError> {
+        for _ in 0..MAX_INPUT_ROUNDS {
+            let result = self.request("tools/call", params.clone(), Phase::ToolsCall, report)?;
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(result);
+            }
+            params.insert(
+                "inputResponses".to_owned(),
+                input_responses(result.get("inputRequests"))?,
+            );
+            match result.get("requestState") {
+                Some(state) => params.insert("requestState".to_owned(), state.clone()),
+                None => params.remove("requestState"),
+            };
+        }
+        Err(ProbeError::BadResult {
+            reason: format!("the server still asked for input after {MAX_INPUT_ROUNDS} rounds"),
+            phase: Phase::ToolsCall,
+        })
     }
 
     fn list_tools(&mut self, report: &mut Report) -> Result<(), ProbeError> {
@@ -504,6 +532,28 @@ impl<C: Channel> Session<'_, '_, C> {
     }
 }
 
+/// The answers to an `input_required` result's `inputRequests`, keyed as asked: the
+/// same answers a handshake-era server gets to its requests (`roots/list`: none;
+/// `elicitation/create`: declined). A request mcpctl cannot answer (sampling needs a
+/// model) fails the call, naming it.
+fn input_responses(requests: Option<&Value>) -> Result<Value, ProbeError> {
+    let mut answers = Map::new();
+    for (key, request) in requests.and_then(Value::as_object).into_iter().flatten() {
+        let method = request.get("method").and_then(Value::as_str).unwrap_or("");
+        let Some(answer) = super::jsonrpc::answer_to_server(method) else {
+            return Err(ProbeError::BadResult {
+                reason: format!(
+                    "the tool asked the client for `{}`, which mcpctl cannot answer (try it from a client)",
+                    super::jsonrpc::quote(method)
+                ),
+                phase: Phase::ToolsCall,
+            });
+        };
+        answers.insert(key.clone(), answer);
+    }
+    Ok(Value::Object(answers))
+}
+
 fn client_info() -> Value {
     json!({"name": "mcpctl", "version": env!("CARGO_PKG_VERSION")})
 }
@@ -514,7 +564,7 @@ fn modern_params(mut params: Map<String, Value>) -> Value {
         "_meta".to_owned(),
         json!({
             "io.modelcontextprotocol/protocolVersion": MODERN_PROTOCOL_VERSION,
-            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientCapabilities": super::jsonrpc::client_capabilities(),
             "io.modelcontextprotocol/clientInfo": client_info(),
         }),
     );
@@ -717,7 +767,10 @@ mod tests {
     fn plan() -> Plan<'static> {
         Plan {
             deadline: Instant::now() + Duration::from_secs(5),
-            budget: Duration::from_secs(5),
+            budget: Budget {
+                after: Duration::from_secs(5),
+                set_by: super::super::TimeoutSource::Option,
+            },
             discover: true,
             call: None,
         }
@@ -808,7 +861,10 @@ mod tests {
             meta["io.modelcontextprotocol/protocolVersion"],
             "2026-07-28"
         );
-        assert!(meta["io.modelcontextprotocol/clientCapabilities"].is_object());
+        // The capabilities a handshake-era `initialize` declares, not `{}`.
+        let capabilities = &meta["io.modelcontextprotocol/clientCapabilities"];
+        assert!(capabilities["roots"].is_object(), "{capabilities}");
+        assert!(capabilities["elicitation"].is_object(), "{capabilities}");
         assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["name"], "mcpctl");
     }
 }

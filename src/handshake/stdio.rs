@@ -58,7 +58,11 @@ pub(crate) fn probe(
 ) -> Result<(), ProbeError> {
     let mut env = options.parent_env.clone();
     env.extend(server.env.iter().map(|(k, v)| (k.clone(), v.clone())));
-    let start = Start { server, env };
+    let start = Start {
+        server,
+        env,
+        patience: options.timeout,
+    };
     let running = start.start(report)?;
     let mut channel = StdioChannel {
         start: &start,
@@ -68,7 +72,7 @@ pub(crate) fn probe(
     };
     let plan = Plan {
         deadline,
-        budget: options.timeout,
+        budget: options.budget(),
         discover: true,
         call,
     };
@@ -76,7 +80,7 @@ pub(crate) fn probe(
     let first_junk = channel.first_junk.take();
     if let Some(running) = channel.running.take() {
         let started = Instant::now();
-        let ending = running.stop(report);
+        let ending = running.stop(report, start.patience);
         report.phase(Phase::Shutdown, started);
         if ending == Ending::Killed && result.is_ok() {
             report.warn(ProbeWarning::SlowShutdown {
@@ -107,6 +111,9 @@ pub(crate) fn probe(
 struct Start<'a> {
     server: &'a Server<'a>,
     env: IndexMap<String, String>,
+    /// How long a server still at work after SIGTERM may take to exit (the probe's
+    /// time limit).
+    patience: Duration,
 }
 
 impl Start<'_> {
@@ -169,9 +176,10 @@ struct Running {
 
 impl Running {
     /// End the server as the spec says (close stdin first) and keep its stderr tail.
-    fn stop(mut self, report: &mut Report) -> Ending {
+    /// `patience`: how long a server still at work after SIGTERM may take to exit.
+    fn stop(mut self, report: &mut Report, patience: Duration) -> Ending {
         drop(self.stdin.take());
-        let ending = process::end(&mut self.child, &self.tracked);
+        let ending = process::end(&mut self.child, &self.tracked, patience);
         let _ = self.stderr_done.recv_timeout(STDERR_WAIT);
         if let Ok(tail) = self.tail.lock() {
             report.stderr_tail = tail.lines();
@@ -409,7 +417,7 @@ impl Channel for StdioChannel<'_> {
 
     fn restart(&mut self, report: &mut Report) -> Result<bool, ProbeError> {
         if let Some(running) = self.running.take() {
-            running.stop(report);
+            running.stop(report, self.start.patience);
         }
         self.running = Some(self.start.start(report)?);
         Ok(true)

@@ -267,6 +267,20 @@ impl Printer {
         Ok(report.status())
     }
 
+    /// Print part of a result as soon as it is known (a `doctor` row as each server
+    /// finishes), by `emit`'s rules: with `--json` only the diagnostics, since the JSON
+    /// document comes whole from the final report's `emit`. Long notes wrap to the
+    /// terminal.
+    pub fn stream(&mut self, blocks: &[Block]) {
+        for block in blocks {
+            match block {
+                _ if self.json && !block.is_diagnostic() => {}
+                Block::Note(note) => self.note_wrapped(note),
+                other => self.block(other),
+            }
+        }
+    }
+
     /// Print one block where it belongs.
     pub fn block(&mut self, block: &Block) {
         match block {

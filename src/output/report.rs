@@ -16,7 +16,8 @@
 //! With `--json`, stdout holds only the JSON; `Warning`, `Error` and `Aside` blocks still go
 //! to stderr (a script sees why a row is missing), `Note`s and the human data do not.
 //! Progress lines for long work stay direct `Printer::progress` calls: they are not part of
-//! the result.
+//! the result. A command whose rows take long to come (`doctor`) may print each row as it
+//! is known with `Printer::stream` and leave the rows out of its report's human form.
 
 use serde_json::Value;
 

@@ -693,9 +693,10 @@ fn doctor_json_tells_tools_capabilities_and_what_it_started() {
     assert_eq!(good["started"], Value::Null);
     let dies = result(&report, "dies");
     assert_eq!(dies["started"], format!("{bin} exit=3"));
-    // Without a terminal, progress lines are verdicts a CI log can use.
+    // Without a terminal, a CI log gets the verdict rows, not "[n/N]" progress lines.
     let run = env.run(&["doctor", "-c", "cursor"]).code(1);
-    assert!(run.stderr.contains("cursor/dies fail ("), "{}", run.stderr);
+    assert!(run.stdout.contains("✘ cursor/dies"), "{}", run.stdout);
+    assert!(!run.stderr.contains("[1/2]"), "{}", run.stderr);
 }
 
 #[test]
@@ -820,4 +821,137 @@ fn the_stderr_excerpt_keeps_the_line_that_says_what_is_wrong() {
         run.stdout
     );
     assert!(run.stdout.contains("│     at frame 59"), "{}", run.stdout);
+}
+
+#[test]
+fn a_codex_entry_startup_timeout_governs_its_handshake() {
+    let env = TestEnv::new();
+    let bin = fixture();
+    env.write(
+        ".codex/config.toml",
+        format!(
+            "[mcp_servers.slow]\ncommand = {bin:?}\nargs = [\"silent\"]\nstartup_timeout_sec = 1\n\n\
+             [mcp_servers.slow_ms]\ncommand = {bin:?}\nargs = [\"silent\", \"ms\"]\nstartup_timeout_ms = 1500\n"
+        )
+        .as_bytes(),
+    );
+    // --timeout would allow a minute; Codex gives up after the entry's own limit.
+    let run = env
+        .run(&["doctor", "-c", "codex", "--json", "--timeout", "60"])
+        .code(1);
+    let report = run.json();
+    let error = result(&report, "slow")["error"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(error.contains("timed out after 1 s"), "{error}");
+    assert!(error.contains("`startup_timeout_sec`"), "{error}");
+    assert!(!error.contains("--timeout"), "{error}");
+    let error = result(&report, "slow_ms")["error"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(error.contains("timed out after 1.5 s"), "{error}");
+    assert!(error.contains("`startup_timeout_ms`"), "{error}");
+}
+
+#[test]
+fn a_startup_timeout_key_the_client_does_not_read_is_ignored() {
+    let env = TestEnv::new();
+    let bin = fixture();
+    cursor_config(
+        &env,
+        json!({"silent": {"command": bin, "args": ["silent"], "startup_timeout_sec": 30}}),
+    );
+    let run = env
+        .run(&["doctor", "-c", "cursor", "--json", "--timeout", "1"])
+        .code(1);
+    let error = result(&run.json(), "silent")["error"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(error.contains("timed out after 1 s"), "{error}");
+    assert!(error.contains("--timeout"), "{error}");
+}
+
+#[test]
+fn rows_stream_as_each_server_finishes() {
+    // A server that never answers must not hold back the row of one that did: the
+    // healthy server's row is on stdout while the silent one is still being waited for.
+    let env = TestEnv::new();
+    let bin = fixture();
+    cursor_config(
+        &env,
+        json!({
+            "hung": {"command": bin, "args": ["silent"]},
+            "good": {"command": bin, "args": []}
+        }),
+    );
+    let mut child = env
+        .command(&["doctor", "-c", "cursor", "--jobs", "2", "--timeout", "120"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut first).unwrap();
+    // The row arrived while "hung" still runs: the process has not exited.
+    let running = child.try_wait().unwrap().is_none();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(first.starts_with("✔ cursor/good"), "{first}");
+    assert!(running);
+}
+
+#[test]
+fn json_stays_one_document_at_the_end() {
+    let env = TestEnv::new();
+    let bin = fixture();
+    cursor_config(
+        &env,
+        json!({
+            "good": {"command": bin, "args": []},
+            "off": {"command": bin, "disabled": true}
+        }),
+    );
+    let run = env.run(&["doctor", "-c", "cursor", "--json"]).ok();
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["summary"]["ok"], 1);
+    assert!(!run.stdout.contains('✔'), "{}", run.stdout);
+    assert!(!run.stderr.contains("checking"), "{}", run.stderr);
+}
+
+#[test]
+fn doctor_reports_an_older_protocol_version_as_information() {
+    let env = TestEnv::new();
+    cursor_config(
+        &env,
+        json!({"old": {"command": fixture(), "args": ["older"]}}),
+    );
+    let run = env
+        .run(&["doctor", "-c", "cursor", "--json", "--strict"])
+        .ok();
+    let report = run.json();
+    let old = result(&report, "old");
+    assert_eq!(old["status"], "ok", "{old}");
+    assert_eq!(old["protocol_version"], "2025-03-26");
+    let protocol = old["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "protocol")
+        .unwrap_or_else(|| panic!("no protocol check in {old}"));
+    assert_eq!(protocol["status"], "ok");
+    assert!(
+        protocol["message"].as_str().unwrap().contains("older than"),
+        "{protocol}"
+    );
+    assert_eq!(report["summary"]["warn"], 0);
+    let run = env.run(&["doctor", "-c", "cursor", "--strict"]).ok();
+    assert!(
+        run.stdout.contains("✔ cursor/old") && run.stdout.contains("handshake 2025-03-26"),
+        "{}",
+        run.stdout
+    );
 }

@@ -36,5 +36,6 @@ mod remove;
 mod ship;
 mod sources;
 mod state;
+mod toggle;
 mod tools;
 mod undo;

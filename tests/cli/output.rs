@@ -93,6 +93,19 @@ fn golden_doctor() {
         br#"{"mcpServers":{"missing":{"command":"definitely-not-installed-mcp","args":[]},"off":{"command":"x","disabled":true}}}"#,
     );
     assert_golden("doctor", &transcript(&env, &["doctor", "-c", "cursor"]));
+    // Started servers: a row as each finishes (one job: in config order), after the rows
+    // of what is not started; the fixture's path is its command, so it is left out.
+    let bin = crate::doctor::fixture();
+    let servers = serde_json::json!({"mcpServers": {
+        "good": {"command": bin},
+        "banner": {"command": bin, "args": ["banner"]},
+        "dies": {"command": bin, "args": ["exit=3"]},
+        "missing": {"command": "definitely-not-installed-mcp"},
+    }});
+    env.write(".cursor/mcp.json", servers.to_string().as_bytes());
+    let text =
+        transcript(&env, &["doctor", "-c", "cursor", "--jobs", "1"]).replace(bin, "<fixture>");
+    assert_golden("doctor-started", &text);
 }
 
 /// A file that does not parse gets the same `hint:` from `list` as from `add`, and the
@@ -116,4 +129,40 @@ fn list_and_add_give_the_same_hint_for_a_broken_file() {
         .code(2);
     assert!(add.stdout.contains(hint), "{}", add.stdout);
     assert_golden("list-broken", &transcript(&env, &["list", "-c", "cursor"]));
+}
+
+/// `plan` and `apply` through every outcome: a conflict that stops `apply`, a server a
+/// client cannot use, `--dry-run`, `--force`, the CI formats, and a plan in sync.
+#[test]
+fn golden_plan_and_apply() {
+    let env = machine();
+    env.write(
+        ".cursor/mcp.json",
+        b"{\"mcpServers\": {\"memory\": {\"command\": \"node\", \"args\": [\"mine.js\"]}}}\n",
+    );
+    env.write(
+        ".config/mcpctl/mcpctl.toml",
+        br#"clients = ["cursor", "codex"]
+
+[servers.memory]
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-memory"]
+env = { MEMORY_FILE = "${MEMORY_FILE}" }
+
+[servers.events]
+url = "https://example.com/sse"
+transport = "sse"
+"#,
+    );
+    let mut text = transcript(&env, &["plan"]);
+    text.push_str(&transcript(
+        &env,
+        &["plan", "--check", "--format", "github"],
+    ));
+    text.push_str(&transcript(&env, &["apply"]));
+    text.push_str(&transcript(&env, &["apply", "--force", "--dry-run"]));
+    text.push_str(&transcript(&env, &["apply", "--force"]));
+    text.push_str(&transcript(&env, &["plan"]));
+    text.push_str(&transcript(&env, &["apply"]));
+    assert_golden("plan-apply", &text);
 }

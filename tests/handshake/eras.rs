@@ -252,3 +252,45 @@ fn the_rust_sdk_over_streamable_http_in_each_era() {
         assert_eq!(answer["content"][0]["text"], "hello", "{extra:?}");
     }
 }
+
+#[test]
+fn the_modern_era_declares_roots_and_answers_for_them_like_the_handshake_era() {
+    // The fixture shows `roots_seen` only to a client that declares `roots`; in the
+    // modern era the declaration is the `_meta` on each request, and calling the tool
+    // asks for the roots through an `input_required` result, which mcpctl answers with
+    // none, as it answers `roots/list` in the handshake era.
+    let (_server, port) = crate::http::fixture_http_with("http", &["modern", "roots-tool"]);
+    let http = crate::http::remote(format!("http://127.0.0.1:{port}/mcp"), RemoteKind::Http);
+    let dir = tempfile::tempdir().unwrap();
+    let roots = ToolCall {
+        tool: "roots_seen".into(),
+        ..ToolCall::default()
+    };
+    for (modes, era) in [
+        (&["roots-tool"][..], Era::Handshake),
+        (&["modern", "roots-tool"][..], Era::Modern),
+    ] {
+        let stdio = fixture(modes, dir.path());
+        let transports = if era == Era::Modern {
+            vec![stdio, http.clone()]
+        } else {
+            vec![stdio]
+        };
+        for transport in transports {
+            let result = probe(&transport, &generous());
+            assert_eq!(result.protocol_era, Some(era), "{modes:?}: {result:#?}");
+            assert_eq!(
+                result.tool_names,
+                ["hello", "pid", "roots_seen"],
+                "{modes:?}: {result:#?}"
+            );
+            let result = call(&transport, &generous(), &roots);
+            assert_eq!(result.status, Status::Ok, "{modes:?}: {result:#?}");
+            let answer = result.call_result.expect("a call result");
+            assert_eq!(
+                answer["content"][0]["text"], "the client shared 0 roots",
+                "{modes:?}: {answer}"
+            );
+        }
+    }
+}

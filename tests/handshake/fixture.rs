@@ -26,6 +26,7 @@ pub(crate) use fixture_server::{alive, fixture_binary};
 pub(crate) fn options(timeout: Duration) -> ProbeOptions {
     ProbeOptions {
         timeout,
+        timeout_set_by: mcpctl::handshake::TimeoutSource::Option,
         parent_env: std::env::vars().collect(),
     }
 }

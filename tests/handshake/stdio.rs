@@ -4,7 +4,9 @@ use std::time::Duration;
 
 use indexmap::IndexMap;
 use mcpctl::entry::Transport;
-use mcpctl::handshake::{Phase, ProbeError, ProbeWarning, Status, probe, probe_many};
+use mcpctl::handshake::{
+    Phase, ProbeError, ProbeWarning, Status, TimeoutSource, probe, probe_many,
+};
 
 use crate::fixture::{assert_no_survivors, fixture, fixture_binary, generous, launch, options};
 
@@ -105,7 +107,8 @@ fn doctor_times_out_silent_server() {
         result.failure,
         Some(ProbeError::Timeout {
             phase: Phase::Initialize,
-            after: Duration::from_millis(500)
+            after: Duration::from_millis(500),
+            set_by: TimeoutSource::Option,
         })
     );
     assert!(
@@ -311,8 +314,11 @@ fn probe_many_shares_identical_entries() {
     let dying = fixture(&["exit=1"], other_dir.path());
     let calls = std::sync::Mutex::new(Vec::new());
     let results = probe_many(
-        vec![launch(&healthy), launch(&dying), launch(&healthy)],
-        &generous(),
+        vec![
+            (launch(&healthy), generous()),
+            (launch(&dying), generous()),
+            (launch(&healthy), generous()),
+        ],
         4,
         |index, _| calls.lock().unwrap().push(index),
     );
@@ -380,4 +386,43 @@ fn a_silent_exit_does_not_point_at_an_empty_stderr() {
         "{message}"
     );
     assert!(result.stderr_tail.is_empty());
+}
+
+#[test]
+fn a_server_that_exits_by_itself_is_never_flagged_even_when_the_machine_is_busy() {
+    // `busy-exit=MS` needs MS ms of CPU after its input closes before it exits (and
+    // ignores SIGTERM meanwhile), as a server does on a loaded machine: more than the
+    // grace periods of wall time, yet it ends by itself. Many at once, beside healthy
+    // servers: none may be reported as needing a kill.
+    let dirs: Vec<tempfile::TempDir> = (0..12).map(|_| tempfile::tempdir().unwrap()).collect();
+    let items = dirs
+        .iter()
+        .enumerate()
+        .map(|(i, dir)| {
+            let busy = format!("busy-exit={}", if i % 4 == 0 { 1500 } else { 100 });
+            let modes = [busy.as_str(), if i % 2 == 0 { "x" } else { "y" }];
+            (launch(&fixture(&modes, dir.path())), generous())
+        })
+        .collect();
+    let results = probe_many(items, 12, |_, _| {});
+    for result in &results {
+        assert_eq!(result.status, Status::Ok, "{result:#?}");
+        assert!(result.warnings.is_empty(), "{result:#?}");
+    }
+    for dir in &dirs {
+        assert_no_survivors(dir.path());
+    }
+}
+
+#[test]
+fn an_older_valid_protocol_version_is_not_a_warning() {
+    // The official SDK pinned to 2025-03-26 answers `initialize` with it: clients accept
+    // that, so the probe passes and only reports the version.
+    let dir = tempfile::tempdir().unwrap();
+    let result = probe(&fixture(&["older"], dir.path()), &generous());
+    assert_eq!(result.status, Status::Ok, "{result:#?}");
+    assert!(result.warnings.is_empty(), "{result:#?}");
+    assert_eq!(result.protocol_version.as_deref(), Some("2025-03-26"));
+    assert_eq!(result.tools, Some(2));
+    assert_no_survivors(dir.path());
 }

@@ -1,0 +1,368 @@
+//! `mcpctl disable` / `mcpctl enable`: switch a server (or some of its tools) off and on in
+//! each target client, through the client's own switch or by parking the entry (see
+//! `crate::toggle`). One row per file touched; a client without the server is reported.
+//!
+//! Without a target, the clients that have the server are the targets (asking which when
+//! there are several, as `remove` does). Without `--scope`, every scope that has it.
+
+use serde::Serialize;
+
+use crate::cli::{DisableArgs, EnableArgs, TargetArgs};
+use crate::clients::{Client, Location, Scope, Switch};
+use crate::commands::inventory::read_document;
+use crate::commands::{Context, edit, targets};
+use crate::error::{ExitStatus, hint_of};
+use crate::output::{Block, Paint, Printer, Report, Style};
+use crate::toggle::filters::{self, FilterAction, ToolOp};
+use crate::toggle::{self, Method, Want, store};
+
+pub fn disable(
+    args: DisableArgs,
+    ctx: &Context,
+    printer: &mut Printer,
+) -> anyhow::Result<ExitStatus> {
+    let tools = (!args.deny_tools.is_empty()).then_some(ToolOp::Deny(args.deny_tools));
+    let request = Request {
+        name: args.name,
+        want: Want::Off,
+        tools,
+        scope: args.scope,
+        dry_run: args.dry_run,
+    };
+    run(request, &args.targets, ctx, printer)
+}
+
+pub fn enable(
+    args: EnableArgs,
+    ctx: &Context,
+    printer: &mut Printer,
+) -> anyhow::Result<ExitStatus> {
+    let tools = if args.all_tools {
+        Some(ToolOp::Clear)
+    } else if !args.allow_tools.is_empty() {
+        Some(ToolOp::AllowOnly(args.allow_tools))
+    } else if !args.deny_tools.is_empty() {
+        Some(ToolOp::Undeny(args.deny_tools))
+    } else {
+        None
+    };
+    let request = Request {
+        name: args.name,
+        want: Want::On,
+        tools,
+        scope: args.scope,
+        dry_run: args.dry_run,
+    };
+    run(request, &args.targets, ctx, printer)
+}
+
+struct Request {
+    name: String,
+    want: Want,
+    tools: Option<ToolOp>,
+    scope: Option<Scope>,
+    dry_run: bool,
+}
+
+impl Request {
+    fn verb(&self) -> &'static str {
+        match self.want {
+            Want::Off => "disable",
+            Want::On => "enable",
+        }
+    }
+}
+
+fn run(
+    request: Request,
+    target_args: &TargetArgs,
+    ctx: &Context,
+    printer: &mut Printer,
+) -> anyhow::Result<ExitStatus> {
+    let store = store::load(ctx)?;
+    let name = request.name.as_str();
+    // Parked entries count as present for `enable` (they are what it brings back).
+    let places = |client: &Client| places(ctx, client, name, &request, &store);
+    let named = !target_args.clients.is_empty() || target_args.all;
+    let verb = request.verb();
+    let clients = if named {
+        targets::choose(ctx, target_args, verb, &|c| !places(c).is_empty())?
+    } else {
+        let have: Vec<&Client> = targets::detected(ctx)
+            .into_iter()
+            .filter(|c| !places(c).is_empty())
+            .collect();
+        match have.as_slice() {
+            [] => return Err(targets::no_server_named(ctx, &targets::detected(ctx), name)),
+            [_] => have,
+            _ => targets::choose(ctx, target_args, verb, &|c| !places(c).is_empty())?,
+        }
+    };
+    let mut report = ToggleReport {
+        rows: Vec::new(),
+        dry_run: request.dry_run,
+    };
+    for client in &clients {
+        let found = places(client);
+        if found.is_empty() {
+            report.rows.push(Row::new(
+                client,
+                request.scope.unwrap_or(Scope::User),
+                name,
+                "",
+                "missing",
+            ));
+            continue;
+        }
+        for location in found {
+            report.rows.push(one(ctx, client, &location, &request));
+        }
+    }
+    if report.rows.iter().all(|r| r.action == "missing") {
+        let error = targets::no_server_named(ctx, &clients, name);
+        if hint_of(&error).is_some_and(|h| h.starts_with("did you mean")) || clients.len() == 1 {
+            return Err(error);
+        }
+    }
+    printer.emit(&report)
+}
+
+/// The locations of `client` that hold `name` (or, for a plain `enable`, hold it parked).
+fn places(
+    ctx: &Context,
+    client: &Client,
+    name: &str,
+    request: &Request,
+    store: &store::Store,
+) -> Vec<Location> {
+    let mut out: Vec<Location> = Vec::new();
+    for scope in client.scopes() {
+        if scope == Scope::Legacy || request.scope.is_some_and(|s| s != scope) {
+            continue;
+        }
+        let Ok(location) = targets::location(ctx, client, scope) else {
+            continue;
+        };
+        if out
+            .iter()
+            .any(|l| l.path == location.path && l.key == location.key)
+        {
+            continue;
+        }
+        let in_file = location.path.is_file()
+            && read_document(ctx, client, &location.path)
+                .ok()
+                .and_then(|d| d.doc.servers(&location.key).ok())
+                .is_some_and(|entries| entries.iter().any(|(n, _)| n == name));
+        let parked = request.want == Want::On
+            && request.tools.is_none()
+            && store.parked(&edit::entry_key(&location, name)).is_some();
+        if in_file || parked {
+            out.push(location);
+        }
+    }
+    out
+}
+
+/// Switch (or filter) one location.
+fn one(ctx: &Context, client: &Client, location: &Location, request: &Request) -> Row {
+    let name = request.name.as_str();
+    let shown = edit::shown(ctx, &location.path);
+    let mut row = Row::new(client, location.scope, name, &shown, "failed");
+    if let Some(op) = &request.tools {
+        match filters::filter(ctx, client, location, name, op, request.dry_run) {
+            Ok(done) => {
+                row.action = match done.action {
+                    FilterAction::Filtered => "filtered",
+                    FilterAction::Unchanged => "unchanged",
+                    FilterAction::Missing => "missing",
+                    FilterAction::Unsupported => "unsupported",
+                };
+                row.note = done.note;
+                row.allow = done.allow;
+                row.deny = done.deny;
+                row.diff = done.diff;
+                row.backup = done.backup.map(|b| edit::shown(ctx, &b));
+            }
+            Err(error) => row.fail(&error),
+        }
+        return row;
+    }
+    match toggle::switch(ctx, client, location, name, request.want, request.dry_run) {
+        Ok(done) => {
+            row.action = match done.action {
+                toggle::Action::Disabled => "disabled",
+                toggle::Action::Enabled => "enabled",
+                toggle::Action::Unchanged => "unchanged",
+                toggle::Action::Missing => "missing",
+            };
+            row.method = Some(done.method);
+            row.how = Some(how(client, done.method, request.want));
+            row.path = edit::shown(ctx, &done.path);
+            row.note = done.note;
+            row.diff = done.diff;
+            row.backup = done.backup.map(|b| edit::shown(ctx, &b));
+        }
+        Err(error) => row.fail(&error),
+    }
+    row
+}
+
+/// How the switch is spelled, for people: `"disabled": true`, `disabledMcpServers`, ...
+fn how(client: &Client, method: Method, want: Want) -> String {
+    match (&client.switch, method) {
+        (Some(Switch::Field { key, off }), Method::Field) => match want {
+            Want::Off => format!("{key}: {off}"),
+            Want::On => format!("{key}: {off} taken back"),
+        },
+        (Some(Switch::List { key, .. }), Method::List) => match want {
+            Want::Off => format!("listed in {key}"),
+            Want::On => format!("taken off {key}"),
+        },
+        (_, Method::Enablement) => "enablement file".to_owned(),
+        _ => match want {
+            Want::Off => "parked in mcpctl's state directory".to_owned(),
+            Want::On => "spliced back from mcpctl's state directory".to_owned(),
+        },
+    }
+}
+
+/// One file's outcome (the `--json` item).
+#[derive(Debug, Serialize)]
+struct Row {
+    client: String,
+    scope: &'static str,
+    name: String,
+    path: String,
+    /// disabled | enabled | unchanged | missing | filtered | unsupported | failed
+    action: &'static str,
+    /// field | list | enablement | park (switches only)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    method: Option<Method>,
+    /// The allow-list after a tool change (`null`: none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    allow: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    deny: Option<Vec<String>>,
+    note: Option<String>,
+    error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    backup: Option<String>,
+    #[serde(skip)]
+    how: Option<String>,
+    #[serde(skip)]
+    hint: Option<String>,
+    #[serde(skip)]
+    diff: Option<String>,
+}
+
+impl Row {
+    fn new(client: &Client, scope: Scope, name: &str, path: &str, action: &'static str) -> Row {
+        Row {
+            client: client.id.clone(),
+            scope: scope.as_str(),
+            name: name.to_owned(),
+            path: path.to_owned(),
+            action,
+            method: None,
+            allow: None,
+            deny: None,
+            note: None,
+            error: None,
+            backup: None,
+            how: None,
+            hint: None,
+            diff: None,
+        }
+    }
+
+    fn fail(&mut self, error: &anyhow::Error) {
+        self.action = "failed";
+        self.error = Some(error.to_string());
+        self.hint = hint_of(error).map(str::to_owned);
+    }
+}
+
+struct ToggleReport {
+    rows: Vec<Row>,
+    dry_run: bool,
+}
+
+impl Report for ToggleReport {
+    fn json(&self) -> serde_json::Result<serde_json::Value> {
+        serde_json::to_value(&self.rows)
+    }
+
+    fn human(&self, paint: Paint) -> Vec<Block> {
+        let mut blocks: Vec<Block> = self
+            .rows
+            .iter()
+            .filter_map(|r| r.diff.clone())
+            .map(Block::Raw)
+            .collect();
+        for r in &self.rows {
+            let verb = match (r.action, self.dry_run) {
+                ("disabled", true) => "would disable",
+                ("enabled", true) => "would enable",
+                ("filtered", true) => "would filter",
+                ("missing", _) => "not there",
+                (action, _) => action,
+            };
+            let style = match r.action {
+                "failed" => Style::Fail,
+                "unchanged" | "missing" | "unsupported" => Style::Dim,
+                _ => Style::Ok,
+            };
+            let verb = paint.paint(style, &format!("{verb:<13}"));
+            let client = match r.scope {
+                "user" => r.client.clone(),
+                scope => format!("{} ({scope})", r.client),
+            };
+            let mut line = match &r.error {
+                Some(error) => format!("{verb} {client:<16} {error}"),
+                None if r.action == "missing" => {
+                    format!("{verb} {client:<16} no server named `{}`", r.name)
+                }
+                None => format!("{verb} {client:<16} {}", r.path),
+            };
+            if let Some(how) = r.how.as_ref().filter(|_| r.action != "unchanged") {
+                line.push_str(&paint.paint(Style::Dim, &format!(" ({how})")));
+            }
+            if r.allow.is_some() || r.deny.is_some() {
+                let show = |l: &Option<Vec<String>>| {
+                    l.as_ref()
+                        .map_or_else(|| "-".to_owned(), |l| format!("[{}]", l.join(", ")))
+                };
+                line.push_str(&paint.paint(
+                    Style::Dim,
+                    &format!(" allow {} deny {}", show(&r.allow), show(&r.deny)),
+                ));
+            }
+            if let Some(note) = &r.note {
+                line.push_str(&format!("\n{:31}{note}", ""));
+            }
+            if let Some(hint) = &r.hint {
+                line.push_str(&format!("\n{:31}hint: {hint}", ""));
+            }
+            blocks.push(Block::Line(line));
+        }
+        if let Some(first) = self.rows.iter().find_map(|r| r.backup.as_deref()) {
+            blocks.push(Block::Note(
+                paint.paint(Style::Dim, &format!("previous version kept in {first}")),
+            ));
+        }
+        if self.dry_run {
+            blocks.push(Block::Note("dry run: nothing was written".to_owned()));
+        }
+        blocks
+    }
+
+    fn status(&self) -> ExitStatus {
+        let done = |r: &Row| matches!(r.action, "disabled" | "enabled" | "unchanged" | "filtered");
+        if self.rows.iter().any(|r| r.action == "failed") || !self.rows.iter().any(done) {
+            ExitStatus::Error
+        } else {
+            ExitStatus::Success
+        }
+    }
+}

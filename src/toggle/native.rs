@@ -1,0 +1,229 @@
+//! The clients' own switches: a field of the entry, a list of names, or an enablement
+//! file. `disable` remembers what the field or list was before (`store::Memory`), so
+//! `enable` restores exactly that: a field mcpctl added goes away again, a value the user
+//! had comes back.
+
+use std::cell::{Cell, RefCell};
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+use super::store::{self, Memory};
+use super::{Action, Switched, Want, find};
+use crate::clients::{Client, Location, Switch};
+use crate::commands::Context;
+use crate::commands::edit;
+use crate::error::UserError;
+use crate::formats::{ConfigDoc, Edit};
+
+/// Where a `list` switch lives: the file and the key path of the list's parent object
+/// (`{project}` replaced by the absolute project directory).
+pub fn list_place(
+    ctx: &Context,
+    client: &Client,
+    file: Option<&str>,
+    at: &[String],
+) -> anyhow::Result<(PathBuf, Vec<String>)> {
+    let path = match file {
+        Some(template) => ctx.platform.expand(template)?,
+        None => client.user_path(&ctx.platform)?.ok_or_else(|| {
+            UserError::new(format!(
+                "{} has no user file on {}",
+                client.name,
+                ctx.platform.os.as_str()
+            ))
+        })?,
+    };
+    let project = ctx.project.to_string_lossy();
+    let at = at
+        .iter()
+        .map(|k| k.replace("{project}", &project))
+        .collect();
+    Ok((path, at))
+}
+
+/// How Gemini CLI keys its enablement file: the name lower-cased and trimmed.
+pub fn enablement_name(name: &str) -> String {
+    name.trim().to_lowercase()
+}
+
+/// An enablement file's value for one server says "off".
+pub fn enablement_off(state: &Value) -> bool {
+    state.get("enabled") == Some(&Value::Bool(false))
+}
+
+/// One field to switch: in the object at `at` of the file at `place`, field `field`.
+struct Target {
+    place: Location,
+    at: Vec<String>,
+    field: String,
+}
+
+pub fn switch(
+    ctx: &Context,
+    client: &Client,
+    location: &Location,
+    name: &str,
+    want: Want,
+    dry_run: bool,
+) -> anyhow::Result<Switched> {
+    let method = super::method(client, location.scope);
+    let Some(switch) = client.switch.as_ref() else {
+        return match want {
+            Want::Off => super::park::park(ctx, client, location, name, dry_run),
+            Want::On => super::park::unpark(ctx, client, location, name, dry_run),
+        };
+    };
+    // The entry must be there, whatever holds its switch.
+    if super::entry_in(ctx, client, location, name)?.is_none() {
+        return Ok(Switched::missing(method, location.path.clone()));
+    }
+    let target = match switch {
+        Switch::Field { key, .. } => Target {
+            place: location.clone(),
+            at: [location.key.clone(), vec![name.to_owned()]].concat(),
+            field: key.clone(),
+        },
+        Switch::List { file, at, key, .. } => {
+            let (path, at) = list_place(ctx, client, file.as_deref(), at)?;
+            Target {
+                place: Location {
+                    scope: location.scope,
+                    path,
+                    key: at.clone(),
+                },
+                at,
+                field: key.clone(),
+            }
+        }
+        Switch::Enablement { file } => Target {
+            place: Location {
+                scope: location.scope,
+                path: ctx.platform.expand(file)?,
+                key: Vec::new(),
+            },
+            at: Vec::new(),
+            field: enablement_name(name),
+        },
+    };
+    let identity = crate::fs::identity(&target.place.path);
+    let memory = store::load(ctx)?
+        .memory(&identity, &target.at, &target.field)
+        .cloned();
+    // What the field was before this change, and whether its parent object existed.
+    let seen: RefCell<Option<Value>> = RefCell::new(None);
+    let parent_existed = Cell::new(true);
+    // `enable` put back what was there before the first `disable`.
+    let restored = Cell::new(false);
+    let outcome = edit::apply(ctx, client, &target.place, dry_run, &|doc| {
+        let current = member(doc, &target.at, &target.field)?;
+        *seen.borrow_mut() = current.clone();
+        parent_existed.set(target.at.is_empty() || doc.position(&target.at).is_some());
+        let next = match (switch, want) {
+            (Switch::Field { off, .. }, Want::Off) => {
+                (current.as_ref() != Some(off)).then(|| Some(off.clone()))
+            }
+            (Switch::Field { off, .. }, Want::On) => (current.as_ref() == Some(off))
+                .then(|| memory.as_ref().and_then(|m| m.before.clone())),
+            (Switch::List { .. }, _) => list_next(current.as_ref(), name, want, memory.as_ref()),
+            (Switch::Enablement { .. }, Want::Off) => {
+                (!current.as_ref().is_some_and(enablement_off))
+                    .then(|| Some(json!({ "enabled": false })))
+            }
+            (Switch::Enablement { .. }, Want::On) => current
+                .as_ref()
+                .is_some_and(enablement_off)
+                .then(|| memory.as_ref().and_then(|m| m.before.clone())),
+        };
+        let Some(next) = next else {
+            return Ok(Edit::Unchanged);
+        };
+        restored.set(want == Want::On && memory.as_ref().is_none_or(|m| m.before == next));
+        let edit = match &next {
+            Some(value) => doc.upsert(&target.at, &target.field, value)?,
+            None => doc.remove(&target.at, &target.field)?,
+        };
+        // A parent object mcpctl created for the list goes with it.
+        if next.is_none()
+            && memory.as_ref().is_some_and(|m| m.created_parent)
+            && let Some((last, parent)) = target.at.split_last()
+            && doc.servers(&target.at)?.is_empty()
+        {
+            doc.remove(parent, last)?;
+        }
+        Ok(edit)
+    })?;
+    let changed = outcome.action != edit::Action::Unchanged;
+    if changed && !dry_run {
+        let before = seen.borrow().clone();
+        let created_parent = !parent_existed.get();
+        store::update(ctx, false, |s| match want {
+            Want::Off => s.remember(Memory {
+                path: identity.clone(),
+                at: target.at.clone(),
+                field: target.field.clone(),
+                before,
+                created_parent,
+            }),
+            Want::On if restored.get() => s.forget(&identity, &target.at, &target.field),
+            Want::On => {}
+        })?;
+    }
+    Ok(Switched {
+        action: match (changed, want) {
+            (false, _) => Action::Unchanged,
+            (true, Want::Off) => Action::Disabled,
+            (true, Want::On) => Action::Enabled,
+        },
+        method,
+        path: target.place.path.clone(),
+        diff: outcome.diff,
+        backup: outcome.backup,
+        note: (!changed).then(|| match want {
+            Want::Off => "already disabled".to_owned(),
+            Want::On => "not disabled".to_owned(),
+        }),
+    })
+}
+
+/// The value of `field` in the object at `at` (`None`: absent).
+pub(crate) fn member(
+    doc: &dyn ConfigDoc,
+    at: &[String],
+    field: &str,
+) -> anyhow::Result<Option<Value>> {
+    find(doc, at, field)
+}
+
+/// The list after switching `name`: `None` = nothing to do; `Some(None)` = remove the
+/// list (mcpctl created it and it is empty again); `Some(Some(list))` = write it.
+fn list_next(
+    current: Option<&Value>,
+    name: &str,
+    want: Want,
+    memory: Option<&Memory>,
+) -> Option<Option<Value>> {
+    let mut names: Vec<Value> = current
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let listed = names.iter().any(|n| n == name);
+    match want {
+        Want::Off if listed => None,
+        Want::Off => {
+            names.push(Value::String(name.to_owned()));
+            Some(Some(Value::Array(names)))
+        }
+        Want::On if !listed => None,
+        Want::On => {
+            names.retain(|n| n != name);
+            match memory {
+                Some(m) if m.before.is_none() && names.is_empty() => Some(None),
+                Some(m) if m.before.as_ref().and_then(Value::as_array) == Some(&names) => {
+                    Some(m.before.clone())
+                }
+                _ => Some(Some(Value::Array(names))),
+            }
+        }
+    }
+}

@@ -1,0 +1,306 @@
+//! Parking: for a client with no switch, `disable` cuts the entry out of the file through
+//! the same lossless edit as `remove` and keeps the exact bytes that left (and where) in
+//! the state directory; `enable` splices them back, so the file is byte-identical to
+//! before `disable`. If the file changed around the cut meanwhile, the bytes go back where
+//! their neighbours are now; if even that fails, the entry is re-added as a new one (and
+//! the report says so). An entry of the same name re-created by hand with other content
+//! is a conflict: nothing is overwritten.
+
+use std::cell::{Cell, RefCell};
+
+use super::store::{self, Parked, Splice};
+use super::{Action, Method, Switched, find};
+use crate::clients::{Client, Location};
+use crate::commands::Context;
+use crate::commands::edit;
+use crate::error::UserError;
+use crate::formats::{ConfigDoc, Edit, RawEntry};
+use crate::state::journal::digest;
+
+/// Bytes of context kept on each side of a cut, to find its place again.
+const CONTEXT: usize = 64;
+
+pub fn park(
+    ctx: &Context,
+    client: &Client,
+    location: &Location,
+    name: &str,
+    dry_run: bool,
+) -> anyhow::Result<Switched> {
+    let cut: RefCell<Option<(String, String, RawEntry)>> = RefCell::new(None);
+    if !crate::fs::exists(&location.path) {
+        return Ok(Switched::missing(Method::Park, location.path.clone()));
+    }
+    let outcome = edit::apply(ctx, client, location, dry_run, &|doc| {
+        let Some(raw) = find(doc, &location.key, name)? else {
+            return Ok(Edit::Unchanged);
+        };
+        let before = doc.render().into_owned();
+        let edit = doc.remove(&location.key, name)?;
+        let after = doc.render().into_owned();
+        *cut.borrow_mut() = Some((before, after, raw));
+        Ok(edit)
+    })?;
+    if outcome.action == edit::Action::Unchanged {
+        return Ok(Switched::missing(Method::Park, location.path.clone()));
+    }
+    if !dry_run {
+        let Some((before, after, raw)) = cut.into_inner() else {
+            return Ok(Switched::missing(Method::Park, location.path.clone()));
+        };
+        let record = Parked {
+            entry: edit::entry_key(location, name),
+            client: client.id.clone(),
+            scope: location.scope,
+            path: location.path.clone(),
+            time: crate::state::rfc3339(std::time::SystemTime::now()),
+            raw,
+            splice: splice_of(&before, &after),
+        };
+        if let Err(error) = store::update(ctx, false, |s| {
+            s.parked.retain(|p| p.entry != record.entry);
+            s.parked.push(record);
+        }) {
+            // Without the record the bytes would only be in the backup: put them back.
+            if let Some(backup) = &outcome.backup
+                && let Ok(Some(bytes)) = crate::fs::read_bytes(backup)
+            {
+                edit::put_bytes(ctx, &location.path, &bytes)?;
+            }
+            return Err(error);
+        }
+    }
+    Ok(Switched {
+        action: Action::Disabled,
+        method: Method::Park,
+        path: location.path.clone(),
+        diff: outcome.diff,
+        backup: outcome.backup,
+        note: None,
+    })
+}
+
+/// `disable` of an entry that is parked already: nothing to do when the file does not have
+/// it; parked anew when the file has it back unchanged; a conflict when it was re-created
+/// with other content (two versions, and mcpctl keeps one record per entry).
+pub fn park_again(
+    ctx: &Context,
+    client: &Client,
+    location: &Location,
+    name: &str,
+    dry_run: bool,
+) -> anyhow::Result<Switched> {
+    let key = edit::entry_key(location, name);
+    let parked = store::load(ctx)?.parked(&key).map(|p| p.raw.clone());
+    match super::entry_in(ctx, client, location, name)? {
+        None => Ok(Switched::unchanged(
+            Method::Park,
+            location.path.clone(),
+            "already disabled (parked)",
+        )),
+        Some(raw) if Some(&raw) == parked.as_ref() => park(ctx, client, location, name, dry_run),
+        Some(_) => Err(conflict(ctx, client, location, name)),
+    }
+}
+
+/// How the entry came back.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Back {
+    /// Spliced at its old place: byte-identical.
+    Spliced,
+    /// The file changed; re-added as a new entry.
+    Readded,
+    /// It was already there, identical (put back by hand, or by `undo`).
+    Already,
+}
+
+pub fn unpark(
+    ctx: &Context,
+    client: &Client,
+    location: &Location,
+    name: &str,
+    dry_run: bool,
+) -> anyhow::Result<Switched> {
+    let key = edit::entry_key(location, name);
+    let Some(parked) = store::load(ctx)?.parked(&key).cloned() else {
+        return Ok(Switched::missing(Method::Park, location.path.clone()));
+    };
+    let back = Cell::new(Back::Spliced);
+    let outcome = edit::apply(ctx, client, location, dry_run, &|doc| {
+        if let Some(raw) = find(doc, &location.key, name)? {
+            if raw == parked.raw {
+                back.set(Back::Already);
+                return Ok(Edit::Unchanged);
+            }
+            return Err(conflict(ctx, client, location, name));
+        }
+        let text = doc.render().into_owned();
+        if let Some(spliced) = splice_back(&text, &parked.splice)
+            && splice_is_sound(doc, &text, spliced, location, name, &parked.raw)
+        {
+            back.set(Back::Spliced);
+            return Ok(Edit::Added);
+        }
+        back.set(Back::Readded);
+        Ok(doc.upsert(&location.key, name, &parked.raw)?)
+    })?;
+    if !dry_run {
+        store::update(ctx, false, |s| s.parked.retain(|p| p.entry != key))?;
+    }
+    let note = match back.get() {
+        Back::Spliced => None,
+        Back::Readded => Some(
+            "the file changed around the parked entry since `disable`: put back as a new entry after the others"
+                .to_owned(),
+        ),
+        Back::Already => Some("already back in the file; the parked copy was dropped".to_owned()),
+    };
+    Ok(Switched {
+        action: if back.get() == Back::Already {
+            Action::Unchanged
+        } else {
+            Action::Enabled
+        },
+        method: Method::Park,
+        path: location.path.clone(),
+        diff: outcome.diff,
+        backup: outcome.backup,
+        note,
+    })
+}
+
+/// A parked entry exists and the file has another entry of that name.
+pub fn conflict(ctx: &Context, client: &Client, location: &Location, name: &str) -> anyhow::Error {
+    UserError::new(format!(
+        "`{name}` is parked (disabled) for {} and was re-created in `{}` with other content; mcpctl does not overwrite either",
+        client.id,
+        edit::shown(ctx, &location.path)
+    ))
+    .hint(format!(
+        "to get the parked one back, remove the new entry first (`mcpctl remove {name} -c {}`), then `mcpctl enable {name} -c {}`; the parked bytes are in mcpctl's state directory (disabled.json)",
+        client.id, client.id
+    ))
+    .into()
+}
+
+/// Replace `text` in `doc` by `spliced` if it parses and changes exactly the entry.
+fn splice_is_sound(
+    doc: &mut dyn ConfigDoc,
+    text: &str,
+    spliced: String,
+    location: &Location,
+    name: &str,
+    raw: &RawEntry,
+) -> bool {
+    let others = |doc: &dyn ConfigDoc| -> Option<Vec<(String, RawEntry)>> {
+        let mut entries = doc.servers(&location.key).ok()?;
+        entries.retain(|(n, _)| n != name);
+        Some(entries)
+    };
+    let Some(before) = others(doc) else {
+        return false;
+    };
+    if doc.replace_text(spliced).is_err() {
+        return false;
+    }
+    let sound = find(doc, &location.key, name).ok().flatten().as_ref() == Some(raw)
+        && others(doc) == Some(before);
+    if !sound {
+        // The original text parsed a moment ago.
+        let _ = doc.replace_text(text.to_owned());
+    }
+    sound
+}
+
+/// The smallest splice turning `after` back into `before`.
+pub fn splice_of(before: &str, after: &str) -> Splice {
+    let prefix = before
+        .bytes()
+        .zip(after.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let max_suffix = before.len().min(after.len()) - prefix;
+    let suffix = before
+        .bytes()
+        .rev()
+        .zip(after.bytes().rev())
+        .take(max_suffix)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let start = floor(before, prefix);
+    let (b_end, a_end) = {
+        // Keep both ends on character boundaries (the same count from the end).
+        let mut s = suffix;
+        while !before.is_char_boundary(before.len() - s) || !after.is_char_boundary(after.len() - s)
+        {
+            s -= 1;
+        }
+        (before.len() - s, after.len() - s)
+    };
+    let start = start.min(b_end).min(a_end);
+    Splice {
+        offset: start,
+        removed: before[start..b_end].to_owned(),
+        inserted: after[start..a_end].to_owned(),
+        before: after[floor(after, start.saturating_sub(CONTEXT))..start].to_owned(),
+        after: after[a_end..floor(after, (a_end + CONTEXT).min(after.len()))].to_owned(),
+        digest: digest(after.as_bytes()),
+    }
+}
+
+fn floor(text: &str, at: usize) -> usize {
+    text.floor_char_boundary(at)
+}
+
+/// `text` with the splice undone, if its place can be found: at `offset` when the text is
+/// the one left after parking, else where its context occurs exactly once.
+pub fn splice_back(text: &str, splice: &Splice) -> Option<String> {
+    let fits =
+        |at: usize| text.get(at..at + splice.inserted.len()) == Some(splice.inserted.as_str());
+    let at = if digest(text.as_bytes()) == splice.digest && fits(splice.offset) {
+        splice.offset
+    } else {
+        let needle = format!("{}{}{}", splice.before, splice.inserted, splice.after);
+        let mut found = text.match_indices(&needle);
+        let (first, _) = found.next()?;
+        if found.next().is_some() {
+            return None;
+        }
+        first + splice.before.len()
+    };
+    Some(format!(
+        "{}{}{}",
+        &text[..at],
+        splice.removed,
+        &text[at + splice.inserted.len()..]
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splice_round_trips_and_finds_a_moved_place() {
+        let before = "{\n  \"a\": 1,\n  \"x\": {\"c\": 2},\n  \"b\": 3\n}\n";
+        let after = "{\n  \"a\": 1,\n  \"b\": 3\n}\n";
+        let splice = splice_of(before, after);
+        assert_eq!(splice_back(after, &splice).as_deref(), Some(before));
+        // Something was added at the top meanwhile: the context finds the place.
+        let moved = format!("// new\n{after}");
+        assert_eq!(
+            splice_back(&moved, &splice).as_deref(),
+            Some(format!("// new\n{before}").as_str())
+        );
+        // The neighbours are gone: no place.
+        assert_eq!(splice_back("{}\n", &splice), None);
+    }
+
+    #[test]
+    fn splice_keeps_character_boundaries() {
+        let before = "é1é2é";
+        let after = "é2é";
+        let splice = splice_of(before, after);
+        assert_eq!(splice_back(after, &splice).as_deref(), Some(before));
+    }
+}
