@@ -109,6 +109,9 @@ pub enum SourceKind {
     /// Gemini CLI extensions: `<dir>/<name>/gemini-extension.json` `mcpServers`, switched
     /// by `extension-enablement.json`.
     GeminiExtensions,
+    /// Codex plugins: `[plugins."name@marketplace"]` in `config.toml` names them, the
+    /// plugin cache holds them.
+    CodexPlugins,
 }
 
 /// Where a client records that the user approved a project's servers (`clients.toml`

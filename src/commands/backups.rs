@@ -11,7 +11,7 @@ use crate::clients::{Client, Scope};
 use crate::commands::inventory::display_path;
 use crate::commands::{Context, targets};
 use crate::error::ExitStatus;
-use crate::output::Printer;
+use crate::output::{Block, Paint, Printer, Report};
 
 /// One kept version (`backups --json` item).
 #[derive(Debug, Serialize)]
@@ -39,33 +39,53 @@ pub fn run(args: BackupsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
         targets::by_ids(ctx, &clients)?
     };
     let rows = rows(ctx, &clients);
-    if printer.json {
-        printer.json_value(&rows)?;
-        return Ok(ExitStatus::Success);
+    let shown = rows.iter().map(|r| display_path(ctx, &r.path)).collect();
+    printer.emit(&BackupsReport { rows, shown })
+}
+
+/// The kept versions, and each one's file as the table shows it.
+struct BackupsReport {
+    rows: Vec<BackupRow>,
+    shown: Vec<String>,
+}
+
+impl Report for BackupsReport {
+    fn json(&self) -> serde_json::Result<serde_json::Value> {
+        serde_json::to_value(&self.rows)
     }
-    if rows.is_empty() {
-        printer.note("no backups yet: mcpctl keeps the previous bytes of every file it writes");
-        return Ok(ExitStatus::Success);
+
+    fn human(&self, _paint: Paint) -> Vec<Block> {
+        if self.rows.is_empty() {
+            return vec![Block::Note(
+                "no backups yet: mcpctl keeps the previous bytes of every file it writes"
+                    .to_owned(),
+            )];
+        }
+        let rows = self
+            .rows
+            .iter()
+            .zip(&self.shown)
+            .map(|(r, shown)| {
+                vec![
+                    r.client.clone(),
+                    r.scope.as_str().to_owned(),
+                    r.number.to_string(),
+                    r.time.clone(),
+                    r.size.to_string(),
+                    r.command.clone().unwrap_or_else(|| "-".to_owned()),
+                    shown.clone(),
+                ]
+            })
+            .collect();
+        vec![Block::Table {
+            header: vec!["CLIENT", "SCOPE", "N", "TIME", "BYTES", "COMMAND", "FILE"],
+            rows,
+        }]
     }
-    let table: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            vec![
-                r.client.clone(),
-                r.scope.as_str().to_owned(),
-                r.number.to_string(),
-                r.time.clone(),
-                r.size.to_string(),
-                r.command.clone().unwrap_or_else(|| "-".to_owned()),
-                display_path(ctx, &r.path),
-            ]
-        })
-        .collect();
-    printer.table(
-        &["CLIENT", "SCOPE", "N", "TIME", "BYTES", "COMMAND", "FILE"],
-        &table,
-    );
-    Ok(ExitStatus::Success)
+
+    fn status(&self) -> ExitStatus {
+        ExitStatus::Success
+    }
 }
 
 /// Every backup of these clients' files (user and project scope), newest first per file.

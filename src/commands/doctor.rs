@@ -409,9 +409,15 @@ pub(crate) fn runnable(
     all: &[Found<'_>],
 ) -> Result<Launch, String> {
     let trust = TrustRule::new(&ctx.platform, &ctx.project, trust_project);
+    // As in `run`: a read-only source's entry is not another scope of a file's.
     let scopes: Vec<Scope> = all
         .iter()
-        .filter(|o| o.client.id == f.client.id && o.name == f.name)
+        .filter(|o| {
+            f.origin.is_none()
+                && o.origin.is_none()
+                && o.client.id == f.client.id
+                && o.name == f.name
+        })
         .map(|o| o.scope)
         .collect();
     let (result, launch) = static_checks(ctx, &options.parent_env, &trust, f, &scopes);
@@ -450,7 +456,7 @@ pub(crate) fn probe_options(ctx: &Context, timeout: f64) -> anyhow::Result<Probe
 /// The options for probing `f`: the entry's own startup timeout (Codex
 /// `startup_timeout_sec`), when its client reads one, replaces `--timeout`: the client
 /// would give up after that long too.
-fn entry_options(options: &ProbeOptions, f: &Found<'_>) -> ProbeOptions {
+pub(crate) fn entry_options(options: &ProbeOptions, f: &Found<'_>) -> ProbeOptions {
     let mut options = options.clone();
     let keys = f.client.fields.extra_keys.as_deref().unwrap_or_default();
     if let Some((seconds, key)) = f.entry.as_ref().ok().and_then(|e| e.startup_timeout(keys))
@@ -766,9 +772,10 @@ fn merge_probe(
         (ProbeStatus::Fail, Some(f @ handshake::ProbeError::Timeout { .. })) if busy > 1 => (
             Status::Fail,
             format!(
-                "{f}; {} others were starting at the same time: if it passes alone \
+                "{f}; {} other server{} started at the same time: if it passes alone \
                  (`mcpctl doctor {}`), lower --jobs",
                 busy - 1,
+                plural(busy - 1),
                 result.name
             ),
         ),

@@ -1,11 +1,15 @@
 //! `mcpctl restore -c ID`: put one of a client file's backups back. The current bytes
 //! become a backup first, and the restore is journaled, so `undo` takes it back.
 
+use std::path::PathBuf;
+
+use serde::Serialize;
+
 use crate::cli::RestoreArgs;
 use crate::commands::inventory::display_path;
 use crate::commands::{Context, edit, targets};
 use crate::error::{ExitStatus, UserError};
-use crate::output::Printer;
+use crate::output::{Block, Paint, Printer, Report};
 
 pub fn run(args: RestoreArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
     let RestoreArgs {
@@ -38,39 +42,100 @@ pub fn run(args: RestoreArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
     let bytes = crate::fs::read_bytes(&chosen.path)
         .map_err(|e| UserError::new(e.to_string()))?
         .ok_or_else(|| UserError::new(format!("backup `{}` is gone", chosen.path.display())))?;
+    let mut report = RestoreReport {
+        client: client.id.clone(),
+        path: location.path.clone(),
+        backup: chosen.path.clone(),
+        action: Action::WouldRestore,
+        shown,
+        number: backup,
+        time: crate::state::rfc3339(chosen.time),
+        diff: None,
+    };
     if dry_run {
         let current =
             crate::fs::read_bytes(&location.path).map_err(|e| UserError::new(e.to_string()))?;
-        printer.raw(&edit::unified_diff(
-            &shown,
+        report.diff = Some(edit::unified_diff(
+            &report.shown,
             current.as_deref().unwrap_or_default(),
             &bytes,
             current.is_some(),
         ));
-        printer.note("dry run: nothing was written");
-        return Ok(ExitStatus::Success);
+        return printer.emit(&report);
     }
     ctx.state.lock()?;
-    let changed = edit::put_bytes(ctx, &location.path, &bytes)?;
-    if printer.json {
-        printer.json_value(&serde_json::json!({
-            "client": client.id,
-            "path": location.path,
-            "backup": chosen.path,
-            "action": if changed { "restored" } else { "unchanged" },
-        }))?;
-        return Ok(ExitStatus::Success);
-    }
-    if changed {
-        printer.line(&format!(
-            "restored {shown} from backup {backup} ({})",
-            crate::state::rfc3339(chosen.time)
-        ));
-        printer.note("the replaced version is a backup now; `mcpctl undo` takes this back");
+    report.action = if edit::put_bytes(ctx, &location.path, &bytes)? {
+        Action::Restored
     } else {
-        printer.line(&format!(
-            "unchanged {shown}: it already holds backup {backup}"
-        ));
+        Action::Unchanged
+    };
+    printer.emit(&report)
+}
+
+/// What `restore` did (`--json`: `{"client","path","backup","action"}`).
+#[derive(Serialize)]
+struct RestoreReport {
+    client: String,
+    /// The client file (absolute).
+    path: PathBuf,
+    /// The backup put back (absolute).
+    backup: PathBuf,
+    action: Action,
+    #[serde(skip)]
+    shown: String,
+    /// `--backup N`.
+    #[serde(skip)]
+    number: u32,
+    /// When the backup was taken (RFC 3339).
+    #[serde(skip)]
+    time: String,
+    /// `--dry-run`: what the file would become.
+    #[serde(skip)]
+    diff: Option<String>,
+}
+
+/// What became of the file.
+#[derive(Debug, Clone, Copy, Serialize)]
+enum Action {
+    #[serde(rename = "restored")]
+    Restored,
+    #[serde(rename = "unchanged")]
+    Unchanged,
+    /// `--dry-run`.
+    #[serde(rename = "would restore")]
+    WouldRestore,
+}
+
+impl Report for RestoreReport {
+    fn json(&self) -> serde_json::Result<serde_json::Value> {
+        serde_json::to_value(self)
     }
-    Ok(ExitStatus::Success)
+
+    fn human(&self, _paint: Paint) -> Vec<Block> {
+        let (shown, number) = (&self.shown, self.number);
+        match self.action {
+            Action::Restored => vec![
+                Block::Line(format!(
+                    "restored {shown} from backup {number} ({})",
+                    self.time
+                )),
+                Block::Note(
+                    "the replaced version is a backup now; `mcpctl undo` takes this back"
+                        .to_owned(),
+                ),
+            ],
+            Action::Unchanged => vec![Block::Line(format!(
+                "unchanged {shown}: it already holds backup {number}"
+            ))],
+            Action::WouldRestore => vec![
+                Block::Raw(self.diff.clone().unwrap_or_default()),
+                // Also beside `--json`, as `apply --dry-run` says it.
+                Block::Aside("dry run: nothing was written".to_owned()),
+            ],
+        }
+    }
+
+    fn status(&self) -> ExitStatus {
+        ExitStatus::Success
+    }
 }

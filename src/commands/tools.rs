@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::cli::ToolsArgs;
 use crate::clients::Scope;
 use crate::commands::doctor;
-use crate::commands::inventory::{Found, collect, display_path};
+use crate::commands::inventory::{Found, Inventory, collect_all, display_path};
 use crate::commands::{Context, targets};
 use crate::error::{ExitStatus, UserError};
 use crate::handshake::{self, Era, Launch, Probe, ProbeOptions, clean_text, tools::TOKEN_METHOD};
@@ -27,6 +27,10 @@ pub(crate) struct Resolved {
     pub(crate) name: String,
     pub(crate) launch: Launch,
     pub(crate) options: ProbeOptions,
+    /// `options` with the entry's own startup timeout, if its client reads one (Codex
+    /// `startup_timeout_sec`): what listing the tools may take, as the client allows.
+    /// A `call` keeps `--timeout`, since the tool's own work comes on top.
+    pub(crate) startup: ProbeOptions,
     /// The entry as its client reads it (the key of the remembered token estimate).
     pub(crate) entry: Option<crate::entry::ServerEntry>,
 }
@@ -47,13 +51,32 @@ pub(crate) fn resolve(
         Some(id) => targets::by_ids(ctx, &[id.to_owned()])?,
         None => targets::detected(ctx),
     };
-    let (found, broken) = collect(ctx, &clients, Some(name));
-    // Per client, the scope that wins (as the client itself resolves a name).
+    let Inventory { found, broken, .. } = collect_all(ctx, &clients, Some(name));
+    // Per client: an entry the client loads over one it does not, the user's files over a
+    // read-only source (plugin, extension), then the scope that wins (as the client
+    // itself resolves a name).
+    let rank = |f: &Found<'_>| {
+        (
+            f.not_loaded.is_none(),
+            f.origin.as_ref().is_none_or(|o| o.enabled),
+            f.origin.is_none(),
+        )
+    };
     let mut chosen: Vec<&Found<'_>> = Vec::new();
     for f in &found {
+        let best = found
+            .iter()
+            .filter(|o| o.client.id == f.client.id)
+            .map(rank)
+            .max();
+        if best != Some(rank(f)) {
+            continue;
+        }
         let wins = found
             .iter()
-            .filter(|o| o.client.id == f.client.id && o.scope != Scope::Legacy)
+            .filter(|o| {
+                o.client.id == f.client.id && rank(o) == rank(f) && o.scope != Scope::Legacy
+            })
             .all(|o| o.scope <= f.scope);
         if wins && !chosen.iter().any(|c| c.client.id == f.client.id) {
             chosen.push(f);
@@ -97,6 +120,7 @@ pub(crate) fn resolve(
         client: first.client.id.clone(),
         name: name.to_owned(),
         launch,
+        startup: doctor::entry_options(&options, first),
         options,
         entry: first.entry.as_ref().ok().cloned(),
     })
@@ -114,7 +138,7 @@ pub(crate) fn exchange(
     ));
     let probe = match call {
         Some(call) => handshake::call_launch(&resolved.launch, &resolved.options, call),
-        None => handshake::probe_launch(&resolved.launch, &resolved.options),
+        None => handshake::probe_launch(&resolved.launch, &resolved.startup),
     };
     printer.progress_done();
     probe

@@ -9,7 +9,7 @@ use crate::cli::UndoArgs;
 use crate::commands::inventory::display_path;
 use crate::commands::{Context, edit};
 use crate::error::{ExitStatus, UserError};
-use crate::output::Printer;
+use crate::output::{Block, Paint, Printer, Report};
 use crate::state::journal::digest;
 
 /// What `undo` did to one file (`--json` item).
@@ -17,6 +17,9 @@ use crate::state::journal::digest;
 struct UndoRow {
     path: std::path::PathBuf,
     action: &'static str,
+    /// The path as the table shows it.
+    #[serde(skip)]
+    shown: String,
 }
 
 pub fn run(args: UndoArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
@@ -84,6 +87,7 @@ pub fn run(args: UndoArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         rows.push(UndoRow {
             path: file.path.clone(),
             action,
+            shown: display_path(ctx, &file.path),
         });
     }
     if !dry_run {
@@ -92,27 +96,49 @@ pub fn run(args: UndoArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                 .change(change.entry.clone(), change.before.clone())?;
         }
     }
-    if printer.json {
-        printer.json_value(&rows)?;
-        return Ok(ExitStatus::Success);
+    printer.emit(&UndoReport {
+        rows,
+        command: last.command,
+        time: last.time,
+        dry_run,
+    })
+}
+
+/// What `undo` did, file by file.
+struct UndoReport {
+    rows: Vec<UndoRow>,
+    /// The command undone, and when it ran.
+    command: String,
+    time: String,
+    dry_run: bool,
+}
+
+impl Report for UndoReport {
+    fn json(&self) -> serde_json::Result<serde_json::Value> {
+        serde_json::to_value(&self.rows)
     }
-    for row in &rows {
-        printer.line(&format!(
-            "{:<14} {}",
-            row.action,
-            display_path(ctx, &row.path)
-        ));
+
+    fn human(&self, _paint: Paint) -> Vec<Block> {
+        let mut blocks: Vec<Block> = self
+            .rows
+            .iter()
+            .map(|row| Block::Line(format!("{:<14} {}", row.action, row.shown)))
+            .collect();
+        blocks.push(Block::Note(if self.dry_run {
+            format!(
+                "dry run: `{}` ({}) would be undone",
+                self.command, self.time
+            )
+        } else {
+            format!(
+                "undid `{}` ({}); `mcpctl undo` again redoes it",
+                self.command, self.time
+            )
+        }));
+        blocks
     }
-    if dry_run {
-        printer.note(&format!(
-            "dry run: `{}` ({}) would be undone",
-            last.command, last.time
-        ));
-    } else {
-        printer.note(&format!(
-            "undid `{}` ({}); `mcpctl undo` again redoes it",
-            last.command, last.time
-        ));
+
+    fn status(&self) -> ExitStatus {
+        ExitStatus::Success
     }
-    Ok(ExitStatus::Success)
 }

@@ -955,3 +955,24 @@ fn doctor_reports_an_older_protocol_version_as_information() {
         run.stdout
     );
 }
+
+#[test]
+fn tools_honours_the_entry_startup_timeout_too() {
+    let env = TestEnv::new();
+    env.write(
+        ".codex/config.toml",
+        format!(
+            "[mcp_servers.slow]\ncommand = {:?}\nargs = [\"silent\"]\nstartup_timeout_sec = 1\n",
+            fixture()
+        )
+        .as_bytes(),
+    );
+    let run = env
+        .run(&["tools", "slow", "-c", "codex", "--timeout", "60"])
+        .code(2);
+    assert!(
+        run.stderr.contains("timed out after 1 s") && run.stderr.contains("`startup_timeout_sec`"),
+        "{}",
+        run.stderr
+    );
+}

@@ -8,11 +8,11 @@ use std::path::Path;
 use crate::env::TestEnv;
 
 /// `text` with the test's temporary directory as `<tmp>`, backup file names (a timestamp
-/// and the mangled original path) as `<backup>`, and durations (`12 ms`, `1.5s`) as
-/// `<time>`.
+/// and the mangled original path) as `<backup>`, and durations (`12 ms`, `1.5s`) and
+/// clock times (`2026-12-01T16:28:23Z`) as `<time>`.
 pub fn filter(env: &TestEnv, text: &str) -> String {
     let tmp = env.dir.path().to_string_lossy().into_owned();
-    let mut text = text.replace(&tmp, "<tmp>");
+    let mut text = clock_times(&text.replace(&tmp, "<tmp>"));
     let marker = "/backups/";
     let mut from = 0;
     while let Some(at) = text[from..].find(marker) {
@@ -52,6 +52,31 @@ pub fn filter(env: &TestEnv, text: &str) -> String {
     out
 }
 
+/// Every RFC 3339 UTC time (`2026-12-01T16:28:23Z`) as `<time>`.
+fn clock_times(text: &str) -> String {
+    const SHAPE: &[u8] = b"dddd-dd-ddTdd:dd:ddZ";
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    let mut copied = 0;
+    while at + SHAPE.len() <= bytes.len() {
+        let fits = SHAPE.iter().zip(&bytes[at..]).all(|(s, b)| match s {
+            b'd' => b.is_ascii_digit(),
+            other => other == b,
+        });
+        if fits {
+            out.push_str(&text[copied..at]);
+            out.push_str("<time>");
+            at += SHAPE.len();
+            copied = at;
+        } else {
+            at += 1;
+        }
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
 #[track_caller]
 pub fn assert_golden(name: &str, actual: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -85,8 +110,8 @@ fn filter_hides_paths_and_timings_only() {
     assert_eq!(
         filter(
             &env,
-            &format!("{tmp}/a.json took 12 ms, 1.5s; v2 x86_64 3 servers")
+            &format!("{tmp}/a.json took 12 ms, 1.5s at 2026-12-01T16:28:23Z; v2 x86_64 3 servers")
         ),
-        "<tmp>/a.json took <time>, <time>; v2 x86_64 3 servers"
+        "<tmp>/a.json took <time>, <time> at <time>; v2 x86_64 3 servers"
     );
 }

@@ -166,3 +166,24 @@ transport = "sse"
     text.push_str(&transcript(&env, &["apply"]));
     assert_golden("plan-apply", &text);
 }
+
+/// `backups`, `undo` (dry run, then for real, then redone) and `restore` after an `add`.
+#[test]
+fn golden_undo_restore_and_backups() {
+    let env = machine();
+    let mut text = transcript(&env, &["backups"]);
+    env.run(&["add", "mem", "-c", "cursor,codex", "--", "npx", "-y", "mem"])
+        .ok();
+    text.push_str(&transcript(&env, &["backups"]));
+    text.push_str(&transcript(&env, &["undo", "--dry-run"]));
+    text.push_str(&transcript(&env, &["undo"]));
+    text.push_str(&transcript(&env, &["undo"]));
+    text.push_str(&transcript(&env, &["backups", "-c", "cursor"]));
+    text.push_str(&transcript(&env, &["restore", "-c", "cursor", "--dry-run"]));
+    text.push_str(&transcript(&env, &["restore", "-c", "cursor"]));
+    text.push_str(&transcript(
+        &env,
+        &["restore", "-c", "cursor", "--backup", "2"],
+    ));
+    assert_golden("undo-restore-backups", &text);
+}

@@ -416,6 +416,24 @@ fn doctor_starts_an_enabled_plugin_server_and_skips_a_disabled_one() {
         .run(&["doctor", "-c", "claude-code", "--json", "--timeout", "20"])
         .ok()
         .json();
+    // `tools` and `call` reach the plugin's server as doctor does.
+    let tools = env
+        .run(&[
+            "tools",
+            "fx",
+            "-c",
+            "claude-code",
+            "--json",
+            "--timeout",
+            "20",
+        ])
+        .ok()
+        .json();
+    assert!(tools.to_string().contains("hello"), "{tools}");
+    let run = env
+        .run(&["tools", "telegram", "-c", "claude-code", "--timeout", "20"])
+        .code(2);
+    assert!(run.stderr.contains("is disabled"), "{}", run.stderr);
     let fx = crate::doctor::result(&report, "fx");
     assert_eq!(fx["status"], "ok", "{fx}");
     assert_eq!(fx["read_only"], true);
@@ -456,4 +474,70 @@ fn doctor_does_not_start_a_plugin_only_the_project_enables() {
     let pw = crate::doctor::result(&report, "playwright");
     assert_eq!(pw["status"], "skipped", "{pw}");
     assert_eq!(pw["origin"]["chosen_by"], "project");
+}
+
+const CODEX_CONFIG: &str = r#"# Codex settings
+model = "gpt-5-codex"
+
+[mcp_servers.notes]
+command = "npx"
+args = ["-y", "notes-mcp"]
+
+[plugins."docs-kit@acme"]
+enabled = true
+
+[plugins."indexer@acme"]
+enabled = true
+
+# Off for now: slow on big repos.
+[plugins."indexer@acme".mcp_servers.indexer]
+enabled = false
+
+[plugins."gone@acme"]
+enabled = true
+"#;
+
+#[test]
+fn codex_plugin_servers_are_listed_from_the_plugin_cache() {
+    let env = TestEnv::new();
+    env.write(".codex/config.toml", CODEX_CONFIG.as_bytes());
+    let cache = env.path(".codex/plugins/cache/acme");
+    // Two versions: Codex uses the greatest; `local` wins when present.
+    copy_tree("codex-plugins/docs-kit", &cache.join("docs-kit/0.4.0"));
+    std::fs::write(
+        cache.join("docs-kit/0.4.0/.mcp.json"),
+        r#"{"mcpServers": {"docs-old": {"url": "https://old.example.com/mcp"}}}"#,
+    )
+    .unwrap();
+    copy_tree("codex-plugins/docs-kit", &cache.join("docs-kit/0.5.0"));
+    copy_tree("codex-plugins/indexer", &cache.join("indexer/local"));
+    let rows = env.run(&["list", "-c", "codex", "--json"]).ok().json();
+    let names: Vec<&str> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert!(!names.contains(&"docs-old"), "{names:?}");
+    let docs = row(&rows, "docs");
+    assert_eq!(docs["read_only"], true);
+    assert_eq!(docs["transport"], "http");
+    assert_eq!(docs["url"], "https://docs.example.com/mcp");
+    assert_eq!(docs["origin"]["name"], "docs-kit@acme");
+    assert_eq!(
+        docs["origin"]["file"],
+        cache.join("docs-kit/0.5.0/.mcp.json").to_str().unwrap()
+    );
+    assert_eq!(docs["disabled"], false);
+    let indexer = row(&rows, "indexer");
+    assert_eq!(indexer["disabled"], true, "switched off per server");
+    assert_eq!(row(&rows, "notes")["read_only"], false);
+
+    let run = env.run(&["remove", "docs", "-c", "codex"]).code(2);
+    assert!(
+        run.stderr.contains("[plugins.\"docs-kit@acme\"]"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(env.read_str(".codex/config.toml"), CODEX_CONFIG);
 }

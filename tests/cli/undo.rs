@@ -121,3 +121,29 @@ fn backups_lists_versions_and_restore_puts_one_back() {
         .code(2);
     assert!(run.stderr.contains("no number 99"), "{}", run.stderr);
 }
+
+#[test]
+fn restore_json_says_what_it_did_and_a_dry_run_stays_json() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
+    env.run(&["add", "a", "-c", "cursor", "--", "npx", "a"])
+        .ok();
+    let before = env.read(".cursor/mcp.json");
+    // `--dry-run --json`: the same object, stdout still JSON (the diff is for people).
+    let dry = env
+        .run(&["restore", "-c", "cursor", "--dry-run", "--json"])
+        .ok()
+        .json();
+    assert_eq!(dry["action"], "would restore", "{dry:#}");
+    assert_eq!(env.read(".cursor/mcp.json"), before);
+    let done = env.run(&["restore", "-c", "cursor", "--json"]).ok().json();
+    let keys: Vec<&str> = done
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["client", "path", "backup", "action"]);
+    assert_eq!(done["action"], "restored");
+    assert_eq!(done["client"], "cursor");
+}

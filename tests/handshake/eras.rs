@@ -188,7 +188,7 @@ fn python_http() -> Option<(Running, u16)> {
     let port = free_port();
     let child = Command::new(python)
         .arg(root().join("tests/fixtures/servers/python_mcp_server.py"))
-        .args(["streamable-http", &port.to_string()])
+        .args(["streamable-http", &port.to_string(), "roots"])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -213,7 +213,7 @@ fn the_python_sdk_over_streamable_http_is_spoken_to_in_the_modern_era() {
     assert_eq!(result.status, Status::Ok, "{result:#?}");
     assert_eq!(result.protocol_era, Some(Era::Modern));
     assert_eq!(result.protocol_version.as_deref(), Some("2026-07-28"));
-    assert_eq!(result.tool_names, ["add", "fail"]);
+    assert_eq!(result.tool_names, ["add", "fail", "roots"]);
     // No session was opened, so none is deleted.
     assert!(!result.phases.iter().any(|p| p.phase == Phase::Shutdown));
 
@@ -228,6 +228,19 @@ fn the_python_sdk_over_streamable_http_is_spoken_to_in_the_modern_era() {
     let answer = result.call_result.expect("a call result");
     assert_eq!(answer["content"][0]["text"], "5", "{answer}");
     assert_eq!(answer["structuredContent"]["result"], 5, "{answer}");
+
+    // The roots asked for through input_required are answered over HTTP too.
+    let roots = ToolCall {
+        tool: "roots".into(),
+        ..ToolCall::default()
+    };
+    let result = call(&transport, &generous(), &roots);
+    assert_eq!(result.status, Status::Ok, "{result:#?}");
+    let answer = result.call_result.expect("a call result");
+    assert_eq!(
+        answer["content"][0]["text"], "the client shared 0 roots",
+        "{answer}"
+    );
 }
 
 #[test]

@@ -91,6 +91,7 @@ fn python_sdk_server_over_stdio() {
                 .join("tests/fixtures/servers/python_mcp_server.py")
                 .display()
                 .to_string(),
+            "roots".to_owned(),
         ],
         env: IndexMap::new(),
         cwd: None,
@@ -98,8 +99,21 @@ fn python_sdk_server_over_stdio() {
     let result = probe(&transport, &generous());
     assert_eq!(result.status, Status::Ok, "{result:#?}");
     assert_eq!(result.server_name.as_deref(), Some("python-fixture"));
-    assert_eq!(result.tool_names, ["add", "fail"]);
+    assert_eq!(result.tool_names, ["add", "fail", "roots"]);
     // mcp 2.x serves both eras and decides from the first request: the probe.
     assert_eq!(result.protocol_era, Some(Era::Modern), "{result:#?}");
     assert_eq!(result.protocol_version.as_deref(), Some("2026-07-28"));
+    // Its `roots` tool asks for the roots with an input_required result; mcpctl answers
+    // with none, as a client with no roots to share.
+    let roots = mcpctl::handshake::ToolCall {
+        tool: "roots".into(),
+        ..Default::default()
+    };
+    let result = mcpctl::handshake::call(&transport, &generous(), &roots);
+    assert_eq!(result.status, Status::Ok, "{result:#?}");
+    let answer = result.call_result.expect("a call result");
+    assert_eq!(
+        answer["content"][0]["text"], "the client shared 0 roots",
+        "{answer}"
+    );
 }
