@@ -130,6 +130,16 @@ impl<'a> Linter<'a> {
     }
 
     fn servers(&mut self, map: &Node) {
+        if let (Value::Array(items), Some(name_key)) =
+            (&map.value, self.client.servers_name_key.clone())
+        {
+            for item in items {
+                if let Some(member) = named_item(item, &name_key) {
+                    self.entry(&member);
+                }
+            }
+            return;
+        }
         let Some(entries) = map.members() else { return };
         for member in entries {
             // OpenCode V2 nests servers one level deeper (`mcp.servers.<name>`).
@@ -229,4 +239,26 @@ pub(in crate::check) fn describe_empty(node: &Node) -> &'static str {
 pub(in crate::check) fn url_path(url: &str) -> &str {
     let without_query = url.split(['?', '#']).next().unwrap_or(url);
     without_query.trim_end_matches('/')
+}
+
+/// A list item (`[[mcp_servers]]` with `name = "x"`) seen as a map member: its name is
+/// the key (at the name's position) and the entry is the item without the name key.
+/// `None` for an item that is not an object or has no string name.
+fn named_item(item: &Node, name_key: &str) -> Option<Member> {
+    let members = item.members()?;
+    let name = members.iter().rev().find(|m| m.key == name_key)?;
+    Some(Member {
+        key: name.node.as_str()?.to_owned(),
+        key_start: name.key_start,
+        node: Node {
+            value: Value::Object(
+                members
+                    .iter()
+                    .filter(|m| m.key != name_key)
+                    .cloned()
+                    .collect(),
+            ),
+            start: item.start,
+        },
+    })
 }

@@ -11,7 +11,7 @@ pub use row::{Approval, SourceKind, Switch, ToolFilter, Unread};
 pub use row::{DialectName, Fields, TransportName, UntypedRemote, VarSyntax};
 use row::{Row, TableFile};
 
-use crate::formats::Format;
+use crate::formats::{Format, ServersAt};
 use crate::platform::{Os, Platform, TemplateError};
 
 /// The table compiled into the binary.
@@ -36,6 +36,9 @@ pub struct Client {
     pub aliases: Vec<String>,
     pub format: Format,
     pub servers_key: Vec<String>,
+    /// `Some(k)`: the servers are a list whose items carry their name under `k` (Mistral
+    /// Vibe's `[[mcp_servers]]` with `name`); `None`: a map from name to entry.
+    pub servers_name_key: Option<String>,
     pub local_key: Option<Vec<String>>,
     pub project: Option<String>,
     /// Other project files the client reads (`opencode.jsonc`, `.kilo/kilo.json`): mcpctl
@@ -193,12 +196,24 @@ fn normalize(word: &str) -> String {
         .collect()
 }
 
-/// A resolved place where a client keeps servers: file + key path.
+/// A resolved place where a client keeps servers: file + key path (+ the list shape).
 #[derive(Debug, Clone)]
 pub struct Location {
     pub scope: Scope,
     pub path: PathBuf,
     pub key: Vec<String>,
+    /// The servers are a list named by this key (`Client::servers_name_key`).
+    pub name_key: Option<String>,
+}
+
+impl Location {
+    /// The servers' address inside the file, for `ConfigDoc`.
+    pub fn at(&self) -> ServersAt<'_> {
+        ServersAt {
+            key: &self.key,
+            name_key: self.name_key.as_deref(),
+        }
+    }
 }
 
 impl Client {
@@ -210,6 +225,7 @@ impl Client {
             aliases: row.aliases,
             format: row.format,
             servers_key: row.servers_key,
+            servers_name_key: row.servers_name_key,
             local_key: row.local_key,
             project: row.project,
             project_also: row.project_also,
@@ -246,6 +262,14 @@ impl Client {
             paths_windows: list(row.paths.windows),
             detect_paths: row.detect_paths,
             detect_commands: row.detect_commands,
+        }
+    }
+
+    /// Where the client's own files keep servers (`servers_key` + list shape).
+    pub fn servers_at(&self) -> ServersAt<'_> {
+        ServersAt {
+            key: &self.servers_key,
+            name_key: self.servers_name_key.as_deref(),
         }
     }
 
@@ -323,6 +347,7 @@ impl Client {
                 scope,
                 path,
                 key: self.servers_key.clone(),
+                name_key: self.servers_name_key.clone(),
             }),
             Scope::Project => self.project.as_ref().map(|rel| Location {
                 scope,
@@ -332,6 +357,7 @@ impl Client {
                     .find(|path| path.exists())
                     .unwrap_or_else(|| project.join(rel)),
                 key: self.servers_key.clone(),
+                name_key: self.servers_name_key.clone(),
             }),
             Scope::Legacy => match &self.legacy {
                 Some(legacy) => platform
@@ -340,6 +366,7 @@ impl Client {
                         scope,
                         path,
                         key: legacy.servers_key.clone(),
+                        name_key: None,
                     }),
                 None => None,
             },
@@ -351,6 +378,7 @@ impl Client {
                         .iter()
                         .map(|k| k.replace("{project}", &project.to_string_lossy()))
                         .collect(),
+                    name_key: self.servers_name_key.clone(),
                 }),
                 _ => None,
             },
@@ -445,6 +473,13 @@ impl ClientTable {
                 return Err(invalid(format!(
                     "`{}`: servers_key needs at least one non-empty key",
                     client.id
+                )));
+            }
+            if client.servers_name_key.is_some() && !client.format.holds_lists() {
+                return Err(invalid(format!(
+                    "`{}`: servers_name_key needs a format that holds lists ({} does not)",
+                    client.id,
+                    client.format.as_str()
                 )));
             }
             if client.fields.transports.is_empty() {

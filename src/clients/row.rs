@@ -40,6 +40,8 @@ pub(crate) struct Row {
     pub(crate) format: Format,
     pub(crate) servers_key: Vec<String>,
     #[serde(default)]
+    pub(crate) servers_name_key: Option<String>,
+    #[serde(default)]
     pub(crate) local_key: Option<Vec<String>>,
     #[serde(default)]
     pub(crate) project: Option<String>,

@@ -11,7 +11,7 @@ use crate::commands::edit::{self, Action, EditReport};
 use crate::commands::{inventory, targets};
 use crate::entry::{self, Dialect, RemoteKind, ServerEntry, StringMap, Transport, spelling};
 use crate::error::{ExitStatus, UserError};
-use crate::formats::Edit;
+use crate::formats::{Edit, ServersAt};
 use crate::output::{Printer, redact, redact_raw};
 use crate::platform::Os;
 use crate::state::{Created, Origin, ledger};
@@ -440,7 +440,7 @@ fn each_string(entry: &mut ServerEntry, f: &mut dyn FnMut(&mut String)) {
 /// Merge VS Code `inputs` into the file's top-level `inputs` list, by id.
 fn merge_inputs(doc: &mut dyn crate::formats::ConfigDoc, inputs: &[Value]) -> anyhow::Result<Edit> {
     let existing = doc
-        .servers(&[])?
+        .servers(ServersAt::map(&[]))?
         .into_iter()
         .find(|(k, _)| k == "inputs")
         .map(|(_, v)| v);
@@ -463,7 +463,7 @@ fn merge_inputs(doc: &mut dyn crate::formats::ConfigDoc, inputs: &[Value]) -> an
     if list.len() == before {
         return Ok(Edit::Unchanged);
     }
-    Ok(doc.upsert(&[], "inputs", &Value::Array(list))?)
+    Ok(doc.upsert(ServersAt::map(&[]), "inputs", &Value::Array(list))?)
 }
 
 /// Write `entry` into `client`'s file as that client spells it (Windows wrap, variable
@@ -513,7 +513,7 @@ pub(crate) fn add_to(
         std::cell::RefCell::new(None);
     let outcome = edit::apply(ctx, client, &location, dry_run, &|doc| {
         let existing = doc
-            .servers(&location.key)?
+            .servers(location.at())?
             .into_iter()
             .find(|(n, _)| n == name)
             .map(|(_, raw)| raw);
@@ -557,7 +557,7 @@ pub(crate) fn add_to(
                     .map_err(|e| entry_error(e, client))?
             }
         };
-        let edited = doc.upsert(&location.key, name, &raw)?;
+        let edited = doc.upsert(location.at(), name, &raw)?;
         *written.borrow_mut() = Some(raw);
         let inputs_edit = if inputs.is_empty() {
             Edit::Unchanged

@@ -4,6 +4,12 @@
 //! then written one by one (atomic, backed up, journaled), and if one write fails the
 //! files already written in this run are put back. Only files whose bytes change are
 //! written. The ledger records what was written, with this manifest as its source.
+//!
+//! Switching (a profile, `enabled = false`) goes through `toggle::switch`, exactly as
+//! `enable`/`disable` do: servers to switch on first (a parked entry must be back in its
+//! file before the file is planned again and written), servers to switch off last (an
+//! entry this run adds must exist to be parked). A failure anywhere takes back every file
+//! this run changed, the record of parked entries included.
 
 use crate::cli::{ApplyArgs, CheckFormat};
 use crate::commands::plan::{self, FilePlan, LedgerOp, PlanReport};
@@ -13,7 +19,8 @@ use crate::error::{ExitStatus, UserError};
 use crate::fs::FsError;
 use crate::manifest::Manifest;
 use crate::output::{Block, ErrorText, Paint, Printer, Report};
-use crate::state::{FileChange, Origin, ledger};
+use crate::state::{Origin, ledger};
+use crate::toggle::{self, Want};
 
 /// How often a file that changed under `apply` is planned again.
 const ATTEMPTS: usize = 3;
@@ -101,13 +108,13 @@ impl Report for ApplyReport {
 
 /// Check the plan, then write it (unless `dry_run`) and record what was written; the
 /// outcome goes into `report`. An error means nothing is left half-written.
-fn execute(
-    ctx: &Context,
+fn execute<'a>(
+    ctx: &'a Context,
     manifest: &Manifest,
     profile: Option<&str>,
     dry_run: bool,
     force: bool,
-    plans: &mut [FilePlan<'_>],
+    plans: &mut Vec<FilePlan<'a>>,
     report: &mut ApplyReport,
 ) -> anyhow::Result<()> {
     let blocked: Vec<String> = plans
@@ -143,27 +150,25 @@ fn execute(
         report.outcome = Some(Outcome::DryRun);
         return Ok(());
     }
-    let mut written: Vec<FileChange> = Vec::new();
-    for plan in plans.iter_mut() {
-        if let Err(error) = write_plan(ctx, manifest, profile, force, plan, &mut written) {
-            let mut reverted = Vec::new();
-            for change in written.iter().rev() {
-                if let Err(e) = edit::revert(ctx, change) {
-                    report.reverted.push(ErrorText::of(&e));
-                } else {
-                    reverted.push(edit::shown(ctx, &change.path));
-                }
-            }
-            let undone = if reverted.is_empty() {
-                "no file was changed".to_owned()
+    if let Err(error) = write_all(ctx, manifest, profile, force, plans) {
+        let written = ctx.state.written();
+        let mut reverted = Vec::new();
+        for change in written.iter().rev() {
+            if let Err(e) = edit::revert(ctx, change) {
+                report.reverted.push(ErrorText::of(&e));
             } else {
-                format!(
-                    "the files already written were put back: {}",
-                    reverted.join(", ")
-                )
-            };
-            return Err(error.context(format!("apply failed; {undone}")));
+                reverted.push(edit::shown(ctx, &change.path));
+            }
         }
+        let undone = if reverted.is_empty() {
+            "no file was changed".to_owned()
+        } else {
+            format!(
+                "the files already written were put back: {}",
+                reverted.join(", ")
+            )
+        };
+        return Err(error.context(format!("apply failed; {undone}")));
     }
     let origin = Origin::manifest(&manifest.path);
     for plan in plans.iter() {
@@ -187,11 +192,67 @@ fn execute(
             }
         }
     }
+    // Client files only (the record of parked entries is mcpctl's own).
+    let written = ctx
+        .state
+        .written()
+        .iter()
+        .filter(|w| plans.iter().any(|p| p.location.path == w.path))
+        .count();
     report.outcome = Some(Outcome::Applied {
-        written: written.len(),
-        unchanged: plans.len() - written.len(),
+        written,
+        unchanged: plans.len().saturating_sub(written),
     });
     Ok(())
+}
+
+/// Switch on, write every planned file, switch off; `plans` ends as written (planned again
+/// when switching on brought entries back).
+fn write_all<'a>(
+    ctx: &'a Context,
+    manifest: &Manifest,
+    profile: Option<&str>,
+    force: bool,
+    plans: &mut Vec<FilePlan<'a>>,
+) -> anyhow::Result<()> {
+    if switch(ctx, plans, Want::On)? {
+        *plans = plan::plan_all(ctx, manifest, profile, force)?;
+        let blocked = plans
+            .iter()
+            .flat_map(|p| &p.items)
+            .find(|i| i.action.blocks());
+        if let (Some(item), false) = (blocked, force) {
+            return Err(UserError::new(format!(
+                "`{}` in {} is not mcpctl's to change now that it is switched back on",
+                item.name, item.client
+            ))
+            .hint("run `mcpctl plan` to see it; `--force` lets the manifest win")
+            .into());
+        }
+    }
+    for plan in plans.iter_mut() {
+        write_plan(ctx, manifest, profile, force, plan)?;
+    }
+    switch(ctx, plans, Want::Off)?;
+    Ok(())
+}
+
+/// Make the plans' switches that go `want`; whether any was made.
+fn switch(ctx: &Context, plans: &[FilePlan<'_>], want: Want) -> anyhow::Result<bool> {
+    let mut any = false;
+    for plan in plans {
+        for (name, _) in plan.switches.iter().filter(|(_, w)| *w == want) {
+            toggle::switch(ctx, plan.client, &plan.location, name, want, false).map_err(|e| {
+                e.context(format!(
+                    "switching `{name}` {} in {}",
+                    if want == Want::On { "on" } else { "off" },
+                    edit::shown(ctx, &plan.location.path)
+                ))
+            })?;
+            any = true;
+        }
+    }
+    Ok(any)
 }
 
 /// Write one planned file; when another program wrote it since it was read, plan it again
@@ -202,7 +263,6 @@ fn write_plan(
     profile: Option<&str>,
     force: bool,
     plan: &mut FilePlan<'_>,
-    written: &mut Vec<FileChange>,
 ) -> anyhow::Result<()> {
     // Another mcpctl that wrote the file since it was planned is caught by the write's
     // version check; from here on, none can.
@@ -212,10 +272,7 @@ fn write_plan(
             return Ok(());
         };
         match edit::write_file(ctx, &lock, &plan.document.source, &text) {
-            Ok(change) => {
-                written.push(change);
-                return Ok(());
-            }
+            Ok(_) => return Ok(()),
             Err(FsError::Changed { .. }) => {
                 let clients = vec![plan.client];
                 let fresh = plan::plan_file(

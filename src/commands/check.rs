@@ -15,7 +15,7 @@ use crate::commands::Context;
 use crate::commands::edit;
 use crate::commands::inventory::display_path;
 use crate::error::{ExitStatus, UserError};
-use crate::formats::{ConfigDoc, Edit};
+use crate::formats::{ConfigDoc, Edit, ServersAt};
 use crate::fs;
 use crate::output::{Block, ErrorText, Paint, Printer, Report};
 
@@ -392,6 +392,7 @@ fn check_file(
         scope,
         path: file.path.clone(),
         key: client.servers_key.clone(),
+        name_key: client.servers_name_key.clone(),
     };
     let outcome = edit::apply(ctx, client, &location, dry_run, &|doc| {
         Ok(if apply_fixes(doc, &target)? {
@@ -431,9 +432,13 @@ fn check_file(
 fn apply_fixes(doc: &mut dyn ConfigDoc, target: &Target<'_>) -> anyhow::Result<bool> {
     let mut changed = false;
     for key in keys_in(doc, &fix_keys(target.client, target.scope))? {
-        for (name, raw) in doc.servers(&key)? {
+        let at = ServersAt {
+            key: &key,
+            name_key: target.client.servers_name_key.as_deref(),
+        };
+        for (name, raw) in doc.servers(at)? {
             if let Some(fixed) = check::fix::fix_entry(&raw, target) {
-                changed |= doc.upsert(&key, &name, &fixed)? != Edit::Unchanged;
+                changed |= doc.upsert(at, &name, &fixed)? != Edit::Unchanged;
             }
         }
     }
@@ -491,7 +496,7 @@ fn keys_in(
         match key.iter().position(|k| k == "{project}") {
             None => out.push(key.clone()),
             Some(at) => {
-                for (project, _) in doc.servers(&key[..at])? {
+                for (project, _) in doc.servers(ServersAt::map(&key[..at]))? {
                     let mut expanded = key.clone();
                     expanded[at] = project;
                     out.push(expanded);

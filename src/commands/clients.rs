@@ -40,7 +40,7 @@ pub fn run(args: ClientsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
         let (servers, error) = match (&path, exists) {
             (Some(p), true) => match read_document(ctx, client, p).and_then(|d| {
                 d.doc
-                    .servers(&client.servers_key)
+                    .servers(client.servers_at())
                     .map_err(|e| super::inventory::shape_error(ctx, p, &e).into())
             }) {
                 Ok(entries) => (Some(entries.len()), None),

@@ -13,7 +13,7 @@ use crate::commands::Context;
 use crate::commands::inventory::{display_path, read_document};
 use crate::entry::{Dialect, Transport};
 use crate::error::{ExitStatus, UserError};
-use crate::formats::{ConfigDoc, Edit};
+use crate::formats::{ConfigDoc, Edit, ServersAt};
 use crate::fs::{self, FileLock, FsError, Source, write_atomic};
 use crate::output::{Block, Paint, Report, Style, redact, redact_text};
 use crate::state::journal::digest;
@@ -137,14 +137,14 @@ pub fn apply_then_delete(
         let mut document = read_document(ctx, client, &location.path)?;
         let before = dry_run.then(|| document.doc.render().into_owned());
         let mut secrets = if dry_run {
-            secret_values(client, document.doc.as_ref(), &location.key)
+            secret_values(client, document.doc.as_ref(), location.at())
         } else {
             Vec::new()
         };
         let edit = change(document.doc.as_mut())
             .map_err(|e| crate::commands::inventory::in_file(ctx, &location.path, e))?;
         if dry_run {
-            secrets.extend(secret_values(client, document.doc.as_ref(), &location.key));
+            secrets.extend(secret_values(client, document.doc.as_ref(), location.at()));
         }
         let created = !document.source.exists();
         if edit == Edit::Unchanged {
@@ -271,10 +271,10 @@ pub fn revert(ctx: &Context, change: &FileChange) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The env and header values of every entry under `key` that `list` would redact.
-fn secret_values(client: &Client, doc: &dyn ConfigDoc, key: &[String]) -> Vec<String> {
+/// The env and header values of every entry at `at` that `list` would redact.
+fn secret_values(client: &Client, doc: &dyn ConfigDoc, at: ServersAt<'_>) -> Vec<String> {
     let dialect = Dialect::of(client);
-    doc.servers(key)
+    doc.servers(at)
         .unwrap_or_default()
         .iter()
         .filter_map(|(_, raw)| dialect.from_raw(raw).ok())

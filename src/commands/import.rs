@@ -29,6 +29,18 @@ struct Variant<'a> {
     found: Vec<(&'a Client, crate::clients::Location, Value)>,
     /// Fields the manifest does not model, per client (`[servers.NAME.client.ID]`).
     client_fields: IndexMap<String, Map<String, Value>>,
+    /// Per `found`: switched off there (the client's switch, or parked by `disable`).
+    off: Vec<bool>,
+}
+
+/// An entry to import: in a client's file, or parked by `disable` (off).
+struct Seen<'a> {
+    client: &'a Client,
+    scope: Scope,
+    name: String,
+    raw: Value,
+    entry: Result<ServerEntry, crate::entry::EntryError>,
+    off: bool,
 }
 
 pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
@@ -45,6 +57,7 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     };
     let path = manifest::locate(manifest_file.as_deref(), &ctx.project, &ctx.platform)?;
     let (found, broken) = inventory::collect(ctx, &clients, None);
+    let found = with_switch_states(ctx, &clients, scope, found)?;
     for b in &broken {
         printer.warn(&format!(
             "skipped `{}`: {}",
@@ -90,6 +103,7 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                     entry: portable,
                     found: Vec::new(),
                     client_fields: IndexMap::new(),
+                    off: Vec::new(),
                 });
                 let last = variants.len() - 1;
                 &mut variants[last]
@@ -99,6 +113,7 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             variant.client_fields.insert(f.client.id.clone(), fields);
         }
         variant.found.push((f.client, location, f.raw));
+        variant.off.push(f.off);
     }
     let existing = match crate::fs::read_source(&path) {
         Ok(source) if manifest_file.is_some() && source.exists() => Some(source),
@@ -162,6 +177,23 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         let everywhere = used
             .iter()
             .all(|id| variant.found.iter().any(|(c, _, _)| c.id == *id));
+        if variant.off.contains(&true) && variant.off.contains(&false) {
+            let side = |off: bool| {
+                variant
+                    .found
+                    .iter()
+                    .zip(&variant.off)
+                    .filter(|(_, o)| **o == off)
+                    .map(|((c, _, _), _)| c.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            printer.warn(&format!(
+                "`{name}` is off in {} but on in {}: imported as on, so `mcpctl apply` switches it on there (`mcpctl plan` shows it); add `enabled = false` to keep it off everywhere",
+                side(true),
+                side(false)
+            ));
+        }
         table.insert(name, Item::Table(server_table(variant, !everywhere)));
         imported.push((name.clone(), variant));
     }
@@ -212,6 +244,60 @@ fn ids(variant: &Variant<'_>) -> String {
         .map(|(c, _, _)| c.id.as_str())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The entries of `scope` to import, each with whether it is switched off, plus the ones
+/// `disable` parked (out of the file, kept in the state directory): a server that is off
+/// stays off after `import` and `apply`.
+fn with_switch_states<'a>(
+    ctx: &Context,
+    clients: &[&'a Client],
+    scope: Scope,
+    found: Vec<inventory::Found<'a>>,
+) -> anyhow::Result<Vec<Seen<'a>>> {
+    let probe = crate::toggle::Probe::new(ctx)?;
+    let mut seen = Vec::new();
+    for f in found {
+        let location = crate::clients::Location {
+            scope: f.scope,
+            path: f.path.clone(),
+            key: f.key.clone(),
+            name_key: f.client.servers_name_key.clone(),
+        };
+        let off = probe.power(f.client, &location, &f.name, &f.raw) != crate::toggle::Power::On;
+        seen.push(Seen {
+            client: f.client,
+            scope: f.scope,
+            name: f.name,
+            raw: f.raw,
+            entry: f.entry,
+            off,
+        });
+    }
+    for parked in probe.parked() {
+        let Some(client) = clients.iter().find(|c| c.id == parked.client) else {
+            continue;
+        };
+        if parked.scope != scope {
+            continue;
+        }
+        let here = client
+            .location(scope, &ctx.platform, &ctx.project)
+            .ok()
+            .flatten()
+            .is_some_and(|l| crate::fs::identity(&l.path) == parked.entry.path);
+        if here {
+            seen.push(Seen {
+                client,
+                scope,
+                name: parked.entry.name.clone(),
+                raw: parked.raw.clone(),
+                entry: Dialect::of(client).from_raw(&parked.raw),
+                off: true,
+            });
+        }
+    }
+    Ok(seen)
 }
 
 /// Record every imported entry as the manifest's, with the fingerprint it has now.
@@ -345,6 +431,9 @@ fn server_table(variant: &Variant<'_>, narrow: bool) -> Table {
                 t.insert("headers", toml_edit::value(inline(headers)));
             }
         }
+    }
+    if !variant.off.is_empty() && variant.off.iter().all(|off| *off) {
+        t.insert("enabled", toml_edit::value(false));
     }
     if narrow {
         t.insert(

@@ -52,6 +52,12 @@ pub fn shape_error(ctx: &Context, path: &Path, error: &ShapeError) -> UserError 
         ShapeError::NotAnObject { .. } => {
             "mcpctl reads and writes only an object there; fix the file by hand (mcpctl left it unchanged)"
         }
+        ShapeError::NotAList { .. } => {
+            "mcpctl reads and writes only a list there; fix the file by hand (mcpctl left it unchanged)"
+        }
+        ShapeError::ListUnsupported { .. } => {
+            "the client table names a list where this format has none; fix the client table (mcpctl left the file unchanged)"
+        }
         ShapeError::Unrepresentable { .. } => {
             "the entry cannot be written in this file's format; change the entry (mcpctl left the file unchanged)"
         }
@@ -301,7 +307,7 @@ pub fn collect<'a>(
             let Some((_, document)) = &cache else {
                 continue;
             };
-            let entries = match document.doc.servers(&location.key) {
+            let entries = match document.doc.servers(location.at()) {
                 Ok(e) => e,
                 Err(e) => {
                     broken.push(Broken {

@@ -111,6 +111,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                         scope: f.scope,
                         path: f.path.clone(),
                         key: f.key.clone(),
+                        name_key: f.client.servers_name_key.clone(),
                     };
                     row.disabled = e.disabled()
                         || probe.power(f.client, &location, &f.name, &f.raw) == Power::Off;

@@ -22,6 +22,7 @@ use crate::manifest::{ClientChoice, Manifest};
 use crate::output::{Block, Paint, Printer, Report, Style, redact};
 use crate::state::ledger::{self, HOUSEKEEPING_KEYS};
 use crate::state::{Origin, Ownership};
+use crate::toggle::{Power, Probe, Want};
 
 /// What the plan does with one entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -34,6 +35,10 @@ pub enum Action {
     Ok,
     Conflict,
     Drift,
+    /// Switch the server on (the client's own switch, or put its parked bytes back).
+    Enable,
+    /// Switch the server off (the client's own switch, or park its exact bytes).
+    Disable,
 }
 
 impl Action {
@@ -46,6 +51,8 @@ impl Action {
             Action::Ok => " ",
             Action::Conflict => "?",
             Action::Drift => "!",
+            Action::Enable => "^",
+            Action::Disable => "v",
         }
     }
 
@@ -58,6 +65,8 @@ impl Action {
             Action::Ok => "ok",
             Action::Conflict => "conflict",
             Action::Drift => "drift",
+            Action::Enable => "enable",
+            Action::Disable => "disable",
         }
     }
 
@@ -78,6 +87,7 @@ impl Action {
             Action::Update => sync::OUTDATED.code,
             Action::Remove => sync::STALE.code,
             Action::Conflict => sync::CONFLICT.code,
+            Action::Enable | Action::Disable => sync::SWITCH.code,
             Action::Drift | Action::Ok | Action::Adopt => sync::DRIFT.code,
         }
     }
@@ -127,6 +137,11 @@ pub struct FilePlan<'a> {
     /// Each manifest server this file gets, as rendered for its client (what `profiles`
     /// looks up measured token costs by).
     pub rendered: Vec<(String, ServerEntry)>,
+    /// Servers to switch (`toggle::switch`) in this file: on before the file is written
+    /// (a parked entry must be back first), off after (an added entry must be there).
+    pub switches: Vec<(String, Want)>,
+    /// What those switches change, for entries already there (a dry run of each).
+    pub switch_diffs: Vec<String>,
 }
 
 impl FilePlan<'_> {
@@ -136,17 +151,22 @@ impl FilePlan<'_> {
         (text != self.before).then(|| text.into_owned())
     }
 
-    /// The unified diff, secrets redacted.
+    /// The unified diff, secrets redacted; then what each switch changes.
     pub fn diff(&self, ctx: &Context) -> Option<String> {
-        let after = self.new_text()?;
-        let source = &self.document.source;
-        let diff = edit::unified_diff(
-            &display_path(ctx, &self.location.path),
-            &source.bytes_for(&self.before),
-            &source.bytes_for(&after),
-            source.exists(),
-        );
-        Some(redact_secrets(&diff, &self.secrets))
+        let mut out = String::new();
+        if let Some(after) = self.new_text() {
+            let source = &self.document.source;
+            out = edit::unified_diff(
+                &display_path(ctx, &self.location.path),
+                &source.bytes_for(&self.before),
+                &source.bytes_for(&after),
+                source.exists(),
+            );
+        }
+        for diff in &self.switch_diffs {
+            out.push_str(diff);
+        }
+        (!out.is_empty()).then(|| redact_secrets(&out, &self.secrets))
     }
 }
 
@@ -284,7 +304,7 @@ pub fn plan_file<'a>(
     manifest: &Manifest,
     clients: &[&'a Client],
     location: Location,
-    _profile: Option<&str>,
+    profile: Option<&str>,
     force: bool,
 ) -> anyhow::Result<FilePlan<'a>> {
     let client = clients[0];
@@ -292,11 +312,16 @@ pub fn plan_file<'a>(
     let before = document.doc.render().into_owned();
     let current = document
         .doc
-        .servers(&location.key)
+        .servers(location.at())
         .map_err(|e| crate::commands::inventory::shape_error(ctx, &location.path, &e))?;
     let dialect = Dialect::of(client);
     let origin = Origin::manifest(&manifest.path);
     let identity = crate::fs::identity(&location.path);
+    let probe = Probe::new(ctx)?;
+    let parked = |name: &str| {
+        let key = edit::entry_key_at(&identity, &location, name);
+        probe.parked().iter().any(|p| p.entry == key)
+    };
     let mut plan = FilePlan {
         client,
         location: location.clone(),
@@ -306,6 +331,8 @@ pub fn plan_file<'a>(
         secrets: Vec::new(),
         notes: Vec::new(),
         rendered: Vec::new(),
+        switches: Vec::new(),
+        switch_diffs: Vec::new(),
         document: Document {
             source: document.source.clone(),
             doc: client.format.parse(String::new())?,
@@ -315,10 +342,8 @@ pub fn plan_file<'a>(
         collect_secrets(raw, &mut plan.secrets);
     }
     let position = |doc: &Document, name: &str| {
-        let mut path = location.key.clone();
-        path.push(name.to_owned());
         doc.doc
-            .position(&path)
+            .entry_position(location.at(), name)
             .or_else(|| doc.doc.position(&location.key))
             .map_or((1, 1), |p| (p.line, p.column))
     };
@@ -343,9 +368,8 @@ pub fn plan_file<'a>(
         if !wanted_in(manifest, spec, clients) {
             continue;
         }
-        // Profiles and `enabled = false` switch servers off through `disable` (design
-        // §10); until then every listed server is planned as wanted. Seam:
-        // `Manifest::switched_on(name, profile)`.
+        let on = manifest.switched_on(name, profile);
+        let why = switch_reason(manifest, name, profile, on);
         let resolved;
         let portable = match &spec.registry {
             None => &spec.entry,
@@ -389,15 +413,42 @@ pub fn plan_file<'a>(
         if let Ok(entry) = dialect.from_raw(&wanted) {
             plan.rendered.push((name.clone(), entry));
         }
+        let present = current.iter().any(|(n, _)| n == name);
+        if !present && parked(name) {
+            // Parked by `disable` (or a previous profile): its bytes wait in the state
+            // directory. Off is in sync; on puts the same bytes back (and the next plan
+            // compares their content).
+            wanted_names.insert(name.clone());
+            let at = position(&document, name);
+            if on {
+                plan.switches.push((name.clone(), Want::On));
+                push(
+                    &mut plan,
+                    name,
+                    Action::Enable,
+                    Some(format!("parked; {why}")),
+                    at,
+                );
+            } else {
+                push(&mut plan, name, Action::Ok, None, at);
+            }
+            continue;
+        }
         let at = position(&document, name);
         let key = edit::entry_key_at(&identity, &location, name);
         let Some((_, existing)) = current.iter().find(|(n, _)| n == name) else {
-            document.doc.upsert(&location.key, name, &wanted)?;
+            document.doc.upsert(location.at(), name, &wanted)?;
             plan.ledger.push(LedgerOp::Record {
                 name: name.clone(),
                 raw: wanted,
             });
-            push(&mut plan, name, Action::Add, None, at);
+            // Added, then switched off the way `disable` does it: switching profiles
+            // back and forth then gives the same bytes every time.
+            let reason = (!on).then(|| {
+                plan.switches.push((name.clone(), Want::Off));
+                format!("then switched off: {why}")
+            });
+            push(&mut plan, name, Action::Add, reason, at);
             continue;
         };
         let matches = match (dialect.from_raw(existing), dialect.from_raw(&wanted)) {
@@ -436,14 +487,33 @@ pub fn plan_file<'a>(
             ),
         };
         let writes = action == Action::Update || (force && action.blocks());
+        let off_now = probe.power(client, &location, name, existing) != Power::On;
+        let (action, reason) = if on == off_now && (writes || !action.blocks()) {
+            plan.switches
+                .push((name.clone(), if on { Want::On } else { Want::Off }));
+            let switched = if on { Action::Enable } else { Action::Disable };
+            match action {
+                Action::Ok | Action::Adopt => (switched, Some(why.clone())),
+                _ => (
+                    action,
+                    Some(format!(
+                        "{}; then switched {}: {why}",
+                        reason.unwrap_or_default(),
+                        if on { "on" } else { "off" }
+                    )),
+                ),
+            }
+        } else {
+            (action, reason)
+        };
         if writes {
             let merged = keep_housekeeping(existing, wanted);
-            document.doc.upsert(&location.key, name, &merged)?;
+            document.doc.upsert(location.at(), name, &merged)?;
             plan.ledger.push(LedgerOp::Record {
                 name: name.clone(),
                 raw: merged,
             });
-        } else if action != Action::Conflict && action != Action::Drift {
+        } else if !action.blocks() {
             let record = ctx.state.lookup(&key)?;
             if record.is_none_or(|r| r.source != origin) {
                 plan.ledger.push(LedgerOp::Record {
@@ -483,29 +553,58 @@ pub fn plan_file<'a>(
             _ => continue,
         };
         if action == Action::Remove || force {
-            document.doc.remove(&location.key, name)?;
+            document.doc.remove(location.at(), name)?;
             plan.ledger.push(LedgerOp::Forget { name: name.clone() });
         }
         push(&mut plan, name, action, reason, at);
     }
     // Records of this manifest whose entries are gone (deleted by hand): forget them.
+    // Parked entries are not gone: `enable` brings them back as mcpctl's.
     let gone = ctx.state.records(&|r| {
         r.source == origin
             && r.entry.path == identity
             && r.entry.key == location.key
             && !current.iter().any(|(n, _)| *n == r.entry.name)
             && !wanted_names.contains(&r.entry.name)
+            && !probe.parked().iter().any(|p| p.entry == r.entry)
     })?;
     for record in gone {
         plan.ledger.push(LedgerOp::Forget {
             name: record.entry.name,
         });
     }
+    // Switches of entries already there: show what they change (an entry this plan adds
+    // is switched after it is written, so there is nothing to show yet).
+    for (name, want) in &plan.switches {
+        let switched = plan
+            .items
+            .iter()
+            .any(|i| i.name == *name && matches!(i.action, Action::Enable | Action::Disable));
+        if !switched {
+            continue;
+        }
+        match crate::toggle::switch(ctx, client, &location, name, *want, true) {
+            Ok(done) => plan.switch_diffs.extend(done.diff),
+            Err(e) => plan.notes.push(format!(
+                "switching `{name}` {} will fail: {e:#}",
+                if *want == Want::On { "on" } else { "off" }
+            )),
+        }
+    }
     plan.document = document;
     Ok(plan)
 }
 
-/// `{home}` and `{project}` in a portable entry's command, args, env and cwd.
+/// Why a manifest server is wanted on or off (for the plan's reasons).
+fn switch_reason(manifest: &Manifest, name: &str, profile: Option<&str>, on: bool) -> String {
+    match (profile.or(manifest.profile.as_deref()), on) {
+        (Some(p), true) => format!("in profile `{p}`"),
+        (Some(p), false) => format!("not in profile `{p}`"),
+        (None, true) => "enabled in the manifest".to_owned(),
+        (None, false) => format!("`enabled = false` for `{name}` in the manifest"),
+    }
+}
+
 /// A `registry = "NAME@VERSION"` server rendered for one client, exactly as
 /// `mcpctl add NAME@VERSION` renders it (no inputs given: secrets become `${VAR}`
 /// references, optional inputs are left out, a required input without a default is an
@@ -538,6 +637,7 @@ fn from_registry(
     Ok((resolved.entry, exports))
 }
 
+/// `{home}` and `{project}` in a portable entry's command, args, env and cwd.
 fn placeholders(ctx: &Context, entry: &ServerEntry) -> anyhow::Result<ServerEntry> {
     let home = ctx.platform.home()?.display().to_string();
     let project = ctx.project.display().to_string();
@@ -757,7 +857,11 @@ impl PlanReport {
                 let style = match item.action {
                     Action::Ok | Action::Adopt => Style::Dim,
                     Action::Conflict | Action::Drift => Style::Fail,
-                    Action::Add | Action::Update | Action::Remove => Style::Ok,
+                    Action::Add
+                    | Action::Update
+                    | Action::Remove
+                    | Action::Enable
+                    | Action::Disable => Style::Ok,
                 };
                 let mut line = paint.paint(
                     style,
@@ -787,8 +891,12 @@ impl PlanReport {
             ));
         }
         let count = |a: Action| self.items().filter(|i| i.action == a).count();
+        let switches = match (count(Action::Enable), count(Action::Disable)) {
+            (0, 0) => String::new(),
+            (on, off) => format!(", {on} to enable, {off} to disable"),
+        };
         blocks.push(Block::Note(format!(
-            "{} to add, {} to update, {} to remove, {} to adopt, {} ok, {} conflict, {} drift",
+            "{} to add, {} to update, {} to remove, {} to adopt{switches}, {} ok, {} conflict, {} drift",
             count(Action::Add),
             count(Action::Update),
             count(Action::Remove),

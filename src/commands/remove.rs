@@ -100,7 +100,7 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                 .then_some(created.created_dirs.as_slice());
             let outcome =
                 edit::apply_then_delete(ctx, client, &location, dry_run, delete_with, &|doc| {
-                    let edit = doc.remove(&location.key, &name)?;
+                    let edit = doc.remove(location.at(), &name)?;
                     if edit == Edit::Removed
                         && let Some(before) = &created.created_map
                     {
@@ -159,7 +159,7 @@ fn scopes_having(ctx: &Context, client: &Client, name: &str, only: Option<Scope>
         let has = location.path.is_file()
             && read_document(ctx, client, &location.path)
                 .ok()
-                .and_then(|d| d.doc.servers(&location.key).ok())
+                .and_then(|d| d.doc.servers(location.at()).ok())
                 .is_some_and(|entries| entries.iter().any(|(n, _)| n == name));
         if has && only.is_none_or(|o| o == scope) {
             out.push(scope);

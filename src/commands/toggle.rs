@@ -152,7 +152,7 @@ fn places(
         let in_file = location.path.is_file()
             && read_document(ctx, client, &location.path)
                 .ok()
-                .and_then(|d| d.doc.servers(&location.key).ok())
+                .and_then(|d| d.doc.servers(location.at()).ok())
                 .is_some_and(|entries| entries.iter().any(|(n, _)| n == name));
         let parked = request.want == Want::On
             && request.tools.is_none()

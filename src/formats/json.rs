@@ -11,8 +11,8 @@ use serde_json::{Map, Value};
 
 use super::scan::{self, Kind, Located, Member, Node};
 use super::{
-    BLANK_KEPT, ConfigDoc, Edit, MapState, ParseError, Position, RawEntry, ShapeError, position_of,
-    squeezed,
+    BLANK_KEPT, ConfigDoc, Edit, MapState, ParseError, Position, RawEntry, ServersAt, ShapeError,
+    position_of, squeezed,
 };
 
 pub(super) struct JsonDoc {
@@ -179,8 +179,9 @@ impl Splice {
     }
 }
 
-impl ConfigDoc for JsonDoc {
-    fn servers(&self, key: &[String]) -> Result<Vec<(String, RawEntry)>, ShapeError> {
+/// The map-shaped primitives; JSON holds no list-shaped servers.
+impl JsonDoc {
+    fn map_servers(&self, key: &[String]) -> Result<Vec<(String, RawEntry)>, ShapeError> {
         let located = self.locate(key)?;
         let Some(map) = located.nodes.get(key.len()) else {
             return Ok(Vec::new());
@@ -209,7 +210,12 @@ impl ConfigDoc for JsonDoc {
         Ok(entries)
     }
 
-    fn upsert(&mut self, key: &[String], name: &str, entry: &RawEntry) -> Result<Edit, ShapeError> {
+    fn map_upsert(
+        &mut self,
+        key: &[String],
+        name: &str,
+        entry: &RawEntry,
+    ) -> Result<Edit, ShapeError> {
         let located = self.locate(key)?;
         let style = Style::detect(&self.text);
         let Some(deepest) = located.nodes.last() else {
@@ -263,12 +269,42 @@ impl ConfigDoc for JsonDoc {
 
     /// Removes every occurrence of a duplicated name: after `remove`, the client must not
     /// see the server (removing only the last would bring an earlier one back).
-    fn remove(&mut self, key: &[String], name: &str) -> Result<Edit, ShapeError> {
+    fn map_remove(&mut self, key: &[String], name: &str) -> Result<Edit, ShapeError> {
         let (edit, mut more) = self.remove_last(key, name)?;
         while more {
             more = self.remove_last(key, name)?.1;
         }
         Ok(edit)
+    }
+}
+
+const NO_LISTS: ShapeError = ShapeError::ListUnsupported { format: "JSON" };
+
+impl ConfigDoc for JsonDoc {
+    fn servers(&self, at: ServersAt<'_>) -> Result<Vec<(String, RawEntry)>, ShapeError> {
+        match at.name_key {
+            None => self.map_servers(at.key),
+            Some(_) => Err(NO_LISTS),
+        }
+    }
+
+    fn upsert(
+        &mut self,
+        at: ServersAt<'_>,
+        name: &str,
+        entry: &RawEntry,
+    ) -> Result<Edit, ShapeError> {
+        match at.name_key {
+            None => self.map_upsert(at.key, name, entry),
+            Some(_) => Err(NO_LISTS),
+        }
+    }
+
+    fn remove(&mut self, at: ServersAt<'_>, name: &str) -> Result<Edit, ShapeError> {
+        match at.name_key {
+            None => self.map_remove(at.key, name),
+            Some(_) => Err(NO_LISTS),
+        }
     }
 
     fn map_state(&self, key: &[String]) -> Result<MapState, ShapeError> {
@@ -812,12 +848,15 @@ mod tests {
     /// Add `name` under `key`, check the expected text, then remove it and check identity.
     fn add_remove(text: &str, key: &[&str], name: &str, expected: &str) {
         let mut doc = JsonDoc::parse(text).unwrap();
-        assert_eq!(doc.upsert(&k(key), name, &entry()).unwrap(), Edit::Added);
+        assert_eq!(
+            doc.map_upsert(&k(key), name, &entry()).unwrap(),
+            Edit::Added
+        );
         assert_eq!(doc.render(), expected, "after add");
-        let servers = doc.servers(&k(key)).unwrap();
+        let servers = doc.map_servers(&k(key)).unwrap();
         assert!(servers.iter().any(|(n, v)| n == name && *v == entry()));
         JsonDoc::parse(doc.render()).unwrap();
-        assert_eq!(doc.remove(&k(key), name).unwrap(), Edit::Removed);
+        assert_eq!(doc.map_remove(&k(key), name).unwrap(), Edit::Removed);
         assert_eq!(doc.render(), text, "after remove");
     }
 
@@ -881,12 +920,12 @@ mod tests {
         // A one-line map inside a pretty file.
         let text = "{\n  \"mcpServers\": {\"a\": 1, \"b\": 2,},\n  \"x\": 0\n}";
         let mut doc = JsonDoc::parse(text).unwrap();
-        doc.upsert(&k(&["mcpServers"]), "n", &json!(3)).unwrap();
+        doc.map_upsert(&k(&["mcpServers"]), "n", &json!(3)).unwrap();
         assert_eq!(
             doc.render(),
             "{\n  \"mcpServers\": {\"a\": 1, \"b\": 2, \"n\": 3,},\n  \"x\": 0\n}"
         );
-        doc.remove(&k(&["mcpServers"]), "n").unwrap();
+        doc.map_remove(&k(&["mcpServers"]), "n").unwrap();
         assert_eq!(doc.render(), text);
     }
 
@@ -894,27 +933,27 @@ mod tests {
     fn nested_key_path_with_dots_and_slashes() {
         let text = "{\n  \"projects\": {\n    \"/home/u/app\": {\n      \"allowedTools\": [],\n      \"mcpServers\": {}\n    },\n    \"/home/u/other\": {\n      \"mcpServers\": {\"z\": {}}\n    }\n  },\n  \"amp.mcpServers\": {}\n}";
         let mut doc = JsonDoc::parse(text).unwrap();
-        doc.upsert(
+        doc.map_upsert(
             &k(&["projects", "/home/u/app", "mcpServers"]),
             "a",
             &json!({}),
         )
         .unwrap();
-        doc.upsert(&k(&["amp.mcpServers"]), "b", &json!({"url": "u"}))
+        doc.map_upsert(&k(&["amp.mcpServers"]), "b", &json!({"url": "u"}))
             .unwrap();
         assert_eq!(
             doc.render(),
             "{\n  \"projects\": {\n    \"/home/u/app\": {\n      \"allowedTools\": [],\n      \"mcpServers\": {\n        \"a\": {}\n      }\n    },\n    \"/home/u/other\": {\n      \"mcpServers\": {\"z\": {}}\n    }\n  },\n  \"amp.mcpServers\": {\n    \"b\": {\n      \"url\": \"u\"\n    }\n  }\n}"
         );
-        assert!(doc.servers(&k(&["amp"])).unwrap().is_empty());
+        assert!(doc.map_servers(&k(&["amp"])).unwrap().is_empty());
         assert_eq!(
-            doc.servers(&k(&["projects", "/home/u/other", "mcpServers"]))
+            doc.map_servers(&k(&["projects", "/home/u/other", "mcpServers"]))
                 .unwrap()
                 .len(),
             1
         );
-        doc.remove(&k(&["amp.mcpServers"]), "b").unwrap();
-        doc.remove(&k(&["projects", "/home/u/app", "mcpServers"]), "a")
+        doc.map_remove(&k(&["amp.mcpServers"]), "b").unwrap();
+        doc.map_remove(&k(&["projects", "/home/u/app", "mcpServers"]), "a")
             .unwrap();
         assert_eq!(doc.render(), text);
     }
@@ -924,11 +963,11 @@ mod tests {
         let text = "{\n    \"a\": 1\n}\n";
         let mut doc = JsonDoc::parse(text).unwrap();
         assert!(
-            doc.servers(&k(&["projects", "/p", "mcpServers"]))
+            doc.map_servers(&k(&["projects", "/p", "mcpServers"]))
                 .unwrap()
                 .is_empty()
         );
-        doc.upsert(
+        doc.map_upsert(
             &k(&["projects", "/p", "mcpServers"]),
             "s",
             &json!({"command": "x"}),
@@ -939,7 +978,7 @@ mod tests {
             "{\n    \"a\": 1,\n    \"projects\": {\n        \"/p\": {\n            \"mcpServers\": {\n                \"s\": {\n                    \"command\": \"x\"\n                }\n            }\n        }\n    }\n}\n"
         );
         let mut doc = JsonDoc::parse("{}").unwrap();
-        doc.upsert(&k(&["mcpServers"]), "s", &json!({"command": "x"}))
+        doc.map_upsert(&k(&["mcpServers"]), "s", &json!({"command": "x"}))
             .unwrap();
         assert_eq!(
             doc.render(),
@@ -951,12 +990,12 @@ mod tests {
     fn empty_and_whitespace_documents() {
         for text in ["", "  \n", "\r\n"] {
             let mut doc = JsonDoc::parse(text).unwrap();
-            assert!(doc.servers(&k(&["mcpServers"])).unwrap().is_empty());
+            assert!(doc.map_servers(&k(&["mcpServers"])).unwrap().is_empty());
             assert_eq!(
-                doc.remove(&k(&["mcpServers"]), "s").unwrap(),
+                doc.map_remove(&k(&["mcpServers"]), "s").unwrap(),
                 Edit::Unchanged
             );
-            doc.upsert(&k(&["mcpServers"]), "s", &json!({"command": "x"}))
+            doc.map_upsert(&k(&["mcpServers"]), "s", &json!({"command": "x"}))
                 .unwrap();
             let nl = if text.contains('\r') { "\r\n" } else { "\n" };
             let expected =
@@ -972,13 +1011,13 @@ mod tests {
         let mut doc = JsonDoc::parse(text).unwrap();
         let same = json!({"command": "x", "args": ["a"]});
         assert_eq!(
-            doc.upsert(&k(&["mcpServers"]), "s", &same).unwrap(),
+            doc.map_upsert(&k(&["mcpServers"]), "s", &same).unwrap(),
             Edit::Unchanged
         );
         assert_eq!(doc.render(), text);
         let changed = json!({"command": "y"});
         assert_eq!(
-            doc.upsert(&k(&["mcpServers"]), "s", &changed).unwrap(),
+            doc.map_upsert(&k(&["mcpServers"]), "s", &changed).unwrap(),
             Edit::Updated
         );
         assert_eq!(
@@ -991,18 +1030,18 @@ mod tests {
     fn remove_first_middle_and_only_entries() {
         let text = "{\n  \"m\": {\n    \"a\": 1,\n    \"b\": 2, // two\n    \"c\": 3\n  }\n}";
         let mut doc = JsonDoc::parse(text).unwrap();
-        doc.remove(&k(&["m"]), "b").unwrap();
+        doc.map_remove(&k(&["m"]), "b").unwrap();
         assert_eq!(
             doc.render(),
             "{\n  \"m\": {\n    \"a\": 1,\n    \"c\": 3\n  }\n}"
         );
-        doc.remove(&k(&["m"]), "a").unwrap();
+        doc.map_remove(&k(&["m"]), "a").unwrap();
         assert_eq!(doc.render(), "{\n  \"m\": {\n    \"c\": 3\n  }\n}");
-        doc.remove(&k(&["m"]), "c").unwrap();
+        doc.map_remove(&k(&["m"]), "c").unwrap();
         assert_eq!(doc.render(), "{\n  \"m\": {}\n}");
-        assert_eq!(doc.remove(&k(&["m"]), "c").unwrap(), Edit::Unchanged);
+        assert_eq!(doc.map_remove(&k(&["m"]), "c").unwrap(), Edit::Unchanged);
         let mut doc = JsonDoc::parse("{\"m\": {\"a\": 1, \"b\": 2}}").unwrap();
-        doc.remove(&k(&["m"]), "a").unwrap();
+        doc.map_remove(&k(&["m"]), "a").unwrap();
         assert_eq!(doc.render(), "{\"m\": {\"b\": 2}}");
     }
 
@@ -1048,9 +1087,9 @@ mod tests {
                 }
                 other => panic!("unexpected {other:?}"),
             };
-            check(doc.servers(&k(key)).unwrap_err());
-            check(doc.upsert(&k(key), "s", &entry()).unwrap_err());
-            check(doc.remove(&k(key), "s").unwrap_err());
+            check(doc.map_servers(&k(key)).unwrap_err());
+            check(doc.map_upsert(&k(key), "s", &entry()).unwrap_err());
+            check(doc.map_remove(&k(key), "s").unwrap_err());
             assert_eq!(doc.render(), text);
         }
     }
@@ -1093,19 +1132,19 @@ mod tests {
             "",
         ] {
             let mut doc = JsonDoc::parse(text).unwrap();
-            doc.upsert(&k(&["mcpServers"]), name, &entry()).unwrap();
+            doc.map_upsert(&k(&["mcpServers"]), name, &entry()).unwrap();
             let names: Vec<String> = doc
-                .servers(&k(&["mcpServers"]))
+                .map_servers(&k(&["mcpServers"]))
                 .unwrap()
                 .into_iter()
                 .map(|(n, _)| n)
                 .collect();
             assert_eq!(names, vec!["a".to_owned(), name.to_owned()]);
             assert_eq!(
-                doc.upsert(&k(&["mcpServers"]), name, &entry()).unwrap(),
+                doc.map_upsert(&k(&["mcpServers"]), name, &entry()).unwrap(),
                 Edit::Unchanged
             );
-            doc.remove(&k(&["mcpServers"]), name).unwrap();
+            doc.map_remove(&k(&["mcpServers"]), name).unwrap();
             assert_eq!(doc.render(), text);
         }
     }
@@ -1130,15 +1169,15 @@ mod tests {
         assert!(text.len() > 5_000_000);
         let key = k(&["projects", "/home/u/project-77", "mcpServers"]);
         let mut doc = JsonDoc::parse(&text).unwrap();
-        assert_eq!(doc.servers(&key).unwrap().len(), 1);
-        doc.upsert(&key, "new", &entry()).unwrap();
-        assert_eq!(doc.servers(&key).unwrap().len(), 2);
+        assert_eq!(doc.map_servers(&key).unwrap().len(), 1);
+        doc.map_upsert(&key, "new", &entry()).unwrap();
+        assert_eq!(doc.map_servers(&key).unwrap().len(), 2);
         let mut doc = JsonDoc::parse(doc.render()).unwrap();
-        doc.remove(&key, "new").unwrap();
+        doc.map_remove(&key, "new").unwrap();
         assert!(doc.render() == text);
         let root = k(&["mcpServers"]);
-        doc.upsert(&root, "new", &entry()).unwrap();
-        doc.remove(&root, "new").unwrap();
+        doc.map_upsert(&root, "new", &entry()).unwrap();
+        doc.map_remove(&root, "new").unwrap();
         assert!(doc.render() == text);
     }
 
@@ -1163,7 +1202,7 @@ mod tests {
             let read = start.elapsed();
             let mut doc = JsonDoc::parse(&source).unwrap();
             let parsed = start.elapsed();
-            doc.upsert(&key, "new", &entry()).unwrap();
+            doc.map_upsert(&key, "new", &entry()).unwrap();
             let upserted = start.elapsed();
             let rendered = doc.render();
             let rendered_at = start.elapsed();
@@ -1174,7 +1213,7 @@ mod tests {
             );
             let source = std::fs::read_to_string(dir.path().join("out")).unwrap();
             let mut doc = JsonDoc::parse(&source).unwrap();
-            doc.remove(&key, "new").unwrap();
+            doc.map_remove(&key, "new").unwrap();
             let rendered = doc.render();
             std::fs::write(dir.path().join("out"), rendered.as_bytes()).unwrap();
             let add_remove = start.elapsed();
@@ -1369,7 +1408,7 @@ mod tests {
                 let text = render_layout(&layout);
                 let key = k(&["mcpServers"]);
                 let mut doc = JsonDoc::parse(&text).unwrap();
-                let before = doc.servers(&key).unwrap();
+                let before = doc.map_servers(&key).unwrap();
                 // The index-assisted look-up agrees with a plain scan.
                 for path in [key.clone(), k(&["mcpServers", &new_name]), k(&["mcpServers", &new_name, "x"]), k(&["k0"])] {
                     check_find(&doc, &text, &path)?;
@@ -1380,10 +1419,10 @@ mod tests {
                 }
                 prop_assume!(!before.iter().any(|(n, _)| *n == new_name));
                 let state = doc.map_state(&key).unwrap();
-                prop_assert_eq!(doc.upsert(&key, &new_name, &entry()).unwrap(), Edit::Added);
+                prop_assert_eq!(doc.map_upsert(&key, &new_name, &entry()).unwrap(), Edit::Added);
                 let added = doc.render();
                 let reparsed = JsonDoc::parse(&*added).unwrap();
-                let after = reparsed.servers(&key).unwrap();
+                let after = reparsed.map_servers(&key).unwrap();
                 prop_assert_eq!(after.len(), before.len() + 1);
                 prop_assert_eq!(after.last().unwrap(), &(new_name.clone(), entry()));
                 prop_assert_eq!(&after[..before.len()], &before[..]);
@@ -1395,12 +1434,12 @@ mod tests {
                     prop_assert!(!added.replace("\r\n", "").contains('\n'));
                 }
                 let mut doc = reparsed;
-                prop_assert_eq!(doc.upsert(&key, &new_name, &entry()).unwrap(), Edit::Unchanged);
-                prop_assert_eq!(doc.remove(&key, &new_name).unwrap(), Edit::Removed);
+                prop_assert_eq!(doc.map_upsert(&key, &new_name, &entry()).unwrap(), Edit::Unchanged);
+                prop_assert_eq!(doc.map_remove(&key, &new_name).unwrap(), Edit::Removed);
                 if layout.servers.is_some() {
                     prop_assert_eq!(doc.render(), text.as_str());
                 } else {
-                    prop_assert!(doc.servers(&key).unwrap().is_empty());
+                    prop_assert!(doc.map_servers(&key).unwrap().is_empty());
                 }
                 // What the add created (the key, an empty map's spelling) goes too.
                 doc.prune(&key, &state).unwrap();
@@ -1411,9 +1450,9 @@ mod tests {
             fn scanner_never_panics(text in "[{}\\[\\]\",:/*a-z0-9 \\n\\\\.eE+-]{0,40}") {
                 if let Ok(mut doc) = JsonDoc::parse(&text) {
                     let key = k(&["a"]);
-                    let _ = doc.servers(&key);
+                    let _ = doc.map_servers(&key);
                     let _ = doc.position(&key);
-                    if doc.upsert(&key, "n", &entry()).is_ok() {
+                    if doc.map_upsert(&key, "n", &entry()).is_ok() {
                         prop_assert!(JsonDoc::parse(doc.render()).is_ok(), "{:?} -> {:?}", text, doc.render());
                     }
                 }

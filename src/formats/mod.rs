@@ -74,6 +74,14 @@ impl Format {
         }
     }
 
+    /// The format's documents can hold list-shaped servers (`ServersAt::list`).
+    pub fn holds_lists(self) -> bool {
+        match self {
+            Format::Toml => true,
+            Format::Json | Format::Jsonc => false,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Json => "json",
@@ -136,9 +144,52 @@ pub enum ShapeError {
         found: &'static str,
         position: Option<Position>,
     },
+    /// `key` holds `found` where a list of servers belongs (`ServersAt::list`).
+    #[error("`{key}` is {found}, expected a list")]
+    NotAList {
+        key: String,
+        found: &'static str,
+        position: Option<Position>,
+    },
     /// The entry cannot be written in this format (e.g. a JSON `null` in TOML).
     #[error("cannot write entry `{name}`: {message}")]
     Unrepresentable { name: String, message: String },
+    /// The format has no list-shaped servers (`ServersAt::list`).
+    #[error("{format} files cannot hold servers as a list")]
+    ListUnsupported { format: &'static str },
+}
+
+/// Where a document keeps its servers: the key path to the container and how an entry is
+/// named in it. Commands get it from `clients::Location::at` and never look at the shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServersAt<'a> {
+    /// Literal keys from the root to the container: `["mcpServers"]`, `["amp.mcpServers"]`
+    /// (one key containing a dot), `["projects", "/home/me/app", "mcpServers"]`.
+    pub key: &'a [String],
+    /// `None`: the container is a map from name to entry (`{"mcpServers": {"a": {...}}}`,
+    /// `[mcp_servers.a]`). `Some(k)`: it is a list whose items carry their name under
+    /// key `k` (Mistral Vibe's `[[mcp_servers]]` with `name = "a"`, Continue's YAML
+    /// `mcpServers: [- name: a]`). Entries handed to and returned by `ConfigDoc` never
+    /// contain the name key: the document adds it (first) and strips it.
+    pub name_key: Option<&'a str>,
+}
+
+impl<'a> ServersAt<'a> {
+    /// A map from name to entry at `key`.
+    pub fn map(key: &'a [String]) -> Self {
+        ServersAt {
+            key,
+            name_key: None,
+        }
+    }
+
+    /// A list at `key` whose items carry their name under `name_key`.
+    pub fn list(key: &'a [String], name_key: &'a str) -> Self {
+        ServersAt {
+            key,
+            name_key: Some(name_key),
+        }
+    }
 }
 
 /// What a document held where an entry was about to be added: the part of the key path
@@ -177,32 +228,43 @@ impl ShapeError {
     /// Where in the file the wrong value is, when known.
     pub fn position(&self) -> Option<Position> {
         match self {
-            ShapeError::NotAnObject { position, .. } => *position,
-            ShapeError::Unrepresentable { .. } => None,
+            ShapeError::NotAnObject { position, .. } | ShapeError::NotAList { position, .. } => {
+                *position
+            }
+            ShapeError::Unrepresentable { .. } | ShapeError::ListUnsupported { .. } => None,
         }
     }
 }
 
 /// An editable configuration document.
 ///
-/// `key` is the path of literal keys from the root to the servers map:
-/// `["mcpServers"]`, `["amp.mcpServers"]` (one key containing a dot),
-/// `["projects", "/home/me/app", "mcpServers"]`, `["mcp_servers"]`.
+/// Servers sit in a map or in a list (`ServersAt`); every method takes the container's
+/// address, so callers never branch on the shape. A format that cannot hold list-shaped
+/// servers answers `ShapeError::ListUnsupported` (the client table refuses such a row).
 pub trait ConfigDoc {
-    /// Entries under `key`, in file order. A missing key (or missing parent) is an empty
-    /// list, not an error. A value of the wrong type on the path is a `ShapeError`.
-    fn servers(&self, key: &[String]) -> Result<Vec<(String, RawEntry)>, ShapeError>;
+    /// Entries at `at`, in file order. A missing key (or missing parent) is an empty
+    /// list, not an error. A value of the wrong type on the path is a `ShapeError`. In a
+    /// list, items that are not tables/objects or carry no string name are skipped (they
+    /// are never edited either).
+    fn servers(&self, at: ServersAt<'_>) -> Result<Vec<(String, RawEntry)>, ShapeError>;
 
-    /// Insert or replace the entry `name` under `key`, creating the servers map (and its
-    /// parents) when missing. `entry` may also be a plain value (a switch such as
-    /// `"disabled": true` or a tool list, with `key` ending at the entry). New entries follow the file's own indentation and line
+    /// Insert or replace the entry `name` at `at`, creating the container (and its
+    /// parents) when missing. In a map, `entry` may also be a plain value (a switch such
+    /// as `"disabled": true` or a tool list, with `at.key` ending at the entry). New
+    /// entries follow the file's own indentation and line
     /// endings and go after the last existing entry. Bytes outside that entry do not
     /// change. Returns `Unchanged` (and edits nothing) when the entry is already equal.
-    fn upsert(&mut self, key: &[String], name: &str, entry: &RawEntry) -> Result<Edit, ShapeError>;
+    fn upsert(
+        &mut self,
+        at: ServersAt<'_>,
+        name: &str,
+        entry: &RawEntry,
+    ) -> Result<Edit, ShapeError>;
 
     /// Remove the entry `name`; `Edit::Unchanged` when it was absent. Removing an entry
-    /// that `upsert` added to an existing map restores the original bytes exactly.
-    fn remove(&mut self, key: &[String], name: &str) -> Result<Edit, ShapeError>;
+    /// that `upsert` added restores the original bytes exactly (also when `upsert`
+    /// created the container).
+    fn remove(&mut self, at: ServersAt<'_>, name: &str) -> Result<Edit, ShapeError>;
 
     /// How the servers map at `key` (and the path to it) is written now: call before the
     /// `upsert` that adds an entry, keep it, and hand it to `prune` after removing it.
@@ -229,6 +291,18 @@ pub trait ConfigDoc {
     /// Where the key at `path` (object keys from the root) is written, if it exists.
     /// Used to give `line:column` for findings about an entry or one of its fields.
     fn position(&self, path: &[String]) -> Option<Position>;
+
+    /// Where the entry `name` at `at` is written (its key in a map, its name in a list).
+    fn entry_position(&self, at: ServersAt<'_>, name: &str) -> Option<Position> {
+        match at.name_key {
+            None => {
+                let mut path = at.key.to_vec();
+                path.push(name.to_owned());
+                self.position(&path)
+            }
+            Some(_) => None,
+        }
+    }
 }
 
 /// 1-based line/column of a byte offset in `text`.

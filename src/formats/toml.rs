@@ -8,12 +8,12 @@
 //! document differently from the text it was parsed from.
 
 use serde_json::{Map, Number, Value as Json};
-use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, Value};
+use toml_edit::{Array, ArrayOfTables, DocumentMut, InlineTable, Item, Table, Value};
 
 use super::json::detect_line_ending;
 use super::{
-    BLANK_KEPT, ConfigDoc, Edit, MapState, ParseError, Position, RawEntry, ShapeError, position_of,
-    squeezed,
+    BLANK_KEPT, ConfigDoc, Edit, MapState, ParseError, Position, RawEntry, ServersAt, ShapeError,
+    position_of, squeezed,
 };
 
 pub(super) struct TomlDoc {
@@ -164,8 +164,9 @@ fn describe(item: &Item) -> &'static str {
     }
 }
 
-impl ConfigDoc for TomlDoc {
-    fn servers(&self, key: &[String]) -> Result<Vec<(String, RawEntry)>, ShapeError> {
+/// Map-shaped servers: `[mcp_servers.NAME]` tables (or inline tables).
+impl TomlDoc {
+    fn map_servers(&self, key: &[String]) -> Result<Vec<(String, RawEntry)>, ShapeError> {
         self.check_shape(key)?;
         let mut item = self.doc.as_item();
         for segment in key {
@@ -183,7 +184,12 @@ impl ConfigDoc for TomlDoc {
             .collect())
     }
 
-    fn upsert(&mut self, key: &[String], name: &str, entry: &RawEntry) -> Result<Edit, ShapeError> {
+    fn map_upsert(
+        &mut self,
+        key: &[String],
+        name: &str,
+        entry: &RawEntry,
+    ) -> Result<Edit, ShapeError> {
         self.check_shape(key)?;
         let Json::Object(fields) = entry else {
             return self.upsert_value(key, name, entry);
@@ -233,7 +239,7 @@ impl ConfigDoc for TomlDoc {
         Ok(edit)
     }
 
-    fn remove(&mut self, key: &[String], name: &str) -> Result<Edit, ShapeError> {
+    fn map_remove(&mut self, key: &[String], name: &str) -> Result<Edit, ShapeError> {
         self.check_shape(key)?;
         let Some(container) = self.container(key, false)? else {
             return Ok(Edit::Unchanged);
@@ -247,6 +253,64 @@ impl ConfigDoc for TomlDoc {
         }
         self.edited = true;
         Ok(Edit::Removed)
+    }
+}
+
+impl ConfigDoc for TomlDoc {
+    fn servers(&self, at: ServersAt<'_>) -> Result<Vec<(String, RawEntry)>, ShapeError> {
+        match at.name_key {
+            None => self.map_servers(at.key),
+            Some(name_key) => self.list_servers(at.key, name_key),
+        }
+    }
+
+    fn upsert(
+        &mut self,
+        at: ServersAt<'_>,
+        name: &str,
+        entry: &RawEntry,
+    ) -> Result<Edit, ShapeError> {
+        match at.name_key {
+            None => self.map_upsert(at.key, name, entry),
+            Some(name_key) => self.list_upsert(at.key, name_key, name, entry),
+        }
+    }
+
+    fn remove(&mut self, at: ServersAt<'_>, name: &str) -> Result<Edit, ShapeError> {
+        match at.name_key {
+            None => self.map_remove(at.key, name),
+            Some(name_key) => self.list_remove(at.key, name_key, name),
+        }
+    }
+
+    fn entry_position(&self, at: ServersAt<'_>, name: &str) -> Option<Position> {
+        let Some(name_key) = at.name_key else {
+            let mut path = at.key.to_vec();
+            path.push(name.to_owned());
+            return self.position(&path);
+        };
+        let text = self.render();
+        let parsed = toml_edit::Document::parse(&*text).ok()?;
+        let (last, parent) = at.key.split_last()?;
+        let mut table: &dyn toml_edit::TableLike = parsed.as_table();
+        for segment in parent {
+            table = table.get(segment)?.as_table_like()?;
+        }
+        let span = match table.get(last)? {
+            Item::ArrayOfTables(tables) => tables
+                .iter()
+                .find(|t| t.get(name_key).and_then(Item::as_str) == Some(name))?
+                .key(name_key)?
+                .span(),
+            Item::Value(Value::Array(items)) => items
+                .iter()
+                .filter_map(Value::as_inline_table)
+                .find(|t| t.get(name_key).and_then(Value::as_str) == Some(name))?
+                .key(name_key)?
+                .span(),
+            _ => None,
+        }?;
+        Some(position_of(&text, span.start))
     }
 
     fn map_state(&self, key: &[String]) -> Result<MapState, ShapeError> {
@@ -348,6 +412,222 @@ impl ConfigDoc for TomlDoc {
     }
 }
 
+/// List-shaped servers: `[[mcp_servers]]` tables (or an inline array of inline tables)
+/// whose `name_key` holds the entry's name (Mistral Vibe).
+impl TomlDoc {
+    /// The list at `key`: `None` when it (or a parent) is missing.
+    fn list(&self, key: &[String]) -> Result<Option<&Item>, ShapeError> {
+        let Some((last, parent)) = key.split_last() else {
+            return Err(self.not_a_list(key, self.doc.as_item()));
+        };
+        self.check_shape(parent)?;
+        let mut item = self.doc.as_item();
+        for segment in parent {
+            match item.get(segment.as_str()) {
+                Some(next) => item = next,
+                None => return Ok(None),
+            }
+        }
+        match item.get(last.as_str()) {
+            None => Ok(None),
+            Some(list @ (Item::ArrayOfTables(_) | Item::Value(Value::Array(_)))) => Ok(Some(list)),
+            Some(other) => Err(self.not_a_list(key, other)),
+        }
+    }
+
+    fn not_a_list(&self, key: &[String], item: &Item) -> ShapeError {
+        ShapeError::NotAList {
+            key: if key.is_empty() {
+                "(root)".to_owned()
+            } else {
+                key.join(".")
+            },
+            found: describe(item),
+            position: self.position(key),
+        }
+    }
+
+    fn list_servers(
+        &self,
+        key: &[String],
+        name_key: &str,
+    ) -> Result<Vec<(String, RawEntry)>, ShapeError> {
+        let items = match self.list(key)? {
+            Some(Item::ArrayOfTables(tables)) => tables.iter().map(table_to_json).collect(),
+            Some(Item::Value(Value::Array(values))) => values.iter().map(value_to_json).collect(),
+            _ => Vec::new(),
+        };
+        Ok(items
+            .into_iter()
+            .filter_map(|item| split_name(item, name_key))
+            .collect())
+    }
+
+    fn list_upsert(
+        &mut self,
+        key: &[String],
+        name_key: &str,
+        name: &str,
+        entry: &RawEntry,
+    ) -> Result<Edit, ShapeError> {
+        let Json::Object(fields) = entry else {
+            return Err(ShapeError::Unrepresentable {
+                name: name.to_owned(),
+                message: "an entry must be an object".to_owned(),
+            });
+        };
+        if fields.contains_key(name_key) {
+            return Err(ShapeError::Unrepresentable {
+                name: name.to_owned(),
+                message: format!("`{name_key}` holds the entry's name in this file"),
+            });
+        }
+        let mut named = Map::with_capacity(fields.len() + 1);
+        named.insert(name_key.to_owned(), Json::String(name.to_owned()));
+        named.extend(fields.iter().map(|(k, v)| (k.clone(), v.clone())));
+        // Nested objects stay inline (`env = { A = "1" }`): a `[mcp_servers.env]` header
+        // would be valid but easy to misread under `[[mcp_servers]]`.
+        let mut new_table = Table::new();
+        for (key, value) in &named {
+            new_table.insert(key, Item::Value(json_to_value(name, value)?));
+        }
+        let new_inline = json_to_value(name, &Json::Object(named.clone()))?;
+        let exists = self.list(key)?.is_some();
+        let Some((last, parent_key)) = key.split_last() else {
+            return Ok(Edit::Unchanged);
+        };
+        if !exists {
+            let Some(parent) = self.container(parent_key, true)? else {
+                return Ok(Edit::Unchanged);
+            };
+            match parent {
+                Item::Table(table) => {
+                    let mut tables = ArrayOfTables::new();
+                    tables.push(new_table);
+                    table.insert(last, Item::ArrayOfTables(tables));
+                }
+                Item::Value(Value::InlineTable(table)) => {
+                    let mut values = Array::new();
+                    values.push(new_inline);
+                    table.insert(last, Value::Array(values));
+                }
+                _ => return Ok(Edit::Unchanged),
+            }
+            self.edited = true;
+            return Ok(Edit::Added);
+        }
+        let Some(parent) = self.container(parent_key, false)? else {
+            return Ok(Edit::Unchanged);
+        };
+        let Some(list) = parent
+            .as_table_like_mut()
+            .and_then(|table| table.get_mut(last))
+        else {
+            return Ok(Edit::Unchanged);
+        };
+        let is_named = |json: Json| split_name(json, name_key).is_some_and(|(n, _)| n == name);
+        let wanted = Json::Object(named.clone());
+        let edit = match list {
+            Item::ArrayOfTables(tables) => {
+                let found = tables.iter().position(|t| is_named(table_to_json(t)));
+                match found {
+                    Some(i) => match tables.get_mut(i) {
+                        Some(table) if table_to_json(table) == wanted => Edit::Unchanged,
+                        Some(table) => {
+                            update_table(name, table, &named)?;
+                            Edit::Updated
+                        }
+                        None => Edit::Unchanged,
+                    },
+                    None => {
+                        tables.push(new_table);
+                        Edit::Added
+                    }
+                }
+            }
+            Item::Value(Value::Array(values)) => {
+                let found = values.iter().position(|v| is_named(value_to_json(v)));
+                match found {
+                    Some(i) => match values.get_mut(i) {
+                        Some(value) if value_to_json(value) == wanted => Edit::Unchanged,
+                        Some(value) => {
+                            replace_value(value, new_inline);
+                            Edit::Updated
+                        }
+                        None => Edit::Unchanged,
+                    },
+                    None => {
+                        values.push(new_inline);
+                        Edit::Added
+                    }
+                }
+            }
+            _ => Edit::Unchanged,
+        };
+        if edit != Edit::Unchanged {
+            self.edited = true;
+        }
+        Ok(edit)
+    }
+
+    /// Removes every item named `name` (the client must not see the server afterwards).
+    /// An array of tables left empty goes away with its key, so removing what `upsert`
+    /// created restores the file.
+    fn list_remove(
+        &mut self,
+        key: &[String],
+        name_key: &str,
+        name: &str,
+    ) -> Result<Edit, ShapeError> {
+        if self.list(key)?.is_none() {
+            return Ok(Edit::Unchanged);
+        }
+        let Some((last, parent_key)) = key.split_last() else {
+            return Ok(Edit::Unchanged);
+        };
+        let Some(parent) = self
+            .container(parent_key, false)?
+            .and_then(|item| item.as_table_like_mut())
+        else {
+            return Ok(Edit::Unchanged);
+        };
+        let is_named = |json: Json| split_name(json, name_key).is_some_and(|(n, _)| n == name);
+        let (removed, now_empty) = match parent.get_mut(last) {
+            Some(Item::ArrayOfTables(tables)) => {
+                let before = tables.len();
+                tables.retain(|t| !is_named(table_to_json(t)));
+                (tables.len() != before, tables.is_empty())
+            }
+            Some(Item::Value(Value::Array(values))) => {
+                let before = values.len();
+                values.retain(|v| !is_named(value_to_json(v)));
+                (values.len() != before, false)
+            }
+            _ => (false, false),
+        };
+        if !removed {
+            return Ok(Edit::Unchanged);
+        }
+        if now_empty {
+            parent.remove(last);
+        }
+        self.edited = true;
+        Ok(Edit::Removed)
+    }
+}
+
+/// A list item as (name, entry without the name key); `None` when it is not a table or
+/// has no string name.
+fn split_name(item: Json, name_key: &str) -> Option<(String, RawEntry)> {
+    let Json::Object(mut fields) = item else {
+        return None;
+    };
+    let Some(Json::String(name)) = fields.remove(name_key) else {
+        return None;
+    };
+    Some((name, Json::Object(fields)))
+}
+
 /// Replace a value, keeping the comments and spacing around the old one.
 fn replace_value(old: &mut Value, mut new: Value) {
     *new.decor_mut() = old.decor().clone();
@@ -441,19 +721,18 @@ fn item_to_json(item: &Item) -> Json {
     match item {
         Item::None => Json::Null,
         Item::Value(value) => value_to_json(value),
-        Item::Table(table) => Json::Object(
-            table
-                .iter()
-                .map(|(key, item)| (key.to_owned(), item_to_json(item)))
-                .collect(),
-        ),
-        Item::ArrayOfTables(tables) => Json::Array(
-            tables
-                .iter()
-                .map(|table| item_to_json(&Item::Table(table.clone())))
-                .collect(),
-        ),
+        Item::Table(table) => table_to_json(table),
+        Item::ArrayOfTables(tables) => Json::Array(tables.iter().map(table_to_json).collect()),
     }
+}
+
+fn table_to_json(table: &Table) -> Json {
+    Json::Object(
+        table
+            .iter()
+            .map(|(key, item)| (key.to_owned(), item_to_json(item)))
+            .collect(),
+    )
 }
 
 fn value_to_json(value: &Value) -> Json {
@@ -544,7 +823,7 @@ mod tests {
     fn add_then_remove_restores_codex_config() {
         let mut doc = TomlDoc::parse(CODEX).unwrap();
         assert_eq!(
-            doc.upsert(&servers_key(), "new", &entry()).unwrap(),
+            doc.map_upsert(&servers_key(), "new", &entry()).unwrap(),
             Edit::Added
         );
         let added = doc.render();
@@ -558,14 +837,17 @@ mod tests {
         assert!(added.find("[mcp_servers.new]").unwrap() < added.find("[profiles.x]").unwrap());
         assert!(added.starts_with(&CODEX[..CODEX.find("[profiles.x]").unwrap()]));
         let mut doc = TomlDoc::parse(&*added).unwrap();
-        let servers = doc.servers(&servers_key()).unwrap();
+        let servers = doc.map_servers(&servers_key()).unwrap();
         assert_eq!(servers.len(), 2);
         assert_eq!(servers[1], ("new".to_owned(), entry()));
         assert_eq!(
-            doc.upsert(&servers_key(), "new", &entry()).unwrap(),
+            doc.map_upsert(&servers_key(), "new", &entry()).unwrap(),
             Edit::Unchanged
         );
-        assert_eq!(doc.remove(&servers_key(), "new").unwrap(), Edit::Removed);
+        assert_eq!(
+            doc.map_remove(&servers_key(), "new").unwrap(),
+            Edit::Removed
+        );
         assert_eq!(doc.render(), CODEX);
     }
 
@@ -573,11 +855,11 @@ mod tests {
     fn crlf_file_stays_crlf() {
         let text = CODEX.replace('\n', "\r\n");
         let mut doc = TomlDoc::parse(&text).unwrap();
-        doc.upsert(&servers_key(), "new", &entry()).unwrap();
+        doc.map_upsert(&servers_key(), "new", &entry()).unwrap();
         let added = doc.render();
         assert!(!added.replace("\r\n", "").contains('\n'));
         let mut doc = TomlDoc::parse(&*added).unwrap();
-        doc.remove(&servers_key(), "new").unwrap();
+        doc.map_remove(&servers_key(), "new").unwrap();
         assert_eq!(doc.render(), text);
     }
 
@@ -585,8 +867,8 @@ mod tests {
     fn empty_document_gets_an_implicit_parent() {
         for text in ["", "\n  \n"] {
             let mut doc = TomlDoc::parse(text).unwrap();
-            assert!(doc.servers(&servers_key()).unwrap().is_empty());
-            doc.upsert(
+            assert!(doc.map_servers(&servers_key()).unwrap().is_empty());
+            doc.map_upsert(
                 &servers_key(),
                 "my.server",
                 &json!({"command": "x", "env": {"A": "b"}}),
@@ -604,7 +886,7 @@ mod tests {
             assert!(!out.contains("[mcp_servers]"));
         }
         let mut doc = TomlDoc::parse("model = \"o3\"\n").unwrap();
-        doc.upsert(&servers_key(), "a b", &json!({"url": "u"}))
+        doc.map_upsert(&servers_key(), "a b", &json!({"url": "u"}))
             .unwrap();
         assert_eq!(
             doc.render(),
@@ -618,7 +900,7 @@ mod tests {
         let mut doc = TomlDoc::parse(text).unwrap();
         let changed = json!({"command": "x", "env": {"A": "2"}, "url": "u"});
         assert_eq!(
-            doc.upsert(&servers_key(), "a", &changed).unwrap(),
+            doc.map_upsert(&servers_key(), "a", &changed).unwrap(),
             Edit::Updated
         );
         assert_eq!(
@@ -628,15 +910,15 @@ mod tests {
         // An inline entry under an explicit [mcp_servers] stays inline.
         let text = "[mcp_servers]\na = { command = \"x\" } # note\n";
         let mut doc = TomlDoc::parse(text).unwrap();
-        doc.upsert(&servers_key(), "a", &json!({"command": "y"}))
+        doc.map_upsert(&servers_key(), "a", &json!({"command": "y"}))
             .unwrap();
         assert_eq!(
             doc.render(),
             "[mcp_servers]\na = { command = \"y\" } # note\n"
         );
-        doc.upsert(&servers_key(), "b", &json!({"command": "z"}))
+        doc.map_upsert(&servers_key(), "b", &json!({"command": "z"}))
             .unwrap();
-        doc.remove(&servers_key(), "b").unwrap();
+        doc.map_remove(&servers_key(), "b").unwrap();
         assert_eq!(
             doc.render(),
             "[mcp_servers]\na = { command = \"y\" } # note\n"
@@ -652,7 +934,7 @@ mod tests {
             json!({"a": [1, null]}),
         ] {
             assert!(matches!(
-                doc.upsert(&servers_key(), "x", &bad),
+                doc.map_upsert(&servers_key(), "x", &bad),
                 Err(ShapeError::Unrepresentable { .. })
             ));
         }
@@ -662,7 +944,7 @@ mod tests {
     #[test]
     fn wrong_shapes_and_parse_errors() {
         let mut doc = TomlDoc::parse("mcp_servers = \"x\"\n").unwrap();
-        match doc.upsert(&servers_key(), "a", &json!({})).unwrap_err() {
+        match doc.map_upsert(&servers_key(), "a", &json!({})).unwrap_err() {
             ShapeError::NotAnObject {
                 key,
                 found,
@@ -673,8 +955,8 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert!(doc.servers(&servers_key()).is_err());
-        assert!(doc.remove(&servers_key(), "a").is_err());
+        assert!(doc.map_servers(&servers_key()).is_err());
+        assert!(doc.map_remove(&servers_key(), "a").is_err());
         let err = super::super::Format::Toml
             .parse("a = 1\nb = = 2\n")
             .err()
@@ -687,7 +969,7 @@ mod tests {
     fn integers_stay_integers_and_position_finds_keys() {
         let text = "[mcp_servers.github]\nurl = \"u\"\ntimeout = 3\nratio = 2.0\n";
         let doc = TomlDoc::parse(text).unwrap();
-        let servers = doc.servers(&servers_key()).unwrap();
+        let servers = doc.map_servers(&servers_key()).unwrap();
         assert_eq!(
             servers[0].1,
             json!({"url": "u", "timeout": 3, "ratio": 2.0})
@@ -711,17 +993,253 @@ mod tests {
     fn remove_takes_sub_tables_and_absent_is_unchanged() {
         let mut doc = TomlDoc::parse(CODEX).unwrap();
         assert_eq!(
-            doc.remove(&servers_key(), "missing").unwrap(),
+            doc.map_remove(&servers_key(), "missing").unwrap(),
             Edit::Unchanged
         );
         assert_eq!(
-            doc.remove(&k(&["nothing", "here"]), "missing").unwrap(),
+            doc.map_remove(&k(&["nothing", "here"]), "missing").unwrap(),
             Edit::Unchanged
         );
         assert_eq!(doc.render(), CODEX);
-        assert_eq!(doc.remove(&servers_key(), "docs").unwrap(), Edit::Removed);
+        assert_eq!(
+            doc.map_remove(&servers_key(), "docs").unwrap(),
+            Edit::Removed
+        );
         let out = doc.render();
         assert!(!out.contains("docs"), "{out}");
         assert!(out.contains("[profiles.x]\nmodel = \"gpt\"\n"));
+    }
+
+    fn vibe() -> ServersAt<'static> {
+        static KEY: std::sync::LazyLock<Vec<String>> =
+            std::sync::LazyLock::new(|| vec!["mcp_servers".to_owned()]);
+        ServersAt::list(&KEY, "name")
+    }
+
+    const VIBE: &str = "# Vibe settings\nactive_model = \"devstral\"\n\n# docs server\n[[mcp_servers]]\nname = \"docs\" # the docs\ntransport = \"stdio\"\ncommand = \"docs-server\"\nargs = [\"--port\", \"1\"]\n\n[[mcp_servers]]\nname = \"remote\"\ntransport = \"http\"\nurl = \"https://x/mcp\"\nheaders = { Authorization = \"Bearer t\" }\n\n[tools.bash]\npermission = \"ask\"\n";
+
+    #[test]
+    fn list_servers_are_named_by_their_key() {
+        let doc = TomlDoc::parse(VIBE).unwrap();
+        let servers = doc.servers(vibe()).unwrap();
+        assert_eq!(
+            servers,
+            vec![
+                (
+                    "docs".to_owned(),
+                    json!({"transport": "stdio", "command": "docs-server", "args": ["--port", "1"]})
+                ),
+                (
+                    "remote".to_owned(),
+                    json!({"transport": "http", "url": "https://x/mcp", "headers": {"Authorization": "Bearer t"}})
+                ),
+            ]
+        );
+        assert_eq!(
+            doc.entry_position(vibe(), "remote"),
+            Some(Position {
+                line: 12,
+                column: 1
+            })
+        );
+        // Items without a string name are not servers mcpctl can address.
+        let doc = TomlDoc::parse("[[mcp_servers]]\ncommand = \"x\"\n[[mcp_servers]]\nname = 3\n")
+            .unwrap();
+        assert!(doc.servers(vibe()).unwrap().is_empty());
+    }
+
+    #[test]
+    fn list_add_then_remove_restores_the_file() {
+        let text_variants = [
+            VIBE.to_owned(),
+            VIBE.replace('\n', "\r\n"),
+            VIBE.trim_end().to_owned(),
+            "active_model = \"devstral\"\n".to_owned(),
+            "active_model = \"devstral\"".to_owned(),
+            String::new(),
+            "# only a comment\n".to_owned(),
+            "[tools.bash]\r\npermission = \"ask\"\r\n".to_owned(),
+        ];
+        for text in text_variants {
+            let mut doc = TomlDoc::parse(&text).unwrap();
+            let before = doc.servers(vibe()).unwrap();
+            assert_eq!(doc.upsert(vibe(), "new", &entry()).unwrap(), Edit::Added);
+            let added = doc.render().into_owned();
+            if text.contains("\r\n") {
+                assert!(!added.replace("\r\n", "").contains('\n'), "{added:?}");
+            }
+            assert!(added.contains("[[mcp_servers]]"), "{added}");
+            assert!(added.contains("name = \"new\""), "{added}");
+            let mut doc = TomlDoc::parse(&added).unwrap();
+            let after = doc.servers(vibe()).unwrap();
+            assert_eq!(&after[..before.len()], &before[..]);
+            assert_eq!(after.last().unwrap(), &("new".to_owned(), entry()));
+            assert_eq!(
+                doc.upsert(vibe(), "new", &entry()).unwrap(),
+                Edit::Unchanged
+            );
+            assert_eq!(doc.remove(vibe(), "new").unwrap(), Edit::Removed);
+            assert_eq!(doc.render(), text, "from {added:?}");
+        }
+    }
+
+    #[test]
+    fn list_add_goes_after_the_last_item_and_keeps_the_rest() {
+        let mut doc = TomlDoc::parse(VIBE).unwrap();
+        doc.upsert(
+            vibe(),
+            "new",
+            &json!({"transport": "stdio", "command": "x"}),
+        )
+        .unwrap();
+        let out = doc.render();
+        let new = out.find("name = \"new\"").unwrap();
+        assert!(out.find("name = \"remote\"").unwrap() < new, "{out}");
+        assert!(new < out.find("[tools.bash]").unwrap(), "{out}");
+        assert!(
+            out.starts_with(&VIBE[..VIBE.find("[tools.bash]").unwrap()]),
+            "{out}"
+        );
+        assert!(out.contains("name = \"docs\" # the docs\n"));
+    }
+
+    #[test]
+    fn list_update_keeps_name_comments_and_other_items() {
+        let mut doc = TomlDoc::parse(VIBE).unwrap();
+        let changed =
+            json!({"transport": "stdio", "command": "docs-server", "args": ["--port", "2"]});
+        assert_eq!(doc.upsert(vibe(), "docs", &changed).unwrap(), Edit::Updated);
+        assert_eq!(
+            doc.render(),
+            VIBE.replace("\"--port\", \"1\"", "\"--port\", \"2\"")
+        );
+        assert_eq!(doc.remove(vibe(), "docs").unwrap(), Edit::Removed);
+        let out = doc.render();
+        assert!(!out.contains("docs"), "{out}");
+        assert!(
+            out.contains("[[mcp_servers]]\nname = \"remote\"\n"),
+            "{out}"
+        );
+        assert_eq!(doc.remove(vibe(), "docs").unwrap(), Edit::Unchanged);
+        // The name key belongs to the document, not to the entry.
+        assert!(matches!(
+            doc.upsert(vibe(), "x", &json!({"name": "y", "command": "c"})),
+            Err(ShapeError::Unrepresentable { .. })
+        ));
+    }
+
+    #[test]
+    fn inline_list_is_edited_inline() {
+        let text = "mcp_servers = [{ name = \"a\", command = \"x\" }] # servers\n";
+        let mut doc = TomlDoc::parse(text).unwrap();
+        assert_eq!(doc.servers(vibe()).unwrap().len(), 1);
+        doc.upsert(vibe(), "b", &json!({"command": "y"})).unwrap();
+        let out = doc.render().into_owned();
+        assert!(out.contains("{ name = \"b\", command = \"y\" }"), "{out}");
+        let mut doc = TomlDoc::parse(&out).unwrap();
+        doc.remove(vibe(), "b").unwrap();
+        assert_eq!(
+            TomlDoc::parse(&*doc.render())
+                .unwrap()
+                .servers(vibe())
+                .unwrap(),
+            vec![("a".to_owned(), json!({"command": "x"}))]
+        );
+    }
+
+    #[test]
+    fn list_wrong_shapes() {
+        let mut doc = TomlDoc::parse("[mcp_servers.a]\ncommand = \"x\"\n").unwrap();
+        for err in [
+            doc.servers(vibe()).unwrap_err(),
+            doc.upsert(vibe(), "b", &json!({})).unwrap_err(),
+            doc.remove(vibe(), "a").unwrap_err(),
+        ] {
+            match err {
+                ShapeError::NotAList { key, found, .. } => {
+                    assert_eq!((key.as_str(), found), ("mcp_servers", "a table"));
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(doc.render(), "[mcp_servers.a]\ncommand = \"x\"\n");
+    }
+
+    mod list_props {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn item() -> impl Strategy<Value = (String, bool, bool)> {
+            ("[a-z]{1,6}", any::<bool>(), any::<bool>())
+        }
+
+        /// A Vibe-like file: settings, commented `[[mcp_servers]]` items (some inline
+        /// tables in between as a second spelling is not mixed in one array), other tables.
+        fn file() -> impl Strategy<Value = String> {
+            (
+                proptest::collection::vec(item(), 0..5),
+                any::<bool>(),
+                any::<bool>(),
+                any::<bool>(),
+            )
+                .prop_map(|(items, crlf, trailing_table, final_newline)| {
+                    let mut text = String::from("# vibe\nactive_model = \"m\"\n");
+                    let mut seen = Vec::new();
+                    for (name, comment, blank) in items {
+                        if seen.contains(&name) {
+                            continue;
+                        }
+                        if blank {
+                            text.push('\n');
+                        }
+                        if comment {
+                            text.push_str(&format!("# about {name}\n"));
+                        }
+                        text.push_str(&format!(
+                            "[[mcp_servers]]\nname = \"{name}\"\ncommand = \"{name}-server\" # why\ndisabled_tools = [\"t\"]\n"
+                        ));
+                        seen.push(name);
+                    }
+                    if trailing_table {
+                        text.push_str("\n[tools.bash]\npermission = \"ask\"\n");
+                    }
+                    if !final_newline {
+                        text.pop();
+                    }
+                    if crlf { text.replace('\n', "\r\n") } else { text }
+                })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+            #[test]
+            fn add_then_remove_is_identity(text in file(), new_name in "[a-z]{1,7}") {
+                let mut doc = TomlDoc::parse(&text).unwrap();
+                let before = doc.servers(vibe()).unwrap();
+                prop_assume!(!before.iter().any(|(n, _)| *n == new_name));
+                prop_assert_eq!(doc.upsert(vibe(), &new_name, &entry()).unwrap(), Edit::Added);
+                let added = doc.render().into_owned();
+                let mut doc = TomlDoc::parse(&added).unwrap();
+                let after = doc.servers(vibe()).unwrap();
+                prop_assert_eq!(&after[..before.len()], &before[..]);
+                prop_assert_eq!(after.last().unwrap(), &(new_name.clone(), entry()));
+                // Other items and comments are untouched.
+                for line in text.lines().filter(|l| l.contains('#')) {
+                    prop_assert!(added.contains(line), "lost {:?} in {:?}", line, added);
+                }
+                prop_assert_eq!(doc.remove(vibe(), &new_name).unwrap(), Edit::Removed);
+                prop_assert_eq!(doc.render(), text.as_str());
+                // Removing an existing item leaves the others byte-identical.
+                if let Some((first, _)) = before.first() {
+                    let mut doc = TomlDoc::parse(&text).unwrap();
+                    doc.remove(vibe(), first).unwrap();
+                    let out = doc.render();
+                    for (name, _) in &before[1..] {
+                        let line = format!("command = \"{name}-server\" # why");
+                        prop_assert!(out.contains(&line));
+                    }
+                }
+            }
+        }
     }
 }

@@ -213,6 +213,12 @@ impl State {
         }
     }
 
+    /// Every file this command changed so far (first backup, last digest), to take a
+    /// failed command back whole.
+    pub fn written(&self) -> Vec<FileChange> {
+        self.session().files.clone()
+    }
+
     /// Whether this command has written anything yet.
     pub fn has_written(&self) -> bool {
         !self.session().files.is_empty()

@@ -18,7 +18,7 @@ use super::{entry_in, find};
 use crate::clients::{Client, Location, ToolFilter};
 use crate::commands::Context;
 use crate::commands::edit;
-use crate::formats::Edit;
+use crate::formats::{Edit, ServersAt};
 
 /// An allow-list and a deny-list (`None`: no such field).
 type Lists = (Option<Vec<String>>, Option<Vec<String>>);
@@ -208,7 +208,7 @@ pub fn filter(
     let changes: RefCell<Vec<FieldChange>> = RefCell::new(Vec::new());
     let result: RefCell<Lists> = RefCell::new((None, None));
     let outcome = edit::apply(ctx, client, location, dry_run, &|doc| {
-        let Some(entry) = find(doc, &location.key, name)? else {
+        let Some(entry) = find(doc, location.at(), name)? else {
             return Ok(Edit::Unchanged);
         };
         let get = |field: &Option<String>| field.as_ref().and_then(|f| entry.get(f)).cloned();
@@ -249,8 +249,8 @@ pub fn filter(
                 continue;
             }
             let done = match &after {
-                Some(value) => doc.upsert(&at, field, value)?,
-                None => doc.remove(&at, field)?,
+                Some(value) => doc.upsert(ServersAt::map(&at), field, value)?,
+                None => doc.remove(ServersAt::map(&at), field)?,
             };
             if done != Edit::Unchanged {
                 edit = Edit::Updated;

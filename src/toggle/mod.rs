@@ -41,7 +41,7 @@ use serde::Serialize;
 use crate::clients::{Client, Location, Scope, Switch};
 use crate::commands::Context;
 use crate::commands::inventory::read_document;
-use crate::formats::{ConfigDoc, RawEntry};
+use crate::formats::{ConfigDoc, RawEntry, ServersAt};
 
 pub use store::{Parked, Store};
 
@@ -158,14 +158,14 @@ pub fn switch(
     }
 }
 
-/// The entry `name` under `key`, as the document spells it.
+/// The entry `name` at `at`, as the document spells it.
 pub(crate) fn find(
     doc: &dyn ConfigDoc,
-    key: &[String],
+    at: ServersAt<'_>,
     name: &str,
 ) -> anyhow::Result<Option<RawEntry>> {
     Ok(doc
-        .servers(key)?
+        .servers(at)?
         .into_iter()
         .rev()
         .find(|(n, _)| n == name)
@@ -183,7 +183,7 @@ fn entry_in(
         return Ok(None);
     }
     let document = read_document(ctx, client, &location.path)?;
-    find(document.doc.as_ref(), &location.key, name)
+    find(document.doc.as_ref(), location.at(), name)
 }
 
 /// Whether a configured entry is switched off by its client's own switch (one entry; use
@@ -193,6 +193,7 @@ pub fn switched_off(ctx: &Context, found: &crate::commands::inventory::Found<'_>
         scope: found.scope,
         path: found.path.clone(),
         key: found.key.clone(),
+        name_key: found.client.servers_name_key.clone(),
     };
     Probe::new(ctx).is_ok_and(|probe| {
         probe.power(found.client, &location, &found.name, &found.raw) == Power::Off
@@ -277,7 +278,7 @@ impl<'c> Probe<'c> {
                 }
                 read_document(self.ctx, client, path)
                     .ok()
-                    .and_then(|d| d.doc.servers(at).ok())
+                    .and_then(|d| d.doc.servers(ServersAt::map(at)).ok())
                     .unwrap_or_default()
             });
         members

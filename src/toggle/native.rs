@@ -14,7 +14,7 @@ use crate::clients::{Client, Location, Switch};
 use crate::commands::Context;
 use crate::commands::edit;
 use crate::error::UserError;
-use crate::formats::{ConfigDoc, Edit};
+use crate::formats::{ConfigDoc, Edit, ServersAt};
 
 /// Where a `list` switch lives: the file and the key path of the list's parent object
 /// (`{project}` replaced by the absolute project directory).
@@ -91,6 +91,7 @@ pub fn switch(
                     scope: location.scope,
                     path,
                     key: at.clone(),
+                    name_key: None,
                 },
                 at,
                 field: key.clone(),
@@ -101,6 +102,7 @@ pub fn switch(
                 scope: location.scope,
                 path: ctx.platform.expand(file)?,
                 key: Vec::new(),
+                name_key: None,
             },
             at: Vec::new(),
             field: enablement_name(name),
@@ -140,16 +142,16 @@ pub fn switch(
         };
         restored.set(want == Want::On && memory.as_ref().is_none_or(|m| m.before == next));
         let edit = match &next {
-            Some(value) => doc.upsert(&target.at, &target.field, value)?,
-            None => doc.remove(&target.at, &target.field)?,
+            Some(value) => doc.upsert(ServersAt::map(&target.at), &target.field, value)?,
+            None => doc.remove(ServersAt::map(&target.at), &target.field)?,
         };
         // A parent object mcpctl created for the list goes with it.
         if next.is_none()
             && memory.as_ref().is_some_and(|m| m.created_parent)
             && let Some((last, parent)) = target.at.split_last()
-            && doc.servers(&target.at)?.is_empty()
+            && doc.servers(ServersAt::map(&target.at))?.is_empty()
         {
-            doc.remove(parent, last)?;
+            doc.remove(ServersAt::map(parent), last)?;
         }
         Ok(edit)
     })?;
@@ -192,7 +194,7 @@ pub(crate) fn member(
     at: &[String],
     field: &str,
 ) -> anyhow::Result<Option<Value>> {
-    find(doc, at, field)
+    find(doc, ServersAt::map(at), field)
 }
 
 /// The list after switching `name`: `None` = nothing to do; `Some(None)` = remove the

@@ -32,11 +32,11 @@ pub fn park(
         return Ok(Switched::missing(Method::Park, location.path.clone()));
     }
     let outcome = edit::apply(ctx, client, location, dry_run, &|doc| {
-        let Some(raw) = find(doc, &location.key, name)? else {
+        let Some(raw) = find(doc, location.at(), name)? else {
             return Ok(Edit::Unchanged);
         };
         let before = doc.render().into_owned();
-        let edit = doc.remove(&location.key, name)?;
+        let edit = doc.remove(location.at(), name)?;
         let after = doc.render().into_owned();
         *cut.borrow_mut() = Some((before, after, raw));
         Ok(edit)
@@ -127,7 +127,7 @@ pub fn unpark(
     };
     let back = Cell::new(Back::Spliced);
     let outcome = edit::apply(ctx, client, location, dry_run, &|doc| {
-        if let Some(raw) = find(doc, &location.key, name)? {
+        if let Some(raw) = find(doc, location.at(), name)? {
             if raw == parked.raw {
                 back.set(Back::Already);
                 return Ok(Edit::Unchanged);
@@ -142,7 +142,7 @@ pub fn unpark(
             return Ok(Edit::Added);
         }
         back.set(Back::Readded);
-        Ok(doc.upsert(&location.key, name, &parked.raw)?)
+        Ok(doc.upsert(location.at(), name, &parked.raw)?)
     })?;
     if !dry_run {
         store::update(ctx, false, |s| s.parked.retain(|p| p.entry != key))?;
@@ -193,7 +193,7 @@ fn splice_is_sound(
     raw: &RawEntry,
 ) -> bool {
     let others = |doc: &dyn ConfigDoc| -> Option<Vec<(String, RawEntry)>> {
-        let mut entries = doc.servers(&location.key).ok()?;
+        let mut entries = doc.servers(location.at()).ok()?;
         entries.retain(|(n, _)| n != name);
         Some(entries)
     };
@@ -203,7 +203,7 @@ fn splice_is_sound(
     if doc.replace_text(spliced).is_err() {
         return false;
     }
-    let sound = find(doc, &location.key, name).ok().flatten().as_ref() == Some(raw)
+    let sound = find(doc, location.at(), name).ok().flatten().as_ref() == Some(raw)
         && others(doc) == Some(before);
     if !sound {
         // The original text parsed a moment ago.

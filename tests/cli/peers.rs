@@ -634,3 +634,129 @@ fn clients_read_what_apply_writes() {
     // Everything in sync afterwards, as the clients left the files.
     p.mcpctl(&["plan", "--check"]).ok();
 }
+
+// ---------------------------------------------------------------- disable / enable
+
+/// Codex reads `enabled = false` and `disabled_tools` as mcpctl writes them, and
+/// `enable` gives its file back byte for byte.
+#[test]
+fn codex_sees_what_disable_writes() {
+    let Some(p) = peer("codex") else { return };
+    p.mcpctl_add_all("codex", false);
+    let config = p.env.path(".codex/config.toml");
+    let before = std::fs::read(&config).unwrap();
+    p.mcpctl(&["disable", "mem", "-c", "codex"]).ok();
+    p.mcpctl(&["disable", "web", "-c", "codex", "--deny-tools", "a,b"])
+        .ok();
+    let list = codex_list(&p);
+    assert_eq!(row(&list, "mem")["enabled"], false, "{list:#?}");
+    assert_eq!(row(&list, "web")["enabled"], true, "{list:#?}");
+    let web = p.client(&["mcp", "get", "web", "--json"]).ok().json();
+    assert_eq!(web["disabled_tools"], json!(["a", "b"]), "{web:#}");
+    p.mcpctl(&["enable", "mem", "-c", "codex"]).ok();
+    p.mcpctl(&["enable", "web", "-c", "codex", "--deny-tools", "a,b"])
+        .ok();
+    assert_eq!(row(&codex_list(&p), "mem")["enabled"], true);
+    assert_eq!(std::fs::read(&config).unwrap(), before);
+}
+
+/// Gemini CLI shows a server mcpctl disabled as `Disabled` (its enablement file), and
+/// mcpctl reads what `gemini mcp enable/disable` write.
+#[test]
+fn gemini_sees_what_disable_writes() {
+    let Some(p) = peer("gemini") else { return };
+    // A trusted folder: gemini reports each server's own state, not "untrusted".
+    let home = p.env.home().display().to_string();
+    p.env.write(
+        ".gemini/trustedFolders.json",
+        json!({ home: "TRUST_FOLDER" }).to_string().as_bytes(),
+    );
+    p.mcpctl(&[
+        "add",
+        "off",
+        "-c",
+        "gemini-cli",
+        "--",
+        "node",
+        "/nonexistent/off.js",
+    ])
+    .ok();
+    p.mcpctl(&[
+        "add",
+        "on",
+        "-c",
+        "gemini-cli",
+        "--url",
+        "http://127.0.0.1:9/mcp",
+    ])
+    .ok();
+    p.mcpctl(&["disable", "off", "-c", "gemini-cli"]).ok();
+    let list = p.client(&["mcp", "list"]).ok();
+    let off = listed(&list, "off").unwrap_or_default();
+    assert!(off.ends_with("- Disabled"), "off: `{off}`\n{}", list.stdout);
+    let on = listed(&list, "on").unwrap_or_default();
+    assert!(!on.ends_with("- Disabled"), "on: `{on}`\n{}", list.stdout);
+    // The other way round: the file as gemini's own switch writes it
+    // (`JSON.stringify(config, null, 2)`, names lower-cased). `gemini mcp enable/disable`
+    // themselves cannot be used: in 0.61.0 they look the name up among the keys of
+    // `{mcpServers, blockedServerNames}` and always answer "not found" (docs/dev/peers.md).
+    p.env.write(
+        ".gemini/mcp-server-enablement.json",
+        b"{\n  \"on\": {\n    \"enabled\": false\n  }\n}",
+    );
+    let rows = p.mcpctl_rows("gemini-cli");
+    assert_eq!(row(&rows, "off")["disabled"], false);
+    assert_eq!(row(&rows, "on")["disabled"], true);
+    p.mcpctl(&["enable", "on", "-c", "gemini-cli"]).ok();
+    let list = p.client(&["mcp", "list"]).ok();
+    let on = listed(&list, "on").unwrap_or_default();
+    assert!(!on.ends_with("- Disabled"), "on: `{on}`\n{}", list.stdout);
+}
+
+/// Claude Code reads the per-project `disabledMcpServers` mcpctl writes for a local
+/// entry, and does not see a parked user entry until `enable` puts it back (even after
+/// Claude Code rewrote its file in between).
+#[test]
+fn claude_sees_what_disable_writes() {
+    let Some(p) = peer("claude") else { return };
+    p.mcpctl(&[
+        "add",
+        "loc",
+        "-c",
+        "claude-code",
+        "--scope",
+        "local",
+        "--",
+        "true",
+    ])
+    .ok();
+    p.mcpctl(&[
+        "add",
+        "usr",
+        "-c",
+        "claude-code",
+        "--url",
+        "http://127.0.0.1:9/mcp",
+    ])
+    .ok();
+    p.mcpctl(&["disable", "loc", "-c", "claude-code"]).ok();
+    assert_has_lines(
+        &claude_get(&p, "loc"),
+        &["Status: ⊘ Disabled for this project (re-enable via /mcp)"],
+    );
+    p.mcpctl(&["disable", "usr", "-c", "claude-code"]).ok();
+    let run = p.client(&["mcp", "get", "usr"]);
+    assert_ne!(run.code, 0, "a parked entry must be gone: {}", run.stdout);
+    p.mcpctl(&["enable", "usr", "-c", "claude-code"]).ok();
+    p.mcpctl(&["enable", "loc", "-c", "claude-code"]).ok();
+    let usr = claude_get(&p, "usr");
+    assert_has_lines(&usr, &["URL: http://127.0.0.1:9/mcp"]);
+    let loc = claude_get(&p, "loc");
+    assert!(
+        !loc.iter().any(|l| l.contains("Disabled")),
+        "{}",
+        loc.join("\n")
+    );
+    let rows = p.mcpctl_rows("claude-code");
+    assert!(rows.iter().all(|r| r["disabled"] == false), "{rows:#?}");
+}

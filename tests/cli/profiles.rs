@@ -163,3 +163,404 @@ fn tools_remembers_the_tokens_too() {
         json!({"client": "cursor", "tokens": null, "unknown": ["old"]})
     );
 }
+
+const VSCODE: &str = ".config/Code/User/mcp.json";
+const CODEX: &str = ".codex/config.toml";
+const CURSOR: &str = ".cursor/mcp.json";
+
+/// Three servers for VS Code (JSONC with comments, parked), Codex (TOML, `enabled`) and
+/// Cursor (parked), with hand-made entries in every file.
+const SWITCHED: &str = r#"clients = ["vscode", "codex", "cursor"]
+
+[servers.memory]
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-memory"]
+
+[servers.docs]
+url = "https://docs.example.com/mcp"
+
+[servers.fetch]
+command = "uvx"
+args = ["mcp-server-fetch"]
+enabled = false
+
+[profiles.writing]
+servers = ["docs"]
+
+[profiles.coding]
+servers = ["memory", "fetch"]
+"#;
+
+fn switched_env() -> TestEnv {
+    let env = TestEnv::new();
+    env.write(VSCODE, &crate::env::fixture("vscode/mcp.json"));
+    env.write(CODEX, &crate::env::fixture("codex/config.toml"));
+    env.write(CURSOR, &crate::env::fixture("cursor/mcp.json"));
+    manifest(&env, SWITCHED);
+    env
+}
+
+/// `plan --json [args]` as (client, name, action) triples, sorted.
+fn actions(env: &TestEnv, args: &[&str]) -> Vec<(String, String, String)> {
+    let mut all = vec!["plan", "--json"];
+    all.extend(args);
+    let plan = env.run(&all).ok().json();
+    let mut out: Vec<_> = plan
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["client"].as_str().unwrap().to_owned(),
+                i["name"].as_str().unwrap().to_owned(),
+                i["action"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn triples(rows: &[(&str, &str, &str)]) -> Vec<(String, String, String)> {
+    let mut out: Vec<_> = rows
+        .iter()
+        .map(|(c, n, a)| ((*c).to_owned(), (*n).to_owned(), (*a).to_owned()))
+        .collect();
+    out.sort();
+    out
+}
+
+fn files(env: &TestEnv) -> [Vec<u8>; 3] {
+    [env.read(VSCODE), env.read(CODEX), env.read(CURSOR)]
+}
+
+#[test]
+fn enabled_false_is_applied_switched_off_and_not_drift() {
+    let env = switched_env();
+    env.run(&["apply"]).ok();
+    // fetch was added and switched off: parked in VS Code and Cursor, `enabled = false`
+    // in Codex; every hand-made entry is as it was.
+    let vscode = env.read_str(VSCODE);
+    assert!(!vscode.contains("mcp-server-fetch"), "{vscode}");
+    assert!(vscode.contains("// local playwright") && vscode.contains("\"memory\""));
+    let codex = env.read_str(CODEX);
+    assert!(
+        codex.contains("args = [\"mcp-server-fetch\"]\nenabled = false\n"),
+        "{codex}"
+    );
+    assert!(codex.contains("CONTEXT7_API_KEY = \"ctx7-secret-value\""));
+    assert!(!env.read_str(CURSOR).contains("mcp-server-fetch"));
+    let synced = triples(&[
+        ("vscode", "memory", "ok"),
+        ("vscode", "docs", "ok"),
+        ("vscode", "fetch", "ok"),
+        ("codex", "memory", "ok"),
+        ("codex", "docs", "ok"),
+        ("codex", "fetch", "ok"),
+        ("cursor", "memory", "ok"),
+        ("cursor", "docs", "ok"),
+        ("cursor", "fetch", "ok"),
+    ]);
+    assert_eq!(actions(&env, &[]), synced);
+    env.run(&["plan", "--check"]).ok();
+
+    // Switched on by hand (or by `enable`): drift `disable`; apply switches it off again.
+    let on = codex.replace(
+        "args = [\"mcp-server-fetch\"]\nenabled = false\n",
+        "args = [\"mcp-server-fetch\"]\n",
+    );
+    env.write(CODEX, on.as_bytes());
+    env.run(&["enable", "fetch", "-c", "cursor"]).ok();
+    assert!(env.read_str(CURSOR).contains("mcp-server-fetch"));
+    let plan = actions(&env, &[]);
+    assert!(
+        plan.contains(&triple("codex", "fetch", "disable")),
+        "{plan:?}"
+    );
+    assert!(
+        plan.contains(&triple("cursor", "fetch", "disable")),
+        "{plan:?}"
+    );
+    let run = env.run(&["plan", "--check"]).code(1);
+    assert!(run.stdout.contains("disable"), "{}", run.stdout);
+    env.run(&["apply"]).ok();
+    assert_eq!(env.read_str(CODEX), codex);
+    assert!(!env.read_str(CURSOR).contains("mcp-server-fetch"));
+    assert_eq!(actions(&env, &[]), synced);
+
+    // The manifest switches it on: `enable` where it is off, then in sync.
+    manifest(&env, &SWITCHED.replace("enabled = false\n", ""));
+    let plan = actions(&env, &[]);
+    for client in ["vscode", "codex", "cursor"] {
+        assert!(
+            plan.contains(&triple(client, "fetch", "enable")),
+            "{plan:?}"
+        );
+    }
+    env.run(&["apply"]).ok();
+    assert!(env.read_str(CURSOR).contains("mcp-server-fetch"));
+    assert!(!env.read_str(CODEX).contains("enabled = false"));
+    assert_eq!(actions(&env, &[]), synced);
+}
+
+fn triple(client: &str, name: &str, action: &str) -> (String, String, String) {
+    (client.to_owned(), name.to_owned(), action.to_owned())
+}
+
+#[test]
+fn apply_profile_switches_the_manifests_servers_and_back_is_byte_identity() {
+    let env = switched_env();
+    env.run(&["apply", "--profile", "coding"]).ok();
+    let coding = files(&env);
+    let vscode = env.read_str(VSCODE);
+    assert!(vscode.contains("mcp-server-fetch") && vscode.contains("server-memory"));
+    assert!(
+        !vscode.contains("docs.example.com"),
+        "docs is parked: {vscode}"
+    );
+    assert!(vscode.contains("/* pinned: see #1234 */") && vscode.contains("\"github\""));
+
+    // A parked server still counts for its profile, in every client.
+    let report = env.run(&["profiles", "--json"]).ok().json();
+    let clients: Vec<&str> = profile(&report, "writing")["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["client"].as_str().unwrap())
+        .collect();
+    assert_eq!(clients, ["vscode", "codex", "cursor"]);
+    // plan --profile shows what apply --profile does.
+    let plan = actions(&env, &["--profile", "writing"]);
+    assert_eq!(
+        plan,
+        triples(&[
+            ("vscode", "memory", "disable"),
+            ("vscode", "docs", "enable"),
+            ("vscode", "fetch", "disable"),
+            ("codex", "memory", "disable"),
+            ("codex", "docs", "enable"),
+            ("codex", "fetch", "disable"),
+            ("cursor", "memory", "disable"),
+            ("cursor", "docs", "enable"),
+            ("cursor", "fetch", "disable"),
+        ])
+    );
+    // Its text shows what each switch changes.
+    let text = env.run(&["plan", "--profile", "writing"]).ok().stdout;
+    assert!(
+        text.contains("  v disable   memory  (not in profile `writing`)")
+            && text.contains("-enabled = false\n")
+            && text.contains("+enabled = false\n")
+            && text.contains("+\t\t\"docs\": {"),
+        "{text}"
+    );
+    let journal = env.journal().len();
+    env.run(&["apply", "--profile", "writing"]).ok();
+    assert_eq!(
+        env.journal().len(),
+        journal + 1,
+        "one journal record per apply"
+    );
+    let writing = files(&env);
+    let codex = env.read_str(CODEX);
+    assert!(codex.contains("[mcp_servers.docs]"), "{codex}");
+    assert_eq!(codex.matches("enabled = false").count(), 2, "{codex}");
+    let cursor = env.read_str(CURSOR);
+    assert!(cursor.contains("docs.example.com") && !cursor.contains("server-memory"));
+    assert!(cursor.contains("\"postgres\"") && cursor.contains("\"linear\""));
+    assert_eq!(
+        actions(&env, &["--profile", "writing"])
+            .iter()
+            .filter(|t| t.2 != "ok")
+            .count(),
+        0
+    );
+
+    // Back: byte for byte what the first switch wrote, in every file.
+    env.run(&["apply", "--profile", "coding"]).ok();
+    assert_eq!(files(&env), coding);
+    // And undo takes the last switch back whole.
+    env.run(&["undo"]).ok();
+    assert_eq!(files(&env), writing);
+}
+
+#[test]
+fn the_manifests_profile_is_what_a_plain_apply_uses() {
+    let env = switched_env();
+    manifest(&env, &format!("profile = \"writing\"\n{SWITCHED}"));
+    env.run(&["apply"]).ok();
+    let cursor = env.read_str(CURSOR);
+    assert!(cursor.contains("docs.example.com") && !cursor.contains("server-memory"));
+    // --profile wins over the manifest's.
+    let plan = actions(&env, &["--profile", "coding"]);
+    assert!(
+        plan.contains(&triple("cursor", "memory", "enable")),
+        "{plan:?}"
+    );
+}
+
+#[test]
+fn apply_profile_stops_before_any_switch_on_a_conflict() {
+    let env = switched_env();
+    env.run(&["apply", "--profile", "coding"]).ok();
+    let before = files(&env);
+    let store = env.dir.path().join("state/disabled.json");
+    let parked = std::fs::read(&store).unwrap();
+    // A hand-made `docs` with other content in Codex: not mcpctl's to change.
+    let codex = env.read_str(CODEX).replace(
+        "https://docs.example.com/mcp",
+        "https://other.example.com/mcp",
+    );
+    env.write(CODEX, codex.as_bytes());
+    let before = [before[0].clone(), codex.into_bytes(), before[2].clone()];
+    let run = env.run(&["apply", "--profile", "writing"]).code(2);
+    assert!(
+        run.stderr.contains("stopped before writing anything"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(files(&env), before);
+    assert_eq!(std::fs::read(&store).unwrap(), parked);
+}
+
+#[cfg(unix)] // a symlink into /proc (the write fails, even for root)
+#[test]
+fn a_failed_write_puts_back_every_switch_already_made() {
+    let env = switched_env();
+    let two = SWITCHED.replace("\"vscode\", \"codex\", \"cursor\"", "\"vscode\", \"codex\"");
+    manifest(&env, &two);
+    env.run(&["apply", "--profile", "coding"]).ok();
+    let before = [env.read(VSCODE), env.read(CODEX)];
+    let store = env.dir.path().join("state/disabled.json");
+    let parked = std::fs::read(&store).unwrap();
+    // Cursor's file is a link into a directory nobody can create: read as missing, and
+    // its write fails after VS Code's and Codex's switches were made.
+    std::fs::remove_file(env.path(CURSOR)).unwrap();
+    std::os::unix::fs::symlink("/proc/mcpctl-no-such-dir/mcp.json", env.path(CURSOR)).unwrap();
+    manifest(&env, SWITCHED);
+    let run = env.run(&["apply", "--profile", "writing"]).code(2);
+    assert!(run.stderr.contains("apply failed"), "{}", run.stderr);
+    assert_eq!([env.read(VSCODE), env.read(CODEX)], before);
+    assert_eq!(std::fs::read(&store).unwrap(), parked);
+}
+
+#[test]
+fn a_project_manifest_switches_claude_codes_project_servers_by_its_per_project_list() {
+    let env = TestEnv::new();
+    let project = env.path("app");
+    let p = project.display().to_string();
+    env.write(
+        ".claude.json",
+        &crate::env::fixture("claude-code/claude.json"),
+    );
+    env.write(
+        "app/mcpctl.toml",
+        br#"clients = ["claude-code"]
+scope = "project"
+
+[servers.memory]
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-memory"]
+
+[servers.docs]
+url = "https://docs.example.com/mcp"
+
+[profiles.a]
+servers = ["memory"]
+
+[profiles.b]
+servers = ["docs"]
+"#,
+    );
+    let run = |args: &[&str]| {
+        let mut all = vec!["--project", p.as_str()];
+        all.extend(args);
+        env.run(&all)
+    };
+    run(&["apply", "--profile", "a"]).ok();
+    let a = [env.read(".claude.json"), env.read("app/.mcp.json")];
+    assert_eq!(switched_off(&a[0], &p), ["docs"]);
+    let shared = crate::env::jsonc(&a[1]);
+    assert!(
+        shared["mcpServers"]["docs"].is_object(),
+        "the entry stays: {shared}"
+    );
+    run(&["apply", "--profile", "b"]).ok();
+    assert_eq!(switched_off(&env.read(".claude.json"), &p), ["memory"]);
+    run(&["plan", "--profile", "b", "--check"]).ok();
+    run(&["apply", "--profile", "a"]).ok();
+    assert_eq!([env.read(".claude.json"), env.read("app/.mcp.json")], a);
+}
+
+/// The names a project's record in `~/.claude.json` switches off (whichever of Claude
+/// Code's two lists the switch uses).
+fn switched_off(claude_json: &[u8], project: &str) -> Vec<String> {
+    let user = crate::env::jsonc(claude_json);
+    ["disabledMcpServers", "disabledMcpjsonServers"]
+        .iter()
+        .filter_map(|k| user["projects"][project][*k].as_array())
+        .flatten()
+        .map(|n| n.as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn import_keeps_servers_that_are_off_or_parked_switched_off() {
+    let env = TestEnv::new();
+    env.write(
+        ".codeium/windsurf/mcp_config.json",
+        b"{\n  \"mcpServers\": {\n    \"memory\": {\"command\": \"npx\", \"args\": [\"-y\", \"m\"], \"disabled\": true},\n    \"mixed\": {\"command\": \"uvx\", \"args\": [\"x\"]}\n  }\n}\n",
+    );
+    env.write(
+        CODEX,
+        b"[mcp_servers.memory]\ncommand = \"npx\"\nargs = [\"-y\", \"m\"]\nenabled = false\n\n[mcp_servers.mixed]\ncommand = \"uvx\"\nargs = [\"x\"]\nenabled = false\n",
+    );
+    env.write(
+        CURSOR,
+        b"{\"mcpServers\": {\"gone\": {\"command\": \"node\", \"args\": [\"g.js\"]}}}\n",
+    );
+    env.run(&["disable", "gone", "-c", "cursor"]).ok();
+    let before = [
+        env.read(".codeium/windsurf/mcp_config.json"),
+        env.read(CODEX),
+        env.read(CURSOR),
+    ];
+    let run = env
+        .run(&[
+            "import",
+            "-c",
+            "windsurf,codex,cursor",
+            "--manifest",
+            MANIFEST,
+        ])
+        .ok();
+    assert!(
+        run.stderr
+            .contains("`mixed` is off in codex but on in windsurf"),
+        "{}",
+        run.stderr
+    );
+    let text = env.read_str(MANIFEST);
+    let table = |name: &str| {
+        let start = text.find(&format!("[servers.{name}]")).unwrap();
+        let end = text[start + 1..]
+            .find("\n[")
+            .map_or(text.len(), |e| start + 1 + e);
+        text[start..end].to_owned()
+    };
+    assert!(table("memory").contains("enabled = false"), "{text}");
+    assert!(table("gone").contains("enabled = false"), "{text}");
+    assert!(!table("mixed").contains("enabled"), "{text}");
+    // Nothing to do but the one visible switch: `mixed` goes on in codex.
+    let plan = actions(&env, &[]);
+    let pending: Vec<_> = plan.iter().filter(|t| t.2 != "ok").collect();
+    assert_eq!(pending, [&triple("codex", "mixed", "enable")], "{plan:?}");
+    assert_eq!(
+        [
+            env.read(".codeium/windsurf/mcp_config.json"),
+            env.read(CODEX),
+            env.read(CURSOR)
+        ],
+        before
+    );
+}

@@ -73,6 +73,7 @@ pub const RULES: &[Rule] = &[
     sync::STALE,
     sync::CONFLICT,
     sync::DRIFT,
+    sync::SWITCH,
 ];
 
 /// The rule with this code (case-insensitive).

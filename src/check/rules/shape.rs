@@ -125,6 +125,22 @@ impl Linter<'_> {
         let mut node = root;
         for (depth, segment) in key.iter().enumerate() {
             let member = node.get(segment)?;
+            if depth + 1 == key.len() && self.client.servers_name_key.is_some() {
+                // List-shaped servers (`[[mcp_servers]]`): the list itself.
+                if matches!(member.node.value, Value::Array(_)) {
+                    return Some(&member.node);
+                }
+                self.report(
+                    member.key_start,
+                    &SERVERS_NOT_OBJECT,
+                    format!(
+                        "`{}` is {}, expected a list of servers",
+                        key.join("."),
+                        member.node.kind()
+                    ),
+                );
+                return None;
+            }
             if member.node.members().is_none() {
                 self.report(
                     member.key_start,

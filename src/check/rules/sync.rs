@@ -55,3 +55,13 @@ pub const DRIFT: Rule = Rule {
     explanation: "The entry no longer has the content mcpctl wrote, and differs from `mcpctl.toml`. Move the edit into the manifest and run `mcpctl apply`, or run `mcpctl apply --force` to put the manifest's version back. `mcpctl plan` shows the last written, current and wanted versions.",
     example: "mcpctl plan",
 };
+
+pub const SWITCH: Rule = Rule {
+    code: "MCP606",
+    name: "manifest-switch",
+    severity: Severity::Error,
+    fixable: false,
+    title: "a server is on where the manifest wants it off, or off where it wants it on",
+    explanation: "`mcpctl.toml` switches this server off (`enabled = false`, or a profile that does not list it) and the client has it on, or the other way round. `mcpctl apply` (with the same `--profile`) switches it through the client's own switch, or parks the entry's exact bytes in mcpctl's state directory where the client has none.",
+    example: "mcpctl apply --profile NAME",
+};
