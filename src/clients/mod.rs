@@ -774,6 +774,90 @@ mod tests {
     }
 
     #[test]
+    fn claude_code_managed_file_is_a_system_path_per_os_under_an_optional_sysroot() {
+        let table = ClientTable::builtin().unwrap();
+        let managed = table
+            .get("claude-code")
+            .unwrap()
+            .read_only
+            .iter()
+            .find(|s| s.kind == SourceKind::ManagedFile)
+            .unwrap();
+        assert!(managed.exclusive);
+        let at = |os: Os, vars: &[(&str, &str)]| {
+            managed
+                .path(&Platform::new(os, vars, Path::new("/")))
+                .unwrap()
+                .unwrap()
+        };
+        let home = [("HOME", "/h"), ("USERPROFILE", "/h")];
+        assert_eq!(
+            at(Os::Linux, &home),
+            PathBuf::from("/etc/claude-code/managed-mcp.json")
+        );
+        assert_eq!(
+            at(Os::Macos, &home),
+            PathBuf::from("/Library/Application Support/ClaudeCode/managed-mcp.json")
+        );
+        assert_eq!(
+            at(Os::Windows, &home),
+            PathBuf::from("C:\\Program Files")
+                .join("ClaudeCode")
+                .join("managed-mcp.json")
+        );
+        assert_eq!(
+            at(Os::Linux, &[("HOME", "/h"), ("MCPCTL_SYSROOT", "/r")]),
+            PathBuf::from("/r/etc/claude-code/managed-mcp.json")
+        );
+        assert_eq!(
+            at(
+                Os::Windows,
+                &[("USERPROFILE", "/h"), ("ProgramFiles", "/pf")]
+            ),
+            PathBuf::from("/pf/ClaudeCode/managed-mcp.json")
+        );
+    }
+
+    #[test]
+    fn plugin_and_extension_folders_follow_the_clients_home_variables() {
+        let table = ClientTable::builtin().unwrap();
+        let platform = Platform::new(
+            Os::Linux,
+            &[
+                ("HOME", "/h"),
+                ("CLAUDE_CONFIG_DIR", "/cc"),
+                ("CODEX_HOME", "/c"),
+                ("GEMINI_CLI_HOME", "/g"),
+            ],
+            Path::new("/"),
+        );
+        let source = |id: &str, kind: SourceKind| {
+            table
+                .get(id)
+                .unwrap()
+                .read_only
+                .iter()
+                .find(|s| s.kind == kind)
+                .unwrap()
+                .path(&platform)
+                .unwrap()
+                .unwrap()
+        };
+        assert_eq!(
+            source("claude-code", SourceKind::ClaudePlugins),
+            PathBuf::from("/cc/plugins/installed_plugins.json")
+        );
+        assert_eq!(
+            source("codex", SourceKind::CodexPlugins),
+            PathBuf::from("/c/plugins/cache")
+        );
+        assert_eq!(
+            source("gemini-cli", SourceKind::GeminiExtensions),
+            PathBuf::from("/g/.gemini/extensions")
+        );
+    }
+
+    #[test]
     fn codex_home_and_claude_config_dir_override() {
         let table = ClientTable::builtin().unwrap();
         let platform = Platform::new(

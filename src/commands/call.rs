@@ -10,7 +10,7 @@ use crate::commands::Context;
 use crate::commands::tools::{exchange, failed, resolve};
 use crate::error::{ExitStatus, UserError};
 use crate::handshake::{ProbeError, ToolCall, clean_text, printable_lines};
-use crate::output::Printer;
+use crate::output::{Block, Paint, Printer, Report};
 
 pub fn run(args: CallArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
     let call = tool_call(&args)?;
@@ -39,23 +39,49 @@ pub fn run(args: CallArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
     else {
         return Err(failed(&resolved, &probe, "call"));
     };
-    let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
-    if printer.json {
-        printer.json_value(result)?;
-    } else {
-        print_content(printer, result);
-        if is_error {
-            printer.warn(&format!(
+    printer.emit(&CallReport {
+        result: result.clone(),
+        tool: clean_text(&call.tool),
+    })
+}
+
+/// The tool's result (`--json`: exactly as the server sent it).
+struct CallReport {
+    result: Value,
+    /// The tool called (printable).
+    tool: String,
+}
+
+impl CallReport {
+    /// The tool said the call failed (`isError`): exit 1.
+    fn is_error(&self) -> bool {
+        self.result.get("isError").and_then(Value::as_bool) == Some(true)
+    }
+}
+
+impl Report for CallReport {
+    fn json(&self) -> serde_json::Result<Value> {
+        Ok(self.result.clone())
+    }
+
+    fn human(&self, _paint: Paint) -> Vec<Block> {
+        let mut blocks: Vec<Block> = content(&self.result).into_iter().map(Block::Line).collect();
+        if self.is_error() {
+            blocks.push(Block::Warning(format!(
                 "`{}` reported an error (isError)",
-                clean_text(&call.tool)
-            ));
+                self.tool
+            )));
+        }
+        blocks
+    }
+
+    fn status(&self) -> ExitStatus {
+        if self.is_error() {
+            ExitStatus::Problems
+        } else {
+            ExitStatus::Success
         }
     }
-    Ok(if is_error {
-        ExitStatus::Problems
-    } else {
-        ExitStatus::Success
-    })
 }
 
 /// The call as the flags describe it; malformed flags are usage errors.
@@ -100,15 +126,15 @@ fn tool_call(args: &CallArgs) -> anyhow::Result<ToolCall> {
     })
 }
 
-/// The content blocks a person can read: text as is, other blocks named; with no text
-/// at all, `structuredContent` as JSON.
-fn print_content(printer: &mut Printer, result: &Value) {
+/// The content blocks a person can read, a line each: text as is, other blocks named;
+/// with no text at all, `structuredContent` as JSON.
+fn content(result: &Value) -> Vec<String> {
     let blocks = result
         .get("content")
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or_default();
-    let mut printed = false;
+    let mut lines = Vec::new();
     for block in blocks {
         let text = |key: &str| block.get(key).and_then(Value::as_str);
         let line = match text("type") {
@@ -135,15 +161,13 @@ fn print_content(printer: &mut Printer, result: &Value) {
             Some(other) => Some(format!("[{} content]", clean_text(other))),
             None => None,
         };
-        if let Some(line) = line {
-            printer.line(&line);
-            printed = true;
-        }
+        lines.extend(line);
     }
-    if !printed
+    if lines.is_empty()
         && let Some(structured) = result.get("structuredContent")
         && let Ok(text) = serde_json::to_string_pretty(structured)
     {
-        printer.line(&printable_lines(&text));
+        lines.push(printable_lines(&text));
     }
+    lines
 }

@@ -54,6 +54,9 @@ pub fn run(args: CheckArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         printer.raw(&render::explain(rule));
         return Ok(ExitStatus::Success);
     }
+    // `--json` is `--format json` here, and the format is needed before the report
+    // exists: it decides where a `--fix` diff goes (stdout beside text, stderr beside
+    // JSON). The one read of `printer.json` outside `Printer::emit`, for that reason.
     let format = if printer.json && format == CheckFormat::Text {
         CheckFormat::Json
     } else {

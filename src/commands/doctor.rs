@@ -252,7 +252,10 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     let human = Rows { width, no_spawn };
     // Rows of servers that are not started are known now; the others follow as each
     // server finishes, so one slow server hides nothing (and a CI log shows verdicts).
-    let probed: Vec<usize> = to_probe.iter().map(|(i, _, _)| *i).collect();
+    let mut probed = vec![false; results.len()];
+    for (index, _, _) in &to_probe {
+        probed[*index] = true;
+    }
     let mut streamed = false;
     if !to_probe.is_empty() {
         streamed = true;
@@ -263,8 +266,13 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                 ids.push(id);
             }
         }
+        let sources = if to_probe.iter().any(|(i, _, _)| found[*i].origin.is_some()) {
+            " and in the plugins, extensions and managed files your clients load"
+        } else {
+            ""
+        };
         printer.stream(&[Block::Note(format!(
-            "checking {} server{} in {} client{} ({}) — this starts the commands and contacts the URLs in your config files",
+            "checking {} server{} in {} client{} ({}) — this starts the commands and contacts the URLs in your config files{sources}",
             to_probe.len(),
             plural(to_probe.len()),
             ids.len(),
@@ -273,7 +281,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         ))]);
         let paint = printer.painter();
         for (index, result) in results.iter().enumerate() {
-            if !probed.contains(&index) {
+            if !probed[index] {
                 printer.stream(&human.row(result, paint));
             }
         }

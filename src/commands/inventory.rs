@@ -403,3 +403,13 @@ pub fn exclusive_error(ctx: &Context, client: &Client, ex: &Exclusive) -> anyhow
     .hint(format!("{}; mcpctl changed nothing", ex.manage))
     .into()
 }
+
+/// The error for a name that only a read-only source of one of `clients` holds (`remove`,
+/// `enable`, `disable`: the change belongs to the plugin or extension, not to mcpctl).
+pub fn read_only_holder(ctx: &Context, clients: &[&Client], name: &str) -> Option<anyhow::Error> {
+    clients.iter().find_map(|client| {
+        read_only_of(ctx, client, name)
+            .1
+            .map(|entry| managed_elsewhere(ctx, client, &entry, ""))
+    })
+}

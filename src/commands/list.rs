@@ -150,6 +150,15 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         name.as_deref(),
         show_secrets,
     ));
+    // A name that matches nothing is an error with the closest name, as `remove` and
+    // `doctor` say it. When a file could not be read it may hold the name: its error
+    // speaks instead.
+    if let Some(name) = &name
+        && rows.is_empty()
+        && broken.is_empty()
+    {
+        return Err(targets::no_server_named(ctx, &clients, name));
+    }
     let report = ListReport {
         rows,
         broken: broken

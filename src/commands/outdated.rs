@@ -8,7 +8,7 @@ use crate::cli::OutdatedArgs;
 use crate::commands::Context;
 use crate::commands::install::{Newest, live_installs, registry_for};
 use crate::error::ExitStatus;
-use crate::output::Printer;
+use crate::output::{Block, Paint, Printer, Report};
 use crate::registry::{self, Status, installed};
 
 /// One `outdated --json` item: a server at one installed version.
@@ -59,7 +59,6 @@ pub fn run(args: OutdatedArgs, ctx: &Context, printer: &mut Printer) -> anyhow::
             Ok(item) => Some((item.server.version.clone(), item.status())),
             Err(message) => {
                 if !warned.contains(&message) {
-                    printer.warn(&message);
                     warned.push(message);
                 }
                 None
@@ -90,16 +89,39 @@ pub fn run(args: OutdatedArgs, ctx: &Context, printer: &mut Printer) -> anyhow::
             }),
         }
     }
-    if printer.json {
-        printer.json_value(&rows)?;
-    } else if rows.is_empty() {
-        printer.note(&format!(
-            "{} registry-installed entr{} checked; none has a newer version",
-            installs.len(),
-            if installs.len() == 1 { "y" } else { "ies" }
-        ));
-    } else {
-        let table: Vec<Vec<String>> = rows
+    printer.emit(&OutdatedReport {
+        rows,
+        warnings: warned,
+        checked: installs.len(),
+    })
+}
+
+/// The installed versions that have a newer one, and the registries that did not answer.
+struct OutdatedReport {
+    rows: Vec<Outdated>,
+    /// One per registry answer that failed (exit 2: the check is incomplete).
+    warnings: Vec<String>,
+    /// How many registry-installed entries were looked at.
+    checked: usize,
+}
+
+impl Report for OutdatedReport {
+    fn json(&self) -> serde_json::Result<serde_json::Value> {
+        serde_json::to_value(&self.rows)
+    }
+
+    fn human(&self, _paint: Paint) -> Vec<Block> {
+        let mut blocks: Vec<Block> = self.warnings.iter().cloned().map(Block::Warning).collect();
+        if self.rows.is_empty() {
+            blocks.push(Block::Note(format!(
+                "{} registry-installed entr{} checked; none has a newer version",
+                self.checked,
+                if self.checked == 1 { "y" } else { "ies" }
+            )));
+            return blocks;
+        }
+        let rows = self
+            .rows
             .iter()
             .map(|r| {
                 vec![
@@ -111,17 +133,21 @@ pub fn run(args: OutdatedArgs, ctx: &Context, printer: &mut Printer) -> anyhow::
                 ]
             })
             .collect();
-        printer.table(
-            &["NAME", "SERVER", "INSTALLED", "LATEST", "CLIENTS"],
-            &table,
-        );
-        printer.note("update with `mcpctl update NAME`");
+        blocks.push(Block::Table {
+            header: vec!["NAME", "SERVER", "INSTALLED", "LATEST", "CLIENTS"],
+            rows,
+        });
+        blocks.push(Block::Note("update with `mcpctl update NAME`".to_owned()));
+        blocks
     }
-    Ok(if !warned.is_empty() {
-        ExitStatus::Error
-    } else {
-        ExitStatus::Success
-    })
+
+    fn status(&self) -> ExitStatus {
+        if self.warnings.is_empty() {
+            ExitStatus::Success
+        } else {
+            ExitStatus::Error
+        }
+    }
 }
 
 #[cfg(test)]

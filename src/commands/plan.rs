@@ -22,7 +22,7 @@ use crate::manifest::{ClientChoice, Manifest};
 use crate::output::{Block, Paint, Printer, Report, Style, redact};
 use crate::state::ledger::{self, HOUSEKEEPING_KEYS};
 use crate::state::{Origin, Ownership};
-use crate::toggle::{Power, Probe, Want};
+use crate::toggle::{Method, Power, Probe, Want};
 
 /// What the plan does with one entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -437,13 +437,25 @@ pub fn plan_file<'a>(
         let at = position(&document, name);
         let key = edit::entry_key_at(&identity, &location, name);
         let Some((_, existing)) = current.iter().find(|(n, _)| n == name) else {
+            if !on && crate::toggle::method(client, location.scope) == Method::Park {
+                // No switch in this client: off is not being in the file, and there are
+                // no bytes to park. It is written when a profile switches it on.
+                push(
+                    &mut plan,
+                    name,
+                    Action::Ok,
+                    Some(format!("off, not written ({why})")),
+                    at,
+                );
+                continue;
+            }
             document.doc.upsert(location.at(), name, &wanted)?;
             plan.ledger.push(LedgerOp::Record {
                 name: name.clone(),
                 raw: wanted,
             });
-            // Added, then switched off the way `disable` does it: switching profiles
-            // back and forth then gives the same bytes every time.
+            // Added, then switched off by the client's own switch, the way `disable` does
+            // it: switching profiles back and forth then gives the same bytes every time.
             let reason = (!on).then(|| {
                 plan.switches.push((name.clone(), Want::Off));
                 format!("then switched off: {why}")
@@ -573,6 +585,14 @@ pub fn plan_file<'a>(
             name: record.entry.name,
         });
     }
+    // Parked entries come back in the reverse order they were parked: each one's splice
+    // was recorded in the text the later ones left, so that is where it fits exactly.
+    let parked_at = |name: &str| {
+        let key = edit::entry_key_at(&identity, &location, name);
+        probe.parked().iter().position(|p| p.entry == key)
+    };
+    plan.switches
+        .sort_by_key(|(name, want)| (*want == Want::Off, std::cmp::Reverse(parked_at(name))));
     // Switches of entries already there: show what they change (an entry this plan adds
     // is switched after it is written, so there is nothing to show yet).
     for (name, want) in &plan.switches {

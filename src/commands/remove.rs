@@ -33,7 +33,9 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             .collect();
         match have.as_slice() {
             [] => {
-                if let Some(error) = read_only_holder(ctx, &targets::detected(ctx), &name) {
+                if let Some(error) =
+                    inventory::read_only_holder(ctx, &targets::detected(ctx), &name)
+                {
                     return Err(error);
                 }
                 return Err(targets::no_server_named(
@@ -120,7 +122,7 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         .iter()
         .all(|r| r.action == edit::Action::Unchanged)
     {
-        if let Some(error) = read_only_holder(ctx, &clients, &name) {
+        if let Some(error) = inventory::read_only_holder(ctx, &clients, &name) {
             return Err(error);
         }
         let error = targets::no_server_named(ctx, &clients, &name);
@@ -130,15 +132,6 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         report.note = Some(format!("`{name}` was not found in any targeted client"));
     }
     printer.emit(&report)
-}
-
-/// The error for a name that only a read-only source of one of `clients` holds.
-fn read_only_holder(ctx: &Context, clients: &[&Client], name: &str) -> Option<anyhow::Error> {
-    clients.iter().find_map(|client| {
-        inventory::read_only_of(ctx, client, name)
-            .1
-            .map(|entry| inventory::managed_elsewhere(ctx, client, &entry, ""))
-    })
 }
 
 /// The scopes of `client` (only `only`, when given) whose file has `name`. A file that two

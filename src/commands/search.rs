@@ -8,7 +8,7 @@ use crate::cli::SearchArgs;
 use crate::commands::Context;
 use crate::commands::install::{registry_error, registry_for};
 use crate::error::ExitStatus;
-use crate::output::{Printer, Style};
+use crate::output::{Block, Paint, Printer, Report, Style};
 use crate::registry::{self, Status};
 
 /// One `search --json` item.
@@ -69,46 +69,79 @@ pub fn run(args: SearchArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             }
         })
         .collect();
-    if let Some((error, age)) = &found.offline {
-        printer.warn(&format!(
+    let offline = found.offline.as_ref().map(|(error, age)| {
+        format!(
             "{error}; showing {} cached result{} from {} ago",
             hits.len(),
             if hits.len() == 1 { "" } else { "s" },
             age_text(*age)
+        )
+    });
+    printer.emit(&SearchReport {
+        hits,
+        offline,
+        text,
+        registry: registry.base.clone(),
+    })
+}
+
+/// The servers found, newest version each.
+struct SearchReport {
+    hits: Vec<Hit>,
+    /// The registry could not be reached: why, and how old the cached answer is.
+    offline: Option<String>,
+    /// What was searched for, and where.
+    text: String,
+    registry: String,
+}
+
+impl Report for SearchReport {
+    fn json(&self) -> serde_json::Result<serde_json::Value> {
+        serde_json::to_value(&self.hits)
+    }
+
+    fn human(&self, paint: Paint) -> Vec<Block> {
+        let mut blocks: Vec<Block> = self.offline.iter().cloned().map(Block::Warning).collect();
+        if self.hits.is_empty() {
+            blocks.push(Block::Note(format!(
+                "no server in {} matches `{}`",
+                self.registry, self.text
+            )));
+            return blocks;
+        }
+        let rows = self
+            .hits
+            .iter()
+            .map(|h| {
+                let mut description: String = h.description.chars().take(60).collect();
+                if h.description.chars().count() > 60 {
+                    description.push('…');
+                }
+                if h.status == Status::Deprecated {
+                    description =
+                        format!("{} {description}", paint.paint(Style::Warn, "(deprecated)"));
+                }
+                vec![
+                    h.name.clone(),
+                    h.version.clone(),
+                    h.runs.join(","),
+                    description,
+                ]
+            })
+            .collect();
+        blocks.push(Block::Table {
+            header: vec!["NAME", "VERSION", "RUNS", "DESCRIPTION"],
+            rows,
+        });
+        blocks.push(Block::Note(
+            "install with `mcpctl add NAME -c CLIENT` (or `--all`)".to_owned(),
         ));
+        blocks
     }
-    if printer.json {
-        printer.json_value(&hits)?;
-        return Ok(ExitStatus::Success);
+
+    fn status(&self) -> ExitStatus {
+        ExitStatus::Success
     }
-    if hits.is_empty() {
-        printer.note(&format!("no server in {} matches `{text}`", registry.base));
-        return Ok(ExitStatus::Success);
-    }
-    let rows: Vec<Vec<String>> = hits
-        .iter()
-        .map(|h| {
-            let mut description: String = h.description.chars().take(60).collect();
-            if h.description.chars().count() > 60 {
-                description.push('…');
-            }
-            if h.status == Status::Deprecated {
-                description = format!(
-                    "{} {description}",
-                    printer.paint(Style::Warn, "(deprecated)")
-                );
-            }
-            vec![
-                h.name.clone(),
-                h.version.clone(),
-                h.runs.join(","),
-                description,
-            ]
-        })
-        .collect();
-    printer.table(&["NAME", "VERSION", "RUNS", "DESCRIPTION"], &rows);
-    printer.note("install with `mcpctl add NAME -c CLIENT` (or `--all`)");
-    Ok(ExitStatus::Success)
 }
 
 fn age_text(seconds: u64) -> String {

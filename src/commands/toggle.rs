@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::cli::{DisableArgs, EnableArgs, TargetArgs};
 use crate::clients::{Client, Location, Scope, Switch};
-use crate::commands::inventory::read_document;
+use crate::commands::inventory::{self, read_document};
 use crate::commands::{Context, edit, targets};
 use crate::error::{ExitStatus, hint_of};
 use crate::output::{Block, Paint, Printer, Report, Style};
@@ -93,7 +93,11 @@ fn run(
             .filter(|c| !places(c).is_empty())
             .collect();
         match have.as_slice() {
-            [] => return Err(targets::no_server_named(ctx, &targets::detected(ctx), name)),
+            [] => {
+                let detected = targets::detected(ctx);
+                return Err(inventory::read_only_holder(ctx, &detected, name)
+                    .unwrap_or_else(|| targets::no_server_named(ctx, &detected, name)));
+            }
             [_] => have,
             _ => targets::choose(ctx, target_args, verb, &|c| !places(c).is_empty())?,
         }
@@ -119,6 +123,9 @@ fn run(
         }
     }
     if report.rows.iter().all(|r| r.action == "missing") {
+        if let Some(error) = inventory::read_only_holder(ctx, &clients, name) {
+            return Err(error);
+        }
         let error = targets::no_server_named(ctx, &clients, name);
         if hint_of(&error).is_some_and(|h| h.starts_with("did you mean")) || clients.len() == 1 {
             return Err(error);

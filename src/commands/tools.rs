@@ -16,7 +16,7 @@ use crate::commands::inventory::{Found, Inventory, collect_all, display_path};
 use crate::commands::{Context, targets};
 use crate::error::{ExitStatus, UserError};
 use crate::handshake::{self, Era, Launch, Probe, ProbeOptions, clean_text, tools::TOKEN_METHOD};
-use crate::output::{Printer, Style};
+use crate::output::{Block, Paint, Printer, Report, Style};
 
 /// Longest description line shown, in characters.
 const DESCRIPTION_CHARS: usize = 120;
@@ -168,18 +168,22 @@ pub(crate) fn failed(resolved: &Resolved, probe: &Probe, what: &str) -> anyhow::
     error.into()
 }
 
+/// What `tools` shows (`--json`: every field but the warnings).
 #[derive(Serialize)]
-struct ToolsReport<'a> {
-    client: &'a str,
-    name: &'a str,
-    server_name: Option<&'a str>,
-    server_version: Option<&'a str>,
+struct ToolsReport {
+    client: String,
+    name: String,
+    server_name: Option<String>,
+    server_version: Option<String>,
     protocol_era: Option<Era>,
-    protocol_version: Option<&'a str>,
+    protocol_version: Option<String>,
     /// The tools exactly as the server listed them, every page.
-    tools: &'a [Value],
+    tools: Vec<Value>,
     tokens: usize,
     token_method: &'static str,
+    /// What went wrong beside the listing (printable).
+    #[serde(skip)]
+    warnings: Vec<String>,
 }
 
 pub fn run(args: ToolsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
@@ -195,59 +199,70 @@ pub fn run(args: ToolsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         return Err(failed(&resolved, &probe, "list"));
     }
     let tokens = probe.tokens.unwrap_or(0);
+    let mut warnings = Vec::new();
     if let Some(entry) = &resolved.entry {
         let count = probe.tool_definitions.len();
         if let Err(e) = ctx.state.remember_tokens(&[(entry, tokens, count)]) {
-            printer.warn(&format!("could not remember the token estimate: {e}"));
+            warnings.push(format!("could not remember the token estimate: {e}"));
         }
     }
-    if printer.json {
-        printer.json_value(&ToolsReport {
-            client: &resolved.client,
-            name: &resolved.name,
-            server_name: probe.server_name.as_deref(),
-            server_version: probe.server_version.as_deref(),
-            protocol_era: probe.protocol_era,
-            protocol_version: probe.protocol_version.as_deref(),
-            tools: &probe.tool_definitions,
-            tokens,
-            token_method: TOKEN_METHOD,
-        })?;
-        return Ok(ExitStatus::Success);
+    warnings.extend(probe.warnings.iter().map(|w| clean_text(&w.to_string())));
+    printer.emit(&ToolsReport {
+        client: resolved.client,
+        name: resolved.name,
+        server_name: probe.server_name,
+        server_version: probe.server_version,
+        protocol_era: probe.protocol_era,
+        protocol_version: probe.protocol_version,
+        tools: probe.tool_definitions,
+        tokens,
+        token_method: TOKEN_METHOD,
+        warnings,
+    })
+}
+
+impl Report for ToolsReport {
+    fn json(&self) -> serde_json::Result<Value> {
+        serde_json::to_value(self)
     }
-    let count = probe.tool_definitions.len();
-    let mut header = vec![format!(
-        "{}{}",
-        clean_text(probe.server_name.as_deref().unwrap_or(&resolved.name)),
-        probe
-            .server_version
-            .as_deref()
-            .map(|v| format!(" {}", clean_text(v)))
-            .unwrap_or_default()
-    )];
-    if let (Some(era), Some(version)) = (probe.protocol_era, &probe.protocol_version) {
-        header.push(format!("{era} {version}"));
-    }
-    header.push(format!(
-        "{count} tool{} ≈ {tokens} tokens",
-        if count == 1 { "" } else { "s" }
-    ));
-    printer.line(&printer.paint(Style::Bold, &header.join(" · ")));
-    for tool in &probe.tool_definitions {
-        printer.line("");
-        for (index, line) in describe(tool).into_iter().enumerate() {
-            if index == 0 {
-                printer.line(&printer.paint(Style::Bold, &line));
-            } else {
-                printer.line(&line);
+
+    fn human(&self, paint: Paint) -> Vec<Block> {
+        let count = self.tools.len();
+        let mut header = vec![format!(
+            "{}{}",
+            clean_text(self.server_name.as_deref().unwrap_or(&self.name)),
+            self.server_version
+                .as_deref()
+                .map(|v| format!(" {}", clean_text(v)))
+                .unwrap_or_default()
+        )];
+        if let (Some(era), Some(version)) = (self.protocol_era, &self.protocol_version) {
+            header.push(format!("{era} {version}"));
+        }
+        header.push(format!(
+            "{count} tool{} ≈ {} tokens",
+            if count == 1 { "" } else { "s" },
+            self.tokens
+        ));
+        let mut blocks = vec![Block::Line(paint.paint(Style::Bold, &header.join(" · ")))];
+        for tool in &self.tools {
+            blocks.push(Block::Line(String::new()));
+            for (index, line) in describe(tool).into_iter().enumerate() {
+                blocks.push(Block::Line(if index == 0 {
+                    paint.paint(Style::Bold, &line)
+                } else {
+                    line
+                }));
             }
         }
+        blocks.extend(self.warnings.iter().cloned().map(Block::Warning));
+        blocks.push(Block::Note(format!("\ntokens: {TOKEN_METHOD}")));
+        blocks
     }
-    for warning in &probe.warnings {
-        printer.warn(&clean_text(&warning.to_string()));
+
+    fn status(&self) -> ExitStatus {
+        ExitStatus::Success
     }
-    printer.note(&format!("\ntokens: {TOKEN_METHOD}"));
-    Ok(ExitStatus::Success)
 }
 
 /// A tool as lines: `name [annotations] ≈ N tokens`, the description's first line, then

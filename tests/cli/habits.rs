@@ -887,3 +887,21 @@ fn check_names_servers_in_files_no_client_reads() {
     let explain = env.run(&["check", "--explain", "MCP006"]).ok().stdout;
     assert!(explain.contains("1.102"), "{explain}");
 }
+
+#[test]
+fn list_of_a_near_miss_name_exits_2_with_did_you_mean() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
+    let run = env.run(&["list", "postgre"]).code(2);
+    assert!(
+        run.stderr.contains("no server named `postgre`")
+            && run.stderr.contains("did you mean `postgres`?"),
+        "{}",
+        run.stderr
+    );
+    let run = env.run(&["list", "nosuch", "--json"]).code(2);
+    assert!(run.stderr.contains("`nosuch`"), "{}", run.stderr);
+    // A name that matches is listed as before.
+    let run = env.run(&["list", "postgres"]).ok();
+    assert!(run.stdout.contains("postgres"), "{}", run.stdout);
+}

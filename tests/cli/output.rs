@@ -2,7 +2,9 @@
 //! `golden.rs`), and the one way errors look: `error:` / `caused by:` / `hint:`.
 
 use crate::env::{TestEnv, fixture};
+use crate::fixture_server;
 use crate::golden::{assert_golden, filter};
+use crate::registry_server::{RegistryServer, SAMPLES};
 
 /// Run mcpctl and render the run as a transcript: the command, exit code, stdout, stderr.
 fn transcript(env: &TestEnv, args: &[&str]) -> String {
@@ -186,4 +188,64 @@ fn golden_undo_restore_and_backups() {
         &["restore", "-c", "cursor", "--backup", "2"],
     ));
     assert_golden("undo-restore-backups", &text);
+}
+
+/// `search` and `outdated` against a registry on 127.0.0.1 (its address shown as
+/// `<registry>`): a table, nothing found, nothing newer, a newer version, and a registry
+/// that answers with an error.
+#[test]
+fn golden_search_and_outdated() {
+    let server = RegistryServer::start();
+    let mut env = machine();
+    env.extra_env
+        .push(("MCPCTL_REGISTRY".to_owned(), server.url.clone()));
+    env.on_path("npx");
+    for file in SAMPLES {
+        server.publish_sample(file);
+    }
+    let publish = |version: &str| {
+        server.publish(
+            serde_json::json!({"server": {
+                "name": "io.github.acme/db",
+                "description": "Query the Acme database",
+                "version": version,
+                "packages": [{"registryType": "npm", "identifier": "@acme/db-mcp", "version": version}]
+            }}),
+            true,
+            "active",
+            None,
+        );
+    };
+    publish("1.0.0");
+    let mut text = transcript(&env, &["search", "github"]);
+    text.push_str(&transcript(&env, &["search", "no-such-server-anywhere"]));
+    text.push_str(&transcript(&env, &["outdated"]));
+    env.run(&["add", "io.github.acme/db", "-c", "cursor,codex"])
+        .ok();
+    text.push_str(&transcript(&env, &["outdated"]));
+    publish("1.2.0");
+    text.push_str(&transcript(&env, &["outdated"]));
+    server.break_with(503, "down for maintenance");
+    text.push_str(&transcript(&env, &["outdated"]));
+    let text = text.replace(&server.url, "<registry>");
+    assert_golden("search-outdated", &text);
+}
+
+/// `tools` and `call` against the fixture server (the official Rust SDK).
+#[test]
+fn golden_tools_and_call() {
+    let env = TestEnv::new();
+    let bin = fixture_server::fixture_binary();
+    let bin = bin.to_str().unwrap();
+    env.write(
+        ".cursor/mcp.json",
+        format!(r#"{{"mcpServers": {{"good": {{"command": "{bin}", "args": []}}}}}}"#).as_bytes(),
+    );
+    let mut text = transcript(&env, &["tools", "good", "-c", "cursor"]);
+    text.push_str(&transcript(
+        &env,
+        &["call", "good", "hello", "-c", "cursor"],
+    ));
+    text.push_str(&transcript(&env, &["call", "good", "nope", "-c", "cursor"]));
+    assert_golden("tools-call", &text.replace(bin, "<fixture-server>"));
 }

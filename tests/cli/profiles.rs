@@ -238,8 +238,9 @@ fn files(env: &TestEnv) -> [Vec<u8>; 3] {
 fn enabled_false_is_applied_switched_off_and_not_drift() {
     let env = switched_env();
     env.run(&["apply"]).ok();
-    // fetch was added and switched off: parked in VS Code and Cursor, `enabled = false`
-    // in Codex; every hand-made entry is as it was.
+    // fetch is `enabled = false` in Codex; VS Code and Cursor have no switch, and off is
+    // simply not written there (nothing to park); every hand-made entry is as it was.
+    let first = files(&env);
     let vscode = env.read_str(VSCODE);
     assert!(!vscode.contains("mcp-server-fetch"), "{vscode}");
     assert!(vscode.contains("// local playwright") && vscode.contains("\"memory\""));
@@ -270,36 +271,42 @@ fn enabled_false_is_applied_switched_off_and_not_drift() {
         "args = [\"mcp-server-fetch\"]\n",
     );
     env.write(CODEX, on.as_bytes());
-    env.run(&["enable", "fetch", "-c", "cursor"]).ok();
-    assert!(env.read_str(CURSOR).contains("mcp-server-fetch"));
     let plan = actions(&env, &[]);
     assert!(
         plan.contains(&triple("codex", "fetch", "disable")),
-        "{plan:?}"
-    );
-    assert!(
-        plan.contains(&triple("cursor", "fetch", "disable")),
         "{plan:?}"
     );
     let run = env.run(&["plan", "--check"]).code(1);
     assert!(run.stdout.contains("disable"), "{}", run.stdout);
     env.run(&["apply"]).ok();
     assert_eq!(env.read_str(CODEX), codex);
-    assert!(!env.read_str(CURSOR).contains("mcp-server-fetch"));
     assert_eq!(actions(&env, &[]), synced);
 
-    // The manifest switches it on: `enable` where it is off, then in sync.
+    // The manifest switches it on: `enable` where it is off, `add` where it was never
+    // written; then in sync.
     manifest(&env, &SWITCHED.replace("enabled = false\n", ""));
+    let plan = actions(&env, &[]);
+    assert!(
+        plan.contains(&triple("codex", "fetch", "enable")),
+        "{plan:?}"
+    );
+    assert!(plan.contains(&triple("vscode", "fetch", "add")), "{plan:?}");
+    assert!(plan.contains(&triple("cursor", "fetch", "add")), "{plan:?}");
+    env.run(&["apply"]).ok();
+    assert!(env.read_str(CURSOR).contains("mcp-server-fetch"));
+    assert!(!env.read_str(CODEX).contains("enabled = false"));
+    assert_eq!(actions(&env, &[]), synced);
+    // And off again: parked where there is no switch; every file as after the first apply.
+    manifest(&env, SWITCHED);
     let plan = actions(&env, &[]);
     for client in ["vscode", "codex", "cursor"] {
         assert!(
-            plan.contains(&triple(client, "fetch", "enable")),
+            plan.contains(&triple(client, "fetch", "disable")),
             "{plan:?}"
         );
     }
     env.run(&["apply"]).ok();
-    assert!(env.read_str(CURSOR).contains("mcp-server-fetch"));
-    assert!(!env.read_str(CODEX).contains("enabled = false"));
+    assert_eq!(files(&env), first);
     assert_eq!(actions(&env, &[]), synced);
 }
 
@@ -316,7 +323,7 @@ fn apply_profile_switches_the_manifests_servers_and_back_is_byte_identity() {
     assert!(vscode.contains("mcp-server-fetch") && vscode.contains("server-memory"));
     assert!(
         !vscode.contains("docs.example.com"),
-        "docs is parked: {vscode}"
+        "docs is off, never written: {vscode}"
     );
     assert!(vscode.contains("/* pinned: see #1234 */") && vscode.contains("\"github\""));
 
@@ -335,13 +342,13 @@ fn apply_profile_switches_the_manifests_servers_and_back_is_byte_identity() {
         plan,
         triples(&[
             ("vscode", "memory", "disable"),
-            ("vscode", "docs", "enable"),
+            ("vscode", "docs", "add"),
             ("vscode", "fetch", "disable"),
             ("codex", "memory", "disable"),
             ("codex", "docs", "enable"),
             ("codex", "fetch", "disable"),
             ("cursor", "memory", "disable"),
-            ("cursor", "docs", "enable"),
+            ("cursor", "docs", "add"),
             ("cursor", "fetch", "disable"),
         ])
     );
@@ -394,7 +401,9 @@ fn the_manifests_profile_is_what_a_plain_apply_uses() {
     // --profile wins over the manifest's.
     let plan = actions(&env, &["--profile", "coding"]);
     assert!(
-        plan.contains(&triple("cursor", "memory", "enable")),
+        plan.contains(&triple("cursor", "memory", "add"))
+            && plan.contains(&triple("codex", "memory", "enable"))
+            && plan.contains(&triple("cursor", "docs", "disable")),
         "{plan:?}"
     );
 }

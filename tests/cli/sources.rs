@@ -305,6 +305,23 @@ fn add_and_remove_of_a_plugin_server_explain_where_it_is_managed() {
         .run(&["remove", "playwright", "-c", "claude-code"])
         .code(2);
     assert!(run.stderr.contains("claude plugin"), "{}", run.stderr);
+    for verb in ["disable", "enable"] {
+        let run = env.run(&[verb, "playwright"]).code(2);
+        assert!(
+            run.stderr
+                .contains("claude plugin disable playwright@claude-plugins-official"),
+            "{verb}: {}",
+            run.stderr
+        );
+    }
+    let run = env
+        .run(&["disable", "playwright", "-c", "claude-code"])
+        .code(2);
+    assert!(
+        run.stderr.contains("the plugin `playwright@"),
+        "{}",
+        run.stderr
+    );
 
     let run = env
         .run(&[
