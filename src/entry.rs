@@ -142,10 +142,21 @@ pub enum EntryError {
     NoCwd { client: String },
 }
 
-/// Whether `raw` is such a switch or extension entry rather than a broken server.
+/// Whether `raw` is such a switch or extension entry rather than a broken server (also an
+/// entry built into the client, see `is_builtin`).
 pub fn is_toggle(raw: &Value) -> bool {
-    raw.as_object()
-        .is_some_and(|map| !map.is_empty() && map.keys().all(|k| TOGGLE_KEYS.contains(&k.as_str())))
+    is_builtin(raw)
+        || raw.as_object().is_some_and(|map| {
+            !map.is_empty() && map.keys().all(|k| TOGGLE_KEYS.contains(&k.as_str()))
+        })
+}
+
+/// Whether `raw` runs inside the client (`type: builtin` or `platform` in Goose): not a
+/// server to start, and never edited.
+pub fn is_builtin(raw: &Value) -> bool {
+    raw.get(TYPE_KEY)
+        .and_then(Value::as_str)
+        .is_some_and(|t| spelling::BUILTIN_TYPES.contains(&t))
 }
 
 /// A JSON value's kind, for messages.
@@ -309,6 +320,46 @@ impl<'a> Dialect<'a> {
 
     /// Write an entry as the client spells it: modelled fields first, then the extras.
     pub fn to_raw(&self, entry: &ServerEntry) -> Result<Value, EntryError> {
+        self.to_raw_named(entry, None)
+    }
+
+    /// `to_raw` for an entry called `name`, with the row's `defaults` (see `with_defaults`).
+    pub fn to_raw_named(
+        &self,
+        entry: &ServerEntry,
+        name: Option<&str>,
+    ) -> Result<Value, EntryError> {
+        let fields = Value::Object(self.raw_fields(entry)?);
+        Ok(match name {
+            Some(name) => self.with_defaults(fields, name),
+            None => fields,
+        })
+    }
+
+    /// `raw` with the fields the client needs in every entry (row field `defaults`,
+    /// `{name}` standing for the name) put first where `raw` does not set them.
+    pub fn with_defaults(&self, raw: Value, name: &str) -> Value {
+        let Value::Object(fields) = raw else {
+            return raw;
+        };
+        if self.fields.defaults.is_empty() {
+            return Value::Object(fields);
+        }
+        let mut out = Map::new();
+        for (key, value) in &self.fields.defaults {
+            if !fields.contains_key(key) {
+                let value = match value {
+                    Value::String(s) => Value::String(s.replace("{name}", name)),
+                    other => other.clone(),
+                };
+                out.insert(key.clone(), value);
+            }
+        }
+        out.extend(fields);
+        Value::Object(out)
+    }
+
+    fn raw_fields(&self, entry: &ServerEntry) -> Result<Map<String, Value>, EntryError> {
         let passthrough;
         let entry = if self.passes_through() {
             passthrough = passthrough_out(entry);
@@ -398,7 +449,7 @@ impl<'a> Dialect<'a> {
                 out.insert(key.clone(), value.clone());
             }
         }
-        Ok(Value::Object(out))
+        Ok(out)
     }
 }
 
@@ -714,6 +765,34 @@ mod tests {
             json!({"command":"uvx","args":["x"],"working_directory":"/tmp"}),
         );
         dialect_roundtrip("vscode", json!({"type":"sse","url":"https://x"}));
+        dialect_roundtrip(
+            "goose",
+            json!({"type":"stdio","cmd":"npx","args":["-y","x"],"envs":{"K":"v"},"name":"x","enabled":true,"timeout":300}),
+        );
+        dialect_roundtrip(
+            "goose",
+            json!({"type":"streamable_http","uri":"https://x/mcp","headers":{"A":"b"},"name":"x","enabled":false,"description":""}),
+        );
+    }
+
+    #[test]
+    fn defaults_fill_what_the_client_requires_unless_the_entry_sets_it() {
+        let table = ClientTable::builtin().unwrap();
+        let goose = Dialect::of(table.get("goose").unwrap());
+        let entry = goose
+            .from_raw(&json!({"cmd":"uvx","args":["m"],"timeout":60}))
+            .unwrap();
+        assert_eq!(
+            goose.to_raw_named(&entry, Some("mem")).unwrap(),
+            json!({"description":"","enabled":true,"name":"mem","type":"stdio","cmd":"uvx","args":["m"],"timeout":60})
+        );
+        // Rows without defaults are unchanged by a name.
+        let cursor = Dialect::of(table.get("cursor").unwrap());
+        let entry = cursor.from_raw(&json!({"command":"x","args":[]})).unwrap();
+        assert_eq!(
+            cursor.to_raw_named(&entry, Some("n")).unwrap(),
+            cursor.to_raw(&entry).unwrap()
+        );
     }
 
     #[test]

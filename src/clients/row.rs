@@ -253,6 +253,9 @@ pub struct Fields {
     /// back to SSE as the spec suggests. `false`: it reports the server broken (Claude
     /// Code: "MCP endpoint not found").
     pub sse_fallback: bool,
+    /// Fields every new entry carries because the client requires them (Goose: `name`,
+    /// `enabled`, `description`, `timeout`); `{name}` in a string is the server's name.
+    pub defaults: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Default for Fields {
@@ -281,6 +284,7 @@ impl Default for Fields {
             var_syntax: None,
             rejects_bom: false,
             sse_fallback: true,
+            defaults: serde_json::Map::new(),
         }
     }
 }

@@ -517,6 +517,7 @@ pub(crate) fn add_to(
             .into_iter()
             .find(|(n, _)| n == name)
             .map(|(_, raw)| raw);
+        edit::refuse_builtin(client, name, existing.as_ref())?;
         if let Some(guard) = how.guard {
             guard(existing.as_ref())?;
         }
@@ -525,7 +526,9 @@ pub(crate) fn add_to(
             Some(_) => None,
         };
         let raw = match existing {
-            None => dialect.to_raw(&entry).map_err(|e| entry_error(e, client))?,
+            None => dialect
+                .to_raw_named(&entry, Some(name))
+                .map_err(|e| entry_error(e, client))?,
             Some(old_raw) => {
                 let old = dialect.from_raw(&old_raw);
                 if old.as_ref().is_ok_and(|old| old.same_as(&entry)) {
@@ -540,7 +543,7 @@ pub(crate) fn add_to(
                         "`{name}` already exists in {} with different content\n  existing: {}\n  new:      {}",
                         client.name,
                         redact_raw(&old_raw),
-                        redact_raw(&dialect.to_raw(&entry).map_err(|e| entry_error(e, client))?),
+                        redact_raw(&dialect.to_raw_named(&entry, Some(name)).map_err(|e| entry_error(e, client))?),
                     ))
                     .hint("pass `--force` to replace it (fields mcpctl does not manage are kept), or pick another name")
                     .into());
@@ -553,7 +556,7 @@ pub(crate) fn add_to(
                     merged.extras = extras;
                 }
                 dialect
-                    .to_raw(&merged)
+                    .to_raw_named(&merged, Some(name))
                     .map_err(|e| entry_error(e, client))?
             }
         };

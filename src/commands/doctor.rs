@@ -537,7 +537,11 @@ fn static_checks(
             result.record(
                 "entry",
                 Status::Skipped,
-                "no command or URL: an on/off switch or a server an extension provides; not started".to_owned(),
+                if entry::is_builtin(&f.raw) {
+                    format!("built into {}: it runs inside the client; not started", f.client.name)
+                } else {
+                    "no command or URL: an on/off switch or a server an extension provides; not started".to_owned()
+                },
             );
             return (result, None);
         }

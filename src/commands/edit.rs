@@ -36,6 +36,30 @@ fn attempts() -> impl Iterator<Item = u64> {
     })
 }
 
+/// Refuse to change an entry that runs inside the client (Goose's `builtin` and
+/// `platform` extensions): it is the client's own, whatever `--force` says.
+pub fn refuse_builtin(
+    client: &Client,
+    name: &str,
+    raw: Option<&serde_json::Value>,
+) -> anyhow::Result<()> {
+    match raw {
+        Some(raw) if crate::entry::is_builtin(raw) => Err(UserError::new(format!(
+            "`{name}` is built into {} (`type: {}`); mcpctl never changes or removes it",
+            client.name,
+            raw.get("type")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("builtin")
+        ))
+        .hint(format!(
+            "switch it on or off in {} itself, or pick another name for a server",
+            client.name
+        ))
+        .into()),
+        _ => Ok(()),
+    }
+}
+
 /// Take the lock every mcpctl process takes before it reads a file it will write (see
 /// `fs::lock`). Take `state.lock()` first if both are needed, never the other way round.
 pub fn lock(ctx: &Context, path: &Path) -> anyhow::Result<FileLock> {

@@ -30,6 +30,9 @@ struct ListRow {
     /// Cut out of the file by `mcpctl disable` (the client has no switch); `enable` puts
     /// it back. The entry lives in mcpctl's state directory meanwhile.
     parked: bool,
+    /// Runs inside the client (Goose's `builtin`/`platform` extensions): read-only.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    builtin: bool,
     /// The file spells the command as `cmd /c ...` (shown unwrapped in `command`/`args`).
     wrapped: bool,
     /// The entry comes from a read-only source (a plugin, an extension, an
@@ -92,8 +95,9 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                 path: display_path(ctx, &f.path),
                 disabled: false,
                 parked: false,
+                builtin: entry::is_builtin(&f.raw),
                 wrapped: false,
-                read_only: f.origin.is_some(),
+                read_only: f.origin.is_some() || entry::is_builtin(&f.raw),
                 origin: f.origin.as_ref().map(|o| OriginRow {
                     kind: o.kind,
                     name: o.name.clone(),
@@ -217,6 +221,7 @@ fn parked_rows(
                 path: display_path(ctx, &p.path),
                 disabled: true,
                 parked: true,
+                builtin: false,
                 wrapped: false,
                 read_only: false,
                 origin: None,
@@ -301,6 +306,9 @@ impl Report for ListReport {
                         s
                     }
                     (None, Some(u), _) => u.clone(),
+                    (None, None, None) if r.builtin => {
+                        paint.paint(Style::Dim, "(built into the client; read-only)")
+                    }
                     (None, None, None) => {
                         paint.paint(Style::Dim, "(a switch, or a server an extension provides)")
                     }

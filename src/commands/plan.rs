@@ -449,6 +449,7 @@ pub fn plan_file<'a>(
                 );
                 continue;
             }
+            let wanted = dialect.with_defaults(wanted, name);
             document.doc.upsert(location.at(), name, &wanted)?;
             plan.ledger.push(LedgerOp::Record {
                 name: name.clone(),
@@ -519,7 +520,7 @@ pub fn plan_file<'a>(
             (action, reason)
         };
         if writes {
-            let merged = keep_housekeeping(existing, wanted);
+            let merged = dialect.with_defaults(keep_housekeeping(existing, wanted), name);
             document.doc.upsert(location.at(), name, &merged)?;
             plan.ledger.push(LedgerOp::Record {
                 name: name.clone(),

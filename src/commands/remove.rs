@@ -102,6 +102,12 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                 .then_some(created.created_dirs.as_slice());
             let outcome =
                 edit::apply_then_delete(ctx, client, &location, dry_run, delete_with, &|doc| {
+                    let existing = doc
+                        .servers(location.at())?
+                        .into_iter()
+                        .find(|(n, _)| *n == name)
+                        .map(|(_, raw)| raw);
+                    edit::refuse_builtin(client, &name, existing.as_ref())?;
                     let edit = doc.remove(location.at(), &name)?;
                     if edit == Edit::Removed
                         && let Some(before) = &created.created_map

@@ -176,6 +176,16 @@ fn one(ctx: &Context, client: &Client, location: &Location, request: &Request) -
     let name = request.name.as_str();
     let shown = edit::shown(ctx, &location.path);
     let mut row = Row::new(client, location.scope, name, &shown, "failed");
+    // An entry built into the client (Goose's `developer`) is switched in the client.
+    let existing = read_document(ctx, client, &location.path)
+        .ok()
+        .and_then(|d| d.doc.servers(location.at()).ok())
+        .and_then(|entries| entries.into_iter().find(|(n, _)| n == name))
+        .map(|(_, raw)| raw);
+    if let Err(error) = edit::refuse_builtin(client, name, existing.as_ref()) {
+        row.fail(&error);
+        return row;
+    }
     if let Some(op) = &request.tools {
         match filters::filter(ctx, client, location, name, op, request.dry_run) {
             Ok(done) => {

@@ -12,15 +12,15 @@
 pub const TYPE_KEY: &str = "type";
 
 /// Every spelling of the program to start.
-pub const COMMAND_KEYS: &[&str] = &["command"];
+pub const COMMAND_KEYS: &[&str] = &["command", "cmd"];
 /// Every spelling of the program's arguments.
 pub const ARGS_KEYS: &[&str] = &["args"];
 /// Every spelling of a remote URL.
-pub const URL_KEYS: &[&str] = &["url", "serverUrl", "httpUrl"];
+pub const URL_KEYS: &[&str] = &["url", "serverUrl", "httpUrl", "uri"];
 /// URL keys that mean Streamable HTTP whatever `type` says (Gemini CLI, Qwen Code).
 pub const HTTP_URL_KEYS: &[&str] = &["httpUrl"];
 /// Every spelling of the environment map.
-pub const ENV_KEYS: &[&str] = &["env", "environment"];
+pub const ENV_KEYS: &[&str] = &["env", "environment", "envs"];
 /// Every spelling of the HTTP header map.
 pub const HEADER_KEYS: &[&str] = &["headers", "http_headers"];
 /// Every spelling of the working directory.
@@ -38,6 +38,10 @@ pub const HTTP_TYPES: &[&str] = &[
 ];
 /// `type` values that mark a legacy HTTP+SSE server.
 pub const SSE_TYPES: &[&str] = &["sse"];
+/// `type` values of entries that run inside the client rather than as a server (Goose's
+/// `builtin` and `platform` extensions, its `frontend` tools and `inline_python` code):
+/// listed, never started, never edited.
+pub const BUILTIN_TYPES: &[&str] = &["builtin", "platform", "frontend", "inline_python"];
 
 /// Keys under which some client keeps its servers map (`--from-json` snippets, MCP205).
 pub const SERVERS_KEYS: &[&str] = &[
@@ -123,5 +127,9 @@ mod tests {
         assert!(!is_secret_map("args"));
         assert!(is_known_type("streamable-http") && !is_known_type("websocket"));
         assert!(looks_like_entry(["disabled", "httpUrl"].into_iter()));
+        // Goose's spellings.
+        assert_eq!(synonyms("cmd"), Some(COMMAND_KEYS));
+        assert_eq!(synonyms("uri"), Some(URL_KEYS));
+        assert!(is_secret_map("envs"));
     }
 }

@@ -1,8 +1,8 @@
 //! Everything that knows a file format, behind one enum: `Format` has one method per job
 //! (`parse` for the lossless editable document, `tree` for the lint view, `as_str`,
-//! `strict`), and nothing outside this module matches on a format. A new format (YAML) is
-//! one enum arm plus its modules here (`yaml.rs` for `ConfigDoc`, `yaml_tree.rs` for the
-//! lint tree) and the `format` value in the client table.
+//! `strict`), and nothing outside this module matches on a format. A new format is one enum
+//! arm plus its modules here (YAML: `yaml.rs` for `ConfigDoc`, `yaml_tree.rs` for the lint
+//! tree, `yaml_parse.rs` shared by both) and the `format` value in the client table.
 //!
 //! A document is parsed from the file's text (BOM already removed by `fs::read_source`),
 //! edited one server entry at a time, and rendered back. Everything outside the entry
@@ -16,6 +16,9 @@ mod scan;
 mod toml;
 mod toml_tree;
 pub mod tree;
+mod yaml;
+mod yaml_parse;
+mod yaml_tree;
 
 use serde_json::Value;
 
@@ -34,6 +37,8 @@ pub enum Format {
     Jsonc,
     /// TOML (Codex).
     Toml,
+    /// YAML (Goose): read by a strict YAML 1.2 parser, edited entry by entry as text.
+    Yaml,
 }
 
 impl Format {
@@ -44,6 +49,7 @@ impl Format {
         match self {
             Format::Json | Format::Jsonc => Ok(Box::new(json::JsonDoc::parse(text)?)),
             Format::Toml => Ok(Box::new(toml::TomlDoc::parse(text)?)),
+            Format::Yaml => Ok(Box::new(yaml::YamlDoc::parse(text)?)),
         }
     }
 
@@ -53,6 +59,7 @@ impl Format {
         match self {
             Format::Json | Format::Jsonc => json_tree::parse(text),
             Format::Toml => toml_tree::parse(text),
+            Format::Yaml => yaml_tree::parse(text),
         }
     }
 
@@ -61,7 +68,7 @@ impl Format {
     pub fn strict(self) -> bool {
         match self {
             Format::Json => true,
-            Format::Jsonc | Format::Toml => false,
+            Format::Jsonc | Format::Toml | Format::Yaml => false,
         }
     }
 
@@ -71,14 +78,16 @@ impl Format {
             Format::Json => "JSON",
             Format::Jsonc => "JSONC",
             Format::Toml => "TOML",
+            Format::Yaml => "YAML",
         }
     }
 
-    /// The format's documents can hold list-shaped servers (`ServersAt::list`).
+    /// The format's documents can hold list-shaped servers (`ServersAt::list`). YAML
+    /// reads them (Continue's `mcpServers: [- name: x]`) but does not write them yet.
     pub fn holds_lists(self) -> bool {
         match self {
             Format::Toml => true,
-            Format::Json | Format::Jsonc => false,
+            Format::Json | Format::Jsonc | Format::Yaml => false,
         }
     }
 
@@ -87,6 +96,7 @@ impl Format {
             Format::Json => "json",
             Format::Jsonc => "jsonc",
             Format::Toml => "toml",
+            Format::Yaml => "yaml",
         }
     }
 }
@@ -268,17 +278,29 @@ pub trait ConfigDoc {
 
     /// How the servers map at `key` (and the path to it) is written now: call before the
     /// `upsert` that adds an entry, keep it, and hand it to `prune` after removing it.
-    fn map_state(&self, key: &[String]) -> Result<MapState, ShapeError>;
+    /// The default records nothing (then `prune` never removes anything): a format that
+    /// does not implement both keeps what an add created.
+    fn map_state(&self, key: &[String]) -> Result<MapState, ShapeError> {
+        Ok(MapState {
+            depth: key.len(),
+            inside: None,
+            blank: None,
+        })
+    }
 
     /// After an entry was removed: if the servers map at `key` is now empty, remove what
     /// the add that `before` was taken for created (the keys from `before.depth` on, only
     /// while they hold nothing else) and give the deepest object that existed its
     /// original spelling back (only when it differs in whitespace alone). Never removes a
     /// key that holds anything but the path down to the empty map.
-    fn prune(&mut self, key: &[String], before: &MapState) -> Result<(), ShapeError>;
+    fn prune(&mut self, _key: &[String], _before: &MapState) -> Result<(), ShapeError> {
+        Ok(())
+    }
 
     /// Nothing is left: no setting, no comment (a file mcpctl created may then go).
-    fn is_blank(&self) -> bool;
+    fn is_blank(&self) -> bool {
+        self.render().trim().is_empty()
+    }
 
     /// Replace the whole text (a parked entry spliced back at its byte offset); the text
     /// must parse, else the document is left as it was.

@@ -17,6 +17,7 @@ mod errors;
 #[path = "../common/fixture_server.rs"]
 mod fixture_server;
 mod golden;
+mod goose;
 mod habits;
 mod identity;
 mod import;

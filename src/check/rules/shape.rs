@@ -225,16 +225,22 @@ impl Linter<'_> {
                 Side::Neither
             }
             (None, None) => {
-                if !keys
-                    .iter()
-                    .all(|k| spelling::TOGGLE_KEYS.contains(&k.key.as_str()))
+                let builtin = member
+                    .node
+                    .get(spelling::TYPE_KEY)
+                    .and_then(|t| t.node.as_str())
+                    .is_some_and(|t| spelling::BUILTIN_TYPES.contains(&t));
+                if !builtin
+                    && !keys
+                        .iter()
+                        .all(|k| spelling::TOGGLE_KEYS.contains(&k.key.as_str()))
                 {
                     self.report(
                         member.key_start,
                         &NO_COMMAND_OR_URL,
                         format!(
-                            "server `{name}` has neither `command` nor `{}`",
-                            self.client.fields.url_key
+                            "server `{name}` has neither `{}` nor `{}`",
+                            self.client.fields.command_key, self.client.fields.url_key
                         ),
                     );
                 }
