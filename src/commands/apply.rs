@@ -234,6 +234,12 @@ fn write_all<'a>(
         write_plan(ctx, manifest, profile, force, plan)?;
     }
     switch(ctx, plans, Want::Off)?;
+    let dropped: Vec<_> = plans.iter().flat_map(|p| &p.drop_parked).collect();
+    if !dropped.is_empty() {
+        toggle::store::update(ctx, false, |store| {
+            store.parked.retain(|p| !dropped.contains(&&p.entry));
+        })?;
+    }
     Ok(())
 }
 

@@ -163,9 +163,11 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         broken,
         exclusive,
     } = collect_all(ctx, &clients, name.as_deref());
+    let parked = parked_results(ctx, &clients, name.as_deref());
     if let Some(name) = &name
         && found.is_empty()
         && broken.is_empty()
+        && parked.is_empty()
     {
         return Err(targets::no_server_named(ctx, &clients, name));
     }
@@ -239,6 +241,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             origin: None,
         });
     }
+    results.extend(parked);
     for (client, ex) in &exclusive {
         printer.stream(&[Block::Warning(format!(
             "{} loads only the servers in `{}`: {}",
@@ -474,6 +477,54 @@ pub(crate) fn entry_options(options: &ProbeOptions, f: &Found<'_>) -> ProbeOptio
         options.timeout_set_by = TimeoutSource::Entry { key };
     }
     options
+}
+
+/// Entries `mcpctl disable` parked (cut out of their file): skipped, with the way back.
+fn parked_results(ctx: &Context, clients: &[&Client], name: Option<&str>) -> Vec<DoctorResult> {
+    let Ok(store) = crate::toggle::store::load(ctx) else {
+        return Vec::new();
+    };
+    store
+        .parked
+        .iter()
+        .filter(|p| clients.iter().any(|c| c.id == p.client))
+        .filter(|p| name.is_none_or(|n| n == p.entry.name))
+        .map(|p| {
+            let message = format!(
+                "parked by `mcpctl disable` (not in the file, so not started); `mcpctl enable {} -c {}` puts it back",
+                p.entry.name, p.client
+            );
+            DoctorResult {
+                client: p.client.clone(),
+                scope: p.scope,
+                name: p.entry.name.clone(),
+                path: display_path(ctx, &p.path),
+                status: Status::Skipped,
+                checks: vec![Check {
+                    check: "enabled",
+                    status: Status::Skipped,
+                    message,
+                }],
+                server_name: None,
+                server_version: None,
+                protocol_era: None,
+                protocol_version: None,
+                tools: None,
+                tokens: None,
+                tool_names: Vec::new(),
+                capabilities: None,
+                instructions_chars: None,
+                started: None,
+                elapsed_ms: None,
+                phases: Vec::new(),
+                error: None,
+                stderr_tail: Vec::new(),
+                target: String::new(),
+                read_only: false,
+                origin: None,
+            }
+        })
+        .collect()
 }
 
 /// Checks that start nothing. Returns the transport to probe when the entry is runnable.

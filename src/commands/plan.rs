@@ -21,7 +21,7 @@ use crate::error::{ExitStatus, UserError};
 use crate::manifest::{ClientChoice, Manifest};
 use crate::output::{Block, Paint, Printer, Report, Style, redact};
 use crate::state::ledger::{self, HOUSEKEEPING_KEYS};
-use crate::state::{Origin, Ownership};
+use crate::state::{EntryKey, Origin, Ownership};
 use crate::toggle::{Method, Power, Probe, Want};
 
 /// What the plan does with one entry.
@@ -142,6 +142,9 @@ pub struct FilePlan<'a> {
     pub switches: Vec<(String, Want)>,
     /// What those switches change, for entries already there (a dry run of each).
     pub switch_diffs: Vec<String>,
+    /// mcpctl's parked entries the manifest no longer lists: dropped from the record of
+    /// parked entries (they are not in the file).
+    pub drop_parked: Vec<EntryKey>,
 }
 
 impl FilePlan<'_> {
@@ -333,6 +336,7 @@ pub fn plan_file<'a>(
         rendered: Vec::new(),
         switches: Vec::new(),
         switch_diffs: Vec::new(),
+        drop_parked: Vec::new(),
         document: Document {
             source: document.source.clone(),
             doc: client.format.parse(String::new())?,
@@ -570,6 +574,41 @@ pub fn plan_file<'a>(
             plan.ledger.push(LedgerOp::Forget { name: name.clone() });
         }
         push(&mut plan, name, action, reason, at);
+    }
+    // Parked entries of this manifest's servers it no longer lists.
+    let leftovers = probe.parked().iter().filter(|p| {
+        p.entry.path == identity
+            && p.entry.key == location.key
+            && !wanted_names.contains(&p.entry.name)
+            && !current.iter().any(|(n, _)| *n == p.entry.name)
+    });
+    for parked in leftovers {
+        let Some(record) = ctx.state.lookup(&parked.entry)? else {
+            continue;
+        };
+        if record.source != origin {
+            continue;
+        }
+        let name = &parked.entry.name;
+        let at = position(&document, name);
+        let (action, reason) = if ledger::fingerprint_raw(&dialect, &parked.raw).as_ref()
+            == Some(&record.fingerprint)
+        {
+            (
+                Action::Remove,
+                "no longer in the manifest; its parked bytes are dropped",
+            )
+        } else {
+            (
+                Action::Drift,
+                "no longer in the manifest, but edited by hand before it was parked",
+            )
+        };
+        if action == Action::Remove || force {
+            plan.drop_parked.push(parked.entry.clone());
+            plan.ledger.push(LedgerOp::Forget { name: name.clone() });
+        }
+        push(&mut plan, name, action, Some(reason.to_owned()), at);
     }
     // Records of this manifest whose entries are gone (deleted by hand): forget them.
     // Parked entries are not gone: `enable` brings them back as mcpctl's.

@@ -245,7 +245,11 @@ impl JsonDoc {
                     return Ok(Edit::Unchanged);
                 }
                 let indent = line_indent(&self.text, member.key_start).to_owned();
-                let rendered = render(entry, style.indent.as_deref(), &indent, &style.newline)?;
+                let old_text = &self.text[member.value_start..member.value_end];
+                let rendered = match one_line_list(old_text, entry) {
+                    Some(line) => line,
+                    None => render(entry, style.indent.as_deref(), &indent, &style.newline)?,
+                };
                 let splice = Splice {
                     at: member.value_start,
                     remove: member.value_end - member.value_start,
@@ -658,6 +662,31 @@ fn render(
     Ok(pretty.replace('\n', &format!("{newline}{base}")))
 }
 
+/// A list of plain values (a tool list, a list of names) replacing one written on one
+/// line stays on one line, spaced as the old one was: `["a", "b"]` or `["a","b"]`. So a
+/// list changed and changed back reads as it did.
+fn one_line_list(old: &str, new: &Value) -> Option<String> {
+    let items = new.as_array()?;
+    if old.contains('\n')
+        || !old.starts_with('[')
+        || items.iter().any(|v| v.is_array() || v.is_object())
+    {
+        return None;
+    }
+    // A list of one says nothing about spacing: people write `["a", "b"]`.
+    let separator = if old.contains(',') && !old.contains(", ") {
+        ","
+    } else {
+        ", "
+    };
+    let items: Vec<String> = items
+        .iter()
+        .map(serde_json::to_string)
+        .collect::<Result<_, _>>()
+        .ok()?;
+    Some(format!("[{}]", items.join(separator)))
+}
+
 /// The spaces and tabs at the start of the line holding `at`.
 fn line_indent(text: &str, at: usize) -> &str {
     let start = line_start(text, at);
@@ -1024,6 +1053,32 @@ mod tests {
             doc.render(),
             "{\n  \"mcpServers\": {\n    \"s\": {\n      \"command\": \"y\"\n    }, // note\n    \"t\": {}\n  }\n}"
         );
+    }
+
+    #[test]
+    fn a_one_line_list_stays_on_one_line() {
+        let text =
+            "{\n  \"s\": {\n    \"x\": {\"command\": \"a\", \"disabledTools\": [\"t\"]}\n  }\n}\n";
+        let mut doc = JsonDoc::parse(text).unwrap();
+        let at = k(&["s", "x"]);
+        doc.upsert(
+            ServersAt::map(&at),
+            "disabledTools",
+            &serde_json::json!(["t", "u"]),
+        )
+        .unwrap();
+        assert!(
+            doc.render().contains("\"disabledTools\": [\"t\", \"u\"]}"),
+            "{}",
+            doc.render()
+        );
+        doc.upsert(
+            ServersAt::map(&at),
+            "disabledTools",
+            &serde_json::json!(["t"]),
+        )
+        .unwrap();
+        assert_eq!(doc.render(), text);
     }
 
     #[test]

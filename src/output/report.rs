@@ -1,8 +1,10 @@
 //! How a command's result reaches the user: the command builds a report value and returns
 //! it; `Printer::emit` prints it. One place decides between `--json` and the human form, so
-//! a command never branches on `printer.json` and every command's errors look the same.
+//! a command never branches on `printer.json` (`check` once, with its reason written there)
+//! and every command's errors look the same.
 //!
-//! The pattern for a new command (`plan`, `search`, `tools`, ...):
+//! The pattern every command follows (`check` and `plan` show formats besides text,
+//! `apply` wraps `plan`'s report with its outcome, `doctor` streams its rows):
 //!
 //! 1. Do the work and collect the result in a struct (rows, outcomes, errors that belong to
 //!    one row or file). Keep `anyhow::Error`s as `ErrorText::of(&error)` so their `hint:`

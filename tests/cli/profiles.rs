@@ -573,3 +573,46 @@ fn import_keeps_servers_that_are_off_or_parked_switched_off() {
         before
     );
 }
+
+#[test]
+fn a_parked_server_dropped_from_the_manifest_is_removed_from_the_parked_record() {
+    let env = switched_env();
+    env.run(&["apply", "--profile", "writing"]).ok();
+    env.run(&["apply", "--profile", "coding"]).ok();
+    // docs is parked in VS Code and Cursor, `enabled = false` in Codex.
+    let parked = |env: &TestEnv| {
+        env.state("disabled.json")["parked"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["entry"]["name"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(parked(&env), ["docs", "docs"]);
+    manifest(
+        &env,
+        &SWITCHED
+            .replace(
+                "[servers.docs]\nurl = \"https://docs.example.com/mcp\"\n\n",
+                "",
+            )
+            .replace("servers = [\"docs\"]", "servers = []"),
+    );
+    let plan = actions(&env, &["--profile", "coding"]);
+    for client in ["vscode", "codex", "cursor"] {
+        assert!(plan.contains(&triple(client, "docs", "remove")), "{plan:?}");
+    }
+    env.run(&["apply", "--profile", "coding"]).ok();
+    assert!(parked(&env).is_empty());
+    assert!(!env.read_str(CODEX).contains("docs.example.com"));
+    let ledger = env.state("ledger.json");
+    assert!(
+        !ledger.to_string().contains("\"docs\""),
+        "records of docs are forgotten: {ledger}"
+    );
+    assert!(
+        actions(&env, &["--profile", "coding"])
+            .iter()
+            .all(|t| t.2 == "ok")
+    );
+}

@@ -377,7 +377,8 @@ fn deny_tools_round_trip_per_dialect() {
             "windsurf",
             WINDSURF,
             "sequential-thinking",
-            "\"disabledTools\": [\n        \"delete_repo\",\n        \"merge\"\n      ]",
+            // `[]` was on one line: the list stays on one line.
+            "\"disabledTools\": [\"delete_repo\", \"merge\"]",
         ),
         (
             "gemini-cli",
@@ -509,4 +510,44 @@ fn copilot_allow_list_only() {
         jsonc(&env.read(rel))["mcpServers"]["gh"]["tools"],
         serde_json::json!(["a"])
     );
+}
+
+#[test]
+fn doctor_skips_switched_off_and_parked_entries_and_says_why() {
+    let env = TestEnv::new();
+    env.write(CURSOR, &fixture("cursor/mcp.json"));
+    env.write(GEMINI, &fixture("gemini-cli/settings.json"));
+    env.run(&["disable", "postgres", "-c", "cursor"]).ok();
+    env.run(&["disable", "time", "-c", "gemini-cli"]).ok();
+    for (client, name, why) in [
+        ("cursor", "postgres", "parked by `mcpctl disable`"),
+        ("gemini-cli", "time", "disabled"),
+    ] {
+        // Asking for it by name finds it (a parked entry is in no file).
+        let run = env
+            .run(&["--json", "doctor", name, "-c", client, "--no-spawn"])
+            .ok();
+        let result = &run.json()["results"][0];
+        assert_eq!(result["status"], "skipped", "{}", run.stdout);
+        let said = result["checks"].to_string();
+        assert!(said.contains(why), "{client}: {said}");
+    }
+}
+
+#[test]
+fn a_list_the_user_wrote_on_one_line_comes_back_as_written() {
+    let env = TestEnv::new();
+    let original = b"{\n  \"mcpServers\": {\n    \"gh\": {\"command\": \"gh-mcp\", \"disabledTools\": [\"push\"]}\n  }\n}\n";
+    env.write(WINDSURF, original);
+    env.run(&["disable", "gh", "-c", "windsurf", "--deny-tools", "merge"])
+        .ok();
+    assert!(
+        env.read_str(WINDSURF)
+            .contains("\"disabledTools\": [\"push\", \"merge\"]}"),
+        "{}",
+        env.read_str(WINDSURF)
+    );
+    env.run(&["enable", "gh", "-c", "windsurf", "--deny-tools", "merge"])
+        .ok();
+    assert_eq!(env.read(WINDSURF), original);
 }
