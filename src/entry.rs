@@ -197,10 +197,16 @@ impl<'a> Dialect<'a> {
             return Err(EntryError::NotAnObject(kind_of(raw)));
         };
         let mut extras = map.clone();
-        let type_value = match extras.shift_remove(TYPE_KEY) {
+        // The client's own key first; `type` is read everywhere (snippets from READMEs).
+        let type_key = [self.fields.type_key.as_str(), TYPE_KEY]
+            .into_iter()
+            .find(|k| extras.contains_key(*k))
+            .unwrap_or(TYPE_KEY)
+            .to_owned();
+        let type_value = match extras.shift_remove(&type_key) {
             Some(Value::String(s)) => Some(s),
             Some(other) => {
-                extras.insert(TYPE_KEY.to_owned(), other);
+                extras.insert(type_key.clone(), other);
                 None
             }
             None => None,
@@ -288,7 +294,7 @@ impl<'a> Dialect<'a> {
         if let Some(t) = type_value
             && !spelling::is_known_type(&t)
         {
-            extras.insert(TYPE_KEY.to_owned(), Value::String(t));
+            extras.insert(type_key, Value::String(t));
         }
         let mut entry = ServerEntry { transport, extras };
         if self.passes_through() {
@@ -377,7 +383,7 @@ impl<'a> Dialect<'a> {
             });
         }
         let mut out = Map::new();
-        let mut modelled: Vec<&str> = vec![TYPE_KEY];
+        let mut modelled: Vec<&str> = vec![TYPE_KEY, f.type_key.as_str()];
         match &entry.transport {
             Transport::Stdio {
                 command,
@@ -386,7 +392,7 @@ impl<'a> Dialect<'a> {
                 cwd,
             } => {
                 if let Some(t) = &f.stdio_type {
-                    out.insert(TYPE_KEY.to_owned(), Value::String(t.clone()));
+                    out.insert(f.type_key.clone(), Value::String(t.clone()));
                 }
                 match self.name {
                     DialectName::Standard => {
@@ -433,7 +439,7 @@ impl<'a> Dialect<'a> {
                     RemoteKind::Sse => (&f.sse_type, &f.url_key),
                 };
                 if let Some(t) = type_value {
-                    out.insert(TYPE_KEY.to_owned(), Value::String(t.clone()));
+                    out.insert(f.type_key.clone(), Value::String(t.clone()));
                 }
                 out.insert(url_key.clone(), Value::String(url.clone()));
                 if !headers.is_empty() {

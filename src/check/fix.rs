@@ -40,7 +40,7 @@ pub fn fix_entry(raw: &Value, target: &Target<'_>) -> Option<Value> {
                 } else {
                     RemoteKind::Http
                 };
-                fields.push(spelling::TYPE_KEY);
+                fields.push(&client.fields.type_key);
             }
         }
         Transport::Stdio { command, args, .. } => {
@@ -99,7 +99,7 @@ fn url_key_readable(map: &Map<String, Value>, client: &Client) -> bool {
 fn needs_type(map: &Map<String, Value>, client: &Client) -> bool {
     let f = &client.fields;
     f.untyped_remote == UntypedRemote::None
-        && !map.contains_key(spelling::TYPE_KEY)
+        && !map.contains_key(&f.type_key)
         && (map.contains_key(&f.url_key) || !url_key_readable(map, client))
         && (f.http_type.is_some() || f.sse_type.is_some())
 }

@@ -55,6 +55,9 @@ pub struct Client {
     /// The entry's tool allow/deny fields; `None`: the file has none.
     pub tool_filter: Option<ToolFilter>,
     pub source: String,
+    /// `false`: the path or shape is not confirmed by the client's own documentation or
+    /// program (row field `verified`); `clients` says so.
+    pub verified: bool,
     /// Files that look like the client's but that it does not read (`check`: MCP006).
     pub unread: Vec<Unread>,
     /// Places the client loads servers from that the user did not write (plugins,
@@ -236,6 +239,7 @@ impl Client {
             switch: row.switch,
             tool_filter: row.tool_filter,
             source: row.source,
+            verified: row.verified,
             unread: row.unread,
             read_only: row
                 .read_only
@@ -564,10 +568,19 @@ impl ClientTable {
                 })
                 .collect::<Vec<_>>()
                 .join(".");
+            let key = match &c.servers_name_key {
+                None => format!("`{key}`"),
+                Some(name) => format!("`{key}` (list, named by `{name}`)"),
+            };
+            let name = if c.verified {
+                c.name.clone()
+            } else {
+                format!("{} (unverified)", c.name)
+            };
             out.push_str(&format!(
-                "| `{}` | {} | {} | {} | {} | {} | {} | `{}` |\n",
+                "| `{}` | {} | {} | {} | {} | {} | {} | {} |\n",
                 c.id,
-                c.name,
+                name,
                 cell(&c.paths_macos),
                 cell(&c.paths_linux),
                 cell(&c.paths_windows),
@@ -887,5 +900,122 @@ mod tests {
                 .unwrap(),
             PathBuf::from("/cc/.claude.json")
         );
+    }
+
+    /// New rows resolve to the files their sources name, per OS, with the env overrides.
+    #[test]
+    fn new_rows_resolve_per_os() {
+        let table = ClientTable::builtin().unwrap();
+        let user = |id: &str, os: Os, vars: &[(&str, &str)]| {
+            let platform = Platform::new(os, vars, Path::new("/"));
+            table
+                .get(id)
+                .unwrap()
+                .user_path(&platform)
+                .unwrap()
+                .unwrap()
+        };
+        let linux = [("HOME", "/h")];
+        let windows = [("USERPROFILE", "/h"), ("APPDATA", "/h/AppData/Roaming")];
+        let cases: &[(&str, &str, &str, &str)] = &[
+            // id, Linux, macOS, Windows
+            (
+                "mistral-vibe",
+                "/h/.vibe/config.toml",
+                "/h/.vibe/config.toml",
+                "/h/.vibe/config.toml",
+            ),
+            (
+                "grok-build",
+                "/h/.grok/config.toml",
+                "/h/.grok/config.toml",
+                "/h/.grok/config.toml",
+            ),
+            (
+                "devin",
+                "/h/.config/devin/config.json",
+                "/h/.config/devin/config.json",
+                "/h/AppData/Roaming/devin/config.json",
+            ),
+            (
+                "rovo-dev",
+                "/h/.rovodev/mcp.json",
+                "/h/.rovodev/mcp.json",
+                "/h/.rovodev/mcp.json",
+            ),
+            (
+                "deepagents",
+                "/h/.deepagents/.mcp.json",
+                "/h/.deepagents/.mcp.json",
+                "/h/.deepagents/.mcp.json",
+            ),
+            (
+                "abacus",
+                "/h/.abacusai/mcp.json",
+                "/h/.abacusai/mcp.json",
+                "/h/.abacusai/mcp.json",
+            ),
+            (
+                "kimi-code",
+                "/h/.kimi-code/mcp.json",
+                "/h/.kimi-code/mcp.json",
+                "/h/.kimi-code/mcp.json",
+            ),
+            (
+                "jetbrains-ai-assistant",
+                "/h/.ai/mcp/mcp.json",
+                "/h/.ai/mcp/mcp.json",
+                "/h/.ai/mcp/mcp.json",
+            ),
+        ];
+        for (id, on_linux, on_macos, on_windows) in cases {
+            assert_eq!(user(id, Os::Linux, &linux), PathBuf::from(on_linux), "{id}");
+            assert_eq!(user(id, Os::Macos, &linux), PathBuf::from(on_macos), "{id}");
+            assert_eq!(
+                user(id, Os::Windows, &windows),
+                PathBuf::from(on_windows),
+                "{id}"
+            );
+        }
+        assert_eq!(
+            user(
+                "mistral-vibe",
+                Os::Linux,
+                &[("HOME", "/h"), ("VIBE_HOME", "/v")]
+            ),
+            PathBuf::from("/v/config.toml")
+        );
+        let project = |id: &str| {
+            let platform = Platform::new(Os::Linux, &linux, Path::new("/"));
+            table
+                .get(id)
+                .unwrap()
+                .location(Scope::Project, &platform, Path::new("/p"))
+                .unwrap()
+                .unwrap()
+        };
+        let vibe = project("mistral-vibe");
+        assert_eq!(vibe.path, PathBuf::from("/p/.vibe/config.toml"));
+        assert_eq!(vibe.at(), ServersAt::list(&vibe.key, "name"));
+        assert_eq!(
+            project("devin").path,
+            PathBuf::from("/p/.devin/config.json")
+        );
+        assert_eq!(
+            project("grok-build").at(),
+            ServersAt::map(&["mcp_servers".to_owned()])
+        );
+        // Unverified rows say so.
+        for id in ["kimi-code", "jetbrains-ai-assistant", "rovo-dev", "abacus"] {
+            assert!(!table.get(id).unwrap().verified, "{id}");
+        }
+        assert!(table.get("mistral-vibe").unwrap().verified);
+    }
+
+    #[test]
+    fn a_list_shaped_json_row_is_refused() {
+        let row = "[[client]]\nid='x'\nname='X'\nformat='json'\nservers_key=['s']\nservers_name_key='name'\ndialect='standard'\nsource='s'\npaths.linux='{home}/x.json'\n";
+        let err = ClientTable::with_overrides(Some((row, "f"))).unwrap_err();
+        assert!(err.to_string().contains("servers_name_key"), "{err}");
     }
 }

@@ -3,6 +3,7 @@
 
 use serde::Deserialize;
 
+use crate::entry::spelling;
 use crate::formats::Format;
 
 /// A value that may be written as one string or as a list of strings.
@@ -71,6 +72,14 @@ pub(crate) struct Row {
     #[serde(default)]
     pub(crate) read_only: Vec<ReadOnlyRow>,
     pub(crate) source: String,
+    /// `false`: the row's path or shape comes from a secondary source that could not be
+    /// checked against the client itself (shown by `mcpctl clients`).
+    #[serde(default = "yes")]
+    pub(crate) verified: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Servers the client loads from somewhere the user did not write them (`clients.toml`
@@ -226,6 +235,9 @@ pub struct Fields {
     pub http_type: Option<String>,
     pub sse_type: Option<String>,
     pub untyped_remote: UntypedRemote,
+    /// The key holding the transport marker (`type`; Mistral Vibe and Rovo Dev spell it
+    /// `transport`).
+    pub type_key: String,
     /// The program's key (`command`; Goose spells it `cmd`).
     pub command_key: String,
     /// The arguments' key (`args`).
@@ -265,6 +277,7 @@ impl Default for Fields {
             http_type: None,
             sse_type: None,
             untyped_remote: UntypedRemote::Http,
+            type_key: spelling::TYPE_KEY.to_owned(),
             command_key: "command".to_owned(),
             args_key: "args".to_owned(),
             url_key: "url".to_owned(),

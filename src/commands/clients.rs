@@ -17,6 +17,10 @@ struct ClientRow {
     path: Option<String>,
     exists: bool,
     format: &'static str,
+    /// `false`: the row's path or shape is not confirmed by the client itself.
+    verified: bool,
+    /// Where the row's facts come from.
+    source: String,
     /// Servers in the user file; `null` when the file is missing or unreadable.
     servers: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -55,6 +59,8 @@ pub fn run(args: ClientsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
             path: path.map(|p| display_path(ctx, &p)),
             exists,
             format: client.format.as_str(),
+            verified: client.verified,
+            source: client.source.clone(),
             servers,
             error,
         });
@@ -87,7 +93,11 @@ impl Report for ClientsReport {
             .map(|r| {
                 vec![
                     r.id.clone(),
-                    r.name.clone(),
+                    if r.verified {
+                        r.name.clone()
+                    } else {
+                        format!("{} {}", r.name, paint.paint(Style::Warn, "(unverified)"))
+                    },
                     if r.detected {
                         paint.paint(Style::Ok, "yes")
                     } else {
@@ -110,6 +120,12 @@ impl Report for ClientsReport {
             header: vec!["CLIENT", "NAME", "DETECTED", "SERVERS", "CONFIG"],
             rows,
         }];
+        if shown.iter().any(|r| !r.verified) {
+            blocks.push(Block::Note(
+                "(unverified): the config path or shape comes from a secondary source; `--json` names it (`source`)"
+                    .to_owned(),
+            ));
+        }
         if !self.all {
             blocks.push(Block::Note(
                 "showing detected clients; `--all` shows every known client".to_owned(),

@@ -8,8 +8,10 @@
 //! (Goose's `cmd`, `envs`, `uri`) is its `clients.toml` row plus, at most, the new words in
 //! these lists.
 
-/// The key holding the transport marker (`"type": "http"`).
+/// The key holding the transport marker (`"type": "http"`) in most clients.
 pub const TYPE_KEY: &str = "type";
+/// Every spelling of the transport marker's key (Mistral Vibe, Rovo Dev: `transport`).
+pub const TYPE_KEYS: &[&str] = &["type", "transport"];
 
 /// Every spelling of the program to start.
 pub const COMMAND_KEYS: &[&str] = &["command", "cmd"];

@@ -24,6 +24,45 @@ fn clients_json_has_every_row_with_contract_fields() {
 }
 
 #[test]
+fn unverified_rows_say_so_in_both_outputs() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".kimi-code")).unwrap();
+    std::fs::create_dir_all(env.path(".vibe")).unwrap();
+    let run = env.run(&["clients", "--json"]).ok();
+    let rows = run.json();
+    let row = |id: &str| {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    let kimi = row("kimi-code");
+    assert_eq!(kimi["verified"], false, "{kimi}");
+    assert!(
+        kimi["source"].as_str().unwrap().contains("rulesync"),
+        "{kimi}"
+    );
+    let vibe = row("mistral-vibe");
+    assert_eq!(vibe["verified"], true);
+    assert_eq!(
+        vibe["source"],
+        "https://docs.mistral.ai/vibe/code/cli/mcp-servers"
+    );
+    let run = env.run(&["clients"]).ok();
+    let human = format!("{}{}", run.stdout, run.stderr);
+    let kimi_line = human.lines().find(|l| l.starts_with("kimi-code")).unwrap();
+    assert!(kimi_line.contains("Kimi Code (unverified)"), "{human}");
+    let vibe_line = human
+        .lines()
+        .find(|l| l.starts_with("mistral-vibe"))
+        .unwrap();
+    assert!(!vibe_line.contains("unverified"), "{human}");
+    assert!(human.contains("comes from a secondary source"), "{human}");
+}
+
+#[test]
 fn clients_windows_platform_resolves_appdata_and_msix() {
     let env = TestEnv::new();
     std::fs::create_dir_all(env.path("AppData/Local/Packages/Claude_pzs8sxrjxfjjc")).unwrap();

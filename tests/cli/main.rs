@@ -22,6 +22,7 @@ mod habits;
 mod identity;
 mod import;
 mod list;
+mod lists;
 mod manifest;
 mod odd_files;
 mod output;

@@ -214,8 +214,8 @@ impl Linter<'_> {
         url: &Member,
         url_text: &str,
     ) {
-        let type_value = node.get(spelling::TYPE_KEY).and_then(|m| m.node.as_str());
         let f = &self.client.fields;
+        let type_value = node.get(&f.type_key).and_then(|m| m.node.as_str());
         let is_sse = type_value
             .is_some_and(|t| Some(t) == f.sse_type.as_deref() || spelling::SSE_TYPES.contains(&t));
         if !self.client.supports(TransportName::Http) && !self.client.supports(TransportName::Sse) {
@@ -281,7 +281,7 @@ impl Linter<'_> {
 
     pub(in crate::check) fn type_value(&mut self, name: &str, node: &Node) {
         let f = &self.client.fields;
-        let Some(member) = node.get(spelling::TYPE_KEY) else {
+        let Some(member) = node.get(&f.type_key) else {
             return;
         };
         let declared: Vec<&str> = [&f.stdio_type, &f.http_type, &f.sse_type]
@@ -341,7 +341,7 @@ impl Linter<'_> {
         }
         known.extend(f.http_url_key.as_deref());
         if f.stdio_type.is_some() || f.http_type.is_some() || f.sse_type.is_some() {
-            known.push(spelling::TYPE_KEY);
+            known.push(f.type_key.as_str());
         }
         known.extend(extras.iter().map(String::as_str));
         let command_array = self.client.dialect == DialectName::CommandArray;
