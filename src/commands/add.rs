@@ -522,7 +522,9 @@ pub(crate) fn add_to(
             guard(existing.as_ref())?;
         }
         *before.borrow_mut() = match existing {
-            None => Some(doc.map_state(&location.key)?),
+            // List-shaped servers (Vibe's `[[mcp_servers]]`) have no map to restore.
+            None if location.name_key.is_none() => Some(doc.map_state(&location.key)?),
+            None => None,
             Some(_) => None,
         };
         let raw = match existing {

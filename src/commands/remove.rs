@@ -110,6 +110,7 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                     edit::refuse_builtin(client, &name, existing.as_ref())?;
                     let edit = doc.remove(location.at(), &name)?;
                     if edit == Edit::Removed
+                        && location.name_key.is_none()
                         && let Some(before) = &created.created_map
                     {
                         doc.prune(&location.key, before)?;
