@@ -352,6 +352,51 @@ pub fn write_atomic(
     }
 }
 
+/// Delete `source.path` (a file mcpctl created and has emptied again), under `lock`, only
+/// if it is still the version that was read: it is renamed aside (atomic: whatever version
+/// is there moves), checked, and put back if another program wrote it meanwhile
+/// (`FsError::Changed`). The deleted version is kept in `backups`, like a replaced one.
+pub fn delete_atomic(
+    lock: &FileLock,
+    source: &Source,
+    backups: Option<&Path>,
+) -> Result<Written, FsError> {
+    let target = lock.key().real_path().to_path_buf();
+    let write_err = |e: io::Error| FsError::Write {
+        path: source.path.clone(),
+        source: e,
+    };
+    let changed = || FsError::Changed {
+        path: source.path.clone(),
+    };
+    let Some(read_stamp) = &source.stamp else {
+        return Ok(Written { backup: None });
+    };
+    if current_stamp(&target).map_err(write_err)?.as_ref() != Some(read_stamp) {
+        return Err(changed());
+    }
+    let dir = target
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let (aside, _) = Temp::create(&target).map_err(write_err)?;
+    before_swap();
+    fs::rename(&target, &aside.path).map_err(write_err)?;
+    if stamp_of_path(&aside.path).as_ref() != Some(read_stamp) {
+        // Another program's version: back in place, unless yet another one is there now
+        // (then this one is kept as a backup).
+        if !swap::create_new(&aside.path, &target).map_err(write_err)?
+            && let Some(backups) = backups
+        {
+            let _ = keep_backup(&aside.path, &target, backups);
+        }
+        return Err(changed());
+    }
+    let backup = backups.and_then(|b| keep_backup(&aside.path, &target, b).ok());
+    sync_dir(dir);
+    Ok(Written { backup })
+}
+
 /// Write the temp file: the target's permissions (private for a new file), BOM, text,
 /// fsync. Returns it with the stamp of our version.
 fn prepare_temp(target: &Path, source: &Source, text: &str) -> io::Result<(Temp, Stamp)> {

@@ -584,9 +584,15 @@ impl ClientTable {
                 cell(&c.paths_macos),
                 cell(&c.paths_linux),
                 cell(&c.paths_windows),
-                c.project
-                    .as_ref()
-                    .map_or("—".to_owned(), |p| format!("`{p}`")),
+                // Every project file the client reads, the one `add` creates first.
+                if c.project.is_some() {
+                    c.project_files()
+                        .map(|p| format!("`{p}`"))
+                        .collect::<Vec<_>>()
+                        .join("<br>")
+                } else {
+                    "—".to_owned()
+                },
                 c.format.as_str(),
                 key,
             ));

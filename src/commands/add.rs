@@ -14,7 +14,7 @@ use crate::error::{ExitStatus, UserError};
 use crate::formats::{Edit, ServersAt};
 use crate::output::{Printer, redact, redact_raw};
 use crate::platform::Os;
-use crate::state::{Origin, ledger};
+use crate::state::{Created, Origin, ledger};
 use crate::vars;
 
 pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
@@ -508,6 +508,9 @@ pub(crate) fn add_to(
     // The entry as last written by the closure below (it may run again after a
     // concurrent write), for the ledger.
     let written: std::cell::RefCell<Option<Value>> = std::cell::RefCell::new(None);
+    // How the map was written before a new entry went in (what the add creates).
+    let before: std::cell::RefCell<Option<crate::formats::MapState>> =
+        std::cell::RefCell::new(None);
     let outcome = edit::apply(ctx, client, &location, dry_run, &|doc| {
         let existing = doc
             .servers(location.at())?
@@ -518,6 +521,12 @@ pub(crate) fn add_to(
         if let Some(guard) = how.guard {
             guard(existing.as_ref())?;
         }
+        *before.borrow_mut() = match existing {
+            // List-shaped servers (Vibe's `[[mcp_servers]]`) have no map to restore.
+            None if location.name_key.is_none() => Some(doc.map_state(&location.key)?),
+            None => None,
+            Some(_) => None,
+        };
         let raw = match existing {
             None => dialect
                 .to_raw_named(&entry, Some(name))
@@ -573,12 +582,18 @@ pub(crate) fn add_to(
             .as_ref()
             .and_then(|raw| ledger::fingerprint_raw(&dialect, raw))
     {
-        ctx.state.record(
-            edit::entry_key(&location, name),
-            fingerprint,
-            how.origin.clone(),
-            outcome.created,
-        )?;
+        let key = edit::entry_key(&location, name);
+        let mut created = Created {
+            created_file: outcome.created,
+            created_dirs: outcome.created_dirs.clone(),
+            created_map: before
+                .borrow()
+                .clone()
+                .filter(|m| !m.created_nothing(&location.key)),
+        };
+        created.inherit(&key, &ctx.state.records(&|r| r.entry.path == key.path)?);
+        ctx.state
+            .record(key, fingerprint, how.origin.clone(), created)?;
     }
     Ok((edit::shown(ctx, &path), outcome, notes, entry))
 }

@@ -182,7 +182,7 @@ fn execute<'a>(
                             edit::entry_key(&plan.location, name),
                             fp,
                             origin.clone(),
-                            created,
+                            crate::state::Created::file(created),
                         )?;
                     }
                 }

@@ -42,9 +42,11 @@ pub fn run(args: ClientsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
         let path = client.user_path(&ctx.platform).ok().flatten();
         let exists = path.as_ref().is_some_and(|p| crate::fs::exists(p));
         let (servers, error) = match (&path, exists) {
-            (Some(p), true) => match read_document(ctx, client, p)
-                .and_then(|d| Ok(d.doc.servers(client.servers_at())?))
-            {
+            (Some(p), true) => match read_document(ctx, client, p).and_then(|d| {
+                d.doc
+                    .servers(client.servers_at())
+                    .map_err(|e| super::inventory::shape_error(ctx, p, &e).into())
+            }) {
                 Ok(entries) => (Some(entries.len()), None),
                 Err(e) => (None, Some(e.to_string())),
             },

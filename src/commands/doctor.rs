@@ -596,11 +596,11 @@ fn static_checks(
             );
             return (result, None);
         }
-        Err(e) => {
+        Err(_) => {
             result.record(
                 "entry",
                 Status::Fail,
-                format!("invalid {} entry: {e}", f.client.name),
+                f.entry_error(ctx).unwrap_or_default(),
             );
             return (result, None);
         }

@@ -109,6 +109,24 @@ pub struct Outcome {
     pub backup: Option<std::path::PathBuf>,
     /// The file did not exist before (it was created, or would be with `--dry-run`).
     pub created: bool,
+    /// The directories created for it, deepest first.
+    pub created_dirs: Vec<std::path::PathBuf>,
+    /// The file was deleted (or would be): mcpctl had created it and it is empty again.
+    pub deleted: bool,
+}
+
+impl Outcome {
+    /// Nothing was written.
+    pub fn unchanged() -> Outcome {
+        Outcome {
+            action: Action::Unchanged,
+            diff: None,
+            backup: None,
+            created: false,
+            created_dirs: Vec::new(),
+            deleted: false,
+        }
+    }
 }
 
 /// Apply `change` to the document at `location`. `change` may be called more than once
@@ -118,6 +136,20 @@ pub fn apply(
     client: &Client,
     location: &Location,
     dry_run: bool,
+    change: &dyn Fn(&mut dyn ConfigDoc) -> anyhow::Result<Edit>,
+) -> anyhow::Result<Outcome> {
+    apply_then_delete(ctx, client, location, dry_run, None, change)
+}
+
+/// `apply`, and when `delete_with` is given (mcpctl created the file, and these directories
+/// for it) and nothing is left in the file after the change, delete it and the
+/// directories instead of writing it.
+pub fn apply_then_delete(
+    ctx: &Context,
+    client: &Client,
+    location: &Location,
+    dry_run: bool,
+    delete_with: Option<&[std::path::PathBuf]>,
     change: &dyn Fn(&mut dyn ConfigDoc) -> anyhow::Result<Edit>,
 ) -> anyhow::Result<Outcome> {
     let lock = if dry_run {
@@ -133,20 +165,21 @@ pub fn apply(
         } else {
             Vec::new()
         };
-        let edit = change(document.doc.as_mut())?;
+        let edit = change(document.doc.as_mut())
+            .map_err(|e| crate::commands::inventory::in_file(ctx, &location.path, e))?;
         if dry_run {
             secrets.extend(secret_values(client, document.doc.as_ref(), location.at()));
         }
         let created = !document.source.exists();
         if edit == Edit::Unchanged {
-            return Ok(Outcome {
-                action: Action::Unchanged,
-                diff: None,
-                backup: None,
-                created: false,
-            });
+            return Ok(Outcome::unchanged());
         }
-        let text = document.doc.render();
+        let delete = delete_with.filter(|_| document.source.exists() && document.doc.is_blank());
+        let text = if delete.is_some() {
+            std::borrow::Cow::Borrowed("")
+        } else {
+            document.doc.render()
+        };
         if let Some(before) = before {
             let source = &document.source;
             return Ok(Outcome {
@@ -162,18 +195,26 @@ pub fn apply(
                 )),
                 backup: None,
                 created,
+                created_dirs: Vec::new(),
+                deleted: delete.is_some(),
             });
         }
         let Some(lock) = &lock else {
             break;
         };
-        match write_file(ctx, lock, &document.source, &text) {
+        let written = match delete {
+            Some(dirs) => delete_created(ctx, lock, &document.source, dirs),
+            None => write_file(ctx, lock, &document.source, &text),
+        };
+        match written {
             Ok(change) => {
                 return Ok(Outcome {
                     action: edit.into(),
                     diff: None,
                     backup: change.backup,
                     created,
+                    created_dirs: change.created_dirs,
+                    deleted: delete.is_some(),
                 });
             }
             Err(FsError::Changed { .. }) => {}
@@ -209,6 +250,27 @@ pub fn write_file(
         backup: written.backup,
         after: Some(digest(&source.bytes_for(text))),
         created_dirs,
+    };
+    ctx.state.wrote(change.clone());
+    Ok(change)
+}
+
+/// Delete a file mcpctl created and emptied again (`source`, read under `lock`), then the
+/// directories it created for it that are empty; journaled, so `undo` brings it back.
+fn delete_created(
+    ctx: &Context,
+    lock: &FileLock,
+    source: &Source,
+    dirs: &[std::path::PathBuf],
+) -> Result<FileChange, FsError> {
+    let written = crate::fs::delete_atomic(lock, source, ctx.backups.as_deref())?;
+    crate::fs::remove_created(&source.path, dirs)?;
+    let change = FileChange {
+        path: source.path.clone(),
+        created: false,
+        backup: written.backup,
+        after: None,
+        created_dirs: Vec::new(),
     };
     ctx.state.wrote(change.clone());
     Ok(change)
@@ -351,6 +413,9 @@ pub struct FileReport {
     /// Where the previous version of the file was kept.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backup: Option<String>,
+    /// The file was deleted: mcpctl had created it, and it held nothing else.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub deleted: bool,
     #[serde(skip)]
     pub hint: Option<String>,
     #[serde(skip)]
@@ -393,6 +458,7 @@ impl EditReport {
                 action: outcome.action,
                 error: None,
                 backup: outcome.backup.map(|b| shown(ctx, &b)),
+                deleted: outcome.deleted,
                 hint: None,
                 diff: outcome.diff,
             },
@@ -407,6 +473,7 @@ impl EditReport {
                 action: Action::Failed,
                 error: Some(error.to_string()),
                 backup: None,
+                deleted: false,
                 hint: crate::error::hint_of(&error).map(str::to_owned),
                 diff: None,
             },
@@ -447,6 +514,10 @@ impl Report for EditReport {
             // Pad before painting: escape codes would count toward the width.
             let verb = paint.paint(style, &format!("{verb:<12}"));
             let line = match &r.error {
+                None if r.deleted => format!(
+                    "{verb} {:<16} {} (file deleted: mcpctl had created it)",
+                    r.client, r.path
+                ),
                 None => format!("{verb} {:<16} {}", r.client, r.path),
                 Some(error) => {
                     let mut line = format!("{verb} {:<16} {error}", r.client);

@@ -122,8 +122,16 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     };
     let mut doc: DocumentMut = match &existing {
         Some(source) => source.text.parse().map_err(|e: toml_edit::TomlError| {
-            UserError::new(format!("cannot parse `{}`: {e}", path.display()))
-                .hint("fix the manifest first; mcpctl left it unchanged")
+            let position = e
+                .span()
+                .map(|span| crate::formats::position_of(&source.text, span.start));
+            crate::commands::inventory::file_error(
+                ctx,
+                &path,
+                position,
+                format_args!("not valid TOML: {}", e.message().trim()),
+            )
+            .hint("fix the manifest first; mcpctl left it unchanged")
         })?,
         None => DocumentMut::new(),
     };
@@ -302,8 +310,12 @@ fn adopt(
     for (name, variant) in imported {
         for (client, location, raw) in &variant.found {
             if let Some(fp) = ledger::fingerprint_raw(&Dialect::of(client), raw) {
-                ctx.state
-                    .record(edit::entry_key(location, name), fp, origin.clone(), false)?;
+                ctx.state.record(
+                    edit::entry_key(location, name),
+                    fp,
+                    origin.clone(),
+                    crate::state::Created::default(),
+                )?;
             }
         }
     }

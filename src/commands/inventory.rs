@@ -9,7 +9,7 @@ use crate::clients::{Client, Location, Scope};
 use crate::commands::Context;
 use crate::entry::{Dialect, EntryError, ServerEntry};
 use crate::error::UserError;
-use crate::formats::{ConfigDoc, RawEntry};
+use crate::formats::{ConfigDoc, Position, RawEntry, ShapeError};
 use crate::fs::{self, Source};
 use crate::sources::{self, Exclusive, Origin};
 
@@ -30,6 +30,50 @@ pub fn display_path(ctx: &Context, path: &Path) -> String {
     path.display().to_string()
 }
 
+/// An error about `path`, as editors and terminals take it: `PATH:LINE:COLUMN: message`
+/// where there is a position, else `PATH: message` (the path as `display_path` shows it:
+/// absolute under `--json`).
+pub fn file_error(
+    ctx: &Context,
+    path: &Path,
+    position: Option<Position>,
+    message: impl std::fmt::Display,
+) -> UserError {
+    let shown = display_path(ctx, path);
+    UserError::new(match position {
+        Some(Position { line, column }) => format!("{shown}:{line}:{column}: {message}"),
+        None => format!("{shown}: {message}"),
+    })
+}
+
+/// A value of the wrong type on the way to the servers map of `path`.
+pub fn shape_error(ctx: &Context, path: &Path, error: &ShapeError) -> UserError {
+    let hint = match error {
+        ShapeError::NotAnObject { .. } => {
+            "mcpctl reads and writes only an object there; fix the file by hand (mcpctl left it unchanged)"
+        }
+        ShapeError::NotAList { .. } => {
+            "mcpctl reads and writes only a list there; fix the file by hand (mcpctl left it unchanged)"
+        }
+        ShapeError::ListUnsupported { .. } => {
+            "the client table names a list where this format has none; fix the client table (mcpctl left the file unchanged)"
+        }
+        ShapeError::Unrepresentable { .. } => {
+            "the entry cannot be written in this file's format; change the entry (mcpctl left the file unchanged)"
+        }
+    };
+    file_error(ctx, path, error.position(), error).hint(hint)
+}
+
+/// `error` from editing `path`'s document, with the file named when it is a
+/// `ShapeError` (the document's errors do not know their file).
+pub fn in_file(ctx: &Context, path: &Path, error: anyhow::Error) -> anyhow::Error {
+    match error.downcast_ref::<ShapeError>() {
+        Some(shape) => shape_error(ctx, path, shape).into(),
+        None => error,
+    }
+}
+
 /// Read and parse a client's file. A missing file is an empty document.
 pub fn read_document(ctx: &Context, client: &Client, path: &Path) -> anyhow::Result<Document> {
     let mut source = fs::read_source(path).map_err(|e| {
@@ -42,13 +86,16 @@ pub fn read_document(ctx: &Context, client: &Client, path: &Path) -> anyhow::Res
         .format
         .parse(std::mem::take(&mut source.text))
         .map_err(|e| {
-            UserError::new(format!(
-                "cannot parse `{}` at {}:{}: {}",
-                display_path(ctx, path),
-                e.line,
-                e.column,
-                e.message
-            ))
+            let position = Position {
+                line: e.line,
+                column: e.column,
+            };
+            file_error(
+                ctx,
+                path,
+                Some(position),
+                format_args!("not valid {}: {}", client.format.display_name(), e.message),
+            )
             .hint(format!(
                 "mcpctl left the file unchanged; fix the syntax, then run `mcpctl list -c {}`",
                 client.id
@@ -67,12 +114,26 @@ pub struct Found<'a> {
     pub name: String,
     pub raw: RawEntry,
     pub entry: Result<ServerEntry, EntryError>,
+    /// Where the entry's name is written, when the entry does not read as a server.
+    pub position: Option<Position>,
     /// `None`: an entry in one of the client's config files, which mcpctl edits. `Some`: a
     /// read-only source (a plugin, an extension, an administrator's file), never edited.
     pub origin: Option<Origin>,
     /// Why the client does not load this entry although it is there (an administrator's
     /// file has exclusive control; the user's settings define the same name).
     pub not_loaded: Option<String>,
+}
+
+impl Found<'_> {
+    /// Why the entry does not read as a server, as `PATH:LINE:COLUMN: message`.
+    pub fn entry_error(&self, ctx: &Context) -> Option<String> {
+        let error = self.entry.as_ref().err()?;
+        let message = format!(
+            "invalid {} entry `{}`: {error}",
+            self.client.name, self.name
+        );
+        Some(file_error(ctx, &self.path, self.position, message).message)
+    }
 }
 
 /// Everything `list` and `doctor` show: entries of the config files and of the clients'
@@ -157,6 +218,7 @@ pub fn collect_all<'a>(ctx: &Context, clients: &[&'a Client], name: Option<&str>
                 path: entry.origin.file.clone(),
                 key: client.servers_key.clone(),
                 entry: dialect.from_raw(&entry.raw),
+                position: None,
                 name: entry.name,
                 raw: entry.raw,
                 origin: Some(entry.origin),
@@ -251,12 +313,7 @@ pub fn collect<'a>(
                     broken.push(Broken {
                         client,
                         path: location.path.clone(),
-                        error: UserError::new(format!(
-                            "`{}`: {e}",
-                            display_path(ctx, &location.path)
-                        ))
-                        .hint("mcpctl reads and writes only an object there; fix the file by hand")
-                        .into(),
+                        error: shape_error(ctx, &location.path, &e).into(),
                     });
                     continue;
                 }
@@ -265,12 +322,20 @@ pub fn collect<'a>(
                 if name.is_some_and(|n| n != entry_name) {
                     continue;
                 }
+                let entry = dialect.from_raw(&raw);
+                // Looked up only for a broken entry (a scan of the file each).
+                let position = entry.is_err().then(|| {
+                    let mut path = location.key.clone();
+                    path.push(entry_name.clone());
+                    document.doc.position(&path)
+                });
                 found.push(Found {
                     client,
                     scope: location.scope,
                     path: location.path.clone(),
                     key: location.key.clone(),
-                    entry: dialect.from_raw(&raw),
+                    entry,
+                    position: position.flatten(),
                     name: entry_name,
                     raw,
                     origin: None,

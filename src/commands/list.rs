@@ -139,7 +139,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                     row.disabled = f.raw.get("enabled") == Some(&serde_json::Value::Bool(false))
                         || f.raw.get("disabled") == Some(&serde_json::Value::Bool(true))
                 }
-                Err(e) => row.error = Some(e.to_string()),
+                Err(_) => row.error = f.entry_error(ctx),
             }
             if f.origin.as_ref().is_some_and(|o| !o.enabled) && f.not_loaded.is_none() {
                 row.disabled = true;
@@ -167,7 +167,14 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         rows,
         broken: broken
             .iter()
-            .map(|b| ErrorText::about(&b.client.id, &b.error))
+            .map(|b| {
+                // An error about a file starts with its path (`PATH:LINE:COLUMN:`).
+                if b.path.as_os_str().is_empty() {
+                    ErrorText::about(&b.client.id, &b.error)
+                } else {
+                    ErrorText::of(&b.error)
+                }
+            })
             .collect(),
         name,
         searched: clients.iter().map(|c| c.id.clone()).collect(),
@@ -287,7 +294,7 @@ impl Report for ListReport {
             .iter()
             .map(|r| {
                 let target = match (&r.command, &r.url, &r.error) {
-                    (_, _, Some(e)) => paint.paint(Style::Fail, &format!("invalid entry: {e}")),
+                    (_, _, Some(e)) => paint.paint(Style::Fail, e),
                     (Some(c), _, _) => {
                         let mut s = std::iter::once(c.as_str())
                             .chain(r.args.iter().map(String::as_str))

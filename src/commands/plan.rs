@@ -313,11 +313,10 @@ pub fn plan_file<'a>(
     let client = clients[0];
     let mut document = read_document(ctx, client, &location.path)?;
     let before = document.doc.render().into_owned();
-    let shown = display_path(ctx, &location.path);
-    let current = document.doc.servers(location.at()).map_err(|e| {
-        UserError::new(format!("`{shown}`: {e}"))
-            .hint("mcpctl reads and writes only an object there; fix the file by hand")
-    })?;
+    let current = document
+        .doc
+        .servers(location.at())
+        .map_err(|e| crate::commands::inventory::shape_error(ctx, &location.path, &e))?;
     let dialect = Dialect::of(client);
     let origin = Origin::manifest(&manifest.path);
     let identity = crate::fs::identity(&location.path);

@@ -10,6 +10,7 @@ use crate::commands::Context;
 use crate::commands::inventory::{self, read_document};
 use crate::commands::{edit, targets};
 use crate::error::{ExitStatus, UserError};
+use crate::formats::Edit;
 use crate::output::Printer;
 
 pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
@@ -86,27 +87,38 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             };
             let location = targets::location(ctx, client, scope)?;
             if !crate::fs::exists(&location.path) {
-                return Ok((
-                    edit::shown(ctx, &location.path),
-                    edit::Outcome {
-                        action: edit::Action::Unchanged,
-                        diff: None,
-                        backup: None,
-                        created: false,
-                    },
-                ));
+                return Ok((edit::shown(ctx, &location.path), edit::Outcome::unchanged()));
             }
-            let outcome = edit::apply(ctx, client, &location, dry_run, &|doc| {
-                let existing = doc
-                    .servers(location.at())?
-                    .into_iter()
-                    .find(|(n, _)| *n == name)
-                    .map(|(_, raw)| raw);
-                edit::refuse_builtin(client, &name, existing.as_ref())?;
-                Ok(doc.remove(location.at(), &name)?)
-            })?;
+            // What adding it created (the servers key, the file, its directories) goes
+            // with the last entry mcpctl added there; never anything else.
+            let key = edit::entry_key(&location, &name);
+            let created = ctx
+                .state
+                .lookup(&key)?
+                .map(|r| r.created)
+                .unwrap_or_default();
+            let delete_with = created
+                .created_file
+                .then_some(created.created_dirs.as_slice());
+            let outcome =
+                edit::apply_then_delete(ctx, client, &location, dry_run, delete_with, &|doc| {
+                    let existing = doc
+                        .servers(location.at())?
+                        .into_iter()
+                        .find(|(n, _)| *n == name)
+                        .map(|(_, raw)| raw);
+                    edit::refuse_builtin(client, &name, existing.as_ref())?;
+                    let edit = doc.remove(location.at(), &name)?;
+                    if edit == Edit::Removed
+                        && location.name_key.is_none()
+                        && let Some(before) = &created.created_map
+                    {
+                        doc.prune(&location.key, before)?;
+                    }
+                    Ok(edit)
+                })?;
             if !dry_run {
-                ctx.state.forget(&edit::entry_key(&location, &name))?;
+                ctx.state.forget(&key)?;
             }
             Ok((edit::shown(ctx, &location.path), outcome))
         })();

@@ -10,7 +10,10 @@
 use serde_json::{Map, Value};
 
 use super::scan::{self, Kind, Located, Member, Node};
-use super::{ConfigDoc, Edit, ParseError, Position, RawEntry, ServersAt, ShapeError, position_of};
+use super::{
+    BLANK_KEPT, ConfigDoc, Edit, MapState, ParseError, Position, RawEntry, ServersAt, ShapeError,
+    position_of, squeezed,
+};
 
 pub(super) struct JsonDoc {
     text: String,
@@ -217,7 +220,7 @@ impl JsonDoc {
         let style = Style::detect(&self.text);
         let Some(deepest) = located.nodes.last() else {
             // Empty (or comment-only) document: the whole root is new.
-            let root = nest(key, name, entry);
+            let root = nest(key, Some(name), entry);
             let rendered = render(&root, Some(&style.unit()), "", &style.newline)?;
             let mut text = self.text.clone();
             if text.trim().is_empty() {
@@ -262,7 +265,7 @@ impl JsonDoc {
         // The map (or one of its parents) is missing: add the first missing key to the
         // deepest existing object, with the rest of the path nested inside it.
         let depth = located.nodes.len() - 1;
-        let value = nest(&key[depth + 1..], name, entry);
+        let value = nest(&key[depth + 1..], Some(name), entry);
         let splices = insert_member(&self.text, deepest, &key[depth], &value, &style)?;
         self.apply(splices);
         Ok(Edit::Added)
@@ -306,6 +309,77 @@ impl ConfigDoc for JsonDoc {
             None => self.map_remove(at.key, name),
             Some(_) => Err(NO_LISTS),
         }
+    }
+
+    fn map_state(&self, key: &[String]) -> Result<MapState, ShapeError> {
+        let located = self.locate(key)?;
+        let Some(deepest) = located.nodes.last() else {
+            return Ok(MapState {
+                depth: 0,
+                inside: None,
+                blank: (self.text.len() <= BLANK_KEPT).then(|| self.text.clone()),
+            });
+        };
+        Ok(MapState {
+            depth: located.nodes.len() - 1,
+            inside: deepest
+                .members
+                .is_empty()
+                .then(|| self.text[deepest.start + 1..deepest.end - 1].to_owned()),
+            blank: None,
+        })
+    }
+
+    fn prune(&mut self, key: &[String], before: &MapState) -> Result<(), ShapeError> {
+        let located = self.locate(key)?;
+        match located.nodes.get(key.len()) {
+            Some(map) if map.members.is_empty() => {}
+            _ => return Ok(()),
+        }
+        // The outermost key the add created that holds only the path down to the map.
+        for depth in before.depth..key.len() {
+            let value = &located.nodes[depth + 1];
+            let only_path = nest(&key[depth + 1..], None, &Value::Null).to_string();
+            if squeezed(&self.text[value.start..value.end]) != squeezed(&only_path) {
+                continue;
+            }
+            let parent = &located.nodes[depth];
+            if let Some(index) = parent
+                .members
+                .iter()
+                .rposition(|m| scan::key_equals(&self.text, member_key(m), &key[depth]))
+            {
+                let splices = remove_member(&self.text, parent, index);
+                self.apply(splices);
+            }
+            break;
+        }
+        if let Some(inside) = &before.inside {
+            let located = self.locate(&key[..before.depth.min(key.len())])?;
+            if let Some(object) = located.nodes.get(before.depth)
+                && object.members.is_empty()
+            {
+                let (open, close) = (object.start + 1, object.end - 1);
+                if squeezed(&self.text[open..close]) == squeezed(inside) {
+                    self.apply(vec![Splice {
+                        at: open,
+                        remove: close - open,
+                        insert: inside.clone(),
+                    }]);
+                }
+            }
+        }
+        if let Some(blank) = &before.blank
+            && squeezed(&self.text) == format!("{}{{}}", squeezed(blank))
+        {
+            self.text = blank.clone();
+            self.index = None;
+        }
+        Ok(())
+    }
+
+    fn is_blank(&self) -> bool {
+        matches!(squeezed(&self.text).as_str(), "" | "{}")
     }
 
     fn replace_text(&mut self, text: String) -> Result<(), ParseError> {
@@ -359,10 +433,12 @@ fn dotted(key: &[String]) -> String {
     key.join(".")
 }
 
-/// `{path[0]: {path[1]: … {name: entry}}}`.
-fn nest(path: &[String], name: &str, entry: &Value) -> Value {
+/// `{path[0]: {path[1]: … {name: entry}}}` (`{path[0]: … {}}` without a name).
+fn nest(path: &[String], name: Option<&str>, entry: &Value) -> Value {
     let mut value = Map::new();
-    value.insert(name.to_owned(), entry.clone());
+    if let Some(name) = name {
+        value.insert(name.to_owned(), entry.clone());
+    }
     let mut value = Value::Object(value);
     for key in path.iter().rev() {
         let mut outer = Map::new();
@@ -1397,6 +1473,7 @@ mod tests {
                     check_find(&doc, &text, &path)?;
                 }
                 prop_assume!(!before.iter().any(|(n, _)| *n == new_name));
+                let state = doc.map_state(&key).unwrap();
                 prop_assert_eq!(doc.map_upsert(&key, &new_name, &entry()).unwrap(), Edit::Added);
                 let added = doc.render();
                 let reparsed = JsonDoc::parse(&*added).unwrap();
@@ -1415,10 +1492,13 @@ mod tests {
                 prop_assert_eq!(doc.map_upsert(&key, &new_name, &entry()).unwrap(), Edit::Unchanged);
                 prop_assert_eq!(doc.map_remove(&key, &new_name).unwrap(), Edit::Removed);
                 if layout.servers.is_some() {
-                    prop_assert_eq!(doc.render(), text);
+                    prop_assert_eq!(doc.render(), text.as_str());
                 } else {
                     prop_assert!(doc.map_servers(&key).unwrap().is_empty());
                 }
+                // What the add created (the key, an empty map's spelling) goes too.
+                doc.prune(&key, &state).unwrap();
+                prop_assert_eq!(doc.render(), text);
             }
 
             #[test]

@@ -72,6 +72,16 @@ impl Format {
         }
     }
 
+    /// The format's name in messages (`not valid JSONC`).
+    pub fn display_name(self) -> &'static str {
+        match self {
+            Format::Json => "JSON",
+            Format::Jsonc => "JSONC",
+            Format::Toml => "TOML",
+            Format::Yaml => "YAML",
+        }
+    }
+
     /// The format's documents can hold list-shaped servers (`ServersAt::list`). YAML
     /// reads them (Continue's `mcpServers: [- name: x]`) but does not write them yet.
     pub fn holds_lists(self) -> bool {
@@ -192,6 +202,50 @@ impl<'a> ServersAt<'a> {
     }
 }
 
+/// What a document held where an entry was about to be added: the part of the key path
+/// that existed and how its deepest object was written when it was empty. Kept in the
+/// ledger with the entry, so that removing the last entry mcpctl added there takes away
+/// exactly what the add created (`ConfigDoc::prune`) and gives back the original bytes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MapState {
+    /// How many keys of the path existed (the path's length: the servers map existed).
+    pub depth: usize,
+    /// The text between the braces of the deepest existing object, when it had no members
+    /// (`{ }`, `{\n  }`, `{ /* none */ }`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inside: Option<String>,
+    /// The whole text, when the document had no root object (empty, blank or comments).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blank: Option<String>,
+}
+
+impl MapState {
+    /// The add created nothing around its entry: the map existed and had members.
+    pub fn created_nothing(&self, key: &[String]) -> bool {
+        self.depth >= key.len() && self.inside.is_none() && self.blank.is_none()
+    }
+}
+
+/// A blank document's text is kept in `MapState::blank` up to this size.
+const BLANK_KEPT: usize = 4096;
+
+/// `text` without ASCII whitespace: two spellings of one structure compare equal.
+fn squeezed(text: &str) -> String {
+    text.chars().filter(|c| !c.is_ascii_whitespace()).collect()
+}
+
+impl ShapeError {
+    /// Where in the file the wrong value is, when known.
+    pub fn position(&self) -> Option<Position> {
+        match self {
+            ShapeError::NotAnObject { position, .. } | ShapeError::NotAList { position, .. } => {
+                *position
+            }
+            ShapeError::Unrepresentable { .. } | ShapeError::ListUnsupported { .. } => None,
+        }
+    }
+}
+
 /// An editable configuration document.
 ///
 /// Servers sit in a map or in a list (`ServersAt`); every method takes the container's
@@ -221,6 +275,32 @@ pub trait ConfigDoc {
     /// that `upsert` added restores the original bytes exactly (also when `upsert`
     /// created the container).
     fn remove(&mut self, at: ServersAt<'_>, name: &str) -> Result<Edit, ShapeError>;
+
+    /// How the servers map at `key` (and the path to it) is written now: call before the
+    /// `upsert` that adds an entry, keep it, and hand it to `prune` after removing it.
+    /// The default records nothing (then `prune` never removes anything): a format that
+    /// does not implement both keeps what an add created.
+    fn map_state(&self, key: &[String]) -> Result<MapState, ShapeError> {
+        Ok(MapState {
+            depth: key.len(),
+            inside: None,
+            blank: None,
+        })
+    }
+
+    /// After an entry was removed: if the servers map at `key` is now empty, remove what
+    /// the add that `before` was taken for created (the keys from `before.depth` on, only
+    /// while they hold nothing else) and give the deepest object that existed its
+    /// original spelling back (only when it differs in whitespace alone). Never removes a
+    /// key that holds anything but the path down to the empty map.
+    fn prune(&mut self, _key: &[String], _before: &MapState) -> Result<(), ShapeError> {
+        Ok(())
+    }
+
+    /// Nothing is left: no setting, no comment (a file mcpctl created may then go).
+    fn is_blank(&self) -> bool {
+        self.render().trim().is_empty()
+    }
 
     /// Replace the whole text (a parked entry spliced back at its byte offset); the text
     /// must parse, else the document is left as it was.

@@ -11,7 +11,10 @@ use serde_json::{Map, Number, Value as Json};
 use toml_edit::{Array, ArrayOfTables, DocumentMut, InlineTable, Item, Table, Value};
 
 use super::json::detect_line_ending;
-use super::{ConfigDoc, Edit, ParseError, Position, RawEntry, ServersAt, ShapeError, position_of};
+use super::{
+    BLANK_KEPT, ConfigDoc, Edit, MapState, ParseError, Position, RawEntry, ServersAt, ShapeError,
+    position_of, squeezed,
+};
 
 pub(super) struct TomlDoc {
     /// The text as read; rendered as is until the first edit.
@@ -308,6 +311,65 @@ impl ConfigDoc for TomlDoc {
             _ => None,
         }?;
         Some(position_of(&text, span.start))
+    }
+
+    fn map_state(&self, key: &[String]) -> Result<MapState, ShapeError> {
+        self.check_shape(key)?;
+        let mut item = self.doc.as_item();
+        let mut depth = 0;
+        for segment in key {
+            match item.get(segment.as_str()) {
+                Some(next) => {
+                    item = next;
+                    depth += 1;
+                }
+                None => break,
+            }
+        }
+        // Tables are written as headers (nothing to keep) except inline ones: `{ }`.
+        let inside = match item {
+            Item::Value(Value::InlineTable(table)) if table.is_empty() => {
+                Some(table.trailing().as_str().unwrap_or_default().to_owned())
+            }
+            _ => None,
+        };
+        let blank = (depth == 0 && self.text.trim().is_empty() && self.text.len() <= BLANK_KEPT)
+            .then(|| self.text.clone());
+        Ok(MapState {
+            depth,
+            inside,
+            blank,
+        })
+    }
+
+    fn prune(&mut self, key: &[String], before: &MapState) -> Result<(), ShapeError> {
+        self.check_shape(key)?;
+        let Some(inside) = &before.inside else {
+            // Implicit tables the add created render as nothing once empty.
+            if let Some(blank) = &before.blank
+                && self.doc.as_table().is_empty()
+            {
+                self.text = blank.clone();
+                self.doc = DocumentMut::new();
+                self.edited = false;
+            }
+            return Ok(());
+        };
+        if before.depth != key.len() {
+            return Ok(());
+        }
+        if let Some(Item::Value(Value::InlineTable(table))) = self.container(key, false)?
+            && table.is_empty()
+            && squeezed(table.trailing().as_str().unwrap_or_default()) == squeezed(inside)
+        {
+            table.set_trailing(inside.as_str());
+            self.edited = true;
+        }
+        Ok(())
+    }
+
+    fn is_blank(&self) -> bool {
+        self.render().trim().is_empty()
     }
 
     fn replace_text(&mut self, text: String) -> Result<(), ParseError> {

@@ -15,8 +15,12 @@ pub(super) fn read(path: &Path) -> Result<Option<Value>, String> {
     serde_json::from_str(text.trim_start_matches('\u{feff}'))
         .map(Some)
         .map_err(|e| {
+            // serde_json's text ends with " at line L column C": said first, as
+            // `PATH:LINE:COLUMN:` like every error about a file.
+            let text = e.to_string();
+            let message = text.split(" at line ").next().unwrap_or(&text);
             format!(
-                "cannot parse `{}` at {}:{}: {e}",
+                "{}:{}:{}: not valid JSON: {message}",
                 path.display(),
                 e.line(),
                 e.column()

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::entry::{Dialect, RemoteKind, ServerEntry, Transport};
-use crate::formats::RawEntry;
+use crate::formats::{MapState, RawEntry};
 
 /// Client housekeeping: switches, tool filters, approvals and timeouts. Left out of the
 /// fingerprint, so toggling them (by a client, a person or `enable`/`disable`) is not drift.
@@ -105,10 +105,67 @@ pub struct Record {
     pub entry: EntryKey,
     pub fingerprint: Fingerprint,
     pub source: Origin,
-    /// mcpctl created the file this entry is in.
-    pub created_file: bool,
+    /// What writing the entry created around it.
+    #[serde(flatten)]
+    pub created: Created,
     /// When it was written (RFC 3339, UTC).
     pub time: String,
+}
+
+/// What writing an entry created around it: undone when the last entry mcpctl added there
+/// is removed, so that add then remove leaves the bytes (and the file system) as they were.
+/// Never more: a key, file or directory someone else made is not in here.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Created {
+    /// mcpctl created the file this entry is in.
+    #[serde(default)]
+    pub created_file: bool,
+    /// The directories it created for that file, deepest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub created_dirs: Vec<PathBuf>,
+    /// The servers map (and its parents) as they were before: which keys the write
+    /// created and how an empty map was spelled. Absent when the map had other entries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_map: Option<MapState>,
+}
+
+impl Created {
+    /// A file created (or not) and nothing else recorded (`apply`, `copy`).
+    pub fn file(created: bool) -> Created {
+        Created {
+            created_file: created,
+            ..Created::default()
+        }
+    }
+
+    /// Take over what earlier writes to the same file created: an entry added to a map
+    /// (or file) mcpctl created for another entry undoes that map (or file) if it is the
+    /// last one to go. `others` are the records of the same file.
+    pub fn inherit<'a>(&mut self, key: &EntryKey, others: impl IntoIterator<Item = &'a Record>) {
+        for other in others {
+            if other.entry.path != key.path {
+                continue;
+            }
+            if other.created.created_file && !self.created_file {
+                self.created_file = true;
+                self.created_dirs = other.created.created_dirs.clone();
+            }
+            let Some(theirs) = &other.created.created_map else {
+                continue;
+            };
+            let mine = self.created_map.as_ref();
+            let my_depth = mine.map_or(key.key.len(), |m| m.depth);
+            // The part of my path that existed is theirs, created by them from
+            // `theirs.depth` on (or the same object, whose old spelling I did not see).
+            let same_path = my_depth <= other.entry.key.len()
+                && other.entry.key[..my_depth] == key.key[..my_depth];
+            let older = theirs.depth < my_depth
+                || (theirs.depth == my_depth && mine.is_none_or(|m| m.inside.is_none()));
+            if same_path && older && theirs.depth <= my_depth {
+                self.created_map = Some(theirs.clone());
+            }
+        }
+    }
 }
 
 /// Whose an entry is (design §8 ownership rule).
@@ -361,7 +418,7 @@ mod tests {
             entry: key(n),
             fingerprint: print("cursor", json!({"command": n})),
             source: Origin::add(),
-            created_file: false,
+            created: Created::default(),
             time: String::new(),
         };
         let mut ledger = Ledger::default();
@@ -394,7 +451,7 @@ mod tests {
             entry: key.clone(),
             fingerprint: fp.clone(),
             source: Origin::registry("io.github.x/y", "1.0.0"),
-            created_file: false,
+            created: Created::default(),
             time: String::new(),
         });
         assert_eq!(ledger.ownership(&key, &fp), Ownership::Mcpctl);

@@ -26,7 +26,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::error::UserError;
 use crate::fs;
 pub use journal::{Entry as JournalEntry, FileChange, LedgerChange};
-pub use ledger::{EntryKey, Fingerprint, Ledger, Origin, Ownership, Record};
+pub use ledger::{Created, EntryKey, Fingerprint, Ledger, Origin, Ownership, Record};
 
 const LEDGER_FILE: &str = "ledger.json";
 const JOURNAL_DIR: &str = "journal";
@@ -121,8 +121,11 @@ impl State {
             return Ok(Ledger::default());
         }
         serde_json::from_slice(&bytes).map(Ledger::indexed).map_err(|e| {
+            // serde_json's text ends with " at line L column C": said first here instead.
+            let text = e.to_string();
+            let message = text.split(" at line ").next().unwrap_or(&text);
             UserError::new(format!(
-                "cannot parse `{}` at {}:{}: {e}",
+                "{}:{}:{}: not mcpctl's ledger: {message}",
                 path.display(),
                 e.line(),
                 e.column()
@@ -158,13 +161,13 @@ impl State {
         entry: EntryKey,
         fingerprint: Fingerprint,
         source: Origin,
-        created_file: bool,
+        created: Created,
     ) -> anyhow::Result<()> {
         let record = Record {
             entry: entry.clone(),
             fingerprint,
             source,
-            created_file,
+            created,
             time: rfc3339(SystemTime::now()),
         };
         self.change(entry, Some(record))
@@ -436,10 +439,15 @@ mod tests {
         // Both read the (empty) ledger before either saves.
         assert!(one.lookup(&key("a")).unwrap().is_none());
         assert!(two.lookup(&key("b")).unwrap().is_none());
-        one.record(key("a"), fp("sha256:a"), Origin::add(), false)
+        one.record(key("a"), fp("sha256:a"), Origin::add(), Created::default())
             .unwrap();
-        two.record(key("b"), fp("sha256:b"), Origin::copy(), true)
-            .unwrap();
+        two.record(
+            key("b"),
+            fp("sha256:b"),
+            Origin::copy(),
+            Created::file(true),
+        )
+        .unwrap();
         one.finish("add a").unwrap();
         drop(one);
         two.finish("copy b").unwrap();
@@ -460,7 +468,7 @@ mod tests {
         let state = State::new(Some(dir.path().to_path_buf()));
         let error = state.lookup(&key("a")).unwrap_err().to_string();
         assert!(
-            error.contains("ledger.json") && error.contains("at 1:"),
+            error.contains("ledger.json:1:") && error.contains("not mcpctl's ledger"),
             "{error}"
         );
     }
@@ -470,13 +478,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let state = State::new(Some(dir.path().to_path_buf()));
         state
-            .record(key("a"), fp("sha256:1"), Origin::add(), false)
+            .record(key("a"), fp("sha256:1"), Origin::add(), Created::default())
             .unwrap();
         state.finish("add a").unwrap();
         let state = State::new(Some(dir.path().to_path_buf()));
         state.forget(&key("a")).unwrap();
         state
-            .record(key("a"), fp("sha256:2"), Origin::add(), false)
+            .record(key("a"), fp("sha256:2"), Origin::add(), Created::default())
             .unwrap();
         state.finish("add a --force").unwrap();
         let last = &state.journal()[0];

@@ -156,7 +156,7 @@ fn a_file_that_does_not_parse_is_named_and_left_alone() {
         .code(2);
     assert!(
         run.stdout.contains(
-            "cannot parse `~/.config/goose/config.yaml` at 4:4: while parsing a block mapping"
+            "~/.config/goose/config.yaml:4:4: not valid YAML: while parsing a block mapping"
         ),
         "{}",
         run.stdout

@@ -96,17 +96,31 @@ fn list_from_home_does_not_count_the_user_file_as_a_project_file_too() {
     );
 }
 
+/// Since 1.102 VS Code no longer reads `mcp.servers` in `settings.json`, and Antigravity
+/// 2.0 no longer reads the 1.x file: `list` does not show their servers as live (`check`
+/// reports them, MCP006), and `add` writes `mcp.json`.
 #[test]
-fn list_reads_vscode_legacy_settings_but_add_writes_mcp_json() {
+fn list_does_not_show_files_the_client_no_longer_reads() {
     let env = TestEnv::new();
     env.write(
         ".config/Code/User/settings.json",
         b"{\n  // editor settings\n  \"editor.fontSize\": 14,\n  \"mcp\": { \"servers\": { \"old\": { \"type\": \"stdio\", \"command\": \"uvx\", \"args\": [\"x\"] } } }\n}\n",
     );
-    let run = env.run(&["list", "--json", "-c", "vscode"]).ok();
-    let rows = run.json();
-    assert_eq!(rows[0]["name"], "old");
-    assert_eq!(rows[0]["scope"], "legacy");
+    env.write(
+        ".gemini/antigravity/mcp_config.json",
+        b"{\"mcpServers\": {\"old1\": {\"command\": \"uvx\"}}}",
+    );
+    let run = env
+        .run(&["list", "--json", "-c", "vscode", "-c", "antigravity"])
+        .ok();
+    assert_eq!(run.json(), serde_json::json!([]), "{}", run.stdout);
+    let check = env.run(&["check", "--user"]).code(0);
+    for file in [
+        "~/.config/Code/User/settings.json:4:12: warning[MCP006]",
+        "~/.gemini/antigravity/mcp_config.json:1:2: warning[MCP006]",
+    ] {
+        assert!(check.stdout.contains(file), "{}", check.stdout);
+    }
     env.run(&["add", "new", "-c", "vscode", "--", "uvx", "y"])
         .ok();
     assert!(
@@ -144,4 +158,74 @@ fn json_paths_are_absolute_and_text_paths_short() {
     assert_eq!(added[0]["path"], absolute.as_str(), "{added:#}");
     let text = env.run(&["clients"]).ok().stdout;
     assert!(text.contains("~/.cursor/mcp.json"), "{text}");
+}
+
+/// Project files the research lists besides the main one are read (and edited when they
+/// are the one that exists): Qwen's older `.qwen/settings.json`, Copilot CLI's
+/// `.github/mcp.json`, Visual Studio's `.vs/mcp.json`, Amp's `.amp/settings.jsonc`,
+/// Augment's `.augment/settings.local.json`.
+#[test]
+fn project_files_besides_the_main_one_are_read_and_edited() {
+    let cases = [
+        ("qwen-code", ".qwen/settings.json", "mcpServers"),
+        ("copilot-cli", ".github/mcp.json", "mcpServers"),
+        ("visual-studio", ".vs/mcp.json", "servers"),
+        ("amp", ".amp/settings.jsonc", "amp.mcpServers"),
+        ("augment", ".augment/settings.local.json", "mcpServers"),
+    ];
+    for (client, file, key) in cases {
+        let env = TestEnv::new();
+        let text = format!(
+            "{{\n  \"{key}\": {{\n    \"mine\": {{\"command\": \"uvx\", \"args\": [\"m\"]}}\n  }}\n}}\n"
+        );
+        env.write(&format!("proj/{file}"), text.as_bytes());
+        // Visual Studio exists only on Windows.
+        let platform = if client == "visual-studio" {
+            "windows"
+        } else {
+            "linux"
+        };
+        let mut list = env.command(&["list", "--json", "-c", client, "--platform", platform]);
+        let out = list.current_dir(env.path("proj")).output().unwrap();
+        let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let names: Vec<_> = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["name"].as_str().unwrap().to_owned(),
+                    r["scope"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        assert!(
+            names.contains(&("mine".to_owned(), "project".to_owned())),
+            "{client}: {rows}"
+        );
+        let mut add = env.command(&[
+            "add",
+            "new",
+            "-c",
+            client,
+            "--scope",
+            "project",
+            "--platform",
+            platform,
+            "--",
+            "npx",
+            "n",
+        ]);
+        assert!(
+            add.current_dir(env.path("proj"))
+                .output()
+                .unwrap()
+                .status
+                .success()
+        );
+        assert!(
+            env.read_str(&format!("proj/{file}")).contains("\"new\""),
+            "{client}"
+        );
+    }
 }

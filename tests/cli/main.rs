@@ -14,6 +14,7 @@ mod concurrency;
 mod continue_dev;
 mod doctor;
 mod env;
+mod errors;
 #[path = "../common/fixture_server.rs"]
 mod fixture_server;
 mod golden;

@@ -120,7 +120,8 @@ fn list_and_add_give_the_same_hint_for_a_broken_file() {
         "hint: mcpctl left the file unchanged; fix the syntax, then run `mcpctl list -c cursor`";
     let list = env.run(&["list", "-c", "cursor"]).code(2);
     assert!(
-        list.stderr.contains("error: cursor: cannot parse"),
+        list.stderr
+            .contains("error: ~/.cursor/mcp.json:2:1: not valid JSON"),
         "{}",
         list.stderr
     );
