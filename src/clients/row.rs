@@ -123,6 +123,9 @@ pub enum SourceKind {
     /// Codex plugins: `[plugins."name@marketplace"]` in `config.toml` names them, the
     /// plugin cache holds them.
     CodexPlugins,
+    /// Continue: `config.yaml`'s `mcpServers` list and every file in `mcpServers/` of the
+    /// folder and of the project's `.continue/`.
+    Continue,
 }
 
 /// Where a client records that the user approved a project's servers (`clients.toml`

@@ -1,11 +1,12 @@
 //! Read-only sources: servers a client loads that the user did not put in one of its
 //! config files (Claude Code plugins, an administrator's `managed-mcp.json`, Gemini CLI
-//! extensions). The client table says where each lives (`[[client.read_only]]`); one
+//! extensions, Continue's own config and folders). The client table says where each lives (`[[client.read_only]]`); one
 //! module per kind reads it (Codex plugins too). `list` and `doctor` show these servers marked with their
 //! origin; nothing here ever writes, and `add`/`remove` refuse to touch them.
 
 mod claude_plugins;
 mod codex_plugins;
+mod continue_dev;
 mod gemini_extensions;
 mod json;
 mod managed;
@@ -98,6 +99,7 @@ pub fn read(client: &Client, env: &Env<'_>) -> SourceRead {
                 gemini_extensions::read(source, &path, env, &mut out);
             }
             SourceKind::CodexPlugins => codex_plugins::read(source, &path, env, &mut out),
+            SourceKind::Continue => continue_dev::read(source, &path, env, &mut out),
         }
     }
     // When a source takes exclusive control, the others are not loaded either.

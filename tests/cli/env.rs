@@ -128,6 +128,22 @@ impl TestEnv {
         }
     }
 
+    /// [`TestEnv::run`] with the working directory (the project) at `rel` under HOME.
+    pub fn run_in(&self, rel: &str, args: &[&str]) -> Run {
+        let dir = self.path(rel);
+        std::fs::create_dir_all(&dir).unwrap();
+        let Output {
+            status,
+            stdout,
+            stderr,
+        } = self.command(args).current_dir(dir).output().unwrap();
+        Run {
+            code: status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        }
+    }
+
     /// A `Command` for another program (a client's own CLI) with this environment: the same
     /// HOME, USERPROFILE, APPDATA, LOCALAPPDATA, XDG_CONFIG_HOME, extra variables and working
     /// directory as [`TestEnv::command`], and a PATH that also has the caller's PATH (node).
