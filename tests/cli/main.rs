@@ -11,6 +11,7 @@ mod add;
 mod check;
 mod clients;
 mod concurrency;
+mod continue_dev;
 mod doctor;
 mod env;
 mod errors;
