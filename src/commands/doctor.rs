@@ -5,7 +5,7 @@
 //! Static checks never start anything; the handshake lives in `handshake`.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -171,7 +171,9 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     {
         return Err(targets::no_server_named(ctx, &clients, name));
     }
-    let mut results: Vec<DoctorResult> = Vec::new();
+    // One result per entry, a few hundred bytes each: sized once (growing by doubling
+    // held two copies at 100k entries).
+    let mut results: Vec<DoctorResult> = Vec::with_capacity(found.len() + broken.len());
     let env = &options.parent_env;
     let trust = TrustRule::new(&ctx.platform, &ctx.project, trust_project);
     let mut to_probe: Vec<(usize, Launch, ProbeOptions)> = Vec::new();
@@ -188,10 +190,11 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             .push(f.scope);
     }
     let mut lint_of: HashMap<(&str, &Path, &str), Vec<&Finding>> = HashMap::new();
-    for (client, path, finding) in &lint {
+    for (linted, finding) in &lint {
         if let Some(server) = finding.server.as_deref() {
+            let linted = &found[*linted];
             lint_of
-                .entry((client.as_str(), path.as_path(), server))
+                .entry((linted.client.id.as_str(), linted.path.as_path(), server))
                 .or_default()
                 .push(finding);
         }
@@ -690,11 +693,12 @@ fn static_checks(
 }
 
 /// `check`'s rules over each user/project file (small ones: the lint tree holds the whole
-/// file), keyed by client, file and server name.
-fn lint_files(ctx: &Context, found: &[Found<'_>]) -> Vec<(String, PathBuf, Finding)> {
+/// file); each finding with the index in `found` of an entry of its file (for its client
+/// and path, not copied per finding).
+fn lint_files(ctx: &Context, found: &[Found<'_>]) -> Vec<(usize, Finding)> {
     let mut seen: Vec<(&str, &Path)> = Vec::new();
     let mut out = Vec::new();
-    for f in found {
+    for (index, f) in found.iter().enumerate() {
         let key = (f.client.id.as_str(), f.path.as_path());
         if f.origin.is_some()
             || !matches!(f.scope, Scope::User | Scope::Project)
@@ -720,7 +724,7 @@ fn lint_files(ctx: &Context, found: &[Found<'_>]) -> Vec<(String, PathBuf, Findi
             source.bom,
             &target,
         ) {
-            out.push((f.client.id.clone(), f.path.clone(), finding));
+            out.push((index, finding));
         }
     }
     out

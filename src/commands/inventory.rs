@@ -318,6 +318,7 @@ pub fn collect<'a>(
                     continue;
                 }
             };
+            found.reserve(entries.len());
             for (entry_name, raw) in entries {
                 if name.is_some_and(|n| n != entry_name) {
                     continue;

@@ -59,7 +59,7 @@ pub(super) fn parse(text: &str) -> Parsed {
         syntax.extend(starts.into_iter().map(Syntax::Comment));
     }
     syntax.extend(trailing_commas(text).into_iter().map(Syntax::TrailingComma));
-    let root = match &result.value {
+    let root = match result.value {
         Some(value) => from_json(value, &mut syntax),
         None => empty_root(),
     };
@@ -89,36 +89,40 @@ fn trailing_commas(text: &str) -> Vec<usize> {
     out
 }
 
-fn from_json(value: &ast::Value<'_>, syntax: &mut Vec<Syntax>) -> Node {
+/// The lint tree of `value`, taking the AST apart as it goes: each part of the AST is
+/// freed once converted, so the whole AST and the whole tree are never held at once (at
+/// 100k entries both are tens of MB).
+fn from_json(value: ast::Value<'_>, syntax: &mut Vec<Syntax>) -> Node {
     let start = value.range().start;
     let value = match value {
-        ast::Value::StringLit(s) => Value::String(s.value.to_string()),
+        ast::Value::StringLit(s) => Value::String(s.value.into_owned()),
         ast::Value::NumberLit(_) => Value::Number,
         ast::Value::BooleanLit(_) => Value::Bool,
         ast::Value::NullKeyword(_) => Value::Null,
         ast::Value::Array(array) => Value::Array(
             array
                 .elements
-                .iter()
+                .into_iter()
                 .map(|v| from_json(v, syntax))
                 .collect(),
         ),
         ast::Value::Object(object) => {
             let mut members: Vec<Member> = Vec::with_capacity(object.properties.len());
+            for prop in object.properties {
+                let key_start = prop.range.start;
+                members.push(Member {
+                    key: prop.name.into_string(),
+                    key_start,
+                    node: from_json(prop.value, syntax),
+                });
+            }
             // A set, not a scan of the members so far: a servers map of 100k entries.
             let mut keys: std::collections::HashSet<&str> =
-                std::collections::HashSet::with_capacity(object.properties.len());
-            for prop in &object.properties {
-                let key = prop.name.as_str().to_owned();
-                let key_start = prop.range.start;
-                if !keys.insert(prop.name.as_str()) {
-                    syntax.push(Syntax::DuplicateKey(key_start, key.clone()));
+                std::collections::HashSet::with_capacity(members.len());
+            for member in &members {
+                if !keys.insert(member.key.as_str()) {
+                    syntax.push(Syntax::DuplicateKey(member.key_start, member.key.clone()));
                 }
-                members.push(Member {
-                    key,
-                    key_start,
-                    node: from_json(&prop.value, syntax),
-                });
             }
             Value::Object(members)
         }
