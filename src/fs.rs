@@ -67,13 +67,16 @@ impl Source {
     }
 
     /// The full bytes for `text`, with the BOM restored.
-    pub fn bytes_for(&self, text: &str) -> Vec<u8> {
-        let mut out = String::with_capacity(text.len() + 3);
-        if self.bom {
-            out.push_str(BOM);
+    /// Borrowed when there is no BOM: a many-MB file is not copied just to be hashed or
+    /// compared.
+    pub fn bytes_for<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, [u8]> {
+        if !self.bom {
+            return std::borrow::Cow::Borrowed(text.as_bytes());
         }
+        let mut out = String::with_capacity(text.len() + 3);
+        out.push_str(BOM);
         out.push_str(text);
-        out.into_bytes()
+        std::borrow::Cow::Owned(out.into_bytes())
     }
 }
 

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::clients::{Client, Location, Scope};
 use crate::commands::Context;
-use crate::commands::inventory::{display_path, read_document};
+use crate::commands::inventory::{Document, display_path, read_document};
 use crate::entry::{Dialect, Transport};
 use crate::error::{ExitStatus, UserError};
 use crate::formats::{ConfigDoc, Edit, ServersAt};
@@ -152,13 +152,33 @@ pub fn apply_then_delete(
     delete_with: Option<&[std::path::PathBuf]>,
     change: &dyn Fn(&mut dyn ConfigDoc) -> anyhow::Result<Edit>,
 ) -> anyhow::Result<Outcome> {
+    apply_from(ctx, client, location, dry_run, delete_with, None, change)
+}
+
+/// `apply_then_delete` starting from a document the caller already read (without the
+/// lock) to decide what to do: a many-MB `~/.claude.json` is then parsed once, not twice.
+/// This is as safe as reading under the lock: `write_file` only replaces the version whose
+/// stamp (length, time, inode) the document was read with, so a stale document ends in
+/// `FsError::Changed` and the next attempt reads afresh under the lock.
+pub fn apply_from(
+    ctx: &Context,
+    client: &Client,
+    location: &Location,
+    dry_run: bool,
+    delete_with: Option<&[std::path::PathBuf]>,
+    mut first: Option<Document>,
+    change: &dyn Fn(&mut dyn ConfigDoc) -> anyhow::Result<Edit>,
+) -> anyhow::Result<Outcome> {
     let lock = if dry_run {
         None
     } else {
         Some(lock(ctx, &location.path)?)
     };
     for _ in attempts() {
-        let mut document = read_document(ctx, client, &location.path)?;
+        let mut document = match first.take() {
+            Some(document) => document,
+            None => read_document(ctx, client, &location.path)?,
+        };
         let before = dry_run.then(|| document.doc.render().into_owned());
         let mut secrets = if dry_run {
             secret_values(client, document.doc.as_ref(), location.at())

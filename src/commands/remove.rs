@@ -4,10 +4,12 @@
 //! Without `--scope`, each client's entry is looked for in every scope mcpctl writes (user,
 //! project, local); without a target, the clients that have the name are the targets.
 
+use std::cell::RefCell;
+
 use crate::cli::RemoveArgs;
 use crate::clients::{Client, Scope};
 use crate::commands::Context;
-use crate::commands::inventory::{self, read_document};
+use crate::commands::inventory::{self, Document, read_document};
 use crate::commands::{edit, targets};
 use crate::error::{ExitStatus, UserError};
 use crate::formats::Edit;
@@ -22,7 +24,10 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         dry_run,
     } = args;
     let scope = if global { Some(Scope::User) } else { scope };
-    let holds = |client: &Client| scopes_having(ctx, client, &name, scope);
+    // Each file read to find the name is kept, so the edit below starts from it instead
+    // of parsing a many-MB `~/.claude.json` again (`edit::apply_from`).
+    let read = RefCell::new(Read::new());
+    let holds = |client: &Client| scopes_having(ctx, client, &name, scope, &read);
     let named = !target_args.clients.is_empty() || target_args.all;
     let clients = if named {
         targets::choose(ctx, &target_args, "remove", &|c| !holds(c).is_empty())?
@@ -100,8 +105,21 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             let delete_with = created
                 .created_file
                 .then_some(created.created_dirs.as_slice());
-            let outcome =
-                edit::apply_then_delete(ctx, client, &location, dry_run, delete_with, &|doc| {
+            // Taken out of the cache: once edited, a later look at this file reads it anew.
+            let first = {
+                let mut read = read.borrow_mut();
+                read.iter()
+                    .position(|(path, _)| *path == location.path)
+                    .and_then(|at| read.remove(at).1)
+            };
+            let outcome = edit::apply_from(
+                ctx,
+                client,
+                &location,
+                dry_run,
+                delete_with,
+                first,
+                &|doc| {
                     let existing = doc
                         .servers(location.at())?
                         .into_iter()
@@ -116,7 +134,8 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                         doc.prune(&location.key, before)?;
                     }
                     Ok(edit)
-                })?;
+                },
+            )?;
             if !dry_run {
                 ctx.state.forget(&key)?;
             }
@@ -144,8 +163,18 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
 /// The scopes of `client` (only `only`, when given) whose file has `name`. A file that two
 /// scopes resolve to (the project file at HOME is the user file) counts once, as the
 /// wider scope.
-fn scopes_having(ctx: &Context, client: &Client, name: &str, only: Option<Scope>) -> Vec<Scope> {
+/// Files read so far, by path (`None`: absent or unreadable).
+type Read = Vec<(std::path::PathBuf, Option<Document>)>;
+
+fn scopes_having(
+    ctx: &Context,
+    client: &Client,
+    name: &str,
+    only: Option<Scope>,
+    read: &RefCell<Read>,
+) -> Vec<Scope> {
     let mut seen: Vec<(std::path::PathBuf, Vec<String>)> = Vec::new();
+    let mut read = read.borrow_mut();
     let mut out = Vec::new();
     for scope in client.scopes() {
         let Ok(location) = targets::location(ctx, client, scope) else {
@@ -156,11 +185,23 @@ fn scopes_having(ctx: &Context, client: &Client, name: &str, only: Option<Scope>
             continue;
         }
         seen.push(place);
-        let has = location.path.is_file()
-            && read_document(ctx, client, &location.path)
-                .ok()
-                .and_then(|d| d.doc.servers(location.at()).ok())
-                .is_some_and(|entries| entries.iter().any(|(n, _)| n == name));
+        let at = match read.iter().position(|(path, _)| *path == location.path) {
+            Some(at) => at,
+            None => {
+                let doc = location
+                    .path
+                    .is_file()
+                    .then(|| read_document(ctx, client, &location.path).ok())
+                    .flatten();
+                read.push((location.path.clone(), doc));
+                read.len() - 1
+            }
+        };
+        let has = read[at]
+            .1
+            .as_ref()
+            .and_then(|d| d.doc.servers(location.at()).ok())
+            .is_some_and(|entries| entries.iter().any(|(n, _)| n == name));
         if has && only.is_none_or(|o| o == scope) {
             out.push(scope);
         }

@@ -206,3 +206,77 @@ fn killed_mid_write_leaves_old_or_new_file_and_no_temp() {
         );
     }
 }
+
+/// `remove` decides the scope from a read made before it takes the lock and starts its
+/// edit from that read (no second parse of a big file). That read may be stale by the time
+/// it writes: the foreign writer's updates and the other remover's removals must survive.
+#[cfg(target_os = "linux")]
+#[test]
+fn two_removers_and_a_foreign_rename_writer_lose_nothing() {
+    let env = TestEnv::new();
+    let per_remover = 40;
+    let mut servers = serde_json::Map::new();
+    for remover in ["a", "b"] {
+        for i in 0..per_remover {
+            servers.insert(
+                format!("{remover}{i}"),
+                serde_json::json!({"command": "npx", "args": ["-y", "pkg"]}),
+            );
+        }
+    }
+    servers.insert("keep".into(), serde_json::json!({"command": "keep"}));
+    let doc = serde_json::json!({"mcpServers": servers, "foreign": []});
+    let path = env.write(CURSOR, &serde_json::to_vec_pretty(&doc).unwrap());
+    let stop = AtomicBool::new(false);
+    let (foreign, failures) = std::thread::scope(|s| {
+        let writer = s.spawn(|| foreign_writer(&path, &stop));
+        let removers: Vec<_> = ["a", "b"]
+            .into_iter()
+            .map(|remover| {
+                let env = &env;
+                s.spawn(move || {
+                    (0..per_remover)
+                        .filter_map(|i| {
+                            let name = format!("{remover}{i}");
+                            let remove = ["remove", &name, "-c", "cursor"];
+                            let mut run = env.run(&remove);
+                            for _ in 0..5 {
+                                if !(run.code == 2 && run.stdout.contains("kept changing")) {
+                                    break;
+                                }
+                                run = env.run(&remove);
+                            }
+                            (run.code != 0)
+                                .then(|| format!("exit {}: {}{}", run.code, run.stdout, run.stderr))
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let failures: Vec<_> = removers.into_iter().map(|r| r.join()).collect();
+        stop.store(true, Ordering::SeqCst);
+        (writer.join().unwrap(), failures)
+    });
+    for failure in failures {
+        assert_eq!(failure.unwrap(), Vec::<String>::new(), "a remove failed");
+    }
+    let doc: serde_json::Value = serde_json::from_slice(&env.read(CURSOR)).unwrap();
+    assert_eq!(
+        names(&env),
+        vec!["keep".to_owned()],
+        "an entry came back or was lost"
+    );
+    let numbers: Vec<u64> = doc["foreign"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .collect();
+    assert!(foreign > 0, "the foreign writer never wrote");
+    assert_eq!(
+        numbers,
+        (1..=foreign).collect::<Vec<_>>(),
+        "the foreign writer's updates were overwritten"
+    );
+    assert_eq!(leftovers(&env.path(".cursor")), Vec::<String>::new());
+}
