@@ -47,6 +47,28 @@ struct ListRow {
     error: Option<String>,
 }
 
+impl ListRow {
+    /// The command or URL columns from the entry's transport, secrets redacted unless
+    /// `show_secrets`.
+    fn fill(&mut self, transport: &Transport, show_secrets: bool) {
+        match transport {
+            Transport::Stdio {
+                command, args, env, ..
+            } => {
+                let (command, args, wrapped) = entry::logical(command, args);
+                self.command = Some(command);
+                self.args = args;
+                self.wrapped = wrapped;
+                self.env = redact_map(env, show_secrets);
+            }
+            Transport::Remote { url, headers, .. } => {
+                self.url = Some(url.clone());
+                self.headers = redact_map(headers, show_secrets);
+            }
+        }
+    }
+}
+
 /// Where a read-only entry comes from.
 #[derive(Debug, Serialize)]
 struct OriginRow {
@@ -119,21 +141,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                     };
                     row.disabled = e.disabled()
                         || probe.power(f.client, &location, &f.name, &f.raw) == Power::Off;
-                    match &e.transport {
-                        Transport::Stdio {
-                            command, args, env, ..
-                        } => {
-                            let (command, args, wrapped) = entry::logical(command, args);
-                            row.command = Some(command);
-                            row.args = args;
-                            row.wrapped = wrapped;
-                            row.env = redact_map(env, show_secrets);
-                        }
-                        Transport::Remote { url, headers, .. } => {
-                            row.url = Some(url.clone());
-                            row.headers = redact_map(headers, show_secrets);
-                        }
-                    }
+                    row.fill(&e.transport, show_secrets);
                 }
                 Err(_) if entry::is_toggle(&f.raw) => {
                     row.disabled = f.raw.get("enabled") == Some(&serde_json::Value::Bool(false))
@@ -230,21 +238,7 @@ fn parked_rows(
             };
             if let Ok(e) = Dialect::of(client).from_raw(&p.raw) {
                 row.transport = Some(e.transport.name().as_str());
-                match &e.transport {
-                    Transport::Stdio {
-                        command, args, env, ..
-                    } => {
-                        let (command, args, wrapped) = entry::logical(command, args);
-                        row.command = Some(command);
-                        row.args = args;
-                        row.wrapped = wrapped;
-                        row.env = redact_map(env, show_secrets);
-                    }
-                    Transport::Remote { url, headers, .. } => {
-                        row.url = Some(url.clone());
-                        row.headers = redact_map(headers, show_secrets);
-                    }
-                }
+                row.fill(&e.transport, show_secrets);
             }
             Some(row)
         })
