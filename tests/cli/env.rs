@@ -16,6 +16,20 @@ pub struct Run {
 }
 
 impl Run {
+    /// Run `command` to the end and keep its exit code and output.
+    fn of(mut command: Command) -> Run {
+        let Output {
+            status,
+            stdout,
+            stderr,
+        } = command.output().unwrap();
+        Run {
+            code: status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        }
+    }
+
     #[track_caller]
     pub fn ok(self) -> Run {
         assert_eq!(
@@ -116,32 +130,16 @@ impl TestEnv {
     }
 
     pub fn run(&self, args: &[&str]) -> Run {
-        let Output {
-            status,
-            stdout,
-            stderr,
-        } = self.command(args).output().unwrap();
-        Run {
-            code: status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&stderr).into_owned(),
-        }
+        Run::of(self.command(args))
     }
 
     /// [`TestEnv::run`] with the working directory (the project) at `rel` under HOME.
     pub fn run_in(&self, rel: &str, args: &[&str]) -> Run {
         let dir = self.path(rel);
         std::fs::create_dir_all(&dir).unwrap();
-        let Output {
-            status,
-            stdout,
-            stderr,
-        } = self.command(args).current_dir(dir).output().unwrap();
-        Run {
-            code: status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&stderr).into_owned(),
-        }
+        let mut command = self.command(args);
+        command.current_dir(dir);
+        Run::of(command)
     }
 
     /// A `Command` for another program (a client's own CLI) with this environment: the same
