@@ -10,6 +10,7 @@ use crate::entry::render::each_string;
 use crate::entry::{self, Dialect, RemoteKind, ServerEntry, StringMap, Transport, spelling};
 use crate::error::{ExitStatus, UserError};
 use crate::output::{Printer, redact};
+use crate::platform::Os;
 use crate::session::Context;
 use crate::session::edit::EditReport;
 use crate::session::targets;
