@@ -8,13 +8,13 @@
 use std::cell::RefCell;
 
 use crate::cli::RemoveArgs;
-use crate::clients::{Client, Scope};
+use crate::clients::{Client, Scope, VarSyntax};
 use crate::error::{ExitStatus, UserError};
 use crate::formats::Edit;
 use crate::output::Printer;
 use crate::session::Context;
 use crate::session::inventory::{self, Document, read_document};
-use crate::session::{edit, targets};
+use crate::session::{edit, targets, write};
 
 pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
     let RemoveArgs {
@@ -133,6 +133,12 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                         && let Some(before) = &created.created_map
                     {
                         doc.prune(&location.key, before)?;
+                    }
+                    // VS Code's prompts go with the last server that used them.
+                    if let (Edit::Removed, Some(removed)) = (edit, &existing)
+                        && client.fields.var_syntax == Some(VarSyntax::Vscode)
+                    {
+                        write::drop_unused_inputs(doc, location.at(), removed)?;
                     }
                     Ok(edit)
                 },

@@ -9,6 +9,8 @@
 
 use serde_json::{Map, Value};
 
+mod list;
+
 use super::scan::{self, Kind, Located, Member, Node};
 use super::{
     BLANK_KEPT, ConfigDoc, Edit, MapState, ParseError, Position, RawEntry, ServersAt, ShapeError,
@@ -258,7 +260,7 @@ impl JsonDoc {
                 self.apply(vec![splice]);
                 return Ok(Edit::Updated);
             }
-            let splices = insert_member(&self.text, map, name, entry, &style)?;
+            let splices = insert_member(&self.text, map, Some(name), entry, &style)?;
             self.apply(splices);
             return Ok(Edit::Added);
         }
@@ -266,7 +268,7 @@ impl JsonDoc {
         // deepest existing object, with the rest of the path nested inside it.
         let depth = located.nodes.len() - 1;
         let value = nest(&key[depth + 1..], Some(name), entry);
-        let splices = insert_member(&self.text, deepest, &key[depth], &value, &style)?;
+        let splices = insert_member(&self.text, deepest, Some(&key[depth]), &value, &style)?;
         self.apply(splices);
         Ok(Edit::Added)
     }
@@ -282,13 +284,11 @@ impl JsonDoc {
     }
 }
 
-const NO_LISTS: ShapeError = ShapeError::ListUnsupported { format: "JSON" };
-
 impl ConfigDoc for JsonDoc {
     fn servers(&self, at: ServersAt<'_>) -> Result<Vec<(String, RawEntry)>, ShapeError> {
         match at.name_key {
             None => self.map_servers(at.key),
-            Some(_) => Err(NO_LISTS),
+            Some(name_key) => self.list_servers(at.key, name_key),
         }
     }
 
@@ -300,14 +300,14 @@ impl ConfigDoc for JsonDoc {
     ) -> Result<Edit, ShapeError> {
         match at.name_key {
             None => self.map_upsert(at.key, name, entry),
-            Some(_) => Err(NO_LISTS),
+            Some(name_key) => self.list_upsert(at.key, name_key, name, entry),
         }
     }
 
     fn remove(&mut self, at: ServersAt<'_>, name: &str) -> Result<Edit, ShapeError> {
         match at.name_key {
             None => self.map_remove(at.key, name),
-            Some(_) => Err(NO_LISTS),
+            Some(name_key) => self.list_remove(at.key, name_key, name),
         }
     }
 
@@ -742,24 +742,33 @@ fn break_before_line(text: &str, at: usize) -> usize {
     }
 }
 
-/// Splices adding `"name": value` as the last member of `object`.
+/// Splices adding `"name": value` as the last member of `object` (`value` as the last
+/// item of a list when `name` is `None`).
 fn insert_member(
     text: &str,
     object: &Node,
-    name: &str,
+    name: Option<&str>,
     value: &Value,
     style: &Style,
 ) -> Result<Vec<Splice>, ShapeError> {
-    let key = serde_json::to_string(name).map_err(|err| ShapeError::Unrepresentable {
-        name: name.to_owned(),
-        message: err.to_string(),
-    })?;
     let newline = style.newline.as_str();
     let indent = style.indent.as_deref();
     let (colon, comma) = if indent.is_some() {
         (": ", ", ")
     } else {
         (":", ",")
+    };
+    // `"name": ` for a member; nothing for an item of a list (`list.rs`).
+    let key = match name {
+        Some(name) => {
+            let quoted =
+                serde_json::to_string(name).map_err(|err| ShapeError::Unrepresentable {
+                    name: name.to_owned(),
+                    message: err.to_string(),
+                })?;
+            format!("{quoted}{colon}")
+        }
+        None => String::new(),
     };
     let open = object.start;
     let close = object.end - 1;
@@ -769,7 +778,7 @@ fn insert_member(
         {
             let member_indent = line_indent(text, last.key_start);
             let mut member = format!(
-                "{newline}{member_indent}{key}{colon}{}",
+                "{newline}{member_indent}{key}{}",
                 render(value, indent, member_indent, newline)?
             );
             let mut splices = Vec::new();
@@ -783,21 +792,18 @@ fn insert_member(
         }
         // Members share lines: continue the line after the last value.
         let base = line_indent(text, last.key_start);
-        let member = format!(
-            "{comma}{key}{colon}{}",
-            render(value, indent, base, newline)?
-        );
+        let member = format!("{comma}{key}{}", render(value, indent, base, newline)?);
         return Ok(vec![Splice::insert(last.value_end, member)]);
     }
     let object_indent = line_indent(text, open);
     let inside = &text[open + 1..close];
     let Some(unit) = indent else {
-        let member = format!("{key}{colon}{}", render(value, None, "", newline)?);
+        let member = format!("{key}{}", render(value, None, "", newline)?);
         return Ok(vec![Splice::insert(close, member)]);
     };
     let member_indent = format!("{object_indent}{unit}");
     let member = format!(
-        "{member_indent}{key}{colon}{}",
+        "{member_indent}{key}{}",
         render(value, indent, &member_indent, newline)?
     );
     if inside.trim().is_empty() {

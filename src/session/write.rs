@@ -41,33 +41,87 @@ pub(crate) struct Provenance<'a> {
     pub guard: Option<Guard<'a>>,
 }
 
-/// Merge VS Code `inputs` into the file's top-level `inputs` list, by id.
+/// Where VS Code keeps its prompts: the top-level `inputs` list, items named by `id`.
+fn inputs_key() -> Vec<String> {
+    vec!["inputs".to_owned()]
+}
+
+/// Add the VS Code `inputs` the entry uses to the file's top-level `inputs` list, each
+/// spliced in after the others (the user's items and comments stay as written); an id
+/// already there is left alone.
 fn merge_inputs(doc: &mut dyn crate::formats::ConfigDoc, inputs: &[Value]) -> anyhow::Result<Edit> {
-    let existing = doc
-        .servers(ServersAt::map(&[]))?
-        .into_iter()
-        .find(|(k, _)| k == "inputs")
-        .map(|(_, v)| v);
-    let mut list = match existing {
-        None => Vec::new(),
-        Some(Value::Array(list)) => list,
-        Some(_) => {
-            return Err(UserError::new("the file's `inputs` is not a list")
+    let key = inputs_key();
+    let at = ServersAt::list(&key, "id");
+    let have: Vec<String> = doc
+        .servers(at)
+        .map_err(|e| {
+            UserError::new(format!("the file's `inputs` cannot be edited: {e}"))
                 .hint("fix `inputs` by hand, or add the server without `${input:...}`")
-                .into());
-        }
-    };
-    let before = list.len();
+        })?
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    let mut edit = Edit::Unchanged;
     for input in inputs {
-        let id = input.get("id");
-        if !list.iter().any(|i| i.get("id") == id) {
-            list.push(input.clone());
+        let Some(id) = input.get("id").and_then(Value::as_str) else {
+            continue;
+        };
+        if have.iter().any(|h| h == id) {
+            continue;
+        }
+        let mut rest = input.clone();
+        if let Value::Object(map) = &mut rest {
+            map.remove("id");
+        }
+        if doc.upsert(at, id, &rest)? != Edit::Unchanged {
+            edit = Edit::Added;
         }
     }
-    if list.len() == before {
-        return Ok(Edit::Unchanged);
+    Ok(edit)
+}
+
+/// After `removed` left the servers at `servers`: take out the VS Code `inputs` it used
+/// that no other entry of the file uses (and the `inputs` list, once empty).
+pub(crate) fn drop_unused_inputs(
+    doc: &mut dyn crate::formats::ConfigDoc,
+    servers: ServersAt<'_>,
+    removed: &Value,
+) -> anyhow::Result<()> {
+    let used = |value: &Value| -> Vec<String> {
+        // Reference names have no characters JSON escapes, so the text form finds them.
+        let mut ids: Vec<String> = Vec::new();
+        for r in crate::vars::references(&value.to_string()) {
+            if r.syntax == crate::vars::Syntax::Input && !ids.contains(&r.name) {
+                ids.push(r.name);
+            }
+        }
+        ids
+    };
+    let ids = used(removed);
+    if ids.is_empty() {
+        return Ok(());
     }
-    Ok(doc.upsert(ServersAt::map(&[]), "inputs", &Value::Array(list))?)
+    let others: Vec<String> = doc
+        .servers(servers)?
+        .iter()
+        .flat_map(|(_, raw)| used(raw))
+        .collect();
+    let key = inputs_key();
+    let at = ServersAt::list(&key, "id");
+    let Ok(listed) = doc.servers(at) else {
+        // An `inputs` that is not a list is the user's to fix; the entry is gone anyway.
+        return Ok(());
+    };
+    let mut left = listed.len();
+    for id in ids.iter().filter(|id| !others.contains(id)) {
+        if listed.iter().any(|(n, _)| n == id) && doc.remove(at, id)? == Edit::Removed {
+            left -= 1;
+        }
+    }
+    if left == 0 && !listed.is_empty() {
+        doc.remove(ServersAt::map(&[]), "inputs")?;
+    }
+    Ok(())
 }
 
 /// Write `entry` into `client`'s file as that client spells it (Windows wrap, variable

@@ -245,3 +245,44 @@ fn backups_say_which_command_replaced_them_and_name_from_json_adds() {
     let json = env.run(&["backups", "--json"]).ok().json();
     assert_eq!(json[0]["command"], "add kk");
 }
+
+const VSCODE: &str = ".config/Code/User/mcp.json";
+
+#[test]
+fn a_vscode_snippet_with_inputs_adds_its_input_beside_the_users_and_remove_takes_it_back() {
+    let env = TestEnv::new();
+    let original = "{\n  \"inputs\": [\n    // my PAT, asked once per session\n    {\n      \"type\": \"promptString\",\n      \"id\": \"gh\",\n      \"password\": true\n    }\n  ],\n  \"servers\": {\n    \"github\": {\n      \"url\": \"https://api.githubcopilot.com/mcp/\",\n      \"headers\": {\"Authorization\": \"Bearer ${input:gh}\"}\n    }\n  }\n}\n";
+    env.write(VSCODE, original.as_bytes());
+    let snippet = r#"{"inputs":[{"type":"promptString","id":"db-key","description":"DB key","password":true}],
+        "servers":{"db":{"command":"npx","args":["-y","db-mcp"],"env":{"DB_KEY":"${input:db-key}"}}}}"#;
+    env.on_path("npx");
+    env.run(&["add", "-c", "vscode", "--from-json", snippet])
+        .ok();
+    let text = env.read_str(VSCODE);
+    assert!(text.contains("// my PAT, asked once per session"), "{text}");
+    assert!(
+        text.starts_with("{\n  \"inputs\": [\n    // my PAT, asked once per session\n    {\n      \"type\": \"promptString\",\n      \"id\": \"gh\",\n      \"password\": true\n    },\n    {\n      \"id\": \"db-key\","),
+        "the user's input is kept as written: {text}"
+    );
+    let value = jsonc(text.as_bytes());
+    assert_eq!(value["inputs"][1]["description"], "DB key");
+    env.run(&["remove", "db", "-c", "vscode"]).ok();
+    assert_eq!(
+        env.read_str(VSCODE),
+        original,
+        "the input went with its server"
+    );
+}
+
+#[test]
+fn remove_keeps_an_input_another_server_still_uses() {
+    let env = TestEnv::new();
+    let original = "{\n  \"inputs\": [\n    {\"type\": \"promptString\", \"id\": \"tok\"}\n  ],\n  \"servers\": {\n    \"a\": {\"url\": \"https://a.example.com/mcp\", \"headers\": {\"X\": \"${input:tok}\"}},\n    \"b\": {\"url\": \"https://b.example.com/mcp\", \"headers\": {\"X\": \"${input:tok}\"}}\n  }\n}\n";
+    env.write(VSCODE, original.as_bytes());
+    env.run(&["remove", "a", "-c", "vscode"]).ok();
+    let value = jsonc(&env.read(VSCODE));
+    assert_eq!(value["inputs"][0]["id"], "tok", "{value}");
+    env.run(&["remove", "b", "-c", "vscode"]).ok();
+    let value = jsonc(&env.read(VSCODE));
+    assert!(value.get("inputs").is_none(), "{value}");
+}
