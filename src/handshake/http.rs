@@ -95,6 +95,20 @@ struct Http {
     challenge: Option<Option<String>>,
 }
 
+/// "cannot resolve host `mcp.example.com`": the host of `url`, named, with what to check.
+fn unresolved(url: &str) -> String {
+    let host = url
+        .parse::<ureq::http::Uri>()
+        .ok()
+        .and_then(|uri| uri.host().map(str::to_owned));
+    match host {
+        Some(host) => {
+            format!("cannot resolve host `{host}` (check its spelling in the URL, and your DNS)")
+        }
+        None => "host not found (check the URL and your DNS)".to_owned(),
+    }
+}
+
 impl Http {
     fn timeout(&self, phase: Phase) -> ProbeError {
         self.budget.expired(phase)
@@ -115,8 +129,16 @@ impl Http {
             ureq::Error::Timeout(_) => self.timeout(phase),
             ureq::Error::HostNotFound => ProbeError::Connect {
                 url: url.to_owned(),
-                reason: "host not found (check the URL and your DNS)".to_owned(),
+                reason: unresolved(url),
             },
+            // getaddrinfo's own words ("failed to lookup address information: Name or
+            // service not known") name no host.
+            ureq::Error::Io(io) if io.to_string().contains("failed to lookup address") => {
+                ProbeError::Connect {
+                    url: url.to_owned(),
+                    reason: unresolved(url),
+                }
+            }
             ureq::Error::ConnectionFailed => ProbeError::Connect {
                 url: url.to_owned(),
                 reason: "connection failed (is the server running?)".to_owned(),

@@ -34,6 +34,11 @@ use crate::platform::Os;
 
 pub use lines::clean_text;
 
+/// A line of npm's own chatter about npm (`npm notice …`), not about the server.
+fn is_npm_notice(line: &str) -> bool {
+    line.trim_start().starts_with("npm notice")
+}
+
 /// Whether a stderr line says what is wrong (an error, something missing or refused).
 #[must_use]
 pub fn says_what_is_wrong(line: &str) -> bool {
@@ -61,6 +66,14 @@ pub fn says_what_is_wrong(line: &str) -> bool {
 /// that say what is wrong, then the last lines, in their original order.
 #[must_use]
 pub fn stderr_excerpt(lines: &[String], max: usize) -> Vec<String> {
+    // npm's update notices ("npm notice New minor version…") say nothing about the server
+    // and would push its own lines out of the excerpt.
+    let owned: Vec<String> = lines
+        .iter()
+        .filter(|l| !is_npm_notice(l))
+        .cloned()
+        .collect();
+    let lines = owned.as_slice();
     if lines.len() <= max {
         return lines.to_vec();
     }

@@ -286,3 +286,47 @@ fn remove_keeps_an_input_another_server_still_uses() {
     let value = jsonc(&env.read(VSCODE));
     assert!(value.get("inputs").is_none(), "{value}");
 }
+
+#[test]
+fn a_dns_failure_names_the_host() {
+    let env = TestEnv::new();
+    crate::doctor::cursor_config(
+        &env,
+        json!({"remote": {"url": "https://no-such-host.invalid/mcp"}}),
+    );
+    let report = env
+        .run(&["doctor", "-c", "cursor", "--json", "--timeout", "5"])
+        .code(1)
+        .json();
+    let error = report["results"][0]["error"].as_str().unwrap();
+    assert!(
+        error.contains("cannot resolve host `no-such-host.invalid`"),
+        "{error}"
+    );
+}
+
+#[test]
+fn npm_update_notices_do_not_fill_the_stderr_tail() {
+    let env = TestEnv::new();
+    let mut script = String::from("#!/bin/sh\n");
+    for n in 1..=8 {
+        script.push_str(&format!(
+            "echo 'npm error line {n} about the package' >&2\n"
+        ));
+    }
+    script.push_str("echo 'npm notice' >&2\necho 'npm notice New major version of npm available! 10.9.2 -> 11.6.2' >&2\n");
+    script.push_str("echo 'npm notice To update run: npm install -g npm@11.6.2' >&2\necho 'npm notice' >&2\nexit 1\n");
+    let npx = env.write("tools/npx", script.as_bytes());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&npx, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    crate::doctor::cursor_config(
+        &env,
+        json!({"pkg": {"command": npx, "args": ["-y", "@example/server"]}}),
+    );
+    let run = env.run(&["doctor", "-c", "cursor"]).code(1);
+    assert!(!run.stdout.contains("npm notice"), "{}", run.stdout);
+    assert!(run.stdout.contains("npm error line 8"), "{}", run.stdout);
+}
