@@ -5,8 +5,7 @@ use serde_json::{Map, Value};
 
 use crate::check::{pattern_secret, secret_name};
 use crate::cli::{AddArgs, TransportArg};
-use crate::clients::{Client, Fields, Scope, VarSyntax};
-use crate::entry::render::each_string;
+use crate::clients::{Fields, Scope, VarSyntax};
 use crate::entry::{self, Dialect, RemoteKind, ServerEntry, StringMap, Transport, spelling};
 use crate::error::{ExitStatus, UserError};
 use crate::output::{Printer, redact};
@@ -101,7 +100,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
     let mut prompted_inputs: Vec<String> = Vec::new();
     for client in clients {
         warn_unportable_name(printer, client, &name);
-        let (entry, translated) = for_client_inputs(&entry, client);
+        let (entry, translated) = crate::entry::render::for_client_inputs(&entry, client);
         for id in translated {
             if !prompted_inputs.contains(&id) {
                 printer.warn(&input_note(&id, &inputs));
@@ -366,21 +365,6 @@ fn read_json_arg(arg: &str) -> anyhow::Result<String> {
         return Ok(source.text);
     }
     Ok(arg.to_owned())
-}
-
-/// VS Code's `${input:id}` prompts exist only where `var_syntax = "vscode"`; elsewhere each
-/// becomes a variable reference. Returns the entry and the ids translated.
-fn for_client_inputs(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<String>) {
-    let mut entry = entry.clone();
-    let mut ids = Vec::new();
-    if client.fields.var_syntax != Some(VarSyntax::Vscode) {
-        each_string(&mut entry, &mut |s| {
-            let (text, found) = vars::inputs_to_env(s);
-            *s = text;
-            ids.extend(found);
-        });
-    }
-    (entry, ids)
 }
 
 /// Which variable to set for a translated VS Code input, with VS Code's own prompt.

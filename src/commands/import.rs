@@ -67,6 +67,8 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     }
     let mut servers: IndexMap<String, Vec<Variant<'_>>> = IndexMap::new();
     let mut variables: IndexMap<String, String> = IndexMap::new();
+    // Variable → the VS Code prompt id it stands for.
+    let mut prompts: IndexMap<String, String> = IndexMap::new();
     for f in found {
         if f.scope != scope || entry::is_toggle(&f.raw) {
             continue;
@@ -80,6 +82,31 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         };
         let mut portable = crate::entry::render::portable_entry(entry);
         let extras = std::mem::take(&mut portable.extras);
+        // `${input:id}` is VS Code's alone: the manifest gets a variable, and VS Code its
+        // own spelling back as raw fields (so importing and applying changes nothing there).
+        let mut prompt_fields: Map<String, Value> = Map::new();
+        let portable_prompts = {
+            let mut ids: Vec<String> = Vec::new();
+            crate::entry::render::each_string(&mut portable, &mut |s| {
+                let (text, found) = crate::vars::inputs_to_env(s);
+                *s = text;
+                ids.extend(found);
+            });
+            ids
+        };
+        if !portable_prompts.is_empty() {
+            if let Value::Object(raw) = &f.raw {
+                for (key, value) in raw {
+                    if value.to_string().contains("${input:") {
+                        prompt_fields.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+            for id in portable_prompts {
+                let variable = crate::vars::input_variable(&id);
+                prompts.entry(variable).or_insert(id);
+            }
+        }
         if !keep_secrets {
             move_secrets(&f.name, &mut portable, f.client, &mut variables);
         }
@@ -91,10 +118,11 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         else {
             continue;
         };
-        let fields: Map<String, Value> = extras
+        let mut fields: Map<String, Value> = extras
             .into_iter()
             .filter(|(k, _)| !HOUSEKEEPING_KEYS.contains(&k.as_str()))
             .collect();
+        fields.extend(prompt_fields);
         let variants = servers.entry(f.name.clone()).or_default();
         let variant = match variants.iter_mut().position(|v| v.entry == portable) {
             Some(i) => &mut variants[i],
@@ -233,6 +261,16 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                 .join(", ")
         ));
         printer.note("`mcpctl plan` shows the entries whose secret moves to a variable");
+    }
+    if !prompts.is_empty() {
+        printer.note(&format!(
+            "VS Code prompts became variables for the other clients (VS Code keeps its prompts); set them where those clients run: {}",
+            prompts
+                .iter()
+                .map(|(variable, id)| format!("{variable} (for `${{input:{id}}}`)"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
     }
     Ok(ExitStatus::Success)
 }

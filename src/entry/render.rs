@@ -165,6 +165,26 @@ fn for_platform(entry: &ServerEntry, os: Os, fields: &Fields, no_wrap: bool) -> 
     entry
 }
 
+/// VS Code's `${input:id}` prompts exist only where `var_syntax = "vscode"`; elsewhere each
+/// becomes a variable reference (`vars::input_variable`). Returns the entry and the ids
+/// translated. `add`, `apply` and `import` all go through here.
+pub fn for_client_inputs(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<String>) {
+    let mut entry = entry.clone();
+    let mut ids = Vec::new();
+    if client.fields.var_syntax != Some(VarSyntax::Vscode) {
+        each_string(&mut entry, &mut |s| {
+            let (text, found) = vars::inputs_to_env(s);
+            *s = text;
+            for id in found {
+                if !ids.contains(&id) {
+                    ids.push(id);
+                }
+            }
+        });
+    }
+    (entry, ids)
+}
+
 /// Apply `f` to every string of an entry that may hold a reference.
 pub(crate) fn each_string(entry: &mut ServerEntry, f: &mut dyn FnMut(&mut String)) {
     match &mut entry.transport {

@@ -385,6 +385,16 @@ pub fn plan_file<'a>(
         }
         wanted_names.insert(name.clone());
         let entry = placeholders(ctx, portable)?;
+        // A VS Code prompt in the manifest is a variable everywhere else.
+        let (entry, prompts) = crate::entry::render::for_client_inputs(&entry, client);
+        for id in prompts {
+            plan.notes.push(format!(
+                "{}: `${{input:{id}}}` is a VS Code prompt; `{name}` gets `${{{}}}` instead: set it where {} runs",
+                client.id,
+                crate::vars::input_variable(&id),
+                client.name
+            ));
+        }
         let (_, mut wanted, notes) =
             crate::entry::render::render(ctx.platform.os, client, &entry, false)
                 .map_err(|e| e.context(format!("server `{name}` for {}", client.name)))?;

@@ -330,3 +330,32 @@ fn npm_update_notices_do_not_fill_the_stderr_tail() {
     assert!(!run.stdout.contains("npm notice"), "{}", run.stdout);
     assert!(run.stdout.contains("npm error line 8"), "{}", run.stdout);
 }
+
+#[test]
+fn import_turns_vscode_prompts_into_variables_and_apply_writes_none_elsewhere() {
+    let env = TestEnv::new();
+    env.write(VSCODE, &fixture("vscode/mcp.json"));
+    env.write(".cursor/mcp.json", b"{\n  \"mcpServers\": {}\n}\n");
+    let manifest = env.path("mcpctl.toml");
+    let manifest = manifest.to_str().unwrap();
+    let run = env
+        .run(&["import", "-c", "vscode", "--manifest", manifest])
+        .ok();
+    assert!(run.stderr.contains("GH_TOKEN"), "{}", run.stderr);
+    let toml = env.read_str("mcpctl.toml");
+    let portable = toml.split("[servers.github.client.vscode]").next().unwrap();
+    assert!(!portable.contains("${input:"), "{toml}");
+    assert!(portable.contains("Bearer ${GH_TOKEN}"), "{toml}");
+    // Cursor gets a variable it expands; VS Code keeps its prompt.
+    let with_cursor = toml.replace(
+        "clients = [\"vscode\"]",
+        "clients = [\"vscode\", \"cursor\"]",
+    );
+    std::fs::write(env.path("mcpctl.toml"), with_cursor).unwrap();
+    let before = env.read(VSCODE);
+    env.run(&["apply", "--manifest", manifest]).ok();
+    let cursor = env.read_str(".cursor/mcp.json");
+    assert!(!cursor.contains("${input:"), "{cursor}");
+    assert!(cursor.contains("Bearer ${env:GH_TOKEN}"), "{cursor}");
+    assert_eq!(env.read(VSCODE), before, "VS Code's file is unchanged");
+}
