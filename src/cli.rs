@@ -37,7 +37,9 @@ pub struct GlobalArgs {
     /// Print machine-readable JSON instead of tables
     #[arg(long, global = true)]
     pub json: bool,
-    /// Resolve paths and Windows wrapping as on this OS
+    /// Resolve paths and Windows wrapping as on this OS. On another OS than this
+    /// machine's, commands that write need `--dry-run` (see what would be written) or
+    /// `--force-platform`
     #[arg(
         long,
         global = true,
@@ -46,6 +48,10 @@ pub struct GlobalArgs {
         value_name = "OS"
     )]
     pub platform: Option<Os>,
+    /// Write files as `--platform` says although this machine runs another OS (a home
+    /// directory shared with or synced to that OS)
+    #[arg(long, global = true, env = "MCPCTL_FORCE_PLATFORM", value_parser = clap::builder::BoolishValueParser::new())]
+    pub force_platform: bool,
     /// Extra client table rows (TOML, same shape as clients.toml); same id replaces
     #[arg(
         long = "clients",
@@ -197,9 +203,10 @@ pub struct ImportArgs {
 pub struct CopyArgs {
     /// Server name (as `mcpctl list` shows it)
     pub name: String,
-    /// The client to copy from
+    /// The client to copy from [default: the one detected client that has NAME, or the
+    /// first of several that have it identically]
     #[arg(long, value_name = "ID")]
-    pub from: String,
+    pub from: Option<String>,
     #[command(flatten)]
     pub targets: TargetArgs,
     /// Which files: the source's and the targets'

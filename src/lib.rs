@@ -83,6 +83,10 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
             return ExitStatus::Error.into();
         }
     };
+    if let Err(error) = foreign_platform(&cli, &ctx) {
+        printer.error(&error);
+        return ExitStatus::Error.into();
+    }
     let mut status = match commands::run(cli.command, &ctx, &mut printer) {
         Ok(status) => status,
         Err(error) if error.is::<picker::Cancelled>() => {
@@ -105,6 +109,30 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     // A closed stdout (`mcpctl doctor | head -1`) is not an error of its own, and it
     // does not hide one either: the verdict (1 = problems found) is kept.
     status.into()
+}
+
+/// `--platform windows` on a Linux machine resolves Windows paths and writes `cmd /c`:
+/// right for a preview, wrong for this machine's own files. A writing command needs
+/// `--dry-run` or `--force-platform` (a home shared with that OS).
+fn foreign_platform(cli: &Cli, ctx: &Context) -> anyhow::Result<()> {
+    let host = platform::Os::host();
+    if ctx.platform.os == host || cli.global.force_platform || !commands::writes(&cli.command) {
+        return Ok(());
+    }
+    let os = ctx.platform.os.as_str();
+    Err(UserError::new(format!(
+        "`--platform {os}` on this {} machine would write {os}'s spelling ({}) into the files this machine's clients read; nothing was written",
+        host.as_str(),
+        if ctx.platform.os == platform::Os::Windows {
+            "`cmd /c npx …`, Windows paths"
+        } else {
+            "its paths, such as `~/Library/…`"
+        }
+    ))
+    .hint(format!(
+        "add `--dry-run` to see what would be written on {os}, or `--force-platform` if these files really are used on {os}"
+    ))
+    .into())
 }
 
 /// `mcpctl install X`, `mcpctl mcp add X -- …`: the line that does it, instead of clap's

@@ -4,6 +4,7 @@
 //! housekeeping (switches, approvals, timeouts) stays behind. Recorded as `copy`.
 
 use crate::cli::CopyArgs;
+use crate::clients::Scope;
 use crate::entry::render::portable_entry;
 use crate::error::{ExitStatus, UserError};
 use crate::output::Printer;
@@ -22,6 +23,10 @@ pub fn run(args: CopyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         force,
         dry_run,
     } = args;
+    let from = match from {
+        Some(from) => from,
+        None => source_of(ctx, printer, &name, scope)?,
+    };
     let source = targets::by_ids(ctx, std::slice::from_ref(&from))?;
     let (found, broken) = inventory::collect(ctx, &source, Some(&name));
     let found = found
@@ -69,4 +74,40 @@ pub fn run(args: CopyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         report.push(ctx, client, scope, result);
     }
     printer.emit(&report)
+}
+
+/// The client to copy `name` from when `--from` is not given: the one detected client
+/// that has it in `scope`, or the first of several that have the same server (as `add`
+/// wrote it everywhere); different servers of that name need `--from`.
+fn source_of(ctx: &Context, printer: &Printer, name: &str, scope: Scope) -> anyhow::Result<String> {
+    let detected = targets::detected(ctx);
+    let (found, _) = inventory::collect(ctx, &detected, Some(name));
+    let have: Vec<_> = found
+        .iter()
+        .filter(|f| f.scope == scope && f.origin.is_none())
+        .filter_map(|f| {
+            let mut entry = portable_entry(f.entry.as_ref().ok()?);
+            entry.extras.clear();
+            Some((f.client.id.as_str(), entry))
+        })
+        .collect();
+    let Some((first, entry)) = have.first() else {
+        return Err(targets::no_server_named(ctx, &detected, name));
+    };
+    let ids: Vec<&str> = have.iter().map(|(id, _)| *id).collect();
+    if have.iter().any(|(_, e)| e != entry) {
+        return Err(UserError::new(format!(
+            "`{name}` is a different server in {}",
+            ids.join(", ")
+        ))
+        .hint(format!("say which to copy: `--from {first}`"))
+        .into());
+    }
+    if ids.len() > 1 {
+        printer.note(&format!(
+            "copying `{name}` from {first} (the same server is in {})",
+            ids.join(", ")
+        ));
+    }
+    Ok((*first).to_owned())
 }

@@ -29,6 +29,25 @@ use crate::error::ExitStatus;
 use crate::output::Printer;
 use crate::session::Context;
 
+/// Whether `command` may write files (client files, the manifest): not for reading
+/// commands, nor with `--dry-run`.
+pub fn writes(command: &Command) -> bool {
+    match command {
+        Command::Add(args) => !args.dry_run,
+        Command::Remove(args) => !args.dry_run,
+        Command::Disable(args) => !args.dry_run,
+        Command::Enable(args) => !args.dry_run,
+        Command::Apply(args) => !args.dry_run,
+        Command::Copy(args) => !args.dry_run,
+        Command::Update(args) => !args.dry_run,
+        Command::Restore(args) => !args.dry_run,
+        Command::Undo(args) => !args.dry_run,
+        Command::Check(args) => args.fix && !args.dry_run,
+        Command::Import(args) => args.manifest.is_some(),
+        _ => false,
+    }
+}
+
 /// How the journal names a command: the verb and its first operand (`add github`), or,
 /// for a verb whose operand was left out (`add --from-json SNIPPET`), the `names` it
 /// wrote. Never the flags, which may hold secrets (`--env TOKEN=...`).

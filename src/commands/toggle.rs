@@ -81,7 +81,8 @@ fn run(
 ) -> anyhow::Result<ExitStatus> {
     let store = store::load(ctx)?;
     let name = request.name.as_str();
-    // Parked entries count as present for `enable` (they are what it brings back).
+    // Parked entries count as present (`enable` brings them back; `disable` has nothing
+    // left to do).
     let places = |client: &Client| places(ctx, client, name, &request, &store);
     let named = !target_args.clients.is_empty() || target_args.all;
     let verb = request.verb();
@@ -161,9 +162,10 @@ fn places(
                 .ok()
                 .and_then(|d| d.doc.servers(location.at()).ok())
                 .is_some_and(|entries| entries.iter().any(|(n, _)| n == name));
-        let parked = request.want == Want::On
-            && request.tools.is_none()
-            && store.parked(&edit::entry_key(&location, name)).is_some();
+        // A parked entry is there for `enable` (it brings it back) and for a second
+        // `disable` (already off), just not in the file.
+        let parked =
+            request.tools.is_none() && store.parked(&edit::entry_key(&location, name)).is_some();
         if in_file || parked {
             out.push(location);
         }

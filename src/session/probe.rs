@@ -395,9 +395,16 @@ pub(crate) fn resolve(
             None => targets::no_server_named(ctx, &clients, name),
         });
     };
-    let differs = chosen
-        .iter()
-        .any(|c| c.entry.as_ref().ok() != first.entry.as_ref().ok());
+    // One `add` writes each client's spelling (`${env:X}`, Codex `env_vars`, `cmd /c`):
+    // the same server once made portable, and its housekeeping fields aside.
+    let portable = |f: &Found<'_>| {
+        f.entry.as_ref().ok().map(|e| {
+            let mut p = crate::entry::render::portable_entry(e);
+            p.extras.clear();
+            p
+        })
+    };
+    let differs = chosen.iter().any(|c| portable(c) != portable(first));
     if differs {
         let ids: Vec<&str> = chosen.iter().map(|c| c.client.id.as_str()).collect();
         return Err(UserError::new(format!(

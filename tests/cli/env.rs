@@ -121,6 +121,9 @@ impl TestEnv {
             .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
             .env("NO_COLOR", "1")
             .env("COLUMNS", "100")
+            // The tests' `--platform windows` writes go to a temporary HOME; the refusal
+            // on a real one has its own test (`first_hour`).
+            .env("MCPCTL_FORCE_PLATFORM", "1")
             .current_dir(&home)
             .stdin(Stdio::null());
         for (k, v) in &self.extra_env {

@@ -359,3 +359,116 @@ fn import_turns_vscode_prompts_into_variables_and_apply_writes_none_elsewhere() 
     assert!(cursor.contains("Bearer ${env:GH_TOKEN}"), "{cursor}");
     assert_eq!(env.read(VSCODE), before, "VS Code's file is unchanged");
 }
+
+#[test]
+fn tools_takes_a_server_one_add_wrote_everywhere() {
+    let env = TestEnv::new();
+    env.write(".claude.json", b"{}\n");
+    env.write(".cursor/mcp.json", b"{}\n");
+    let server = crate::doctor::fixture();
+    env.run(&[
+        "add",
+        "fx",
+        "-c",
+        "claude-code,cursor,codex,vscode",
+        "--env",
+        "TOKEN=${TOKEN}",
+        "--",
+        server,
+    ])
+    .ok();
+    let run = env.run(&["tools", "fx", "--json"]).ok();
+    assert!(run.json()["tools"].as_array().is_some(), "{}", run.stdout);
+    // Different content still needs a choice.
+    env.run(&[
+        "add", "fx", "-c", "cursor", "--force", "--", server, "--other",
+    ])
+    .ok();
+    let run = env.run(&["tools", "fx"]).code(2);
+    assert!(
+        run.stderr.contains("configured differently"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_foreign_platform_does_not_write_this_machines_files_without_force_platform() {
+    let env = TestEnv::new();
+    let original = fixture("cursor/mcp.json");
+    env.write(".cursor/mcp.json", &original);
+    for os in ["windows", "macos"] {
+        let run = |extra: &[&str]| {
+            let mut args = vec!["--platform", os, "add", "mem", "-c", "cursor"];
+            args.extend_from_slice(extra);
+            args.extend_from_slice(&["--", "npx", "-y", "m"]);
+            let mut command = env.command(&args);
+            command.env_remove("MCPCTL_FORCE_PLATFORM");
+            let out = command.output().unwrap();
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            )
+        };
+        let (code, _, stderr) = run(&[]);
+        assert_eq!(code, Some(2), "{stderr}");
+        assert!(
+            stderr.contains("--dry-run") && stderr.contains("--force-platform"),
+            "{stderr}"
+        );
+        assert_eq!(
+            env.read(".cursor/mcp.json"),
+            original,
+            "{os}: nothing written"
+        );
+        assert!(!env.path("Library").exists());
+        // A dry run shows what would be written.
+        let (code, stdout, stderr) = run(&["--dry-run"]);
+        assert_eq!(code, Some(0), "{stderr}");
+        assert!(stdout.contains("would add"), "{stdout}");
+    }
+    // Reading commands are fine.
+    let mut command = env.command(&["--platform", "windows", "list"]);
+    command.env_remove("MCPCTL_FORCE_PLATFORM");
+    assert_eq!(command.output().unwrap().status.code(), Some(0));
+}
+
+#[test]
+fn a_second_disable_says_already_disabled_not_missing() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
+    let name = cursor_servers(&env)
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    env.run(&["disable", &name, "-c", "cursor"]).ok();
+    let run = env.run(&["disable", &name, "-c", "cursor"]).ok();
+    assert!(run.stdout.contains("already disabled"), "{}", run.stdout);
+    assert!(!run.stdout.contains("not there"), "{}", run.stdout);
+    env.run(&["disable", &name]).ok();
+    env.run(&["enable", &name, "-c", "cursor"]).ok();
+    assert_eq!(env.read(".cursor/mcp.json"), fixture("cursor/mcp.json"));
+}
+
+#[test]
+fn copy_without_from_takes_the_one_client_that_has_it() {
+    let env = TestEnv::new();
+    env.write(".claude.json", b"{}\n");
+    env.on_path("npx");
+    env.run(&["add", "mem", "-c", "cursor", "--", "npx", "-y", "m"])
+        .ok();
+    env.run(&["copy", "mem", "-c", "claude-code"]).ok();
+    let claude = jsonc(&env.read(".claude.json"));
+    assert_eq!(claude["mcpServers"]["mem"]["command"], "npx");
+    // Two different servers of that name: `--from` decides.
+    env.write(
+        ".codex/config.toml",
+        b"[mcp_servers.mem]\ncommand = \"uvx\"\n",
+    );
+    let run = env.run(&["copy", "mem", "-c", "vscode"]).code(2);
+    assert!(run.stderr.contains("--from"), "{}", run.stderr);
+}
