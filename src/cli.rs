@@ -470,6 +470,10 @@ pub struct RemoveArgs {
     /// Same as `--scope user`
     #[arg(short = 'g', long, conflicts_with = "scope")]
     pub global: bool,
+    /// With `--all`: remove also entries of that name mcpctl did not write and that differ
+    /// from the one it did (without it they are left, and named)
+    #[arg(long)]
+    pub force: bool,
     /// Print the diff of each file (secrets redacted); write nothing
     #[arg(long)]
     pub dry_run: bool,

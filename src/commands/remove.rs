@@ -9,12 +9,15 @@ use std::cell::RefCell;
 
 use crate::cli::RemoveArgs;
 use crate::clients::{Client, Scope, VarSyntax};
+use crate::entry::render::portable_entry;
+use crate::entry::{Dialect, ServerEntry};
 use crate::error::{ExitStatus, UserError};
 use crate::formats::Edit;
 use crate::output::Printer;
 use crate::session::Context;
 use crate::session::inventory::{self, Document, read_document};
 use crate::session::{edit, targets, write};
+use crate::state::ledger::{self, Ownership};
 
 pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
     let RemoveArgs {
@@ -22,6 +25,7 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         targets: target_args,
         scope,
         global,
+        force,
         dry_run,
     } = args;
     let scope = if global { Some(Scope::User) } else { scope };
@@ -60,6 +64,23 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             _ => targets::choose(ctx, &target_args, "remove", &|c| !holds(c).is_empty())?,
         }
     };
+    // `--all` sweeps every detected client: an entry of that name that is someone else's
+    // server (hand-made, different) is left unless `--force`, and named.
+    let left = if target_args.all && !force {
+        not_ours(ctx, &clients, &name, scope)?
+    } else {
+        Vec::new()
+    };
+    for (client, scope) in &left {
+        printer.warn(&format!(
+            "left `{name}` in {client} ({} scope): mcpctl did not write it and it is not the same server as the one it removes; `--force` removes it too, `-c {client}` removes just that one",
+            scope.as_str()
+        ));
+    }
+    let clients: Vec<&Client> = clients
+        .into_iter()
+        .filter(|c| !left.iter().any(|(id, _)| *id == c.id))
+        .collect();
     let mut report = edit::EditReport::new(dry_run);
     for client in &clients {
         if let (Some(ex), _) = inventory::read_only_of(ctx, client, &name) {
@@ -150,10 +171,11 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         })();
         report.push(ctx, client, scope.unwrap_or(Scope::User), result);
     }
-    if report
-        .files
-        .iter()
-        .all(|r| r.action == edit::Action::Unchanged)
+    if left.is_empty()
+        && report
+            .files
+            .iter()
+            .all(|r| r.action == edit::Action::Unchanged)
     {
         if let Some(error) = inventory::read_only_holder(ctx, &clients, &name) {
             return Err(error);
@@ -163,6 +185,50 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         return Err(targets::no_server_named(ctx, &clients, &name));
     }
     printer.emit(&report)
+}
+
+/// For `remove NAME --all`: the (client, scope) entries of `name` to leave alone. An
+/// entry stays unless mcpctl wrote it as it is (the ledger) or it is the same server as
+/// one mcpctl wrote (made portable, housekeeping aside). With no record at all, one server
+/// everywhere is the one being removed; different servers of that name are all left.
+fn not_ours(
+    ctx: &Context,
+    clients: &[&Client],
+    name: &str,
+    scope: Option<Scope>,
+) -> anyhow::Result<Vec<(String, Scope)>> {
+    let (found, _) = inventory::collect(ctx, clients, Some(name));
+    let mut seen: Vec<(String, Scope, Option<ServerEntry>, bool)> = Vec::new();
+    for f in &found {
+        if f.origin.is_some() || scope.is_some_and(|s| s != f.scope) {
+            continue;
+        }
+        let portable = f.entry.as_ref().ok().map(|e| {
+            let mut p = portable_entry(e);
+            p.extras.clear();
+            p
+        });
+        let location = targets::location(ctx, f.client, f.scope)?;
+        let key = edit::entry_key(&location, name);
+        let owned = match ledger::fingerprint_raw(&Dialect::of(f.client), &f.raw) {
+            Some(fingerprint) => ctx.state.ownership(&key, &fingerprint)? == Ownership::Mcpctl,
+            None => false,
+        };
+        seen.push((f.client.id.clone(), f.scope, portable, owned));
+    }
+    let ours: Vec<&Option<ServerEntry>> = seen.iter().filter(|s| s.3).map(|s| &s.2).collect();
+    let leave = |s: &&(String, Scope, Option<ServerEntry>, bool)| {
+        if ours.is_empty() {
+            seen.iter().any(|other| other.2 != s.2)
+        } else {
+            !s.3 && !ours.contains(&&s.2)
+        }
+    };
+    Ok(seen
+        .iter()
+        .filter(leave)
+        .map(|(id, scope, _, _)| (id.clone(), *scope))
+        .collect())
 }
 
 /// The scopes of `client` (only `only`, when given) whose file has `name`. A file that two

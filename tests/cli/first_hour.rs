@@ -472,3 +472,32 @@ fn copy_without_from_takes_the_one_client_that_has_it() {
     let run = env.run(&["copy", "mem", "-c", "vscode"]).code(2);
     assert!(run.stderr.contains("--from"), "{}", run.stderr);
 }
+
+#[test]
+fn remove_all_leaves_a_different_hand_made_entry_of_that_name_and_names_it() {
+    let env = TestEnv::new();
+    env.on_path("npx");
+    let hand_made = "{\n  \"mcpServers\": {\n    \"mem\": {\"type\": \"stdio\", \"command\": \"uvx\", \"args\": [\"my-own-memory\"]}\n  }\n}\n";
+    env.write(".claude.json", hand_made.as_bytes());
+    // The same server, written by hand in Codex: it goes with mcpctl's.
+    env.write(
+        ".codex/config.toml",
+        b"[mcp_servers.mem]\ncommand = \"npx\"\nargs = [\"-y\", \"m\"]\n",
+    );
+    env.run(&["add", "mem", "-c", "cursor", "--", "npx", "-y", "m"])
+        .ok();
+    let run = env.run(&["remove", "mem", "--all"]).ok();
+    assert!(
+        run.stderr.contains("left `mem` in claude-code"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(env.read_str(".claude.json"), hand_made);
+    assert!(!env.read_str(".codex/config.toml").contains("mem"));
+    assert!(
+        !env.path(".cursor/mcp.json").exists(),
+        "mcpctl's entry (and file) went"
+    );
+    env.run(&["remove", "mem", "--all", "--force"]).ok();
+    assert!(!env.read_str(".claude.json").contains("my-own-memory"));
+}
