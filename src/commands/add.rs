@@ -70,70 +70,95 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
     // server would get it).
     let dry_run = warn_flags_after_dashes(printer, &command) || dry_run;
     let snippet = from_json.as_deref().map(read_json_arg).transpose()?;
-    let spec = build_entry(
-        name,
-        &env,
-        &headers,
-        cwd,
-        url.map(|u| (u, kind)),
-        snippet.as_deref(),
-        command,
-    )?;
-    for note in &spec.notes {
-        printer.warn(note);
+    let remote = url.map(|u| (u, kind));
+    let build = |name: Option<String>| {
+        build_entry(
+            name,
+            &env,
+            &headers,
+            cwd.clone(),
+            remote.clone(),
+            snippet.as_deref(),
+            command.clone(),
+        )
+    };
+    // A snippet of several servers (a README's whole `mcpServers`) adds each of them.
+    let specs: Vec<Spec> = match build(name) {
+        Ok(spec) => vec![spec],
+        Err(error) => match error.downcast_ref::<ManyServers>() {
+            Some(ManyServers(names)) => {
+                printer.note(&format!(
+                    "the snippet has {} servers; adding each: {}",
+                    names.len(),
+                    names.join(", ")
+                ));
+                names
+                    .iter()
+                    .map(|n| build(Some(n.clone())))
+                    .collect::<anyhow::Result<_>>()?
+            }
+            None => return Err(error),
+        },
+    };
+    for spec in &specs {
+        for note in &spec.notes {
+            printer.warn(note);
+        }
+        entry::validate_name(&spec.name)
+            .map_err(|m| UserError::new(m).hint("pick a short name such as `github`"))?;
+        if let Transport::Remote { url, .. } = &spec.entry.transport {
+            validate_url(url)?;
+        }
+        warn_plaintext_secrets(printer, &spec.entry);
+        warn_missing_command(ctx, printer, &spec.entry);
     }
-    let Spec {
+    let clients = targets::choose(ctx, &target_args, "add", &|_| true)?;
+    let mut report = EditReport::new(dry_run);
+    let mut prompted_inputs: Vec<String> = Vec::new();
+    for Spec {
         name,
         entry,
         inputs,
         ..
-    } = spec;
-    entry::validate_name(&name)
-        .map_err(|m| UserError::new(m).hint("pick a short name such as `github`"))?;
-    if let Transport::Remote { url, .. } = &entry.transport {
-        validate_url(url)?;
-    }
-    warn_plaintext_secrets(printer, &entry);
-    warn_missing_command(ctx, printer, &entry);
-    let clients = targets::choose(ctx, &target_args, "add", &|_| true)?;
-    let mut report = EditReport::new(dry_run);
-    let mut prompted_inputs: Vec<String> = Vec::new();
-    for client in clients {
-        warn_unportable_name(printer, client, &name);
-        let (entry, translated) = crate::entry::render::for_client_inputs(&entry, client);
-        for id in translated {
-            if !prompted_inputs.contains(&id) {
-                printer.warn(&input_note(&id, &inputs));
-                prompted_inputs.push(id);
+    } in &specs
+    {
+        for client in clients.iter().copied() {
+            warn_unportable_name(printer, client, &name);
+            let (entry, translated) = crate::entry::render::for_client_inputs(&entry, client);
+            for id in translated {
+                if !prompted_inputs.contains(&id) {
+                    printer.warn(&input_note(&id, &inputs));
+                    prompted_inputs.push(id);
+                }
             }
+            let keep_inputs = if client.fields.var_syntax == Some(VarSyntax::Vscode) {
+                inputs.as_slice()
+            } else {
+                &[]
+            };
+            let result = add_to(
+                ctx,
+                client,
+                scope,
+                &name,
+                &entry,
+                keep_inputs,
+                Flags {
+                    force,
+                    dry_run,
+                    no_wrap,
+                },
+                &Provenance {
+                    origin: Origin::add(),
+                    guard: None,
+                },
+            )
+            .map(|(path, outcome, notes, _)| {
+                report.warnings.extend(notes);
+                (path, outcome)
+            });
+            report.push(ctx, client, scope, result);
         }
-        let keep_inputs = if client.fields.var_syntax == Some(VarSyntax::Vscode) {
-            inputs.as_slice()
-        } else {
-            &[]
-        };
-        let result = add_to(
-            ctx,
-            client,
-            scope,
-            &name,
-            &entry,
-            keep_inputs,
-            Flags {
-                force,
-                dry_run,
-                no_wrap,
-            },
-            &Provenance {
-                origin: Origin::add(),
-                guard: None,
-            },
-        )
-        .map(|(path, outcome, notes, _)| {
-            report.warnings.extend(notes);
-            (path, outcome)
-        });
-        report.push(ctx, client, scope, result);
     }
     printer.emit(&report)
 }
@@ -509,15 +534,26 @@ fn entry_from_json(name: Option<&str>, json: &str) -> anyhow::Result<Snippet> {
         ))
         .hint(format!("name one of: {}", names()))
         .into()),
-        (many, None) => Err(UserError::new(format!(
-            "`--from-json` has {} servers: {}",
-            many.len(),
-            names()
-        ))
-        .hint("say which one: `mcpctl add NAME --from-json ...`")
-        .into()),
+        (many, None) => Err(ManyServers(many.iter().map(|(k, _)| (*k).clone()).collect()).into()),
     }
 }
+
+/// A snippet with several servers and no NAME: `add` adds each of them.
+#[derive(Debug)]
+struct ManyServers(Vec<String>);
+
+impl std::fmt::Display for ManyServers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "`--from-json` has {} servers: {}",
+            self.0.len(),
+            self.0.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for ManyServers {}
 
 /// The entry `add` writes, built from the flags or a snippet.
 #[derive(Debug)]

@@ -501,3 +501,65 @@ fn remove_all_leaves_a_different_hand_made_entry_of_that_name_and_names_it() {
     env.run(&["remove", "mem", "--all", "--force"]).ok();
     assert!(!env.read_str(".claude.json").contains("my-own-memory"));
 }
+
+#[test]
+fn a_snippet_with_two_servers_adds_both() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
+    let snippet = r#"{"mcpServers": {
+        "one": {"command": "npx", "args": ["-y", "one-mcp"]},
+        "two": {"url": "https://two.example.com/mcp"}
+    }}"#;
+    let run = env
+        .run(&["add", "-c", "cursor,claude-code", "--from-json", snippet])
+        .ok();
+    assert!(
+        run.stderr.contains("adding each: one, two"),
+        "{}",
+        run.stderr
+    );
+    let servers = cursor_servers(&env);
+    assert_eq!(servers["one"]["args"][1], "one-mcp");
+    assert_eq!(servers["two"]["url"], "https://two.example.com/mcp");
+    let claude = jsonc(&env.read(".claude.json"));
+    assert_eq!(claude["mcpServers"]["two"]["type"], "http");
+    // Naming one still picks it.
+    env.run(&["add", "two", "-c", "vscode", "--from-json", snippet])
+        .ok();
+    let vscode = jsonc(&env.read(VSCODE));
+    assert!(vscode["servers"].get("one").is_none(), "{vscode}");
+}
+
+#[test]
+fn readme_lines_work_when_pasted_on_a_fresh_machine() {
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .unwrap();
+    // A shell redirection into ~/.config/mcpctl/ fails before mcpctl runs when the
+    // directory does not exist yet; `--manifest` creates it.
+    assert!(
+        !readme.contains("mcpctl import > "),
+        "README redirects import"
+    );
+    for line in readme
+        .lines()
+        .filter(|l| l.contains("--platform windows add") || l.contains("--platform macos add"))
+    {
+        assert!(
+            line.contains("--dry-run"),
+            "README line writes real files: {line}"
+        );
+    }
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
+    let manifest = env.path(".config/mcpctl/mcpctl.toml");
+    env.run(&[
+        "import",
+        "-c",
+        "cursor",
+        "--manifest",
+        manifest.to_str().unwrap(),
+    ])
+    .ok();
+    assert!(manifest.is_file());
+}
