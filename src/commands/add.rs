@@ -123,11 +123,11 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
     } in &specs
     {
         for client in clients.iter().copied() {
-            warn_unportable_name(printer, client, &name);
-            let (entry, translated) = crate::entry::render::for_client_inputs(&entry, client);
+            warn_unportable_name(printer, client, name);
+            let (entry, translated) = crate::entry::render::for_client_inputs(entry, client);
             for id in translated {
                 if !prompted_inputs.contains(&id) {
-                    printer.warn(&input_note(&id, &inputs));
+                    printer.warn(&input_note(&id, inputs));
                     prompted_inputs.push(id);
                 }
             }
@@ -140,7 +140,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
                 ctx,
                 client,
                 scope,
-                &name,
+                name,
                 &entry,
                 keep_inputs,
                 Flags {
