@@ -490,16 +490,16 @@ pub fn plan_file<'a>(
                 Action::Drift,
                 Some(format!(
                     "edited by hand since mcpctl wrote it; now {}, wanted {}",
-                    redacted_json(existing),
-                    redacted_json(&wanted)
+                    redacted_json(existing, &dialect),
+                    redacted_json(&wanted, &dialect)
                 )),
             ),
             (Ownership::HandMade, false) => (
                 Action::Conflict,
                 Some(format!(
                     "a hand-made entry with other content: {}; wanted {}",
-                    redacted_json(existing),
-                    redacted_json(&wanted)
+                    redacted_json(existing, &dialect),
+                    redacted_json(&wanted, &dialect)
                 )),
             ),
         };
@@ -765,8 +765,8 @@ fn update_reason(dialect: &Dialect<'_>, existing: &Value, wanted: &Value) -> Str
     }
 }
 
-fn redacted_json(raw: &Value) -> String {
-    crate::output::redact_raw(raw).to_string()
+fn redacted_json(raw: &Value, dialect: &Dialect<'_>) -> String {
+    crate::output::redact_raw(raw, dialect.fields).to_string()
 }
 
 /// Literal values of env and header maps (what `redact` would hide).
