@@ -378,6 +378,44 @@ pub fn redact(value: &str) -> String {
     }
 }
 
+/// `text` (a diff of a config file) with each of `secrets` replaced where it appears as a
+/// quoted string value, so a `--dry-run` hides exactly what `list` hides.
+pub fn redact_text(text: &str, secrets: &[String]) -> String {
+    let mut out = text.to_owned();
+    for secret in secrets.iter().filter(|s| !s.is_empty()) {
+        let json = serde_json::Value::String(secret.clone()).to_string();
+        out = out
+            .replace(&json, &format!("\"{REDACTED}\""))
+            .replace(&format!("'{secret}'"), &format!("'{REDACTED}'"));
+    }
+    out
+}
+
+/// Redact every value of a string map.
+pub fn redact_map(
+    map: &indexmap::IndexMap<String, String>,
+    show: bool,
+) -> indexmap::IndexMap<String, String> {
+    map.iter()
+        .map(|(k, v)| (k.clone(), if show { v.clone() } else { redact(v) }))
+        .collect()
+}
+
+/// `text` with every secret value replaced (longest first, so one containing another is
+/// hidden whole).
+pub fn redact_values(text: &str, secrets: &[String]) -> String {
+    let mut secrets: Vec<&String> = secrets.iter().collect();
+    secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    let mut text = text.to_owned();
+    for secret in secrets {
+        let escaped = serde_json::to_string(secret).unwrap_or_default();
+        let escaped = escaped.trim_matches('"');
+        text = text.replace(escaped, REDACTED);
+        text = text.replace(secret.as_str(), REDACTED);
+    }
+    text
+}
+
 /// A raw entry (for a message) with the values of its env and header maps redacted:
 /// the maps the client's own row names (`fields.env_key`, `headers_key`, so a client's
 /// new word for them counts), every spelling other clients use, and Codex's header

@@ -22,7 +22,7 @@ pub enum ColorWhen {
     Never,
 }
 
-pub use crate::secrets::{REDACTED, redact, redact_raw};
+pub use crate::secrets::{REDACTED, redact, redact_map, redact_raw, redact_text};
 
 /// A terminal style.
 #[derive(Debug, Clone, Copy)]
@@ -418,29 +418,6 @@ fn visible_width(text: &str) -> usize {
         }
     }
     width
-}
-
-/// `text` (a diff of a config file) with each of `secrets` replaced where it appears as a
-/// quoted string value, so a `--dry-run` hides exactly what `list` hides.
-pub fn redact_text(text: &str, secrets: &[String]) -> String {
-    let mut out = text.to_owned();
-    for secret in secrets.iter().filter(|s| !s.is_empty()) {
-        let json = serde_json::Value::String(secret.clone()).to_string();
-        out = out
-            .replace(&json, &format!("\"{REDACTED}\""))
-            .replace(&format!("'{secret}'"), &format!("'{REDACTED}'"));
-    }
-    out
-}
-
-/// Redact every value of a string map.
-pub fn redact_map(
-    map: &indexmap::IndexMap<String, String>,
-    show: bool,
-) -> indexmap::IndexMap<String, String> {
-    map.iter()
-        .map(|(k, v)| (k.clone(), if show { v.clone() } else { redact(v) }))
-        .collect()
 }
 
 #[cfg(test)]
