@@ -38,6 +38,7 @@ mod read_as_client;
 mod registry;
 mod registry_server;
 mod remove;
+mod secrets;
 mod ship;
 mod sources;
 mod state;
