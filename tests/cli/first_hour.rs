@@ -532,9 +532,11 @@ fn a_snippet_with_two_servers_adds_both() {
 
 #[test]
 fn readme_lines_work_when_pasted_on_a_fresh_machine() {
-    let readme =
-        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-            .unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    for page in std::fs::read_dir(root.join("docs/guide")).unwrap() {
+        readme.push_str(&std::fs::read_to_string(page.unwrap().path()).unwrap());
+    }
     // A shell redirection into ~/.config/mcpctl/ fails before mcpctl runs when the
     // directory does not exist yet; `--manifest` creates it.
     assert!(
