@@ -107,7 +107,7 @@ pub fn run(args: UpdateArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             &speaks,
             asker,
         )
-        .map_err(resolve_error);
+        .map_err(|e| new_inputs_error(e, install, &item.server.version));
         let resolved = match resolved {
             Ok(r) => r,
             Err(e) => {
@@ -186,4 +186,39 @@ pub fn run(args: UpdateArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         report.push(ctx, client, scope, result);
     }
     printer.emit(&report)
+}
+
+/// A newer version that needs inputs the install did not give: `update` takes no
+/// `--var`/`--env`/`--header` (it reuses the install's), so the way on is installing again.
+fn new_inputs_error(
+    error: registry::ResolveError,
+    install: &installed::Install,
+    version: &str,
+) -> anyhow::Error {
+    let registry::ResolveError::Inputs { name, lines } = error else {
+        return resolve_error(error);
+    };
+    let mut what = Vec::new();
+    let mut flags = Vec::new();
+    for line in &lines {
+        match line.split_once(": pass `") {
+            Some((input, flag)) => {
+                what.push(input.to_owned());
+                flags.push(flag.trim_end_matches('`').to_owned());
+            }
+            None => what.push(line.clone()),
+        }
+    }
+    UserError::new(format!(
+        "`{name}` {} needs inputs that {} did not: {}",
+        registry::clean(version),
+        install.version,
+        what.join(", ")
+    ))
+    .hint(format!(
+        "`update` reuses the values given at install; give the new ones by installing it again: `mcpctl add {name} -c {} --force {}`; nothing was written",
+        install.client,
+        flags.join(" ")
+    ))
+    .into()
 }

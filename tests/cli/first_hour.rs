@@ -565,3 +565,41 @@ fn readme_lines_work_when_pasted_on_a_fresh_machine() {
     .ok();
     assert!(manifest.is_file());
 }
+
+#[test]
+fn update_suggests_only_what_update_takes() {
+    let server = RegistryServer::start();
+    let mut env = TestEnv::new();
+    env.extra_env
+        .push(("MCPCTL_REGISTRY".to_owned(), server.url.clone()));
+    env.on_path("npx");
+    let publish = |version: &str, args: serde_json::Value| {
+        server.publish(
+            json!({"server": {
+                "name": "io.github.acme/db",
+                "version": version,
+                "packages": [{"registryType": "npm", "identifier": "@acme/db-mcp", "version": version,
+                    "packageArguments": args}]
+            }}),
+            true,
+            "active",
+            None,
+        );
+    };
+    publish("1.0.0", json!([]));
+    env.run(&["add", "io.github.acme/db", "-c", "cursor", "--no-input"])
+        .ok();
+    // 2.0.0 needs an input 1.0.0 did not.
+    publish(
+        "2.0.0",
+        json!([{"type": "named", "name": "--schema", "isRequired": true}]),
+    );
+    let run = env.run(&["update", "db", "--no-input"]).code(2);
+    let said = format!("{}{}", run.stdout, run.stderr);
+    assert!(!said.contains("pass `--var"), "{said}");
+    assert!(
+        said.contains("mcpctl add io.github.acme/db -c cursor --force --var schema=VALUE"),
+        "{said}"
+    );
+    assert!(cursor_servers(&env)["db"].to_string().contains("1.0.0"));
+}
