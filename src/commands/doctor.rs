@@ -180,7 +180,11 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     }
 
     let width = label_width(&results);
-    let human = Rows { width, no_spawn };
+    let human = Rows {
+        width,
+        no_spawn,
+        columns: printer.width(),
+    };
     // Rows of servers that are not started are known now; the others follow as each
     // server finishes, so one slow server hides nothing (and a CI log shows verdicts).
     let mut probed = vec![false; results.len()];
@@ -202,10 +206,21 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         } else {
             ""
         };
+        // The count is of the rows that follow; the ones not started say why.
+        for r in &results {
+            if !ids.contains(&r.client.as_str()) {
+                ids.push(&r.client);
+            }
+        }
+        let started = if to_probe.len() == results.len() {
+            String::new()
+        } else {
+            format!(", starting {}", to_probe.len())
+        };
         printer.stream(&[Block::Note(format!(
-            "checking {} server{} in {} client{} ({}) — this starts the commands and contacts the URLs in your config files{sources}",
-            to_probe.len(),
-            plural(to_probe.len()),
+            "checking {} server{} in {} client{} ({}){started} — this starts the commands and contacts the URLs in your config files{sources}",
+            results.len(),
+            plural(results.len()),
             ids.len(),
             plural(ids.len()),
             ids.join(", ")
@@ -328,7 +343,16 @@ fn label_of(r: &DoctorResult) -> String {
             o["kind"].as_str().unwrap_or_default(),
             o["name"].as_str().unwrap_or_default()
         ),
-        None => format!("{}/{}", r.client, r.name),
+        None => format!("{}/{}{}", r.client, r.name, scope_suffix(r.scope)),
+    }
+}
+
+/// ` (project)`, ` (local)`: the scope of a row, unless it is the user's own file.
+fn scope_suffix(scope: Scope) -> String {
+    if scope == Scope::User {
+        String::new()
+    } else {
+        format!(" ({})", scope.as_str())
     }
 }
 
@@ -474,7 +498,8 @@ fn client_tokens(
     let mut counted: Vec<(&str, &str, &Launch)> = Vec::new();
     for (index, launch, _) in probed {
         let result = &results[*index];
-        let Some(tokens) = result.tokens else {
+        // A server the client cannot use (it fails there) costs that client nothing.
+        let (Some(tokens), false) = (result.tokens, result.status == Status::Fail) else {
             continue;
         };
         let client = result.client.as_str();
@@ -685,6 +710,8 @@ struct Rows {
     /// Labels are padded to this width.
     width: usize,
     no_spawn: bool,
+    /// The terminal's width (`None`: do not wrap).
+    columns: Option<usize>,
 }
 
 impl Rows {
@@ -737,19 +764,37 @@ impl Rows {
                     ""
                 }
             ),
+            // One finding per line (joined with `;` they read as one sentence).
             _ => r
                 .checks
                 .iter()
                 .filter(|c| c.status == r.status)
                 .map(|c| c.message.clone())
                 .collect::<Vec<_>>()
-                .join("; "),
+                .join("\n"),
         };
         let width = self.width;
-        let mut blocks = vec![Block::Line(format!(
-            "{} {label:<width$}  {detail}",
-            paint.paint(style, mark)
-        ))];
+        // Each finding starts under the first and wraps within the terminal.
+        let indent = width + 4;
+        let fit = self.columns.map(|c| c.saturating_sub(indent).max(30));
+        let mut lines: Vec<String> = Vec::new();
+        for finding in detail.lines() {
+            match fit {
+                Some(fit) => lines.extend(crate::output::wrap(finding, fit)),
+                None => lines.push(finding.to_owned()),
+            }
+        }
+        let mut text = format!(
+            "{} {label:<width$}  {}",
+            paint.paint(style, mark),
+            lines.first().map_or("", String::as_str)
+        );
+        for line in lines.iter().skip(1) {
+            text.push('\n');
+            text.push_str(&" ".repeat(indent));
+            text.push_str(line);
+        }
+        let mut blocks = vec![Block::Line(text.trim_end().to_owned())];
         if r.status == Status::Fail && !r.stderr_tail.is_empty() {
             for line in &handshake::stderr_excerpt(&r.stderr_tail, STDERR_LINES) {
                 blocks.push(Block::Line(

@@ -216,6 +216,11 @@ impl Printer {
         self.out(&text);
     }
 
+    /// The columns output is fitted into (`None`: not wrapped, as in a pipe).
+    pub fn width(&self) -> Option<usize> {
+        self.width
+    }
+
     /// A diagnostic line on stderr (`warning: ...`).
     pub fn warn(&self, message: &str) {
         eprintln!(

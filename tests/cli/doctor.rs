@@ -267,7 +267,7 @@ fn doctor_skips_switches_and_extension_servers() {
 }
 
 /// A TCP port nobody listens on right now.
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -277,7 +277,7 @@ fn free_port() -> u16 {
 
 /// Kills the server when the test ends, however it ends.
 /// Wait (up to 30 s) until something listens on the loopback `port`.
-fn wait_listening(port: u16) {
+pub(crate) fn wait_listening(port: u16) {
     let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(
@@ -288,7 +288,7 @@ fn wait_listening(port: u16) {
     }
 }
 
-struct KillOnDrop(std::process::Child);
+pub(crate) struct KillOnDrop(pub(crate) std::process::Child);
 
 impl Drop for KillOnDrop {
     fn drop(&mut self) {

@@ -603,3 +603,100 @@ fn update_suggests_only_what_update_takes() {
     );
     assert!(cursor_servers(&env)["db"].to_string().contains("1.0.0"));
 }
+
+#[test]
+fn doctor_rows_have_the_scope_one_finding_per_line_and_fit_the_terminal() {
+    let mut env = TestEnv::new();
+    env.extra_env.push(("COLUMNS".to_owned(), "70".to_owned()));
+    crate::doctor::cursor_config(
+        &env,
+        json!({"d": {"command": "node", "args": ["-e", "1"], "env": {"X": "${UNSET_ONE}", "Y": "${UNSET_TWO}"}}}),
+    );
+    env.write(
+        "app/.cursor/mcp.json",
+        br#"{"mcpServers": {"p": {"command": "node", "args": ["-e", "1"]}}}"#,
+    );
+    let run = env.run_in("app", &["doctor", "-c", "cursor", "--no-spawn"]);
+    assert!(run.stdout.contains("cursor/p (project)"), "{}", run.stdout);
+    assert!(!run.stdout.contains("literally; `"), "{}", run.stdout);
+    for line in run.stdout.lines() {
+        assert!(
+            line.chars().count() <= 70,
+            "{} chars: {line}",
+            line.chars().count()
+        );
+    }
+    let findings = run
+        .stdout
+        .lines()
+        .filter(|l| l.contains("is not set"))
+        .count();
+    assert!(findings >= 2, "{}", run.stdout);
+}
+
+#[test]
+fn doctor_banner_counts_the_rows_it_prints() {
+    let env = TestEnv::new();
+    crate::doctor::cursor_config(
+        &env,
+        json!({
+            "missing": {"command": "no-such-server-command"},
+            "fixture": {"command": crate::doctor::fixture()}
+        }),
+    );
+    let run = env.run(&["doctor", "-c", "cursor"]).code(1);
+    assert!(
+        run.stderr
+            .contains("checking 2 servers in 1 client (cursor), starting 1"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn doctor_token_totals_leave_out_servers_a_client_cannot_use() {
+    use crate::doctor::{KillOnDrop, fixture, free_port, wait_listening};
+    let env = TestEnv::new();
+    let port = free_port();
+    let _server = KillOnDrop(
+        std::process::Command::new(fixture())
+            .arg(format!("sse={port}"))
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    wait_listening(port);
+    let url = format!("http://127.0.0.1:{port}/sse");
+    // An http entry on a legacy SSE endpoint: a client that does not fall back cannot
+    // use it, whatever tools the fallback listed.
+    let entry = json!({"old": {"type": "http", "url": url}});
+    env.write(
+        ".claude.json",
+        json!({"mcpServers": entry}).to_string().as_bytes(),
+    );
+    env.write(
+        ".gemini/settings.json",
+        json!({"mcpServers": {"old": {"httpUrl": url}}})
+            .to_string()
+            .as_bytes(),
+    );
+    let report = env
+        .run(&["doctor", "-c", "claude-code,gemini-cli", "--json"])
+        .json();
+    let results = report["results"].as_array().unwrap();
+    let failed: Vec<&str> = results
+        .iter()
+        .filter(|r| r["status"] == "fail")
+        .map(|r| r["client"].as_str().unwrap())
+        .collect();
+    assert!(!failed.is_empty(), "{report}");
+    for client in failed {
+        let counted = report["tokens"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["client"] == client);
+        assert!(!counted, "{client} counts a server it cannot use: {report}");
+    }
+}
