@@ -178,7 +178,10 @@ pub fn load(ctx: &Context, args: &ManifestArgs) -> anyhow::Result<Manifest> {
     let source = crate::fs::read_source(&path).map_err(|e| UserError::new(e.to_string()))?;
     if !source.exists() {
         return Err(UserError::new(format!("no manifest at `{}`", path.display()))
-            .hint("create one with `mcpctl import > mcpctl.toml`, or name it with `--manifest FILE`")
+            .hint(format!(
+                "create it from what is installed with `mcpctl import --manifest {}` (its directory is created too), or name another with `--manifest FILE`",
+                path.display()
+            ))
             .into());
     }
     let manifest = Manifest::parse(&path, &source.text, &ctx.table)

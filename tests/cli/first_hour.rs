@@ -555,6 +555,14 @@ fn readme_lines_work_when_pasted_on_a_fresh_machine() {
     let env = TestEnv::new();
     env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
     let manifest = env.path(".config/mcpctl/mcpctl.toml");
+    // `plan` without a manifest says the line that makes the one it looked for.
+    let run = env.run(&["plan"]).code(2);
+    assert!(
+        run.stderr
+            .contains(&format!("mcpctl import --manifest {}", manifest.display())),
+        "{}",
+        run.stderr
+    );
     env.run(&[
         "import",
         "-c",
