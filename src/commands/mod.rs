@@ -3,6 +3,7 @@
 mod add;
 mod apply;
 mod backups;
+pub mod bridge;
 mod call;
 mod check;
 mod clients;
@@ -19,7 +20,9 @@ pub(crate) mod plan;
 mod profiles;
 mod remove;
 mod restore;
+pub mod run;
 mod search;
+mod secret;
 mod targets;
 mod toggle;
 mod tools;
@@ -95,5 +98,8 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Backups(args) => backups::run(args, ctx, printer),
         Command::Restore(args) => restore::run(args, ctx, printer),
         Command::Undo(args) => undo::run(args, ctx, printer),
+        Command::Secret(command) => secret::run(command, ctx, printer),
+        // Dispatched by `lib::run` before a context is built (they need none).
+        Command::Run(_) | Command::Bridge(_) => Ok(ExitStatus::Error),
     }
 }
