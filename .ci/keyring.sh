@@ -41,6 +41,18 @@ keyring_out=$(printf 'mcpctl-ci-password' |
     DBUS_SESSION_BUS_ADDRESS="$address" \
     gnome-keyring-daemon --unlock --components=secrets --daemonize)
 keyring_pid=$(printf '%s\n' "$keyring_out" | sed -n 's/^GNOME_KEYRING_PID=//p')
+# The daemon that owns the Secret Service name on this bus (--daemonize does not say).
+# It may take a moment to claim the name: up to 10 s.
+if [ -z "$keyring_pid" ] && command -v dbus-send >/dev/null 2>&1; then
+  for _ in $(seq 50); do
+    keyring_pid=$(DBUS_SESSION_BUS_ADDRESS="$address" dbus-send --session --print-reply \
+      --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+      org.freedesktop.DBus.GetConnectionUnixProcessID string:org.freedesktop.secrets 2>/dev/null |
+      sed -n 's/^ *uint32 //p') || keyring_pid=""
+    [ -n "$keyring_pid" ] && break
+    sleep 0.2
+  done
+fi
 
 echo "keyring: gnome-keyring-daemon (pid ${keyring_pid:-?}) on $address" >&2
 printf 'export DBUS_SESSION_BUS_ADDRESS=%q\n' "$address"
