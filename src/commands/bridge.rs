@@ -11,8 +11,8 @@ use crate::error::{ExitStatus, UserError};
 use crate::handshake::prepare::Secret;
 use crate::output::Printer;
 use crate::platform::Platform;
-use crate::secrets::Store;
-use crate::secrets::launcher::fill;
+use crate::secret_store::Store;
+use crate::secret_store::launcher::fill;
 
 pub fn run(args: BridgeArgs, platform: &Platform, printer: &Printer) -> ExitCode {
     match bridge(args, platform) {

@@ -6,11 +6,11 @@ use serde::Serialize;
 
 use crate::cli::ListArgs;
 use crate::clients::{Client, Location};
-use crate::commands::inventory::{Inventory, collect_all, display_path};
-use crate::commands::{Context, targets};
 use crate::entry::{self, Dialect, Transport};
 use crate::error::ExitStatus;
 use crate::output::{Block, ErrorText, Paint, Printer, Report, Style, redact_map};
+use crate::session::inventory::{Inventory, collect_all, display_path};
+use crate::session::{Context, targets};
 use crate::toggle::Power;
 
 #[derive(Debug, Serialize)]
@@ -90,6 +90,9 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         clients,
         show_secrets,
     } = args;
+    if show_secrets {
+        printer.reveal_secrets();
+    }
     let clients = if clients.is_empty() {
         targets::detected(ctx)
     } else {

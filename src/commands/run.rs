@@ -12,8 +12,8 @@ use crate::cli::RunArgs;
 use crate::error::{ExitStatus, UserError};
 use crate::output::Printer;
 use crate::platform::Platform;
-use crate::secrets::Store;
-use crate::secrets::launcher::EnvSecret;
+use crate::secret_store::Store;
+use crate::secret_store::launcher::EnvSecret;
 
 pub fn run(args: RunArgs, platform: &Platform, printer: &Printer) -> ExitCode {
     match launch(args, platform) {

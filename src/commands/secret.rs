@@ -1,4 +1,4 @@
-//! `mcpctl secret set|list|get|rm`: the secret store (`crate::secrets`) from the command
+//! `mcpctl secret set|list|get|rm`: the secret store (`crate::secret_store`) from the command
 //! line. A value comes from a hidden prompt or stdin, never from argv (where `ps` and
 //! shell history would see it), and is printed only by `get --reveal`.
 
@@ -7,10 +7,10 @@ use std::io::{IsTerminal, Read};
 use serde::Serialize;
 
 use crate::cli::{SecretCommand, SecretGetArgs, SecretNameArg, SecretSetArgs};
-use crate::commands::Context;
 use crate::error::{ExitStatus, UserError};
 use crate::output::{Block, Paint, Printer, Report};
-use crate::secrets::{Backend, Store, Value};
+use crate::secret_store::{Backend, Store, Value};
+use crate::session::Context;
 
 pub fn run(
     command: SecretCommand,
@@ -124,7 +124,7 @@ fn set(
     printer: &mut Printer,
 ) -> anyhow::Result<ExitStatus> {
     let SecretSetArgs { name, command } = args;
-    crate::secrets::check_name(&name)?;
+    crate::secret_store::check_name(&name)?;
     let (message, backend) = if let Some(command) = command {
         store.set_command(&name, &command)?;
         (
@@ -186,7 +186,7 @@ fn read_value(name: &str, ctx: &Context) -> anyhow::Result<Value> {
 
 fn get(args: SecretGetArgs, store: &Store, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
     let SecretGetArgs { name, reveal } = args;
-    crate::secrets::check_name(&name)?;
+    crate::secret_store::check_name(&name)?;
     if !reveal {
         return Err(UserError::new(format!(
             "refusing to print secret `{name}` without --reveal"

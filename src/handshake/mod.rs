@@ -16,7 +16,7 @@
 pub mod bridge;
 mod http;
 mod jsonrpc;
-mod lines;
+pub(crate) mod lines;
 pub mod prepare;
 pub(crate) mod process;
 mod session;

@@ -17,13 +17,14 @@ pub use schema::{Item, ServerJson, Status};
 
 use crate::clients::TransportName;
 use crate::entry::ServerEntry;
+use crate::error::UserError;
 
 /// Server-provided text made safe for a terminal: control characters (escape sequences,
 /// carriage returns, bidi overrides) become `?`, whitespace runs become one space.
 pub fn clean(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        let bidi = crate::handshake::lines::is_bidi_control(c);
         if c.is_whitespace() {
             if !out.ends_with(' ') {
                 out.push(' ');
@@ -177,6 +178,30 @@ pub fn render_item(
         optional: resolver.optional,
         item,
     })
+}
+
+/// A registry error for a person: the URL and cause, a hint, nothing written.
+pub fn registry_error(error: RegistryError) -> anyhow::Error {
+    let hint = error.hint();
+    UserError::new(error.to_string()).hint(hint).into()
+}
+
+pub fn resolve_error(error: ResolveError) -> anyhow::Error {
+    match error {
+        ResolveError::Registry(e) => registry_error(e),
+        ResolveError::Map(e) => {
+            let hint = e.hint();
+            UserError::new(e.to_string()).hint(hint).into()
+        }
+        ResolveError::Deleted { .. } => UserError::new(error.to_string())
+            .hint(
+                "it is no longer offered; `mcpctl search` finds alternatives; nothing was written",
+            )
+            .into(),
+        ResolveError::Inputs { .. } => UserError::new(error.to_string())
+            .hint("nothing was written; give the values and run the command again")
+            .into(),
+    }
 }
 
 #[cfg(test)]

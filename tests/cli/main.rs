@@ -15,6 +15,7 @@ mod continue_dev;
 mod doctor;
 mod env;
 mod errors;
+mod first_hour;
 #[path = "../common/fixture_server.rs"]
 mod fixture_server;
 mod golden;
@@ -36,6 +37,7 @@ mod read_as_client;
 mod registry;
 mod registry_server;
 mod remove;
+mod secret_store;
 mod secrets;
 mod ship;
 mod sources;

@@ -1,4 +1,5 @@
-//! The secret store (issue 23): named secrets that live in the OS keychain or behind a
+//! The secret store (issue 23; `crate::secrets` is the rule of what a secret is and how it
+//! is shown): named secrets that live in the OS keychain or behind a
 //! command of the user's password manager, never in a config file.
 //!
 //! - `index`: which names exist and where each lives (`secrets.json` in mcpctl's state
