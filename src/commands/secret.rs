@@ -197,6 +197,8 @@ fn get(args: SecretGetArgs, store: &Store, printer: &mut Printer) -> anyhow::Res
         .into());
     }
     let value = store.resolve(&name)?;
+    // The one place a value is meant to be printed: past the output's scrub.
+    printer.reveal_secrets();
     printer.emit(&Done {
         json: serde_json::json!({ "name": name, "value": value.0 }),
         blocks: vec![Block::Line(value.0)],

@@ -200,7 +200,8 @@ fn command_lines(pid: u32) -> String {
 #[test]
 fn keyring_store_sets_resolves_and_deletes_without_showing_the_value() {
     let Some(env) = keyring_env() else { return };
-    let value = "ghp_keyringTestValue0123456789";
+    // A real token's shape: trust's scrub would hide it from any output but `--reveal`.
+    let value = "ghp_keyringTestValue0123456789abcdefABCDEF";
     let set = set_secret(&env, "github", value).ok();
     assert!(
         set.stderr.contains("kept in the OS keychain"),
