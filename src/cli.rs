@@ -371,6 +371,11 @@ pub struct AddArgs {
     /// or `KEY=VALUE`
     #[arg(short = 'H', long = "header", value_name = "KEY: VALUE")]
     pub headers: Vec<String>,
+    /// Give the server a stored secret (`mcpctl secret set NAME`): its variable ENV
+    /// (or, for a URL, its header) gets the value at start-up; the file holds only the
+    /// name, behind mcpctl's launcher (`mcpctl run`) or bridge
+    #[arg(long = "secret", value_name = "ENV=SECRET")]
+    pub secrets: Vec<String>,
     /// Working directory for a stdio server
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<String>,

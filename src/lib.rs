@@ -76,10 +76,9 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     );
     // The launcher and the bridge start servers for clients: no client table, no
     // context, nothing on stdout but the protocol.
-    let command = match cli.command {
-        cli::Command::Run(run) => return commands::run::run(run, &platform, &printer),
-        cli::Command::Bridge(bridge) => return commands::bridge::run(bridge, &platform, &printer),
-        other => other,
+    let command = match commands::without_context(cli.command, &platform, &printer) {
+        Ok(code) => return code,
+        Err(other) => *other,
     };
     let argv = args
         .iter()

@@ -4,7 +4,7 @@
 mod add;
 mod apply;
 mod backups;
-pub mod bridge;
+mod bridge;
 mod call;
 mod check;
 mod clients;
@@ -13,13 +13,13 @@ mod copy;
 mod doctor;
 mod import;
 mod install;
+mod launch;
 mod list;
 mod outdated;
 mod plan;
 mod profiles;
 mod remove;
 mod restore;
-pub mod run;
 mod search;
 mod secret;
 mod toggle;
@@ -47,6 +47,20 @@ pub fn label(args: &[std::ffi::OsString], names: &[String]) -> String {
         Ok(Some(name)) => format!("{verb} {name}"),
         Ok(None) if !names.is_empty() => format!("{verb} {}", names.join(",")),
         _ => verb.to_owned(),
+    }
+}
+
+/// `run` (the launcher) and `bridge` start servers for clients: no client table, no
+/// context, nothing on stdout but the protocol. `Err` gives every other command back.
+pub fn without_context(
+    command: Command,
+    platform: &crate::platform::Platform,
+    printer: &Printer,
+) -> Result<std::process::ExitCode, Box<Command>> {
+    match command {
+        Command::Run(args) => Ok(launch::run(args, platform, printer)),
+        Command::Bridge(args) => Ok(bridge::run(args, platform, printer)),
+        other => Err(Box::new(other)),
     }
 }
 
@@ -78,7 +92,7 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Restore(args) => restore::run(args, ctx, printer),
         Command::Undo(args) => undo::run(args, ctx, printer),
         Command::Secret(command) => secret::run(command, ctx, printer),
-        // Dispatched by `lib::run` before a context is built (they need none).
+        // Dispatched by `without_context` before a context is built.
         Command::Run(_) | Command::Bridge(_) => Ok(ExitStatus::Error),
     }
 }

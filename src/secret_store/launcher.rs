@@ -83,6 +83,89 @@ pub fn bridge_args(url: &str, kind: RemoteKind, headers: &StringMap) -> Vec<Stri
     out
 }
 
+/// `transport` in the form that names secrets instead of holding them, started by the
+/// mcpctl binary at `program`: a stdio server behind the launcher (`secrets`, plus every
+/// env value that is exactly `{secret:NAME}`), a remote server whose headers hold
+/// `{secret:…}` (or get a `--secret HEADER=NAME`) behind the bridge. Unchanged when no
+/// secret is named. What `add --secret` writes.
+pub fn with_secrets(transport: Transport, secrets: &[EnvSecret], program: &str) -> Transport {
+    match transport {
+        Transport::Stdio {
+            command,
+            args,
+            mut env,
+            cwd,
+        } => {
+            let mut all = secrets.to_vec();
+            env.retain(|var, value| {
+                let whole = value
+                    .strip_prefix(OPEN)
+                    .and_then(|rest| rest.strip_suffix('}'))
+                    .filter(|name| super::check_name(name).is_ok());
+                match whole {
+                    Some(name) => {
+                        all.push(EnvSecret {
+                            var: var.clone(),
+                            secret: name.to_owned(),
+                        });
+                        false
+                    }
+                    None => true,
+                }
+            });
+            if all.is_empty() {
+                return Transport::Stdio {
+                    command,
+                    args,
+                    env,
+                    cwd,
+                };
+            }
+            Transport::Stdio {
+                command: program.to_owned(),
+                args: run_args(&all, &command, &args),
+                env,
+                cwd,
+            }
+        }
+        Transport::Remote {
+            url,
+            kind,
+            mut headers,
+        } => {
+            for s in secrets {
+                headers.insert(s.var.clone(), format!("{OPEN}{}}}", s.secret));
+            }
+            if !headers.values().any(|v| !placeholders(v).is_empty()) {
+                return Transport::Remote { url, kind, headers };
+            }
+            Transport::Stdio {
+                command: program.to_owned(),
+                args: bridge_args(&url, kind, &headers),
+                env: StringMap::new(),
+                cwd: None,
+            }
+        }
+    }
+}
+
+/// A launcher entry's arguments with the server's command line changed by `f` (Windows
+/// wrapping applies to what the launcher starts, not to mcpctl itself); `None` for
+/// anything that is not a launcher entry.
+pub fn map_server(
+    command: &str,
+    args: &[String],
+    f: impl FnOnce(&str, &[String]) -> (String, Vec<String>),
+) -> Option<Vec<String>> {
+    if !is_mcpctl(command) || args.first().map(String::as_str) != Some("run") {
+        return None;
+    }
+    let (secrets, server) = parse_run(&args[1..]).ok()?;
+    let (inner, rest) = server.split_first()?;
+    let (inner, rest) = f(inner, rest);
+    Some(run_args(&secrets, &inner, &rest))
+}
+
 /// The server behind a launcher or bridge entry, and the secrets it uses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Logical {
@@ -373,6 +456,84 @@ mod tests {
         );
         assert_eq!(logical.secrets[0].secret, "docs");
         assert_eq!(logical.via, Via::Bridge);
+    }
+
+    #[test]
+    fn add_writes_the_launcher_or_the_bridge_only_when_a_secret_is_named() {
+        let mut env = StringMap::new();
+        env.insert("GITHUB_TOKEN".to_owned(), "{secret:github}".to_owned());
+        env.insert("LOG".to_owned(), "debug".to_owned());
+        let stdio = Transport::Stdio {
+            command: "npx".to_owned(),
+            args: strings(&["-y", "server-github"]),
+            env,
+            cwd: None,
+        };
+        let Transport::Stdio {
+            command, args, env, ..
+        } = with_secrets(stdio, &[], "/opt/mcpctl")
+        else {
+            panic!("not stdio");
+        };
+        assert_eq!(command, "/opt/mcpctl");
+        assert_eq!(
+            args,
+            strings(&[
+                "run",
+                "--secret",
+                "GITHUB_TOKEN=github",
+                "--",
+                "npx",
+                "-y",
+                "server-github"
+            ])
+        );
+        assert_eq!(env.keys().collect::<Vec<_>>(), ["LOG"]);
+
+        let remote = Transport::Remote {
+            url: "https://docs.example/mcp".to_owned(),
+            kind: RemoteKind::Http,
+            headers: StringMap::new(),
+        };
+        let secret = EnvSecret::parse("X-Api-Key=docs").unwrap();
+        let Transport::Stdio { args, .. } = with_secrets(remote.clone(), &[secret], "/opt/mcpctl")
+        else {
+            panic!("not the bridge");
+        };
+        assert_eq!(
+            args,
+            strings(&[
+                "bridge",
+                "https://docs.example/mcp",
+                "--header",
+                "X-Api-Key={secret:docs}"
+            ])
+        );
+        assert_eq!(with_secrets(remote.clone(), &[], "/opt/mcpctl"), remote);
+    }
+
+    #[test]
+    fn windows_wrapping_applies_to_the_server_behind_the_launcher() {
+        let args = run_args(
+            &[EnvSecret::parse("T=t").unwrap()],
+            "npx",
+            &strings(&["-y", "x"]),
+        );
+        let wrapped = map_server(r"C:\mcpctl.exe", &args, |c, a| {
+            let mut all = vec!["/c".to_owned(), c.to_owned()];
+            all.extend(a.iter().cloned());
+            ("cmd".to_owned(), all)
+        });
+        assert_eq!(
+            wrapped,
+            Some(strings(&[
+                "run", "--secret", "T=t", "--", "cmd", "/c", "npx", "-y", "x"
+            ]))
+        );
+        assert_eq!(
+            map_server("npx", &strings(&["-y"]), |c, a| (c.to_owned(), a.to_vec())),
+            None
+        );
     }
 
     #[test]

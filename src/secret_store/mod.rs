@@ -22,6 +22,7 @@ pub mod provider;
 
 use std::path::PathBuf;
 
+use crate::entry::Transport;
 use crate::error::UserError;
 use crate::platform::{Os, Platform};
 pub use index::{Backend, Index, Record};
@@ -202,6 +203,51 @@ impl Store {
             Some(Backend::Command { command }) => provider::run(self.host, name, &command),
             Some(Backend::Keychain) | None => keychain::get(&self.service, name),
         }
+    }
+
+    /// The server behind a launcher or bridge entry with its secrets filled in, as `mcpctl
+    /// run` and `mcpctl bridge` would start or reach it (each `--secret` variable set in
+    /// its env, each `{secret:NAME}` header placeholder replaced), and the secret names;
+    /// `Ok(None)` for any other entry. `doctor`, `tools` and `call` probe this.
+    pub fn resolve_entry(
+        &self,
+        transport: &Transport,
+    ) -> Result<Option<(Transport, Vec<String>)>, SecretError> {
+        let Some(logical) = launcher::logical(transport) else {
+            return Ok(None);
+        };
+        let names: Vec<String> = logical.secrets.iter().map(|s| s.secret.clone()).collect();
+        let transport = match logical.transport {
+            Transport::Stdio {
+                command,
+                args,
+                mut env,
+                cwd,
+            } => {
+                for secret in &logical.secrets {
+                    env.insert(secret.var.clone(), self.resolve(&secret.secret)?.0);
+                }
+                Transport::Stdio {
+                    command,
+                    args,
+                    env,
+                    cwd,
+                }
+            }
+            Transport::Remote { url, kind, headers } => {
+                let mut resolve = |name: &str| self.resolve(name);
+                let mut filled = crate::entry::StringMap::new();
+                for (name, value) in headers {
+                    filled.insert(name, launcher::fill(&value, &mut resolve)?);
+                }
+                Transport::Remote {
+                    url,
+                    kind,
+                    headers: filled,
+                }
+            }
+        };
+        Ok(Some((transport, names)))
     }
 
     /// Where `name` lives, if the index knows it.

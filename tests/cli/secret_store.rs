@@ -500,3 +500,215 @@ fn the_bridge_speaks_legacy_sse_too() {
     assert_eq!(bridge.tool_text("hello", json!({})), "hello");
     bridge.finish();
 }
+
+/// mcpctl's own binary as `add` writes it into a launcher entry.
+fn mcpctl_path() -> String {
+    std::fs::canonicalize(env!("CARGO_BIN_EXE_mcpctl"))
+        .unwrap()
+        .display()
+        .to_string()
+}
+
+#[test]
+fn add_writes_the_launcher_and_every_command_sees_the_server_behind_it() {
+    let env = TestEnv::new();
+    let value = "tok_launcherEntry_31337";
+    // The command spells the value in pieces, so the stored command does not hold it.
+    env.run(&[
+        "secret",
+        "set",
+        "github",
+        "--command",
+        "printf 'tok_%s_%s' launcherEntry 31337",
+    ])
+    .ok();
+    let fixture = fixture_binary().display().to_string();
+    let add = env
+        .run(&[
+            "add",
+            "gh",
+            "-c",
+            "cursor",
+            "--secret",
+            "GITHUB_TOKEN=github",
+            "--",
+            &fixture,
+        ])
+        .ok();
+    let file = env.read_str(".cursor/mcp.json");
+    let entry = &crate::env::jsonc(file.as_bytes())["mcpServers"]["gh"];
+    assert_eq!(entry["command"], mcpctl_path().as_str(), "{file}");
+    assert_eq!(
+        entry["args"],
+        json!(["run", "--secret", "GITHUB_TOKEN=github", "--", fixture])
+    );
+
+    let list = env.run(&["list", "--json"]).ok();
+    let row = &list.json()[0];
+    assert_eq!(row["command"], fixture.as_str());
+    assert_eq!(row["via"], "launcher");
+    assert_eq!(
+        row["secrets"],
+        json!([{"to": "GITHUB_TOKEN", "secret": "github"}])
+    );
+    let human = env.run(&["list"]).ok();
+    let words = human
+        .stdout
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        words.contains("(via mcpctl run; secrets: github)"),
+        "{}",
+        human.stdout
+    );
+
+    let doctor = env.run(&["doctor", "gh", "-c", "cursor", "--json"]).ok();
+    let result = &doctor.json()["results"][0];
+    assert_eq!(result["status"], "ok", "{}", doctor.stdout);
+    let checks = result["checks"].to_string();
+    assert!(
+        checks.contains("`github` resolved from the secret store"),
+        "{checks}"
+    );
+    let tools = env.run(&["tools", "gh", "-c", "cursor"]).ok();
+    assert!(tools.stdout.contains("hello"), "{}", tools.stdout);
+    let call = env.run(&["call", "gh", "hello", "-c", "cursor"]).ok();
+    assert!(call.stdout.contains("hello"), "{}", call.stdout);
+
+    // `remove` takes the entry, never the secret.
+    env.run(&["remove", "gh", "-c", "cursor"]).ok();
+    let secrets = env.run(&["secret", "list", "--json"]).ok().json();
+    assert_eq!(secrets[0]["name"], "github");
+
+    for run in [&add, &list, &human, &doctor, &tools, &call] {
+        assert!(!run.stdout.contains(value) && !run.stderr.contains(value));
+    }
+    assert_eq!(files_holding(env.dir.path(), value), Vec::<String>::new());
+}
+
+#[test]
+fn windows_wrapping_applies_to_what_the_launcher_starts() {
+    let env = TestEnv::new();
+    env.run(&[
+        "--platform",
+        "windows",
+        "add",
+        "gh",
+        "-c",
+        "cursor",
+        "--secret",
+        "GITHUB_TOKEN=github",
+        "--",
+        "npx",
+        "-y",
+        "@modelcontextprotocol/server-github",
+    ])
+    .ok();
+    let file = env.read_str(".cursor/mcp.json");
+    let entry = &crate::env::jsonc(file.as_bytes())["mcpServers"]["gh"];
+    assert_eq!(entry["command"], mcpctl_path().as_str(), "{file}");
+    assert_eq!(
+        entry["args"],
+        json!([
+            "run",
+            "--secret",
+            "GITHUB_TOKEN=github",
+            "--",
+            "cmd",
+            "/c",
+            "npx",
+            "-y",
+            "@modelcontextprotocol/server-github"
+        ])
+    );
+}
+
+#[test]
+fn add_writes_the_bridge_for_a_header_secret_and_doctor_reaches_the_server() {
+    let env = TestEnv::new();
+    let value = "tok_bridgeEntry_2718281";
+    env.run(&[
+        "secret",
+        "set",
+        "docs",
+        "--command",
+        "printf 'tok_%s_%s' bridgeEntry 2718281",
+    ])
+    .ok();
+    let port = free_port();
+    let _server = HttpFixture::start("http", port);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    env.run(&[
+        "add",
+        "docs",
+        "-c",
+        "cursor",
+        "--url",
+        &url,
+        "--header",
+        "Authorization=Bearer {secret:docs}",
+    ])
+    .ok();
+    let file = env.read_str(".cursor/mcp.json");
+    let entry = &crate::env::jsonc(file.as_bytes())["mcpServers"]["docs"];
+    assert_eq!(entry["command"], mcpctl_path().as_str(), "{file}");
+    assert_eq!(
+        entry["args"],
+        json!([
+            "bridge",
+            url,
+            "--header",
+            "Authorization=Bearer {secret:docs}"
+        ])
+    );
+    let list = env.run(&["list", "--json"]).ok();
+    assert_eq!(list.json()[0]["url"], url.as_str());
+    assert_eq!(list.json()[0]["via"], "bridge");
+    assert_eq!(
+        list.json()[0]["headers"]["Authorization"],
+        "Bearer {secret:docs}"
+    );
+    let doctor = env.run(&["doctor", "docs", "-c", "cursor", "--json"]).ok();
+    assert_eq!(
+        doctor.json()["results"][0]["status"],
+        "ok",
+        "{}",
+        doctor.stdout
+    );
+    for run in [&list, &doctor] {
+        assert!(!run.stdout.contains(value) && !run.stderr.contains(value));
+    }
+    assert_eq!(files_holding(env.dir.path(), value), Vec::<String>::new());
+}
+
+#[test]
+fn doctor_names_a_missing_secret_and_how_to_set_it() {
+    let Some(env) = keyring_env() else { return };
+    let fixture = fixture_binary().display().to_string();
+    let add = env
+        .run(&[
+            "add",
+            "gh",
+            "-c",
+            "cursor",
+            "--secret",
+            "GITHUB_TOKEN=github",
+            "--",
+            &fixture,
+        ])
+        .ok();
+    assert!(
+        add.stderr.contains("mcpctl secret set github"),
+        "{}",
+        add.stderr
+    );
+    let doctor = env.run(&["doctor", "gh", "-c", "cursor"]).code(1);
+    assert!(
+        doctor
+            .stdout
+            .contains("secret `github` is not set (mcpctl secret set github)"),
+        "{}",
+        doctor.stdout
+    );
+}
