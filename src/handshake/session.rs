@@ -92,13 +92,6 @@ pub(crate) trait Channel {
         PROBE_WINDOW
     }
 
-    /// Follow the probe with a `ping` on the same connection: a reply to the ping while
-    /// the probe is unanswered means the server read the probe and chose silence, so
-    /// the window need not run out (stdio, where messages are read in order).
-    fn ping_after_probe(&self) -> bool {
-        false
-    }
-
     /// Start the server again after it quit. `Ok(false)`: this transport cannot.
     fn restart(&mut self, _report: &mut Report) -> Result<bool, ProbeError> {
         Ok(false)
@@ -202,8 +195,11 @@ impl<C: Channel> Session<'_, '_, C> {
             window,
             report,
         );
+        // Nothing follows the probe inside the window: the only request a handshake-era
+        // server takes before `initialize` is `ping`, which 2026-07-28 removed (a strict
+        // modern server quits on it), so no method is safe in both eras. A server that
+        // ignores unknown methods costs the window.
         let answer = match sent {
-            Ok(()) if self.channel.ping_after_probe() => self.probe_or_ping(id, window, report),
             Ok(()) => self.receive_until(id, Phase::Discover, window, report),
             Err(error) => Err(error),
         };
@@ -228,28 +224,6 @@ impl<C: Channel> Session<'_, '_, C> {
                 }
             }
             Err(error) => Err(error),
-        }
-    }
-
-    /// The probe's reply, or `Ok(None)` once a `ping` sent after it is answered first (a
-    /// handshake-era server that ignores unknown methods; the probe stays outstanding)
-    /// or the window ends. Only `ping` may precede `initialize` in the handshake era.
-    fn probe_or_ping(
-        &mut self,
-        probe: u64,
-        window: Instant,
-        report: &mut Report,
-    ) -> Result<Option<Result<Value, RpcError>>, ProbeError> {
-        let ping = self.id();
-        self.channel
-            .send(ping, "ping", &json!({}), Phase::Discover, window, report)?;
-        loop {
-            match self.channel.receive(Phase::Discover, window, report)? {
-                Some(reply) if reply.id == probe => return Ok(Some(reply.outcome)),
-                Some(reply) if reply.id == ping => return Ok(None),
-                Some(_) => {}
-                None => return Ok(None),
-            }
         }
     }
 

@@ -411,10 +411,6 @@ impl Channel for StdioChannel<'_> {
         self.write(&jsonrpc::notification(method), phase)
     }
 
-    fn ping_after_probe(&self) -> bool {
-        true
-    }
-
     fn restart(&mut self, report: &mut Report) -> Result<bool, ProbeError> {
         if let Some(running) = self.running.take() {
             running.stop(report, self.start.patience);
