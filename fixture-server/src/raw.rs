@@ -94,7 +94,11 @@ pub(crate) fn serve(quirks: &Quirks) {
 /// One request to the strict modern-era server: `server/discover` and `tools/list` are
 /// answered; any other request ends the process, as a server that takes an unknown method
 /// for a protocol violation would (2026-07-28 has no `ping` and no `initialize`).
-fn modern(method: Option<&str>, id: Option<serde_json::Value>, send: &mut impl FnMut(serde_json::Value)) {
+fn modern(
+    method: Option<&str>,
+    id: Option<serde_json::Value>,
+    send: &mut impl FnMut(serde_json::Value),
+) {
     match method {
         Some("server/discover") => send(serde_json::json!({"jsonrpc":"2.0","id":id,"result":{
             "resultType":"complete", "supportedVersions":["2026-07-28"],

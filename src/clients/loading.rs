@@ -76,13 +76,19 @@ pub struct Inherit {
 impl Inherit {
     fn passes(&self, name: &str) -> bool {
         let upper = name.to_uppercase();
-        if self.keep_prefixes.iter().any(|p| upper.starts_with(p.as_str()))
+        if self
+            .keep_prefixes
+            .iter()
+            .any(|p| upper.starts_with(p.as_str()))
             || self.keep.iter().any(|k| *k == upper)
         {
             return true;
         }
         !(self.drop.iter().any(|d| *d == upper)
-            || self.drop_containing.iter().any(|d| upper.contains(d.as_str())))
+            || self
+                .drop_containing
+                .iter()
+                .any(|d| upper.contains(d.as_str())))
     }
 }
 
@@ -182,7 +188,10 @@ impl Loading {
         if let Some(excluded) = list(&self.excluded)
             && excluded.iter().any(|p| glob(p, name))
         {
-            return Some(format!("excluded: `{name}` is in `{}`", dotted(&self.excluded)));
+            return Some(format!(
+                "excluded: `{name}` is in `{}`",
+                dotted(&self.excluded)
+            ));
         }
         if let Some(allowed) = list(&self.allowed)
             && !allowed.iter().any(|p| glob(p, name))
@@ -318,9 +327,7 @@ mod tests {
             })
         );
         assert_eq!(
-            comments
-                .rejects("{\"a\": 1, /* c */ }")
-                .map(|r| r.what),
+            comments.rejects("{\"a\": 1, /* c */ }").map(|r| r.what),
             Some("a trailing comma")
         );
         assert_eq!(strict.rejects(url), None);
@@ -336,9 +343,19 @@ mod tests {
             ..Loading::default()
         };
         let user = json!({"mcp": {"excluded": ["a"], "allowed": ["a", "b*"]}});
-        assert!(loading.gated(&[&user], "a").unwrap().starts_with("excluded"));
+        assert!(
+            loading
+                .gated(&[&user], "a")
+                .unwrap()
+                .starts_with("excluded")
+        );
         assert_eq!(loading.gated(&[&user], "bee"), None);
-        assert!(loading.gated(&[&user], "c").unwrap().starts_with("not allowed"));
+        assert!(
+            loading
+                .gated(&[&user], "c")
+                .unwrap()
+                .starts_with("not allowed")
+        );
         assert_eq!(loading.gated(&[&json!({})], "c"), None);
         assert!(glob("*pup*", "my-puppeteer"));
         assert!(!glob("a*c", "abd"));

@@ -509,7 +509,11 @@ impl ClientTable {
                     )));
                 }
             }
-            if loading.capabilities.as_ref().is_some_and(|c| !c.is_object()) {
+            if loading
+                .capabilities
+                .as_ref()
+                .is_some_and(|c| !c.is_object())
+            {
                 return Err(invalid(format!(
                     "`{}`: loading.capabilities must be a table",
                     client.id
@@ -1044,10 +1048,17 @@ mod tests {
         use loading::{EraName, Parser};
         let table = ClientTable::builtin().unwrap();
         let get = |id: &str| table.get(id).unwrap();
-        assert_eq!(get("claude-code").loading.speaks(EraName::Modern), Some(true));
+        assert_eq!(
+            get("claude-code").loading.speaks(EraName::Modern),
+            Some(true)
+        );
         for id in ["codex", "gemini-cli", "qwen-code", "amp"] {
             assert_eq!(get(id).loading.speaks(EraName::Modern), Some(false), "{id}");
-            assert_eq!(get(id).loading.speaks(EraName::Handshake), Some(true), "{id}");
+            assert_eq!(
+                get(id).loading.speaks(EraName::Handshake),
+                Some(true),
+                "{id}"
+            );
         }
         assert_eq!(get("cursor").loading.speaks(EraName::Modern), None);
         assert_eq!(get("claude-code").loading.parser, Some(Parser::Strict));
@@ -1056,7 +1067,12 @@ mod tests {
         assert!(get("claude-code").fields.sse_fallback && get("amp").fields.sse_fallback);
         assert!(!get("gemini-cli").fields.sse_fallback && !get("qwen-code").fields.sse_fallback);
         let blocked = &get("gemini-cli").loading.env_blocked;
-        for name in ["PYTHONPATH", "NODE_OPTIONS", "LD_PRELOAD", "LD_LIBRARY_PATH"] {
+        for name in [
+            "PYTHONPATH",
+            "NODE_OPTIONS",
+            "LD_PRELOAD",
+            "LD_LIBRARY_PATH",
+        ] {
             assert!(blocked.iter().any(|b| b == name), "{name}");
         }
         for id in ["qwen-code", "amp", "factory"] {

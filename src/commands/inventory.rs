@@ -151,6 +151,7 @@ pub struct Inventory<'a> {
 /// user's settings win (Gemini CLI extensions).
 pub fn collect_all<'a>(ctx: &Context, clients: &[&'a Client], name: Option<&str>) -> Inventory<'a> {
     let (mut found, mut broken) = collect(ctx, clients, name);
+    crate::loads::mark(ctx, &mut found);
     let mut exclusive = Vec::new();
     let env = sources::Env {
         platform: &ctx.platform,

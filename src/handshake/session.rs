@@ -107,6 +107,16 @@ pub(crate) struct Plan<'a> {
     pub(crate) discover: bool,
     /// Call this tool after listing.
     pub(crate) call: Option<&'a ToolCall>,
+    /// The client capabilities to declare; `None`: mcpctl's.
+    pub(crate) capabilities: Option<Value>,
+}
+
+impl Plan<'_> {
+    fn capabilities(&self) -> Value {
+        self.capabilities
+            .clone()
+            .unwrap_or_else(super::jsonrpc::client_capabilities)
+    }
 }
 
 /// How the era question was settled.
@@ -190,7 +200,7 @@ impl<C: Channel> Session<'_, '_, C> {
         let sent = self.channel.send(
             id,
             "server/discover",
-            &modern_params(Map::new()),
+            &modern_params(Map::new(), self.plan.capabilities()),
             Phase::Discover,
             window,
             report,
@@ -255,7 +265,7 @@ impl<C: Channel> Session<'_, '_, C> {
         let id = self.id();
         let params = json!({
             "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": super::jsonrpc::client_capabilities(),
+            "capabilities": self.plan.capabilities(),
             "clientInfo": client_info(),
         });
         self.sent_initialize = true;
@@ -351,7 +361,7 @@ impl<C: Channel> Session<'_, '_, C> {
         report: &mut Report,
     ) -> Result<Value, ProbeError> {
         let params = if self.modern || method == "server/discover" {
-            modern_params(params)
+            modern_params(params, self.plan.capabilities())
         } else {
             Value::Object(params)
         };
@@ -369,6 +379,7 @@ impl<C: Channel> Session<'_, '_, C> {
     fn modern(&mut self, discovered: &Value, report: &mut Report) -> Result<(), ProbeError> {
         report.protocol_era = Some(Era::Modern);
         report.protocol_version = Some(MODERN_PROTOCOL_VERSION.to_owned());
+        report.supported_versions = version_list(discovered.get("supportedVersions"));
         let info = discovered
             .get("_meta")
             .and_then(|meta| meta.get("io.modelcontextprotocol/serverInfo"));
@@ -533,12 +544,12 @@ fn client_info() -> Value {
 }
 
 /// `params` with the modern era's `_meta` envelope added.
-fn modern_params(mut params: Map<String, Value>) -> Value {
+fn modern_params(mut params: Map<String, Value>, capabilities: Value) -> Value {
     params.insert(
         "_meta".to_owned(),
         json!({
             "io.modelcontextprotocol/protocolVersion": MODERN_PROTOCOL_VERSION,
-            "io.modelcontextprotocol/clientCapabilities": super::jsonrpc::client_capabilities(),
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
             "io.modelcontextprotocol/clientInfo": client_info(),
         }),
     );
@@ -747,6 +758,7 @@ mod tests {
             },
             discover: true,
             call: None,
+            capabilities: None,
         }
     }
 
@@ -828,7 +840,7 @@ mod tests {
     fn modern_params_carry_the_envelope() {
         let mut params = Map::new();
         params.insert("cursor".into(), "c".into());
-        let params = modern_params(params);
+        let params = modern_params(params, super::super::jsonrpc::client_capabilities());
         assert_eq!(params["cursor"], "c");
         let meta = &params["_meta"];
         assert_eq!(

@@ -75,6 +75,7 @@ pub(crate) fn probe(
         budget: options.budget(),
         discover: true,
         call,
+        capabilities: options.capabilities.clone(),
     };
     let mut result = session::run(&mut channel, &plan, report);
     let first_junk = channel.first_junk.take();
