@@ -12,11 +12,11 @@ use serde_json::Value;
 
 use crate::clients::loading::{EraName, Rejection};
 use crate::clients::{Client, Scope};
-use crate::commands::Context;
-use crate::commands::inventory::Found;
 use crate::entry::{ServerEntry, Transport};
 use crate::formats::Format;
 use crate::handshake::Era;
+use crate::session::Context;
+use crate::session::inventory::Found;
 use crate::vars;
 
 /// How a `not_loaded` reason for a rejected file starts.
