@@ -51,6 +51,7 @@ pub fn rejection(client: &Client, path: &std::path::Path) -> Option<Rejection> {
 
 /// Mark the entries their client will not load, with the reason.
 pub fn mark(ctx: &Context, found: &mut [Found<'_>]) {
+    overridden(found);
     let mut files: HashMap<(String, PathBuf), Option<Rejection>> = HashMap::new();
     let mut settings: HashMap<String, Vec<Value>> = HashMap::new();
     for f in found.iter_mut() {
@@ -76,6 +77,37 @@ pub fn mark(ctx: &Context, found: &mut [Found<'_>]) {
         if let Some(why) = loading.gated(&docs, &f.name) {
             f.not_loaded = Some(why);
         }
+    }
+}
+
+/// In a client that merges several user files (OpenCode), a server defined again in a
+/// later file is the later file's: the earlier one is not loaded.
+fn overridden(found: &mut [Found<'_>]) {
+    let mut last: HashMap<(&str, &str), usize> = HashMap::new();
+    for (i, f) in found.iter().enumerate() {
+        if f.origin.is_none() && f.scope == Scope::User && !f.client.loading.merge.is_empty() {
+            last.insert((f.client.id.as_str(), f.name.as_str()), i);
+        }
+    }
+    let winners: Vec<(usize, usize)> = found
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| {
+            let &w = last.get(&(f.client.id.as_str(), f.name.as_str()))?;
+            (w != i && f.scope == Scope::User && f.origin.is_none()).then_some((i, w))
+        })
+        .collect();
+    for (i, w) in winners {
+        let file = found[w]
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let f = &mut found[i];
+        f.not_loaded = Some(format!(
+            "overridden: `{file}` defines `{}` too, and {} reads it later",
+            f.name, f.client.name
+        ));
     }
 }
 

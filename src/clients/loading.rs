@@ -36,6 +36,10 @@ pub struct Loading {
     /// `false`: the client passes `${VAR}` through literally (Cline CLI, Mistral Vibe,
     /// legacy Kimi); `None`: as `fields.var_syntax` says.
     pub expands: Option<bool>,
+    /// File names in the user file's folder that the client reads *all* of and merges, in
+    /// order, a later file's server winning a name clash (OpenCode: `config.json`,
+    /// `opencode.json`, `opencode.jsonc`); empty: only the user file.
+    pub merge: Vec<String>,
 }
 
 /// A protocol era, as the table spells it.
