@@ -84,11 +84,11 @@ impl Inherit {
             .keep_prefixes
             .iter()
             .any(|p| upper.starts_with(p.as_str()))
-            || self.keep.iter().any(|k| *k == upper)
+            || self.keep.contains(&upper)
         {
             return true;
         }
-        !(self.drop.iter().any(|d| *d == upper)
+        !(self.drop.contains(&upper)
             || self
                 .drop_containing
                 .iter()
