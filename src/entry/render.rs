@@ -22,7 +22,11 @@ pub fn render(
     no_wrap: bool,
 ) -> anyhow::Result<(ServerEntry, Value, Vec<String>)> {
     let entry = for_platform(entry, os, &client.fields, no_wrap);
-    let (entry, mut notes) = for_client_vars(&entry, client);
+    let (entry, mut notes) = for_client_vars(&entry, client).map_err(|message| {
+        UserError::new(message).hint(
+            "reference a variable of the same name (`-e X='${X}'`, passed through `env_vars`; headers through `env_http_headers`) and set it where Codex starts, or write the value itself",
+        )
+    })?;
     if let Transport::Stdio { command, args, .. } = &entry.transport
         && entry::is_wrapped(command, args)
     {
@@ -63,8 +67,12 @@ pub(crate) fn entry_error(e: entry::EntryError, client: &Client) -> anyhow::Erro
 /// Spell `${VAR}` references the way the client expands them (`${env:VAR}` for Cursor
 /// and VS Code, `{env:VAR}` for OpenCode). Codex expands none; its dialect turns
 /// whole-value references into pass-through fields (`env_vars`, `env_http_headers`,
-/// `bearer_token_env_var`). Returns what cannot be said in the client's terms, as warnings.
-fn for_client_vars(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<String>) {
+/// `bearer_token_env_var`). Returns what cannot be said in the client's terms, as
+/// warnings; for Codex a reference no pass-through field can carry is an error.
+fn for_client_vars(
+    entry: &ServerEntry,
+    client: &Client,
+) -> Result<(ServerEntry, Vec<String>), String> {
     let mut entry = entry.clone();
     let mut notes = Vec::new();
     let env_refs = |s: &str| {
@@ -90,18 +98,18 @@ fn for_client_vars(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<St
             .collect(),
     };
     if !strings.iter().any(|s| env_refs(s)) {
-        return (entry, notes);
+        return Ok((entry, notes));
     }
     let Some(syntax) = client.fields.var_syntax else {
         notes.push(format!(
             "mcpctl does not know whether {} expands `${{VAR}}` references; they are written as given",
             client.name
         ));
-        return (entry, notes);
+        return Ok((entry, notes));
     };
     if syntax != VarSyntax::Codex {
         each_string(&mut entry, &mut |s| *s = vars::respell(s, syntax));
-        return (entry, notes);
+        return Ok((entry, notes));
     }
     // Codex: no expansion at all. The dialect turns whole-value references to a variable
     // (of the same name, for env) into pass-through fields; anything else stays literal.
@@ -142,12 +150,13 @@ fn for_client_vars(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<St
         }
     }
     if !literal.is_empty() {
-        notes.push(format!(
-            "Codex expands no variables: {} will hold the `${{...}}` text literally; use a whole-value reference to a variable of the same name instead",
+        // Written, the text would stay literal (and `plan` would call it in sync).
+        return Err(format!(
+            "Codex expands no variables, and has no pass-through field for {}: it would hold the `${{...}}` text literally",
             literal.join(", ")
         ));
     }
-    (entry, notes)
+    Ok((entry, notes))
 }
 
 /// Wrap npm-style shims as `cmd /c` for Windows targets that need it.
