@@ -136,6 +136,26 @@ impl<'a> TrustRule<'a> {
         }
     }
 
+    /// Does the user trust the project folder itself, as a whole: `--trust-project`, or a
+    /// client that records the folder (not one server) as approved (Claude Code's
+    /// `enableAllProjectMcpServers`, Codex's `trust_level = "trusted"`, Gemini CLI's and
+    /// Qwen Code's trusted folders)? What a project's `mcpctl.toml` may write depends on it.
+    #[must_use]
+    pub fn folder(&self, table: &crate::clients::ClientTable) -> Trust {
+        if self.trust_project {
+            return Trust::Flag;
+        }
+        for client in table.all() {
+            // No server name can match a per-server list: only a folder-wide approval does.
+            if let Trust::Approved { by } = self.decide(client, Scope::Project, "\0") {
+                return Trust::Approved { by };
+            }
+        }
+        Trust::Untrusted {
+            reason: "no client records this folder as trusted; pass --trust-project".to_owned(),
+        }
+    }
+
     /// May a read-only source's entry be started? What the user installed (a plugin, an
     /// extension) is their own choice, an administrator's file is trusted as deployed;
     /// a plugin only a project's committed settings enable is the repository's choice.

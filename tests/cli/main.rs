@@ -21,6 +21,7 @@ mod fixture_server;
 mod golden;
 mod goose;
 mod habits;
+mod hostile_manifest;
 mod hostile_registry;
 mod identity;
 mod import;
