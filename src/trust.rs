@@ -19,6 +19,9 @@ use crate::clients::{Approval, Client, Scope};
 use crate::platform::Platform;
 use crate::sources::{Chooser, Origin};
 
+/// The name `folder` asks about: no server has it, so only a folder-wide approval counts.
+const FOLDER: &str = "\0";
+
 /// The verdict for one entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Trust {
@@ -118,6 +121,20 @@ impl<'a> TrustRule<'a> {
             })
         });
         match verdict.unwrap_or(Recorded::Nothing) {
+            // The folder is trusted, but the client itself still holds the server.
+            Recorded::Approved if name != FOLDER && approval.per_server.is_some() => {
+                Trust::Untrusted {
+                    reason: format!(
+                        "{} holds each project server pending approval, even in a trusted folder, until {}; {how}",
+                        client.name,
+                        approval
+                            .per_server
+                            .as_deref()
+                            .unwrap_or_default()
+                            .replace("{name}", name)
+                    ),
+                }
+            }
             Recorded::Approved => Trust::Approved {
                 by: format!("approved in {} ({shown})", client.name),
             },
@@ -147,7 +164,7 @@ impl<'a> TrustRule<'a> {
         }
         for client in table.all() {
             // No server name can match a per-server list: only a folder-wide approval does.
-            if let Trust::Approved { by } = self.decide(client, Scope::Project, "\0") {
+            if let Trust::Approved { by } = self.decide(client, Scope::Project, FOLDER) {
                 return Trust::Approved { by };
             }
         }

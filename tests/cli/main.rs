@@ -8,6 +8,7 @@
     reason = "tests fail loudly and write their own fixture files"
 )]
 mod add;
+mod approval;
 mod check;
 mod clients;
 mod concurrency;
