@@ -13,6 +13,7 @@ mod check;
 mod clients;
 mod concurrency;
 mod continue_dev;
+mod docs;
 mod doctor;
 mod env;
 mod errors;
