@@ -55,12 +55,19 @@ pub fn run(args: RestoreArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
     if dry_run {
         let current =
             crate::fs::read_bytes(&location.path).map_err(|e| UserError::new(e.to_string()))?;
-        report.diff = Some(edit::unified_diff(
+        let diff = edit::unified_diff(
             &report.shown,
             current.as_deref().unwrap_or_default(),
             &bytes,
             current.is_some(),
-        ));
+        );
+        // Both versions' env and header values, hidden as `list` hides them.
+        let mut secrets = Vec::new();
+        for version in [current.as_deref().unwrap_or_default(), &bytes[..]] {
+            let text = String::from_utf8_lossy(version);
+            secrets.extend(edit::secret_values_in(client, &location, &text));
+        }
+        report.diff = Some(crate::secrets::redact_values(&diff, &secrets));
         return printer.emit(&report);
     }
     ctx.state.lock()?;
