@@ -65,7 +65,7 @@ pub fn run(args: RestoreArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
         let mut secrets = Vec::new();
         for version in [current.as_deref().unwrap_or_default(), &bytes[..]] {
             let text = String::from_utf8_lossy(version);
-            secrets.extend(edit::secret_values_in(client, &location, &text));
+            secrets.extend(env_and_header_values(client, &location, &text));
         }
         report.diff = Some(crate::secrets::redact_values(&diff, &secrets));
         return printer.emit(&report);
@@ -77,6 +77,29 @@ pub fn run(args: RestoreArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
         Action::Unchanged
     };
     printer.emit(&report)
+}
+
+/// The env and header values `list` would redact in `text` (one version of the file).
+fn env_and_header_values(
+    client: &crate::clients::Client,
+    location: &crate::clients::Location,
+    text: &str,
+) -> Vec<String> {
+    use crate::entry::{Dialect, Transport};
+    let Ok(doc) = client.format.parse(text.to_owned()) else {
+        return Vec::new();
+    };
+    let dialect = Dialect::of(client);
+    doc.servers(location.at())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|(_, raw)| dialect.from_raw(raw).ok())
+        .flat_map(|entry| match entry.transport {
+            Transport::Stdio { env, .. } => env.into_values().collect::<Vec<_>>(),
+            Transport::Remote { headers, .. } => headers.into_values().collect(),
+        })
+        .filter(|value| crate::secrets::redact(value) != *value)
+        .collect()
 }
 
 /// What `restore` did (`--json`: `{"client","path","backup","action"}`).

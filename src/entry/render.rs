@@ -22,11 +22,7 @@ pub fn render(
     no_wrap: bool,
 ) -> anyhow::Result<(ServerEntry, Value, Vec<String>)> {
     let entry = for_platform(entry, os, &client.fields, no_wrap);
-    let (entry, mut notes) = for_client_vars(&entry, client).map_err(|message| {
-        UserError::new(message).hint(
-            "reference a variable of the same name (`-e X='${X}'`, passed through `env_vars`; headers through `env_http_headers`) and set it where Codex starts, or write the value itself",
-        )
-    })?;
+    let (entry, mut notes) = for_client_vars(&entry, client);
     if let Transport::Stdio { command, args, .. } = &entry.transport
         && entry::is_wrapped(command, args)
     {
@@ -38,6 +34,14 @@ pub fn render(
                 risky.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ")
             ));
         }
+    }
+    // Codex: a reference no pass-through field carries would stay literal text.
+    if let Some(refused) = notes.iter().find(|n| n.starts_with(CODEX_NO_PASS_THROUGH)) {
+        return Err(UserError::new(refused.clone())
+            .hint(
+                "reference a variable of the same name (`-e X='${X}'`, passed through `env_vars`; headers through `env_http_headers`) and set it where Codex starts, or write the value itself",
+            )
+            .into());
     }
     let raw = Dialect::of(client)
         .to_raw(&entry)
@@ -64,15 +68,16 @@ pub(crate) fn entry_error(e: entry::EntryError, client: &Client) -> anyhow::Erro
     UserError::new(e.to_string()).hint(hint).into()
 }
 
+/// How the note on a Codex reference without a pass-through field starts.
+const CODEX_NO_PASS_THROUGH: &str = "Codex expands no variables, and has no pass-through field for";
+
 /// Spell `${VAR}` references the way the client expands them (`${env:VAR}` for Cursor
 /// and VS Code, `{env:VAR}` for OpenCode). Codex expands none; its dialect turns
 /// whole-value references into pass-through fields (`env_vars`, `env_http_headers`,
 /// `bearer_token_env_var`). Returns what cannot be said in the client's terms, as
-/// warnings; for Codex a reference no pass-through field can carry is an error.
-fn for_client_vars(
-    entry: &ServerEntry,
-    client: &Client,
-) -> Result<(ServerEntry, Vec<String>), String> {
+/// warnings; for Codex a reference no pass-through field can carry is a note starting
+/// with [`CODEX_NO_PASS_THROUGH`], which `render` refuses.
+fn for_client_vars(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<String>) {
     let mut entry = entry.clone();
     let mut notes = Vec::new();
     let env_refs = |s: &str| {
@@ -98,18 +103,18 @@ fn for_client_vars(
             .collect(),
     };
     if !strings.iter().any(|s| env_refs(s)) {
-        return Ok((entry, notes));
+        return (entry, notes);
     }
     let Some(syntax) = client.fields.var_syntax else {
         notes.push(format!(
             "mcpctl does not know whether {} expands `${{VAR}}` references; they are written as given",
             client.name
         ));
-        return Ok((entry, notes));
+        return (entry, notes);
     };
     if syntax != VarSyntax::Codex {
         each_string(&mut entry, &mut |s| *s = vars::respell(s, syntax));
-        return Ok((entry, notes));
+        return (entry, notes);
     }
     // Codex: no expansion at all. The dialect turns whole-value references to a variable
     // (of the same name, for env) into pass-through fields; anything else stays literal.
@@ -151,12 +156,12 @@ fn for_client_vars(
     }
     if !literal.is_empty() {
         // Written, the text would stay literal (and `plan` would call it in sync).
-        return Err(format!(
-            "Codex expands no variables, and has no pass-through field for {}: it would hold the `${{...}}` text literally",
+        notes.push(format!(
+            "{CODEX_NO_PASS_THROUGH} {}: it would hold the `${{...}}` text literally",
             literal.join(", ")
         ));
     }
-    Ok((entry, notes))
+    (entry, notes)
 }
 
 /// Wrap npm-style shims as `cmd /c` for Windows targets that need it.

@@ -315,16 +315,6 @@ pub fn revert(ctx: &Context, change: &FileChange) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The env and header values `list` would redact in `text` (a version of `client`'s
-/// file: a backup, the current bytes), for a diff between versions (`restore`).
-pub fn secret_values_in(client: &Client, location: &Location, text: &str) -> Vec<String> {
-    client
-        .format
-        .parse(text.to_owned())
-        .map(|doc| secret_values(client, doc.as_ref(), location.at()))
-        .unwrap_or_default()
-}
-
 /// The env and header values of every entry at `at` that `list` would redact.
 fn secret_values(client: &Client, doc: &dyn ConfigDoc, at: ServersAt<'_>) -> Vec<String> {
     let dialect = Dialect::of(client);
