@@ -149,6 +149,11 @@ pub struct Approval {
     pub names: Option<String>,
     #[serde(default)]
     pub denied: Option<String>,
+    /// The folder-wide approval (`key`/`values`) trusts the folder only: each project
+    /// server still waits for the client's own per-server approval, which mcpctl cannot
+    /// verify (Qwen Code's hash-bound `qwen mcp approve NAME`). The text says how.
+    #[serde(default)]
+    pub per_server: Option<String>,
 }
 
 /// How a client switches one server off without removing it (`clients.toml` field

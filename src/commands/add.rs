@@ -20,6 +20,17 @@ use crate::session::write::{
 use crate::state::Origin;
 use crate::vars;
 
+/// Whether `flag` was typed on the command line (before any `--`), as opposed to set
+/// from the environment (`MCPCTL_REGISTRY`, which the README suggests exporting).
+fn typed(ctx: &Context, flag: &str) -> bool {
+    let with_value = format!("{flag}=");
+    ctx.argv
+        .iter()
+        .skip(1)
+        .take_while(|a| *a != "--")
+        .any(|a| a == flag || a.starts_with(&with_value))
+}
+
 pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
     let AddArgs {
         name,
@@ -48,7 +59,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         || package.is_some()
         || remote
         || entry_name.is_some()
-        || registry.registry.is_some()
+        || (registry.registry.is_some() && typed(ctx, "--registry"))
     {
         return Err(UserError::new(
             "`--var`, `--package`, `--remote`, `--name` and `--registry` are for servers from the MCP Registry",

@@ -137,6 +137,39 @@ fn place_extras(
                 .into());
         }
     }
+    // A given value no form declared is written as given: a literal secret among them
+    // would land in the file, so it is refused like a declared secret input.
+    for (kind, pairs) in &extras {
+        let flag = match kind {
+            InputKind::Env => "--env",
+            InputKind::Header => "--header",
+            InputKind::Var => continue,
+        };
+        for (name, value) in pairs {
+            if crate::secrets::literal_secret(name, value).is_some() {
+                let variable = mapping::variable_name(
+                    &registry::short_name(&item.server.name),
+                    if name.eq_ignore_ascii_case("authorization") {
+                        "token"
+                    } else {
+                        name
+                    },
+                );
+                let bearer = if value.to_ascii_lowercase().starts_with("bearer ") {
+                    "Bearer "
+                } else {
+                    ""
+                };
+                return Err(UserError::new(format!(
+                    "`{flag} {name}` holds a literal secret; mcpctl never writes secrets into config files"
+                ))
+                .hint(format!(
+                    "nothing was written; `export {variable}=…` where the clients start, then pass `{flag} '{name}={bearer}${{{variable}}}'`"
+                ))
+                .into());
+            }
+        }
+    }
     if cwd.is_some() && !stdio {
         return Err(UserError::new("`--cwd` is for local (stdio) servers")
             .hint("drop `--cwd`, or choose a package with `--package TYPE`")
@@ -157,6 +190,37 @@ fn place_extras(
                     headers.insert(name.clone(), value.clone());
                 }
             }
+        }
+    }
+    Ok(())
+}
+
+/// A `cmd /c` line is re-read by `cmd.exe`, so on a Windows target a registry entry whose
+/// wrapped arguments hold `& | < > ^ % ! "` would run more than the package: refused,
+/// where a hand-made entry only gets a warning.
+fn refuse_cmd_metacharacters(
+    ctx: &Context,
+    client: &Client,
+    entry: &crate::entry::ServerEntry,
+    no_wrap: bool,
+) -> anyhow::Result<()> {
+    let (rendered, _, _) = crate::entry::render::render(ctx.platform.os, client, entry, no_wrap)?;
+    if let Transport::Stdio { command, args, .. } = &rendered.transport
+        && entry::is_wrapped(command, args)
+    {
+        let risky = entry::cmd_metachar_args(args);
+        if !risky.is_empty() {
+            return Err(UserError::new(format!(
+                "the `cmd /c` line for {} would hand {} from the registry to cmd.exe, which reads `& | < > ^ % ! \"` as commands",
+                client.name,
+                risky
+                    .iter()
+                    .map(|a| format!("`{}`", registry::clean(a)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+            .hint("nothing was written for it; add the server by hand if you trust those arguments")
+            .into());
         }
     }
     Ok(())
@@ -239,6 +303,10 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
             continue;
         };
         write::warn_unportable_name(printer, client, &entry_name);
+        if let Err(error) = refuse_cmd_metacharacters(ctx, client, &resolved.entry, no_wrap) {
+            report.push(ctx, client, scope, Err(error));
+            continue;
+        }
         let how = Provenance {
             origin: origin(resolved),
             guard: None,

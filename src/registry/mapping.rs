@@ -94,6 +94,8 @@ pub enum MapError {
     Inputs,
     #[error("`{name}`'s entry has a control character in {what}; mcpctl will not write it")]
     ControlCharacter { name: String, what: String },
+    #[error("`{name}` is refused: {why}")]
+    Refused { name: String, why: String },
 }
 
 impl MapError {
@@ -109,6 +111,7 @@ impl MapError {
             MapError::ServesHttp { url, .. } => {
                 format!("start the server yourself, then `mcpctl add NAME --url {url}`")
             }
+            MapError::Refused { .. } => "nothing was written; registry data cannot be trusted with that (report it to the publisher, or add the server by hand if you trust it)".to_owned(),
             _ => "install it by hand with `mcpctl add NAME -- COMMAND` or `--url URL`".to_owned(),
         }
     }
@@ -587,6 +590,17 @@ fn package_entry(
     }
     let id = &package.identifier;
     let version = package.version.as_deref().filter(|v| !v.is_empty());
+    let refused = |why: String| MapError::Refused {
+        name: server.name.clone(),
+        why,
+    };
+    super::validate::identifier(kind, id).map_err(refused)?;
+    if let Some(v) = version {
+        super::validate::version(kind, v).map_err(refused)?;
+    }
+    if let Some(base) = &package.registry_base_url {
+        super::validate::base_url(base).map_err(refused)?;
+    }
     let no_skip = |_: &Argument, _: Option<&str>| false;
     let mut env = StringMap::new();
     let (command, args) = match kind {
@@ -704,6 +718,12 @@ fn remote_entry(
     let url = filler
         .fill(&remote.url, &remote.variables, true, "the URL", None)
         .unwrap_or_default();
+    if !url.is_empty() {
+        super::validate::remote_url(&url).map_err(|why| MapError::Refused {
+            name: server.name.clone(),
+            why,
+        })?;
+    }
     let mut headers = StringMap::new();
     for header in &remote.headers {
         let what = format!("header `{}`", header.name);

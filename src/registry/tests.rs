@@ -586,10 +586,7 @@ fn control_characters_from_the_registry_are_refused() {
         "packages": [{"registryType": "npm", "identifier": "pkg\u{1b}[2J", "version": "1.0.0"}]
     }));
     let err = render_item(item, Preference::Auto, &Given::default(), &http, None).unwrap_err();
-    assert!(
-        err.to_string().contains("control character in an argument"),
-        "{err}"
-    );
+    assert!(err.to_string().contains("control character"), "{err}");
 }
 
 #[test]

@@ -8,6 +8,7 @@
     reason = "tests fail loudly and write their own fixture files"
 )]
 mod add;
+mod approval;
 mod check;
 mod clients;
 mod concurrency;
@@ -22,6 +23,8 @@ mod fixture_server;
 mod golden;
 mod goose;
 mod habits;
+mod hostile_manifest;
+mod hostile_registry;
 mod identity;
 mod import;
 mod list;
@@ -46,4 +49,5 @@ mod sources;
 mod state;
 mod toggle;
 mod tools;
+mod traps;
 mod undo;
