@@ -93,6 +93,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
     }
     warn_plaintext_secrets(printer, &entry);
     let clients = targets::choose(ctx, &target_args, "add", &|_| true)?;
+    refuse_reserved_name(&clients, &name)?;
     let mut report = EditReport::new(dry_run);
     let mut prompted_inputs: Vec<String> = Vec::new();
     for client in clients {
@@ -133,6 +134,23 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         report.push(ctx, client, scope, result);
     }
     printer.emit(&report)
+}
+
+/// A name a target client keeps for its own built-in servers (Claude Code's `workspace`,
+/// `computer-use`, ...) would be skipped or rejected by that client: refuse it before
+/// anything is written.
+pub(crate) fn refuse_reserved_name(clients: &[&Client], name: &str) -> Result<(), UserError> {
+    match clients
+        .iter()
+        .find(|c| c.reserved_names.iter().any(|r| r == name))
+    {
+        Some(client) => Err(UserError::new(format!(
+            "{} keeps the server name `{name}` for its own built-in server and skips or rejects an entry by that name",
+            client.name
+        ))
+        .hint(format!("pick another name, such as `{name}-mcp`"))),
+        None => Ok(()),
+    }
 }
 
 /// Clients with `strict_names` take only `[A-Za-z0-9_-]` in names: say so before writing.

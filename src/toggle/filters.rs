@@ -18,7 +18,7 @@ use super::{entry_in, find};
 use crate::clients::{Client, Location, ToolFilter};
 use crate::commands::Context;
 use crate::commands::edit;
-use crate::formats::{Edit, ServersAt};
+use crate::formats::Edit;
 
 /// An allow-list and a deny-list (`None`: no such field).
 type Lists = (Option<Vec<String>>, Option<Vec<String>>);
@@ -248,10 +248,7 @@ pub fn filter(
             if before == after {
                 continue;
             }
-            let done = match &after {
-                Some(value) => doc.upsert(ServersAt::map(&at), field, value)?,
-                None => doc.remove(ServersAt::map(&at), field)?,
-            };
+            let done = super::set_entry_field(doc, location, name, field, after.as_ref())?;
             if done != Edit::Unchanged {
                 edit = Edit::Updated;
                 changes.borrow_mut().push((field.clone(), before, after));

@@ -36,6 +36,7 @@ mod read_as_client;
 mod registry;
 mod registry_server;
 mod remove;
+mod rows;
 mod ship;
 mod sources;
 mod state;

@@ -1,5 +1,5 @@
 //! Cross-checks against the clients' own CLIs (installed by `.ci/clients.sh` into
-//! `.cache/clients/`): what mcpctl writes must be read back by the client with the right
+//! `.cache/clients/<bin>/`, one prefix each): what mcpctl writes must be read back by the client with the right
 //! fields, and what the client writes must be read by mcpctl. A client that is not
 //! installed fails under `CI=true` and is a counted skip elsewhere. Facts about each CLI: docs/dev/peers.md.
 
@@ -32,7 +32,12 @@ struct Peer {
 /// The client's CLI in a fresh `TestEnv`, or `None` when not installed (a failure under
 /// `CI=true`, else a counted skip).
 fn peer(bin: &str) -> Option<Peer> {
-    let path = repo().join(".cache/clients/node_modules/.bin").join(bin);
+    // One npm prefix per CLI (`.ci/clients.sh`), named like its bin.
+    let path = repo()
+        .join(".cache/clients")
+        .join(bin)
+        .join("node_modules/.bin")
+        .join(bin);
     if !path.exists() {
         crate::peer::missing(&format!(
             "{bin} cross-check: {} missing (run .ci/clients.sh)",
