@@ -6,6 +6,7 @@
 //! tolerates lives in `spelling`. Only structural differences are code here.
 //! This module never reads files or the environment.
 
+pub mod render;
 pub mod spelling;
 
 use indexmap::IndexMap;

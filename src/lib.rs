@@ -18,6 +18,7 @@ pub mod output;
 pub mod picker;
 pub mod platform;
 pub mod registry;
+pub mod session;
 pub mod sources;
 pub mod state;
 pub mod suggest;
@@ -34,10 +35,10 @@ use clap::Parser;
 
 use crate::cli::Cli;
 use crate::clients::ClientTable;
-use crate::commands::Context;
 use crate::error::{ExitStatus, UserError};
 use crate::output::Printer;
 use crate::platform::Platform;
+use crate::session::Context;
 
 /// Run mcpctl with these arguments (the first is the program name).
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {

@@ -5,7 +5,7 @@
 //!
 //! A fix never changes what the entry means to its client beyond the finding, never
 //! touches another entry, and never runs on a file that does not parse; the bytes are
-//! written by `commands::edit::apply` through `ConfigDoc::upsert`.
+//! written by `session::edit::apply` through `ConfigDoc::upsert`.
 
 use serde_json::{Map, Value};
 

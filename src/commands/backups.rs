@@ -8,10 +8,10 @@ use serde::Serialize;
 
 use crate::cli::BackupsArgs;
 use crate::clients::{Client, Scope};
-use crate::commands::inventory::display_path;
-use crate::commands::{Context, targets};
 use crate::error::ExitStatus;
 use crate::output::{Block, Paint, Printer, Report};
+use crate::session::inventory::display_path;
+use crate::session::{Context, targets};
 
 /// One kept version (`backups --json` item).
 #[derive(Debug, Serialize)]

@@ -5,11 +5,12 @@
 use serde::Serialize;
 
 use crate::cli::OutdatedArgs;
-use crate::commands::Context;
-use crate::commands::install::{Newest, live_installs, registry_for};
 use crate::error::ExitStatus;
 use crate::output::{Block, Paint, Printer, Report};
+use crate::registry::installed::newer;
 use crate::registry::{self, Status, installed};
+use crate::session::Context;
+use crate::session::registry::{Newest, live_installs, registry_for};
 
 /// One `outdated --json` item: a server at one installed version.
 #[derive(Debug, Serialize)]
@@ -22,23 +23,6 @@ pub struct Outdated {
     pub status: Status,
     pub clients: Vec<String>,
     pub registry: String,
-}
-
-/// Whether `latest` is newer than `installed`: numeric dotted parts compared as numbers;
-/// anything else, when different.
-pub fn newer(latest: &str, installed: &str) -> bool {
-    let numbers = |v: &str| -> Option<Vec<u64>> {
-        v.trim_start_matches('v')
-            .split(['-', '+'])
-            .next()?
-            .split('.')
-            .map(|p| p.parse().ok())
-            .collect()
-    };
-    match (numbers(latest), numbers(installed)) {
-        (Some(l), Some(i)) if l != i => l > i,
-        _ => latest != installed,
-    }
 }
 
 pub fn run(args: OutdatedArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {

@@ -8,12 +8,12 @@ use std::cell::RefCell;
 
 use crate::cli::RemoveArgs;
 use crate::clients::{Client, Scope};
-use crate::commands::Context;
-use crate::commands::inventory::{self, Document, read_document};
-use crate::commands::{edit, targets};
 use crate::error::{ExitStatus, UserError};
 use crate::formats::Edit;
 use crate::output::Printer;
+use crate::session::Context;
+use crate::session::inventory::{self, Document, read_document};
+use crate::session::{edit, targets};
 
 pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
     let RemoveArgs {

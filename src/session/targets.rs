@@ -3,8 +3,8 @@
 
 use crate::cli::TargetArgs;
 use crate::clients::{Client, Location, Lookup, Scope};
-use crate::commands::Context;
 use crate::error::UserError;
+use crate::session::Context;
 
 /// One client named on the command line: an id in any case, an alias or a display name.
 pub fn resolve<'a>(ctx: &'a Context, word: &str) -> anyhow::Result<&'a Client> {
@@ -126,7 +126,7 @@ pub fn location(ctx: &Context, client: &Client, scope: Scope) -> anyhow::Result<
 
 /// `name` is in none of `clients`: say so, with the closest configured name.
 pub fn no_server_named(ctx: &Context, clients: &[&Client], name: &str) -> anyhow::Error {
-    let (found, _) = crate::commands::inventory::collect(ctx, clients, None);
+    let (found, _) = crate::session::inventory::collect(ctx, clients, None);
     let names: Vec<&str> = found.iter().map(|f| f.name.as_str()).collect();
     let ids: Vec<&str> = clients.iter().map(|c| c.id.as_str()).collect();
     let error = UserError::new(format!(
