@@ -15,6 +15,7 @@ mod continue_dev;
 mod doctor;
 mod env;
 mod errors;
+mod first_hour;
 #[path = "../common/fixture_server.rs"]
 mod fixture_server;
 mod golden;
@@ -37,6 +38,7 @@ mod registry;
 mod registry_server;
 mod remove;
 mod rows;
+mod secrets;
 mod ship;
 mod sources;
 mod state;

@@ -1236,12 +1236,15 @@ fn mcpctl_reads_what_kilo_writes() {
     assert_eq!(kilo_mcp(&p), json!({}));
 }
 
-/// Kilo reads `"enabled": false` as mcpctl writes it; `enable` restores the bytes.
+/// Kilo reads `"enabled": false` as mcpctl writes it; `enable` restores the bytes. Kilo
+/// rewrites its file when it reads it (it adds `$schema` and a default `permission`), so
+/// the bytes compared are those after its first read.
 #[test]
 fn kilo_sees_what_disable_writes() {
     let Some(p) = peer("kilo") else { return };
     p.mcpctl_add_all("kilo", false);
     let file = p.env.path(".config/kilo/kilo.jsonc");
+    assert_eq!(kilo_mcp(&p)["web"]["type"], "remote");
     let before = std::fs::read(&file).unwrap();
     p.mcpctl(&["disable", "web", "-c", "kilo"]).ok();
     assert_eq!(kilo_mcp(&p)["web"]["enabled"], false);
@@ -1303,8 +1306,21 @@ fn mcpctl_reads_what_vibe_writes() {
         "K=v",
     ])
     .ok();
-    p.client(&["mcp", "add", "web", "--url", URL, "--transport", "http"])
-        .ok();
+    // A key from the environment (static auth): without one vibe tries an OAuth login.
+    // `--header` values go under `[mcp_servers.auth.headers]`, which mcpctl does not read
+    // as headers yet, so the header case is not asserted here.
+    p.client(&[
+        "mcp",
+        "add",
+        "web",
+        "--url",
+        URL,
+        "--transport",
+        "http",
+        "--api-key-env",
+        "WEB_KEY",
+    ])
+    .ok();
     let rows = p.mcpctl_rows("mistral-vibe");
     assert_eq!(rows.len(), 2, "{rows:#?}");
     assert_check_clean(&p, "mistral-vibe");
