@@ -109,17 +109,38 @@ py_client() { # $1 = id, $2 = requirement
   fi
 }
 
+# The installs are mostly download and unpack: run up to JOBS at once (each in its own
+# prefix, so they cannot collide); each job reports a failure in a file of its own.
+JOBS="${CLIENTS_JOBS:-4}"
+mkdir -p "$CACHE"
+status_dir="$(mktemp -d "$CACHE/.status.XXXXXX")"
+trap 'rm -rf "$status_dir"' EXIT
+run_job() { # $1 = id, rest = the install function and its arguments
+  local id="$1"
+  shift
+  (
+    failed=()
+    "$@"
+    if ((${#failed[@]})); then printf '%s\n' "${failed[@]}" >"$status_dir/$id"; fi
+  ) &
+  while (($(jobs -rp | wc -l) >= JOBS)); do wait -n || true; done
+}
 if command -v npm >/dev/null 2>&1; then
   for row in "${NPM_CLIENTS[@]}"; do
     IFS='|' read -r id flags specs <<<"$row"
-    npm_client "$id" "$flags" "$specs"
+    run_job "$id" npm_client "$id" "$flags" "$specs"
   done
 else
   failed+=("every npm client (npm not found)")
 fi
 for row in "${PY_CLIENTS[@]}"; do
   IFS='|' read -r id req <<<"$row"
-  py_client "$id" "$req"
+  run_job "$id" py_client "$id" "$req"
+done
+wait
+for f in "$status_dir"/*; do
+  [[ -f "$f" ]] || continue
+  while IFS= read -r line; do failed+=("$line"); done <"$f"
 done
 
 if ((${#failed[@]})); then
