@@ -783,6 +783,29 @@ fn claude_sees_what_disable_writes() {
     assert!(rows.iter().all(|r| r["disabled"] == false), "{rows:#?}");
 }
 
+/// mcpctl reads the three servers the client's own `mcp add` wrote (`mem` with `K=v`,
+/// `web` and `ev` with `X-Api-Key: k`) with exactly those fields, and `check` finds
+/// nothing wrong in the client's own file.
+#[track_caller]
+fn assert_reads_the_three(p: &Peer, id: &str) {
+    let rows = p.mcpctl_rows(id);
+    assert_eq!(rows.len(), 3, "{rows:#?}");
+    assert_check_clean(p, id);
+    assert_eq!(
+        fields(row(&rows, "mem")),
+        stdio_fields("node", &["/srv/mem.js"])
+    );
+    let header = json!({"X-Api-Key": "k"});
+    assert_eq!(
+        fields(row(&rows, "web")),
+        remote_fields("http", URL, header.clone())
+    );
+    assert_eq!(
+        fields(row(&rows, "ev")),
+        remote_fields("sse", SSE_URL, header)
+    );
+}
+
 // ---------------------------------------------------------------- GitHub Copilot CLI
 
 /// `copilot mcp list --json`: the `mcpServers` map (with `enabled` per server).
@@ -848,22 +871,7 @@ fn mcpctl_reads_what_copilot_writes() {
         ])
         .ok();
     }
-    let rows = p.mcpctl_rows("copilot-cli");
-    assert_eq!(rows.len(), 3, "{rows:#?}");
-    assert_check_clean(&p, "copilot-cli");
-    assert_eq!(
-        fields(row(&rows, "mem")),
-        stdio_fields("node", &["/srv/mem.js"])
-    );
-    let header = json!({"X-Api-Key": "k"});
-    assert_eq!(
-        fields(row(&rows, "web")),
-        remote_fields("http", URL, header.clone())
-    );
-    assert_eq!(
-        fields(row(&rows, "ev")),
-        remote_fields("sse", SSE_URL, header)
-    );
+    assert_reads_the_three(&p, "copilot-cli");
     for name in ["mem", "web", "ev"] {
         p.mcpctl(&["remove", name, "-c", "copilot-cli"]).ok();
     }
@@ -896,6 +904,20 @@ fn copilot_sees_what_disable_writes() {
     let rows = p.mcpctl_rows("copilot-cli");
     assert_eq!(row(&rows, "web")["disabled"], false);
     assert_eq!(std::fs::read(&servers).unwrap(), before);
+}
+
+/// A client without a switch in its file: `disable` parks `mem` (the client's own list,
+/// `names`, no longer has it) and `enable` gives the file back byte for byte.
+#[track_caller]
+fn assert_park_round_trip(p: &Peer, id: &str, rel: &str, names: &dyn Fn() -> Vec<Value>) {
+    p.mcpctl_add_all(id, false);
+    let file = p.env.path(rel);
+    let before = std::fs::read(&file).unwrap();
+    p.mcpctl(&["disable", "mem", "-c", id]).ok();
+    assert_eq!(names(), [json!("web")]);
+    p.mcpctl(&["enable", "mem", "-c", id]).ok();
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+    assert_eq!(names(), [json!("mem"), json!("web")]);
 }
 
 // ---------------------------------------------------------------- Amp
@@ -967,15 +989,9 @@ fn mcpctl_reads_what_amp_writes() {
 #[test]
 fn amp_sees_what_disable_writes() {
     let Some(p) = peer("amp") else { return };
-    p.mcpctl_add_all("amp", false);
-    let file = p.env.path(".config/amp/settings.json");
-    let before = std::fs::read(&file).unwrap();
-    p.mcpctl(&["disable", "mem", "-c", "amp"]).ok();
-    let names: Vec<Value> = amp_list(&p).iter().map(|r| r["name"].clone()).collect();
-    assert_eq!(names, [json!("web")]);
-    p.mcpctl(&["enable", "mem", "-c", "amp"]).ok();
-    assert_eq!(std::fs::read(&file).unwrap(), before);
-    assert_eq!(amp_list(&p).len(), 2);
+    assert_park_round_trip(&p, "amp", ".config/amp/settings.json", &|| {
+        amp_list(&p).iter().map(|r| r["name"].clone()).collect()
+    });
 }
 
 // ---------------------------------------------------------------- Augment (Auggie CLI)
@@ -1047,22 +1063,7 @@ fn mcpctl_reads_what_auggie_writes() {
         ])
         .ok();
     }
-    let rows = p.mcpctl_rows("augment");
-    assert_eq!(rows.len(), 3, "{rows:#?}");
-    assert_check_clean(&p, "augment");
-    assert_eq!(
-        fields(row(&rows, "mem")),
-        stdio_fields("node", &["/srv/mem.js"])
-    );
-    let header = json!({"X-Api-Key": "k"});
-    assert_eq!(
-        fields(row(&rows, "web")),
-        remote_fields("http", URL, header.clone())
-    );
-    assert_eq!(
-        fields(row(&rows, "ev")),
-        remote_fields("sse", SSE_URL, header)
-    );
+    assert_reads_the_three(&p, "augment");
     for name in ["mem", "web", "ev"] {
         p.client(&["mcp", "remove", name]).ok();
     }
@@ -1073,14 +1074,9 @@ fn mcpctl_reads_what_auggie_writes() {
 #[test]
 fn auggie_sees_what_disable_writes() {
     let Some(p) = peer("auggie") else { return };
-    p.mcpctl_add_all("augment", false);
-    let file = p.env.path(".augment/settings.json");
-    let before = std::fs::read(&file).unwrap();
-    p.mcpctl(&["disable", "mem", "-c", "augment"]).ok();
-    let names: Vec<Value> = auggie_list(&p).iter().map(|r| r["name"].clone()).collect();
-    assert_eq!(names, [json!("web")]);
-    p.mcpctl(&["enable", "mem", "-c", "augment"]).ok();
-    assert_eq!(std::fs::read(&file).unwrap(), before);
+    assert_park_round_trip(&p, "augment", ".augment/settings.json", &|| {
+        auggie_list(&p).iter().map(|r| r["name"].clone()).collect()
+    });
 }
 
 // ---------------------------------------------------------------- Factory Droid
@@ -1133,22 +1129,7 @@ fn mcpctl_reads_what_droid_writes() {
         ])
         .ok();
     }
-    let rows = p.mcpctl_rows("factory");
-    assert_eq!(rows.len(), 3, "{rows:#?}");
-    assert_check_clean(&p, "factory");
-    assert_eq!(
-        fields(row(&rows, "mem")),
-        stdio_fields("node", &["/srv/mem.js"])
-    );
-    let header = json!({"X-Api-Key": "k"});
-    assert_eq!(
-        fields(row(&rows, "web")),
-        remote_fields("http", URL, header.clone())
-    );
-    assert_eq!(
-        fields(row(&rows, "ev")),
-        remote_fields("sse", SSE_URL, header)
-    );
+    assert_reads_the_three(&p, "factory");
     for name in ["mem", "web", "ev"] {
         p.client(&["mcp", "remove", name]).ok();
     }
