@@ -18,7 +18,7 @@ pub enum PackageType {
     Pypi,
     Oci,
     Nuget,
-    /// A Rust crate (registry 1.8): `cargo install --locked CRATE@VERSION`, then the binary.
+    // A Rust crate (registry 1.8): `cargo install --locked CRATE@VERSION`, then the binary.
     Cargo,
     Mcpb,
 }

@@ -12,6 +12,7 @@ mod check;
 mod clients;
 mod concurrency;
 mod continue_dev;
+mod docs;
 mod doctor;
 mod env;
 mod errors;
