@@ -577,6 +577,11 @@ pub struct DoctorArgs {
     /// Warnings fail too (exit 1)
     #[arg(long)]
     pub strict: bool,
+    /// Start each server exactly as this client would (its environment filter, the env
+    /// names it drops, the capabilities it declares) and judge it as that client
+    /// [default: -c CLIENT]
+    #[arg(long = "as", value_name = "CLIENT")]
+    pub as_client: Option<String>,
 }
 
 #[derive(Debug, Args)]

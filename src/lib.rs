@@ -13,6 +13,7 @@ pub mod error;
 pub mod formats;
 pub mod fs;
 pub mod handshake;
+pub mod loads;
 pub mod manifest;
 pub mod output;
 pub mod picker;

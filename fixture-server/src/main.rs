@@ -15,7 +15,8 @@
 //! before exiting, ignoring SIGTERM: a server slow to exit on a loaded machine),
 //! `older` (only protocol 2025-03-26), `odd-version`, `ping-first`, `evil-name`, `ignore-unknown` (a
 //! hand-written handshake server that never answers methods it does not know, such as
-//! `server/discover`), `exit-on-unknown` (one that quits on them), `slow-start=MS`,
+//! `server/discover`), `exit-on-unknown` (one that quits on them), `strict-modern` (a hand-written
+//! 2026-07-28-only server that quits on any method that era lacks, `ping` included), `slow-start=MS`,
 //! `spawn-child`. With
 //! `FIXTURE_PID_FILE` set, it writes its pid (and its grandchild's) there, one per line,
 //! so a test can check that nothing outlived the probe. Only `odd-version`, `ping-first`,
@@ -98,6 +99,7 @@ impl Transport {
             "evil-name",
             "ignore-unknown",
             "exit-on-unknown",
+            "strict-modern",
         ]
         .iter()
         .any(|m| modes.has(m))
@@ -107,6 +109,7 @@ impl Transport {
                 ping_first: modes.has("ping-first"),
                 evil_name: modes.has("evil-name"),
                 exit_on_unknown: modes.has("exit-on-unknown"),
+                strict_modern: modes.has("strict-modern"),
             })
         } else {
             Transport::Stdio

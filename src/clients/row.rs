@@ -76,6 +76,9 @@ pub(crate) struct Row {
     #[serde(default)]
     pub(crate) reserved_names: Vec<String>,
     pub(crate) source: String,
+    /// How the client loads and connects (`[client.loading]`; src/clients/loading.rs).
+    #[serde(default)]
+    pub(crate) loading: super::loading::Loading,
     /// The day the row was last checked (`"2026-12-01"`), or `false` when its path or
     /// shape comes from a secondary source that could not be checked against the client
     /// itself (shown by `mcpctl clients`).

@@ -313,8 +313,15 @@ impl Report for ListReport {
                 let mut name = r.name.clone();
                 if r.parked {
                     name.push_str(&paint.paint(Style::Dim, " (parked)"));
-                } else if r.not_loaded.is_some() {
-                    name.push_str(&paint.paint(Style::Dim, " (not loaded)"));
+                } else if let Some(why) = &r.not_loaded {
+                    // The kind of reason (`file rejected`, `excluded`, `not allowed`);
+                    // --json has all of it.
+                    let tag = why
+                        .split(':')
+                        .next()
+                        .filter(|t| !t.starts_with("not loaded"))
+                        .unwrap_or("not loaded");
+                    name.push_str(&paint.paint(Style::Dim, &format!(" ({tag})")));
                 } else if r.disabled {
                     name.push_str(&paint.paint(Style::Dim, " (disabled)"));
                 }

@@ -21,8 +21,15 @@ pub fn render(
     entry: &ServerEntry,
     no_wrap: bool,
 ) -> anyhow::Result<(ServerEntry, Value, Vec<String>)> {
+    // What the client does with the entry (issue 21): refuse what it cannot use.
+    let loading_notes = crate::loads::before_write(client, entry).map_err(|why| {
+        UserError::new(why).hint(
+            "write the value itself, or target a client that expands variables; nothing was written",
+        )
+    })?;
     let entry = for_platform(entry, os, &client.fields, no_wrap);
     let (entry, mut notes) = for_client_vars(&entry, client);
+    notes.extend(loading_notes);
     if let Transport::Stdio { command, args, .. } = &entry.transport
         && entry::is_wrapped(command, args)
     {

@@ -64,6 +64,7 @@ pub(crate) fn probe(
         budget: options.budget(),
         discover: true,
         call,
+        capabilities: options.capabilities.clone(),
     };
     let result = match kind {
         RemoteKind::Http => streamable(http, url, &mut plan, report),

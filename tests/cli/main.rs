@@ -26,6 +26,7 @@ mod identity;
 mod import;
 mod list;
 mod lists;
+mod loading;
 mod manifest;
 mod odd_files;
 mod output;
