@@ -6,7 +6,8 @@
 //!   HTTP+SSE around the SDK), or a fixed HTTP answer: `http-401=PORT`,
 //!   `http-401-bare=PORT`, `http-403=PORT`, `http-404-html=PORT`;
 //!
-//! the rest shape the server on any transport: `paginate`, `repeat-cursor`,
+//! the rest shape the server on any transport (every mode also answers the unlisted tools
+//! `env` and `header`, see `handler::seen`): `paginate`, `repeat-cursor`,
 //! `crash-on-tools-list`, `roots-tool` (a third tool for clients that answer
 //! `roots/list`), the protocol era — `modern` (2026-07-28 only: `server/discover`,
 //! `initialize` refused), `dual` (both, the SDK's default), and without either only the

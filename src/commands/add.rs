@@ -16,7 +16,7 @@ use crate::session::edit::EditReport;
 use crate::session::targets;
 use crate::session::write::{
     Flags, Provenance, add_to, parse_pairs, refuse_reserved_name, validate_url,
-    warn_unportable_name,
+    warn_unportable_name, with_secrets,
 };
 use crate::state::Origin;
 use crate::vars;
@@ -30,6 +30,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         global,
         env,
         headers,
+        secrets,
         cwd,
         url,
         transport,
@@ -97,6 +98,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
     }
     warn_plaintext_secrets(printer, &entry);
     warn_missing_command(ctx, printer, &entry);
+    let entry = with_secrets(ctx, printer, entry, &secrets)?;
     let clients = targets::choose(ctx, &target_args, "add", &|_| true)?;
     refuse_reserved_name(&clients, &name)?;
     let mut report = EditReport::new(dry_run);

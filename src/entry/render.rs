@@ -165,9 +165,16 @@ fn for_platform(entry: &ServerEntry, os: Os, fields: &Fields, no_wrap: bool) -> 
         && !no_wrap
         && let Transport::Stdio { command, args, .. } = &mut entry.transport
     {
-        let (c, a) = entry::wrap(command, args);
-        *command = c;
-        *args = a;
+        // mcpctl's launcher is a real executable: what it starts is wrapped instead.
+        if let Some(launched) =
+            crate::secret_store::launcher::map_server(command, args, entry::wrap)
+        {
+            *args = launched;
+        } else {
+            let (c, a) = entry::wrap(command, args);
+            *command = c;
+            *args = a;
+        }
     }
     entry
 }

@@ -13,11 +13,12 @@
 //! [`ProbeOptions::parent_env`]), never prints, never leaves a spawned process running,
 //! and never puts a header value into a message or `Debug` output.
 
+pub mod bridge;
 mod http;
 mod jsonrpc;
 pub(crate) mod lines;
 pub mod prepare;
-mod process;
+pub(crate) mod process;
 mod session;
 mod stdio;
 pub mod tools;

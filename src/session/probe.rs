@@ -330,6 +330,38 @@ pub(crate) fn static_checks(
         result.target = handshake::prepare::target_of(&entry.transport);
         return (result, None);
     }
+    // mcpctl's launcher or bridge: probe the server behind it, its secrets resolved the
+    // way `mcpctl run` / `mcpctl bridge` resolve them.
+    let store = crate::secret_store::Store::new(
+        &ctx.platform,
+        ctx.state.root().map(std::path::Path::to_path_buf),
+    );
+    let resolved = match store.resolve_entry(&entry.transport) {
+        Ok(resolved) => resolved,
+        Err(error) => {
+            result.record("secrets", Status::Fail, error.to_string());
+            result.target = handshake::prepare::target_of(
+                &crate::secret_store::launcher::logical(&entry.transport)
+                    .map_or_else(|| entry.transport.clone(), |l| l.transport),
+            );
+            return (result, None);
+        }
+    };
+    if let Some((_, names)) = &resolved {
+        result.record(
+            "secrets",
+            Status::Ok,
+            format!(
+                "{} resolved from the secret store",
+                names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        );
+    }
+    let transport = resolved.as_ref().map_or(&entry.transport, |(t, _)| t);
     let host = handshake::Host {
         target_os: ctx.platform.os,
         host_os: Os::host(),
@@ -337,7 +369,7 @@ pub(crate) fn static_checks(
         cwd: &ctx.platform.cwd,
         wrap_windows: f.client.fields.wrap_windows,
     };
-    let prepared = handshake::prepare(&entry.transport, &host);
+    let prepared = handshake::prepare(transport, &host);
     for finding in prepared.findings {
         let status = match finding.level {
             Level::Ok => Status::Ok,

@@ -40,6 +40,7 @@ mod registry;
 mod registry_server;
 mod remove;
 mod rows;
+mod secret_store;
 mod secrets;
 mod ship;
 mod sources;
