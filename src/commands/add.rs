@@ -15,7 +15,8 @@ use crate::session::Context;
 use crate::session::edit::EditReport;
 use crate::session::targets;
 use crate::session::write::{
-    Flags, Provenance, add_to, parse_pairs, validate_url, warn_unportable_name, with_secrets,
+    Flags, Provenance, add_to, parse_pairs, refuse_reserved_name, validate_url,
+    warn_unportable_name, with_secrets,
 };
 use crate::state::Origin;
 use crate::vars;
@@ -110,6 +111,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
     warn_missing_command(ctx, printer, &entry);
     let entry = with_secrets(ctx, printer, entry, &secrets)?;
     let clients = targets::choose(ctx, &target_args, "add", &|_| true)?;
+    refuse_reserved_name(&clients, &name)?;
     let mut report = EditReport::new(dry_run);
     let mut prompted_inputs: Vec<String> = Vec::new();
     for client in clients {

@@ -36,6 +36,55 @@ struct Plan {
     forms: Vec<Resolved>,
 }
 
+/// A registry `cargo` package runs a binary that `cargo install --locked CRATE@VERSION`
+/// puts on PATH: run that before any client file is written (`--dry-run` only says it
+/// would), or refuse with a hint when there is no Rust toolchain.
+fn install_cargo(
+    ctx: &Context,
+    forms: &[Resolved],
+    dry_run: bool,
+    printer: &Printer,
+) -> anyhow::Result<()> {
+    for resolved in forms {
+        let mapping::Form::Package(at) = resolved.form else {
+            continue;
+        };
+        let Some(package) = resolved.item.server.packages.get(at) else {
+            continue;
+        };
+        let Some(args) = mapping::cargo_install(package) else {
+            continue;
+        };
+        let shown = format!("cargo {}", args.join(" "));
+        if !ctx.platform.on_path("cargo") {
+            return Err(UserError::new(format!(
+                "`{}` is a Rust crate (registry type cargo), and installing it needs a Rust toolchain: `cargo` is not on PATH",
+                package.identifier
+            ))
+            .hint(format!(
+                "install Rust (https://rustup.rs) and run this again, which runs `{shown}`; or pick another form with `--remote` or `--package TYPE`"
+            ))
+            .into());
+        }
+        if dry_run {
+            printer.note(&format!("would run `{shown}` first"));
+            continue;
+        }
+        printer.note(&format!("running `{shown}`"));
+        let status = std::process::Command::new("cargo")
+            .args(&args)
+            .stdin(std::process::Stdio::null())
+            .status()
+            .map_err(|e| UserError::new(format!("cannot run `{shown}`: {e}")))?;
+        if !status.success() {
+            return Err(UserError::new(format!("`{shown}` failed ({status})"))
+                .hint("cargo's output above says why; mcpctl wrote no client file")
+                .into());
+        }
+    }
+    Ok(())
+}
+
 fn plan(
     ctx: &Context,
     item: &Item,
@@ -282,6 +331,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
     entry::validate_name(&entry_name)
         .map_err(|m| UserError::new(m).hint("pick a short name with `--name`"))?;
     let clients = targets::choose(ctx, &target_args, "add", &|_| true)?;
+    write::refuse_reserved_name(&clients, &entry_name)?;
     let Plan {
         per_client,
         mut forms,
@@ -297,6 +347,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         }
     }
     explain(printer, &forms.iter().collect::<Vec<_>>());
+    install_cargo(ctx, &forms, dry_run, printer)?;
     let mut report = edit::EditReport::new(dry_run);
     for (client, at) in clients.iter().zip(per_client) {
         let Some(resolved) = forms.get(at) else {

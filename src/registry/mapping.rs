@@ -18,6 +18,8 @@ pub enum PackageType {
     Pypi,
     Oci,
     Nuget,
+    // A Rust crate (registry 1.8): `cargo install --locked CRATE@VERSION`, then the binary.
+    Cargo,
     Mcpb,
 }
 
@@ -28,6 +30,7 @@ impl PackageType {
             PackageType::Pypi => "pypi",
             PackageType::Oci => "oci",
             PackageType::Nuget => "nuget",
+            PackageType::Cargo => "cargo",
             PackageType::Mcpb => "mcpb",
         }
     }
@@ -663,6 +666,13 @@ fn package_entry(
             args.extend(filler.args(&package.package_arguments, &no_skip, &mut env, false));
             ("docker", args)
         }
+        // The crate's binary, once `cargo install` (see `cargo_install`) put it on PATH
+        // (`~/.cargo/bin`); it is named like the crate.
+        "cargo" => {
+            env.extend(filler.env(&package.environment_variables));
+            let args = filler.args(&package.package_arguments, &no_skip, &mut env, false);
+            (id.as_str(), args)
+        }
         other => {
             return Err(MapError::UnknownPackage {
                 name: server.name.clone(),
@@ -675,6 +685,19 @@ fn package_entry(
         args,
         env,
         cwd: None,
+    })
+}
+
+/// The `cargo` arguments that install a `cargo` package's binary before the entry can run
+/// it: `install --locked CRATE@VERSION` (the lock file the crate was published with, so
+/// the build is the one its author tested); `None` for every other package type.
+pub fn cargo_install(package: &Package) -> Option<Vec<String>> {
+    (package.registry_type == "cargo").then(|| {
+        let spec = match package.version.as_deref().filter(|v| !v.is_empty()) {
+            Some(version) => format!("{}@{version}", package.identifier),
+            None => package.identifier.clone(),
+        };
+        vec!["install".to_owned(), "--locked".to_owned(), spec]
     })
 }
 

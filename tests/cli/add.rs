@@ -578,7 +578,7 @@ fn variable_references_are_spelled_the_way_each_client_expands_them() {
     );
     assert!(
         run.stderr
-            .contains("does not know whether Windsurf expands"),
+            .contains("does not know whether Windsurf (legacy) expands"),
         "{}",
         run.stderr
     );

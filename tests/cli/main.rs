@@ -42,6 +42,7 @@ mod read_as_client;
 mod registry;
 mod registry_server;
 mod remove;
+mod rows;
 mod secret_store;
 mod secrets;
 mod ship;
