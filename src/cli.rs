@@ -152,6 +152,9 @@ pub struct ManifestArgs {
     /// Use this `[profiles.NAME]` instead of the manifest's `profile`
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
+    /// Let the project's own mcpctl.toml write files outside the project (user scope)
+    #[arg(long)]
+    pub trust_project: bool,
 }
 
 #[derive(Debug, Args)]

@@ -42,6 +42,14 @@ pub fn render(
             ));
         }
     }
+    // Codex: a reference no pass-through field carries would stay literal text.
+    if let Some(refused) = notes.iter().find(|n| n.starts_with(CODEX_NO_PASS_THROUGH)) {
+        return Err(UserError::new(refused.clone())
+            .hint(
+                "reference a variable of the same name (`-e X='${X}'`, passed through `env_vars`; headers through `env_http_headers`) and set it where Codex starts, or write the value itself",
+            )
+            .into());
+    }
     let raw = Dialect::of(client)
         .to_raw(&entry)
         .map_err(|e| entry_error(e, client))?;
@@ -67,10 +75,15 @@ pub(crate) fn entry_error(e: entry::EntryError, client: &Client) -> anyhow::Erro
     UserError::new(e.to_string()).hint(hint).into()
 }
 
+/// How the note on a Codex reference without a pass-through field starts.
+const CODEX_NO_PASS_THROUGH: &str = "Codex expands no variables, and has no pass-through field for";
+
 /// Spell `${VAR}` references the way the client expands them (`${env:VAR}` for Cursor
 /// and VS Code, `{env:VAR}` for OpenCode). Codex expands none; its dialect turns
 /// whole-value references into pass-through fields (`env_vars`, `env_http_headers`,
-/// `bearer_token_env_var`). Returns what cannot be said in the client's terms, as warnings.
+/// `bearer_token_env_var`). Returns what cannot be said in the client's terms, as
+/// warnings; for Codex a reference no pass-through field can carry is a note starting
+/// with [`CODEX_NO_PASS_THROUGH`], which `render` refuses.
 fn for_client_vars(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<String>) {
     let mut entry = entry.clone();
     let mut notes = Vec::new();
@@ -149,8 +162,9 @@ fn for_client_vars(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<St
         }
     }
     if !literal.is_empty() {
+        // Written, the text would stay literal (and `plan` would call it in sync).
         notes.push(format!(
-            "Codex expands no variables: {} will hold the `${{...}}` text literally; use a whole-value reference to a variable of the same name instead",
+            "{CODEX_NO_PASS_THROUGH} {}: it would hold the `${{...}}` text literally",
             literal.join(", ")
         ));
     }

@@ -328,7 +328,7 @@ pub enum ProbeError {
         "server wrote a line that is not JSON-RPC on stdout during {phase}: `{line}` (an MCP server must log to stderr, never stdout)"
     )]
     NonJson { line: String, phase: Phase },
-    #[error("server answered {phase} with JSON-RPC error {code}: {message}")]
+    #[error("server answered {phase} with JSON-RPC error {code}{}: {message}", rpc_code_name(*.code))]
     JsonRpc {
         code: i64,
         message: String,
@@ -482,6 +482,23 @@ fn raise(set_by: TimeoutSource) -> String {
         TimeoutSource::Entry { key } => {
             format!("the entry's `{key}`, after which the client gives up too; raise it there")
         }
+    }
+}
+
+/// The names MCP 2026-07-28 gives its own error codes (and the JSON-RPC ones a probe meets
+/// most), so a message says what the number means.
+fn rpc_code_name(code: i64) -> &'static str {
+    match code {
+        -32020 => {
+            " (HeaderMismatch: the Mcp-Method/Mcp-Name headers disagree with the request body)"
+        }
+        -32021 => {
+            " (MissingRequiredClientCapability: the server needs a capability mcpctl's probe does not declare)"
+        }
+        -32022 => " (UnsupportedProtocolVersion)",
+        -32601 => " (method not found)",
+        -32602 => " (invalid params)",
+        _ => "",
     }
 }
 
@@ -745,6 +762,30 @@ pub fn probe_many(
 
 #[cfg(test)]
 mod tests {
+
+    /// MCP 2026-07-28's error codes are named in the message, not only numbered.
+    #[test]
+    fn modern_error_codes_are_named() {
+        for (code, name) in [
+            (-32020, "HeaderMismatch"),
+            (-32021, "MissingRequiredClientCapability"),
+            (-32022, "UnsupportedProtocolVersion"),
+        ] {
+            let error = ProbeError::JsonRpc {
+                code,
+                message: "no".to_owned(),
+                phase: Phase::Discover,
+            };
+            let text = error.to_string();
+            assert!(text.contains(&format!("{code} ({name}")), "{text}");
+        }
+        let other = ProbeError::JsonRpc {
+            code: -1,
+            message: "no".to_owned(),
+            phase: Phase::Discover,
+        };
+        assert!(other.to_string().contains("error -1: no"), "{other}");
+    }
     use super::*;
 
     #[test]

@@ -14,6 +14,23 @@ use crate::session::edit::{self, Action};
 use crate::session::{Context, inventory, targets};
 use crate::state::{Created, Origin, ledger};
 
+/// A name a target client keeps for its own built-in servers (Claude Code's `workspace`,
+/// `computer-use`, ...) would be skipped or rejected by that client: refuse it before
+/// anything is written.
+pub(crate) fn refuse_reserved_name(clients: &[&Client], name: &str) -> Result<(), UserError> {
+    match clients
+        .iter()
+        .find(|c| c.reserved_names.iter().any(|r| r == name))
+    {
+        Some(client) => Err(UserError::new(format!(
+            "{} keeps the server name `{name}` for its own built-in server and skips or rejects an entry by that name",
+            client.name
+        ))
+        .hint(format!("pick another name, such as `{name}-mcp`"))),
+        None => Ok(()),
+    }
+}
+
 /// Clients with `strict_names` take only `[A-Za-z0-9_-]` in names: say so before writing.
 pub(crate) fn warn_unportable_name(printer: &Printer, client: &Client, name: &str) {
     if client.fields.strict_names && !entry::name_is_portable(name) {

@@ -8,6 +8,7 @@
     reason = "tests fail loudly and write their own fixture files"
 )]
 mod add;
+mod approval;
 mod check;
 mod clients;
 mod concurrency;
@@ -22,6 +23,8 @@ mod fixture_server;
 mod golden;
 mod goose;
 mod habits;
+mod hostile_manifest;
+mod hostile_registry;
 mod identity;
 mod import;
 mod list;
@@ -39,6 +42,7 @@ mod read_as_client;
 mod registry;
 mod registry_server;
 mod remove;
+mod rows;
 mod secret_store;
 mod secrets;
 mod ship;
@@ -46,4 +50,5 @@ mod sources;
 mod state;
 mod toggle;
 mod tools;
+mod traps;
 mod undo;
