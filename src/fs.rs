@@ -327,11 +327,14 @@ pub fn write_atomic(
                 path: source.path.clone(),
             });
         }
+        crate::fault::step_at("swapped", &target).map_err(write_err)?;
         sync_dir(dir);
+        crate::fault::step_at("dir", &target).map_err(write_err)?;
         return Ok(Written { backup: None });
     };
     match swap::swap(&temp.path, &target).map_err(write_err)? {
         Swapped::Done { old } => {
+            crate::fault::step_at("swapped", &target).map_err(write_err)?;
             let replaced = stamp_of_path(&old);
             if replaced.as_ref() != Some(read_stamp) {
                 // Another program replaced the file after the last look: put its
@@ -344,6 +347,7 @@ pub fn write_atomic(
             let backup = backups.and_then(|b| keep_backup(&old, &target, b).ok());
             let _ = fs::remove_file(&old);
             sync_dir(dir);
+            crate::fault::step_at("dir", &target).map_err(write_err)?;
             Ok(Written { backup })
         }
         Swapped::Unsupported => {
@@ -385,6 +389,7 @@ pub fn delete_atomic(
     let (aside, _) = Temp::create(&target).map_err(write_err)?;
     before_swap();
     fs::rename(&target, &aside.path).map_err(write_err)?;
+    crate::fault::step_at("swapped", &target).map_err(write_err)?;
     if stamp_of_path(&aside.path).as_ref() != Some(read_stamp) {
         // Another program's version: back in place, unless yet another one is there now
         // (then this one is kept as a backup).
@@ -414,6 +419,7 @@ fn prepare_temp(target: &Path, source: &Source, text: &str) -> io::Result<(Temp,
     }
     file.write_all(text.as_bytes())?;
     file.sync_all()?;
+    crate::fault::step_at("synced", target)?;
     let ours = Stamp::of(&file.metadata()?);
     Ok((temp, ours))
 }
@@ -699,6 +705,7 @@ pub fn lock_exclusive(path: &Path) -> Result<File, FsError> {
         path: path.to_path_buf(),
         source,
     };
+    crate::fault::step_at("lock", path).map_err(err)?;
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir).map_err(err)?;
     }

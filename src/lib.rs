@@ -10,6 +10,7 @@ pub mod clients;
 pub mod commands;
 pub mod entry;
 pub mod error;
+pub mod fault;
 pub mod formats;
 pub mod fs;
 pub mod handshake;
@@ -51,6 +52,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         }
     };
     let platform = Platform::from_env(cli.global.platform);
+    fault::arm(platform.var("MCPCTL_FAULT"), platform.var("MCPCTL_FAULT_GATE"));
     let no_color = platform.var("NO_COLOR").is_some();
     let mut printer = Printer::new(
         cli.global.json,
