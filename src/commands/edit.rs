@@ -239,9 +239,10 @@ pub fn apply_from(
             }
             Err(FsError::Changed { .. }) => {}
             Err(e) => {
-                return Err(UserError::new(e.to_string())
-                    .hint("check that the directory is writable; the file was left as it was")
-                    .into());
+                let hint = e
+                    .hint()
+                    .unwrap_or("check that the directory is writable; the file was left as it was");
+                return Err(UserError::new(e.to_string()).hint(hint).into());
             }
         }
     }
@@ -353,9 +354,10 @@ pub fn put_bytes(ctx: &Context, path: &Path, bytes: &[u8]) -> anyhow::Result<boo
             Ok(_) => return Ok(true),
             Err(FsError::Changed { .. }) => {}
             Err(e) => {
-                return Err(UserError::new(e.to_string())
-                    .hint("check that the directory is writable; the file was left as it was")
-                    .into());
+                let hint = e
+                    .hint()
+                    .unwrap_or("check that the directory is writable; the file was left as it was");
+                return Err(UserError::new(e.to_string()).hint(hint).into());
             }
         }
     }

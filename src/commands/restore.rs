@@ -39,9 +39,12 @@ pub fn run(args: RestoreArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
         .hint(format!("see `mcpctl backups -c {}`", client.id))
         .into());
     };
-    let bytes = crate::fs::read_bytes(&chosen.path)
-        .map_err(|e| UserError::new(e.to_string()))?
-        .ok_or_else(|| UserError::new(format!("backup `{}` is gone", chosen.path.display())))?;
+    let bytes = chosen.verified_bytes().map_err(|e| {
+        UserError::new(e.to_string()).hint(format!(
+            "`mcpctl backups -c {}` lists the other versions kept; `--backup N` picks one",
+            client.id
+        ))
+    })?;
     let mut report = RestoreReport {
         client: client.id.clone(),
         path: location.path.clone(),

@@ -41,4 +41,5 @@ mod sources;
 mod state;
 mod toggle;
 mod tools;
+mod txn;
 mod undo;
