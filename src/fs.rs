@@ -101,6 +101,8 @@ pub enum FsError {
         backups: PathBuf,
         source: io::Error,
     },
+    #[error("cannot record what mcpctl is about to write in its state directory (`{dir}`): {source}; nothing was written")]
+    Intent { dir: PathBuf, source: io::Error },
     #[error("backup `{backup}` {why}; nothing was written")]
     Unverified { backup: PathBuf, why: String },
     #[error("`{path}` changed while mcpctl was editing it")]
@@ -125,7 +127,7 @@ impl FsError {
     /// What to do about it, where that differs from the caller's general advice.
     pub fn hint(&self) -> Option<&'static str> {
         match self {
-            FsError::Backup { .. } => Some(
+            FsError::Backup { .. } | FsError::Intent { .. } => Some(
                 "free space in mcpctl's state directory (or point MCPCTL_STATE_DIR at a disk with room), then run the command again",
             ),
             _ => None,
@@ -177,6 +179,49 @@ pub fn read_source(path: &Path) -> Result<Source, FsError> {
         stamp: Some(Stamp::of(&meta)),
         digest,
     })
+}
+
+/// How long an existing file that reads empty is watched for a writer that is half-way
+/// (truncated it and is writing it back): briefly for any file, longer for one mcpctl
+/// knows had content (`expect_content`, asked only then).
+const SETTLE_ANY: std::time::Duration = std::time::Duration::from_millis(40);
+const SETTLE_KNOWN: std::time::Duration = std::time::Duration::from_secs(3);
+const SETTLE_STEP: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// `read_source`, but a file that exists and reads empty (0 bytes, or only whitespace) is
+/// looked at again for a while: another program's in-place write (`fs.writeFileSync`, an
+/// editor) truncates first and writes second, and the gap is not an empty config. The
+/// version returned is one that held still between two looks.
+pub fn read_settled(
+    path: &Path,
+    expect_content: impl FnOnce() -> bool,
+) -> Result<Source, FsError> {
+    let source = read_source(path)?;
+    if !source.exists() || !source.text.trim().is_empty() {
+        return Ok(source);
+    }
+    let budget = if expect_content() {
+        SETTLE_KNOWN
+    } else {
+        SETTLE_ANY
+    };
+    let started = std::time::Instant::now();
+    let mut last = source;
+    while started.elapsed() < budget {
+        std::thread::sleep(SETTLE_STEP);
+        let again = read_source(path)?;
+        let settled = again.stamp == last.stamp;
+        let filled = !again.text.trim().is_empty();
+        last = again;
+        if filled {
+            // Content arrived: take it once it holds still.
+            if settled {
+                return Ok(last);
+            }
+            continue;
+        }
+    }
+    Ok(last)
 }
 
 /// Open for reading without blocking on a FIFO (whose `open` waits for a writer).
@@ -583,6 +628,13 @@ fn current_stamp(path: &Path) -> io::Result<Option<Stamp>> {
 
 fn stamp_of_path(path: &Path) -> Option<Stamp> {
     fs::symlink_metadata(path).ok().map(|m| Stamp::of(&m))
+}
+
+/// Make the name of `path` durable (fsync its directory).
+pub fn sync_dir_of(path: &Path) {
+    if let Some(dir) = path.parent() {
+        sync_dir(dir);
+    }
 }
 
 fn sync_dir(dir: &Path) {

@@ -77,6 +77,12 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
             return ExitStatus::Error.into();
         }
     };
+    ctx.state.set_command(&commands::label(&args));
+    // A command that died mid-write left an intent: it becomes the journal record first.
+    if let Err(error) = ctx.state.recover() {
+        printer.error(&error);
+        return ExitStatus::Error.into();
+    }
     let mut status = match commands::run(cli.command, &ctx, &mut printer) {
         Ok(status) => status,
         Err(error) if error.is::<picker::Cancelled>() => {

@@ -264,14 +264,16 @@ pub fn write_file(
     text: &str,
 ) -> Result<FileChange, FsError> {
     let created_dirs = crate::fs::missing_dirs(&source.path);
-    let written = write_atomic(lock, source, text, ctx.backups.as_deref())?;
-    let change = FileChange {
+    let mut change = FileChange {
         path: source.path.clone(),
         created: !source.exists(),
-        backup: written.backup,
+        backup: None,
         after: Some(digest(&source.bytes_for(text))),
+        before: source.digest.clone(),
         created_dirs,
     };
+    ctx.state.intend(&change)?;
+    change.backup = write_atomic(lock, source, text, ctx.backups.as_deref())?.backup;
     ctx.state.wrote(change.clone());
     Ok(change)
 }
@@ -284,15 +286,17 @@ fn delete_created(
     source: &Source,
     dirs: &[std::path::PathBuf],
 ) -> Result<FileChange, FsError> {
-    let written = crate::fs::delete_atomic(lock, source, ctx.backups.as_deref())?;
-    crate::fs::remove_created(&source.path, dirs)?;
-    let change = FileChange {
+    let mut change = FileChange {
         path: source.path.clone(),
         created: false,
-        backup: written.backup,
+        backup: None,
         after: None,
+        before: source.digest.clone(),
         created_dirs: Vec::new(),
     };
+    ctx.state.intend(&change)?;
+    change.backup = crate::fs::delete_atomic(lock, source, ctx.backups.as_deref())?.backup;
+    crate::fs::remove_created(&source.path, dirs)?;
     ctx.state.wrote(change.clone());
     Ok(change)
 }
@@ -373,6 +377,19 @@ pub fn put_bytes(ctx: &Context, path: &Path, bytes: &[u8]) -> anyhow::Result<boo
 /// deletion can itself be undone; then the now-empty directories in `dirs`.
 pub fn delete_file(ctx: &Context, path: &Path, dirs: &[std::path::PathBuf]) -> anyhow::Result<()> {
     let _lock = lock(ctx, path)?;
+    let before = crate::fs::read_bytes(path)
+        .map_err(|e| UserError::new(e.to_string()))?
+        .map(|bytes| digest(&bytes));
+    ctx.state
+        .intend(&FileChange {
+            path: path.to_path_buf(),
+            created: false,
+            backup: None,
+            after: None,
+            before: before.clone(),
+            created_dirs: Vec::new(),
+        })
+        .map_err(|e| UserError::new(e.to_string()))?;
     let backup = match &ctx.backups {
         Some(backups) if path.exists() => Some(
             crate::fs::backup_now(path, backups)
@@ -386,6 +403,7 @@ pub fn delete_file(ctx: &Context, path: &Path, dirs: &[std::path::PathBuf]) -> a
         created: false,
         backup,
         after: None,
+        before,
         created_dirs: Vec::new(),
     });
     Ok(())

@@ -20,6 +20,10 @@ pub struct FileChange {
     pub backup: Option<PathBuf>,
     /// The digest of the bytes the command left (`digest`); `None` when it deleted the file.
     pub after: Option<String>,
+    /// The digest of the bytes before the command (`None`: the file did not exist, or a
+    /// record of an older mcpctl version).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<String>,
     /// Directories the command created for the file, deepest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub created_dirs: Vec<PathBuf>,
