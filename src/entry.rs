@@ -6,6 +6,7 @@
 //! tolerates lives in `spelling`. Only structural differences are code here.
 //! This module never reads files or the environment.
 
+pub mod render;
 pub mod spelling;
 
 use indexmap::IndexMap;
@@ -40,6 +41,19 @@ pub enum RemoteKind {
     Http,
     /// Legacy HTTP+SSE (2024-11-05).
     Sse,
+}
+
+impl RemoteKind {
+    /// The transport a URL names when nothing else says: a path ending in `/sse` (query,
+    /// fragment and trailing slash aside) is the legacy transport, anything else HTTP.
+    pub fn of_url(url: &str) -> RemoteKind {
+        let path = url.split(['?', '#']).next().unwrap_or(url);
+        if path.trim_end_matches('/').ends_with("/sse") {
+            RemoteKind::Sse
+        } else {
+            RemoteKind::Http
+        }
+    }
 }
 
 /// A server entry, independent of any client's spelling.

@@ -19,6 +19,7 @@ pub mod output;
 pub mod picker;
 pub mod platform;
 pub mod registry;
+pub mod session;
 pub mod sources;
 pub mod state;
 pub mod suggest;
@@ -35,10 +36,10 @@ use clap::Parser;
 
 use crate::cli::Cli;
 use crate::clients::ClientTable;
-use crate::commands::Context;
 use crate::error::{ExitStatus, UserError};
 use crate::output::Printer;
 use crate::platform::Platform;
+use crate::session::Context;
 
 /// Run mcpctl with these arguments (the first is the program name).
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
@@ -46,6 +47,13 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
+            if e.kind() == clap::error::ErrorKind::InvalidSubcommand
+                && let Some(error) = foreign_verb(&args)
+            {
+                let printer = Printer::new(false, false, output::ColorWhen::Auto, true);
+                printer.error(&error);
+                return ExitStatus::Error.into();
+            }
             // clap prints help/version to stdout (exit 0) and usage errors to stderr (2).
             let _ = e.print();
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
@@ -77,7 +85,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
             return ExitStatus::Error.into();
         }
     };
-    ctx.state.set_command(&commands::label(&args));
+    ctx.state.set_command(&commands::label(&args, &[]));
     // A command that died mid-write left an intent: it becomes the journal record first.
     if let Err(error) = ctx.state.recover() {
         printer.error(&error);
@@ -95,13 +103,32 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         }
     };
     // Remember what the command wrote (ledger, journal), also after a failure.
-    if let Err(error) = ctx.state.finish(&commands::label(&args)) {
+    if let Err(error) = ctx
+        .state
+        .finish(&commands::label(&args, &ctx.state.names_changed()))
+    {
         printer.error(&error);
         status = ExitStatus::Error;
     }
     // A closed stdout (`mcpctl doctor | head -1`) is not an error of its own, and it
     // does not hide one either: the verdict (1 = problems found) is kept.
     status.into()
+}
+
+/// `mcpctl install X`, `mcpctl mcp add X -- …`: the line that does it, instead of clap's
+/// "similar subcommands" (`disable`, `copy`), which are rarely what was meant.
+fn foreign_verb(args: &[OsString]) -> Option<anyhow::Error> {
+    let words: Vec<String> = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let (word, line) = suggest::foreign_verb(&words)?;
+    Some(
+        UserError::new(format!("`{word}` is not an mcpctl command"))
+            .hint(format!("try `{line}`; `mcpctl --help` lists the commands"))
+            .into(),
+    )
 }
 
 fn context(cli: &Cli, platform: Platform, argv: Vec<String>) -> anyhow::Result<Context> {

@@ -6,21 +6,21 @@ use serde_json::{Map, Value};
 use crate::check::{pattern_secret, secret_name};
 use crate::cli::{AddArgs, TransportArg};
 use crate::clients::{Client, Fields, Scope, VarSyntax};
-use crate::commands::Context;
-use crate::commands::edit::{self, Action, EditReport};
-use crate::commands::{inventory, targets};
+use crate::entry::render::each_string;
 use crate::entry::{self, Dialect, RemoteKind, ServerEntry, StringMap, Transport, spelling};
 use crate::error::{ExitStatus, UserError};
-use crate::formats::{Edit, ServersAt};
-use crate::output::{Printer, redact, redact_raw};
+use crate::output::{Printer, redact};
 use crate::platform::Os;
-use crate::state::{Created, Origin, ledger};
+use crate::session::Context;
+use crate::session::edit::EditReport;
+use crate::session::targets;
+use crate::session::write::{
+    Flags, Provenance, add_to, parse_pairs, validate_url, warn_unportable_name,
+};
+use crate::state::Origin;
 use crate::vars;
 
 pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
-    if super::install::is_registry_add(&args) {
-        return super::install::run(args, ctx, printer);
-    }
     let AddArgs {
         name,
         stray,
@@ -65,8 +65,11 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         transport,
         from_json.is_some() || !command.is_empty(),
     )?;
-    let kind = remote_kind(transport, url.is_some())?;
-    warn_flags_after_dashes(printer, &command);
+    let kind = remote_kind(transport, url.as_deref())?;
+    // `--dry-run` typed after `--` was almost always meant for mcpctl: writing would be
+    // the harmful reading of it, so nothing is written (the diff shows the entry as the
+    // server would get it).
+    let dry_run = warn_flags_after_dashes(printer, &command) || dry_run;
     let snippet = from_json.as_deref().map(read_json_arg).transpose()?;
     let spec = build_entry(
         name,
@@ -92,6 +95,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         validate_url(url)?;
     }
     warn_plaintext_secrets(printer, &entry);
+    warn_missing_command(ctx, printer, &entry);
     let clients = targets::choose(ctx, &target_args, "add", &|_| true)?;
     let mut report = EditReport::new(dry_run);
     let mut prompted_inputs: Vec<String> = Vec::new();
@@ -133,33 +137,6 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         report.push(ctx, client, scope, result);
     }
     printer.emit(&report)
-}
-
-/// Clients with `strict_names` take only `[A-Za-z0-9_-]` in names: say so before writing.
-pub(crate) fn warn_unportable_name(printer: &Printer, client: &Client, name: &str) {
-    if client.fields.strict_names && !entry::name_is_portable(name) {
-        printer.warn(&format!(
-            "{} may reject or rename the server `{name}`: its tool ids take only letters, digits, `-` and `_`",
-            client.name
-        ));
-    }
-}
-
-/// The switches of `add` that shape each write.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Flags {
-    pub force: bool,
-    pub dry_run: bool,
-    pub no_wrap: bool,
-}
-
-/// Checks an existing entry before it is replaced (`update`: still as mcpctl wrote it?).
-pub(crate) type Guard<'a> = &'a dyn Fn(Option<&Value>) -> anyhow::Result<()>;
-
-/// Where an entry comes from (for the ledger), and a check on the entry it replaces.
-pub(crate) struct Provenance<'a> {
-    pub origin: Origin,
-    pub guard: Option<Guard<'a>>,
 }
 
 /// Words after NAME that are neither flags nor after `--`: a URL, as `claude mcp add
@@ -263,8 +240,10 @@ fn looks_like_url(word: &str) -> bool {
 }
 
 /// The remote kind from `--transport` and whether a URL was given.
-fn remote_kind(transport: Option<TransportArg>, has_url: bool) -> anyhow::Result<RemoteKind> {
-    match (transport, has_url) {
+/// The remote transport: `--transport` when given, else what the URL names (`/sse` is the
+/// legacy transport, as `check --fix` infers it too).
+fn remote_kind(transport: Option<TransportArg>, url: Option<&str>) -> anyhow::Result<RemoteKind> {
+    match (transport, url.is_some()) {
         (Some(TransportArg::Stdio), true) => Err(UserError::new(
             "`--transport stdio` runs a command, but a URL was given",
         )
@@ -280,32 +259,9 @@ fn remote_kind(transport: Option<TransportArg>, has_url: bool) -> anyhow::Result
         ))
         .hint("write `mcpctl add NAME -c ID --transport http https://example.com/mcp`")
         .into()),
-        (t, _) => Ok(t.and_then(TransportArg::remote).unwrap_or(RemoteKind::Http)),
-    }
-}
-
-/// A remote URL must be `http(s)://host...` (or start with a variable reference).
-pub(crate) fn validate_url(url: &str) -> anyhow::Result<()> {
-    if url.starts_with("${") || url.starts_with("{env:") {
-        return Ok(());
-    }
-    let lower = url.to_ascii_lowercase();
-    let rest = lower
-        .strip_prefix("https://")
-        .or_else(|| lower.strip_prefix("http://"));
-    let host = rest.map(|r| r.split(['/', '?', '#']).next().unwrap_or_default());
-    let problem = match host {
-        _ if url.trim().is_empty() => Some("the URL is empty"),
-        None => Some("only http:// and https:// URLs reach an MCP server"),
-        Some("") => Some("the URL has no host"),
-        Some(_) if url.contains(char::is_whitespace) => Some("the URL contains a space"),
-        Some(_) => None,
-    };
-    match problem {
-        Some(problem) => Err(UserError::new(format!("`{url}` is not a server URL: {problem}"))
-            .hint("give the address the server's docs print, e.g. `--url https://example.com/mcp`; nothing was written")
-            .into()),
-        None => Ok(()),
+        (t, _) => Ok(t
+            .and_then(TransportArg::remote)
+            .unwrap_or_else(|| url.map_or(RemoteKind::Http, RemoteKind::of_url))),
     }
 }
 
@@ -315,8 +271,9 @@ const SERVER_FLAGS: &[&str] = &[
     "json", "registry", "timeout",
 ];
 
-/// `--dry-run` after `--` goes to the server: right, but rarely meant.
-fn warn_flags_after_dashes(printer: &Printer, command: &[String]) {
+/// `--dry-run` after `--` goes to the server: right, but rarely meant. True when
+/// `--dry-run` is among them: the caller writes nothing.
+fn warn_flags_after_dashes(printer: &Printer, command: &[String]) -> bool {
     use clap::CommandFactory;
     let cli = crate::cli::Cli::command();
     let ours: Vec<String> = cli
@@ -331,13 +288,37 @@ fn warn_flags_after_dashes(printer: &Printer, command: &[String]) {
         .filter(|long| !SERVER_FLAGS.contains(long))
         .map(|long| format!("--{long}"))
         .collect();
+    let mut dry_run = false;
     for word in command.iter().skip(1) {
         let flag = word.split('=').next().unwrap_or(word);
-        if ours.iter().any(|o| o == flag) {
+        if flag == "--dry-run" {
+            dry_run = true;
+            printer.warn(
+                "`--dry-run` after `--` belongs to the server's command, but nothing is written while it is there: put it before `--` for mcpctl's dry run, or give the entry with `--from-json` if the server takes `--dry-run` itself",
+            );
+        } else if ours.iter().any(|o| o == flag) {
             printer.warn(&format!(
                 "`{flag}` after `--` is passed to the server, not to mcpctl; put it before `--` if you meant mcpctl's"
             ));
         }
+    }
+    dry_run
+}
+
+/// A command that is not on PATH (a typo, a tool not installed yet) is still written (the
+/// client may see another PATH), but said now rather than at the first `doctor`. Only
+/// for this host's own platform, and not for paths or variable references.
+fn warn_missing_command(ctx: &Context, printer: &Printer, entry: &ServerEntry) {
+    let Transport::Stdio { command, .. } = &entry.transport else {
+        return;
+    };
+    let plain = !command.is_empty()
+        && !command.contains(['/', '\\', '$', '{', '%'])
+        && ctx.platform.os == Os::host();
+    if plain && !ctx.platform.on_path(command) {
+        printer.warn(&format!(
+            "`{command}` is not on PATH here: the entry is written, but a client with this PATH cannot start it; install it, or give its full path (`mcpctl doctor` checks again)"
+        ));
     }
 }
 
@@ -416,364 +397,6 @@ fn input_note(id: &str, inputs: &[Value]) -> String {
     )
 }
 
-/// Apply `f` to every string of an entry that may hold a reference.
-fn each_string(entry: &mut ServerEntry, f: &mut dyn FnMut(&mut String)) {
-    match &mut entry.transport {
-        Transport::Stdio {
-            command,
-            args,
-            env,
-            cwd,
-        } => {
-            f(command);
-            args.iter_mut().for_each(&mut *f);
-            env.values_mut().for_each(&mut *f);
-            cwd.iter_mut().for_each(&mut *f);
-        }
-        Transport::Remote { url, headers, .. } => {
-            f(url);
-            headers.values_mut().for_each(&mut *f);
-        }
-    }
-}
-
-/// Merge VS Code `inputs` into the file's top-level `inputs` list, by id.
-fn merge_inputs(doc: &mut dyn crate::formats::ConfigDoc, inputs: &[Value]) -> anyhow::Result<Edit> {
-    let existing = doc
-        .servers(ServersAt::map(&[]))?
-        .into_iter()
-        .find(|(k, _)| k == "inputs")
-        .map(|(_, v)| v);
-    let mut list = match existing {
-        None => Vec::new(),
-        Some(Value::Array(list)) => list,
-        Some(_) => {
-            return Err(UserError::new("the file's `inputs` is not a list")
-                .hint("fix `inputs` by hand, or add the server without `${input:...}`")
-                .into());
-        }
-    };
-    let before = list.len();
-    for input in inputs {
-        let id = input.get("id");
-        if !list.iter().any(|i| i.get("id") == id) {
-            list.push(input.clone());
-        }
-    }
-    if list.len() == before {
-        return Ok(Edit::Unchanged);
-    }
-    Ok(doc.upsert(ServersAt::map(&[]), "inputs", &Value::Array(list))?)
-}
-
-/// Write `entry` into `client`'s file as that client spells it (Windows wrap, variable
-/// syntax), with VS Code `inputs` it references. Returns the path shown, the outcome,
-/// notes to print, and the entry as rendered for this client.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the parts of one write, shared with registry installs and update"
-)]
-pub(crate) fn add_to(
-    ctx: &Context,
-    client: &Client,
-    scope: Scope,
-    name: &str,
-    entry: &ServerEntry,
-    inputs: &[Value],
-    flags: Flags,
-    how: &Provenance<'_>,
-) -> anyhow::Result<(String, edit::Outcome, Vec<String>, ServerEntry)> {
-    let Flags {
-        force,
-        dry_run,
-        no_wrap,
-    } = flags;
-    let location = targets::location(ctx, client, scope)?;
-    match inventory::read_only_of(ctx, client, name) {
-        (Some(ex), _) => return Err(inventory::exclusive_error(ctx, client, &ex)),
-        (None, Some(entry)) if !force => {
-            return Err(inventory::managed_elsewhere(
-                ctx,
-                client,
-                &entry,
-                ", or pass --force to add an entry of your own with that name",
-            ));
-        }
-        _ => {}
-    }
-    let dialect = Dialect::of(client);
-    // Fail early (before reading the file) when the client cannot take this entry.
-    let (entry, _, notes) = render(ctx, client, entry, no_wrap)?;
-    let path = location.path.clone();
-    // The entry as last written by the closure below (it may run again after a
-    // concurrent write), for the ledger.
-    let written: std::cell::RefCell<Option<Value>> = std::cell::RefCell::new(None);
-    // How the map was written before a new entry went in (what the add creates).
-    let before: std::cell::RefCell<Option<crate::formats::MapState>> =
-        std::cell::RefCell::new(None);
-    let outcome = edit::apply(ctx, client, &location, dry_run, &|doc| {
-        let existing = doc
-            .servers(location.at())?
-            .into_iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, raw)| raw);
-        edit::refuse_builtin(client, name, existing.as_ref())?;
-        if let Some(guard) = how.guard {
-            guard(existing.as_ref())?;
-        }
-        *before.borrow_mut() = match existing {
-            // List-shaped servers (Vibe's `[[mcp_servers]]`) have no map to restore.
-            None if location.name_key.is_none() => Some(doc.map_state(&location.key)?),
-            None => None,
-            Some(_) => None,
-        };
-        let raw = match existing {
-            None => dialect
-                .to_raw_named(&entry, Some(name))
-                .map_err(|e| entry_error(e, client))?,
-            Some(old_raw) => {
-                let old = dialect.from_raw(&old_raw);
-                if old.as_ref().is_ok_and(|old| old.same_as(&entry)) {
-                    return if inputs.is_empty() {
-                        Ok(Edit::Unchanged)
-                    } else {
-                        merge_inputs(doc, inputs)
-                    };
-                }
-                if !force {
-                    return Err(UserError::new(format!(
-                        "`{name}` already exists in {} with different content\n  existing: {}\n  new:      {}",
-                        client.name,
-                        redact_raw(&old_raw),
-                        redact_raw(&dialect.to_raw_named(&entry, Some(name)).map_err(|e| entry_error(e, client))?),
-                    ))
-                    .hint("pass `--force` to replace it (fields mcpctl does not manage are kept), or pick another name")
-                    .into());
-                }
-                // Keep the client's own fields (autoApprove, timeout, ...) on replace.
-                let mut merged = entry.clone();
-                if let Ok(old) = old {
-                    let mut extras = old.extras;
-                    extras.extend(entry.extras.clone());
-                    merged.extras = extras;
-                }
-                dialect
-                    .to_raw_named(&merged, Some(name))
-                    .map_err(|e| entry_error(e, client))?
-            }
-        };
-        let edited = doc.upsert(location.at(), name, &raw)?;
-        *written.borrow_mut() = Some(raw);
-        let inputs_edit = if inputs.is_empty() {
-            Edit::Unchanged
-        } else {
-            merge_inputs(doc, inputs)?
-        };
-        Ok(if edited == Edit::Unchanged {
-            inputs_edit
-        } else {
-            edited
-        })
-    })?;
-    if !dry_run
-        && matches!(outcome.action, Action::Added | Action::Updated)
-        && let Some(fingerprint) = written
-            .borrow()
-            .as_ref()
-            .and_then(|raw| ledger::fingerprint_raw(&dialect, raw))
-    {
-        let key = edit::entry_key(&location, name);
-        let mut created = Created {
-            created_file: outcome.created,
-            created_dirs: outcome.created_dirs.clone(),
-            created_map: before
-                .borrow()
-                .clone()
-                .filter(|m| !m.created_nothing(&location.key)),
-        };
-        created.inherit(&key, &ctx.state.records(&|r| r.entry.path == key.path)?);
-        ctx.state
-            .record(key, fingerprint, how.origin.clone(), created)?;
-    }
-    Ok((edit::shown(ctx, &path), outcome, notes, entry))
-}
-
-/// An entry as `client` on the target platform must spell it: Windows wrapping, variable
-/// syntax, dialect. Returns the entry as rendered (canonical), the client's raw entry, and
-/// warnings. `add`, `copy` and `apply` all render through here.
-pub fn render(
-    ctx: &Context,
-    client: &Client,
-    entry: &ServerEntry,
-    no_wrap: bool,
-) -> anyhow::Result<(ServerEntry, Value, Vec<String>)> {
-    let entry = for_platform(entry, ctx.platform.os, &client.fields, no_wrap);
-    let (entry, mut notes) = for_client_vars(&entry, client);
-    if let Transport::Stdio { command, args, .. } = &entry.transport
-        && entry::is_wrapped(command, args)
-    {
-        let risky = entry::cmd_metachar_args(args);
-        if !risky.is_empty() {
-            notes.push(format!(
-                "`cmd /c` re-reads {} for cmd.exe's special characters (& | < > ^ % ! \"), which can break or change the command; \
-                 consider `node <path-to-the-package's-bin.js>` instead of the shim",
-                risky.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ")
-            ));
-        }
-    }
-    let raw = Dialect::of(client)
-        .to_raw(&entry)
-        .map_err(|e| entry_error(e, client))?;
-    Ok((entry, raw, notes))
-}
-
-fn entry_error(e: entry::EntryError, client: &Client) -> anyhow::Error {
-    let hint = match &e {
-        entry::EntryError::Unsupported { hint: Some(h), .. } => h.clone(),
-        entry::EntryError::Unsupported { .. } => format!(
-            "{} supports: {}",
-            client.name,
-            client
-                .fields
-                .transports
-                .iter()
-                .map(|t| t.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        _ => "fix the entry and run the command again".to_owned(),
-    };
-    UserError::new(e.to_string()).hint(hint).into()
-}
-
-/// Spell `${VAR}` references the way the client expands them (`${env:VAR}` for Cursor
-/// and VS Code, `{env:VAR}` for OpenCode). Codex expands none; its dialect turns
-/// whole-value references into pass-through fields (`env_vars`, `env_http_headers`,
-/// `bearer_token_env_var`). Returns what cannot be said in the client's terms, as warnings.
-fn for_client_vars(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<String>) {
-    let mut entry = entry.clone();
-    let mut notes = Vec::new();
-    let env_refs = |s: &str| {
-        vars::references(s)
-            .into_iter()
-            .any(|r| r.syntax != vars::Syntax::Input)
-    };
-    let strings: Vec<String> = match &entry.transport {
-        Transport::Stdio {
-            command,
-            args,
-            env,
-            cwd,
-        } => std::iter::once(command)
-            .chain(args)
-            .chain(env.values())
-            .chain(cwd)
-            .cloned()
-            .collect(),
-        Transport::Remote { url, headers, .. } => std::iter::once(url)
-            .chain(headers.values())
-            .cloned()
-            .collect(),
-    };
-    if !strings.iter().any(|s| env_refs(s)) {
-        return (entry, notes);
-    }
-    let Some(syntax) = client.fields.var_syntax else {
-        notes.push(format!(
-            "mcpctl does not know whether {} expands `${{VAR}}` references; they are written as given",
-            client.name
-        ));
-        return (entry, notes);
-    };
-    if syntax != VarSyntax::Codex {
-        each_string(&mut entry, &mut |s| *s = vars::respell(s, syntax));
-        return (entry, notes);
-    }
-    // Codex: no expansion at all. The dialect turns whole-value references to a variable
-    // (of the same name, for env) into pass-through fields; anything else stays literal.
-    let passes = |s: &str| vars::sole_reference(s).is_some();
-    let mut literal = Vec::new();
-    match &entry.transport {
-        Transport::Stdio {
-            command, args, env, ..
-        } => {
-            literal.extend(
-                env.iter()
-                    .filter(|(k, v)| {
-                        env_refs(v) && vars::sole_reference(v).as_deref() != Some(k.as_str())
-                    })
-                    .map(|(k, _)| format!("env `{k}`")),
-            );
-            literal.extend(
-                std::iter::once(command)
-                    .chain(args)
-                    .filter(|s| env_refs(s))
-                    .map(|s| format!("`{s}`")),
-            );
-        }
-        Transport::Remote { url, headers, .. } => {
-            literal.extend(
-                headers
-                    .iter()
-                    .filter(|(k, v)| {
-                        let bearer = k.eq_ignore_ascii_case("authorization")
-                            && v.strip_prefix("Bearer ").is_some_and(passes);
-                        env_refs(v) && !passes(v) && !bearer
-                    })
-                    .map(|(k, _)| format!("header `{k}`")),
-            );
-            if env_refs(url) {
-                literal.push("the URL".to_owned());
-            }
-        }
-    }
-    if !literal.is_empty() {
-        notes.push(format!(
-            "Codex expands no variables: {} will hold the `${{...}}` text literally; use a whole-value reference to a variable of the same name instead",
-            literal.join(", ")
-        ));
-    }
-    (entry, notes)
-}
-
-/// Wrap npm-style shims as `cmd /c` for Windows targets that need it.
-fn for_platform(entry: &ServerEntry, os: Os, fields: &Fields, no_wrap: bool) -> ServerEntry {
-    let mut entry = entry.clone();
-    if os == Os::Windows
-        && fields.wrap_windows
-        && !no_wrap
-        && let Transport::Stdio { command, args, .. } = &mut entry.transport
-    {
-        let (c, a) = entry::wrap(command, args);
-        *command = c;
-        *args = a;
-    }
-    entry
-}
-
-pub(crate) fn parse_pairs(
-    pairs: &[String],
-    what: &str,
-    separators: &[char],
-) -> anyhow::Result<StringMap> {
-    let mut out = StringMap::new();
-    for pair in pairs {
-        let Some(at) = pair.find(separators) else {
-            return Err(UserError::new(format!("`{pair}` is not KEY=VALUE"))
-                .hint(format!("write the {what} as `--{what} KEY=VALUE`"))
-                .into());
-        };
-        let key = pair[..at].trim();
-        if key.is_empty() {
-            return Err(UserError::new(format!("`{pair}` has an empty key"))
-                .hint(format!("write the {what} as `--{what} KEY=VALUE`"))
-                .into());
-        }
-        out.insert(key.to_owned(), pair[at + 1..].trim_start().to_owned());
-    }
-    Ok(out)
-}
-
 fn looks_like_entry(map: &Map<String, Value>) -> bool {
     spelling::looks_like_entry(map.keys().map(String::as_str))
 }
@@ -787,11 +410,18 @@ struct Snippet {
     notes: Vec<String>,
 }
 
-/// Shell quoting eats quotes and splits words: `{command:npx}` or a cut-off object.
+/// Shell quoting eats the quotes (`{command:npx}`, or `{command:` when it also split the
+/// words); text that still has its quotes was quoted right, whatever else is wrong.
 fn looks_shell_mangled(text: &str) -> bool {
     let text = text.trim();
-    (text.starts_with('{') && !text.contains('"'))
-        || text.matches('{').count() != text.matches('}').count()
+    text.starts_with('{') && !text.contains('"')
+}
+
+/// Text with its quotes whose brackets never close: the copy stopped early.
+fn looks_cut_off(text: &str) -> bool {
+    let text = text.trim();
+    text.matches('{').count() > text.matches('}').count()
+        || text.matches('[').count() > text.matches(']').count()
 }
 
 /// The entry in a `--from-json` snippet (JSON or JSONC), and its name: `NAME` when given,
@@ -808,6 +438,8 @@ fn entry_from_json(name: Option<&str>, json: &str) -> anyhow::Result<Snippet> {
             ));
             if looks_shell_mangled(json) {
                 error.hint("the shell ate the quotes: wrap the JSON in single quotes, e.g. --from-json '{\"command\":\"npx\",\"args\":[\"-y\",\"pkg\"]}', or pass `--from-json @file.json`")
+            } else if looks_cut_off(json) {
+                error.hint("the JSON ends early: a bracket is never closed; copy the whole snippet (or save it and pass `--from-json @file.json`)")
             } else {
                 error.hint("fix the JSON at that position, or pass it from a file with `--from-json @file.json`")
             }

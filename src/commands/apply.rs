@@ -12,13 +12,14 @@
 //! this run changed, the record of parked entries included.
 
 use crate::cli::{ApplyArgs, CheckFormat};
-use crate::commands::plan::{self, FilePlan, LedgerOp, PlanReport};
-use crate::commands::{Context, edit};
 use crate::entry::Dialect;
 use crate::error::{ExitStatus, UserError};
 use crate::fs::FsError;
 use crate::manifest::Manifest;
+use crate::manifest::plan::{self, FilePlan, LedgerOp};
+use crate::manifest::report::PlanReport;
 use crate::output::{Block, ErrorText, Paint, Printer, Report};
+use crate::session::{Context, edit};
 use crate::state::{Origin, ledger};
 use crate::toggle::{self, Want};
 

@@ -11,13 +11,13 @@ use std::path::{Path, PathBuf};
 use crate::check::{self, Finding, Severity, Target, render};
 use crate::cli::{CheckArgs, CheckFormat, DenyLevel};
 use crate::clients::{Client, Location, Scope, Unread};
-use crate::commands::Context;
-use crate::commands::edit;
-use crate::commands::inventory::display_path;
 use crate::error::{ExitStatus, UserError};
 use crate::formats::{ConfigDoc, Edit, ServersAt};
 use crate::fs;
 use crate::output::{Block, ErrorText, Paint, Printer, Report};
+use crate::session::Context;
+use crate::session::edit;
+use crate::session::inventory::display_path;
 
 /// A file to check and the clients that may read it (table order; the first whose
 /// servers key the file uses wins).
@@ -63,7 +63,7 @@ pub fn run(args: CheckArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         format
     };
     let forced = match &client {
-        Some(id) => Some(crate::commands::targets::resolve(ctx, id)?),
+        Some(id) => Some(crate::session::targets::resolve(ctx, id)?),
         None => None,
     };
     let files = files(ctx, &paths, forced, user)?;

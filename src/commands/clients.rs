@@ -3,11 +3,11 @@
 use serde::Serialize;
 
 use crate::cli::ClientsArgs;
-use crate::commands::Context;
-use crate::commands::inventory::{display_path, read_document};
 use crate::error::ExitStatus;
 use crate::output::{Block, Paint, Printer, Report, Style};
 use crate::platform::Os;
+use crate::session::Context;
+use crate::session::inventory::{display_path, read_document};
 
 #[derive(Debug, Serialize)]
 struct ClientRow {
@@ -45,7 +45,7 @@ pub fn run(args: ClientsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
             (Some(p), true) => match read_document(ctx, client, p).and_then(|d| {
                 d.doc
                     .servers(client.servers_at())
-                    .map_err(|e| super::inventory::shape_error(ctx, p, &e).into())
+                    .map_err(|e| crate::session::inventory::shape_error(ctx, p, &e).into())
             }) {
                 Ok(entries) => (Some(entries.len()), None),
                 Err(e) => (None, Some(e.to_string())),

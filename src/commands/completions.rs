@@ -9,9 +9,9 @@ use clap::CommandFactory;
 use clap::builder::PossibleValuesParser;
 
 use crate::cli::{Cli, CompletionsArgs};
-use crate::commands::Context;
 use crate::error::ExitStatus;
 use crate::output::Printer;
+use crate::session::Context;
 
 /// The commands whose client option takes table ids, and that option's id.
 const CLIENT_OPTIONS: &[(&str, &str)] = &[

@@ -4,12 +4,12 @@
 //! housekeeping (switches, approvals, timeouts) stays behind. Recorded as `copy`.
 
 use crate::cli::CopyArgs;
-use crate::commands::add::{Flags, Provenance, add_to};
-use crate::commands::edit::EditReport;
-use crate::commands::{Context, inventory, targets};
+use crate::entry::render::portable_entry;
 use crate::error::{ExitStatus, UserError};
-use crate::manifest::portable_entry;
 use crate::output::Printer;
+use crate::session::edit::EditReport;
+use crate::session::write::{Flags, Provenance, add_to};
+use crate::session::{Context, inventory, targets};
 use crate::state::Origin;
 use crate::state::ledger::HOUSEKEEPING_KEYS;
 

@@ -7,102 +7,27 @@
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
-use std::time::Duration;
 
-use indexmap::IndexMap;
 use serde::Serialize;
 
 use crate::check::{self, Finding, Severity, Target};
 use crate::cli::DoctorArgs;
 use crate::clients::{Client, Scope};
-use crate::commands::inventory::{Found, Inventory, collect_all, display_path};
-use crate::commands::{Context, targets};
-use crate::entry;
-use crate::error::{ExitStatus, UserError};
+use crate::error::ExitStatus;
 use crate::fs;
-use crate::handshake::{
-    self, Fix, Launch, Level, Probe, ProbeOptions, ProbeWarning, Status as ProbeStatus,
-    TimeoutSource,
-};
+use crate::handshake::{self, Launch, Probe, ProbeOptions, ProbeWarning, Status as ProbeStatus};
 use crate::output::{Block, Paint, Printer, Report, Style};
-use crate::platform::Os;
-use crate::trust::{Trust, TrustRule};
+use crate::session::inventory::{Found, Inventory, collect_all, display_path};
+use crate::session::probe::{
+    Check, DoctorResult, Status, entry_options, probe_options, static_checks,
+};
+use crate::session::{Context, targets};
+use crate::trust::TrustRule;
 
 /// Files larger than this are not linted by doctor (run `mcpctl check --user` for them).
 const LINT_MAX_BYTES: u64 = 4 << 20;
 /// Lines of stderr shown under a failed server in the human report.
 const STDERR_LINES: usize = 8;
-
-/// The verdict for one server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-enum Status {
-    Ok,
-    Skipped,
-    Warn,
-    Fail,
-}
-
-/// One check's result.
-#[derive(Debug, Clone, Serialize)]
-struct Check {
-    check: &'static str,
-    status: Status,
-    message: String,
-}
-
-#[derive(Debug, Serialize)]
-struct DoctorResult {
-    client: String,
-    scope: Scope,
-    name: String,
-    path: String,
-    status: Status,
-    checks: Vec<Check>,
-    server_name: Option<String>,
-    server_version: Option<String>,
-    /// `modern` (2026-07-28: `server/discover`) or `handshake` (`initialize`).
-    protocol_era: Option<handshake::Era>,
-    protocol_version: Option<String>,
-    tools: Option<usize>,
-    /// Estimated tokens the server's tool definitions add to a client's context.
-    tokens: Option<usize>,
-    tool_names: Vec<String>,
-    /// The capabilities the server declared.
-    capabilities: Option<serde_json::Value>,
-    /// Length of the server's `instructions`, in characters.
-    instructions_chars: Option<usize>,
-    /// On failure: the program that was started (resolved) or the URL contacted, with the
-    /// arguments as written (no expanded values).
-    started: Option<String>,
-    elapsed_ms: Option<u64>,
-    phases: Vec<handshake::PhaseTime>,
-    error: Option<String>,
-    stderr_tail: Vec<String>,
-    /// What was started or contacted, secrets left out (`npx -y pkg`, a URL).
-    target: String,
-    /// From a read-only source (a plugin, an extension, an administrator's file).
-    read_only: bool,
-    /// That source: `{kind, name, file}` (`file` absolute).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    origin: Option<serde_json::Value>,
-}
-
-impl DoctorResult {
-    /// Add a check's outcome: the result takes the worst status, and the first failure
-    /// becomes its `error`.
-    fn record(&mut self, check: &'static str, status: Status, message: String) {
-        if status == Status::Fail && self.error.is_none() {
-            self.error = Some(message.clone());
-        }
-        self.checks.push(Check {
-            check,
-            status,
-            message,
-        });
-        self.status = self.status.max(status);
-    }
-}
 
 #[derive(Debug, Default, Serialize)]
 struct Summary {
@@ -411,77 +336,6 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-/// What to start for `f`, made runnable exactly as doctor makes it (`prepare`, with this
-/// machine's environment) and only if doctor would start it (the same trust rule for
-/// project entries), or the failed or skipped checks' messages. Shared by `tools` and
-/// `call`.
-pub(crate) fn runnable(
-    ctx: &Context,
-    options: &ProbeOptions,
-    trust_project: bool,
-    f: &Found<'_>,
-    all: &[Found<'_>],
-) -> Result<Launch, String> {
-    let trust = TrustRule::new(&ctx.platform, &ctx.project, trust_project);
-    // As in `run`: a read-only source's entry is not another scope of a file's.
-    let scopes: Vec<Scope> = all
-        .iter()
-        .filter(|o| {
-            f.origin.is_none()
-                && o.origin.is_none()
-                && o.client.id == f.client.id
-                && o.name == f.name
-        })
-        .map(|o| o.scope)
-        .collect();
-    let (result, launch) = static_checks(ctx, &options.parent_env, &trust, f, &scopes);
-    launch.ok_or_else(|| {
-        result
-            .checks
-            .iter()
-            .filter(|c| matches!(c.status, Status::Fail | Status::Skipped))
-            .map(|c| c.message.clone())
-            .collect::<Vec<_>>()
-            .join("; ")
-    })
-}
-
-/// The options every probe gets: `timeout` seconds and this machine's environment.
-pub(crate) fn probe_options(ctx: &Context, timeout: f64) -> anyhow::Result<ProbeOptions> {
-    if !(timeout.is_finite() && timeout > 0.0 && timeout <= 3600.0) {
-        return Err(
-            UserError::new(format!("--timeout {timeout} is out of range"))
-                .hint("give a number of seconds above 0 and at most 3600")
-                .into(),
-        );
-    }
-    Ok(ProbeOptions {
-        timeout: Duration::from_secs_f64(timeout),
-        timeout_set_by: TimeoutSource::Option,
-        parent_env: ctx
-            .platform
-            .vars()
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect::<IndexMap<_, _>>(),
-    })
-}
-
-/// The options for probing `f`: the entry's own startup timeout (Codex
-/// `startup_timeout_sec`), when its client reads one, replaces `--timeout`: the client
-/// would give up after that long too.
-pub(crate) fn entry_options(options: &ProbeOptions, f: &Found<'_>) -> ProbeOptions {
-    let mut options = options.clone();
-    let keys = f.client.fields.extra_keys.as_deref().unwrap_or_default();
-    if let Some((seconds, key)) = f.entry.as_ref().ok().and_then(|e| e.startup_timeout(keys))
-        && let Ok(limit) = Duration::try_from_secs_f64(seconds.min(3600.0))
-    {
-        options.timeout = limit;
-        options.timeout_set_by = TimeoutSource::Entry { key };
-    }
-    options
-}
-
 /// Entries `mcpctl disable` parked (cut out of their file): skipped, with the way back.
 fn parked_results(ctx: &Context, clients: &[&Client], name: Option<&str>) -> Vec<DoctorResult> {
     let Ok(store) = crate::toggle::store::load(ctx) else {
@@ -528,168 +382,6 @@ fn parked_results(ctx: &Context, clients: &[&Client], name: Option<&str>) -> Vec
             }
         })
         .collect()
-}
-
-/// Checks that start nothing. Returns the transport to probe when the entry is runnable.
-fn static_checks(
-    ctx: &Context,
-    env: &IndexMap<String, String>,
-    trust: &TrustRule<'_>,
-    f: &Found<'_>,
-    scopes: &[Scope],
-) -> (DoctorResult, Option<Launch>) {
-    let mut result = DoctorResult {
-        client: f.client.id.clone(),
-        scope: f.scope,
-        name: f.name.clone(),
-        path: display_path(ctx, &f.path),
-        status: Status::Ok,
-        checks: Vec::new(),
-        server_name: None,
-        server_version: None,
-        protocol_era: None,
-        protocol_version: None,
-        tools: None,
-        tokens: None,
-        tool_names: Vec::new(),
-        capabilities: None,
-        instructions_chars: None,
-        started: None,
-        elapsed_ms: None,
-        phases: Vec::new(),
-        error: None,
-        stderr_tail: Vec::new(),
-        target: String::new(),
-        read_only: f.origin.is_some(),
-        origin: f.origin.as_ref().map(|o| {
-            serde_json::json!({
-                "kind": o.kind,
-                "name": o.name,
-                "file": o.file.display().to_string(),
-                "chosen_by": o.chosen_by,
-            })
-        }),
-    };
-    if let Some(why) = &f.not_loaded {
-        result.record("loaded", Status::Skipped, format!("{why}; not started"));
-        return (result, None);
-    }
-    if let Some(origin) = f.origin.as_ref().filter(|o| !o.enabled) {
-        result.record(
-            "enabled",
-            Status::Skipped,
-            format!(
-                "the {} `{}` is disabled, so {} does not load it; not started",
-                origin.kind, origin.name, f.client.name
-            ),
-        );
-        return (result, None);
-    }
-    let entry = match &f.entry {
-        Ok(e) => e,
-        Err(_) if entry::is_toggle(&f.raw) => {
-            result.record(
-                "entry",
-                Status::Skipped,
-                if entry::is_builtin(&f.raw) {
-                    format!("built into {}: it runs inside the client; not started", f.client.name)
-                } else {
-                    "no command or URL: an on/off switch or a server an extension provides; not started".to_owned()
-                },
-            );
-            return (result, None);
-        }
-        Err(_) => {
-            result.record(
-                "entry",
-                Status::Fail,
-                f.entry_error(ctx).unwrap_or_default(),
-            );
-            return (result, None);
-        }
-    };
-    // The same name in several scopes of one client: say which wins.
-    if scopes.len() > 1 {
-        let winner = scopes
-            .iter()
-            .filter(|s| **s != Scope::Legacy)
-            .max()
-            .copied()
-            .unwrap_or(f.scope);
-        let status = if winner == f.scope {
-            Status::Ok
-        } else {
-            Status::Warn
-        };
-        result.record(
-            "scopes",
-            status,
-            format!(
-                "`{}` is defined in {} scopes ({}); {} wins",
-                f.name,
-                scopes.len(),
-                scopes
-                    .iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                winner.as_str()
-            ),
-        );
-    }
-    if entry.disabled() || crate::toggle::switched_off(ctx, f) {
-        result.record(
-            "enabled",
-            Status::Skipped,
-            "disabled in the config; not started".to_owned(),
-        );
-        result.target = handshake::prepare::target_of(&entry.transport);
-        return (result, None);
-    }
-    let host = handshake::Host {
-        target_os: ctx.platform.os,
-        host_os: Os::host(),
-        env,
-        cwd: &ctx.platform.cwd,
-        wrap_windows: f.client.fields.wrap_windows,
-    };
-    let prepared = handshake::prepare(&entry.transport, &host);
-    for finding in prepared.findings {
-        let status = match finding.level {
-            Level::Ok => Status::Ok,
-            Level::Warn => Status::Warn,
-            Level::Fail => Status::Fail,
-        };
-        let mut message = finding.message;
-        if finding.fix == Some(Fix::Rewrap) {
-            let command = prepared.target.split(' ').next().unwrap_or_default();
-            message.push_str(&format!(
-                "; run `mcpctl add {} -c {} --force -- {command} ...` to rewrite it",
-                f.name, f.client.id
-            ));
-        }
-        result.record(finding.check, status, message);
-    }
-    result.target = prepared.target;
-    // Decided last so the static checks above still run on an entry not started.
-    let verdict = match &f.origin {
-        Some(origin) => trust.decide_origin(origin),
-        None => trust.decide(f.client, f.scope, &f.name),
-    };
-    match verdict {
-        Trust::Own => {}
-        Trust::Approved { by } => result.record("trust", Status::Ok, by),
-        Trust::Flag => result.record(
-            "trust",
-            Status::Ok,
-            "a project entry, started because of --trust-project".to_owned(),
-        ),
-        Trust::Untrusted { reason } => {
-            result.record("trust", Status::Skipped, format!("not started: {reason}"));
-            return (result, None);
-        }
-    }
-    (result, prepared.launch.ok())
 }
 
 /// `check`'s rules over each user/project file (small ones: the lint tree holds the whole

@@ -13,12 +13,12 @@ use toml_edit::{Array, DocumentMut, InlineTable, Item, Table};
 use crate::check::rules::security::literal_secret;
 use crate::cli::ImportArgs;
 use crate::clients::{Client, Scope};
-use crate::commands::inventory::{self, display_path};
-use crate::commands::{Context, edit, targets};
 use crate::entry::{self, Dialect, RemoteKind, ServerEntry, StringMap, Transport};
 use crate::error::{ExitStatus, UserError};
 use crate::manifest::{self, Manifest};
 use crate::output::Printer;
+use crate::session::inventory::{self, display_path};
+use crate::session::{Context, edit, targets};
 use crate::state::Origin;
 use crate::state::ledger::{self, HOUSEKEEPING_KEYS};
 
@@ -78,7 +78,7 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             ));
             continue;
         };
-        let mut portable = manifest::portable_entry(entry);
+        let mut portable = crate::entry::render::portable_entry(entry);
         let extras = std::mem::take(&mut portable.extras);
         if !keep_secrets {
             move_secrets(&f.name, &mut portable, f.client, &mut variables);
@@ -125,7 +125,7 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             let position = e
                 .span()
                 .map(|span| crate::formats::position_of(&source.text, span.start));
-            crate::commands::inventory::file_error(
+            crate::session::inventory::file_error(
                 ctx,
                 &path,
                 position,

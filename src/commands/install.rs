@@ -4,23 +4,20 @@
 //! references), then write through `add`'s own path and record what was used so
 //! `outdated`/`update` can follow. Nothing is written if any input is missing.
 
-use std::path::Path;
-
-use crate::cli::{AddArgs, RegistryArgs};
-use crate::clients::{Client, Scope};
-use crate::commands::Context;
-use crate::commands::add::{self, Provenance};
-use crate::commands::edit::{self, Action};
-use crate::commands::targets;
+use crate::cli::AddArgs;
+use crate::clients::Client;
 use crate::entry::{self, Transport};
 use crate::error::{ExitStatus, UserError};
 use crate::output::Printer;
-use crate::registry::mapping::{self, Ask, InputKind};
-use crate::registry::{
-    self, Given, Item, Preference, Registry, RegistryError, ResolveError, Resolved, Status,
-    installed,
-};
-use crate::state::Origin;
+use crate::registry::installed::origin;
+use crate::registry::mapping::{self, InputKind};
+use crate::registry::resolve_error;
+use crate::registry::{self, Given, Item, Preference, ResolveError, Resolved};
+use crate::session::Context;
+use crate::session::edit::{self, Action};
+use crate::session::registry::{Written, explain, fetch, given_from, prompt, record, registry_for};
+use crate::session::targets;
+use crate::session::write::{self, Provenance};
 
 /// `add NAME` means the registry: NAME looks like `namespace/name` and nothing else says
 /// what to run.
@@ -30,187 +27,6 @@ pub fn is_registry_add(args: &AddArgs) -> bool {
         && args.from_json.is_none()
         && args.stray.is_empty()
         && args.name.as_deref().is_some_and(registry::is_registry_name)
-}
-
-/// The state directory.
-pub fn state_dir(ctx: &Context) -> Option<&Path> {
-    ctx.state.root()
-}
-
-/// Registry installs the ledger still knows as mcpctl's `registry:SERVER@VERSION` entry
-/// (a removed entry, or one whose ledger record is gone, is not followed any more).
-pub fn live_installs(ctx: &Context) -> anyhow::Result<Vec<installed::Install>> {
-    let mut out = Vec::new();
-    for install in installed::load(state_dir(ctx)) {
-        if is_live(ctx, &install)? {
-            out.push(install);
-        }
-    }
-    Ok(out)
-}
-
-/// The ledger still has the install's entry, from this registry server and version.
-fn is_live(ctx: &Context, install: &installed::Install) -> anyhow::Result<bool> {
-    let key = crate::state::ledger::EntryKey {
-        path: install.path.clone(),
-        key: install.key.clone(),
-        name: install.name.clone(),
-    };
-    Ok(ctx.state.lookup(&key)?.is_some_and(|record| {
-        record.source.registry_parts() == Some((install.server.as_str(), install.version.as_str()))
-    }))
-}
-
-/// The registry the flags (or `MCPCTL_REGISTRY`) name, else `fallback`.
-pub fn registry_for(ctx: &Context, args: &RegistryArgs, fallback: Option<&str>) -> Registry {
-    let base = args
-        .registry
-        .as_deref()
-        .or(fallback)
-        .unwrap_or(registry::api::OFFICIAL);
-    Registry::new(base, state_dir(ctx).map(|s| s.join("registry-cache")))
-}
-
-/// A registry error for a person: the URL and cause, a hint, nothing written.
-pub fn registry_error(error: RegistryError) -> anyhow::Error {
-    let hint = error.hint();
-    UserError::new(error.to_string()).hint(hint).into()
-}
-
-pub fn resolve_error(error: ResolveError) -> anyhow::Error {
-    match error {
-        ResolveError::Registry(e) => registry_error(e),
-        ResolveError::Map(e) => {
-            let hint = e.hint();
-            UserError::new(e.to_string()).hint(hint).into()
-        }
-        ResolveError::Deleted { .. } => UserError::new(error.to_string())
-            .hint(
-                "it is no longer offered; `mcpctl search` finds alternatives; nothing was written",
-            )
-            .into(),
-        ResolveError::Inputs { .. } => UserError::new(error.to_string())
-            .hint("nothing was written; give the values and run the command again")
-            .into(),
-    }
-}
-
-/// Fetch `name[@version]`; warn about a deprecated entry, refuse a deleted one.
-pub fn fetch(
-    registry: &Registry,
-    name: &str,
-    version: Option<&str>,
-    printer: &Printer,
-) -> anyhow::Result<Item> {
-    printer.progress(&format!("asking {} for {name}…", registry.base));
-    let item = registry.version(name, version);
-    printer.progress_done();
-    let item = item.map_err(registry_error)?;
-    let pinned = version.is_none_or(|v| v == item.server.version);
-    if !item.server.name.eq_ignore_ascii_case(name) || !pinned {
-        return Err(UserError::new(format!(
-            "{} answered with `{}@{}` when asked for `{name}@{}`",
-            registry.base,
-            registry::clean(&item.server.name),
-            registry::clean(&item.server.version),
-            version.unwrap_or("latest")
-        ))
-        .hint("the registry is not answering as the MCP Registry API does; nothing was written")
-        .into());
-    }
-    match item.status() {
-        Status::Deleted => {
-            return Err(resolve_error(ResolveError::Deleted {
-                name: item.server.name.clone(),
-                message: item.status_message().map(registry::clean),
-            }));
-        }
-        Status::Deprecated => warn_deprecated(printer, &item),
-        Status::Active => {}
-    }
-    Ok(item)
-}
-
-/// `deprecated` entries install, with the publisher's message.
-pub fn warn_deprecated(printer: &Printer, item: &Item) {
-    printer.warn(&format!(
-        "`{}` is deprecated{}",
-        registry::clean(&item.server.name),
-        item.status_message()
-            .map(|m| format!(": {}", registry::clean(m)))
-            .unwrap_or_default()
-    ));
-}
-
-/// Newest versions already asked for in this run, by registry and server name.
-#[derive(Default)]
-pub struct Newest {
-    seen: Vec<(String, String, Result<Item, String>)>,
-}
-
-impl Newest {
-    /// `versions/latest` of `server`, asked once per run; errors as their message.
-    pub fn get(
-        &mut self,
-        registry: &Registry,
-        server: &str,
-        printer: &Printer,
-    ) -> Result<Item, String> {
-        if let Some((_, _, answer)) = self
-            .seen
-            .iter()
-            .find(|(base, name, _)| *base == registry.base && name == server)
-        {
-            return answer.clone();
-        }
-        printer.progress(&format!("asking {} for {server}…", registry.base));
-        let answer = registry.version(server, None).map_err(|e| e.to_string());
-        printer.progress_done();
-        self.seen
-            .push((registry.base.clone(), server.to_owned(), answer.clone()));
-        answer
-    }
-}
-
-/// A dialoguer prompt for a required, non-secret input (never for a secret).
-pub fn prompt(ask: &Ask) -> anyhow::Result<Option<String>> {
-    if ask.secret {
-        return Ok(None);
-    }
-    let label = match ask.description {
-        Some(d) => format!("{} ({})", ask.what, registry::clean(d)),
-        None => ask.what.clone(),
-    };
-    if !ask.choices.is_empty() {
-        let picked = dialoguer::Select::new()
-            .with_prompt(label)
-            .items(ask.choices)
-            .default(0)
-            .interact_opt()?;
-        return Ok(picked.and_then(|i| ask.choices.get(i).cloned()));
-    }
-    let value: String = dialoguer::Input::new()
-        .with_prompt(label)
-        .allow_empty(true)
-        .interact_text()?;
-    Ok(Some(value))
-}
-
-/// `--env`, `--header`, `--var` as given values.
-pub fn given_from(env: &[String], headers: &[String], vars: &[String]) -> anyhow::Result<Given> {
-    let mut given = Given::default();
-    for (kind, pairs, what, separators) in [
-        (InputKind::Env, env, "env", &['='][..]),
-        (InputKind::Header, headers, "header", &['=', ':'][..]),
-        (InputKind::Var, vars, "var", &['='][..]),
-    ] {
-        for pair in pairs {
-            for (name, value) in add::parse_pairs(std::slice::from_ref(pair), what, separators)? {
-                given.push(kind, &name, &value);
-            }
-        }
-    }
-    Ok(given)
 }
 
 /// The form per client, rendered once per distinct form.
@@ -359,98 +175,6 @@ fn known_inputs(asked: &[mapping::InputKey]) -> String {
     }
 }
 
-/// What one install wrote, for the record.
-pub struct Written<'a> {
-    pub ctx: &'a Context,
-    pub client: &'a Client,
-    pub scope: Scope,
-    pub name: &'a str,
-    pub registry: &'a Registry,
-    pub resolved: &'a Resolved,
-}
-
-/// Record (or re-record) an install.
-pub fn record(w: &Written<'_>) -> anyhow::Result<()> {
-    let location = targets::location(w.ctx, w.client, w.scope)?;
-    installed::record(
-        state_dir(w.ctx),
-        installed::Install {
-            path: crate::fs::identity(&location.path),
-            key: location.key,
-            name: w.name.to_owned(),
-            client: w.client.id.clone(),
-            scope: w.scope.as_str().to_owned(),
-            registry: w.registry.base.clone(),
-            server: w.resolved.item.server.name.clone(),
-            version: w.resolved.item.server.version.clone(),
-            form: w.resolved.form_label.clone(),
-            inputs: w.resolved.used.clone(),
-        },
-        &|install| is_live(w.ctx, install).unwrap_or(true),
-    )
-}
-
-/// The ledger's source for an install.
-pub fn origin(resolved: &Resolved) -> Origin {
-    Origin::registry(&resolved.item.server.name, &resolved.item.server.version)
-}
-
-/// Tell what was resolved: the final command per form, the variables to export, and
-/// the optional inputs left out.
-pub fn explain(printer: &Printer, forms: &[&Resolved]) {
-    for resolved in forms {
-        let server = &resolved.item.server;
-        printer.note(&format!(
-            "{}@{} as {}: {}",
-            server.name,
-            registry::clean(&server.version),
-            resolved.form_label,
-            registry::clean(&mapping::command_line(&resolved.entry.transport))
-        ));
-    }
-    let mut exports: Vec<&registry::Export> = Vec::new();
-    let mut optional: Vec<&String> = Vec::new();
-    for resolved in forms {
-        for export in &resolved.exports {
-            if !exports.iter().any(|e| e.variable == export.variable) {
-                exports.push(export);
-            }
-        }
-        for line in &resolved.optional {
-            if !optional.contains(&line) {
-                optional.push(line);
-            }
-        }
-    }
-    if !exports.is_empty() {
-        let lines: Vec<String> = exports
-            .iter()
-            .map(|e| {
-                let about = e
-                    .description
-                    .as_deref()
-                    .map(|d| format!("  # {d}"))
-                    .unwrap_or_default();
-                format!("  export {}=…{about}", e.variable)
-            })
-            .collect();
-        printer.note(&format!(
-            "secrets are not written into config files; set these where the clients start:\n{}",
-            lines.join("\n")
-        ));
-    }
-    if !optional.is_empty() {
-        printer.note(&format!(
-            "optional inputs left out:\n  {}",
-            optional
-                .iter()
-                .map(|s| s.as_str())
-                .collect::<Vec<_>>()
-                .join("\n  ")
-        ));
-    }
-}
-
 pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
     let AddArgs {
         name,
@@ -500,7 +224,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
     place_extras(&item, &given, cwd.as_ref(), &mut forms)?;
     for resolved in &forms {
         if let Transport::Remote { url, .. } = &resolved.entry.transport {
-            add::validate_url(url)?;
+            write::validate_url(url)?;
         }
     }
     explain(printer, &forms.iter().collect::<Vec<_>>());
@@ -509,19 +233,19 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         let Some(resolved) = forms.get(at) else {
             continue;
         };
-        add::warn_unportable_name(printer, client, &entry_name);
+        write::warn_unportable_name(printer, client, &entry_name);
         let how = Provenance {
             origin: origin(resolved),
             guard: None,
         };
-        let result = add::add_to(
+        let result = write::add_to(
             ctx,
             client,
             scope,
             &entry_name,
             &resolved.entry,
             &[],
-            add::Flags {
+            write::Flags {
                 force,
                 dry_run,
                 no_wrap,

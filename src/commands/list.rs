@@ -6,11 +6,11 @@ use serde::Serialize;
 
 use crate::cli::ListArgs;
 use crate::clients::{Client, Location};
-use crate::commands::inventory::{Inventory, collect_all, display_path};
-use crate::commands::{Context, targets};
 use crate::entry::{self, Dialect, Transport};
 use crate::error::ExitStatus;
 use crate::output::{Block, ErrorText, Paint, Printer, Report, Style, redact_map};
+use crate::session::inventory::{Inventory, collect_all, display_path};
+use crate::session::{Context, targets};
 use crate::toggle::Power;
 
 #[derive(Debug, Serialize)]

@@ -1,4 +1,5 @@
-//! One file per verb, one dispatch match, and the context every command gets.
+//! One file per verb, one dispatch match. Verbs stand on `session` (the context, reading,
+//! writing, targets) and never name each other.
 
 mod add;
 mod apply;
@@ -9,54 +10,29 @@ mod clients;
 mod completions;
 mod copy;
 mod doctor;
-pub(crate) mod edit;
 mod import;
 mod install;
-pub(crate) mod inventory;
 mod list;
 mod outdated;
-pub(crate) mod plan;
+mod plan;
 mod profiles;
 mod remove;
 mod restore;
 mod search;
-mod targets;
 mod toggle;
 mod tools;
 mod undo;
 mod update;
 
-use std::path::PathBuf;
-
 use crate::cli::Command;
-use crate::clients::ClientTable;
 use crate::error::ExitStatus;
 use crate::output::Printer;
-use crate::platform::Platform;
+use crate::session::Context;
 
-/// What every command may use; built once in `lib::run`.
-#[derive(Debug)]
-pub struct Context {
-    pub platform: Platform,
-    pub table: ClientTable,
-    /// Project directory for project and local scopes (absolute).
-    pub project: PathBuf,
-    /// Prompts are allowed (a terminal, and no `--no-input`).
-    pub interactive: bool,
-    /// Where backups of edited files go.
-    pub backups: Option<PathBuf>,
-    /// Ledger and journal: what mcpctl wrote, and what each command changed.
-    pub state: crate::state::State,
-    /// The command line as typed (program name first), for messages that show a corrected
-    /// one.
-    pub argv: Vec<String>,
-    /// `--json`: paths are shown absolute (a script cannot open `~/...`).
-    pub json: bool,
-}
-
-/// How the journal names a command: the verb and its first operand (`add github`).
-/// Never the flags, which may hold secrets (`--env TOKEN=...`).
-pub fn label(args: &[std::ffi::OsString]) -> String {
+/// How the journal names a command: the verb and its first operand (`add github`), or,
+/// for a verb whose operand was left out (`add --from-json SNIPPET`), the `names` it
+/// wrote. Never the flags, which may hold secrets (`--env TOKEN=...`).
+pub fn label(args: &[std::ffi::OsString], names: &[String]) -> String {
     use clap::CommandFactory;
     let Ok(matches) = crate::cli::Cli::command().try_get_matches_from(args) else {
         return String::new();
@@ -66,6 +42,7 @@ pub fn label(args: &[std::ffi::OsString]) -> String {
     };
     match sub.try_get_one::<String>("name") {
         Ok(Some(name)) => format!("{verb} {name}"),
+        Ok(None) if !names.is_empty() => format!("{verb} {}", names.join(",")),
         _ => verb.to_owned(),
     }
 }
@@ -74,6 +51,8 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     match command {
         Command::Clients(args) => clients::run(args, ctx, printer),
         Command::List(args) => list::run(args, ctx, printer),
+        // `add NAMESPACE/NAME` with nothing else to run is a registry install.
+        Command::Add(args) if install::is_registry_add(&args) => install::run(*args, ctx, printer),
         Command::Add(args) => add::run(*args, ctx, printer),
         Command::Remove(args) => remove::run(args, ctx, printer),
         Command::Disable(args) => toggle::disable(args, ctx, printer),
@@ -95,5 +74,91 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Backups(args) => backups::run(args, ctx, printer),
         Command::Restore(args) => restore::run(args, ctx, printer),
         Command::Undo(args) => undo::run(args, ctx, printer),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                rust_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+
+    /// Where `text` names `path` followed by a word boundary (`commands::add`, not
+    /// `commands::address`), as `line: text`.
+    fn mentions(text: &str, path: &str) -> Vec<String> {
+        text.lines()
+            .enumerate()
+            .filter(|(_, line)| {
+                line.match_indices(path).any(|(at, _)| {
+                    line[at + path.len()..]
+                        .chars()
+                        .next()
+                        .is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
+                })
+            })
+            .map(|(n, line)| format!("{}: {}", n + 1, line.trim()))
+            .collect()
+    }
+
+    /// The verbs stand on a floor (`session`, `manifest::plan`, `entry::render`,
+    /// `registry`): nothing outside `src/commands/` and `src/lib.rs` names
+    /// `crate::commands`, and no verb file names another verb file (uv's
+    /// `commands/project`; style-by-example, "December 2026"). A verb that needs another
+    /// verb's engine moves that engine below `commands/`.
+    #[test]
+    fn verbs_never_import_verbs_and_nothing_below_names_commands() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let commands = src.join("commands");
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        let verbs: Vec<String> = files
+            .iter()
+            .filter(|p| p.parent() == Some(commands.as_path()))
+            .filter_map(|p| p.file_stem()?.to_str().map(str::to_owned))
+            .filter(|stem| stem != "mod")
+            .collect();
+        assert!(
+            verbs.len() > 10,
+            "no verb files found in {}",
+            commands.display()
+        );
+        let mut offences = Vec::new();
+        for file in &files {
+            let text = std::fs::read_to_string(file).unwrap();
+            let shown = file.strip_prefix(&src).unwrap().display().to_string();
+            if !file.starts_with(&commands) && shown != "lib.rs" {
+                for hit in mentions(&text, "crate::commands") {
+                    offences.push(format!(
+                        "src/{shown}:{hit} (move what it needs below `commands/`)"
+                    ));
+                }
+                continue;
+            }
+            let Some(me) = file.file_stem().and_then(|s| s.to_str()) else {
+                continue;
+            };
+            if me == "mod" {
+                continue;
+            }
+            for verb in verbs.iter().filter(|v| *v != me) {
+                for prefix in ["super::", "crate::commands::", "commands::"] {
+                    for hit in mentions(&text, &format!("{prefix}{verb}")) {
+                        offences.push(format!(
+                            "src/{shown}:{hit} (a verb names the verb `{verb}`: move the shared part into `session/` or beside its data)"
+                        ));
+                    }
+                }
+            }
+        }
+        assert!(offences.is_empty(), "{}", offences.join("\n"));
     }
 }

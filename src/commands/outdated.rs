@@ -5,11 +5,12 @@
 use serde::Serialize;
 
 use crate::cli::OutdatedArgs;
-use crate::commands::Context;
-use crate::commands::install::{Newest, live_installs, registry_for};
 use crate::error::ExitStatus;
 use crate::output::{Block, Paint, Printer, Report};
+use crate::registry::installed::newer;
 use crate::registry::{self, Status, installed};
+use crate::session::Context;
+use crate::session::registry::{Newest, live_installs, registry_for};
 
 /// One `outdated --json` item: a server at one installed version.
 #[derive(Debug, Serialize)]
@@ -24,23 +25,6 @@ pub struct Outdated {
     pub registry: String,
 }
 
-/// Whether `latest` is newer than `installed`: numeric dotted parts compared as numbers;
-/// anything else, when different.
-pub fn newer(latest: &str, installed: &str) -> bool {
-    let numbers = |v: &str| -> Option<Vec<u64>> {
-        v.trim_start_matches('v')
-            .split(['-', '+'])
-            .next()?
-            .split('.')
-            .map(|p| p.parse().ok())
-            .collect()
-    };
-    match (numbers(latest), numbers(installed)) {
-        (Some(l), Some(i)) if l != i => l > i,
-        _ => latest != installed,
-    }
-}
-
 pub fn run(args: OutdatedArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
     let OutdatedArgs {
         clients,
@@ -53,6 +37,7 @@ pub fn run(args: OutdatedArgs, ctx: &Context, printer: &mut Printer) -> anyhow::
     let mut rows: Vec<Outdated> = Vec::new();
     let mut warned: Vec<String> = Vec::new();
     let mut newest = Newest::default();
+    let mut answered = 0;
     for install in &installs {
         let registry = registry_for(ctx, &registry_args, Some(&install.registry));
         let latest = match newest.get(&registry, &install.server, printer) {
@@ -67,6 +52,7 @@ pub fn run(args: OutdatedArgs, ctx: &Context, printer: &mut Printer) -> anyhow::
         let Some((latest, status)) = latest else {
             continue;
         };
+        answered += 1;
         if !newer(&latest, &install.version) {
             continue;
         }
@@ -92,7 +78,8 @@ pub fn run(args: OutdatedArgs, ctx: &Context, printer: &mut Printer) -> anyhow::
     printer.emit(&OutdatedReport {
         rows,
         warnings: warned,
-        checked: installs.len(),
+        checked: answered,
+        installed: installs.len(),
     })
 }
 
@@ -101,8 +88,10 @@ struct OutdatedReport {
     rows: Vec<Outdated>,
     /// One per registry answer that failed (exit 2: the check is incomplete).
     warnings: Vec<String>,
-    /// How many registry-installed entries were looked at.
+    /// How many registry-installed entries the registry answered for.
     checked: usize,
+    /// How many registry-installed entries there are.
+    installed: usize,
 }
 
 impl Report for OutdatedReport {
@@ -112,12 +101,20 @@ impl Report for OutdatedReport {
 
     fn human(&self, _paint: Paint) -> Vec<Block> {
         let mut blocks: Vec<Block> = self.warnings.iter().cloned().map(Block::Warning).collect();
-        if self.rows.is_empty() {
+        let plural = if self.installed == 1 { "y" } else { "ies" };
+        if !self.warnings.is_empty() {
+            // A registry that did not answer: say how far the check got, never "none".
             blocks.push(Block::Note(format!(
-                "{} registry-installed entr{} checked; none has a newer version",
-                self.checked,
-                if self.checked == 1 { "y" } else { "ies" }
+                "{} of {} registry-installed entr{plural} checked; the others could not be asked",
+                self.checked, self.installed
             )));
+        } else if self.rows.is_empty() {
+            blocks.push(Block::Note(format!(
+                "{} registry-installed entr{plural} checked; none has a newer version",
+                self.checked
+            )));
+        }
+        if self.rows.is_empty() {
             return blocks;
         }
         let rows = self

@@ -6,12 +6,11 @@
 use serde::Serialize;
 
 use crate::cli::ProfilesArgs;
-use crate::commands::Context;
-use crate::commands::plan::{self, FilePlan};
 use crate::error::ExitStatus;
-use crate::manifest::Manifest;
+use crate::manifest::cost::{ClientCost, cost_text, costs};
+use crate::manifest::plan;
 use crate::output::{Block, Paint, Printer, Report, Style};
-use crate::state::tokens::Tokens;
+use crate::session::Context;
 
 /// One profile (`profiles --json` item).
 #[derive(Debug, Serialize)]
@@ -21,16 +20,6 @@ struct ProfileRow {
     /// The manifest's `profile = "NAME"` (what a plain `apply` uses).
     active: bool,
     clients: Vec<ClientCost>,
-}
-
-/// What one profile's servers cost one client.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct ClientCost {
-    pub client: String,
-    /// Estimated tokens of the tool definitions; `null` when any server is unmeasured.
-    pub tokens: Option<usize>,
-    /// The profile's servers in this client never measured by `doctor` or `tools`.
-    pub unknown: Vec<String>,
 }
 
 struct ProfilesReport {
@@ -57,76 +46,6 @@ pub fn run(args: ProfilesArgs, ctx: &Context, printer: &mut Printer) -> anyhow::
         rows,
         manifest: manifest.path.display().to_string(),
     })
-}
-
-/// Per targeted client, what `servers` cost it (clients that get none of them are left
-/// out).
-pub fn costs(plans: &[FilePlan<'_>], measured: &Tokens, servers: &[String]) -> Vec<ClientCost> {
-    let mut out = Vec::new();
-    for plan in plans {
-        let mut cost = ClientCost {
-            client: plan.client.id.clone(),
-            tokens: Some(0),
-            unknown: Vec::new(),
-        };
-        let mut any = false;
-        // In the profile's order (the manifest's own order is not kept by the parser).
-        for name in servers {
-            let Some((_, entry)) = plan.rendered.iter().find(|(n, _)| n == name) else {
-                continue;
-            };
-            any = true;
-            match measured.get(entry) {
-                Some(m) => cost.tokens = cost.tokens.map(|t| t + m.tokens),
-                None => cost.unknown.push(name.clone()),
-            }
-        }
-        if !cost.unknown.is_empty() {
-            cost.tokens = None;
-        }
-        if any {
-            out.push(cost);
-        }
-    }
-    out
-}
-
-/// `≈ 1234 tokens`, or why it is unknown.
-pub fn cost_text(cost: &ClientCost) -> String {
-    match cost.tokens {
-        Some(n) => format!("≈ {n} tokens"),
-        None => format!(
-            "unknown: {} not measured yet (`mcpctl doctor -c {}` measures it)",
-            cost.unknown
-                .iter()
-                .map(|n| format!("`{n}`"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            cost.client
-        ),
-    }
-}
-
-/// The one-line summary `plan --profile NAME` prints.
-pub fn plan_line(
-    manifest: &Manifest,
-    plans: &[FilePlan<'_>],
-    ctx: &Context,
-    profile: &str,
-) -> Option<String> {
-    let servers = manifest.profiles.get(profile)?;
-    let costs = costs(plans, &ctx.state.tokens(), servers);
-    if costs.is_empty() {
-        return None;
-    }
-    Some(format!(
-        "profile {profile}: {}",
-        costs
-            .iter()
-            .map(|c| format!("{} {}", c.client, cost_text(c)))
-            .collect::<Vec<_>>()
-            .join("; ")
-    ))
 }
 
 impl Report for ProfilesReport {

@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::cli::RestoreArgs;
-use crate::commands::inventory::display_path;
-use crate::commands::{Context, edit, targets};
 use crate::error::{ExitStatus, UserError};
 use crate::output::{Block, Paint, Printer, Report};
+use crate::session::inventory::display_path;
+use crate::session::{Context, edit, targets};
 
 pub fn run(args: RestoreArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
     let RestoreArgs {

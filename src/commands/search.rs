@@ -5,11 +5,12 @@
 use serde::Serialize;
 
 use crate::cli::SearchArgs;
-use crate::commands::Context;
-use crate::commands::install::{registry_error, registry_for};
 use crate::error::ExitStatus;
 use crate::output::{Block, Paint, Printer, Report, Style};
+use crate::registry::registry_error;
 use crate::registry::{self, Status};
+use crate::session::Context;
+use crate::session::registry::registry_for;
 
 /// One `search --json` item.
 #[derive(Debug, Serialize)]

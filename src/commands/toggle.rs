@@ -9,10 +9,10 @@ use serde::Serialize;
 
 use crate::cli::{DisableArgs, EnableArgs, TargetArgs};
 use crate::clients::{Client, Location, Scope, Switch};
-use crate::commands::inventory::{self, read_document};
-use crate::commands::{Context, edit, targets};
 use crate::error::{ExitStatus, hint_of};
 use crate::output::{Block, Paint, Printer, Report, Style};
+use crate::session::inventory::{self, read_document};
+use crate::session::{Context, edit, targets};
 use crate::toggle::filters::{self, FilterAction, ToolOp};
 use crate::toggle::{self, Method, Want, store};
 
@@ -361,10 +361,10 @@ impl Report for ToggleReport {
                 ));
             }
             if let Some(note) = &r.note {
-                line.push_str(&format!("\n{:31}{note}", ""));
+                line.push_str(&format!("\n  {note}"));
             }
             if let Some(hint) = &r.hint {
-                line.push_str(&format!("\n{:31}hint: {hint}", ""));
+                line.push_str(&format!("\n  hint: {hint}"));
             }
             blocks.push(Block::Line(line));
         }

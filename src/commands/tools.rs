@@ -2,171 +2,19 @@
 //! does, read every page of `tools/list`, and show each tool's name, the first line of
 //! its description, its parameters (required ones marked) and annotations, with the
 //! estimated tokens the definitions add to a client's context.
-//!
-//! Also home of [`resolve`], which `call` shares: which entry a name means, made
-//! runnable by doctor's own static checks.
 
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::cli::ToolsArgs;
-use crate::clients::Scope;
-use crate::commands::doctor;
-use crate::commands::inventory::{Found, Inventory, collect_all, display_path};
-use crate::commands::{Context, targets};
-use crate::error::{ExitStatus, UserError};
-use crate::handshake::{self, Era, Launch, Probe, ProbeOptions, clean_text, tools::TOKEN_METHOD};
+use crate::error::ExitStatus;
+use crate::handshake::{self, Era, clean_text, tools::TOKEN_METHOD};
 use crate::output::{Block, Paint, Printer, Report, Style};
+use crate::session::Context;
+use crate::session::probe::{exchange, failed, resolve};
 
 /// Longest description line shown, in characters.
 const DESCRIPTION_CHARS: usize = 120;
-
-/// The entry a command acts on, runnable here.
-pub(crate) struct Resolved {
-    pub(crate) client: String,
-    pub(crate) name: String,
-    pub(crate) launch: Launch,
-    pub(crate) options: ProbeOptions,
-    /// `options` with the entry's own startup timeout, if its client reads one (Codex
-    /// `startup_timeout_sec`): what listing the tools may take, as the client allows.
-    /// A `call` keeps `--timeout`, since the tool's own work comes on top.
-    pub(crate) startup: ProbeOptions,
-    /// The entry as its client reads it (the key of the remembered token estimate).
-    pub(crate) entry: Option<crate::entry::ServerEntry>,
-}
-
-/// The entry `name` in `client` (or in the detected clients, which must agree on it),
-/// from the scope the client uses, made runnable by doctor's static checks — including
-/// its trust rule: a project entry the client has not approved is not started unless
-/// `trust_project`.
-pub(crate) fn resolve(
-    ctx: &Context,
-    name: &str,
-    client: Option<&str>,
-    timeout: f64,
-    trust_project: bool,
-) -> anyhow::Result<Resolved> {
-    let options = doctor::probe_options(ctx, timeout)?;
-    let clients = match client {
-        Some(id) => targets::by_ids(ctx, &[id.to_owned()])?,
-        None => targets::detected(ctx),
-    };
-    let Inventory { found, broken, .. } = collect_all(ctx, &clients, Some(name));
-    // Per client: an entry the client loads over one it does not, the user's files over a
-    // read-only source (plugin, extension), then the scope that wins (as the client
-    // itself resolves a name).
-    let rank = |f: &Found<'_>| {
-        (
-            f.not_loaded.is_none(),
-            f.origin.as_ref().is_none_or(|o| o.enabled),
-            f.origin.is_none(),
-        )
-    };
-    let mut chosen: Vec<&Found<'_>> = Vec::new();
-    for f in &found {
-        let best = found
-            .iter()
-            .filter(|o| o.client.id == f.client.id)
-            .map(rank)
-            .max();
-        if best != Some(rank(f)) {
-            continue;
-        }
-        let wins = found
-            .iter()
-            .filter(|o| {
-                o.client.id == f.client.id && rank(o) == rank(f) && o.scope != Scope::Legacy
-            })
-            .all(|o| o.scope <= f.scope);
-        if wins && !chosen.iter().any(|c| c.client.id == f.client.id) {
-            chosen.push(f);
-        }
-    }
-    let Some(first) = chosen.first() else {
-        return Err(match broken.first() {
-            Some(b) => UserError::new(format!(
-                "no server named `{name}` found: `{}` could not be read",
-                display_path(ctx, &b.path)
-            ))
-            .hint(format!("{:#}", b.error))
-            .into(),
-            None => targets::no_server_named(ctx, &clients, name),
-        });
-    };
-    let differs = chosen
-        .iter()
-        .any(|c| c.entry.as_ref().ok() != first.entry.as_ref().ok());
-    if differs {
-        let ids: Vec<&str> = chosen.iter().map(|c| c.client.id.as_str()).collect();
-        return Err(UserError::new(format!(
-            "`{name}` is configured differently in {}",
-            ids.join(", ")
-        ))
-        .hint(format!("pick one with `-c {}`", ids[0]))
-        .into());
-    }
-    let launch =
-        doctor::runnable(ctx, &options, trust_project, first, &found).map_err(|reason| {
-            UserError::new(format!(
-                "`{name}` in {} cannot be started: {reason}",
-                first.client.id
-            ))
-            .hint(format!(
-                "`mcpctl doctor {name} -c {}` shows every check",
-                first.client.id
-            ))
-        })?;
-    Ok(Resolved {
-        client: first.client.id.clone(),
-        name: name.to_owned(),
-        launch,
-        startup: doctor::entry_options(&options, first),
-        options,
-        entry: first.entry.as_ref().ok().cloned(),
-    })
-}
-
-/// Start the server, run the session (and `call`, if given), and say so while it runs.
-pub(crate) fn exchange(
-    printer: &Printer,
-    resolved: &Resolved,
-    call: Option<&handshake::ToolCall>,
-) -> Probe {
-    printer.progress(&format!(
-        "starting `{}` from {}…",
-        resolved.name, resolved.client
-    ));
-    let probe = match call {
-        Some(call) => handshake::call_launch(&resolved.launch, &resolved.options, call),
-        None => handshake::probe_launch(&resolved.launch, &resolved.startup),
-    };
-    printer.progress_done();
-    probe
-}
-
-/// The error for a session that failed before it got what the command needs.
-pub(crate) fn failed(resolved: &Resolved, probe: &Probe, what: &str) -> anyhow::Error {
-    let reason = match (&probe.failure, probe.warnings.first()) {
-        (Some(failure), _) => failure.to_string(),
-        (None, Some(warning)) => warning.to_string(),
-        (None, None) => format!("the server declares no tools, so there is nothing to {what}"),
-    };
-    let mut error = UserError::new(format!(
-        "`{}` ({}): {}",
-        resolved.name,
-        resolved.client,
-        clean_text(&reason)
-    ));
-    if let Some(last) = probe.stderr_tail.last() {
-        error = error.hint(format!(
-            "its stderr ends with: {} (`mcpctl doctor {} -c {}` shows more)",
-            clean_text(last),
-            resolved.name,
-            resolved.client
-        ));
-    }
-    error.into()
-}
 
 /// What `tools` shows (`--json`: every field but the warnings).
 #[derive(Serialize)]

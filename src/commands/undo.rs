@@ -6,10 +6,10 @@
 use serde::Serialize;
 
 use crate::cli::UndoArgs;
-use crate::commands::inventory::display_path;
-use crate::commands::{Context, edit};
 use crate::error::{ExitStatus, UserError};
 use crate::output::{Block, Paint, Printer, Report};
+use crate::session::inventory::display_path;
+use crate::session::{Context, edit};
 use crate::state::journal;
 
 /// What `undo` did to one file (`--json` item).

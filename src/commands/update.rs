@@ -5,16 +5,16 @@
 
 use crate::cli::UpdateArgs;
 use crate::clients::Scope;
-use crate::commands::Context;
-use crate::commands::add;
-use crate::commands::add::Provenance;
-use crate::commands::edit::{self, Action};
-use crate::commands::install::{self, Newest, Written, live_installs, registry_for, resolve_error};
-use crate::commands::outdated::newer;
 use crate::entry::Dialect;
 use crate::error::{ExitStatus, UserError};
 use crate::output::Printer;
+use crate::registry::installed::{newer, origin};
+use crate::registry::resolve_error;
 use crate::registry::{self, PackageType, Preference, Status, installed};
+use crate::session::Context;
+use crate::session::edit::{self, Action};
+use crate::session::registry::{self as install, Newest, Written, live_installs, registry_for};
+use crate::session::write::{self, Provenance};
 use crate::state::ledger::{self, Ownership};
 
 fn preference(form: &str) -> Preference {
@@ -150,20 +150,20 @@ pub fn run(args: UpdateArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             }
             Ok(())
         };
-        let result = add::add_to(
+        let result = write::add_to(
             ctx,
             client,
             scope,
             &install.name,
             &resolved.entry,
             &[],
-            add::Flags {
+            write::Flags {
                 force: true,
                 dry_run,
                 no_wrap,
             },
             &Provenance {
-                origin: install::origin(&resolved),
+                origin: origin(&resolved),
                 guard: Some(&guard),
             },
         )

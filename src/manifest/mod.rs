@@ -2,7 +2,12 @@
 //! file (`mcpctl.toml`), or a `{"mcpServers":{…}}` JSON file. Parsing and validation only:
 //! every mistake is reported with `path:line:column` where there is one, and nothing is
 //! ever written because of a manifest that does not validate. Rendering per client is
-//! `commands::add::render`; deciding what to do per file is `plan`.
+//! `entry::render`; deciding what to do per file is `plan`, showing it `report`, what a
+//! profile costs `cost`.
+
+pub mod cost;
+pub mod plan;
+pub mod report;
 
 use std::path::{Path, PathBuf};
 
@@ -10,9 +15,11 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::clients::{ClientTable, Scope, VarSyntax};
+use crate::clients::{ClientTable, Scope};
 use crate::entry::{Dialect, RemoteKind, ServerEntry, StringMap, Transport};
 use crate::formats::position_of;
+
+use crate::entry::render::{portable, portable_entry};
 
 /// The manifest file name in a project, and in the user's config directory.
 pub const FILE_NAME: &str = "mcpctl.toml";
@@ -426,42 +433,11 @@ impl Manifest {
     }
 }
 
-/// Variable spellings made portable: `${env:X}` and `{env:X}` become `${X}`.
-pub fn portable(text: &str) -> String {
-    crate::vars::respell(text, VarSyntax::Shell)
-}
-
 fn portable_map(map: Option<IndexMap<String, String>>) -> StringMap {
     map.unwrap_or_default()
         .into_iter()
         .map(|(k, v)| (k, portable(&v)))
         .collect()
-}
-
-/// An entry as a client spells it, made portable (logical command, `${VAR}` references).
-pub fn portable_entry(entry: &ServerEntry) -> ServerEntry {
-    let mut entry = entry.clone();
-    match &mut entry.transport {
-        Transport::Stdio {
-            command,
-            args,
-            env,
-            cwd,
-        } => {
-            let (c, a, _) = crate::entry::logical(command, args);
-            *command = portable(&c);
-            *args = a.iter().map(|s| portable(s)).collect();
-            env.values_mut().for_each(|v| *v = portable(v));
-            if let Some(cwd) = cwd {
-                *cwd = portable(cwd);
-            }
-        }
-        Transport::Remote { url, headers, .. } => {
-            *url = portable(url);
-            headers.values_mut().for_each(|v| *v = portable(v));
-        }
-    }
-    entry
 }
 
 /// The offset of `"needle"` in `text` at or after `from` (for positions of values).

@@ -117,3 +117,25 @@ fn change(state: Option<&Path>, apply: &dyn Fn(&mut Vec<Install>)) -> anyhow::Re
     .hint("another mcpctl is running; run the command again")
     .into())
 }
+
+/// The ledger's source for an install.
+pub fn origin(resolved: &super::Resolved) -> crate::state::Origin {
+    crate::state::Origin::registry(&resolved.item.server.name, &resolved.item.server.version)
+}
+
+/// Whether `latest` is newer than `installed`: numeric dotted parts compared as numbers;
+/// anything else, when different.
+pub fn newer(latest: &str, installed: &str) -> bool {
+    let numbers = |v: &str| -> Option<Vec<u64>> {
+        v.trim_start_matches('v')
+            .split(['-', '+'])
+            .next()?
+            .split('.')
+            .map(|p| p.parse().ok())
+            .collect()
+    };
+    match (numbers(latest), numbers(installed)) {
+        (Some(l), Some(i)) if l != i => l > i,
+        _ => latest != installed,
+    }
+}

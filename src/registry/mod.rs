@@ -17,6 +17,7 @@ pub use schema::{Item, ServerJson, Status};
 
 use crate::clients::TransportName;
 use crate::entry::ServerEntry;
+use crate::error::UserError;
 
 /// Server-provided text made safe for a terminal: control characters (escape sequences,
 /// carriage returns, bidi overrides) become `?`, whitespace runs become one space.
@@ -177,6 +178,30 @@ pub fn render_item(
         optional: resolver.optional,
         item,
     })
+}
+
+/// A registry error for a person: the URL and cause, a hint, nothing written.
+pub fn registry_error(error: RegistryError) -> anyhow::Error {
+    let hint = error.hint();
+    UserError::new(error.to_string()).hint(hint).into()
+}
+
+pub fn resolve_error(error: ResolveError) -> anyhow::Error {
+    match error {
+        ResolveError::Registry(e) => registry_error(e),
+        ResolveError::Map(e) => {
+            let hint = e.hint();
+            UserError::new(e.to_string()).hint(hint).into()
+        }
+        ResolveError::Deleted { .. } => UserError::new(error.to_string())
+            .hint(
+                "it is no longer offered; `mcpctl search` finds alternatives; nothing was written",
+            )
+            .into(),
+        ResolveError::Inputs { .. } => UserError::new(error.to_string())
+            .hint("nothing was written; give the values and run the command again")
+            .into(),
+    }
 }
 
 #[cfg(test)]

@@ -63,7 +63,7 @@ impl Tokens {
 
 /// The cache key: the fingerprint of how the server starts, whatever client holds it.
 pub fn key(entry: &ServerEntry) -> Fingerprint {
-    let mut launch = crate::manifest::portable_entry(entry);
+    let mut launch = crate::entry::render::portable_entry(entry);
     launch.extras.clear();
     fingerprint(&launch)
 }

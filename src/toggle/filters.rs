@@ -16,9 +16,9 @@ use serde_json::Value;
 use super::store::{self, Memory};
 use super::{entry_in, find};
 use crate::clients::{Client, Location, ToolFilter};
-use crate::commands::Context;
-use crate::commands::edit;
 use crate::formats::{Edit, ServersAt};
+use crate::session::Context;
+use crate::session::edit;
 
 /// An allow-list and a deny-list (`None`: no such field).
 type Lists = (Option<Vec<String>>, Option<Vec<String>>);

@@ -11,7 +11,7 @@
 //!
 //! Either way `disable` then `enable` gives back the original bytes: a field or list
 //! mcpctl added is removed again, a value the user had is restored (`store` remembers it).
-//! Every file goes through `commands::edit` (lock, atomic write, backup, journal), so
+//! Every file goes through `session::edit` (lock, atomic write, backup, journal), so
 //! `undo` reverts a switch like any other command.
 //!
 //! # The seam
@@ -39,9 +39,9 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::clients::{Client, Location, Scope, Switch};
-use crate::commands::Context;
-use crate::commands::inventory::read_document;
 use crate::formats::{ConfigDoc, RawEntry, ServersAt};
+use crate::session::Context;
+use crate::session::inventory::read_document;
 
 pub use store::{Parked, Store};
 
@@ -149,7 +149,7 @@ pub fn switch(
     want: Want,
     dry_run: bool,
 ) -> anyhow::Result<Switched> {
-    let key = crate::commands::edit::entry_key(location, name);
+    let key = crate::session::edit::entry_key(location, name);
     let parked = store::load(ctx)?.parked(&key).is_some();
     match (want, method(client, location.scope)) {
         (Want::On, _) if parked => park::unpark(ctx, client, location, name, dry_run),
@@ -193,7 +193,7 @@ fn entry_in(
 
 /// Whether a configured entry is switched off by its client's own switch (one entry; use
 /// a [`Probe`] for many).
-pub fn switched_off(ctx: &Context, found: &crate::commands::inventory::Found<'_>) -> bool {
+pub fn switched_off(ctx: &Context, found: &crate::session::inventory::Found<'_>) -> bool {
     let location = Location {
         scope: found.scope,
         path: found.path.clone(),

@@ -11,10 +11,10 @@ use serde_json::{Value, json};
 use super::store::{self, Memory};
 use super::{Action, Switched, Want, find};
 use crate::clients::{Client, Location, Switch};
-use crate::commands::Context;
-use crate::commands::edit;
 use crate::error::UserError;
 use crate::formats::{ConfigDoc, Edit, ServersAt};
+use crate::session::Context;
+use crate::session::edit;
 
 /// Where a `list` switch lives: the file and the key path of the list's parent object
 /// (`{project}` replaced by the absolute project directory).

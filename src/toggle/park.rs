@@ -11,11 +11,11 @@ use std::cell::{Cell, RefCell};
 use super::store::{self, Parked, Splice};
 use super::{Action, Method, Switched, find};
 use crate::clients::{Client, Location};
-use crate::commands::Context;
-use crate::commands::edit;
-use crate::commands::inventory::read_document;
 use crate::error::UserError;
 use crate::formats::{ConfigDoc, Edit, RawEntry};
+use crate::session::Context;
+use crate::session::edit;
+use crate::session::inventory::read_document;
 use crate::state::journal::digest;
 
 /// Bytes of context kept on each side of a cut, to find its place again.

@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::clients::Scope;
-use crate::commands::Context;
-use crate::commands::edit;
 use crate::error::UserError;
+use crate::session::Context;
+use crate::session::edit;
 use crate::state::EntryKey;
 
 const FILE: &str = "disabled.json";

@@ -1,6 +1,6 @@
 //! MCP6xx, sync: what `mcpctl plan --check` reports when a client file does not match the
 //! manifest (`mcpctl.toml`). These rules are not run by the linter on a file alone; the
-//! planner (`commands::plan`) reports them through `check`'s renderers.
+//! planner (`manifest::plan`) reports them through `check`'s renderers.
 
 use crate::check::Severity;
 

@@ -9,13 +9,13 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::clients::{Client, Location, Scope};
-use crate::commands::Context;
-use crate::commands::inventory::{Document, display_path, read_document};
 use crate::entry::{Dialect, Transport};
 use crate::error::{ExitStatus, UserError};
 use crate::formats::{ConfigDoc, Edit, ServersAt};
 use crate::fs::{self, FileLock, FsError, Source, write_atomic};
 use crate::output::{Block, Paint, Report, Style, redact, redact_text};
+use crate::session::Context;
+use crate::session::inventory::{Document, display_path, read_document};
 use crate::state::journal::digest;
 use crate::state::{EntryKey, FileChange};
 
@@ -186,7 +186,7 @@ pub fn apply_from(
             Vec::new()
         };
         let edit = change(document.doc.as_mut())
-            .map_err(|e| crate::commands::inventory::in_file(ctx, &location.path, e))?;
+            .map_err(|e| crate::session::inventory::in_file(ctx, &location.path, e))?;
         if dry_run {
             secrets.extend(secret_values(client, document.doc.as_ref(), location.at()));
         }
@@ -562,7 +562,7 @@ impl Report for EditReport {
                 Some(error) => {
                     let mut line = format!("{verb} {:<16} {error}", r.client);
                     if let Some(hint) = &r.hint {
-                        line.push_str(&format!("\n{:29}hint: {hint}", ""));
+                        line.push_str(&format!("\n  hint: {hint}"));
                     }
                     line
                 }

@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 
 use crate::clients::{Client, Location, Scope};
-use crate::commands::Context;
 use crate::entry::{Dialect, EntryError, ServerEntry};
 use crate::error::UserError;
 use crate::formats::{ConfigDoc, Position, RawEntry, ShapeError};
 use crate::fs::{self, Source};
+use crate::session::Context;
 use crate::sources::{self, Exclusive, Origin};
 
 /// A parsed config file.

@@ -3,8 +3,8 @@
 
 use crate::cli::TargetArgs;
 use crate::clients::{Client, Location, Lookup, Scope};
-use crate::commands::Context;
 use crate::error::UserError;
+use crate::session::Context;
 
 /// One client named on the command line: an id in any case, an alias or a display name.
 pub fn resolve<'a>(ctx: &'a Context, word: &str) -> anyhow::Result<&'a Client> {
@@ -114,8 +114,19 @@ pub fn choose<'a>(
     Ok(picked.into_iter().map(|i| detected[i]).collect())
 }
 
-/// Where `add`/`remove` write for `scope`; an error when the client has no such scope.
+/// Where `add`/`remove` write for `scope`; an error when the client has no such scope,
+/// or when it is the project scope of a project directory that does not exist (a
+/// mistyped `--project` must not become a new directory tree). Claude Code's local scope
+/// lives in `~/.claude.json` and may name a project that is gone.
 pub fn location(ctx: &Context, client: &Client, scope: Scope) -> anyhow::Result<Location> {
+    if scope == Scope::Project && !ctx.project.is_dir() {
+        return Err(UserError::new(format!(
+            "project directory `{}` does not exist",
+            ctx.project.display()
+        ))
+        .hint("check the spelling: `--project` names an existing directory, and mcpctl never creates it")
+        .into());
+    }
     Ok(client
         .location(scope, &ctx.platform, &ctx.project)?
         .ok_or_else(|| {
@@ -126,7 +137,7 @@ pub fn location(ctx: &Context, client: &Client, scope: Scope) -> anyhow::Result<
 
 /// `name` is in none of `clients`: say so, with the closest configured name.
 pub fn no_server_named(ctx: &Context, clients: &[&Client], name: &str) -> anyhow::Error {
-    let (found, _) = crate::commands::inventory::collect(ctx, clients, None);
+    let (found, _) = crate::session::inventory::collect(ctx, clients, None);
     let names: Vec<&str> = found.iter().map(|f| f.name.as_str()).collect();
     let ids: Vec<&str> = clients.iter().map(|c| c.id.as_str()).collect();
     let error = UserError::new(format!(

@@ -1,0 +1,283 @@
+//! Per-client rendering: a canonical entry as one client on one platform must spell it
+//! (Windows `cmd /c` wrapping, the client's variable syntax, its dialect), and its
+//! inverse, [`portable_entry`], which takes a client's entry back to the portable form a
+//! manifest holds. `add`, `copy`, registry installs and `apply` all render through here.
+//! This module never reads files or the environment: the platform is a value.
+
+use serde_json::Value;
+
+use crate::clients::{Client, Fields, VarSyntax};
+use crate::entry::{self, Dialect, ServerEntry, Transport};
+use crate::error::UserError;
+use crate::platform::Os;
+use crate::vars;
+
+/// An entry as `client` on the target platform must spell it: Windows wrapping, variable
+/// syntax, dialect. Returns the entry as rendered (canonical), the client's raw entry, and
+/// warnings. `add`, `copy` and `apply` all render through here.
+pub fn render(
+    os: Os,
+    client: &Client,
+    entry: &ServerEntry,
+    no_wrap: bool,
+) -> anyhow::Result<(ServerEntry, Value, Vec<String>)> {
+    let entry = for_platform(entry, os, &client.fields, no_wrap);
+    let (entry, mut notes) = for_client_vars(&entry, client);
+    if let Transport::Stdio { command, args, .. } = &entry.transport
+        && entry::is_wrapped(command, args)
+    {
+        let risky = entry::cmd_metachar_args(args);
+        if !risky.is_empty() {
+            notes.push(format!(
+                "`cmd /c` re-reads {} for cmd.exe's special characters (& | < > ^ % ! \"), which can break or change the command; \
+                 consider `node <path-to-the-package's-bin.js>` instead of the shim",
+                risky.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ")
+            ));
+        }
+    }
+    let raw = Dialect::of(client)
+        .to_raw(&entry)
+        .map_err(|e| entry_error(e, client))?;
+    Ok((entry, raw, notes))
+}
+
+pub(crate) fn entry_error(e: entry::EntryError, client: &Client) -> anyhow::Error {
+    let hint = match &e {
+        entry::EntryError::Unsupported { hint: Some(h), .. } => h.clone(),
+        entry::EntryError::Unsupported { .. } => format!(
+            "{} supports: {}",
+            client.name,
+            client
+                .fields
+                .transports
+                .iter()
+                .map(|t| t.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        _ => "fix the entry and run the command again".to_owned(),
+    };
+    UserError::new(e.to_string()).hint(hint).into()
+}
+
+/// Spell `${VAR}` references the way the client expands them (`${env:VAR}` for Cursor
+/// and VS Code, `{env:VAR}` for OpenCode). Codex expands none; its dialect turns
+/// whole-value references into pass-through fields (`env_vars`, `env_http_headers`,
+/// `bearer_token_env_var`). Returns what cannot be said in the client's terms, as warnings.
+fn for_client_vars(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<String>) {
+    let mut entry = entry.clone();
+    let mut notes = Vec::new();
+    let env_refs = |s: &str| {
+        vars::references(s)
+            .into_iter()
+            .any(|r| r.syntax != vars::Syntax::Input)
+    };
+    let strings: Vec<String> = match &entry.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => std::iter::once(command)
+            .chain(args)
+            .chain(env.values())
+            .chain(cwd)
+            .cloned()
+            .collect(),
+        Transport::Remote { url, headers, .. } => std::iter::once(url)
+            .chain(headers.values())
+            .cloned()
+            .collect(),
+    };
+    if !strings.iter().any(|s| env_refs(s)) {
+        return (entry, notes);
+    }
+    let Some(syntax) = client.fields.var_syntax else {
+        notes.push(format!(
+            "mcpctl does not know whether {} expands `${{VAR}}` references; they are written as given",
+            client.name
+        ));
+        return (entry, notes);
+    };
+    if syntax != VarSyntax::Codex {
+        each_string(&mut entry, &mut |s| *s = vars::respell(s, syntax));
+        return (entry, notes);
+    }
+    // Codex: no expansion at all. The dialect turns whole-value references to a variable
+    // (of the same name, for env) into pass-through fields; anything else stays literal.
+    let passes = |s: &str| vars::sole_reference(s).is_some();
+    let mut literal = Vec::new();
+    match &entry.transport {
+        Transport::Stdio {
+            command, args, env, ..
+        } => {
+            literal.extend(
+                env.iter()
+                    .filter(|(k, v)| {
+                        env_refs(v) && vars::sole_reference(v).as_deref() != Some(k.as_str())
+                    })
+                    .map(|(k, _)| format!("env `{k}`")),
+            );
+            literal.extend(
+                std::iter::once(command)
+                    .chain(args)
+                    .filter(|s| env_refs(s))
+                    .map(|s| format!("`{s}`")),
+            );
+        }
+        Transport::Remote { url, headers, .. } => {
+            literal.extend(
+                headers
+                    .iter()
+                    .filter(|(k, v)| {
+                        let bearer = k.eq_ignore_ascii_case("authorization")
+                            && v.strip_prefix("Bearer ").is_some_and(passes);
+                        env_refs(v) && !passes(v) && !bearer
+                    })
+                    .map(|(k, _)| format!("header `{k}`")),
+            );
+            if env_refs(url) {
+                literal.push("the URL".to_owned());
+            }
+        }
+    }
+    if !literal.is_empty() {
+        notes.push(format!(
+            "Codex expands no variables: {} will hold the `${{...}}` text literally; use a whole-value reference to a variable of the same name instead",
+            literal.join(", ")
+        ));
+    }
+    (entry, notes)
+}
+
+/// Wrap npm-style shims as `cmd /c` for Windows targets that need it.
+fn for_platform(entry: &ServerEntry, os: Os, fields: &Fields, no_wrap: bool) -> ServerEntry {
+    let mut entry = entry.clone();
+    if os == Os::Windows
+        && fields.wrap_windows
+        && !no_wrap
+        && let Transport::Stdio { command, args, .. } = &mut entry.transport
+    {
+        let (c, a) = entry::wrap(command, args);
+        *command = c;
+        *args = a;
+    }
+    entry
+}
+
+/// Apply `f` to every string of an entry that may hold a reference.
+pub(crate) fn each_string(entry: &mut ServerEntry, f: &mut dyn FnMut(&mut String)) {
+    match &mut entry.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            f(command);
+            args.iter_mut().for_each(&mut *f);
+            env.values_mut().for_each(&mut *f);
+            cwd.iter_mut().for_each(&mut *f);
+        }
+        Transport::Remote { url, headers, .. } => {
+            f(url);
+            headers.values_mut().for_each(&mut *f);
+        }
+    }
+}
+
+/// Variable spellings made portable: `${env:X}` and `{env:X}` become `${X}`.
+pub fn portable(text: &str) -> String {
+    vars::respell(text, VarSyntax::Shell)
+}
+
+/// An entry as a client spells it, made portable (logical command, `${VAR}` references).
+pub fn portable_entry(entry: &ServerEntry) -> ServerEntry {
+    let mut entry = entry.clone();
+    match &mut entry.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let (c, a, _) = entry::logical(command, args);
+            *command = portable(&c);
+            *args = a.iter().map(|s| portable(s)).collect();
+            env.values_mut().for_each(|v| *v = portable(v));
+            if let Some(cwd) = cwd {
+                *cwd = portable(cwd);
+            }
+        }
+        Transport::Remote { url, headers, .. } => {
+            *url = portable(url);
+            headers.values_mut().for_each(|v| *v = portable(v));
+        }
+    }
+    entry
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clients::ClientTable;
+    use crate::entry::StringMap;
+
+    fn portable_server() -> ServerEntry {
+        ServerEntry {
+            transport: Transport::Stdio {
+                command: "npx".to_owned(),
+                args: vec!["-y".to_owned(), "@scope/server".to_owned()],
+                env: StringMap::from([("TOKEN".to_owned(), "${TOKEN}".to_owned())]),
+                cwd: None,
+            },
+            extras: serde_json::Map::new(),
+        }
+    }
+
+    /// `portable_entry` inverts `render`: wrapping and variable spelling go, the portable
+    /// entry comes back, for every client that can take a stdio entry, on every OS.
+    #[test]
+    fn portable_entry_undoes_render_for_every_client_and_os() {
+        let table = ClientTable::builtin().unwrap();
+        let portable = portable_server();
+        let mut checked = 0;
+        for client in table.all() {
+            for os in [Os::Linux, Os::Macos, Os::Windows] {
+                let Ok((rendered, _, _)) = render(os, client, &portable, false) else {
+                    continue;
+                };
+                // Codex turns whole-value env references into pass-through fields in
+                // its dialect, not in the canonical entry: the round trip still holds.
+                assert_eq!(
+                    portable_entry(&rendered),
+                    portable,
+                    "{} on {os:?} rendered {rendered:?}",
+                    client.id
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 20, "only {checked} renders checked");
+    }
+
+    /// The rendered entry really is the client's: `cmd /c` on Windows, `${env:X}` for
+    /// Cursor.
+    #[test]
+    fn render_wraps_for_windows_and_respells_for_cursor() {
+        let table = ClientTable::builtin().unwrap();
+        let cursor = table.get("cursor").unwrap();
+        let (rendered, _, _) = render(Os::Windows, cursor, &portable_server(), false).unwrap();
+        let Transport::Stdio {
+            command, args, env, ..
+        } = &rendered.transport
+        else {
+            panic!("not stdio: {rendered:?}");
+        };
+        assert_eq!(command, "cmd");
+        assert_eq!(args[..2], ["/c".to_owned(), "npx".to_owned()]);
+        assert_eq!(env["TOKEN"], "${env:TOKEN}");
+        let (linux, _, _) = render(Os::Linux, cursor, &portable_server(), false).unwrap();
+        assert!(matches!(&linux.transport, Transport::Stdio { command, .. } if command == "npx"));
+    }
+}

@@ -1,0 +1,785 @@
+//! The manifest planner: for every (client file, entry name) the manifest touches, one
+//! action — add, update, remove, adopt, ok, conflict, drift (design §9) — with the edits
+//! made to each file's document in memory. `plan` shows what it computed (`report`),
+//! `apply` writes it, `profiles` costs it. Ownership comes from the ledger: only entries mcpctl can prove it
+//! wrote for this manifest are updated or removed; hand-made entries are never touched
+//! (they are `adopt` when identical, `conflict` otherwise), unless `--force`.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::cli::ManifestArgs;
+use crate::clients::{Client, Location, Scope};
+use crate::entry::{Dialect, ServerEntry, Transport};
+use crate::error::UserError;
+use crate::manifest::{ClientChoice, Manifest};
+use crate::output::redact;
+use crate::session::inventory::{Document, display_path, read_document};
+use crate::session::{Context, edit, targets};
+use crate::state::ledger::{self, HOUSEKEEPING_KEYS};
+use crate::state::{EntryKey, Origin, Ownership};
+use crate::toggle::{Method, Power, Probe, Want};
+
+/// What the plan does with one entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Add,
+    Update,
+    Remove,
+    Adopt,
+    Ok,
+    Conflict,
+    Drift,
+    /// Switch the server on (the client's own switch, or put its parked bytes back).
+    Enable,
+    /// Switch the server off (the client's own switch, or park its exact bytes).
+    Disable,
+}
+
+impl Action {
+    pub(crate) fn sign(self) -> &'static str {
+        match self {
+            Action::Add => "+",
+            Action::Update => "~",
+            Action::Remove => "-",
+            Action::Adopt => "=",
+            Action::Ok => " ",
+            Action::Conflict => "?",
+            Action::Drift => "!",
+            Action::Enable => "^",
+            Action::Disable => "v",
+        }
+    }
+
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Action::Add => "add",
+            Action::Update => "update",
+            Action::Remove => "remove",
+            Action::Adopt => "adopt",
+            Action::Ok => "ok",
+            Action::Conflict => "conflict",
+            Action::Drift => "drift",
+            Action::Enable => "enable",
+            Action::Disable => "disable",
+        }
+    }
+
+    /// In sync for `plan --check`.
+    pub fn in_sync(self) -> bool {
+        matches!(self, Action::Ok | Action::Adopt)
+    }
+
+    /// Stops `apply` unless `--force`.
+    pub fn blocks(self) -> bool {
+        matches!(self, Action::Conflict | Action::Drift)
+    }
+
+    pub(crate) fn code(self) -> &'static str {
+        use crate::check::rules::sync;
+        match self {
+            Action::Add => sync::MISSING.code,
+            Action::Update => sync::OUTDATED.code,
+            Action::Remove => sync::STALE.code,
+            Action::Conflict => sync::CONFLICT.code,
+            Action::Enable | Action::Disable => sync::SWITCH.code,
+            Action::Drift | Action::Ok | Action::Adopt => sync::DRIFT.code,
+        }
+    }
+}
+
+/// One row of the plan (`plan --json` item).
+#[derive(Debug, Clone, Serialize)]
+pub struct Item {
+    pub client: String,
+    pub scope: Scope,
+    /// Absolute.
+    pub path: PathBuf,
+    pub name: String,
+    pub action: Action,
+    pub reason: Option<String>,
+    #[serde(skip)]
+    pub line: usize,
+    #[serde(skip)]
+    pub column: usize,
+}
+
+/// What to remember once a file is written.
+#[derive(Debug, Clone)]
+pub enum LedgerOp {
+    /// mcpctl now owns this entry, as written (raw, in the client's spelling).
+    Record {
+        name: String,
+        raw: Value,
+    },
+    Forget {
+        name: String,
+    },
+}
+
+/// The plan for one file, with the edits already made to the in-memory document.
+pub struct FilePlan<'a> {
+    pub client: &'a Client,
+    pub location: Location,
+    pub document: Document,
+    /// The file's text before the edits.
+    pub before: String,
+    pub items: Vec<Item>,
+    pub ledger: Vec<LedgerOp>,
+    /// Literal secret values seen in this file's entries, redacted from diffs.
+    pub secrets: Vec<String>,
+    pub notes: Vec<String>,
+    /// Each manifest server this file gets, as rendered for its client (what `profiles`
+    /// looks up measured token costs by).
+    pub rendered: Vec<(String, ServerEntry)>,
+    /// Servers to switch (`toggle::switch`) in this file: on before the file is written
+    /// (a parked entry must be back first), off after (an added entry must be there).
+    pub switches: Vec<(String, Want)>,
+    /// What those switches change, for entries already there (a dry run of each).
+    pub switch_diffs: Vec<String>,
+    /// mcpctl's parked entries the manifest no longer lists: dropped from the record of
+    /// parked entries (they are not in the file).
+    pub drop_parked: Vec<EntryKey>,
+}
+
+impl FilePlan<'_> {
+    /// The new text, when it differs from the file.
+    pub fn new_text(&self) -> Option<String> {
+        let text = self.document.doc.render();
+        (text != self.before).then(|| text.into_owned())
+    }
+
+    /// The unified diff, secrets redacted; then what each switch changes.
+    pub fn diff(&self, ctx: &Context) -> Option<String> {
+        let mut out = String::new();
+        if let Some(after) = self.new_text() {
+            let source = &self.document.source;
+            out = edit::unified_diff(
+                &display_path(ctx, &self.location.path),
+                &source.bytes_for(&self.before),
+                &source.bytes_for(&after),
+                source.exists(),
+            );
+        }
+        for diff in &self.switch_diffs {
+            out.push_str(diff);
+        }
+        (!out.is_empty()).then(|| redact_secrets(&out, &self.secrets))
+    }
+}
+
+/// Find, read and validate the manifest.
+pub fn load(ctx: &Context, args: &ManifestArgs) -> anyhow::Result<Manifest> {
+    let path = crate::manifest::locate(args.manifest.as_deref(), &ctx.project, &ctx.platform)?;
+    let source = crate::fs::read_source(&path).map_err(|e| UserError::new(e.to_string()))?;
+    if !source.exists() {
+        return Err(UserError::new(format!("no manifest at `{}`", path.display()))
+            .hint("create one with `mcpctl import > mcpctl.toml`, or name it with `--manifest FILE`")
+            .into());
+    }
+    let manifest = Manifest::parse(&path, &source.text, &ctx.table)
+        .map_err(|e| UserError::new(e.to_string()).hint("fix the manifest; nothing was changed"))?;
+    if let Some(profile) = &args.profile
+        && !manifest.profiles.contains_key(profile)
+    {
+        let names: Vec<&str> = manifest.profiles.keys().map(String::as_str).collect();
+        let known = if names.is_empty() {
+            "the manifest has no profiles".to_owned()
+        } else {
+            format!("profiles: {}", names.join(", "))
+        };
+        return Err(UserError::new(format!(
+            "`{}` has no `[profiles.{profile}]`",
+            path.display()
+        ))
+        .hint(
+            match crate::suggest::closest(profile, names.iter().copied()) {
+                Some(near) => format!("did you mean `{near}`? {known}"),
+                None => known,
+            },
+        )
+        .into());
+    }
+    Ok(manifest)
+}
+
+/// The files the manifest targets: each (file, servers key) once, with the clients that
+/// read it (several clients share `.mcp.json`); the first renders.
+fn target_files<'a>(
+    ctx: &'a Context,
+    manifest: &Manifest,
+) -> anyhow::Result<Vec<(Vec<&'a Client>, Location)>> {
+    let named: Vec<String> = manifest
+        .named_clients()
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    let explicit = targets::by_ids(ctx, &named)?;
+    let mut clients: Vec<&Client> = match &manifest.clients {
+        ClientChoice::Ids(_) => Vec::new(),
+        ClientChoice::Detected => targets::detected(ctx),
+    };
+    for client in &explicit {
+        if !clients.iter().any(|c| c.id == client.id) {
+            clients.push(client);
+        }
+    }
+    let mut files: Vec<(Vec<&Client>, Location, PathBuf)> = Vec::new();
+    for client in clients {
+        let named = explicit.iter().any(|c| c.id == client.id);
+        let Some(location) = client.location(manifest.scope, &ctx.platform, &ctx.project)? else {
+            if named {
+                return Err(UserError::new(format!(
+                    "{} has no {} scope, but the manifest names it",
+                    client.name,
+                    manifest.scope.as_str()
+                ))
+                .hint("remove it from the manifest's `clients`, or change `scope`")
+                .into());
+            }
+            continue;
+        };
+        let identity = crate::fs::identity(&location.path);
+        match files
+            .iter_mut()
+            .find(|(_, l, id)| *id == identity && l.key == location.key)
+        {
+            Some((group, _, _)) => group.push(client),
+            None => files.push((vec![client], location, identity)),
+        }
+    }
+    Ok(files.into_iter().map(|(c, l, _)| (c, l)).collect())
+}
+
+/// Plan every targeted file. Any file that cannot be read or parsed is an error: the
+/// whole plan stops (and `apply` writes nothing).
+pub fn plan_all<'a>(
+    ctx: &'a Context,
+    manifest: &Manifest,
+    profile: Option<&str>,
+    force: bool,
+) -> anyhow::Result<Vec<FilePlan<'a>>> {
+    let mut plans = Vec::new();
+    for (clients, location) in target_files(ctx, manifest)? {
+        plans.push(plan_file(
+            ctx, manifest, &clients, location, profile, force,
+        )?);
+    }
+    Ok(plans)
+}
+
+/// Whether the manifest wants server `spec` in a file read by `clients`.
+fn wanted_in(manifest: &Manifest, spec: &crate::manifest::ServerSpec, clients: &[&Client]) -> bool {
+    clients.iter().any(|c| {
+        let top = match &manifest.clients {
+            ClientChoice::Detected => true,
+            ClientChoice::Ids(ids) => ids.contains(&c.id),
+        };
+        let narrowed = spec.clients.as_ref().is_none_or(|ids| ids.contains(&c.id));
+        top && narrowed
+    })
+}
+
+/// Plan one file (re-run by `apply` when the file changed under it).
+pub fn plan_file<'a>(
+    ctx: &Context,
+    manifest: &Manifest,
+    clients: &[&'a Client],
+    location: Location,
+    profile: Option<&str>,
+    force: bool,
+) -> anyhow::Result<FilePlan<'a>> {
+    let client = clients[0];
+    let mut document = read_document(ctx, client, &location.path)?;
+    let before = document.doc.render().into_owned();
+    let current = document
+        .doc
+        .servers(location.at())
+        .map_err(|e| crate::session::inventory::shape_error(ctx, &location.path, &e))?;
+    let dialect = Dialect::of(client);
+    let origin = Origin::manifest(&manifest.path);
+    let identity = crate::fs::identity(&location.path);
+    let probe = Probe::new(ctx)?;
+    let parked = |name: &str| {
+        let key = edit::entry_key_at(&identity, &location, name);
+        probe.parked().iter().any(|p| p.entry == key)
+    };
+    let mut plan = FilePlan {
+        client,
+        location: location.clone(),
+        before,
+        items: Vec::new(),
+        ledger: Vec::new(),
+        secrets: Vec::new(),
+        notes: Vec::new(),
+        rendered: Vec::new(),
+        switches: Vec::new(),
+        switch_diffs: Vec::new(),
+        drop_parked: Vec::new(),
+        document: Document {
+            source: document.source.clone(),
+            doc: client.format.parse(String::new())?,
+        },
+    };
+    for (_, raw) in &current {
+        collect_secrets(raw, &mut plan.secrets);
+    }
+    let position = |doc: &Document, name: &str| {
+        doc.doc
+            .entry_position(location.at(), name)
+            .or_else(|| doc.doc.position(&location.key))
+            .map_or((1, 1), |p| (p.line, p.column))
+    };
+    let mut wanted_names = BTreeSet::new();
+    let push = |plan: &mut FilePlan<'_>,
+                name: &str,
+                action,
+                reason: Option<String>,
+                at: (usize, usize)| {
+        plan.items.push(Item {
+            client: client.id.clone(),
+            scope: location.scope,
+            path: location.path.clone(),
+            name: name.to_owned(),
+            action,
+            reason,
+            line: at.0,
+            column: at.1,
+        });
+    };
+    for (name, spec) in &manifest.servers {
+        if !wanted_in(manifest, spec, clients) {
+            continue;
+        }
+        let on = manifest.switched_on(name, profile);
+        let why = switch_reason(manifest, name, profile, on);
+        let resolved;
+        let portable = match &spec.registry {
+            None => &spec.entry,
+            Some((server, version)) => {
+                let (entry, exports) = from_registry(ctx, client, server, version)
+                    .map_err(|e| e.context(format!("server `{name}` for {}", client.name)))?;
+                if !exports.is_empty() {
+                    plan.notes.push(format!(
+                        "{}: `{name}` reads {}; export {} before starting the client",
+                        client.id,
+                        exports.join(", "),
+                        if exports.len() == 1 { "it" } else { "them" }
+                    ));
+                }
+                resolved = entry;
+                &resolved
+            }
+        };
+        if !client.supports(portable.transport.name()) {
+            plan.notes.push(format!(
+                "{} cannot use {} servers; `{name}` is left out of its file",
+                client.name,
+                portable.transport.name().as_str()
+            ));
+            continue;
+        }
+        wanted_names.insert(name.clone());
+        let entry = placeholders(ctx, portable)?;
+        let (_, mut wanted, notes) =
+            crate::entry::render::render(ctx.platform.os, client, &entry, false)
+                .map_err(|e| e.context(format!("server `{name}` for {}", client.name)))?;
+        plan.notes
+            .extend(notes.into_iter().map(|n| format!("{}: {n}", client.id)));
+        if let (Some(fields), Value::Object(map)) =
+            (spec.client_fields.get(&client.id), &mut wanted)
+        {
+            for (k, v) in fields {
+                map.insert(k.clone(), v.clone());
+            }
+        }
+        collect_secrets(&wanted, &mut plan.secrets);
+        if let Ok(entry) = dialect.from_raw(&wanted) {
+            plan.rendered.push((name.clone(), entry));
+        }
+        let present = current.iter().any(|(n, _)| n == name);
+        if !present && parked(name) {
+            // Parked by `disable` (or a previous profile): its bytes wait in the state
+            // directory. Off is in sync; on puts the same bytes back (and the next plan
+            // compares their content).
+            wanted_names.insert(name.clone());
+            let at = position(&document, name);
+            if on {
+                plan.switches.push((name.clone(), Want::On));
+                push(
+                    &mut plan,
+                    name,
+                    Action::Enable,
+                    Some(format!("parked; {why}")),
+                    at,
+                );
+            } else {
+                push(&mut plan, name, Action::Ok, None, at);
+            }
+            continue;
+        }
+        let at = position(&document, name);
+        let key = edit::entry_key_at(&identity, &location, name);
+        let Some((_, existing)) = current.iter().find(|(n, _)| n == name) else {
+            if !on && crate::toggle::method(client, location.scope) == Method::Park {
+                // No switch in this client: off is not being in the file, and there are
+                // no bytes to park. It is written when a profile switches it on.
+                push(
+                    &mut plan,
+                    name,
+                    Action::Ok,
+                    Some(format!("off, not written ({why})")),
+                    at,
+                );
+                continue;
+            }
+            let wanted = dialect.with_defaults(wanted, name);
+            document.doc.upsert(location.at(), name, &wanted)?;
+            plan.ledger.push(LedgerOp::Record {
+                name: name.clone(),
+                raw: wanted,
+            });
+            // Added, then switched off by the client's own switch, the way `disable` does
+            // it: switching profiles back and forth then gives the same bytes every time.
+            let reason = (!on).then(|| {
+                plan.switches.push((name.clone(), Want::Off));
+                format!("then switched off: {why}")
+            });
+            push(&mut plan, name, Action::Add, reason, at);
+            continue;
+        };
+        let matches = match (dialect.from_raw(existing), dialect.from_raw(&wanted)) {
+            (Ok(now), Ok(want)) => now.same_as(&want),
+            _ => false,
+        };
+        let ownership = match ledger::fingerprint_raw(&dialect, existing) {
+            Some(fp) => ctx.state.ownership(&key, &fp)?,
+            None => Ownership::HandMade,
+        };
+        let (action, reason) = match (ownership, matches) {
+            (Ownership::HandMade, true) => (
+                Action::Adopt,
+                Some("identical hand-made entry: recorded as mcpctl's, bytes untouched".to_owned()),
+            ),
+            (_, true) => (Action::Ok, None),
+            (Ownership::Mcpctl, false) => (
+                Action::Update,
+                Some(update_reason(&dialect, existing, &wanted)),
+            ),
+            (Ownership::Edited, false) => (
+                Action::Drift,
+                Some(format!(
+                    "edited by hand since mcpctl wrote it; now {}, wanted {}",
+                    redacted_json(existing),
+                    redacted_json(&wanted)
+                )),
+            ),
+            (Ownership::HandMade, false) => (
+                Action::Conflict,
+                Some(format!(
+                    "a hand-made entry with other content: {}; wanted {}",
+                    redacted_json(existing),
+                    redacted_json(&wanted)
+                )),
+            ),
+        };
+        let writes = action == Action::Update || (force && action.blocks());
+        let off_now = probe.power(client, &location, name, existing) != Power::On;
+        let (action, reason) = if on == off_now && (writes || !action.blocks()) {
+            plan.switches
+                .push((name.clone(), if on { Want::On } else { Want::Off }));
+            let switched = if on { Action::Enable } else { Action::Disable };
+            match action {
+                Action::Ok | Action::Adopt => (switched, Some(why.clone())),
+                _ => (
+                    action,
+                    Some(format!(
+                        "{}; then switched {}: {why}",
+                        reason.unwrap_or_default(),
+                        if on { "on" } else { "off" }
+                    )),
+                ),
+            }
+        } else {
+            (action, reason)
+        };
+        if writes {
+            let merged = dialect.with_defaults(keep_housekeeping(existing, wanted), name);
+            document.doc.upsert(location.at(), name, &merged)?;
+            plan.ledger.push(LedgerOp::Record {
+                name: name.clone(),
+                raw: merged,
+            });
+        } else if !action.blocks() {
+            let record = ctx.state.lookup(&key)?;
+            if record.is_none_or(|r| r.source != origin) {
+                plan.ledger.push(LedgerOp::Record {
+                    name: name.clone(),
+                    raw: existing.clone(),
+                });
+            }
+        }
+        push(&mut plan, name, action, reason, at);
+    }
+    for (name, existing) in &current {
+        if wanted_names.contains(name) {
+            continue;
+        }
+        let key = edit::entry_key_at(&identity, &location, name);
+        let record = ctx.state.lookup(&key)?;
+        let now = ledger::fingerprint_raw(&dialect, existing);
+        let at = position(&document, name);
+        let (action, reason) = match &record {
+            Some(r) if r.source == origin => {
+                if now.as_ref() == Some(&r.fingerprint) {
+                    (Action::Remove, Some("no longer in the manifest".to_owned()))
+                } else {
+                    (
+                        Action::Drift,
+                        Some(
+                            "no longer in the manifest, but edited by hand since mcpctl wrote it"
+                                .to_owned(),
+                        ),
+                    )
+                }
+            }
+            _ if manifest.exclusive => (
+                Action::Remove,
+                Some("not in the manifest, which is exclusive".to_owned()),
+            ),
+            _ => continue,
+        };
+        if action == Action::Remove || force {
+            document.doc.remove(location.at(), name)?;
+            plan.ledger.push(LedgerOp::Forget { name: name.clone() });
+        }
+        push(&mut plan, name, action, reason, at);
+    }
+    // Parked entries of this manifest's servers it no longer lists.
+    let leftovers = probe.parked().iter().filter(|p| {
+        p.entry.path == identity
+            && p.entry.key == location.key
+            && !wanted_names.contains(&p.entry.name)
+            && !current.iter().any(|(n, _)| *n == p.entry.name)
+    });
+    for parked in leftovers {
+        let Some(record) = ctx.state.lookup(&parked.entry)? else {
+            continue;
+        };
+        if record.source != origin {
+            continue;
+        }
+        let name = &parked.entry.name;
+        let at = position(&document, name);
+        let (action, reason) = if ledger::fingerprint_raw(&dialect, &parked.raw).as_ref()
+            == Some(&record.fingerprint)
+        {
+            (
+                Action::Remove,
+                "no longer in the manifest; its parked bytes are dropped",
+            )
+        } else {
+            (
+                Action::Drift,
+                "no longer in the manifest, but edited by hand before it was parked",
+            )
+        };
+        if action == Action::Remove || force {
+            plan.drop_parked.push(parked.entry.clone());
+            plan.ledger.push(LedgerOp::Forget { name: name.clone() });
+        }
+        push(&mut plan, name, action, Some(reason.to_owned()), at);
+    }
+    // Records of this manifest whose entries are gone (deleted by hand): forget them.
+    // Parked entries are not gone: `enable` brings them back as mcpctl's.
+    let gone = ctx.state.records(&|r| {
+        r.source == origin
+            && r.entry.path == identity
+            && r.entry.key == location.key
+            && !current.iter().any(|(n, _)| *n == r.entry.name)
+            && !wanted_names.contains(&r.entry.name)
+            && !probe.parked().iter().any(|p| p.entry == r.entry)
+    })?;
+    for record in gone {
+        plan.ledger.push(LedgerOp::Forget {
+            name: record.entry.name,
+        });
+    }
+    // Parked entries come back in the reverse order they were parked: each one's splice
+    // was recorded in the text the later ones left, so that is where it fits exactly.
+    let parked_at = |name: &str| {
+        let key = edit::entry_key_at(&identity, &location, name);
+        probe.parked().iter().position(|p| p.entry == key)
+    };
+    plan.switches
+        .sort_by_key(|(name, want)| (*want == Want::Off, std::cmp::Reverse(parked_at(name))));
+    // Switches of entries already there: show what they change (an entry this plan adds
+    // is switched after it is written, so there is nothing to show yet).
+    for (name, want) in &plan.switches {
+        let switched = plan
+            .items
+            .iter()
+            .any(|i| i.name == *name && matches!(i.action, Action::Enable | Action::Disable));
+        if !switched {
+            continue;
+        }
+        match crate::toggle::switch(ctx, client, &location, name, *want, true) {
+            Ok(done) => plan.switch_diffs.extend(done.diff),
+            Err(e) => plan.notes.push(format!(
+                "switching `{name}` {} will fail: {e:#}",
+                if *want == Want::On { "on" } else { "off" }
+            )),
+        }
+    }
+    plan.document = document;
+    Ok(plan)
+}
+
+/// Why a manifest server is wanted on or off (for the plan's reasons).
+fn switch_reason(manifest: &Manifest, name: &str, profile: Option<&str>, on: bool) -> String {
+    match (profile.or(manifest.profile.as_deref()), on) {
+        (Some(p), true) => format!("in profile `{p}`"),
+        (Some(p), false) => format!("not in profile `{p}`"),
+        (None, true) => "enabled in the manifest".to_owned(),
+        (None, false) => format!("`enabled = false` for `{name}` in the manifest"),
+    }
+}
+
+/// A `registry = "NAME@VERSION"` server rendered for one client, exactly as
+/// `mcpctl add NAME@VERSION` renders it (no inputs given: secrets become `${VAR}`
+/// references, optional inputs are left out, a required input without a default is an
+/// error), plus the variables the user must export. The registry is `MCPCTL_REGISTRY` or
+/// the official one; answers come from the registry cache when offline.
+fn from_registry(
+    ctx: &Context,
+    client: &Client,
+    server: &str,
+    version: &str,
+) -> anyhow::Result<(ServerEntry, Vec<String>)> {
+    let args = crate::cli::RegistryArgs {
+        registry: ctx.platform.var("MCPCTL_REGISTRY").map(str::to_owned),
+    };
+    let registry = crate::session::registry::registry_for(ctx, &args, None);
+    let resolved = crate::registry::resolve(
+        &registry,
+        server,
+        Some(version),
+        crate::registry::mapping::Preference::Auto,
+        &crate::registry::inputs::Given::default(),
+        &|t| client.supports(t),
+    )
+    .map_err(crate::registry::resolve_error)?;
+    let exports = resolved
+        .exports
+        .iter()
+        .map(|e| e.variable.clone())
+        .collect();
+    Ok((resolved.entry, exports))
+}
+
+/// `{home}` and `{project}` in a portable entry's command, args, env and cwd.
+fn placeholders(ctx: &Context, entry: &ServerEntry) -> anyhow::Result<ServerEntry> {
+    let home = ctx.platform.home()?.display().to_string();
+    let project = ctx.project.display().to_string();
+    let fill = |s: &mut String| {
+        if s.contains('{') {
+            *s = s.replace("{home}", &home).replace("{project}", &project);
+        }
+    };
+    let mut entry = entry.clone();
+    if let Transport::Stdio {
+        command,
+        args,
+        env,
+        cwd,
+    } = &mut entry.transport
+    {
+        fill(command);
+        args.iter_mut().for_each(fill);
+        env.values_mut().for_each(fill);
+        cwd.iter_mut().for_each(fill);
+    }
+    Ok(entry)
+}
+
+/// The wanted entry, keeping the client's housekeeping fields (switches, approvals,
+/// timeouts) from the entry it replaces, unless the manifest sets them.
+fn keep_housekeeping(existing: &Value, wanted: Value) -> Value {
+    let (Value::Object(old), Value::Object(mut new)) = (existing, wanted.clone()) else {
+        return wanted;
+    };
+    for (k, v) in old {
+        if HOUSEKEEPING_KEYS.contains(&k.as_str()) && !new.contains_key(k) {
+            new.insert(k.clone(), v.clone());
+        }
+    }
+    Value::Object(new)
+}
+
+/// Why an entry of mcpctl's is updated: a literal secret moving to a reference says so.
+fn update_reason(dialect: &Dialect<'_>, existing: &Value, wanted: &Value) -> String {
+    let values = |raw: &Value| match dialect.from_raw(raw).map(|e| e.transport) {
+        Ok(Transport::Stdio { env, .. }) => env,
+        Ok(Transport::Remote { headers, .. }) => headers,
+        Err(_) => crate::entry::StringMap::new(),
+    };
+    let (old, new) = (values(existing), values(wanted));
+    let reference = |v: &str| crate::vars::sole_reference(v.strip_prefix("Bearer ").unwrap_or(v));
+    let moved: Vec<String> = new
+        .iter()
+        .filter(|(k, _)| old.get(*k).is_some_and(|o| redact(o) != *o))
+        .filter_map(|(_, v)| reference(v))
+        .collect();
+    if moved.is_empty() {
+        "the manifest wants other content".to_owned()
+    } else {
+        format!(
+            "secret moves to {}; export {} first",
+            moved
+                .iter()
+                .map(|n| format!("`${{{n}}}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            moved.join(", ")
+        )
+    }
+}
+
+fn redacted_json(raw: &Value) -> String {
+    crate::output::redact_raw(raw).to_string()
+}
+
+/// Literal values of env and header maps (what `redact` would hide).
+fn collect_secrets(raw: &Value, out: &mut Vec<String>) {
+    let Value::Object(map) = raw else {
+        return;
+    };
+    for key in ["env", "environment", "headers", "http_headers"] {
+        if let Some(Value::Object(values)) = map.get(key) {
+            for v in values.values().filter_map(Value::as_str) {
+                if v.len() >= 4 && redact(v) != v && !out.iter().any(|s| s == v) {
+                    out.push(v.to_owned());
+                }
+            }
+        }
+    }
+}
+
+/// `text` with every secret value replaced (longest first, so one containing another is
+/// hidden whole).
+pub fn redact_secrets(text: &str, secrets: &[String]) -> String {
+    let mut secrets: Vec<&String> = secrets.iter().collect();
+    secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    let mut text = text.to_owned();
+    for secret in secrets {
+        let escaped = serde_json::to_string(secret).unwrap_or_default();
+        let escaped = escaped.trim_matches('"');
+        text = text.replace(escaped, crate::output::REDACTED);
+        text = text.replace(secret.as_str(), crate::output::REDACTED);
+    }
+    text
+}

@@ -1,0 +1,224 @@
+//! The plan as it is shown (`plan`, and `apply` before it writes): a summary per file
+//! with its diff, or the items as JSON or check annotations. Secrets are redacted in every
+//! form; this module never edits a document.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::check::{Finding, Severity, render};
+use crate::cli::CheckFormat;
+use crate::error::ExitStatus;
+use crate::manifest::Manifest;
+use crate::manifest::plan::{Action, FilePlan, Item};
+use crate::output::{Block, Paint, Report, Style};
+use crate::session::Context;
+use crate::session::inventory::display_path;
+
+/// The plan as check findings (for `--format github|sarif`): paths relative to the
+/// project directory when inside it, as a repository's annotations need.
+fn findings(ctx: &Context, items: &[&Item]) -> Vec<Finding> {
+    items
+        .iter()
+        .filter(|i| !i.action.in_sync())
+        .map(|i| Finding {
+            path: relative(&ctx.project, &i.path),
+            line: i.line,
+            column: i.column,
+            severity: Severity::Error,
+            code: i.action.code(),
+            message: format!(
+                "`{}` ({}): {}{}",
+                i.name,
+                i.client,
+                i.action.as_str(),
+                i.reason
+                    .as_ref()
+                    .map(|r| format!(": {r}"))
+                    .unwrap_or_default()
+            ),
+            server: Some(i.name.clone()),
+            fixable: false,
+        })
+        .collect()
+}
+
+fn relative(base: &Path, path: &Path) -> String {
+    path.strip_prefix(base)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// The plan as it is shown: `--json` is the items; the human form is a summary per file
+/// with its diff (`--format text`), or the items as annotations (`github`, `sarif`) or JSON.
+pub struct PlanReport {
+    files: Vec<FileSummary>,
+    /// The manifest, as shown.
+    manifest: String,
+    format: CheckFormat,
+    /// `--format github|sarif`: the items out of sync, as check findings.
+    findings: Vec<Finding>,
+    /// `plan --check`: out of sync is exit 1.
+    check: bool,
+    /// `--profile`: what the profile costs each client (`profiles::plan_line`), after
+    /// the text.
+    pub profile_line: Option<String>,
+}
+
+/// One planned file, ready to print.
+struct FileSummary {
+    /// `~/.cursor/mcp.json (cursor, user)`.
+    title: String,
+    items: Vec<Item>,
+    /// Secrets redacted.
+    diff: Option<String>,
+    notes: Vec<String>,
+}
+
+impl PlanReport {
+    pub fn new(
+        ctx: &Context,
+        manifest: &Manifest,
+        plans: &[FilePlan<'_>],
+        format: CheckFormat,
+        check: bool,
+    ) -> PlanReport {
+        let files: Vec<FileSummary> = plans
+            .iter()
+            .map(|plan| FileSummary {
+                title: format!(
+                    "{} ({}, {})",
+                    display_path(ctx, &plan.location.path),
+                    plan.client.id,
+                    plan.location.scope.as_str()
+                ),
+                items: plan.items.clone(),
+                diff: plan.diff(ctx),
+                notes: plan.notes.clone(),
+            })
+            .collect();
+        let items: Vec<&Item> = files.iter().flat_map(|f| &f.items).collect();
+        let findings = match format {
+            CheckFormat::Github | CheckFormat::Sarif => findings(ctx, &items),
+            CheckFormat::Text | CheckFormat::Json => Vec::new(),
+        };
+        PlanReport {
+            manifest: manifest.path.display().to_string(),
+            format,
+            findings,
+            check,
+            files,
+            profile_line: None,
+        }
+    }
+
+    fn items(&self) -> impl Iterator<Item = &Item> {
+        self.files.iter().flat_map(|f| &f.items)
+    }
+
+    /// Text: a summary per file, then the diffs.
+    fn text(&self, paint: Paint) -> Vec<Block> {
+        let mut blocks = Vec::new();
+        let mut shown = 0;
+        for file in &self.files {
+            // Files in sync are summed up below, not listed entry by entry.
+            if file.items.iter().all(|i| i.action == Action::Ok) && file.notes.is_empty() {
+                continue;
+            }
+            shown += 1;
+            blocks.push(Block::Line(paint.paint(Style::Bold, &file.title)));
+            for item in file.items.iter().filter(|i| i.action != Action::Ok) {
+                let style = match item.action {
+                    Action::Ok | Action::Adopt => Style::Dim,
+                    Action::Conflict | Action::Drift => Style::Fail,
+                    Action::Add
+                    | Action::Update
+                    | Action::Remove
+                    | Action::Enable
+                    | Action::Disable => Style::Ok,
+                };
+                let mut line = paint.paint(
+                    style,
+                    &format!("  {} {:<9}", item.action.sign(), item.action.as_str()),
+                );
+                line.push_str(&format!(" {}", item.name));
+                if let Some(reason) = &item.reason {
+                    line.push_str(&paint.paint(Style::Dim, &format!("  ({reason})")));
+                }
+                blocks.push(Block::Line(line));
+            }
+            if let Some(diff) = &file.diff {
+                blocks.push(Block::Raw(diff.clone()));
+            }
+            blocks.extend(file.notes.iter().cloned().map(Block::Warning));
+        }
+        if self.files.iter().all(|f| f.items.is_empty()) {
+            blocks.push(Block::Note(format!(
+                "`{}` has nothing for the targeted clients",
+                self.manifest
+            )));
+            return blocks;
+        }
+        if shown == 0 {
+            blocks.push(Block::Line(
+                "every client file matches the manifest".to_owned(),
+            ));
+        }
+        let count = |a: Action| self.items().filter(|i| i.action == a).count();
+        let switches = match (count(Action::Enable), count(Action::Disable)) {
+            (0, 0) => String::new(),
+            (on, off) => format!(", {on} to enable, {off} to disable"),
+        };
+        blocks.push(Block::Note(format!(
+            "{} to add, {} to update, {} to remove, {} to adopt{switches}, {} ok, {} conflict, {} drift",
+            count(Action::Add),
+            count(Action::Update),
+            count(Action::Remove),
+            count(Action::Adopt),
+            count(Action::Ok),
+            count(Action::Conflict),
+            count(Action::Drift)
+        )));
+        blocks
+    }
+}
+
+impl Report for PlanReport {
+    /// The items, whatever `--format` says (`--json` wins over it).
+    fn json(&self) -> serde_json::Result<Value> {
+        serde_json::to_value(self.items().collect::<Vec<_>>())
+    }
+
+    fn human(&self, paint: Paint) -> Vec<Block> {
+        let pretty = |value: serde_json::Result<Value>| {
+            value
+                .and_then(|v| serde_json::to_string_pretty(&v))
+                .map(Block::Line)
+                .into_iter()
+                .collect()
+        };
+        match self.format {
+            CheckFormat::Text => {
+                let mut blocks = self.text(paint);
+                blocks.extend(self.profile_line.clone().map(Block::Line));
+                blocks
+            }
+            CheckFormat::Github => self
+                .findings
+                .iter()
+                .map(|f| Block::Line(render::github_line(f)))
+                .collect(),
+            CheckFormat::Json => pretty(self.json()),
+            CheckFormat::Sarif => pretty(Ok(render::sarif(&self.findings))),
+        }
+    }
+
+    fn status(&self) -> ExitStatus {
+        if self.check && self.items().any(|i| !i.action.in_sync()) {
+            ExitStatus::Problems
+        } else {
+            ExitStatus::Success
+        }
+    }
+}

@@ -1,0 +1,37 @@
+//! The floor every command stands on: the `Context` built once in `lib::run`, reading
+//! what is configured (`inventory`), choosing files (`targets`), the one write loop and
+//! its undo primitives (`edit`), the single-entry write path that records in the ledger
+//! (`write`), and the engines verbs share (`probe`: what doctor starts; `registry`: the
+//! MCP Registry as a command asks it). Nothing here parses arguments or prints a report.
+
+pub mod edit;
+pub mod inventory;
+pub mod probe;
+pub mod registry;
+pub mod targets;
+pub mod write;
+
+use std::path::PathBuf;
+
+use crate::clients::ClientTable;
+use crate::platform::Platform;
+
+/// What every command may use; built once in `lib::run`.
+#[derive(Debug)]
+pub struct Context {
+    pub platform: Platform,
+    pub table: ClientTable,
+    /// Project directory for project and local scopes (absolute).
+    pub project: PathBuf,
+    /// Prompts are allowed (a terminal, and no `--no-input`).
+    pub interactive: bool,
+    /// Where backups of edited files go.
+    pub backups: Option<PathBuf>,
+    /// Ledger and journal: what mcpctl wrote, and what each command changed.
+    pub state: crate::state::State,
+    /// The command line as typed (program name first), for messages that show a corrected
+    /// one.
+    pub argv: Vec<String>,
+    /// `--json`: paths are shown absolute (a script cannot open `~/...`).
+    pub json: bool,
+}
