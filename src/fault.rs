@@ -108,7 +108,9 @@ pub fn step(label: &str) -> io::Result<()> {
         let mut act = None;
         let gate;
         {
-            let mut plan = plan.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut plan = plan
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             plan.count += 1;
             let count = plan.count;
             let seen = match plan.seen.iter_mut().find(|(l, _)| l == label) {

@@ -95,13 +95,17 @@ pub enum FsError {
     NotUtf8 { path: PathBuf, offset: usize },
     #[error("cannot write `{path}`: {source}")]
     Write { path: PathBuf, source: io::Error },
-    #[error("cannot keep the previous version of `{path}` in mcpctl's state directory (`{backups}`): {source}; nothing was written")]
+    #[error(
+        "cannot keep the previous version of `{path}` in mcpctl's state directory (`{backups}`): {source}; nothing was written"
+    )]
     Backup {
         path: PathBuf,
         backups: PathBuf,
         source: io::Error,
     },
-    #[error("cannot record what mcpctl is about to write in its state directory (`{dir}`): {source}; nothing was written")]
+    #[error(
+        "cannot record what mcpctl is about to write in its state directory (`{dir}`): {source}; nothing was written"
+    )]
     Intent { dir: PathBuf, source: io::Error },
     #[error("backup `{backup}` {why}; nothing was written")]
     Unverified { backup: PathBuf, why: String },
@@ -192,10 +196,7 @@ const SETTLE_STEP: std::time::Duration = std::time::Duration::from_millis(10);
 /// looked at again for a while: another program's in-place write (`fs.writeFileSync`, an
 /// editor) truncates first and writes second, and the gap is not an empty config. The
 /// version returned is one that held still between two looks.
-pub fn read_settled(
-    path: &Path,
-    expect_content: impl FnOnce() -> bool,
-) -> Result<Source, FsError> {
+pub fn read_settled(path: &Path, expect_content: impl FnOnce() -> bool) -> Result<Source, FsError> {
     let source = read_source(path)?;
     if !source.exists() || !source.text.trim().is_empty() {
         return Ok(source);
@@ -407,26 +408,7 @@ pub fn write_atomic(
         return Ok(Written { backup: None });
     };
     // The version being replaced is kept before the file changes: no room for it, no write.
-    let backup = match backups {
-        Some(backups) => Some(
-            match backup::keep(&target, source.digest.as_deref(), read_stamp, backups) {
-                Ok(Some(kept)) => kept,
-                Ok(None) => {
-                    return Err(FsError::Changed {
-                        path: source.path.clone(),
-                    });
-                }
-                Err(e) => {
-                    return Err(FsError::Backup {
-                        path: source.path.clone(),
-                        backups: backups.to_path_buf(),
-                        source: e,
-                    });
-                }
-            },
-        ),
-        None => None,
-    };
+    let backup = keep_before(source, &target, read_stamp, backups)?;
     let drop_backup = || {
         if let Some(backup) = &backup {
             let _ = fs::remove_file(backup);
@@ -505,26 +487,7 @@ pub fn delete_atomic(
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let backup = match backups {
-        Some(backups) => Some(
-            match backup::keep(&target, source.digest.as_deref(), read_stamp, backups) {
-                Ok(Some(kept)) => kept,
-                Ok(None) => {
-                    return Err(FsError::Changed {
-                        path: source.path.clone(),
-                    });
-                }
-                Err(e) => {
-                    return Err(FsError::Backup {
-                        path: source.path.clone(),
-                        backups: backups.to_path_buf(),
-                        source: e,
-                    });
-                }
-            },
-        ),
-        None => None,
-    };
+    let backup = keep_before(source, &target, read_stamp, backups)?;
     let drop_backup = || {
         if let Some(backup) = &backup {
             let _ = fs::remove_file(backup);
@@ -550,6 +513,31 @@ pub fn delete_atomic(
     }
     sync_dir(dir);
     Ok(Written { backup })
+}
+
+/// Keep the version `source` read (stamp `read`) of `target` as a backup before it is
+/// replaced or deleted: no room for it (or no permission) is `FsError::Backup`, and a
+/// file that is no longer that version is `FsError::Changed`.
+fn keep_before(
+    source: &Source,
+    target: &Path,
+    read: &Stamp,
+    backups: Option<&Path>,
+) -> Result<Option<PathBuf>, FsError> {
+    let Some(backups) = backups else {
+        return Ok(None);
+    };
+    match backup::keep(target, source.digest.as_deref(), read, backups) {
+        Ok(Some(kept)) => Ok(Some(kept)),
+        Ok(None) => Err(FsError::Changed {
+            path: source.path.clone(),
+        }),
+        Err(e) => Err(FsError::Backup {
+            path: source.path.clone(),
+            backups: backups.to_path_buf(),
+            source: e,
+        }),
+    }
 }
 
 /// Write the temp file: the target's permissions (private for a new file), BOM, text,

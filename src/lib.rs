@@ -60,7 +60,10 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         }
     };
     let platform = Platform::from_env(cli.global.platform);
-    fault::arm(platform.var("MCPCTL_FAULT"), platform.var("MCPCTL_FAULT_GATE"));
+    fault::arm(
+        platform.var("MCPCTL_FAULT"),
+        platform.var("MCPCTL_FAULT_GATE"),
+    );
     let no_color = platform.var("NO_COLOR").is_some();
     let mut printer = Printer::new(
         cli.global.json,

@@ -154,21 +154,33 @@ fn execute<'a>(
     if let Err(error) = write_all(ctx, manifest, profile, force, plans) {
         let written = ctx.state.written();
         let mut reverted = Vec::new();
+        let mut kept = Vec::new();
         for change in written.iter().rev() {
+            // Only over what this run wrote (see `edit::revert`).
             if let Err(e) = edit::revert(ctx, change) {
                 report.reverted.push(ErrorText::of(&e));
+                kept.push(edit::shown(ctx, &change.path));
             } else {
                 reverted.push(edit::shown(ctx, &change.path));
             }
         }
-        let undone = if reverted.is_empty() {
-            "no file was changed".to_owned()
+        let mut undone = if reverted.is_empty() {
+            "no file was put back".to_owned()
         } else {
             format!(
                 "the files already written were put back: {}",
                 reverted.join(", ")
             )
         };
+        if written.is_empty() {
+            undone = "no file was changed".to_owned();
+        }
+        if !kept.is_empty() {
+            undone.push_str(&format!(
+                "; NOT put back (changed since, or no backup): {}",
+                kept.join(", ")
+            ));
+        }
         return Err(error.context(format!("apply failed; {undone}")));
     }
     let origin = Origin::manifest(&manifest.path);

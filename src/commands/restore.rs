@@ -67,7 +67,10 @@ pub fn run(args: RestoreArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
         return printer.emit(&report);
     }
     ctx.state.lock()?;
-    report.action = if edit::put_bytes(ctx, &location.path, &bytes)? {
+    // Only over the version there now: a writer that comes in meanwhile is not replaced.
+    let now = crate::fs::read_source(&location.path).map_err(|e| UserError::new(e.to_string()))?;
+    let expect = edit::Expect::Digest(now.digest.as_deref());
+    report.action = if edit::put_bytes(ctx, &location.path, &bytes, expect)? {
         Action::Restored
     } else {
         Action::Unchanged

@@ -381,7 +381,10 @@ impl Report for ToggleReport {
 
     fn status(&self) -> ExitStatus {
         let done = |r: &Row| matches!(r.action, "disabled" | "enabled" | "unchanged" | "filtered");
-        if self.rows.iter().any(|r| r.action == "failed" || r.error.is_some())
+        if self
+            .rows
+            .iter()
+            .any(|r| r.action == "failed" || r.error.is_some())
             || !self.rows.iter().any(done)
         {
             ExitStatus::Error

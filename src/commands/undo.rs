@@ -66,6 +66,15 @@ pub fn run(args: UndoArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         .hint("nothing was reverted; pass `--force` to revert anyway (the current bytes are kept as a backup)")
         .into());
     }
+    // Each file is written back only over the version the command left (`--force`: any),
+    // also when another writer comes in between the check above and the write.
+    fn expect(force: bool, file: &crate::state::FileChange) -> edit::Expect<'_> {
+        if force {
+            edit::Expect::Any
+        } else {
+            edit::Expect::Digest(file.after.as_deref())
+        }
+    }
     let mut rows = Vec::new();
     for file in &last.files {
         let action = if dry_run {
@@ -75,14 +84,14 @@ pub fn run(args: UndoArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                 "would restore"
             }
         } else if file.created {
-            edit::delete_file(ctx, &file.path, &file.created_dirs)?;
+            edit::delete_file(ctx, &file.path, &file.created_dirs, expect(force, file))?;
             "deleted"
         } else {
             let backup = file.backup.as_deref().unwrap_or(std::path::Path::new(""));
             let bytes = crate::fs::backup::at(backup)
                 .verified_bytes()
                 .map_err(|e| UserError::new(e.to_string()))?;
-            if edit::put_bytes(ctx, &file.path, &bytes)? {
+            if edit::put_bytes(ctx, &file.path, &bytes, expect(force, file))? {
                 "restored"
             } else {
                 "unchanged"

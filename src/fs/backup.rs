@@ -39,7 +39,8 @@ impl Backup {
             backup: self.path.clone(),
             why,
         };
-        let bytes = fs::read(&self.path).map_err(|e| unverified(format!("cannot be read ({e})")))?;
+        let bytes =
+            fs::read(&self.path).map_err(|e| unverified(format!("cannot be read ({e})")))?;
         let good = match &self.digest {
             Some(digest) => super::digest(&bytes) == *digest,
             None => !bytes.is_empty(),

@@ -302,10 +302,13 @@ fn delete_created(
 }
 
 /// Take back a write of this run (a later write failed): restore the previous bytes, or
-/// delete the file (and directories) the write created.
+/// delete the file (and directories) the write created — only if the file is still what
+/// this run wrote. Another writer's version since (a concurrent `add`) is left as it is,
+/// and the error names the file.
 pub fn revert(ctx: &Context, change: &FileChange) -> anyhow::Result<()> {
+    let expect = Expect::Digest(change.after.as_deref());
     if change.created {
-        return delete_file(ctx, &change.path, &change.created_dirs);
+        return delete_file(ctx, &change.path, &change.created_dirs, expect);
     }
     let backup = change.backup.as_deref().ok_or_else(|| {
         UserError::new(format!(
@@ -313,11 +316,50 @@ pub fn revert(ctx: &Context, change: &FileChange) -> anyhow::Result<()> {
             display_path(ctx, &change.path)
         ))
     })?;
-    let bytes = crate::fs::read_bytes(backup)
-        .map_err(|e| UserError::new(e.to_string()))?
-        .ok_or_else(|| UserError::new(format!("backup `{}` is gone", backup.display())))?;
-    put_bytes(ctx, &change.path, &bytes)?;
+    let bytes = crate::fs::backup::at(backup)
+        .verified_bytes()
+        .map_err(|e| UserError::new(e.to_string()))?;
+    put_bytes(ctx, &change.path, &bytes, expect)?;
     Ok(())
+}
+
+/// What a write that takes something back (rollback, `restore`, `undo`) may replace.
+#[derive(Debug, Clone, Copy)]
+pub enum Expect<'a> {
+    /// Whatever is there (`undo --force`).
+    Any,
+    /// Only this version (a digest; `None`: only no file at all).
+    Digest(Option<&'a str>),
+}
+
+impl Expect<'_> {
+    /// `Ok` when `source` is the version expected; else the error naming the file.
+    fn check(self, ctx: &Context, path: &Path, source: &Source) -> anyhow::Result<()> {
+        let Expect::Digest(expected) = self else {
+            return Ok(());
+        };
+        let same = match (expected, source.digest.as_deref()) {
+            (None, None) => true,
+            (Some(expected), Some(now)) => {
+                expected == now
+                    || (!expected.starts_with(crate::fs::DIGEST_PREFIX)
+                        && crate::fs::read_bytes(path)
+                            .ok()
+                            .flatten()
+                            .is_some_and(|b| crate::state::journal::matches(expected, &b)))
+            }
+            _ => false,
+        };
+        if same {
+            return Ok(());
+        }
+        Err(UserError::new(format!(
+            "`{}` changed since mcpctl wrote it (another program, or another mcpctl, wrote it since); it was left as it is",
+            display_path(ctx, path)
+        ))
+        .hint("look at the file; `mcpctl backups` lists the versions kept, and `mcpctl restore` puts one back")
+        .into())
+    }
 }
 
 /// The env and header values of every entry at `at` that `list` would redact.
@@ -335,9 +377,15 @@ fn secret_values(client: &Client, doc: &dyn ConfigDoc, at: ServersAt<'_>) -> Vec
         .collect()
 }
 
-/// Put `bytes` back as the whole content of `path` (restore, undo), journaled like any
-/// write. Returns `false` when the file already holds exactly these bytes.
-pub fn put_bytes(ctx: &Context, path: &Path, bytes: &[u8]) -> anyhow::Result<bool> {
+/// Put `bytes` back as the whole content of `path` (restore, undo, rollback), journaled
+/// like any write, under the file's lock from the read to the write, and only over the
+/// version `expect` names. Returns `false` when the file already holds exactly these bytes.
+pub fn put_bytes(
+    ctx: &Context,
+    path: &Path,
+    bytes: &[u8],
+    expect: Expect<'_>,
+) -> anyhow::Result<bool> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         UserError::new(format!(
             "the saved version of `{}` is not UTF-8 text (byte {})",
@@ -352,10 +400,13 @@ pub fn put_bytes(ctx: &Context, path: &Path, bytes: &[u8]) -> anyhow::Result<boo
         if source.exists() && source.bytes_for(&source.text) == bytes {
             return Ok(false);
         }
+        expect.check(ctx, path, &source)?;
         // The saved bytes carry their own BOM, if any.
         source.bom = false;
         match write_file(ctx, &lock, &source, text) {
             Ok(_) => return Ok(true),
+            // Another program wrote it between the read and the swap: with a version to
+            // expect, the next read says it is not that one any more.
             Err(FsError::Changed { .. }) => {}
             Err(e) => {
                 let hint = e
@@ -373,40 +424,29 @@ pub fn put_bytes(ctx: &Context, path: &Path, bytes: &[u8]) -> anyhow::Result<boo
     .into())
 }
 
-/// Delete a file a command created (undo), keeping its bytes as a backup so that the
-/// deletion can itself be undone; then the now-empty directories in `dirs`.
-pub fn delete_file(ctx: &Context, path: &Path, dirs: &[std::path::PathBuf]) -> anyhow::Result<()> {
-    let _lock = lock(ctx, path)?;
-    let before = crate::fs::read_bytes(path)
-        .map_err(|e| UserError::new(e.to_string()))?
-        .map(|bytes| digest(&bytes));
-    ctx.state
-        .intend(&FileChange {
-            path: path.to_path_buf(),
-            created: false,
-            backup: None,
-            after: None,
-            before: before.clone(),
-            created_dirs: Vec::new(),
-        })
-        .map_err(|e| UserError::new(e.to_string()))?;
-    let backup = match &ctx.backups {
-        Some(backups) if path.exists() => Some(
-            crate::fs::backup_now(path, backups)
-                .map_err(|e| UserError::new(e.to_string()).hint("nothing was deleted"))?,
-        ),
-        _ => None,
-    };
-    crate::fs::remove_created(path, dirs).map_err(|e| UserError::new(e.to_string()))?;
-    ctx.state.wrote(FileChange {
-        path: path.to_path_buf(),
-        created: false,
-        backup,
-        after: None,
-        before,
-        created_dirs: Vec::new(),
-    });
-    Ok(())
+/// Delete a file a command created (undo, rollback), keeping its bytes as a backup so that
+/// the deletion can itself be undone; then the now-empty directories in `dirs`. Only the
+/// version `expect` names is deleted.
+pub fn delete_file(
+    ctx: &Context,
+    path: &Path,
+    dirs: &[std::path::PathBuf],
+    expect: Expect<'_>,
+) -> anyhow::Result<()> {
+    let lock = lock(ctx, path)?;
+    let source = lock.read(path).map_err(|e| UserError::new(e.to_string()))?;
+    expect.check(ctx, path, &source)?;
+    if !source.exists() {
+        crate::fs::remove_created(path, dirs).map_err(|e| UserError::new(e.to_string()))?;
+        return Ok(());
+    }
+    match delete_created(ctx, &lock, &source, dirs) {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            let hint = e.hint().unwrap_or("nothing was deleted");
+            Err(UserError::new(e.to_string()).hint(hint).into())
+        }
+    }
 }
 
 pub fn unified_diff(label: &str, old: &[u8], new: &[u8], existed: bool) -> String {

@@ -323,17 +323,18 @@ fn floor(text: &str, at: usize) -> usize {
 pub fn splice_back(text: &str, splice: &Splice) -> Option<String> {
     let fits =
         |at: usize| text.get(at..at + splice.inserted.len()) == Some(splice.inserted.as_str());
-    let at = if crate::state::journal::matches(&splice.digest, text.as_bytes()) && fits(splice.offset) {
-        splice.offset
-    } else {
-        let needle = format!("{}{}{}", splice.before, splice.inserted, splice.after);
-        let mut found = text.match_indices(&needle);
-        let (first, _) = found.next()?;
-        if found.next().is_some() {
-            return None;
-        }
-        first + splice.before.len()
-    };
+    let at =
+        if crate::state::journal::matches(&splice.digest, text.as_bytes()) && fits(splice.offset) {
+            splice.offset
+        } else {
+            let needle = format!("{}{}{}", splice.before, splice.inserted, splice.after);
+            let mut found = text.match_indices(&needle);
+            let (first, _) = found.next()?;
+            if found.next().is_some() {
+                return None;
+            }
+            first + splice.before.len()
+        };
     Some(format!(
         "{}{}{}",
         &text[..at],

@@ -166,8 +166,15 @@ fn full_state_disk_refuses_the_command_and_changes_nothing() {
     let before = env.read(CURSOR);
     mount.fill();
     let run = env.run(&["disable", "keep", "-c", "cursor"]).code(2);
-    assert_eq!(env.read(CURSOR), before, "disable changed the file: {run:?}", run = run.stdout);
-    let run = env.run(&["add", "a", "-c", "cursor", "--", "npx", "a"]).code(2);
+    assert_eq!(
+        env.read(CURSOR),
+        before,
+        "disable changed the file: {run:?}",
+        run = run.stdout
+    );
+    let run = env
+        .run(&["add", "a", "-c", "cursor", "--", "npx", "a"])
+        .code(2);
     assert_eq!(env.read(CURSOR), before, "add wrote without a backup");
     let said = format!("{}{}", run.stdout, run.stderr);
     assert!(said.contains("state directory"), "{said}");
@@ -208,7 +215,11 @@ fn restore_refuses_a_backup_it_cannot_verify() {
 fn kill_during_disable_never_loses_the_entry() {
     let env = TestEnv::new();
     env.write(CURSOR, ORIGINAL.as_bytes());
-    faulty(&env, "kill@swapped:mcp.json", &["disable", "keep", "-c", "cursor"]);
+    faulty(
+        &env,
+        "kill@swapped:mcp.json",
+        &["disable", "keep", "-c", "cursor"],
+    );
     let in_file = names(&env.read(CURSOR)).contains(&"keep".to_owned());
     assert!(in_file || parked(&env, "keep"), "the entry is gone");
     env.run(&["enable", "keep", "-c", "cursor"]).ok();
@@ -251,10 +262,28 @@ fn apply_rollback_never_erases_a_concurrent_add() {
         std::thread::sleep(Duration::from_millis(5));
     }
     assert!(waiting.exists(), "apply never reached its rollback");
-    env.run(&["add", "concurrent", "-c", "cursor", "--", "npx", "c"])
-        .ok();
+    // The concurrent add writes the file (and prints "added"); its ledger record waits
+    // for the state lock `apply` holds.
+    let adder = env
+        .command(&["add", "concurrent", "-c", "cursor", "--", "npx", "c"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    for _ in 0..2000 {
+        if names(&env.read(CURSOR)).contains(&"concurrent".to_owned()) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
     std::fs::write(&gate, b"go").unwrap();
     let out = child.wait_with_output().unwrap();
+    let added = adder.wait_with_output().unwrap();
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     let servers = names(&env.read(CURSOR));
@@ -302,7 +331,10 @@ fn a_later_failure_does_not_call_a_written_file_failed() {
     let rows = run.json();
     assert_eq!(rows[0]["action"], "enabled", "{rows}");
     assert!(
-        rows[0]["error"].as_str().unwrap_or("").contains("disabled.json"),
+        rows[0]["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("disabled.json"),
         "{rows}"
     );
     // The next `enable` finds it in the file and drops the parked copy.
@@ -318,8 +350,11 @@ fn backups_are_no_wider_than_the_directory_allows() {
     let env = TestEnv::new();
     let path = env.write(CURSOR, ORIGINAL.as_bytes());
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
-    std::fs::set_permissions(path.parent().unwrap(), std::fs::Permissions::from_mode(0o700))
-        .unwrap();
+    std::fs::set_permissions(
+        path.parent().unwrap(),
+        std::fs::Permissions::from_mode(0o700),
+    )
+    .unwrap();
     env.run(&["add", "a", "-c", "cursor", "--", "npx", "a"])
         .ok();
     let listed = env.run(&["backups", "-c", "cursor", "--json"]).ok().json();
