@@ -19,12 +19,9 @@ use crate::manifest::Manifest;
 use crate::manifest::plan::{self, FilePlan, LedgerOp};
 use crate::manifest::report::PlanReport;
 use crate::output::{Block, ErrorText, Paint, Printer, Report};
-use crate::session::{Context, edit};
-use crate::state::{Origin, ledger};
+use crate::session::{Context, edit, write};
+use crate::state::Origin;
 use crate::toggle::{self, Want};
-
-/// How often a file that changed under `apply` is planned again.
-const ATTEMPTS: usize = 3;
 
 pub fn run(args: ApplyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
     let ApplyArgs {
@@ -189,16 +186,14 @@ fn execute<'a>(
         let created = !plan.document.source.exists();
         for op in &plan.ledger {
             match op {
-                LedgerOp::Record { name, raw } => {
-                    if let Some(fp) = ledger::fingerprint_raw(&dialect, raw) {
-                        ctx.state.record(
-                            edit::entry_key(&plan.location, name),
-                            fp,
-                            origin.clone(),
-                            crate::state::Created::file(created),
-                        )?;
-                    }
-                }
+                LedgerOp::Record { name, raw } => write::record(
+                    ctx,
+                    &dialect,
+                    edit::entry_key(&plan.location, name),
+                    raw,
+                    &origin,
+                    crate::state::Created::file(created),
+                )?,
                 LedgerOp::Forget { name } => {
                     ctx.state.forget(&edit::entry_key(&plan.location, name))?;
                 }
@@ -286,12 +281,14 @@ fn write_plan(
     // Another mcpctl that wrote the file since it was planned is caught by the write's
     // version check; from here on, none can.
     let lock = edit::lock(ctx, &plan.location.path)?;
-    for _ in 0..ATTEMPTS {
+    let path = plan.location.path.clone();
+    // The one retry policy (`edit::retry`), with a step that plans this file again.
+    edit::retry(ctx, &path, "apply", || {
         let Some(text) = plan.new_text() else {
-            return Ok(());
+            return Ok(Some(()));
         };
         match edit::write_file(ctx, &lock, &plan.document.source, &text) {
-            Ok(_) => return Ok(()),
+            Ok(_) => Ok(Some(())),
             Err(FsError::Changed { .. }) => {
                 let clients = vec![plan.client];
                 let fresh = plan::plan_file(
@@ -311,18 +308,9 @@ fn write_plan(
                     .into());
                 }
                 *plan = fresh;
+                Ok(None)
             }
-            Err(e) => {
-                return Err(UserError::new(e.to_string())
-                    .hint("check that the directory is writable")
-                    .into());
-            }
+            Err(e) => Err(edit::write_error(&e)),
         }
-    }
-    Err(UserError::new(format!(
-        "`{}` kept changing while mcpctl tried to apply",
-        edit::shown(ctx, &plan.location.path)
-    ))
-    .hint("close the client that is rewriting it, then run `mcpctl apply` again")
-    .into())
+    })
 }

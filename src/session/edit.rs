@@ -36,6 +36,42 @@ fn attempts() -> impl Iterator<Item = u64> {
     })
 }
 
+/// The one retry policy of every writing command: call `attempt` (read, decide, write)
+/// until it is done (`Some`) or fails; `None` says another program wrote the file in
+/// between, so it starts over from the new bytes, for up to `RETRY_FOR`. `verb` names the
+/// command in the one "kept changing" error.
+pub fn retry<T>(
+    ctx: &Context,
+    path: &Path,
+    verb: &str,
+    mut attempt: impl FnMut() -> anyhow::Result<Option<T>>,
+) -> anyhow::Result<T> {
+    for _ in attempts() {
+        if let Some(done) = attempt()? {
+            return Ok(done);
+        }
+    }
+    Err(kept_changing(ctx, path, verb))
+}
+
+/// The error of a file that kept changing for the whole `RETRY_FOR`.
+fn kept_changing(ctx: &Context, path: &Path, verb: &str) -> anyhow::Error {
+    UserError::new(format!(
+        "`{}` kept changing while mcpctl tried to {verb} it",
+        display_path(ctx, path)
+    ))
+    .hint("close the client that is rewriting it (e.g. Claude Code), then run the command again")
+    .into()
+}
+
+/// A write that failed for another reason than a concurrent change, with what to do.
+pub fn write_error(e: &FsError) -> anyhow::Error {
+    let hint = e
+        .hint()
+        .unwrap_or("check that the directory is writable; the file was left as it was");
+    UserError::new(e.to_string()).hint(hint).into()
+}
+
 /// Refuse to change an entry that runs inside the client (Goose's `builtin` and
 /// `platform` extensions): it is the client's own, whatever `--force` says.
 pub fn refuse_builtin(
@@ -238,20 +274,10 @@ pub fn apply_from(
                 });
             }
             Err(FsError::Changed { .. }) => {}
-            Err(e) => {
-                let hint = e
-                    .hint()
-                    .unwrap_or("check that the directory is writable; the file was left as it was");
-                return Err(UserError::new(e.to_string()).hint(hint).into());
-            }
+            Err(e) => return Err(write_error(&e)),
         }
     }
-    Err(UserError::new(format!(
-        "`{}` kept changing while mcpctl tried to edit it",
-        display_path(ctx, &location.path)
-    ))
-    .hint("close the client that is rewriting it (e.g. Claude Code), then run the command again")
-    .into())
+    Err(kept_changing(ctx, &location.path, "edit"))
 }
 
 /// Write `text` over `source` (atomically, with a backup) and journal the change, so
@@ -395,33 +421,22 @@ pub fn put_bytes(
         .hint("mcpctl only writes text; restore this file by hand")
     })?;
     let lock = lock(ctx, path)?;
-    for _ in attempts() {
+    retry(ctx, path, "restore", || {
         let mut source = lock.read(path).map_err(|e| UserError::new(e.to_string()))?;
         if source.exists() && source.bytes_for(&source.text) == bytes {
-            return Ok(false);
+            return Ok(Some(false));
         }
         expect.check(ctx, path, &source)?;
         // The saved bytes carry their own BOM, if any.
         source.bom = false;
         match write_file(ctx, &lock, &source, text) {
-            Ok(_) => return Ok(true),
+            Ok(_) => Ok(Some(true)),
             // Another program wrote it between the read and the swap: with a version to
             // expect, the next read says it is not that one any more.
-            Err(FsError::Changed { .. }) => {}
-            Err(e) => {
-                let hint = e
-                    .hint()
-                    .unwrap_or("check that the directory is writable; the file was left as it was");
-                return Err(UserError::new(e.to_string()).hint(hint).into());
-            }
+            Err(FsError::Changed { .. }) => Ok(None),
+            Err(e) => Err(write_error(&e)),
         }
-    }
-    Err(UserError::new(format!(
-        "`{}` kept changing while mcpctl tried to restore it",
-        display_path(ctx, path)
-    ))
-    .hint("close the client that is rewriting it, then run the command again")
-    .into())
+    })
 }
 
 /// Delete a file a command created (undo, rollback), keeping its bytes as a backup so that
