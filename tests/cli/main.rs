@@ -16,6 +16,7 @@ mod docs;
 mod doctor;
 mod env;
 mod errors;
+mod faults;
 mod first_hour;
 #[path = "../common/fixture_server.rs"]
 mod fixture_server;
