@@ -618,6 +618,26 @@ fn stamp_of_path(path: &Path) -> Option<Stamp> {
     fs::symlink_metadata(path).ok().map(|m| Stamp::of(&m))
 }
 
+/// Whether `dir` and the (existing or future) file `path` are on one file system, whose
+/// journal then orders their changes.
+pub fn same_file_system(dir: &Path, path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let target = real_target(path);
+        let parent = target.parent().filter(|p| !p.as_os_str().is_empty());
+        match (fs::metadata(dir), parent.map(fs::metadata)) {
+            (Ok(a), Some(Ok(b))) => a.dev() == b.dev(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (dir, path);
+        false
+    }
+}
+
 /// Make the name of `path` durable (fsync its directory).
 pub fn sync_dir_of(path: &Path) {
     if let Some(dir) = path.parent() {

@@ -88,7 +88,8 @@ pub fn keep(
             let _ = fs::remove_file(&path);
             return Ok(None);
         }
-        sync_dir(backups);
+        // No fsync of its own: a link lives on the client file's file system, whose
+        // journal commits it no later than the swap's directory fsync that follows.
         crate::fault::step_at("backup", target)?;
         prune(backups, &suffix);
         return Ok(Some(path));

@@ -28,8 +28,9 @@ pub struct Intent {
 }
 
 impl Intent {
-    /// Create and lock the intent file for a command with journal id `id`.
-    pub fn create(root: &Path, id: &str, entry: Entry) -> std::io::Result<Intent> {
+    /// Create and lock the intent file for a command with journal id `id`, about to write
+    /// `first` (the first file).
+    pub fn create(root: &Path, id: &str, entry: Entry, first: &Path) -> std::io::Result<Intent> {
         let dir = root.join(DIR);
         std::fs::create_dir_all(&dir)?;
         let path = dir.join(format!("{id}.json"));
@@ -41,8 +42,11 @@ impl Intent {
         file.lock()?;
         let mut intent = Intent { path, file, entry };
         intent.save()?;
-        // The name must be durable too, before the first client file changes.
-        crate::fs::sync_dir_of(&intent.path);
+        // The name must be durable too, before the first client file changes; on the
+        // client file's own file system its journal commits it before that change.
+        if !crate::fs::same_file_system(&dir, first) {
+            crate::fs::sync_dir_of(&intent.path);
+        }
         Ok(intent)
     }
 

@@ -244,7 +244,7 @@ impl State {
             ledger: Vec::new(),
         };
         let id = entry.id.clone();
-        session.intent = Some(intent::Intent::create(root, &id, entry).map_err(err)?);
+        session.intent = Some(intent::Intent::create(root, &id, entry, &change.path).map_err(err)?);
         Ok(())
     }
 
