@@ -5,8 +5,8 @@
 //! intent of a dead command is left, the journal knows what changed), and `undo` after it
 //! loses nothing either.
 
+use crate::durability::{faulty, names, parked};
 use crate::env::{TestEnv, jsonc};
-use crate::txn::{faulty, names, parked};
 
 const CURSOR: &str = ".cursor/mcp.json";
 const CLAUDE: &str = ".claude.json";
