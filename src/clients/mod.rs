@@ -3,6 +3,7 @@
 //!
 //! This module knows where files are; it never reads or writes their content.
 
+pub mod loading;
 mod row;
 
 use std::path::{Path, PathBuf};
@@ -55,6 +56,8 @@ pub struct Client {
     /// The entry's tool allow/deny fields; `None`: the file has none.
     pub tool_filter: Option<ToolFilter>,
     pub source: String,
+    /// How the client loads and connects to servers (row block `[client.loading]`).
+    pub loading: loading::Loading,
     /// `false`: the path or shape is not confirmed by the client's own documentation or
     /// program (row field `verified`); `clients` says so.
     pub verified: bool,
@@ -239,6 +242,7 @@ impl Client {
             switch: row.switch,
             tool_filter: row.tool_filter,
             source: row.source,
+            loading: row.loading,
             verified: row.verified,
             unread: row.unread,
             read_only: row
@@ -488,6 +492,32 @@ impl ClientTable {
             }
             if client.fields.transports.is_empty() {
                 return Err(invalid(format!("`{}`: transports is empty", client.id)));
+            }
+            let loading = &client.loading;
+            if loading.parser.is_some() && !matches!(client.format, Format::Json | Format::Jsonc) {
+                return Err(invalid(format!(
+                    "`{}`: loading.parser is for JSON files ({} is not)",
+                    client.id,
+                    client.format.as_str()
+                )));
+            }
+            for key in [&loading.excluded, &loading.allowed].into_iter().flatten() {
+                if key.is_empty() || key.iter().any(String::is_empty) {
+                    return Err(invalid(format!(
+                        "`{}`: loading.excluded/allowed needs a non-empty key path",
+                        client.id
+                    )));
+                }
+            }
+            if loading
+                .capabilities
+                .as_ref()
+                .is_some_and(|c| !c.is_object())
+            {
+                return Err(invalid(format!(
+                    "`{}`: loading.capabilities must be a table",
+                    client.id
+                )));
             }
             for template in client.templates() {
                 probe
@@ -1010,6 +1040,50 @@ mod tests {
             assert!(!table.get(id).unwrap().verified, "{id}");
         }
         assert!(table.get("mistral-vibe").unwrap().verified);
+    }
+
+    /// Issue 21: the loading model as the clients' own CLIs showed it.
+    #[test]
+    fn loading_model_rows_say_what_the_clients_do() {
+        use loading::{EraName, Parser};
+        let table = ClientTable::builtin().unwrap();
+        let get = |id: &str| table.get(id).unwrap();
+        assert_eq!(
+            get("claude-code").loading.speaks(EraName::Modern),
+            Some(true)
+        );
+        for id in ["codex", "gemini-cli", "qwen-code", "amp"] {
+            assert_eq!(get(id).loading.speaks(EraName::Modern), Some(false), "{id}");
+            assert_eq!(
+                get(id).loading.speaks(EraName::Handshake),
+                Some(true),
+                "{id}"
+            );
+        }
+        assert_eq!(get("cursor").loading.speaks(EraName::Modern), None);
+        assert_eq!(get("claude-code").loading.parser, Some(Parser::Strict));
+        assert_eq!(get("gemini-cli").loading.parser, Some(Parser::Comments));
+        assert_eq!(get("qwen-code").loading.parser, Some(Parser::Comments));
+        assert!(get("claude-code").fields.sse_fallback && get("amp").fields.sse_fallback);
+        assert!(!get("gemini-cli").fields.sse_fallback && !get("qwen-code").fields.sse_fallback);
+        let blocked = &get("gemini-cli").loading.env_blocked;
+        for name in [
+            "PYTHONPATH",
+            "NODE_OPTIONS",
+            "LD_PRELOAD",
+            "LD_LIBRARY_PATH",
+        ] {
+            assert!(blocked.iter().any(|b| b == name), "{name}");
+        }
+        for id in ["qwen-code", "amp", "factory"] {
+            assert_eq!(get(id).fields.var_syntax, Some(VarSyntax::Shell), "{id}");
+        }
+        for id in ["cline-cli", "mistral-vibe"] {
+            assert_eq!(get(id).loading.expands, Some(false), "{id}");
+        }
+        let bad = "[[client]]\nid='x'\nname='X'\nformat='toml'\nservers_key=['s']\ndialect='standard'\nsource='s'\npaths.linux='{home}/x.toml'\n[client.loading]\nparser='strict'\n";
+        let err = ClientTable::with_overrides(Some((bad, "f"))).unwrap_err();
+        assert!(err.to_string().contains("loading.parser"), "{err}");
     }
 
     #[test]

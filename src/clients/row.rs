@@ -72,6 +72,9 @@ pub(crate) struct Row {
     #[serde(default)]
     pub(crate) read_only: Vec<ReadOnlyRow>,
     pub(crate) source: String,
+    /// How the client loads and connects (`[client.loading]`; src/clients/loading.rs).
+    #[serde(default)]
+    pub(crate) loading: super::loading::Loading,
     /// `false`: the row's path or shape comes from a secondary source that could not be
     /// checked against the client itself (shown by `mcpctl clients`).
     #[serde(default = "yes")]

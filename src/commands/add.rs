@@ -15,7 +15,7 @@ use crate::session::Context;
 use crate::session::edit::EditReport;
 use crate::session::targets;
 use crate::session::write::{
-    Flags, Provenance, add_to, parse_pairs, validate_url, warn_unportable_name,
+    Flags, Provenance, add_to, parse_pairs, validate_url, warn_unportable_name, with_secrets,
 };
 use crate::state::Origin;
 use crate::vars;
@@ -29,6 +29,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         global,
         env,
         headers,
+        secrets,
         cwd,
         url,
         transport,
@@ -96,6 +97,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
     }
     warn_plaintext_secrets(printer, &entry);
     warn_missing_command(ctx, printer, &entry);
+    let entry = with_secrets(ctx, printer, entry, &secrets)?;
     let clients = targets::choose(ctx, &target_args, "add", &|_| true)?;
     let mut report = EditReport::new(dry_run);
     let mut prompted_inputs: Vec<String> = Vec::new();

@@ -184,6 +184,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         global,
         env,
         headers,
+        secrets,
         cwd,
         url: _,
         transport: _,
@@ -222,6 +223,10 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         mut forms,
     } = plan(ctx, &item, &clients, preference, &given)?;
     place_extras(&item, &given, cwd.as_ref(), &mut forms)?;
+    // `--secret ENV=NAME`: the store fills the input, behind the launcher or bridge.
+    for resolved in &mut forms {
+        resolved.entry = write::with_secrets(ctx, printer, resolved.entry.clone(), &secrets)?;
+    }
     for resolved in &forms {
         if let Transport::Remote { url, .. } = &resolved.entry.transport {
             write::validate_url(url)?;

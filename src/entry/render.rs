@@ -21,8 +21,15 @@ pub fn render(
     entry: &ServerEntry,
     no_wrap: bool,
 ) -> anyhow::Result<(ServerEntry, Value, Vec<String>)> {
+    // What the client does with the entry (issue 21): refuse what it cannot use.
+    let loading_notes = crate::loads::before_write(client, entry).map_err(|why| {
+        UserError::new(why).hint(
+            "write the value itself, or target a client that expands variables; nothing was written",
+        )
+    })?;
     let entry = for_platform(entry, os, &client.fields, no_wrap);
     let (entry, mut notes) = for_client_vars(&entry, client);
+    notes.extend(loading_notes);
     if let Transport::Stdio { command, args, .. } = &entry.transport
         && entry::is_wrapped(command, args)
     {
@@ -158,9 +165,16 @@ fn for_platform(entry: &ServerEntry, os: Os, fields: &Fields, no_wrap: bool) -> 
         && !no_wrap
         && let Transport::Stdio { command, args, .. } = &mut entry.transport
     {
-        let (c, a) = entry::wrap(command, args);
-        *command = c;
-        *args = a;
+        // mcpctl's launcher is a real executable: what it starts is wrapped instead.
+        if let Some(launched) =
+            crate::secret_store::launcher::map_server(command, args, entry::wrap)
+        {
+            *args = launched;
+        } else {
+            let (c, a) = entry::wrap(command, args);
+            *command = c;
+            *args = a;
+        }
     }
     entry
 }
