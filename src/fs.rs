@@ -9,6 +9,7 @@
     reason = "the one module that writes and renames client files"
 )]
 
+pub mod backup;
 pub mod lock;
 mod swap;
 mod temp;
@@ -16,8 +17,9 @@ mod temp;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
+pub use backup::Backup;
 pub use lock::{FileLock, LockKey};
 use swap::Swapped;
 use temp::Temp;
@@ -37,6 +39,10 @@ pub struct Source {
     /// Size, modification time and inode when read; `None` when the file did not exist.
     /// A write first checks the file still has this stamp (another writer changes it).
     pub stamp: Option<Stamp>,
+    /// The digest of the bytes read (`digest`), computed once while reading: what the
+    /// backup of this version is named by and what `undo` compares with. `None` for a
+    /// missing file.
+    pub digest: Option<String>,
 }
 
 /// What identifies one version of a file without reading it again.
@@ -89,6 +95,20 @@ pub enum FsError {
     NotUtf8 { path: PathBuf, offset: usize },
     #[error("cannot write `{path}`: {source}")]
     Write { path: PathBuf, source: io::Error },
+    #[error(
+        "cannot keep the previous version of `{path}` in mcpctl's state directory (`{backups}`): {source}; nothing was written"
+    )]
+    Backup {
+        path: PathBuf,
+        backups: PathBuf,
+        source: io::Error,
+    },
+    #[error(
+        "cannot record what mcpctl is about to write in its state directory (`{dir}`): {source}; nothing was written"
+    )]
+    Intent { dir: PathBuf, source: io::Error },
+    #[error("backup `{backup}` {why}; nothing was written")]
+    Unverified { backup: PathBuf, why: String },
     #[error("`{path}` changed while mcpctl was editing it")]
     Changed { path: PathBuf },
     #[error("`{path}` is {kind}, not a regular file; mcpctl reads and writes only regular files")]
@@ -107,6 +127,18 @@ pub enum FsError {
     },
 }
 
+impl FsError {
+    /// What to do about it, where that differs from the caller's general advice.
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            FsError::Backup { .. } | FsError::Intent { .. } => Some(
+                "free space in mcpctl's state directory (or point MCPCTL_STATE_DIR at a disk with room), then run the command again",
+            ),
+            _ => None,
+        }
+    }
+}
+
 /// Read a config file. A missing file is an empty source, not an error; anything but a
 /// regular file (a directory, FIFO, socket or device, also behind symlinks) is
 /// `FsError::NotRegular`, found without blocking and before reading a byte.
@@ -123,6 +155,7 @@ pub fn read_source(path: &Path) -> Result<Source, FsError> {
                 text: String::new(),
                 bom: false,
                 stamp: None,
+                digest: None,
             });
         }
         Err(e) => return Err(read_err(e)),
@@ -134,6 +167,7 @@ pub fn read_source(path: &Path) -> Result<Source, FsError> {
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0) + EDIT_SLACK);
     advise_huge_pages(&mut bytes);
     io::Read::read_to_end(&mut file, &mut bytes).map_err(read_err)?;
+    let digest = Some(digest(&bytes));
     let mut text = String::from_utf8(bytes).map_err(|e| FsError::NotUtf8 {
         path: path.to_path_buf(),
         offset: e.utf8_error().valid_up_to(),
@@ -147,7 +181,48 @@ pub fn read_source(path: &Path) -> Result<Source, FsError> {
         text,
         bom,
         stamp: Some(Stamp::of(&meta)),
+        digest,
     })
+}
+
+/// How long an existing file that reads empty is watched for a writer that is half-way
+/// (truncated it and is writing it back): briefly for any file, longer for one mcpctl
+/// knows had content (`expect_content`, asked only then).
+const SETTLE_ANY: std::time::Duration = std::time::Duration::from_millis(40);
+const SETTLE_KNOWN: std::time::Duration = std::time::Duration::from_secs(3);
+const SETTLE_STEP: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// `read_source`, but a file that exists and reads empty (0 bytes, or only whitespace) is
+/// looked at again for a while: another program's in-place write (`fs.writeFileSync`, an
+/// editor) truncates first and writes second, and the gap is not an empty config. The
+/// version returned is one that held still between two looks.
+pub fn read_settled(path: &Path, expect_content: impl FnOnce() -> bool) -> Result<Source, FsError> {
+    let source = read_source(path)?;
+    if !source.exists() || !source.text.trim().is_empty() {
+        return Ok(source);
+    }
+    let budget = if expect_content() {
+        SETTLE_KNOWN
+    } else {
+        SETTLE_ANY
+    };
+    let started = std::time::Instant::now();
+    let mut last = source;
+    while started.elapsed() < budget {
+        std::thread::sleep(SETTLE_STEP);
+        let again = read_source(path)?;
+        let settled = again.stamp == last.stamp;
+        let filled = !again.text.trim().is_empty();
+        last = again;
+        if filled {
+            // Content arrived: take it once it holds still.
+            if settled {
+                return Ok(last);
+            }
+            continue;
+        }
+    }
+    Ok(last)
 }
 
 /// Open for reading without blocking on a FIFO (whose `open` waits for a writer).
@@ -327,30 +402,60 @@ pub fn write_atomic(
                 path: source.path.clone(),
             });
         }
+        crate::fault::step_at("swapped", &target).map_err(write_err)?;
         sync_dir(dir);
+        crate::fault::step_at("dir", &target).map_err(write_err)?;
         return Ok(Written { backup: None });
     };
-    match swap::swap(&temp.path, &target).map_err(write_err)? {
-        Swapped::Done { old } => {
-            let replaced = stamp_of_path(&old);
-            if replaced.as_ref() != Some(read_stamp) {
+    // The version being replaced is kept before the file changes: no room for it, no write.
+    let backup = keep_before(source, &target, read_stamp, backups)?;
+    let drop_backup = || {
+        if let Some(backup) = &backup {
+            let _ = fs::remove_file(backup);
+        }
+    };
+    match swap::swap(&temp.path, &target) {
+        Ok(Swapped::Done { old }) => {
+            crate::fault::step_at("swapped", &target).map_err(write_err)?;
+            if stamp_of_path(&old).as_ref() != Some(read_stamp) {
                 // Another program replaced the file after the last look: put its
                 // version back and start over from it.
                 restore(&old, &target, &ours, backups);
+                drop_backup();
                 return Err(FsError::Changed {
                     path: source.path.clone(),
                 });
             }
-            let backup = backups.and_then(|b| keep_backup(&old, &target, b).ok());
+            sync_dir(dir);
+            crate::fault::step_at("dir", &target).map_err(write_err)?;
+            // A writer that had the file open (truncate, then write) may have written
+            // into the version displaced just now: look again before dropping it.
+            if stamp_of_path(&old).as_ref() != Some(read_stamp) {
+                restore(&old, &target, &ours, backups);
+                drop_backup();
+                return Err(FsError::Changed {
+                    path: source.path.clone(),
+                });
+            }
+            if let Some(backup) = &backup
+                && stamp_of_path(backup).is_some_and(|b| b.inode == read_stamp.inode)
+            {
+                backup::narrow_link(&old, &target);
+            }
             let _ = fs::remove_file(&old);
+            Ok(Written { backup })
+        }
+        Ok(Swapped::Unsupported) => {
+            fs::rename(&temp.path, &target).map_err(|e| {
+                drop_backup();
+                write_err(e)
+            })?;
             sync_dir(dir);
             Ok(Written { backup })
         }
-        Swapped::Unsupported => {
-            let backup = backups.and_then(|b| link_backup(&target, b).ok());
-            fs::rename(&temp.path, &target).map_err(write_err)?;
-            sync_dir(dir);
-            Ok(Written { backup })
+        Err(e) => {
+            drop_backup();
+            Err(write_err(e))
         }
     }
 }
@@ -382,22 +487,57 @@ pub fn delete_atomic(
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
+    let backup = keep_before(source, &target, read_stamp, backups)?;
+    let drop_backup = || {
+        if let Some(backup) = &backup {
+            let _ = fs::remove_file(backup);
+        }
+    };
     let (aside, _) = Temp::create(&target).map_err(write_err)?;
     before_swap();
-    fs::rename(&target, &aside.path).map_err(write_err)?;
+    if let Err(e) = fs::rename(&target, &aside.path) {
+        drop_backup();
+        return Err(write_err(e));
+    }
+    crate::fault::step_at("swapped", &target).map_err(write_err)?;
     if stamp_of_path(&aside.path).as_ref() != Some(read_stamp) {
         // Another program's version: back in place, unless yet another one is there now
         // (then this one is kept as a backup).
+        drop_backup();
         if !swap::create_new(&aside.path, &target).map_err(write_err)?
             && let Some(backups) = backups
         {
-            let _ = keep_backup(&aside.path, &target, backups);
+            let _ = keep_moved(&aside.path, &target, backups);
         }
         return Err(changed());
     }
-    let backup = backups.and_then(|b| keep_backup(&aside.path, &target, b).ok());
     sync_dir(dir);
     Ok(Written { backup })
+}
+
+/// Keep the version `source` read (stamp `read`) of `target` as a backup before it is
+/// replaced or deleted: no room for it (or no permission) is `FsError::Backup`, and a
+/// file that is no longer that version is `FsError::Changed`.
+fn keep_before(
+    source: &Source,
+    target: &Path,
+    read: &Stamp,
+    backups: Option<&Path>,
+) -> Result<Option<PathBuf>, FsError> {
+    let Some(backups) = backups else {
+        return Ok(None);
+    };
+    match backup::keep(target, source.digest.as_deref(), read, backups) {
+        Ok(Some(kept)) => Ok(Some(kept)),
+        Ok(None) => Err(FsError::Changed {
+            path: source.path.clone(),
+        }),
+        Err(e) => Err(FsError::Backup {
+            path: source.path.clone(),
+            backups: backups.to_path_buf(),
+            source: e,
+        }),
+    }
 }
 
 /// Write the temp file: the target's permissions (private for a new file), BOM, text,
@@ -405,6 +545,7 @@ pub fn delete_atomic(
 fn prepare_temp(target: &Path, source: &Source, text: &str) -> io::Result<(Temp, Stamp)> {
     let (temp, mut file) = Temp::create(target)?;
     if let Ok(meta) = fs::metadata(target) {
+        keep_owner(&file, &meta);
         file.set_permissions(meta.permissions())?;
     } else {
         restrict_new_file(&file)?;
@@ -414,6 +555,7 @@ fn prepare_temp(target: &Path, source: &Source, text: &str) -> io::Result<(Temp,
     }
     file.write_all(text.as_bytes())?;
     file.sync_all()?;
+    crate::fault::step_at("synced", target)?;
     let ours = Stamp::of(&file.metadata()?);
     Ok((temp, ours))
 }
@@ -436,7 +578,7 @@ fn restore(old: &Path, target: &Path, ours: &Stamp, backups: Option<&Path>) {
             if expected == *ours {
                 let _ = fs::remove_file(&out);
             } else if let Some(backups) = backups {
-                let _ = keep_backup(&out, target, backups);
+                let _ = keep_moved(&out, target, backups);
             }
             return;
         }
@@ -476,6 +618,33 @@ fn stamp_of_path(path: &Path) -> Option<Stamp> {
     fs::symlink_metadata(path).ok().map(|m| Stamp::of(&m))
 }
 
+/// Whether `dir` and the (existing or future) file `path` are on one file system, whose
+/// journal then orders their changes.
+pub fn same_file_system(dir: &Path, path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let target = real_target(path);
+        let parent = target.parent().filter(|p| !p.as_os_str().is_empty());
+        match (fs::metadata(dir), parent.map(fs::metadata)) {
+            (Ok(a), Some(Ok(b))) => a.dev() == b.dev(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (dir, path);
+        false
+    }
+}
+
+/// Make the name of `path` durable (fsync its directory).
+pub fn sync_dir_of(path: &Path) {
+    if let Some(dir) = path.parent() {
+        sync_dir(dir);
+    }
+}
+
 fn sync_dir(dir: &Path) {
     if let Ok(dir) = File::open(dir) {
         let _ = dir.sync_all();
@@ -510,6 +679,26 @@ fn advise_huge_pages(buffer: &mut Vec<u8>) {
 #[cfg(not(target_os = "linux"))]
 fn advise_huge_pages(_buffer: &mut Vec<u8>) {}
 
+/// Give the new version the owner of the one it replaces (root writing a user's file);
+/// anyone else may not change owners and needs not.
+#[cfg(unix)]
+fn keep_owner(file: &File, meta: &fs::Metadata) {
+    use std::os::unix::fs::MetadataExt;
+    let _ = std::os::unix::fs::fchown(file, Some(meta.uid()), Some(meta.gid()));
+}
+
+#[cfg(not(unix))]
+fn keep_owner(_file: &File, _meta: &fs::Metadata) {}
+
+/// Keep a version that is out of place already (a foreign one a swap brought out) as a
+/// backup: its bytes are read, so the backup's name carries their digest.
+fn keep_moved(old: &Path, target: &Path, backups: &Path) -> io::Result<PathBuf> {
+    let bytes = fs::read(old)?;
+    let kept = backup::keep_bytes(target, &bytes, backups)?;
+    let _ = fs::remove_file(old);
+    Ok(kept)
+}
+
 /// New config files may hold tokens: make them private to the user.
 #[cfg(unix)]
 fn restrict_new_file(file: &File) -> io::Result<()> {
@@ -522,133 +711,32 @@ fn restrict_new_file(_file: &File) -> io::Result<()> {
     Ok(())
 }
 
-/// Keep `old` (the version just replaced) as a backup of `target`: moved into
-/// `backups` (free on one file system), else copied.
-fn keep_backup(old: &Path, target: &Path, backups: &Path) -> io::Result<PathBuf> {
-    let (path, suffix) = backup_name(target, backups)?;
-    if fs::rename(old, &path).is_err() {
-        copy_private(old, &path)?;
-    }
-    prune_backups(backups, &suffix);
-    Ok(path)
-}
-
-/// Keep the current version of `target` in `backups` before a plain rename replaces it:
-/// a hard link (the rename leaves the old inode to the backup alone), else a copy.
-fn link_backup(target: &Path, backups: &Path) -> io::Result<PathBuf> {
-    let (path, suffix) = backup_name(target, backups)?;
-    if fs::hard_link(target, &path).is_err() {
-        copy_private(target, &path)?;
-    }
-    prune_backups(backups, &suffix);
-    Ok(path)
-}
-
-fn copy_private(from: &Path, to: &Path) -> io::Result<()> {
-    let old = fs::read(from)?;
-    let mut file = OpenOptions::new().write(true).create_new(true).open(to)?;
-    restrict_new_file(&file)?;
-    file.write_all(&old)
-}
-
-/// A new backup path for `target` and the suffix all its backups share.
-fn backup_name(target: &Path, backups: &Path) -> io::Result<(PathBuf, String)> {
-    fs::create_dir_all(backups)?;
-    let stamp = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let suffix = backup_suffix(target);
-    let path = backups.join(format!("{stamp:020}-{}{suffix}", std::process::id()));
-    Ok((path, suffix))
-}
-
-/// The name suffix every backup of `target` carries (its path, flattened).
-fn backup_suffix(target: &Path) -> String {
-    let flat: String = target
-        .to_string_lossy()
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("-{}", flat.trim_start_matches('_'))
-}
-
-/// How many backups of one file are kept (a big `~/.claude.json` is tens of MB each).
-const BACKUPS_KEPT: usize = 10;
-
-/// Delete all but the newest `BACKUPS_KEPT` backups whose name ends with `suffix`.
-fn prune_backups(backups: &Path, suffix: &str) {
-    let Ok(entries) = fs::read_dir(backups) else {
-        return;
+/// Keep the current bytes of `path` in `backups` (before mcpctl deletes or replaces it
+/// outside `write_atomic`).
+pub fn backup_now(path: &Path, backups: &Path) -> Result<PathBuf, FsError> {
+    let err = |source: io::Error| FsError::Backup {
+        path: path.to_path_buf(),
+        backups: backups.to_path_buf(),
+        source,
     };
-    let mut names: Vec<String> = entries
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| {
-            n.ends_with(suffix)
-                && n.split('-')
-                    .next()
-                    .is_some_and(|s| s.chars().all(|c| c.is_ascii_digit()))
-        })
-        .collect();
-    // Names start with a zero-padded nanosecond stamp: lexical order is age order.
-    names.sort_unstable();
-    let excess = names.len().saturating_sub(BACKUPS_KEPT);
-    for name in &names[..excess] {
-        let _ = fs::remove_file(backups.join(name));
-    }
-}
-
-/// One kept previous version of a file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Backup {
-    pub path: PathBuf,
-    /// When it was taken (the write that replaced it).
-    pub time: SystemTime,
-    pub size: u64,
+    let target = identity(path);
+    let bytes = fs::read(&target).map_err(err)?;
+    backup::keep_bytes(&target, &bytes, backups).map_err(err)
 }
 
 /// The backups of the file at `path` (symlinks followed), newest first.
 pub fn backups_of(backups: &Path, path: &Path) -> Vec<Backup> {
-    let suffix = backup_suffix(&real_target(path));
-    let Ok(entries) = fs::read_dir(backups) else {
-        return Vec::new();
-    };
-    let mut found: Vec<(String, Backup)> = entries
-        .filter_map(|e| {
-            let entry = e.ok()?;
-            let name = entry.file_name().into_string().ok()?;
-            let nanos: u64 = name.split('-').next()?.parse().ok()?;
-            // A pid sits between the stamp and the suffix: `{stamp}-{pid}{suffix}`.
-            let rest = name.split_once('-')?.1;
-            let pid_len = rest.find('-')?;
-            if rest[pid_len..] != suffix {
-                return None;
-            }
-            let size = entry.metadata().ok()?.len();
-            let backup = Backup {
-                path: entry.path(),
-                time: UNIX_EPOCH + std::time::Duration::from_nanos(nanos),
-                size,
-            };
-            Some((name, backup))
-        })
-        .collect();
-    found.sort_unstable_by(|a, b| b.0.cmp(&a.0));
-    found.into_iter().map(|(_, b)| b).collect()
+    backup::of(backups, path)
 }
 
-/// Keep the current bytes of `path` in `backups` (before mcpctl deletes or replaces it
-/// outside `write_atomic`).
-pub fn backup_now(path: &Path, backups: &Path) -> Result<PathBuf, FsError> {
-    link_backup(&real_target(path), backups).map_err(|source| FsError::Write {
-        path: path.to_path_buf(),
-        source,
-    })
+/// The prefix of every digest mcpctl writes (journal, intents, backup names).
+pub const DIGEST_PREFIX: &str = "xxh3:";
+
+/// The digest that names one version of a file: XXH3-128. It tells versions apart (did
+/// the file change since mcpctl wrote it? is this backup the bytes that were kept?); it
+/// is not a defence against someone who can write the file, who could change it anyway.
+pub fn digest(bytes: &[u8]) -> String {
+    format!("{DIGEST_PREFIX}{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
 }
 
 /// Delete a file mcpctl wrote (undo of a created file), and then each of `dirs` that is
@@ -699,6 +787,7 @@ pub fn lock_exclusive(path: &Path) -> Result<File, FsError> {
         path: path.to_path_buf(),
         source,
     };
+    crate::fault::step_at("lock", path).map_err(err)?;
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir).map_err(err)?;
     }

@@ -10,6 +10,7 @@ pub mod clients;
 pub mod commands;
 pub mod entry;
 pub mod error;
+pub mod fault;
 pub mod formats;
 pub mod fs;
 pub mod handshake;
@@ -62,6 +63,10 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         }
     };
     let platform = Platform::from_env(cli.global.platform);
+    fault::arm(
+        platform.var("MCPCTL_FAULT"),
+        platform.var("MCPCTL_FAULT_GATE"),
+    );
     let no_color = platform.var("NO_COLOR").is_some();
     let mut printer = Printer::new(
         cli.global.json,
@@ -93,6 +98,12 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         }
     };
     if let Err(error) = foreign_platform(&cli.global, &command, &ctx) {
+        printer.error(&error);
+        return ExitStatus::Error.into();
+    }
+    ctx.state.set_command(&commands::label(&args, &[]));
+    // A command that died mid-write left an intent: it becomes the journal record first.
+    if let Err(error) = ctx.state.recover() {
         printer.error(&error);
         return ExitStatus::Error.into();
     }

@@ -19,12 +19,9 @@ use crate::manifest::Manifest;
 use crate::manifest::plan::{self, FilePlan, LedgerOp};
 use crate::manifest::report::PlanReport;
 use crate::output::{Block, ErrorText, Paint, Printer, Report};
-use crate::session::{Context, edit};
-use crate::state::{Origin, ledger};
+use crate::session::{Context, edit, write};
+use crate::state::Origin;
 use crate::toggle::{self, Want};
-
-/// How often a file that changed under `apply` is planned again.
-const ATTEMPTS: usize = 3;
 
 pub fn run(args: ApplyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
     let ApplyArgs {
@@ -160,21 +157,33 @@ fn execute<'a>(
     if let Err(error) = write_all(ctx, manifest, profile, force, plans) {
         let written = ctx.state.written();
         let mut reverted = Vec::new();
+        let mut kept = Vec::new();
         for change in written.iter().rev() {
+            // Only over what this run wrote (see `edit::revert`).
             if let Err(e) = edit::revert(ctx, change) {
                 report.reverted.push(ErrorText::of(&e));
+                kept.push(edit::shown(ctx, &change.path));
             } else {
                 reverted.push(edit::shown(ctx, &change.path));
             }
         }
-        let undone = if reverted.is_empty() {
-            "no file was changed".to_owned()
+        let mut undone = if reverted.is_empty() {
+            "no file was put back".to_owned()
         } else {
             format!(
                 "the files already written were put back: {}",
                 reverted.join(", ")
             )
         };
+        if written.is_empty() {
+            undone = "no file was changed".to_owned();
+        }
+        if !kept.is_empty() {
+            undone.push_str(&format!(
+                "; NOT put back (changed since, or no backup): {}",
+                kept.join(", ")
+            ));
+        }
         return Err(error.context(format!("apply failed; {undone}")));
     }
     let origin = Origin::manifest(&manifest.path);
@@ -183,16 +192,14 @@ fn execute<'a>(
         let created = !plan.document.source.exists();
         for op in &plan.ledger {
             match op {
-                LedgerOp::Record { name, raw } => {
-                    if let Some(fp) = ledger::fingerprint_raw(&dialect, raw) {
-                        ctx.state.record(
-                            edit::entry_key(&plan.location, name),
-                            fp,
-                            origin.clone(),
-                            crate::state::Created::file(created),
-                        )?;
-                    }
-                }
+                LedgerOp::Record { name, raw } => write::record(
+                    ctx,
+                    &dialect,
+                    edit::entry_key(&plan.location, name),
+                    raw,
+                    &origin,
+                    crate::state::Created::file(created),
+                )?,
                 LedgerOp::Forget { name } => {
                     ctx.state.forget(&edit::entry_key(&plan.location, name))?;
                 }
@@ -277,12 +284,14 @@ fn write_plan(
     // Another mcpctl that wrote the file since it was planned is caught by the write's
     // version check; from here on, none can.
     let lock = edit::lock(ctx, &plan.location.path)?;
-    for _ in 0..ATTEMPTS {
+    let path = plan.location.path.clone();
+    // The one retry policy (`edit::retry`), with a step that plans this file again.
+    edit::retry(ctx, &path, "apply", || {
         let Some(text) = plan.new_text() else {
-            return Ok(());
+            return Ok(Some(()));
         };
         match edit::write_file(ctx, &lock, &plan.document.source, &text) {
-            Ok(_) => return Ok(()),
+            Ok(_) => Ok(Some(())),
             Err(FsError::Changed { .. }) => {
                 let clients = vec![plan.client];
                 let fresh = plan::plan_file(
@@ -302,18 +311,9 @@ fn write_plan(
                     .into());
                 }
                 *plan = fresh;
+                Ok(None)
             }
-            Err(e) => {
-                return Err(UserError::new(e.to_string())
-                    .hint("check that the directory is writable")
-                    .into());
-            }
+            Err(e) => Err(edit::write_error(&e)),
         }
-    }
-    Err(UserError::new(format!(
-        "`{}` kept changing while mcpctl tried to apply",
-        edit::shown(ctx, &plan.location.path)
-    ))
-    .hint("close the client that is rewriting it, then run `mcpctl apply` again")
-    .into())
+    })
 }

@@ -20,7 +20,7 @@ use crate::secrets::literal_secret;
 use crate::session::inventory::{self, display_path};
 use crate::session::{Context, edit, targets};
 use crate::state::Origin;
-use crate::state::ledger::{self, HOUSEKEEPING_KEYS};
+use crate::state::ledger::HOUSEKEEPING_KEYS;
 
 /// One spelling of a server, and where it was found.
 struct Variant<'a> {
@@ -356,14 +356,14 @@ fn adopt(
     let origin = Origin::manifest(&manifest.path);
     for (name, variant) in imported {
         for (client, location, raw) in &variant.found {
-            if let Some(fp) = ledger::fingerprint_raw(&Dialect::of(client), raw) {
-                ctx.state.record(
-                    edit::entry_key(location, name),
-                    fp,
-                    origin.clone(),
-                    crate::state::Created::default(),
-                )?;
-            }
+            crate::session::write::record(
+                ctx,
+                &Dialect::of(client),
+                edit::entry_key(location, name),
+                raw,
+                &origin,
+                crate::state::Created::default(),
+            )?;
         }
     }
     Ok(())

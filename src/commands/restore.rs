@@ -39,9 +39,12 @@ pub fn run(args: RestoreArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
         .hint(format!("see `mcpctl backups -c {}`", client.id))
         .into());
     };
-    let bytes = crate::fs::read_bytes(&chosen.path)
-        .map_err(|e| UserError::new(e.to_string()))?
-        .ok_or_else(|| UserError::new(format!("backup `{}` is gone", chosen.path.display())))?;
+    let bytes = chosen.verified_bytes().map_err(|e| {
+        UserError::new(e.to_string()).hint(format!(
+            "`mcpctl backups -c {}` lists the other versions kept; `--backup N` picks one",
+            client.id
+        ))
+    })?;
     let mut report = RestoreReport {
         client: client.id.clone(),
         path: location.path.clone(),
@@ -71,7 +74,10 @@ pub fn run(args: RestoreArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
         return printer.emit(&report);
     }
     ctx.state.lock()?;
-    report.action = if edit::put_bytes(ctx, &location.path, &bytes)? {
+    // Only over the version there now: a writer that comes in meanwhile is not replaced.
+    let now = crate::fs::read_source(&location.path).map_err(|e| UserError::new(e.to_string()))?;
+    let expect = edit::Expect::Digest(now.digest.as_deref());
+    report.action = if edit::put_bytes(ctx, &location.path, &bytes, expect)? {
         Action::Restored
     } else {
         Action::Unchanged

@@ -221,6 +221,8 @@ fn one(ctx: &Context, client: &Client, location: &Location, request: &Request) -
             row.note = done.note;
             row.diff = done.diff;
             row.backup = done.backup.map(|b| edit::shown(ctx, &b));
+            // The file changed; a later step did not happen.
+            row.error = done.unfinished;
         }
         Err(error) => row.fail(&error),
     }
@@ -338,6 +340,9 @@ impl Report for ToggleReport {
                 scope => format!("{} ({scope})", r.client),
             };
             let mut line = match &r.error {
+                Some(error) if r.action != "failed" => {
+                    format!("{verb} {client:<16} {}\n{:31}not done: {error}", r.path, "")
+                }
                 Some(error) => format!("{verb} {client:<16} {error}"),
                 None if r.action == "missing" => {
                     format!("{verb} {client:<16} no server named `{}`", r.name)
@@ -378,7 +383,12 @@ impl Report for ToggleReport {
 
     fn status(&self) -> ExitStatus {
         let done = |r: &Row| matches!(r.action, "disabled" | "enabled" | "unchanged" | "filtered");
-        if self.rows.iter().any(|r| r.action == "failed") || !self.rows.iter().any(done) {
+        if self
+            .rows
+            .iter()
+            .any(|r| r.action == "failed" || r.error.is_some())
+            || !self.rows.iter().any(done)
+        {
             ExitStatus::Error
         } else {
             ExitStatus::Success

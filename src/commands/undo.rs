@@ -10,7 +10,7 @@ use crate::error::{ExitStatus, UserError};
 use crate::output::{Block, Paint, Printer, Report};
 use crate::session::inventory::display_path;
 use crate::session::{Context, edit};
-use crate::state::journal::digest;
+use crate::state::journal;
 
 /// What `undo` did to one file (`--json` item).
 #[derive(Debug, Serialize)]
@@ -35,16 +35,20 @@ pub fn run(args: UndoArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
     for file in &last.files {
         let now = crate::fs::read_bytes(&file.path).map_err(|e| UserError::new(e.to_string()))?;
         let same = match (&file.after, &now) {
-            (Some(after), Some(bytes)) => digest(bytes) == *after,
+            (Some(after), Some(bytes)) => journal::matches(after, bytes),
             (None, None) => true,
             _ => false,
         };
         if !same {
             changed.push(display_path(ctx, &file.path));
         }
-        if !file.created && file.backup.as_ref().is_none_or(|b| !b.exists()) {
+        let kept = file
+            .backup
+            .as_ref()
+            .is_some_and(|b| crate::fs::backup::at(b).verified_bytes().is_ok());
+        if !file.created && !kept {
             return Err(UserError::new(format!(
-                "cannot undo `{}`: the previous version of `{}` is no longer kept",
+                "cannot undo `{}`: the previous version of `{}` is no longer kept (or is damaged)",
                 last.command,
                 display_path(ctx, &file.path)
             ))
@@ -62,6 +66,15 @@ pub fn run(args: UndoArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         .hint("nothing was reverted; pass `--force` to revert anyway (the current bytes are kept as a backup)")
         .into());
     }
+    // Each file is written back only over the version the command left (`--force`: any),
+    // also when another writer comes in between the check above and the write.
+    fn expect(force: bool, file: &crate::state::FileChange) -> edit::Expect<'_> {
+        if force {
+            edit::Expect::Any
+        } else {
+            edit::Expect::Digest(file.after.as_deref())
+        }
+    }
     let mut rows = Vec::new();
     for file in &last.files {
         let action = if dry_run {
@@ -71,14 +84,14 @@ pub fn run(args: UndoArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                 "would restore"
             }
         } else if file.created {
-            edit::delete_file(ctx, &file.path, &file.created_dirs)?;
+            edit::delete_file(ctx, &file.path, &file.created_dirs, expect(force, file))?;
             "deleted"
         } else {
             let backup = file.backup.as_deref().unwrap_or(std::path::Path::new(""));
-            let bytes = crate::fs::read_bytes(backup)
-                .map_err(|e| UserError::new(e.to_string()))?
-                .unwrap_or_default();
-            if edit::put_bytes(ctx, &file.path, &bytes)? {
+            let bytes = crate::fs::backup::at(backup)
+                .verified_bytes()
+                .map_err(|e| UserError::new(e.to_string()))?;
+            if edit::put_bytes(ctx, &file.path, &bytes, expect(force, file))? {
                 "restored"
             } else {
                 "unchanged"

@@ -117,6 +117,7 @@ pub fn acquire_key(key: LockKey, state_dir: &Path, wait: Duration) -> Result<Fil
         sidecar: sidecar_path.clone(),
         source,
     };
+    crate::fault::step_at("lock", &key.real).map_err(lock_err)?;
     fs::create_dir_all(&dir).map_err(lock_err)?;
     let mut sidecar = OpenOptions::new()
         .read(true)

@@ -36,6 +36,42 @@ fn attempts() -> impl Iterator<Item = u64> {
     })
 }
 
+/// The one retry policy of every writing command: call `attempt` (read, decide, write)
+/// until it is done (`Some`) or fails; `None` says another program wrote the file in
+/// between, so it starts over from the new bytes, for up to `RETRY_FOR`. `verb` names the
+/// command in the one "kept changing" error.
+pub fn retry<T>(
+    ctx: &Context,
+    path: &Path,
+    verb: &str,
+    mut attempt: impl FnMut() -> anyhow::Result<Option<T>>,
+) -> anyhow::Result<T> {
+    for _ in attempts() {
+        if let Some(done) = attempt()? {
+            return Ok(done);
+        }
+    }
+    Err(kept_changing(ctx, path, verb))
+}
+
+/// The error of a file that kept changing for the whole `RETRY_FOR`.
+fn kept_changing(ctx: &Context, path: &Path, verb: &str) -> anyhow::Error {
+    UserError::new(format!(
+        "`{}` kept changing while mcpctl tried to {verb} it",
+        display_path(ctx, path)
+    ))
+    .hint("close the client that is rewriting it (e.g. Claude Code), then run the command again")
+    .into()
+}
+
+/// A write that failed for another reason than a concurrent change, with what to do.
+pub fn write_error(e: &FsError) -> anyhow::Error {
+    let hint = e
+        .hint()
+        .unwrap_or("check that the directory is writable; the file was left as it was");
+    UserError::new(e.to_string()).hint(hint).into()
+}
+
 /// Refuse to change an entry that runs inside the client (Goose's `builtin` and
 /// `platform` extensions): it is the client's own, whatever `--force` says.
 pub fn refuse_builtin(
@@ -238,19 +274,10 @@ pub fn apply_from(
                 });
             }
             Err(FsError::Changed { .. }) => {}
-            Err(e) => {
-                return Err(UserError::new(e.to_string())
-                    .hint("check that the directory is writable; the file was left as it was")
-                    .into());
-            }
+            Err(e) => return Err(write_error(&e)),
         }
     }
-    Err(UserError::new(format!(
-        "`{}` kept changing while mcpctl tried to edit it",
-        display_path(ctx, &location.path)
-    ))
-    .hint("close the client that is rewriting it (e.g. Claude Code), then run the command again")
-    .into())
+    Err(kept_changing(ctx, &location.path, "edit"))
 }
 
 /// Write `text` over `source` (atomically, with a backup) and journal the change, so
@@ -263,14 +290,16 @@ pub fn write_file(
     text: &str,
 ) -> Result<FileChange, FsError> {
     let created_dirs = crate::fs::missing_dirs(&source.path);
-    let written = write_atomic(lock, source, text, ctx.backups.as_deref())?;
-    let change = FileChange {
+    let mut change = FileChange {
         path: source.path.clone(),
         created: !source.exists(),
-        backup: written.backup,
+        backup: None,
         after: Some(digest(&source.bytes_for(text))),
+        before: source.digest.clone(),
         created_dirs,
     };
+    ctx.state.intend(&change)?;
+    change.backup = write_atomic(lock, source, text, ctx.backups.as_deref())?.backup;
     ctx.state.wrote(change.clone());
     Ok(change)
 }
@@ -283,24 +312,29 @@ fn delete_created(
     source: &Source,
     dirs: &[std::path::PathBuf],
 ) -> Result<FileChange, FsError> {
-    let written = crate::fs::delete_atomic(lock, source, ctx.backups.as_deref())?;
-    crate::fs::remove_created(&source.path, dirs)?;
-    let change = FileChange {
+    let mut change = FileChange {
         path: source.path.clone(),
         created: false,
-        backup: written.backup,
+        backup: None,
         after: None,
+        before: source.digest.clone(),
         created_dirs: Vec::new(),
     };
+    ctx.state.intend(&change)?;
+    change.backup = crate::fs::delete_atomic(lock, source, ctx.backups.as_deref())?.backup;
+    crate::fs::remove_created(&source.path, dirs)?;
     ctx.state.wrote(change.clone());
     Ok(change)
 }
 
 /// Take back a write of this run (a later write failed): restore the previous bytes, or
-/// delete the file (and directories) the write created.
+/// delete the file (and directories) the write created — only if the file is still what
+/// this run wrote. Another writer's version since (a concurrent `add`) is left as it is,
+/// and the error names the file.
 pub fn revert(ctx: &Context, change: &FileChange) -> anyhow::Result<()> {
+    let expect = Expect::Digest(change.after.as_deref());
     if change.created {
-        return delete_file(ctx, &change.path, &change.created_dirs);
+        return delete_file(ctx, &change.path, &change.created_dirs, expect);
     }
     let backup = change.backup.as_deref().ok_or_else(|| {
         UserError::new(format!(
@@ -308,11 +342,50 @@ pub fn revert(ctx: &Context, change: &FileChange) -> anyhow::Result<()> {
             display_path(ctx, &change.path)
         ))
     })?;
-    let bytes = crate::fs::read_bytes(backup)
-        .map_err(|e| UserError::new(e.to_string()))?
-        .ok_or_else(|| UserError::new(format!("backup `{}` is gone", backup.display())))?;
-    put_bytes(ctx, &change.path, &bytes)?;
+    let bytes = crate::fs::backup::at(backup)
+        .verified_bytes()
+        .map_err(|e| UserError::new(e.to_string()))?;
+    put_bytes(ctx, &change.path, &bytes, expect)?;
     Ok(())
+}
+
+/// What a write that takes something back (rollback, `restore`, `undo`) may replace.
+#[derive(Debug, Clone, Copy)]
+pub enum Expect<'a> {
+    /// Whatever is there (`undo --force`).
+    Any,
+    /// Only this version (a digest; `None`: only no file at all).
+    Digest(Option<&'a str>),
+}
+
+impl Expect<'_> {
+    /// `Ok` when `source` is the version expected; else the error naming the file.
+    fn check(self, ctx: &Context, path: &Path, source: &Source) -> anyhow::Result<()> {
+        let Expect::Digest(expected) = self else {
+            return Ok(());
+        };
+        let same = match (expected, source.digest.as_deref()) {
+            (None, None) => true,
+            (Some(expected), Some(now)) => {
+                expected == now
+                    || (!expected.starts_with(crate::fs::DIGEST_PREFIX)
+                        && crate::fs::read_bytes(path)
+                            .ok()
+                            .flatten()
+                            .is_some_and(|b| crate::state::journal::matches(expected, &b)))
+            }
+            _ => false,
+        };
+        if same {
+            return Ok(());
+        }
+        Err(UserError::new(format!(
+            "`{}` changed since mcpctl wrote it (another program, or another mcpctl, wrote it since); it was left as it is",
+            display_path(ctx, path)
+        ))
+        .hint("look at the file; `mcpctl backups` lists the versions kept, and `mcpctl restore` puts one back")
+        .into())
+    }
 }
 
 /// The env and header values of every entry at `at` that `list` would redact.
@@ -330,9 +403,15 @@ fn secret_values(client: &Client, doc: &dyn ConfigDoc, at: ServersAt<'_>) -> Vec
         .collect()
 }
 
-/// Put `bytes` back as the whole content of `path` (restore, undo), journaled like any
-/// write. Returns `false` when the file already holds exactly these bytes.
-pub fn put_bytes(ctx: &Context, path: &Path, bytes: &[u8]) -> anyhow::Result<bool> {
+/// Put `bytes` back as the whole content of `path` (restore, undo, rollback), journaled
+/// like any write, under the file's lock from the read to the write, and only over the
+/// version `expect` names. Returns `false` when the file already holds exactly these bytes.
+pub fn put_bytes(
+    ctx: &Context,
+    path: &Path,
+    bytes: &[u8],
+    expect: Expect<'_>,
+) -> anyhow::Result<bool> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         UserError::new(format!(
             "the saved version of `{}` is not UTF-8 text (byte {})",
@@ -342,51 +421,47 @@ pub fn put_bytes(ctx: &Context, path: &Path, bytes: &[u8]) -> anyhow::Result<boo
         .hint("mcpctl only writes text; restore this file by hand")
     })?;
     let lock = lock(ctx, path)?;
-    for _ in attempts() {
+    retry(ctx, path, "restore", || {
         let mut source = lock.read(path).map_err(|e| UserError::new(e.to_string()))?;
         if source.exists() && source.bytes_for(&source.text) == bytes {
-            return Ok(false);
+            return Ok(Some(false));
         }
+        expect.check(ctx, path, &source)?;
         // The saved bytes carry their own BOM, if any.
         source.bom = false;
         match write_file(ctx, &lock, &source, text) {
-            Ok(_) => return Ok(true),
-            Err(FsError::Changed { .. }) => {}
-            Err(e) => {
-                return Err(UserError::new(e.to_string())
-                    .hint("check that the directory is writable; the file was left as it was")
-                    .into());
-            }
+            Ok(_) => Ok(Some(true)),
+            // Another program wrote it between the read and the swap: with a version to
+            // expect, the next read says it is not that one any more.
+            Err(FsError::Changed { .. }) => Ok(None),
+            Err(e) => Err(write_error(&e)),
         }
-    }
-    Err(UserError::new(format!(
-        "`{}` kept changing while mcpctl tried to restore it",
-        display_path(ctx, path)
-    ))
-    .hint("close the client that is rewriting it, then run the command again")
-    .into())
+    })
 }
 
-/// Delete a file a command created (undo), keeping its bytes as a backup so that the
-/// deletion can itself be undone; then the now-empty directories in `dirs`.
-pub fn delete_file(ctx: &Context, path: &Path, dirs: &[std::path::PathBuf]) -> anyhow::Result<()> {
-    let _lock = lock(ctx, path)?;
-    let backup = match &ctx.backups {
-        Some(backups) if path.exists() => Some(
-            crate::fs::backup_now(path, backups)
-                .map_err(|e| UserError::new(e.to_string()).hint("nothing was deleted"))?,
-        ),
-        _ => None,
-    };
-    crate::fs::remove_created(path, dirs).map_err(|e| UserError::new(e.to_string()))?;
-    ctx.state.wrote(FileChange {
-        path: path.to_path_buf(),
-        created: false,
-        backup,
-        after: None,
-        created_dirs: Vec::new(),
-    });
-    Ok(())
+/// Delete a file a command created (undo, rollback), keeping its bytes as a backup so that
+/// the deletion can itself be undone; then the now-empty directories in `dirs`. Only the
+/// version `expect` names is deleted.
+pub fn delete_file(
+    ctx: &Context,
+    path: &Path,
+    dirs: &[std::path::PathBuf],
+    expect: Expect<'_>,
+) -> anyhow::Result<()> {
+    let lock = lock(ctx, path)?;
+    let source = lock.read(path).map_err(|e| UserError::new(e.to_string()))?;
+    expect.check(ctx, path, &source)?;
+    if !source.exists() {
+        crate::fs::remove_created(path, dirs).map_err(|e| UserError::new(e.to_string()))?;
+        return Ok(());
+    }
+    match delete_created(ctx, &lock, &source, dirs) {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            let hint = e.hint().unwrap_or("nothing was deleted");
+            Err(UserError::new(e.to_string()).hint(hint).into())
+        }
+    }
 }
 
 pub fn unified_diff(label: &str, old: &[u8], new: &[u8], existed: bool) -> String {

@@ -76,7 +76,7 @@ pub fn in_file(ctx: &Context, path: &Path, error: anyhow::Error) -> anyhow::Erro
 
 /// Read and parse a client's file. A missing file is an empty document.
 pub fn read_document(ctx: &Context, client: &Client, path: &Path) -> anyhow::Result<Document> {
-    let mut source = fs::read_source(path).map_err(|e| {
+    let mut source = fs::read_settled(path, || ctx.state.wrote_into(path)).map_err(|e| {
         UserError::new(e.to_string())
             .hint("check the file's permissions and encoding; mcpctl left it unchanged")
     })?;

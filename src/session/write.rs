@@ -252,10 +252,7 @@ pub(crate) fn add_to(
     })?;
     if !dry_run
         && matches!(outcome.action, Action::Added | Action::Updated)
-        && let Some(fingerprint) = written
-            .borrow()
-            .as_ref()
-            .and_then(|raw| ledger::fingerprint_raw(&dialect, raw))
+        && let Some(raw) = written.borrow().as_ref()
     {
         let key = edit::entry_key(&location, name);
         let mut created = Created {
@@ -267,10 +264,27 @@ pub(crate) fn add_to(
                 .filter(|m| !m.created_nothing(&location.key)),
         };
         created.inherit(&key, &ctx.state.records(&|r| r.entry.path == key.path)?);
-        ctx.state
-            .record(key, fingerprint, how.origin.clone(), created)?;
+        record(ctx, &dialect, key, raw, &how.origin, created)?;
     }
     Ok((edit::shown(ctx, &path), outcome, notes, entry))
+}
+
+/// The one ledger recorder of every writing command (`add`, `copy`, installs, `update`,
+/// `apply`, `import`): remember that `raw`, written (or adopted) at `key`, is mcpctl's,
+/// from `origin`. An entry the dialect cannot read is not recorded: it stays hand-made,
+/// which makes mcpctl more careful, never less.
+pub fn record(
+    ctx: &Context,
+    dialect: &Dialect<'_>,
+    key: crate::state::EntryKey,
+    raw: &crate::formats::RawEntry,
+    origin: &Origin,
+    created: Created,
+) -> anyhow::Result<()> {
+    match ledger::fingerprint_raw(dialect, raw) {
+        Some(fingerprint) => ctx.state.record(key, fingerprint, origin.clone(), created),
+        None => Ok(()),
+    }
 }
 
 /// A remote URL must be `http(s)://host...` (or start with a variable reference).

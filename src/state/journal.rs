@@ -18,8 +18,12 @@ pub struct FileChange {
     pub created: bool,
     /// The previous bytes (`None` when created, or when no backup could be kept).
     pub backup: Option<PathBuf>,
-    /// SHA-256 of the bytes the command left; `None` when it deleted the file.
+    /// The digest of the bytes the command left (`digest`); `None` when it deleted the file.
     pub after: Option<String>,
+    /// The digest of the bytes before the command (`None`: the file did not exist, or a
+    /// record of an older mcpctl version).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<String>,
     /// Directories the command created for the file, deepest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub created_dirs: Vec<PathBuf>,
@@ -48,11 +52,21 @@ pub struct Entry {
     pub ledger: Vec<LedgerChange>,
 }
 
-/// SHA-256 of bytes, hex.
+/// The digest of bytes as the journal records it (`fs::digest`, XXH3-128).
 pub fn digest(bytes: &[u8]) -> String {
+    crate::fs::digest(bytes)
+}
+
+/// Whether `bytes` are the version `recorded` names: an `xxh3:` digest, or the SHA-256
+/// hex that journals of older mcpctl versions hold.
+pub fn matches(recorded: &str, bytes: &[u8]) -> bool {
+    if recorded.starts_with(crate::fs::DIGEST_PREFIX) {
+        return crate::fs::digest(bytes) == recorded;
+    }
     use sha2::{Digest, Sha256};
-    Sha256::digest(bytes)
+    let hex: String = Sha256::digest(bytes)
         .iter()
         .map(|b| format!("{b:02x}"))
-        .collect()
+        .collect();
+    hex == recorded
 }

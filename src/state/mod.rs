@@ -14,6 +14,7 @@
 //! records, so every entry reads as hand-made. A ledger that does not parse is an error,
 //! never silently replaced. This module never prints.
 
+pub mod intent;
 pub mod journal;
 pub mod ledger;
 pub mod tokens;
@@ -52,6 +53,10 @@ struct Session {
     ledger: Option<Ledger>,
     changes: Vec<LedgerChange>,
     files: Vec<FileChange>,
+    /// `add github`, ... (for the intent and the journal record).
+    command: String,
+    /// What this command is about to write, durable before the first write.
+    intent: Option<intent::Intent>,
 }
 
 impl State {
@@ -145,6 +150,17 @@ impl State {
         self.with_ledger(|l| l.entries().iter().filter(|r| keep(r)).cloned().collect())
     }
 
+    /// Whether mcpctl remembers writing entries into the file at `path` (so an empty read
+    /// of it is a file being written, not an empty config; see `fs::read_settled`).
+    pub fn wrote_into(&self, path: &Path) -> bool {
+        if self.root.is_none() {
+            return false;
+        }
+        let identity = fs::identity(path);
+        self.with_ledger(|l| l.entries().iter().any(|r| r.entry.path == identity))
+            .unwrap_or(false)
+    }
+
     /// The record for one entry.
     pub fn lookup(&self, key: &EntryKey) -> anyhow::Result<Option<Record>> {
         self.with_ledger(|l| l.lookup(key).cloned())
@@ -200,6 +216,60 @@ impl State {
         Ok(())
     }
 
+    /// Name the running command (`add github`) for its intent and journal record.
+    pub fn set_command(&self, command: &str) {
+        command.clone_into(&mut self.session().command);
+    }
+
+    /// Say durably, before `change.path` is written, that this command is about to write
+    /// it (see `intent`): a crash after the write then leaves a record `undo` finds.
+    pub fn intend(&self, change: &FileChange) -> Result<(), fs::FsError> {
+        let Some(root) = &self.root else {
+            return Ok(());
+        };
+        let err = |source: std::io::Error| fs::FsError::Intent {
+            dir: root.join(intent::DIR),
+            source,
+        };
+        let mut session = self.session();
+        if let Some(intent) = &mut session.intent {
+            return intent.add(change).map_err(err);
+        }
+        let now = SystemTime::now();
+        let entry = JournalEntry {
+            id: journal_id(now),
+            time: rfc3339(now),
+            command: session.command.clone(),
+            files: vec![change.clone()],
+            ledger: Vec::new(),
+        };
+        let id = entry.id.clone();
+        session.intent = Some(intent::Intent::create(root, &id, entry, &change.path).map_err(err)?);
+        Ok(())
+    }
+
+    /// Turn the intents of commands that died into journal records (see `intent`), so
+    /// the journal tells what they changed. Called once at the start of every run.
+    pub fn recover(&self) -> anyhow::Result<()> {
+        let Some(root) = self.root.clone() else {
+            return Ok(());
+        };
+        for dead in intent::dead(&root, self.backups().as_deref()) {
+            let journaled = root.join(JOURNAL_DIR).join(format!("{}.json", dead.id));
+            if let Some(record) = dead.record.filter(|_| !journaled.exists()) {
+                let mut text = serde_json::to_string_pretty(&record)?;
+                text.push('\n');
+                write_state_file(&root, &journaled, &text).map_err(|e| {
+                    UserError::new(e.to_string()).hint(
+                        "an interrupted mcpctl left a record of what it wrote; check that mcpctl's state directory is writable (MCPCTL_STATE_DIR)",
+                    )
+                })?;
+            }
+            let _ = std::fs::remove_file(&dead.path);
+        }
+        Ok(())
+    }
+
     /// Remember that this command changed a file (for the journal and `undo`).
     pub fn wrote(&self, change: FileChange) {
         let mut session = self.session();
@@ -242,11 +312,27 @@ impl State {
         let Some(root) = self.root.clone() else {
             return Ok(());
         };
-        let (changes, files) = {
+        let (changes, mut files, intended) = {
             let session = self.session();
-            (session.changes.clone(), session.files.clone())
+            (
+                session.changes.clone(),
+                session.files.clone(),
+                session.intent.as_ref().map(|i| i.entry.files.clone()),
+            )
         };
+        // A write that failed after its file changed (a later step of it) is still a
+        // change the journal must know about.
+        for file in intended.unwrap_or_default() {
+            if !files.iter().any(|f| f.path == file.path)
+                && let Some(file) = intent::happened(&file, self.backups().as_deref())
+            {
+                files.push(file);
+            }
+        }
         if changes.is_empty() && files.is_empty() {
+            if let Some(intent) = self.session().intent.take() {
+                intent.done();
+            }
             return Ok(());
         }
         self.lock()?;
@@ -275,9 +361,9 @@ impl State {
             write_state_file(&root, &root.join(LEDGER_FILE), &text).map_err(save_err)?;
         }
         let now = SystemTime::now();
-        let nanos = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let intended = self.session().intent.as_ref().map(|i| i.entry.id.clone());
         let record = JournalEntry {
-            id: format!("{nanos:020}-{}", std::process::id()),
+            id: intended.unwrap_or_else(|| journal_id(now)),
             time: rfc3339(now),
             command: command.to_owned(),
             files,
@@ -286,8 +372,20 @@ impl State {
         let mut text = serde_json::to_string_pretty(&record)?;
         text.push('\n');
         let dir = root.join(JOURNAL_DIR);
-        write_state_file(&root, &dir.join(format!("{}.json", record.id)), &text)
-            .map_err(save_err)?;
+        let journaled = dir.join(format!("{}.json", record.id));
+        // The intent becomes the journal record: rewritten with the final record and
+        // moved (if the move is lost in a crash, the intent is recovered instead).
+        let intent = self.session().intent.take();
+        match intent {
+            Some(intent) => intent
+                .finish_as(&text, &journaled)
+                .map_err(|source| fs::FsError::Write {
+                    path: journaled.clone(),
+                    source,
+                })
+                .map_err(save_err)?,
+            None => write_state_file(&root, &journaled, &text).map_err(save_err)?,
+        }
         prune_journal(&dir);
         let mut session = self.session();
         session.changes.clear();
@@ -361,6 +459,12 @@ impl State {
             })
             .collect()
     }
+}
+
+/// A journal record's id: a zero-padded nanosecond stamp (sortable), then the pid.
+fn journal_id(now: SystemTime) -> String {
+    let nanos = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    format!("{nanos:020}-{}", std::process::id())
 }
 
 /// Replace one of mcpctl's own files atomically (under its file lock, in `root`).

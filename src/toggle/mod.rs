@@ -100,6 +100,9 @@ pub struct Switched {
     /// Something the user should know (`was not disabled`, `the file changed since it was
     /// parked: put back as a new entry`).
     pub note: Option<String>,
+    /// The file changed, and a later step did not happen (it says which): the outcome is
+    /// partial, not failed, and the command exits 2.
+    pub unfinished: Option<String>,
 }
 
 impl Switched {
@@ -111,6 +114,7 @@ impl Switched {
             diff: None,
             backup: None,
             note: Some(note.into()),
+            unfinished: None,
         }
     }
 
@@ -122,6 +126,7 @@ impl Switched {
             diff: None,
             backup: None,
             note: None,
+            unfinished: None,
         }
     }
 }

@@ -186,10 +186,13 @@ pub fn switch(
         Ok(edit)
     })?;
     let changed = outcome.action != edit::Action::Unchanged;
+    let mut unfinished = None;
     if changed && !dry_run {
         let before = seen.borrow().clone();
         let created_parent = !parent_existed.get();
-        store::update(ctx, false, |s| match want {
+        // The file is switched already: a failure to remember the old value is a partial
+        // outcome (`enable` then sets the field's default), not a failed one.
+        if let Err(error) = store::update(ctx, false, |s| match want {
             Want::Off => s.remember(Memory {
                 path: identity.clone(),
                 at: target.at.clone(),
@@ -199,7 +202,9 @@ pub fn switch(
             }),
             Want::On if restored.get() => s.forget(&identity, &target.at, &target.field),
             Want::On => {}
-        })?;
+        }) {
+            unfinished = Some(error.to_string());
+        }
     }
     Ok(Switched {
         action: match (changed, want) {
@@ -215,6 +220,7 @@ pub fn switch(
             Want::Off => "already disabled".to_owned(),
             Want::On => "not disabled".to_owned(),
         }),
+        unfinished,
     })
 }
 

@@ -15,6 +15,7 @@ use crate::error::UserError;
 use crate::formats::{ConfigDoc, Edit, RawEntry};
 use crate::session::Context;
 use crate::session::edit;
+use crate::session::inventory::read_document;
 use crate::state::journal::digest;
 
 /// Bytes of context kept on each side of a cut, to find its place again.
@@ -27,57 +28,116 @@ pub fn park(
     name: &str,
     dry_run: bool,
 ) -> anyhow::Result<Switched> {
-    let cut: RefCell<Option<(String, String, RawEntry)>> = RefCell::new(None);
     if !crate::fs::exists(&location.path) {
         return Ok(Switched::missing(Method::Park, location.path.clone()));
     }
-    let outcome = edit::apply(ctx, client, location, dry_run, &|doc| {
-        let Some(raw) = find(doc, location.at(), name)? else {
+    if dry_run {
+        let outcome = edit::apply(ctx, client, location, true, &|doc| {
+            if find(doc, location.at(), name)?.is_none() {
+                return Ok(Edit::Unchanged);
+            }
+            Ok(doc.remove(location.at(), name)?)
+        })?;
+        return Ok(parked_row(location, outcome, None));
+    }
+    // Record first, cut second: at every moment the entry is in its file, parked, or
+    // both (a kill in between leaves both; `enable` and `disable` both settle that).
+    let Some(record) = planned_record(ctx, client, location, name)? else {
+        return Ok(Switched::missing(Method::Park, location.path.clone()));
+    };
+    let key = record.entry.clone();
+    let raw = record.raw.clone();
+    store::update(ctx, false, |s| {
+        s.parked.retain(|p| p.entry != key);
+        s.parked.push(record.clone());
+    })?;
+    let cut: RefCell<Option<(String, String)>> = RefCell::new(None);
+    let outcome = edit::apply(ctx, client, location, false, &|doc| {
+        let Some(now) = find(doc, location.at(), name)? else {
             return Ok(Edit::Unchanged);
         };
+        if now != raw {
+            return Err(UserError::new(format!(
+                "`{name}` changed in `{}` while mcpctl was disabling it; it was left in the file",
+                edit::shown(ctx, &location.path)
+            ))
+            .hint("run the command again")
+            .into());
+        }
         let before = doc.render().into_owned();
         let edit = doc.remove(location.at(), name)?;
-        let after = doc.render().into_owned();
-        *cut.borrow_mut() = Some((before, after, raw));
+        *cut.borrow_mut() = Some((before, doc.render().into_owned()));
         Ok(edit)
-    })?;
-    if outcome.action == edit::Action::Unchanged {
-        return Ok(Switched::missing(Method::Park, location.path.clone()));
-    }
-    if !dry_run {
-        let Some((before, after, raw)) = cut.into_inner() else {
-            return Ok(Switched::missing(Method::Park, location.path.clone()));
-        };
-        let record = Parked {
-            entry: edit::entry_key(location, name),
-            client: client.id.clone(),
-            scope: location.scope,
-            path: location.path.clone(),
-            time: crate::state::rfc3339(std::time::SystemTime::now()),
-            raw,
-            splice: splice_of(&before, &after),
-        };
-        if let Err(error) = store::update(ctx, false, |s| {
-            s.parked.retain(|p| p.entry != record.entry);
-            s.parked.push(record);
-        }) {
-            // Without the record the bytes would only be in the backup: put them back.
-            if let Some(backup) = &outcome.backup
-                && let Ok(Some(bytes)) = crate::fs::read_bytes(backup)
-            {
-                edit::put_bytes(ctx, &location.path, &bytes)?;
-            }
-            return Err(error);
+    });
+    let outcome = match outcome {
+        Ok(outcome) if outcome.action != edit::Action::Unchanged => outcome,
+        other => {
+            // Nothing was cut: the record goes again (if that fails too, the entry is
+            // both in its file and parked, which the next `enable` settles).
+            let _ = store::update(ctx, false, |s| s.parked.retain(|p| p.entry != key));
+            return match other {
+                Ok(_) => Ok(Switched::missing(Method::Park, location.path.clone())),
+                Err(error) => Err(error),
+            };
+        }
+    };
+    // The file may have changed elsewhere since the record was made: keep the splice
+    // exact (the old one still finds its place by its context, so this may fail).
+    let mut unfinished = None;
+    if let Some((before, after)) = cut.into_inner() {
+        let splice = splice_of(&before, &after);
+        if splice != record.splice
+            && let Err(error) = store::update(ctx, false, |s| {
+                if let Some(p) = s.parked.iter_mut().find(|p| p.entry == key) {
+                    p.splice = splice.clone();
+                }
+            })
+        {
+            unfinished = Some(error.to_string());
         }
     }
-    Ok(Switched {
+    Ok(parked_row(location, outcome, unfinished))
+}
+
+/// The record `park` will keep for `name`, from the file as it is now (`None`: not there).
+fn planned_record(
+    ctx: &Context,
+    client: &Client,
+    location: &Location,
+    name: &str,
+) -> anyhow::Result<Option<Parked>> {
+    let mut document = read_document(ctx, client, &location.path)?;
+    let doc = document.doc.as_mut();
+    let Some(raw) = find(doc, location.at(), name)? else {
+        return Ok(None);
+    };
+    let before = doc.render().into_owned();
+    doc.remove(location.at(), name)?;
+    let after = doc.render().into_owned();
+    Ok(Some(Parked {
+        entry: edit::entry_key(location, name),
+        client: client.id.clone(),
+        scope: location.scope,
+        path: location.path.clone(),
+        time: crate::state::rfc3339(std::time::SystemTime::now()),
+        raw,
+        splice: splice_of(&before, &after),
+    }))
+}
+
+fn parked_row(location: &Location, outcome: edit::Outcome, unfinished: Option<String>) -> Switched {
+    if outcome.action == edit::Action::Unchanged {
+        return Switched::missing(Method::Park, location.path.clone());
+    }
+    Switched {
         action: Action::Disabled,
         method: Method::Park,
         path: location.path.clone(),
         diff: outcome.diff,
         backup: outcome.backup,
         note: None,
-    })
+        unfinished,
+    }
 }
 
 /// `disable` of an entry that is parked already: nothing to do when the file does not have
@@ -144,8 +204,13 @@ pub fn unpark(
         back.set(Back::Readded);
         Ok(doc.upsert(location.at(), name, &parked.raw)?)
     })?;
-    if !dry_run {
-        store::update(ctx, false, |s| s.parked.retain(|p| p.entry != key))?;
+    // The entry is back in its file: failing to drop the parked copy now is a partial
+    // outcome (the next `enable` finds the entry there and drops it).
+    let mut unfinished = None;
+    if !dry_run
+        && let Err(error) = store::update(ctx, false, |s| s.parked.retain(|p| p.entry != key))
+    {
+        unfinished = Some(error.to_string());
     }
     let note = match back.get() {
         Back::Spliced => None,
@@ -166,6 +231,7 @@ pub fn unpark(
         diff: outcome.diff,
         backup: outcome.backup,
         note,
+        unfinished,
     })
 }
 
@@ -257,17 +323,18 @@ fn floor(text: &str, at: usize) -> usize {
 pub fn splice_back(text: &str, splice: &Splice) -> Option<String> {
     let fits =
         |at: usize| text.get(at..at + splice.inserted.len()) == Some(splice.inserted.as_str());
-    let at = if digest(text.as_bytes()) == splice.digest && fits(splice.offset) {
-        splice.offset
-    } else {
-        let needle = format!("{}{}{}", splice.before, splice.inserted, splice.after);
-        let mut found = text.match_indices(&needle);
-        let (first, _) = found.next()?;
-        if found.next().is_some() {
-            return None;
-        }
-        first + splice.before.len()
-    };
+    let at =
+        if crate::state::journal::matches(&splice.digest, text.as_bytes()) && fits(splice.offset) {
+            splice.offset
+        } else {
+            let needle = format!("{}{}{}", splice.before, splice.inserted, splice.after);
+            let mut found = text.match_indices(&needle);
+            let (first, _) = found.next()?;
+            if found.next().is_some() {
+                return None;
+            }
+            first + splice.before.len()
+        };
     Some(format!(
         "{}{}{}",
         &text[..at],

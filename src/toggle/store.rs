@@ -45,8 +45,8 @@ pub struct Parked {
 
 /// How to undo the cut: in the text left after parking, `inserted` (usually empty) at
 /// `offset` becomes `removed` again. `before`/`after` are the bytes around the cut, to
-/// find the place again when the file changed meanwhile; `digest` is the SHA-256 of the
-/// whole text left after parking (unchanged file: splice at `offset` directly).
+/// find the place again when the file changed meanwhile; `digest` is the digest of the
+/// whole text left after parking (`journal::digest`; unchanged file: splice at `offset`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Splice {
     pub offset: usize,

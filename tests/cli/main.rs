@@ -15,8 +15,10 @@ mod concurrency;
 mod continue_dev;
 mod docs;
 mod doctor;
+mod durability;
 mod env;
 mod errors;
+mod faults;
 mod first_hour;
 #[path = "../common/fixture_server.rs"]
 mod fixture_server;

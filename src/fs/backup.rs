@@ -1,0 +1,334 @@
+//! Backups: the previous version of every file mcpctl replaces, kept in `backups/` of the
+//! state directory before the file changes (so a full state disk refuses the write instead
+//! of losing the version), named `{nanos}-{pid}.{digest}{suffix}` so that `restore` and
+//! `undo` can prove the bytes are the ones kept. A backup is a hard link to the version
+//! read when the state directory is on the same file system (free), else a copy written
+//! to a temp name, fsynced and renamed, so a failed copy never becomes a backup. A copy
+//! keeps the original's owner and its mode, narrowed to what the original's directory lets
+//! others reach; a link is narrowed the same way once it is the backup's alone.
+
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::temp::Temp;
+use super::{Stamp, stamp_of_path, sync_dir};
+
+/// How many backups of one file are kept (a big `~/.claude.json` is tens of MB each).
+const BACKUPS_KEPT: usize = 10;
+
+/// One kept previous version of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Backup {
+    pub path: PathBuf,
+    /// When it was taken (the write that replaced it).
+    pub time: SystemTime,
+    pub size: u64,
+    /// The digest of the bytes kept (`super::digest`); `None` for backups of older mcpctl
+    /// versions, which did not record one.
+    pub digest: Option<String>,
+}
+
+impl Backup {
+    /// The kept bytes, if they are provably the version that was kept: their digest
+    /// matches the one in the name. A backup without a digest (older mcpctl versions) is
+    /// accepted only when it is not empty: a failed copy of those versions left empty files.
+    pub fn verified_bytes(&self) -> Result<Vec<u8>, super::FsError> {
+        let unverified = |why: String| super::FsError::Unverified {
+            backup: self.path.clone(),
+            why,
+        };
+        let bytes =
+            fs::read(&self.path).map_err(|e| unverified(format!("cannot be read ({e})")))?;
+        let good = match &self.digest {
+            Some(digest) => super::digest(&bytes) == *digest,
+            None => !bytes.is_empty(),
+        };
+        if !good {
+            return Err(unverified(
+                "does not hold the bytes mcpctl kept (damaged, emptied, or a copy that failed)"
+                    .to_owned(),
+            ));
+        }
+        Ok(bytes)
+    }
+}
+
+/// The backup that names this exact path (a journal record's), with its digest.
+pub fn at(path: &Path) -> Backup {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Backup {
+        path: path.to_path_buf(),
+        time: stamp_time(&name).unwrap_or(UNIX_EPOCH),
+        size: fs::metadata(path).map_or(0, |m| m.len()),
+        digest: digest_in(&name),
+    }
+}
+
+/// Keep the version of `target` read with stamp `read` and digest `digest` as a backup,
+/// before the file changes: a hard link (free), else a copy of the file as it is now,
+/// which must still be that version. `Ok(None)`: it is not (another writer changed it);
+/// `Err` (no room, no permission) leaves nothing behind.
+pub fn keep(
+    target: &Path,
+    digest: Option<&str>,
+    read: &Stamp,
+    backups: &Path,
+) -> io::Result<Option<PathBuf>> {
+    let Some(digest) = digest else {
+        return Ok(None);
+    };
+    let (path, suffix) = name(target, backups, digest)?;
+    if fs::hard_link(target, &path).is_ok() {
+        if stamp_of_path(&path).as_ref() != Some(read) {
+            let _ = fs::remove_file(&path);
+            return Ok(None);
+        }
+        // No fsync of its own: a link lives on the client file's file system, whose
+        // journal commits it no later than the swap's directory fsync that follows.
+        crate::fault::step_at("backup", target)?;
+        prune(backups, &suffix);
+        return Ok(Some(path));
+    }
+    let bytes = fs::read(target)?;
+    if super::digest(&bytes) != digest {
+        return Ok(None);
+    }
+    let meta = fs::metadata(target).ok();
+    copy(&bytes, &path, meta.as_ref(), target)?;
+    crate::fault::step_at("backup", target)?;
+    prune(backups, &suffix);
+    Ok(Some(path))
+}
+
+/// Keep `bytes` (a version of `target` that is out of place, or about to be deleted) as a
+/// backup: copied, named by their digest.
+pub fn keep_bytes(target: &Path, bytes: &[u8], backups: &Path) -> io::Result<PathBuf> {
+    let (path, suffix) = name(target, backups, &super::digest(bytes))?;
+    let meta = fs::metadata(target).ok();
+    copy(bytes, &path, meta.as_ref(), target)?;
+    prune(backups, &suffix);
+    Ok(path)
+}
+
+/// Write `bytes` to `path` through a temp file (fsynced, then renamed), with the
+/// original's owner and narrowed mode.
+fn copy(bytes: &[u8], path: &Path, meta: Option<&fs::Metadata>, target: &Path) -> io::Result<()> {
+    let (temp, mut file) = Temp::create(path)?;
+    restrict(&file, meta, target)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    drop(file);
+    fs::rename(&temp.path, path)?;
+    if let Some(dir) = path.parent() {
+        sync_dir(dir);
+    }
+    Ok(())
+}
+
+/// After the swap: `old` (the displaced version, linked as the backup) is the backup's
+/// alone now, so it may be narrowed like a copy.
+pub fn narrow_link(old: &Path, target: &Path) {
+    #[cfg(unix)]
+    if let Ok(meta) = fs::metadata(old)
+        && let Ok(file) = OpenOptions::new().read(true).open(old)
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = narrowed(meta.permissions().mode(), target);
+        let _ = file.set_permissions(fs::Permissions::from_mode(mode));
+    }
+    #[cfg(not(unix))]
+    let _ = (old, target);
+}
+
+/// The original's mode (owner, group and others' bits) less the classes its directory
+/// shuts out: a 0644 file in a 0700 directory is not others' to read, so its backup is 0600.
+#[cfg(unix)]
+fn narrowed(mode: u32, target: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = mode & 0o777;
+    let Some(dir) = target.parent().and_then(|d| fs::metadata(d).ok()) else {
+        return mode & 0o600;
+    };
+    let dir = dir.permissions().mode();
+    let mut out = mode;
+    if dir & 0o010 == 0 {
+        out &= !0o070;
+    }
+    if dir & 0o001 == 0 {
+        out &= !0o007;
+    }
+    out
+}
+
+/// Give a new backup file the original's owner (when root writes a user's file) and its
+/// narrowed mode; private when there is no original.
+fn restrict(file: &fs::File, meta: Option<&fs::Metadata>, target: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let Some(meta) = meta else {
+            return file.set_permissions(fs::Permissions::from_mode(0o600));
+        };
+        // Not allowed (and not needed) unless root: the file is ours already.
+        let _ = std::os::unix::fs::fchown(file, Some(meta.uid()), Some(meta.gid()));
+        file.set_permissions(fs::Permissions::from_mode(narrowed(
+            meta.permissions().mode(),
+            target,
+        )))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (file, meta, target);
+        Ok(())
+    }
+}
+
+/// A new backup path for `target` and the suffix all its backups share. The backups
+/// directory is made private when mcpctl creates it.
+fn name(target: &Path, backups: &Path, digest: &str) -> io::Result<(PathBuf, String)> {
+    if !backups.is_dir() {
+        fs::create_dir_all(backups)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = fs::set_permissions(backups, fs::Permissions::from_mode(0o700));
+        }
+    }
+    let stamp = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let suffix = suffix(target);
+    let hex = digest.strip_prefix(super::DIGEST_PREFIX).unwrap_or(digest);
+    let path = backups.join(format!("{stamp:020}-{}.{hex}{suffix}", std::process::id()));
+    Ok((path, suffix))
+}
+
+/// The name suffix every backup of `target` carries (its path, flattened).
+fn suffix(target: &Path) -> String {
+    let flat: String = target
+        .to_string_lossy()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("-{}", flat.trim_start_matches('_'))
+}
+
+fn stamp_time(name: &str) -> Option<SystemTime> {
+    let nanos: u64 = name.split('-').next()?.parse().ok()?;
+    Some(UNIX_EPOCH + std::time::Duration::from_nanos(nanos))
+}
+
+/// The digest in a backup's name (`{nanos}-{pid}.{hex}{suffix}`).
+fn digest_in(name: &str) -> Option<String> {
+    let rest = name.split_once('-')?.1;
+    let pid_part = &rest[..rest.find('-')?];
+    let hex = pid_part.split_once('.')?.1;
+    (!hex.is_empty() && hex.chars().all(|c| c.is_ascii_hexdigit()))
+        .then(|| format!("{}{hex}", super::DIGEST_PREFIX))
+}
+
+/// Delete all but the newest `BACKUPS_KEPT` backups whose name ends with `suffix`.
+fn prune(backups: &Path, suffix: &str) {
+    let Ok(entries) = fs::read_dir(backups) else {
+        return;
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| {
+            n.ends_with(suffix)
+                && n.split('-')
+                    .next()
+                    .is_some_and(|s| s.chars().all(|c| c.is_ascii_digit()))
+        })
+        .collect();
+    // Names start with a zero-padded nanosecond stamp: lexical order is age order.
+    names.sort_unstable();
+    let excess = names.len().saturating_sub(BACKUPS_KEPT);
+    for name in &names[..excess] {
+        let _ = fs::remove_file(backups.join(name));
+    }
+}
+
+/// The backups of the file at `path` (symlinks followed, the same identity the lock
+/// uses, so a relative link such as GNU stow's finds them), newest first.
+pub fn of(backups: &Path, path: &Path) -> Vec<Backup> {
+    let suffix = suffix(&super::identity(path));
+    let Ok(entries) = fs::read_dir(backups) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(String, Backup)> = entries
+        .filter_map(|e| {
+            let entry = e.ok()?;
+            let name = entry.file_name().into_string().ok()?;
+            let time = stamp_time(&name)?;
+            // A pid sits between the stamp and the suffix: `{stamp}-{pid}[.{digest}]{suffix}`.
+            let rest = name.split_once('-')?.1;
+            let pid_len = rest.find('-')?;
+            if rest[pid_len..] != suffix {
+                return None;
+            }
+            let size = entry.metadata().ok()?.len();
+            let backup = Backup {
+                path: entry.path(),
+                time,
+                size,
+                digest: digest_in(&name),
+            };
+            Some((name, backup))
+        })
+        .collect();
+    found.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    found.into_iter().map(|(_, b)| b).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_carry_the_digest_and_old_names_have_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("c.json");
+        let (path, _) = name(&target, &dir.path().join("b"), &super::super::digest(b"x")).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(digest_in(&name), Some(super::super::digest(b"x")));
+        assert_eq!(digest_in("00000000000000000001-42-tmp_c.json"), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn modes_are_narrowed_to_what_the_directory_lets_through() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("private");
+        fs::create_dir(&sub).unwrap();
+        fs::set_permissions(&sub, fs::Permissions::from_mode(0o700)).unwrap();
+        assert_eq!(narrowed(0o644, &sub.join("f")), 0o600);
+        fs::set_permissions(&sub, fs::Permissions::from_mode(0o750)).unwrap();
+        assert_eq!(narrowed(0o644, &sub.join("f")), 0o640);
+        fs::set_permissions(&sub, fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(narrowed(0o644, &sub.join("f")), 0o644);
+    }
+
+    #[test]
+    fn an_emptied_backup_does_not_verify() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("c.json");
+        fs::write(&target, "{\"a\":1}").unwrap();
+        let kept = keep_bytes(&target, b"{\"a\":1}", &dir.path().join("b")).unwrap();
+        assert_eq!(at(&kept).verified_bytes().unwrap(), b"{\"a\":1}");
+        fs::write(&kept, "").unwrap();
+        assert!(at(&kept).verified_bytes().is_err());
+    }
+}
