@@ -370,7 +370,7 @@ pub struct AddArgs {
     /// Remote server URL (http:// or https://)
     #[arg(long, conflicts_with = "from_json")]
     pub url: Option<String>,
-    /// Transport [default: stdio with a command, http with a URL]
+    /// Transport [default: stdio with a command, http with a URL (sse when it ends in /sse)]
     #[arg(short = 't', long, value_enum, value_name = "KIND")]
     pub transport: Option<TransportArg>,
     /// The entry as JSON, as READMEs print it: `{"command":...}`, `{"mcpServers":{...}}`,

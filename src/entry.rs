@@ -43,6 +43,19 @@ pub enum RemoteKind {
     Sse,
 }
 
+impl RemoteKind {
+    /// The transport a URL names when nothing else says: a path ending in `/sse` (query,
+    /// fragment and trailing slash aside) is the legacy transport, anything else HTTP.
+    pub fn of_url(url: &str) -> RemoteKind {
+        let path = url.split(['?', '#']).next().unwrap_or(url);
+        if path.trim_end_matches('/').ends_with("/sse") {
+            RemoteKind::Sse
+        } else {
+            RemoteKind::Http
+        }
+    }
+}
+
 /// A server entry, independent of any client's spelling.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerEntry {

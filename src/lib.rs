@@ -46,6 +46,13 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
+            if e.kind() == clap::error::ErrorKind::InvalidSubcommand
+                && let Some(error) = foreign_verb(&args)
+            {
+                let printer = Printer::new(false, false, output::ColorWhen::Auto, true);
+                printer.error(&error);
+                return ExitStatus::Error.into();
+            }
             // clap prints help/version to stdout (exit 0) and usage errors to stderr (2).
             let _ = e.print();
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
@@ -88,13 +95,32 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         }
     };
     // Remember what the command wrote (ledger, journal), also after a failure.
-    if let Err(error) = ctx.state.finish(&commands::label(&args)) {
+    if let Err(error) = ctx
+        .state
+        .finish(&commands::label(&args, &ctx.state.names_changed()))
+    {
         printer.error(&error);
         status = ExitStatus::Error;
     }
     // A closed stdout (`mcpctl doctor | head -1`) is not an error of its own, and it
     // does not hide one either: the verdict (1 = problems found) is kept.
     status.into()
+}
+
+/// `mcpctl install X`, `mcpctl mcp add X -- …`: the line that does it, instead of clap's
+/// "similar subcommands" (`disable`, `copy`), which are rarely what was meant.
+fn foreign_verb(args: &[OsString]) -> Option<anyhow::Error> {
+    let words: Vec<String> = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let (word, line) = suggest::foreign_verb(&words)?;
+    Some(
+        UserError::new(format!("`{word}` is not an mcpctl command"))
+            .hint(format!("try `{line}`; `mcpctl --help` lists the commands"))
+            .into(),
+    )
 }
 
 fn context(cli: &Cli, platform: Platform, argv: Vec<String>) -> anyhow::Result<Context> {

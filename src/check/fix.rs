@@ -35,11 +35,7 @@ pub fn fix_entry(raw: &Value, target: &Target<'_>) -> Option<Value> {
             }
             if needs_type(map, client) {
                 // Only the URL can tell: `/sse` is the legacy transport.
-                *kind = if url_path(url).ends_with("/sse") {
-                    RemoteKind::Sse
-                } else {
-                    RemoteKind::Http
-                };
+                *kind = RemoteKind::of_url(url);
                 fields.push(&client.fields.type_key);
             }
         }
@@ -102,13 +98,6 @@ fn needs_type(map: &Map<String, Value>, client: &Client) -> bool {
         && !map.contains_key(&f.type_key)
         && (map.contains_key(&f.url_key) || !url_key_readable(map, client))
         && (f.http_type.is_some() || f.sse_type.is_some())
-}
-
-fn url_path(url: &str) -> &str {
-    url.split(['?', '#'])
-        .next()
-        .unwrap_or(url)
-        .trim_end_matches('/')
 }
 
 /// `cmd /c` for `--platform windows` (MCP301), or without it in a user file used on

@@ -10,6 +10,7 @@ use crate::entry::render::each_string;
 use crate::entry::{self, Dialect, RemoteKind, ServerEntry, StringMap, Transport, spelling};
 use crate::error::{ExitStatus, UserError};
 use crate::output::{Printer, redact};
+use crate::platform::Os;
 use crate::session::Context;
 use crate::session::edit::EditReport;
 use crate::session::targets;
@@ -65,8 +66,11 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         transport,
         from_json.is_some() || !command.is_empty(),
     )?;
-    let kind = remote_kind(transport, url.is_some())?;
-    warn_flags_after_dashes(printer, &command);
+    let kind = remote_kind(transport, url.as_deref())?;
+    // `--dry-run` typed after `--` was almost always meant for mcpctl: writing would be
+    // the harmful reading of it, so nothing is written (the diff shows the entry as the
+    // server would get it).
+    let dry_run = warn_flags_after_dashes(printer, &command) || dry_run;
     let snippet = from_json.as_deref().map(read_json_arg).transpose()?;
     let spec = build_entry(
         name,
@@ -92,6 +96,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         validate_url(url)?;
     }
     warn_plaintext_secrets(printer, &entry);
+    warn_missing_command(ctx, printer, &entry);
     let clients = targets::choose(ctx, &target_args, "add", &|_| true)?;
     let mut report = EditReport::new(dry_run);
     let mut prompted_inputs: Vec<String> = Vec::new();
@@ -236,8 +241,10 @@ fn looks_like_url(word: &str) -> bool {
 }
 
 /// The remote kind from `--transport` and whether a URL was given.
-fn remote_kind(transport: Option<TransportArg>, has_url: bool) -> anyhow::Result<RemoteKind> {
-    match (transport, has_url) {
+/// The remote transport: `--transport` when given, else what the URL names (`/sse` is the
+/// legacy transport, as `check --fix` infers it too).
+fn remote_kind(transport: Option<TransportArg>, url: Option<&str>) -> anyhow::Result<RemoteKind> {
+    match (transport, url.is_some()) {
         (Some(TransportArg::Stdio), true) => Err(UserError::new(
             "`--transport stdio` runs a command, but a URL was given",
         )
@@ -253,7 +260,9 @@ fn remote_kind(transport: Option<TransportArg>, has_url: bool) -> anyhow::Result
         ))
         .hint("write `mcpctl add NAME -c ID --transport http https://example.com/mcp`")
         .into()),
-        (t, _) => Ok(t.and_then(TransportArg::remote).unwrap_or(RemoteKind::Http)),
+        (t, _) => Ok(t
+            .and_then(TransportArg::remote)
+            .unwrap_or_else(|| url.map_or(RemoteKind::Http, RemoteKind::of_url))),
     }
 }
 
@@ -263,8 +272,9 @@ const SERVER_FLAGS: &[&str] = &[
     "json", "registry", "timeout",
 ];
 
-/// `--dry-run` after `--` goes to the server: right, but rarely meant.
-fn warn_flags_after_dashes(printer: &Printer, command: &[String]) {
+/// `--dry-run` after `--` goes to the server: right, but rarely meant. True when
+/// `--dry-run` is among them: the caller writes nothing.
+fn warn_flags_after_dashes(printer: &Printer, command: &[String]) -> bool {
     use clap::CommandFactory;
     let cli = crate::cli::Cli::command();
     let ours: Vec<String> = cli
@@ -279,13 +289,37 @@ fn warn_flags_after_dashes(printer: &Printer, command: &[String]) {
         .filter(|long| !SERVER_FLAGS.contains(long))
         .map(|long| format!("--{long}"))
         .collect();
+    let mut dry_run = false;
     for word in command.iter().skip(1) {
         let flag = word.split('=').next().unwrap_or(word);
-        if ours.iter().any(|o| o == flag) {
+        if flag == "--dry-run" {
+            dry_run = true;
+            printer.warn(
+                "`--dry-run` after `--` belongs to the server's command, but nothing is written while it is there: put it before `--` for mcpctl's dry run, or give the entry with `--from-json` if the server takes `--dry-run` itself",
+            );
+        } else if ours.iter().any(|o| o == flag) {
             printer.warn(&format!(
                 "`{flag}` after `--` is passed to the server, not to mcpctl; put it before `--` if you meant mcpctl's"
             ));
         }
+    }
+    dry_run
+}
+
+/// A command that is not on PATH (a typo, a tool not installed yet) is still written (the
+/// client may see another PATH), but said now rather than at the first `doctor`. Only
+/// for this host's own platform, and not for paths or variable references.
+fn warn_missing_command(ctx: &Context, printer: &Printer, entry: &ServerEntry) {
+    let Transport::Stdio { command, .. } = &entry.transport else {
+        return;
+    };
+    let plain = !command.is_empty()
+        && !command.contains(['/', '\\', '$', '{', '%'])
+        && ctx.platform.os == Os::host();
+    if plain && !ctx.platform.on_path(command) {
+        printer.warn(&format!(
+            "`{command}` is not on PATH here: the entry is written, but a client with this PATH cannot start it; install it, or give its full path (`mcpctl doctor` checks again)"
+        ));
     }
 }
 
@@ -377,11 +411,18 @@ struct Snippet {
     notes: Vec<String>,
 }
 
-/// Shell quoting eats quotes and splits words: `{command:npx}` or a cut-off object.
+/// Shell quoting eats the quotes (`{command:npx}`, or `{command:` when it also split the
+/// words); text that still has its quotes was quoted right, whatever else is wrong.
 fn looks_shell_mangled(text: &str) -> bool {
     let text = text.trim();
-    (text.starts_with('{') && !text.contains('"'))
-        || text.matches('{').count() != text.matches('}').count()
+    text.starts_with('{') && !text.contains('"')
+}
+
+/// Text with its quotes whose brackets never close: the copy stopped early.
+fn looks_cut_off(text: &str) -> bool {
+    let text = text.trim();
+    text.matches('{').count() > text.matches('}').count()
+        || text.matches('[').count() > text.matches(']').count()
 }
 
 /// The entry in a `--from-json` snippet (JSON or JSONC), and its name: `NAME` when given,
@@ -398,6 +439,8 @@ fn entry_from_json(name: Option<&str>, json: &str) -> anyhow::Result<Snippet> {
             ));
             if looks_shell_mangled(json) {
                 error.hint("the shell ate the quotes: wrap the JSON in single quotes, e.g. --from-json '{\"command\":\"npx\",\"args\":[\"-y\",\"pkg\"]}', or pass `--from-json @file.json`")
+            } else if looks_cut_off(json) {
+                error.hint("the JSON ends early: a bracket is never closed; copy the whole snippet (or save it and pass `--from-json @file.json`)")
             } else {
                 error.hint("fix the JSON at that position, or pass it from a file with `--from-json @file.json`")
             }

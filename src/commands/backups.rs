@@ -77,10 +77,16 @@ impl Report for BackupsReport {
                 ]
             })
             .collect();
-        vec![Block::Table {
-            header: vec!["CLIENT", "SCOPE", "N", "TIME", "BYTES", "COMMAND", "FILE"],
-            rows,
-        }]
+        vec![
+            Block::Table {
+                header: vec!["CLIENT", "SCOPE", "N", "TIME", "BYTES", "REPLACED BY", "FILE"],
+                rows,
+            },
+            Block::Note(
+                "each backup is the file as it was before the command in REPLACED BY ran; put one back with `mcpctl restore -c CLIENT --backup N`"
+                    .to_owned(),
+            ),
+        ]
     }
 
     fn status(&self) -> ExitStatus {

@@ -29,9 +29,10 @@ use crate::error::ExitStatus;
 use crate::output::Printer;
 use crate::session::Context;
 
-/// How the journal names a command: the verb and its first operand (`add github`).
-/// Never the flags, which may hold secrets (`--env TOKEN=...`).
-pub fn label(args: &[std::ffi::OsString]) -> String {
+/// How the journal names a command: the verb and its first operand (`add github`), or,
+/// for a verb whose operand was left out (`add --from-json SNIPPET`), the `names` it
+/// wrote. Never the flags, which may hold secrets (`--env TOKEN=...`).
+pub fn label(args: &[std::ffi::OsString], names: &[String]) -> String {
     use clap::CommandFactory;
     let Ok(matches) = crate::cli::Cli::command().try_get_matches_from(args) else {
         return String::new();
@@ -41,6 +42,7 @@ pub fn label(args: &[std::ffi::OsString]) -> String {
     };
     match sub.try_get_one::<String>("name") {
         Ok(Some(name)) => format!("{verb} {name}"),
+        Ok(None) if !names.is_empty() => format!("{verb} {}", names.join(",")),
         _ => verb.to_owned(),
     }
 }

@@ -37,6 +37,7 @@ pub fn run(args: OutdatedArgs, ctx: &Context, printer: &mut Printer) -> anyhow::
     let mut rows: Vec<Outdated> = Vec::new();
     let mut warned: Vec<String> = Vec::new();
     let mut newest = Newest::default();
+    let mut answered = 0;
     for install in &installs {
         let registry = registry_for(ctx, &registry_args, Some(&install.registry));
         let latest = match newest.get(&registry, &install.server, printer) {
@@ -51,6 +52,7 @@ pub fn run(args: OutdatedArgs, ctx: &Context, printer: &mut Printer) -> anyhow::
         let Some((latest, status)) = latest else {
             continue;
         };
+        answered += 1;
         if !newer(&latest, &install.version) {
             continue;
         }
@@ -76,7 +78,8 @@ pub fn run(args: OutdatedArgs, ctx: &Context, printer: &mut Printer) -> anyhow::
     printer.emit(&OutdatedReport {
         rows,
         warnings: warned,
-        checked: installs.len(),
+        checked: answered,
+        installed: installs.len(),
     })
 }
 
@@ -85,8 +88,10 @@ struct OutdatedReport {
     rows: Vec<Outdated>,
     /// One per registry answer that failed (exit 2: the check is incomplete).
     warnings: Vec<String>,
-    /// How many registry-installed entries were looked at.
+    /// How many registry-installed entries the registry answered for.
     checked: usize,
+    /// How many registry-installed entries there are.
+    installed: usize,
 }
 
 impl Report for OutdatedReport {
@@ -96,12 +101,20 @@ impl Report for OutdatedReport {
 
     fn human(&self, _paint: Paint) -> Vec<Block> {
         let mut blocks: Vec<Block> = self.warnings.iter().cloned().map(Block::Warning).collect();
-        if self.rows.is_empty() {
+        let plural = if self.installed == 1 { "y" } else { "ies" };
+        if !self.warnings.is_empty() {
+            // A registry that did not answer: say how far the check got, never "none".
             blocks.push(Block::Note(format!(
-                "{} registry-installed entr{} checked; none has a newer version",
-                self.checked,
-                if self.checked == 1 { "y" } else { "ies" }
+                "{} of {} registry-installed entr{plural} checked; the others could not be asked",
+                self.checked, self.installed
             )));
+        } else if self.rows.is_empty() {
+            blocks.push(Block::Note(format!(
+                "{} registry-installed entr{plural} checked; none has a newer version",
+                self.checked
+            )));
+        }
+        if self.rows.is_empty() {
             return blocks;
         }
         let rows = self

@@ -1,5 +1,6 @@
 //! `mcpctl remove`: delete one named entry from each target client's file, reporting
-//! every file; a file without the entry is `unchanged` and is not written.
+//! every file; a file without the entry is `unchanged` and is not written. A name that no
+//! targeted client has is an error (exit 2), with a "did you mean" when one is close.
 //!
 //! Without `--scope`, each client's entry is looked for in every scope mcpctl writes (user,
 //! project, local); without a target, the clients that have the name are the targets.
@@ -151,11 +152,9 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         if let Some(error) = inventory::read_only_holder(ctx, &clients, &name) {
             return Err(error);
         }
-        let error = targets::no_server_named(ctx, &clients, &name);
-        if crate::error::hint_of(&error).is_some_and(|h| h.starts_with("did you mean")) {
-            return Err(error);
-        }
-        report.note = Some(format!("`{name}` was not found in any targeted client"));
+        // Not found anywhere is an error whether or not a similar name exists: the exit
+        // code must not depend on the neighbours' names.
+        return Err(targets::no_server_named(ctx, &clients, &name));
     }
     printer.emit(&report)
 }

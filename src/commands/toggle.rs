@@ -356,10 +356,10 @@ impl Report for ToggleReport {
                 ));
             }
             if let Some(note) = &r.note {
-                line.push_str(&format!("\n{:31}{note}", ""));
+                line.push_str(&format!("\n  {note}"));
             }
             if let Some(hint) = &r.hint {
-                line.push_str(&format!("\n{:31}hint: {hint}", ""));
+                line.push_str(&format!("\n  hint: {hint}"));
             }
             blocks.push(Block::Line(line));
         }

@@ -542,7 +542,7 @@ impl Report for EditReport {
                 Some(error) => {
                     let mut line = format!("{verb} {:<16} {error}", r.client);
                     if let Some(hint) = &r.hint {
-                        line.push_str(&format!("\n{:29}hint: {hint}", ""));
+                        line.push_str(&format!("\n  hint: {hint}"));
                     }
                     line
                 }

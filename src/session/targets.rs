@@ -114,8 +114,19 @@ pub fn choose<'a>(
     Ok(picked.into_iter().map(|i| detected[i]).collect())
 }
 
-/// Where `add`/`remove` write for `scope`; an error when the client has no such scope.
+/// Where `add`/`remove` write for `scope`; an error when the client has no such scope,
+/// or when it is the project scope of a project directory that does not exist (a
+/// mistyped `--project` must not become a new directory tree). Claude Code's local scope
+/// lives in `~/.claude.json` and may name a project that is gone.
 pub fn location(ctx: &Context, client: &Client, scope: Scope) -> anyhow::Result<Location> {
+    if scope == Scope::Project && !ctx.project.is_dir() {
+        return Err(UserError::new(format!(
+            "project directory `{}` does not exist",
+            ctx.project.display()
+        ))
+        .hint("check the spelling: `--project` names an existing directory, and mcpctl never creates it")
+        .into());
+    }
     Ok(client
         .location(scope, &ctx.platform, &ctx.project)?
         .ok_or_else(|| {

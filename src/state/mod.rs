@@ -224,6 +224,18 @@ impl State {
         !self.session().files.is_empty()
     }
 
+    /// The entry names this command recorded or forgot so far, in first-seen order (for
+    /// the journal's label when the command line does not name one: `add --from-json`).
+    pub fn names_changed(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for change in &self.session().changes {
+            if !names.contains(&change.entry.name) {
+                names.push(change.entry.name.clone());
+            }
+        }
+        names
+    }
+
     /// Save this command's ledger changes and its journal record. Called once, by
     /// `lib::run`, also after a failed command (the files it did write can be undone).
     pub fn finish(&self, command: &str) -> anyhow::Result<()> {

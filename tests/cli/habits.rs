@@ -147,24 +147,15 @@ fn scope_global_and_dash_g_mean_user() {
 fn mcpctl_flag_after_dashes_is_passed_on_with_a_warning() {
     let env = TestEnv::new();
     let run = env
-        .run(&[
-            "add",
-            "s",
-            "-c",
-            "cursor",
-            "--",
-            "node",
-            "s.js",
-            "--dry-run",
-        ])
+        .run(&["add", "s", "-c", "cursor", "--", "node", "s.js", "--force"])
         .ok();
     assert!(
         run.stderr
-            .contains("`--dry-run` after `--` is passed to the server"),
+            .contains("`--force` after `--` is passed to the server"),
         "{}",
         run.stderr
     );
-    assert_eq!(cursor_servers(&env)["s"]["args"][1], "--dry-run");
+    assert_eq!(cursor_servers(&env)["s"]["args"][1], "--force");
 }
 
 #[test]

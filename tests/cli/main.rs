@@ -15,6 +15,7 @@ mod continue_dev;
 mod doctor;
 mod env;
 mod errors;
+mod first_hour;
 #[path = "../common/fixture_server.rs"]
 mod fixture_server;
 mod golden;

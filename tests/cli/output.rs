@@ -25,6 +25,9 @@ fn machine() -> TestEnv {
     let env = TestEnv::new();
     env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
     env.write(".codex/config.toml", &fixture("codex/config.toml"));
+    // `add` warns about a command not on PATH: the transcripts must not depend on
+    // whether this machine has node.
+    env.on_path("npx");
     env
 }
 

@@ -3,15 +3,19 @@
 use crate::env::{TestEnv, fixture, jsonc};
 
 #[test]
-fn remove_missing_entry_is_noop() {
+fn remove_missing_entry_is_an_error_and_writes_nothing() {
     let env = TestEnv::new();
     let original = fixture("cursor/mcp.json");
     env.write(".cursor/mcp.json", &original);
     let run = env
         .run(&["--json", "remove", "nope", "-c", "cursor,codex"])
-        .ok();
-    assert_eq!(run.json()[0]["action"], "unchanged");
-    assert_eq!(run.json()[1]["action"], "unchanged");
+        .code(2);
+    assert!(
+        run.stderr
+            .contains("no server named `nope` in cursor, codex"),
+        "{}",
+        run.stderr
+    );
     assert_eq!(env.read(".cursor/mcp.json"), original);
     assert!(!env.path(".codex/config.toml").exists());
 }
