@@ -12,7 +12,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="$ROOT/.cache/clients/node_modules/.bin"
-MCPCTL="$ROOT/target/release/mcpctl"
+MCPCTL="$ROOT/target/perf/mcpctl"
 N=10
 INSTALL=0
 HOME_PARENT="$ROOT/.cache"
@@ -115,7 +115,7 @@ bench_claude() {
 
 # mcpctl on the same small Codex config (CODEX_HOME above), backups inside BENCH_TMP.
 bench_mcpctl() {
-  [[ -x "$MCPCTL" ]] || { ROWS+=("| mcpctl | skipped (no target/release/mcpctl) | - |"); return 0; }
+  [[ -x "$MCPCTL" ]] || { ROWS+=("| mcpctl | skipped (no target/perf/mcpctl) | - |"); return 0; }
   export MCPCTL_STATE_DIR="$BENCH_TMP/mcpctl-state"
   run_pair mcpctl \
     "\"$MCPCTL\" add x -c codex -- npx -y pkg </dev/null" \

@@ -5,15 +5,15 @@
 # Uses hyperfine when installed, else a timed loop with `date +%s%N`.
 #
 # usage: bench/check.sh [path/to/mcpctl] [files] [runs]
-#        (defaults: target/release/mcpctl, 1000, 10; builds the release binary if missing)
+#        (defaults: target/perf/mcpctl, 1000, 10; builds it if missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=${1:-target/release/mcpctl}
+BIN=${1:-target/perf/mcpctl}
 FILES=${2:-1000}
 RUNS=${3:-10}
 if [ ! -x "$BIN" ]; then
   echo "building $BIN" >&2
-  cargo build --release --quiet
+  cargo build --profile perf --quiet
 fi
 BIN=$(realpath "$BIN")
 WORK=$(mktemp -d)

@@ -10,11 +10,11 @@
 #   --size MB       size of the generated ~/.claude.json (default 17)
 #   --state-dir DIR MCPCTL_STATE_DIR (where backups go); default: inside the bench HOME.
 #                   Use a tmpfs (e.g. /dev/shm/x) to see the cost of the backup write.
-# Needs target/release/mcpctl (cargo build --release) and python3.
+# Needs target/perf/mcpctl (cargo build --profile perf) and python3.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-MCPCTL="$ROOT/target/release/mcpctl"
+MCPCTL="$ROOT/target/perf/mcpctl"
 N=10
 SIZE_MB=17
 STATE_DIR=""
@@ -32,7 +32,7 @@ while (($#)); do
   shift
 done
 
-[[ -x "$MCPCTL" ]] || { echo "claude_json.sh: build first: cargo build --release" >&2; exit 2; }
+[[ -x "$MCPCTL" ]] || { echo "claude_json.sh: build first: cargo build --profile perf" >&2; exit 2; }
 if ((INSTALL)) && { ! command -v hyperfine >/dev/null || [[ ! -x /usr/bin/time ]]; }; then
   { apt-get install -y hyperfine time || { apt-get update && apt-get install -y hyperfine time; }; } \
     >/dev/null 2>&1 || echo "claude_json.sh: apt-get install failed" >&2

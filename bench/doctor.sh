@@ -11,7 +11,7 @@
 #                  worst case, with -m ignore-unknown)
 #   --mcpctl PATH  time another build (e.g. one from before a change) on the same servers
 #   --no-claude    skip `claude mcp list`
-# Needs: target/release/mcpctl and the fixture server (both built here if missing);
+# Needs: target/perf/mcpctl and the fixture server (both built here if missing);
 # claude from .cache/clients (run .ci/clients.sh) — skipped when absent.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -35,10 +35,10 @@ while (($#)); do
   shift
 done
 cd "$ROOT"
-cargo build --release --quiet
-cargo build --release --quiet -p fixture-server
-MCPCTL="${MCPCTL:-$ROOT/target/release/mcpctl}"
-FIXTURE="$ROOT/target/release/fixture-server"
+cargo build --profile perf --quiet
+cargo build --profile perf --quiet -p fixture-server
+MCPCTL="${MCPCTL:-$ROOT/target/perf/mcpctl}"
+FIXTURE="$ROOT/target/perf/fixture-server"
 CLAUDE="$ROOT/.cache/clients/node_modules/.bin/claude"
 
 mkdir -p "$ROOT/.cache"

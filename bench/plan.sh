@@ -6,15 +6,15 @@
 # memory). Uses hyperfine when installed, else a timed loop with `date +%s%N`.
 #
 # usage: bench/plan.sh [path/to/mcpctl] [servers] [runs]
-#        (defaults: target/release/mcpctl, 50, 20; builds the release binary if missing)
+#        (defaults: target/perf/mcpctl, 50, 20; builds it if missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=${1:-target/release/mcpctl}
+BIN=${1:-target/perf/mcpctl}
 SERVERS=${2:-50}
 RUNS=${3:-20}
 if [ ! -x "$BIN" ]; then
   echo "building $BIN" >&2
-  cargo build --release --quiet
+  cargo build --profile perf --quiet
 fi
 BIN=$(realpath "$BIN")
 WORK=$(mktemp -d)

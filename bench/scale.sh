@@ -5,15 +5,15 @@
 # Prints a Markdown table of wall time (best of R runs) and peak RSS.
 #
 # usage: bench/scale.sh [path/to/mcpctl] [runs] [sizes...]
-#        (defaults: target/release/mcpctl, 3, 10000 100000)
+#        (defaults: target/perf/mcpctl, 3, 10000 100000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=${1:-target/release/mcpctl}
+BIN=${1:-target/perf/mcpctl}
 RUNS=${2:-3}
 shift $(( $# > 2 ? 2 : $# )) || true
 SIZES=("$@")
 [[ ${#SIZES[@]} -gt 0 ]] || SIZES=(10000 100000)
-[[ -x "$BIN" ]] || { echo "scale.sh: build first: cargo build --release" >&2; exit 2; }
+[[ -x "$BIN" ]] || { echo "scale.sh: build first: cargo build --profile perf" >&2; exit 2; }
 BIN=$(realpath "$BIN")
 mkdir -p .cache
 WORK=$(mktemp -d "$PWD/.cache/bench-scale.XXXXXX")

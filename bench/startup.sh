@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Binary size and start-up time of the shipped binary (profile `dist`: fat LTO, one
-# codegen unit, stripped) against plain `--release`: file sizes, then `mcpctl --version`
+# codegen unit, stripped) against `perf` (the benchmark profile: `release` with 4 codegen units, as it was): file sizes, then `mcpctl --version`
 # and `mcpctl clients` (a temp HOME with three clients' config files) under hyperfine,
 # and the instructions each run executes (valgrind, if installed: unlike wall time, the
 # same on a busy machine).
@@ -16,15 +16,15 @@ if ! command -v hyperfine >/dev/null 2>&1 && ((INSTALL)); then
   { apt-get install -y hyperfine || { apt-get update && apt-get install -y hyperfine; }; } >/dev/null 2>&1 ||
     echo "startup.sh: hyperfine install failed" >&2
 fi
-for profile in release dist; do
+for profile in perf dist; do
   [ -x "target/$profile/mcpctl" ] || cargo build --quiet --profile "$profile"
 done
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
 echo "== size"
-strip -o "$WORK/release-stripped" target/release/mcpctl
-for file in target/release/mcpctl "$WORK/release-stripped" target/dist/mcpctl; do
+strip -o "$WORK/perf-stripped" target/perf/mcpctl
+for file in target/perf/mcpctl "$WORK/perf-stripped" target/dist/mcpctl; do
   bytes=$(stat -c %s "$file")
   awk -v f="$file" -v b="$bytes" 'BEGIN { printf "%-40s %9d bytes  %5.2f MiB\n", f, b, b / 1048576 }'
 done
@@ -40,7 +40,7 @@ echo "== start-up (hyperfine -N, $RUNS runs, 5 warm-ups)"
 if command -v hyperfine >/dev/null 2>&1; then
   for args in "--version" "clients"; do
     hyperfine -N --warmup 5 --runs "$RUNS" --style basic \
-      -n "release $args" "target/release/mcpctl $args" \
+      -n "perf $args" "target/perf/mcpctl $args" \
       -n "dist $args" "target/dist/mcpctl $args" 2>&1 | grep -E '^(Benchmark|  Time|  Range)'
   done
 else
@@ -49,7 +49,7 @@ fi
 
 if command -v valgrind >/dev/null 2>&1; then
   echo "== instructions per run (valgrind --tool=callgrind)"
-  for profile in release dist; do
+  for profile in perf dist; do
     for args in "--version" "clients"; do
       # shellcheck disable=SC2086 # $args is one or two words on purpose
       refs=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "target/$profile/mcpctl" $args 2>&1 >/dev/null |

@@ -20,8 +20,8 @@ while (($#)); do
 done
 cd "$ROOT"
 if [ -z "$MCPCTL" ]; then
-  cargo build --release --quiet
-  MCPCTL="$ROOT/target/release/mcpctl"
+  cargo build --profile perf --quiet
+  MCPCTL="$ROOT/target/perf/mcpctl"
 fi
 NPM="$ROOT/.cache/peers/npm/node_modules/@modelcontextprotocol"
 PY="$ROOT/.cache/peers/venv/bin/python"

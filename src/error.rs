@@ -28,7 +28,7 @@ impl From<ExitStatus> for ExitCode {
     }
 }
 
-/// The exit codes as `--help` and the README state them (a macro, so `--help` can
+/// The exit codes as `--help` and docs/reference/exit-codes.md state them (a macro, so `--help` can
 /// `concat!` it after its examples).
 #[macro_export]
 macro_rules! exit_codes_help {
@@ -37,7 +37,7 @@ macro_rules! exit_codes_help {
     };
 }
 
-/// The exit codes as `--help` and the README state them.
+/// The exit codes as `--help` and docs/reference/exit-codes.md state them.
 pub const EXIT_CODES_HELP: &str = exit_codes_help!();
 
 /// An error meant for a person: the message, and what to do about it.

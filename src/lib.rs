@@ -18,6 +18,7 @@ pub mod output;
 pub mod picker;
 pub mod platform;
 pub mod registry;
+pub mod secrets;
 pub mod session;
 pub mod sources;
 pub mod state;

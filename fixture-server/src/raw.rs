@@ -2,7 +2,7 @@
 //! version the spec never had, a server `ping` (plus a notification and an unknown
 //! request) sent before the `initialize` reply, silence or exit on unknown methods, or
 //! (`evil-name`) a name and a tool name carrying terminal escapes that would clear the
-//! screen and forge a line.
+//! screen and forge a line, and bidi overrides that would reorder what follows.
 
 use std::io::{BufRead, Write};
 
@@ -27,8 +27,8 @@ pub(crate) fn serve(quirks: &Quirks) {
     };
     let (name, tool) = if quirks.evil_name {
         (
-            "raw\u{1b}[2J\r\u{1b}[32m✔ forged\u{1b}[0m",
-            "raw_tool\u{1b}]0;owned\u{7}",
+            "raw\u{1b}[2J\r\u{1b}[32m✔ forged\u{202e}\u{2066}\u{1b}[0m",
+            "raw_tool\u{1b}]0;owned\u{7}\u{202d}",
         )
     } else {
         ("raw-fixture", "raw_tool")

@@ -187,7 +187,8 @@ impl<'a> Linter<'a> {
     fn stdio(&mut self, name: &str, node: &Node, command: &Member) {
         self.command_array_shape(name, node, command);
         let (program, args) = self.command_line(name, node, command);
-        for env_key in spelling::ENV_KEYS {
+        // Every spelling, and the client's own word for it (its row).
+        for env_key in with_own(spelling::ENV_KEYS, &self.client.fields.env_key) {
             if let Some(member) = node.get(env_key) {
                 self.string_map(name, member, "env");
             }
@@ -208,12 +209,18 @@ impl<'a> Linter<'a> {
         self.remote_transport(name, node, url, url_text);
         self.insecure_http(name, url, url_text);
         self.secret_url(name, &url.key, url_text, url.node.start);
-        for key in spelling::HEADER_KEYS {
+        for key in with_own(spelling::HEADER_KEYS, &self.client.fields.headers_key) {
             if let Some(member) = node.get(key) {
                 self.string_map(name, member, "header");
             }
         }
     }
+}
+
+/// `spellings`, then the client's own key when it is not among them.
+fn with_own<'k>(spellings: &'k [&'k str], own: &'k str) -> impl Iterator<Item = &'k str> {
+    let extra = (!own.is_empty() && !spellings.contains(&own)).then_some(own);
+    spellings.iter().copied().chain(extra)
 }
 
 /// Every string under `node`, with its offset.

@@ -5,7 +5,7 @@
 
 pub mod fix;
 mod lint;
-pub(crate) use rules::security::{pattern_secret, secret_name};
+pub(crate) use crate::secrets::{pattern_secret, secret_name};
 pub mod render;
 pub mod rules;
 

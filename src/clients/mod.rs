@@ -539,7 +539,7 @@ impl ClientTable {
         }
     }
 
-    /// The README's client table (Markdown), generated so it cannot drift from the data.
+    /// The client table of the book (docs/reference/clients.md), generated so it cannot drift from the data.
     pub fn markdown(&self) -> String {
         let cell = |templates: &[String]| {
             if templates.is_empty() {

@@ -10,13 +10,13 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table};
 
-use crate::check::rules::security::literal_secret;
 use crate::cli::ImportArgs;
 use crate::clients::{Client, Scope};
 use crate::entry::{self, Dialect, RemoteKind, ServerEntry, StringMap, Transport};
 use crate::error::{ExitStatus, UserError};
 use crate::manifest::{self, Manifest};
 use crate::output::Printer;
+use crate::secrets::literal_secret;
 use crate::session::inventory::{self, display_path};
 use crate::session::{Context, edit, targets};
 use crate::state::Origin;
@@ -50,6 +50,10 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         manifest: manifest_file,
         keep_secrets,
     } = args;
+    if keep_secrets {
+        // Asked for: the manifest (perhaps on stdout) keeps them as they are.
+        printer.reveal_secrets();
+    }
     let clients: Vec<&Client> = if clients.is_empty() {
         targets::detected(ctx)
     } else {
@@ -322,7 +326,8 @@ fn adopt(
     Ok(())
 }
 
-/// Literal secrets in env and header values become `${NAME}` references.
+/// Literal secrets (env and header values, secret arguments, URL userinfo and query
+/// values: `secrets`' rule) become `${NAME}` references.
 fn move_secrets(
     server: &str,
     entry: &mut ServerEntry,
@@ -342,7 +347,13 @@ fn move_secrets(
             .or_insert_with(|| format!("{server} in {}", client.id));
     };
     match &mut entry.transport {
-        Transport::Stdio { env, .. } => {
+        Transport::Stdio { env, args, .. } => {
+            for found in crate::secrets::arg_secrets(args) {
+                let name = variable(found.flag.as_deref().unwrap_or("arg"));
+                let arg = &mut args[found.index];
+                *arg = arg.replace(&found.value, &format!("${{{name}}}"));
+                note(&name);
+            }
             for (key, value) in env.iter_mut() {
                 if literal_secret(key, value).is_some() {
                     *value = format!("${{{key}}}");
@@ -350,7 +361,14 @@ fn move_secrets(
                 }
             }
         }
-        Transport::Remote { headers, .. } => {
+        Transport::Remote { headers, url, .. } => {
+            let mut moved = url.clone();
+            for found in crate::secrets::url_secrets(url).into_iter().rev() {
+                let name = variable(found.param.as_deref().unwrap_or("userinfo"));
+                moved.replace_range(found.at, &format!("${{{name}}}"));
+                note(&name);
+            }
+            *url = moved;
             for (key, value) in headers.iter_mut() {
                 if literal_secret(key, value).is_none() {
                     continue;

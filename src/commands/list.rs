@@ -90,6 +90,9 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         clients,
         show_secrets,
     } = args;
+    if show_secrets {
+        printer.reveal_secrets();
+    }
     let clients = if clients.is_empty() {
         targets::detected(ctx)
     } else {

@@ -45,9 +45,16 @@ pub(crate) fn read_line(reader: &mut impl BufRead, cap: usize) -> std::io::Resul
     }
 }
 
-/// `text` without ANSI escape sequences (CSI, OSC, two-byte) and other control
-/// characters (tabs stay): what every server-provided string goes through before it can
-/// reach a terminal, so a server cannot clear the screen or forge a line.
+/// Whether `c` is a bidi embedding, override or isolate (U+202A–U+202E, U+2066–U+2069):
+/// not a control character to Rust, yet it reorders what the terminal shows after it.
+pub(crate) fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `text` without ANSI escape sequences (CSI, OSC, two-byte), bidi controls and other
+/// control characters (tabs stay): what every server-provided string goes through
+/// before it can reach a terminal, so a server cannot clear the screen, forge a line, or
+/// reorder one.
 pub fn clean_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
@@ -76,7 +83,7 @@ pub fn clean_text(text: &str) -> String {
                 }
                 _ => {}
             }
-        } else if c == '\t' || !c.is_control() {
+        } else if c == '\t' || !(c.is_control() || is_bidi_control(c)) {
             out.push(c);
         }
     }

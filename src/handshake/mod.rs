@@ -15,7 +15,7 @@
 
 mod http;
 mod jsonrpc;
-mod lines;
+pub(crate) mod lines;
 pub mod prepare;
 mod process;
 mod session;

@@ -5,6 +5,14 @@
 //! Job Object plays the group's part (`job`); there is no SIGTERM, so after the grace
 //! period the job is terminated.
 //!
+//! A process that leaves the group (`setsid`, a double fork) is found by the tag
+//! `configure` puts in the server's environment, which its descendants inherit: after
+//! the group, every process still carrying the tag is killed (Linux, from `/proc`). A
+//! child subreaper would keep such orphans in mcpctl's own tree, but could not tell two
+//! parallel servers' orphans apart and would leave mcpctl to reap them; the tag does
+//! both. On Linux a server also gets `PR_SET_PDEATHSIG`, so `kill -9` of mcpctl (which
+//! runs no clean-up) still ends it; the rest of its group sees its stdin close.
+//!
 //! Must never signal a process group it did not create, and never return while the
 //! group it is ending still has live members it could kill.
 
@@ -44,14 +52,34 @@ static LIVE_GROUPS: [std::sync::atomic::AtomicI32; 64] =
 /// the server's kill-on-close job, which ends the server's processes when dropped or
 /// when mcpctl dies.
 pub(crate) struct Tracked {
+    /// The tag in the server's environment (see [`configure`]).
+    #[cfg_attr(
+        not(target_os = "linux"),
+        expect(dead_code, reason = "swept on Linux only")
+    )]
+    tag: Tag,
     #[cfg(unix)]
     slot: Option<usize>,
     #[cfg(windows)]
     job: Option<job::Job>,
 }
 
+/// The environment variable whose value tells one server's processes from another's.
+pub(crate) const TAG_VARIABLE: &str = "MCPCTL_SERVER_TAG";
+
+/// A value of [`TAG_VARIABLE`] unique to one started server.
+pub(crate) struct Tag(String);
+
+impl Tag {
+    fn new() -> Tag {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Tag(format!("{}-{n}", std::process::id()))
+    }
+}
+
 /// Register `child`'s group for the interrupt handler (installed on first use).
-pub(crate) fn track(child: &Child) -> Tracked {
+pub(crate) fn track(child: &Child, tag: Tag) -> Tracked {
     #[cfg(unix)]
     {
         use std::sync::atomic::Ordering;
@@ -74,11 +102,12 @@ pub(crate) fn track(child: &Child) -> Tracked {
                 })
             })
             .flatten();
-        Tracked { slot }
+        Tracked { tag, slot }
     }
     #[cfg(windows)]
     {
         Tracked {
+            tag,
             job: job::Job::assign(child),
         }
     }
@@ -112,18 +141,37 @@ extern "C" fn on_interrupt(signal: libc::c_int) {
     }
 }
 
-/// Put the child in a new process group (its pid is the group id).
-pub(crate) fn configure(command: &mut Command) {
+/// Put the child in a new process group (its pid is the group id), tag its
+/// environment, and (Linux) have it killed when mcpctl dies. The tag goes to [`track`].
+pub(crate) fn configure(command: &mut Command) -> Tag {
+    let tag = Tag::new();
+    command.env(TAG_VARIABLE, &tag.0);
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
         command.process_group(0);
     }
-    #[cfg(windows)]
+    #[cfg(target_os = "linux")]
     {
-        // The job is created and the server assigned to it in `track`, right after spawn.
-        let _ = command;
+        use std::os::unix::process::CommandExt;
+        let parent = libc::pid_t::try_from(std::process::id()).unwrap_or(0);
+        // SAFETY: the closure runs between fork and exec and calls only prctl and
+        // getppid, both async-signal-safe; it allocates nothing.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // mcpctl died before the prctl: nobody would end this server.
+                if libc::getppid() != parent {
+                    return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+                }
+                Ok(())
+            });
+        }
     }
+    // Windows: the job is created and the server assigned to it in `track`.
+    tag
 }
 
 /// The signal that ended `status`, if any.
@@ -162,7 +210,51 @@ pub(crate) fn wait_for(child: &mut Child, limit: Duration) -> Option<ExitStatus>
 /// more wall time than the grace to get the CPU it needs to do so, and killing it then
 /// would report a fault it does not have. An idle server gets only the grace.
 #[cfg(unix)]
-pub(crate) fn end(child: &mut Child, _tracked: &Tracked, patience: Duration) -> Ending {
+pub(crate) fn end(child: &mut Child, tracked: &Tracked, patience: Duration) -> Ending {
+    let ending = end_group(child, patience);
+    #[cfg(target_os = "linux")]
+    sweep(&tracked.tag);
+    #[cfg(not(target_os = "linux"))]
+    let _ = tracked;
+    ending
+}
+
+/// Kill every process (other than mcpctl) whose environment carries `tag`: what left the
+/// server's group. Processes of other users cannot be read, and are not the server's.
+#[cfg(target_os = "linux")]
+fn sweep(tag: &Tag) {
+    let wanted = format!("{TAG_VARIABLE}={}", tag.0);
+    let own = std::process::id();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<libc::pid_t>().ok())
+        else {
+            continue;
+        };
+        if u32::try_from(pid).ok() == Some(own) {
+            continue;
+        }
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        if environ.split(|b| *b == 0).any(|v| v == wanted.as_bytes()) {
+            // SAFETY: kill has no memory-safety preconditions; the process carries the
+            // tag of a server this run started and has already ended.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+/// The process group part of [`end`].
+#[cfg(unix)]
+fn end_group(child: &mut Child, patience: Duration) -> Ending {
     let Ok(group) = libc::pid_t::try_from(child.id()) else {
         let _ = child.kill();
         let _ = child.wait();

@@ -131,13 +131,13 @@ impl Start<'_> {
         if let Some(cwd) = self.server.cwd {
             command.current_dir(cwd);
         }
-        process::configure(&mut command);
+        let tag = process::configure(&mut command);
         let mut child = command.spawn().map_err(|error| ProbeError::Spawn {
             command: self.server.command.to_owned(),
             reason: error.to_string(),
         })?;
         report.phase(Phase::Spawn, started);
-        let tracked = process::track(&child);
+        let tracked = process::track(&child, tag);
 
         let tail = Arc::new(Mutex::new(Tail::default()));
         let (stderr_done_tx, stderr_done) = std::sync::mpsc::channel::<()>();

@@ -169,7 +169,7 @@ impl FilePlan<'_> {
         for diff in &self.switch_diffs {
             out.push_str(diff);
         }
-        (!out.is_empty()).then(|| redact_secrets(&out, &self.secrets))
+        (!out.is_empty()).then(|| crate::secrets::redact_values(&out, &self.secrets))
     }
 }
 
@@ -588,15 +588,15 @@ pub fn plan_file<'a>(
             Action::Drift => why_action.map(|w| {
                 format!(
                     "{w}; now {}, wanted {}",
-                    redacted_json(existing),
-                    redacted_json(&wanted)
+                    redacted_json(existing, &dialect),
+                    redacted_json(&wanted, &dialect)
                 )
             }),
             Action::Conflict => why_action.map(|w| {
                 format!(
                     "{w}: {}; wanted {}",
-                    redacted_json(existing),
-                    redacted_json(&wanted)
+                    redacted_json(existing, &dialect),
+                    redacted_json(&wanted, &dialect)
                 )
             }),
             _ => why_action.map(str::to_owned),
@@ -831,8 +831,8 @@ fn update_reason(dialect: &Dialect<'_>, existing: &Value, wanted: &Value) -> Str
     }
 }
 
-fn redacted_json(raw: &Value) -> String {
-    crate::output::redact_raw(raw).to_string()
+fn redacted_json(raw: &Value, dialect: &Dialect<'_>) -> String {
+    crate::output::redact_raw(raw, dialect.fields).to_string()
 }
 
 /// Literal values of env and header maps (what `redact` would hide).
@@ -849,21 +849,6 @@ fn collect_secrets(raw: &Value, out: &mut Vec<String>) {
             }
         }
     }
-}
-
-/// `text` with every secret value replaced (longest first, so one containing another is
-/// hidden whole).
-pub fn redact_secrets(text: &str, secrets: &[String]) -> String {
-    let mut secrets: Vec<&String> = secrets.iter().collect();
-    secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
-    let mut text = text.to_owned();
-    for secret in secrets {
-        let escaped = serde_json::to_string(secret).unwrap_or_default();
-        let escaped = escaped.trim_matches('"');
-        text = text.replace(escaped, crate::output::REDACTED);
-        text = text.replace(secret.as_str(), crate::output::REDACTED);
-    }
-    text
 }
 
 #[cfg(test)]

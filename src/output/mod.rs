@@ -22,8 +22,7 @@ pub enum ColorWhen {
     Never,
 }
 
-/// The placeholder printed instead of a secret.
-pub const REDACTED: &str = "<redacted>";
+pub use crate::secrets::{REDACTED, redact, redact_map, redact_raw, redact_text};
 
 /// A terminal style.
 #[derive(Debug, Clone, Copy)]
@@ -60,6 +59,8 @@ pub struct Printer {
     pub stderr_tty: bool,
     /// Columns to fit output into: `COLUMNS`, else the terminal's width; `None` in a pipe.
     width: Option<usize>,
+    /// `list --show-secrets`: print secrets as they are.
+    reveal: bool,
 }
 
 /// Narrowest a wrapped column gets, however little room is left.
@@ -89,6 +90,22 @@ impl Printer {
             broken_pipe: false,
             stderr_tty,
             width: None,
+            reveal: false,
+        }
+    }
+
+    /// Print secrets as they are from now on (`list --show-secrets`); everything else
+    /// printed has them replaced (`secrets::scrub`).
+    pub fn reveal_secrets(&mut self) {
+        self.reveal = true;
+    }
+
+    /// `text` as it may be printed: secrets scrubbed unless revealed.
+    fn safe<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
+        if self.reveal {
+            std::borrow::Cow::Borrowed(text)
+        } else {
+            crate::secrets::scrub(text)
         }
     }
 
@@ -101,6 +118,7 @@ impl Printer {
         if self.broken_pipe {
             return;
         }
+        let text = self.safe(text);
         let mut stdout = io::stdout().lock();
         if let Err(e) = stdout
             .write_all(text.as_bytes())
@@ -144,6 +162,12 @@ impl Printer {
 
     /// An aligned table on stdout. Cells may contain ANSI colour; widths ignore it.
     pub fn table(&mut self, header: &[&str], rows: &[Vec<String>]) {
+        // Secrets go before the widths are measured, so columns stay aligned.
+        let rows: Vec<Vec<String>> = rows
+            .iter()
+            .map(|row| row.iter().map(|c| self.safe(c).into_owned()).collect())
+            .collect();
+        let rows = &rows;
         let columns = header.len();
         let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
         for row in rows {
@@ -194,13 +218,17 @@ impl Printer {
 
     /// A diagnostic line on stderr (`warning: ...`).
     pub fn warn(&self, message: &str) {
-        eprintln!("{} {message}", self.paint_err(Style::Warn, "warning:"));
+        eprintln!(
+            "{} {}",
+            self.paint_err(Style::Warn, "warning:"),
+            self.safe(message)
+        );
     }
 
     /// A note on stderr, unless `--quiet`.
     pub fn note(&self, message: &str) {
         if !self.quiet {
-            eprintln!("{message}");
+            eprintln!("{}", self.safe(message));
         }
     }
 
@@ -238,7 +266,7 @@ impl Printer {
                 self.paint_err(Style::Bold, "hint:")
             ));
         }
-        eprintln!("{text}");
+        eprintln!("{}", self.safe(&text));
     }
 
     /// The painter for stdout, handed to `Report::human`.
@@ -299,6 +327,7 @@ impl Printer {
         if self.quiet || self.json {
             return;
         }
+        let text = self.safe(text);
         if self.stderr_tty {
             eprint!("\r\x1b[2K{text}");
             let _ = io::stderr().flush();
@@ -389,72 +418,6 @@ fn visible_width(text: &str) -> usize {
         }
     }
     width
-}
-
-/// A secret value as it may be shown: a value that is only references to variables
-/// (`${VAR}`, `${env:VAR}`, `${input:id}`, `{env:VAR}`, `$VAR`, `Bearer ${TOKEN}`; see
-/// `vars::is_reference`) is not a secret and shows as written; anything else is replaced.
-pub fn redact(value: &str) -> String {
-    if crate::vars::is_reference(value) {
-        value.to_owned()
-    } else {
-        REDACTED.to_owned()
-    }
-}
-
-/// `text` (a diff of a config file) with each of `secrets` replaced where it appears as a
-/// quoted string value, so a `--dry-run` hides exactly what `list` hides.
-pub fn redact_text(text: &str, secrets: &[String]) -> String {
-    let mut out = text.to_owned();
-    for secret in secrets.iter().filter(|s| !s.is_empty()) {
-        let json = serde_json::Value::String(secret.clone()).to_string();
-        out = out
-            .replace(&json, &format!("\"{REDACTED}\""))
-            .replace(&format!("'{secret}'"), &format!("'{REDACTED}'"));
-    }
-    out
-}
-
-/// Redact every value of a string map.
-pub fn redact_map(
-    map: &indexmap::IndexMap<String, String>,
-    show: bool,
-) -> indexmap::IndexMap<String, String> {
-    map.iter()
-        .map(|(k, v)| (k.clone(), if show { v.clone() } else { redact(v) }))
-        .collect()
-}
-
-/// A raw entry with the values of its env and header maps redacted, for messages.
-pub fn redact_raw(raw: &serde_json::Value) -> serde_json::Value {
-    use serde_json::Value;
-    match raw {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| {
-                    let v = match v {
-                        Value::Object(inner) if crate::entry::spelling::is_secret_map(k) => {
-                            Value::Object(
-                                inner
-                                    .iter()
-                                    .map(|(ik, iv)| {
-                                        let iv = match iv {
-                                            Value::String(s) => Value::String(redact(s)),
-                                            other => other.clone(),
-                                        };
-                                        (ik.clone(), iv)
-                                    })
-                                    .collect(),
-                            )
-                        }
-                        other => other.clone(),
-                    };
-                    (k.clone(), v)
-                })
-                .collect(),
-        ),
-        other => other.clone(),
-    }
 }
 
 #[cfg(test)]

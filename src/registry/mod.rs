@@ -24,7 +24,7 @@ use crate::error::UserError;
 pub fn clean(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        let bidi = crate::handshake::lines::is_bidi_control(c);
         if c.is_whitespace() {
             if !out.ends_with(' ') {
                 out.push(' ');

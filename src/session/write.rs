@@ -148,8 +148,8 @@ pub(crate) fn add_to(
                     return Err(UserError::new(format!(
                         "`{name}` already exists in {} with different content\n  existing: {}\n  new:      {}",
                         client.name,
-                        redact_raw(&old_raw),
-                        redact_raw(&dialect.to_raw_named(&entry, Some(name)).map_err(|e| entry_error(e, client))?),
+                        redact_raw(&old_raw, &client.fields),
+                        redact_raw(&dialect.to_raw_named(&entry, Some(name)).map_err(|e| entry_error(e, client))?, &client.fields),
                     ))
                     .hint("pass `--force` to replace it (fields mcpctl does not manage are kept), or pick another name")
                     .into());

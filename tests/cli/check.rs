@@ -549,21 +549,13 @@ fn explain_prints_rationale_and_fixed_example() {
 
 #[test]
 fn docs_rule_table_is_generated_from_rules() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/check.md");
-    let docs = std::fs::read_to_string(&path).unwrap();
-    let table = mcpctl::check::rules::markdown_table();
-    let (start, end) = ("<!-- rules:start -->\n", "<!-- rules:end -->");
-    let from = docs.find(start).expect("docs/check.md lacks rules:start") + start.len();
-    let to = docs.find(end).expect("docs/check.md lacks rules:end");
-    if docs[from..to] != table {
-        if std::env::var_os("MCPCTL_UPDATE_README").is_some() {
-            std::fs::write(&path, format!("{}{table}{}", &docs[..from], &docs[to..])).unwrap();
-        } else {
-            panic!(
-                "docs/check.md rule table is stale: run `MCPCTL_UPDATE_README=1 cargo test docs_rule_table` and commit it"
-            );
-        }
-    }
+    crate::docs::generated_region(
+        "docs/check.md",
+        "<!-- rules:start -->\n",
+        "<!-- rules:end -->",
+        &mcpctl::check::rules::markdown_table(),
+        "docs",
+    );
 }
 
 #[test]
@@ -573,28 +565,32 @@ fn pre_commit_hook_covers_every_project_path() {
     )
     .unwrap();
     assert!(hooks.contains("id: mcpctl-check") && hooks.contains("entry: mcpctl check"));
-    // The prebuilt binary from npm, pinned to this version: no Rust build in the hook.
-    assert!(hooks.contains("language: node"));
+    // Today's hook builds from the pinned rev; the prebuilt one is the npm package of this
+    // version (no Rust build in the hook), from the first release on.
+    assert!(hooks.contains("language: rust"));
+    assert!(hooks.contains("id: mcpctl-check-npm") && hooks.contains("language: node"));
     let pin = format!(
         "additional_dependencies: [\"mcpctl@{}\"]",
         env!("CARGO_PKG_VERSION")
     );
     assert!(hooks.contains(&pin), "the hook must pin {pin}");
-    // The README's local-hook snippet matches on the same files.
+    // The CI guide's local-hook snippet matches on the same files and names the same pin.
     let files = hooks
         .lines()
         .find(|l| l.trim_start().starts_with("files:"))
         .unwrap();
-    let readme =
-        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-            .unwrap();
+    let guide = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide/ci.md"),
+    )
+    .unwrap();
     assert!(
-        readme.contains(files.trim()),
-        "README's pre-commit snippet: {files}"
+        guide.contains(files.trim()),
+        "docs/guide/ci.md's pre-commit snippet: {files}"
     );
+    let npm_pin = format!("[\"mcpctl@{}\"]", env!("CARGO_PKG_VERSION"));
     assert!(
-        readme.contains(&pin),
-        "README's pre-commit snippet must pin {pin}"
+        guide.contains(&npm_pin),
+        "docs/guide/ci.md must name the npm pin {npm_pin}"
     );
     for client in mcpctl::clients::ClientTable::builtin().unwrap().all() {
         if let Some(project) = &client.project {

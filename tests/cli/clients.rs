@@ -1,4 +1,4 @@
-//! Integration tests for `mcpctl clients` and the README's generated client table.
+//! Integration tests for `mcpctl clients` and the book's generated client table.
 
 use crate::env::{TestEnv, fixture};
 
@@ -124,32 +124,17 @@ fn clients_override_file_adds_a_client() {
     assert!(env.path(".my-agent/mcp.json").exists());
 }
 
+/// docs/reference/clients.md's table is `clients.toml` (`MCPCTL_UPDATE_README=1` rewrites it).
 #[test]
-fn readme_client_table_is_generated_from_clients_toml() {
-    let readme_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
-    let readme = std::fs::read_to_string(&readme_path).unwrap();
+fn docs_client_table_is_generated_from_clients_toml() {
     let table = mcpctl::clients::ClientTable::builtin().unwrap().markdown();
-    let (start, end) = ("<!-- clients:start -->\n", "<!-- clients:end -->");
-    let from = readme
-        .find(start)
-        .expect("README lacks the clients:start marker")
-        + start.len();
-    let to = readme
-        .find(end)
-        .expect("README lacks the clients:end marker");
-    if readme[from..to] != table {
-        if std::env::var_os("MCPCTL_UPDATE_README").is_some() {
-            std::fs::write(
-                &readme_path,
-                format!("{}{table}{}", &readme[..from], &readme[to..]),
-            )
-            .unwrap();
-        } else {
-            panic!(
-                "README client table is stale: run `MCPCTL_UPDATE_README=1 cargo test readme` and commit README.md"
-            );
-        }
-    }
+    crate::docs::generated_region(
+        "docs/reference/clients.md",
+        "<!-- clients:start -->\n",
+        "<!-- clients:end -->",
+        &table,
+        "docs",
+    );
 }
 
 /// A client that spells its fields its own way (Goose: `cmd`, `envs`, `uri`) needs only a

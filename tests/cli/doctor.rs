@@ -976,3 +976,46 @@ fn tools_honours_the_entry_startup_timeout_too() {
         run.stderr
     );
 }
+
+/// `kill -9` of mcpctl cannot run its clean-up, so the servers it started must die with
+/// it by themselves (Linux: `PR_SET_PDEATHSIG`; issue 20).
+#[cfg(target_os = "linux")]
+#[test]
+fn servers_die_when_mcpctl_is_killed() {
+    let env = TestEnv::new();
+    let pids = env.path("pids");
+    cursor_config(
+        &env,
+        json!({
+            "slow": {"command": fixture(), "args": ["slow-start=600000"],
+                     "env": {"FIXTURE_PID_FILE": pids.display().to_string()}}
+        }),
+    );
+    let mut mcpctl = env
+        .command(&["doctor", "-c", "cursor", "--timeout", "600"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut waited = 0;
+    while std::fs::read_to_string(&pids).map_or(true, |t| t.trim().is_empty()) {
+        assert!(waited < 6000, "the server never started");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        waited += 1;
+    }
+    mcpctl.kill().unwrap();
+    mcpctl.wait().unwrap();
+    let pid: i32 = std::fs::read_to_string(&pids)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let survived = fixture_server::alive(pid);
+    if survived {
+        // SAFETY: the fixture's own pid, which it wrote.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+        }
+    }
+    assert!(!survived, "server {pid} outlived mcpctl's kill -9");
+}

@@ -8,7 +8,9 @@ use mcpctl::handshake::{
     Phase, ProbeError, ProbeWarning, Status, TimeoutSource, probe, probe_many,
 };
 
-use crate::fixture::{assert_no_survivors, fixture, fixture_binary, generous, launch, options};
+use crate::fixture::{
+    alive, assert_no_survivors, fixture, fixture_binary, generous, launch, options,
+};
 
 #[test]
 fn doctor_passes_a_healthy_server() {
@@ -160,6 +162,46 @@ fn doctor_ends_a_server_behind_sh_c() {
     };
     let result = probe(&transport, &generous());
     assert_eq!(result.tools, Some(2), "{result:#?}");
+    assert_no_survivors(dir.path());
+}
+
+/// A grandchild that leaves the server's process group (`setsid`) and its parent (a
+/// double fork) is ended too (issue 20): a group kill alone misses it.
+#[cfg(target_os = "linux")]
+#[test]
+fn doctor_ends_a_double_forked_setsid_grandchild() {
+    let dir = tempfile::tempdir().unwrap();
+    let Transport::Stdio { env, .. } = fixture(&[], dir.path()) else {
+        unreachable!()
+    };
+    let escaped = dir.path().join("escaped");
+    let script = format!(
+        "(setsid sh -c 'echo $$ > {escaped}; exec sleep 1000' </dev/null >/dev/null 2>&1 &); \
+         while [ ! -s {escaped} ]; do sleep 0.01; done; exec {fixture}",
+        escaped = escaped.display(),
+        fixture = fixture_binary().display()
+    );
+    let transport = Transport::Stdio {
+        command: "sh".into(),
+        args: vec!["-c".into(), script],
+        env,
+        cwd: None,
+    };
+    let result = probe(&transport, &generous());
+    assert_eq!(result.tools, Some(2), "{result:#?}");
+    let pid: i32 = std::fs::read_to_string(&escaped)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let survived = alive(pid);
+    if survived {
+        // SAFETY: the pid the test's own script wrote.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+        }
+    }
+    assert!(!survived, "the setsid grandchild {pid} survived the probe");
     assert_no_survivors(dir.path());
 }
 
