@@ -7,6 +7,8 @@ mod row;
 
 use std::path::{Path, PathBuf};
 
+/// The variable syntax lives in `vars`; the table names it (`fields.var_syntax`).
+pub use crate::vars::VarSyntax;
 pub use row::{Approval, SourceKind, Switch, ToolFilter, Unread};
 pub use row::{DialectName, Fields, TransportName, UntypedRemote};
 use row::{Row, TableFile};

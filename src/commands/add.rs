@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use crate::check::{pattern_secret, secret_name};
 use crate::cli::{AddArgs, TransportArg};
-use crate::clients::{Client, Fields, Scope};
+use crate::clients::{Client, Fields, Scope, VarSyntax};
 use crate::entry::render::each_string;
 use crate::entry::{self, Dialect, RemoteKind, ServerEntry, StringMap, Transport, spelling};
 use crate::error::{ExitStatus, UserError};
@@ -19,7 +19,6 @@ use crate::session::write::{
 };
 use crate::state::Origin;
 use crate::vars;
-use crate::vars::VarSyntax;
 
 pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
     let AddArgs {
