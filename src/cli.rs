@@ -112,6 +112,13 @@ pub enum Command {
     Restore(RestoreArgs),
     /// Revert every file the last writing command changed (run again to redo)
     Undo(UndoArgs),
+    /// Secrets kept out of config files: in the OS keychain or your password manager
+    #[command(subcommand)]
+    Secret(SecretCommand),
+    /// Start a stdio server with secrets in its environment only (what `add --secret` writes)
+    Run(RunArgs),
+    /// Connect a stdio client to a remote server, headers filled from the secret store
+    Bridge(BridgeArgs),
     /// Print a shell completion script (client ids included)
     Completions(CompletionsArgs),
     /// Print the man page (roff)
@@ -139,6 +146,9 @@ pub struct ManifestArgs {
     /// Use this `[profiles.NAME]` instead of the manifest's `profile`
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
+    /// Let the project's own mcpctl.toml write files outside the project (user scope)
+    #[arg(long)]
+    pub trust_project: bool,
 }
 
 #[derive(Debug, Args)]
@@ -364,6 +374,11 @@ pub struct AddArgs {
     /// or `KEY=VALUE`
     #[arg(short = 'H', long = "header", value_name = "KEY: VALUE")]
     pub headers: Vec<String>,
+    /// Give the server a stored secret (`mcpctl secret set NAME`): its variable ENV
+    /// (or, for a URL, its header) gets the value at start-up; the file holds only the
+    /// name, behind mcpctl's launcher (`mcpctl run`) or bridge
+    #[arg(long = "secret", value_name = "ENV=SECRET")]
+    pub secrets: Vec<String>,
     /// Working directory for a stdio server
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<String>,
@@ -577,6 +592,11 @@ pub struct DoctorArgs {
     /// Warnings fail too (exit 1)
     #[arg(long)]
     pub strict: bool,
+    /// Start each server exactly as this client would (its environment filter, the env
+    /// names it drops, the capabilities it declares) and judge it as that client
+    /// [default: -c CLIENT]
+    #[arg(long = "as", value_name = "CLIENT")]
+    pub as_client: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -616,6 +636,85 @@ pub struct CallArgs {
     /// Also start a project-file server (.mcp.json, ...) the client has not approved
     #[arg(long)]
     pub trust_project: bool,
+}
+
+/// `mcpctl secret …`.
+#[derive(Debug, Subcommand)]
+pub enum SecretCommand {
+    /// Keep a secret: the value from a hidden prompt or stdin, never the command line
+    #[command(after_help = "Examples:
+  mcpctl secret set github                              prompts (hidden)
+  gh auth token | mcpctl secret set github              from stdin
+  mcpctl secret set github --command 'pass show github' resolved by running it
+
+Values go to the OS keychain (macOS Keychain, Windows Credential Manager, the Secret
+Service on Linux). With --command only the command is kept; it runs each time the secret
+is needed. Use the secret with `mcpctl add NAME --secret ENV=github -c ID -- COMMAND`.")]
+    Set(SecretSetArgs),
+    /// The secrets mcpctl knows: names and where each lives, never values
+    List,
+    /// Print a secret's value (refused without --reveal)
+    Get(SecretGetArgs),
+    /// Forget a secret (its keychain item too; a password manager's own entry stays)
+    Rm(SecretNameArg),
+}
+
+#[derive(Debug, Args)]
+pub struct SecretSetArgs {
+    /// The secret's name (letters, digits, `_`, `-`, `.`)
+    pub name: String,
+    /// Keep this command instead of a value: it prints the secret when needed
+    #[arg(long, value_name = "COMMAND")]
+    pub command: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SecretGetArgs {
+    /// The secret's name
+    pub name: String,
+    /// Really print the value
+    #[arg(long)]
+    pub reveal: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SecretNameArg {
+    /// The secret's name
+    pub name: String,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl run --secret GITHUB_TOKEN=github -- npx -y @modelcontextprotocol/server-github
+
+Client entries written by `mcpctl add --secret` start servers this way. Each secret is
+resolved from the store and set in the server's environment only; the server then
+replaces this process (on Windows it runs as a child and its exit code is passed on).")]
+pub struct RunArgs {
+    /// Set the server's variable ENV to the stored secret SECRET
+    #[arg(long = "secret", value_name = "ENV=SECRET")]
+    pub secrets: Vec<String>,
+    /// The server's command and arguments
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl bridge https://docs.example.com/mcp --header 'Authorization=Bearer {secret:docs}'
+
+Speaks MCP on stdin/stdout to the client and Streamable HTTP (or legacy SSE) to the
+server, passing every message through unchanged. `{secret:NAME}` in a header value is
+filled from the secret store when the bridge starts.")]
+pub struct BridgeArgs {
+    /// The server's URL
+    pub url: String,
+    /// A header to send; `{secret:NAME}` is replaced by the stored secret
+    #[arg(long = "header", short = 'H', value_name = "NAME=VALUE")]
+    pub headers: Vec<String>,
+    /// The server's HTTP transport
+    #[arg(long, value_enum, default_value_t = RemoteKind::Http)]
+    pub transport: RemoteKind,
 }
 
 /// Output formats of `check`.

@@ -13,11 +13,13 @@ pub mod error;
 pub mod formats;
 pub mod fs;
 pub mod handshake;
+pub mod loads;
 pub mod manifest;
 pub mod output;
 pub mod picker;
 pub mod platform;
 pub mod registry;
+pub mod secret_store;
 pub mod secrets;
 pub mod session;
 pub mod sources;
@@ -73,18 +75,24 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
             .and_then(|c| c.trim().parse().ok())
             .or_else(output::terminal_width),
     );
+    // The launcher and the bridge start servers for clients: no client table, no
+    // context, nothing on stdout but the protocol.
+    let command = match commands::without_context(cli.command, &platform, &printer) {
+        Ok(code) => return code,
+        Err(other) => *other,
+    };
     let argv = args
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let ctx = match context(&cli, platform, argv) {
+    let ctx = match context(&cli.global, platform, argv) {
         Ok(ctx) => ctx,
         Err(error) => {
             printer.error(&error);
             return ExitStatus::Error.into();
         }
     };
-    let mut status = match commands::run(cli.command, &ctx, &mut printer) {
+    let mut status = match commands::run(command, &ctx, &mut printer) {
         Ok(status) => status,
         Err(error) if error.is::<picker::Cancelled>() => {
             printer.note("cancelled: nothing was changed");
@@ -124,8 +132,12 @@ fn foreign_verb(args: &[OsString]) -> Option<anyhow::Error> {
     )
 }
 
-fn context(cli: &Cli, platform: Platform, argv: Vec<String>) -> anyhow::Result<Context> {
-    let extra = match &cli.global.clients_file {
+fn context(
+    global: &cli::GlobalArgs,
+    platform: Platform,
+    argv: Vec<String>,
+) -> anyhow::Result<Context> {
+    let extra = match &global.clients_file {
         Some(path) => Some((
             std::fs::read_to_string(path).map_err(|e| {
                 UserError::new(format!(
@@ -142,13 +154,13 @@ fn context(cli: &Cli, platform: Platform, argv: Vec<String>) -> anyhow::Result<C
         .map_err(|e| {
             UserError::new(e.to_string()).hint("fix the table file; unknown fields are rejected")
         })?;
-    let project = match &cli.global.project {
+    let project = match &global.project {
         Some(dir) if dir.is_absolute() => dir.clone(),
         Some(dir) => platform.cwd.join(dir),
         None => platform.cwd.clone(),
     };
     let interactive =
-        !cli.global.no_input && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+        !global.no_input && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let state = state::State::new(fs::state_dir(
         platform
             .var("MCPCTL_STATE_DIR")
@@ -163,7 +175,7 @@ fn context(cli: &Cli, platform: Platform, argv: Vec<String>) -> anyhow::Result<C
         interactive,
         state,
         argv,
-        json: cli.global.json,
+        json: global.json,
     })
 }
 

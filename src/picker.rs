@@ -74,3 +74,21 @@ impl Drop for CtrlCGuard {
         }
     }
 }
+
+/// Ask for a secret without echoing it (`secret set` on a terminal); an empty answer asks
+/// again. Esc or Ctrl-C cancel.
+pub fn password(prompt: &str) -> anyhow::Result<String> {
+    let _guard = CtrlCGuard::install();
+    let answer = dialoguer::Password::new()
+        .with_prompt(prompt)
+        .allow_empty_password(false)
+        .interact();
+    let _ = console::Term::stderr().show_cursor();
+    match answer {
+        Ok(value) => Ok(value),
+        Err(dialoguer::Error::IO(e)) if e.kind() == io::ErrorKind::Interrupted => {
+            Err(Cancelled.into())
+        }
+        Err(e) => Err(e.into()),
+    }
+}

@@ -152,9 +152,9 @@ pub fn redact_args(args: &[String]) -> Vec<String> {
     let mut previous_flag: Option<&str> = None;
     args.iter()
         .map(|arg| {
-            let flagged = previous_flag
-                .take()
-                .is_some_and(|flag| literal_secret(flag, arg).is_some());
+            let flagged = previous_flag.take().is_some_and(|flag| {
+                !names_stored_secret(flag, arg) && literal_secret(flag, arg).is_some()
+            });
             previous_flag = arg
                 .strip_prefix('-')
                 .filter(|f| !f.contains('='))
@@ -178,7 +178,8 @@ pub fn arg_secrets(args: &[String]) -> Vec<ArgSecret> {
             Some((k, v)) if k.starts_with('-') => (Some(k.trim_start_matches('-').to_owned()), v),
             _ => (previous_flag.take(), arg.as_str()),
         };
-        let kind = literal_secret(flag.as_deref().unwrap_or(""), value);
+        let kind = literal_secret(flag.as_deref().unwrap_or(""), value)
+            .filter(|_| !names_stored_secret(flag.as_deref().unwrap_or(""), value));
         if let Some(kind) = kind {
             out.push(ArgSecret {
                 index,
@@ -193,6 +194,19 @@ pub fn arg_secrets(args: &[String]) -> Vec<ArgSecret> {
             .map(|f| f.trim_start_matches('-').to_owned());
     }
     out
+}
+
+/// `--secret ENV=NAME` of mcpctl's launcher (`mcpctl run`): a name in the secret store,
+/// never a value.
+fn names_stored_secret(flag: &str, value: &str) -> bool {
+    flag == "secret"
+        && value.split_once('=').is_some_and(|(var, name)| {
+            !var.is_empty()
+                && crate::secret_store::check_name(name).is_ok()
+                // Another program's `--secret KEY=ghp_…` is still a token.
+                && pattern_secret(name).is_none()
+                && entropy_secret(name).is_none()
+        })
 }
 
 /// One secret argument.
@@ -302,6 +316,10 @@ pub fn scrub(text: &str) -> Cow<'_, str> {
                 .is_some_and(|h| h.eq_ignore_ascii_case("bearer "))
         {
             let start = i + 7;
+            // `Bearer {secret:NAME}` names a stored secret (the bridge fills it): no value.
+            if text[start..].starts_with("{secret:") {
+                continue;
+            }
             let len = text[start..].find(ends_value).unwrap_or(text.len() - start);
             let token = &text[start..start + len];
             if literal_secret("", &format!("Bearer {token}")).is_some() {

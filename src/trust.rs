@@ -19,6 +19,9 @@ use crate::clients::{Approval, Client, Scope};
 use crate::platform::Platform;
 use crate::sources::{Chooser, Origin};
 
+/// The name `folder` asks about: no server has it, so only a folder-wide approval counts.
+const FOLDER: &str = "\0";
+
 /// The verdict for one entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Trust {
@@ -118,6 +121,18 @@ impl<'a> TrustRule<'a> {
             })
         });
         match verdict.unwrap_or(Recorded::Nothing) {
+            // The folder is trusted, but the client itself still holds the server.
+            Recorded::Approved if name != FOLDER && per_server(client, approval).is_some() => {
+                Trust::Untrusted {
+                    reason: format!(
+                        "{} holds each project server pending approval, even in a trusted folder, until {}; {how}",
+                        client.name,
+                        per_server(client, approval)
+                            .unwrap_or_default()
+                            .replace("{name}", name)
+                    ),
+                }
+            }
             Recorded::Approved => Trust::Approved {
                 by: format!("approved in {} ({shown})", client.name),
             },
@@ -133,6 +148,26 @@ impl<'a> TrustRule<'a> {
                     client.name
                 ),
             },
+        }
+    }
+
+    /// Does the user trust the project folder itself, as a whole: `--trust-project`, or a
+    /// client that records the folder (not one server) as approved (Claude Code's
+    /// `enableAllProjectMcpServers`, Codex's `trust_level = "trusted"`, Gemini CLI's and
+    /// Qwen Code's trusted folders)? What a project's `mcpctl.toml` may write depends on it.
+    #[must_use]
+    pub fn folder(&self, table: &crate::clients::ClientTable) -> Trust {
+        if self.trust_project {
+            return Trust::Flag;
+        }
+        for client in table.all() {
+            // No server name can match a per-server list: only a folder-wide approval does.
+            if let Trust::Approved { by } = self.decide(client, Scope::Project, FOLDER) {
+                return Trust::Approved { by };
+            }
+        }
+        Trust::Untrusted {
+            reason: "no client records this folder as trusted; pass --trust-project".to_owned(),
         }
     }
 
@@ -187,6 +222,18 @@ impl<'a> TrustRule<'a> {
             .or_insert_with(|| read(file));
         look(document.as_ref())
     }
+}
+
+/// The client command that approves one project server, where a trusted folder is not
+/// enough (the row's `per_server`). Qwen Code holds every project server "pending
+/// approval" until `qwen mcp approve NAME` (its approvals, in `~/.qwen/mcpApprovals.json`,
+/// are bound to a hash of the entry that mcpctl does not compute); its row gets the field
+/// once issue 21's rework of the same row has landed.
+fn per_server<'c>(client: &'c Client, approval: &'c Approval) -> Option<&'c str> {
+    approval
+        .per_server
+        .as_deref()
+        .or((client.id == "qwen-code").then_some("`qwen mcp approve {name}`"))
 }
 
 /// Parse an approval file: TOML by extension, else JSON (strict first: `~/.claude.json`

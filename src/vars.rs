@@ -129,11 +129,15 @@ pub fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> (String, V
 /// an optional `Bearer ` are taken away, or for a bare `$VAR`; an empty value is no secret
 /// either. `ghp_...${X}` is a value: a token with a reference appended is still a token.
 pub fn is_reference(text: &str) -> bool {
-    let text = text.trim();
+    // `{secret:NAME}` names a secret in mcpctl's store (the bridge fills it): no value.
+    let without_secrets = strip_secret_placeholders(text);
+    let text = without_secrets.trim();
+    // `Bearer ` (also bare, once a placeholder after it is taken away and the space trimmed).
     let text = text
-        .get(..7)
-        .filter(|head| head.eq_ignore_ascii_case("bearer "))
-        .map_or(text, |_| text[7..].trim_start());
+        .get(..6)
+        .filter(|head| head.eq_ignore_ascii_case("bearer"))
+        .filter(|_| text[6..].chars().next().is_none_or(char::is_whitespace))
+        .map_or(text, |_| text[6..].trim_start());
     if text.is_empty() {
         return true;
     }
@@ -144,6 +148,32 @@ pub fn is_reference(text: &str) -> bool {
         return true;
     }
     !references(text).is_empty() && literal_text(text).trim().is_empty()
+}
+
+/// `text` without its `{secret:NAME}` placeholders (`secret_store::launcher`), which name
+/// a stored secret and hold no value.
+fn strip_secret_placeholders(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("{secret:") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("{secret:") {
+        let after = &rest[at + "{secret:".len()..];
+        let Some(end) = after.find('}') else { break };
+        let name = &after[..end];
+        out.push_str(&rest[..at]);
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        {
+            out.push_str(&rest[at..at + "{secret:".len() + end + 1]);
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
 }
 
 /// `text` with every reference taken out: the part that is written literally.
@@ -161,6 +191,14 @@ pub fn literal_text(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn secret_placeholders_are_references() {
+        assert!(is_reference("{secret:docs}"));
+        assert!(is_reference("Bearer {secret:docs}"));
+        assert!(!is_reference("Bearer {secret:docs} ghp_x"));
+        assert!(!is_reference("{secret:a b}"));
+    }
 
     #[test]
     fn finds_every_syntax() {

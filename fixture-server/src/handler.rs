@@ -159,9 +159,38 @@ impl ServerHandler for Fixture {
         if self.roots_tool && request.name == "roots_seen" {
             return Ok(roots_seen(&request, &context).await);
         }
+        if let Some(seen) = seen(&request, &context) {
+            return Ok(CallToolResult::success(vec![ContentBlock::text(seen)]).into());
+        }
         self.tool_router
             .call(ToolCallContext::new(self, request, context))
             .await
+    }
+}
+
+/// The unlisted tools the secret tests call to see what reached the server: `env`
+/// (`{"name": VAR}`: the variable's value in the server's environment) and `header`
+/// (`{"name": HEADER}`: the HTTP request's header, Streamable HTTP only); `<unset>` when
+/// there is none. Not in `tools/list`, so tool counts elsewhere stay as they are.
+fn seen(request: &CallToolRequestParams, context: &RequestContext<RoleServer>) -> Option<String> {
+    let name = request
+        .arguments
+        .as_ref()
+        .and_then(|args| args.get("name"))
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("");
+    let unset = || "<unset>".to_owned();
+    match request.name.as_ref() {
+        "env" => Some(std::env::var(name).unwrap_or_else(|_| unset())),
+        "header" => Some(
+            context
+                .extensions
+                .get::<http::request::Parts>()
+                .and_then(|parts| parts.headers.get(name))
+                .and_then(|value| value.to_str().ok())
+                .map_or_else(unset, str::to_owned),
+        ),
+        _ => None,
     }
 }
 

@@ -6,7 +6,8 @@
 //!   HTTP+SSE around the SDK), or a fixed HTTP answer: `http-401=PORT`,
 //!   `http-401-bare=PORT`, `http-403=PORT`, `http-404-html=PORT`;
 //!
-//! the rest shape the server on any transport: `paginate`, `repeat-cursor`,
+//! the rest shape the server on any transport (every mode also answers the unlisted tools
+//! `env` and `header`, see `handler::seen`): `paginate`, `repeat-cursor`,
 //! `crash-on-tools-list`, `roots-tool` (a third tool for clients that answer
 //! `roots/list`), the protocol era — `modern` (2026-07-28 only: `server/discover`,
 //! `initialize` refused), `dual` (both, the SDK's default), and without either only the
@@ -15,7 +16,8 @@
 //! before exiting, ignoring SIGTERM: a server slow to exit on a loaded machine),
 //! `older` (only protocol 2025-03-26), `odd-version`, `ping-first`, `evil-name`, `ignore-unknown` (a
 //! hand-written handshake server that never answers methods it does not know, such as
-//! `server/discover`), `exit-on-unknown` (one that quits on them), `slow-start=MS`,
+//! `server/discover`), `exit-on-unknown` (one that quits on them), `strict-modern` (a hand-written
+//! 2026-07-28-only server that quits on any method that era lacks, `ping` included), `slow-start=MS`,
 //! `spawn-child`. With
 //! `FIXTURE_PID_FILE` set, it writes its pid (and its grandchild's) there, one per line,
 //! so a test can check that nothing outlived the probe. Only `odd-version`, `ping-first`,
@@ -98,6 +100,7 @@ impl Transport {
             "evil-name",
             "ignore-unknown",
             "exit-on-unknown",
+            "strict-modern",
         ]
         .iter()
         .any(|m| modes.has(m))
@@ -107,6 +110,7 @@ impl Transport {
                 ping_first: modes.has("ping-first"),
                 evil_name: modes.has("evil-name"),
                 exit_on_unknown: modes.has("exit-on-unknown"),
+                strict_modern: modes.has("strict-modern"),
             })
         } else {
             Transport::Stdio

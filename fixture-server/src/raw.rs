@@ -16,6 +16,9 @@ pub(crate) struct Quirks {
     pub(crate) evil_name: bool,
     /// Exit on a request it does not know (else: never answer it).
     pub(crate) exit_on_unknown: bool,
+    /// Speak only the modern era (2026-07-28) and exit on any request it lacks, `ping`
+    /// and `initialize` included (`strict-modern`).
+    pub(crate) strict_modern: bool,
 }
 
 pub(crate) fn serve(quirks: &Quirks) {
@@ -39,7 +42,12 @@ pub(crate) fn serve(quirks: &Quirks) {
             continue;
         };
         let id = message.get("id").cloned();
-        match message.get("method").and_then(|m| m.as_str()) {
+        let method = message.get("method").and_then(|m| m.as_str());
+        if quirks.strict_modern {
+            modern(method, id, &mut send);
+            continue;
+        }
+        match method {
             Some("initialize") => {
                 let version = if quirks.odd_version {
                     "1999-01-01".to_owned()
@@ -80,5 +88,29 @@ pub(crate) fn serve(quirks: &Quirks) {
             Some(_) => {}
             None => eprintln!("fixture: client answered {line}"),
         }
+    }
+}
+
+/// One request to the strict modern-era server: `server/discover` and `tools/list` are
+/// answered; any other request ends the process, as a server that takes an unknown method
+/// for a protocol violation would (2026-07-28 has no `ping` and no `initialize`).
+fn modern(
+    method: Option<&str>,
+    id: Option<serde_json::Value>,
+    send: &mut impl FnMut(serde_json::Value),
+) {
+    match method {
+        Some("server/discover") => send(serde_json::json!({"jsonrpc":"2.0","id":id,"result":{
+            "resultType":"complete", "supportedVersions":["2026-07-28"],
+            "capabilities":{"tools":{}},
+            "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"strict-modern","version":"0.0.0"}}}})),
+        Some("tools/list") => send(serde_json::json!({"jsonrpc":"2.0","id":id,"result":{
+            "resultType":"complete",
+            "tools":[{"name":"raw_tool","inputSchema":{"type":"object"}}]}})),
+        Some(method) if id.is_some() => {
+            eprintln!("fixture: `{method}` is not a 2026-07-28 method; exiting");
+            std::process::exit(4);
+        }
+        _ => {}
     }
 }

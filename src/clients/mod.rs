@@ -3,7 +3,9 @@
 //!
 //! This module knows where files are; it never reads or writes their content.
 
+pub mod loading;
 mod row;
+pub mod verified;
 
 use std::path::{Path, PathBuf};
 
@@ -12,6 +14,7 @@ pub use crate::vars::VarSyntax;
 pub use row::{Approval, SourceKind, Switch, ToolFilter, Unread};
 pub use row::{DialectName, Fields, TransportName, UntypedRemote};
 use row::{Row, TableFile};
+pub use verified::{Date, Verified};
 
 use crate::formats::{Format, ServersAt};
 use crate::platform::{Os, Platform, TemplateError};
@@ -56,10 +59,18 @@ pub struct Client {
     pub switch: Option<Switch>,
     /// The entry's tool allow/deny fields; `None`: the file has none.
     pub tool_filter: Option<ToolFilter>,
+    /// Names the client keeps for its own servers (row field `reserved_names`): `add`
+    /// refuses them.
+    pub reserved_names: Vec<String>,
     pub source: String,
-    /// `false`: the path or shape is not confirmed by the client's own documentation or
-    /// program (row field `verified`); `clients` says so.
-    pub verified: bool,
+    /// How the client loads and connects to servers (row block `[client.loading]`).
+    pub loading: loading::Loading,
+    /// When the row was checked against the client's own documentation or program (row
+    /// field `verified`), or that it is not confirmed; `clients` says so, and shows stale
+    /// rows.
+    pub verified: Verified,
+    /// The client version or docs page the row was checked against.
+    pub verified_against: Option<String>,
     /// Files that look like the client's but that it does not read (`check`: MCP006).
     pub unread: Vec<Unread>,
     /// Places the client loads servers from that the user did not write (plugins,
@@ -240,8 +251,11 @@ impl Client {
             approval: row.approval,
             switch: row.switch,
             tool_filter: row.tool_filter,
+            reserved_names: row.reserved_names,
             source: row.source,
-            verified: row.verified,
+            loading: row.loading,
+            verified: Verified::from_field(&row.verified).unwrap_or(Verified::Unverified),
+            verified_against: row.verified_against,
             unread: row.unread,
             read_only: row
                 .read_only
@@ -443,11 +457,15 @@ impl ClientTable {
             origin: origin.to_owned(),
             message: e.to_string().trim_end().to_owned(),
         })?;
-        let clients: Vec<Client> = file.client.into_iter().map(Client::from_row).collect();
         let invalid = |message: String| TableError::Invalid {
             origin: origin.to_owned(),
             message,
         };
+        for row in &file.client {
+            Verified::from_field(&row.verified)
+                .map_err(|e| invalid(format!("`{}`: {e}", row.id)))?;
+        }
+        let clients: Vec<Client> = file.client.into_iter().map(Client::from_row).collect();
         let probe = Platform::new(Os::Linux, &[("HOME", "/home/u")], Path::new("/"));
         for (i, client) in clients.iter().enumerate() {
             if client.id.is_empty()
@@ -490,6 +508,32 @@ impl ClientTable {
             }
             if client.fields.transports.is_empty() {
                 return Err(invalid(format!("`{}`: transports is empty", client.id)));
+            }
+            let loading = &client.loading;
+            if loading.parser.is_some() && !matches!(client.format, Format::Json | Format::Jsonc) {
+                return Err(invalid(format!(
+                    "`{}`: loading.parser is for JSON files ({} is not)",
+                    client.id,
+                    client.format.as_str()
+                )));
+            }
+            for key in [&loading.excluded, &loading.allowed].into_iter().flatten() {
+                if key.is_empty() || key.iter().any(String::is_empty) {
+                    return Err(invalid(format!(
+                        "`{}`: loading.excluded/allowed needs a non-empty key path",
+                        client.id
+                    )));
+                }
+            }
+            if loading
+                .capabilities
+                .as_ref()
+                .is_some_and(|c| !c.is_object())
+            {
+                return Err(invalid(format!(
+                    "`{}`: loading.capabilities must be a table",
+                    client.id
+                )));
             }
             for template in client.templates() {
                 probe
@@ -555,7 +599,7 @@ impl ClientTable {
             }
         };
         let mut out = String::from(
-            "| id | client | macOS | Linux | Windows | project file | format | servers key |\n|---|---|---|---|---|---|---|---|\n",
+            "| id | client | macOS | Linux | Windows | project file | format | servers key | checked |\n|---|---|---|---|---|---|---|---|---|\n",
         );
         for c in &self.clients {
             let key = c
@@ -574,13 +618,18 @@ impl ClientTable {
                 None => format!("`{key}`"),
                 Some(name) => format!("`{key}` (list, named by `{name}`)"),
             };
-            let name = if c.verified {
+            let name = if c.verified.confirmed() {
                 c.name.clone()
             } else {
                 format!("{} (unverified)", c.name)
             };
+            let checked = match c.verified {
+                Verified::On(day) => day.to_string(),
+                Verified::Undated => "yes".to_owned(),
+                Verified::Unverified => "—".to_owned(),
+            };
             out.push_str(&format!(
-                "| `{}` | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 c.id,
                 name,
                 cell(&c.paths_macos),
@@ -597,6 +646,7 @@ impl ClientTable {
                 },
                 c.format.as_str(),
                 key,
+                checked,
             ));
         }
         out
@@ -975,7 +1025,11 @@ mod tests {
                 .unwrap()
         };
         let linux = [("HOME", "/h")];
-        let windows = [("USERPROFILE", "/h"), ("APPDATA", "/h/AppData/Roaming")];
+        let windows = [
+            ("USERPROFILE", "/h"),
+            ("APPDATA", "/h/AppData/Roaming"),
+            ("LOCALAPPDATA", "/h/AppData/Local"),
+        ];
         let cases: &[(&str, &str, &str, &str)] = &[
             // id, Linux, macOS, Windows
             (
@@ -992,9 +1046,9 @@ mod tests {
             ),
             (
                 "devin",
-                "/h/.config/devin/config.json",
-                "/h/.config/devin/config.json",
-                "/h/AppData/Roaming/devin/config.json",
+                "/h/.config/devin/mcp_config.json",
+                "/h/.config/devin/mcp_config.json",
+                "/h/AppData/Roaming/devin/mcp_config.json",
             ),
             (
                 "rovo-dev",
@@ -1025,6 +1079,54 @@ mod tests {
                 "/h/.ai/mcp/mcp.json",
                 "/h/.ai/mcp/mcp.json",
                 "/h/.ai/mcp/mcp.json",
+            ),
+            (
+                "kimi-cli",
+                "/h/.kimi/mcp.json",
+                "/h/.kimi/mcp.json",
+                "/h/.kimi/mcp.json",
+            ),
+            (
+                "crush",
+                "/h/.config/crush/crush.json",
+                "/h/.config/crush/crush.json",
+                "/h/AppData/Local/crush/crush.json",
+            ),
+            (
+                "tabnine-cli",
+                "/h/.tabnine/agent/settings.json",
+                "/h/.tabnine/agent/settings.json",
+                "/h/.tabnine/agent/settings.json",
+            ),
+            (
+                "pi",
+                "/h/.pi/agent/mcp.json",
+                "/h/.pi/agent/mcp.json",
+                "/h/.pi/agent/mcp.json",
+            ),
+            (
+                "zoo-code",
+                "/h/.config/Code/User/globalStorage/zoocodeorganization.zoo-code/settings/mcp_settings.json",
+                "/h/Library/Application Support/Code/User/globalStorage/zoocodeorganization.zoo-code/settings/mcp_settings.json",
+                "/h/AppData/Roaming/Code/User/globalStorage/zoocodeorganization.zoo-code/settings/mcp_settings.json",
+            ),
+            (
+                "hermes-agent",
+                "/h/.hermes/config.yaml",
+                "/h/.hermes/config.yaml",
+                "/h/AppData/Local/hermes/config.yaml",
+            ),
+            (
+                "jan",
+                "/h/.local/share/Jan/data/mcp_config.json",
+                "/h/Library/Application Support/Jan/data/mcp_config.json",
+                "/h/AppData/Roaming/Jan/data/mcp_config.json",
+            ),
+            (
+                "qoder-cli",
+                "/h/.qoder/settings.json",
+                "/h/.qoder/settings.json",
+                "/h/.qoder/settings.json",
             ),
         ];
         for (id, on_linux, on_macos, on_windows) in cases {
@@ -1058,17 +1160,91 @@ mod tests {
         assert_eq!(vibe.at(), ServersAt::list(&vibe.key, "name"));
         assert_eq!(
             project("devin").path,
-            PathBuf::from("/p/.devin/config.json")
+            PathBuf::from("/p/.devin/mcp_config.json")
         );
         assert_eq!(
             project("grok-build").at(),
             ServersAt::map(&["mcp_servers".to_owned()])
         );
         // Unverified rows say so.
-        for id in ["kimi-code", "jetbrains-ai-assistant", "rovo-dev", "abacus"] {
-            assert!(!table.get(id).unwrap().verified, "{id}");
+        for id in [
+            "kimi-cli",
+            "jetbrains-ai-assistant",
+            "rovo-dev",
+            "devin",
+            "jan",
+        ] {
+            assert!(!table.get(id).unwrap().verified.confirmed(), "{id}");
         }
-        assert!(table.get("mistral-vibe").unwrap().verified);
+        assert!(table.get("mistral-vibe").unwrap().verified.confirmed());
+    }
+
+    /// The process behind the table: every built-in row says when it was checked and
+    /// against what, or that it is unverified.
+    #[test]
+    fn every_builtin_row_is_dated_or_marked_unverified() {
+        let table = ClientTable::builtin().unwrap();
+        for c in table.all() {
+            match c.verified {
+                Verified::On(_) => assert!(
+                    c.verified_against.as_deref().is_some_and(|a| !a.is_empty()),
+                    "{}: a dated row names what it was checked against (`verified_against`)",
+                    c.id
+                ),
+                Verified::Unverified => {}
+                Verified::Undated => panic!(
+                    "{}: a built-in row carries `verified = \"YYYY-MM-DD\"` or `verified = false`",
+                    c.id
+                ),
+            }
+        }
+        let bad = "[[client]]\nid='x'\nname='X'\nformat='json'\nservers_key=['s']\ndialect='standard'\nsource='s'\nverified='last week'\npaths.linux='{home}/x.json'\n";
+        let err = ClientTable::with_overrides(Some((bad, "f"))).unwrap_err();
+        assert!(err.to_string().contains("YYYY-MM-DD"), "{err}");
+    }
+
+    /// Issue 21: the loading model as the clients' own CLIs showed it.
+    #[test]
+    fn loading_model_rows_say_what_the_clients_do() {
+        use loading::{EraName, Parser};
+        let table = ClientTable::builtin().unwrap();
+        let get = |id: &str| table.get(id).unwrap();
+        assert_eq!(
+            get("claude-code").loading.speaks(EraName::Modern),
+            Some(true)
+        );
+        for id in ["codex", "gemini-cli", "qwen-code", "amp"] {
+            assert_eq!(get(id).loading.speaks(EraName::Modern), Some(false), "{id}");
+            assert_eq!(
+                get(id).loading.speaks(EraName::Handshake),
+                Some(true),
+                "{id}"
+            );
+        }
+        assert_eq!(get("cursor").loading.speaks(EraName::Modern), None);
+        assert_eq!(get("claude-code").loading.parser, Some(Parser::Strict));
+        assert_eq!(get("gemini-cli").loading.parser, Some(Parser::Comments));
+        assert_eq!(get("qwen-code").loading.parser, Some(Parser::Comments));
+        assert!(get("claude-code").fields.sse_fallback && get("amp").fields.sse_fallback);
+        assert!(!get("gemini-cli").fields.sse_fallback && !get("qwen-code").fields.sse_fallback);
+        let blocked = &get("gemini-cli").loading.env_blocked;
+        for name in [
+            "PYTHONPATH",
+            "NODE_OPTIONS",
+            "LD_PRELOAD",
+            "LD_LIBRARY_PATH",
+        ] {
+            assert!(blocked.iter().any(|b| b == name), "{name}");
+        }
+        for id in ["qwen-code", "amp", "factory"] {
+            assert_eq!(get(id).fields.var_syntax, Some(VarSyntax::Shell), "{id}");
+        }
+        for id in ["cline-cli", "mistral-vibe"] {
+            assert_eq!(get(id).loading.expands, Some(false), "{id}");
+        }
+        let bad = "[[client]]\nid='x'\nname='X'\nformat='toml'\nservers_key=['s']\ndialect='standard'\nsource='s'\npaths.linux='{home}/x.toml'\n[client.loading]\nparser='strict'\n";
+        let err = ClientTable::with_overrides(Some((bad, "f"))).unwrap_err();
+        assert!(err.to_string().contains("loading.parser"), "{err}");
     }
 
     #[test]

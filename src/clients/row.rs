@@ -71,15 +71,23 @@ pub(crate) struct Row {
     pub(crate) unread: Vec<Unread>,
     #[serde(default)]
     pub(crate) read_only: Vec<ReadOnlyRow>,
+    /// Server names the client keeps for its own built-in servers: it skips or rejects a
+    /// user entry by that name, so `add` refuses it.
+    #[serde(default)]
+    pub(crate) reserved_names: Vec<String>,
     pub(crate) source: String,
-    /// `false`: the row's path or shape comes from a secondary source that could not be
-    /// checked against the client itself (shown by `mcpctl clients`).
-    #[serde(default = "yes")]
-    pub(crate) verified: bool,
-}
-
-fn yes() -> bool {
-    true
+    /// How the client loads and connects (`[client.loading]`; src/clients/loading.rs).
+    #[serde(default)]
+    pub(crate) loading: super::loading::Loading,
+    /// The day the row was last checked (`"2026-12-01"`), or `false` when its path or
+    /// shape comes from a secondary source that could not be checked against the client
+    /// itself (shown by `mcpctl clients`).
+    #[serde(default)]
+    pub(crate) verified: crate::clients::verified::VerifiedField,
+    /// What the check was made against: the client's version (`claude 2.1.332`) or the
+    /// docs page.
+    #[serde(default)]
+    pub(crate) verified_against: Option<String>,
 }
 
 /// Servers the client loads from somewhere the user did not write them (`clients.toml`
@@ -146,6 +154,11 @@ pub struct Approval {
     pub names: Option<String>,
     #[serde(default)]
     pub denied: Option<String>,
+    /// The folder-wide approval (`key`/`values`) trusts the folder only: each project
+    /// server still waits for the client's own per-server approval, which mcpctl cannot
+    /// verify (Qwen Code's hash-bound `qwen mcp approve NAME`). The text says how.
+    #[serde(default)]
+    pub per_server: Option<String>,
 }
 
 /// How a client switches one server off without removing it (`clients.toml` field
@@ -159,10 +172,13 @@ pub enum Switch {
     Field { key: String, off: serde_json::Value },
     /// A list of server names at key path `at` + `key` (`{project}` = the absolute project
     /// directory) in `file` (a path template; absent = the client's user file). It covers
-    /// the entries of `scopes` only; other scopes park.
+    /// the entries of `scopes` only; other scopes park. `format`: that file's format when
+    /// it is not the client's (Rovo Dev keeps the list in YAML beside a JSON servers file).
     List {
         #[serde(default)]
         file: Option<String>,
+        #[serde(default)]
+        format: Option<Format>,
         #[serde(default)]
         at: Vec<String>,
         key: String,

@@ -15,10 +15,22 @@ use crate::session::Context;
 use crate::session::edit::EditReport;
 use crate::session::targets;
 use crate::session::write::{
-    Flags, Provenance, add_to, parse_pairs, validate_url, warn_unportable_name,
+    Flags, Provenance, add_to, parse_pairs, refuse_reserved_name, validate_url,
+    warn_unportable_name, with_secrets,
 };
 use crate::state::Origin;
 use crate::vars;
+
+/// Whether `flag` was typed on the command line (before any `--`), as opposed to set
+/// from the environment (`MCPCTL_REGISTRY`, which the README suggests exporting).
+fn typed(ctx: &Context, flag: &str) -> bool {
+    let with_value = format!("{flag}=");
+    ctx.argv
+        .iter()
+        .skip(1)
+        .take_while(|a| *a != "--")
+        .any(|a| a == flag || a.starts_with(&with_value))
+}
 
 pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
     let AddArgs {
@@ -29,6 +41,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         global,
         env,
         headers,
+        secrets,
         cwd,
         url,
         transport,
@@ -47,7 +60,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         || package.is_some()
         || remote
         || entry_name.is_some()
-        || registry.registry.is_some()
+        || (registry.registry.is_some() && typed(ctx, "--registry"))
     {
         return Err(UserError::new(
             "`--var`, `--package`, `--remote`, `--name` and `--registry` are for servers from the MCP Registry",
@@ -96,7 +109,9 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
     }
     warn_plaintext_secrets(printer, &entry);
     warn_missing_command(ctx, printer, &entry);
+    let entry = with_secrets(ctx, printer, entry, &secrets)?;
     let clients = targets::choose(ctx, &target_args, "add", &|_| true)?;
+    refuse_reserved_name(&clients, &name)?;
     let mut report = EditReport::new(dry_run);
     let mut prompted_inputs: Vec<String> = Vec::new();
     for client in clients {

@@ -33,6 +33,12 @@ pub fn run(args: ApplyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         force,
     } = args;
     let manifest = plan::load(ctx, &manifest_args)?;
+    printer.note(&crate::manifest::describe(
+        &manifest.path,
+        manifest_args.manifest.is_some(),
+        &ctx.project,
+    ));
+    plan::trust_gate(ctx, &manifest, &manifest_args, "apply")?;
     let profile = manifest_args.profile.as_deref();
     // Two applies serialize: the second plans only after the first has finished.
     if !dry_run {
@@ -121,7 +127,7 @@ fn execute<'a>(
     let blocked: Vec<String> = plans
         .iter()
         .flat_map(|p| &p.items)
-        .filter(|i| i.action.blocks())
+        .filter(|i| i.blocks())
         .map(|i| format!("`{}` in {}", i.name, i.client))
         .collect();
     if !blocked.is_empty() && !force {
@@ -218,10 +224,7 @@ fn write_all<'a>(
 ) -> anyhow::Result<()> {
     if switch(ctx, plans, Want::On)? {
         *plans = plan::plan_all(ctx, manifest, profile, force)?;
-        let blocked = plans
-            .iter()
-            .flat_map(|p| &p.items)
-            .find(|i| i.action.blocks());
+        let blocked = plans.iter().flat_map(|p| &p.items).find(|i| i.blocks());
         if let (Some(item), false) = (blocked, force) {
             return Err(UserError::new(format!(
                 "`{}` in {} is not mcpctl's to change now that it is switched back on",
@@ -290,7 +293,7 @@ fn write_plan(
                     profile,
                     force,
                 )?;
-                if !force && fresh.items.iter().any(|i| i.action.blocks()) {
+                if !force && fresh.items.iter().any(|i| i.blocks()) {
                     return Err(UserError::new(format!(
                         "`{}` changed while mcpctl was applying, and now has entries that are not mcpctl's to change",
                         edit::shown(ctx, &plan.location.path)

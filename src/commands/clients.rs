@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use crate::cli::ClientsArgs;
+use crate::clients::{Date, Verified};
 use crate::error::ExitStatus;
 use crate::output::{Block, Paint, Printer, Report, Style};
 use crate::platform::Os;
@@ -17,8 +18,14 @@ struct ClientRow {
     path: Option<String>,
     exists: bool,
     format: &'static str,
-    /// `false`: the row's path or shape is not confirmed by the client itself.
-    verified: bool,
+    /// The day the row was checked against the client (`"2026-12-01"`); `false`: its path
+    /// or shape is not confirmed by the client itself; `true`: confirmed, undated (a user
+    /// table's row).
+    verified: serde_json::Value,
+    /// The client version or docs page that check was made against.
+    verified_against: Option<String>,
+    /// Checked more than 90 days ago: the client may have moved on.
+    stale: bool,
     /// Where the row's facts come from.
     source: String,
     /// Servers in the user file; `null` when the file is missing or unreadable.
@@ -36,6 +43,7 @@ struct ClientsReport {
 
 pub fn run(args: ClientsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
     let ClientsArgs { all } = args;
+    let today = Date::today();
     let mut rows = Vec::new();
     for client in ctx.table.all() {
         let detected = client.detected(&ctx.platform);
@@ -59,7 +67,12 @@ pub fn run(args: ClientsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
             path: path.map(|p| display_path(ctx, &p)),
             exists,
             format: client.format.as_str(),
-            verified: client.verified,
+            verified: match client.verified {
+                Verified::On(date) => date.to_string().into(),
+                other => other.confirmed().into(),
+            },
+            verified_against: client.verified_against.clone(),
+            stale: client.verified.stale(today),
             source: client.source.clone(),
             servers,
             error,
@@ -93,10 +106,12 @@ impl Report for ClientsReport {
             .map(|r| {
                 vec![
                     r.id.clone(),
-                    if r.verified {
-                        r.name.clone()
-                    } else {
+                    if r.verified == false {
                         format!("{} {}", r.name, paint.paint(Style::Warn, "(unverified)"))
+                    } else if r.stale {
+                        format!("{} {}", r.name, paint.paint(Style::Warn, "(stale)"))
+                    } else {
+                        r.name.clone()
                     },
                     if r.detected {
                         paint.paint(Style::Ok, "yes")
@@ -108,6 +123,11 @@ impl Report for ClientsReport {
                         (None, Some(_)) => paint.paint(Style::Fail, "unreadable"),
                         (None, None) => paint.paint(Style::Dim, "-"),
                     },
+                    match (&r.verified, r.stale) {
+                        (serde_json::Value::String(day), true) => paint.paint(Style::Warn, day),
+                        (serde_json::Value::String(day), false) => day.clone(),
+                        _ => paint.paint(Style::Dim, "-"),
+                    },
                     match &r.path {
                         Some(p) if r.exists => p.clone(),
                         Some(p) => paint.paint(Style::Dim, &format!("{p} (missing)")),
@@ -117,14 +137,20 @@ impl Report for ClientsReport {
             })
             .collect();
         let mut blocks = vec![Block::Table {
-            header: vec!["CLIENT", "NAME", "DETECTED", "SERVERS", "CONFIG"],
+            header: vec!["CLIENT", "NAME", "DETECTED", "SERVERS", "CHECKED", "CONFIG"],
             rows,
         }];
-        if shown.iter().any(|r| !r.verified) {
+        if shown.iter().any(|r| r.verified == false) {
             blocks.push(Block::Note(
                 "(unverified): the config path or shape comes from a secondary source; `--json` names it (`source`)"
                     .to_owned(),
             ));
+        }
+        if shown.iter().any(|r| r.stale) {
+            blocks.push(Block::Note(format!(
+                "(stale): checked more than {} days ago; the client may have moved on (`--json`: `verified`, `verified_against`)",
+                crate::clients::verified::STALE_AFTER_DAYS
+            )));
         }
         if !self.all {
             blocks.push(Block::Note(

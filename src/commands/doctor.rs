@@ -19,7 +19,7 @@ use crate::handshake::{self, Launch, Probe, ProbeOptions, ProbeWarning, Status a
 use crate::output::{Block, Paint, Printer, Report, Style};
 use crate::session::inventory::{Found, Inventory, collect_all, display_path};
 use crate::session::probe::{
-    Check, DoctorResult, Status, entry_options, probe_options, static_checks,
+    DoctorResult, Status, as_started_by, entry_options, probe_options, static_checks,
 };
 use crate::session::{Context, targets};
 use crate::trust::TrustRule;
@@ -47,6 +47,22 @@ struct ClientTokens {
     servers: usize,
 }
 
+/// One entry's verdict in each client that has it (`doctor` starts a server once per
+/// distinct environment however many clients list it, and judges it per client).
+#[derive(Debug, Serialize)]
+struct Shared {
+    name: String,
+    clients: Vec<ClientVerdict>,
+}
+
+#[derive(Debug, Serialize)]
+struct ClientVerdict {
+    client: String,
+    status: Status,
+    /// Why not ok, in short (the result's `error` has all of it).
+    reason: Option<String>,
+}
+
 /// doctor's result: `--json` is the whole document; the human form is the rows (unless
 /// they were streamed as each server finished), the token totals and the summary.
 #[derive(Debug, Serialize)]
@@ -55,6 +71,10 @@ struct DoctorReport {
     /// Estimated tokens of tool definitions per client, with how they are estimated.
     tokens: Vec<ClientTokens>,
     token_method: &'static str,
+    /// Distinct handshakes made (identical entries in several clients share one).
+    handshakes: usize,
+    /// Entries several clients share: a verdict per client.
+    shared: Vec<Shared>,
     summary: Summary,
     /// Warnings fail the run (`--strict`).
     #[serde(skip)]
@@ -76,12 +96,20 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         no_spawn,
         trust_project,
         strict,
+        as_client,
     } = args;
     let options = probe_options(ctx, timeout)?;
-    let clients = if clients.is_empty() {
-        targets::detected(ctx)
-    } else {
-        targets::by_ids(ctx, &clients)?
+    // `--as X`: every entry started and judged as X would start it.
+    let as_client = match &as_client {
+        Some(id) => targets::by_ids(ctx, std::slice::from_ref(id))?
+            .first()
+            .copied(),
+        None => None,
+    };
+    let clients = match (clients.is_empty(), as_client) {
+        (true, Some(client)) => vec![client],
+        (true, None) => targets::detected(ctx),
+        (false, _) => targets::by_ids(ctx, &clients)?,
     };
     let Inventory {
         found,
@@ -115,13 +143,20 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             .push(f.scope);
     }
     let mut lint_of: HashMap<(&str, &Path, &str), Vec<&Finding>> = HashMap::new();
+    // Findings about the whole file (a comment Claude Code rejects): one row per file.
+    let mut whole_file: Vec<((&str, &Path), Vec<&Finding>)> = Vec::new();
     for (linted, finding) in &lint {
-        if let Some(server) = finding.server.as_deref() {
-            let linted = &found[*linted];
-            lint_of
-                .entry((linted.client.id.as_str(), linted.path.as_path(), server))
+        let linted = &found[*linted];
+        let file = (linted.client.id.as_str(), linted.path.as_path());
+        match finding.server.as_deref() {
+            Some(server) => lint_of
+                .entry((file.0, file.1, server))
                 .or_default()
-                .push(finding);
+                .push(finding),
+            None => match whole_file.iter_mut().find(|(f, _)| *f == file) {
+                Some((_, findings)) => findings.push(finding),
+                None => whole_file.push((file, vec![finding])),
+            },
         }
     }
     for (index, f) in found.iter().enumerate() {
@@ -134,40 +169,36 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             .map_or(&[][..], Vec::as_slice);
         add_lint_findings(&mut result, findings);
         if let (Some(t), false) = (transport, no_spawn) {
-            to_probe.push((index, t, entry_options(&options, f)));
+            // Each server starts with the environment its client would give it; with
+            // `--as`, as that client would start it, capabilities included.
+            let mut probe_options = entry_options(&options, f);
+            let launch = as_started_by(
+                as_client.unwrap_or(f.client),
+                t,
+                &mut probe_options,
+                as_client.is_some(),
+            );
+            to_probe.push((index, launch, probe_options));
         }
         results.push(result);
     }
     for b in &broken {
-        results.push(DoctorResult {
-            client: b.client.id.clone(),
-            scope: Scope::User,
-            name: String::new(),
-            path: display_path(ctx, &b.path),
-            status: Status::Fail,
-            checks: vec![Check {
-                check: "config",
-                status: Status::Fail,
-                message: format!("{:#}", b.error),
-            }],
-            server_name: None,
-            server_version: None,
-            protocol_era: None,
-            protocol_version: None,
-            tools: None,
-            tokens: None,
-            tool_names: Vec::new(),
-            capabilities: None,
-            instructions_chars: None,
-            started: None,
-            elapsed_ms: None,
-            phases: Vec::new(),
-            error: Some(format!("{:#}", b.error)),
-            stderr_tail: Vec::new(),
-            target: String::new(),
-            read_only: false,
-            origin: None,
-        });
+        let mut result = DoctorResult::empty(
+            &b.client.id,
+            Scope::User,
+            String::new(),
+            display_path(ctx, &b.path),
+        );
+        result.record("config", Status::Fail, format!("{:#}", b.error));
+        results.push(result);
+    }
+    for ((client, path), findings) in &whole_file {
+        let mut result =
+            DoctorResult::empty(client, Scope::User, String::new(), display_path(ctx, path));
+        add_lint_findings(&mut result, findings);
+        if !result.checks.is_empty() {
+            results.push(result);
+        }
     }
     results.extend(parked);
     for (client, ex) in &exclusive {
@@ -244,7 +275,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             let (index, launch, _) = &to_probe[i];
             merge_probe(
                 &mut merged.results[*index],
-                found[*index].client,
+                as_client.unwrap_or(found[*index].client),
                 launch,
                 probe.clone(),
                 busy,
@@ -276,7 +307,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             if !done[i] {
                 merge_probe(
                     &mut merged_results[*index],
-                    found[*index].client,
+                    as_client.unwrap_or(found[*index].client),
                     launch,
                     probe,
                     busy,
@@ -288,6 +319,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     }
     remember_tokens(ctx, printer, &found, &results, &to_probe);
     let tokens = client_tokens(&results, &to_probe);
+    let (handshakes, shared) = shared_verdicts(&results, &to_probe);
 
     let mut summary = Summary::default();
     for r in &results {
@@ -302,6 +334,8 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         results,
         tokens,
         token_method: handshake::tools::TOKEN_METHOD,
+        handshakes,
+        shared,
         summary,
         strict,
         rows: (!streamed).then_some(human),
@@ -351,35 +385,14 @@ fn parked_results(ctx: &Context, clients: &[&Client], name: Option<&str>) -> Vec
                 "parked by `mcpctl disable` (not in the file, so not started); `mcpctl enable {} -c {}` puts it back",
                 p.entry.name, p.client
             );
-            DoctorResult {
-                client: p.client.clone(),
-                scope: p.scope,
-                name: p.entry.name.clone(),
-                path: display_path(ctx, &p.path),
-                status: Status::Skipped,
-                checks: vec![Check {
-                    check: "enabled",
-                    status: Status::Skipped,
-                    message,
-                }],
-                server_name: None,
-                server_version: None,
-                protocol_era: None,
-                protocol_version: None,
-                tools: None,
-                tokens: None,
-                tool_names: Vec::new(),
-                capabilities: None,
-                instructions_chars: None,
-                started: None,
-                elapsed_ms: None,
-                phases: Vec::new(),
-                error: None,
-                stderr_tail: Vec::new(),
-                target: String::new(),
-                read_only: false,
-                origin: None,
-            }
+            let mut result = DoctorResult::empty(
+                &p.client,
+                p.scope,
+                p.entry.name.clone(),
+                display_path(ctx, &p.path),
+            );
+            result.record("enabled", Status::Skipped, message);
+            result
         })
         .collect()
 }
@@ -500,6 +513,62 @@ fn client_tokens(
     totals
 }
 
+/// How many distinct handshakes the probes make (identical plan, limit, environment,
+/// capabilities), and for each entry (name and target) more than one client has, the
+/// verdict per client.
+fn shared_verdicts(
+    results: &[DoctorResult],
+    probed: &[(usize, Launch, ProbeOptions)],
+) -> (usize, Vec<Shared>) {
+    let mut firsts: Vec<usize> = Vec::new();
+    for (i, (_, launch, options)) in probed.iter().enumerate() {
+        let seen = firsts.iter().any(|&f| {
+            let (_, l, o) = &probed[f];
+            handshake::same_probe((l, o), (launch, options))
+        });
+        if !seen {
+            firsts.push(i);
+        }
+    }
+    // The same entry in several clients, whichever handshakes served it.
+    let mut entries: Vec<Vec<&DoctorResult>> = Vec::new();
+    let mut slot: HashMap<(&str, &str), usize> = HashMap::new();
+    for (index, _, _) in probed {
+        let r = &results[*index];
+        match slot.get(&(r.name.as_str(), r.target.as_str())) {
+            Some(&at) => entries[at].push(r),
+            None => {
+                slot.insert((&r.name, &r.target), entries.len());
+                entries.push(vec![r]);
+            }
+        }
+    }
+    let shared = entries
+        .iter()
+        .filter_map(|rows| {
+            let first = rows.first()?;
+            if rows.iter().all(|r| r.client == first.client) {
+                return None;
+            }
+            Some(Shared {
+                name: first.name.clone(),
+                clients: rows
+                    .iter()
+                    .map(|r| ClientVerdict {
+                        client: r.client.clone(),
+                        status: r.status,
+                        reason: r
+                            .error
+                            .as_deref()
+                            .map(|e| e.split(':').next().unwrap_or(e).trim().to_owned()),
+                    })
+                    .collect(),
+            })
+        })
+        .collect();
+    (firsts.len(), shared)
+}
+
 /// Fold a probe into the result. `busy`: how many servers were probed at once.
 fn merge_probe(
     result: &mut DoctorResult,
@@ -509,7 +578,12 @@ fn merge_probe(
     busy: usize,
 ) {
     let fell_back = probe.warnings.contains(&ProbeWarning::FellBackToSse);
+    let era_mismatch = probe
+        .protocol_era
+        .filter(|_| probe.failure.is_none())
+        .and_then(|era| crate::loads::era_mismatch(client, era, &probe.supported_versions));
     let (status, message) = match (&probe.status, &probe.failure) {
+        _ if era_mismatch.is_some() => (Status::Fail, era_mismatch.clone().unwrap_or_default()),
         (ProbeStatus::Fail, Some(f @ handshake::ProbeError::Timeout { .. }))
             if probe.stderr_tail.is_empty() && launcher(&result.target).is_some() =>
         {
@@ -637,6 +711,25 @@ impl Report for DoctorReport {
                 blocks.extend(rows.row(result, paint));
             }
         }
+        for shared in &self.shared {
+            let verdicts: Vec<String> = shared
+                .clients
+                .iter()
+                .map(|v| {
+                    let (mark, style) = mark_of(v.status);
+                    let mut text = format!("{} {}", paint.paint(style, mark), v.client);
+                    if let (Some(reason), Status::Fail | Status::Warn) = (&v.reason, v.status) {
+                        text.push_str(&format!(": {reason}"));
+                    }
+                    text
+                })
+                .collect();
+            blocks.push(Block::Line(format!(
+                "{}: {}",
+                shared.name,
+                verdicts.join(" · ")
+            )));
+        }
         for total in &self.tokens {
             blocks.push(Block::Line(format!(
                 "{}: tool definitions ≈ {} tokens over {} server{} ({})",
@@ -670,6 +763,16 @@ impl Report for DoctorReport {
     }
 }
 
+/// The mark and colour of a verdict.
+fn mark_of(status: Status) -> (&'static str, Style) {
+    match status {
+        Status::Ok => ("✔", Style::Ok),
+        Status::Warn => ("⚠", Style::Warn),
+        Status::Fail => ("✘", Style::Fail),
+        Status::Skipped => ("-", Style::Dim),
+    }
+}
+
 /// Width of the widest row label, so rows printed one at a time still line up.
 fn label_width(results: &[DoctorResult]) -> usize {
     results
@@ -691,12 +794,7 @@ impl Rows {
     /// The verdict line for one server, and under a failure the telling lines of its
     /// stderr.
     fn row(&self, r: &DoctorResult, paint: Paint) -> Vec<Block> {
-        let (mark, style) = match r.status {
-            Status::Ok => ("✔", Style::Ok),
-            Status::Warn => ("⚠", Style::Warn),
-            Status::Fail => ("✘", Style::Fail),
-            Status::Skipped => ("-", Style::Dim),
-        };
+        let (mark, style) = mark_of(r.status);
         let label = if r.name.is_empty() {
             format!("{} ({})", r.client, r.path)
         } else {

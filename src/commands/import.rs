@@ -60,6 +60,11 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         targets::by_ids(ctx, &clients)?
     };
     let path = manifest::locate(manifest_file.as_deref(), &ctx.project, &ctx.platform)?;
+    printer.note(&manifest::describe(
+        &path,
+        manifest_file.is_some(),
+        &ctx.project,
+    ));
     let (found, broken) = inventory::collect(ctx, &clients, None);
     let found = with_switch_states(ctx, &clients, scope, found)?;
     for b in &broken {

@@ -36,6 +36,55 @@ struct Plan {
     forms: Vec<Resolved>,
 }
 
+/// A registry `cargo` package runs a binary that `cargo install --locked CRATE@VERSION`
+/// puts on PATH: run that before any client file is written (`--dry-run` only says it
+/// would), or refuse with a hint when there is no Rust toolchain.
+fn install_cargo(
+    ctx: &Context,
+    forms: &[Resolved],
+    dry_run: bool,
+    printer: &Printer,
+) -> anyhow::Result<()> {
+    for resolved in forms {
+        let mapping::Form::Package(at) = resolved.form else {
+            continue;
+        };
+        let Some(package) = resolved.item.server.packages.get(at) else {
+            continue;
+        };
+        let Some(args) = mapping::cargo_install(package) else {
+            continue;
+        };
+        let shown = format!("cargo {}", args.join(" "));
+        if !ctx.platform.on_path("cargo") {
+            return Err(UserError::new(format!(
+                "`{}` is a Rust crate (registry type cargo), and installing it needs a Rust toolchain: `cargo` is not on PATH",
+                package.identifier
+            ))
+            .hint(format!(
+                "install Rust (https://rustup.rs) and run this again, which runs `{shown}`; or pick another form with `--remote` or `--package TYPE`"
+            ))
+            .into());
+        }
+        if dry_run {
+            printer.note(&format!("would run `{shown}` first"));
+            continue;
+        }
+        printer.note(&format!("running `{shown}`"));
+        let status = std::process::Command::new("cargo")
+            .args(&args)
+            .stdin(std::process::Stdio::null())
+            .status()
+            .map_err(|e| UserError::new(format!("cannot run `{shown}`: {e}")))?;
+        if !status.success() {
+            return Err(UserError::new(format!("`{shown}` failed ({status})"))
+                .hint("cargo's output above says why; mcpctl wrote no client file")
+                .into());
+        }
+    }
+    Ok(())
+}
+
 fn plan(
     ctx: &Context,
     item: &Item,
@@ -137,6 +186,39 @@ fn place_extras(
                 .into());
         }
     }
+    // A given value no form declared is written as given: a literal secret among them
+    // would land in the file, so it is refused like a declared secret input.
+    for (kind, pairs) in &extras {
+        let flag = match kind {
+            InputKind::Env => "--env",
+            InputKind::Header => "--header",
+            InputKind::Var => continue,
+        };
+        for (name, value) in pairs {
+            if crate::secrets::literal_secret(name, value).is_some() {
+                let variable = mapping::variable_name(
+                    &registry::short_name(&item.server.name),
+                    if name.eq_ignore_ascii_case("authorization") {
+                        "token"
+                    } else {
+                        name
+                    },
+                );
+                let bearer = if value.to_ascii_lowercase().starts_with("bearer ") {
+                    "Bearer "
+                } else {
+                    ""
+                };
+                return Err(UserError::new(format!(
+                    "`{flag} {name}` holds a literal secret; mcpctl never writes secrets into config files"
+                ))
+                .hint(format!(
+                    "nothing was written; `export {variable}=…` where the clients start, then pass `{flag} '{name}={bearer}${{{variable}}}'`"
+                ))
+                .into());
+            }
+        }
+    }
     if cwd.is_some() && !stdio {
         return Err(UserError::new("`--cwd` is for local (stdio) servers")
             .hint("drop `--cwd`, or choose a package with `--package TYPE`")
@@ -157,6 +239,37 @@ fn place_extras(
                     headers.insert(name.clone(), value.clone());
                 }
             }
+        }
+    }
+    Ok(())
+}
+
+/// A `cmd /c` line is re-read by `cmd.exe`, so on a Windows target a registry entry whose
+/// wrapped arguments hold `& | < > ^ % ! "` would run more than the package: refused,
+/// where a hand-made entry only gets a warning.
+fn refuse_cmd_metacharacters(
+    ctx: &Context,
+    client: &Client,
+    entry: &crate::entry::ServerEntry,
+    no_wrap: bool,
+) -> anyhow::Result<()> {
+    let (rendered, _, _) = crate::entry::render::render(ctx.platform.os, client, entry, no_wrap)?;
+    if let Transport::Stdio { command, args, .. } = &rendered.transport
+        && entry::is_wrapped(command, args)
+    {
+        let risky = entry::cmd_metachar_args(args);
+        if !risky.is_empty() {
+            return Err(UserError::new(format!(
+                "the `cmd /c` line for {} would hand {} from the registry to cmd.exe, which reads `& | < > ^ % ! \"` as commands",
+                client.name,
+                risky
+                    .iter()
+                    .map(|a| format!("`{}`", registry::clean(a)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+            .hint("nothing was written for it; add the server by hand if you trust those arguments")
+            .into());
         }
     }
     Ok(())
@@ -184,6 +297,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         global,
         env,
         headers,
+        secrets,
         cwd,
         url: _,
         transport: _,
@@ -217,23 +331,33 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
     entry::validate_name(&entry_name)
         .map_err(|m| UserError::new(m).hint("pick a short name with `--name`"))?;
     let clients = targets::choose(ctx, &target_args, "add", &|_| true)?;
+    write::refuse_reserved_name(&clients, &entry_name)?;
     let Plan {
         per_client,
         mut forms,
     } = plan(ctx, &item, &clients, preference, &given)?;
     place_extras(&item, &given, cwd.as_ref(), &mut forms)?;
+    // `--secret ENV=NAME`: the store fills the input, behind the launcher or bridge.
+    for resolved in &mut forms {
+        resolved.entry = write::with_secrets(ctx, printer, resolved.entry.clone(), &secrets)?;
+    }
     for resolved in &forms {
         if let Transport::Remote { url, .. } = &resolved.entry.transport {
             write::validate_url(url)?;
         }
     }
     explain(printer, &forms.iter().collect::<Vec<_>>());
+    install_cargo(ctx, &forms, dry_run, printer)?;
     let mut report = edit::EditReport::new(dry_run);
     for (client, at) in clients.iter().zip(per_client) {
         let Some(resolved) = forms.get(at) else {
             continue;
         };
         write::warn_unportable_name(printer, client, &entry_name);
+        if let Err(error) = refuse_cmd_metacharacters(ctx, client, &resolved.entry, no_wrap) {
+            report.push(ctx, client, scope, Err(error));
+            continue;
+        }
         let how = Provenance {
             origin: origin(resolved),
             guard: None,

@@ -9,6 +9,7 @@ use crate::clients::{Client, Location};
 use crate::entry::{self, Dialect, Transport};
 use crate::error::ExitStatus;
 use crate::output::{Block, ErrorText, Paint, Printer, Report, Style, redact_map};
+use crate::secret_store::launcher::{self, Via};
 use crate::session::inventory::{Inventory, collect_all, display_path};
 use crate::session::{Context, targets};
 use crate::toggle::Power;
@@ -35,6 +36,13 @@ struct ListRow {
     builtin: bool,
     /// The file spells the command as `cmd /c ...` (shown unwrapped in `command`/`args`).
     wrapped: bool,
+    /// The entry is mcpctl's launcher (`mcpctl run`) or bridge: `command`/`args`/`url`
+    /// are the server behind it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    via: Option<Via>,
+    /// The stored secrets it gives the server (names only, never values).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    secrets: Vec<SecretRow>,
     /// The entry comes from a read-only source (a plugin, an extension, an
     /// administrator's file): mcpctl never edits it.
     read_only: bool,
@@ -51,6 +59,24 @@ impl ListRow {
     /// The command or URL columns from the entry's transport, secrets redacted unless
     /// `show_secrets`.
     fn fill(&mut self, transport: &Transport, show_secrets: bool) {
+        // mcpctl's launcher or bridge: the server behind it, and the secrets it names.
+        let logical = launcher::logical(transport);
+        let transport = match &logical {
+            Some(l) => {
+                self.transport = Some(l.transport.name().as_str());
+                self.via = Some(l.via);
+                self.secrets = l
+                    .secrets
+                    .iter()
+                    .map(|s| SecretRow {
+                        to: s.var.clone(),
+                        secret: s.secret.clone(),
+                    })
+                    .collect();
+                &l.transport
+            }
+            None => transport,
+        };
         match transport {
             Transport::Stdio {
                 command, args, env, ..
@@ -67,6 +93,13 @@ impl ListRow {
             }
         }
     }
+}
+
+/// One secret a launcher or bridge entry names: the variable or header it fills.
+#[derive(Debug, Serialize)]
+struct SecretRow {
+    to: String,
+    secret: String,
 }
 
 /// Where a read-only entry comes from.
@@ -122,6 +155,8 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                 parked: false,
                 builtin: entry::is_builtin(&f.raw),
                 wrapped: false,
+                via: None,
+                secrets: Vec::new(),
                 read_only: f.origin.is_some() || entry::is_builtin(&f.raw),
                 origin: f.origin.as_ref().map(|o| OriginRow {
                     kind: o.kind,
@@ -234,6 +269,8 @@ fn parked_rows(
                 parked: true,
                 builtin: false,
                 wrapped: false,
+                via: None,
+                secrets: Vec::new(),
                 read_only: false,
                 origin: None,
                 not_loaded: None,
@@ -246,6 +283,23 @@ fn parked_rows(
             Some(row)
         })
         .collect()
+}
+
+/// ` (via mcpctl run; secrets: github)`: how the launcher or bridge shows in the table.
+fn secrets_note(row: &ListRow) -> String {
+    let Some(via) = row.via else {
+        return String::new();
+    };
+    let verb = match via {
+        Via::Launcher => "mcpctl run",
+        Via::Bridge => "mcpctl bridge",
+    };
+    let names: Vec<&str> = row.secrets.iter().map(|s| s.secret.as_str()).collect();
+    if names.is_empty() {
+        format!(" (via {verb})")
+    } else {
+        format!(" (via {verb}; secrets: {})", names.join(", "))
+    }
 }
 
 /// The servers found, and the files that could not be read.
@@ -300,9 +354,10 @@ impl Report for ListReport {
                         if r.wrapped {
                             s.push_str(&paint.paint(Style::Dim, " (wrapped)"));
                         }
+                        s.push_str(&secrets_note(r));
                         s
                     }
-                    (None, Some(u), _) => u.clone(),
+                    (None, Some(u), _) => format!("{u}{}", secrets_note(r)),
                     (None, None, None) if r.builtin => {
                         paint.paint(Style::Dim, "(built into the client; read-only)")
                     }
@@ -313,8 +368,15 @@ impl Report for ListReport {
                 let mut name = r.name.clone();
                 if r.parked {
                     name.push_str(&paint.paint(Style::Dim, " (parked)"));
-                } else if r.not_loaded.is_some() {
-                    name.push_str(&paint.paint(Style::Dim, " (not loaded)"));
+                } else if let Some(why) = &r.not_loaded {
+                    // The kind of reason (`file rejected`, `excluded`, `not allowed`);
+                    // --json has all of it.
+                    let tag = why
+                        .split(':')
+                        .next()
+                        .filter(|t| !t.starts_with("not loaded"))
+                        .unwrap_or("not loaded");
+                    name.push_str(&paint.paint(Style::Dim, &format!(" ({tag})")));
                 } else if r.disabled {
                     name.push_str(&paint.paint(Style::Dim, " (disabled)"));
                 }

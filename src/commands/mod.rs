@@ -4,6 +4,7 @@
 mod add;
 mod apply;
 mod backups;
+mod bridge;
 mod call;
 mod check;
 mod clients;
@@ -12,6 +13,7 @@ mod copy;
 mod doctor;
 mod import;
 mod install;
+mod launch;
 mod list;
 mod outdated;
 mod plan;
@@ -19,6 +21,7 @@ mod profiles;
 mod remove;
 mod restore;
 mod search;
+mod secret;
 mod toggle;
 mod tools;
 mod undo;
@@ -44,6 +47,20 @@ pub fn label(args: &[std::ffi::OsString], names: &[String]) -> String {
         Ok(Some(name)) => format!("{verb} {name}"),
         Ok(None) if !names.is_empty() => format!("{verb} {}", names.join(",")),
         _ => verb.to_owned(),
+    }
+}
+
+/// `run` (the launcher) and `bridge` start servers for clients: no client table, no
+/// context, nothing on stdout but the protocol. `Err` gives every other command back.
+pub fn without_context(
+    command: Command,
+    platform: &crate::platform::Platform,
+    printer: &Printer,
+) -> Result<std::process::ExitCode, Box<Command>> {
+    match command {
+        Command::Run(args) => Ok(launch::run(args, platform, printer)),
+        Command::Bridge(args) => Ok(bridge::run(args, platform, printer)),
+        other => Err(Box::new(other)),
     }
 }
 
@@ -74,6 +91,9 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Backups(args) => backups::run(args, ctx, printer),
         Command::Restore(args) => restore::run(args, ctx, printer),
         Command::Undo(args) => undo::run(args, ctx, printer),
+        Command::Secret(command) => secret::run(command, ctx, printer),
+        // Dispatched by `without_context` before a context is built.
+        Command::Run(_) | Command::Bridge(_) => Ok(ExitStatus::Error),
     }
 }
 

@@ -1,6 +1,7 @@
 //! `mcpctl outdated`: registry-installed entries whose server has a newer version in the
-//! registry (`versions/latest`). Reads only: exit 0 whatever it finds, 2 if the registry
-//! could not be asked.
+//! registry (`versions/latest`), or whose server the registry now marks deprecated or
+//! deleted (with the publisher's `statusMessage`). Reads only: exit 0 whatever it finds, 2
+//! if the registry could not be asked.
 
 use serde::Serialize;
 
@@ -21,6 +22,9 @@ pub struct Outdated {
     pub installed: String,
     pub latest: String,
     pub status: Status,
+    /// Why the registry marks it deprecated or deleted, as the publisher said.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status_message: Option<String>,
     pub clients: Vec<String>,
     pub registry: String,
 }
@@ -41,7 +45,11 @@ pub fn run(args: OutdatedArgs, ctx: &Context, printer: &mut Printer) -> anyhow::
     for install in &installs {
         let registry = registry_for(ctx, &registry_args, Some(&install.registry));
         let latest = match newest.get(&registry, &install.server, printer) {
-            Ok(item) => Some((item.server.version.clone(), item.status())),
+            Ok(item) => Some((
+                item.server.version.clone(),
+                item.status(),
+                item.status_message().map(registry::clean),
+            )),
             Err(message) => {
                 if !warned.contains(&message) {
                     warned.push(message);
@@ -49,11 +57,12 @@ pub fn run(args: OutdatedArgs, ctx: &Context, printer: &mut Printer) -> anyhow::
                 None
             }
         };
-        let Some((latest, status)) = latest else {
+        let Some((latest, status, status_message)) = latest else {
             continue;
         };
         answered += 1;
-        if !newer(&latest, &install.version) {
+        // A deprecated or deleted server is worth a row even without a newer version.
+        if !newer(&latest, &install.version) && status == Status::Active {
             continue;
         }
         match rows.iter_mut().find(|r| {
@@ -70,6 +79,7 @@ pub fn run(args: OutdatedArgs, ctx: &Context, printer: &mut Printer) -> anyhow::
                 installed: install.version.clone(),
                 latest: registry::clean(&latest),
                 status,
+                status_message,
                 clients: vec![install.client.clone()],
                 registry: registry.base.clone(),
             }),
@@ -126,12 +136,26 @@ impl Report for OutdatedReport {
                     r.server.clone(),
                     r.installed.clone(),
                     r.latest.clone(),
+                    match (r.status, &r.status_message) {
+                        (Status::Active, _) => "active".to_owned(),
+                        (status, message) => {
+                            let word = if status == Status::Deleted {
+                                "deleted"
+                            } else {
+                                "deprecated"
+                            };
+                            match message {
+                                Some(m) => format!("{word}: {m}"),
+                                None => word.to_owned(),
+                            }
+                        }
+                    },
                     r.clients.join(","),
                 ]
             })
             .collect();
         blocks.push(Block::Table {
-            header: vec!["NAME", "SERVER", "INSTALLED", "LATEST", "CLIENTS"],
+            header: vec!["NAME", "SERVER", "INSTALLED", "LATEST", "STATUS", "CLIENTS"],
             rows,
         });
         blocks.push(Block::Note("update with `mcpctl update NAME`".to_owned()));

@@ -16,6 +16,15 @@ pub fn run(args: PlanArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         format,
     } = args;
     let manifest = load(ctx, &manifest_args)?;
+    printer.note(&crate::manifest::describe(
+        &manifest.path,
+        manifest_args.manifest.is_some(),
+        &ctx.project,
+    ));
+    if let Err(refusal) = crate::manifest::plan::trust_gate(ctx, &manifest, &manifest_args, "apply")
+    {
+        printer.warn(&format!("apply would refuse this: {refusal}"));
+    }
     let plans = plan_all(ctx, &manifest, manifest_args.profile.as_deref(), false)?;
     let mut report = PlanReport::new(ctx, &manifest, &plans, format, check);
     report.profile_line = manifest_args

@@ -55,12 +55,19 @@ pub fn run(args: RestoreArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
     if dry_run {
         let current =
             crate::fs::read_bytes(&location.path).map_err(|e| UserError::new(e.to_string()))?;
-        report.diff = Some(edit::unified_diff(
+        let diff = edit::unified_diff(
             &report.shown,
             current.as_deref().unwrap_or_default(),
             &bytes,
             current.is_some(),
-        ));
+        );
+        // Both versions' env and header values, hidden as `list` hides them.
+        let mut secrets = Vec::new();
+        for version in [current.as_deref().unwrap_or_default(), &bytes[..]] {
+            let text = String::from_utf8_lossy(version);
+            secrets.extend(env_and_header_values(client, &location, &text));
+        }
+        report.diff = Some(crate::secrets::redact_values(&diff, &secrets));
         return printer.emit(&report);
     }
     ctx.state.lock()?;
@@ -70,6 +77,29 @@ pub fn run(args: RestoreArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
         Action::Unchanged
     };
     printer.emit(&report)
+}
+
+/// The env and header values `list` would redact in `text` (one version of the file).
+fn env_and_header_values(
+    client: &crate::clients::Client,
+    location: &crate::clients::Location,
+    text: &str,
+) -> Vec<String> {
+    use crate::entry::{Dialect, Transport};
+    let Ok(doc) = client.format.parse(text.to_owned()) else {
+        return Vec::new();
+    };
+    let dialect = Dialect::of(client);
+    doc.servers(location.at())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|(_, raw)| dialect.from_raw(raw).ok())
+        .flat_map(|entry| match entry.transport {
+            Transport::Stdio { env, .. } => env.into_values().collect::<Vec<_>>(),
+            Transport::Remote { headers, .. } => headers.into_values().collect(),
+        })
+        .filter(|value| crate::secrets::redact(value) != *value)
+        .collect()
 }
 
 /// What `restore` did (`--json`: `{"client","path","backup","action"}`).

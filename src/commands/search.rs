@@ -10,7 +10,7 @@ use crate::output::{Block, Paint, Printer, Report, Style};
 use crate::registry::registry_error;
 use crate::registry::{self, Status};
 use crate::session::Context;
-use crate::session::registry::registry_for;
+use crate::session::registry::{registry_for, warn_plain_http};
 
 /// One `search --json` item.
 #[derive(Debug, Serialize)]
@@ -35,6 +35,7 @@ pub fn run(args: SearchArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         registry: registry_args,
     } = args;
     let registry = registry_for(ctx, &registry_args, None);
+    warn_plain_http(printer, &registry);
     printer.progress(&format!("searching {}…", registry.base));
     let found = registry.search(&text, usize::from(limit));
     printer.progress_done();

@@ -21,8 +21,15 @@ pub fn render(
     entry: &ServerEntry,
     no_wrap: bool,
 ) -> anyhow::Result<(ServerEntry, Value, Vec<String>)> {
+    // What the client does with the entry (issue 21): refuse what it cannot use.
+    let loading_notes = crate::loads::before_write(client, entry).map_err(|why| {
+        UserError::new(why).hint(
+            "write the value itself, or target a client that expands variables; nothing was written",
+        )
+    })?;
     let entry = for_platform(entry, os, &client.fields, no_wrap);
     let (entry, mut notes) = for_client_vars(&entry, client);
+    notes.extend(loading_notes);
     if let Transport::Stdio { command, args, .. } = &entry.transport
         && entry::is_wrapped(command, args)
     {
@@ -34,6 +41,14 @@ pub fn render(
                 risky.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ")
             ));
         }
+    }
+    // Codex: a reference no pass-through field carries would stay literal text.
+    if let Some(refused) = notes.iter().find(|n| n.starts_with(CODEX_NO_PASS_THROUGH)) {
+        return Err(UserError::new(refused.clone())
+            .hint(
+                "reference a variable of the same name (`-e X='${X}'`, passed through `env_vars`; headers through `env_http_headers`) and set it where Codex starts, or write the value itself",
+            )
+            .into());
     }
     let raw = Dialect::of(client)
         .to_raw(&entry)
@@ -60,10 +75,15 @@ pub(crate) fn entry_error(e: entry::EntryError, client: &Client) -> anyhow::Erro
     UserError::new(e.to_string()).hint(hint).into()
 }
 
+/// How the note on a Codex reference without a pass-through field starts.
+const CODEX_NO_PASS_THROUGH: &str = "Codex expands no variables, and has no pass-through field for";
+
 /// Spell `${VAR}` references the way the client expands them (`${env:VAR}` for Cursor
 /// and VS Code, `{env:VAR}` for OpenCode). Codex expands none; its dialect turns
 /// whole-value references into pass-through fields (`env_vars`, `env_http_headers`,
-/// `bearer_token_env_var`). Returns what cannot be said in the client's terms, as warnings.
+/// `bearer_token_env_var`). Returns what cannot be said in the client's terms, as
+/// warnings; for Codex a reference no pass-through field can carry is a note starting
+/// with [`CODEX_NO_PASS_THROUGH`], which `render` refuses.
 fn for_client_vars(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<String>) {
     let mut entry = entry.clone();
     let mut notes = Vec::new();
@@ -142,8 +162,9 @@ fn for_client_vars(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<St
         }
     }
     if !literal.is_empty() {
+        // Written, the text would stay literal (and `plan` would call it in sync).
         notes.push(format!(
-            "Codex expands no variables: {} will hold the `${{...}}` text literally; use a whole-value reference to a variable of the same name instead",
+            "{CODEX_NO_PASS_THROUGH} {}: it would hold the `${{...}}` text literally",
             literal.join(", ")
         ));
     }
@@ -158,9 +179,16 @@ fn for_platform(entry: &ServerEntry, os: Os, fields: &Fields, no_wrap: bool) -> 
         && !no_wrap
         && let Transport::Stdio { command, args, .. } = &mut entry.transport
     {
-        let (c, a) = entry::wrap(command, args);
-        *command = c;
-        *args = a;
+        // mcpctl's launcher is a real executable: what it starts is wrapped instead.
+        if let Some(launched) =
+            crate::secret_store::launcher::map_server(command, args, entry::wrap)
+        {
+            *args = launched;
+        } else {
+            let (c, a) = entry::wrap(command, args);
+            *command = c;
+            *args = a;
+        }
     }
     entry
 }

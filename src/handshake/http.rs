@@ -29,7 +29,7 @@ use crate::entry::RemoteKind;
 const MAX_MESSAGE: usize = 16 * 1024 * 1024;
 /// Time allowed for the closing DELETE of a session.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(2);
-const ACCEPT_BOTH: &str = "application/json, text/event-stream";
+pub(super) const ACCEPT_BOTH: &str = "application/json, text/event-stream";
 /// JSON-RPC error codes only a modern-era server sends (header mismatch, missing client
 /// capability, unsupported protocol version).
 const MODERN_ERRORS: [i64; 3] = [-32020, -32021, -32022];
@@ -64,6 +64,7 @@ pub(crate) fn probe(
         budget: options.budget(),
         discover: true,
         call,
+        capabilities: options.capabilities.clone(),
     };
     let result = match kind {
         RemoteKind::Http => streamable(http, url, &mut plan, report),
@@ -222,7 +223,7 @@ fn http_error(status: u16, html: bool, body: &str, phase: Phase) -> ProbeError {
     }
 }
 
-fn content_type(response: &ureq::http::Response<ureq::Body>) -> String {
+pub(super) fn content_type(response: &ureq::http::Response<ureq::Body>) -> String {
     response
         .headers()
         .get("content-type")
@@ -531,7 +532,7 @@ impl Streamable {
 
 /// A header value as the 2026-07-28 HTTP transport carries it: printable ASCII as is,
 /// anything else base64 in the `=?base64?…?=` sentinel.
-fn header_value(value: &str) -> String {
+pub(super) fn header_value(value: &str) -> String {
     use base64::Engine as _;
     let plain = value.bytes().all(|b| (0x20..=0x7e).contains(&b))
         && value.trim() == value
@@ -736,25 +737,25 @@ impl Legacy {
 
 /// One server-sent event. `event` defaults to `message`.
 #[derive(Debug, PartialEq, Eq)]
-struct Event {
-    event: String,
-    data: String,
+pub(super) struct Event {
+    pub(super) event: String,
+    pub(super) data: String,
 }
 
 /// A server-sent-events parser (the WHATWG rules a client needs: `event`, multi-line
 /// `data`, comments, and no dispatch for an event with empty data, such as the priming
 /// event of 2025-11-25 servers).
-struct SseReader<R> {
+pub(super) struct SseReader<R> {
     reader: R,
 }
 
 impl<R: BufRead> SseReader<R> {
-    fn new(reader: R) -> Self {
+    pub(super) fn new(reader: R) -> Self {
         Self { reader }
     }
 
     /// The next event with data, `Ok(None)` at the end of the stream.
-    fn next_event(&mut self) -> std::io::Result<Option<Event>> {
+    pub(super) fn next_event(&mut self) -> std::io::Result<Option<Event>> {
         let mut event = String::new();
         let mut data = String::new();
         let mut has_data = false;
@@ -813,7 +814,7 @@ fn html_text(html: &str) -> String {
 
 /// Resolve the `endpoint` event's URI against the SSE URL (absolute, scheme-relative,
 /// absolute-path or relative-path references).
-fn resolve_url(base: &str, reference: &str) -> String {
+pub(super) fn resolve_url(base: &str, reference: &str) -> String {
     if reference.contains("://") {
         return reference.to_owned();
     }

@@ -13,11 +13,12 @@
 //! [`ProbeOptions::parent_env`]), never prints, never leaves a spawned process running,
 //! and never puts a header value into a message or `Debug` output.
 
+pub mod bridge;
 mod http;
 mod jsonrpc;
 pub(crate) mod lines;
 pub mod prepare;
-mod process;
+pub(crate) mod process;
 mod session;
 mod stdio;
 pub mod tools;
@@ -137,6 +138,9 @@ pub struct ProbeOptions {
     /// The environment mcpctl runs in. A stdio server gets this with the entry's `env`
     /// laid over it (and nothing else); remote headers expand `${VAR}` from it.
     pub parent_env: IndexMap<String, String>,
+    /// The client capabilities to declare (a client's own, for `doctor --as`); `None`:
+    /// mcpctl's.
+    pub capabilities: Option<serde_json::Value>,
 }
 
 impl ProbeOptions {
@@ -244,6 +248,9 @@ pub struct Probe {
     pub protocol_era: Option<Era>,
     /// The protocol version the server answered with.
     pub protocol_version: Option<String>,
+    /// The versions a modern-era server's `server/discover` names (empty in the
+    /// handshake era): whether it also speaks `initialize` to older clients.
+    pub supported_versions: Vec<String>,
     /// Number of tools, when `tools/list` completed (`None` when the server declares no
     /// `tools` capability or the probe failed earlier).
     pub tools: Option<usize>,
@@ -308,7 +315,7 @@ pub enum ProbeError {
         "server wrote a line that is not JSON-RPC on stdout during {phase}: `{line}` (an MCP server must log to stderr, never stdout)"
     )]
     NonJson { line: String, phase: Phase },
-    #[error("server answered {phase} with JSON-RPC error {code}: {message}")]
+    #[error("server answered {phase} with JSON-RPC error {code}{}: {message}", rpc_code_name(*.code))]
     JsonRpc {
         code: i64,
         message: String,
@@ -465,6 +472,23 @@ fn raise(set_by: TimeoutSource) -> String {
     }
 }
 
+/// The names MCP 2026-07-28 gives its own error codes (and the JSON-RPC ones a probe meets
+/// most), so a message says what the number means.
+fn rpc_code_name(code: i64) -> &'static str {
+    match code {
+        -32020 => {
+            " (HeaderMismatch: the Mcp-Method/Mcp-Name headers disagree with the request body)"
+        }
+        -32021 => {
+            " (MissingRequiredClientCapability: the server needs a capability mcpctl's probe does not declare)"
+        }
+        -32022 => " (UnsupportedProtocolVersion)",
+        -32601 => " (method not found)",
+        -32602 => " (invalid params)",
+        _ => "",
+    }
+}
+
 fn http_detail(detail: &str) -> String {
     if detail.is_empty() {
         String::new()
@@ -487,6 +511,7 @@ pub(crate) struct Report {
     pub(crate) server_version: Option<String>,
     pub(crate) protocol_era: Option<Era>,
     pub(crate) protocol_version: Option<String>,
+    pub(crate) supported_versions: Vec<String>,
     pub(crate) tool_definitions: Vec<serde_json::Value>,
     pub(crate) call_result: Option<serde_json::Value>,
     pub(crate) capabilities: Option<serde_json::Value>,
@@ -532,6 +557,7 @@ impl Report {
             server_version: self.server_version,
             protocol_era: self.protocol_era,
             protocol_version: self.protocol_version,
+            supported_versions: self.supported_versions,
             tools: listed.then_some(self.tool_definitions.len()),
             // Server-provided text never reaches a terminal with its control characters.
             tool_names: self
@@ -644,6 +670,17 @@ fn session(launch: &Launch, options: &ProbeOptions, call: Option<&ToolCall>) -> 
     report.finish(result.err(), started)
 }
 
+/// Whether two probes are the same handshake (`probe_many` runs it once): the same plan,
+/// time limit, environment and declared capabilities.
+#[must_use]
+pub fn same_probe(a: (&Launch, &ProbeOptions), b: (&Launch, &ProbeOptions)) -> bool {
+    a.0 == b.0
+        && a.1.timeout == b.1.timeout
+        && a.1.timeout_set_by == b.1.timeout_set_by
+        && a.1.capabilities == b.1.capabilities
+        && a.1.parent_env == b.1.parent_env
+}
+
 /// Probe many servers on at most `jobs` threads, each with its own options (an entry may
 /// carry its own timeout). Identical plans with the same time limit are probed once and
 /// share the result. `on_done(index, probe)` runs as each result arrives (for every index
@@ -655,7 +692,7 @@ pub fn probe_many(
 ) -> Vec<Probe> {
     // unique[k] = the first index of each distinct job; owner[i] = its k.
     let same = |a: &(Launch, ProbeOptions), b: &(Launch, ProbeOptions)| {
-        a.0 == b.0 && a.1.timeout == b.1.timeout && a.1.timeout_set_by == b.1.timeout_set_by
+        same_probe((&a.0, &a.1), (&b.0, &b.1))
     };
     let mut unique: Vec<usize> = Vec::new();
     let mut owner: Vec<usize> = Vec::with_capacity(items.len());
@@ -712,6 +749,30 @@ pub fn probe_many(
 
 #[cfg(test)]
 mod tests {
+
+    /// MCP 2026-07-28's error codes are named in the message, not only numbered.
+    #[test]
+    fn modern_error_codes_are_named() {
+        for (code, name) in [
+            (-32020, "HeaderMismatch"),
+            (-32021, "MissingRequiredClientCapability"),
+            (-32022, "UnsupportedProtocolVersion"),
+        ] {
+            let error = ProbeError::JsonRpc {
+                code,
+                message: "no".to_owned(),
+                phase: Phase::Discover,
+            };
+            let text = error.to_string();
+            assert!(text.contains(&format!("{code} ({name}")), "{text}");
+        }
+        let other = ProbeError::JsonRpc {
+            code: -1,
+            message: "no".to_owned(),
+            phase: Phase::Discover,
+        };
+        assert!(other.to_string().contains("error -1: no"), "{other}");
+    }
     use super::*;
 
     #[test]

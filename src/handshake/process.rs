@@ -360,3 +360,24 @@ fn group_is_empty(group: libc::pid_t) -> bool {
     let result = unsafe { libc::kill(-group, 0) };
     result != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
 }
+
+/// Become the server `command` describes (the launcher, `mcpctl run`): on unix the
+/// process is replaced (`exec`: same pid, the client's pipes and signals reach the server
+/// directly), so this returns only the error that prevented it. On Windows, which has no
+/// `exec`, the server runs as a child in a kill-on-close Job Object with the same stdio
+/// (ending the launcher ends the server and what it started) and its exit code is
+/// returned for the launcher to exit with.
+pub(crate) fn become_server(mut command: Command) -> std::io::Result<i32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        Err(command.exec())
+    }
+    #[cfg(windows)]
+    {
+        let mut child = command.spawn()?;
+        let _job = job::Job::assign(&child);
+        let status = child.wait()?;
+        Ok(status.code().unwrap_or(1))
+    }
+}

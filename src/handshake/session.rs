@@ -92,13 +92,6 @@ pub(crate) trait Channel {
         PROBE_WINDOW
     }
 
-    /// Follow the probe with a `ping` on the same connection: a reply to the ping while
-    /// the probe is unanswered means the server read the probe and chose silence, so
-    /// the window need not run out (stdio, where messages are read in order).
-    fn ping_after_probe(&self) -> bool {
-        false
-    }
-
     /// Start the server again after it quit. `Ok(false)`: this transport cannot.
     fn restart(&mut self, _report: &mut Report) -> Result<bool, ProbeError> {
         Ok(false)
@@ -114,6 +107,16 @@ pub(crate) struct Plan<'a> {
     pub(crate) discover: bool,
     /// Call this tool after listing.
     pub(crate) call: Option<&'a ToolCall>,
+    /// The client capabilities to declare; `None`: mcpctl's.
+    pub(crate) capabilities: Option<Value>,
+}
+
+impl Plan<'_> {
+    fn capabilities(&self) -> Value {
+        self.capabilities
+            .clone()
+            .unwrap_or_else(super::jsonrpc::client_capabilities)
+    }
 }
 
 /// How the era question was settled.
@@ -197,13 +200,16 @@ impl<C: Channel> Session<'_, '_, C> {
         let sent = self.channel.send(
             id,
             "server/discover",
-            &modern_params(Map::new()),
+            &modern_params(Map::new(), self.plan.capabilities()),
             Phase::Discover,
             window,
             report,
         );
+        // Nothing follows the probe inside the window: the only request a handshake-era
+        // server takes before `initialize` is `ping`, which 2026-07-28 removed (a strict
+        // modern server quits on it), so no method is safe in both eras. A server that
+        // ignores unknown methods costs the window.
         let answer = match sent {
-            Ok(()) if self.channel.ping_after_probe() => self.probe_or_ping(id, window, report),
             Ok(()) => self.receive_until(id, Phase::Discover, window, report),
             Err(error) => Err(error),
         };
@@ -228,28 +234,6 @@ impl<C: Channel> Session<'_, '_, C> {
                 }
             }
             Err(error) => Err(error),
-        }
-    }
-
-    /// The probe's reply, or `Ok(None)` once a `ping` sent after it is answered first (a
-    /// handshake-era server that ignores unknown methods; the probe stays outstanding)
-    /// or the window ends. Only `ping` may precede `initialize` in the handshake era.
-    fn probe_or_ping(
-        &mut self,
-        probe: u64,
-        window: Instant,
-        report: &mut Report,
-    ) -> Result<Option<Result<Value, RpcError>>, ProbeError> {
-        let ping = self.id();
-        self.channel
-            .send(ping, "ping", &json!({}), Phase::Discover, window, report)?;
-        loop {
-            match self.channel.receive(Phase::Discover, window, report)? {
-                Some(reply) if reply.id == probe => return Ok(Some(reply.outcome)),
-                Some(reply) if reply.id == ping => return Ok(None),
-                Some(_) => {}
-                None => return Ok(None),
-            }
         }
     }
 
@@ -281,7 +265,7 @@ impl<C: Channel> Session<'_, '_, C> {
         let id = self.id();
         let params = json!({
             "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": super::jsonrpc::client_capabilities(),
+            "capabilities": self.plan.capabilities(),
             "clientInfo": client_info(),
         });
         self.sent_initialize = true;
@@ -377,7 +361,7 @@ impl<C: Channel> Session<'_, '_, C> {
         report: &mut Report,
     ) -> Result<Value, ProbeError> {
         let params = if self.modern || method == "server/discover" {
-            modern_params(params)
+            modern_params(params, self.plan.capabilities())
         } else {
             Value::Object(params)
         };
@@ -395,6 +379,7 @@ impl<C: Channel> Session<'_, '_, C> {
     fn modern(&mut self, discovered: &Value, report: &mut Report) -> Result<(), ProbeError> {
         report.protocol_era = Some(Era::Modern);
         report.protocol_version = Some(MODERN_PROTOCOL_VERSION.to_owned());
+        report.supported_versions = version_list(discovered.get("supportedVersions"));
         let info = discovered
             .get("_meta")
             .and_then(|meta| meta.get("io.modelcontextprotocol/serverInfo"));
@@ -559,12 +544,12 @@ fn client_info() -> Value {
 }
 
 /// `params` with the modern era's `_meta` envelope added.
-fn modern_params(mut params: Map<String, Value>) -> Value {
+fn modern_params(mut params: Map<String, Value>, capabilities: Value) -> Value {
     params.insert(
         "_meta".to_owned(),
         json!({
             "io.modelcontextprotocol/protocolVersion": MODERN_PROTOCOL_VERSION,
-            "io.modelcontextprotocol/clientCapabilities": super::jsonrpc::client_capabilities(),
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
             "io.modelcontextprotocol/clientInfo": client_info(),
         }),
     );
@@ -773,6 +758,7 @@ mod tests {
             },
             discover: true,
             call: None,
+            capabilities: None,
         }
     }
 
@@ -854,7 +840,7 @@ mod tests {
     fn modern_params_carry_the_envelope() {
         let mut params = Map::new();
         params.insert("cursor".into(), "c".into());
-        let params = modern_params(params);
+        let params = modern_params(params, super::super::jsonrpc::client_capabilities());
         assert_eq!(params["cursor"], "c");
         let meta = &params["_meta"];
         assert_eq!(

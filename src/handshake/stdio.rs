@@ -75,6 +75,7 @@ pub(crate) fn probe(
         budget: options.budget(),
         discover: true,
         call,
+        capabilities: options.capabilities.clone(),
     };
     let mut result = session::run(&mut channel, &plan, report);
     let first_junk = channel.first_junk.take();
@@ -409,10 +410,6 @@ impl Channel for StdioChannel<'_> {
         _report: &mut Report,
     ) -> Result<(), ProbeError> {
         self.write(&jsonrpc::notification(method), phase)
-    }
-
-    fn ping_after_probe(&self) -> bool {
-        true
     }
 
     fn restart(&mut self, report: &mut Report) -> Result<bool, ProbeError> {

@@ -63,6 +63,9 @@ pub struct Manifest {
     pub scope: Scope,
     /// Entries not in the manifest are drift (and `apply` removes them).
     pub exclusive: bool,
+    /// Found as the project's `mcpctl.toml` (it came with the repository), not named by
+    /// the user (`--manifest`, `MCPCTL_MANIFEST`) nor the user manifest.
+    pub from_project: bool,
     /// `profile = "NAME"`.
     pub profile: Option<String>,
     pub servers: IndexMap<String, ServerSpec>,
@@ -345,6 +348,7 @@ impl Manifest {
             clients,
             scope,
             exclusive: raw.exclusive,
+            from_project: false,
             profile: raw.profile,
             servers,
             profiles,
@@ -395,6 +399,7 @@ impl Manifest {
             clients: ClientChoice::Detected,
             scope: Scope::User,
             exclusive: false,
+            from_project: false,
             profile: None,
             servers: specs,
             profiles: IndexMap::new(),
@@ -451,6 +456,18 @@ fn find_string(text: &str, needle: &str, from: usize) -> usize {
 /// Where the manifest is: `--manifest`/`MCPCTL_MANIFEST`, else `mcpctl.toml` in the
 /// project directory, else the user manifest (`{xdg_config}/mcpctl/mcpctl.toml`,
 /// `%APPDATA%\mcpctl\mcpctl.toml` on Windows).
+/// How `locate` found `path`, for the line every plan/apply/import prints.
+pub fn describe(path: &Path, explicit: bool, project: &Path) -> String {
+    let how = if explicit {
+        "named with --manifest / MCPCTL_MANIFEST"
+    } else if path == project.join(FILE_NAME) {
+        "the project's own, from the repository"
+    } else {
+        "your user manifest"
+    };
+    format!("manifest: {} ({how})", path.display())
+}
+
 pub fn locate(
     explicit: Option<&Path>,
     project: &Path,

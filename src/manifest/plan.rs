@@ -103,10 +103,21 @@ pub struct Item {
     pub name: String,
     pub action: Action,
     pub reason: Option<String>,
+    /// The entry is not provably mcpctl's: the action happens only with `--force`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub needs_force: bool,
     #[serde(skip)]
     pub line: usize,
     #[serde(skip)]
     pub column: usize,
+}
+
+impl Item {
+    /// Stops `apply` unless `--force`: a conflict, a drift, or an action on an entry
+    /// mcpctl cannot prove it wrote.
+    pub fn blocks(&self) -> bool {
+        self.action.blocks() || self.needs_force
+    }
 }
 
 /// What to remember once a file is written.
@@ -176,14 +187,17 @@ impl FilePlan<'_> {
 /// Find, read and validate the manifest.
 pub fn load(ctx: &Context, args: &ManifestArgs) -> anyhow::Result<Manifest> {
     let path = crate::manifest::locate(args.manifest.as_deref(), &ctx.project, &ctx.platform)?;
+    let from_project =
+        args.manifest.is_none() && path == ctx.project.join(crate::manifest::FILE_NAME);
     let source = crate::fs::read_source(&path).map_err(|e| UserError::new(e.to_string()))?;
     if !source.exists() {
         return Err(UserError::new(format!("no manifest at `{}`", path.display()))
             .hint("create one with `mcpctl import > mcpctl.toml`, or name it with `--manifest FILE`")
             .into());
     }
-    let manifest = Manifest::parse(&path, &source.text, &ctx.table)
+    let mut manifest = Manifest::parse(&path, &source.text, &ctx.table)
         .map_err(|e| UserError::new(e.to_string()).hint("fix the manifest; nothing was changed"))?;
+    manifest.from_project = from_project;
     if let Some(profile) = &args.profile
         && !manifest.profiles.contains_key(profile)
     {
@@ -206,6 +220,35 @@ pub fn load(ctx: &Context, args: &ManifestArgs) -> anyhow::Result<Manifest> {
         .into());
     }
     Ok(manifest)
+}
+
+/// A project's own manifest (it came with the repository, like `.mcp.json`) writes only
+/// project-scope files, unless the user trusts the folder by the rule `doctor` uses
+/// (`trust::TrustRule::folder`: `--trust-project`, or a client that records the folder
+/// as trusted). Anything else is refused with the commands that would allow it.
+pub fn trust_gate(
+    ctx: &Context,
+    manifest: &Manifest,
+    args: &ManifestArgs,
+    verb: &str,
+) -> anyhow::Result<()> {
+    if !manifest.from_project || manifest.scope == Scope::Project {
+        return Ok(());
+    }
+    let rule = crate::trust::TrustRule::new(&ctx.platform, &ctx.project, args.trust_project);
+    if rule.folder(&ctx.table).allows_start() {
+        return Ok(());
+    }
+    Err(UserError::new(format!(
+        "`{}` is the project's own manifest (it came with the repository) and asks for {} scope: a project's manifest writes only project-scope files, unless you name it or trust the folder",
+        manifest.path.display(),
+        manifest.scope.as_str()
+    ))
+    .hint(format!(
+        "if you trust this repository: `mcpctl {verb} --manifest {}` or `mcpctl {verb} --trust-project`; nothing was written",
+        manifest.path.display()
+    ))
+    .into())
 }
 
 /// The files the manifest targets: each (file, servers key) once, with the clients that
@@ -357,7 +400,10 @@ pub fn prune(
                 "no longer in the manifest, but edited by hand since mcpctl wrote it",
             )
         }),
-        _ if exclusive => Some((Action::Remove, "not in the manifest, which is exclusive")),
+        _ if exclusive => Some((
+            Action::Remove,
+            "not in the manifest, which is exclusive, but not mcpctl's (made by hand or by another source): removed only with --force",
+        )),
         _ => None,
     }
 }
@@ -470,6 +516,7 @@ pub fn plan_file<'a>(
             name: name.to_owned(),
             action,
             reason,
+            needs_force: false,
             line: at.0,
             column: at.1,
         });
@@ -650,11 +697,17 @@ pub fn plan_file<'a>(
             continue;
         };
         let reason = Some(reason.to_owned());
-        if action == Action::Remove || force {
+        // mcpctl cannot prove it wrote an entry another source recorded, or none did:
+        // only `--force` removes it.
+        let needs_force = record.as_ref().is_none_or(|r| r.source != origin);
+        if (action == Action::Remove && !needs_force) || force {
             document.doc.remove(location.at(), name)?;
             plan.ledger.push(LedgerOp::Forget { name: name.clone() });
         }
         push(&mut plan, name, action, reason, at);
+        if let Some(item) = plan.items.last_mut() {
+            item.needs_force = needs_force;
+        }
     }
     // Parked entries of this manifest's servers it no longer lists.
     let leftovers = probe.parked().iter().filter(|p| {

@@ -35,6 +35,10 @@ pub enum RegistryError {
         url: String,
         closest: Vec<String>,
     },
+    #[error(
+        "the registry at {url} redirects to another host ({to}); mcpctl follows a registry's redirects only within its own host"
+    )]
+    Redirect { url: String, to: String },
     #[error("`{name}` has no version `{version}` in the registry at {base}")]
     NoVersion {
         name: String,
@@ -69,6 +73,10 @@ impl RegistryError {
             RegistryError::NoVersion { name, .. } => {
                 format!("drop the version to get the newest: `mcpctl add {name}`")
             }
+            RegistryError::Redirect { to, .. } => format!(
+                "if you trust it, point `--registry`/MCPCTL_REGISTRY at {} itself; nothing was written",
+                origin(to)
+            ),
         }
     }
 }
@@ -80,6 +88,15 @@ pub struct Registry {
     agent: ureq::Agent,
     /// `state/registry/` (the cache lives there), when there is a state directory.
     cache_dir: Option<PathBuf>,
+}
+
+/// `scheme://host[:port]` of `url`.
+fn origin(url: &str) -> &str {
+    let start = url.find("://").map_or(0, |i| i + 3);
+    let end = url[start..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |e| start + e);
+    &url[..end]
 }
 
 /// Percent-encode everything but RFC 3986 unreserved characters.
@@ -107,6 +124,8 @@ impl Registry {
     pub fn new(base: &str, cache_dir: Option<PathBuf>) -> Registry {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
+            // Redirects are followed by hand, only within the registry's own host.
+            .max_redirects(0)
             .timeout_connect(Some(CONNECT_TIMEOUT))
             .timeout_global(Some(TIMEOUT))
             .user_agent(concat!("mcpctl/", env!("CARGO_PKG_VERSION")))
@@ -124,12 +143,40 @@ impl Registry {
             url: url.to_owned(),
             cause,
         };
-        let mut response = self
-            .agent
-            .get(url)
-            .header("Accept", "application/json")
-            .call()
-            .map_err(|e| unreachable(describe(&e)))?;
+        let mut at = url.to_owned();
+        let mut hops = 0;
+        let mut response = loop {
+            let response = self
+                .agent
+                .get(&at)
+                .header("Accept", "application/json")
+                .call()
+                .map_err(|e| unreachable(describe(&e)))?;
+            let status = response.status().as_u16();
+            let location = response
+                .headers()
+                .get("location")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            match location {
+                Some(to) if (300..400).contains(&status) && hops < 5 => {
+                    let next = if to.starts_with('/') {
+                        format!("{}{to}", origin(&at))
+                    } else {
+                        to
+                    };
+                    if !origin(&next).eq_ignore_ascii_case(origin(url)) {
+                        return Err(RegistryError::Redirect {
+                            url: url.to_owned(),
+                            to: next,
+                        });
+                    }
+                    at = next;
+                    hops += 1;
+                }
+                _ => break response,
+            }
+        };
         let status = response.status().as_u16();
         let body = response
             .body_mut()

@@ -18,6 +18,8 @@ pub enum PackageType {
     Pypi,
     Oci,
     Nuget,
+    // A Rust crate (registry 1.8): `cargo install --locked CRATE@VERSION`, then the binary.
+    Cargo,
     Mcpb,
 }
 
@@ -28,6 +30,7 @@ impl PackageType {
             PackageType::Pypi => "pypi",
             PackageType::Oci => "oci",
             PackageType::Nuget => "nuget",
+            PackageType::Cargo => "cargo",
             PackageType::Mcpb => "mcpb",
         }
     }
@@ -94,6 +97,8 @@ pub enum MapError {
     Inputs,
     #[error("`{name}`'s entry has a control character in {what}; mcpctl will not write it")]
     ControlCharacter { name: String, what: String },
+    #[error("`{name}` is refused: {why}")]
+    Refused { name: String, why: String },
 }
 
 impl MapError {
@@ -109,6 +114,7 @@ impl MapError {
             MapError::ServesHttp { url, .. } => {
                 format!("start the server yourself, then `mcpctl add NAME --url {url}`")
             }
+            MapError::Refused { .. } => "nothing was written; registry data cannot be trusted with that (report it to the publisher, or add the server by hand if you trust it)".to_owned(),
             _ => "install it by hand with `mcpctl add NAME -- COMMAND` or `--url URL`".to_owned(),
         }
     }
@@ -587,6 +593,17 @@ fn package_entry(
     }
     let id = &package.identifier;
     let version = package.version.as_deref().filter(|v| !v.is_empty());
+    let refused = |why: String| MapError::Refused {
+        name: server.name.clone(),
+        why,
+    };
+    super::validate::identifier(kind, id).map_err(refused)?;
+    if let Some(v) = version {
+        super::validate::version(kind, v).map_err(refused)?;
+    }
+    if let Some(base) = &package.registry_base_url {
+        super::validate::base_url(base).map_err(refused)?;
+    }
     let no_skip = |_: &Argument, _: Option<&str>| false;
     let mut env = StringMap::new();
     let (command, args) = match kind {
@@ -649,6 +666,13 @@ fn package_entry(
             args.extend(filler.args(&package.package_arguments, &no_skip, &mut env, false));
             ("docker", args)
         }
+        // The crate's binary, once `cargo install` (see `cargo_install`) put it on PATH
+        // (`~/.cargo/bin`); it is named like the crate.
+        "cargo" => {
+            env.extend(filler.env(&package.environment_variables));
+            let args = filler.args(&package.package_arguments, &no_skip, &mut env, false);
+            (id.as_str(), args)
+        }
         other => {
             return Err(MapError::UnknownPackage {
                 name: server.name.clone(),
@@ -661,6 +685,19 @@ fn package_entry(
         args,
         env,
         cwd: None,
+    })
+}
+
+/// The `cargo` arguments that install a `cargo` package's binary before the entry can run
+/// it: `install --locked CRATE@VERSION` (the lock file the crate was published with, so
+/// the build is the one its author tested); `None` for every other package type.
+pub fn cargo_install(package: &Package) -> Option<Vec<String>> {
+    (package.registry_type == "cargo").then(|| {
+        let spec = match package.version.as_deref().filter(|v| !v.is_empty()) {
+            Some(version) => format!("{}@{version}", package.identifier),
+            None => package.identifier.clone(),
+        };
+        vec!["install".to_owned(), "--locked".to_owned(), spec]
     })
 }
 
@@ -704,6 +741,12 @@ fn remote_entry(
     let url = filler
         .fill(&remote.url, &remote.variables, true, "the URL", None)
         .unwrap_or_default();
+    if !url.is_empty() {
+        super::validate::remote_url(&url).map_err(|why| MapError::Refused {
+            name: server.name.clone(),
+            why,
+        })?;
+    }
     let mut headers = StringMap::new();
     for header in &remote.headers {
         let what = format!("header `{}`", header.name);

@@ -9,6 +9,7 @@ pub mod inputs;
 pub mod installed;
 pub mod mapping;
 pub mod schema;
+pub mod validate;
 
 pub use api::{Registry, RegistryError};
 pub use inputs::{Export, Given, Resolver};
@@ -107,6 +108,8 @@ pub struct Resolved {
     pub asked: Vec<mapping::InputKey>,
     /// Optional inputs left out, with the flag that adds each.
     pub optional: Vec<String>,
+    /// What the publisher's data asks that widens the server's powers, to say first.
+    pub warnings: Vec<String>,
 }
 
 /// Why a registry server could not be resolved.
@@ -176,6 +179,7 @@ pub fn render_item(
         used: resolver.used,
         asked: resolver.asked,
         optional: resolver.optional,
+        warnings: validate::warnings(&item.server, form),
         item,
     })
 }

@@ -151,6 +151,7 @@ pub struct Inventory<'a> {
 /// user's settings win (Gemini CLI extensions).
 pub fn collect_all<'a>(ctx: &Context, clients: &[&'a Client], name: Option<&str>) -> Inventory<'a> {
     let (mut found, mut broken) = collect(ctx, clients, name);
+    crate::loads::mark(ctx, &mut found);
     let mut exclusive = Vec::new();
     let env = sources::Env {
         platform: &ctx.platform,
@@ -253,6 +254,22 @@ pub fn locations(ctx: &Context, client: &Client) -> anyhow::Result<Vec<Location>
             .with_context(|| format!("cannot resolve `{}`'s {} path", client.id, scope.as_str()))?;
         // With the project directory at HOME, a project path can be the user file itself
         // (`~/.cursor/mcp.json`): list each file+key once, as the wider scope.
+        // A client that merges several user files reads each one that exists.
+        if let (Scope::User, Some(user), false) =
+            (scope, &location, client.loading.merge.is_empty())
+            && let Some(dir) = user.path.parent()
+        {
+            for name in &client.loading.merge {
+                let path = dir.join(name);
+                if crate::fs::exists(&path) && !out.iter().any(|l: &Location| l.path == path) {
+                    out.push(Location {
+                        path,
+                        ..user.clone()
+                    });
+                }
+            }
+            continue;
+        }
         if let Some(location) = location
             && crate::fs::exists(&location.path)
             && !out

@@ -75,6 +75,35 @@ pub(crate) struct DoctorResult {
 }
 
 impl DoctorResult {
+    /// A result with nothing recorded yet.
+    pub(crate) fn empty(client: &str, scope: Scope, name: String, path: String) -> Self {
+        DoctorResult {
+            client: client.to_owned(),
+            scope,
+            name,
+            path,
+            status: Status::Ok,
+            checks: Vec::new(),
+            server_name: None,
+            server_version: None,
+            protocol_era: None,
+            protocol_version: None,
+            tools: None,
+            tokens: None,
+            tool_names: Vec::new(),
+            capabilities: None,
+            instructions_chars: None,
+            started: None,
+            elapsed_ms: None,
+            phases: Vec::new(),
+            error: None,
+            stderr_tail: Vec::new(),
+            target: String::new(),
+            read_only: false,
+            origin: None,
+        }
+    }
+
     /// Add a check's outcome: the result takes the worst status, and the first failure
     /// becomes its `error`.
     pub(crate) fn record(&mut self, check: &'static str, status: Status, message: String) {
@@ -135,6 +164,7 @@ pub(crate) fn probe_options(ctx: &Context, timeout: f64) -> anyhow::Result<Probe
         );
     }
     Ok(ProbeOptions {
+        capabilities: None,
         timeout: Duration::from_secs_f64(timeout),
         timeout_set_by: TimeoutSource::Option,
         parent_env: ctx
@@ -144,6 +174,40 @@ pub(crate) fn probe_options(ctx: &Context, timeout: f64) -> anyhow::Result<Probe
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect::<IndexMap<_, _>>(),
     })
+}
+
+/// `launch` as `client` starts it: its filter of the environment it passes on and the
+/// entry env names it drops, and when `declare` (`doctor --as`) the capabilities it
+/// declares.
+pub(crate) fn as_started_by(
+    client: &crate::clients::Client,
+    launch: Launch,
+    options: &mut ProbeOptions,
+    declare: bool,
+) -> Launch {
+    if let (true, Some(capabilities)) = (declare, &client.loading.capabilities) {
+        options.capabilities = Some(capabilities.clone());
+    }
+    match launch {
+        Launch::Stdio {
+            program,
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let (parent, env) = client.loading.server_env(&options.parent_env, &env);
+            options.parent_env = parent;
+            Launch::Stdio {
+                program,
+                command,
+                args,
+                env,
+                cwd,
+            }
+        }
+        remote @ Launch::Remote { .. } => remote,
+    }
 }
 
 /// The options for probing `f`: the entry's own startup timeout (Codex
@@ -169,40 +233,29 @@ pub(crate) fn static_checks(
     f: &Found<'_>,
     scopes: &[Scope],
 ) -> (DoctorResult, Option<Launch>) {
-    let mut result = DoctorResult {
-        client: f.client.id.clone(),
-        scope: f.scope,
-        name: f.name.clone(),
-        path: display_path(ctx, &f.path),
-        status: Status::Ok,
-        checks: Vec::new(),
-        server_name: None,
-        server_version: None,
-        protocol_era: None,
-        protocol_version: None,
-        tools: None,
-        tokens: None,
-        tool_names: Vec::new(),
-        capabilities: None,
-        instructions_chars: None,
-        started: None,
-        elapsed_ms: None,
-        phases: Vec::new(),
-        error: None,
-        stderr_tail: Vec::new(),
-        target: String::new(),
-        read_only: f.origin.is_some(),
-        origin: f.origin.as_ref().map(|o| {
-            serde_json::json!({
-                "kind": o.kind,
-                "name": o.name,
-                "file": o.file.display().to_string(),
-                "chosen_by": o.chosen_by,
-            })
-        }),
-    };
+    let mut result = DoctorResult::empty(
+        &f.client.id,
+        f.scope,
+        f.name.clone(),
+        display_path(ctx, &f.path),
+    );
+    result.read_only = f.origin.is_some();
+    result.origin = f.origin.as_ref().map(|o| {
+        serde_json::json!({
+            "kind": o.kind,
+            "name": o.name,
+            "file": o.file.display().to_string(),
+            "chosen_by": o.chosen_by,
+        })
+    });
     if let Some(why) = &f.not_loaded {
-        result.record("loaded", Status::Skipped, format!("{why}; not started"));
+        // A file the client rejects is a fault: none of its servers works there.
+        let status = if crate::loads::is_rejection(why) {
+            Status::Fail
+        } else {
+            Status::Skipped
+        };
+        result.record("loaded", status, format!("{why}; not started"));
         return (result, None);
     }
     if let Some(origin) = f.origin.as_ref().filter(|o| !o.enabled) {
@@ -277,6 +330,38 @@ pub(crate) fn static_checks(
         result.target = handshake::prepare::target_of(&entry.transport);
         return (result, None);
     }
+    // mcpctl's launcher or bridge: probe the server behind it, its secrets resolved the
+    // way `mcpctl run` / `mcpctl bridge` resolve them.
+    let store = crate::secret_store::Store::new(
+        &ctx.platform,
+        ctx.state.root().map(std::path::Path::to_path_buf),
+    );
+    let resolved = match store.resolve_entry(&entry.transport) {
+        Ok(resolved) => resolved,
+        Err(error) => {
+            result.record("secrets", Status::Fail, error.to_string());
+            result.target = handshake::prepare::target_of(
+                &crate::secret_store::launcher::logical(&entry.transport)
+                    .map_or_else(|| entry.transport.clone(), |l| l.transport),
+            );
+            return (result, None);
+        }
+    };
+    if let Some((_, names)) = &resolved {
+        result.record(
+            "secrets",
+            Status::Ok,
+            format!(
+                "{} resolved from the secret store",
+                names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        );
+    }
+    let transport = resolved.as_ref().map_or(&entry.transport, |(t, _)| t);
     let host = handshake::Host {
         target_os: ctx.platform.os,
         host_os: Os::host(),
@@ -284,7 +369,7 @@ pub(crate) fn static_checks(
         cwd: &ctx.platform.cwd,
         wrap_windows: f.client.fields.wrap_windows,
     };
-    let prepared = handshake::prepare(&entry.transport, &host);
+    let prepared = handshake::prepare(transport, &host);
     for finding in prepared.findings {
         let status = match finding.level {
             Level::Ok => Status::Ok,
@@ -302,6 +387,13 @@ pub(crate) fn static_checks(
         result.record(finding.check, status, message);
     }
     result.target = prepared.target;
+    // What this client does with the entry before starting it (its loading model).
+    if let Err(why) = crate::loads::before_write(f.client, entry) {
+        result.record("client", Status::Fail, why);
+    }
+    if let Some(dropped) = crate::loads::dropped_env(f.client, &entry.transport) {
+        result.record("client", Status::Warn, dropped);
+    }
     // Decided last so the static checks above still run on an entry not started.
     let verdict = match &f.origin {
         Some(origin) => trust.decide_origin(origin),

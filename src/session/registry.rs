@@ -64,6 +64,7 @@ pub fn fetch(
     version: Option<&str>,
     printer: &Printer,
 ) -> anyhow::Result<Item> {
+    warn_plain_http(printer, registry);
     printer.progress(&format!("asking {} for {name}…", registry.base));
     let item = registry.version(name, version);
     printer.progress_done();
@@ -91,6 +92,17 @@ pub fn fetch(
         Status::Active => {}
     }
     Ok(item)
+}
+
+/// A registry reached over plain `http://` (not loopback): what it answers becomes
+/// commands, and anyone on the way can change it.
+pub fn warn_plain_http(printer: &Printer, registry: &Registry) {
+    if registry::validate::plain_http(&registry.base) {
+        printer.warn(&format!(
+            "the registry {} is reached over plain `http://`: what it answers becomes commands on this machine, and anyone on the network path can change it; use `https://`",
+            registry.base
+        ));
+    }
 }
 
 /// `deprecated` entries install, with the publisher's message.
@@ -209,6 +221,15 @@ pub fn record(w: &Written<'_>) -> anyhow::Result<()> {
 /// Tell what was resolved: the final command per form, the variables to export, and
 /// the optional inputs left out.
 pub fn explain(printer: &Printer, forms: &[&Resolved]) {
+    for resolved in forms {
+        for warning in &resolved.warnings {
+            printer.warn(&format!(
+                "{}: {}",
+                registry::clean(&resolved.item.server.name),
+                registry::clean(warning)
+            ));
+        }
+    }
     for resolved in forms {
         let server = &resolved.item.server;
         printer.note(&format!(

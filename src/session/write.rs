@@ -14,6 +14,23 @@ use crate::session::edit::{self, Action};
 use crate::session::{Context, inventory, targets};
 use crate::state::{Created, Origin, ledger};
 
+/// A name a target client keeps for its own built-in servers (Claude Code's `workspace`,
+/// `computer-use`, ...) would be skipped or rejected by that client: refuse it before
+/// anything is written.
+pub(crate) fn refuse_reserved_name(clients: &[&Client], name: &str) -> Result<(), UserError> {
+    match clients
+        .iter()
+        .find(|c| c.reserved_names.iter().any(|r| r == name))
+    {
+        Some(client) => Err(UserError::new(format!(
+            "{} keeps the server name `{name}` for its own built-in server and skips or rejects an entry by that name",
+            client.name
+        ))
+        .hint(format!("pick another name, such as `{name}-mcp`"))),
+        None => Ok(()),
+    }
+}
+
 /// Clients with `strict_names` take only `[A-Za-z0-9_-]` in names: say so before writing.
 pub(crate) fn warn_unportable_name(printer: &Printer, client: &Client, name: &str) {
     if client.fields.strict_names && !entry::name_is_portable(name) {
@@ -248,4 +265,58 @@ pub(crate) fn parse_pairs(
         out.insert(key.to_owned(), pair[at + 1..].trim_start().to_owned());
     }
     Ok(out)
+}
+
+/// The entry behind mcpctl's launcher or bridge when it names stored secrets (`--secret`,
+/// `{secret:NAME}` values), with mcpctl's own absolute path: a client starts it with no
+/// shell, and `npx mcpctl` would cost seconds per start. A secret the store does not
+/// have yet is a warning: the entry works once it is set.
+pub(crate) fn with_secrets(
+    ctx: &Context,
+    printer: &Printer,
+    entry: ServerEntry,
+    secrets: &[String],
+) -> anyhow::Result<ServerEntry> {
+    use crate::secret_store::launcher;
+    let secrets = secrets
+        .iter()
+        .map(|s| {
+            launcher::EnvSecret::parse(s).map_err(|e| {
+                UserError::new(e)
+                    .hint("write --secret ENV=SECRET, e.g. --secret GITHUB_TOKEN=github")
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let placeholders = |t: &entry::Transport| match t {
+        entry::Transport::Stdio { env, .. } => env.values().any(|v| v.contains("{secret:")),
+        entry::Transport::Remote { headers, .. } => {
+            headers.values().any(|v| v.contains("{secret:"))
+        }
+    };
+    if secrets.is_empty() && !placeholders(&entry.transport) {
+        return Ok(entry);
+    }
+    let program = std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .map_err(|e| {
+            UserError::new(format!("cannot tell where this mcpctl binary is: {e}"))
+                .hint("the launcher entry needs mcpctl's absolute path; run mcpctl by its path")
+        })?;
+    let ServerEntry { transport, extras } = entry;
+    let transport = launcher::with_secrets(transport, &secrets, &program.display().to_string());
+    let store = crate::secret_store::Store::new(
+        &ctx.platform,
+        ctx.state.root().map(std::path::Path::to_path_buf),
+    );
+    if let Some(logical) = launcher::logical(&transport) {
+        for s in &logical.secrets {
+            if store.backend_of(&s.secret).is_none() {
+                printer.warn(&format!(
+                    "secret `{}` is not in the store yet: the server cannot start until you run `mcpctl secret set {}`",
+                    s.secret, s.secret
+                ));
+            }
+        }
+    }
+    Ok(ServerEntry { transport, extras })
 }

@@ -16,7 +16,7 @@ use serde_json::Value;
 use super::store::{self, Memory};
 use super::{entry_in, find};
 use crate::clients::{Client, Location, ToolFilter};
-use crate::formats::{Edit, ServersAt};
+use crate::formats::Edit;
 use crate::session::Context;
 use crate::session::edit;
 
@@ -248,10 +248,7 @@ pub fn filter(
             if before == after {
                 continue;
             }
-            let done = match &after {
-                Some(value) => doc.upsert(ServersAt::map(&at), field, value)?,
-                None => doc.remove(ServersAt::map(&at), field)?,
-            };
+            let done = super::set_entry_field(doc, location, name, field, after.as_ref())?;
             if done != Edit::Unchanged {
                 edit = Edit::Updated;
                 changes.borrow_mut().push((field.clone(), before, after));

@@ -39,9 +39,10 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::clients::{Client, Location, Scope, Switch};
-use crate::formats::{ConfigDoc, RawEntry, ServersAt};
+use crate::formats::{ConfigDoc, Edit, RawEntry, ServersAt};
 use crate::session::Context;
 use crate::session::inventory::read_document;
+use serde_json::Value;
 
 pub use store::{Parked, Store};
 
@@ -159,6 +160,51 @@ pub fn switch(
 }
 
 /// The entry `name` at `at`, as the document spells it.
+/// The field `field` of the entry `name` at `location`.
+pub(crate) fn entry_field(
+    doc: &dyn ConfigDoc,
+    location: &Location,
+    name: &str,
+    field: &str,
+) -> anyhow::Result<Option<Value>> {
+    Ok(find(doc, location.at(), name)?.and_then(|entry| entry.get(field).cloned()))
+}
+
+/// Set (`Some`) or drop (`None`) the field `field` of the entry `name` at `location`. In a
+/// map of servers the field is edited through the entry's key path; a named item of a
+/// list (Mistral Vibe's `[[mcp_servers]]`) has no key path, so the item is upserted with
+/// the field changed, which updates it key by key: its other lines keep their bytes.
+pub(crate) fn set_entry_field(
+    doc: &mut dyn ConfigDoc,
+    location: &Location,
+    name: &str,
+    field: &str,
+    value: Option<&Value>,
+) -> anyhow::Result<Edit> {
+    if location.name_key.is_none() {
+        let at = [location.key.clone(), vec![name.to_owned()]].concat();
+        return Ok(match value {
+            Some(value) => doc.upsert(ServersAt::map(&at), field, value)?,
+            None => doc.remove(ServersAt::map(&at), field)?,
+        });
+    }
+    let Some(mut entry) = find(doc, location.at(), name)? else {
+        return Ok(Edit::Unchanged);
+    };
+    let Some(fields) = entry.as_object_mut() else {
+        return Ok(Edit::Unchanged);
+    };
+    match value {
+        Some(value) => {
+            fields.insert(field.to_owned(), value.clone());
+        }
+        None => {
+            fields.remove(field);
+        }
+    }
+    Ok(doc.upsert(location.at(), name, &entry)?)
+}
+
 pub(crate) fn find(
     doc: &dyn ConfigDoc,
     at: ServersAt<'_>,
@@ -241,15 +287,22 @@ impl<'c> Probe<'c> {
     pub fn power(&self, client: &Client, location: &Location, name: &str, raw: &RawEntry) -> Power {
         let off = match (&client.switch, method(client, location.scope)) {
             (Some(Switch::Field { key, off }), _) => raw.get(key) == Some(off),
-            (Some(Switch::List { file, at, key, .. }), Method::List) => {
-                native::list_place(self.ctx, client, file.as_deref(), at)
-                    .ok()
-                    .is_some_and(|(path, at)| {
-                        self.member(client, &path, &at, key)
-                            .and_then(|v| v.as_array().cloned())
-                            .is_some_and(|names| names.iter().any(|n| n == name))
-                    })
-            }
+            (
+                Some(Switch::List {
+                    file,
+                    format,
+                    at,
+                    key,
+                    ..
+                }),
+                Method::List,
+            ) => native::list_place(self.ctx, client, file.as_deref(), at)
+                .ok()
+                .is_some_and(|(path, at)| {
+                    self.member(&native::list_reader(client, *format), &path, &at, key)
+                        .and_then(|v| v.as_array().cloned())
+                        .is_some_and(|names| names.iter().any(|n| n == name))
+                }),
             (Some(Switch::Enablement { file }), _) => self
                 .ctx
                 .platform

@@ -3,6 +3,7 @@
 //! `enable` restores exactly that: a field mcpctl added goes away again, a value the user
 //! had comes back.
 
+use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
 
@@ -12,7 +13,7 @@ use super::store::{self, Memory};
 use super::{Action, Switched, Want, find};
 use crate::clients::{Client, Location, Switch};
 use crate::error::UserError;
-use crate::formats::{ConfigDoc, Edit, ServersAt};
+use crate::formats::{ConfigDoc, Edit, Format, ServersAt};
 use crate::session::Context;
 use crate::session::edit;
 
@@ -40,6 +41,19 @@ pub fn list_place(
         .map(|k| k.replace("{project}", &project))
         .collect();
     Ok((path, at))
+}
+
+/// The client as the file holding its switch list is read: in that file's own format when
+/// the row names one (`Switch::List { format }`), else the client's.
+pub fn list_reader(client: &Client, format: Option<Format>) -> Cow<'_, Client> {
+    match format {
+        Some(format) if format != client.format => {
+            let mut reader = client.clone();
+            reader.format = format;
+            Cow::Owned(reader)
+        }
+        _ => Cow::Borrowed(client),
+    }
 }
 
 /// How Gemini CLI keys its enablement file: the name lower-cased and trimmed.
@@ -117,10 +131,22 @@ pub fn switch(
     let parent_existed = Cell::new(true);
     // `enable` put back what was there before the first `disable`.
     let restored = Cell::new(false);
-    let outcome = edit::apply(ctx, client, &target.place, dry_run, &|doc| {
-        let current = member(doc, &target.at, &target.field)?;
+    // The file holding a list switch may have a format of its own.
+    let reader = match switch {
+        Switch::List { format, .. } => list_reader(client, *format),
+        _ => Cow::Borrowed(client),
+    };
+    // A field switch edits the entry itself (also a named item of a list of servers).
+    let field_switch = matches!(switch, Switch::Field { .. });
+    let outcome = edit::apply(ctx, &reader, &target.place, dry_run, &|doc| {
+        let current = if field_switch {
+            super::entry_field(doc, location, name, &target.field)?
+        } else {
+            member(doc, &target.at, &target.field)?
+        };
         *seen.borrow_mut() = current.clone();
-        parent_existed.set(target.at.is_empty() || doc.position(&target.at).is_some());
+        parent_existed
+            .set(field_switch || target.at.is_empty() || doc.position(&target.at).is_some());
         let next = match (switch, want) {
             (Switch::Field { off, .. }, Want::Off) => {
                 (current.as_ref() != Some(off)).then(|| Some(off.clone()))
@@ -141,9 +167,13 @@ pub fn switch(
             return Ok(Edit::Unchanged);
         };
         restored.set(want == Want::On && memory.as_ref().is_none_or(|m| m.before == next));
-        let edit = match &next {
-            Some(value) => doc.upsert(ServersAt::map(&target.at), &target.field, value)?,
-            None => doc.remove(ServersAt::map(&target.at), &target.field)?,
+        let edit = if field_switch {
+            super::set_entry_field(doc, location, name, &target.field, next.as_ref())?
+        } else {
+            match &next {
+                Some(value) => doc.upsert(ServersAt::map(&target.at), &target.field, value)?,
+                None => doc.remove(ServersAt::map(&target.at), &target.field)?,
+            }
         };
         // A parent object mcpctl created for the list goes with it.
         if next.is_none()

@@ -527,7 +527,8 @@ fn variable_references_are_spelled_the_way_each_client_expands_them() {
             "-y",
             "server-github",
         ])
-        .ok();
+        // Codex cannot carry `MODE` (issue 20): refused for it, written for the others.
+        .code(2);
     let get = |rel: &str| jsonc(&env.read(rel));
     assert_eq!(
         get(".claude.json")["mcpServers"]["gh"]["env"]["GITHUB_TOKEN"],
@@ -545,16 +546,31 @@ fn variable_references_are_spelled_the_way_each_client_expands_them() {
         get(".config/opencode/opencode.json")["mcp"]["gh"]["environment"]["GITHUB_TOKEN"],
         "{env:GITHUB_TOKEN}"
     );
-    // Codex expands nothing: the same-named variable is passed through instead.
+    // Codex expands nothing: a reference no pass-through field carries is refused...
+    assert!(
+        run.stdout
+            .contains("has no pass-through field for env `MODE`"),
+        "{}",
+        run.stdout
+    );
+    assert!(!env.path(".codex/config.toml").exists());
+    // ...and the same-named variable is passed through instead.
+    env.run(&[
+        "add",
+        "gh",
+        "-c",
+        "codex",
+        "--env",
+        "GITHUB_TOKEN=${GITHUB_TOKEN}",
+        "--",
+        "npx",
+        "-y",
+        "server-github",
+    ])
+    .ok();
     let toml = env.read_str(".codex/config.toml");
     assert!(toml.contains("env_vars = [\"GITHUB_TOKEN\"]"), "{toml}");
     assert!(!toml.contains("GITHUB_TOKEN = "), "{toml}");
-    assert!(
-        run.stderr
-            .contains("Codex expands no variables: env `MODE`"),
-        "{}",
-        run.stderr
-    );
     // Windsurf's expansion is unverified: written as given, with a warning.
     assert_eq!(
         get(".codeium/windsurf/mcp_config.json")["mcpServers"]["gh"]["env"]["GITHUB_TOKEN"],
@@ -562,7 +578,7 @@ fn variable_references_are_spelled_the_way_each_client_expands_them() {
     );
     assert!(
         run.stderr
-            .contains("does not know whether Windsurf expands"),
+            .contains("does not know whether Windsurf (legacy) expands"),
         "{}",
         run.stderr
     );

@@ -28,6 +28,7 @@ const CASES: &[(&str, &str)] = &[
     ("MCP206", "cursor"),
     ("MCP207", "claude-desktop"),
     ("MCP208", "cline"),
+    ("MCP209", "claude-code"),
     ("MCP301", "cursor"),
     ("MCP302", "cursor"),
     ("MCP303", "cursor"),

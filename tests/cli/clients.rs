@@ -26,7 +26,7 @@ fn clients_json_has_every_row_with_contract_fields() {
 #[test]
 fn unverified_rows_say_so_in_both_outputs() {
     let env = TestEnv::new();
-    std::fs::create_dir_all(env.path(".kimi-code")).unwrap();
+    std::fs::create_dir_all(env.path(".kimi")).unwrap();
     std::fs::create_dir_all(env.path(".vibe")).unwrap();
     let run = env.run(&["clients", "--json"]).ok();
     let rows = run.json();
@@ -38,28 +38,70 @@ fn unverified_rows_say_so_in_both_outputs() {
             .unwrap()
             .clone()
     };
-    let kimi = row("kimi-code");
-    assert_eq!(kimi["verified"], false, "{kimi}");
+    let legacy = row("kimi-cli");
+    assert_eq!(legacy["verified"], false, "{legacy}");
     assert!(
-        kimi["source"].as_str().unwrap().contains("rulesync"),
-        "{kimi}"
+        legacy["source"].as_str().unwrap().contains("toolhive"),
+        "{legacy}"
     );
     let vibe = row("mistral-vibe");
-    assert_eq!(vibe["verified"], true);
+    assert_eq!(vibe["verified"], "2026-12-01");
+    assert_eq!(vibe["verified_against"], "vibe 3.0.2 (tests/cli/peers.rs)");
     assert_eq!(
         vibe["source"],
         "https://docs.mistral.ai/vibe/code/cli/mcp-servers"
     );
     let run = env.run(&["clients"]).ok();
     let human = format!("{}{}", run.stdout, run.stderr);
-    let kimi_line = human.lines().find(|l| l.starts_with("kimi-code")).unwrap();
-    assert!(kimi_line.contains("Kimi Code (unverified)"), "{human}");
+    let legacy_line = human.lines().find(|l| l.starts_with("kimi-cli")).unwrap();
+    assert!(
+        legacy_line.contains("Kimi CLI (legacy) (unverified)"),
+        "{human}"
+    );
     let vibe_line = human
         .lines()
         .find(|l| l.starts_with("mistral-vibe"))
         .unwrap();
     assert!(!vibe_line.contains("unverified"), "{human}");
+    assert!(vibe_line.contains("2026-12-01"), "{human}");
     assert!(human.contains("comes from a secondary source"), "{human}");
+}
+
+/// A row checked more than 90 days ago is stale: `clients` says so, and `--json` has the
+/// day and what it was checked against for every row.
+#[test]
+fn stale_rows_are_shown_and_json_has_verified_for_every_row() {
+    let mut env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".vibe")).unwrap();
+    // 2026-12-01 + 90 days: not stale yet.
+    env.extra_env
+        .push(("MCPCTL_TODAY".into(), "2027-03-01".into()));
+    let human = env.run(&["clients"]).ok();
+    assert!(!human.stdout.contains("(stale)"), "{}", human.stdout);
+    env.extra_env.clear();
+    env.extra_env
+        .push(("MCPCTL_TODAY".into(), "2027-03-02".into()));
+    let run = env.run(&["clients"]).ok();
+    let vibe_line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("mistral-vibe"))
+        .unwrap();
+    assert!(vibe_line.contains("Mistral Vibe (stale)"), "{}", run.stdout);
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert!(all.contains("checked more than 90 days ago"), "{all}");
+    let rows = env.run(&["clients", "--json"]).ok().json();
+    for row in rows.as_array().unwrap() {
+        match &row["verified"] {
+            serde_json::Value::String(day) => {
+                assert_eq!(day.len(), 10, "{row}");
+                assert!(row["verified_against"].is_string(), "{row}");
+                assert_eq!(row["stale"], true, "{row}");
+            }
+            serde_json::Value::Bool(false) => assert_eq!(row["stale"], false, "{row}"),
+            other => panic!("verified is a day or false, not {other}: {row}"),
+        }
+    }
 }
 
 #[test]

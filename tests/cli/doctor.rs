@@ -735,8 +735,11 @@ fn a_timeout_among_parallel_starts_suggests_fewer_jobs() {
     assert!(!error.contains("--jobs"), "{error}");
 }
 
+/// Issue 21: Claude Code 2.1.332 falls back from Streamable HTTP to SSE (`claude mcp
+/// list` connects), Gemini CLI does not (`gemini mcp list`: Disconnected). This test said
+/// Claude Code failed.
 #[test]
-fn an_http_entry_on_a_legacy_sse_endpoint_fails_where_the_client_does_not_fall_back() {
+fn an_http_entry_on_a_legacy_sse_endpoint_fails_only_where_the_client_does_not_fall_back() {
     let env = TestEnv::new();
     let port = free_port();
     let _server = KillOnDrop(
@@ -755,9 +758,20 @@ fn an_http_entry_on_a_legacy_sse_endpoint_fails_where_the_client_does_not_fall_b
             .to_string()
             .as_bytes(),
     );
+    env.write(
+        ".gemini/settings.json",
+        json!({"mcpServers": {"old": {"httpUrl": url}}})
+            .to_string()
+            .as_bytes(),
+    );
+    let home = env.home().display().to_string();
+    env.write(
+        ".gemini/trustedFolders.json",
+        json!({ home: "TRUST_FOLDER" }).to_string().as_bytes(),
+    );
     cursor_config(&env, json!({"old": {"url": url}}));
     let report = env
-        .run(&["doctor", "-c", "claude-code,cursor", "--json"])
+        .run(&["doctor", "-c", "claude-code,gemini-cli,cursor", "--json"])
         .code(1)
         .json();
     let by_client = |client: &str| {
@@ -769,15 +783,35 @@ fn an_http_entry_on_a_legacy_sse_endpoint_fails_where_the_client_does_not_fall_b
             .unwrap()
             .clone()
     };
-    let claude = by_client("claude-code");
-    assert_eq!(claude["status"], "fail", "{claude}");
-    let error = claude["error"].as_str().unwrap();
+    let gemini = by_client("gemini-cli");
+    assert_eq!(gemini["status"], "fail", "{gemini}");
+    let error = gemini["error"].as_str().unwrap();
     assert!(
         error.contains("does not fall back") && error.contains("`sse`"),
         "{error}"
     );
-    let cursor = by_client("cursor");
-    assert_eq!(cursor["status"], "warn", "{cursor}");
+    for client in ["claude-code", "cursor"] {
+        let row = by_client(client);
+        assert_eq!(row["status"], "warn", "{row}");
+    }
+    if let Some(run) = crate::loading::client(&env, "claude", &["mcp", "list"]) {
+        let line = crate::loading::listed_line(&run, "old").unwrap_or_default();
+        assert!(
+            line.ends_with("Connected"),
+            "claude: {}{}",
+            run.stdout,
+            run.stderr
+        );
+    }
+    if let Some(run) = crate::loading::client(&env, "gemini", &["mcp", "list"]) {
+        let line = crate::loading::listed_line(&run, "old").unwrap_or_default();
+        assert!(
+            line.ends_with("Disconnected"),
+            "gemini: {}{}",
+            run.stdout,
+            run.stderr
+        );
+    }
 }
 
 #[test]

@@ -119,6 +119,9 @@ impl TestEnv {
             .env("MCPCTL_SYSROOT", self.sysroot())
             .env("ProgramFiles", self.sysroot().join("Program Files"))
             .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+            // Row ages (`clients`: stale after 90 days) as of the day the table was checked,
+            // so outputs do not change with the calendar.
+            .env("MCPCTL_TODAY", "2026-12-01")
             .env("NO_COLOR", "1")
             .env("COLUMNS", "100")
             .current_dir(&home)

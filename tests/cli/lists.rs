@@ -90,14 +90,33 @@ fn vibe_remote_entries_use_its_transport_key_and_refuse_sse() {
         "--url",
         "https://docs.example.com/mcp",
         "-H",
-        "X-Key=${DOCS_KEY}",
+        "X-Key=k",
     ])
     .ok();
     let out = env.read_str(VIBE);
     assert!(
-        out.contains("[[mcp_servers]]\nname = \"docs\"\ntransport = \"http\"\nurl = \"https://docs.example.com/mcp\"\nheaders = { X-Key = \"${DOCS_KEY}\" }\n"),
+        out.contains("[[mcp_servers]]\nname = \"docs\"\ntransport = \"http\"\nurl = \"https://docs.example.com/mcp\"\nheaders = { X-Key = \"k\" }\n"),
         "{out}"
     );
+    // Vibe passes `${VAR}` through literally (issue 21): refused, nothing written.
+    let run = env
+        .run(&[
+            "add",
+            "keyed",
+            "-c",
+            "mistral-vibe",
+            "--url",
+            "https://docs.example.com/mcp",
+            "-H",
+            "X-Key=${DOCS_KEY}",
+        ])
+        .code(2);
+    assert!(
+        format!("{}{}", run.stdout, run.stderr).contains("does not expand variables"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(env.read_str(VIBE), out);
     let run = env
         .run(&[
             "add",

@@ -8,6 +8,7 @@
     reason = "tests fail loudly and write their own fixture files"
 )]
 mod add;
+mod approval;
 mod check;
 mod clients;
 mod concurrency;
@@ -22,10 +23,13 @@ mod fixture_server;
 mod golden;
 mod goose;
 mod habits;
+mod hostile_manifest;
+mod hostile_registry;
 mod identity;
 mod import;
 mod list;
 mod lists;
+mod loading;
 mod manifest;
 mod odd_files;
 mod output;
@@ -38,10 +42,13 @@ mod read_as_client;
 mod registry;
 mod registry_server;
 mod remove;
+mod rows;
+mod secret_store;
 mod secrets;
 mod ship;
 mod sources;
 mod state;
 mod toggle;
 mod tools;
+mod traps;
 mod undo;

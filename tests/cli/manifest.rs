@@ -229,7 +229,11 @@ fn exclusive_manifest_removes_extras_and_check_fails_on_them() {
         ]
     );
     env.run(&["plan", "--check"]).code(1);
-    env.run(&["apply"]).ok();
+    // The extras are hand-made: exclusive removes them only with --force (issue 20).
+    let before = env.read(".cursor/mcp.json");
+    env.run(&["apply"]).code(2);
+    assert_eq!(env.read(".cursor/mcp.json"), before);
+    env.run(&["apply", "--force"]).ok();
     let cursor: serde_json::Value = serde_json::from_slice(&env.read(".cursor/mcp.json")).unwrap();
     assert_eq!(cursor["mcpServers"].as_object().unwrap().len(), 1);
     env.run(&["plan", "--check"]).ok();

@@ -1,5 +1,5 @@
 //! Cross-checks against the clients' own CLIs (installed by `.ci/clients.sh` into
-//! `.cache/clients/`): what mcpctl writes must be read back by the client with the right
+//! `.cache/clients/<bin>/`, one prefix each): what mcpctl writes must be read back by the client with the right
 //! fields, and what the client writes must be read by mcpctl. A client that is not
 //! installed fails under `CI=true` and is a counted skip elsewhere. Facts about each CLI: docs/dev/peers.md.
 
@@ -27,12 +27,23 @@ fn memory_server() -> String {
 struct Peer {
     env: TestEnv,
     bin: PathBuf,
+    /// Arguments before the client's own (Vibe's script, run by its venv's python).
+    prefix: Vec<String>,
+}
+
+/// Where `.ci/clients.sh` puts an npm client's bin: one prefix per CLI, named like it.
+fn npm_bin(bin: &str) -> PathBuf {
+    repo()
+        .join(".cache/clients")
+        .join(bin)
+        .join("node_modules/.bin")
+        .join(bin)
 }
 
 /// The client's CLI in a fresh `TestEnv`, or `None` when not installed (a failure under
 /// `CI=true`, else a counted skip).
 fn peer(bin: &str) -> Option<Peer> {
-    let path = repo().join(".cache/clients/node_modules/.bin").join(bin);
+    let path = npm_bin(bin);
     if !path.exists() {
         crate::peer::missing(&format!(
             "{bin} cross-check: {} missing (run .ci/clients.sh)",
@@ -40,6 +51,11 @@ fn peer(bin: &str) -> Option<Peer> {
         ));
         return None;
     }
+    Some(peer_at(path))
+}
+
+/// A fresh `TestEnv` for the client program at `path`.
+fn peer_at(path: PathBuf) -> Peer {
     let mut env = TestEnv::new();
     // No telemetry, update checks or keys from the outer environment.
     for (k, v) in [
@@ -49,7 +65,11 @@ fn peer(bin: &str) -> Option<Peer> {
     ] {
         env.extra_env.push((k.into(), v.into()));
     }
-    Some(Peer { env, bin: path })
+    Peer {
+        env,
+        bin: path,
+        prefix: Vec::new(),
+    }
 }
 
 impl Peer {
@@ -60,6 +80,7 @@ impl Peer {
             .client_command(Path::new("timeout"))
             .args(["-k", "5", "60"])
             .arg(&self.bin)
+            .args(&self.prefix)
             .args(args)
             .output()
             .unwrap();
@@ -207,10 +228,22 @@ fn assert_check_clean(p: &Peer, id: &str) {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|f| f["severity"] != "info")
+        // The cross-checks add SSE servers on purpose: MCP209 (SSE deprecated) is expected.
+        .filter(|f| f["severity"] != "info" && f["code"] != "MCP209")
         .collect();
     assert!(serious.is_empty(), "check on {id}'s own file: {serious:#?}");
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    // `--deny warning` exits 1 for the expected MCP209 alone.
+    let sse_warned = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["code"] == "MCP209");
+    assert!(
+        run.code == 0 || (run.code == 1 && sse_warned),
+        "exit {}: {}",
+        run.code,
+        run.stderr
+    );
 }
 
 fn row<'a>(rows: &'a [Value], name: &str) -> &'a Value {
@@ -571,7 +604,7 @@ fn mcpctl_reads_what_opencode_writes() {
 #[test]
 fn clients_read_what_apply_writes() {
     let Some(p) = peer("claude") else { return };
-    let bin = |name: &str| repo().join(".cache/clients/node_modules/.bin").join(name);
+    let bin = npm_bin;
     for name in ["codex", "gemini"] {
         if !bin(name).exists() {
             crate::peer::missing(&format!(
@@ -759,4 +792,547 @@ fn claude_sees_what_disable_writes() {
     );
     let rows = p.mcpctl_rows("claude-code");
     assert!(rows.iter().all(|r| r["disabled"] == false), "{rows:#?}");
+}
+
+/// mcpctl reads the three servers the client's own `mcp add` wrote (`mem` with `K=v`,
+/// `web` and `ev` with `X-Api-Key: k`) with exactly those fields, and `check` finds
+/// nothing wrong in the client's own file.
+#[track_caller]
+fn assert_reads_the_three(p: &Peer, id: &str) {
+    let rows = p.mcpctl_rows(id);
+    assert_eq!(rows.len(), 3, "{rows:#?}");
+    assert_check_clean(p, id);
+    assert_eq!(
+        fields(row(&rows, "mem")),
+        stdio_fields("node", &["/srv/mem.js"])
+    );
+    let header = json!({"X-Api-Key": "k"});
+    assert_eq!(
+        fields(row(&rows, "web")),
+        remote_fields("http", URL, header.clone())
+    );
+    assert_eq!(
+        fields(row(&rows, "ev")),
+        remote_fields("sse", SSE_URL, header)
+    );
+}
+
+// ---------------------------------------------------------------- GitHub Copilot CLI
+
+/// `copilot mcp list --json`: the `mcpServers` map (with `enabled` per server).
+fn copilot_list(p: &Peer) -> Value {
+    p.client(&["mcp", "list", "--json"]).ok().json()["mcpServers"].clone()
+}
+
+#[test]
+fn copilot_reads_what_mcpctl_writes() {
+    let Some(p) = peer("copilot") else { return };
+    p.mcpctl_add_all("copilot-cli", true);
+    let list = copilot_list(&p);
+    let mem = &list["mem"];
+    assert_eq!(
+        (&mem["type"], &mem["command"], &mem["args"], &mem["env"]),
+        (
+            &json!("local"),
+            &json!("node"),
+            &json!([memory_server()]),
+            &json!({"K": "v"})
+        ),
+        "{list:#}"
+    );
+    assert_eq!(mem["enabled"], true);
+    for (name, kind, url) in [("web", "http", URL), ("ev", "sse", SSE_URL)] {
+        let server = &list[name];
+        assert_eq!(
+            (&server["type"], &server["url"], &server["headers"]),
+            (&json!(kind), &json!(url), &json!({"X-Api-Key": "k"})),
+            "{list:#}"
+        );
+    }
+    p.mcpctl(&["remove", "web", "-c", "copilot-cli"]).ok();
+    let list = copilot_list(&p);
+    let names: Vec<&String> = list.as_object().unwrap().keys().collect();
+    assert_eq!(names, ["mem", "ev"]);
+}
+
+#[test]
+fn mcpctl_reads_what_copilot_writes() {
+    let Some(p) = peer("copilot") else { return };
+    p.client(&[
+        "mcp",
+        "add",
+        "mem",
+        "--env",
+        "K=v",
+        "--",
+        "node",
+        "/srv/mem.js",
+    ])
+    .ok();
+    for (kind, name, url) in [("http", "web", URL), ("sse", "ev", SSE_URL)] {
+        p.client(&[
+            "mcp",
+            "add",
+            "--transport",
+            kind,
+            "--header",
+            "X-Api-Key: k",
+            name,
+            url,
+        ])
+        .ok();
+    }
+    assert_reads_the_three(&p, "copilot-cli");
+    for name in ["mem", "web", "ev"] {
+        p.mcpctl(&["remove", name, "-c", "copilot-cli"]).ok();
+    }
+    assert_eq!(copilot_list(&p), json!({}));
+}
+
+/// Copilot's own switch is `disabledMcpServers` in settings.json: its list shows what
+/// `mcpctl disable` did, mcpctl shows what `copilot mcp disable` did, and the servers file
+/// comes back byte for byte.
+#[test]
+fn copilot_sees_what_disable_writes() {
+    let Some(p) = peer("copilot") else { return };
+    p.mcpctl_add_all("copilot-cli", false);
+    let servers = p.env.path(".copilot/mcp-config.json");
+    let before = std::fs::read(&servers).unwrap();
+    p.mcpctl(&["disable", "mem", "-c", "copilot-cli"]).ok();
+    let list = copilot_list(&p);
+    assert_eq!(list["mem"]["enabled"], false, "{list:#}");
+    assert_eq!(list["web"]["enabled"], true, "{list:#}");
+    p.client(&["mcp", "disable", "web"]).ok();
+    let rows = p.mcpctl_rows("copilot-cli");
+    assert_eq!(row(&rows, "web")["disabled"], true, "{rows:#?}");
+    p.mcpctl(&["enable", "mem", "-c", "copilot-cli"]).ok();
+    p.client(&["mcp", "enable", "web"]).ok();
+    let list = copilot_list(&p);
+    assert_eq!(
+        (&list["mem"]["enabled"], &list["web"]["enabled"]),
+        (&json!(true), &json!(true))
+    );
+    let rows = p.mcpctl_rows("copilot-cli");
+    assert_eq!(row(&rows, "web")["disabled"], false);
+    assert_eq!(std::fs::read(&servers).unwrap(), before);
+}
+
+/// A client without a switch in its file: `disable` parks `mem` (the client's own list,
+/// `names`, no longer has it) and `enable` gives the file back byte for byte.
+#[track_caller]
+fn assert_park_round_trip(p: &Peer, id: &str, rel: &str, names: &dyn Fn() -> Vec<Value>) {
+    p.mcpctl_add_all(id, false);
+    let file = p.env.path(rel);
+    let before = std::fs::read(&file).unwrap();
+    p.mcpctl(&["disable", "mem", "-c", id]).ok();
+    assert_eq!(names(), [json!("web")]);
+    p.mcpctl(&["enable", "mem", "-c", id]).ok();
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+    assert_eq!(names(), [json!("mem"), json!("web")]);
+}
+
+// ---------------------------------------------------------------- Amp
+
+/// `amp mcp list --json` (local settings only: the account part needs the network, and
+/// amp says so on stderr), by name.
+fn amp_list(p: &Peer) -> Vec<Value> {
+    let run = p.client(&["mcp", "list", "--json"]);
+    serde_json::from_str::<Value>(&run.stdout)
+        .unwrap_or_else(|e| panic!("amp mcp list --json: {e}\n{}\n{}", run.stdout, run.stderr))
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn amp_reads_what_mcpctl_writes() {
+    let Some(p) = peer("amp") else { return };
+    p.mcpctl_add_all("amp", false);
+    let list = amp_list(&p);
+    assert_eq!(
+        row(&list, "mem")["spec"],
+        json!({"command": "node", "args": [memory_server()], "env": {"K": "v"}})
+    );
+    assert_eq!(
+        row(&list, "web")["spec"],
+        json!({"url": URL, "headers": {"X-Api-Key": "k"}})
+    );
+    p.mcpctl(&["remove", "web", "-c", "amp"]).ok();
+    let names: Vec<Value> = amp_list(&p).iter().map(|r| r["name"].clone()).collect();
+    assert_eq!(names, [json!("mem")]);
+}
+
+#[test]
+fn mcpctl_reads_what_amp_writes() {
+    let Some(p) = peer("amp") else { return };
+    p.client(&[
+        "mcp",
+        "add",
+        "mem",
+        "--env",
+        "K=v",
+        "--",
+        "node",
+        "/srv/mem.js",
+    ])
+    .ok();
+    p.client(&["mcp", "add", "web", "--header", "X-Api-Key=k", URL])
+        .ok();
+    let rows = p.mcpctl_rows("amp");
+    assert_eq!(rows.len(), 2, "{rows:#?}");
+    assert_check_clean(&p, "amp");
+    assert_eq!(
+        fields(row(&rows, "mem")),
+        stdio_fields("node", &["/srv/mem.js"])
+    );
+    assert_eq!(
+        fields(row(&rows, "web")),
+        remote_fields("http", URL, json!({"X-Api-Key": "k"}))
+    );
+    p.client(&["mcp", "remove", "web"]).ok();
+    p.mcpctl(&["remove", "mem", "-c", "amp"]).ok();
+    assert!(p.mcpctl_rows("amp").is_empty());
+    assert!(amp_list(&p).is_empty());
+}
+
+/// Amp has no switch in its file: `disable` parks the entry, so amp no longer lists it,
+/// and `enable` puts the file back byte for byte.
+#[test]
+fn amp_sees_what_disable_writes() {
+    let Some(p) = peer("amp") else { return };
+    assert_park_round_trip(&p, "amp", ".config/amp/settings.json", &|| {
+        amp_list(&p).iter().map(|r| r["name"].clone()).collect()
+    });
+}
+
+// ---------------------------------------------------------------- Augment (Auggie CLI)
+
+/// `auggie mcp list --json` `servers` (the account part needs the network: a warning).
+fn auggie_list(p: &Peer) -> Vec<Value> {
+    let run = p.client(&["mcp", "list", "--json"]);
+    let start = run.stdout.find('{').unwrap_or(0);
+    serde_json::from_str::<Value>(&run.stdout[start..]).unwrap_or_else(|e| {
+        panic!(
+            "auggie mcp list --json: {e}\n{}\n{}",
+            run.stdout, run.stderr
+        )
+    })["servers"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+#[test]
+fn auggie_reads_what_mcpctl_writes() {
+    let Some(p) = peer("auggie") else { return };
+    p.mcpctl_add_all("augment", true);
+    let list = auggie_list(&p);
+    let mem = row(&list, "mem");
+    assert_eq!(
+        (&mem["transport"], &mem["command"]),
+        (&json!("stdio"), &json!(format!("node {}", memory_server()))),
+        "{list:#?}"
+    );
+    for (name, kind, url) in [("web", "http", URL), ("ev", "sse", SSE_URL)] {
+        let server = row(&list, name);
+        assert_eq!(
+            (&server["transport"], &server["url"]),
+            (&json!(kind), &json!(url)),
+            "{list:#?}"
+        );
+    }
+    p.mcpctl(&["remove", "web", "-c", "augment"]).ok();
+    let names: Vec<Value> = auggie_list(&p).iter().map(|r| r["name"].clone()).collect();
+    assert_eq!(names, [json!("mem"), json!("ev")]);
+}
+
+#[test]
+fn mcpctl_reads_what_auggie_writes() {
+    let Some(p) = peer("auggie") else { return };
+    p.client(&[
+        "mcp",
+        "add",
+        "mem",
+        "-e",
+        "K=v",
+        "--",
+        "node",
+        "/srv/mem.js",
+    ])
+    .ok();
+    for (kind, name, url) in [("http", "web", URL), ("sse", "ev", SSE_URL)] {
+        p.client(&[
+            "mcp",
+            "add",
+            name,
+            "-t",
+            kind,
+            "-u",
+            url,
+            "-H",
+            "X-Api-Key: k",
+        ])
+        .ok();
+    }
+    assert_reads_the_three(&p, "augment");
+    for name in ["mem", "web", "ev"] {
+        p.client(&["mcp", "remove", name]).ok();
+    }
+    assert!(p.mcpctl_rows("augment").is_empty());
+}
+
+/// Auggie has no switch in its file: `disable` parks, `enable` restores the bytes.
+#[test]
+fn auggie_sees_what_disable_writes() {
+    let Some(p) = peer("auggie") else { return };
+    assert_park_round_trip(&p, "augment", ".augment/settings.json", &|| {
+        auggie_list(&p).iter().map(|r| r["name"].clone()).collect()
+    });
+}
+
+// ---------------------------------------------------------------- Factory Droid
+
+/// The words of `droid mcp list`'s line for `name` (`mem stdio disabled [user]`).
+fn droid_line(run: &Run, name: &str) -> Option<Vec<String>> {
+    run.stdout
+        .lines()
+        .map(|l| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
+        .find(|words| words.first().is_some_and(|w| w == name))
+}
+
+fn droid_list(p: &Peer) -> Run {
+    p.client(&["mcp", "list"]).ok()
+}
+
+#[test]
+fn droid_reads_what_mcpctl_writes() {
+    let Some(p) = peer("droid") else { return };
+    p.mcpctl_add_all("factory", true);
+    let list = droid_list(&p);
+    for (name, kind) in [("mem", "stdio"), ("web", "http"), ("ev", "sse")] {
+        let line = droid_line(&list, name).unwrap_or_else(|| panic!("{name}: {}", list.stdout));
+        assert_eq!(
+            line.get(1).map(String::as_str),
+            Some(kind),
+            "{}",
+            list.stdout
+        );
+    }
+    p.mcpctl(&["remove", "web", "-c", "factory"]).ok();
+    assert!(droid_line(&droid_list(&p), "web").is_none());
+}
+
+#[test]
+fn mcpctl_reads_what_droid_writes() {
+    let Some(p) = peer("droid") else { return };
+    p.client(&["mcp", "add", "mem", "--env", "K=v", "node", "/srv/mem.js"])
+        .ok();
+    for (kind, name, url) in [("http", "web", URL), ("sse", "ev", SSE_URL)] {
+        p.client(&[
+            "mcp",
+            "add",
+            name,
+            "--type",
+            kind,
+            "--header",
+            "X-Api-Key: k",
+            url,
+        ])
+        .ok();
+    }
+    assert_reads_the_three(&p, "factory");
+    for name in ["mem", "web", "ev"] {
+        p.client(&["mcp", "remove", name]).ok();
+    }
+    assert!(p.mcpctl_rows("factory").is_empty());
+}
+
+/// Droid reads `"disabled": true` as mcpctl writes it; `enable` restores the bytes.
+#[test]
+fn droid_sees_what_disable_writes() {
+    let Some(p) = peer("droid") else { return };
+    p.mcpctl_add_all("factory", false);
+    let file = p.env.path(".factory/mcp.json");
+    let before = std::fs::read(&file).unwrap();
+    p.mcpctl(&["disable", "mem", "-c", "factory"]).ok();
+    let line = droid_line(&droid_list(&p), "mem").unwrap();
+    assert_eq!(
+        line.get(2).map(String::as_str),
+        Some("disabled"),
+        "{line:?}"
+    );
+    p.mcpctl(&["enable", "mem", "-c", "factory"]).ok();
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+    let line = droid_line(&droid_list(&p), "mem").unwrap();
+    assert_ne!(
+        line.get(2).map(String::as_str),
+        Some("disabled"),
+        "{line:?}"
+    );
+}
+
+// ---------------------------------------------------------------- Kilo Code CLI
+
+/// The `mcp` map of `kilo debug config` (the resolved configuration, as opencode's).
+fn kilo_mcp(p: &Peer) -> Value {
+    let run = p.client(&["debug", "config"]).ok();
+    run.json()["mcp"].clone()
+}
+
+#[test]
+fn kilo_reads_what_mcpctl_writes() {
+    let Some(p) = peer("kilo") else { return };
+    p.mcpctl_add_all("kilo", false);
+    let mcp = kilo_mcp(&p);
+    assert_eq!(
+        mcp["mem"],
+        json!({"type": "local", "command": ["node", memory_server()], "environment": {"K": "v"}})
+    );
+    assert_eq!(mcp["web"]["type"], "remote");
+    assert_eq!(mcp["web"]["url"], URL);
+    p.mcpctl(&["remove", "web", "-c", "kilo"]).ok();
+    let mcp = kilo_mcp(&p);
+    let names: Vec<&String> = mcp.as_object().unwrap().keys().collect();
+    assert_eq!(names, ["mem"]);
+}
+
+#[test]
+fn mcpctl_reads_what_kilo_writes() {
+    let Some(p) = peer("kilo") else { return };
+    p.client(&[
+        "mcp",
+        "add",
+        "mem",
+        "--env",
+        "K=v",
+        "--",
+        "node",
+        "/srv/mem.js",
+    ])
+    .ok();
+    p.client(&["mcp", "add", "web", "--url", URL, "--header", "X-Api-Key=k"])
+        .ok();
+    let rows = p.mcpctl_rows("kilo");
+    assert_eq!(rows.len(), 2, "{rows:#?}");
+    assert_check_clean(&p, "kilo");
+    assert_eq!(
+        fields(row(&rows, "mem")),
+        stdio_fields("node", &["/srv/mem.js"])
+    );
+    assert_eq!(
+        fields(row(&rows, "web")),
+        remote_fields("http", URL, json!({"X-Api-Key": "k"}))
+    );
+    // `kilo mcp` has no remove: mcpctl's remove is the only one, and kilo agrees.
+    p.mcpctl(&["remove", "mem", "-c", "kilo"]).ok();
+    p.mcpctl(&["remove", "web", "-c", "kilo"]).ok();
+    assert_eq!(kilo_mcp(&p), json!({}));
+}
+
+/// Kilo reads `"enabled": false` as mcpctl writes it; `enable` restores the bytes. Kilo
+/// rewrites its file when it reads it (it adds `$schema` and a default `permission`), so
+/// the bytes compared are those after its first read.
+#[test]
+fn kilo_sees_what_disable_writes() {
+    let Some(p) = peer("kilo") else { return };
+    p.mcpctl_add_all("kilo", false);
+    let file = p.env.path(".config/kilo/kilo.jsonc");
+    assert_eq!(kilo_mcp(&p)["web"]["type"], "remote");
+    let before = std::fs::read(&file).unwrap();
+    p.mcpctl(&["disable", "web", "-c", "kilo"]).ok();
+    assert_eq!(kilo_mcp(&p)["web"]["enabled"], false);
+    p.mcpctl(&["enable", "web", "-c", "kilo"]).ok();
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+}
+
+// ---------------------------------------------------------------- Mistral Vibe
+
+/// Vibe from its venv (`.ci/clients.sh`), run through the venv's own python so the
+/// script's shebang (an absolute path at install time) does not matter.
+fn vibe() -> Option<Peer> {
+    let python = repo().join(".cache/clients/vibe/bin/python");
+    let script = repo().join(".cache/clients/vibe/bin/vibe");
+    if !python.exists() || !script.exists() {
+        crate::peer::missing(&format!(
+            "vibe cross-check: {} missing (run .ci/clients.sh; needs Python >= 3.12)",
+            script.display()
+        ));
+        return None;
+    }
+    let mut p = peer_at(python);
+    p.prefix = vec![script.display().to_string()];
+    Some(p)
+}
+
+/// `vibe mcp` has no list: a second `vibe mcp add` of the same URL is refused with the
+/// name of the entry vibe already read, which is what shows it parsed mcpctl's entry.
+#[test]
+fn vibe_reads_what_mcpctl_writes() {
+    let Some(p) = vibe() else { return };
+    p.mcpctl(&["add", "web", "-c", "mistral-vibe", "--url", URL])
+        .ok();
+    let again = p.client(&["mcp", "add", "other", "--url", URL, "--transport", "http"]);
+    assert!(
+        again.stderr.contains("already configured as `web`"),
+        "{}\n{}",
+        again.stdout,
+        again.stderr
+    );
+    p.client(&["mcp", "remove", "web"]).ok();
+    assert!(p.mcpctl_rows("mistral-vibe").is_empty());
+}
+
+#[test]
+fn mcpctl_reads_what_vibe_writes() {
+    let Some(p) = vibe() else { return };
+    p.client(&[
+        "mcp",
+        "add",
+        "mem",
+        "--transport",
+        "stdio",
+        "--command",
+        "node",
+        "--arg",
+        "/srv/mem.js",
+        "--env",
+        "K=v",
+    ])
+    .ok();
+    // A key from the environment (static auth): without one vibe tries an OAuth login.
+    // `--header` values go under `[mcp_servers.auth.headers]`, which mcpctl does not read
+    // as headers yet, so the header case is not asserted here.
+    p.client(&[
+        "mcp",
+        "add",
+        "web",
+        "--url",
+        URL,
+        "--transport",
+        "http",
+        "--api-key-env",
+        "WEB_KEY",
+    ])
+    .ok();
+    let rows = p.mcpctl_rows("mistral-vibe");
+    assert_eq!(rows.len(), 2, "{rows:#?}");
+    assert_check_clean(&p, "mistral-vibe");
+    assert_eq!(
+        fields(row(&rows, "mem")),
+        stdio_fields("node", &["/srv/mem.js"])
+    );
+    assert_eq!(
+        fields(row(&rows, "web")),
+        remote_fields("http", URL, json!({}))
+    );
+    p.mcpctl(&["disable", "mem", "-c", "mistral-vibe"]).ok();
+    assert_eq!(row(&p.mcpctl_rows("mistral-vibe"), "mem")["disabled"], true);
+    p.mcpctl(&["enable", "mem", "-c", "mistral-vibe"]).ok();
+    p.mcpctl(&["remove", "mem", "-c", "mistral-vibe"]).ok();
+    // vibe no longer has `mem`: its own remove says so.
+    let gone = p.client(&["mcp", "remove", "mem"]);
+    let said = format!("{}{}", gone.stdout, gone.stderr);
+    assert!(said.contains("`mem` is not configured"), "{said}");
+    p.client(&["mcp", "remove", "web"]).ok();
+    assert!(p.mcpctl_rows("mistral-vibe").is_empty());
 }

@@ -777,3 +777,108 @@ fn a_manifest_server_from_the_registry_renders_per_client_pinned() {
         run.stderr
     );
 }
+
+/// Registry 1.8's `cargo` packages: without a Rust toolchain `add` refuses and writes
+/// nothing; with one it runs `cargo install --locked CRATE@VERSION`, then writes the
+/// crate's binary as the command.
+#[test]
+fn cargo_package_needs_a_toolchain_then_runs_the_binary() {
+    let server = RegistryServer::start();
+    let item = json!({
+        "server": {
+            "name": "io.github.example/rust-server",
+            "description": "A server written in Rust",
+            "version": "0.3.1",
+            "packages": [{
+                "registryType": "cargo",
+                "identifier": "rust-mcp-server",
+                "version": "0.3.1",
+                "transport": { "type": "stdio" }
+            }]
+        }
+    });
+    server.publish(item, true, "active", None);
+    let env = env_with(&server);
+    let name = "io.github.example/rust-server";
+    let run = env
+        .run(&["add", name, "-c", "cursor", "--no-input"])
+        .code(2);
+    assert!(
+        run.stderr.contains("needs a Rust toolchain"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("cargo install --locked rust-mcp-server@0.3.1"),
+        "{}",
+        run.stderr
+    );
+    assert!(!env.path(".cursor/mcp.json").exists());
+    env.on_path("cargo");
+    let dry = env
+        .run(&["add", name, "-c", "cursor", "--no-input", "--dry-run"])
+        .ok();
+    assert!(
+        dry.stderr
+            .contains("would run `cargo install --locked rust-mcp-server@0.3.1` first"),
+        "{}",
+        dry.stderr
+    );
+    assert!(!env.path(".cursor/mcp.json").exists());
+    env.run(&["add", name, "-c", "cursor", "--no-input"]).ok();
+    assert_eq!(
+        cursor(&env)["mcpServers"]["rust-server"],
+        json!({"command": "rust-mcp-server", "args": []})
+    );
+}
+
+/// `outdated` shows what the registry now says about an installed server: deprecated or
+/// deleted, with the publisher's `statusMessage`, even when no newer version exists.
+#[test]
+fn outdated_shows_deprecated_and_deleted_with_the_status_message() {
+    let server = RegistryServer::start();
+    let env = env_with(&server);
+    publish_db(&server, "1.0.0", true);
+    env.run(&[
+        "add",
+        "io.github.acme/db",
+        "-c",
+        "cursor",
+        "--var",
+        "schema=public",
+    ])
+    .ok();
+    assert_eq!(env.run(&["outdated", "--json"]).ok().json(), json!([]));
+    let db = |version: &str| {
+        json!({"server": {
+            "name": "io.github.acme/db",
+            "version": version,
+            "packages": [{"registryType": "npm", "identifier": "@acme/db-mcp", "version": version}]
+        }})
+    };
+    server.publish(
+        db("1.0.0"),
+        true,
+        "deprecated",
+        Some("moved to io.github.acme/db2"),
+    );
+    let rows = env.run(&["outdated", "--json"]).ok().json();
+    assert_eq!(rows[0]["status"], "deprecated", "{rows:#}");
+    assert_eq!(rows[0]["status_message"], "moved to io.github.acme/db2");
+    assert_eq!(rows[0]["latest"], "1.0.0");
+    let human = env.run(&["outdated"]).ok();
+    assert!(
+        human
+            .stdout
+            .contains("deprecated: moved to io.github.acme/db2"),
+        "{}",
+        human.stdout
+    );
+    server.publish(db("1.0.0"), true, "deleted", Some("malware"));
+    let rows = env.run(&["outdated", "--json"]).ok().json();
+    assert_eq!(
+        (&rows[0]["status"], &rows[0]["status_message"]),
+        (&json!("deleted"), &json!("malware"))
+    );
+}

@@ -186,9 +186,15 @@ fn handle(stream: TcpStream, state: &Arc<Mutex<State>>) -> std::io::Result<()> {
         answer(&state, &target)
     };
     let mut stream = stream;
+    // A 3xx route's body is where it redirects to.
+    let (location, body) = if (300..400).contains(&status) {
+        (format!("Location: {body}\r\n"), String::new())
+    } else {
+        (String::new(), body)
+    };
     write!(
         stream,
-        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "HTTP/1.1 {status} X\r\n{location}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )?;
     stream.flush()

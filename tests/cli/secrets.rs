@@ -237,3 +237,24 @@ fn a_new_field_word_is_redacted_and_linted_by_its_row() {
         run.stderr
     );
 }
+
+/// `restore --dry-run` hides every env and header value as `list` does, not only the
+/// ones that look like secrets (issue 20: it printed even env values).
+#[test]
+fn restore_dry_run_hides_env_values_as_list_does() {
+    let env = TestEnv::new();
+    env.write(
+        ".cursor/mcp.json",
+        b"{\n  \"mcpServers\": {\n    \"db\": { \"command\": \"db-mcp\", \"env\": { \"DB_DSN\": \"plainDsnValue42\" } }\n  }\n}\n",
+    );
+    env.run(&["remove", "db", "-c", "cursor"]).ok();
+    for json in [false, true] {
+        let mut argv = vec!["restore", "-c", "cursor", "--dry-run"];
+        if json {
+            argv.insert(0, "--json");
+        }
+        let run = env.run(&argv).ok();
+        let all = format!("{}{}", run.stdout, run.stderr);
+        assert!(!all.contains("plainDsnValue42"), "{all}");
+    }
+}

@@ -121,6 +121,29 @@ fn a_server_that_quits_on_the_probe_is_started_again_for_initialize() {
     assert_no_survivors(dir.path());
 }
 
+/// Issue 21: the probe sent `ping` after `server/discover`, but 2026-07-28 removed
+/// `ping`: a modern server that quits on a method its era lacks answered the probe, then
+/// died before `tools/list`. The probe now sends nothing the other era lacks.
+#[test]
+fn a_strict_modern_server_gets_no_method_its_era_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = probe(&fixture(&["strict-modern"], dir.path()), &generous());
+    assert_eq!(result.status, Status::Ok, "{result:#?}");
+    assert_eq!(result.protocol_era, Some(Era::Modern));
+    assert_eq!(result.tool_names, ["raw_tool"]);
+    let spawns = result
+        .phases
+        .iter()
+        .filter(|p| p.phase == Phase::Spawn)
+        .count();
+    assert_eq!(spawns, 1, "started once: {result:#?}");
+    assert!(
+        !result.stderr_tail.iter().any(|l| l.contains("exiting")),
+        "{:?}",
+        result.stderr_tail
+    );
+}
+
 #[test]
 fn a_server_that_dies_at_start_is_not_started_more_than_twice() {
     let dir = tempfile::tempdir().unwrap();

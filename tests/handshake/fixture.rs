@@ -28,6 +28,7 @@ pub(crate) fn options(timeout: Duration) -> ProbeOptions {
         timeout,
         timeout_set_by: mcpctl::handshake::TimeoutSource::Option,
         parent_env: std::env::vars().collect(),
+        capabilities: None,
     }
 }
 

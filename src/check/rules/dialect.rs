@@ -90,6 +90,16 @@ pub const UNKNOWN_TYPE_VALUE: Rule = Rule {
     example: "{ \"mcpServers\": { \"docs\": { \"type\": \"streamableHttp\", \"url\": \"https://mcp.example.com/mcp\" } } }",
 };
 
+pub const SSE_DEPRECATED: Rule = Rule {
+    code: "MCP209",
+    name: "sse-deprecated",
+    severity: Severity::Warning,
+    fixable: false,
+    title: "the HTTP+SSE transport is deprecated (MCP 2026-07-28)",
+    explanation: "MCP 2026-07-28 deprecates the HTTP+SSE transport (SEP-2596); deprecated features keep working for 12 months. Most servers that still offer an `/sse` endpoint also serve Streamable HTTP, usually at the same address with `/mcp` for `/sse` (a registry entry's `remotes` list both). Switch to it with `mcpctl add NAME -c CLIENT --url URL --transport http --force`, or `mcpctl doctor URL` first to see what the server speaks. Not fixed automatically: only the server knows its other endpoint.",
+    example: "{ \"mcpServers\": { \"docs\": { \"type\": \"http\", \"url\": \"https://mcp.example.com/mcp\" } } }",
+};
+
 impl Linter<'_> {
     /// Servers written under another client's key (`mcpServers` in `.vscode/mcp.json`).
     pub(in crate::check) fn foreign_keys(&mut self, root: &Node, own_present: bool) {
@@ -238,6 +248,24 @@ impl Linter<'_> {
             );
         }
         let path_is_sse = url_path(url_text).ends_with("/sse");
+        let read_as_sse = is_sse
+            || (type_value.is_none()
+                && f.untyped_remote == UntypedRemote::Sse
+                && !spelling::HTTP_URL_KEYS.contains(&url.key.as_str())
+                && path_is_sse);
+        if read_as_sse && self.client.supports(TransportName::Sse) {
+            let alternative = url_text
+                .strip_suffix("/sse")
+                .map_or_else(String::new, |base| format!(" (often `{base}/mcp`)"));
+            self.report(
+                url.key_start,
+                &SSE_DEPRECATED,
+                format!(
+                    "server `{name}` uses the HTTP+SSE transport, deprecated in MCP 2026-07-28; if it also serves Streamable HTTP{alternative}, switch with `mcpctl add {name} -c {} --url URL --transport http --force`",
+                    self.client.id
+                ),
+            );
+        }
         if type_value.is_none() && !spelling::HTTP_URL_KEYS.contains(&url.key.as_str()) {
             match f.untyped_remote {
                 UntypedRemote::None => {

@@ -59,6 +59,7 @@ pub const RULES: &[Rule] = &[
     dialect::UNKNOWN_KEY,
     dialect::UNSUPPORTED_TRANSPORT,
     dialect::UNKNOWN_TYPE_VALUE,
+    dialect::SSE_DEPRECATED,
     portability::UNWRAPPED_WINDOWS_SHIM,
     portability::CMD_WRAPPER_OFF_WINDOWS,
     portability::ABSOLUTE_HOME_PATH,

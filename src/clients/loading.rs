@@ -1,0 +1,403 @@
+//! How a client really loads and connects to its servers (`clients.toml`
+//! `[client.loading]`): which protocol eras it speaks, how strictly it parses its JSON
+//! files, which environment a stdio server gets from it, which capabilities it declares,
+//! and which settings lists let a server load at all. Every field has a default meaning
+//! "not known", which is never judged.
+//!
+//! Pure data and pure decisions: nothing here reads a file or the environment.
+
+use indexmap::IndexMap;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// The `[client.loading]` block of a row.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Loading {
+    /// The protocol eras the client speaks; empty: not known (not judged).
+    pub eras: Vec<EraName>,
+    /// How strictly the client parses its JSON-family files; `None`: not known.
+    pub parser: Option<Parser>,
+    /// Names the client removes from an entry's own `env` before starting it (compared
+    /// without case): Gemini CLI's `BLOCKED_EXECUTION_ENVS`.
+    pub env_blocked: Vec<String>,
+    /// What the client removes from the environment it passes on; `None`: all of it is
+    /// passed.
+    pub inherit: Option<Inherit>,
+    /// The capabilities the client declares (`initialize` / `_meta`); `None`: not known
+    /// (mcpctl declares its own).
+    pub capabilities: Option<Value>,
+    /// Key path (in the client's user file, and its project file) of a list of server
+    /// names, or `*` patterns, the client does not load (Gemini CLI `mcp.excluded`).
+    pub excluded: Option<Vec<String>>,
+    /// Key path of a list that, when present, is the only servers the client loads
+    /// (`mcp.allowed`); `excluded` wins over it.
+    pub allowed: Option<Vec<String>>,
+    /// `false`: the client passes `${VAR}` through literally (Cline CLI, Mistral Vibe,
+    /// legacy Kimi); `None`: as `fields.var_syntax` says.
+    pub expands: Option<bool>,
+    /// File names in the user file's folder that the client reads *all* of and merges, in
+    /// order, a later file's server winning a name clash (OpenCode: `config.json`,
+    /// `opencode.json`, `opencode.jsonc`); empty: only the user file.
+    pub merge: Vec<String>,
+}
+
+/// A protocol era, as the table spells it.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum EraName {
+    /// Up to 2025-11-25: `initialize`.
+    Handshake,
+    /// 2026-07-28: `server/discover`, no `initialize`.
+    Modern,
+}
+
+/// How strictly a client's JSON parser reads.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Parser {
+    /// Plain JSON: a comment or a trailing comma rejects the whole file (Claude Code).
+    Strict,
+    /// Comments are stripped, a trailing comma rejects the file (Gemini CLI, Qwen Code:
+    /// `strip-json-comments` then `JSON.parse`).
+    Comments,
+    /// Comments and trailing commas are accepted (JSONC).
+    Lenient,
+}
+
+/// The environment filter a client applies to what it passes on (names compared in upper
+/// case): a name is kept when it starts with one of `keep_prefixes` or is in `keep`,
+/// dropped when it is in `drop` or contains one of `drop_containing`, else kept.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Inherit {
+    pub keep_prefixes: Vec<String>,
+    pub keep: Vec<String>,
+    pub drop: Vec<String>,
+    pub drop_containing: Vec<String>,
+}
+
+impl Inherit {
+    fn passes(&self, name: &str) -> bool {
+        let upper = name.to_uppercase();
+        if self
+            .keep_prefixes
+            .iter()
+            .any(|p| upper.starts_with(p.as_str()))
+            || self.keep.contains(&upper)
+        {
+            return true;
+        }
+        !(self.drop.contains(&upper)
+            || self
+                .drop_containing
+                .iter()
+                .any(|d| upper.contains(d.as_str())))
+    }
+}
+
+/// Why a client does not read a file at all (and so loads none of its servers).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection {
+    pub line: usize,
+    pub column: usize,
+    /// `a comment` or `a trailing comma`.
+    pub what: &'static str,
+}
+
+impl Loading {
+    /// Whether the client speaks `era`; `None`: not known.
+    #[must_use]
+    pub fn speaks(&self, era: EraName) -> Option<bool> {
+        (!self.eras.is_empty()).then(|| self.eras.contains(&era))
+    }
+
+    /// What in `text` (a JSON-family file) makes the client reject the whole file, if
+    /// anything.
+    #[must_use]
+    pub fn rejects(&self, text: &str) -> Option<Rejection> {
+        let (comments, commas) = match self.parser? {
+            Parser::Strict => (true, true),
+            Parser::Comments => (false, true),
+            Parser::Lenient => return None,
+        };
+        first_offence(text, comments, commas)
+    }
+
+    /// The entry's `env` names the client drops (as written in the entry).
+    #[must_use]
+    pub fn blocked<'e>(&self, env: impl IntoIterator<Item = &'e String>) -> Vec<&'e String> {
+        env.into_iter()
+            .filter(|k| self.env_blocked.iter().any(|b| b.eq_ignore_ascii_case(k)))
+            .collect()
+    }
+
+    /// The environment a stdio server gets from this client: `parent` filtered as the
+    /// client filters it, then the entry's `env` without the names it drops.
+    #[must_use]
+    pub fn server_env(
+        &self,
+        parent: &IndexMap<String, String>,
+        entry: &IndexMap<String, String>,
+    ) -> (IndexMap<String, String>, IndexMap<String, String>) {
+        let parent = match &self.inherit {
+            Some(filter) => parent
+                .iter()
+                .filter(|(k, _)| filter.passes(k))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            None => parent.clone(),
+        };
+        let blocked = self.blocked(entry.keys());
+        let entry = entry
+            .iter()
+            .filter(|(k, _)| !blocked.contains(k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        (parent, entry)
+    }
+
+    /// Why the client does not load the server `name`, given its settings documents (the
+    /// user file and the project file, parsed), or `None` when it does.
+    #[must_use]
+    pub fn gated(&self, settings: &[&Value], name: &str) -> Option<String> {
+        let list = |key: &Option<Vec<String>>| -> Option<Vec<String>> {
+            let key = key.as_ref()?;
+            let mut out: Option<Vec<String>> = None;
+            for doc in settings {
+                let mut node = *doc;
+                let mut found = true;
+                for k in key {
+                    match node.get(k) {
+                        Some(next) => node = next,
+                        None => {
+                            found = false;
+                            break;
+                        }
+                    }
+                }
+                if let (true, Some(items)) = (found, node.as_array()) {
+                    out.get_or_insert_with(Vec::new).extend(
+                        items
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .filter(|s| !s.is_empty())
+                            .map(str::to_owned),
+                    );
+                }
+            }
+            out
+        };
+        let dotted = |key: &Option<Vec<String>>| key.as_deref().unwrap_or_default().join(".");
+        if let Some(excluded) = list(&self.excluded)
+            && excluded.iter().any(|p| glob(p, name))
+        {
+            return Some(format!(
+                "excluded: `{name}` is in `{}`",
+                dotted(&self.excluded)
+            ));
+        }
+        if let Some(allowed) = list(&self.allowed)
+            && !allowed.iter().any(|p| glob(p, name))
+        {
+            return Some(format!(
+                "not allowed: `{}` is set and does not name `{name}`",
+                dotted(&self.allowed)
+            ));
+        }
+        None
+    }
+}
+
+/// `*` matches any run of characters; everything else matches itself.
+fn glob(pattern: &str, name: &str) -> bool {
+    let Some((head, rest)) = pattern.split_once('*') else {
+        return pattern == name;
+    };
+    let Some(mut left) = name.strip_prefix(head) else {
+        return false;
+    };
+    let parts: Vec<&str> = rest.split('*').collect();
+    for (i, part) in parts.iter().enumerate() {
+        if i == parts.len() - 1 {
+            return left.ends_with(part);
+        }
+        match left.find(part) {
+            Some(at) => left = &left[at + part.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// The first comment (when `comments`) or trailing comma (when `commas`) outside strings.
+fn first_offence(text: &str, comments: bool, commas: bool) -> Option<Rejection> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    let mut in_string = false;
+    // The last comma outside strings with only whitespace or comments after it.
+    let mut comma: Option<usize> = None;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match b {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        match b {
+            b'"' => {
+                in_string = true;
+                comma = None;
+            }
+            b'/' if matches!(bytes.get(i + 1), Some(b'/' | b'*')) => {
+                if comments {
+                    return Some(at(text, i, "a comment"));
+                }
+                let block = bytes[i + 1] == b'*';
+                i += 2;
+                while i < bytes.len() {
+                    if block && bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/') {
+                        i += 1;
+                        break;
+                    }
+                    if !block && bytes[i] == b'\n' {
+                        break;
+                    }
+                    i += 1;
+                }
+            }
+            b',' => comma = Some(i),
+            b'}' | b']' => {
+                if let (Some(c), true) = (comma, commas) {
+                    return Some(at(text, c, "a trailing comma"));
+                }
+                comma = None;
+            }
+            b' ' | b'\t' | b'\r' | b'\n' => {}
+            _ => comma = None,
+        }
+        i += 1;
+    }
+    None
+}
+
+fn at(text: &str, offset: usize, what: &'static str) -> Rejection {
+    let position = crate::formats::position_of(text, offset);
+    Rejection {
+        line: position.line,
+        column: position.column,
+        what,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parser(p: Parser) -> Loading {
+        Loading {
+            parser: Some(p),
+            ..Loading::default()
+        }
+    }
+
+    #[test]
+    fn strictness_finds_the_first_comment_or_trailing_comma_outside_strings() {
+        let commented = "{\n  // note\n  \"a\": \"http://x//y\"\n}";
+        let trailing = "{\n  \"a\": [1, 2,\n  ],\n}";
+        let url = "{\"a\": \"x, ]\"}";
+        let strict = parser(Parser::Strict);
+        let comments = parser(Parser::Comments);
+        assert_eq!(
+            strict.rejects(commented),
+            Some(Rejection {
+                line: 2,
+                column: 3,
+                what: "a comment"
+            })
+        );
+        assert_eq!(comments.rejects(commented), None);
+        assert_eq!(
+            comments.rejects(trailing),
+            Some(Rejection {
+                line: 2,
+                column: 13,
+                what: "a trailing comma"
+            })
+        );
+        assert_eq!(
+            comments.rejects("{\"a\": 1, /* c */ }").map(|r| r.what),
+            Some("a trailing comma")
+        );
+        assert_eq!(strict.rejects(url), None);
+        assert_eq!(parser(Parser::Lenient).rejects(trailing), None);
+        assert_eq!(Loading::default().rejects(trailing), None);
+    }
+
+    #[test]
+    fn gates_exclude_before_allow_with_globs() {
+        let loading = Loading {
+            excluded: Some(vec!["mcp".into(), "excluded".into()]),
+            allowed: Some(vec!["mcp".into(), "allowed".into()]),
+            ..Loading::default()
+        };
+        let user = json!({"mcp": {"excluded": ["a"], "allowed": ["a", "b*"]}});
+        assert!(
+            loading
+                .gated(&[&user], "a")
+                .unwrap()
+                .starts_with("excluded")
+        );
+        assert_eq!(loading.gated(&[&user], "bee"), None);
+        assert!(
+            loading
+                .gated(&[&user], "c")
+                .unwrap()
+                .starts_with("not allowed")
+        );
+        assert_eq!(loading.gated(&[&json!({})], "c"), None);
+        assert!(glob("*pup*", "my-puppeteer"));
+        assert!(!glob("a*c", "abd"));
+    }
+
+    #[test]
+    fn env_is_filtered_as_the_client_filters_it() {
+        let loading = Loading {
+            env_blocked: vec!["PYTHONPATH".into(), "NODE_OPTIONS".into()],
+            inherit: Some(Inherit {
+                keep_prefixes: vec!["GEMINI_CLI_".into()],
+                keep: vec!["PATH".into()],
+                drop: vec!["DATABASE_URL".into()],
+                drop_containing: vec!["TOKEN".into(), "KEY".into()],
+            }),
+            ..Loading::default()
+        };
+        let parent: IndexMap<String, String> = [
+            ("PATH", "/bin"),
+            ("GITHUB_TOKEN", "t"),
+            ("DATABASE_URL", "d"),
+            ("GEMINI_CLI_KEY", "k"),
+            ("LANG", "C"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.into(), v.into()))
+        .collect();
+        let entry: IndexMap<String, String> = [("PYTHONPATH", "/x"), ("API_KEY", "s")]
+            .into_iter()
+            .map(|(k, v)| (k.into(), v.into()))
+            .collect();
+        let (parent, entry) = loading.server_env(&parent, &entry);
+        assert_eq!(
+            parent.keys().collect::<Vec<_>>(),
+            ["PATH", "GEMINI_CLI_KEY", "LANG"]
+        );
+        // The entry's own env is only filtered by the blocked list.
+        assert_eq!(entry.keys().collect::<Vec<_>>(), ["API_KEY"]);
+        assert_eq!(Loading::default().speaks(EraName::Modern), None);
+    }
+}

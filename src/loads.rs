@@ -1,0 +1,227 @@
+//! What each client really loads of what its files hold (the table's loading model,
+//! `clients::loading`): a file the client's parser rejects loads none of its servers
+//! (Claude Code and a comment in `~/.claude.json`; Gemini CLI, Qwen Code and a trailing
+//! comma), and a settings list keeps servers out (Gemini CLI `mcp.excluded` /
+//! `mcp.allowed`). Entries are marked `not_loaded` with the reason, for `list` and
+//! `doctor`. Reads files; never writes.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::clients::loading::{EraName, Rejection};
+use crate::clients::{Client, Scope};
+use crate::entry::{ServerEntry, Transport};
+use crate::formats::Format;
+use crate::handshake::Era;
+use crate::session::Context;
+use crate::session::inventory::Found;
+use crate::vars;
+
+/// How a `not_loaded` reason for a rejected file starts.
+pub const REJECTED: &str = "file rejected";
+
+/// Whether a `not_loaded` reason says the client rejects the whole file (a failure, not a
+/// choice the user made).
+#[must_use]
+pub fn is_rejection(why: &str) -> bool {
+    why.starts_with(REJECTED)
+}
+
+/// The reason for an entry of a file `client` rejects.
+#[must_use]
+pub fn rejected(client: &Client, r: &Rejection) -> String {
+    format!(
+        "{REJECTED}: {} refuses the whole file ({} at line {}, column {}), so it loads none of its servers; remove it",
+        client.name, r.what, r.line, r.column
+    )
+}
+
+/// What `client`'s parser rejects in the file at `path`, if anything (a missing or
+/// unreadable file: nothing).
+#[must_use]
+pub fn rejection(client: &Client, path: &std::path::Path) -> Option<Rejection> {
+    if client.loading.parser.is_none() || !matches!(client.format, Format::Json | Format::Jsonc) {
+        return None;
+    }
+    let text = std::fs::read_to_string(path).ok()?;
+    client.loading.rejects(&text)
+}
+
+/// Mark the entries their client will not load, with the reason.
+pub fn mark(ctx: &Context, found: &mut [Found<'_>]) {
+    overridden(found);
+    let mut files: HashMap<(String, PathBuf), Option<Rejection>> = HashMap::new();
+    let mut settings: HashMap<String, Vec<Value>> = HashMap::new();
+    for f in found.iter_mut() {
+        if f.origin.is_some() || f.not_loaded.is_some() {
+            continue;
+        }
+        let client = f.client;
+        let rejected_here = files
+            .entry((client.id.clone(), f.path.clone()))
+            .or_insert_with(|| rejection(client, &f.path));
+        if let Some(r) = rejected_here {
+            f.not_loaded = Some(rejected(client, r));
+            continue;
+        }
+        let loading = &client.loading;
+        if loading.excluded.is_none() && loading.allowed.is_none() {
+            continue;
+        }
+        let docs = settings
+            .entry(client.id.clone())
+            .or_insert_with(|| settings_of(ctx, client));
+        let docs: Vec<&Value> = docs.iter().collect();
+        if let Some(why) = loading.gated(&docs, &f.name) {
+            f.not_loaded = Some(why);
+        }
+    }
+}
+
+/// In a client that merges several user files (OpenCode), a server defined again in a
+/// later file is the later file's: the earlier one is not loaded.
+fn overridden(found: &mut [Found<'_>]) {
+    let mut last: HashMap<(&str, &str), usize> = HashMap::new();
+    for (i, f) in found.iter().enumerate() {
+        if f.origin.is_none() && f.scope == Scope::User && !f.client.loading.merge.is_empty() {
+            last.insert((f.client.id.as_str(), f.name.as_str()), i);
+        }
+    }
+    let winners: Vec<(usize, usize)> = found
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| {
+            let &w = last.get(&(f.client.id.as_str(), f.name.as_str()))?;
+            (w != i && f.scope == Scope::User && f.origin.is_none()).then_some((i, w))
+        })
+        .collect();
+    for (i, w) in winners {
+        let file = found[w]
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let f = &mut found[i];
+        f.not_loaded = Some(format!(
+            "overridden: `{file}` defines `{}` too, and {} reads it later",
+            f.name, f.client.name
+        ));
+    }
+}
+
+/// The client's user and project settings, parsed (files that are missing or do not
+/// parse are left out).
+fn settings_of(ctx: &Context, client: &Client) -> Vec<Value> {
+    [Scope::User, Scope::Project]
+        .into_iter()
+        .filter_map(|scope| {
+            client
+                .location(scope, &ctx.platform, &ctx.project)
+                .ok()
+                .flatten()
+        })
+        .filter_map(|location| {
+            let text = std::fs::read_to_string(&location.path).ok()?;
+            jsonc_parser::parse_to_serde_value::<Value>(&text, &Default::default()).ok()
+        })
+        .collect()
+}
+
+/// The `${VAR}` references in an entry's values (command, args, env, cwd; URL, headers).
+fn references(transport: &Transport) -> Vec<String> {
+    let strings: Vec<&String> = match transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => std::iter::once(command)
+            .chain(args)
+            .chain(env.values())
+            .chain(cwd)
+            .collect(),
+        Transport::Remote { url, headers, .. } => {
+            std::iter::once(url).chain(headers.values()).collect()
+        }
+    };
+    let mut names: Vec<String> = Vec::new();
+    for s in strings {
+        for r in vars::references(s) {
+            if r.syntax != vars::Syntax::Input && !names.contains(&r.name) {
+                names.push(r.name);
+            }
+        }
+    }
+    names
+}
+
+/// What `client` does with this entry that its writer should know, before it is written
+/// (`add`, `copy`, `apply`): `Err` when the client cannot use it at all (it passes
+/// `${VAR}` through literally), else the warnings.
+pub fn before_write(client: &Client, entry: &ServerEntry) -> Result<Vec<String>, String> {
+    let mut notes = Vec::new();
+    if client.loading.expands == Some(false) {
+        let names = references(&entry.transport);
+        if !names.is_empty() {
+            return Err(format!(
+                "{} does not expand variables: the server would get the text `${{{}}}` instead of its value",
+                client.name, names[0]
+            ));
+        }
+    }
+    if let Some(message) = dropped_env(client, &entry.transport) {
+        notes.push(message);
+    }
+    Ok(notes)
+}
+
+/// The entry's env names the client drops before starting the server, as a message.
+#[must_use]
+pub fn dropped_env(client: &Client, transport: &Transport) -> Option<String> {
+    let Transport::Stdio { env, .. } = transport else {
+        return None;
+    };
+    let blocked = client.loading.blocked(env.keys());
+    if blocked.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "{} drops {} from a server's env (it blocks variables that change how programs start): the server starts without {}",
+        client.name,
+        blocked
+            .iter()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        if blocked.len() == 1 { "it" } else { "them" }
+    ))
+}
+
+/// Why `client` cannot use a server that answered in `era` naming `supported` versions,
+/// if it cannot.
+#[must_use]
+pub fn era_mismatch(client: &Client, era: Era, supported: &[String]) -> Option<String> {
+    match era {
+        Era::Modern => {
+            let older = supported
+                .iter()
+                .any(|v| crate::handshake::KNOWN_PROTOCOL_VERSIONS.contains(&v.as_str()));
+            (!older && client.loading.speaks(EraName::Modern) == Some(false)).then(|| {
+                format!(
+                    "speaks only {}: {} speaks only the `initialize` era (it gets -32022 and connects to nothing)",
+                    crate::handshake::MODERN_PROTOCOL_VERSION,
+                    client.name
+                )
+            })
+        }
+        Era::Handshake => (client.loading.speaks(EraName::Handshake) == Some(false)).then(|| {
+            format!(
+                "speaks only the `initialize` era: {} speaks only {}",
+                client.name,
+                crate::handshake::MODERN_PROTOCOL_VERSION
+            )
+        }),
+    }
+}

@@ -1,0 +1,556 @@
+//! Issue 21: `list` and `doctor` say what each client really loads, as the clients' own
+//! CLIs (installed by `.ci/clients.sh`) show it: a file the client's parser rejects loads
+//! no server, settings lists keep servers out. Each case runs mcpctl and, where the
+//! client is installed, the client itself on the same files.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::env::{Run, TestEnv};
+use crate::fixture_server::fixture_binary;
+
+/// The client's CLI on `env`'s files, or `None` (a counted skip; a failure under CI)
+/// when `.ci/clients.sh` did not install it.
+pub(crate) fn client(env: &TestEnv, bin: &str, args: &[&str]) -> Option<Run> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(".cache/clients/node_modules/.bin")
+        .join(bin);
+    if !path.exists() {
+        crate::peer::missing(&format!(
+            "{bin}: {} missing (run .ci/clients.sh)",
+            path.display()
+        ));
+        return None;
+    }
+    let out = env
+        .client_command(Path::new("timeout"))
+        .args(["-k", "5", "90"])
+        .arg(&path)
+        .args(args)
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .output()
+        .unwrap();
+    let clean = |bytes: &[u8]| {
+        let text = String::from_utf8_lossy(bytes);
+        let mut out = String::new();
+        let mut chars = text.chars();
+        while let Some(c) = chars.next() {
+            if c == '\u{1b}' {
+                for c in chars.by_ref() {
+                    if c.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    };
+    Some(Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: clean(&out.stdout),
+        stderr: clean(&out.stderr),
+    })
+}
+
+/// The line of a client's `mcp list` that names `name` (`✓ name: ...`, `name: ...`).
+pub(crate) fn listed_line<'a>(run: &'a Run, name: &str) -> Option<&'a str> {
+    let prefix = format!("{name}: ");
+    run.stdout
+        .lines()
+        .chain(run.stderr.lines())
+        .map(str::trim)
+        .find(|line| {
+            line.strip_prefix(|c: char| !c.is_ascii())
+                .map_or(*line, str::trim_start)
+                .starts_with(&prefix)
+        })
+}
+
+fn row<'a>(rows: &'a Value, name: &str) -> &'a Value {
+    rows.as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("{name} not in {rows:#}"))
+}
+
+fn fixture() -> String {
+    fixture_binary().display().to_string()
+}
+
+/// `list --json` and `doctor --json --no-spawn` for one client.
+fn list_and_doctor(env: &TestEnv, id: &str) -> (Value, Value) {
+    let list = env.run(&["list", "--json", "-c", id]).ok().json();
+    let doctor = env
+        .run(&["doctor", "--json", "--no-spawn", "-c", id])
+        .json();
+    (list, doctor)
+}
+
+#[test]
+fn a_comment_makes_claude_code_reject_its_file_and_load_no_server() {
+    let env = TestEnv::new();
+    let text = format!(
+        "{{\n  // added by hand\n  \"mcpServers\": {{ \"t\": {{ \"command\": \"{}\" }} }}\n}}\n",
+        fixture()
+    );
+    env.write(".claude.json", text.as_bytes());
+    let (list, doctor) = list_and_doctor(&env, "claude-code");
+    let why = row(&list, "t")["not_loaded"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(why.starts_with("file rejected: Claude Code"), "{list:#}");
+    assert!(why.contains("a comment at line 2, column 3"), "{why}");
+    let human = env.run(&["list", "-c", "claude-code"]).ok();
+    assert!(
+        human.stdout.contains("t (file rejected)"),
+        "{}",
+        human.stdout
+    );
+    let t = row(&doctor["results"], "t");
+    assert_eq!(t["status"], "fail", "{doctor:#}");
+    assert!(
+        t["error"].as_str().unwrap().starts_with("file rejected"),
+        "{t:#}"
+    );
+    // The whole-file finding is a row of its own, not dropped.
+    let file = row(&doctor["results"], "");
+    assert_ne!(file["status"], "ok", "{doctor:#}");
+    // Claude Code itself: the same verdict.
+    if let Some(run) = client(&env, "claude", &["mcp", "list"]) {
+        let text = format!("{}{}", run.stdout, run.stderr);
+        assert!(listed_line(&run, "t").is_none(), "{text}");
+        assert!(text.contains("JSON Parse error"), "{text}");
+    }
+}
+
+#[test]
+fn a_trailing_comma_makes_gemini_and_qwen_reject_their_settings() {
+    for (bin, id, file) in [
+        ("gemini", "gemini-cli", ".gemini/settings.json"),
+        ("qwen", "qwen-code", ".qwen/settings.json"),
+    ] {
+        let env = TestEnv::new();
+        let text = format!(
+            "{{\n  // comments are fine\n  \"mcpServers\": {{ \"t\": {{ \"command\": \"{}\" }}, }}\n}}\n",
+            fixture()
+        );
+        env.write(file, text.as_bytes());
+        let (list, doctor) = list_and_doctor(&env, id);
+        let why = row(&list, "t")["not_loaded"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(why.starts_with("file rejected"), "{id}: {list:#}");
+        assert!(why.contains("a trailing comma at line 3"), "{id}: {why}");
+        assert_eq!(row(&doctor["results"], "t")["status"], "fail", "{id}");
+        if let Some(run) = client(&env, bin, &["mcp", "list"]) {
+            let text = format!("{}{}", run.stdout, run.stderr);
+            assert!(listed_line(&run, "t").is_none(), "{id}: {text}");
+            assert!(text.contains("double-quoted property name"), "{id}: {text}");
+        }
+        // Without the comma, the comment alone is accepted.
+        env.write(file, text.replace("}, }", "} }").as_bytes());
+        let (list, _) = list_and_doctor(&env, id);
+        assert!(
+            row(&list, "t").get("not_loaded").is_none(),
+            "{id}: {list:#}"
+        );
+    }
+}
+
+#[test]
+fn gemini_excluded_and_allowed_lists_keep_servers_out() {
+    let env = TestEnv::new();
+    let bin = fixture();
+    let home = env.home().display().to_string();
+    env.write(
+        ".gemini/trustedFolders.json",
+        serde_json::json!({ home: "TRUST_FOLDER" })
+            .to_string()
+            .as_bytes(),
+    );
+    let text = format!(
+        "{{\n  \"mcp\": {{ \"excluded\": [\"a\"], \"allowed\": [\"a\", \"b\"] }},\n  \"mcpServers\": {{\n    \"a\": {{ \"command\": \"{bin}\" }},\n    \"b\": {{ \"command\": \"{bin}\" }},\n    \"c\": {{ \"command\": \"{bin}\" }}\n  }}\n}}\n"
+    );
+    env.write(".gemini/settings.json", text.as_bytes());
+    let (list, doctor) = list_and_doctor(&env, "gemini-cli");
+    let why = |name: &str| row(&list, name)["not_loaded"].as_str().map(str::to_owned);
+    assert!(why("a").unwrap().starts_with("excluded"), "{list:#}");
+    assert_eq!(why("b"), None);
+    assert!(why("c").unwrap().starts_with("not allowed"), "{list:#}");
+    for (name, status) in [("a", "skipped"), ("b", "ok"), ("c", "skipped")] {
+        assert_eq!(
+            row(&doctor["results"], name)["status"],
+            status,
+            "{name}: {doctor:#}"
+        );
+    }
+    if let Some(run) = client(&env, "gemini", &["mcp", "list"]) {
+        for (name, blocked) in [("a", true), ("b", false), ("c", true)] {
+            let line = listed_line(&run, name).unwrap_or_else(|| panic!("{}", run.stdout));
+            assert_eq!(line.ends_with("Blocked"), blocked, "{line}");
+        }
+    }
+}
+
+/// The same stdio entry in four clients' files.
+fn everywhere(env: &TestEnv, name: &str, command: &str, args: &[&str], vars: &[(&str, &str)]) {
+    let entry = serde_json::json!({
+        "command": command,
+        "args": args,
+        "env": vars.iter().map(|(k, v)| ((*k).to_owned(), Value::from(*v))).collect::<serde_json::Map<_, _>>(),
+    });
+    let servers = serde_json::json!({ "mcpServers": { name: entry } }).to_string();
+    for file in [
+        ".claude.json",
+        ".gemini/settings.json",
+        ".qwen/settings.json",
+    ] {
+        env.write(file, servers.as_bytes());
+    }
+    let mut toml = format!("[mcp_servers.{name}]\ncommand = {command:?}\nargs = {args:?}\n");
+    if !vars.is_empty() {
+        toml.push_str(&format!("[mcp_servers.{name}.env]\n"));
+        for (k, v) in vars {
+            toml.push_str(&format!("{k} = {v:?}\n"));
+        }
+    }
+    env.write(".codex/config.toml", toml.as_bytes());
+    let home = env.home().display().to_string();
+    env.write(
+        ".gemini/trustedFolders.json",
+        serde_json::json!({ home: "TRUST_FOLDER" })
+            .to_string()
+            .as_bytes(),
+    );
+}
+
+fn by_client<'a>(report: &'a Value, client: &str) -> &'a Value {
+    report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["client"] == client)
+        .unwrap_or_else(|| panic!("no {client} in {report:#}"))
+}
+
+/// Issue 21: a server that speaks only 2026-07-28 answered mcpctl, and doctor said ✔ for
+/// every client; only Claude Code connects to it. One handshake serves all four clients.
+#[test]
+fn a_modern_only_server_is_judged_per_client_from_one_handshake() {
+    let env = TestEnv::new();
+    everywhere(&env, "m", &fixture(), &["modern"], &[]);
+    let ids = "claude-code,codex,gemini-cli,qwen-code";
+    let report = env.run(&["doctor", "--json", "-c", ids]).code(1).json();
+    assert_eq!(
+        by_client(&report, "claude-code")["status"],
+        "ok",
+        "{report:#}"
+    );
+    for id in ["codex", "gemini-cli", "qwen-code"] {
+        let row = by_client(&report, id);
+        assert_eq!(row["status"], "fail", "{id}: {row:#}");
+        assert!(
+            row["error"]
+                .as_str()
+                .unwrap()
+                .contains("speaks only 2026-07-28"),
+            "{id}: {row:#}"
+        );
+    }
+    // One handshake per distinct environment: Gemini CLI's filter takes nothing out of
+    // this one (no secret-like names), so all four clients share a single handshake.
+    assert_eq!(report["handshakes"], 1, "{report:#}");
+    let human = env.run(&["doctor", "-c", ids]).code(1);
+    assert!(
+        human
+            .stdout
+            .contains("m: ✔ claude-code · ✘ codex: speaks only 2026-07-28"),
+        "{}",
+        human.stdout
+    );
+    // The clients agree.
+    if let Some(run) = client(&env, "claude", &["mcp", "list"]) {
+        let line = listed_line(&run, "m").unwrap_or_default();
+        assert!(
+            line.ends_with("Connected"),
+            "claude: {}{}",
+            run.stdout,
+            run.stderr
+        );
+    }
+    for bin in ["gemini", "qwen"] {
+        if let Some(run) = client(&env, bin, &["mcp", "list"]) {
+            let line = listed_line(&run, "m").unwrap_or_default();
+            assert!(
+                line.ends_with("Disconnected"),
+                "{bin}: {}{}",
+                run.stdout,
+                run.stderr
+            );
+        }
+    }
+    // A dual-era server works everywhere.
+    everywhere(&env, "m", &fixture(), &["dual"], &[]);
+    let report = env.run(&["doctor", "--json", "-c", ids]).ok().json();
+    for id in ["claude-code", "codex", "gemini-cli", "qwen-code"] {
+        assert_eq!(by_client(&report, id)["status"], "ok", "{id}: {report:#}");
+    }
+}
+
+/// Issue 21: Gemini CLI drops `PYTHONPATH` (and the rest of its blocked list) from a
+/// server's env, and inherited variables named like secrets (`*TOKEN*`); doctor started
+/// the server with them and said ✔. Now each client's server starts with the
+/// environment that client gives it, and `--as` starts any entry as another client would.
+#[test]
+fn gemini_drops_env_and_doctor_starts_the_server_as_gemini_does() {
+    for (needs, vars) in [
+        ("PYTHONPATH", &[("PYTHONPATH", "/opt/lib")][..]),
+        ("MY_TOKEN", &[][..]),
+    ] {
+        let mut env = TestEnv::new();
+        env.extra_env.push(("MY_TOKEN".into(), "t".into()));
+        // A script file, not `sh -c`: Gemini CLI expands `$VAR` in a settings file itself.
+        let script = env.write(
+            "bin/needs.sh",
+            format!(
+                "#!/bin/sh
+test -n \"${needs}\" || {{ echo 'missing {needs}' >&2; exit 3; }}
+exec '{}'
+",
+                fixture()
+            )
+            .as_bytes(),
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let script = script.display().to_string();
+        everywhere(&env, "py", &script, &[], vars);
+        let report = env
+            .run(&["doctor", "--json", "-c", "gemini-cli,claude-code"])
+            .code(1)
+            .json();
+        let gemini = by_client(&report, "gemini-cli");
+        assert_eq!(gemini["status"], "fail", "{needs}: {gemini:#}");
+        if needs == "PYTHONPATH" {
+            let text = gemini["checks"].to_string();
+            assert!(text.contains("drops `PYTHONPATH`"), "{text}");
+        }
+        assert_eq!(
+            by_client(&report, "claude-code")["status"],
+            "ok",
+            "{report:#}"
+        );
+        let report = env
+            .run(&[
+                "doctor",
+                "--json",
+                "--as",
+                "gemini-cli",
+                "-c",
+                "claude-code",
+            ])
+            .code(1)
+            .json();
+        assert_eq!(
+            by_client(&report, "claude-code")["status"],
+            "fail",
+            "{needs}: {report:#}"
+        );
+        let report = env
+            .run(&[
+                "doctor",
+                "--json",
+                "--as",
+                "claude-code",
+                "-c",
+                "gemini-cli",
+            ])
+            .ok()
+            .json();
+        // Started as Claude Code starts it, it works (the entry still drops PYTHONPATH in
+        // Gemini CLI: a warning).
+        assert_ne!(
+            by_client(&report, "gemini-cli")["status"],
+            "fail",
+            "{needs}: {report:#}"
+        );
+        if let Some(run) = client(&env, "gemini", &["mcp", "list"]) {
+            let line = listed_line(&run, "py").unwrap_or_default();
+            assert!(
+                line.ends_with("Disconnected"),
+                "gemini {needs}: {}{}",
+                run.stdout,
+                run.stderr
+            );
+        }
+        if needs != "PYTHONPATH" {
+            continue;
+        }
+        if let Some(run) = client(&env, "gemini", &["mcp", "list"]) {
+            let line = listed_line(&run, "py").unwrap_or_default();
+            assert!(
+                line.ends_with("Disconnected"),
+                "gemini: {}{}",
+                run.stdout,
+                run.stderr
+            );
+        }
+        // `add` says so before writing.
+        let add = env
+            .run(&[
+                "add",
+                "more",
+                "-c",
+                "gemini-cli",
+                "-e",
+                "NODE_OPTIONS=--x",
+                "--",
+                "node",
+                "s.js",
+            ])
+            .ok();
+        assert!(
+            add.stderr.contains("drops `NODE_OPTIONS`"),
+            "{}",
+            add.stderr
+        );
+    }
+}
+
+/// Issue 21: Cline CLI and Mistral Vibe pass `${VAR}` through literally; `add` wrote
+/// the entry anyway. Qwen Code expands it (mcpctl said it did not know).
+#[test]
+fn add_refuses_variables_where_the_client_does_not_expand_them() {
+    let env = TestEnv::new();
+    for id in ["cline-cli", "mistral-vibe"] {
+        let run = env
+            .run(&[
+                "add",
+                "gh",
+                "-c",
+                id,
+                "-e",
+                "TOKEN=${GH_TOKEN}",
+                "--",
+                "node",
+                "s.js",
+            ])
+            .code(2);
+        let text = format!("{}{}", run.stdout, run.stderr);
+        assert!(text.contains("does not expand variables"), "{id}: {text}");
+    }
+    let run = env
+        .run(&[
+            "add",
+            "gh",
+            "-c",
+            "qwen-code",
+            "-e",
+            "TOKEN=${GH_TOKEN}",
+            "--",
+            "node",
+            "s.js",
+        ])
+        .ok();
+    assert!(!run.stderr.contains("does not know"), "{}", run.stderr);
+}
+
+/// Issue 21: OpenCode reads and merges `config.json`, `opencode.json` and
+/// `opencode.jsonc` (a later file wins a name); mcpctl read only the first that existed.
+#[test]
+fn opencode_merges_its_three_user_files_and_the_last_wins() {
+    let env = TestEnv::new();
+    for (file, own) in [
+        ("config.json", "a"),
+        ("opencode.json", "b"),
+        ("opencode.jsonc", "c"),
+    ] {
+        let text = format!(
+            "{{\"mcp\": {{\"{own}\": {{\"type\": \"local\", \"command\": [\"true\"]}}, \"same\": {{\"type\": \"local\", \"command\": [\"from-{file}\"]}}}}}}"
+        );
+        env.write(&format!(".config/opencode/{file}"), text.as_bytes());
+    }
+    let list = env.run(&["list", "--json", "-c", "opencode"]).ok().json();
+    let loaded: Vec<(String, String)> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r.get("not_loaded").is_none())
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap().to_owned(),
+                r["command"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let mut names: Vec<&str> = loaded.iter().map(|(n, _)| n.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["a", "b", "c", "same"], "{list:#}");
+    let same = loaded.iter().find(|(n, _)| n == "same").unwrap();
+    assert_eq!(same.1, "from-opencode.jsonc");
+    let overridden = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| {
+            r["not_loaded"]
+                .as_str()
+                .is_some_and(|w| w.starts_with("overridden"))
+        })
+        .count();
+    assert_eq!(overridden, 2, "{list:#}");
+    if let Some(run) = client(&env, "opencode", &["debug", "config"]) {
+        let config: Value = serde_json::from_str(&run.stdout).unwrap();
+        let mut theirs: Vec<&String> = config["mcp"].as_object().unwrap().keys().collect();
+        theirs.sort_unstable();
+        assert_eq!(theirs, ["a", "b", "c", "same"]);
+        assert_eq!(config["mcp"]["same"]["command"][0], "from-opencode.jsonc");
+    }
+}
+
+/// Issue 21: Gemini CLI also loads the servers of its system settings file
+/// (`GEMINI_CLI_SYSTEM_SETTINGS_PATH`, else `/etc/gemini-cli/settings.json`); mcpctl did
+/// not read it.
+#[test]
+fn gemini_system_settings_servers_are_listed_read_only() {
+    let mut env = TestEnv::new();
+    // Not under /tmp: Gemini CLI skips a system settings file below a world-writable
+    // folder ("Parent directory '/tmp' is insecure").
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let system = dir.path().join("settings.json");
+    std::fs::write(
+        &system,
+        format!(
+            "{{\"mcpServers\": {{\"sys\": {{\"command\": \"{}\"}}}}}}",
+            fixture()
+        ),
+    )
+    .unwrap();
+    env.extra_env.push((
+        "GEMINI_CLI_SYSTEM_SETTINGS_PATH".into(),
+        system.display().to_string(),
+    ));
+    env.write(".gemini/settings.json", b"{\"mcpServers\": {}}");
+    let list = env.run(&["list", "--json", "-c", "gemini-cli"]).ok().json();
+    let sys = row(&list, "sys");
+    assert_eq!(sys["read_only"], true, "{list:#}");
+    if let Some(run) = client(&env, "gemini", &["mcp", "list"]) {
+        assert!(
+            listed_line(&run, "sys").is_some(),
+            "{}{}",
+            run.stdout,
+            run.stderr
+        );
+    }
+}

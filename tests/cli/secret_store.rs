@@ -1,0 +1,714 @@
+//! The secret store, the launcher and the bridge (issue 23), end to end through the
+//! binary: values kept in a real Secret Service (gnome-keyring, started by
+//! `.ci/keyring.sh`; a counted skip elsewhere when none answers, a failure under CI), a
+//! small script as the command provider, and the real fixture server behind `mcpctl run`
+//! (stdio) and `mcpctl bridge` (Streamable HTTP and legacy SSE). Each test checks the
+//! secret reaches the server's environment or headers and nowhere else: not a client
+//! file, not the launcher's command line, not mcpctl's output or state files.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::env::{Run, TestEnv};
+use crate::fixture_server::fixture_binary;
+
+/// A test environment whose mcpctl reaches the Secret Service this test process sees,
+/// under a keychain service of its own (never a person's `mcpctl` items). `None` (after
+/// reporting the skip) when no Secret Service answers.
+fn keyring_env() -> Option<TestEnv> {
+    let mut env = TestEnv::new();
+    for var in ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"] {
+        if let Ok(value) = std::env::var(var) {
+            env.extra_env.push((var.to_owned(), value));
+        }
+    }
+    let unique = env
+        .dir
+        .path()
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    env.extra_env.push((
+        "MCPCTL_KEYRING_SERVICE".to_owned(),
+        format!("mcpctl-test-{unique}"),
+    ));
+    let probe = env.run(&["secret", "get", "availability-probe", "--reveal"]);
+    if probe.stderr.contains("no Secret Service") {
+        crate::peer::missing(
+            "no Secret Service on the session bus (run `eval \"$(bash .ci/keyring.sh)\"`)",
+        );
+        return None;
+    }
+    Some(env)
+}
+
+/// `mcpctl secret set NAME` with `value` on stdin.
+fn set_secret(env: &TestEnv, name: &str, value: &str) -> Run {
+    let mut command = env.command(&["secret", "set", name]);
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{value}\n").as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// Every file under `dir` that holds `needle` (state files, client files).
+fn files_holding(dir: &Path, needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(files_holding(&path, needle));
+        } else if std::fs::read(&path)
+            .is_ok_and(|bytes| String::from_utf8_lossy(&bytes).contains(needle))
+        {
+            found.push(path.display().to_string());
+        }
+    }
+    found
+}
+
+/// A client's end of a stdio MCP connection to a process the test started.
+struct Peer {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    next: u64,
+}
+
+impl Peer {
+    fn start(mut command: Command) -> Peer {
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        let mut child = command.spawn().unwrap();
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Peer {
+            child,
+            stdin,
+            stdout,
+            next: 1,
+        }
+    }
+
+    fn send(&mut self, message: &Value) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Send a request and read lines until its response.
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let mut line = String::new();
+            let read = self.stdout.read_line(&mut line).unwrap();
+            assert!(
+                read > 0,
+                "the connection closed before the reply to {method}"
+            );
+            let message: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("not one JSON message per line ({e}): {line:?}"));
+            if message["id"] == json!(id) && message.get("method").is_none() {
+                return message;
+            }
+            // A request of the server's (`roots/list` before `tools/list`): a client
+            // without roots says it does not know the method.
+            if let (Some(_), Some(server_id)) = (message.get("method"), message.get("id")) {
+                let reply = json!({"jsonrpc": "2.0", "id": server_id, "error": {"code": -32601, "message": "no roots"}});
+                self.send(&reply);
+            }
+        }
+    }
+
+    /// `initialize` and `notifications/initialized`, as a client does first.
+    fn handshake(&mut self) -> Value {
+        let reply = self.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "secrets-test", "version": "0"}
+            }),
+        );
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        reply
+    }
+
+    /// The text a fixture tool answers.
+    fn tool_text(&mut self, tool: &str, arguments: Value) -> String {
+        let reply = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        reply["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no text in {reply}"))
+            .to_owned()
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Close stdin and wait for the process to end.
+    fn finish(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        self.child.wait().unwrap()
+    }
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The command line of process `pid` as `ps` and `/proc/PID/cmdline` show it.
+fn command_lines(pid: u32) -> String {
+    let ps = Command::new("ps")
+        .args(["-ww", "-o", "args=", "-p", &pid.to_string()])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    let proc = std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+        .unwrap_or_default();
+    format!("{ps}\n{proc}")
+}
+
+#[test]
+fn keyring_store_sets_resolves_and_deletes_without_showing_the_value() {
+    let Some(env) = keyring_env() else { return };
+    // A real token's shape: trust's scrub would hide it from any output but `--reveal`.
+    let value = "ghp_keyringTestValue0123456789abcdefABCDEF";
+    let set = set_secret(&env, "github", value).ok();
+    assert!(
+        set.stderr.contains("kept in the OS keychain"),
+        "{}",
+        set.stderr
+    );
+
+    let list = env.run(&["secret", "list", "--json"]).ok();
+    assert_eq!(list.json()[0]["name"], "github");
+    assert_eq!(list.json()[0]["backend"], "keychain");
+    let human = env.run(&["secret", "list"]).ok();
+    assert!(human.stdout.contains("github"), "{}", human.stdout);
+
+    let refused = env.run(&["secret", "get", "github"]).code(2);
+    assert!(refused.stderr.contains("--reveal"), "{}", refused.stderr);
+    let revealed = env.run(&["secret", "get", "github", "--reveal"]).ok();
+    assert_eq!(revealed.stdout, format!("{value}\n"));
+
+    for run in [&set, &list, &human, &refused] {
+        assert!(!run.stdout.contains(value) && !run.stderr.contains(value));
+    }
+    assert_eq!(files_holding(env.dir.path(), value), Vec::<String>::new());
+
+    env.run(&["secret", "rm", "github"]).ok();
+    let gone = env.run(&["secret", "get", "github", "--reveal"]).code(2);
+    assert!(
+        gone.stderr
+            .contains("secret `github` is not set (mcpctl secret set github)"),
+        "{}",
+        gone.stderr
+    );
+    assert_eq!(
+        env.run(&["secret", "list", "--json"]).ok().json(),
+        json!([])
+    );
+    env.run(&["secret", "rm", "github"]).code(2);
+}
+
+#[test]
+fn a_secret_is_never_taken_from_the_command_line() {
+    let env = TestEnv::new();
+    // clap refuses a second positional: there is no way to pass a value in argv.
+    env.run(&["secret", "set", "github", "ghp_onTheCommandLine"])
+        .code(2);
+    let empty = env.run(&["secret", "set", "github"]).code(2);
+    assert!(empty.stderr.contains("is empty"), "{}", empty.stderr);
+}
+
+/// A provider script that prints its argument's token, as `pass show NAME` would.
+fn provider_script(env: &TestEnv) -> String {
+    let path = env.write(
+        "bin/fake-pass",
+        b"#!/bin/sh\n# a tiny password manager: `fake-pass show NAME`\n[ \"$1\" = show ] || { echo \"usage: fake-pass show NAME\" >&2; exit 64; }\n[ \"$2\" = docs ] || { echo \"fake-pass: $2 is not in the store\" >&2; exit 1; }\nprintf 'tok_fromProvider_42\\n'\n",
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    path.display().to_string()
+}
+
+#[test]
+fn the_command_provider_runs_its_command_and_stores_only_the_command() {
+    let env = TestEnv::new();
+    let script = provider_script(&env);
+    env.run(&[
+        "secret",
+        "set",
+        "docs",
+        "--command",
+        &format!("{script} show docs"),
+    ])
+    .ok();
+    env.run(&[
+        "secret",
+        "set",
+        "gone",
+        "--command",
+        &format!("{script} show gone"),
+    ])
+    .ok();
+    let list = env.run(&["secret", "list", "--json"]).ok().json();
+    assert_eq!(list[0]["name"], "docs");
+    assert_eq!(list[0]["backend"], "command");
+    assert_eq!(list[0]["command"], format!("{script} show docs"));
+
+    let revealed = env.run(&["secret", "get", "docs", "--reveal"]).ok();
+    assert_eq!(revealed.stdout, "tok_fromProvider_42\n");
+    let failed = env.run(&["secret", "get", "gone", "--reveal"]).code(2);
+    assert!(
+        failed
+            .stderr
+            .contains("exited with 1: fake-pass: gone is not in the store"),
+        "{}",
+        failed.stderr
+    );
+    assert_eq!(
+        files_holding(&env.dir.path().join("state"), "tok_fromProvider_42"),
+        Vec::<String>::new()
+    );
+
+    // The launcher resolves it the same way.
+    let run = env
+        .run(&[
+            "run",
+            "--secret",
+            "DOCS_KEY=docs",
+            "--",
+            "sh",
+            "-c",
+            "printf %s \"$DOCS_KEY\"",
+        ])
+        .ok();
+    assert_eq!(run.stdout, "tok_fromProvider_42");
+    let missing = env
+        .run(&[
+            "run",
+            "--secret",
+            "DOCS_KEY=gone",
+            "--",
+            "sh",
+            "-c",
+            "echo started",
+        ])
+        .code(2);
+    assert!(!missing.stdout.contains("started"), "{}", missing.stdout);
+    assert!(
+        missing.stderr.contains("secret `gone`"),
+        "{}",
+        missing.stderr
+    );
+}
+
+#[test]
+fn the_launcher_gives_the_server_its_secret_in_the_environment_only() {
+    let Some(env) = keyring_env() else { return };
+    let value = "ghp_launcherValue_abcdef987";
+    set_secret(&env, "github", value).ok();
+
+    let mut command = env.command(&[
+        "run",
+        "--secret",
+        "GITHUB_PERSONAL_ACCESS_TOKEN=github",
+        "--",
+        &fixture_binary().display().to_string(),
+    ]);
+    command.stdin(Stdio::piped());
+    let mut server = Peer::start(command);
+    let init = server.handshake();
+    assert_eq!(init["result"]["serverInfo"]["name"], "fixture-server");
+    assert_eq!(
+        server.tool_text("env", json!({"name": "GITHUB_PERSONAL_ACCESS_TOKEN"})),
+        value
+    );
+    // The launcher became the server (exec): the same process, no mcpctl left between.
+    assert_eq!(server.tool_text("pid", json!({})), server.pid().to_string());
+    let lines = command_lines(server.pid());
+    assert!(lines.contains("fixture-server"), "{lines}");
+    assert!(
+        !lines.contains(value),
+        "the secret is on a command line: {lines}"
+    );
+    assert!(server.finish().success());
+    assert_eq!(files_holding(env.dir.path(), value), Vec::<String>::new());
+}
+
+#[test]
+fn the_launcher_names_a_missing_secret_before_starting_anything() {
+    let Some(env) = keyring_env() else { return };
+    let run = env
+        .run(&[
+            "run",
+            "--secret",
+            "GITHUB_TOKEN=github",
+            "--",
+            "sh",
+            "-c",
+            "echo started",
+        ])
+        .code(2);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr
+            .contains("secret `github` is not set (mcpctl secret set github)"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// A TCP port nobody listens on right now.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// The fixture server on a loopback port (`http=PORT` or `sse=PORT`), ended on drop.
+struct HttpFixture(Child);
+
+impl HttpFixture {
+    fn start(mode: &str, port: u16) -> HttpFixture {
+        let child = Command::new(fixture_binary())
+            .arg(format!("{mode}={port}"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                std::time::Instant::now() < until,
+                "nothing listened on {port}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        HttpFixture(child)
+    }
+}
+
+impl Drop for HttpFixture {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn the_bridge_sends_the_header_secret_and_passes_messages_through() {
+    let Some(env) = keyring_env() else { return };
+    let value = "docs_bridgeValue_5551212";
+    set_secret(&env, "docs", value).ok();
+    let port = free_port();
+    let _server = HttpFixture::start("http", port);
+
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let mut bridge = Peer::start(env.command(&[
+        "bridge",
+        &url,
+        "--header",
+        "Authorization=Bearer {secret:docs}",
+    ]));
+    let init = bridge.handshake();
+    assert_eq!(init["result"]["serverInfo"]["name"], "fixture-server");
+    let tools = bridge.request("tools/list", json!({}));
+    let names: Vec<&str> = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(names, ["hello", "pid"]);
+    assert_eq!(
+        bridge.tool_text("header", json!({"name": "authorization"})),
+        format!("Bearer {value}")
+    );
+    assert_eq!(bridge.tool_text("hello", json!({})), "hello");
+    let lines = command_lines(bridge.pid());
+    assert!(lines.contains("{secret:docs}"), "{lines}");
+    assert!(
+        !lines.contains(value),
+        "the secret is on a command line: {lines}"
+    );
+    assert!(bridge.finish().success());
+    assert_eq!(files_holding(env.dir.path(), value), Vec::<String>::new());
+}
+
+#[test]
+fn the_bridge_speaks_legacy_sse_too() {
+    // No secret needed to prove the transport: a literal header and the SSE fixture.
+    let env = TestEnv::new();
+    let port = free_port();
+    let _server = HttpFixture::start("sse", port);
+    let url = format!("http://127.0.0.1:{port}/sse");
+    let mut bridge = Peer::start(env.command(&[
+        "bridge",
+        &url,
+        "--transport",
+        "sse",
+        "--header",
+        "X-Trace=1",
+    ]));
+    let init = bridge.handshake();
+    assert_eq!(init["result"]["serverInfo"]["name"], "fixture-server");
+    assert_eq!(bridge.tool_text("hello", json!({})), "hello");
+    bridge.finish();
+
+    // Without --transport: the initialize POST gets a 404, and the bridge falls back to
+    // HTTP+SSE as the spec says.
+    let mut bridge = Peer::start(env.command(&["bridge", &url]));
+    let init = bridge.handshake();
+    assert_eq!(init["result"]["serverInfo"]["name"], "fixture-server");
+    assert_eq!(bridge.tool_text("hello", json!({})), "hello");
+    bridge.finish();
+}
+
+/// mcpctl's own binary as `add` writes it into a launcher entry.
+fn mcpctl_path() -> String {
+    std::fs::canonicalize(env!("CARGO_BIN_EXE_mcpctl"))
+        .unwrap()
+        .display()
+        .to_string()
+}
+
+#[test]
+fn add_writes_the_launcher_and_every_command_sees_the_server_behind_it() {
+    let env = TestEnv::new();
+    let value = "tok_launcherEntry_31337";
+    // The command spells the value in pieces, so the stored command does not hold it.
+    env.run(&[
+        "secret",
+        "set",
+        "github",
+        "--command",
+        "printf 'tok_%s_%s' launcherEntry 31337",
+    ])
+    .ok();
+    let fixture = fixture_binary().display().to_string();
+    let add = env
+        .run(&[
+            "add",
+            "gh",
+            "-c",
+            "cursor",
+            "--secret",
+            "GITHUB_TOKEN=github",
+            "--",
+            &fixture,
+        ])
+        .ok();
+    let file = env.read_str(".cursor/mcp.json");
+    let entry = &crate::env::jsonc(file.as_bytes())["mcpServers"]["gh"];
+    assert_eq!(entry["command"], mcpctl_path().as_str(), "{file}");
+    assert_eq!(
+        entry["args"],
+        json!(["run", "--secret", "GITHUB_TOKEN=github", "--", fixture])
+    );
+
+    let list = env.run(&["list", "--json"]).ok();
+    let row = &list.json()[0];
+    assert_eq!(row["command"], fixture.as_str());
+    assert_eq!(row["via"], "launcher");
+    assert_eq!(
+        row["secrets"],
+        json!([{"to": "GITHUB_TOKEN", "secret": "github"}])
+    );
+    let human = env.run(&["list"]).ok();
+    let words = human
+        .stdout
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        words.contains("(via mcpctl run; secrets: github)"),
+        "{}",
+        human.stdout
+    );
+
+    let doctor = env.run(&["doctor", "gh", "-c", "cursor", "--json"]).ok();
+    let result = &doctor.json()["results"][0];
+    assert_eq!(result["status"], "ok", "{}", doctor.stdout);
+    let checks = result["checks"].to_string();
+    assert!(
+        checks.contains("`github` resolved from the secret store"),
+        "{checks}"
+    );
+    let tools = env.run(&["tools", "gh", "-c", "cursor"]).ok();
+    assert!(tools.stdout.contains("hello"), "{}", tools.stdout);
+    let call = env.run(&["call", "gh", "hello", "-c", "cursor"]).ok();
+    assert!(call.stdout.contains("hello"), "{}", call.stdout);
+
+    // `remove` takes the entry, never the secret.
+    env.run(&["remove", "gh", "-c", "cursor"]).ok();
+    let secrets = env.run(&["secret", "list", "--json"]).ok().json();
+    assert_eq!(secrets[0]["name"], "github");
+
+    for run in [&add, &list, &human, &doctor, &tools, &call] {
+        assert!(!run.stdout.contains(value) && !run.stderr.contains(value));
+    }
+    assert_eq!(files_holding(env.dir.path(), value), Vec::<String>::new());
+}
+
+#[test]
+fn windows_wrapping_applies_to_what_the_launcher_starts() {
+    let env = TestEnv::new();
+    env.run(&[
+        "--platform",
+        "windows",
+        "add",
+        "gh",
+        "-c",
+        "cursor",
+        "--secret",
+        "GITHUB_TOKEN=github",
+        "--",
+        "npx",
+        "-y",
+        "@modelcontextprotocol/server-github",
+    ])
+    .ok();
+    let file = env.read_str(".cursor/mcp.json");
+    let entry = &crate::env::jsonc(file.as_bytes())["mcpServers"]["gh"];
+    assert_eq!(entry["command"], mcpctl_path().as_str(), "{file}");
+    assert_eq!(
+        entry["args"],
+        json!([
+            "run",
+            "--secret",
+            "GITHUB_TOKEN=github",
+            "--",
+            "cmd",
+            "/c",
+            "npx",
+            "-y",
+            "@modelcontextprotocol/server-github"
+        ])
+    );
+}
+
+#[test]
+fn add_writes_the_bridge_for_a_header_secret_and_doctor_reaches_the_server() {
+    let env = TestEnv::new();
+    let value = "tok_bridgeEntry_2718281";
+    env.run(&[
+        "secret",
+        "set",
+        "docs",
+        "--command",
+        "printf 'tok_%s_%s' bridgeEntry 2718281",
+    ])
+    .ok();
+    let port = free_port();
+    let _server = HttpFixture::start("http", port);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    env.run(&[
+        "add",
+        "docs",
+        "-c",
+        "cursor",
+        "--url",
+        &url,
+        "--header",
+        "Authorization=Bearer {secret:docs}",
+    ])
+    .ok();
+    let file = env.read_str(".cursor/mcp.json");
+    let entry = &crate::env::jsonc(file.as_bytes())["mcpServers"]["docs"];
+    assert_eq!(entry["command"], mcpctl_path().as_str(), "{file}");
+    assert_eq!(
+        entry["args"],
+        json!([
+            "bridge",
+            url,
+            "--header",
+            "Authorization=Bearer {secret:docs}"
+        ])
+    );
+    let list = env.run(&["list", "--json"]).ok();
+    assert_eq!(list.json()[0]["url"], url.as_str());
+    assert_eq!(list.json()[0]["via"], "bridge");
+    assert_eq!(
+        list.json()[0]["headers"]["Authorization"],
+        "Bearer {secret:docs}"
+    );
+    let doctor = env.run(&["doctor", "docs", "-c", "cursor", "--json"]).ok();
+    assert_eq!(
+        doctor.json()["results"][0]["status"],
+        "ok",
+        "{}",
+        doctor.stdout
+    );
+    for run in [&list, &doctor] {
+        assert!(!run.stdout.contains(value) && !run.stderr.contains(value));
+    }
+    assert_eq!(files_holding(env.dir.path(), value), Vec::<String>::new());
+}
+
+#[test]
+fn doctor_names_a_missing_secret_and_how_to_set_it() {
+    let Some(env) = keyring_env() else { return };
+    let fixture = fixture_binary().display().to_string();
+    let add = env
+        .run(&[
+            "add",
+            "gh",
+            "-c",
+            "cursor",
+            "--secret",
+            "GITHUB_TOKEN=github",
+            "--",
+            &fixture,
+        ])
+        .ok();
+    assert!(
+        add.stderr.contains("mcpctl secret set github"),
+        "{}",
+        add.stderr
+    );
+    let doctor = env.run(&["doctor", "gh", "-c", "cursor"]).code(1);
+    assert!(
+        doctor
+            .stdout
+            .contains("secret `github` is not set (mcpctl secret set github)"),
+        "{}",
+        doctor.stdout
+    );
+}
