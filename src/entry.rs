@@ -65,7 +65,9 @@ pub struct ServerEntry {
     pub extras: Map<String, Value>,
 }
 
-use crate::clients::{Client, DialectName, Fields, TransportName, UntypedRemote, VarSyntax};
+use crate::clients::{Client, DialectName, Fields, TransportName, UntypedRemote};
+use crate::formats::kind_of;
+use crate::vars::VarSyntax;
 use spelling::{
     ARGS_KEYS, COMMAND_KEYS, CWD_KEYS, ENV_KEYS, HEADER_KEYS, HTTP_URL_KEYS,
     PASSTHROUGH_BEARER_KEY, PASSTHROUGH_ENV_KEY, PASSTHROUGH_HEADERS_KEY, SSE_TYPES, TOGGLE_KEYS,
@@ -171,18 +173,6 @@ pub fn is_builtin(raw: &Value) -> bool {
     raw.get(TYPE_KEY)
         .and_then(Value::as_str)
         .is_some_and(|t| spelling::BUILTIN_TYPES.contains(&t))
-}
-
-/// A JSON value's kind, for messages.
-pub fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// A client's entry shape: the structural dialect plus its field spellings.

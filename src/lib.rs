@@ -221,3 +221,58 @@ fn context(
         json: global.json,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::commands::tests::{mentions, rust_files};
+
+    /// The table does not know the dialect, the format layer does not know entries, the
+    /// variable syntax does not know the table, and state does not know the manifest
+    /// (design §1: table → platform paths → format document → dialect → command).
+    #[test]
+    fn lower_layers_never_name_higher_ones() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let rules: &[(&str, &[&str])] = &[
+            ("clients", &["crate::entry"]),
+            ("formats", &["crate::entry", "crate::clients"]),
+            ("vars", &["crate::clients", "crate::entry"]),
+            (
+                "state",
+                &["crate::manifest", "crate::session", "crate::commands"],
+            ),
+            (
+                "entry",
+                &["crate::session", "crate::commands", "crate::manifest"],
+            ),
+        ];
+        let mut offences = Vec::new();
+        for (module, banned) in rules {
+            let mut files = Vec::new();
+            let dir = src.join(module);
+            if dir.is_dir() {
+                rust_files(&dir, &mut files);
+            }
+            let single = src.join(format!("{module}.rs"));
+            if single.is_file() {
+                files.push(single);
+            }
+            assert!(!files.is_empty(), "no source for `{module}`");
+            for file in files {
+                let text = std::fs::read_to_string(&file).unwrap();
+                // Tests may build a table or an entry to test with.
+                let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+                for name in *banned {
+                    for hit in mentions(code, name) {
+                        offences.push(format!(
+                            "{}:{hit} (`{module}` must not name `{name}`)",
+                            file.strip_prefix(&src).unwrap().display()
+                        ));
+                    }
+                }
+            }
+        }
+        assert!(offences.is_empty(), "{}", offences.join("\n"));
+    }
+}

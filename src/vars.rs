@@ -2,6 +2,23 @@
 //! `{env:VAR}` (OpenCode/Kilo) and `${input:id}` (VS Code prompts). Finding them and
 //! expanding them from an environment snapshot; never reads the process environment.
 
+/// A client's syntax for variable references in entry values.
+#[derive(Debug, Clone, Copy, serde::Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum VarSyntax {
+    /// `${VAR}` and `${VAR:-default}` (Claude Code, Kiro, CodeBuddy, Gemini CLI).
+    Shell,
+    /// `${env:VAR}`, plus editor variables such as `${workspaceFolder}` (Cursor).
+    Editor,
+    /// `${env:VAR}` and `${input:id}` backed by the top-level `inputs` list (VS Code).
+    Vscode,
+    /// `{env:VAR}` (OpenCode, Kilo).
+    Opencode,
+    /// No expansion; names listed in `env_vars` pass through, `bearer_token_env_var`
+    /// holds a header token (Codex).
+    Codex,
+}
+
 /// One reference found in a string.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reference {
@@ -20,7 +37,7 @@ pub struct Reference {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Syntax {
     /// `${VAR}` / `${VAR:-default}` (Claude Code, Gemini CLI, Kiro; Codex expands no
-    /// references at all, see `clients::VarSyntax::Codex`).
+    /// references at all, see `VarSyntax::Codex`).
     Dollar,
     /// `${env:VAR}` (Cursor, VS Code).
     DollarEnv,
@@ -246,8 +263,7 @@ mod tests {
 /// Rewrite environment references in `text` into `syntax` (`${VAR}` → `${env:VAR}` for
 /// Cursor/VS Code, `{env:VAR}` for OpenCode, ...). `${input:...}` and references the
 /// syntax cannot say (Codex has no expansion) are left as written.
-pub fn respell(text: &str, syntax: crate::clients::VarSyntax) -> String {
-    use crate::clients::VarSyntax;
+pub fn respell(text: &str, syntax: VarSyntax) -> String {
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
     for r in references(text) {
@@ -281,7 +297,6 @@ pub fn sole_reference(text: &str) -> Option<String> {
 #[cfg(test)]
 mod respell_tests {
     use super::*;
-    use crate::clients::VarSyntax;
 
     #[test]
     fn respells_into_each_clients_syntax() {

@@ -9,8 +9,10 @@ pub mod verified;
 
 use std::path::{Path, PathBuf};
 
+/// The variable syntax lives in `vars`; the table names it (`fields.var_syntax`).
+pub use crate::vars::VarSyntax;
 pub use row::{Approval, SourceKind, Switch, ToolFilter, Unread};
-pub use row::{DialectName, Fields, TransportName, UntypedRemote, VarSyntax};
+pub use row::{DialectName, Fields, TransportName, UntypedRemote};
 use row::{Row, TableFile};
 pub use verified::{Date, Verified};
 
@@ -723,6 +725,63 @@ mod tests {
                 assert!(
                     f.http_type.is_some() && f.sse_type.is_some(),
                     "{}",
+                    client.id
+                );
+            }
+        }
+    }
+
+    /// Every field spelling a row writes is one reading, `check` and redaction know: a
+    /// brand-new word (`variables` for env) must be added to `entry::spelling` too, or
+    /// mcpctl would write entries it cannot read back, lint or redact.
+    #[test]
+    fn every_field_spelling_a_row_writes_is_in_the_spelling_lists() {
+        use crate::entry::spelling;
+        let table = ClientTable::builtin().unwrap();
+        for client in table.all() {
+            let fields = &client.fields;
+            let rows: [(&str, &str, &[&str], &str); 7] = [
+                (
+                    "command_key",
+                    &fields.command_key,
+                    spelling::COMMAND_KEYS,
+                    "COMMAND_KEYS",
+                ),
+                (
+                    "args_key",
+                    &fields.args_key,
+                    spelling::ARGS_KEYS,
+                    "ARGS_KEYS",
+                ),
+                ("env_key", &fields.env_key, spelling::ENV_KEYS, "ENV_KEYS"),
+                (
+                    "headers_key",
+                    &fields.headers_key,
+                    spelling::HEADER_KEYS,
+                    "HEADER_KEYS",
+                ),
+                ("url_key", &fields.url_key, spelling::URL_KEYS, "URL_KEYS"),
+                ("cwd_key", &fields.cwd_key, spelling::CWD_KEYS, "CWD_KEYS"),
+                (
+                    "type_key",
+                    &fields.type_key,
+                    spelling::TYPE_KEYS,
+                    "TYPE_KEYS",
+                ),
+            ];
+            // An empty key: the client has no such field.
+            for (field, key, known, list) in rows.into_iter().filter(|r| !r.1.is_empty()) {
+                assert!(
+                    known.contains(&key),
+                    "{}: fields.{field} = `{key}` is not a spelling mcpctl reads; add `{key}` to {list} in src/entry/spelling.rs",
+                    client.id
+                );
+            }
+            if let Some(key) = &fields.http_url_key {
+                assert!(
+                    spelling::URL_KEYS.contains(&key.as_str())
+                        && spelling::HTTP_URL_KEYS.contains(&key.as_str()),
+                    "{}: fields.http_url_key = `{key}`; add `{key}` to URL_KEYS and HTTP_URL_KEYS in src/entry/spelling.rs",
                     client.id
                 );
             }

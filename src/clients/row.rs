@@ -3,8 +3,8 @@
 
 use serde::Deserialize;
 
-use crate::entry::spelling;
 use crate::formats::Format;
+use crate::vars::VarSyntax;
 
 /// A value that may be written as one string or as a list of strings.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
@@ -296,7 +296,7 @@ impl Default for Fields {
             http_type: None,
             sse_type: None,
             untyped_remote: UntypedRemote::Http,
-            type_key: spelling::TYPE_KEY.to_owned(),
+            type_key: "type".to_owned(),
             command_key: "command".to_owned(),
             args_key: "args".to_owned(),
             url_key: "url".to_owned(),
@@ -337,21 +337,4 @@ pub enum TransportName {
     Stdio,
     Http,
     Sse,
-}
-
-/// A client's syntax for variable references in entry values.
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum VarSyntax {
-    /// `${VAR}` and `${VAR:-default}` (Claude Code, Kiro, CodeBuddy, Gemini CLI).
-    Shell,
-    /// `${env:VAR}`, plus editor variables such as `${workspaceFolder}` (Cursor).
-    Editor,
-    /// `${env:VAR}` and `${input:id}` backed by the top-level `inputs` list (VS Code).
-    Vscode,
-    /// `{env:VAR}` (OpenCode, Kilo).
-    Opencode,
-    /// No expansion; names listed in `env_vars` pass through, `bearer_token_env_var`
-    /// holds a header token (Codex).
-    Codex,
 }

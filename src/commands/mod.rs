@@ -117,10 +117,11 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::path::{Path, PathBuf};
 
-    fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    /// Every `.rs` file under `dir`.
+    pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {
@@ -133,7 +134,7 @@ mod tests {
 
     /// Where `text` names `path` followed by a word boundary (`commands::add`, not
     /// `commands::address`), as `line: text`.
-    fn mentions(text: &str, path: &str) -> Vec<String> {
+    pub(crate) fn mentions(text: &str, path: &str) -> Vec<String> {
         text.lines()
             .enumerate()
             .filter(|(_, line)| {

@@ -6,11 +6,11 @@
 
 use serde_json::Value;
 
-use crate::clients::{Client, Fields, VarSyntax};
+use crate::clients::{Client, Fields};
 use crate::entry::{self, Dialect, ServerEntry, Transport};
 use crate::error::UserError;
 use crate::platform::Os;
-use crate::vars;
+use crate::vars::{self, VarSyntax};
 
 /// An entry as `client` on the target platform must spell it: Windows wrapping, variable
 /// syntax, dialect. Returns the entry as rendered (canonical), the client's raw entry, and

@@ -338,3 +338,15 @@ pub fn position_of(text: &str, offset: usize) -> Position {
         column: before[line_start..].chars().count() + 1,
     }
 }
+
+/// A JSON value's kind, for messages.
+pub fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

@@ -517,7 +517,7 @@ impl ConfigDoc for YamlDoc {
                         } else {
                             key[..depth].join(".")
                         },
-                        found: crate::entry::kind_of(node),
+                        found: super::kind_of(node),
                         position: self.position(&key[..depth]),
                     });
                 }
@@ -544,7 +544,7 @@ impl ConfigDoc for YamlDoc {
                 } else {
                     key.join(".")
                 },
-                found: crate::entry::kind_of(other),
+                found: super::kind_of(other),
                 position: self.position(key),
             }),
         }

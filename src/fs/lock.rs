@@ -228,4 +228,71 @@ mod tests {
         assert_eq!(locks.len(), 2);
         assert!(locks[0].key() < locks[1].key());
     }
+
+    /// The other half of `the_lock_excludes_another_process`: run as its own process
+    /// (this test binary again), it takes the lock for the path given on stdin, says
+    /// so, and keeps the lock until its stdin closes. Run alone it has no path and
+    /// returns.
+    #[test]
+    #[ignore = "run by the_lock_excludes_another_process in a second process"]
+    fn lock_holder_process() {
+        use std::io::BufRead;
+        let mut line = String::new();
+        std::io::stdin().lock().read_line(&mut line).unwrap();
+        let Some((file, state)) = line.trim_end().split_once('\t') else {
+            return;
+        };
+        let held = acquire(Path::new(file), Path::new(state)).unwrap();
+        let mut out = std::io::stdout().lock();
+        // libtest may have printed `test NAME ... ` on this line already.
+        writeln!(out, "lock holder: held").unwrap();
+        out.flush().unwrap();
+        drop(out);
+        // Until the other process closes our stdin.
+        let _ = std::io::stdin().lock().read_line(&mut line);
+        drop(held);
+    }
+
+    /// Two real processes: while another process holds a file's lock, this one cannot
+    /// take it (a lock that only excluded threads of one process, or nothing, would let
+    /// two mcpctl processes interleave read and write); once that process is gone, it can.
+    #[test]
+    fn the_lock_excludes_another_process() {
+        use std::io::BufRead;
+        use std::process::{Command, Stdio};
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let file = dir.path().join("mcp.json");
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "fs::lock::tests::lock_holder_process",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "{}\t{}", file.display(), state.display()).unwrap();
+        stdin.flush().unwrap();
+        let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let held = lines
+            .by_ref()
+            .map_while(Result::ok)
+            .any(|l| l.ends_with("lock holder: held"));
+        assert!(held, "the holder process never took the lock");
+        let second = acquire_key(LockKey::of(&file).unwrap(), &state, Duration::ZERO);
+        let pid = format!("pid {}", child.id());
+        assert!(
+            matches!(&second, Err(FsError::Locked { holder, .. }) if *holder == pid),
+            "another process holds the lock, yet this one got {second:?}"
+        );
+        drop(stdin);
+        assert!(child.wait().unwrap().success());
+        acquire_key(LockKey::of(&file).unwrap(), &state, Duration::ZERO).unwrap();
+    }
 }

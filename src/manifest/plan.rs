@@ -20,6 +20,7 @@ use crate::output::redact;
 use crate::session::inventory::{Document, display_path, read_document};
 use crate::session::{Context, edit, targets};
 use crate::state::ledger::{self, HOUSEKEEPING_KEYS};
+use crate::state::ledger::{Fingerprint, Record};
 use crate::state::{EntryKey, Origin, Ownership};
 use crate::toggle::{Method, Power, Probe, Want};
 
@@ -318,6 +319,131 @@ pub fn plan_all<'a>(
     Ok(plans)
 }
 
+/// One manifest server a file wants, and whether it is to be on.
+#[derive(Debug)]
+pub struct Wanted<'m> {
+    pub name: &'m str,
+    pub spec: &'m crate::manifest::ServerSpec,
+    /// Switched on (by `--profile`, the manifest's `profile`, or the server's `enabled`).
+    pub on: bool,
+    /// Why on or off, for the plan's reasons.
+    pub why: String,
+}
+
+/// The manifest's servers a file read by `clients` gets, in manifest order, each on or
+/// off by `profile` (design §9: the top-level `clients`, narrowed per server).
+pub fn wanted<'m>(
+    manifest: &'m Manifest,
+    clients: &[&Client],
+    profile: Option<&str>,
+) -> Vec<Wanted<'m>> {
+    manifest
+        .servers
+        .iter()
+        .filter(|(_, spec)| wanted_in(manifest, spec, clients))
+        .map(|(name, spec)| {
+            let on = manifest.switched_on(name, profile);
+            Wanted {
+                name,
+                spec,
+                on,
+                why: switch_reason(manifest, name, profile, on),
+            }
+        })
+        .collect()
+}
+
+/// What the plan does with an entry the manifest wants that is already in the file
+/// (design §8): whose it is, from its ledger record and its fingerprint now, and whether
+/// it already matches. With the ledger lost every entry is hand-made, so only an
+/// identical one counts as owned (`adopt`), never an `update`. The reason is the
+/// fixed part of the message; `plan_file` adds the entries' content.
+pub fn ownership(
+    record: Option<&Record>,
+    now: Option<&Fingerprint>,
+    matches: bool,
+) -> (Action, Option<&'static str>) {
+    let owner = match (record, now) {
+        (Some(r), Some(now)) if r.fingerprint == *now => Ownership::Mcpctl,
+        (Some(_), Some(_)) => Ownership::Edited,
+        _ => Ownership::HandMade,
+    };
+    match (owner, matches) {
+        (Ownership::HandMade, true) => (
+            Action::Adopt,
+            Some("identical hand-made entry: recorded as mcpctl's, bytes untouched"),
+        ),
+        (_, true) => (Action::Ok, None),
+        (Ownership::Mcpctl, false) => (Action::Update, None),
+        (Ownership::Edited, false) => (Action::Drift, Some("edited by hand since mcpctl wrote it")),
+        (Ownership::HandMade, false) => (
+            Action::Conflict,
+            Some("a hand-made entry with other content"),
+        ),
+    }
+}
+
+/// What the plan does with an entry in the file the manifest does not want (design §9):
+/// only a record whose source is *this* manifest is pruned, and only while it is as
+/// mcpctl wrote it (edited since: drift); entries from `add`, `copy`, the registry or
+/// another manifest, and hand-made ones, are never touched, unless the manifest is
+/// `exclusive`. `None`: not the plan's business.
+pub fn prune(
+    record: Option<&Record>,
+    now: Option<&Fingerprint>,
+    origin: &Origin,
+    exclusive: bool,
+) -> Option<(Action, &'static str)> {
+    match record {
+        Some(r) if r.source == *origin => Some(if now == Some(&r.fingerprint) {
+            (Action::Remove, "no longer in the manifest")
+        } else {
+            (
+                Action::Drift,
+                "no longer in the manifest, but edited by hand since mcpctl wrote it",
+            )
+        }),
+        _ if exclusive => Some((
+            Action::Remove,
+            "not in the manifest, which is exclusive, but not mcpctl's (made by hand or by another source): removed only with --force",
+        )),
+        _ => None,
+    }
+}
+
+/// [`prune`] for an entry `disable` parked (cut out of the file, its bytes in the state
+/// directory): the same rule, on the parked bytes' fingerprint; `exclusive` does not
+/// reach into the state directory.
+pub fn prune_parked(
+    record: &Record,
+    parked: Option<&Fingerprint>,
+    origin: &Origin,
+) -> Option<(Action, &'static str)> {
+    if record.source != *origin {
+        return None;
+    }
+    Some(if parked == Some(&record.fingerprint) {
+        (
+            Action::Remove,
+            "no longer in the manifest; its parked bytes are dropped",
+        )
+    } else {
+        (
+            Action::Drift,
+            "no longer in the manifest, but edited by hand before it was parked",
+        )
+    })
+}
+
+/// The order switches run in: every `on` before any `off` (an entry switched off may
+/// have been added by this plan, so it must be written first), and parked entries come
+/// back in the reverse order they were parked: each one's splice was recorded in the
+/// text the later ones left, so that is where it fits exactly. `parked_at` is the
+/// position of a name among the parked entries.
+pub fn switch_order(switches: &mut [(String, Want)], parked_at: &dyn Fn(&str) -> Option<usize>) {
+    switches.sort_by_key(|(name, want)| (*want == Want::Off, std::cmp::Reverse(parked_at(name))));
+}
+
 /// Whether the manifest wants server `spec` in a file read by `clients`.
 fn wanted_in(manifest: &Manifest, spec: &crate::manifest::ServerSpec, clients: &[&Client]) -> bool {
     clients.iter().any(|c| {
@@ -398,12 +524,13 @@ pub fn plan_file<'a>(
             column: at.1,
         });
     };
-    for (name, spec) in &manifest.servers {
-        if !wanted_in(manifest, spec, clients) {
-            continue;
-        }
-        let on = manifest.switched_on(name, profile);
-        let why = switch_reason(manifest, name, profile, on);
+    for Wanted {
+        name,
+        spec,
+        on,
+        why,
+    } in wanted(manifest, clients, profile)
+    {
         let resolved;
         let portable = match &spec.registry {
             None => &spec.entry,
@@ -430,7 +557,7 @@ pub fn plan_file<'a>(
             ));
             continue;
         }
-        wanted_names.insert(name.clone());
+        wanted_names.insert(name.to_owned());
         let entry = placeholders(ctx, portable)?;
         // A VS Code prompt in the manifest is a variable everywhere else.
         let (entry, prompts) = crate::entry::render::for_client_inputs(&entry, client);
@@ -456,17 +583,17 @@ pub fn plan_file<'a>(
         }
         collect_secrets(&wanted, &mut plan.secrets);
         if let Ok(entry) = dialect.from_raw(&wanted) {
-            plan.rendered.push((name.clone(), entry));
+            plan.rendered.push((name.to_owned(), entry));
         }
         let present = current.iter().any(|(n, _)| n == name);
         if !present && parked(name) {
             // Parked by `disable` (or a previous profile): its bytes wait in the state
             // directory. Off is in sync; on puts the same bytes back (and the next plan
             // compares their content).
-            wanted_names.insert(name.clone());
+            wanted_names.insert(name.to_owned());
             let at = position(&document, name);
             if on {
-                plan.switches.push((name.clone(), Want::On));
+                plan.switches.push((name.to_owned(), Want::On));
                 push(
                     &mut plan,
                     name,
@@ -497,13 +624,13 @@ pub fn plan_file<'a>(
             let wanted = dialect.with_defaults(wanted, name);
             document.doc.upsert(location.at(), name, &wanted)?;
             plan.ledger.push(LedgerOp::Record {
-                name: name.clone(),
+                name: name.to_owned(),
                 raw: wanted,
             });
             // Added, then switched off by the client's own switch, the way `disable` does
             // it: switching profiles back and forth then gives the same bytes every time.
             let reason = (!on).then(|| {
-                plan.switches.push((name.clone(), Want::Off));
+                plan.switches.push((name.to_owned(), Want::Off));
                 format!("then switched off: {why}")
             });
             push(&mut plan, name, Action::Add, reason, at);
@@ -513,42 +640,32 @@ pub fn plan_file<'a>(
             (Ok(now), Ok(want)) => now.same_as(&want),
             _ => false,
         };
-        let ownership = match ledger::fingerprint_raw(&dialect, existing) {
-            Some(fp) => ctx.state.ownership(&key, &fp)?,
-            None => Ownership::HandMade,
-        };
-        let (action, reason) = match (ownership, matches) {
-            (Ownership::HandMade, true) => (
-                Action::Adopt,
-                Some("identical hand-made entry: recorded as mcpctl's, bytes untouched".to_owned()),
-            ),
-            (_, true) => (Action::Ok, None),
-            (Ownership::Mcpctl, false) => (
-                Action::Update,
-                Some(update_reason(&dialect, existing, &wanted)),
-            ),
-            (Ownership::Edited, false) => (
-                Action::Drift,
-                Some(format!(
-                    "edited by hand since mcpctl wrote it; now {}, wanted {}",
+        let record = ctx.state.lookup(&key)?;
+        let now = ledger::fingerprint_raw(&dialect, existing);
+        let (action, why_action) = ownership(record.as_ref(), now.as_ref(), matches);
+        let reason = match action {
+            Action::Update => Some(update_reason(&dialect, existing, &wanted)),
+            Action::Drift => why_action.map(|w| {
+                format!(
+                    "{w}; now {}, wanted {}",
                     redacted_json(existing, &dialect),
                     redacted_json(&wanted, &dialect)
-                )),
-            ),
-            (Ownership::HandMade, false) => (
-                Action::Conflict,
-                Some(format!(
-                    "a hand-made entry with other content: {}; wanted {}",
+                )
+            }),
+            Action::Conflict => why_action.map(|w| {
+                format!(
+                    "{w}: {}; wanted {}",
                     redacted_json(existing, &dialect),
                     redacted_json(&wanted, &dialect)
-                )),
-            ),
+                )
+            }),
+            _ => why_action.map(str::to_owned),
         };
         let writes = action == Action::Update || (force && action.blocks());
         let off_now = probe.power(client, &location, name, existing) != Power::On;
         let (action, reason) = if on == off_now && (writes || !action.blocks()) {
             plan.switches
-                .push((name.clone(), if on { Want::On } else { Want::Off }));
+                .push((name.to_owned(), if on { Want::On } else { Want::Off }));
             let switched = if on { Action::Enable } else { Action::Disable };
             match action {
                 Action::Ok | Action::Adopt => (switched, Some(why.clone())),
@@ -568,17 +685,14 @@ pub fn plan_file<'a>(
             let merged = dialect.with_defaults(keep_housekeeping(existing, wanted), name);
             document.doc.upsert(location.at(), name, &merged)?;
             plan.ledger.push(LedgerOp::Record {
-                name: name.clone(),
+                name: name.to_owned(),
                 raw: merged,
             });
-        } else if !action.blocks() {
-            let record = ctx.state.lookup(&key)?;
-            if record.is_none_or(|r| r.source != origin) {
-                plan.ledger.push(LedgerOp::Record {
-                    name: name.clone(),
-                    raw: existing.clone(),
-                });
-            }
+        } else if !action.blocks() && record.is_none_or(|r| r.source != origin) {
+            plan.ledger.push(LedgerOp::Record {
+                name: name.to_owned(),
+                raw: existing.clone(),
+            });
         }
         push(&mut plan, name, action, reason, at);
     }
@@ -590,30 +704,14 @@ pub fn plan_file<'a>(
         let record = ctx.state.lookup(&key)?;
         let now = ledger::fingerprint_raw(&dialect, existing);
         let at = position(&document, name);
-        let (action, reason) = match &record {
-            Some(r) if r.source == origin => {
-                if now.as_ref() == Some(&r.fingerprint) {
-                    (Action::Remove, Some("no longer in the manifest".to_owned()))
-                } else {
-                    (
-                        Action::Drift,
-                        Some(
-                            "no longer in the manifest, but edited by hand since mcpctl wrote it"
-                                .to_owned(),
-                        ),
-                    )
-                }
-            }
-            // mcpctl cannot prove it wrote this entry: only `--force` removes it.
-            _ if manifest.exclusive => (
-                Action::Remove,
-                Some(
-                    "not in the manifest, which is exclusive, but not mcpctl's (made by hand or by another source): removed only with --force"
-                        .to_owned(),
-                ),
-            ),
-            _ => continue,
+        let Some((action, reason)) =
+            prune(record.as_ref(), now.as_ref(), &origin, manifest.exclusive)
+        else {
+            continue;
         };
+        let reason = Some(reason.to_owned());
+        // mcpctl cannot prove it wrote an entry another source recorded, or none did:
+        // only `--force` removes it.
         let needs_force = record.as_ref().is_none_or(|r| r.source != origin);
         if (action == Action::Remove && !needs_force) || force {
             document.doc.remove(location.at(), name)?;
@@ -635,24 +733,12 @@ pub fn plan_file<'a>(
         let Some(record) = ctx.state.lookup(&parked.entry)? else {
             continue;
         };
-        if record.source != origin {
+        let now = ledger::fingerprint_raw(&dialect, &parked.raw);
+        let Some((action, reason)) = prune_parked(&record, now.as_ref(), &origin) else {
             continue;
-        }
+        };
         let name = &parked.entry.name;
         let at = position(&document, name);
-        let (action, reason) = if ledger::fingerprint_raw(&dialect, &parked.raw).as_ref()
-            == Some(&record.fingerprint)
-        {
-            (
-                Action::Remove,
-                "no longer in the manifest; its parked bytes are dropped",
-            )
-        } else {
-            (
-                Action::Drift,
-                "no longer in the manifest, but edited by hand before it was parked",
-            )
-        };
         if action == Action::Remove || force {
             plan.drop_parked.push(parked.entry.clone());
             plan.ledger.push(LedgerOp::Forget { name: name.clone() });
@@ -674,14 +760,11 @@ pub fn plan_file<'a>(
             name: record.entry.name,
         });
     }
-    // Parked entries come back in the reverse order they were parked: each one's splice
-    // was recorded in the text the later ones left, so that is where it fits exactly.
     let parked_at = |name: &str| {
         let key = edit::entry_key_at(&identity, &location, name);
         probe.parked().iter().position(|p| p.entry == key)
     };
-    plan.switches
-        .sort_by_key(|(name, want)| (*want == Want::Off, std::cmp::Reverse(parked_at(name))));
+    switch_order(&mut plan.switches, &parked_at);
     // Switches of entries already there: show what they change (an entry this plan adds
     // is switched after it is written, so there is nothing to show yet).
     for (name, want) in &plan.switches {
@@ -831,5 +914,197 @@ fn collect_secrets(raw: &Value, out: &mut Vec<String>) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clients::ClientTable;
+    use crate::state::Created;
+
+    fn fp(text: &str) -> Fingerprint {
+        serde_json::from_value(Value::String(format!("sha256:{text}"))).unwrap()
+    }
+
+    fn record(source: &Origin, written: &str) -> Record {
+        Record {
+            entry: EntryKey {
+                path: PathBuf::from("/home/u/.cursor/mcp.json"),
+                key: vec!["mcpServers".to_owned()],
+                name: "memory".to_owned(),
+            },
+            fingerprint: fp(written),
+            source: source.clone(),
+            created: Created::default(),
+            time: "2026-12-01T00:00:00Z".to_owned(),
+        }
+    }
+
+    fn this() -> Origin {
+        Origin::manifest(std::path::Path::new("/home/u/.config/mcpctl/mcpctl.toml"))
+    }
+
+    /// Design §8: mcpctl's (recorded, unchanged), edited by hand (recorded, changed),
+    /// hand-made (not recorded, or not fingerprintable); the ledger lost makes every
+    /// entry hand-made, so nothing is updated, only an identical entry adopted.
+    #[test]
+    fn ownership_follows_the_ledger_and_losing_it_makes_mcpctl_careful() {
+        let ours = record(&this(), "a");
+        let by_add = record(&Origin::add(), "a");
+        let cases: &[(Option<&Record>, Option<&str>, bool, Action)] = &[
+            // (record, fingerprint now, matches the manifest) -> action
+            (Some(&ours), Some("a"), true, Action::Ok),
+            (Some(&ours), Some("a"), false, Action::Update),
+            (Some(&ours), Some("b"), true, Action::Ok),
+            (Some(&ours), Some("b"), false, Action::Drift),
+            (Some(&by_add), Some("a"), false, Action::Update),
+            (Some(&by_add), Some("b"), false, Action::Drift),
+            (Some(&ours), None, false, Action::Conflict),
+            (Some(&ours), None, true, Action::Adopt),
+            // No record: hand-made, or the ledger was lost.
+            (None, Some("a"), true, Action::Adopt),
+            (None, Some("a"), false, Action::Conflict),
+            (None, None, false, Action::Conflict),
+        ];
+        for (record, now, matches, want) in cases {
+            let now = now.map(fp);
+            let (action, reason) = ownership(*record, now.as_ref(), *matches);
+            assert_eq!(
+                action,
+                *want,
+                "record {:?}, now {now:?}, matches {matches}",
+                record.map(|r| r.source.as_str())
+            );
+            assert!(!action.blocks() || reason.is_some(), "{action:?} says why");
+            assert_eq!(
+                action == Action::Update,
+                reason.is_none() && !action.in_sync()
+            );
+        }
+    }
+
+    /// Design §9: apply removes only records whose source is *this* manifest, and only
+    /// while they are as mcpctl wrote them; `exclusive` makes every other entry `remove`.
+    #[test]
+    fn prune_removes_only_this_manifests_unchanged_entries() {
+        let ours = record(&this(), "a");
+        let other_manifest = record(
+            &Origin::manifest(std::path::Path::new("/work/team/mcpctl.toml")),
+            "a",
+        );
+        let by_add = record(&Origin::add(), "a");
+        let by_copy = record(&Origin::copy(), "a");
+        let by_registry = record(&Origin::registry("io.github.x/y", "1.0.0"), "a");
+        type Case<'r> = (Option<&'r Record>, Option<&'r str>, bool, Option<Action>);
+        let cases: &[Case<'_>] = &[
+            // (record, fingerprint now, exclusive) -> action
+            (Some(&ours), Some("a"), false, Some(Action::Remove)),
+            (Some(&ours), Some("b"), false, Some(Action::Drift)),
+            (Some(&ours), None, false, Some(Action::Drift)),
+            (Some(&ours), Some("b"), true, Some(Action::Drift)),
+            (Some(&other_manifest), Some("a"), false, None),
+            (Some(&by_add), Some("a"), false, None),
+            (Some(&by_copy), Some("a"), false, None),
+            (Some(&by_registry), Some("a"), false, None),
+            (None, Some("a"), false, None),
+            (Some(&by_add), Some("a"), true, Some(Action::Remove)),
+            (None, Some("a"), true, Some(Action::Remove)),
+        ];
+        for (record, now, exclusive, want) in cases {
+            let now = now.map(fp);
+            let got = prune(*record, now.as_ref(), &this(), *exclusive).map(|(a, _)| a);
+            assert_eq!(
+                got,
+                *want,
+                "record {:?}, now {now:?}, exclusive {exclusive}",
+                record.map(|r| r.source.as_str())
+            );
+        }
+        // Parked entries: the same rule on the parked bytes; exclusive does not apply.
+        assert_eq!(
+            prune_parked(&ours, Some(&fp("a")), &this()).map(|(a, _)| a),
+            Some(Action::Remove)
+        );
+        assert_eq!(
+            prune_parked(&ours, Some(&fp("b")), &this()).map(|(a, _)| a),
+            Some(Action::Drift)
+        );
+        assert_eq!(prune_parked(&by_add, Some(&fp("a")), &this()), None);
+    }
+
+    #[test]
+    fn switches_on_run_first_and_parked_entries_return_in_reverse() {
+        let parked = ["first", "second", "third"];
+        let at = |name: &str| parked.iter().position(|p| *p == name);
+        let mut switches = vec![
+            ("off".to_owned(), Want::Off),
+            ("first".to_owned(), Want::On),
+            ("new".to_owned(), Want::On),
+            ("third".to_owned(), Want::On),
+            ("second".to_owned(), Want::On),
+        ];
+        switch_order(&mut switches, &at);
+        let names: Vec<&str> = switches.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["third", "second", "first", "new", "off"]);
+    }
+
+    #[test]
+    fn wanted_narrows_by_client_and_switches_by_profile() {
+        let table = ClientTable::builtin().unwrap();
+        let manifest = Manifest::parse(
+            std::path::Path::new("/p/mcpctl.toml"),
+            r#"clients = ["cursor", "codex"]
+
+[servers.memory]
+command = "npx"
+
+[servers.docs]
+url = "https://docs.example.com/mcp"
+clients = ["cursor"]
+
+[servers.quiet]
+command = "quiet"
+enabled = false
+
+[profiles.small]
+servers = ["docs"]
+"#,
+            &table,
+        )
+        .unwrap();
+        let names = |client: &str, profile: Option<&str>| -> Vec<(String, bool)> {
+            wanted(&manifest, &[table.get(client).unwrap()], profile)
+                .into_iter()
+                .map(|w| (w.name.to_owned(), w.on))
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect()
+        };
+        let own = |v: &[(&str, bool)]| -> Vec<(String, bool)> {
+            let mut v: Vec<(String, bool)> =
+                v.iter().map(|(n, on)| ((*n).to_owned(), *on)).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(
+            names("cursor", None),
+            own(&[("memory", true), ("docs", true), ("quiet", false)])
+        );
+        assert_eq!(
+            names("codex", None),
+            own(&[("memory", true), ("quiet", false)])
+        );
+        assert_eq!(
+            names("cursor", Some("small")),
+            own(&[("memory", false), ("docs", true), ("quiet", false)])
+        );
+        assert!(
+            names("vscode", None).is_empty(),
+            "not a client of the manifest"
+        );
+        let why = wanted(&manifest, &[table.get("cursor").unwrap()], Some("small"));
+        let memory = why.iter().find(|w| w.name == "memory").unwrap();
+        assert_eq!(memory.why, "not in profile `small`");
     }
 }

@@ -430,3 +430,74 @@ fn concurrent_applies_serialize() {
         ]
     );
 }
+
+/// Design §8–§9: an entry mcpctl applied, then edited by hand, then dropped from the
+/// manifest, is drift (reported, kept), never pruned: the hand edit is someone's work.
+#[test]
+fn hand_edited_entry_dropped_from_the_manifest_is_drift_not_pruned() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
+    let docs = "\n[servers.docs]\nurl = \"https://docs.example.com/mcp\"\n";
+    let only_cursor = MEMORY.replace("\"cursor\", \"codex\"", "\"cursor\"");
+    manifest(&env, &format!("{only_cursor}{docs}"));
+    env.run(&["apply"]).ok();
+    let edited = env.read_str(".cursor/mcp.json").replace(
+        "https://docs.example.com/mcp",
+        "https://docs.example.com/mcp/v2",
+    );
+    assert!(edited.contains("/mcp/v2"), "{edited}");
+    env.write(".cursor/mcp.json", edited.as_bytes());
+    manifest(&env, &only_cursor);
+    assert_eq!(
+        actions(&env),
+        [
+            triple("cursor", "memory", "ok"),
+            triple("cursor", "docs", "drift")
+        ]
+    );
+    let text = env.run(&["plan"]).ok().stdout;
+    assert!(
+        text.contains("edited by hand since mcpctl wrote it"),
+        "{text}"
+    );
+    env.run(&["plan", "--check"]).code(1);
+    env.run(&["apply"]).code(2);
+    assert_eq!(env.read(".cursor/mcp.json"), edited.as_bytes());
+}
+
+/// Design §9: `apply` prunes only records whose source is this manifest; an entry
+/// `mcpctl add` wrote is mcpctl's, but not the manifest's, and stays.
+#[test]
+fn apply_never_prunes_entries_mcpctl_add_wrote() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
+    env.run(&[
+        "add",
+        "mine",
+        "-c",
+        "cursor",
+        "--",
+        "npx",
+        "-y",
+        "my-server",
+    ])
+    .ok();
+    let only_cursor = MEMORY.replace("\"cursor\", \"codex\"", "\"cursor\"");
+    manifest(&env, &only_cursor);
+    assert_eq!(actions(&env), [triple("cursor", "memory", "add")]);
+    env.run(&["apply"]).ok();
+    let cursor = env.read_str(".cursor/mcp.json");
+    assert!(
+        cursor.contains("\"mine\"") && cursor.contains("my-server"),
+        "{cursor}"
+    );
+    // An emptied manifest removes its own entry, still not `add`'s.
+    manifest(&env, "clients = [\"cursor\"]\n");
+    assert_eq!(actions(&env), [triple("cursor", "memory", "remove")]);
+    env.run(&["apply"]).ok();
+    let cursor = env.read_str(".cursor/mcp.json");
+    assert!(
+        cursor.contains("\"mine\"") && !cursor.contains("server-memory"),
+        "{cursor}"
+    );
+}

@@ -4,9 +4,9 @@
 
 use crate::check::Severity;
 use crate::check::lint::{Linter, collect_strings};
-use crate::clients::VarSyntax;
 use crate::formats::tree::Node;
 use crate::vars;
+use crate::vars::VarSyntax;
 
 use super::Rule;
 

@@ -3,10 +3,11 @@
 
 use crate::check::Severity;
 use crate::check::lint::Linter;
-use crate::clients::{Scope, VarSyntax};
+use crate::clients::Scope;
 use crate::entry;
 use crate::formats::tree::Member;
 use crate::secrets::{self, literal_secret};
+use crate::vars::VarSyntax;
 
 use super::Rule;
 
