@@ -367,7 +367,10 @@ fn group_is_empty(group: libc::pid_t) -> bool {
 /// `exec`, the server runs as a child in a kill-on-close Job Object with the same stdio
 /// (ending the launcher ends the server and what it started) and its exit code is
 /// returned for the launcher to exit with.
-pub(crate) fn become_server(mut command: Command) -> std::io::Result<i32> {
+pub(crate) fn become_server(
+    #[cfg_attr(windows, allow(unused_mut, reason = "only exec needs it mutable"))]
+    mut command: Command,
+) -> std::io::Result<i32> {
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;

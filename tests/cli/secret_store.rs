@@ -712,3 +712,21 @@ fn doctor_names_a_missing_secret_and_how_to_set_it() {
         doctor.stdout
     );
 }
+
+/// Without a Secret Service (the test environment has no session bus), `secret set` says
+/// so, names the command provider, and keeps nothing anywhere: no plaintext fallback.
+#[cfg(target_os = "linux")]
+#[test]
+fn without_a_secret_service_nothing_falls_back_to_a_file() {
+    let env = TestEnv::new();
+    let value = "tok_noSecretService_8080";
+    let set = set_secret(&env, "github", value).code(2);
+    assert!(set.stderr.contains("no Secret Service"), "{}", set.stderr);
+    assert!(
+        set.stderr.contains("mcpctl secret set github --command"),
+        "{}",
+        set.stderr
+    );
+    assert_eq!(files_holding(env.dir.path(), value), Vec::<String>::new());
+    assert_eq!(env.run(&["secret", "list", "--json"]).ok().json(), json!([]));
+}
