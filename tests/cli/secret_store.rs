@@ -728,5 +728,8 @@ fn without_a_secret_service_nothing_falls_back_to_a_file() {
         set.stderr
     );
     assert_eq!(files_holding(env.dir.path(), value), Vec::<String>::new());
-    assert_eq!(env.run(&["secret", "list", "--json"]).ok().json(), json!([]));
+    assert_eq!(
+        env.run(&["secret", "list", "--json"]).ok().json(),
+        json!([])
+    );
 }
