@@ -13,8 +13,11 @@ use crate::fixture_server::fixture_binary;
 /// The client's CLI on `env`'s files, or `None` (a counted skip; a failure under CI)
 /// when `.ci/clients.sh` did not install it.
 pub(crate) fn client(env: &TestEnv, bin: &str, args: &[&str]) -> Option<Run> {
+    // `.ci/clients.sh` installs one prefix per CLI, named like its bin.
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(".cache/clients/node_modules/.bin")
+        .join(".cache/clients")
+        .join(bin)
+        .join("node_modules/.bin")
         .join(bin);
     if !path.exists() {
         crate::peer::missing(&format!(
