@@ -75,6 +75,26 @@ use spelling::{
 };
 
 impl Transport {
+    /// Every value a variable reference can stand in, in order: command, args, env
+    /// values and cwd; or URL and header values.
+    pub fn strings(&self) -> Vec<&String> {
+        match self {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => std::iter::once(command)
+                .chain(args)
+                .chain(env.values())
+                .chain(cwd)
+                .collect(),
+            Transport::Remote { url, headers, .. } => {
+                std::iter::once(url).chain(headers.values()).collect()
+            }
+        }
+    }
+
     pub fn name(&self) -> TransportName {
         match self {
             Transport::Stdio { .. } => TransportName::Stdio,

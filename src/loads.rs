@@ -131,21 +131,7 @@ fn settings_of(ctx: &Context, client: &Client) -> Vec<Value> {
 
 /// The `${VAR}` references in an entry's values (command, args, env, cwd; URL, headers).
 fn references(transport: &Transport) -> Vec<String> {
-    let strings: Vec<&String> = match transport {
-        Transport::Stdio {
-            command,
-            args,
-            env,
-            cwd,
-        } => std::iter::once(command)
-            .chain(args)
-            .chain(env.values())
-            .chain(cwd)
-            .collect(),
-        Transport::Remote { url, headers, .. } => {
-            std::iter::once(url).chain(headers.values()).collect()
-        }
-    };
+    let strings = transport.strings();
     let mut names: Vec<String> = Vec::new();
     for s in strings {
         for r in vars::references(s) {

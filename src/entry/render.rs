@@ -92,23 +92,7 @@ fn for_client_vars(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<St
             .into_iter()
             .any(|r| r.syntax != vars::Syntax::Input)
     };
-    let strings: Vec<String> = match &entry.transport {
-        Transport::Stdio {
-            command,
-            args,
-            env,
-            cwd,
-        } => std::iter::once(command)
-            .chain(args)
-            .chain(env.values())
-            .chain(cwd)
-            .cloned()
-            .collect(),
-        Transport::Remote { url, headers, .. } => std::iter::once(url)
-            .chain(headers.values())
-            .cloned()
-            .collect(),
-    };
+    let strings: Vec<String> = entry.transport.strings().into_iter().cloned().collect();
     if !strings.iter().any(|s| env_refs(s)) {
         return (entry, notes);
     }
