@@ -191,6 +191,10 @@ pub struct ApplyArgs {
     /// Let the manifest win over hand-made and hand-edited entries
     #[arg(long)]
     pub force: bool,
+    /// Exit 1 when a client file was changed (with --dry-run: would be), 0 when nothing
+    /// was, 2 on error: for Ansible `changed_when`, chezmoi and other engines
+    #[arg(long)]
+    pub exit_code: bool,
 }
 
 #[derive(Debug, Args)]

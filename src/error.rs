@@ -11,6 +11,8 @@ pub enum ExitStatus {
     /// 1: `check`, `doctor` or `plan --check` ran and found problems; `call`'s tool
     /// reported an error.
     Problems,
+    /// 1: `apply --exit-code` changed a client file (with `--dry-run`: would change one).
+    Changed,
     /// 2: error (usage, unknown client, unparsable file, I/O, a failed target).
     Error,
     /// 130: the person cancelled a prompt (Esc, Ctrl-C).
@@ -21,7 +23,7 @@ impl From<ExitStatus> for ExitCode {
     fn from(status: ExitStatus) -> ExitCode {
         ExitCode::from(match status {
             ExitStatus::Success => 0,
-            ExitStatus::Problems => 1,
+            ExitStatus::Problems | ExitStatus::Changed => 1,
             ExitStatus::Error => 2,
             ExitStatus::Cancelled => 130,
         })
@@ -33,7 +35,7 @@ impl From<ExitStatus> for ExitCode {
 #[macro_export]
 macro_rules! exit_codes_help {
     () => {
-        "Exit codes:\n  0    success\n  1    `check`, `doctor` or `plan --check` ran and found problems; the tool `call` called reported an error\n  2    error: bad usage, unknown client, unparsable file, I/O failure, or a failed target\n  130  a prompt was cancelled (Esc, Ctrl-C)"
+        "Exit codes:\n  0    success\n  1    `check`, `doctor` or `plan --check` ran and found problems; the tool `call` called reported an error; `apply --exit-code` changed a file\n  2    error: bad usage, unknown client, unparsable file, I/O failure, or a failed target\n  130  a prompt was cancelled (Esc, Ctrl-C)"
     };
 }
 

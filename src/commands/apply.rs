@@ -28,6 +28,7 @@ pub fn run(args: ApplyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         manifest: manifest_args,
         dry_run,
         force,
+        exit_code,
     } = args;
     let manifest = plan::load(ctx, &manifest_args)?;
     printer.note(&crate::manifest::describe(
@@ -46,6 +47,8 @@ pub fn run(args: ApplyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         plan: PlanReport::new(ctx, &manifest, &plans, CheckFormat::Text, false),
         reverted: Vec::new(),
         outcome: None,
+        changed: Vec::new(),
+        exit_code,
     };
     let result = execute(
         ctx,
@@ -69,6 +72,10 @@ struct ApplyReport {
     reverted: Vec<ErrorText>,
     /// `None` when the run stopped (the error follows the report).
     outcome: Option<Outcome>,
+    /// The client files this run changed (with `--dry-run`: would change), as planned.
+    changed: Vec<std::path::PathBuf>,
+    /// `--exit-code`: a changed file is exit 1.
+    exit_code: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -78,8 +85,20 @@ enum Outcome {
 }
 
 impl Report for ApplyReport {
+    /// The plan's items, each with `changed`: whether this run wrote its file (with
+    /// `--dry-run`: would write it).
     fn json(&self) -> serde_json::Result<serde_json::Value> {
-        self.plan.json()
+        let mut items = self.plan.json()?;
+        for item in items.as_array_mut().into_iter().flatten() {
+            let changed = item
+                .get("path")
+                .and_then(serde_json::Value::as_str)
+                .is_some_and(|p| self.changed.iter().any(|c| c.as_os_str() == p));
+            if let Some(item) = item.as_object_mut() {
+                item.insert("changed".to_owned(), changed.into());
+            }
+        }
+        Ok(items)
     }
 
     fn human(&self, paint: Paint) -> Vec<Block> {
@@ -102,10 +121,10 @@ impl Report for ApplyReport {
     }
 
     fn status(&self) -> ExitStatus {
-        if self.outcome.is_some() {
-            ExitStatus::Success
-        } else {
-            ExitStatus::Error
+        match self.outcome {
+            None => ExitStatus::Error,
+            Some(_) if self.exit_code && !self.changed.is_empty() => ExitStatus::Changed,
+            Some(_) => ExitStatus::Success,
         }
     }
 }
@@ -149,8 +168,20 @@ fn execute<'a>(
             .hint("this is a bug in mcpctl; please report it with the manifest entry")
             .into());
         }
+        // A file another tool owns (home-manager's link into the Nix store) stops the
+        // run here, before any file is written, not half-way.
+        if plan.new_text().is_some()
+            && let Err(e) = crate::fs::refuse_foreign(&plan.location.path)
+        {
+            return Err(edit::write_error(&e));
+        }
     }
     if dry_run {
+        report.changed = plans
+            .iter()
+            .filter(|p| p.new_text().is_some() || !p.switches.is_empty())
+            .map(|p| p.location.path.clone())
+            .collect();
         report.outcome = Some(Outcome::DryRun);
         return Ok(());
     }
@@ -206,13 +237,15 @@ fn execute<'a>(
             }
         }
     }
-    // Client files only (the record of parked entries is mcpctl's own).
-    let written = ctx
-        .state
-        .written()
+    // Client files only (the record of parked entries is mcpctl's own); a switch kept in
+    // another file (Claude Code's lists) changes the planned file's client too.
+    let written = ctx.state.written();
+    report.changed = plans
         .iter()
-        .filter(|w| plans.iter().any(|p| p.location.path == w.path))
-        .count();
+        .filter(|p| !p.switches.is_empty() || written.iter().any(|w| w.path == p.location.path))
+        .map(|p| p.location.path.clone())
+        .collect();
+    let written = report.changed.len();
     report.outcome = Some(Outcome::Applied {
         written,
         unchanged: plans.len().saturating_sub(written),
