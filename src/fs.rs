@@ -11,6 +11,7 @@
 
 pub mod backup;
 pub mod lock;
+pub mod owner;
 mod swap;
 mod temp;
 
@@ -109,6 +110,9 @@ pub enum FsError {
     Intent { dir: PathBuf, source: io::Error },
     #[error("backup `{backup}` {why}; nothing was written")]
     Unverified { backup: PathBuf, why: String },
+    /// Another tool owns the file (a link into the Nix store, a read-only file).
+    #[error("{0}")]
+    Foreign(Box<owner::Foreign>),
     #[error("`{path}` changed while mcpctl was editing it")]
     Changed { path: PathBuf },
     #[error("`{path}` is {kind}, not a regular file; mcpctl reads and writes only regular files")]
@@ -134,6 +138,7 @@ impl FsError {
             FsError::Backup { .. } | FsError::Intent { .. } => Some(
                 "free space in mcpctl's state directory (or point MCPCTL_STATE_DIR at a disk with room), then run the command again",
             ),
+            FsError::Foreign(foreign) => Some(foreign.hint()),
             _ => None,
         }
     }
@@ -283,6 +288,15 @@ fn special_kind(meta: &fs::Metadata) -> &'static str {
 #[cfg(not(unix))]
 fn special_kind(_meta: &fs::Metadata) -> &'static str {
     "not a regular file"
+}
+
+/// `Err(FsError::Foreign)` when another tool owns the file at `path` (`owner`): a link
+/// into the Nix store, a read-only file. Every write of a client file asks first.
+pub fn refuse_foreign(path: &Path) -> Result<(), FsError> {
+    match owner::foreign(path) {
+        Some(foreign) => Err(FsError::Foreign(Box::new(foreign))),
+        None => Ok(()),
+    }
 }
 
 /// Whether something (a file, or anything else, or a broken symlink chain) is at `path`:

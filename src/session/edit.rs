@@ -289,6 +289,7 @@ pub fn write_file(
     source: &Source,
     text: &str,
 ) -> Result<FileChange, FsError> {
+    crate::fs::refuse_foreign(&source.path)?;
     let created_dirs = crate::fs::missing_dirs(&source.path);
     let mut change = FileChange {
         path: source.path.clone(),
@@ -312,6 +313,7 @@ fn delete_created(
     source: &Source,
     dirs: &[std::path::PathBuf],
 ) -> Result<FileChange, FsError> {
+    crate::fs::refuse_foreign(&source.path)?;
     let mut change = FileChange {
         path: source.path.clone(),
         created: false,

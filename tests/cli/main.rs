@@ -50,6 +50,7 @@ mod secrets;
 mod ship;
 mod sources;
 mod state;
+mod teams;
 mod toggle;
 mod tools;
 mod traps;
