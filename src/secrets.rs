@@ -280,6 +280,20 @@ fn ends_value(c: char) -> bool {
         )
 }
 
+/// How long the value at the start of `rest` is: up to the first character that ends a
+/// value, where a variable reference (`${env:X}`, `{env:X}`, `${X}`) counts whole, so its
+/// closing brace does not cut it into something that looks like a literal.
+fn value_len(rest: &str) -> usize {
+    let mut len = 0;
+    while let Some(close) = Some(&rest[len..])
+        .filter(|here| here.starts_with("${") || here.starts_with("{env:"))
+        .and_then(|here| here.find('}'))
+    {
+        len += close + 1;
+    }
+    len + rest[len..].find(ends_value).unwrap_or(rest.len() - len)
+}
+
 /// Characters of a name (`GITHUB_TOKEN`, `--api-key`, `X-Api-Key`).
 fn name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
@@ -320,7 +334,7 @@ pub fn scrub(text: &str) -> Cow<'_, str> {
             if text[start..].starts_with("{secret:") {
                 continue;
             }
-            let len = text[start..].find(ends_value).unwrap_or(text.len() - start);
+            let len = value_len(&text[start..]);
             let token = &text[start..start + len];
             if literal_secret("", &format!("Bearer {token}")).is_some() {
                 spans.push(start..start + len);
@@ -359,7 +373,7 @@ pub fn scrub(text: &str) -> Cow<'_, str> {
             continue;
         }
         let start = after + sep_len;
-        let len = text[start..].find(ends_value).unwrap_or(text.len() - start);
+        let len = value_len(&text[start..]);
         if len > 0 && literal_secret(bare, &text[start..start + len]).is_some() {
             spans.push(start..start + len);
         }
@@ -542,6 +556,14 @@ mod tests {
             (
                 "https://${USER_INFO}@h/ and --api-key ${KEY}",
                 "https://${USER_INFO}@h/ and --api-key ${KEY}",
+            ),
+            (
+                r#""CONTEXT7_API_KEY": "${env:CONTEXT7_API_KEY}", "K": "{env:OPENAI_API_KEY}""#,
+                r#""CONTEXT7_API_KEY": "${env:CONTEXT7_API_KEY}", "K": "{env:OPENAI_API_KEY}""#,
+            ),
+            (
+                r#""API_KEY": "{env:CONTEXT7_API_KEY}", "Authorization": "Bearer ${env:TOK}""#,
+                r#""API_KEY": "{env:CONTEXT7_API_KEY}", "Authorization": "Bearer ${env:TOK}""#,
             ),
             (
                 "an ordinary line: token count 12, path /a/b",
