@@ -62,6 +62,9 @@ pub struct Client {
     /// Names the client keeps for its own servers (row field `reserved_names`): `add`
     /// refuses them.
     pub reserved_names: Vec<String>,
+    /// The tool that writes this file (row field `owned_by`, `home-manager`): read as a
+    /// source by `list`, `doctor` and `import`, never a target of a writing command.
+    pub owned_by: Option<String>,
     pub source: String,
     /// How the client loads and connects to servers (row block `[client.loading]`).
     pub loading: loading::Loading,
@@ -252,6 +255,7 @@ impl Client {
             switch: row.switch,
             tool_filter: row.tool_filter,
             reserved_names: row.reserved_names,
+            owned_by: row.owned_by,
             source: row.source,
             loading: row.loading,
             verified: Verified::from_field(&row.verified).unwrap_or(Verified::Unverified),

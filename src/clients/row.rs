@@ -75,6 +75,10 @@ pub(crate) struct Row {
     /// user entry by that name, so `add` refuses it.
     #[serde(default)]
     pub(crate) reserved_names: Vec<String>,
+    /// The tool that writes this file (`home-manager`): mcpctl lists, checks and imports
+    /// its servers, and never writes it.
+    #[serde(default)]
+    pub(crate) owned_by: Option<String>,
     pub(crate) source: String,
     /// How the client loads and connects (`[client.loading]`; src/clients/loading.rs).
     #[serde(default)]

@@ -30,6 +30,9 @@ struct ClientRow {
     source: String,
     /// Servers in the user file; `null` when the file is missing or unreadable.
     servers: Option<usize>,
+    /// The tool that writes the file (`home-manager`): read, never written by mcpctl.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    owned_by: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
 }
@@ -75,6 +78,7 @@ pub fn run(args: ClientsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
             stale: client.verified.stale(today),
             source: client.source.clone(),
             servers,
+            owned_by: client.owned_by.clone(),
             error,
         });
     }

@@ -108,7 +108,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     };
     let clients = match (clients.is_empty(), as_client) {
         (true, Some(client)) => vec![client],
-        (true, None) => targets::detected(ctx),
+        (true, None) => targets::detected_to_read(ctx),
         (false, _) => targets::by_ids(ctx, &clients)?,
     };
     let Inventory {

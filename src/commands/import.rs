@@ -55,7 +55,7 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         printer.reveal_secrets();
     }
     let clients: Vec<&Client> = if clients.is_empty() {
-        targets::detected(ctx)
+        targets::detected_to_read(ctx)
     } else {
         targets::by_ids(ctx, &clients)?
     };
@@ -146,7 +146,9 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                 &mut variants[last]
             }
         };
-        if !fields.is_empty() {
+        // A file another tool writes (home-manager's) is a source, never a target: its
+        // raw fields are not the manifest's to render back.
+        if !fields.is_empty() && f.client.owned_by.is_none() {
             variant.client_fields.insert(f.client.id.clone(), fields);
         }
         variant.found.push((f.client, location, f.raw));
@@ -172,8 +174,11 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         })?,
         None => DocumentMut::new(),
     };
+    // Only clients `apply` may write: servers read from home-manager's file go to every
+    // detected client (no `clients` when nothing else was imported from).
     let used: Vec<&str> = clients
         .iter()
+        .filter(|c| c.owned_by.is_none())
         .map(|c| c.id.as_str())
         .filter(|id| {
             servers
@@ -213,7 +218,8 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         }
         let everywhere = used
             .iter()
-            .all(|id| variant.found.iter().any(|(c, _, _)| c.id == *id));
+            .all(|id| variant.found.iter().any(|(c, _, _)| c.id == *id))
+            || variant.found.iter().all(|(c, _, _)| c.owned_by.is_some());
         if variant.off.contains(&true) && variant.off.contains(&false) {
             let side = |off: bool| {
                 variant
@@ -355,7 +361,11 @@ fn adopt(
 ) -> anyhow::Result<()> {
     let origin = Origin::manifest(&manifest.path);
     for (name, variant) in imported {
-        for (client, location, raw) in &variant.found {
+        for (client, location, raw) in variant
+            .found
+            .iter()
+            .filter(|(c, _, _)| c.owned_by.is_none())
+        {
             crate::session::write::record(
                 ctx,
                 &Dialect::of(client),
@@ -436,7 +446,9 @@ fn move_secrets(
 /// from (a server's own list may only narrow it).
 fn extend_clients(doc: &mut DocumentMut, used: &[&str], scope: Scope, new: bool) {
     if new {
-        doc.insert("clients", toml_edit::value(strings(used.iter().copied())));
+        if !used.is_empty() {
+            doc.insert("clients", toml_edit::value(strings(used.iter().copied())));
+        }
         if scope != Scope::User {
             doc.insert("scope", toml_edit::value(scope.as_str()));
         }
@@ -499,7 +511,13 @@ fn server_table(variant: &Variant<'_>, narrow: bool) -> Table {
     if narrow {
         t.insert(
             "clients",
-            toml_edit::value(strings(variant.found.iter().map(|(c, _, _)| c.id.as_str()))),
+            toml_edit::value(strings(
+                variant
+                    .found
+                    .iter()
+                    .filter(|(c, _, _)| c.owned_by.is_none())
+                    .map(|(c, _, _)| c.id.as_str()),
+            )),
         );
     }
     if !variant.client_fields.is_empty() {

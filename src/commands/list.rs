@@ -127,7 +127,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         printer.reveal_secrets();
     }
     let clients = if clients.is_empty() {
-        targets::detected(ctx)
+        targets::detected_to_read(ctx)
     } else {
         targets::by_ids(ctx, &clients)?
     };

@@ -266,6 +266,9 @@ fn target_files<'a>(
         .map(str::to_owned)
         .collect();
     let explicit = targets::by_ids(ctx, &named)?;
+    for client in &explicit {
+        targets::writable(ctx, client)?;
+    }
     let mut clients: Vec<&Client> = match &manifest.clients {
         ClientChoice::Ids(_) => Vec::new(),
         ClientChoice::Detected => targets::detected(ctx),

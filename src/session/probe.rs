@@ -443,7 +443,7 @@ pub(crate) fn resolve(
     let options = probe_options(ctx, timeout)?;
     let clients = match client {
         Some(id) => targets::by_ids(ctx, &[id.to_owned()])?,
-        None => targets::detected(ctx),
+        None => targets::detected_to_read(ctx),
     };
     let Inventory { found, broken, .. } = collect_all(ctx, &clients, Some(name));
     // Per client: an entry the client loads over one it does not, the user's files over a

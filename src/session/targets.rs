@@ -59,13 +59,46 @@ pub fn by_ids<'a>(ctx: &'a Context, ids: &[String]) -> anyhow::Result<Vec<&'a Cl
     Ok(out)
 }
 
-/// Clients detected on this machine, in table order.
+/// Clients detected on this machine that mcpctl may write, in table order (what `--all`
+/// and a manifest's `detected` mean): a file another tool writes (`owned_by`) is not one.
 pub fn detected(ctx: &Context) -> Vec<&Client> {
+    detected_to_read(ctx)
+        .into_iter()
+        .filter(|c| c.owned_by.is_none())
+        .collect()
+}
+
+/// Clients detected on this machine, in table order, with the files other tools write
+/// (home-manager's `mcp.json`): what `list`, `doctor` and `import` read.
+pub fn detected_to_read(ctx: &Context) -> Vec<&Client> {
     ctx.table
         .all()
         .iter()
         .filter(|c| c.detected(&ctx.platform))
         .collect()
+}
+
+/// `Err` for a client whose file another tool writes (`owned_by`): a writing command
+/// never targets it.
+pub fn writable(ctx: &Context, client: &Client) -> anyhow::Result<()> {
+    let Some(owner) = &client.owned_by else {
+        return Ok(());
+    };
+    let path = client
+        .user_path(&ctx.platform)
+        .ok()
+        .flatten()
+        .map(|p| format!("`{}`", crate::session::inventory::display_path(ctx, &p)))
+        .unwrap_or_else(|| client.name.clone());
+    Err(UserError::new(format!(
+        "{path} ({}) is managed by {owner}: change it in your Nix configuration; mcpctl reads it and never writes it",
+        client.id
+    ))
+    .hint(format!(
+        "`mcpctl import -c {}` turns its servers into a manifest that `mcpctl apply` writes into the clients' own files",
+        client.id
+    ))
+    .into())
 }
 
 /// The targets of `add`/`remove`.
@@ -79,7 +112,11 @@ pub fn choose<'a>(
     offer: &dyn Fn(&Client) -> bool,
 ) -> anyhow::Result<Vec<&'a Client>> {
     if !args.clients.is_empty() {
-        return by_ids(ctx, &args.clients);
+        let clients = by_ids(ctx, &args.clients)?;
+        for client in &clients {
+            writable(ctx, client)?;
+        }
+        return Ok(clients);
     }
     let detected = detected(ctx);
     if args.all {

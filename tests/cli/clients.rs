@@ -90,6 +90,10 @@ fn stale_rows_are_shown_and_json_has_verified_for_every_row() {
     assert!(vibe_line.contains("Mistral Vibe (stale)"), "{}", run.stdout);
     let all = format!("{}{}", run.stdout, run.stderr);
     assert!(all.contains("checked more than 90 days ago"), "{all}");
+    // Past 90 days for every dated row (some were checked after 2026-12-01).
+    env.extra_env.clear();
+    env.extra_env
+        .push(("MCPCTL_TODAY".into(), "2027-04-01".into()));
     let rows = env.run(&["clients", "--json"]).ok().json();
     for row in rows.as_array().unwrap() {
         match &row["verified"] {

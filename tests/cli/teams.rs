@@ -196,3 +196,111 @@ fn a_stow_link_is_edited_at_its_target_through_apply_restore_and_undo() {
     assert!(is_link());
     assert_eq!(std::fs::read(&real).unwrap(), fixture("cursor/mcp.json"));
 }
+
+/// `programs.mcp.servers` as home-manager's module writes it (nix-community/home-manager
+/// `modules/programs/mcp.nix`; its test `tests/modules/programs/mcp/mcp.json`).
+const HOME_MANAGER_MCP_JSON: &str = r#"{
+  "mcpServers": {
+    "context7": {
+      "headers": {
+        "CONTEXT7_API_KEY": "{env:CONTEXT7_API_KEY}"
+      },
+      "url": "https://mcp.context7.com/mcp"
+    },
+    "disabled": {
+      "command": "echo",
+      "disabled": true
+    },
+    "everything": {
+      "args": [
+        "-y",
+        "@modelcontextprotocol/server-everything"
+      ],
+      "command": "npx",
+      "env": {
+        "DEBUG": "1"
+      }
+    }
+  }
+}
+"#;
+
+#[test]
+fn home_managers_mcp_json_is_listed_and_imported_and_never_written() {
+    let env = TestEnv::new();
+    // As home-manager deploys it: `~/.config/mcp/mcp.json` -> the Nix store.
+    let store = env
+        .dir
+        .path()
+        .join("nix/store/7ab2-home-manager-files/.config/mcp");
+    std::fs::create_dir_all(&store).unwrap();
+    std::fs::write(store.join("mcp.json"), HOME_MANAGER_MCP_JSON).unwrap();
+    std::fs::create_dir_all(env.path(".config/mcp")).unwrap();
+    symlink(store.join("mcp.json"), env.path(".config/mcp/mcp.json")).unwrap();
+    std::fs::create_dir_all(env.path(".cursor")).unwrap();
+
+    let listed = env.run(&["list", "--json"]).ok().json();
+    let names: Vec<(&str, &str)> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["client"].as_str().unwrap(), r["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("home-manager", "context7"),
+            ("home-manager", "disabled"),
+            ("home-manager", "everything")
+        ]
+    );
+    assert_eq!(listed[1]["disabled"], true);
+    // A variable reference is shown as written, not as a redacted secret.
+    assert_eq!(
+        listed[0]["headers"]["CONTEXT7_API_KEY"],
+        "{env:CONTEXT7_API_KEY}"
+    );
+
+    // import: a manifest for every detected client, not for home-manager's file.
+    let manifest = env.path(MANIFEST);
+    let manifest = manifest.to_str().unwrap();
+    env.run(&["import", "--manifest", manifest]).ok();
+    let text = env.read_str(MANIFEST);
+    assert!(!text.contains("clients"), "{text}");
+    assert!(
+        text.contains("CONTEXT7_API_KEY = \"${CONTEXT7_API_KEY}\""),
+        "{text}"
+    );
+    assert!(text.contains("enabled = false"), "{text}");
+
+    // apply writes the servers into Cursor's own file; home-manager's stays as it was.
+    env.run(&["apply", "--manifest", manifest, "--exit-code"])
+        .code(1);
+    let cursor = crate::env::jsonc(&env.read(".cursor/mcp.json"));
+    assert_eq!(
+        cursor["mcpServers"]["context7"]["headers"]["CONTEXT7_API_KEY"],
+        "${env:CONTEXT7_API_KEY}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(store.join("mcp.json")).unwrap(),
+        HOME_MANAGER_MCP_JSON
+    );
+    env.run(&["apply", "--manifest", manifest, "--exit-code"])
+        .code(0);
+
+    // Writing commands never target it: named, it is refused; `--all` leaves it out.
+    let add = env
+        .run(&["add", "x", "-c", "home-manager", "--", "npx", "x"])
+        .code(2);
+    assert!(
+        add.stderr
+            .contains("is managed by home-manager: change it in your Nix configuration"),
+        "{}",
+        add.stderr
+    );
+    env.run(&["add", "x", "--all", "--", "npx", "x"]).ok();
+    assert_eq!(
+        std::fs::read_to_string(store.join("mcp.json")).unwrap(),
+        HOME_MANAGER_MCP_JSON
+    );
+}
