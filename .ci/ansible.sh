@@ -1,0 +1,13 @@
+#!/bin/sh
+# Install ansible-core 2.19 (the newest line that runs on Python 3.11) from PyPI into a venv under .cache/tools (gitignored) for the
+# Ansible recipe's test (tests/cli/recipes.rs: `--syntax-check`, then a run with `-c local`
+# in a temporary HOME). Safe to re-run; without it the test is a counted skip (a failure
+# under CI=true).
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+venv="$root/.cache/tools/ansible"
+if [ ! -x "$venv/bin/ansible-playbook" ]; then
+    python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "ansible-core==2.19.14"
+fi
+"$venv/bin/ansible-playbook" --version | head -n 1
