@@ -111,7 +111,7 @@ pub enum FsError {
     #[error("backup `{backup}` {why}; nothing was written")]
     Unverified { backup: PathBuf, why: String },
     /// Another tool owns the file (a link into the Nix store, a read-only file).
-    #[error("{0}")]
+    #[error("{0}; nothing was written")]
     Foreign(Box<owner::Foreign>),
     #[error("`{path}` changed while mcpctl was editing it")]
     Changed { path: PathBuf },

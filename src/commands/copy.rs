@@ -80,7 +80,8 @@ pub fn run(args: CopyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
 /// that has it in `scope`, or the first of several that have the same server (as `add`
 /// wrote it everywhere); different servers of that name need `--from`.
 fn source_of(ctx: &Context, printer: &Printer, name: &str, scope: Scope) -> anyhow::Result<String> {
-    let detected = targets::detected(ctx);
+    // Also from a file another tool writes (home-manager's): copying out of it is reading.
+    let detected = targets::detected_to_read(ctx);
     let (found, _) = inventory::collect(ctx, &detected, Some(name));
     let have: Vec<_> = found
         .iter()

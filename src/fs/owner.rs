@@ -56,19 +56,19 @@ impl fmt::Display for Foreign {
         match self.owner {
             Owner::HomeManager => write!(
                 f,
-                "`{path}` is managed by home-manager: change it in your Nix configuration (it links into the read-only Nix store: `{target}`); nothing was written"
+                "`{path}` is managed by home-manager: change it in your Nix configuration (it links into the read-only Nix store: `{target}`)"
             ),
             Owner::Nix => write!(
                 f,
-                "`{path}` is managed by Nix: change it in your Nix configuration (it links into the read-only Nix store: `{target}`); nothing was written"
+                "`{path}` is managed by Nix: change it in your Nix configuration (it links into the read-only Nix store: `{target}`)"
             ),
             Owner::ReadOnly if self.path == self.target => write!(
                 f,
-                "`{path}` is read-only: mcpctl does not change a file that was made read-only; nothing was written"
+                "`{path}` is read-only: mcpctl does not change a file that was made read-only"
             ),
             Owner::ReadOnly => write!(
                 f,
-                "`{path}` links to `{target}`, which is read-only: another tool (a dotfiles manager, a package) probably owns it; nothing was written"
+                "`{path}` links to `{target}`, which is read-only: another tool (a dotfiles manager, a package) probably owns it"
             ),
         }
     }

@@ -787,6 +787,15 @@ pub fn plan_file<'a>(
         }
     }
     plan.document = document;
+    // A file another tool owns (a link into the Nix store): `apply` will refuse it.
+    if plan.new_text().is_some()
+        && let Some(foreign) = crate::fs::owner::foreign(&plan.location.path)
+    {
+        plan.notes.push(format!(
+            "{foreign}: `apply` will not write it; {}",
+            foreign.hint()
+        ));
+    }
     Ok(plan)
 }
 

@@ -120,9 +120,20 @@ fn a_link_into_the_nix_store_is_refused_as_home_managers() {
         add.stdout
     );
     assert!(add.stdout.contains("home-manager switch"), "{}", add.stdout);
-    // apply stops before the first write: codex, planned too, is not written either.
+    // plan says so; apply stops before the first write: codex, planned too, is not
+    // written either.
     env.write(MANIFEST, TEAM.as_bytes());
     let manifest = env.path(MANIFEST);
+    let plan = env
+        .run(&["plan", "--manifest", manifest.to_str().unwrap()])
+        .ok();
+    assert!(
+        plan.stderr.contains("managed by home-manager")
+            && plan.stderr.contains("`apply` will not write it"),
+        "{}{}",
+        plan.stdout,
+        plan.stderr
+    );
     let apply = env
         .run(&["apply", "--manifest", manifest.to_str().unwrap()])
         .code(2);
