@@ -63,6 +63,28 @@ fn assert_applied(env: &TestEnv) {
     assert!(codex.contains("[mcp_servers.memory]"), "{codex}");
 }
 
+/// Run `script` with `program` (in `dir`) twice: the first run applies the manifest and
+/// prints `applied`, the second changes nothing and says every client already matches.
+#[track_caller]
+fn applies_once(env: &TestEnv, program: &str, script: &str, dir: Option<&Path>, applied: &str) {
+    let (code, out) = run(env, program, &[script], dir);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(applied), "{out}");
+    assert_applied(env);
+    let (code, out) = run(env, program, &[script], dir);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("already matches"), "{out}");
+}
+
+/// Make the next apply fail: a manifest change for a file that no longer parses.
+fn break_the_next_apply(env: &TestEnv) {
+    env.write(".cursor/mcp.json", b"{ broken");
+    env.write(
+        ".config/mcpctl/mcpctl.toml",
+        TEAM.replace("memory", "memory2").as_bytes(),
+    );
+}
+
 #[test]
 fn chezmoi_run_onchange_script_applies_the_manifest_once() {
     let env = machine();
@@ -79,19 +101,9 @@ fn chezmoi_run_onchange_script_applies_the_manifest_once() {
         template.replace(action, "0f1e2d3c").as_bytes(),
     );
     let script = script.to_str().unwrap();
-    let (code, out) = run(&env, "sh", &[script], None);
-    assert_eq!(code, 0, "{out}");
-    assert!(out.contains("mcpctl: applied"), "{out}");
-    assert_applied(&env);
-    let (code, out) = run(&env, "sh", &[script], None);
-    assert_eq!(code, 0, "{out}");
-    assert!(out.contains("every client already matches"), "{out}");
+    applies_once(&env, "sh", script, None, "mcpctl: applied");
     // A failure fails chezmoi's run (it reports the script and stops).
-    env.write(".cursor/mcp.json", b"{ broken");
-    env.write(
-        ".config/mcpctl/mcpctl.toml",
-        TEAM.replace("memory", "memory2").as_bytes(),
-    );
+    break_the_next_apply(&env);
     let (code, out) = run(&env, "sh", &[script], None);
     assert_eq!(code, 2, "{out}");
 }
@@ -122,19 +134,9 @@ fn home_manager_activation_body_applies_the_manifest_once() {
     let manifest = env.write(".config/mcpctl/mcpctl.toml", TEAM.as_bytes());
     let script = env.write("activate.sh", activation_body(&manifest).as_bytes());
     let script = script.to_str().unwrap();
-    let (code, out) = run(&env, "bash", &[script], None);
-    assert_eq!(code, 0, "{out}");
-    assert!(out.contains("mcpctl: applied the manifest"), "{out}");
-    assert_applied(&env);
-    let (code, out) = run(&env, "bash", &[script], None);
-    assert_eq!(code, 0, "{out}");
-    assert!(out.contains("already matches"), "{out}");
+    applies_once(&env, "bash", script, None, "mcpctl: applied the manifest");
     // A failed apply is reported and does not stop the switch.
-    env.write(".cursor/mcp.json", b"{ broken");
-    env.write(
-        ".config/mcpctl/mcpctl.toml",
-        TEAM.replace("memory", "memory2").as_bytes(),
-    );
+    break_the_next_apply(&env);
     let (code, out) = run(&env, "bash", &[script], None);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("apply failed (exit 2)"), "{out}");
@@ -210,11 +212,7 @@ fn ansible_task_file_is_changed_once_then_ok_and_check_mode_writes_nothing() {
     let (code, out) = ansible(&[]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("changed=0"), "idempotent: {out}");
-    env.write(".cursor/mcp.json", b"{ broken");
-    env.write(
-        ".config/mcpctl/mcpctl.toml",
-        TEAM.replace("memory", "memory2").as_bytes(),
-    );
+    break_the_next_apply(&env);
     let (code, out) = ansible(&[]);
     assert_ne!(code, 0, "{out}");
     assert!(out.contains("failed=1"), "{out}");
@@ -270,13 +268,13 @@ fn devcontainer_feature_installs_into_a_container_root_and_applies_at_post_creat
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("nothing to apply"), "{out}");
     std::fs::write(workspace.join("mcpctl.toml"), TEAM).unwrap();
-    let (code, out) = run(&env, "sh", &[script], Some(&workspace));
-    assert_eq!(code, 0, "{out}");
-    assert!(out.contains("mcpctl: applied mcpctl.toml"), "{out}");
-    assert_applied(&env);
-    let (code, out) = run(&env, "sh", &[script], Some(&workspace));
-    assert_eq!(code, 0, "{out}");
-    assert!(out.contains("already matches"), "{out}");
+    applies_once(
+        &env,
+        "sh",
+        script,
+        Some(&workspace),
+        "mcpctl: applied mcpctl.toml",
+    );
 }
 
 #[test]
