@@ -45,6 +45,11 @@ fn run(env: &TestEnv, program: &str, args: &[&str], dir: Option<&Path>) -> (i32,
     if let Some(dir) = dir {
         command.current_dir(dir);
     }
+    outcome(command)
+}
+
+/// Run `command` to the end: (exit code, stdout + stderr).
+fn outcome(mut command: Command) -> (i32, String) {
     let out = command.output().unwrap();
     let text = format!(
         "{}{}",
@@ -178,13 +183,7 @@ fn ansible_task_file_is_changed_once_then_ok_and_check_mode_writes_nothing() {
             .env("ANSIBLE_REMOTE_TEMP", &tmp)
             .env("ANSIBLE_NOCOLOR", "1")
             .env("ANSIBLE_HOST_KEY_CHECKING", "0");
-        let out = command.output().unwrap();
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        (out.status.code().unwrap_or(-1), text)
+        outcome(command)
     };
     let (code, out) = run(
         &env,
@@ -310,17 +309,8 @@ fn action_scripts_write_sarif_and_report_drift_until_fixed() {
             .env("MCPCTL_ACTION_MANIFEST", "mcpctl.toml")
             .env("MCPCTL_DENY", "error")
             .env("MCPCTL_SARIF", "mcpctl.sarif");
-        let out = command.output().unwrap();
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        (
-            out.status.code().unwrap_or(-1),
-            text,
-            std::fs::read_to_string(&output).unwrap(),
-        )
+        let (code, text) = outcome(command);
+        (code, text, std::fs::read_to_string(&output).unwrap())
     };
     let (code, out, _) = action("install.sh");
     assert_eq!(code, 0, "mcpctl on PATH is used: {out}");
