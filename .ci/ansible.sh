@@ -1,6 +1,6 @@
 #!/bin/sh
 # Install ansible-core 2.19 (the newest line that runs on Python 3.11) from PyPI into a venv under .cache/tools (gitignored) for the
-# Ansible recipe's test (tests/cli/recipes.rs: `--syntax-check`, then a run with `-c local`
+# Ansible recipe's test (tests/cli/teams_recipes.rs: `--syntax-check`, then a run with `-c local`
 # in a temporary HOME). Safe to re-run; without it the test is a counted skip (a failure
 # under CI=true).
 set -eu

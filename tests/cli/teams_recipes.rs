@@ -375,7 +375,7 @@ fn the_teams_guide_quotes_every_recipe_as_it_is() {
             &format!("<!-- recipe: {path} -->\n```{lang}\n"),
             "```\n<!-- /recipe -->",
             &text,
-            "recipes::the_teams_guide",
+            "teams_recipes::the_teams_guide",
         );
     }
 }
