@@ -166,7 +166,7 @@ fn a_read_only_link_target_is_refused_and_named() {
 }
 
 #[test]
-fn a_stow_link_is_edited_at_its_target_through_apply_restore_and_undo() {
+fn a_stow_link_is_edited_at_its_target_through_apply_undo_and_restore() {
     let env = TestEnv::new();
     // GNU stow: ~/.cursor/mcp.json -> ../dotfiles/cursor/.cursor/mcp.json (relative).
     let real = env.write(
@@ -200,7 +200,9 @@ fn a_stow_link_is_edited_at_its_target_through_apply_restore_and_undo() {
     env.run(&["undo"]).ok();
     assert!(is_link());
     assert_eq!(std::fs::read(&real).unwrap(), fixture("cursor/mcp.json"));
-    env.run(&["undo"]).ok();
+    // Applied again, then the newest backup (the original bytes) put back.
+    env.run(&["apply", "--manifest", manifest.to_str().unwrap()])
+        .ok();
     assert!(is_link());
     assert_eq!(std::fs::read_to_string(&real).unwrap(), edited);
     env.run(&["restore", "-c", "cursor"]).ok();
