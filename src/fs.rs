@@ -368,6 +368,20 @@ pub fn write_atomic(
     text: &str,
     backups: Option<&Path>,
 ) -> Result<Written, FsError> {
+    write_atomic_when(lock, source, text, backups, || Ok(()))
+}
+
+/// `write_atomic`, calling `ready` once the new bytes are synced and before anything else
+/// (the backup, the swap): what must be durable before the file changes (the command's
+/// intent) is synced meanwhile, and `ready` waits for it. An error from `ready` changes
+/// nothing.
+pub fn write_atomic_when(
+    lock: &FileLock,
+    source: &Source,
+    text: &str,
+    backups: Option<&Path>,
+    ready: impl FnOnce() -> Result<(), FsError>,
+) -> Result<Written, FsError> {
     let target = lock.key().real_path().to_path_buf();
     let write_err = |e: io::Error| FsError::Write {
         path: source.path.clone(),
@@ -389,6 +403,7 @@ pub fn write_atomic(
     fs::create_dir_all(dir).map_err(write_err)?;
     temp::sweep_stale(&target);
     let (temp, ours) = prepare_temp(&target, source, text).map_err(write_err)?;
+    ready()?;
     if current_stamp(&target).map_err(write_err)? != source.stamp {
         return Err(FsError::Changed {
             path: source.path.clone(),
@@ -458,6 +473,30 @@ pub fn write_atomic(
             Err(write_err(e))
         }
     }
+}
+
+/// Replace one of mcpctl's own state files (the ledger) with `text`, under `lock`: a temp
+/// file written and fsynced, then renamed over it, with no directory fsync (the caller
+/// says why the name may lag) and no backup. Fails with `FsError::Changed` when the file
+/// is no longer the version read (edited by hand meanwhile).
+pub fn write_own(lock: &FileLock, source: &Source, text: &str) -> Result<(), FsError> {
+    let target = lock.key().real_path().to_path_buf();
+    let write_err = |e: io::Error| FsError::Write {
+        path: source.path.clone(),
+        source: e,
+    };
+    if let Some(dir) = target.parent() {
+        fs::create_dir_all(dir).map_err(write_err)?;
+    }
+    temp::sweep_stale(&target);
+    let (temp, _) = prepare_temp(&target, source, text).map_err(write_err)?;
+    if current_stamp(&target).map_err(write_err)? != source.stamp {
+        return Err(FsError::Changed {
+            path: source.path.clone(),
+        });
+    }
+    fs::rename(&temp.path, &target).map_err(write_err)?;
+    crate::fault::step_at("swapped", &target).map_err(write_err)
 }
 
 /// Delete `source.path` (a file mcpctl created and has emptied again), under `lock`, only

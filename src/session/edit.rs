@@ -12,7 +12,7 @@ use crate::clients::{Client, Location, Scope};
 use crate::entry::{Dialect, Transport};
 use crate::error::{ExitStatus, UserError};
 use crate::formats::{ConfigDoc, Edit, ServersAt};
-use crate::fs::{self, FileLock, FsError, Source, write_atomic};
+use crate::fs::{self, FileLock, FsError, Source, write_atomic_when};
 use crate::output::{Block, Paint, Report, Style, redact, redact_text};
 use crate::session::Context;
 use crate::session::inventory::{Document, display_path, read_document};
@@ -298,8 +298,12 @@ pub fn write_file(
         before: source.digest.clone(),
         created_dirs,
     };
-    ctx.state.intend(&change)?;
-    change.backup = write_atomic(lock, source, text, ctx.backups.as_deref())?.backup;
+    // The intent's sync and the new bytes' run at once; both end before the file changes.
+    let intended = ctx.state.intend(&change)?;
+    change.backup = write_atomic_when(lock, source, text, ctx.backups.as_deref(), || {
+        intended.wait()
+    })?
+    .backup;
     ctx.state.wrote(change.clone());
     Ok(change)
 }
@@ -320,7 +324,7 @@ fn delete_created(
         before: source.digest.clone(),
         created_dirs: Vec::new(),
     };
-    ctx.state.intend(&change)?;
+    ctx.state.intend(&change)?.wait()?;
     change.backup = crate::fs::delete_atomic(lock, source, ctx.backups.as_deref())?.backup;
     crate::fs::remove_created(&source.path, dirs)?;
     ctx.state.wrote(change.clone());

@@ -2,16 +2,23 @@
 //! file changes, so a crash (`kill -9`, power loss) between a write and the journal
 //! record never leaves a change `undo` cannot see.
 //!
-//! A command's intent is `intents/{id}.json` in the state directory, in the journal
-//! record's own shape, with each file's digest before and after. The command holds an
-//! advisory lock on it while it runs; at the end (`State::finish`) the journal record is
-//! written under the same id and the intent is removed. An intent whose lock is free
-//! belongs to a command that died: the next mcpctl run turns it into a journal record
-//! of what did change (each file's digest now says whether its write happened), so
-//! `undo` reverts the interrupted command — not the one before it.
+//! A command's intent is `intents/{id}.json` in the state directory: JSON lines in the
+//! journal record's own shape, appended and never rewritten. Before each client file
+//! changes, a line listing every file so far (each with its digest before and after) is
+//! appended and synced (`fdatasync`): the one fsync the record costs. A line cut short by
+//! a crash is for a file that had not changed yet, and the line before it still parses.
+//! The command holds an advisory lock on the file while it runs. At the end
+//! (`State::finish`) the final record (backups, ledger changes, the command's label) is
+//! appended *without* an fsync and the file is renamed into `journal/`: if a crash loses
+//! that line or the rename, the synced lines before it still say which files the
+//! command was writing, and whoever reads the record settles it against the files
+//! (`settle`). An intent whose lock is free belongs to a command that died: the next
+//! mcpctl run moves it into the journal, settled to what did change (each file's digest
+//! now says whether its write happened), so `undo` reverts the interrupted command — not
+//! the one before it.
 
 use std::fs::{File, OpenOptions};
-use std::io::{Seek, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::journal::{Entry, FileChange, matches};
@@ -22,65 +29,78 @@ pub const DIR: &str = "intents";
 #[derive(Debug)]
 pub struct Intent {
     path: PathBuf,
-    /// Locked for as long as the command runs.
+    /// Locked for as long as the command runs; opened for appending.
     file: File,
     pub entry: Entry,
 }
 
 impl Intent {
     /// Create and lock the intent file for a command with journal id `id`, about to write
-    /// `first` (the first file).
-    pub fn create(root: &Path, id: &str, entry: Entry, first: &Path) -> std::io::Result<Intent> {
+    /// `first` (the first file). The line is durable once the `Durable` is waited for.
+    pub fn create(
+        root: &Path,
+        id: &str,
+        entry: Entry,
+        first: &Path,
+    ) -> std::io::Result<(Intent, Durable)> {
         let dir = root.join(DIR);
         std::fs::create_dir_all(&dir)?;
         let path = dir.join(format!("{id}.json"));
         let file = OpenOptions::new()
             .read(true)
-            .write(true)
+            .append(true)
             .create_new(true)
             .open(&path)?;
         file.lock()?;
         let mut intent = Intent { path, file, entry };
-        intent.save()?;
+        intent.entry.pending = true;
         // The name must be durable too, before the first client file changes; on the
-        // client file's own file system its journal commits it before that change.
-        if !crate::fs::same_file_system(&dir, first) {
-            crate::fs::sync_dir_of(&intent.path);
-        }
-        Ok(intent)
+        // client file's own file system its journal commits it with that file's
+        // directory fsync, which comes before the change can be seen after a crash.
+        let name_too = !crate::fs::same_file_system(&dir, first);
+        let durable = intent.save(name_too)?;
+        Ok((intent, durable))
     }
 
     /// Add a file about to be written (a file already listed keeps its first `before`).
-    pub fn add(&mut self, change: &FileChange) -> std::io::Result<()> {
+    pub fn add(&mut self, change: &FileChange) -> std::io::Result<Durable> {
         match self.entry.files.iter_mut().find(|f| f.path == change.path) {
             Some(existing) => {
                 if existing.after == change.after {
-                    return Ok(());
+                    return Ok(Durable::already(&self.path));
                 }
                 existing.after.clone_from(&change.after);
             }
             None => self.entry.files.push(change.clone()),
         }
-        self.save()
+        self.save(false)
     }
 
-    fn save(&mut self) -> std::io::Result<()> {
-        let text = serde_json::to_vec(&self.entry).map_err(std::io::Error::other)?;
-        self.file.set_len(0)?;
-        self.file.rewind()?;
-        self.file.write_all(&text)?;
-        self.file.sync_data()?;
-        crate::fault::step_at("intent", &self.path)
+    /// Append the intent as it is now; it is durable once the `Durable` is waited for.
+    fn save(&mut self, name_too: bool) -> std::io::Result<Durable> {
+        self.append(&self.entry.clone())?;
+        Durable::start(&self.file, &self.path, name_too)
     }
 
-    /// The command finished: its final journal record (`text`) replaces the intent, which
-    /// moves to `journaled`. On failure the intent stays (recovered by the next run).
-    pub fn finish_as(mut self, text: &str, journaled: &Path) -> std::io::Result<()> {
-        self.file.set_len(0)?;
-        self.file.rewind()?;
-        self.file.write_all(text.as_bytes())?;
-        self.file.sync_data()?;
-        crate::fault::step_at("journal", journaled)?;
+    fn append(&mut self, entry: &Entry) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(entry).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        self.file.write_all(&line)
+    }
+
+    /// The command finished: its final journal record is appended, not synced (see the
+    /// module note). Then `into_journal` moves the file; in between the record is
+    /// complete but still an intent, which the next run journals as it is.
+    pub fn finish(&mut self, record: &Entry) -> std::io::Result<()> {
+        let mut record = record.clone();
+        record.pending = false;
+        self.append(&record)?;
+        crate::fault::step_at("journal", &self.path)
+    }
+
+    /// Move the finished intent to `journaled` (a rename: the synced lines in it keep
+    /// their durability). No fsync: a lost rename leaves an intent the next run journals.
+    pub fn into_journal(self, journaled: &Path) -> std::io::Result<()> {
         if let Some(dir) = journaled.parent() {
             std::fs::create_dir_all(dir)?;
         }
@@ -88,12 +108,76 @@ impl Intent {
             clippy::disallowed_methods,
             reason = "mcpctl's own journal record moves from intents/ to journal/"
         )]
-        std::fs::rename(&self.path, journaled)
+        std::fs::rename(&self.path, journaled)?;
+        crate::fault::step_at("journaled", journaled)
     }
 
     /// The command wrote nothing after all: the intent goes.
     pub fn done(self) {
         let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// An intent line on its way to the disk. Its `fdatasync` runs on a thread of its own
+/// while the caller writes and syncs the new version of the client file (both must be
+/// durable before the file changes, neither before the other: two syncs in flight, which
+/// a journaling file system commits together, cost one wait); `wait` before the change.
+#[must_use = "wait for the intent before the file it names changes"]
+#[derive(Debug)]
+pub struct Durable {
+    sync: Option<std::thread::JoinHandle<std::io::Result<()>>>,
+    path: PathBuf,
+    /// A line was appended (not `already`).
+    appended: bool,
+}
+
+impl Durable {
+    fn start(file: &File, path: &Path, name_too: bool) -> std::io::Result<Durable> {
+        let sync = move |file: &File, path: &Path| -> std::io::Result<()> {
+            file.sync_data()?;
+            if name_too {
+                crate::fs::sync_dir_of(path);
+            }
+            Ok(())
+        };
+        let (cloned, named) = (file.try_clone()?, path.to_path_buf());
+        let handle = std::thread::Builder::new()
+            .name("intent-sync".to_owned())
+            .spawn(move || sync(&cloned, &named));
+        let handle = match handle {
+            Ok(handle) => Some(handle),
+            Err(_) => {
+                // No thread to be had (a process limit): synced here, in the same order.
+                sync(file, path)?;
+                None
+            }
+        };
+        Ok(Durable {
+            sync: handle,
+            path: path.to_path_buf(),
+            appended: true,
+        })
+    }
+
+    /// Nothing new to sync: the file is listed already with the same digest.
+    fn already(path: &Path) -> Durable {
+        Durable {
+            sync: None,
+            path: path.to_path_buf(),
+            appended: false,
+        }
+    }
+
+    /// Block until the line is on the disk.
+    pub fn wait(self) -> std::io::Result<()> {
+        if let Some(sync) = self.sync {
+            sync.join()
+                .map_err(|_| std::io::Error::other("the intent's sync thread panicked"))??;
+        }
+        if self.appended {
+            crate::fault::step_at("intent", &self.path)?;
+        }
+        Ok(())
     }
 }
 
@@ -104,6 +188,8 @@ pub struct Recovered {
     /// `None` when nothing of it reached a file.
     pub record: Option<Entry>,
     pub path: PathBuf,
+    /// It got as far as its final record: the file is the journal record as it is.
+    pub finished: bool,
 }
 
 /// The intents in `root` whose command is no longer running, each with the journal
@@ -129,12 +215,18 @@ pub fn dead(root: &Path, backups: Option<&Path>) -> Vec<Recovered> {
         if file.try_lock().is_err() {
             continue;
         }
-        let record = crate::fs::read_bytes(&path)
+        let entry = crate::fs::read_bytes(&path)
             .ok()
             .flatten()
-            .and_then(|bytes| serde_json::from_slice::<Entry>(&bytes).ok())
-            .and_then(|entry| settle(entry, backups));
-        out.push(Recovered { id, record, path });
+            .and_then(|bytes| Entry::parse(&bytes));
+        let finished = entry.as_ref().is_some_and(|e| !e.pending);
+        let record = entry.and_then(|entry| settled(entry, backups));
+        out.push(Recovered {
+            id,
+            record,
+            path,
+            finished,
+        });
     }
     out.sort_by(|a, b| a.id.cmp(&b.id));
     out
@@ -164,9 +256,22 @@ pub fn happened(file: &FileChange, backups: Option<&Path>) -> Option<FileChange>
     Some(file)
 }
 
+/// A record as the journal should keep it: a finished one as it is; one that ends with an
+/// intent line (its command died, or a crash lost its final line) with only the files
+/// whose write happened (or that someone changed since), each with the backup of its
+/// version before; `None` when nothing of it reached a file.
+pub fn settled(entry: Entry, backups: Option<&Path>) -> Option<Entry> {
+    if entry.pending {
+        settle(entry, backups)
+    } else {
+        Some(entry)
+    }
+}
+
 /// Keep the files whose write happened (or that someone changed since), each with the
 /// backup of its version before.
 fn settle(mut entry: Entry, backups: Option<&Path>) -> Option<Entry> {
+    entry.pending = false;
     entry.files = entry
         .files
         .iter()

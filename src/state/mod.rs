@@ -221,19 +221,23 @@ impl State {
         command.clone_into(&mut self.session().command);
     }
 
-    /// Say durably, before `change.path` is written, that this command is about to write
-    /// it (see `intent`): a crash after the write then leaves a record `undo` finds.
-    pub fn intend(&self, change: &FileChange) -> Result<(), fs::FsError> {
+    /// Say, before `change.path` is written, that this command is about to write it (see
+    /// `intent`): a crash after the write then leaves a record `undo` finds. The record is
+    /// written at once and durable once the returned `Intended` is waited for, which the
+    /// write does after the new bytes are synced and before the file changes.
+    pub fn intend(&self, change: &FileChange) -> Result<Intended, fs::FsError> {
         let Some(root) = &self.root else {
-            return Ok(());
+            return Ok(Intended(None));
         };
+        let dir = root.join(intent::DIR);
         let err = |source: std::io::Error| fs::FsError::Intent {
-            dir: root.join(intent::DIR),
+            dir: dir.clone(),
             source,
         };
         let mut session = self.session();
         if let Some(intent) = &mut session.intent {
-            return intent.add(change).map_err(err);
+            let durable = intent.add(change).map_err(err)?;
+            return Ok(Intended(Some((durable, dir))));
         }
         let now = SystemTime::now();
         let entry = JournalEntry {
@@ -242,10 +246,13 @@ impl State {
             command: session.command.clone(),
             files: vec![change.clone()],
             ledger: Vec::new(),
+            pending: true,
         };
         let id = entry.id.clone();
-        session.intent = Some(intent::Intent::create(root, &id, entry, &change.path).map_err(err)?);
-        Ok(())
+        let (intent, durable) =
+            intent::Intent::create(root, &id, entry, &change.path).map_err(err)?;
+        session.intent = Some(intent);
+        Ok(Intended(Some((durable, dir))))
     }
 
     /// Turn the intents of commands that died into journal records (see `intent`), so
@@ -256,6 +263,26 @@ impl State {
         };
         for dead in intent::dead(&root, self.backups().as_deref()) {
             let journaled = root.join(JOURNAL_DIR).join(format!("{}.json", dead.id));
+            if let Some(record) = dead.record.as_ref().filter(|_| dead.finished) {
+                // It wrote its final record and died before the move, maybe before its
+                // ledger changes were saved: they are saved now, and the file is the
+                // journal record as it is.
+                if !record.ledger.is_empty() {
+                    self.lock()?;
+                    self.save_ledger(&root, &record.ledger, true)?
+                        .map_err(|e| UserError::new(e.to_string()))?;
+                }
+            }
+            if dead.finished && dead.record.is_some() && !journaled.exists() {
+                let _ = std::fs::create_dir_all(root.join(JOURNAL_DIR));
+                #[expect(
+                    clippy::disallowed_methods,
+                    reason = "mcpctl's own journal record moves from intents/ to journal/"
+                )]
+                if std::fs::rename(&dead.path, &journaled).is_ok() {
+                    continue;
+                }
+            }
             if let Some(record) = dead.record.filter(|_| !journaled.exists()) {
                 let mut text = serde_json::to_string_pretty(&record)?;
                 text.push('\n');
@@ -341,58 +368,91 @@ impl State {
                 "the client files were written; mcpctl could not remember it, so it will treat those entries as hand-made",
             )
         };
-        if !changes.is_empty() {
-            // Re-read under the lock: another mcpctl may have recorded since we read.
-            let mut ledger = self.read_ledger()?;
-            for change in &changes {
-                match &change.after {
-                    Some(record) => {
-                        ledger.put(record.clone());
-                    }
-                    None => {
-                        ledger.remove(&change.entry);
-                    }
-                }
-            }
-            ledger.version = ledger::VERSION;
-            ledger.sort();
-            let mut text = serde_json::to_string_pretty(&ledger)?;
-            text.push('\n');
-            write_state_file(&root, &root.join(LEDGER_FILE), &text).map_err(save_err)?;
-        }
         let now = SystemTime::now();
-        let intended = self.session().intent.as_ref().map(|i| i.entry.id.clone());
+        let mut intent = self.session().intent.take();
         let record = JournalEntry {
-            id: intended.unwrap_or_else(|| journal_id(now)),
+            id: intent
+                .as_ref()
+                .map_or_else(|| journal_id(now), |i| i.entry.id.clone()),
             time: rfc3339(now),
             command: command.to_owned(),
             files,
-            ledger: changes,
+            ledger: changes.clone(),
+            pending: false,
         };
-        let mut text = serde_json::to_string_pretty(&record)?;
-        text.push('\n');
         let dir = root.join(JOURNAL_DIR);
         let journaled = dir.join(format!("{}.json", record.id));
-        // The intent becomes the journal record: rewritten with the final record and
-        // moved (if the move is lost in a crash, the intent is recovered instead).
-        let intent = self.session().intent.take();
+        let record_err = |source: std::io::Error| {
+            save_err(fs::FsError::Write {
+                path: journaled.clone(),
+                source,
+            })
+        };
+        // The final record goes into the intent first (appended, no fsync of its own:
+        // see `intent`), so a crash while the ledger is saved leaves a record that names
+        // the ledger changes too.
+        if let Some(intent) = &mut intent {
+            intent.finish(&record).map_err(record_err)?;
+        }
+        if !changes.is_empty() {
+            self.save_ledger(&root, &changes, false)?
+                .map_err(save_err)?;
+        }
         match intent {
-            Some(intent) => intent
-                .finish_as(&text, &journaled)
-                .map_err(|source| fs::FsError::Write {
-                    path: journaled.clone(),
-                    source,
-                })
-                .map_err(save_err)?,
-            None => write_state_file(&root, &journaled, &text).map_err(save_err)?,
+            // The intent becomes the journal record by a rename (if the rename is lost in
+            // a crash, the intent is journaled by the next run instead).
+            Some(intent) => intent.into_journal(&journaled).map_err(record_err)?,
+            None => {
+                let mut text = serde_json::to_string_pretty(&record)?;
+                text.push('\n');
+                write_state_file(&root, &journaled, &text).map_err(save_err)?;
+            }
         }
         prune_journal(&dir);
+        fs::lock::prune(&root);
         let mut session = self.session();
         session.changes.clear();
         session.files.clear();
         // The command is over: let the next mcpctl in.
         session.lock = None;
         Ok(())
+    }
+
+    /// Merge `changes` into the ledger on disk (the state lock held). A `replay` (a dead
+    /// command's changes) applies each only where the ledger still holds what that command
+    /// saw before: a change saved already, or overtaken by a later command, is left. The
+    /// outer error is a ledger that cannot be read; the inner one, a failed write.
+    fn save_ledger(
+        &self,
+        root: &Path,
+        changes: &[LedgerChange],
+        replay: bool,
+    ) -> anyhow::Result<Result<(), fs::FsError>> {
+        // Re-read under the lock: another mcpctl may have recorded since we read.
+        let mut ledger = self.read_ledger()?;
+        let mut changed = false;
+        for change in changes {
+            if replay && ledger.lookup(&change.entry) != change.before.as_ref() {
+                continue;
+            }
+            changed = true;
+            match &change.after {
+                Some(record) => {
+                    ledger.put(record.clone());
+                }
+                None => {
+                    ledger.remove(&change.entry);
+                }
+            }
+        }
+        if !changed {
+            return Ok(Ok(()));
+        }
+        ledger.version = ledger::VERSION;
+        ledger.sort();
+        let mut text = serde_json::to_string_pretty(&ledger)?;
+        text.push('\n');
+        Ok(write_ledger(root, &text))
     }
 
     /// The last measured token cost of servers' tool definitions (empty when nothing
@@ -449,11 +509,14 @@ impl State {
         };
         let mut ids = journal_ids(&root.join(JOURNAL_DIR));
         ids.reverse();
+        let backups = self.backups();
         ids.into_iter()
             .filter_map(|id| {
                 let bytes =
                     fs::read_bytes(&root.join(JOURNAL_DIR).join(format!("{id}.json"))).ok()??;
-                let mut entry: JournalEntry = serde_json::from_slice(&bytes).ok()?;
+                // A record whose final line a crash lost ends with its intent: settled
+                // to what did change (see `intent`).
+                let mut entry = intent::settled(JournalEntry::parse(&bytes)?, backups.as_deref())?;
                 entry.id = id;
                 Some(entry)
             })
@@ -461,10 +524,40 @@ impl State {
     }
 }
 
+/// This command's intent on its way to the disk (`State::intend`).
+#[must_use = "wait for the intent before the file it names changes"]
+pub struct Intended(Option<(intent::Durable, PathBuf)>);
+
+impl Intended {
+    /// Block until the intent is durable (`FsError::Intent` if it cannot be).
+    pub fn wait(self) -> Result<(), fs::FsError> {
+        match self.0 {
+            None => Ok(()),
+            Some((durable, dir)) => durable
+                .wait()
+                .map_err(|source| fs::FsError::Intent { dir, source }),
+        }
+    }
+}
+
 /// A journal record's id: a zero-padded nanosecond stamp (sortable), then the pid.
 fn journal_id(now: SystemTime) -> String {
     let nanos = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     format!("{nanos:020}-{}", std::process::id())
+}
+
+/// Replace the ledger (under its file lock, and the state lock): a temp file, fsynced,
+/// renamed over it — and no directory fsync. The fsync is what keeps a crash from leaving
+/// a torn ledger (every record read as hand-made, or a ledger that does not parse); the
+/// rename needs none of its own: if a crash loses it, the ledger is the one before this
+/// command (its entries read as hand-made: more careful, never less), and on one file
+/// system with the journal the rename is committed before the journal record's move that
+/// follows it.
+fn write_ledger(root: &Path, text: &str) -> Result<(), fs::FsError> {
+    let path = root.join(LEDGER_FILE);
+    let lock = fs::lock::acquire(&path, root)?;
+    let source = lock.read(&path)?;
+    fs::write_own(&lock, &source, text)
 }
 
 /// Replace one of mcpctl's own files atomically (under its file lock, in `root`).
