@@ -290,20 +290,43 @@ pub fn write_file(
     text: &str,
 ) -> Result<FileChange, FsError> {
     let created_dirs = crate::fs::missing_dirs(&source.path);
-    let mut change = FileChange {
+    let change = FileChange {
         path: source.path.clone(),
         created: !source.exists(),
         backup: None,
-        after: Some(digest(&source.bytes_for(text))),
+        after: None,
         before: source.digest.clone(),
         created_dirs,
     };
-    // The intent's sync and the new bytes' run at once; both end before the file changes.
-    let intended = ctx.state.intend(&change)?;
-    change.backup = write_atomic_when(lock, source, text, ctx.backups.as_deref(), || {
-        intended.wait()
-    })?
-    .backup;
+    // Two things must be durable before the file changes, neither before the other: the
+    // intent naming the new bytes (their digest, then the record and its fdatasync) and
+    // the new bytes themselves (the temp file and its fsync). The first runs on a thread
+    // of its own while this one writes the second; a journaling file system commits two
+    // syncs in flight together, so the pair costs one wait, and the digest of a big file
+    // no time of its own. `write_atomic_when` waits for it before the backup and the swap.
+    let mut intended: Option<FileChange> = None;
+    let written = std::thread::scope(|scope| {
+        let intent = scope.spawn(|| {
+            let mut change = change;
+            change.after = Some(digest(&source.bytes_for(text)));
+            ctx.state.intend(&change).map(|()| change)
+        });
+        write_atomic_when(lock, source, text, ctx.backups.as_deref(), || {
+            let change = intent.join().map_err(|_| FsError::Intent {
+                dir: ctx.state.root().map(Path::to_path_buf).unwrap_or_default(),
+                source: std::io::Error::other("the thread that records the intent panicked"),
+            })??;
+            intended = Some(change);
+            Ok(())
+        })
+    })?;
+    let Some(mut change) = intended else {
+        return Err(FsError::Write {
+            path: source.path.clone(),
+            source: std::io::Error::other("internal error: written without an intent"),
+        });
+    };
+    change.backup = written.backup;
     ctx.state.wrote(change.clone());
     Ok(change)
 }
@@ -324,7 +347,7 @@ fn delete_created(
         before: source.digest.clone(),
         created_dirs: Vec::new(),
     };
-    ctx.state.intend(&change)?.wait()?;
+    ctx.state.intend(&change)?;
     change.backup = crate::fs::delete_atomic(lock, source, ctx.backups.as_deref())?.backup;
     crate::fs::remove_created(&source.path, dirs)?;
     ctx.state.wrote(change.clone());

@@ -36,13 +36,8 @@ pub struct Intent {
 
 impl Intent {
     /// Create and lock the intent file for a command with journal id `id`, about to write
-    /// `first` (the first file). The line is durable once the `Durable` is waited for.
-    pub fn create(
-        root: &Path,
-        id: &str,
-        entry: Entry,
-        first: &Path,
-    ) -> std::io::Result<(Intent, Durable)> {
+    /// `first` (the first file).
+    pub fn create(root: &Path, id: &str, entry: Entry, first: &Path) -> std::io::Result<Intent> {
         let dir = root.join(DIR);
         std::fs::create_dir_all(&dir)?;
         let path = dir.join(format!("{id}.json"));
@@ -54,32 +49,35 @@ impl Intent {
         file.lock()?;
         let mut intent = Intent { path, file, entry };
         intent.entry.pending = true;
+        intent.save()?;
         // The name must be durable too, before the first client file changes; on the
         // client file's own file system its journal commits it with that file's
         // directory fsync, which comes before the change can be seen after a crash.
-        let name_too = !crate::fs::same_file_system(&dir, first);
-        let durable = intent.save(name_too)?;
-        Ok((intent, durable))
+        if !crate::fs::same_file_system(&dir, first) {
+            crate::fs::sync_dir_of(&intent.path);
+        }
+        Ok(intent)
     }
 
     /// Add a file about to be written (a file already listed keeps its first `before`).
-    pub fn add(&mut self, change: &FileChange) -> std::io::Result<Durable> {
+    pub fn add(&mut self, change: &FileChange) -> std::io::Result<()> {
         match self.entry.files.iter_mut().find(|f| f.path == change.path) {
             Some(existing) => {
                 if existing.after == change.after {
-                    return Ok(Durable::already(&self.path));
+                    return Ok(());
                 }
                 existing.after.clone_from(&change.after);
             }
             None => self.entry.files.push(change.clone()),
         }
-        self.save(false)
+        self.save()
     }
 
-    /// Append the intent as it is now; it is durable once the `Durable` is waited for.
-    fn save(&mut self, name_too: bool) -> std::io::Result<Durable> {
+    /// Append the intent as it is now and make it durable.
+    fn save(&mut self) -> std::io::Result<()> {
         self.append(&self.entry.clone())?;
-        Durable::start(&self.file, &self.path, name_too)
+        self.file.sync_data()?;
+        crate::fault::step_at("intent", &self.path)
     }
 
     fn append(&mut self, entry: &Entry) -> std::io::Result<()> {
@@ -115,69 +113,6 @@ impl Intent {
     /// The command wrote nothing after all: the intent goes.
     pub fn done(self) {
         let _ = std::fs::remove_file(&self.path);
-    }
-}
-
-/// An intent line on its way to the disk. Its `fdatasync` runs on a thread of its own
-/// while the caller writes and syncs the new version of the client file (both must be
-/// durable before the file changes, neither before the other: two syncs in flight, which
-/// a journaling file system commits together, cost one wait); `wait` before the change.
-#[must_use = "wait for the intent before the file it names changes"]
-#[derive(Debug)]
-pub struct Durable {
-    sync: Option<std::thread::JoinHandle<std::io::Result<()>>>,
-    path: PathBuf,
-    /// A line was appended (not `already`).
-    appended: bool,
-}
-
-impl Durable {
-    fn start(file: &File, path: &Path, name_too: bool) -> std::io::Result<Durable> {
-        let sync = move |file: &File, path: &Path| -> std::io::Result<()> {
-            file.sync_data()?;
-            if name_too {
-                crate::fs::sync_dir_of(path);
-            }
-            Ok(())
-        };
-        let (cloned, named) = (file.try_clone()?, path.to_path_buf());
-        let handle = std::thread::Builder::new()
-            .name("intent-sync".to_owned())
-            .spawn(move || sync(&cloned, &named));
-        let handle = match handle {
-            Ok(handle) => Some(handle),
-            Err(_) => {
-                // No thread to be had (a process limit): synced here, in the same order.
-                sync(file, path)?;
-                None
-            }
-        };
-        Ok(Durable {
-            sync: handle,
-            path: path.to_path_buf(),
-            appended: true,
-        })
-    }
-
-    /// Nothing new to sync: the file is listed already with the same digest.
-    fn already(path: &Path) -> Durable {
-        Durable {
-            sync: None,
-            path: path.to_path_buf(),
-            appended: false,
-        }
-    }
-
-    /// Block until the line is on the disk.
-    pub fn wait(self) -> std::io::Result<()> {
-        if let Some(sync) = self.sync {
-            sync.join()
-                .map_err(|_| std::io::Error::other("the intent's sync thread panicked"))??;
-        }
-        if self.appended {
-            crate::fault::step_at("intent", &self.path)?;
-        }
-        Ok(())
     }
 }
 

@@ -221,23 +221,19 @@ impl State {
         command.clone_into(&mut self.session().command);
     }
 
-    /// Say, before `change.path` is written, that this command is about to write it (see
-    /// `intent`): a crash after the write then leaves a record `undo` finds. The record is
-    /// written at once and durable once the returned `Intended` is waited for, which the
-    /// write does after the new bytes are synced and before the file changes.
-    pub fn intend(&self, change: &FileChange) -> Result<Intended, fs::FsError> {
+    /// Say durably, before `change.path` is written, that this command is about to write
+    /// it (see `intent`): a crash after the write then leaves a record `undo` finds.
+    pub fn intend(&self, change: &FileChange) -> Result<(), fs::FsError> {
         let Some(root) = &self.root else {
-            return Ok(Intended(None));
+            return Ok(());
         };
-        let dir = root.join(intent::DIR);
         let err = |source: std::io::Error| fs::FsError::Intent {
-            dir: dir.clone(),
+            dir: root.join(intent::DIR),
             source,
         };
         let mut session = self.session();
         if let Some(intent) = &mut session.intent {
-            let durable = intent.add(change).map_err(err)?;
-            return Ok(Intended(Some((durable, dir))));
+            return intent.add(change).map_err(err);
         }
         let now = SystemTime::now();
         let entry = JournalEntry {
@@ -249,10 +245,8 @@ impl State {
             pending: true,
         };
         let id = entry.id.clone();
-        let (intent, durable) =
-            intent::Intent::create(root, &id, entry, &change.path).map_err(err)?;
-        session.intent = Some(intent);
-        Ok(Intended(Some((durable, dir))))
+        session.intent = Some(intent::Intent::create(root, &id, entry, &change.path).map_err(err)?);
+        Ok(())
     }
 
     /// Turn the intents of commands that died into journal records (see `intent`), so
@@ -521,22 +515,6 @@ impl State {
                 Some(entry)
             })
             .collect()
-    }
-}
-
-/// This command's intent on its way to the disk (`State::intend`).
-#[must_use = "wait for the intent before the file it names changes"]
-pub struct Intended(Option<(intent::Durable, PathBuf)>);
-
-impl Intended {
-    /// Block until the intent is durable (`FsError::Intent` if it cannot be).
-    pub fn wait(self) -> Result<(), fs::FsError> {
-        match self.0 {
-            None => Ok(()),
-            Some((durable, dir)) => durable
-                .wait()
-                .map_err(|source| fs::FsError::Intent { dir, source }),
-        }
     }
 }
 
