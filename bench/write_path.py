@@ -135,7 +135,7 @@ def main():
         print("| command | median ms | min–max ms | vs 2 durable copies |")
         print("|---|---|---|---|")
         labels = {"durable": "2 × durable copy (`cp` + `sync FILE`)",
-                  "mcpctl": f"mcpctl add + remove ({os.path.relpath(args.mcpctl, ROOT)})",
+                  "mcpctl": f"mcpctl add + remove ({args.mcpctl})",
                   "other": f"mcpctl add + remove ({args.other})"}
         for name in pairs:
             lo, hi = spread[name]
