@@ -363,6 +363,9 @@ fn follow_links(path: &Path) -> Result<PathBuf, FsError> {
 pub struct Written {
     /// Where the version that was replaced is kept (none for a new file).
     pub backup: Option<PathBuf>,
+    /// The directory whose fsync the caller took on (`write_atomic_when` with
+    /// `dir_later`): the new name is durable once it is synced (`sync_dirs`).
+    pub unsynced: Option<PathBuf>,
 }
 
 /// Replace `source.path` with `text` (and the source's BOM) atomically, under `lock`
@@ -381,18 +384,21 @@ pub fn write_atomic(
     text: &str,
     backups: Option<&Path>,
 ) -> Result<Written, FsError> {
-    write_atomic_when(lock, source, text, backups, || Ok(()))
+    write_atomic_when(lock, source, text, backups, false, || Ok(()))
 }
 
 /// `write_atomic`, calling `ready` once the new bytes are synced and before anything else
 /// (the backup, the swap): what must be durable before the file changes (the command's
 /// intent) is synced meanwhile, and `ready` waits for it. An error from `ready` changes
-/// nothing.
+/// nothing. With `dir_later`, the directory's fsync after the swap is left to the caller
+/// (`Written::unsynced`), who must do it before anything else changes and before it says
+/// the write is done.
 pub fn write_atomic_when(
     lock: &FileLock,
     source: &Source,
     text: &str,
     backups: Option<&Path>,
+    dir_later: bool,
     ready: impl FnOnce() -> Result<(), FsError>,
 ) -> Result<Written, FsError> {
     let target = lock.key().real_path().to_path_buf();
@@ -431,9 +437,11 @@ pub fn write_atomic_when(
             });
         }
         crate::fault::step_at("swapped", &target).map_err(write_err)?;
-        sync_dir(dir);
-        crate::fault::step_at("dir", &target).map_err(write_err)?;
-        return Ok(Written { backup: None });
+        let unsynced = settle_dir(dir, dir_later, &target).map_err(write_err)?;
+        return Ok(Written {
+            backup: None,
+            unsynced,
+        });
     };
     // The version being replaced is kept before the file changes: no room for it, no write.
     let backup = keep_before(source, &target, read_stamp, backups)?;
@@ -454,8 +462,7 @@ pub fn write_atomic_when(
                     path: source.path.clone(),
                 });
             }
-            sync_dir(dir);
-            crate::fault::step_at("dir", &target).map_err(write_err)?;
+            let unsynced = settle_dir(dir, dir_later, &target).map_err(write_err)?;
             // A writer that had the file open (truncate, then write) may have written
             // into the version displaced just now: look again before dropping it.
             if stamp_of_path(&old).as_ref() != Some(read_stamp) {
@@ -471,15 +478,15 @@ pub fn write_atomic_when(
                 backup::narrow_link(&old, &target);
             }
             let _ = fs::remove_file(&old);
-            Ok(Written { backup })
+            Ok(Written { backup, unsynced })
         }
         Ok(Swapped::Unsupported) => {
             fs::rename(&temp.path, &target).map_err(|e| {
                 drop_backup();
                 write_err(e)
             })?;
-            sync_dir(dir);
-            Ok(Written { backup })
+            let unsynced = settle_dir(dir, dir_later, &target).map_err(write_err)?;
+            Ok(Written { backup, unsynced })
         }
         Err(e) => {
             drop_backup();
@@ -530,7 +537,10 @@ pub fn delete_atomic(
         path: source.path.clone(),
     };
     let Some(read_stamp) = &source.stamp else {
-        return Ok(Written { backup: None });
+        return Ok(Written {
+            backup: None,
+            unsynced: None,
+        });
     };
     if current_stamp(&target).map_err(write_err)?.as_ref() != Some(read_stamp) {
         return Err(changed());
@@ -564,7 +574,10 @@ pub fn delete_atomic(
         return Err(changed());
     }
     sync_dir(dir);
-    Ok(Written { backup })
+    Ok(Written {
+        backup,
+        unsynced: None,
+    })
 }
 
 /// Keep the version `source` read (stamp `read`) of `target` as a backup before it is
@@ -688,6 +701,26 @@ pub fn same_file_system(dir: &Path, path: &Path) -> bool {
         let _ = (dir, path);
         false
     }
+}
+
+/// After a swap: fsync `dir` now (and pass the "dir" fault step), or leave it to the
+/// caller (`dir_later`), who gets it back.
+fn settle_dir(dir: &Path, dir_later: bool, target: &Path) -> io::Result<Option<PathBuf>> {
+    if dir_later {
+        return Ok(Some(dir.to_path_buf()));
+    }
+    sync_dir(dir);
+    crate::fault::step_at("dir", target)?;
+    Ok(None)
+}
+
+/// Make the names in `dirs` durable: the fsyncs `write_atomic_when` left to its caller.
+pub fn sync_dirs(dirs: &[PathBuf]) -> io::Result<()> {
+    for dir in dirs {
+        sync_dir(dir);
+        crate::fault::step_at("dir", dir)?;
+    }
+    Ok(())
 }
 
 /// Make the name of `path` durable (fsync its directory).

@@ -57,6 +57,9 @@ struct Session {
     command: String,
     /// What this command is about to write, durable before the first write.
     intent: Option<intent::Intent>,
+    /// Directories of client files this command replaced whose fsync is still to come
+    /// (`sync_later`): before the next file changes, and before the command ends.
+    unsynced: Vec<PathBuf>,
 }
 
 impl State {
@@ -249,6 +252,28 @@ impl State {
         Ok(())
     }
 
+    /// Leave the fsync of `dir` (a file in it was just replaced) for later: it is done
+    /// before the next file changes (`sync_pending`) or, at the latest, beside the ledger's
+    /// own fsync at the end (`finish`), so it costs no wait of its own.
+    pub fn sync_later(&self, dir: PathBuf) {
+        let mut session = self.session();
+        if !session.unsynced.contains(&dir) {
+            session.unsynced.push(dir);
+        }
+    }
+
+    /// Make the replaced files' names durable now (see `sync_later`): what this command
+    /// changed so far must be on the disk before it changes the next file (a parked
+    /// record before the entry is cut from its file, an entry back in its file before
+    /// its parked record goes).
+    pub fn sync_pending(&self) -> Result<(), fs::FsError> {
+        let dirs = std::mem::take(&mut self.session().unsynced);
+        fs::sync_dirs(&dirs).map_err(|source| fs::FsError::Write {
+            path: dirs.first().cloned().unwrap_or_default(),
+            source,
+        })
+    }
+
     /// Turn the intents of commands that died into journal records (see `intent`), so
     /// the journal tells what they changed. Called once at the start of every run.
     pub fn recover(&self) -> anyhow::Result<()> {
@@ -329,7 +354,33 @@ impl State {
 
     /// Save this command's ledger changes and its journal record. Called once, by
     /// `lib::run`, also after a failed command (the files it did write can be undone).
+    /// The directory fsyncs of the last files written (`sync_later`) run meanwhile on a
+    /// thread of their own, beside the ledger's fsync; the command ends after both.
     pub fn finish(&self, command: &str) -> anyhow::Result<()> {
+        let unsynced = std::mem::take(&mut self.session().unsynced);
+        std::thread::scope(|scope| {
+            let synced = scope.spawn(|| fs::sync_dirs(&unsynced));
+            let saved = self.save(command);
+            let synced = synced
+                .join()
+                .unwrap_or_else(|_| Err(std::io::Error::other("the sync thread panicked")))
+                .map_err(|e| {
+                    UserError::new(format!(
+                        "cannot make the files written durable ({}): {e}",
+                        unsynced
+                            .iter()
+                            .map(|d| d.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                    .into()
+                });
+            saved.and(synced)
+        })
+    }
+
+    /// `finish` without the directory fsyncs: the ledger and the journal record.
+    fn save(&self, command: &str) -> anyhow::Result<()> {
         let Some(root) = self.root.clone() else {
             return Ok(());
         };
