@@ -129,9 +129,20 @@ fn settings_of(ctx: &Context, client: &Client) -> Vec<Value> {
         .collect()
 }
 
-/// The `${VAR}` references in an entry's values (command, args, env, cwd; URL, headers).
-fn references(transport: &Transport) -> Vec<String> {
-    let strings = transport.strings();
+/// The `${VAR}` references in an entry's values (command, args, env, cwd; URL, headers)
+/// that `client` would pass through literally: all of them, but the header its dialect
+/// carries as a variable name of its own (Mistral Vibe's `api_key_env`).
+fn references(client: &Client, transport: &Transport) -> Vec<String> {
+    let carried = match transport {
+        Transport::Remote { headers, .. } if client.fields.auth_key.is_some() => {
+            crate::entry::carried_header(headers).map(|(header, ..)| &headers[header])
+        }
+        _ => None,
+    };
+    let strings = transport
+        .strings()
+        .into_iter()
+        .filter(|s| carried.is_none_or(|c| !std::ptr::eq(*s, c)));
     let mut names: Vec<String> = Vec::new();
     for s in strings {
         for r in vars::references(s) {
@@ -149,7 +160,7 @@ fn references(transport: &Transport) -> Vec<String> {
 pub fn before_write(client: &Client, entry: &ServerEntry) -> Result<Vec<String>, String> {
     let mut notes = Vec::new();
     if client.loading.expands == Some(false) {
-        let names = references(&entry.transport);
+        let names = references(client, &entry.transport);
         if !names.is_empty() {
             return Err(format!(
                 "{} does not expand variables: the server would get the text `${{{}}}` instead of its value",
