@@ -3,7 +3,8 @@
 //! (Claude Code and a comment in `~/.claude.json`; Gemini CLI, Qwen Code and a trailing
 //! comma), and a settings list keeps servers out (Gemini CLI `mcp.excluded` /
 //! `mcp.allowed`). Entries are marked `not_loaded` with the reason, for `list` and
-//! `doctor`. Reads files; never writes.
+//! `doctor`. Reads files (through `fs`, which refuses FIFOs and devices without
+//! blocking); never writes.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -45,8 +46,8 @@ pub fn rejection(client: &Client, path: &std::path::Path) -> Option<Rejection> {
     if client.loading.parser.is_none() || !matches!(client.format, Format::Json | Format::Jsonc) {
         return None;
     }
-    let text = std::fs::read_to_string(path).ok()?;
-    client.loading.rejects(&text)
+    let source = crate::fs::read_source(path).ok()?;
+    client.loading.rejects(&source.text)
 }
 
 /// Mark the entries their client will not load, with the reason.
@@ -123,8 +124,8 @@ fn settings_of(ctx: &Context, client: &Client) -> Vec<Value> {
                 .flatten()
         })
         .filter_map(|location| {
-            let text = std::fs::read_to_string(&location.path).ok()?;
-            jsonc_parser::parse_to_serde_value::<Value>(&text, &Default::default()).ok()
+            let source = crate::fs::read_source(&location.path).ok()?;
+            jsonc_parser::parse_to_serde_value::<Value>(&source.text, &Default::default()).ok()
         })
         .collect()
 }
