@@ -527,6 +527,43 @@ fn mcpctl_reads_what_qwen_writes() {
     mcpctl_reads_what_gemini_like_writes("qwen", "qwen-code");
 }
 
+/// `qwen mcp reconnect --all`: one line per server, `- NAME: Skipped - REASON` for one Qwen
+/// will not start (`qwen mcp list` connects to every server regardless, and 0.24.4's
+/// `reconnect NAME` refuses any name: "server-name and all are mutually exclusive").
+fn qwen_skipped(p: &Peer, name: &str) -> Option<String> {
+    let run = p.client(&["mcp", "reconnect", "--all"]);
+    let prefix = format!("- {name}: Skipped - ");
+    run.stdout
+        .lines()
+        .chain(run.stderr.lines())
+        .find_map(|l| l.trim().strip_prefix(prefix.as_str()).map(str::to_owned))
+}
+
+/// Qwen Code's switch is its `mcp.excluded` list: Qwen skips what `disable` lists there,
+/// starts it again after `enable`, and the file is byte-identical.
+#[test]
+fn qwen_sees_what_disable_writes() {
+    let Some(p) = peer("qwen") else { return };
+    for (name, target) in [("off", "/nonexistent/off.js"), ("on", "/nonexistent/on.js")] {
+        p.mcpctl(&["add", name, "-c", "qwen-code", "--", "node", target])
+            .ok();
+    }
+    // Qwen migrates the file when it reads it (`"$version": 4` is added): the bytes
+    // compared are those after its first read.
+    assert_eq!(qwen_skipped(&p, "off"), None);
+    let file = p.env.path(".qwen/settings.json");
+    let before = std::fs::read(&file).unwrap();
+    p.mcpctl(&["disable", "off", "-c", "qwen-code"]).ok();
+    assert_eq!(
+        qwen_skipped(&p, "off").as_deref(),
+        Some("server is excluded in settings (mcp.excluded)")
+    );
+    assert_eq!(qwen_skipped(&p, "on"), None);
+    p.mcpctl(&["enable", "off", "-c", "qwen-code"]).ok();
+    assert_eq!(qwen_skipped(&p, "off"), None);
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+}
+
 // ---------------------------------------------------------------- opencode
 
 /// The `mcp` map of `opencode debug config` (the resolved configuration).
@@ -595,6 +632,52 @@ fn mcpctl_reads_what_opencode_writes() {
     p.mcpctl(&["remove", "web", "-c", "opencode"]).ok();
     assert_eq!(opencode_mcp(&p), json!({}));
     assert!(p.mcpctl_rows("opencode").is_empty());
+}
+
+/// `opencode mcp list` marks a server `NAME disabled` when `enabled` is false: it sees what
+/// `disable` writes, and `enable` gives the file back byte for byte.
+#[test]
+fn opencode_sees_what_disable_writes() {
+    let Some(p) = peer("opencode") else { return };
+    p.mcpctl(&[
+        "add",
+        "mem",
+        "-c",
+        "opencode",
+        "--",
+        "node",
+        "/nonexistent/mem.js",
+    ])
+    .ok();
+    p.mcpctl(&[
+        "add",
+        "web",
+        "-c",
+        "opencode",
+        "--url",
+        "http://127.0.0.1:9/mcp",
+    ])
+    .ok();
+    let disabled = |name: &str| {
+        let run = p.client(&["mcp", "list"]);
+        let want = format!("{name} disabled");
+        run.stdout
+            .lines()
+            .chain(run.stderr.lines())
+            .any(|l| l.trim_end().ends_with(&want))
+    };
+    // opencode adds `$schema` to the file when it reads it: the bytes compared are those
+    // after its first read.
+    assert!(!disabled("mem"));
+    let file = p.env.path(".config/opencode/opencode.json");
+    let before = std::fs::read(&file).unwrap();
+    p.mcpctl(&["disable", "mem", "-c", "opencode"]).ok();
+    assert_eq!(opencode_mcp(&p)["mem"]["enabled"], false);
+    assert!(disabled("mem"));
+    assert!(!disabled("web"));
+    p.mcpctl(&["enable", "mem", "-c", "opencode"]).ok();
+    assert!(!disabled("mem"));
+    assert_eq!(std::fs::read(&file).unwrap(), before);
 }
 
 // ---------------------------------------------------------------- mcpctl apply
