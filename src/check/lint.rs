@@ -26,7 +26,13 @@ pub(crate) struct Linter<'a> {
     /// The server whose entry is being linted, for `Finding::server`.
     current: Option<String>,
     pub(in crate::check) findings: Vec<Finding>,
+    /// What the registry says about SSE servers' Streamable HTTP endpoint (MCP209).
+    pub(in crate::check) alternatives: &'a super::SseAlternatives,
 }
+
+/// No registry knowledge.
+static NO_ALTERNATIVES: std::sync::LazyLock<super::SseAlternatives> =
+    std::sync::LazyLock::new(super::SseAlternatives::new);
 
 impl<'a> Linter<'a> {
     pub(crate) fn new(path: &'a str, index: &'a LineIndex<'a>, target: &Target<'a>) -> Self {
@@ -39,6 +45,7 @@ impl<'a> Linter<'a> {
             inputs: Vec::new(),
             current: None,
             findings: Vec::new(),
+            alternatives: &NO_ALTERNATIVES,
         }
     }
 
