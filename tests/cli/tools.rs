@@ -352,6 +352,14 @@ fn tools_as_a_client_lists_what_the_server_shows_that_client() {
         claude.iter().any(|t| t == "trigger-url-elicitation"),
         "{claude:?}"
     );
+    // Codex 0.171.0 declares form + URL elicitation and no roots: 15 too, another 15.
+    let codex = tool_names(&env, &["-c", "cursor", "--as", "codex"]);
+    assert_eq!(codex.len(), 15, "{codex:?}");
+    assert!(
+        codex.iter().any(|t| t == "trigger-url-elicitation"),
+        "{codex:?}"
+    );
+    assert!(!codex.iter().any(|t| t == "get-roots-list"), "{codex:?}");
     // Gemini CLI declares roots only: no elicitation tools.
     let gemini = tool_names(&env, &["-c", "cursor", "--as", "gemini-cli"]);
     assert_eq!(gemini.len(), 14, "{gemini:?}");
