@@ -53,6 +53,7 @@ pub fn rejection(client: &Client, path: &std::path::Path) -> Option<Rejection> {
 /// Mark the entries their client will not load, with the reason.
 pub fn mark(ctx: &Context, found: &mut [Found<'_>]) {
     overridden(found);
+    refused_with_a_bad_entry(found);
     let mut files: HashMap<(String, PathBuf), Option<Rejection>> = HashMap::new();
     let mut settings: HashMap<String, Vec<Value>> = HashMap::new();
     for f in found.iter_mut() {
@@ -77,6 +78,29 @@ pub fn mark(ctx: &Context, found: &mut [Found<'_>]) {
         let docs: Vec<&Value> = docs.iter().collect();
         if let Some(why) = loading.gated(&docs, &f.name) {
             f.not_loaded = Some(why);
+        }
+    }
+}
+
+/// In a client that refuses a whole file for one entry it cannot read (Cline CLI), every
+/// other entry of a file holding one loads nothing either.
+fn refused_with_a_bad_entry(found: &mut [Found<'_>]) {
+    let mut bad: HashMap<(String, PathBuf), String> = HashMap::new();
+    for f in found.iter() {
+        if f.client.loading.whole_file && f.origin.is_none() && f.entry.is_err() {
+            bad.entry((f.client.id.clone(), f.path.clone()))
+                .or_insert_with(|| f.name.clone());
+        }
+    }
+    for f in found.iter_mut() {
+        if f.entry.is_err() || f.not_loaded.is_some() || f.origin.is_some() {
+            continue;
+        }
+        if let Some(name) = bad.get(&(f.client.id.clone(), f.path.clone())) {
+            f.not_loaded = Some(format!(
+                "{REJECTED}: {} refuses the whole file because entry `{name}` is not a server it can read, so it loads none of its servers; fix or remove `{name}`",
+                f.client.name
+            ));
         }
     }
 }

@@ -590,3 +590,32 @@ fn gemini_system_settings_servers_are_listed_read_only() {
         );
     }
 }
+
+/// Cline CLI 3.0.65 refuses its whole settings file when one entry fits neither of its
+/// shapes (`cline config mcp` errors, no server loads); mcpctl listed the good entries as
+/// loaded.
+#[test]
+fn one_entry_cline_cannot_read_makes_it_load_none_of_the_file() {
+    let env = TestEnv::new();
+    env.write(
+        ".cline/data/settings/cline_mcp_settings.json",
+        br#"{
+  "mcpServers": {
+    "good": { "transport": { "type": "stdio", "command": "node", "args": ["/srv/good.js"] } },
+    "bad": { "transport": { "type": "stdio", "args": ["/srv/bad.js"] } }
+  }
+}
+"#,
+    );
+    let list = env.run(&["list", "--json", "-c", "cline-cli"]).ok().json();
+    let why = row(&list, "good")["not_loaded"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(why.starts_with("file rejected"), "{list:#}");
+    assert!(why.contains("`bad`"), "{why}");
+    if let Some(run) = client(&env, "cline", &["config", "mcp", "--json"]) {
+        let said = format!("{}{}", run.stdout, run.stderr);
+        assert!(said.contains("Invalid MCP settings"), "{said}");
+    }
+}
