@@ -116,8 +116,10 @@ pub enum Command {
     Backups(BackupsArgs),
     /// Put a previous version of a client's file back (the current one is kept too)
     Restore(RestoreArgs),
-    /// Revert every file the last writing command changed (run again to redo)
+    /// Revert every file the last writing command changed (again: the one before)
     Undo(UndoArgs),
+    /// Re-apply what the last `undo` took back
+    Redo(RedoArgs),
     /// Secrets kept out of config files: in the OS keychain or your password manager
     #[command(subcommand)]
     Secret(SecretCommand),
@@ -308,6 +310,16 @@ pub struct UndoArgs {
     #[arg(long)]
     pub force: bool,
     /// Print what would be reverted; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RedoArgs {
+    /// Re-apply even over files that changed since the undo wrote them
+    #[arg(long)]
+    pub force: bool,
+    /// Print what would be re-applied; write nothing
     #[arg(long)]
     pub dry_run: bool,
 }

@@ -45,6 +45,7 @@ pub fn writes(command: &Command) -> bool {
         Command::Update(args) => !args.dry_run,
         Command::Restore(args) => !args.dry_run,
         Command::Undo(args) => !args.dry_run,
+        Command::Redo(args) => !args.dry_run,
         Command::Check(args) => args.fix && !args.dry_run,
         Command::Import(args) => args.manifest.is_some(),
         _ => false,
@@ -110,6 +111,7 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Backups(args) => backups::run(args, ctx, printer),
         Command::Restore(args) => restore::run(args, ctx, printer),
         Command::Undo(args) => undo::run(args, ctx, printer),
+        Command::Redo(args) => undo::redo(args, ctx, printer),
         Command::Secret(command) => secret::run(command, ctx, printer),
         // Dispatched by `without_context` before a context is built.
         Command::Run(_) | Command::Bridge(_) => Ok(ExitStatus::Error),

@@ -57,6 +57,26 @@ struct Session {
     command: String,
     /// What this command is about to write, durable before the first write.
     intent: Option<intent::Intent>,
+    /// `undo`/`redo`: the record this command reverts (`Reverts`), for its journal record.
+    reverts: Option<Reverts>,
+}
+
+/// What an `undo` or a `redo` reverts: the journal record with this id.
+#[derive(Debug, Clone)]
+pub enum Reverts {
+    Undo(String),
+    Redo(String),
+}
+
+impl Reverts {
+    /// The record's `(undoes, redoes)` fields.
+    fn fields(reverts: Option<&Reverts>) -> (Option<String>, Option<String>) {
+        match reverts {
+            Some(Reverts::Undo(id)) => (Some(id.clone()), None),
+            Some(Reverts::Redo(id)) => (None, Some(id.clone())),
+            None => (None, None),
+        }
+    }
 }
 
 impl State {
@@ -216,6 +236,12 @@ impl State {
         Ok(())
     }
 
+    /// Mark this command as the `undo` or `redo` of a journal record (see
+    /// `journal::stacks`), before it writes.
+    pub fn set_reverts(&self, reverts: Reverts) {
+        self.session().reverts = Some(reverts);
+    }
+
     /// Name the running command (`add github`) for its intent and journal record.
     pub fn set_command(&self, command: &str) {
         command.clone_into(&mut self.session().command);
@@ -236,12 +262,15 @@ impl State {
             return intent.add(change).map_err(err);
         }
         let now = SystemTime::now();
+        let (undoes, redoes) = Reverts::fields(session.reverts.as_ref());
         let entry = JournalEntry {
             id: journal_id(now),
             time: rfc3339(now),
             command: session.command.clone(),
             files: vec![change.clone()],
             ledger: Vec::new(),
+            undoes,
+            redoes,
         };
         let id = entry.id.clone();
         session.intent = Some(intent::Intent::create(root, &id, entry, &change.path).map_err(err)?);
@@ -312,12 +341,13 @@ impl State {
         let Some(root) = self.root.clone() else {
             return Ok(());
         };
-        let (changes, mut files, intended) = {
+        let (changes, mut files, intended, reverts) = {
             let session = self.session();
             (
                 session.changes.clone(),
                 session.files.clone(),
                 session.intent.as_ref().map(|i| i.entry.files.clone()),
+                session.reverts.clone(),
             )
         };
         // A write that failed after its file changed (a later step of it) is still a
@@ -362,12 +392,15 @@ impl State {
         }
         let now = SystemTime::now();
         let intended = self.session().intent.as_ref().map(|i| i.entry.id.clone());
+        let (undoes, redoes) = Reverts::fields(reverts.as_ref());
         let record = JournalEntry {
             id: intended.unwrap_or_else(|| journal_id(now)),
             time: rfc3339(now),
             command: command.to_owned(),
             files,
             ledger: changes,
+            undoes,
+            redoes,
         };
         let mut text = serde_json::to_string_pretty(&record)?;
         text.push('\n');
