@@ -680,6 +680,31 @@ is needed. Use the secret with `mcpctl add NAME --secret ENV=github -c ID -- COM
     Get(SecretGetArgs),
     /// Forget a secret (its keychain item too; a password manager's own entry stays)
     Rm(SecretNameArg),
+    /// Move literal secrets out of client files into the store; entries start through mcpctl
+    #[command(after_help = "Examples:
+  mcpctl secret adopt --dry-run          what would move, and the diff (values redacted)
+  mcpctl secret adopt github -c cursor   one server in one client
+
+Every env value and header value `mcpctl check` flags as a literal secret (MCP401) goes
+to the OS keychain, named after its server (`github`, or `github-api-key` when a server
+has several); the same value in several clients becomes one secret. The entry is then
+rewritten in place to `mcpctl run --secret ENV=NAME -- COMMAND` (stdio) or `mcpctl bridge
+URL --header 'NAME=Bearer {secret:NAME}'` (remote); the rest of the file keeps its bytes.
+`mcpctl undo` puts the file back (the secret stays in the store). Values are never
+printed.")]
+    Adopt(SecretAdoptArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SecretAdoptArgs {
+    /// Only the servers with this name
+    pub name: Option<String>,
+    /// Client id (repeat or separate with commas) [default: detected clients]
+    #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
+    pub clients: Vec<String>,
+    /// Print what would move and the diff; store and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Args)]
@@ -760,6 +785,7 @@ pub enum DenyLevel {
 #[command(after_help = "Examples:
   mcpctl check .mcp.json .vscode/mcp.json
   mcpctl check --user --fix --dry-run
+  mcpctl check --user --fix --secrets      also move literal secrets into the OS keychain
   mcpctl check --format github --deny warning
   mcpctl check --explain MCP203")]
 pub struct CheckArgs {
@@ -783,6 +809,10 @@ pub struct CheckArgs {
     /// With --fix: print the diff only
     #[arg(long, requires = "fix")]
     pub dry_run: bool,
+    /// With --fix: also move literal secrets (MCP401) into the secret store, as `mcpctl
+    /// secret adopt` does
+    #[arg(long, requires = "fix")]
+    pub secrets: bool,
     /// Explain a rule code and show a fixed example
     #[arg(long, value_name = "CODE")]
     pub explain: Option<String>,

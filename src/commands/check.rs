@@ -16,8 +16,8 @@ use crate::formats::{ConfigDoc, Edit, ServersAt};
 use crate::fs;
 use crate::output::{Block, ErrorText, Paint, Printer, Report};
 use crate::session::Context;
-use crate::session::edit;
 use crate::session::inventory::display_path;
+use crate::session::{adopt, edit};
 
 /// A file to check and the clients that may read it (table order; the first whose
 /// servers key the file uses wins).
@@ -38,6 +38,7 @@ pub fn run(args: CheckArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         user,
         fix,
         dry_run,
+        secrets,
         explain,
     } = args;
     if let Some(code) = explain {
@@ -86,7 +87,12 @@ pub fn run(args: CheckArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         )));
     }
     for file in &files {
-        match check_file(ctx, file, fix, dry_run, format, &mut report.on_the_way) {
+        let fix = Fix {
+            on: fix,
+            dry_run,
+            secrets,
+        };
+        match check_file(ctx, file, fix, format, &mut report.on_the_way) {
             Ok(mut found) => report.findings.append(&mut found),
             Err(error) => {
                 report.on_the_way.push(Block::Error(ErrorText::of(&error)));
@@ -354,15 +360,28 @@ fn push<'a>(
     }
 }
 
+/// What `--fix` is to do.
+#[derive(Debug, Clone, Copy)]
+struct Fix {
+    on: bool,
+    dry_run: bool,
+    /// `--secrets`: move literal secrets into the store too.
+    secrets: bool,
+}
+
 /// Check one file; with `fix`, repair it first (or show the diff) and check the result.
 fn check_file(
     ctx: &Context,
     file: &File<'_>,
-    fix: bool,
-    dry_run: bool,
+    fix: Fix,
     format: CheckFormat,
     on_the_way: &mut Vec<Block>,
 ) -> anyhow::Result<Vec<Finding>> {
+    let Fix {
+        on: fix,
+        dry_run,
+        secrets,
+    } = fix;
     let read = |path: &Path| {
         fs::read_source(path).map_err(|e| {
             anyhow::Error::from(
@@ -388,15 +407,25 @@ fn check_file(
     };
     let mut findings = check::check_text(&file.shown, &source.text, source.bom, &target);
     mark_fixable(&mut findings, file, &source, &target);
-    if !fix || !findings.iter().any(|f| f.fixable) {
-        return Ok(findings);
-    }
     let location = Location {
         scope,
         path: file.path.clone(),
         key: client.servers_key.clone(),
         name_key: client.servers_name_key.clone(),
     };
+    let moved = if fix && secrets && findings.iter().any(|f| f.code == "MCP401") {
+        adopt_secrets(ctx, file, &source, &target, dry_run, format, on_the_way)?
+    } else {
+        false
+    };
+    if !fix || !findings.iter().any(|f| f.fixable) {
+        return Ok(if moved && !dry_run {
+            let source = read(&file.path)?;
+            check::check_text(&file.shown, &source.text, source.bom, &target)
+        } else {
+            findings
+        });
+    }
     let outcome = edit::apply(ctx, client, &location, dry_run, &|doc| {
         Ok(if apply_fixes(doc, &target)? {
             Edit::Updated
@@ -429,6 +458,91 @@ fn check_file(
         source.bom,
         &target,
     ))
+}
+
+/// `--fix --secrets`: move the file's literal secrets into the store and rewrite their
+/// entries (`session::adopt`, as `secret adopt` does); whether anything moved.
+fn adopt_secrets(
+    ctx: &Context,
+    file: &File<'_>,
+    source: &fs::Source,
+    target: &Target<'_>,
+    dry_run: bool,
+    format: CheckFormat,
+    on_the_way: &mut Vec<Block>,
+) -> anyhow::Result<bool> {
+    let client = target.client;
+    let doc = client.format.parse(source.text.clone()).map_err(|e| {
+        UserError::new(format!("`{}` does not parse: {e}", file.shown))
+            .hint("fix the syntax first; nothing was moved")
+    })?;
+    let dialect = crate::entry::Dialect::of(client);
+    let mut found = Vec::new();
+    for key in keys_in(doc.as_ref(), &fix_keys(client, target.scope))? {
+        let at = ServersAt {
+            key: &key,
+            name_key: client.servers_name_key.as_deref(),
+        };
+        for (name, raw) in doc.servers(at)? {
+            found.push(crate::session::inventory::Found {
+                client,
+                scope: target.scope,
+                path: file.path.clone(),
+                key: key.clone(),
+                entry: dialect.from_raw(&raw),
+                name,
+                raw,
+                position: None,
+                origin: None,
+                not_loaded: None,
+            });
+        }
+    }
+    let store = crate::secret_store::Store::new(
+        &ctx.platform,
+        ctx.state.root().map(std::path::Path::to_path_buf),
+    );
+    let plan = adopt::plan(&store, &found);
+    if plan.items.is_empty() {
+        return Ok(false);
+    }
+    if !dry_run {
+        adopt::keep(&store, &plan)?;
+    }
+    let program = crate::session::write::program()?;
+    for rewritten in adopt::rewrite(ctx, &plan, &program, dry_run)? {
+        if let Some(diff) = rewritten.outcome.diff {
+            on_the_way.push(if format == CheckFormat::Text {
+                Block::Raw(diff)
+            } else {
+                Block::Aside(diff.trim_end().to_owned())
+            });
+        }
+    }
+    let names: Vec<String> = plan
+        .items
+        .iter()
+        .map(|i| {
+            format!(
+                "{} `{}` of `{}` → secret `{}`",
+                i.place.label(),
+                i.field,
+                i.server,
+                i.secret
+            )
+        })
+        .collect();
+    on_the_way.push(Block::Aside(format!(
+        "{} {}: {}",
+        if dry_run {
+            "would move into the OS keychain"
+        } else {
+            "moved into the OS keychain"
+        },
+        file.shown,
+        names.join(", ")
+    )));
+    Ok(true)
 }
 
 /// Apply every safe fix to the entries of `doc`; whether anything changed.

@@ -46,6 +46,7 @@ pub fn writes(command: &Command) -> bool {
         Command::Restore(args) => !args.dry_run,
         Command::Undo(args) => !args.dry_run,
         Command::Redo(args) => !args.dry_run,
+        Command::Secret(crate::cli::SecretCommand::Adopt(args)) => !args.dry_run,
         Command::Check(args) => args.fix && !args.dry_run,
         Command::Import(args) => args.manifest.is_some(),
         _ => false,

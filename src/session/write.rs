@@ -364,14 +364,9 @@ pub(crate) fn with_secrets(
     if secrets.is_empty() && !placeholders(&entry.transport) {
         return Ok(entry);
     }
-    let program = std::env::current_exe()
-        .and_then(std::fs::canonicalize)
-        .map_err(|e| {
-            UserError::new(format!("cannot tell where this mcpctl binary is: {e}"))
-                .hint("the launcher entry needs mcpctl's absolute path; run mcpctl by its path")
-        })?;
+    let program = program()?;
     let ServerEntry { transport, extras } = entry;
-    let transport = launcher::with_secrets(transport, &secrets, &program.display().to_string());
+    let transport = launcher::with_secrets(transport, &secrets, &program);
     let store = crate::secret_store::Store::new(
         &ctx.platform,
         ctx.state.root().map(std::path::Path::to_path_buf),
@@ -387,4 +382,17 @@ pub(crate) fn with_secrets(
         }
     }
     Ok(ServerEntry { transport, extras })
+}
+
+/// This mcpctl binary's absolute path, which the launcher and bridge entries start: a
+/// client starts them with no shell, and `npx mcpctl` would cost seconds per start.
+pub(crate) fn program() -> anyhow::Result<String> {
+    std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .map(|p| p.display().to_string())
+        .map_err(|e| {
+            UserError::new(format!("cannot tell where this mcpctl binary is: {e}"))
+                .hint("the launcher entry needs mcpctl's absolute path; run mcpctl by its path")
+                .into()
+        })
 }
