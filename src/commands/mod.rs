@@ -61,9 +61,16 @@ pub fn label(args: &[std::ffi::OsString], names: &[String]) -> String {
     let Ok(matches) = crate::cli::Cli::command().try_get_matches_from(args) else {
         return String::new();
     };
-    let Some((verb, sub)) = matches.subcommand() else {
+    let Some((verb, mut sub)) = matches.subcommand() else {
         return String::new();
     };
+    // A verb with verbs of its own (`secret adopt`) is named by both.
+    let mut verb = verb.to_owned();
+    if let Some((inner, inner_sub)) = sub.subcommand() {
+        verb = format!("{verb} {inner}");
+        sub = inner_sub;
+    }
+    let verb = verb.as_str();
     match sub.try_get_one::<String>("name") {
         Ok(Some(name)) => format!("{verb} {name}"),
         Ok(None) if !names.is_empty() => format!("{verb} {}", names.join(",")),

@@ -851,7 +851,12 @@ fn secret_adopt_moves_a_literal_into_the_keychain_and_rewrites_the_entry_in_plac
     assert!(again.stderr.contains("nothing to move"), "{}", again.stderr);
 
     // `undo` puts both files back byte for byte; the secret stays in the store.
-    env.run(&["undo"]).ok();
+    let undo = env.run(&["undo"]).ok();
+    assert!(
+        undo.stderr.contains("undid `secret adopt`"),
+        "{}",
+        undo.stderr
+    );
     assert_eq!(env.read_str(".cursor/mcp.json"), cursor);
     assert_eq!(env.read_str(".codex/config.toml"), codex);
     let secrets = env.run(&["secret", "list", "--json"]).ok().json();
