@@ -56,6 +56,25 @@ pub struct Entry {
     /// This record is a `redo`: it reverted the `undo` record with this id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redoes: Option<String>,
+    /// An intent's line (`intent`): what the command was about to write, not yet what it
+    /// did; a record that ends with one is settled against the files when read.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pending: bool,
+}
+
+impl Entry {
+    /// The record a journal or intent file holds: one JSON document (the shape older
+    /// mcpctl versions wrote), or JSON lines of which the last one that parses counts
+    /// (an intent appends a line per change; a line cut short by a crash is skipped).
+    pub fn parse(bytes: &[u8]) -> Option<Entry> {
+        if let Ok(entry) = serde_json::from_slice::<Entry>(bytes) {
+            return Some(entry);
+        }
+        bytes
+            .split(|b| *b == b'\n')
+            .rev()
+            .find_map(|line| serde_json::from_slice::<Entry>(line).ok())
+    }
 }
 
 /// What `undo` and `redo` would take next, each a stack of record ids (top last).
@@ -139,6 +158,7 @@ mod tests {
             ledger: Vec::new(),
             undoes: undoes.map(str::to_owned),
             redoes: redoes.map(str::to_owned),
+            pending: false,
         }
     }
 
