@@ -491,17 +491,16 @@ fn adopt_secrets(
             name_key: client.servers_name_key.as_deref(),
         };
         for (name, raw) in doc.servers(at)? {
-            found.push(crate::session::inventory::Found {
+            let Ok(entry) = dialect.from_raw(&raw) else {
+                continue;
+            };
+            found.push(adopt::Candidate {
                 client,
                 scope: target.scope,
                 path: file.path.clone(),
                 key: key.clone(),
-                entry: dialect.from_raw(&raw),
                 name,
-                raw,
-                position: None,
-                origin: None,
-                not_loaded: None,
+                entry,
             });
         }
     }

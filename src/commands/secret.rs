@@ -320,7 +320,7 @@ fn adopt_secrets(
     for b in &broken {
         printer.warn(&format!("{:#} (its secrets stay where they are)", b.error));
     }
-    let plan = adopt::plan(store, &found);
+    let plan = adopt::plan(store, &adopt::Candidate::of_found(&found));
     if !dry_run {
         adopt::keep(store, &plan)?;
     }

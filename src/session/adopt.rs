@@ -14,7 +14,6 @@ use crate::error::UserError;
 use crate::formats::Edit;
 use crate::secret_store::adopt::{self, Place};
 use crate::secret_store::{Store, Value};
-use crate::session::inventory::Found;
 use crate::session::{Context, edit};
 use crate::state::Ownership;
 
@@ -44,14 +43,45 @@ pub struct Plan<'a> {
     values: Vec<(String, Value)>,
 }
 
-/// The literal secrets of `found` (entries of config files, not read-only sources), each
-/// named: the same value always gets the same name (one server in several clients is one
-/// secret), a name the store holds with another value gets a `-2`, `-3` … suffix.
-pub fn plan<'a>(store: &Store, found: &[Found<'a>]) -> Plan<'a> {
+/// One entry of a client file, as `plan` looks at it.
+pub struct Candidate<'a> {
+    pub client: &'a Client,
+    pub scope: Scope,
+    pub path: PathBuf,
+    /// The servers map it is in.
+    pub key: Vec<String>,
+    pub name: String,
+    pub entry: ServerEntry,
+}
+
+impl<'a> Candidate<'a> {
+    /// The entries of config files mcpctl edits (not read-only sources) that read as servers.
+    pub fn of_found(found: &[crate::session::inventory::Found<'a>]) -> Vec<Candidate<'a>> {
+        found
+            .iter()
+            .filter(|f| f.origin.is_none())
+            .filter_map(|f| {
+                Some(Candidate {
+                    client: f.client,
+                    scope: f.scope,
+                    path: f.path.clone(),
+                    key: f.key.clone(),
+                    name: f.name.clone(),
+                    entry: f.entry.as_ref().ok()?.clone(),
+                })
+            })
+            .collect()
+    }
+}
+
+/// The literal secrets of `found`, each named: the same value always gets the same name
+/// (one server in several clients is one secret), a name the store holds with another
+/// value gets a `-2`, `-3` … suffix.
+pub fn plan<'a>(store: &Store, found: &[Candidate<'a>]) -> Plan<'a> {
     let mut items = Vec::new();
     let mut values: Vec<(String, Value)> = Vec::new();
-    for f in found.iter().filter(|f| f.origin.is_none()) {
-        let Ok(entry) = &f.entry else { continue };
+    for f in found {
+        let entry = &f.entry;
         let literals = adopt::literals(&entry.transport);
         let only = literals.len() == 1;
         for literal in literals {
