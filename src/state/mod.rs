@@ -387,6 +387,9 @@ impl State {
     /// thread of their own, beside the ledger's fsync; the command ends after both.
     pub fn finish(&self, command: &str) -> anyhow::Result<()> {
         let unsynced = std::mem::take(&mut self.session().unsynced);
+        if unsynced.is_empty() {
+            return self.save(command);
+        }
         std::thread::scope(|scope| {
             let synced = scope.spawn(|| fs::sync_dirs(&unsynced));
             let saved = self.save(command);
