@@ -391,6 +391,35 @@ impl ConfigDoc for JsonDoc {
         std::borrow::Cow::Borrowed(&self.text)
     }
 
+    fn entry_positions(&self, at: ServersAt<'_>) -> Vec<(String, Position)> {
+        if at.name_key.is_some() {
+            return Vec::new();
+        }
+        let Ok(located) = self.find(at.key) else {
+            return Vec::new();
+        };
+        let Some(map) = located.nodes.get(at.key.len()) else {
+            return Vec::new();
+        };
+        let lines = super::Lines::new(&self.text);
+        let mut positions: Vec<(String, Position)> = Vec::with_capacity(map.members.len());
+        let mut seen: std::collections::HashMap<String, usize> =
+            std::collections::HashMap::with_capacity(map.members.len());
+        for member in &map.members {
+            let name = scan::decode_key(&self.text, member_key(member));
+            let position = lines.position(member.key_start);
+            // A duplicated name is where its last occurrence is (the one clients read).
+            match seen.get(&name) {
+                Some(&i) => positions[i].1 = position,
+                None => {
+                    seen.insert(name.clone(), positions.len());
+                    positions.push((name, position));
+                }
+            }
+        }
+        positions
+    }
+
     fn position(&self, path: &[String]) -> Option<Position> {
         let located = self.find(path).ok()?;
         if path.is_empty() || located.nodes.len() != path.len() + 1 {
