@@ -180,11 +180,11 @@ impl JsonDoc {
     fn take_cache(&mut self, key: &[String]) -> Result<cache::MapCache, ShapeError> {
         match self.cache.take() {
             Some(cache) if cache.key == key => Ok(cache),
-            _ => Ok(cache::MapCache {
-                key: key.to_vec(),
-                located: self.locate(key)?,
-                style: Style::detect(&self.text),
-            }),
+            _ => Ok(cache::MapCache::new(
+                key,
+                self.locate(key)?,
+                Style::detect(&self.text),
+            )),
         }
     }
 }
@@ -251,8 +251,9 @@ impl JsonDoc {
         name: &str,
         entry: &RawEntry,
     ) -> Result<Edit, ShapeError> {
-        let cache = self.take_cache(key)?;
-        match self.upsert_splices(&cache, key, name, entry)? {
+        let mut cache = self.take_cache(key)?;
+        let existing = cache.last_named(&self.text, name);
+        match self.upsert_splices(&cache, existing, key, name, entry)? {
             Some((edit, splices)) => {
                 self.apply_tracked(cache, splices);
                 Ok(edit)
@@ -269,6 +270,7 @@ impl JsonDoc {
     fn upsert_splices(
         &self,
         cache: &cache::MapCache,
+        existing: Option<Member>,
         key: &[String],
         name: &str,
         entry: &RawEntry,
@@ -295,11 +297,7 @@ impl JsonDoc {
         };
         if located.nodes.len() == key.len() + 1 {
             let map = deepest;
-            if let Some(member) = map
-                .members
-                .iter()
-                .rfind(|m| scan::key_equals(&self.text, member_key(m), name))
-            {
+            if let Some(member) = existing {
                 let old = parse_value(&self.text[member.value_start..member.value_end]).ok();
                 if old.as_ref() == Some(entry) {
                     return Ok(None);
@@ -1646,9 +1644,15 @@ mod tests {
                     prop_assert_eq!(a.unwrap(), b.unwrap());
                     prop_assert_eq!(run.render(), fresh.render());
                     fresh_text = fresh.render().into_owned();
-                    if let Some(cache) = &run.cache {
+                    if let Some(cache) = &mut run.cache {
                         let found = JsonDoc::parse(&fresh_text).unwrap().locate(&key).unwrap();
                         prop_assert_eq!(&cache.located.nodes, &found.nodes);
+                        for name in ["a", "b", "c", "d"] {
+                            let last = found.nodes.get(1).and_then(|map| {
+                                map.members.iter().rfind(|m| scan::key_equals(&fresh_text, member_key(m), name)).copied()
+                            });
+                            prop_assert_eq!(cache.last_named(&run.text, name), last);
+                        }
                     }
                 }
             }

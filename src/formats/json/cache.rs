@@ -3,8 +3,10 @@
 //! each edit changed, where looking the map up again scanned the whole text every time
 //! (quadratic in entries).
 
+use std::collections::HashMap;
+
 use super::super::scan::{self, Kind, Located, Member};
-use super::{Splice, Style};
+use super::{Splice, Style, member_key};
 
 pub(super) struct MapCache {
     pub(super) key: Vec<String>,
@@ -13,9 +15,34 @@ pub(super) struct MapCache {
     /// The file's style, detected once for a run of edits (new entries of one run are
     /// all written alike).
     pub(super) style: Style,
+    /// Where the last member of each name is in the map's members (built on first use,
+    /// kept across edits at the end of the map and edits that keep every name in place).
+    names: Option<HashMap<String, usize>>,
 }
 
 impl MapCache {
+    pub(super) fn new(key: &[String], located: Located, style: Style) -> Self {
+        Self {
+            key: key.to_vec(),
+            located,
+            style,
+            names: None,
+        }
+    }
+
+    /// The last member of the map named `name` (what `JSON.parse` keeps).
+    pub(super) fn last_named(&mut self, text: &str, name: &str) -> Option<Member> {
+        let members = &self.located.nodes.get(self.key.len())?.members;
+        let names = self.names.get_or_insert_with(|| {
+            let mut names = HashMap::with_capacity(members.len());
+            for (i, member) in members.iter().enumerate() {
+                names.insert(scan::decode_key(text, member_key(member)), i);
+            }
+            names
+        });
+        members.get(*names.get(name)?).copied()
+    }
+
     /// After `splices` (offsets in the text before them) made `text`: shift the offsets
     /// along the path and re-scan the members of the map the splices touched. `false` when
     /// that cannot be done here (the map is missing, a splice reaches outside its braces,
@@ -62,6 +89,27 @@ impl MapCache {
             return None;
         }
         let count = parsed.len();
+        if let Some(names) = &mut self.names {
+            // A key before the first splice is where it was: its name reads the same.
+            let name = |m: &Member| scan::decode_key(text, member_key(m));
+            let old: Option<Vec<String>> = members[i0..i1]
+                .iter()
+                .map(|m| (m.key_end <= lo).then(|| name(m)))
+                .collect();
+            let new: Vec<String> = parsed.iter().map(name).collect();
+            let at_end = i1 == members.len();
+            match old {
+                // Edits at the end of the map: the members before keep their places.
+                Some(old) if at_end && old.iter().all(|o| new.contains(o)) => {
+                    for (j, n) in new.into_iter().enumerate() {
+                        names.insert(n, i0 + j);
+                    }
+                }
+                // The same names in the same places (entries updated in place).
+                Some(old) if old == new => {}
+                _ => self.names = None,
+            }
+        }
         map.members.splice(i0..i1, parsed);
         for member in &mut map.members[i0 + count..] {
             shift_member(member, growth)?;
