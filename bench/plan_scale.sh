@@ -11,7 +11,7 @@
 # Needs target/perf/mcpctl (cargo build --profile perf), python3 and /usr/bin/time.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-BIN="$ROOT/target/perf/mcpctl"
+BIN="${MCPCTL:-$ROOT/target/perf/mcpctl}"
 RUNS=3
 if [[ "${1:-}" == "-n" ]]; then RUNS=$2; shift 2; fi
 N=${1:-10000}

@@ -445,17 +445,23 @@ impl ConfigDoc for JsonDoc {
         std::borrow::Cow::Borrowed(&self.text)
     }
 
-    fn entry_positions(&self, at: ServersAt<'_>) -> Vec<(String, Position)> {
-        if at.name_key.is_some() {
-            return Vec::new();
-        }
+    fn entry_positions(&self, at: ServersAt<'_>) -> (Option<Position>, Vec<(String, Position)>) {
         let Ok(located) = self.find(at.key) else {
-            return Vec::new();
-        };
-        let Some(map) = located.nodes.get(at.key.len()) else {
-            return Vec::new();
+            return (None, Vec::new());
         };
         let lines = super::Lines::new(&self.text);
+        // What `position(at.key)` gives: the key of the value at the end of the path.
+        let map_at = (!at.key.is_empty() && located.nodes.len() == at.key.len() + 1)
+            .then(|| located.nodes.last().and_then(|n| n.key))
+            .flatten()
+            .map(|(start, _, _)| lines.position(start));
+        let Some(map) = located
+            .nodes
+            .get(at.key.len())
+            .filter(|_| at.name_key.is_none())
+        else {
+            return (map_at, Vec::new());
+        };
         let mut positions: Vec<(String, Position)> = Vec::with_capacity(map.members.len());
         let mut seen: std::collections::HashMap<String, usize> =
             std::collections::HashMap::with_capacity(map.members.len());
@@ -471,7 +477,7 @@ impl ConfigDoc for JsonDoc {
                 }
             }
         }
-        positions
+        (map_at, positions)
     }
 
     fn position(&self, path: &[String]) -> Option<Position> {

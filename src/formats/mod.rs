@@ -314,17 +314,20 @@ pub trait ConfigDoc {
     /// Used to give `line:column` for findings about an entry or one of its fields.
     fn position(&self, path: &[String]) -> Option<Position>;
 
-    /// Where every entry at `at` is written, in file order, as `entry_position` gives it
-    /// for each name (a duplicated name: its last occurrence). One pass over the text,
-    /// where asking `entry_position` for each of N entries would be N passes.
-    fn entry_positions(&self, at: ServersAt<'_>) -> Vec<(String, Position)> {
+    /// Where the servers container at `at` is written (`position(at.key)`), and every
+    /// entry in it, in file order, as `entry_position` gives it for each name (a
+    /// duplicated name: its last occurrence). One pass over the text, where asking
+    /// `entry_position` for each of N entries would be N passes.
+    fn entry_positions(&self, at: ServersAt<'_>) -> (Option<Position>, Vec<(String, Position)>) {
+        let map = self.position(at.key);
         let Ok(entries) = self.servers(at) else {
-            return Vec::new();
+            return (map, Vec::new());
         };
-        entries
+        let entries = entries
             .into_iter()
             .filter_map(|(name, _)| self.entry_position(at, &name).map(|p| (name, p)))
-            .collect()
+            .collect();
+        (map, entries)
     }
 
     /// Where the entry `name` at `at` is written (its key in a map, its name in a list).
@@ -447,7 +450,8 @@ mod tests {
         ];
         for (format, text, at) in cases {
             let doc = format.parse(text).unwrap();
-            let all = doc.entry_positions(at);
+            let (map, all) = doc.entry_positions(at);
+            assert_eq!(map, doc.position(at.key), "{text}");
             let mut names: Vec<String> = Vec::new();
             for (name, _) in doc.servers(at).unwrap() {
                 if !names.contains(&name) {

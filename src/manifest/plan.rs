@@ -507,16 +507,12 @@ pub fn plan_file<'a>(
     }
     // Where each entry is written in the file as read (what `plan --check` annotations
     // point at), found in one pass; an entry not in the file points at the servers map.
-    let positions: HashMap<String, (usize, usize)> = document
-        .doc
-        .entry_positions(location.at())
+    let (map_at, entries_at) = document.doc.entry_positions(location.at());
+    let positions: HashMap<String, (usize, usize)> = entries_at
         .into_iter()
         .map(|(name, p)| (name, (p.line, p.column)))
         .collect();
-    let map_position = document
-        .doc
-        .position(&location.key)
-        .map_or((1, 1), |p| (p.line, p.column));
+    let map_position = map_at.map_or((1, 1), |p| (p.line, p.column));
     let position = |name: &str| positions.get(name).copied().unwrap_or(map_position);
     let mut wanted_names = BTreeSet::new();
     let push = |plan: &mut FilePlan<'_>,

@@ -309,8 +309,9 @@ impl State {
     /// the journal's label when the command line does not name one: `add --from-json`).
     pub fn names_changed(&self) -> Vec<String> {
         let mut names: Vec<String> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for change in &self.session().changes {
-            if !names.contains(&change.entry.name) {
+            if seen.insert(change.entry.name.as_str()) {
                 names.push(change.entry.name.clone());
             }
         }
