@@ -398,7 +398,14 @@ fn check_file(
         scope,
         os: ctx.platform.os,
     };
-    let mut findings = check::check_text(&file.shown, &source.text, source.bom, &target);
+    let alternatives = crate::session::registry::sse_alternatives(ctx);
+    let mut findings = check::check_text_with(
+        &file.shown,
+        &source.text,
+        source.bom,
+        &target,
+        &alternatives,
+    );
     mark_fixable(&mut findings, file, &source, &target);
     if !fix || !findings.iter().any(|f| f.fixable) {
         return Ok(findings);

@@ -41,6 +41,7 @@ mod peers;
 mod picker;
 mod profiles;
 mod read_as_client;
+mod records;
 mod registry;
 mod registry_server;
 mod remove;
