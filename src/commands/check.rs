@@ -6,6 +6,7 @@
 //! It never starts a process, never connects anywhere, never prints a secret value, and
 //! never writes a file that does not parse.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::check::{self, Finding, Severity, Target, render};
@@ -176,7 +177,7 @@ fn files<'a>(
     forced: Option<&'a Client>,
     user: bool,
 ) -> anyhow::Result<Vec<File<'a>>> {
-    let mut out: Vec<File<'a>> = Vec::new();
+    let mut out = Files::default();
     let missing: Vec<String> = paths
         .iter()
         .filter(|p| !ctx.platform.cwd.join(p).exists())
@@ -189,27 +190,25 @@ fn files<'a>(
                 .into(),
         );
     }
-    // Resolved once: each named file is compared with every client's user file.
-    let user_paths: Vec<(&Client, PathBuf)> = if paths.is_empty() {
-        Vec::new()
-    } else {
-        ctx.table
-            .all()
-            .iter()
-            .filter_map(|c| Some((c, c.user_path(&ctx.platform).ok().flatten()?)))
-            .collect()
-    };
+    // Resolved once: each named file is compared with every client's user file (the
+    // first client with that file), and matched against the table's path tails.
+    let mut user_paths: HashMap<PathBuf, &Client> = HashMap::new();
+    if !paths.is_empty() {
+        for client in ctx.table.all() {
+            if let Ok(Some(path)) = client.user_path(&ctx.platform) {
+                user_paths.entry(path).or_insert(client);
+            }
+        }
+    }
+    let tails = check::Tails::new(&ctx.table);
     for path in paths {
         let absolute = ctx.platform.cwd.join(path);
         if absolute.is_dir() {
             discover(ctx, &absolute, forced, &mut out);
             continue;
         }
-        let inferred = check::infer_clients(&ctx.table, path);
-        let user_match = user_paths
-            .iter()
-            .find(|(_, u)| *u == absolute)
-            .map(|(c, _)| *c);
+        let inferred = tails.clients(path);
+        let user_match = user_paths.get(&absolute).copied();
         let candidates = match (forced, user_match) {
             (Some(client), _) => {
                 let scope = if user_match.is_some_and(|u| u.id == client.id) {
@@ -224,8 +223,8 @@ fn files<'a>(
             }
             (None, Some(client)) => vec![(client, Scope::User)],
             (None, None) if !inferred.is_empty() => inferred,
-            (None, None) if unread_match(ctx, path, &absolute).is_some() => {
-                if let Some((client, unread)) = unread_match(ctx, path, &absolute) {
+            (None, None) if unread_match(ctx, &tails, path, &absolute).is_some() => {
+                if let Some((client, unread)) = unread_match(ctx, &tails, path, &absolute) {
                     let shown = path.display().to_string();
                     push_unread(&mut out, absolute, shown, client, unread);
                 }
@@ -266,12 +265,20 @@ fn files<'a>(
             }
         }
     }
-    Ok(out)
+    Ok(out.list)
+}
+
+/// The files to check, each once (a second client reading it joins its candidates).
+#[derive(Default)]
+struct Files<'a> {
+    list: Vec<File<'a>>,
+    /// Where each path is in `list`.
+    at: HashMap<PathBuf, usize>,
 }
 
 /// Every client's project files under `dir` (`project`, `project_also`, and their
 /// `formats::extension_twin`).
-fn discover<'a>(ctx: &'a Context, dir: &Path, forced: Option<&'a Client>, out: &mut Vec<File<'a>>) {
+fn discover<'a>(ctx: &'a Context, dir: &Path, forced: Option<&'a Client>, out: &mut Files<'a>) {
     for client in ctx.table.all() {
         if forced.is_some_and(|f| f.id != client.id) {
             continue;
@@ -305,6 +312,7 @@ fn discover<'a>(ctx: &'a Context, dir: &Path, forced: Option<&'a Client>, out: &
 /// matched by its literal tail (`.claude/mcp.json` in any project).
 fn unread_match<'a>(
     ctx: &'a Context,
+    tails: &check::Tails<'a>,
     path: &Path,
     absolute: &Path,
 ) -> Option<(&'a Client, &'a Unread)> {
@@ -315,19 +323,20 @@ fn unread_match<'a>(
         .find(|(_, u)| {
             u.path.contains('{') && ctx.platform.expand(&u.path).is_ok_and(|p| p == absolute)
         })
-        .or_else(|| check::infer_unread(&ctx.table, path))
+        .or_else(|| tails.unread(path))
 }
 
 /// Add a file that `client` does not read (row field `unread`).
 fn push_unread<'a>(
-    out: &mut Vec<File<'a>>,
+    out: &mut Files<'a>,
     path: PathBuf,
     shown: String,
     client: &'a Client,
     unread: &'a Unread,
 ) {
-    if !out.iter().any(|f| f.path == path) {
-        out.push(File {
+    if !out.at.contains_key(&path) {
+        out.at.insert(path.clone(), out.list.len());
+        out.list.push(File {
             path,
             shown,
             candidates: vec![(client, Scope::User)],
@@ -338,12 +347,12 @@ fn push_unread<'a>(
 
 /// Add a file, or another candidate client to a file already listed.
 fn push<'a>(
-    out: &mut Vec<File<'a>>,
+    out: &mut Files<'a>,
     path: PathBuf,
     shown: String,
     candidates: Vec<(&'a Client, Scope)>,
 ) {
-    match out.iter_mut().find(|f| f.path == path) {
+    match out.at.get(&path).and_then(|&i| out.list.get_mut(i)) {
         Some(file) => {
             for candidate in candidates {
                 if !file.candidates.iter().any(|(c, _)| c.id == candidate.0.id) {
@@ -351,12 +360,15 @@ fn push<'a>(
                 }
             }
         }
-        None => out.push(File {
-            path,
-            shown,
-            candidates,
-            unread: None,
-        }),
+        None => {
+            out.at.insert(path.clone(), out.list.len());
+            out.list.push(File {
+                path,
+                shown,
+                candidates,
+                unread: None,
+            });
+        }
     }
 }
 

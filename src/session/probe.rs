@@ -142,7 +142,15 @@ pub(crate) fn runnable(
         })
         .map(|o| o.scope)
         .collect();
-    let (result, launch) = static_checks(ctx, &options.parent_env, &trust, f, &scopes);
+    let switches = crate::toggle::Probe::new(ctx).ok();
+    let (result, launch) = static_checks(
+        ctx,
+        &options.parent_env,
+        &trust,
+        switches.as_ref(),
+        f,
+        &scopes,
+    );
     launch.ok_or_else(|| {
         result
             .checks
@@ -226,10 +234,14 @@ pub(crate) fn entry_options(options: &ProbeOptions, f: &Found<'_>) -> ProbeOptio
 }
 
 /// Checks that start nothing. Returns the transport to probe when the entry is runnable.
+///
+/// `switches` reads the clients' own switches and mcpctl's record of parked entries: make
+/// it once for many entries (`None` when that record cannot be read: nothing is off).
 pub(crate) fn static_checks(
     ctx: &Context,
     env: &IndexMap<String, String>,
     trust: &TrustRule<'_>,
+    switches: Option<&crate::toggle::Probe<'_>>,
     f: &Found<'_>,
     scopes: &[Scope],
 ) -> (DoctorResult, Option<Launch>) {
@@ -321,7 +333,7 @@ pub(crate) fn static_checks(
             ),
         );
     }
-    if entry.disabled() || crate::toggle::switched_off(ctx, f) {
+    if entry.disabled() || switches.is_some_and(|s| crate::toggle::switched_off(s, f)) {
         result.record(
             "enabled",
             Status::Skipped,

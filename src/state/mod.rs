@@ -19,6 +19,7 @@ pub mod journal;
 pub mod ledger;
 pub mod tokens;
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -52,6 +53,9 @@ struct Session {
     /// The ledger as read, with this command's changes applied.
     ledger: Option<Ledger>,
     changes: Vec<LedgerChange>,
+    /// Where each entry's change is in `changes` (an apply records thousands); checked
+    /// on use, so a stale position after `changes` is cleared is only a miss.
+    change_at: HashMap<EntryKey, usize>,
     files: Vec<FileChange>,
     /// `add github`, ... (for the intent and the journal record).
     command: String,
@@ -227,14 +231,21 @@ impl State {
             return Ok(());
         }
         let mut session = self.session();
-        match session.changes.iter_mut().find(|c| c.entry == entry) {
+        let session = &mut *session;
+        let at = session.change_at.get(&entry).copied();
+        match at.and_then(|i| session.changes.get_mut(i).filter(|c| c.entry == entry)) {
             // Keep the first `before`: the journal reverts to the state before the command.
             Some(change) => change.after = after,
-            None => session.changes.push(LedgerChange {
-                entry,
-                before,
-                after,
-            }),
+            None => {
+                session
+                    .change_at
+                    .insert(entry.clone(), session.changes.len());
+                session.changes.push(LedgerChange {
+                    entry,
+                    before,
+                    after,
+                });
+            }
         }
         Ok(())
     }
@@ -373,8 +384,9 @@ impl State {
     /// the journal's label when the command line does not name one: `add --from-json`).
     pub fn names_changed(&self) -> Vec<String> {
         let mut names: Vec<String> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for change in &self.session().changes {
-            if !names.contains(&change.entry.name) {
+            if seen.insert(change.entry.name.as_str()) {
                 names.push(change.entry.name.clone());
             }
         }
