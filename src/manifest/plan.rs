@@ -569,9 +569,12 @@ pub fn plan_file<'a>(
                 client.name
             ));
         }
-        let (_, mut wanted, notes) =
+        let (rendered, mut wanted, notes) =
             crate::entry::render::render(ctx.platform.os, client, &entry, false)
                 .map_err(|e| e.context(format!("server `{name}` for {}", client.name)))?;
+        // An administrator's policy keeps it out of this client: apply would write an
+        // entry the client refuses to load.
+        crate::session::write::refuse_blocked(ctx, client, name, &rendered)?;
         plan.notes
             .extend(notes.into_iter().map(|n| format!("{}: {n}", client.id)));
         if let (Some(fields), Value::Object(map)) =

@@ -122,6 +122,9 @@ pub struct Found<'a> {
     /// Why the client does not load this entry although it is there (an administrator's
     /// file has exclusive control; the user's settings define the same name).
     pub not_loaded: Option<String>,
+    /// The administrator's policy rule that keeps the entry out (src/policy/), also in
+    /// `not_loaded`.
+    pub policy: Option<crate::policy::Block>,
 }
 
 impl Found<'_> {
@@ -224,12 +227,14 @@ pub fn collect_all<'a>(ctx: &Context, clients: &[&'a Client], name: Option<&str>
                 raw: entry.raw,
                 origin: Some(entry.origin),
                 not_loaded,
+                policy: None,
             });
         }
         if let Some(ex) = read.exclusive {
             exclusive.push((*client, ex));
         }
     }
+    crate::loads::judge_policy(ctx, clients, &mut found, &mut broken);
     Inventory {
         found,
         broken,
@@ -358,6 +363,7 @@ pub fn collect<'a>(
                     raw,
                     origin: None,
                     not_loaded: None,
+                    policy: None,
                 });
             }
         }

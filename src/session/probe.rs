@@ -255,7 +255,12 @@ pub(crate) fn static_checks(
         } else {
             Status::Skipped
         };
-        result.record("loaded", status, format!("{why}; not started"));
+        let check = if f.policy.is_some() {
+            "policy"
+        } else {
+            "loaded"
+        };
+        result.record(check, status, format!("{why}; not started"));
         return (result, None);
     }
     if let Some(origin) = f.origin.as_ref().filter(|o| !o.enabled) {

@@ -179,6 +179,7 @@ pub(crate) fn add_to(
     let dialect = Dialect::of(client);
     // Fail early (before reading the file) when the client cannot take this entry.
     let (entry, _, notes) = render(ctx.platform.os, client, entry, no_wrap)?;
+    refuse_blocked(ctx, client, name, &entry)?;
     let path = location.path.clone();
     // The entry as last written by the closure below (it may run again after a
     // concurrent write), for the ledger.
@@ -387,4 +388,24 @@ pub(crate) fn with_secrets(
         }
     }
     Ok(ServerEntry { transport, extras })
+}
+
+/// Refuse an entry an administrator's policy file keeps out of `client` (src/policy/):
+/// the client would not load it, and mcpctl does not override the administrator.
+pub fn refuse_blocked(
+    ctx: &Context,
+    client: &Client,
+    name: &str,
+    entry: &ServerEntry,
+) -> anyhow::Result<()> {
+    match crate::policy::read::load(client, &ctx.platform).blocks(name, entry) {
+        Some(block) => Err(crate::error::UserError::new(format!(
+            "`{name}` for {}: {}",
+            client.name,
+            block.reason(&client.name)
+        ))
+        .hint(format!("{}; nothing was written", block.ask()))
+        .into()),
+        None => Ok(()),
+    }
 }

@@ -39,6 +39,7 @@ mod output;
 mod peer;
 mod peers;
 mod picker;
+mod policy;
 mod profiles;
 mod read_as_client;
 mod registry;
