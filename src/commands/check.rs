@@ -381,10 +381,12 @@ fn check_file(
     }
     let (client, scope) = check::choose_client(&file.candidates, &source.text)
         .ok_or_else(|| UserError::new(format!("no client for `{}`", file.shown)))?;
+    let policy = crate::policy::read::load(client, &ctx.platform).policies;
     let target = Target {
         client,
         scope,
         os: ctx.platform.os,
+        policy: &policy,
     };
     let mut findings = check::check_text(&file.shown, &source.text, source.bom, &target);
     mark_fixable(&mut findings, file, &source, &target);
