@@ -833,7 +833,7 @@ fn from_registry(
 }
 
 /// `{home}` and `{project}` in a portable entry's command, args, env and cwd.
-fn placeholders(ctx: &Context, entry: &ServerEntry) -> anyhow::Result<ServerEntry> {
+pub(crate) fn placeholders(ctx: &Context, entry: &ServerEntry) -> anyhow::Result<ServerEntry> {
     let home = ctx.platform.home()?.display().to_string();
     let project = ctx.project.display().to_string();
     let fill = |s: &mut String| {

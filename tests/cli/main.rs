@@ -40,6 +40,7 @@ mod peer;
 mod peers;
 mod picker;
 mod policy;
+mod policy_clients;
 mod profiles;
 mod read_as_client;
 mod registry;

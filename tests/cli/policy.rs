@@ -236,3 +236,34 @@ fn a_policy_file_that_does_not_parse_is_reported_and_judges_nothing() {
         "{out}"
     );
 }
+
+#[test]
+fn check_flags_entries_the_policy_blocks_as_mcp210() {
+    let env = TestEnv::new();
+    let path = env.write(".claude.json", CLAUDE_JSON.as_bytes());
+    system_file(
+        &env,
+        "etc/claude-code/managed-settings.json",
+        MANAGED_SETTINGS,
+    );
+    let run = env
+        .run(&["check", path.to_str().unwrap(), "--json"])
+        .code(1);
+    let findings = run.json();
+    let blocked: Vec<(&str, u64)> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "MCP210")
+        .map(|f| {
+            let message = f["message"].as_str().unwrap();
+            (
+                message.split('`').nth(1).unwrap(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(blocked, [("filesystem", 5), ("notes", 6)], "{findings}");
+    let explain = env.run(&["check", "--explain", "MCP210"]).ok().stdout;
+    assert!(explain.contains("blocked-by-policy"), "{explain}");
+}
