@@ -72,6 +72,9 @@ pub(crate) struct DoctorResult {
     /// That source: `{kind, name, file}` (`file` absolute).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) origin: Option<serde_json::Value>,
+    /// The administrator's policy rule that keeps it out: `{kind, file, verdict, rule}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) policy: Option<crate::policy::Block>,
 }
 
 impl DoctorResult {
@@ -101,6 +104,7 @@ impl DoctorResult {
             target: String::new(),
             read_only: false,
             origin: None,
+            policy: None,
         }
     }
 
@@ -260,6 +264,7 @@ pub(crate) fn static_checks(
         } else {
             "loaded"
         };
+        result.policy = f.policy.clone();
         result.record(check, status, format!("{why}; not started"));
         return (result, None);
     }

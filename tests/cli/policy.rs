@@ -99,6 +99,7 @@ fn list_and_doctor_show_what_claude_codes_managed_settings_block() {
         .iter()
         .find(|r| r["name"] == "notes")
         .unwrap();
+    assert_eq!(result["policy"]["verdict"], "not_allowed", "{result}");
     let check = result["checks"]
         .as_array()
         .unwrap()
