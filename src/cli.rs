@@ -203,7 +203,7 @@ pub struct ApplyArgs {
 
 Every server the manifest sends to that client becomes an allow rule its client matches
 exactly (Claude Code and Copilot: serverCommand or serverUrl; Codex: the server's name
-with its command or URL), so servers outside the manifest are blocked. Deploy the file
+with its executable and arguments, or its URL), so servers outside the manifest are blocked. Deploy the file
 at the client's system path (docs/guide/policy.md).")]
 pub struct ExportArgs {
     #[command(flatten)]

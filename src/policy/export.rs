@@ -1,7 +1,8 @@
 //! A policy file written from a manifest: every server becomes an allow rule the vendor's
 //! client matches exactly (Claude Code and Copilot: `serverCommand` for a local server,
 //! `serverUrl` for a remote one; Codex: `[mcp_servers.NAME.identity]`), so an administrator
-//! deploys through MDM what the team applies. Output is deterministic: servers sorted by
+//! deploys through MDM what the team applies (Codex: the executable and every argument,
+//! exactly). Output is deterministic: servers sorted by
 //! name, fixed key order, a trailing newline.
 
 use crate::entry::{RemoteKind, ServerEntry, Transport};
@@ -57,9 +58,24 @@ fn codex(servers: &[&(String, ServerEntry)]) -> (String, Vec<String>) {
     table.set_implicit(true);
     for (name, entry) in servers {
         let mut identity = toml_edit::Table::new();
+        // No `[mcp_servers.NAME.identity]` header of its own above `….identity.command`.
+        identity.set_implicit(true);
         match &entry.transport {
-            Transport::Stdio { command, .. } => {
-                identity.insert("command", toml_edit::value(command.as_str()));
+            Transport::Stdio { command, args, .. } => {
+                // The matcher form pins the arguments too (the plain `command = "npx"`
+                // would admit any package under that name); codex 0.171.0 compares each
+                // argument and their count.
+                let mut matcher = toml_edit::Table::new();
+                matcher.insert("executable", toml_edit::value(command.as_str()));
+                let mut list = toml_edit::Array::new();
+                for arg in args {
+                    let mut exact = toml_edit::InlineTable::new();
+                    exact.insert("match", "exact".into());
+                    exact.insert("value", arg.as_str().into());
+                    list.push(exact);
+                }
+                matcher.insert("args", toml_edit::value(list));
+                identity.insert("command", toml_edit::Item::Table(matcher));
             }
             Transport::Remote {
                 kind: RemoteKind::Sse,

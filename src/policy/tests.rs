@@ -275,6 +275,12 @@ fn an_exported_policy_allows_exactly_the_manifest() {
     let (codex, _) = document(PolicyKind::CodexRequirements, &servers);
     assert_eq!(
         codex,
-        "[mcp_servers.docs.identity]\nurl = \"https://docs.example.com/mcp\"\n\n[mcp_servers.pw.identity]\ncommand = \"npx\"\n"
+        r#"[mcp_servers.docs.identity]
+url = "https://docs.example.com/mcp"
+
+[mcp_servers.pw.identity.command]
+executable = "npx"
+args = [{ match = "exact", value = "-y" }, { match = "exact", value = "@playwright/mcp@1.2.0" }]
+"#
     );
 }

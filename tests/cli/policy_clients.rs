@@ -19,6 +19,10 @@ args = ["-y", "@playwright/mcp@1.2.0"]
 
 [servers.docs]
 url = "https://docs.example.com/mcp"
+
+[servers.fetch]
+command = "uvx"
+args = ["mcp-server-fetch==1.0.0"]
 "#;
 
 /// The client CLI `.ci/clients.sh` installed, or `None` (counted skip).
@@ -200,7 +204,7 @@ fn codex_disables_what_the_exported_requirements_do_not_list() {
     let env = TestEnv::new();
     env.write(
         ".codex/config.toml",
-        b"[mcp_servers.docs]\nurl = \"https://docs.example.com/mcp\"\n\n[mcp_servers.playwright]\ncommand = \"npx\"\nargs = [\"-y\", \"@playwright/mcp@1.2.0\"]\n\n[mcp_servers.other]\ncommand = \"uvx\"\nargs = [\"other-mcp\"]\n",
+        b"[mcp_servers.docs]\nurl = \"https://docs.example.com/mcp\"\n\n[mcp_servers.playwright]\ncommand = \"npx\"\nargs = [\"-y\", \"@playwright/mcp@1.2.0\"]\n\n[mcp_servers.other]\ncommand = \"uvx\"\nargs = [\"other-mcp\"]\n\n[mcp_servers.fetch]\ncommand = \"uvx\"\nargs = [\"mcp-server-fetch==2.0.0\"]\n",
     );
     let file = export(&env, "codex-requirements", "requirements.toml");
     let Some(run) = with_system_file(
@@ -226,16 +230,19 @@ fn codex_disables_what_the_exported_requirements_do_not_list() {
     assert_eq!(enabled("docs"), true);
     assert_eq!(enabled("playwright"), true);
     assert_eq!(enabled("other"), false, "{servers}");
+    // Listed, but another version than the manifest pins: the arguments are compared too.
+    assert_eq!(enabled("fetch"), false, "{servers}");
     // mcpctl reads the same file as Codex does.
     std::fs::create_dir_all(env.sysroot().join("etc/codex")).unwrap();
     std::fs::copy(&file, env.sysroot().join("etc/codex/requirements.toml")).unwrap();
     let rows = env.run(&["list", "-c", "codex", "--json"]).ok().json();
-    let blocked: Vec<&str> = rows
+    let mut blocked: Vec<&str> = rows
         .as_array()
         .unwrap()
         .iter()
         .filter(|r| r.get("policy").is_some())
         .map(|r| r["name"].as_str().unwrap())
         .collect();
-    assert_eq!(blocked, ["other"]);
+    blocked.sort_unstable();
+    assert_eq!(blocked, ["fetch", "other"]);
 }
