@@ -80,43 +80,6 @@ pub fn mark(ctx: &Context, found: &mut [Found<'_>]) {
     }
 }
 
-/// Mark the entries an administrator's policy file keeps out (src/policy/), with the rule
-/// and the file; a policy file that does not parse is reported as broken (mcpctl judges
-/// nothing by it). The servers of an administrator's own `managed-mcp.json` are left
-/// alone: Claude Code exempts them from the allow-list.
-pub fn judge_policy<'a>(
-    ctx: &Context,
-    clients: &[&'a Client],
-    found: &mut [Found<'a>],
-    broken: &mut Vec<crate::session::inventory::Broken<'a>>,
-) {
-    for client in clients {
-        if client.policy.is_empty() {
-            continue;
-        }
-        let loaded = crate::policy::read::load(client, &ctx.platform);
-        for (path, why) in &loaded.broken {
-            broken.push(crate::session::inventory::Broken {
-                client,
-                path: path.clone(),
-                error: crate::error::UserError::new(format!("policy file: {why}"))
-                    .hint("mcpctl never edits this file and judges nothing by it; the client may refuse servers until its administrator fixes it")
-                    .into(),
-            });
-        }
-        for f in found.iter_mut().filter(|f| f.client.id == client.id) {
-            if f.not_loaded.is_some() || f.origin.as_ref().is_some_and(|o| o.kind == "managed") {
-                continue;
-            }
-            let Ok(entry) = &f.entry else { continue };
-            if let Some(block) = loaded.blocks(&f.name, entry) {
-                f.not_loaded = Some(block.reason(&client.name));
-                f.policy = Some(block);
-            }
-        }
-    }
-}
-
 /// In a client that merges several user files (OpenCode), a server defined again in a
 /// later file is the later file's: the earlier one is not loaded.
 fn overridden(found: &mut [Found<'_>]) {
@@ -246,5 +209,42 @@ pub fn era_mismatch(client: &Client, era: Era, supported: &[String]) -> Option<S
                 crate::handshake::MODERN_PROTOCOL_VERSION
             )
         }),
+    }
+}
+
+/// Mark the entries an administrator's policy file keeps out (src/policy/), with the rule
+/// and the file; a policy file that does not parse is reported as broken (mcpctl judges
+/// nothing by it). The servers of an administrator's own `managed-mcp.json` are left
+/// alone: Claude Code exempts them from the allow-list.
+pub fn judge_policy<'a>(
+    ctx: &Context,
+    clients: &[&'a Client],
+    found: &mut [Found<'a>],
+    broken: &mut Vec<crate::session::inventory::Broken<'a>>,
+) {
+    for client in clients {
+        if client.policy.is_empty() {
+            continue;
+        }
+        let loaded = crate::policy::read::load(client, &ctx.platform);
+        for (path, why) in &loaded.broken {
+            broken.push(crate::session::inventory::Broken {
+                client,
+                path: path.clone(),
+                error: crate::error::UserError::new(format!("policy file: {why}"))
+                    .hint("mcpctl never edits this file and judges nothing by it; the client may refuse servers until its administrator fixes it")
+                    .into(),
+            });
+        }
+        for f in found.iter_mut().filter(|f| f.client.id == client.id) {
+            if f.not_loaded.is_some() || f.origin.as_ref().is_some_and(|o| o.kind == "managed") {
+                continue;
+            }
+            let Ok(entry) = &f.entry else { continue };
+            if let Some(block) = loaded.blocks(&f.name, entry) {
+                f.not_loaded = Some(block.reason(&client.name));
+                f.policy = Some(block);
+            }
+        }
     }
 }

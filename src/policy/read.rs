@@ -31,15 +31,16 @@ pub fn load(client: &Client, platform: &Platform) -> Loaded {
         let Ok(Some(path)) = file.path(platform) else {
             continue;
         };
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+        // `fs` refuses a FIFO or device at the path instead of blocking on it.
+        let source = match crate::fs::read_source(&path) {
+            Ok(source) if source.exists() => source,
+            Ok(_) => continue,
             Err(e) => {
                 out.broken.push((path, e.to_string()));
                 continue;
             }
         };
-        match Policy::parse(file.kind, &path, &text) {
+        match Policy::parse(file.kind, &path, &source.text) {
             Ok(Some(policy)) => out.policies.push(policy),
             Ok(None) => {}
             Err(why) => out.broken.push((path, why)),
