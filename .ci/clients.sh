@@ -10,7 +10,11 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-CACHE="$ROOT/.cache/clients"
+mkdir -p "$ROOT/.cache/clients"
+# The physical path: .cache is often a symlink shared by several worktrees, and a venv
+# records the path it was made at (made through a worktree's link, it breaks when that
+# worktree goes).
+CACHE="$(cd -P "$ROOT/.cache/clients" && pwd)"
 
 # id | npm install flags | packages (the first one is the CLI; the rest are its platform
 # binaries, pinned apart because their optional-dependency pins resolve to versions the
@@ -90,7 +94,11 @@ new_python() {
 py_client() { # $1 = id, $2 = requirement
   local id="$1" req="$2" venv="$CACHE/$1" py t0=$SECONDS
   local name="${req%%==*}" want="${req##*==}"
+  # A venv is not relocatable: its scripts' `#!` names the python of the folder it was
+  # made in. One copied or moved here (another worktree's cache) passes `pip show` but its
+  # console scripts (vibe spawns `vibe-app-server`) fail with ENOENT, so it is rebuilt.
   if [[ -x "$venv/bin/python" ]] &&
+    [[ "$(head -n 1 "$venv/bin/pip" 2>/dev/null)" == "#!$venv/bin/python"* ]] &&
     [[ "$("$venv/bin/python" -m pip show "$name" 2>/dev/null | sed -n 's/^Version: //p')" == "$want" ]]; then
     echo "clients.sh: $id present" >&2
     return 0

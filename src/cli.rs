@@ -643,6 +643,11 @@ pub struct ToolsArgs {
     /// Also start a project-file server (.mcp.json, ...) the client has not approved
     #[arg(long)]
     pub trust_project: bool,
+    /// Start the server exactly as this client would (its environment filter, the env
+    /// names it drops, the capabilities it declares) [default: the entry's own client's
+    /// environment, mcpctl's capabilities]
+    #[arg(long = "as", value_name = "CLIENT")]
+    pub as_client: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -667,6 +672,11 @@ pub struct CallArgs {
     /// Also start a project-file server (.mcp.json, ...) the client has not approved
     #[arg(long)]
     pub trust_project: bool,
+    /// Start the server exactly as this client would (its environment filter, the env
+    /// names it drops, the capabilities it declares) [default: the entry's own client's
+    /// environment, mcpctl's capabilities]
+    #[arg(long = "as", value_name = "CLIENT")]
+    pub as_client: Option<String>,
 }
 
 /// `mcpctl secret …`.

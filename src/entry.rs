@@ -6,6 +6,8 @@
 //! tolerates lives in `spelling`. Only structural differences are code here.
 //! This module never reads files or the environment.
 
+mod nesting;
+pub use nesting::carried_header;
 pub mod render;
 pub mod spelling;
 
@@ -176,6 +178,10 @@ pub enum EntryError {
     },
     #[error("{client} has no working-directory field; drop `--cwd`")]
     NoCwd { client: String },
+    #[error(
+        "entry has {outer} beside an `{table}` table; the client refuses the mix: move them into `{table}`"
+    )]
+    Mixed { outer: String, table: String },
 }
 
 /// Whether `raw` is such a switch or extension entry rather than a broken server (also an
@@ -220,7 +226,10 @@ impl<'a> Dialect<'a> {
         let Value::Object(map) = raw else {
             return Err(EntryError::NotAnObject(kind_of(raw)));
         };
-        let mut extras = map.clone();
+        let mut extras = match nesting::lift(map, self.fields)? {
+            Some(flat) => flat,
+            None => map.clone(),
+        };
         // The client's own key first; `type` is read everywhere (snippets from READMEs).
         let type_key = [self.fields.type_key.as_str(), TYPE_KEY]
             .into_iter()
@@ -474,12 +483,14 @@ impl<'a> Dialect<'a> {
                 modelled.push(f.headers_key.as_str());
             }
         }
+        let transport_keys: Vec<String> = out.keys().cloned().collect();
         for (key, value) in &entry.extras {
             if !modelled.contains(&key.as_str()) && !out.contains_key(key) {
                 out.insert(key.clone(), value.clone());
             }
         }
-        Ok(out)
+        let transport_keys: Vec<&str> = transport_keys.iter().map(String::as_str).collect();
+        Ok(nesting::lower(out, f, &transport_keys))
     }
 }
 

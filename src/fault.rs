@@ -4,7 +4,8 @@
 //! `MCPCTL_FAULT` (read through `Platform` by `lib::run`) can stop the process there:
 //!
 //! - `kill@N` / `kill@LABEL`: SIGKILL itself at the Nth step, or the first step with that
-//!   label (`LABEL#K`: the Kth);
+//!   label (`LABEL#K`: the Kth; `PREFIX*`: a label that starts with PREFIX, for names not
+//!   known in advance such as an intent's `journal:{id}.json`);
 //! - `fail@…`: that step fails with an I/O error (a full disk, a yanked drive);
 //! - `pause@…`: create `$MCPCTL_FAULT_GATE.waiting` and wait until `$MCPCTL_FAULT_GATE`
 //!   exists (another process acts in that moment);
@@ -132,7 +133,10 @@ pub fn step(label: &str) -> io::Result<()> {
             for fault in &plan.faults {
                 let hit = match &fault.at {
                     At::Number(n) => *n == count,
-                    At::Label(l, k) => l == label && *k == seen,
+                    At::Label(l, k) => match l.strip_suffix('*') {
+                        Some(prefix) => label.starts_with(prefix) && *k == seen,
+                        None => l == label && *k == seen,
+                    },
                 };
                 if hit {
                     act = Some(fault.act);

@@ -3,7 +3,8 @@
 //! (Claude Code and a comment in `~/.claude.json`; Gemini CLI, Qwen Code and a trailing
 //! comma), and a settings list keeps servers out (Gemini CLI `mcp.excluded` /
 //! `mcp.allowed`). Entries are marked `not_loaded` with the reason, for `list` and
-//! `doctor`. Reads files; never writes.
+//! `doctor`. Reads files (through `fs`, which refuses FIFOs and devices without
+//! blocking); never writes.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -45,13 +46,14 @@ pub fn rejection(client: &Client, path: &std::path::Path) -> Option<Rejection> {
     if client.loading.parser.is_none() || !matches!(client.format, Format::Json | Format::Jsonc) {
         return None;
     }
-    let text = std::fs::read_to_string(path).ok()?;
-    client.loading.rejects(&text)
+    let source = crate::fs::read_source(path).ok()?;
+    client.loading.rejects(&source.text)
 }
 
 /// Mark the entries their client will not load, with the reason.
 pub fn mark(ctx: &Context, found: &mut [Found<'_>]) {
     overridden(found);
+    refused_with_a_bad_entry(found);
     let mut files: HashMap<(String, PathBuf), Option<Rejection>> = HashMap::new();
     let mut settings: HashMap<String, Vec<Value>> = HashMap::new();
     for f in found.iter_mut() {
@@ -76,6 +78,29 @@ pub fn mark(ctx: &Context, found: &mut [Found<'_>]) {
         let docs: Vec<&Value> = docs.iter().collect();
         if let Some(why) = loading.gated(&docs, &f.name) {
             f.not_loaded = Some(why);
+        }
+    }
+}
+
+/// In a client that refuses a whole file for one entry it cannot read (Cline CLI), every
+/// other entry of a file holding one loads nothing either.
+fn refused_with_a_bad_entry(found: &mut [Found<'_>]) {
+    let mut bad: HashMap<(String, PathBuf), String> = HashMap::new();
+    for f in found.iter() {
+        if f.client.loading.whole_file && f.origin.is_none() && f.entry.is_err() {
+            bad.entry((f.client.id.clone(), f.path.clone()))
+                .or_insert_with(|| f.name.clone());
+        }
+    }
+    for f in found.iter_mut() {
+        if f.entry.is_err() || f.not_loaded.is_some() || f.origin.is_some() {
+            continue;
+        }
+        if let Some(name) = bad.get(&(f.client.id.clone(), f.path.clone())) {
+            f.not_loaded = Some(format!(
+                "{REJECTED}: {} refuses the whole file because entry `{name}` is not a server it can read, so it loads none of its servers; fix or remove `{name}`",
+                f.client.name
+            ));
         }
     }
 }
@@ -123,15 +148,26 @@ fn settings_of(ctx: &Context, client: &Client) -> Vec<Value> {
                 .flatten()
         })
         .filter_map(|location| {
-            let text = std::fs::read_to_string(&location.path).ok()?;
-            jsonc_parser::parse_to_serde_value::<Value>(&text, &Default::default()).ok()
+            let source = crate::fs::read_source(&location.path).ok()?;
+            jsonc_parser::parse_to_serde_value::<Value>(&source.text, &Default::default()).ok()
         })
         .collect()
 }
 
-/// The `${VAR}` references in an entry's values (command, args, env, cwd; URL, headers).
-fn references(transport: &Transport) -> Vec<String> {
-    let strings = transport.strings();
+/// The `${VAR}` references in an entry's values (command, args, env, cwd; URL, headers)
+/// that `client` would pass through literally: all of them, but the header its dialect
+/// carries as a variable name of its own (Mistral Vibe's `api_key_env`).
+fn references(client: &Client, transport: &Transport) -> Vec<String> {
+    let carried = match transport {
+        Transport::Remote { headers, .. } if client.fields.auth_key.is_some() => {
+            crate::entry::carried_header(headers).map(|(header, ..)| &headers[header])
+        }
+        _ => None,
+    };
+    let strings = transport
+        .strings()
+        .into_iter()
+        .filter(|s| carried.is_none_or(|c| !std::ptr::eq(*s, c)));
     let mut names: Vec<String> = Vec::new();
     for s in strings {
         for r in vars::references(s) {
@@ -149,7 +185,7 @@ fn references(transport: &Transport) -> Vec<String> {
 pub fn before_write(client: &Client, entry: &ServerEntry) -> Result<Vec<String>, String> {
     let mut notes = Vec::new();
     if client.loading.expands == Some(false) {
-        let names = references(&entry.transport);
+        let names = references(client, &entry.transport);
         if !names.is_empty() {
             return Err(format!(
                 "{} does not expand variables: the server would get the text `${{{}}}` instead of its value",

@@ -464,6 +464,9 @@ pub fn redact_raw(raw: &serde_json::Value, fields: &crate::clients::Fields) -> s
                             })
                             .collect(),
                     ),
+                    // Nested shapes keep headers a level down (Cline CLI's `transport`,
+                    // Mistral Vibe's `auth`).
+                    Value::Object(_) => redact_raw(v, fields),
                     other => other.clone(),
                 };
                 (k.clone(), v)
@@ -572,5 +575,18 @@ mod tests {
         let found = url_secrets(url);
         assert_eq!(&url[found[0].at.clone()], "u:p");
         assert_eq!(&url[found[1].at.clone()], "QuerySecretf8Kd92LmQz71");
+    }
+
+    #[test]
+    fn nested_headers_are_redacted_in_a_raw_entry() {
+        let fields = crate::clients::Fields::default();
+        let raw = serde_json::json!({
+            "transport": {"type": "streamableHttp", "url": "https://x", "headers": {"Authorization": "Bearer ghp_abcdefghijklmnopqrstuvwxyz0123456789"}},
+            "auth": {"type": "static", "headers": {"X-Api-Key": "sk-live-abcdefghijklmnopqrstuvwx"}}
+        });
+        let text = redact_raw(&raw, &fields).to_string();
+        assert!(!text.contains("ghp_abcdef"), "{text}");
+        assert!(!text.contains("sk-live"), "{text}");
+        assert!(text.contains("streamableHttp"), "{text}");
     }
 }

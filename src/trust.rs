@@ -122,12 +122,12 @@ impl<'a> TrustRule<'a> {
         });
         match verdict.unwrap_or(Recorded::Nothing) {
             // The folder is trusted, but the client itself still holds the server.
-            Recorded::Approved if name != FOLDER && per_server(client, approval).is_some() => {
+            Recorded::Approved if name != FOLDER && per_server(approval).is_some() => {
                 Trust::Untrusted {
                     reason: format!(
                         "{} holds each project server pending approval, even in a trusted folder, until {}; {how}",
                         client.name,
-                        per_server(client, approval)
+                        per_server(approval)
                             .unwrap_or_default()
                             .replace("{name}", name)
                     ),
@@ -225,21 +225,18 @@ impl<'a> TrustRule<'a> {
 }
 
 /// The client command that approves one project server, where a trusted folder is not
-/// enough (the row's `per_server`). Qwen Code holds every project server "pending
-/// approval" until `qwen mcp approve NAME` (its approvals, in `~/.qwen/mcpApprovals.json`,
-/// are bound to a hash of the entry that mcpctl does not compute); its row gets the field
-/// once issue 21's rework of the same row has landed.
-fn per_server<'c>(client: &'c Client, approval: &'c Approval) -> Option<&'c str> {
-    approval
-        .per_server
-        .as_deref()
-        .or((client.id == "qwen-code").then_some("`qwen mcp approve {name}`"))
+/// enough (the row's `approval.per_server`): Qwen Code holds every project server
+/// "pending approval" until `qwen mcp approve NAME` (its approvals, in
+/// `~/.qwen/mcpApprovals.json`, are bound to a hash of the entry that mcpctl does not
+/// compute).
+fn per_server(approval: &Approval) -> Option<&str> {
+    approval.per_server.as_deref()
 }
 
 /// Parse an approval file: TOML by extension, else JSON (strict first: `~/.claude.json`
 /// can be very large) with JSONC as the fallback.
 fn read(file: &Path) -> Option<Value> {
-    let text = std::fs::read_to_string(file).ok()?;
+    let text = crate::fs::read_source(file).ok()?.text;
     if file.extension().is_some_and(|e| e == "toml") {
         return toml::from_str::<Value>(&text).ok();
     }

@@ -27,7 +27,13 @@ pub(crate) struct Linter<'a> {
     /// The server whose entry is being linted, for `Finding::server`.
     current: Option<String>,
     pub(in crate::check) findings: Vec<Finding>,
+    /// What the registry says about SSE servers' Streamable HTTP endpoint (MCP209).
+    pub(in crate::check) alternatives: &'a super::SseAlternatives,
 }
+
+/// No registry knowledge.
+static NO_ALTERNATIVES: std::sync::LazyLock<super::SseAlternatives> =
+    std::sync::LazyLock::new(super::SseAlternatives::new);
 
 impl<'a> Linter<'a> {
     pub(crate) fn new(path: &'a str, index: &'a LineIndex<'a>, target: &Target<'a>) -> Self {
@@ -41,6 +47,7 @@ impl<'a> Linter<'a> {
             policy: target.policy,
             current: None,
             findings: Vec::new(),
+            alternatives: &NO_ALTERNATIVES,
         }
     }
 
@@ -162,7 +169,10 @@ impl<'a> Linter<'a> {
 
     fn entry(&mut self, member: &Member) {
         self.current = Some(member.key.clone());
-        self.entry_checks(member);
+        match lift_nested(member, self.client.fields.nest_key.as_deref()) {
+            Some(flat) => self.entry_checks(&flat),
+            None => self.entry_checks(member),
+        }
         self.current = None;
     }
 
@@ -250,6 +260,33 @@ pub(in crate::check) fn describe_empty(node: &Node) -> &'static str {
 pub(in crate::check) fn url_path(url: &str) -> &str {
     let without_query = url.split(['?', '#']).next().unwrap_or(url);
     without_query.trim_end_matches('/')
+}
+
+/// An entry whose transport fields sit in an object under `nest` (Cline CLI 3's
+/// `transport`) seen as a flat one, positions kept: the nested fields first, then the
+/// entry's own. `None` when the entry is flat.
+fn lift_nested(member: &Member, nest: Option<&str>) -> Option<Member> {
+    let members = member.node.members()?;
+    let inner = members
+        .iter()
+        .find(|m| Some(m.key.as_str()) == nest)?
+        .node
+        .members()?;
+    let mut flat: Vec<Member> = inner.to_vec();
+    flat.extend(
+        members
+            .iter()
+            .filter(|m| Some(m.key.as_str()) != nest && !inner.iter().any(|i| i.key == m.key))
+            .cloned(),
+    );
+    Some(Member {
+        key: member.key.clone(),
+        key_start: member.key_start,
+        node: Node {
+            value: Value::Object(flat),
+            start: member.node.start,
+        },
+    })
 }
 
 /// A list item (`[[mcp_servers]]` with `name = "x"`) seen as a map member: its name is

@@ -66,12 +66,28 @@ pub struct Target<'a> {
     pub policy: &'a [crate::policy::Policy],
 }
 
+/// Legacy SSE URLs a registry entry also lists a Streamable HTTP remote for: URL →
+/// (registry server name, HTTP URL). MCP209 names that URL instead of a guess.
+pub type SseAlternatives = std::collections::HashMap<String, (String, String)>;
+
 /// Lint one file's text (BOM already removed). `path` is only copied into findings.
 /// A file that does not parse yields exactly one finding (MCP001).
 pub fn check_text(path: &str, text: &str, bom: bool, target: &Target<'_>) -> Vec<Finding> {
+    check_text_with(path, text, bom, target, &SseAlternatives::new())
+}
+
+/// `check_text`, with what the registry says about SSE servers' other endpoint.
+pub fn check_text_with(
+    path: &str,
+    text: &str,
+    bom: bool,
+    target: &Target<'_>,
+    alternatives: &SseAlternatives,
+) -> Vec<Finding> {
     let parsed = target.client.format.tree(text);
     let index = formats::tree::LineIndex::new(text);
     let mut linter = lint::Linter::new(path, &index, target);
+    linter.alternatives = alternatives;
     linter.run(&parsed);
     linter.bom(bom);
     let mut findings = linter.finish();

@@ -40,6 +40,9 @@ pub struct Loading {
     /// order, a later file's server winning a name clash (OpenCode: `config.json`,
     /// `opencode.json`, `opencode.jsonc`); empty: only the user file.
     pub merge: Vec<String>,
+    /// One entry the client's schema refuses makes it refuse the whole file: it loads
+    /// none of the file's servers (Cline CLI: `Invalid MCP settings at …`).
+    pub whole_file: bool,
 }
 
 /// A protocol era, as the table spells it.

@@ -1130,7 +1130,9 @@ mod tests {
                 "crush",
                 "/h/.config/crush/crush.json",
                 "/h/.config/crush/crush.json",
-                "/h/AppData/Local/crush/crush.json",
+                // Crush's home.Config() is ~/.config on Windows too; %LOCALAPPDATA% holds
+                // the data file Crush writes itself.
+                "/h/.config/crush/crush.json",
             ),
             (
                 "tabnine-cli",

@@ -298,6 +298,13 @@ pub struct Fields {
     /// back to SSE as the spec suggests. `false`: it reports the server broken (Claude
     /// Code: "MCP endpoint not found").
     pub sse_fallback: bool,
+    /// The key of an object holding the transport's fields (`type`, `command`, `args`,
+    /// `env`, `cwd`; `url`, `headers`): Cline CLI 3 nests them under `transport`. Both
+    /// shapes are read; the nested one is written (src/entry/nesting.rs).
+    pub nest_key: Option<String>,
+    /// The key of a static-auth table holding a remote entry's headers and the variable
+    /// of its API key (Mistral Vibe: `auth`, with `headers` and `api_key_env`).
+    pub auth_key: Option<String>,
     /// Fields every new entry carries because the client requires them (Goose: `name`,
     /// `enabled`, `description`, `timeout`); `{name}` in a string is the server's name.
     pub defaults: serde_json::Map<String, serde_json::Value>,
@@ -330,6 +337,8 @@ impl Default for Fields {
             var_syntax: None,
             rejects_bom: false,
             sse_fallback: true,
+            nest_key: None,
+            auth_key: None,
             defaults: serde_json::Map::new(),
         }
     }

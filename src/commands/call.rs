@@ -20,6 +20,7 @@ pub fn run(args: CallArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         args.client.as_deref(),
         args.timeout,
         args.trust_project,
+        args.as_client.as_deref(),
     )?;
     let probe = exchange(printer, &resolved, Some(&call));
     if let Some(failure @ (ProbeError::UnknownTool { .. } | ProbeError::BadArgument { .. })) =

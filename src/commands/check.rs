@@ -388,7 +388,14 @@ fn check_file(
         os: ctx.platform.os,
         policy: &policy,
     };
-    let mut findings = check::check_text(&file.shown, &source.text, source.bom, &target);
+    let alternatives = crate::session::registry::sse_alternatives(ctx);
+    let mut findings = check::check_text_with(
+        &file.shown,
+        &source.text,
+        source.bom,
+        &target,
+        &alternatives,
+    );
     mark_fixable(&mut findings, file, &source, &target);
     if !fix || !findings.iter().any(|f| f.fixable) {
         return Ok(findings);

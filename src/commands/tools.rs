@@ -41,6 +41,7 @@ pub fn run(args: ToolsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         args.client.as_deref(),
         args.timeout,
         args.trust_project,
+        args.as_client.as_deref(),
     )?;
     let probe = exchange(printer, &resolved, None);
     if probe.failure.is_some() || probe.tools.is_none() {

@@ -93,7 +93,9 @@ fn for_client_vars(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<St
             .any(|r| r.syntax != vars::Syntax::Input)
     };
     let strings: Vec<String> = entry.transport.strings().into_iter().cloned().collect();
-    if !strings.iter().any(|s| env_refs(s)) {
+    // A client that expands nothing got past `loads::before_write` only with references
+    // its dialect carries as variable names (Mistral Vibe's `api_key_env`).
+    if !strings.iter().any(|s| env_refs(s)) || client.loading.expands == Some(false) {
         return (entry, notes);
     }
     let Some(syntax) = client.fields.var_syntax else {

@@ -11,6 +11,12 @@
 //! A process must not lock one file twice (the second waits for the first). Code that
 //! needs several files at once locks them in `LockKey` order (see `acquire_all`), so two
 //! processes never wait on each other in a circle.
+//!
+//! Sidecars of files nobody has locked for a while are pruned (`prune`), so `locks/` does
+//! not grow without end. Deleting a lock file is safe only because every taker checks,
+//! once it holds the lock, that the name still leads to the file it locked: one that was
+//! pruned while it waited (it holds the lock of a file no one else can open any more)
+//! starts over with whatever the name holds now.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, Write};
@@ -119,32 +125,40 @@ pub fn acquire_key(key: LockKey, state_dir: &Path, wait: Duration) -> Result<Fil
     };
     crate::fault::step_at("lock", &key.real).map_err(lock_err)?;
     fs::create_dir_all(&dir).map_err(lock_err)?;
-    let mut sidecar = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&sidecar_path)
-        .map_err(lock_err)?;
     let deadline = Instant::now() + wait;
-    loop {
-        match sidecar.try_lock() {
-            Ok(()) => break,
-            Err(fs::TryLockError::WouldBlock) if Instant::now() < deadline => {
-                std::thread::sleep(POLL);
+    let mut sidecar = loop {
+        let mut sidecar = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&sidecar_path)
+            .map_err(lock_err)?;
+        before_lock();
+        loop {
+            match sidecar.try_lock() {
+                Ok(()) => break,
+                Err(fs::TryLockError::WouldBlock) if Instant::now() < deadline => {
+                    std::thread::sleep(POLL);
+                }
+                Err(fs::TryLockError::WouldBlock) => {
+                    let mut holder = String::new();
+                    let _ = sidecar.read_to_string(&mut holder);
+                    return Err(FsError::Locked {
+                        path: key.real.clone(),
+                        holder: holder.trim().to_owned(),
+                        waited: wait,
+                    });
+                }
+                Err(fs::TryLockError::Error(e)) => return Err(lock_err(e)),
             }
-            Err(fs::TryLockError::WouldBlock) => {
-                let mut holder = String::new();
-                let _ = sidecar.read_to_string(&mut holder);
-                return Err(FsError::Locked {
-                    path: key.real.clone(),
-                    holder: holder.trim().to_owned(),
-                    waited: wait,
-                });
-            }
-            Err(fs::TryLockError::Error(e)) => return Err(lock_err(e)),
         }
-    }
+        if still_named(&sidecar, &sidecar_path) {
+            break sidecar;
+        }
+        // Pruned while we waited: ours is a lock nobody else can see. Start over with
+        // the file the name holds now (another taker may have created and locked it).
+    };
     // Who holds it, for the message another process shows while it waits (best effort).
     let _ = sidecar
         .set_len(0)
@@ -154,6 +168,92 @@ pub fn acquire_key(key: LockKey, state_dir: &Path, wait: Duration) -> Result<Fil
         key,
         _sidecar: sidecar,
     })
+}
+
+/// Whether `path` still names the open `file` (it was not pruned, or pruned and created
+/// again, since it was opened). Windows: always (sidecars are not pruned there).
+#[cfg(unix)]
+fn still_named(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), fs::metadata(path)) {
+        (Ok(open), Ok(named)) => open.dev() == named.dev() && open.ino() == named.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn still_named(_file: &File, _path: &Path) -> bool {
+    true
+}
+
+/// Sidecars are pruned once `locks/` holds more than this many.
+const PRUNE_OVER: usize = 32;
+/// A sidecar nobody has taken for this long is pruned. Any age would be safe for takers
+/// that check `still_named`; an hour also leaves alone the sidecars an older mcpctl, which
+/// does not check, might be waiting on (a wait lasts at most `WAIT`).
+const UNUSED_FOR: Duration = Duration::from_secs(3600);
+
+/// Delete the sidecars in `state_dir` that nobody holds and nobody has taken for
+/// `UNUSED_FOR` (taking a lock writes the taker's pid, so the modification time is the
+/// last time it was taken), when there are more than `PRUNE_OVER`. Each is deleted while
+/// this process holds its lock, so no taker holds it at that moment, and a taker waiting
+/// on it starts over (see `still_named`). Unix only: on Windows a name cannot be checked
+/// against an open file, so sidecars stay.
+pub fn prune(state_dir: &Path) {
+    prune_some(state_dir, UNUSED_FOR, PRUNE_OVER);
+}
+
+fn prune_some(state_dir: &Path, unused_for: Duration, over: usize) {
+    if cfg!(not(unix)) {
+        return;
+    }
+    let Ok(entries) = fs::read_dir(lock_dir(state_dir)) else {
+        return;
+    };
+    let sidecars: Vec<fs::DirEntry> = entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".lock"))
+        .collect();
+    if sidecars.len() <= over {
+        return;
+    }
+    let now = std::time::SystemTime::now();
+    for entry in sidecars {
+        let unused = entry
+            .metadata()
+            .ok()
+            .filter(fs::Metadata::is_file)
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| now.duration_since(t).ok())
+            .is_some_and(|age| age >= unused_for);
+        if !unused {
+            continue;
+        }
+        let path = entry.path();
+        let Ok(file) = OpenOptions::new().read(true).write(true).open(&path) else {
+            continue;
+        };
+        if file.try_lock().is_ok() && still_named(&file, &path) {
+            let _ = fs::remove_file(&path);
+        }
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: run between opening a sidecar and locking it (a pruner's moment).
+    static BEFORE_LOCK: std::cell::RefCell<Option<Box<dyn FnOnce()>>> =
+        std::cell::RefCell::new(None);
+}
+
+fn before_lock() {
+    #[cfg(test)]
+    {
+        let hook = BEFORE_LOCK.with(|hook| hook.borrow_mut().take());
+        if let Some(hook) = hook {
+            hook();
+        }
+    }
 }
 
 /// `path` with the longest existing ancestor canonicalized and `.`/`..` folded in the
@@ -216,6 +316,65 @@ mod tests {
             acquire_key(LockKey::of(&link).unwrap(), &state, Duration::ZERO),
             Err(FsError::Locked { .. })
         ));
+    }
+
+    /// A pruner deletes the sidecar after a taker opened it and before it locked it, and a
+    /// third process creates the name again and locks it: the taker must not think it
+    /// holds the lock too (it would hold the lock of a file nobody else can open).
+    #[cfg(unix)]
+    #[test]
+    fn a_sidecar_pruned_while_a_taker_waits_never_lets_two_in() {
+        use std::cell::RefCell;
+        use std::rc::Rc;
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let file = dir.path().join("mcp.json");
+        drop(acquire(&file, &state).unwrap());
+        let third: Rc<RefCell<Option<FileLock>>> = Rc::default();
+        let (s, f, t) = (state.clone(), file.clone(), third.clone());
+        BEFORE_LOCK.with(|hook| {
+            *hook.borrow_mut() = Some(Box::new(move || {
+                prune_some(&s, Duration::ZERO, 0);
+                assert_eq!(fs::read_dir(lock_dir(&s)).unwrap().count(), 0, "not pruned");
+                *t.borrow_mut() = Some(acquire(&f, &s).unwrap());
+            }));
+        });
+        let taker = acquire_key(LockKey::of(&file).unwrap(), &state, Duration::ZERO);
+        assert!(third.borrow().is_some());
+        assert!(
+            matches!(&taker, Err(FsError::Locked { .. })),
+            "two takers hold the lock of one file: {taker:?}"
+        );
+        drop(third.borrow_mut().take());
+        acquire_key(LockKey::of(&file).unwrap(), &state, Duration::ZERO).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn prune_deletes_only_old_sidecars_nobody_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let [a, b, c] = ["a.json", "b.json", "c.json"].map(|n| dir.path().join(n));
+        drop(acquire(&a, &state).unwrap());
+        let held = acquire(&b, &state).unwrap();
+        drop(acquire(&c, &state).unwrap());
+        let sidecar = |p: &Path| lock_dir(&state).join(LockKey::of(p).unwrap().sidecar_name());
+        let old = std::time::SystemTime::now() - Duration::from_secs(7200);
+        for p in [&a, &b] {
+            File::options()
+                .write(true)
+                .open(sidecar(p))
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
+        }
+        prune_some(&state, UNUSED_FOR, 2);
+        assert!(!sidecar(&a).exists(), "old and free: pruned");
+        assert!(sidecar(&b).exists(), "held: kept");
+        assert!(sidecar(&c).exists(), "taken just now: kept");
+        prune_some(&state, UNUSED_FOR, 5);
+        drop(held);
+        acquire_key(LockKey::of(&a).unwrap(), &state, Duration::ZERO).unwrap();
     }
 
     #[test]

@@ -420,3 +420,59 @@ pub fn distance(a: &str, b: &str) -> usize {
     }
     row[b.len()]
 }
+
+/// From the cached registry answers in `cache_dir` (every base mcpctl asked): each legacy
+/// SSE remote URL of a server that also lists exactly one Streamable HTTP remote, mapped to
+/// (server name, that URL). URLs with `{variables}` are left out: they are templates, not
+/// what an entry holds.
+pub fn sse_alternatives(
+    cache_dir: &std::path::Path,
+) -> std::collections::HashMap<String, (String, String)> {
+    let mut out = std::collections::HashMap::new();
+    let Ok(dir) = std::fs::read_dir(cache_dir) else {
+        return out;
+    };
+    for file in dir.flatten() {
+        let path = file.path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let Ok(source) = crate::fs::read_source(&path) else {
+            continue;
+        };
+        let Ok(cache) = serde_json::from_str::<Map<String, Value>>(&source.text) else {
+            continue;
+        };
+        let Some(servers) = cache.get("servers").and_then(Value::as_object) else {
+            continue;
+        };
+        for item in servers
+            .values()
+            .filter_map(|v| serde_json::from_value::<Item>(v.clone()).ok())
+        {
+            let plain = |r: &&crate::registry::schema::Remote| !r.url.contains('{');
+            let http: Vec<&str> = item
+                .server
+                .remotes
+                .iter()
+                .filter(plain)
+                .filter(|r| r.kind == "streamable-http")
+                .map(|r| r.url.as_str())
+                .collect();
+            let [http] = http.as_slice() else { continue };
+            for sse in item
+                .server
+                .remotes
+                .iter()
+                .filter(plain)
+                .filter(|r| r.kind == "sse")
+            {
+                out.insert(
+                    sse.url.clone(),
+                    (item.server.name.clone(), (*http).to_owned()),
+                );
+            }
+        }
+    }
+    out
+}

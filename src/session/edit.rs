@@ -12,7 +12,7 @@ use crate::clients::{Client, Location, Scope};
 use crate::entry::{Dialect, Transport};
 use crate::error::{ExitStatus, UserError};
 use crate::formats::{ConfigDoc, Edit, ServersAt};
-use crate::fs::{self, FileLock, FsError, Source, write_atomic};
+use crate::fs::{self, FileLock, FsError, Source, write_atomic_when};
 use crate::output::{Block, Paint, Report, Style, redact, redact_text};
 use crate::session::Context;
 use crate::session::inventory::{Document, display_path, read_document};
@@ -290,16 +290,50 @@ pub fn write_file(
     text: &str,
 ) -> Result<FileChange, FsError> {
     let created_dirs = crate::fs::missing_dirs(&source.path);
-    let mut change = FileChange {
+    let change = FileChange {
         path: source.path.clone(),
         created: !source.exists(),
         backup: None,
-        after: Some(digest(&source.bytes_for(text))),
+        after: None,
         before: source.digest.clone(),
         created_dirs,
     };
-    ctx.state.intend(&change)?;
-    change.backup = write_atomic(lock, source, text, ctx.backups.as_deref())?.backup;
+    // Three things must be durable before the file changes, in no order among them: what
+    // this command replaced before (its directories' fsyncs, left for later), the intent
+    // naming the new bytes (their digest, then the record and its fdatasync) and the new
+    // bytes themselves (the temp file and its fsync). The first two run on a thread of
+    // their own while this one writes the third; a journaling file system commits syncs
+    // in flight together, so they cost one wait, and the digest of a big file no time of
+    // its own. `write_atomic_when` waits for the thread before the backup and the swap;
+    // this file's own directory fsync is left for later in turn (`State::sync_later`).
+    let mut intended: Option<FileChange> = None;
+    let written = std::thread::scope(|scope| {
+        let intent = scope.spawn(|| {
+            // What this command replaced before must be durable before this file changes.
+            ctx.state.sync_pending()?;
+            let mut change = change;
+            change.after = Some(digest(&source.bytes_for(text)));
+            ctx.state.intend(&change).map(|()| change)
+        });
+        write_atomic_when(lock, source, text, ctx.backups.as_deref(), true, || {
+            let change = intent.join().map_err(|_| FsError::Intent {
+                dir: ctx.state.root().map(Path::to_path_buf).unwrap_or_default(),
+                source: std::io::Error::other("the thread that records the intent panicked"),
+            })??;
+            intended = Some(change);
+            Ok(())
+        })
+    })?;
+    let Some(mut change) = intended else {
+        return Err(FsError::Write {
+            path: source.path.clone(),
+            source: std::io::Error::other("internal error: written without an intent"),
+        });
+    };
+    change.backup = written.backup;
+    if let Some(dir) = written.unsynced {
+        ctx.state.sync_later(dir);
+    }
     ctx.state.wrote(change.clone());
     Ok(change)
 }
@@ -320,6 +354,7 @@ fn delete_created(
         before: source.digest.clone(),
         created_dirs: Vec::new(),
     };
+    ctx.state.sync_pending()?;
     ctx.state.intend(&change)?;
     change.backup = crate::fs::delete_atomic(lock, source, ctx.backups.as_deref())?.backup;
     crate::fs::remove_created(&source.path, dirs)?;

@@ -442,15 +442,22 @@ pub(crate) struct Resolved {
 /// The entry `name` in `client` (or in the detected clients, which must agree on it),
 /// from the scope the client uses, made runnable by doctor's static checks — including
 /// its trust rule: a project entry the client has not approved is not started unless
-/// `trust_project`.
+/// `trust_project`. It starts with the environment its client gives it, or, `as_client`,
+/// exactly as that client starts it (capabilities included), as `doctor` and
+/// `doctor --as` do.
 pub(crate) fn resolve(
     ctx: &Context,
     name: &str,
     client: Option<&str>,
     timeout: f64,
     trust_project: bool,
+    as_client: Option<&str>,
 ) -> anyhow::Result<Resolved> {
-    let options = probe_options(ctx, timeout)?;
+    let mut options = probe_options(ctx, timeout)?;
+    let as_client = match as_client {
+        Some(id) => targets::by_ids(ctx, &[id.to_owned()])?.first().copied(),
+        None => None,
+    };
     let clients = match client {
         Some(id) => targets::by_ids(ctx, &[id.to_owned()])?,
         None => targets::detected(ctx),
@@ -526,6 +533,12 @@ pub(crate) fn resolve(
             first.client.id
         ))
     })?;
+    let launch = as_started_by(
+        as_client.unwrap_or(first.client),
+        launch,
+        &mut options,
+        as_client.is_some(),
+    );
     Ok(Resolved {
         client: first.client.id.clone(),
         name: name.to_owned(),

@@ -23,6 +23,14 @@ pub fn state_dir(ctx: &Context) -> Option<&Path> {
     ctx.state.root()
 }
 
+/// Legacy SSE URLs whose registry entry (as mcpctl last fetched it) also lists a
+/// Streamable HTTP remote: URL → (server name, HTTP URL), for `check`'s MCP209.
+pub fn sse_alternatives(ctx: &Context) -> crate::check::SseAlternatives {
+    state_dir(ctx)
+        .map(|s| crate::registry::api::sse_alternatives(&s.join("registry-cache")))
+        .unwrap_or_default()
+}
+
 /// Registry installs the ledger still knows as mcpctl's `registry:SERVER@VERSION` entry
 /// (a removed entry, or one whose ledger record is gone, is not followed any more).
 pub fn live_installs(ctx: &Context) -> anyhow::Result<Vec<installed::Install>> {

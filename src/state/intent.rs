@@ -2,16 +2,23 @@
 //! file changes, so a crash (`kill -9`, power loss) between a write and the journal
 //! record never leaves a change `undo` cannot see.
 //!
-//! A command's intent is `intents/{id}.json` in the state directory, in the journal
-//! record's own shape, with each file's digest before and after. The command holds an
-//! advisory lock on it while it runs; at the end (`State::finish`) the journal record is
-//! written under the same id and the intent is removed. An intent whose lock is free
-//! belongs to a command that died: the next mcpctl run turns it into a journal record
-//! of what did change (each file's digest now says whether its write happened), so
-//! `undo` reverts the interrupted command — not the one before it.
+//! A command's intent is `intents/{id}.json` in the state directory: JSON lines in the
+//! journal record's own shape, appended and never rewritten. Before each client file
+//! changes, a line listing every file so far (each with its digest before and after) is
+//! appended and synced (`fdatasync`): the one fsync the record costs. A line cut short by
+//! a crash is for a file that had not changed yet, and the line before it still parses.
+//! The command holds an advisory lock on the file while it runs. At the end
+//! (`State::finish`) the final record (backups, ledger changes, the command's label) is
+//! appended *without* an fsync and the file is renamed into `journal/`: if a crash loses
+//! that line or the rename, the synced lines before it still say which files the
+//! command was writing, and whoever reads the record settles it against the files
+//! (`settle`). An intent whose lock is free belongs to a command that died: the next
+//! mcpctl run moves it into the journal, settled to what did change (each file's digest
+//! now says whether its write happened), so `undo` reverts the interrupted command — not
+//! the one before it.
 
 use std::fs::{File, OpenOptions};
-use std::io::{Seek, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::journal::{Entry, FileChange, matches};
@@ -22,7 +29,7 @@ pub const DIR: &str = "intents";
 #[derive(Debug)]
 pub struct Intent {
     path: PathBuf,
-    /// Locked for as long as the command runs.
+    /// Locked for as long as the command runs; opened for appending.
     file: File,
     pub entry: Entry,
 }
@@ -36,14 +43,16 @@ impl Intent {
         let path = dir.join(format!("{id}.json"));
         let file = OpenOptions::new()
             .read(true)
-            .write(true)
+            .append(true)
             .create_new(true)
             .open(&path)?;
         file.lock()?;
         let mut intent = Intent { path, file, entry };
+        intent.entry.pending = true;
         intent.save()?;
         // The name must be durable too, before the first client file changes; on the
-        // client file's own file system its journal commits it before that change.
+        // client file's own file system its journal commits it with that file's
+        // directory fsync, which comes before the change can be seen after a crash.
         if !crate::fs::same_file_system(&dir, first) {
             crate::fs::sync_dir_of(&intent.path);
         }
@@ -64,23 +73,32 @@ impl Intent {
         self.save()
     }
 
+    /// Append the intent as it is now and make it durable.
     fn save(&mut self) -> std::io::Result<()> {
-        let text = serde_json::to_vec(&self.entry).map_err(std::io::Error::other)?;
-        self.file.set_len(0)?;
-        self.file.rewind()?;
-        self.file.write_all(&text)?;
+        self.append(&self.entry.clone())?;
         self.file.sync_data()?;
         crate::fault::step_at("intent", &self.path)
     }
 
-    /// The command finished: its final journal record (`text`) replaces the intent, which
-    /// moves to `journaled`. On failure the intent stays (recovered by the next run).
-    pub fn finish_as(mut self, text: &str, journaled: &Path) -> std::io::Result<()> {
-        self.file.set_len(0)?;
-        self.file.rewind()?;
-        self.file.write_all(text.as_bytes())?;
-        self.file.sync_data()?;
-        crate::fault::step_at("journal", journaled)?;
+    fn append(&mut self, entry: &Entry) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(entry).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        self.file.write_all(&line)
+    }
+
+    /// The command finished: its final journal record is appended, not synced (see the
+    /// module note). Then `into_journal` moves the file; in between the record is
+    /// complete but still an intent, which the next run journals as it is.
+    pub fn finish(&mut self, record: &Entry) -> std::io::Result<()> {
+        let mut record = record.clone();
+        record.pending = false;
+        self.append(&record)?;
+        crate::fault::step_at("journal", &self.path)
+    }
+
+    /// Move the finished intent to `journaled` (a rename: the synced lines in it keep
+    /// their durability). No fsync: a lost rename leaves an intent the next run journals.
+    pub fn into_journal(self, journaled: &Path) -> std::io::Result<()> {
         if let Some(dir) = journaled.parent() {
             std::fs::create_dir_all(dir)?;
         }
@@ -88,7 +106,8 @@ impl Intent {
             clippy::disallowed_methods,
             reason = "mcpctl's own journal record moves from intents/ to journal/"
         )]
-        std::fs::rename(&self.path, journaled)
+        std::fs::rename(&self.path, journaled)?;
+        crate::fault::step_at("journaled", journaled)
     }
 
     /// The command wrote nothing after all: the intent goes.
@@ -104,6 +123,8 @@ pub struct Recovered {
     /// `None` when nothing of it reached a file.
     pub record: Option<Entry>,
     pub path: PathBuf,
+    /// It got as far as its final record: the file is the journal record as it is.
+    pub finished: bool,
 }
 
 /// The intents in `root` whose command is no longer running, each with the journal
@@ -129,12 +150,18 @@ pub fn dead(root: &Path, backups: Option<&Path>) -> Vec<Recovered> {
         if file.try_lock().is_err() {
             continue;
         }
-        let record = crate::fs::read_bytes(&path)
+        let entry = crate::fs::read_bytes(&path)
             .ok()
             .flatten()
-            .and_then(|bytes| serde_json::from_slice::<Entry>(&bytes).ok())
-            .and_then(|entry| settle(entry, backups));
-        out.push(Recovered { id, record, path });
+            .and_then(|bytes| Entry::parse(&bytes));
+        let finished = entry.as_ref().is_some_and(|e| !e.pending);
+        let record = entry.and_then(|entry| settled(entry, backups));
+        out.push(Recovered {
+            id,
+            record,
+            path,
+            finished,
+        });
     }
     out.sort_by(|a, b| a.id.cmp(&b.id));
     out
@@ -164,9 +191,22 @@ pub fn happened(file: &FileChange, backups: Option<&Path>) -> Option<FileChange>
     Some(file)
 }
 
+/// A record as the journal should keep it: a finished one as it is; one that ends with an
+/// intent line (its command died, or a crash lost its final line) with only the files
+/// whose write happened (or that someone changed since), each with the backup of its
+/// version before; `None` when nothing of it reached a file.
+pub fn settled(entry: Entry, backups: Option<&Path>) -> Option<Entry> {
+    if entry.pending {
+        settle(entry, backups)
+    } else {
+        Some(entry)
+    }
+}
+
 /// Keep the files whose write happened (or that someone changed since), each with the
 /// backup of its version before.
 fn settle(mut entry: Entry, backups: Option<&Path>) -> Option<Entry> {
+    entry.pending = false;
     entry.files = entry
         .files
         .iter()

@@ -50,6 +50,25 @@ pub struct Entry {
     pub files: Vec<FileChange>,
     #[serde(default)]
     pub ledger: Vec<LedgerChange>,
+    /// An intent's line (`intent`): what the command was about to write, not yet what it
+    /// did; a record that ends with one is settled against the files when read.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pending: bool,
+}
+
+impl Entry {
+    /// The record a journal or intent file holds: one JSON document (the shape older
+    /// mcpctl versions wrote), or JSON lines of which the last one that parses counts
+    /// (an intent appends a line per change; a line cut short by a crash is skipped).
+    pub fn parse(bytes: &[u8]) -> Option<Entry> {
+        if let Ok(entry) = serde_json::from_slice::<Entry>(bytes) {
+            return Some(entry);
+        }
+        bytes
+            .split(|b| *b == b'\n')
+            .rev()
+            .find_map(|line| serde_json::from_slice::<Entry>(line).ok())
+    }
 }
 
 /// The digest of bytes as the journal records it (`fs::digest`, XXH3-128).

@@ -57,6 +57,9 @@ struct Session {
     command: String,
     /// What this command is about to write, durable before the first write.
     intent: Option<intent::Intent>,
+    /// Directories of client files this command replaced whose fsync is still to come
+    /// (`sync_later`): before the next file changes, and before the command ends.
+    unsynced: Vec<PathBuf>,
 }
 
 impl State {
@@ -242,10 +245,33 @@ impl State {
             command: session.command.clone(),
             files: vec![change.clone()],
             ledger: Vec::new(),
+            pending: true,
         };
         let id = entry.id.clone();
         session.intent = Some(intent::Intent::create(root, &id, entry, &change.path).map_err(err)?);
         Ok(())
+    }
+
+    /// Leave the fsync of `dir` (a file in it was just replaced) for later: it is done
+    /// before the next file changes (`sync_pending`) or, at the latest, beside the ledger's
+    /// own fsync at the end (`finish`), so it costs no wait of its own.
+    pub fn sync_later(&self, dir: PathBuf) {
+        let mut session = self.session();
+        if !session.unsynced.contains(&dir) {
+            session.unsynced.push(dir);
+        }
+    }
+
+    /// Make the replaced files' names durable now (see `sync_later`): what this command
+    /// changed so far must be on the disk before it changes the next file (a parked
+    /// record before the entry is cut from its file, an entry back in its file before
+    /// its parked record goes).
+    pub fn sync_pending(&self) -> Result<(), fs::FsError> {
+        let dirs = std::mem::take(&mut self.session().unsynced);
+        fs::sync_dirs(&dirs).map_err(|source| fs::FsError::Write {
+            path: dirs.first().cloned().unwrap_or_default(),
+            source,
+        })
     }
 
     /// Turn the intents of commands that died into journal records (see `intent`), so
@@ -256,6 +282,26 @@ impl State {
         };
         for dead in intent::dead(&root, self.backups().as_deref()) {
             let journaled = root.join(JOURNAL_DIR).join(format!("{}.json", dead.id));
+            if let Some(record) = dead.record.as_ref().filter(|_| dead.finished) {
+                // It wrote its final record and died before the move, maybe before its
+                // ledger changes were saved: they are saved now, and the file is the
+                // journal record as it is.
+                if !record.ledger.is_empty() {
+                    self.lock()?;
+                    self.save_ledger(&root, &record.ledger, true)?
+                        .map_err(|e| UserError::new(e.to_string()))?;
+                }
+            }
+            if dead.finished && dead.record.is_some() && !journaled.exists() {
+                let _ = std::fs::create_dir_all(root.join(JOURNAL_DIR));
+                #[expect(
+                    clippy::disallowed_methods,
+                    reason = "mcpctl's own journal record moves from intents/ to journal/"
+                )]
+                if std::fs::rename(&dead.path, &journaled).is_ok() {
+                    continue;
+                }
+            }
             if let Some(record) = dead.record.filter(|_| !journaled.exists()) {
                 let mut text = serde_json::to_string_pretty(&record)?;
                 text.push('\n');
@@ -308,7 +354,33 @@ impl State {
 
     /// Save this command's ledger changes and its journal record. Called once, by
     /// `lib::run`, also after a failed command (the files it did write can be undone).
+    /// The directory fsyncs of the last files written (`sync_later`) run meanwhile on a
+    /// thread of their own, beside the ledger's fsync; the command ends after both.
     pub fn finish(&self, command: &str) -> anyhow::Result<()> {
+        let unsynced = std::mem::take(&mut self.session().unsynced);
+        std::thread::scope(|scope| {
+            let synced = scope.spawn(|| fs::sync_dirs(&unsynced));
+            let saved = self.save(command);
+            let synced = synced
+                .join()
+                .unwrap_or_else(|_| Err(std::io::Error::other("the sync thread panicked")))
+                .map_err(|e| {
+                    UserError::new(format!(
+                        "cannot make the files written durable ({}): {e}",
+                        unsynced
+                            .iter()
+                            .map(|d| d.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                    .into()
+                });
+            saved.and(synced)
+        })
+    }
+
+    /// `finish` without the directory fsyncs: the ledger and the journal record.
+    fn save(&self, command: &str) -> anyhow::Result<()> {
         let Some(root) = self.root.clone() else {
             return Ok(());
         };
@@ -341,58 +413,91 @@ impl State {
                 "the client files were written; mcpctl could not remember it, so it will treat those entries as hand-made",
             )
         };
-        if !changes.is_empty() {
-            // Re-read under the lock: another mcpctl may have recorded since we read.
-            let mut ledger = self.read_ledger()?;
-            for change in &changes {
-                match &change.after {
-                    Some(record) => {
-                        ledger.put(record.clone());
-                    }
-                    None => {
-                        ledger.remove(&change.entry);
-                    }
-                }
-            }
-            ledger.version = ledger::VERSION;
-            ledger.sort();
-            let mut text = serde_json::to_string_pretty(&ledger)?;
-            text.push('\n');
-            write_state_file(&root, &root.join(LEDGER_FILE), &text).map_err(save_err)?;
-        }
         let now = SystemTime::now();
-        let intended = self.session().intent.as_ref().map(|i| i.entry.id.clone());
+        let mut intent = self.session().intent.take();
         let record = JournalEntry {
-            id: intended.unwrap_or_else(|| journal_id(now)),
+            id: intent
+                .as_ref()
+                .map_or_else(|| journal_id(now), |i| i.entry.id.clone()),
             time: rfc3339(now),
             command: command.to_owned(),
             files,
-            ledger: changes,
+            ledger: changes.clone(),
+            pending: false,
         };
-        let mut text = serde_json::to_string_pretty(&record)?;
-        text.push('\n');
         let dir = root.join(JOURNAL_DIR);
         let journaled = dir.join(format!("{}.json", record.id));
-        // The intent becomes the journal record: rewritten with the final record and
-        // moved (if the move is lost in a crash, the intent is recovered instead).
-        let intent = self.session().intent.take();
+        let record_err = |source: std::io::Error| {
+            save_err(fs::FsError::Write {
+                path: journaled.clone(),
+                source,
+            })
+        };
+        // The final record goes into the intent first (appended, no fsync of its own:
+        // see `intent`), so a crash while the ledger is saved leaves a record that names
+        // the ledger changes too.
+        if let Some(intent) = &mut intent {
+            intent.finish(&record).map_err(record_err)?;
+        }
+        if !changes.is_empty() {
+            self.save_ledger(&root, &changes, false)?
+                .map_err(save_err)?;
+        }
         match intent {
-            Some(intent) => intent
-                .finish_as(&text, &journaled)
-                .map_err(|source| fs::FsError::Write {
-                    path: journaled.clone(),
-                    source,
-                })
-                .map_err(save_err)?,
-            None => write_state_file(&root, &journaled, &text).map_err(save_err)?,
+            // The intent becomes the journal record by a rename (if the rename is lost in
+            // a crash, the intent is journaled by the next run instead).
+            Some(intent) => intent.into_journal(&journaled).map_err(record_err)?,
+            None => {
+                let mut text = serde_json::to_string_pretty(&record)?;
+                text.push('\n');
+                write_state_file(&root, &journaled, &text).map_err(save_err)?;
+            }
         }
         prune_journal(&dir);
+        fs::lock::prune(&root);
         let mut session = self.session();
         session.changes.clear();
         session.files.clear();
         // The command is over: let the next mcpctl in.
         session.lock = None;
         Ok(())
+    }
+
+    /// Merge `changes` into the ledger on disk (the state lock held). A `replay` (a dead
+    /// command's changes) applies each only where the ledger still holds what that command
+    /// saw before: a change saved already, or overtaken by a later command, is left. The
+    /// outer error is a ledger that cannot be read; the inner one, a failed write.
+    fn save_ledger(
+        &self,
+        root: &Path,
+        changes: &[LedgerChange],
+        replay: bool,
+    ) -> anyhow::Result<Result<(), fs::FsError>> {
+        // Re-read under the lock: another mcpctl may have recorded since we read.
+        let mut ledger = self.read_ledger()?;
+        let mut changed = false;
+        for change in changes {
+            if replay && ledger.lookup(&change.entry) != change.before.as_ref() {
+                continue;
+            }
+            changed = true;
+            match &change.after {
+                Some(record) => {
+                    ledger.put(record.clone());
+                }
+                None => {
+                    ledger.remove(&change.entry);
+                }
+            }
+        }
+        if !changed {
+            return Ok(Ok(()));
+        }
+        ledger.version = ledger::VERSION;
+        ledger.sort();
+        let mut text = serde_json::to_string_pretty(&ledger)?;
+        text.push('\n');
+        Ok(write_ledger(root, &text))
     }
 
     /// The last measured token cost of servers' tool definitions (empty when nothing
@@ -449,11 +554,14 @@ impl State {
         };
         let mut ids = journal_ids(&root.join(JOURNAL_DIR));
         ids.reverse();
+        let backups = self.backups();
         ids.into_iter()
             .filter_map(|id| {
                 let bytes =
                     fs::read_bytes(&root.join(JOURNAL_DIR).join(format!("{id}.json"))).ok()??;
-                let mut entry: JournalEntry = serde_json::from_slice(&bytes).ok()?;
+                // A record whose final line a crash lost ends with its intent: settled
+                // to what did change (see `intent`).
+                let mut entry = intent::settled(JournalEntry::parse(&bytes)?, backups.as_deref())?;
                 entry.id = id;
                 Some(entry)
             })
@@ -465,6 +573,20 @@ impl State {
 fn journal_id(now: SystemTime) -> String {
     let nanos = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     format!("{nanos:020}-{}", std::process::id())
+}
+
+/// Replace the ledger (under its file lock, and the state lock): a temp file, fsynced,
+/// renamed over it — and no directory fsync. The fsync is what keeps a crash from leaving
+/// a torn ledger (every record read as hand-made, or a ledger that does not parse); the
+/// rename needs none of its own: if a crash loses it, the ledger is the one before this
+/// command (its entries read as hand-made: more careful, never less), and on one file
+/// system with the journal the rename is committed before the journal record's move that
+/// follows it.
+fn write_ledger(root: &Path, text: &str) -> Result<(), fs::FsError> {
+    let path = root.join(LEDGER_FILE);
+    let lock = fs::lock::acquire(&path, root)?;
+    let source = lock.read(&path)?;
+    fs::write_own(&lock, &source, text)
 }
 
 /// Replace one of mcpctl's own files atomically (under its file lock, in `root`).

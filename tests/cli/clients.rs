@@ -45,8 +45,14 @@ fn unverified_rows_say_so_in_both_outputs() {
         "{legacy}"
     );
     let vibe = row("mistral-vibe");
-    assert_eq!(vibe["verified"], "2026-12-01");
-    assert_eq!(vibe["verified_against"], "vibe 3.0.2 (tests/cli/peers.rs)");
+    assert_eq!(vibe["verified"], "2026-12-02");
+    assert!(
+        vibe["verified_against"]
+            .as_str()
+            .unwrap()
+            .starts_with("vibe 3.0.2 ("),
+        "{vibe}"
+    );
     assert_eq!(
         vibe["source"],
         "https://docs.mistral.ai/vibe/code/cli/mcp-servers"
@@ -63,7 +69,7 @@ fn unverified_rows_say_so_in_both_outputs() {
         .find(|l| l.starts_with("mistral-vibe"))
         .unwrap();
     assert!(!vibe_line.contains("unverified"), "{human}");
-    assert!(vibe_line.contains("2026-12-01"), "{human}");
+    assert!(vibe_line.contains("2026-12-02"), "{human}");
     assert!(human.contains("comes from a secondary source"), "{human}");
 }
 
@@ -73,14 +79,14 @@ fn unverified_rows_say_so_in_both_outputs() {
 fn stale_rows_are_shown_and_json_has_verified_for_every_row() {
     let mut env = TestEnv::new();
     std::fs::create_dir_all(env.path(".vibe")).unwrap();
-    // 2026-12-01 + 90 days: not stale yet.
+    // Vibe's row, 2026-12-02 + 90 days: not stale yet.
     env.extra_env
-        .push(("MCPCTL_TODAY".into(), "2027-03-01".into()));
+        .push(("MCPCTL_TODAY".into(), "2027-03-02".into()));
     let human = env.run(&["clients"]).ok();
     assert!(!human.stdout.contains("(stale)"), "{}", human.stdout);
     env.extra_env.clear();
     env.extra_env
-        .push(("MCPCTL_TODAY".into(), "2027-03-02".into()));
+        .push(("MCPCTL_TODAY".into(), "2027-03-03".into()));
     let run = env.run(&["clients"]).ok();
     let vibe_line = run
         .stdout

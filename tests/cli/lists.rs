@@ -95,20 +95,36 @@ fn vibe_remote_entries_use_its_transport_key_and_refuse_sse() {
     .ok();
     let out = env.read_str(VIBE);
     assert!(
-        out.contains("[[mcp_servers]]\nname = \"docs\"\ntransport = \"http\"\nurl = \"https://docs.example.com/mcp\"\nheaders = { X-Key = \"k\" }\n"),
+        out.contains("[[mcp_servers]]\nname = \"docs\"\ntransport = \"http\"\nurl = \"https://docs.example.com/mcp\"\nauth = { type = \"static\", headers = { X-Key = \"k\" } }\n"),
         "{out}"
     );
-    // Vibe passes `${VAR}` through literally (issue 21): refused, nothing written.
+    // A header that is one variable is Vibe's `api_key_env`, the one variable it resolves.
+    env.run(&[
+        "add",
+        "keyed",
+        "-c",
+        "mistral-vibe",
+        "--url",
+        "https://keyed.example.com/mcp",
+        "-H",
+        "X-Key=${DOCS_KEY}",
+    ])
+    .ok();
+    let out = env.read_str(VIBE);
+    assert!(
+        out.contains("auth = { type = \"static\", api_key_env = \"DOCS_KEY\", api_key_header = \"X-Key\", api_key_format = \"{token}\" }"),
+        "{out}"
+    );
+    // Anywhere else Vibe passes `${VAR}` through literally (issue 21): refused, nothing
+    // written.
     let run = env
         .run(&[
             "add",
-            "keyed",
+            "inurl",
             "-c",
             "mistral-vibe",
             "--url",
-            "https://docs.example.com/mcp",
-            "-H",
-            "X-Key=${DOCS_KEY}",
+            "https://docs.example.com/mcp?key=${DOCS_KEY}",
         ])
         .code(2);
     assert!(

@@ -469,22 +469,24 @@ fn add_refuses_variables_where_the_client_does_not_expand_them() {
     assert!(!run.stderr.contains("does not know"), "{}", run.stderr);
 }
 
-/// Issue 21: OpenCode reads and merges `config.json`, `opencode.json` and
-/// `opencode.jsonc` (a later file wins a name); mcpctl read only the first that existed.
-#[test]
-fn opencode_merges_its_three_user_files_and_the_last_wins() {
+/// `files` (in order) in `dir`, each with a server of its own and one `same` they all
+/// define: mcpctl lists every server, `same` from the last file, the other `same`s
+/// overridden, and the client's own resolved config (`debug config`) agrees.
+fn merges_user_files_and_the_last_wins(id: &str, bin: &str, dir: &str, files: &[&str]) {
     let env = TestEnv::new();
-    for (file, own) in [
-        ("config.json", "a"),
-        ("opencode.json", "b"),
-        ("opencode.jsonc", "c"),
-    ] {
+    let mut owns = Vec::new();
+    for (i, file) in files.iter().enumerate() {
+        let own = format!("s{i}");
         let text = format!(
             "{{\"mcp\": {{\"{own}\": {{\"type\": \"local\", \"command\": [\"true\"]}}, \"same\": {{\"type\": \"local\", \"command\": [\"from-{file}\"]}}}}}}"
         );
-        env.write(&format!(".config/opencode/{file}"), text.as_bytes());
+        env.write(&format!("{dir}/{file}"), text.as_bytes());
+        owns.push(own);
     }
-    let list = env.run(&["list", "--json", "-c", "opencode"]).ok().json();
+    let last = format!("from-{}", files[files.len() - 1]);
+    let mut want: Vec<&str> = owns.iter().map(String::as_str).collect();
+    want.push("same");
+    let list = env.run(&["list", "--json", "-c", id]).ok().json();
     let loaded: Vec<(String, String)> = list
         .as_array()
         .unwrap()
@@ -499,9 +501,9 @@ fn opencode_merges_its_three_user_files_and_the_last_wins() {
         .collect();
     let mut names: Vec<&str> = loaded.iter().map(|(n, _)| n.as_str()).collect();
     names.sort_unstable();
-    assert_eq!(names, ["a", "b", "c", "same"], "{list:#}");
+    assert_eq!(names, want, "{list:#}");
     let same = loaded.iter().find(|(n, _)| n == "same").unwrap();
-    assert_eq!(same.1, "from-opencode.jsonc");
+    assert_eq!(same.1, last);
     let overridden = list
         .as_array()
         .unwrap()
@@ -512,14 +514,45 @@ fn opencode_merges_its_three_user_files_and_the_last_wins() {
                 .is_some_and(|w| w.starts_with("overridden"))
         })
         .count();
-    assert_eq!(overridden, 2, "{list:#}");
-    if let Some(run) = client(&env, "opencode", &["debug", "config"]) {
+    assert_eq!(overridden, files.len() - 1, "{list:#}");
+    if let Some(run) = client(&env, bin, &["debug", "config"]) {
         let config: Value = serde_json::from_str(&run.stdout).unwrap();
         let mut theirs: Vec<&String> = config["mcp"].as_object().unwrap().keys().collect();
         theirs.sort_unstable();
-        assert_eq!(theirs, ["a", "b", "c", "same"]);
-        assert_eq!(config["mcp"]["same"]["command"][0], "from-opencode.jsonc");
+        assert_eq!(theirs, want);
+        assert_eq!(config["mcp"]["same"]["command"][0], last.as_str());
     }
+}
+
+/// Issue 21: OpenCode reads and merges `config.json`, `opencode.json` and
+/// `opencode.jsonc` (a later file wins a name); mcpctl read only the first that existed.
+#[test]
+fn opencode_merges_its_three_user_files_and_the_last_wins() {
+    merges_user_files_and_the_last_wins(
+        "opencode",
+        "opencode",
+        ".config/opencode",
+        &["config.json", "opencode.json", "opencode.jsonc"],
+    );
+}
+
+/// Kilo 7.7.7 merges five user files, OpenCode's two last (its own resolved config and
+/// its source: `["config.json","kilo.json","kilo.jsonc","opencode.json","opencode.jsonc"]`);
+/// the row had assumed OpenCode's three, so an `opencode.json` server went unlisted.
+#[test]
+fn kilo_merges_its_five_user_files_and_the_last_wins() {
+    merges_user_files_and_the_last_wins(
+        "kilo",
+        "kilo",
+        ".config/kilo",
+        &[
+            "config.json",
+            "kilo.json",
+            "kilo.jsonc",
+            "opencode.json",
+            "opencode.jsonc",
+        ],
+    );
 }
 
 /// Issue 21: Gemini CLI also loads the servers of its system settings file
@@ -555,5 +588,34 @@ fn gemini_system_settings_servers_are_listed_read_only() {
             run.stdout,
             run.stderr
         );
+    }
+}
+
+/// Cline CLI 3.0.65 refuses its whole settings file when one entry fits neither of its
+/// shapes (`cline config mcp` errors, no server loads); mcpctl listed the good entries as
+/// loaded.
+#[test]
+fn one_entry_cline_cannot_read_makes_it_load_none_of_the_file() {
+    let env = TestEnv::new();
+    env.write(
+        ".cline/data/settings/cline_mcp_settings.json",
+        br#"{
+  "mcpServers": {
+    "good": { "transport": { "type": "stdio", "command": "node", "args": ["/srv/good.js"] } },
+    "bad": { "transport": { "type": "stdio", "args": ["/srv/bad.js"] } }
+  }
+}
+"#,
+    );
+    let list = env.run(&["list", "--json", "-c", "cline-cli"]).ok().json();
+    let why = row(&list, "good")["not_loaded"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(why.starts_with("file rejected"), "{list:#}");
+    assert!(why.contains("`bad`"), "{why}");
+    if let Some(run) = client(&env, "cline", &["config", "mcp", "--json"]) {
+        let said = format!("{}{}", run.stdout, run.stderr);
+        assert!(said.contains("Invalid MCP settings"), "{said}");
     }
 }

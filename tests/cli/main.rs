@@ -43,6 +43,7 @@ mod policy;
 mod policy_clients;
 mod profiles;
 mod read_as_client;
+mod records;
 mod registry;
 mod registry_server;
 mod remove;

@@ -527,6 +527,43 @@ fn mcpctl_reads_what_qwen_writes() {
     mcpctl_reads_what_gemini_like_writes("qwen", "qwen-code");
 }
 
+/// `qwen mcp reconnect --all`: one line per server, `- NAME: Skipped - REASON` for one Qwen
+/// will not start (`qwen mcp list` connects to every server regardless, and 0.24.4's
+/// `reconnect NAME` refuses any name: "server-name and all are mutually exclusive").
+fn qwen_skipped(p: &Peer, name: &str) -> Option<String> {
+    let run = p.client(&["mcp", "reconnect", "--all"]);
+    let prefix = format!("- {name}: Skipped - ");
+    run.stdout
+        .lines()
+        .chain(run.stderr.lines())
+        .find_map(|l| l.trim().strip_prefix(prefix.as_str()).map(str::to_owned))
+}
+
+/// Qwen Code's switch is its `mcp.excluded` list: Qwen skips what `disable` lists there,
+/// starts it again after `enable`, and the file is byte-identical.
+#[test]
+fn qwen_sees_what_disable_writes() {
+    let Some(p) = peer("qwen") else { return };
+    for (name, target) in [("off", "/nonexistent/off.js"), ("on", "/nonexistent/on.js")] {
+        p.mcpctl(&["add", name, "-c", "qwen-code", "--", "node", target])
+            .ok();
+    }
+    // Qwen migrates the file when it reads it (`"$version": 4` is added): the bytes
+    // compared are those after its first read.
+    assert_eq!(qwen_skipped(&p, "off"), None);
+    let file = p.env.path(".qwen/settings.json");
+    let before = std::fs::read(&file).unwrap();
+    p.mcpctl(&["disable", "off", "-c", "qwen-code"]).ok();
+    assert_eq!(
+        qwen_skipped(&p, "off").as_deref(),
+        Some("server is excluded in settings (mcp.excluded)")
+    );
+    assert_eq!(qwen_skipped(&p, "on"), None);
+    p.mcpctl(&["enable", "off", "-c", "qwen-code"]).ok();
+    assert_eq!(qwen_skipped(&p, "off"), None);
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+}
+
 // ---------------------------------------------------------------- opencode
 
 /// The `mcp` map of `opencode debug config` (the resolved configuration).
@@ -595,6 +632,52 @@ fn mcpctl_reads_what_opencode_writes() {
     p.mcpctl(&["remove", "web", "-c", "opencode"]).ok();
     assert_eq!(opencode_mcp(&p), json!({}));
     assert!(p.mcpctl_rows("opencode").is_empty());
+}
+
+/// `opencode mcp list` marks a server `NAME disabled` when `enabled` is false: it sees what
+/// `disable` writes, and `enable` gives the file back byte for byte.
+#[test]
+fn opencode_sees_what_disable_writes() {
+    let Some(p) = peer("opencode") else { return };
+    p.mcpctl(&[
+        "add",
+        "mem",
+        "-c",
+        "opencode",
+        "--",
+        "node",
+        "/nonexistent/mem.js",
+    ])
+    .ok();
+    p.mcpctl(&[
+        "add",
+        "web",
+        "-c",
+        "opencode",
+        "--url",
+        "http://127.0.0.1:9/mcp",
+    ])
+    .ok();
+    let disabled = |name: &str| {
+        let run = p.client(&["mcp", "list"]);
+        let want = format!("{name} disabled");
+        run.stdout
+            .lines()
+            .chain(run.stderr.lines())
+            .any(|l| l.trim_end().ends_with(&want))
+    };
+    // opencode adds `$schema` to the file when it reads it: the bytes compared are those
+    // after its first read.
+    assert!(!disabled("mem"));
+    let file = p.env.path(".config/opencode/opencode.json");
+    let before = std::fs::read(&file).unwrap();
+    p.mcpctl(&["disable", "mem", "-c", "opencode"]).ok();
+    assert_eq!(opencode_mcp(&p)["mem"]["enabled"], false);
+    assert!(disabled("mem"));
+    assert!(!disabled("web"));
+    p.mcpctl(&["enable", "mem", "-c", "opencode"]).ok();
+    assert!(!disabled("mem"));
+    assert_eq!(std::fs::read(&file).unwrap(), before);
 }
 
 // ---------------------------------------------------------------- mcpctl apply
@@ -1245,6 +1328,105 @@ fn kilo_sees_what_disable_writes() {
     assert_eq!(std::fs::read(&file).unwrap(), before);
 }
 
+// ---------------------------------------------------------------- Cline CLI
+
+const CLINE_FILE: &str = ".cline/data/settings/cline_mcp_settings.json";
+
+/// `cline config mcp --json`: `[{name, transportType, disabled, path}]`, by name. Cline
+/// refuses the whole file when one entry does not fit its schema, so this also shows that
+/// every entry parsed.
+fn cline_list(p: &Peer) -> Vec<Value> {
+    let run = p.client(&["config", "mcp", "--json"]);
+    serde_json::from_str::<Value>(&run.stdout)
+        .unwrap_or_else(|e| panic!("cline config mcp --json: {e}\n{}\n{}", run.stdout, run.stderr))
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| json!({"name": r["name"], "transport": r["transportType"], "disabled": r["disabled"]}))
+        .collect()
+}
+
+fn cline_row(name: &str, transport: &str, disabled: bool) -> Value {
+    json!({"name": name, "transport": transport, "disabled": disabled})
+}
+
+/// mcpctl writes → Cline lists it; `disable` → Cline sees it off, `enable` → the file is
+/// byte-identical; Cline's own remove of mcpctl's entry → mcpctl no longer lists it.
+#[test]
+fn cline_reads_what_mcpctl_writes() {
+    let Some(p) = peer("cline") else { return };
+    p.mcpctl_add_all("cline-cli", true);
+    assert_eq!(
+        cline_list(&p),
+        [
+            cline_row("ev", "sse", false),
+            cline_row("mem", "stdio", false),
+            cline_row("web", "streamableHttp", false)
+        ]
+    );
+    // The shape Cline's own `mcp add` writes.
+    let file = crate::env::jsonc(&p.env.read(CLINE_FILE));
+    assert_eq!(
+        file["mcpServers"]["mem"],
+        json!({"transport": {"type": "stdio", "command": "node", "args": [memory_server()], "env": {"K": "v"}}})
+    );
+    let before = p.env.read(CLINE_FILE);
+    p.mcpctl(&["disable", "mem", "-c", "cline-cli"]).ok();
+    assert_eq!(cline_list(&p)[1], cline_row("mem", "stdio", true));
+    p.mcpctl(&["enable", "mem", "-c", "cline-cli"]).ok();
+    assert_eq!(p.env.read(CLINE_FILE), before);
+    p.client(&["mcp", "remove", "web"]).ok();
+    p.mcpctl(&["remove", "ev", "-c", "cline-cli"]).ok();
+    let names: Vec<Value> = p
+        .mcpctl_rows("cline-cli")
+        .iter()
+        .map(|r| r["name"].clone())
+        .collect();
+    assert_eq!(names, [json!("mem")]);
+    assert_eq!(cline_list(&p), [cline_row("mem", "stdio", false)]);
+}
+
+/// Cline's `mcp add --yes` nests each entry under `transport`: mcpctl lists it exactly,
+/// `check` has nothing to say, and mcpctl's disable and remove are what Cline then sees.
+#[test]
+fn mcpctl_reads_what_cline_writes() {
+    let Some(p) = peer("cline") else { return };
+    p.client(&["mcp", "add", "mem", "--yes", "--", "node", "/srv/mem.js"])
+        .ok();
+    p.client(&[
+        "mcp",
+        "add",
+        "web",
+        URL,
+        "--transport",
+        "http",
+        "--header",
+        "X-Api-Key: k",
+        "--yes",
+    ])
+    .ok();
+    let rows = p.mcpctl_rows("cline-cli");
+    assert_eq!(rows.len(), 2, "{rows:#?}");
+    assert_check_clean(&p, "cline-cli");
+    assert_eq!(
+        fields(row(&rows, "mem")),
+        json!({"transport": "stdio", "command": "node", "args": ["/srv/mem.js"], "url": null,
+               "env": {}, "headers": {}})
+    );
+    assert_eq!(
+        fields(row(&rows, "web")),
+        remote_fields("http", URL, json!({"X-Api-Key": "k"}))
+    );
+    let before = p.env.read(CLINE_FILE);
+    p.mcpctl(&["disable", "web", "-c", "cline-cli"]).ok();
+    assert_eq!(cline_list(&p)[1], cline_row("web", "streamableHttp", true));
+    p.mcpctl(&["enable", "web", "-c", "cline-cli"]).ok();
+    assert_eq!(p.env.read(CLINE_FILE), before);
+    p.mcpctl(&["remove", "mem", "-c", "cline-cli"]).ok();
+    p.mcpctl(&["remove", "web", "-c", "cline-cli"]).ok();
+    assert!(cline_list(&p).is_empty());
+}
+
 // ---------------------------------------------------------------- Mistral Vibe
 
 /// Vibe from its venv (`.ci/clients.sh`), run through the venv's own python so the
@@ -1269,8 +1451,27 @@ fn vibe() -> Option<Peer> {
 #[test]
 fn vibe_reads_what_mcpctl_writes() {
     let Some(p) = vibe() else { return };
-    p.mcpctl(&["add", "web", "-c", "mistral-vibe", "--url", URL])
-        .ok();
+    p.mcpctl(&[
+        "add",
+        "web",
+        "-c",
+        "mistral-vibe",
+        "--url",
+        URL,
+        "-H",
+        "X-Api-Key=k",
+        "-H",
+        "Authorization=Bearer ${WEB_KEY}",
+    ])
+    .ok();
+    // The shape vibe's own `mcp add --header X-Api-Key=k --api-key-env WEB_KEY` writes.
+    let text = String::from_utf8(p.env.read(".vibe/config.toml")).unwrap();
+    let doc: toml::Value = toml::from_str(&text).unwrap();
+    assert_eq!(
+        serde_json::to_value(&doc["mcp_servers"][0]["auth"]).unwrap(),
+        json!({"type": "static", "api_key_env": "WEB_KEY", "headers": {"X-Api-Key": "k"}}),
+        "{text}"
+    );
     let again = p.client(&["mcp", "add", "other", "--url", URL, "--transport", "http"]);
     assert!(
         again.stderr.contains("already configured as `web`"),
@@ -1299,9 +1500,9 @@ fn mcpctl_reads_what_vibe_writes() {
         "K=v",
     ])
     .ok();
-    // A key from the environment (static auth): without one vibe tries an OAuth login.
-    // `--header` values go under `[mcp_servers.auth.headers]`, which mcpctl does not read
-    // as headers yet, so the header case is not asserted here.
+    // Static auth (without a key or header vibe tries an OAuth login): `--header` goes
+    // under `[mcp_servers.auth.headers]`, `--api-key-env` is `auth.api_key_env`, sent as
+    // `Authorization: Bearer <the variable's value>`.
     p.client(&[
         "mcp",
         "add",
@@ -1310,6 +1511,8 @@ fn mcpctl_reads_what_vibe_writes() {
         URL,
         "--transport",
         "http",
+        "--header",
+        "X-Api-Key=k",
         "--api-key-env",
         "WEB_KEY",
     ])
@@ -1323,7 +1526,11 @@ fn mcpctl_reads_what_vibe_writes() {
     );
     assert_eq!(
         fields(row(&rows, "web")),
-        remote_fields("http", URL, json!({}))
+        remote_fields(
+            "http",
+            URL,
+            json!({"X-Api-Key": "k", "Authorization": "Bearer ${WEB_KEY}"})
+        )
     );
     p.mcpctl(&["disable", "mem", "-c", "mistral-vibe"]).ok();
     assert_eq!(row(&p.mcpctl_rows("mistral-vibe"), "mem")["disabled"], true);

@@ -882,3 +882,54 @@ fn outdated_shows_deprecated_and_deleted_with_the_status_message() {
         (&json!("deleted"), &json!("malware"))
     );
 }
+
+/// MCP209 (SSE deprecated) names the Streamable HTTP URL the server's registry entry lists
+/// beside its SSE one, once mcpctl has fetched that entry; it no longer guesses `/mcp`.
+#[test]
+fn sse_finding_names_the_registry_entrys_streamable_http_remote() {
+    let server = RegistryServer::start();
+    let env = env_with(&server);
+    server.publish_sample("linear.two-remotes.item.json");
+    for (name, url) in [
+        ("linear", "https://mcp.linear.app/sse"),
+        ("other", "https://events.example.com/sse"),
+    ] {
+        env.run(&[
+            "add",
+            name,
+            "-c",
+            "claude-code",
+            "--url",
+            url,
+            "--transport",
+            "sse",
+        ])
+        .ok();
+    }
+    env.run(&["search", "linear"]).ok();
+    let findings = env
+        .run(&["check", "--user", "-c", "claude-code", "--format", "json"])
+        .json();
+    let message = |server: &str| {
+        findings
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["code"] == "MCP209" && f["message"].as_str().unwrap().contains(server))
+            .unwrap_or_else(|| panic!("no MCP209 for {server}: {findings:#}"))["message"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let linear = message("`linear`");
+    assert!(
+        linear.contains("registry entry `app.linear/linear`"),
+        "{linear}"
+    );
+    assert!(
+        linear.contains("--url https://mcp.linear.app/mcp --transport http"),
+        "{linear}"
+    );
+    let other = message("`other`");
+    assert!(!other.contains("events.example.com/mcp"), "{other}");
+}

@@ -370,3 +370,35 @@ fn new_clients_write_their_documented_shape() {
         "mcp-memory"
     );
 }
+
+/// Crush reads its user file from `$CRUSH_GLOBAL_CONFIG`, else `$XDG_CONFIG_HOME/crush`, else
+/// `~/.config/crush`, on Windows too (`home.Config()`); `%LOCALAPPDATA%\crush\crush.json` is
+/// the data file Crush writes itself (and keeps OAuth tokens in), not the one to write.
+#[test]
+fn crush_user_file_is_under_the_config_home_on_every_os() {
+    let mut env = TestEnv::new();
+    let rows = env
+        .run(&["--platform", "windows", "clients", "--json"])
+        .ok()
+        .json();
+    let crush = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "crush")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        crush["path"],
+        env.path(".config/crush/crush.json").display().to_string()
+    );
+    let dir = env.path("crush-config").display().to_string();
+    env.extra_env.push(("CRUSH_GLOBAL_CONFIG".into(), dir));
+    env.run(&["add", "mem", "-c", "crush", "--", "mcp-memory"])
+        .ok();
+    assert_eq!(
+        jsonc(&env.read("crush-config/crush.json"))["mcp"]["mem"]["command"],
+        "mcp-memory"
+    );
+    assert!(!env.path(".config/crush/crush.json").exists());
+}

@@ -18,7 +18,12 @@ impl TestEnv {
         names.sort();
         names
             .iter()
-            .map(|p| serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap())
+            .map(|p| {
+                // JSON lines: the intent's lines, then the final record (see
+                // `state::intent`).
+                let text = std::fs::read_to_string(p).unwrap();
+                serde_json::from_str(text.lines().last().unwrap_or_default()).unwrap()
+            })
             .collect()
     }
 }

@@ -297,3 +297,109 @@ fn tools_and_call_never_start_unapproved_project_servers() {
     assert_eq!(code, Some(2));
     assert!(marker.exists(), "--trust-project did not start the server");
 }
+
+/// The real server-everything, or `None` (a counted skip; a failure under `CI=true`).
+fn everything_entry(env: &[(&str, &str)]) -> Option<Value> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script = root.join(
+        ".cache/peers/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    );
+    if !script.is_file() {
+        crate::peer::missing("server-everything is not installed (run .ci/peers.sh)");
+        return None;
+    }
+    let env: serde_json::Map<String, Value> = env
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), json!(v)))
+        .collect();
+    Some(json!({"command": "node", "args": [script, "stdio"], "env": env}))
+}
+
+fn tool_names(env: &TestEnv, args: &[&str]) -> Vec<String> {
+    let mut all = vec!["tools", "everything", "--json"];
+    all.extend_from_slice(args);
+    let report = env.run(&all).ok().json();
+    report["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// server-everything registers tools by what the client declares (roots, elicitation,
+/// URL elicitation, sampling): `tools --as CLIENT` declares that client's capabilities
+/// (its row's `[client.loading] capabilities`) and so lists what that client gets.
+#[test]
+fn tools_as_a_client_lists_what_the_server_shows_that_client() {
+    let Some(entry) = everything_entry(&[]) else {
+        return;
+    };
+    let env = TestEnv::new();
+    cursor_config(&env, json!({"everything": entry}));
+    // mcpctl's own declaration: roots and (declined) elicitation.
+    let own = tool_names(&env, &["-c", "cursor"]);
+    assert_eq!(own.len(), 15, "{own:?}");
+    assert!(own.iter().any(|t| t == "get-roots-list"), "{own:?}");
+    assert!(
+        !own.iter().any(|t| t == "trigger-url-elicitation"),
+        "{own:?}"
+    );
+    // Claude Code 2.1.332 declares roots and form + URL elicitation: 16, as it lists.
+    let claude = tool_names(&env, &["-c", "cursor", "--as", "claude-code"]);
+    assert_eq!(claude.len(), 16, "{claude:?}");
+    assert!(
+        claude.iter().any(|t| t == "trigger-url-elicitation"),
+        "{claude:?}"
+    );
+    // Codex 0.171.0 declares form + URL elicitation and no roots: 15 too, another 15.
+    let codex = tool_names(&env, &["-c", "cursor", "--as", "codex"]);
+    assert_eq!(codex.len(), 15, "{codex:?}");
+    assert!(
+        codex.iter().any(|t| t == "trigger-url-elicitation"),
+        "{codex:?}"
+    );
+    assert!(!codex.iter().any(|t| t == "get-roots-list"), "{codex:?}");
+    // Gemini CLI declares roots only: no elicitation tools.
+    let gemini = tool_names(&env, &["-c", "cursor", "--as", "gemini-cli"]);
+    assert_eq!(gemini.len(), 14, "{gemini:?}");
+    assert!(
+        !gemini.iter().any(|t| t.contains("elicitation")),
+        "{gemini:?}"
+    );
+}
+
+/// `tools`/`call` start a server with the environment its client gives it: Gemini CLI
+/// drops `PYTHONPATH` from an entry's env, so server-everything's `get-env` does not see it
+/// (before, `call` passed it and said nothing).
+#[test]
+fn call_starts_the_server_with_its_clients_environment() {
+    let Some(entry) = everything_entry(&[("PYTHONPATH", "/opt/p"), ("MODE", "fast")]) else {
+        return;
+    };
+    let env = TestEnv::new();
+    env.write(
+        ".gemini/settings.json",
+        serde_json::to_string_pretty(&json!({"mcpServers": {"everything": entry}}))
+            .unwrap()
+            .as_bytes(),
+    );
+    let run = env
+        .run(&["call", "everything", "get-env", "-c", "gemini-cli"])
+        .ok();
+    assert!(run.stdout.contains("MODE"), "{}", run.stdout);
+    assert!(!run.stdout.contains("/opt/p"), "{}", run.stdout);
+    // As another client (Cursor drops nothing), it does.
+    let run = env
+        .run(&[
+            "call",
+            "everything",
+            "get-env",
+            "-c",
+            "gemini-cli",
+            "--as",
+            "cursor",
+        ])
+        .ok();
+    assert!(run.stdout.contains("/opt/p"), "{}", run.stdout);
+}

@@ -96,7 +96,7 @@ pub const SSE_DEPRECATED: Rule = Rule {
     severity: Severity::Warning,
     fixable: false,
     title: "the HTTP+SSE transport is deprecated (MCP 2026-07-28)",
-    explanation: "MCP 2026-07-28 deprecates the HTTP+SSE transport (SEP-2596); deprecated features keep working for 12 months. Most servers that still offer an `/sse` endpoint also serve Streamable HTTP, usually at the same address with `/mcp` for `/sse` (a registry entry's `remotes` list both). Switch to it with `mcpctl add NAME -c CLIENT --url URL --transport http --force`, or `mcpctl doctor URL` first to see what the server speaks. Not fixed automatically: only the server knows its other endpoint.",
+    explanation: "MCP 2026-07-28 deprecates the HTTP+SSE transport (SEP-2596); deprecated features keep working for 12 months. Many servers that still offer an `/sse` endpoint also serve Streamable HTTP; a registry entry's `remotes` list both, and when mcpctl has fetched that entry (`search`, `add NAME`) the finding names the Streamable HTTP URL. Switch to it with `mcpctl add NAME -c CLIENT --url URL --transport http --force`, or `mcpctl doctor URL` first to see what the server speaks. Not fixed automatically: only the server knows its other endpoint.",
     example: "{ \"mcpServers\": { \"docs\": { \"type\": \"http\", \"url\": \"https://mcp.example.com/mcp\" } } }",
 };
 
@@ -304,17 +304,17 @@ impl Linter<'_> {
                 && !spelling::HTTP_URL_KEYS.contains(&url.key.as_str())
                 && path_is_sse);
         if read_as_sse && self.client.supports(TransportName::Sse) {
-            let alternative = url_text
-                .strip_suffix("/sse")
-                .map_or_else(String::new, |base| format!(" (often `{base}/mcp`)"));
-            self.report(
-                url.key_start,
-                &SSE_DEPRECATED,
-                format!(
-                    "server `{name}` uses the HTTP+SSE transport, deprecated in MCP 2026-07-28; if it also serves Streamable HTTP{alternative}, switch with `mcpctl add {name} -c {} --url URL --transport http --force`",
+            let message = match self.alternatives.get(url_text) {
+                Some((server, http)) => format!(
+                    "server `{name}` uses the HTTP+SSE transport, deprecated in MCP 2026-07-28; its registry entry `{server}` also lists Streamable HTTP at `{http}`: switch with `mcpctl add {name} -c {} --url {http} --transport http --force`",
                     self.client.id
                 ),
-            );
+                None => format!(
+                    "server `{name}` uses the HTTP+SSE transport, deprecated in MCP 2026-07-28; if it also serves Streamable HTTP (`mcpctl doctor URL` tells), switch with `mcpctl add {name} -c {} --url URL --transport http --force`",
+                    self.client.id
+                ),
+            };
+            self.report(url.key_start, &SSE_DEPRECATED, message);
         }
         if type_value.is_none() && !spelling::HTTP_URL_KEYS.contains(&url.key.as_str()) {
             match f.untyped_remote {
