@@ -279,8 +279,18 @@ pub fn judge_policy<'a>(
             let Ok(entry) = &f.entry else { continue };
             if let Some(block) = loaded.blocks(&f.name, entry) {
                 f.not_loaded = Some(block.reason(&client.name));
-                f.policy = Some(block);
             }
         }
     }
+}
+
+/// The policy rule that keeps `f` out, for `--json` (`judge_policy` marked it
+/// `not_loaded`; the verdict is judged again from the same files).
+pub fn policy_block(ctx: &Context, f: &Found<'_>) -> Option<crate::policy::Block> {
+    let why = f.not_loaded.as_deref()?;
+    if !crate::policy::Block::is_reason(why) {
+        return None;
+    }
+    let entry = f.entry.as_ref().ok()?;
+    crate::policy::read::load(f.client, &ctx.platform).blocks(&f.name, entry)
 }

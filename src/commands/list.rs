@@ -169,7 +169,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                     manage: o.manage.clone(),
                 }),
                 not_loaded: f.not_loaded.clone(),
-                policy: f.policy.clone(),
+                policy: crate::loads::policy_block(ctx, f),
                 error: None,
             };
             match &f.entry {

@@ -100,6 +100,9 @@ pub enum Verdict {
     NotAllowed,
 }
 
+const DENIED: &str = "blocked by policy";
+const NOT_ALLOWED: &str = "not allowed by policy";
+
 /// Why a policy keeps a server out: the file, the verdict and the rule, for messages and
 /// `--json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -113,11 +116,16 @@ pub struct Block {
 }
 
 impl Block {
+    /// Whether a `not_loaded` reason is a policy's ([`Block::reason`]).
+    pub fn is_reason(why: &str) -> bool {
+        why.starts_with(DENIED) || why.starts_with(NOT_ALLOWED)
+    }
+
     /// The `not_loaded` reason `list` and `doctor` show.
     pub fn reason(&self, client: &str) -> String {
         let word = match self.verdict {
-            Verdict::Denied => "blocked by policy",
-            Verdict::NotAllowed => "not allowed by policy",
+            Verdict::Denied => DENIED,
+            Verdict::NotAllowed => NOT_ALLOWED,
         };
         format!(
             "{word}: {} in `{}`; {client} will not load it",

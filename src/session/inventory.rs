@@ -122,9 +122,6 @@ pub struct Found<'a> {
     /// Why the client does not load this entry although it is there (an administrator's
     /// file has exclusive control; the user's settings define the same name).
     pub not_loaded: Option<String>,
-    /// The administrator's policy rule that keeps the entry out (src/policy/), also in
-    /// `not_loaded`.
-    pub policy: Option<crate::policy::Block>,
 }
 
 impl Found<'_> {
@@ -227,7 +224,6 @@ pub fn collect_all<'a>(ctx: &Context, clients: &[&'a Client], name: Option<&str>
                 raw: entry.raw,
                 origin: Some(entry.origin),
                 not_loaded,
-                policy: None,
             });
         }
         if let Some(ex) = read.exclusive {
@@ -363,7 +359,6 @@ pub fn collect<'a>(
                     raw,
                     origin: None,
                     not_loaded: None,
-                    policy: None,
                 });
             }
         }

@@ -259,12 +259,12 @@ pub(crate) fn static_checks(
         } else {
             Status::Skipped
         };
-        let check = if f.policy.is_some() {
+        result.policy = crate::loads::policy_block(ctx, f);
+        let check = if result.policy.is_some() {
             "policy"
         } else {
             "loaded"
         };
-        result.policy = f.policy.clone();
         result.record(check, status, format!("{why}; not started"));
         return (result, None);
     }
