@@ -104,6 +104,8 @@ pub enum Command {
     Profiles(ProfilesArgs),
     /// Write a manifest from the servers installed in your clients
     Import(ImportArgs),
+    /// Print the manifest as a vendor's MCP allow-list (Claude Code, Copilot, Codex) for MDM
+    Export(ExportArgs),
     /// Copy one server from one client into others, spelled the way each expects
     Copy(CopyArgs),
     /// Search the MCP Registry: name, version, how it runs, description
@@ -193,6 +195,24 @@ pub struct ApplyArgs {
     /// Let the manifest win over hand-made and hand-edited entries
     #[arg(long)]
     pub force: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl export --format claude-managed > managed-settings.json
+  mcpctl export --format codex-requirements --manifest team.toml > requirements.toml
+  mcpctl export --format copilot-managed --platform windows
+
+Every server the manifest sends to that client becomes an allow rule its client matches
+exactly (Claude Code and Copilot: serverCommand or serverUrl; Codex: the server's name
+with its executable and arguments, or its URL), so servers outside the manifest are blocked. Deploy the file
+at the client's system path (docs/guide/policy.md).")]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub manifest: ManifestArgs,
+    /// Which vendor's policy file to write
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: crate::policy::PolicyKind,
 }
 
 #[derive(Debug, Args)]

@@ -62,6 +62,8 @@ pub struct Target<'a> {
     pub scope: Scope,
     /// The OS the file is used on (`--platform`).
     pub os: Os,
+    /// The administrator's policy files the client enforces (MCP210); empty: not judged.
+    pub policy: &'a [crate::policy::Policy],
 }
 
 /// Legacy SSE URLs a registry entry also lists a Streamable HTTP remote for: URL →

@@ -412,10 +412,12 @@ fn check_file(
     }
     let (client, scope) = check::choose_client(&file.candidates, &source.text)
         .ok_or_else(|| UserError::new(format!("no client for `{}`", file.shown)))?;
+    let policy = crate::policy::read::load(client, &ctx.platform).policies;
     let target = Target {
         client,
         scope,
         os: ctx.platform.os,
+        policy: &policy,
     };
     let alternatives = crate::session::registry::sse_alternatives(ctx);
     let mut findings = check::check_text_with(

@@ -11,6 +11,7 @@ mod clients;
 mod completions;
 mod copy;
 mod doctor;
+mod export;
 mod import;
 mod install;
 mod launch;
@@ -112,6 +113,7 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Apply(args) => apply::run(args, ctx, printer),
         Command::Profiles(args) => profiles::run(args, ctx, printer),
         Command::Import(args) => import::run(args, ctx, printer),
+        Command::Export(args) => export::run(args, ctx, printer),
         Command::Copy(args) => copy::run(args, ctx, printer),
         Command::Search(args) => search::run(args, ctx, printer),
         Command::Outdated(args) => outdated::run(args, ctx, printer),

@@ -577,9 +577,12 @@ pub fn plan_file<'a>(
                 client.name
             ));
         }
-        let (_, mut wanted, notes) =
+        let (rendered, mut wanted, notes) =
             crate::entry::render::render(ctx.platform.os, client, &entry, false)
                 .map_err(|e| e.context(format!("server `{name}` for {}", client.name)))?;
+        // An administrator's policy keeps it out of this client: apply would write an
+        // entry the client refuses to load.
+        crate::session::write::refuse_blocked(ctx, client, name, &rendered)?;
         plan.notes
             .extend(notes.into_iter().map(|n| format!("{}: {n}", client.id)));
         if let (Some(fields), Value::Object(map)) =
@@ -838,7 +841,7 @@ fn from_registry(
 }
 
 /// `{home}` and `{project}` in a portable entry's command, args, env and cwd.
-fn placeholders(ctx: &Context, entry: &ServerEntry) -> anyhow::Result<ServerEntry> {
+pub(crate) fn placeholders(ctx: &Context, entry: &ServerEntry) -> anyhow::Result<ServerEntry> {
     let home = ctx.platform.home()?.display().to_string();
     let project = ctx.project.display().to_string();
     let fill = |s: &mut String| {

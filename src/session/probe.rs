@@ -72,6 +72,9 @@ pub(crate) struct DoctorResult {
     /// That source: `{kind, name, file}` (`file` absolute).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) origin: Option<serde_json::Value>,
+    /// The administrator's policy rule that keeps it out: `{kind, file, verdict, rule}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) policy: Option<crate::policy::Block>,
 }
 
 impl DoctorResult {
@@ -101,6 +104,7 @@ impl DoctorResult {
             target: String::new(),
             read_only: false,
             origin: None,
+            policy: None,
         }
     }
 
@@ -267,7 +271,13 @@ pub(crate) fn static_checks(
         } else {
             Status::Skipped
         };
-        result.record("loaded", status, format!("{why}; not started"));
+        result.policy = crate::loads::policy_block(ctx, f);
+        let check = if result.policy.is_some() {
+            "policy"
+        } else {
+            "loaded"
+        };
+        result.record(check, status, format!("{why}; not started"));
         return (result, None);
     }
     if let Some(origin) = f.origin.as_ref().filter(|o| !o.enabled) {

@@ -31,6 +31,26 @@ pub(crate) fn refuse_reserved_name(clients: &[&Client], name: &str) -> Result<()
     }
 }
 
+/// Refuse an entry an administrator's policy file keeps out of `client` (src/policy/):
+/// the client would not load it, and mcpctl does not override the administrator.
+pub fn refuse_blocked(
+    ctx: &Context,
+    client: &Client,
+    name: &str,
+    entry: &ServerEntry,
+) -> anyhow::Result<()> {
+    match crate::policy::read::load(client, &ctx.platform).blocks(name, entry) {
+        Some(block) => Err(crate::error::UserError::new(format!(
+            "`{name}` for {}: {}",
+            client.name,
+            block.reason(&client.name)
+        ))
+        .hint(format!("{}; nothing was written", block.ask()))
+        .into()),
+        None => Ok(()),
+    }
+}
+
 /// Clients with `strict_names` take only `[A-Za-z0-9_-]` in names: say so before writing.
 pub(crate) fn warn_unportable_name(printer: &Printer, client: &Client, name: &str) {
     if client.fields.strict_names && !entry::name_is_portable(name) {
@@ -179,6 +199,7 @@ pub(crate) fn add_to(
     let dialect = Dialect::of(client);
     // Fail early (before reading the file) when the client cannot take this entry.
     let (entry, _, notes) = render(ctx.platform.os, client, entry, no_wrap)?;
+    refuse_blocked(ctx, client, name, &entry)?;
     let path = location.path.clone();
     // The entry as last written by the closure below (it may run again after a
     // concurrent write), for the ledger.
