@@ -89,6 +89,7 @@ drive() {
     cargo fmt --all -- --check &&
     cargo clippy --all-targets -- -D warnings &&
     cargo build -p fixture-server &&
+    cargo clippy -p fixture-server --all-targets -- -D warnings &&
     cargo test) >"$log" 2>&1 &&
     test "$(git -C "$train" rev-parse HEAD)" = "$batch" &&
     test "$(git -C "$train" rev-parse 'HEAD^{tree}')" = "$tree" &&

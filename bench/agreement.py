@@ -24,7 +24,12 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, ".cache/clients/node_modules/.bin")
+# `.ci/clients.sh` installs one prefix per CLI, named like its bin.
+CLIENT_DIR = os.path.join(ROOT, ".cache/clients")
+
+
+def client_bin(name):
+    return os.path.join(CLIENT_DIR, name, "node_modules/.bin", name)
 FIXTURE = os.path.join(ROOT, "target/debug/fixture-server")
 CLIENTS = {"claude-code": "claude", "gemini-cli": "gemini", "qwen-code": "qwen"}
 
@@ -149,7 +154,7 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 def client_works(home, client, names):
     out = subprocess.run(
-        ["timeout", "-k", "5", "120", os.path.join(BIN, CLIENTS[client]), "mcp", "list"],
+        ["timeout", "-k", "5", "120", client_bin(CLIENTS[client]), "mcp", "list"],
         cwd=home, env=env_of(home), capture_output=True, text=True,
     )
     text = ANSI.sub("", out.stdout + out.stderr)

@@ -7,11 +7,12 @@
 #   -n N       iterations per tool (default 10)
 #   --home-parent DIR  where the throw-away HOME goes (default .cache/; e.g. /dev/shm
 #              to take disk fsync latency out of the comparison)
-# Clients come from .cache/clients/node_modules/.bin (run .ci/clients.sh first).
+# Clients come from .cache/clients/<bin>/node_modules/.bin/<bin> (run .ci/clients.sh first:
+# one prefix per CLI).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-BIN="$ROOT/.cache/clients/node_modules/.bin"
+client() { echo "$ROOT/.cache/clients/$1/node_modules/.bin/$1"; }
 MCPCTL="$ROOT/target/perf/mcpctl"
 N=10
 INSTALL=0
@@ -100,17 +101,17 @@ run_pair() {
 }
 
 bench_codex() {
-  [[ -x "$BIN/codex" ]] || { ROWS+=("| codex | skipped (not installed) | - |"); return 0; }
+  [[ -x "$(client codex)" ]] || { ROWS+=("| codex | skipped (not installed) | - |"); return 0; }
   run_pair codex \
-    "\"$BIN/codex\" mcp add x -- npx -y pkg </dev/null" \
-    "\"$BIN/codex\" mcp remove x </dev/null"
+    "\"$(client codex)\" mcp add x -- npx -y pkg </dev/null" \
+    "\"$(client codex)\" mcp remove x </dev/null"
 }
 
 bench_claude() {
-  [[ -x "$BIN/claude" ]] || { ROWS+=("| claude | skipped (not installed) | - |"); return 0; }
+  [[ -x "$(client claude)" ]] || { ROWS+=("| claude | skipped (not installed) | - |"); return 0; }
   run_pair claude \
-    "\"$BIN/claude\" mcp add -s user x -- npx -y pkg </dev/null" \
-    "\"$BIN/claude\" mcp remove -s user x </dev/null"
+    "\"$(client claude)\" mcp add -s user x -- npx -y pkg </dev/null" \
+    "\"$(client claude)\" mcp remove -s user x </dev/null"
 }
 
 # mcpctl on the same small Codex config (CODEX_HOME above), backups inside BENCH_TMP.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Times `mcpctl check` over 1,000 generated project files of mixed clients (Claude Code
 # .mcp.json, Cursor, VS Code, Gemini CLI, OpenCode, Codex TOML, Roo) in a temp dir, and
-# prints files/s. One mcpctl process checks all files: nothing is spawned per file.
-# Uses hyperfine when installed, else a timed loop with `date +%s%N`.
+# prints files/s beside `cat` of the same files (the reading floor), in one interleaved
+# run. One mcpctl process checks all files: nothing is spawned per file.
 #
 # usage: bench/check.sh [path/to/mcpctl] [files] [runs]
 #        (defaults: target/perf/mcpctl, 1000, 10; builds it if missing)
@@ -53,18 +53,38 @@ status=0
 [ "$status" -le 1 ] || { echo "mcpctl check failed with exit $status" >&2; exit 1; }
 echo "findings per run: $(grep -c '"code"' "$WORK/out.json")" >&2
 
-if command -v hyperfine > /dev/null; then
-  hyperfine --warmup 2 --runs "$RUNS" --ignore-failure --export-json "$WORK/h.json" \
-    "xargs -a $list $BIN check --format json" >&2
-  mean=$(sed -n 's/.*"mean": *\([0-9.e-]*\).*/\1/p' "$WORK/h.json" | head -1)
-else
-  total=0
-  for _ in $(seq 1 "$RUNS"); do
-    start=$(date +%s%N)
-    "$BIN" check --format json "${paths[@]}" > /dev/null || true
-    end=$(date +%s%N)
-    total=$((total + end - start))
-  done
-  mean=$(awk -v t="$total" -v r="$RUNS" 'BEGIN { printf "%.6f", t / r / 1e9 }')
-fi
-awk -v m="$mean" -v f="$FILES" 'BEGIN { printf "mean %.4f s per run of %d files: %.0f files/s\n", m, f, f / m }'
+# One interleaved run: mcpctl check, then `cat` of the same files (reading them is the
+# floor), RUNS times each; medians of wall and of CPU (user + sys, /usr/bin/time).
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+timed() { # timed OUT CMD...: appends "wall_ms cpu_ms" of one run to OUT
+  local out=$1; shift
+  local t0 t1
+  t0=$(date +%s%N)
+  if [[ -x /usr/bin/time ]]; then
+    /usr/bin/time -f '%U %S' -o "$WORK/t" "$@" > /dev/null 2>&1 || true
+  else
+    "$@" > /dev/null 2>&1 || true; echo "0 0" > "$WORK/t"
+  fi
+  t1=$(date +%s%N)
+  # (a last line: time first notes a non-zero exit, which check's findings give)
+  tail -1 "$WORK/t" | awk -v w=$(((t1 - t0) / 1000000)) '{ printf "%d %d\n", w, ($1 + $2) * 1000 }' >> "$out"
+}
+: > "$WORK/mcpctl.t"; : > "$WORK/cat.t"
+for _ in $(seq 1 "$RUNS"); do
+  timed "$WORK/mcpctl.t" "$BIN" check --format json "${paths[@]}"
+  timed "$WORK/cat.t" cat "${paths[@]}"
+done
+row() { # row LABEL FILE
+  local wall cpu
+  wall=$(cut -d' ' -f1 "$2" | median); cpu=$(cut -d' ' -f2 "$2" | median)
+  awk -v l="$1" -v w="$wall" -v c="$cpu" -v f="$FILES" 'BEGIN {
+    printf "| %s | %d | %s | %d | %s |\n", l, w, (w > 0 ? sprintf("%.0f", f * 1000 / w) : "-"), c, (c > 0 ? sprintf("%.0f", f * 1000 / c) : "> " f * 100) }'
+}
+echo "check over $FILES files, $RUNS interleaved runs, medians; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| command | wall ms | files/s (wall) | CPU ms | files/s (CPU) |"
+echo "| --- | --- | --- | --- | --- |"
+row "mcpctl check --format json" "$WORK/mcpctl.t"
+row "cat (reading the files)" "$WORK/cat.t"
+echo
+echo "goal: >= 12,000 files/s"

@@ -39,7 +39,7 @@ cargo build --profile perf --quiet
 cargo build --profile perf --quiet -p fixture-server
 MCPCTL="${MCPCTL:-$ROOT/target/perf/mcpctl}"
 FIXTURE="$ROOT/target/perf/fixture-server"
-CLAUDE="$ROOT/.cache/clients/node_modules/.bin/claude"
+CLAUDE="$ROOT/.cache/clients/claude/node_modules/.bin/claude"
 
 mkdir -p "$ROOT/.cache"
 TMP="$(mktemp -d "$ROOT/.cache/bench-doctor.XXXXXX")"

@@ -3,7 +3,8 @@
 # Linux (~30), in a temp HOME: once with every client file already in sync (the common
 # case: 1 read + 1 parse per file, 50 renders per client, every entry `ok`), and once
 # with empty client files (every entry `add`, so each file is edited and diffed in
-# memory). Uses hyperfine when installed, else a timed loop with `date +%s%N`.
+# memory). Uses hyperfine when installed, else a timed loop with `date +%s%N`. No
+# variables: several clients expand none, and Codex passes one only under its own name.
 #
 # usage: bench/plan.sh [path/to/mcpctl] [servers] [runs]
 #        (defaults: target/perf/mcpctl, 50, 20; builds it if missing)
@@ -34,9 +35,9 @@ manifest="$WORK/mcpctl.toml"
   printf 'clients = [%s]\n' "$(echo "$ids" | sed 's/.*/"&"/' | paste -sd, -)"
   for i in $(seq 1 "$SERVERS"); do
     if [ $((i % 5)) -eq 0 ]; then
-      printf '\n[servers.remote%d]\nurl = "https://mcp%d.example.com/mcp"\nheaders = { Authorization = "Bearer ${TOKEN_%d}" }\n' "$i" "$i" "$i"
+      printf '\n[servers.remote%d]\nurl = "https://mcp%d.example.com/mcp"\nheaders = { X-Team = "blue" }\n' "$i" "$i"
     else
-      printf '\n[servers.local%d]\ncommand = "npx"\nargs = ["-y", "@example/server-%d@1.0.%d"]\nenv = { API_KEY = "${API_KEY_%d}", MODE = "fast" }\n' "$i" "$i" "$i" "$i"
+      printf '\n[servers.local%d]\ncommand = "npx"\nargs = ["-y", "@example/server-%d@1.0.%d"]\nenv = { MODE = "fast%d" }\n' "$i" "$i" "$i" "$((i % 7))"
     fi
   done
 } > "$manifest"
@@ -45,7 +46,7 @@ echo "$count clients x $SERVERS servers" >&2
 
 # Clients that cannot take a remote server (Claude Desktop) make those rows a planned
 # error; keep the run honest by checking that plan succeeds first.
-"$BIN" plan --json > "$WORK/fresh.json"
+"$BIN" plan --json > "$WORK/fresh.json" 2>/dev/null
 echo "fresh: $(grep -c '"action": "add"' "$WORK/fresh.json") to add" >&2
 
 time_plan() {
@@ -57,7 +58,7 @@ time_plan() {
   else
     total=0
     for _ in $(seq 1 "$RUNS"); do
-      start=$(date +%s%N); "$BIN" plan --json > /dev/null; end=$(date +%s%N)
+      start=$(date +%s%N); "$BIN" plan --json > /dev/null 2>&1; end=$(date +%s%N)
       total=$((total + end - start))
     done
     mean=$(awk -v t="$total" -v r="$RUNS" 'BEGIN { printf "%.6f", t / r / 1e9 }'); sd=0
@@ -76,7 +77,7 @@ cpu_plan() {
 time_plan "plan, every entry to add:"
 cpu_plan "plan, every entry to add:"
 "$BIN" apply > /dev/null 2>&1
-"$BIN" plan --json > "$WORK/sync.json"
+"$BIN" plan --json > "$WORK/sync.json" 2>/dev/null
 echo "in sync: $(grep -c '"action": "ok"' "$WORK/sync.json") ok" >&2
 time_plan "plan, every entry ok:"
 cpu_plan "plan, every entry ok:"

@@ -104,6 +104,8 @@ pub enum Command {
     Profiles(ProfilesArgs),
     /// Write a manifest from the servers installed in your clients
     Import(ImportArgs),
+    /// Print the manifest as a vendor's MCP allow-list (Claude Code, Copilot, Codex) for MDM
+    Export(ExportArgs),
     /// Copy one server from one client into others, spelled the way each expects
     Copy(CopyArgs),
     /// Search the MCP Registry: name, version, how it runs, description
@@ -116,8 +118,10 @@ pub enum Command {
     Backups(BackupsArgs),
     /// Put a previous version of a client's file back (the current one is kept too)
     Restore(RestoreArgs),
-    /// Revert every file the last writing command changed (run again to redo)
+    /// Revert every file the last writing command changed (again: the one before)
     Undo(UndoArgs),
+    /// Re-apply what the last `undo` took back
+    Redo(RedoArgs),
     /// Secrets kept out of config files: in the OS keychain or your password manager
     #[command(subcommand)]
     Secret(SecretCommand),
@@ -195,6 +199,24 @@ pub struct ApplyArgs {
     /// was, 2 on error: for Ansible `changed_when`, chezmoi and other engines
     #[arg(long)]
     pub exit_code: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl export --format claude-managed > managed-settings.json
+  mcpctl export --format codex-requirements --manifest team.toml > requirements.toml
+  mcpctl export --format copilot-managed --platform windows
+
+Every server the manifest sends to that client becomes an allow rule its client matches
+exactly (Claude Code and Copilot: serverCommand or serverUrl; Codex: the server's name
+with its executable and arguments, or its URL), so servers outside the manifest are blocked. Deploy the file
+at the client's system path (docs/guide/policy.md).")]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub manifest: ManifestArgs,
+    /// Which vendor's policy file to write
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: crate::policy::PolicyKind,
 }
 
 #[derive(Debug, Args)]
@@ -312,6 +334,16 @@ pub struct UndoArgs {
     #[arg(long)]
     pub force: bool,
     /// Print what would be reverted; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RedoArgs {
+    /// Re-apply even over files that changed since the undo wrote them
+    #[arg(long)]
+    pub force: bool,
+    /// Print what would be re-applied; write nothing
     #[arg(long)]
     pub dry_run: bool,
 }
@@ -682,6 +714,31 @@ is needed. Use the secret with `mcpctl add NAME --secret ENV=github -c ID -- COM
     Get(SecretGetArgs),
     /// Forget a secret (its keychain item too; a password manager's own entry stays)
     Rm(SecretNameArg),
+    /// Move literal secrets out of client files into the store; entries start through mcpctl
+    #[command(after_help = "Examples:
+  mcpctl secret adopt --dry-run          what would move, and the diff (values redacted)
+  mcpctl secret adopt github -c cursor   one server in one client
+
+Every env value and header value `mcpctl check` flags as a literal secret (MCP401) goes
+to the OS keychain, named after its server (`github`, or `github-api-key` when a server
+has several); the same value in several clients becomes one secret. The entry is then
+rewritten in place to `mcpctl run --secret ENV=NAME -- COMMAND` (stdio) or `mcpctl bridge
+URL --header 'NAME=Bearer {secret:NAME}'` (remote); the rest of the file keeps its bytes.
+`mcpctl undo` puts the file back (the secret stays in the store). Values are never
+printed.")]
+    Adopt(SecretAdoptArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SecretAdoptArgs {
+    /// Only the servers with this name
+    pub name: Option<String>,
+    /// Client id (repeat or separate with commas) [default: detected clients]
+    #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
+    pub clients: Vec<String>,
+    /// Print what would move and the diff; store and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Args)]
@@ -762,6 +819,7 @@ pub enum DenyLevel {
 #[command(after_help = "Examples:
   mcpctl check .mcp.json .vscode/mcp.json
   mcpctl check --user --fix --dry-run
+  mcpctl check --user --fix --secrets      also move literal secrets into the OS keychain
   mcpctl check --format github --deny warning
   mcpctl check --explain MCP203")]
 pub struct CheckArgs {
@@ -785,6 +843,10 @@ pub struct CheckArgs {
     /// With --fix: print the diff only
     #[arg(long, requires = "fix")]
     pub dry_run: bool,
+    /// With --fix: also move literal secrets (MCP401) into the secret store, as `mcpctl
+    /// secret adopt` does
+    #[arg(long, requires = "fix")]
+    pub secrets: bool,
     /// Explain a rule code and show a fixed example
     #[arg(long, value_name = "CODE")]
     pub explain: Option<String>,

@@ -19,6 +19,7 @@ pub mod manifest;
 pub mod output;
 pub mod picker;
 pub mod platform;
+pub mod policy;
 pub mod registry;
 pub mod secret_store;
 pub mod secrets;

@@ -247,3 +247,50 @@ pub fn era_mismatch(client: &Client, era: Era, supported: &[String]) -> Option<S
         }),
     }
 }
+
+/// Mark the entries an administrator's policy file keeps out (src/policy/), with the rule
+/// and the file; a policy file that does not parse is reported as broken (mcpctl judges
+/// nothing by it). The servers of an administrator's own `managed-mcp.json` are left
+/// alone: Claude Code exempts them from the allow-list.
+pub fn judge_policy<'a>(
+    ctx: &Context,
+    clients: &[&'a Client],
+    found: &mut [Found<'a>],
+    broken: &mut Vec<crate::session::inventory::Broken<'a>>,
+) {
+    for client in clients {
+        if client.policy.is_empty() {
+            continue;
+        }
+        let loaded = crate::policy::read::load(client, &ctx.platform);
+        for (path, why) in &loaded.broken {
+            broken.push(crate::session::inventory::Broken {
+                client,
+                path: path.clone(),
+                error: crate::error::UserError::new(format!("policy file: {why}"))
+                    .hint("mcpctl never edits this file and judges nothing by it; the client may refuse servers until its administrator fixes it")
+                    .into(),
+            });
+        }
+        for f in found.iter_mut().filter(|f| f.client.id == client.id) {
+            if f.not_loaded.is_some() || f.origin.as_ref().is_some_and(|o| o.kind == "managed") {
+                continue;
+            }
+            let Ok(entry) = &f.entry else { continue };
+            if let Some(block) = loaded.blocks(&f.name, entry) {
+                f.not_loaded = Some(block.reason(&client.name));
+            }
+        }
+    }
+}
+
+/// The policy rule that keeps `f` out, for `--json` (`judge_policy` marked it
+/// `not_loaded`; the verdict is judged again from the same files).
+pub fn policy_block(ctx: &Context, f: &Found<'_>) -> Option<crate::policy::Block> {
+    let why = f.not_loaded.as_deref()?;
+    if !crate::policy::Block::is_reason(why) {
+        return None;
+    }
+    let entry = f.entry.as_ref().ok()?;
+    crate::policy::read::load(f.client, &ctx.platform).blocks(&f.name, entry)
+}

@@ -68,10 +68,13 @@ enum Transport {
     Status(http::Answer, u16),
 }
 
+/// A listening mode: its `NAME=` prefix and the transport for the port after it.
+type Listener = (&'static str, fn(u16) -> Transport);
+
 impl Transport {
     fn from_modes(modes: &Modes) -> Self {
         let port = |text: &str| text.parse().expect("PORT");
-        let listeners: [(&str, fn(u16) -> Transport); 6] = [
+        let listeners: [Listener; 6] = [
             ("http=", Transport::Http),
             ("sse=", Transport::Sse),
             ("http-401=", |p| {
@@ -130,6 +133,10 @@ fn main() {
         } else {
             ("sleep", &["1000"])
         };
+        #[expect(
+            clippy::zombie_processes,
+            reason = "deliberately leaked: the test checks mcpctl ends the whole process group"
+        )]
         let child = std::process::Command::new(program)
             .args(args)
             .stdin(std::process::Stdio::null())
@@ -140,6 +147,10 @@ fn main() {
     }
     if let Some(path) = std::env::var_os("FIXTURE_PID_FILE") {
         let text: String = pids.iter().map(|p| format!("{p}\n")).collect();
+        #[expect(
+            clippy::disallowed_methods,
+            reason = "the test's pid file, not a config file: no atomic write needed"
+        )]
         std::fs::write(path, text).expect("write pid file");
     }
     if modes.has("ignore-sigterm") || modes.value("busy-exit=").is_some() {

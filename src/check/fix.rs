@@ -174,6 +174,7 @@ mod tests {
             client: table.get(id).unwrap(),
             scope,
             os,
+            policy: &[],
         };
         fix_entry(&raw, &target)
     }

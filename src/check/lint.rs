@@ -23,6 +23,7 @@ pub(crate) struct Linter<'a> {
     pub(in crate::check) os: Os,
     /// `id`s of VS Code's top-level `inputs`.
     pub(in crate::check) inputs: Vec<String>,
+    pub(in crate::check) policy: &'a [crate::policy::Policy],
     /// The server whose entry is being linted, for `Finding::server`.
     current: Option<String>,
     pub(in crate::check) findings: Vec<Finding>,
@@ -43,6 +44,7 @@ impl<'a> Linter<'a> {
             scope: target.scope,
             os: target.os,
             inputs: Vec::new(),
+            policy: target.policy,
             current: None,
             findings: Vec::new(),
             alternatives: &NO_ALTERNATIVES,
@@ -207,6 +209,7 @@ impl<'a> Linter<'a> {
             return;
         };
         self.windows(name, &program, program_at, &args);
+        self.policy_stdio(name, &(program.clone(), program_at), &args);
         self.unpinned(name, &program, &args);
         self.secret_args(name, &args);
     }
@@ -217,6 +220,7 @@ impl<'a> Linter<'a> {
             return;
         };
         self.remote_transport(name, node, url, url_text);
+        self.policy_remote(name, url_text, url.node.start);
         self.insecure_http(name, url, url_text);
         self.secret_url(name, &url.key, url_text, url.node.start);
         for key in with_own(spelling::HEADER_KEYS, &self.client.fields.headers_key) {

@@ -62,6 +62,8 @@ pub struct Target<'a> {
     pub scope: Scope,
     /// The OS the file is used on (`--platform`).
     pub os: Os,
+    /// The administrator's policy files the client enforces (MCP210); empty: not judged.
+    pub policy: &'a [crate::policy::Policy],
 }
 
 /// Legacy SSE URLs a registry entry also lists a Streamable HTTP remote for: URL →
@@ -107,36 +109,7 @@ pub fn has_parse_error(findings: &[Finding]) -> bool {
 /// Interchangeable extensions match (`opencode.jsonc`, `kilo.json`; see
 /// `formats::canonical_name`).
 pub fn infer_clients<'a>(table: &'a ClientTable, path: &Path) -> Vec<(&'a Client, Scope)> {
-    let components = normalized_components(path);
-    let mut best: Vec<(&Client, Scope)> = Vec::new();
-    let mut best_len = 0;
-    for client in table.all() {
-        let mut candidates: Vec<(String, Scope)> = Vec::new();
-        for project in client.project_files() {
-            candidates.push((project.clone(), Scope::Project));
-        }
-        for os in [Os::Linux, Os::Macos, Os::Windows] {
-            for template in client.path_templates(os) {
-                if let Some(tail) = template_tail(template) {
-                    candidates.push((tail, Scope::User));
-                }
-            }
-        }
-        for (candidate, scope) in candidates {
-            let wanted = normalized_components(Path::new(&candidate));
-            if wanted.is_empty() || !components.ends_with(&wanted) || wanted.len() < best_len {
-                continue;
-            }
-            if wanted.len() > best_len {
-                best.clear();
-                best_len = wanted.len();
-            }
-            if !best.iter().any(|(c, _)| c.id == client.id) {
-                best.push((client, scope));
-            }
-        }
-    }
-    best
+    Tails::new(table).clients(path)
 }
 
 /// Among clients that share a path, the first whose servers key the file uses, else the
@@ -164,26 +137,87 @@ pub fn choose_client<'a>(
 /// VS Code's `settings.json`, ...), matched like `infer_clients` by its literal tail; the
 /// longest match wins.
 pub fn infer_unread<'a>(table: &'a ClientTable, path: &Path) -> Option<(&'a Client, &'a Unread)> {
-    let components = normalized_components(path);
-    let mut best: Option<(usize, &Client, &Unread)> = None;
-    for client in table.all() {
-        for unread in &client.unread {
-            let tail = if unread.path.contains('{') {
-                template_tail(&unread.path)
-            } else {
-                Some(unread.path.clone())
-            };
-            let Some(tail) = tail else { continue };
-            let wanted = normalized_components(Path::new(&tail));
-            if !wanted.is_empty()
-                && components.ends_with(&wanted)
-                && best.is_none_or(|(len, _, _)| wanted.len() > len)
-            {
-                best = Some((wanted.len(), client, unread));
+    Tails::new(table).unread(path)
+}
+
+/// The literal tails of every client's paths, split and normalized once: `check` over
+/// thousands of files matches each against all of them ([`infer_clients`],
+/// [`infer_unread`]).
+pub struct Tails<'a> {
+    /// In table order, each client's project files then its user-path tails.
+    clients: Vec<(&'a Client, Scope, Vec<String>)>,
+    unread: Vec<(&'a Client, &'a Unread, Vec<String>)>,
+}
+
+impl<'a> Tails<'a> {
+    pub fn new(table: &'a ClientTable) -> Self {
+        let mut clients = Vec::new();
+        let mut unread = Vec::new();
+        for client in table.all() {
+            let mut candidates: Vec<(String, Scope)> = client
+                .project_files()
+                .map(|project| (project.clone(), Scope::Project))
+                .collect();
+            for os in [Os::Linux, Os::Macos, Os::Windows] {
+                for template in client.path_templates(os) {
+                    if let Some(tail) = template_tail(template) {
+                        candidates.push((tail, Scope::User));
+                    }
+                }
+            }
+            for (candidate, scope) in candidates {
+                let wanted = normalized_components(Path::new(&candidate));
+                if !wanted.is_empty() {
+                    clients.push((client, scope, wanted));
+                }
+            }
+            for file in &client.unread {
+                let tail = if file.path.contains('{') {
+                    template_tail(&file.path)
+                } else {
+                    Some(file.path.clone())
+                };
+                let Some(tail) = tail else { continue };
+                let wanted = normalized_components(Path::new(&tail));
+                if !wanted.is_empty() {
+                    unread.push((client, file, wanted));
+                }
             }
         }
+        Self { clients, unread }
     }
-    best.map(|(_, client, unread)| (client, unread))
+
+    /// The clients (and scope) whose file `path` may be: see [`infer_clients`].
+    pub fn clients(&self, path: &Path) -> Vec<(&'a Client, Scope)> {
+        let components = normalized_components(path);
+        let mut best: Vec<(&Client, Scope)> = Vec::new();
+        let mut best_len = 0;
+        for (client, scope, wanted) in &self.clients {
+            if wanted.len() < best_len || !components.ends_with(wanted) {
+                continue;
+            }
+            if wanted.len() > best_len {
+                best.clear();
+                best_len = wanted.len();
+            }
+            if !best.iter().any(|(c, _)| c.id == client.id) {
+                best.push((client, *scope));
+            }
+        }
+        best
+    }
+
+    /// The file no client reads that `path` may be: see [`infer_unread`].
+    pub fn unread(&self, path: &Path) -> Option<(&'a Client, &'a Unread)> {
+        let components = normalized_components(path);
+        let mut best: Option<(usize, &Client, &Unread)> = None;
+        for (client, file, wanted) in &self.unread {
+            if components.ends_with(wanted) && best.is_none_or(|(len, _, _)| wanted.len() > len) {
+                best = Some((wanted.len(), client, file));
+            }
+        }
+        best.map(|(_, client, file)| (client, file))
+    }
 }
 
 /// MCP006 for a file the client does not read: one finding at the servers key when it

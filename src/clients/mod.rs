@@ -79,6 +79,8 @@ pub struct Client {
     /// Places the client loads servers from that the user did not write (plugins,
     /// extensions, an administrator's file): listed and checked, never edited.
     pub read_only: Vec<ReadOnlySource>,
+    /// An administrator's MCP policy files the client enforces (row `[[client.policy]]`).
+    pub policy: Vec<PolicyFile>,
     legacy: Option<LegacyLocation>,
     paths_macos: Vec<String>,
     paths_linux: Vec<String>,
@@ -194,6 +196,32 @@ impl ReadOnlySource {
     }
 }
 
+/// An administrator's MCP policy file (row field `policy`; src/policy/ parses it).
+#[derive(Debug, Clone)]
+pub struct PolicyFile {
+    pub kind: crate::policy::PolicyKind,
+    macos: Vec<String>,
+    linux: Vec<String>,
+    windows: Vec<String>,
+    /// Where its rules are documented.
+    pub source: String,
+}
+
+impl PolicyFile {
+    /// The file on this platform, `None` when the client has none on this OS.
+    pub fn path(&self, platform: &Platform) -> Result<Option<PathBuf>, TemplateError> {
+        platform.resolve_candidates(match platform.os {
+            Os::Macos => &self.macos,
+            Os::Linux => &self.linux,
+            Os::Windows => &self.windows,
+        })
+    }
+
+    fn templates(&self) -> impl Iterator<Item = &String> {
+        self.macos.iter().chain(&self.linux).chain(&self.windows)
+    }
+}
+
 /// What a word typed after `-c` names.
 #[derive(Debug)]
 pub enum Lookup<'a> {
@@ -273,6 +301,17 @@ impl Client {
                     servers_key: r.servers_key,
                     exclusive: r.exclusive,
                     manage: r.manage,
+                })
+                .collect(),
+            policy: row
+                .policy
+                .into_iter()
+                .map(|p| PolicyFile {
+                    kind: p.kind,
+                    macos: list(p.paths.macos),
+                    linux: list(p.paths.linux),
+                    windows: list(p.paths.windows),
+                    source: p.source,
                 })
                 .collect(),
             legacy: row.legacy.map(|l| LegacyLocation {
@@ -426,6 +465,7 @@ impl Client {
                     .flat_map(|l| l.macos.iter().chain(&l.linux).chain(&l.windows)),
             )
             .chain(self.read_only.iter().flat_map(ReadOnlySource::templates))
+            .chain(self.policy.iter().flat_map(PolicyFile::templates))
     }
 }
 

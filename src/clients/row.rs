@@ -71,6 +71,9 @@ pub(crate) struct Row {
     pub(crate) unread: Vec<Unread>,
     #[serde(default)]
     pub(crate) read_only: Vec<ReadOnlyRow>,
+    /// An administrator's MCP policy files the client enforces (src/policy/).
+    #[serde(default)]
+    pub(crate) policy: Vec<PolicyRow>,
     /// Server names the client keeps for its own built-in servers: it skips or rejects a
     /// user entry by that name, so `add` refuses it.
     #[serde(default)]
@@ -117,6 +120,17 @@ pub(crate) struct ReadOnlyRow {
     /// How a person changes these servers, for `add`/`remove`; `{origin}` is the plugin or
     /// extension name.
     pub(crate) manage: String,
+}
+
+/// An administrator's policy file (`clients.toml` `[[client.policy]]`): where it is per OS,
+/// and which vendor's shape it has.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PolicyRow {
+    pub(crate) kind: crate::policy::PolicyKind,
+    pub(crate) paths: Paths,
+    /// Where the file's rules are documented.
+    pub(crate) source: String,
 }
 
 /// How a read-only source is laid out.

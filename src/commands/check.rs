@@ -6,6 +6,7 @@
 //! It never starts a process, never connects anywhere, never prints a secret value, and
 //! never writes a file that does not parse.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::check::{self, Finding, Severity, Target, render};
@@ -16,8 +17,8 @@ use crate::formats::{ConfigDoc, Edit, ServersAt};
 use crate::fs;
 use crate::output::{Block, ErrorText, Paint, Printer, Report};
 use crate::session::Context;
-use crate::session::edit;
 use crate::session::inventory::display_path;
+use crate::session::{adopt, edit};
 
 /// A file to check and the clients that may read it (table order; the first whose
 /// servers key the file uses wins).
@@ -38,6 +39,7 @@ pub fn run(args: CheckArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         user,
         fix,
         dry_run,
+        secrets,
         explain,
     } = args;
     if let Some(code) = explain {
@@ -86,7 +88,12 @@ pub fn run(args: CheckArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         )));
     }
     for file in &files {
-        match check_file(ctx, file, fix, dry_run, format, &mut report.on_the_way) {
+        let fix = Fix {
+            on: fix,
+            dry_run,
+            secrets,
+        };
+        match check_file(ctx, file, fix, format, &mut report.on_the_way) {
             Ok(mut found) => report.findings.append(&mut found),
             Err(error) => {
                 report.on_the_way.push(Block::Error(ErrorText::of(&error)));
@@ -170,7 +177,7 @@ fn files<'a>(
     forced: Option<&'a Client>,
     user: bool,
 ) -> anyhow::Result<Vec<File<'a>>> {
-    let mut out: Vec<File<'a>> = Vec::new();
+    let mut out = Files::default();
     let missing: Vec<String> = paths
         .iter()
         .filter(|p| !ctx.platform.cwd.join(p).exists())
@@ -183,27 +190,25 @@ fn files<'a>(
                 .into(),
         );
     }
-    // Resolved once: each named file is compared with every client's user file.
-    let user_paths: Vec<(&Client, PathBuf)> = if paths.is_empty() {
-        Vec::new()
-    } else {
-        ctx.table
-            .all()
-            .iter()
-            .filter_map(|c| Some((c, c.user_path(&ctx.platform).ok().flatten()?)))
-            .collect()
-    };
+    // Resolved once: each named file is compared with every client's user file (the
+    // first client with that file), and matched against the table's path tails.
+    let mut user_paths: HashMap<PathBuf, &Client> = HashMap::new();
+    if !paths.is_empty() {
+        for client in ctx.table.all() {
+            if let Ok(Some(path)) = client.user_path(&ctx.platform) {
+                user_paths.entry(path).or_insert(client);
+            }
+        }
+    }
+    let tails = check::Tails::new(&ctx.table);
     for path in paths {
         let absolute = ctx.platform.cwd.join(path);
         if absolute.is_dir() {
             discover(ctx, &absolute, forced, &mut out);
             continue;
         }
-        let inferred = check::infer_clients(&ctx.table, path);
-        let user_match = user_paths
-            .iter()
-            .find(|(_, u)| *u == absolute)
-            .map(|(c, _)| *c);
+        let inferred = tails.clients(path);
+        let user_match = user_paths.get(&absolute).copied();
         let candidates = match (forced, user_match) {
             (Some(client), _) => {
                 let scope = if user_match.is_some_and(|u| u.id == client.id) {
@@ -218,8 +223,8 @@ fn files<'a>(
             }
             (None, Some(client)) => vec![(client, Scope::User)],
             (None, None) if !inferred.is_empty() => inferred,
-            (None, None) if unread_match(ctx, path, &absolute).is_some() => {
-                if let Some((client, unread)) = unread_match(ctx, path, &absolute) {
+            (None, None) if unread_match(ctx, &tails, path, &absolute).is_some() => {
+                if let Some((client, unread)) = unread_match(ctx, &tails, path, &absolute) {
                     let shown = path.display().to_string();
                     push_unread(&mut out, absolute, shown, client, unread);
                 }
@@ -260,12 +265,20 @@ fn files<'a>(
             }
         }
     }
-    Ok(out)
+    Ok(out.list)
+}
+
+/// The files to check, each once (a second client reading it joins its candidates).
+#[derive(Default)]
+struct Files<'a> {
+    list: Vec<File<'a>>,
+    /// Where each path is in `list`.
+    at: HashMap<PathBuf, usize>,
 }
 
 /// Every client's project files under `dir` (`project`, `project_also`, and their
 /// `formats::extension_twin`).
-fn discover<'a>(ctx: &'a Context, dir: &Path, forced: Option<&'a Client>, out: &mut Vec<File<'a>>) {
+fn discover<'a>(ctx: &'a Context, dir: &Path, forced: Option<&'a Client>, out: &mut Files<'a>) {
     for client in ctx.table.all() {
         if forced.is_some_and(|f| f.id != client.id) {
             continue;
@@ -299,6 +312,7 @@ fn discover<'a>(ctx: &'a Context, dir: &Path, forced: Option<&'a Client>, out: &
 /// matched by its literal tail (`.claude/mcp.json` in any project).
 fn unread_match<'a>(
     ctx: &'a Context,
+    tails: &check::Tails<'a>,
     path: &Path,
     absolute: &Path,
 ) -> Option<(&'a Client, &'a Unread)> {
@@ -309,19 +323,20 @@ fn unread_match<'a>(
         .find(|(_, u)| {
             u.path.contains('{') && ctx.platform.expand(&u.path).is_ok_and(|p| p == absolute)
         })
-        .or_else(|| check::infer_unread(&ctx.table, path))
+        .or_else(|| tails.unread(path))
 }
 
 /// Add a file that `client` does not read (row field `unread`).
 fn push_unread<'a>(
-    out: &mut Vec<File<'a>>,
+    out: &mut Files<'a>,
     path: PathBuf,
     shown: String,
     client: &'a Client,
     unread: &'a Unread,
 ) {
-    if !out.iter().any(|f| f.path == path) {
-        out.push(File {
+    if !out.at.contains_key(&path) {
+        out.at.insert(path.clone(), out.list.len());
+        out.list.push(File {
             path,
             shown,
             candidates: vec![(client, Scope::User)],
@@ -332,12 +347,12 @@ fn push_unread<'a>(
 
 /// Add a file, or another candidate client to a file already listed.
 fn push<'a>(
-    out: &mut Vec<File<'a>>,
+    out: &mut Files<'a>,
     path: PathBuf,
     shown: String,
     candidates: Vec<(&'a Client, Scope)>,
 ) {
-    match out.iter_mut().find(|f| f.path == path) {
+    match out.at.get(&path).and_then(|&i| out.list.get_mut(i)) {
         Some(file) => {
             for candidate in candidates {
                 if !file.candidates.iter().any(|(c, _)| c.id == candidate.0.id) {
@@ -345,24 +360,40 @@ fn push<'a>(
                 }
             }
         }
-        None => out.push(File {
-            path,
-            shown,
-            candidates,
-            unread: None,
-        }),
+        None => {
+            out.at.insert(path.clone(), out.list.len());
+            out.list.push(File {
+                path,
+                shown,
+                candidates,
+                unread: None,
+            });
+        }
     }
+}
+
+/// What `--fix` is to do.
+#[derive(Debug, Clone, Copy)]
+struct Fix {
+    on: bool,
+    dry_run: bool,
+    /// `--secrets`: move literal secrets into the store too.
+    secrets: bool,
 }
 
 /// Check one file; with `fix`, repair it first (or show the diff) and check the result.
 fn check_file(
     ctx: &Context,
     file: &File<'_>,
-    fix: bool,
-    dry_run: bool,
+    fix: Fix,
     format: CheckFormat,
     on_the_way: &mut Vec<Block>,
 ) -> anyhow::Result<Vec<Finding>> {
+    let Fix {
+        on: fix,
+        dry_run,
+        secrets,
+    } = fix;
     let read = |path: &Path| {
         fs::read_source(path).map_err(|e| {
             anyhow::Error::from(
@@ -381,10 +412,12 @@ fn check_file(
     }
     let (client, scope) = check::choose_client(&file.candidates, &source.text)
         .ok_or_else(|| UserError::new(format!("no client for `{}`", file.shown)))?;
+    let policy = crate::policy::read::load(client, &ctx.platform).policies;
     let target = Target {
         client,
         scope,
         os: ctx.platform.os,
+        policy: &policy,
     };
     let alternatives = crate::session::registry::sse_alternatives(ctx);
     let mut findings = check::check_text_with(
@@ -395,15 +428,25 @@ fn check_file(
         &alternatives,
     );
     mark_fixable(&mut findings, file, &source, &target);
-    if !fix || !findings.iter().any(|f| f.fixable) {
-        return Ok(findings);
-    }
     let location = Location {
         scope,
         path: file.path.clone(),
         key: client.servers_key.clone(),
         name_key: client.servers_name_key.clone(),
     };
+    let moved = if fix && secrets && findings.iter().any(|f| f.code == "MCP401") {
+        adopt_secrets(ctx, file, &source, &target, dry_run, format, on_the_way)?
+    } else {
+        false
+    };
+    if !fix || !findings.iter().any(|f| f.fixable) {
+        return Ok(if moved && !dry_run {
+            let source = read(&file.path)?;
+            check::check_text(&file.shown, &source.text, source.bom, &target)
+        } else {
+            findings
+        });
+    }
     let outcome = edit::apply(ctx, client, &location, dry_run, &|doc| {
         Ok(if apply_fixes(doc, &target)? {
             Edit::Updated
@@ -436,6 +479,90 @@ fn check_file(
         source.bom,
         &target,
     ))
+}
+
+/// `--fix --secrets`: move the file's literal secrets into the store and rewrite their
+/// entries (`session::adopt`, as `secret adopt` does); whether anything moved.
+fn adopt_secrets(
+    ctx: &Context,
+    file: &File<'_>,
+    source: &fs::Source,
+    target: &Target<'_>,
+    dry_run: bool,
+    format: CheckFormat,
+    on_the_way: &mut Vec<Block>,
+) -> anyhow::Result<bool> {
+    let client = target.client;
+    let doc = client.format.parse(source.text.clone()).map_err(|e| {
+        UserError::new(format!("`{}` does not parse: {e}", file.shown))
+            .hint("fix the syntax first; nothing was moved")
+    })?;
+    let dialect = crate::entry::Dialect::of(client);
+    let mut found = Vec::new();
+    for key in keys_in(doc.as_ref(), &fix_keys(client, target.scope))? {
+        let at = ServersAt {
+            key: &key,
+            name_key: client.servers_name_key.as_deref(),
+        };
+        for (name, raw) in doc.servers(at)? {
+            let Ok(entry) = dialect.from_raw(&raw) else {
+                continue;
+            };
+            found.push(adopt::Candidate {
+                client,
+                scope: target.scope,
+                path: file.path.clone(),
+                key: key.clone(),
+                name,
+                entry,
+            });
+        }
+    }
+    let store = crate::secret_store::Store::new(
+        &ctx.platform,
+        ctx.state.root().map(std::path::Path::to_path_buf),
+    );
+    let plan = adopt::plan(&store, &found);
+    if plan.items.is_empty() {
+        return Ok(false);
+    }
+    if !dry_run {
+        adopt::keep(&store, &plan)?;
+    }
+    let program = crate::session::write::program()?;
+    for rewritten in adopt::rewrite(ctx, &plan, &program, dry_run)? {
+        if let Some(diff) = rewritten.outcome.diff {
+            on_the_way.push(if format == CheckFormat::Text {
+                Block::Raw(diff)
+            } else {
+                Block::Aside(diff.trim_end().to_owned())
+            });
+        }
+    }
+    let names: Vec<String> = plan
+        .items
+        .iter()
+        .map(|i| {
+            format!(
+                "{} `{}` of `{}` → secret `{}`",
+                i.place.label(),
+                i.field,
+                i.server,
+                i.secret
+            )
+        })
+        .collect();
+    on_the_way.push(Block::Aside(format!(
+        "{} {}: {}",
+        if dry_run {
+            "would move into the OS keychain"
+        } else {
+            "moved into the OS keychain"
+        },
+        file.shown,
+        names.join(", ")
+    )));
+    Ok(true)
 }
 
 /// Apply every safe fix to the entries of `doc`; whether anything changed.

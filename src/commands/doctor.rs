@@ -131,6 +131,8 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     let trust = TrustRule::new(&ctx.platform, &ctx.project, trust_project);
     let mut to_probe: Vec<(usize, Launch, ProbeOptions)> = Vec::new();
     let lint = lint_files(ctx, &found);
+    // Read once: the clients' switch files and mcpctl's record of parked entries.
+    let switches = crate::toggle::Probe::new(ctx).ok();
     // Indexed once: scanning every entry (or finding) per entry is quadratic, and files
     // with tens of thousands of entries exist.
     let mut scopes_of: HashMap<(&str, &str), Vec<Scope>> = HashMap::new();
@@ -163,7 +165,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         let scopes = scopes_of
             .get(&(f.client.id.as_str(), f.name.as_str()))
             .map_or(&[][..], Vec::as_slice);
-        let (mut result, transport) = static_checks(ctx, env, &trust, f, scopes);
+        let (mut result, transport) = static_checks(ctx, env, &trust, switches.as_ref(), f, scopes);
         let findings = lint_of
             .get(&(f.client.id.as_str(), f.path.as_path(), f.name.as_str()))
             .map_or(&[][..], Vec::as_slice);
@@ -446,6 +448,8 @@ fn lint_files(ctx: &Context, found: &[Found<'_>]) -> Vec<(usize, Finding)> {
             client: f.client,
             scope: f.scope,
             os: ctx.platform.os,
+            // Its own `policy` check says what a policy blocks.
+            policy: &[],
         };
         for finding in check::check_text(
             &display_path(ctx, &f.path),

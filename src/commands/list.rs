@@ -51,6 +51,9 @@ struct ListRow {
     /// Why the client does not load the entry although it is there.
     #[serde(skip_serializing_if = "Option::is_none")]
     not_loaded: Option<String>,
+    /// The administrator's policy rule that keeps it out: `{kind, file, verdict, rule}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    policy: Option<crate::policy::Block>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
 }
@@ -166,6 +169,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                     manage: o.manage.clone(),
                 }),
                 not_loaded: f.not_loaded.clone(),
+                policy: crate::loads::policy_block(ctx, f),
                 error: None,
             };
             match &f.entry {
@@ -274,6 +278,7 @@ fn parked_rows(
                 read_only: false,
                 origin: None,
                 not_loaded: None,
+                policy: None,
                 error: None,
             };
             if let Ok(e) = Dialect::of(client).from_raw(&p.raw) {

@@ -11,6 +11,7 @@ mod clients;
 mod completions;
 mod copy;
 mod doctor;
+mod export;
 mod import;
 mod install;
 mod launch;
@@ -45,6 +46,8 @@ pub fn writes(command: &Command) -> bool {
         Command::Update(args) => !args.dry_run,
         Command::Restore(args) => !args.dry_run,
         Command::Undo(args) => !args.dry_run,
+        Command::Redo(args) => !args.dry_run,
+        Command::Secret(crate::cli::SecretCommand::Adopt(args)) => !args.dry_run,
         Command::Check(args) => args.fix && !args.dry_run,
         Command::Import(args) => args.manifest.is_some(),
         _ => false,
@@ -59,9 +62,16 @@ pub fn label(args: &[std::ffi::OsString], names: &[String]) -> String {
     let Ok(matches) = crate::cli::Cli::command().try_get_matches_from(args) else {
         return String::new();
     };
-    let Some((verb, sub)) = matches.subcommand() else {
+    let Some((verb, mut sub)) = matches.subcommand() else {
         return String::new();
     };
+    // A verb with verbs of its own (`secret adopt`) is named by both.
+    let mut verb = verb.to_owned();
+    if let Some((inner, inner_sub)) = sub.subcommand() {
+        verb = format!("{verb} {inner}");
+        sub = inner_sub;
+    }
+    let verb = verb.as_str();
     match sub.try_get_one::<String>("name") {
         Ok(Some(name)) => format!("{verb} {name}"),
         Ok(None) if !names.is_empty() => format!("{verb} {}", names.join(",")),
@@ -103,6 +113,7 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Apply(args) => apply::run(args, ctx, printer),
         Command::Profiles(args) => profiles::run(args, ctx, printer),
         Command::Import(args) => import::run(args, ctx, printer),
+        Command::Export(args) => export::run(args, ctx, printer),
         Command::Copy(args) => copy::run(args, ctx, printer),
         Command::Search(args) => search::run(args, ctx, printer),
         Command::Outdated(args) => outdated::run(args, ctx, printer),
@@ -110,6 +121,7 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Backups(args) => backups::run(args, ctx, printer),
         Command::Restore(args) => restore::run(args, ctx, printer),
         Command::Undo(args) => undo::run(args, ctx, printer),
+        Command::Redo(args) => undo::redo(args, ctx, printer),
         Command::Secret(command) => secret::run(command, ctx, printer),
         // Dispatched by `without_context` before a context is built.
         Command::Run(_) | Command::Bridge(_) => Ok(ExitStatus::Error),

@@ -6,11 +6,12 @@ use std::io::{IsTerminal, Read};
 
 use serde::Serialize;
 
-use crate::cli::{SecretCommand, SecretGetArgs, SecretNameArg, SecretSetArgs};
+use crate::cli::{SecretAdoptArgs, SecretCommand, SecretGetArgs, SecretNameArg, SecretSetArgs};
 use crate::error::{ExitStatus, UserError};
 use crate::output::{Block, Paint, Printer, Report};
 use crate::secret_store::{Backend, Store, Value};
-use crate::session::Context;
+use crate::session::inventory::display_path;
+use crate::session::{Context, adopt, inventory, targets};
 
 pub fn run(
     command: SecretCommand,
@@ -26,6 +27,7 @@ pub fn run(
         SecretCommand::List => list(&store, printer),
         SecretCommand::Get(args) => get(args, &store, printer),
         SecretCommand::Rm(args) => rm(args, &store, printer),
+        SecretCommand::Adopt(args) => adopt_secrets(args, ctx, &store, printer),
     }
 }
 
@@ -222,5 +224,131 @@ fn rm(args: SecretNameArg, store: &Store, printer: &mut Printer) -> anyhow::Resu
     printer.emit(&Done {
         blocks: vec![Block::Note(message)],
         json: serde_json::json!({ "name": name, "action": "removed" }),
+    })
+}
+
+/// One literal secret `adopt` moved (`--json` item). Never the value.
+#[derive(Debug, Serialize)]
+struct AdoptRow {
+    client: String,
+    scope: &'static str,
+    path: std::path::PathBuf,
+    /// The server.
+    name: String,
+    /// The env variable or header.
+    field: String,
+    place: crate::secret_store::adopt::Place,
+    secret: String,
+    /// `moved`, `would move`.
+    action: &'static str,
+    #[serde(skip)]
+    shown: String,
+    #[serde(skip)]
+    what: &'static str,
+}
+
+struct AdoptReport {
+    rows: Vec<AdoptRow>,
+    diffs: Vec<String>,
+    dry_run: bool,
+}
+
+impl Report for AdoptReport {
+    fn json(&self) -> serde_json::Result<serde_json::Value> {
+        serde_json::to_value(&self.rows)
+    }
+
+    fn human(&self, _paint: Paint) -> Vec<Block> {
+        if self.rows.is_empty() {
+            return vec![Block::Note(
+                "no literal secrets in the client files: nothing to move".to_owned(),
+            )];
+        }
+        let mut blocks: Vec<Block> = self.diffs.iter().cloned().map(Block::Raw).collect();
+        blocks.push(Block::Table {
+            header: vec![
+                "CLIENT", "SCOPE", "SERVER", "FIELD", "SECRET", "FOUND", "FILE",
+            ],
+            rows: self
+                .rows
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.client.clone(),
+                        r.scope.to_owned(),
+                        r.name.clone(),
+                        format!("{} {}", r.place.label(), r.field),
+                        r.secret.clone(),
+                        r.what.to_owned(),
+                        r.shown.clone(),
+                    ]
+                })
+                .collect(),
+        });
+        blocks.push(Block::Note(if self.dry_run {
+            "dry run: nothing was stored or written; run without --dry-run to move them".to_owned()
+        } else {
+            "moved into the OS keychain; the entries start through `mcpctl run`/`mcpctl bridge` (`mcpctl undo` puts the files back, the secrets stay)".to_owned()
+        }));
+        blocks
+    }
+
+    fn status(&self) -> ExitStatus {
+        ExitStatus::Success
+    }
+}
+
+/// `secret adopt`: every literal secret of the targeted clients' files into the store,
+/// each entry rewritten to name it (see `session::adopt`).
+fn adopt_secrets(
+    args: SecretAdoptArgs,
+    ctx: &Context,
+    store: &Store,
+    printer: &mut Printer,
+) -> anyhow::Result<ExitStatus> {
+    let SecretAdoptArgs {
+        name,
+        clients,
+        dry_run,
+    } = args;
+    let clients = if clients.is_empty() {
+        targets::detected(ctx)
+    } else {
+        targets::by_ids(ctx, &clients)?
+    };
+    let (found, broken) = inventory::collect(ctx, &clients, name.as_deref());
+    for b in &broken {
+        printer.warn(&format!("{:#} (its secrets stay where they are)", b.error));
+    }
+    let plan = adopt::plan(store, &adopt::Candidate::of_found(&found));
+    if !dry_run {
+        adopt::keep(store, &plan)?;
+    }
+    let program = crate::session::write::program()?;
+    let rewritten = adopt::rewrite(ctx, &plan, &program, dry_run)?;
+    let rows = plan
+        .items
+        .iter()
+        .map(|i| AdoptRow {
+            client: i.client.id.clone(),
+            scope: i.scope.as_str(),
+            path: i.path.clone(),
+            name: i.server.clone(),
+            field: i.field.clone(),
+            place: i.place,
+            secret: i.secret.clone(),
+            action: if dry_run { "would move" } else { "moved" },
+            shown: display_path(ctx, &i.path),
+            what: i.what,
+        })
+        .collect();
+    let diffs = rewritten
+        .into_iter()
+        .filter_map(|r| r.outcome.diff)
+        .collect();
+    printer.emit(&AdoptReport {
+        rows,
+        diffs,
+        dry_run,
     })
 }

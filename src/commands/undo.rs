@@ -1,16 +1,21 @@
-//! `mcpctl undo`: revert every file the last writing command changed, as a whole. A file
-//! that changed since (another program or person wrote it) stops the undo before anything
-//! is reverted, unless `--force`. Files the command created are deleted (and directories
-//! it created, when empty). The undo is journaled itself, so a second `undo` redoes.
+//! `mcpctl undo` and `mcpctl redo`: revert every file the last writing command changed,
+//! as a whole, and re-apply what an undo took back. A file that changed since (another
+//! program or person wrote it) stops either before anything is reverted, unless `--force`.
+//! Files the command created are deleted (and directories it created, when empty).
+//!
+//! Both are a step on the stacks the journal comes down to (`journal::stacks`): `undo`
+//! twice undoes the last two commands, `redo` re-applies the newest undo, and any other
+//! writing command empties the redo stack. Each step is journaled with a marker saying
+//! which record it reverts.
 
 use serde::Serialize;
 
-use crate::cli::UndoArgs;
+use crate::cli::{RedoArgs, UndoArgs};
 use crate::error::{ExitStatus, UserError};
 use crate::output::{Block, Paint, Printer, Report};
 use crate::session::inventory::display_path;
 use crate::session::{Context, edit};
-use crate::state::journal;
+use crate::state::{Reverts, journal};
 
 /// What `undo` did to one file (`--json` item).
 #[derive(Debug, Serialize)]
@@ -22,13 +27,58 @@ struct UndoRow {
     shown: String,
 }
 
+/// Which way a step goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    Undo,
+    Redo,
+}
+
 pub fn run(args: UndoArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
     let UndoArgs { force, dry_run } = args;
+    step(Step::Undo, force, dry_run, ctx, printer)
+}
+
+pub fn redo(args: RedoArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
+    let RedoArgs { force, dry_run } = args;
+    step(Step::Redo, force, dry_run, ctx, printer)
+}
+
+fn step(
+    step: Step,
+    force: bool,
+    dry_run: bool,
+    ctx: &Context,
+    printer: &mut Printer,
+) -> anyhow::Result<ExitStatus> {
     ctx.state.lock()?;
-    let Some(last) = ctx.state.journal().into_iter().next() else {
-        return Err(UserError::new("nothing to undo: mcpctl has not written any file yet")
-            .hint("`mcpctl backups` lists older versions of files, and `mcpctl restore` puts one back")
-            .into());
+    let all = ctx.state.journal();
+    let stacks = journal::stacks(&all);
+    let top = match step {
+        Step::Undo => stacks.undo.last(),
+        Step::Redo => stacks.redo.last(),
+    };
+    let Some(last) = top.and_then(|id| all.iter().find(|e| &e.id == id)).cloned() else {
+        return Err(match step {
+            Step::Undo if all.is_empty() => {
+                UserError::new("nothing to undo: mcpctl has not written any file yet")
+                    .hint("`mcpctl backups` lists older versions of files, and `mcpctl restore` puts one back")
+            }
+            Step::Undo => UserError::new(
+                "nothing to undo: every command mcpctl still remembers is undone",
+            )
+            .hint("`mcpctl redo` re-applies the newest one; `mcpctl backups` lists older versions of files"),
+            Step::Redo => UserError::new(
+                "nothing to redo: no `mcpctl undo` since the last command that wrote files",
+            )
+            .hint("`mcpctl undo` takes back the last command; `mcpctl backups` lists older versions of files"),
+        }
+        .into());
+    };
+    let shown = journal::described(&last, &all).to_owned();
+    let verb = match step {
+        Step::Undo => "undo",
+        Step::Redo => "redo",
     };
     // Refuse as a whole: every file must still be as the command left it.
     let mut changed = Vec::new();
@@ -48,8 +98,7 @@ pub fn run(args: UndoArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
             .is_some_and(|b| crate::fs::backup::at(b).verified_bytes().is_ok());
         if !file.created && !kept {
             return Err(UserError::new(format!(
-                "cannot undo `{}`: the previous version of `{}` is no longer kept (or is damaged)",
-                last.command,
+                "cannot {verb} `{shown}`: the previous version of `{}` is no longer kept (or is damaged)",
                 display_path(ctx, &file.path)
             ))
             .hint("`mcpctl backups` lists the versions that are still kept")
@@ -58,8 +107,7 @@ pub fn run(args: UndoArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
     }
     if !changed.is_empty() && !force {
         return Err(UserError::new(format!(
-            "cannot undo `{}`: {} changed since mcpctl wrote {}",
-            last.command,
+            "cannot {verb} `{shown}`: {} changed since mcpctl wrote {}",
             changed.join(", "),
             if changed.len() == 1 { "it" } else { "them" }
         ))
@@ -74,6 +122,12 @@ pub fn run(args: UndoArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         } else {
             edit::Expect::Digest(file.after.as_deref())
         }
+    }
+    if !dry_run {
+        ctx.state.set_reverts(match step {
+            Step::Undo => Reverts::Undo(last.id.clone()),
+            Step::Redo => Reverts::Redo(last.id.clone()),
+        });
     }
     let mut rows = Vec::new();
     for file in &last.files {
@@ -109,10 +163,31 @@ pub fn run(args: UndoArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                 .change(change.entry.clone(), change.before.clone())?;
         }
     }
+    let next = if dry_run {
+        None
+    } else {
+        // What the next `undo` would take, now that this step is done.
+        let mut after = stacks;
+        match step {
+            Step::Undo => {
+                after.undo.pop();
+            }
+            Step::Redo => {
+                after.redo.pop();
+            }
+        }
+        after
+            .undo
+            .last()
+            .and_then(|id| all.iter().find(|e| &e.id == id))
+            .map(|e| journal::described(e, &all).to_owned())
+    };
     printer.emit(&UndoReport {
         rows,
-        command: last.command,
+        step,
+        command: shown,
         time: last.time,
+        next,
         dry_run,
     })
 }
@@ -120,9 +195,12 @@ pub fn run(args: UndoArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
 /// What `undo` did, file by file.
 struct UndoReport {
     rows: Vec<UndoRow>,
-    /// The command undone, and when it ran.
+    step: Step,
+    /// The command undone or re-applied, and when that record was written.
     command: String,
     time: String,
+    /// The command a following `undo` would take back (after a step that wrote).
+    next: Option<String>,
     dry_run: bool,
 }
 
@@ -137,16 +215,24 @@ impl Report for UndoReport {
             .iter()
             .map(|row| Block::Line(format!("{:<14} {}", row.action, row.shown)))
             .collect();
+        let (done, would) = match self.step {
+            Step::Undo => ("undid", "undone"),
+            Step::Redo => ("redid", "redone"),
+        };
         blocks.push(Block::Note(if self.dry_run {
             format!(
-                "dry run: `{}` ({}) would be undone",
+                "dry run: `{}` ({}) would be {would}",
                 self.command, self.time
             )
         } else {
-            format!(
-                "undid `{}` ({}); `mcpctl undo` again redoes it",
-                self.command, self.time
-            )
+            let then = match (self.step, &self.next) {
+                (Step::Undo, Some(next)) => {
+                    format!("`mcpctl redo` re-applies it; `mcpctl undo` again takes back `{next}`")
+                }
+                (Step::Undo, None) => "`mcpctl redo` re-applies it".to_owned(),
+                (Step::Redo, _) => "`mcpctl undo` takes it back again".to_owned(),
+            };
+            format!("{done} `{}` ({}); {then}", self.command, self.time)
         }));
         blocks
     }

@@ -158,7 +158,7 @@ fn for_client_vars(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<St
 }
 
 /// Wrap npm-style shims as `cmd /c` for Windows targets that need it.
-fn for_platform(entry: &ServerEntry, os: Os, fields: &Fields, no_wrap: bool) -> ServerEntry {
+pub fn for_platform(entry: &ServerEntry, os: Os, fields: &Fields, no_wrap: bool) -> ServerEntry {
     let mut entry = entry.clone();
     if os == Os::Windows
         && fields.wrap_windows

@@ -9,6 +9,7 @@
 
 use serde_json::{Map, Value};
 
+mod cache;
 mod list;
 
 use super::scan::{self, Kind, Located, Member, Node};
@@ -23,6 +24,8 @@ pub(super) struct JsonDoc {
     /// scan in `parse`, so that look-ups scan only the small span they need. Dropped at the
     /// first edit (its offsets no longer hold); later look-ups scan from the start.
     index: Option<Located>,
+    /// The servers map of the last edit, kept valid across edits inside it (`cache.rs`).
+    cache: Option<cache::MapCache>,
 }
 
 impl JsonDoc {
@@ -32,6 +35,7 @@ impl JsonDoc {
         Ok(Self {
             text,
             index: Some(index),
+            cache: None,
         })
     }
 
@@ -111,12 +115,14 @@ impl JsonDoc {
     /// Remove the last occurrence of `name` in the map at `key`; also says whether an
     /// earlier occurrence is left.
     fn remove_last(&mut self, key: &[String], name: &str) -> Result<(Edit, bool), ShapeError> {
-        let located = self.locate(key)?;
-        let Some(map) = located.nodes.get(key.len()) else {
+        let cache = self.take_cache(key)?;
+        let Some(map) = cache.located.nodes.get(key.len()) else {
+            self.cache = Some(cache);
             return Ok((Edit::Unchanged, false));
         };
         let matching = |m: &&Member| scan::key_equals(&self.text, member_key(m), name);
         let Some(index) = map.members.iter().rposition(|m| matching(&m)) else {
+            self.cache = Some(cache);
             return Ok((Edit::Unchanged, false));
         };
         let more = map.members[..index].iter().any(|m| matching(&m));
@@ -125,11 +131,12 @@ impl JsonDoc {
             .iter()
             .map(|s| s.insert.len() as isize - s.remove as isize)
             .sum();
-        self.apply(splices);
-        if map.members.len() == 1 {
+        let (only, start, end) = (map.members.len() == 1, map.start, map.end);
+        self.apply_tracked(cache, splices);
+        if only {
             // The map is now empty: if only whitespace is left inside, write `{}`.
-            let open = map.start + 1;
-            let close = (map.end as isize + growth - 1) as usize;
+            let open = start + 1;
+            let close = (end as isize + growth - 1) as usize;
             if self
                 .text
                 .get(open..close)
@@ -141,7 +148,19 @@ impl JsonDoc {
         Ok((Edit::Removed, more))
     }
 
-    fn apply(&mut self, mut splices: Vec<Splice>) {
+    fn apply(&mut self, splices: Vec<Splice>) {
+        self.splice_text(splices);
+        self.cache = None;
+    }
+
+    /// `apply` for an edit inside the servers map `cache` is for: the cache follows the
+    /// edit (or is dropped when it cannot).
+    fn apply_tracked(&mut self, mut cache: cache::MapCache, splices: Vec<Splice>) {
+        let splices = self.splice_text(splices);
+        self.cache = cache.track(&self.text, &splices).then_some(cache);
+    }
+
+    fn splice_text(&mut self, mut splices: Vec<Splice>) -> Vec<Splice> {
         // Stable: splices at the same offset apply in the order they were pushed; applying
         // them last-first in place keeps earlier offsets valid and the text in one buffer
         // (no second copy of a file that may be hundreds of MB).
@@ -153,6 +172,20 @@ impl JsonDoc {
                 .replace_range(splice.at..splice.at + splice.remove, &splice.insert);
         }
         self.index = None;
+        splices
+    }
+
+    /// The cache for the servers map at `key`: the one kept since the last edit when it is
+    /// for `key`, else a fresh look-up.
+    fn take_cache(&mut self, key: &[String]) -> Result<cache::MapCache, ShapeError> {
+        match self.cache.take() {
+            Some(cache) if cache.key == key => Ok(cache),
+            _ => Ok(cache::MapCache::new(
+                key,
+                self.locate(key)?,
+                Style::detect(&self.text),
+            )),
+        }
     }
 }
 
@@ -218,8 +251,31 @@ impl JsonDoc {
         name: &str,
         entry: &RawEntry,
     ) -> Result<Edit, ShapeError> {
-        let located = self.locate(key)?;
-        let style = Style::detect(&self.text);
+        let mut cache = self.take_cache(key)?;
+        let existing = cache.last_named(&self.text, name);
+        match self.upsert_splices(&cache, existing, key, name, entry)? {
+            Some((edit, splices)) => {
+                self.apply_tracked(cache, splices);
+                Ok(edit)
+            }
+            None => {
+                self.cache = Some(cache);
+                Ok(Edit::Unchanged)
+            }
+        }
+    }
+
+    /// What `map_upsert` changes, as splices of the text; `None` when the entry is there
+    /// already, equal.
+    fn upsert_splices(
+        &self,
+        cache: &cache::MapCache,
+        existing: Option<Member>,
+        key: &[String],
+        name: &str,
+        entry: &RawEntry,
+    ) -> Result<Option<(Edit, Vec<Splice>)>, ShapeError> {
+        let (located, style) = (&cache.located, &cache.style);
         let Some(deepest) = located.nodes.last() else {
             // Empty (or comment-only) document: the whole root is new.
             let root = nest(key, Some(name), entry);
@@ -232,19 +288,19 @@ impl JsonDoc {
             }
             text.push_str(&rendered);
             text.push_str(&style.newline);
-            self.text = text;
-            return Ok(Edit::Added);
+            let whole = Splice {
+                at: 0,
+                remove: self.text.len(),
+                insert: text,
+            };
+            return Ok(Some((Edit::Added, vec![whole])));
         };
         if located.nodes.len() == key.len() + 1 {
             let map = deepest;
-            if let Some(member) = map
-                .members
-                .iter()
-                .rfind(|m| scan::key_equals(&self.text, member_key(m), name))
-            {
+            if let Some(member) = existing {
                 let old = parse_value(&self.text[member.value_start..member.value_end]).ok();
                 if old.as_ref() == Some(entry) {
-                    return Ok(Edit::Unchanged);
+                    return Ok(None);
                 }
                 let indent = line_indent(&self.text, member.key_start).to_owned();
                 let old_text = &self.text[member.value_start..member.value_end];
@@ -257,20 +313,17 @@ impl JsonDoc {
                     remove: member.value_end - member.value_start,
                     insert: rendered,
                 };
-                self.apply(vec![splice]);
-                return Ok(Edit::Updated);
+                return Ok(Some((Edit::Updated, vec![splice])));
             }
-            let splices = insert_member(&self.text, map, Some(name), entry, &style)?;
-            self.apply(splices);
-            return Ok(Edit::Added);
+            let splices = insert_member(&self.text, map, Some(name), entry, style)?;
+            return Ok(Some((Edit::Added, splices)));
         }
         // The map (or one of its parents) is missing: add the first missing key to the
         // deepest existing object, with the rest of the path nested inside it.
         let depth = located.nodes.len() - 1;
         let value = nest(&key[depth + 1..], Some(name), entry);
-        let splices = insert_member(&self.text, deepest, Some(&key[depth]), &value, &style)?;
-        self.apply(splices);
-        Ok(Edit::Added)
+        let splices = insert_member(&self.text, deepest, Some(&key[depth]), &value, style)?;
+        Ok(Some((Edit::Added, splices)))
     }
 
     /// Removes every occurrence of a duplicated name: after `remove`, the client must not
@@ -374,6 +427,7 @@ impl ConfigDoc for JsonDoc {
         {
             self.text = blank.clone();
             self.index = None;
+            self.cache = None;
         }
         Ok(())
     }
@@ -389,6 +443,41 @@ impl ConfigDoc for JsonDoc {
 
     fn render(&self) -> std::borrow::Cow<'_, str> {
         std::borrow::Cow::Borrowed(&self.text)
+    }
+
+    fn entry_positions(&self, at: ServersAt<'_>) -> (Option<Position>, Vec<(String, Position)>) {
+        let Ok(located) = self.find(at.key) else {
+            return (None, Vec::new());
+        };
+        let lines = super::Lines::new(&self.text);
+        // What `position(at.key)` gives: the key of the value at the end of the path.
+        let map_at = (!at.key.is_empty() && located.nodes.len() == at.key.len() + 1)
+            .then(|| located.nodes.last().and_then(|n| n.key))
+            .flatten()
+            .map(|(start, _, _)| lines.position(start));
+        let Some(map) = located
+            .nodes
+            .get(at.key.len())
+            .filter(|_| at.name_key.is_none())
+        else {
+            return (map_at, Vec::new());
+        };
+        let mut positions: Vec<(String, Position)> = Vec::with_capacity(map.members.len());
+        let mut seen: std::collections::HashMap<String, usize> =
+            std::collections::HashMap::with_capacity(map.members.len());
+        for member in &map.members {
+            let name = scan::decode_key(&self.text, member_key(member));
+            let position = lines.position(member.key_start);
+            // A duplicated name is where its last occurrence is (the one clients read).
+            match seen.get(&name) {
+                Some(&i) => positions[i].1 = position,
+                None => {
+                    seen.insert(name.clone(), positions.len());
+                    positions.push((name, position));
+                }
+            }
+        }
+        (map_at, positions)
     }
 
     fn position(&self, path: &[String]) -> Option<Position> {
@@ -1310,6 +1399,38 @@ mod tests {
         text
     }
 
+    /// Adding, updating and removing entries in turn keeps the servers map's look-up
+    /// (no re-scan of the whole text per entry), and the text is what it would be anyway.
+    #[test]
+    fn edits_in_one_map_keep_its_look_up() {
+        let key = k(&["mcpServers"]);
+        let text = "{\n  // mine\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\"} // note\n  },\n  \"after\": [1]\n}\n";
+        let mut doc = JsonDoc::parse(text).unwrap();
+        for i in 0..20 {
+            let name = format!("s{i}");
+            assert_eq!(
+                doc.map_upsert(&key, &name, &json!({"command": "y", "args": [i]}))
+                    .unwrap(),
+                Edit::Added
+            );
+            assert!(doc.cache.is_some(), "after adding {name}");
+        }
+        assert_eq!(
+            doc.map_upsert(&key, "a", &json!({"url": "u"})).unwrap(),
+            Edit::Updated
+        );
+        assert_eq!(doc.map_remove(&key, "s3").unwrap(), Edit::Removed);
+        assert!(doc.cache.is_some());
+        let found = JsonDoc::parse(doc.render()).unwrap().locate(&key).unwrap();
+        assert_eq!(doc.cache.as_ref().unwrap().located.nodes, found.nodes);
+        let rendered = doc.render();
+        assert!(
+            rendered.contains("\"a\": {\n      \"url\": \"u\"\n    }, // note\n    \"s0\""),
+            "{rendered}"
+        );
+        assert!(rendered.ends_with("    \"s19\": {\n      \"command\": \"y\",\n      \"args\": [\n        19\n      ]\n    }\n  },\n  \"after\": [1]\n}\n"), "{rendered}");
+    }
+
     mod generated {
         use super::*;
         use proptest::prelude::*;
@@ -1505,6 +1626,41 @@ mod tests {
                 // What the add created (the key, an empty map's spelling) goes too.
                 doc.prune(&key, &state).unwrap();
                 prop_assert_eq!(doc.render(), text);
+            }
+
+            /// A run of edits in one document (the servers map followed from edit to
+            /// edit, `cache.rs`) writes what the same edits give one by one on freshly
+            /// parsed text, and the map it follows is what a fresh look-up finds.
+            #[test]
+            fn a_run_of_edits_gives_what_fresh_documents_give(
+                layout in layout(),
+                ops in prop::collection::vec((prop::sample::select(vec!["a", "b", "c", "d"]), 0usize..4), 1..10),
+            ) {
+                let text = render_layout(&layout);
+                let key = k(&["mcpServers"]);
+                let mut run = JsonDoc::parse(&text).unwrap();
+                let mut fresh_text = text.clone();
+                let entries = [json!({"command": "x"}), json!({"url": "u", "headers": {"A": "b"}}), json!({"command": "y", "args": ["1", "2"], "env": {"K": "v"}})];
+                for (name, op) in ops {
+                    let mut fresh = JsonDoc::parse(&fresh_text).unwrap();
+                    let (a, b) = match entries.get(op) {
+                        Some(entry) => (run.map_upsert(&key, name, entry), fresh.map_upsert(&key, name, entry)),
+                        None => (run.map_remove(&key, name), fresh.map_remove(&key, name)),
+                    };
+                    prop_assert_eq!(a.unwrap(), b.unwrap());
+                    prop_assert_eq!(run.render(), fresh.render());
+                    fresh_text = fresh.render().into_owned();
+                    if let Some(cache) = &mut run.cache {
+                        let found = JsonDoc::parse(&fresh_text).unwrap().locate(&key).unwrap();
+                        prop_assert_eq!(&cache.located.nodes, &found.nodes);
+                        for name in ["a", "b", "c", "d"] {
+                            let last = found.nodes.get(1).and_then(|map| {
+                                map.members.iter().rfind(|m| scan::key_equals(&fresh_text, member_key(m), name)).copied()
+                            });
+                            prop_assert_eq!(cache.last_named(&run.text, name), last);
+                        }
+                    }
+                }
             }
 
             #[test]

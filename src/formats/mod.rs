@@ -314,6 +314,22 @@ pub trait ConfigDoc {
     /// Used to give `line:column` for findings about an entry or one of its fields.
     fn position(&self, path: &[String]) -> Option<Position>;
 
+    /// Where the servers container at `at` is written (`position(at.key)`), and every
+    /// entry in it, in file order, as `entry_position` gives it for each name (a
+    /// duplicated name: its last occurrence). One pass over the text, where asking
+    /// `entry_position` for each of N entries would be N passes.
+    fn entry_positions(&self, at: ServersAt<'_>) -> (Option<Position>, Vec<(String, Position)>) {
+        let map = self.position(at.key);
+        let Ok(entries) = self.servers(at) else {
+            return (map, Vec::new());
+        };
+        let entries = entries
+            .into_iter()
+            .filter_map(|(name, _)| self.entry_position(at, &name).map(|p| (name, p)))
+            .collect();
+        (map, entries)
+    }
+
     /// Where the entry `name` at `at` is written (its key in a map, its name in a list).
     fn entry_position(&self, at: ServersAt<'_>, name: &str) -> Option<Position> {
         match at.name_key {
@@ -323,6 +339,37 @@ pub trait ConfigDoc {
                 self.position(&path)
             }
             Some(_) => None,
+        }
+    }
+}
+
+/// The line starts of a text, to turn many byte offsets into positions without counting
+/// lines from the start for each (what [`position_of`] does for one offset).
+pub struct Lines<'t> {
+    text: &'t str,
+    /// Byte offset of the start of each line after the first.
+    starts: Vec<usize>,
+}
+
+impl<'t> Lines<'t> {
+    pub fn new(text: &'t str) -> Self {
+        let starts = text
+            .bytes()
+            .enumerate()
+            .filter(|&(_, b)| b == b'\n')
+            .map(|(i, _)| i + 1)
+            .collect();
+        Self { text, starts }
+    }
+
+    /// The same as `position_of(text, offset)`.
+    pub fn position(&self, offset: usize) -> Position {
+        let offset = self.text.floor_char_boundary(offset.min(self.text.len()));
+        let line = self.starts.partition_point(|&start| start <= offset);
+        let line_start = if line == 0 { 0 } else { self.starts[line - 1] };
+        Position {
+            line: line + 1,
+            column: self.text[line_start..offset].chars().count() + 1,
         }
     }
 }
@@ -348,5 +395,81 @@ pub fn kind_of(value: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_give_what_position_of_gives_for_every_offset() {
+        let text = "{\r\n  \"é\": 1,\n\n\t\"日本\": [\n    2]\n}";
+        let lines = Lines::new(text);
+        for offset in 0..=text.len() + 2 {
+            assert_eq!(
+                lines.position(offset),
+                position_of(text, offset),
+                "{offset}"
+            );
+        }
+    }
+
+    /// `entry_positions` (one pass) agrees with `entry_position` asked once per name, in
+    /// every format, duplicates and list-shaped servers included.
+    #[test]
+    fn entry_positions_agree_with_entry_position_per_name() {
+        let key = vec!["mcpServers".to_owned()];
+        let vibe = vec!["mcp_servers".to_owned()];
+        let cases: [(Format, &str, ServersAt<'_>); 5] = [
+            (
+                Format::Jsonc,
+                "{\n  // c\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\"},\n    \"b\": {},\n    \"a\": {\"url\": \"u\"}\n  }\n}\n",
+                ServersAt::map(&key),
+            ),
+            (
+                Format::Json,
+                "{\"mcpServers\": {\"a\": 1, \"\\u0062\": {}}}",
+                ServersAt::map(&key),
+            ),
+            (
+                Format::Toml,
+                "model = \"o\"\n\n[mcpServers.a]\ncommand = \"x\"\n\n[mcpServers.b]\nurl = \"u\"\n",
+                ServersAt::map(&key),
+            ),
+            (
+                Format::Toml,
+                "[[mcp_servers]]\nname = \"a\"\n\n[[mcp_servers]]\nname = \"b\"\n\n[[mcp_servers]]\nname = \"a\"\n",
+                ServersAt::list(&vibe, "name"),
+            ),
+            (
+                Format::Yaml,
+                "mcpServers:\n  a:\n    command: x\n  b:\n    url: u\n",
+                ServersAt::map(&key),
+            ),
+        ];
+        for (format, text, at) in cases {
+            let doc = format.parse(text).unwrap();
+            let (map, all) = doc.entry_positions(at);
+            assert_eq!(map, doc.position(at.key), "{text}");
+            let mut names: Vec<String> = Vec::new();
+            for (name, _) in doc.servers(at).unwrap() {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+            assert_eq!(
+                all.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+                names.iter().collect::<Vec<_>>(),
+                "{text}"
+            );
+            for (name, position) in &all {
+                assert_eq!(
+                    Some(*position),
+                    doc.entry_position(at, name),
+                    "{name} in {text}"
+                );
+            }
+        }
     }
 }

@@ -313,6 +313,73 @@ impl ConfigDoc for TomlDoc {
         Some(position_of(&text, span.start))
     }
 
+    fn entry_positions(&self, at: ServersAt<'_>) -> (Option<Position>, Vec<(String, Position)>) {
+        // One parse with spans (the edited document keeps none) for every entry.
+        let text = self.render();
+        let Ok(parsed) = toml_edit::Document::parse(&*text) else {
+            return (None, Vec::new());
+        };
+        let lines = super::Lines::new(&text);
+        // As `position(at.key)`: the span of the last key found along the path.
+        let mut item = parsed.as_item();
+        let mut span = None;
+        let mut missing = false;
+        for segment in at.key {
+            let Some((key, next)) = item.as_table_like().and_then(|t| t.get_key_value(segment))
+            else {
+                missing = true;
+                break;
+            };
+            span = key.span();
+            item = next;
+        }
+        let map_at = if missing {
+            None
+        } else {
+            span.map(|s| lines.position(s.start))
+        };
+        if missing {
+            return (map_at, Vec::new());
+        }
+        let spans: Vec<(String, Option<std::ops::Range<usize>>)> = match (at.name_key, item) {
+            (None, item) => match item.as_table_like() {
+                Some(table) => table
+                    .iter()
+                    .map(|(name, _)| {
+                        let span = table.get_key_value(name).and_then(|(key, _)| key.span());
+                        (name.to_owned(), span)
+                    })
+                    .collect(),
+                None => Vec::new(),
+            },
+            (Some(name_key), Item::ArrayOfTables(tables)) => tables
+                .iter()
+                .filter_map(|t| {
+                    let name = t.get(name_key).and_then(Item::as_str)?;
+                    Some((name.to_owned(), t.key(name_key).and_then(|k| k.span())))
+                })
+                .collect(),
+            (Some(name_key), Item::Value(Value::Array(items))) => items
+                .iter()
+                .filter_map(Value::as_inline_table)
+                .filter_map(|t| {
+                    let name = t.get(name_key).and_then(Value::as_str)?;
+                    Some((name.to_owned(), t.key(name_key).and_then(|k| k.span())))
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        // In a list, a repeated name is where it first appears (what `entry_position`'s
+        // `find` gives).
+        let mut seen = std::collections::HashSet::new();
+        let entries = spans
+            .into_iter()
+            .filter(|(name, _)| seen.insert(name.clone()))
+            .filter_map(|(name, span)| Some((name, lines.position(span?.start))))
+            .collect();
+        (map_at, entries)
+    }
+
     fn map_state(&self, key: &[String]) -> Result<MapState, ShapeError> {
         self.check_shape(key)?;
         let mut item = self.doc.as_item();

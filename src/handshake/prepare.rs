@@ -14,6 +14,7 @@
 //! nothing, reads no process environment (everything comes in [`Host`]), never puts a
 //! header value into a message or `Debug` output.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
@@ -322,9 +323,26 @@ fn remote(
     })
 }
 
+/// [`find_program`], remembered for the run: a file with thousands of `npx` entries
+/// searched the whole PATH again for each.
+fn resolve(command: &str, path: Option<&String>, base: &Path) -> Result<PathBuf, ProbeError> {
+    type Key = (String, Option<String>, PathBuf);
+    static FOUND: std::sync::Mutex<Option<HashMap<Key, Result<PathBuf, ProbeError>>>> =
+        std::sync::Mutex::new(None);
+    let key = (command.to_owned(), path.cloned(), base.to_path_buf());
+    let mut found = FOUND
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    found
+        .get_or_insert_with(HashMap::new)
+        .entry(key)
+        .or_insert_with(|| find_program(command, path, base))
+        .clone()
+}
+
 /// Find the program the way a client would: a bare name on the PATH, a path relative to
 /// the working directory. A file that exists but cannot be run is named as such.
-fn resolve(command: &str, path: Option<&String>, base: &Path) -> Result<PathBuf, ProbeError> {
+fn find_program(command: &str, path: Option<&String>, base: &Path) -> Result<PathBuf, ProbeError> {
     let not_found = || ProbeError::NotFound {
         command: command.to_owned(),
     };

@@ -196,9 +196,10 @@ impl Manifest {
             }
         };
         let mut servers = IndexMap::new();
+        let lines = crate::formats::Lines::new(text);
         for (name, spanned) in raw.servers {
             let start = spanned.span().start;
-            let line = position_of(text, start).line;
+            let line = lines.position(start).line;
             let server = spanned.into_inner();
             let at = |message: String| err_at(Some(start), format!("server `{name}`: {message}"));
             crate::entry::validate_name(&name).map_err(&at)?;

@@ -5,7 +5,7 @@
 //! wrote for this manifest are updated or removed; hand-made entries are never touched
 //! (they are `adopt` when identical, `conflict` otherwise), unless `--force`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -479,10 +479,15 @@ pub fn plan_file<'a>(
     let origin = Origin::manifest(&manifest.path);
     let identity = crate::fs::identity(&location.path);
     let probe = Probe::new(ctx)?;
-    let parked = |name: &str| {
-        let key = edit::entry_key_at(&identity, &location, name);
-        probe.parked().iter().any(|p| p.entry == key)
-    };
+    // Look-ups per entry are hash look-ups: a manifest may list thousands of servers.
+    let in_file: HashMap<&str, &Value> = current.iter().map(|(n, raw)| (n.as_str(), raw)).collect();
+    let mut parked_here: HashMap<&str, usize> = HashMap::new();
+    for (i, p) in probe.parked().iter().enumerate() {
+        if p.entry.path == identity && p.entry.key == location.key {
+            parked_here.entry(p.entry.name.as_str()).or_insert(i);
+        }
+    }
+    let parked = |name: &str| parked_here.contains_key(name);
     let mut plan = FilePlan {
         client,
         location: location.clone(),
@@ -503,12 +508,15 @@ pub fn plan_file<'a>(
     for (_, raw) in &current {
         collect_secrets(raw, &mut plan.secrets);
     }
-    let position = |doc: &Document, name: &str| {
-        doc.doc
-            .entry_position(location.at(), name)
-            .or_else(|| doc.doc.position(&location.key))
-            .map_or((1, 1), |p| (p.line, p.column))
-    };
+    // Where each entry is written in the file as read (what `plan --check` annotations
+    // point at), found in one pass; an entry not in the file points at the servers map.
+    let (map_at, entries_at) = document.doc.entry_positions(location.at());
+    let positions: HashMap<String, (usize, usize)> = entries_at
+        .into_iter()
+        .map(|(name, p)| (name, (p.line, p.column)))
+        .collect();
+    let map_position = map_at.map_or((1, 1), |p| (p.line, p.column));
+    let position = |name: &str| positions.get(name).copied().unwrap_or(map_position);
     let mut wanted_names = BTreeSet::new();
     let push = |plan: &mut FilePlan<'_>,
                 name: &str,
@@ -572,9 +580,12 @@ pub fn plan_file<'a>(
                 client.name
             ));
         }
-        let (_, mut wanted, notes) =
+        let (rendered, mut wanted, notes) =
             crate::entry::render::render(ctx.platform.os, client, &entry, false)
                 .map_err(|e| e.context(format!("server `{name}` for {}", client.name)))?;
+        // An administrator's policy keeps it out of this client: apply would write an
+        // entry the client refuses to load.
+        crate::session::write::refuse_blocked(ctx, client, name, &rendered)?;
         plan.notes
             .extend(notes.into_iter().map(|n| format!("{}: {n}", client.id)));
         if let (Some(fields), Value::Object(map)) =
@@ -588,13 +599,13 @@ pub fn plan_file<'a>(
         if let Ok(entry) = dialect.from_raw(&wanted) {
             plan.rendered.push((name.to_owned(), entry));
         }
-        let present = current.iter().any(|(n, _)| n == name);
+        let present = in_file.contains_key(name);
         if !present && parked(name) {
             // Parked by `disable` (or a previous profile): its bytes wait in the state
             // directory. Off is in sync; on puts the same bytes back (and the next plan
             // compares their content).
             wanted_names.insert(name.to_owned());
-            let at = position(&document, name);
+            let at = position(name);
             if on {
                 plan.switches.push((name.to_owned(), Want::On));
                 push(
@@ -609,9 +620,9 @@ pub fn plan_file<'a>(
             }
             continue;
         }
-        let at = position(&document, name);
+        let at = position(name);
         let key = edit::entry_key_at(&identity, &location, name);
-        let Some((_, existing)) = current.iter().find(|(n, _)| n == name) else {
+        let Some(&existing) = in_file.get(name) else {
             if !on && crate::toggle::method(client, location.scope) == Method::Park {
                 // No switch in this client: off is not being in the file, and there are
                 // no bytes to park. It is written when a profile switches it on.
@@ -706,7 +717,7 @@ pub fn plan_file<'a>(
         let key = edit::entry_key_at(&identity, &location, name);
         let record = ctx.state.lookup(&key)?;
         let now = ledger::fingerprint_raw(&dialect, existing);
-        let at = position(&document, name);
+        let at = position(name);
         let Some((action, reason)) =
             prune(record.as_ref(), now.as_ref(), &origin, manifest.exclusive)
         else {
@@ -730,7 +741,7 @@ pub fn plan_file<'a>(
         p.entry.path == identity
             && p.entry.key == location.key
             && !wanted_names.contains(&p.entry.name)
-            && !current.iter().any(|(n, _)| *n == p.entry.name)
+            && !in_file.contains_key(p.entry.name.as_str())
     });
     for parked in leftovers {
         let Some(record) = ctx.state.lookup(&parked.entry)? else {
@@ -741,7 +752,7 @@ pub fn plan_file<'a>(
             continue;
         };
         let name = &parked.entry.name;
-        let at = position(&document, name);
+        let at = position(name);
         if action == Action::Remove || force {
             plan.drop_parked.push(parked.entry.clone());
             plan.ledger.push(LedgerOp::Forget { name: name.clone() });
@@ -750,32 +761,32 @@ pub fn plan_file<'a>(
     }
     // Records of this manifest whose entries are gone (deleted by hand): forget them.
     // Parked entries are not gone: `enable` brings them back as mcpctl's.
+    // (Cheapest first: every file's plan looks at every record.)
     let gone = ctx.state.records(&|r| {
-        r.source == origin
-            && r.entry.path == identity
-            && r.entry.key == location.key
-            && !current.iter().any(|(n, _)| *n == r.entry.name)
+        !in_file.contains_key(r.entry.name.as_str())
             && !wanted_names.contains(&r.entry.name)
-            && !probe.parked().iter().any(|p| p.entry == r.entry)
+            && r.entry.key == location.key
+            && r.entry.path == identity
+            && r.source == origin
+            && !parked(&r.entry.name)
     })?;
     for record in gone {
         plan.ledger.push(LedgerOp::Forget {
             name: record.entry.name,
         });
     }
-    let parked_at = |name: &str| {
-        let key = edit::entry_key_at(&identity, &location, name);
-        probe.parked().iter().position(|p| p.entry == key)
-    };
+    let parked_at = |name: &str| parked_here.get(name).copied();
     switch_order(&mut plan.switches, &parked_at);
     // Switches of entries already there: show what they change (an entry this plan adds
     // is switched after it is written, so there is nothing to show yet).
+    let switched: HashSet<&str> = plan
+        .items
+        .iter()
+        .filter(|i| matches!(i.action, Action::Enable | Action::Disable))
+        .map(|i| i.name.as_str())
+        .collect();
     for (name, want) in &plan.switches {
-        let switched = plan
-            .items
-            .iter()
-            .any(|i| i.name == *name && matches!(i.action, Action::Enable | Action::Disable));
-        if !switched {
+        if !switched.contains(name.as_str()) {
             continue;
         }
         match crate::toggle::switch(ctx, client, &location, name, *want, true) {
@@ -842,7 +853,7 @@ fn from_registry(
 }
 
 /// `{home}` and `{project}` in a portable entry's command, args, env and cwd.
-fn placeholders(ctx: &Context, entry: &ServerEntry) -> anyhow::Result<ServerEntry> {
+pub(crate) fn placeholders(ctx: &Context, entry: &ServerEntry) -> anyhow::Result<ServerEntry> {
     let home = ctx.platform.home()?.display().to_string();
     let project = ctx.project.display().to_string();
     let fill = |s: &mut String| {

@@ -15,6 +15,7 @@
 //! `doctor`/`tools`/`call`, `secret get --reveal`). A value is a [`Value`], whose `Debug`
 //! prints nothing. Nothing here prints; there is no plaintext fallback anywhere.
 
+pub mod adopt;
 pub mod index;
 pub mod keychain;
 pub mod launcher;

@@ -19,6 +19,10 @@ use crate::session::inventory::{Document, display_path, read_document};
 use crate::state::journal::digest;
 use crate::state::{EntryKey, FileChange};
 
+/// From this size on, a write's intent is recorded on a thread beside the temp file's
+/// write and fsync (see `write_file`).
+const OVERLAP_FROM: usize = 1 << 20;
+
 /// How long mcpctl keeps starting over while another program keeps rewriting the file
 /// (each attempt is milliseconds; a client rewrites its file a few times a second at most).
 const RETRY_FOR: Duration = Duration::from_secs(10);
@@ -302,29 +306,37 @@ pub fn write_file(
     // Three things must be durable before the file changes, in no order among them: what
     // this command replaced before (its directories' fsyncs, left for later), the intent
     // naming the new bytes (their digest, then the record and its fdatasync) and the new
-    // bytes themselves (the temp file and its fsync). The first two run on a thread of
-    // their own while this one writes the third; a journaling file system commits syncs
-    // in flight together, so they cost one wait, and the digest of a big file no time of
-    // its own. `write_atomic_when` waits for the thread before the backup and the swap;
-    // this file's own directory fsync is left for later in turn (`State::sync_later`).
+    // bytes themselves (the temp file and its fsync). For a big file the first two run on
+    // a thread of their own while this one writes the third: a journaling file system
+    // commits syncs in flight together, so they cost one wait, and the digest of a big
+    // file no time of its own. For a small one, handing work to a thread costs more than
+    // it saves on a busy machine (measured: 50 KB add + remove 18 ms in a row, 21 ms
+    // overlapped, at load 4), so it is done in a row. `write_atomic_when` waits for the
+    // intent before the backup and the swap; this file's own directory fsync is left for
+    // later in turn (`State::sync_later`).
+    let intend = || {
+        ctx.state.sync_pending()?;
+        let mut change = change.clone();
+        change.after = Some(digest(&source.bytes_for(text)));
+        ctx.state.intend(&change).map(|()| change)
+    };
     let mut intended: Option<FileChange> = None;
-    let written = std::thread::scope(|scope| {
-        let intent = scope.spawn(|| {
-            // What this command replaced before must be durable before this file changes.
-            ctx.state.sync_pending()?;
-            let mut change = change;
-            change.after = Some(digest(&source.bytes_for(text)));
-            ctx.state.intend(&change).map(|()| change)
-        });
-        write_atomic_when(lock, source, text, ctx.backups.as_deref(), true, || {
-            let change = intent.join().map_err(|_| FsError::Intent {
-                dir: ctx.state.root().map(Path::to_path_buf).unwrap_or_default(),
-                source: std::io::Error::other("the thread that records the intent panicked"),
-            })??;
-            intended = Some(change);
-            Ok(())
-        })
-    })?;
+    let written = if text.len() < OVERLAP_FROM {
+        intended = Some(intend()?);
+        write_atomic_when(lock, source, text, ctx.backups.as_deref(), true, || Ok(()))?
+    } else {
+        std::thread::scope(|scope| {
+            let intent = scope.spawn(intend);
+            write_atomic_when(lock, source, text, ctx.backups.as_deref(), true, || {
+                let change = intent.join().map_err(|_| FsError::Intent {
+                    dir: ctx.state.root().map(Path::to_path_buf).unwrap_or_default(),
+                    source: std::io::Error::other("the thread that records the intent panicked"),
+                })??;
+                intended = Some(change);
+                Ok(())
+            })
+        })?
+    };
     let Some(mut change) = intended else {
         return Err(FsError::Write {
             path: source.path.clone(),

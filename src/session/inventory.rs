@@ -230,6 +230,7 @@ pub fn collect_all<'a>(ctx: &Context, clients: &[&'a Client], name: Option<&str>
             exclusive.push((*client, ex));
         }
     }
+    crate::loads::judge_policy(ctx, clients, &mut found, &mut broken);
     Inventory {
         found,
         broken,

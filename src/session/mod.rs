@@ -4,6 +4,7 @@
 //! (`write`), and the engines verbs share (`probe`: what doctor starts; `registry`: the
 //! MCP Registry as a command asks it). Nothing here parses arguments or prints a report.
 
+pub mod adopt;
 pub mod edit;
 pub mod inventory;
 pub mod probe;

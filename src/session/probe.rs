@@ -72,6 +72,9 @@ pub(crate) struct DoctorResult {
     /// That source: `{kind, name, file}` (`file` absolute).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) origin: Option<serde_json::Value>,
+    /// The administrator's policy rule that keeps it out: `{kind, file, verdict, rule}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) policy: Option<crate::policy::Block>,
 }
 
 impl DoctorResult {
@@ -101,6 +104,7 @@ impl DoctorResult {
             target: String::new(),
             read_only: false,
             origin: None,
+            policy: None,
         }
     }
 
@@ -142,7 +146,15 @@ pub(crate) fn runnable(
         })
         .map(|o| o.scope)
         .collect();
-    let (result, launch) = static_checks(ctx, &options.parent_env, &trust, f, &scopes);
+    let switches = crate::toggle::Probe::new(ctx).ok();
+    let (result, launch) = static_checks(
+        ctx,
+        &options.parent_env,
+        &trust,
+        switches.as_ref(),
+        f,
+        &scopes,
+    );
     launch.ok_or_else(|| {
         result
             .checks
@@ -226,10 +238,14 @@ pub(crate) fn entry_options(options: &ProbeOptions, f: &Found<'_>) -> ProbeOptio
 }
 
 /// Checks that start nothing. Returns the transport to probe when the entry is runnable.
+///
+/// `switches` reads the clients' own switches and mcpctl's record of parked entries: make
+/// it once for many entries (`None` when that record cannot be read: nothing is off).
 pub(crate) fn static_checks(
     ctx: &Context,
     env: &IndexMap<String, String>,
     trust: &TrustRule<'_>,
+    switches: Option<&crate::toggle::Probe<'_>>,
     f: &Found<'_>,
     scopes: &[Scope],
 ) -> (DoctorResult, Option<Launch>) {
@@ -255,7 +271,13 @@ pub(crate) fn static_checks(
         } else {
             Status::Skipped
         };
-        result.record("loaded", status, format!("{why}; not started"));
+        result.policy = crate::loads::policy_block(ctx, f);
+        let check = if result.policy.is_some() {
+            "policy"
+        } else {
+            "loaded"
+        };
+        result.record(check, status, format!("{why}; not started"));
         return (result, None);
     }
     if let Some(origin) = f.origin.as_ref().filter(|o| !o.enabled) {
@@ -321,7 +343,7 @@ pub(crate) fn static_checks(
             ),
         );
     }
-    if entry.disabled() || crate::toggle::switched_off(ctx, f) {
+    if entry.disabled() || switches.is_some_and(|s| crate::toggle::switched_off(s, f)) {
         result.record(
             "enabled",
             Status::Skipped,

@@ -31,6 +31,26 @@ pub(crate) fn refuse_reserved_name(clients: &[&Client], name: &str) -> Result<()
     }
 }
 
+/// Refuse an entry an administrator's policy file keeps out of `client` (src/policy/):
+/// the client would not load it, and mcpctl does not override the administrator.
+pub fn refuse_blocked(
+    ctx: &Context,
+    client: &Client,
+    name: &str,
+    entry: &ServerEntry,
+) -> anyhow::Result<()> {
+    match crate::policy::read::load(client, &ctx.platform).blocks(name, entry) {
+        Some(block) => Err(crate::error::UserError::new(format!(
+            "`{name}` for {}: {}",
+            client.name,
+            block.reason(&client.name)
+        ))
+        .hint(format!("{}; nothing was written", block.ask()))
+        .into()),
+        None => Ok(()),
+    }
+}
+
 /// Clients with `strict_names` take only `[A-Za-z0-9_-]` in names: say so before writing.
 pub(crate) fn warn_unportable_name(printer: &Printer, client: &Client, name: &str) {
     if client.fields.strict_names && !entry::name_is_portable(name) {
@@ -179,6 +199,7 @@ pub(crate) fn add_to(
     let dialect = Dialect::of(client);
     // Fail early (before reading the file) when the client cannot take this entry.
     let (entry, _, notes) = render(ctx.platform.os, client, entry, no_wrap)?;
+    refuse_blocked(ctx, client, name, &entry)?;
     let path = location.path.clone();
     // The entry as last written by the closure below (it may run again after a
     // concurrent write), for the ledger.
@@ -364,14 +385,9 @@ pub(crate) fn with_secrets(
     if secrets.is_empty() && !placeholders(&entry.transport) {
         return Ok(entry);
     }
-    let program = std::env::current_exe()
-        .and_then(std::fs::canonicalize)
-        .map_err(|e| {
-            UserError::new(format!("cannot tell where this mcpctl binary is: {e}"))
-                .hint("the launcher entry needs mcpctl's absolute path; run mcpctl by its path")
-        })?;
+    let program = program()?;
     let ServerEntry { transport, extras } = entry;
-    let transport = launcher::with_secrets(transport, &secrets, &program.display().to_string());
+    let transport = launcher::with_secrets(transport, &secrets, &program);
     let store = crate::secret_store::Store::new(
         &ctx.platform,
         ctx.state.root().map(std::path::Path::to_path_buf),
@@ -387,4 +403,17 @@ pub(crate) fn with_secrets(
         }
     }
     Ok(ServerEntry { transport, extras })
+}
+
+/// This mcpctl binary's absolute path, which the launcher and bridge entries start: a
+/// client starts them with no shell, and `npx mcpctl` would cost seconds per start.
+pub(crate) fn program() -> anyhow::Result<String> {
+    std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .map(|p| p.display().to_string())
+        .map_err(|e| {
+            UserError::new(format!("cannot tell where this mcpctl binary is: {e}"))
+                .hint("the launcher entry needs mcpctl's absolute path; run mcpctl by its path")
+                .into()
+        })
 }

@@ -50,6 +50,12 @@ pub struct Entry {
     pub files: Vec<FileChange>,
     #[serde(default)]
     pub ledger: Vec<LedgerChange>,
+    /// This record is an `undo` of the record with this id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undoes: Option<String>,
+    /// This record is a `redo`: it reverted the `undo` record with this id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redoes: Option<String>,
     /// An intent's line (`intent`): what the command was about to write, not yet what it
     /// did; a record that ends with one is settled against the files when read.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -71,6 +77,55 @@ impl Entry {
     }
 }
 
+/// What `undo` and `redo` would take next, each a stack of record ids (top last).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Stacks {
+    /// Commands `undo` reverts, the newest on top (a `redo` record counts as the command
+    /// it re-applied).
+    pub undo: Vec<String>,
+    /// `undo` records `redo` reverts, the newest on top. Any other command empties it.
+    pub redo: Vec<String>,
+}
+
+/// The undo and redo stacks the journal (`newest_first`, as `State::journal` gives it)
+/// comes down to, replayed from the oldest record: a command pushes onto the undo stack
+/// and empties the redo stack; an undo moves its command from the undo stack to the redo
+/// stack (as itself); a redo moves that undo back (as itself). Records of older mcpctl
+/// versions, whose `undo` had no marker, count as plain commands. Ids the journal pruned
+/// are simply not there.
+pub fn stacks(newest_first: &[Entry]) -> Stacks {
+    let mut stacks = Stacks::default();
+    for entry in newest_first.iter().rev() {
+        if let Some(undone) = &entry.undoes {
+            stacks.undo.retain(|id| id != undone);
+            stacks.redo.push(entry.id.clone());
+        } else if let Some(redone) = &entry.redoes {
+            stacks.redo.retain(|id| id != redone);
+            stacks.undo.push(entry.id.clone());
+        } else {
+            stacks.undo.push(entry.id.clone());
+            stacks.redo.clear();
+        }
+    }
+    stacks
+}
+
+/// The command a record stands for, for messages: an undo or redo record names the
+/// command it took back or re-applied (`add github`), as far as the journal still knows.
+pub fn described<'a>(entry: &'a Entry, journal: &'a [Entry]) -> &'a str {
+    let mut current = entry;
+    for _ in 0..journal.len() {
+        let Some(next) = current.undoes.as_ref().or(current.redoes.as_ref()) else {
+            break;
+        };
+        match journal.iter().find(|e| &e.id == next) {
+            Some(found) => current = found,
+            None => break,
+        }
+    }
+    &current.command
+}
+
 /// The digest of bytes as the journal records it (`fs::digest`, XXH3-128).
 pub fn digest(bytes: &[u8]) -> String {
     crate::fs::digest(bytes)
@@ -88,4 +143,73 @@ pub fn matches(recorded: &str, bytes: &[u8]) -> bool {
         .map(|b| format!("{b:02x}"))
         .collect();
     hex == recorded
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str, undoes: Option<&str>, redoes: Option<&str>) -> Entry {
+        Entry {
+            id: id.to_owned(),
+            time: String::new(),
+            command: format!("cmd {id}"),
+            files: Vec::new(),
+            ledger: Vec::new(),
+            undoes: undoes.map(str::to_owned),
+            redoes: redoes.map(str::to_owned),
+            pending: false,
+        }
+    }
+
+    fn stacks_of(oldest_first: &[Entry]) -> (Vec<String>, Vec<String>) {
+        let mut newest_first = oldest_first.to_vec();
+        newest_first.reverse();
+        let s = stacks(&newest_first);
+        (s.undo, s.redo)
+    }
+
+    fn ids(ids: &[&str]) -> Vec<String> {
+        ids.iter().map(|&id| id.to_owned()).collect()
+    }
+
+    #[test]
+    fn undo_and_redo_move_commands_between_the_two_stacks() {
+        let a = record("1", None, None);
+        let b = record("2", None, None);
+        // Two undos take back b, then a.
+        let ub = record("3", Some("2"), None);
+        let ua = record("4", Some("1"), None);
+        assert_eq!(
+            stacks_of(&[a.clone(), b.clone()]),
+            (ids(&["1", "2"]), ids(&[]))
+        );
+        assert_eq!(
+            stacks_of(&[a.clone(), b.clone(), ub.clone()]),
+            (ids(&["1"]), ids(&["3"]))
+        );
+        assert_eq!(
+            stacks_of(&[a.clone(), b.clone(), ub.clone(), ua.clone()]),
+            (ids(&[]), ids(&["3", "4"]))
+        );
+        // A redo re-applies a (the newest undo), and can itself be undone.
+        let ra = record("5", None, Some("4"));
+        let all = [a.clone(), b.clone(), ub.clone(), ua.clone(), ra.clone()];
+        assert_eq!(stacks_of(&all), (ids(&["5"]), ids(&["3"])));
+        assert_eq!(described(&ra, &all), "cmd 1");
+        // A new command empties the redo stack.
+        let c = record("6", None, None);
+        assert_eq!(
+            stacks_of(&[a, b, ub, ua, ra, c]),
+            (ids(&["5", "6"]), ids(&[]))
+        );
+    }
+
+    #[test]
+    fn an_unmarked_undo_of_an_older_mcpctl_is_a_plain_command() {
+        let a = record("1", None, None);
+        let mut old_undo = record("2", None, None);
+        old_undo.command = "undo".to_owned();
+        assert_eq!(stacks_of(&[a, old_undo]), (ids(&["1", "2"]), ids(&[])));
+    }
 }

@@ -19,6 +19,7 @@ pub mod journal;
 pub mod ledger;
 pub mod tokens;
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -52,6 +53,9 @@ struct Session {
     /// The ledger as read, with this command's changes applied.
     ledger: Option<Ledger>,
     changes: Vec<LedgerChange>,
+    /// Where each entry's change is in `changes` (an apply records thousands); checked
+    /// on use, so a stale position after `changes` is cleared is only a miss.
+    change_at: HashMap<EntryKey, usize>,
     files: Vec<FileChange>,
     /// `add github`, ... (for the intent and the journal record).
     command: String,
@@ -60,6 +64,26 @@ struct Session {
     /// Directories of client files this command replaced whose fsync is still to come
     /// (`sync_later`): before the next file changes, and before the command ends.
     unsynced: Vec<PathBuf>,
+    /// `undo`/`redo`: the record this command reverts (`Reverts`), for its journal record.
+    reverts: Option<Reverts>,
+}
+
+/// What an `undo` or a `redo` reverts: the journal record with this id.
+#[derive(Debug, Clone)]
+pub enum Reverts {
+    Undo(String),
+    Redo(String),
+}
+
+impl Reverts {
+    /// The record's `(undoes, redoes)` fields.
+    fn fields(reverts: Option<&Reverts>) -> (Option<String>, Option<String>) {
+        match reverts {
+            Some(Reverts::Undo(id)) => (Some(id.clone()), None),
+            Some(Reverts::Redo(id)) => (None, Some(id.clone())),
+            None => (None, None),
+        }
+    }
 }
 
 impl State {
@@ -207,16 +231,29 @@ impl State {
             return Ok(());
         }
         let mut session = self.session();
-        match session.changes.iter_mut().find(|c| c.entry == entry) {
+        let session = &mut *session;
+        let at = session.change_at.get(&entry).copied();
+        match at.and_then(|i| session.changes.get_mut(i).filter(|c| c.entry == entry)) {
             // Keep the first `before`: the journal reverts to the state before the command.
             Some(change) => change.after = after,
-            None => session.changes.push(LedgerChange {
-                entry,
-                before,
-                after,
-            }),
+            None => {
+                session
+                    .change_at
+                    .insert(entry.clone(), session.changes.len());
+                session.changes.push(LedgerChange {
+                    entry,
+                    before,
+                    after,
+                });
+            }
         }
         Ok(())
+    }
+
+    /// Mark this command as the `undo` or `redo` of a journal record (see
+    /// `journal::stacks`), before it writes.
+    pub fn set_reverts(&self, reverts: Reverts) {
+        self.session().reverts = Some(reverts);
     }
 
     /// Name the running command (`add github`) for its intent and journal record.
@@ -239,12 +276,15 @@ impl State {
             return intent.add(change).map_err(err);
         }
         let now = SystemTime::now();
+        let (undoes, redoes) = Reverts::fields(session.reverts.as_ref());
         let entry = JournalEntry {
             id: journal_id(now),
             time: rfc3339(now),
             command: session.command.clone(),
             files: vec![change.clone()],
             ledger: Vec::new(),
+            undoes,
+            redoes,
             pending: true,
         };
         let id = entry.id.clone();
@@ -344,8 +384,9 @@ impl State {
     /// the journal's label when the command line does not name one: `add --from-json`).
     pub fn names_changed(&self) -> Vec<String> {
         let mut names: Vec<String> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for change in &self.session().changes {
-            if !names.contains(&change.entry.name) {
+            if seen.insert(change.entry.name.as_str()) {
                 names.push(change.entry.name.clone());
             }
         }
@@ -358,6 +399,9 @@ impl State {
     /// thread of their own, beside the ledger's fsync; the command ends after both.
     pub fn finish(&self, command: &str) -> anyhow::Result<()> {
         let unsynced = std::mem::take(&mut self.session().unsynced);
+        if unsynced.is_empty() {
+            return self.save(command);
+        }
         std::thread::scope(|scope| {
             let synced = scope.spawn(|| fs::sync_dirs(&unsynced));
             let saved = self.save(command);
@@ -384,12 +428,13 @@ impl State {
         let Some(root) = self.root.clone() else {
             return Ok(());
         };
-        let (changes, mut files, intended) = {
+        let (changes, mut files, intended, reverts) = {
             let session = self.session();
             (
                 session.changes.clone(),
                 session.files.clone(),
                 session.intent.as_ref().map(|i| i.entry.files.clone()),
+                session.reverts.clone(),
             )
         };
         // A write that failed after its file changed (a later step of it) is still a
@@ -415,6 +460,7 @@ impl State {
         };
         let now = SystemTime::now();
         let mut intent = self.session().intent.take();
+        let (undoes, redoes) = Reverts::fields(reverts.as_ref());
         let record = JournalEntry {
             id: intent
                 .as_ref()
@@ -424,6 +470,8 @@ impl State {
             files,
             ledger: changes.clone(),
             pending: false,
+            undoes,
+            redoes,
         };
         let dir = root.join(JOURNAL_DIR);
         let journaled = dir.join(format!("{}.json", record.id));

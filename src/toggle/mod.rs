@@ -237,18 +237,15 @@ fn entry_in(
     find(document.doc.as_ref(), location.at(), name)
 }
 
-/// Whether a configured entry is switched off by its client's own switch (one entry; use
-/// a [`Probe`] for many).
-pub fn switched_off(ctx: &Context, found: &crate::session::inventory::Found<'_>) -> bool {
+/// Whether a configured entry is switched off by its client's own switch.
+pub fn switched_off(probe: &Probe<'_>, found: &crate::session::inventory::Found<'_>) -> bool {
     let location = Location {
         scope: found.scope,
         path: found.path.clone(),
         key: found.key.clone(),
         name_key: found.client.servers_name_key.clone(),
     };
-    Probe::new(ctx).is_ok_and(|probe| {
-        probe.power(found.client, &location, &found.name, &found.raw) == Power::Off
-    })
+    probe.power(found.client, &location, &found.name, &found.raw) == Power::Off
 }
 
 /// Whether a server is on.

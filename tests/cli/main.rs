@@ -39,6 +39,8 @@ mod output;
 mod peer;
 mod peers;
 mod picker;
+mod policy;
+mod policy_clients;
 mod profiles;
 mod read_as_client;
 mod records;

@@ -501,3 +501,48 @@ fn apply_never_prunes_entries_mcpctl_add_wrote() {
         "{cursor}"
     );
 }
+
+/// Where `plan --check --format github` points for each entry: the entry as it is written
+/// in the file on disk, also for an entry below one the plan updates (and so grows) in
+/// memory first. Positions come from one pass over the file as read, not from the
+/// document half-way through the plan's edits.
+#[test]
+fn plan_points_at_entries_where_the_file_on_disk_has_them() {
+    let env = TestEnv::new();
+    let two = "clients = [\"cursor\", \"codex\"]\n\n[servers.first]\ncommand = \"a\"\n\n[servers.second]\ncommand = \"b\"\n";
+    manifest(&env, two);
+    env.run(&["apply"]).ok();
+    // `second` is edited by hand (drift); the manifest grows `first` by several lines.
+    for file in [".cursor/mcp.json", ".codex/config.toml"] {
+        let edited = env.read_str(file).replace("\"b\"", "\"edited\"");
+        env.write(file, edited.as_bytes());
+    }
+    manifest(
+        &env,
+        &two.replace(
+            "command = \"a\"\n",
+            "command = \"a\"\nargs = [\"--one\", \"--two\"]\nenv = { A = \"1\", B = \"2\", C = \"3\" }\n",
+        ),
+    );
+    let out = env
+        .run(&["plan", "--check", "--format", "github"])
+        .code(1)
+        .stdout;
+    for (file, client, written) in [
+        (".cursor/mcp.json", "cursor", "\"second\""),
+        (".codex/config.toml", "codex", "second]"),
+    ] {
+        let text = env.read_str(file);
+        let (line, column) = text
+            .lines()
+            .enumerate()
+            .find_map(|(i, l)| l.find(written).map(|c| (i + 1, c + 1)))
+            .unwrap();
+        let want = format!("file={file},line={line},col={column},");
+        let row = out
+            .lines()
+            .find(|l| l.contains(&format!("`second` ({client}): drift")))
+            .unwrap_or_else(|| panic!("no drift row for {client}: {out}"));
+        assert!(row.contains(&want), "want {want} in {row}\n{text}");
+    }
+}

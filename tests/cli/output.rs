@@ -182,7 +182,7 @@ fn golden_undo_restore_and_backups() {
     text.push_str(&transcript(&env, &["backups"]));
     text.push_str(&transcript(&env, &["undo", "--dry-run"]));
     text.push_str(&transcript(&env, &["undo"]));
-    text.push_str(&transcript(&env, &["undo"]));
+    text.push_str(&transcript(&env, &["redo"]));
     text.push_str(&transcript(&env, &["backups", "-c", "cursor"]));
     text.push_str(&transcript(&env, &["restore", "-c", "cursor", "--dry-run"]));
     text.push_str(&transcript(&env, &["restore", "-c", "cursor"]));

@@ -134,3 +134,42 @@ fn lock_files_do_not_grow_with_commands_and_old_ones_are_pruned() {
     // concurrency tests); here the file is still written correctly after the prune.
     assert!(names(&env.read(CURSOR)).contains(&"b".to_owned()));
 }
+
+/// A file of a megabyte and more has its intent recorded on a second thread while the new
+/// bytes are written (`session::edit::write_file`): killed at every step in turn, nothing
+/// of the file is lost, the next run recovers, and `undo` brings back the bytes before.
+#[test]
+fn kill_at_every_step_of_a_big_file_write_loses_nothing() {
+    let mut big = String::from(
+        "{\n  \"mcpServers\": {\n    \"keep\": {\"command\": \"uvx\"}\n  },\n  \"history\": [\n",
+    );
+    while big.len() < (1 << 20) + 4096 {
+        big.push_str("    \"a prompt with \\\"quotes\\\", émoji ✓ and 日本語\",\n");
+    }
+    big.push_str("    \"last\"\n  ]\n}\n");
+    let mut killed = 0;
+    for step in 1..60 {
+        let env = TestEnv::new();
+        env.write(CURSOR, big.as_bytes());
+        let run = faulty(&env, &format!("kill@{step}"), ADD_B);
+        if run.code != -1 {
+            assert_eq!(run.code, 0, "step {step}: {}", run.stderr);
+            break;
+        }
+        killed += 1;
+        let now = env.read(CURSOR);
+        assert!(names(&now).contains(&"keep".to_owned()), "step {step}");
+        assert!(now.len() > 1 << 20, "step {step}: the file was cut short");
+        env.run(&["list", "--json"]).ok();
+        assert_eq!(
+            files_in(&env, "intents"),
+            Vec::<PathBuf>::new(),
+            "step {step}"
+        );
+        if names(&env.read(CURSOR)).contains(&"b".to_owned()) {
+            env.run(&["undo"]).ok();
+            assert_eq!(env.read(CURSOR), big.as_bytes(), "step {step}: undo");
+        }
+    }
+    assert!(killed >= 8, "{killed} steps");
+}

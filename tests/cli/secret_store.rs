@@ -733,3 +733,206 @@ fn without_a_secret_service_nothing_falls_back_to_a_file() {
         json!([])
     );
 }
+
+/// A Cursor file with a literal token in one server's env, a comment and another
+/// server around it; Codex has the same server with the same token.
+fn literal_token_files(env: &TestEnv, value: &str) -> (String, String) {
+    let fixture = fixture_binary().display().to_string();
+    let cursor = format!(
+        "{{\n  // my servers\n  \"mcpServers\": {{\n    \"other\": {{ \"command\": \"npx\", \"args\": [\"-y\", \"other\"] }},\n    \"gh\": {{\n      \"command\": \"{fixture}\",\n      \"env\": {{ \"GITHUB_TOKEN\": \"{value}\", \"LOG\": \"debug\" }}\n    }}\n  }},\n  \"editor.fontSize\": 13\n}}\n"
+    );
+    let codex = format!(
+        "model = \"o3\"  # mine\n\n[mcp_servers.gh]\ncommand = \"{fixture}\"\nenv = {{ GITHUB_TOKEN = \"{value}\" }}\n"
+    );
+    env.write(".cursor/mcp.json", cursor.as_bytes());
+    env.write(".codex/config.toml", codex.as_bytes());
+    (cursor, codex)
+}
+
+#[test]
+fn secret_adopt_moves_a_literal_into_the_keychain_and_rewrites_the_entry_in_place() {
+    let Some(env) = keyring_env() else { return };
+    let value = "ghp_adoptThisLiteral0123456789abcdefXYZ";
+    let (cursor, codex) = literal_token_files(&env, value);
+
+    // A dry run stores and writes nothing, and shows the diff without the value.
+    let dry = env
+        .run(&["secret", "adopt", "-c", "cursor,codex", "--dry-run"])
+        .ok();
+    assert!(
+        dry.stdout.contains("would move") || dry.stderr.contains("dry run"),
+        "{}",
+        dry.stderr
+    );
+    assert!(dry.stdout.contains("mcpctl"), "{}", dry.stdout);
+    assert_eq!(env.read_str(".cursor/mcp.json"), cursor);
+    assert_eq!(
+        env.run(&["secret", "list", "--json"]).ok().json(),
+        json!([])
+    );
+
+    let run = env
+        .run(&["secret", "adopt", "-c", "cursor,codex", "--json"])
+        .ok();
+    let rows = run.json();
+    assert_eq!(rows.as_array().unwrap().len(), 2, "{rows:#}");
+    for row in rows.as_array().unwrap() {
+        assert_eq!(row["secret"], "gh", "one value, one secret: {rows:#}");
+        assert_eq!(row["field"], "GITHUB_TOKEN");
+        assert_eq!(row["action"], "moved");
+    }
+    let secrets = env.run(&["secret", "list", "--json"]).ok().json();
+    assert_eq!(secrets.as_array().unwrap().len(), 1, "{secrets:#}");
+    assert_eq!(secrets[0]["backend"], "keychain");
+    let got = env.run(&["secret", "get", "gh", "--reveal"]).ok();
+    assert_eq!(got.stdout.trim_end(), value);
+
+    // Rewritten in place: the launcher form, the other variable kept, every other byte
+    // as it was.
+    let file = env.read_str(".cursor/mcp.json");
+    let entry = &crate::env::jsonc(file.as_bytes())["mcpServers"]["gh"];
+    let fixture = fixture_binary().display().to_string();
+    assert_eq!(entry["command"], mcpctl_path().as_str(), "{file}");
+    assert_eq!(
+        entry["args"],
+        json!(["run", "--secret", "GITHUB_TOKEN=gh", "--", fixture])
+    );
+    assert_eq!(entry["env"], json!({"LOG": "debug"}));
+    let head = cursor.split("    \"gh\"").next().unwrap();
+    assert!(file.starts_with(head), "{file}");
+    assert!(
+        file.ends_with("  },\n  \"editor.fontSize\": 13\n}\n"),
+        "{file}"
+    );
+    let toml = env.read_str(".codex/config.toml");
+    assert!(
+        toml.starts_with("model = \"o3\"  # mine\n\n[mcp_servers.gh]\n"),
+        "{toml}"
+    );
+    assert!(toml.contains("GITHUB_TOKEN=gh"), "{toml}");
+
+    // The entry as written starts the server with the secret in its environment.
+    let mut command = Command::new(entry["command"].as_str().unwrap());
+    command.args(
+        entry["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap()),
+    );
+    for (k, v) in &env.extra_env {
+        command.env(k, v);
+    }
+    command.env("HOME", env.dir.path());
+    let mut server = Peer::start(command);
+    server.handshake();
+    assert_eq!(
+        server.tool_text("env", json!({"name": "GITHUB_TOKEN"})),
+        value
+    );
+    assert!(!command_lines(server.pid()).contains(value));
+    assert!(server.finish().success());
+
+    // The value is in no output, and in no file but the backups of the files as they
+    // were (which `undo` restores).
+    for r in [&dry, &run] {
+        assert!(
+            !r.stdout.contains(value) && !r.stderr.contains(value),
+            "{}{}",
+            r.stdout,
+            r.stderr
+        );
+    }
+    for path in files_holding(env.dir.path(), value) {
+        assert!(path.contains("/backups/"), "the secret is still in {path}");
+    }
+    // Nothing left to adopt.
+    let again = env.run(&["secret", "adopt", "-c", "cursor,codex"]).ok();
+    assert!(again.stderr.contains("nothing to move"), "{}", again.stderr);
+
+    // `undo` puts both files back byte for byte; the secret stays in the store.
+    let undo = env.run(&["undo"]).ok();
+    assert!(
+        undo.stderr.contains("undid `secret adopt`"),
+        "{}",
+        undo.stderr
+    );
+    assert_eq!(env.read_str(".cursor/mcp.json"), cursor);
+    assert_eq!(env.read_str(".codex/config.toml"), codex);
+    let secrets = env.run(&["secret", "list", "--json"]).ok().json();
+    assert_eq!(secrets[0]["name"], "gh");
+}
+
+#[test]
+fn secret_adopt_without_a_secret_service_changes_no_file() {
+    let env = TestEnv::new();
+    let value = "ghp_noServiceLiteral0123456789abcdefXYZ";
+    let (cursor, codex) = literal_token_files(&env, value);
+    let run = env.run(&["secret", "adopt", "-c", "cursor,codex"]).code(2);
+    assert!(
+        run.stderr.contains("no client file was changed"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("--command"), "{}", run.stderr);
+    assert!(!run.stderr.contains(value));
+    assert_eq!(env.read_str(".cursor/mcp.json"), cursor);
+    assert_eq!(env.read_str(".codex/config.toml"), codex);
+}
+
+#[test]
+fn check_fix_secrets_moves_a_project_files_literal_into_the_store() {
+    let Some(env) = keyring_env() else { return };
+    let value = "ghp_checkFixLiteral0123456789abcdefXYZ";
+    let fixture = fixture_binary().display().to_string();
+    let original = format!(
+        "{{\n  \"mcpServers\": {{\n    \"gh\": {{\n      \"command\": \"{fixture}\",\n      \"env\": {{ \"GITHUB_TOKEN\": \"{value}\" }}\n    }}\n  }}\n}}\n"
+    );
+    env.write("proj/.mcp.json", original.as_bytes());
+    let project = env.path("proj").display().to_string();
+
+    let before = env.run(&["--project", &project, "check"]).code(1);
+    assert!(before.stdout.contains("MCP401"), "{}", before.stdout);
+    // Without --secrets, --fix leaves the secret alone.
+    env.run(&["--project", &project, "check", "--fix"]).code(1);
+    assert_eq!(env.read_str("proj/.mcp.json"), original);
+
+    let dry = env
+        .run(&[
+            "--project",
+            &project,
+            "check",
+            "--fix",
+            "--secrets",
+            "--dry-run",
+        ])
+        .code(1);
+    assert!(
+        dry.stderr.contains("would move into the OS keychain"),
+        "{}",
+        dry.stderr
+    );
+    assert_eq!(env.read_str("proj/.mcp.json"), original);
+
+    let fixed = env
+        .run(&["--project", &project, "check", "--fix", "--secrets"])
+        .ok();
+    assert!(
+        fixed
+            .stderr
+            .contains("env `GITHUB_TOKEN` of `gh` → secret `gh`"),
+        "{}",
+        fixed.stderr
+    );
+    assert!(!fixed.stdout.contains("MCP401"), "{}", fixed.stdout);
+    let file = env.read_str("proj/.mcp.json");
+    assert!(
+        file.contains("GITHUB_TOKEN=gh") && !file.contains(value),
+        "{file}"
+    );
+    let got = env.run(&["secret", "get", "gh", "--reveal"]).ok();
+    assert_eq!(got.stdout.trim_end(), value);
+    for r in [&before, &dry, &fixed] {
+        assert!(!r.stdout.contains(value) && !r.stderr.contains(value));
+    }
+}

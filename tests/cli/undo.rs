@@ -32,8 +32,13 @@ fn undo_restores_byte_identical_files_deletes_created_ones_and_redoes() {
     );
     assert_eq!(env.state("ledger.json")["entries"], serde_json::json!([]));
 
-    // A second undo redoes the command.
-    env.run(&["undo"]).ok();
+    // With nothing left to undo, a second undo says so; `redo` re-applies the command.
+    let run = env.run(&["undo"]).code(2);
+    assert!(run.stderr.contains("nothing to undo"), "{}", run.stderr);
+    assert!(run.stderr.contains("mcpctl redo"), "{}", run.stderr);
+    assert_eq!(env.read(".cursor/mcp.json"), original);
+    let run = env.run(&["redo"]).ok();
+    assert!(run.stderr.contains("redid `add mem`"), "{}", run.stderr);
     assert_eq!(env.read(".cursor/mcp.json"), added);
     assert_eq!(env.read(".codex/config.toml"), codex);
     assert_eq!(
@@ -43,6 +48,94 @@ fn undo_restores_byte_identical_files_deletes_created_ones_and_redoes() {
             .len(),
         2
     );
+}
+
+#[test]
+fn undo_is_a_stack_and_redo_re_applies_in_turn() {
+    let env = TestEnv::new();
+    let original = fixture("cursor/mcp.json");
+    env.write(".cursor/mcp.json", &original);
+    env.run(&["add", "a", "-c", "cursor", "--", "npx", "a"])
+        .ok();
+    let after_a = env.read(".cursor/mcp.json");
+    env.run(&["add", "b", "-c", "cursor", "--", "npx", "b"])
+        .ok();
+    let after_b = env.read(".cursor/mcp.json");
+
+    // Two undos take back two commands, newest first.
+    let run = env.run(&["undo"]).ok();
+    assert!(run.stderr.contains("undid `add b`"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("`mcpctl undo` again takes back `add a`"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(env.read(".cursor/mcp.json"), after_a);
+    let run = env.run(&["undo"]).ok();
+    assert!(run.stderr.contains("undid `add a`"), "{}", run.stderr);
+    assert_eq!(env.read(".cursor/mcp.json"), original);
+    assert_eq!(env.state("ledger.json")["entries"], serde_json::json!([]));
+
+    // Redo re-applies them in turn: a first, then b.
+    let run = env.run(&["redo"]).ok();
+    assert!(run.stderr.contains("redid `add a`"), "{}", run.stderr);
+    assert_eq!(env.read(".cursor/mcp.json"), after_a);
+    // An undo between redos takes back the re-applied command.
+    env.run(&["undo"]).ok();
+    assert_eq!(env.read(".cursor/mcp.json"), original);
+    env.run(&["redo"]).ok();
+    env.run(&["redo"]).ok();
+    assert_eq!(env.read(".cursor/mcp.json"), after_b);
+    assert_eq!(
+        env.state("ledger.json")["entries"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    let run = env.run(&["redo"]).code(2);
+    assert!(run.stderr.contains("nothing to redo"), "{}", run.stderr);
+
+    // A new command empties the redo stack.
+    env.run(&["undo"]).ok();
+    env.run(&["add", "c", "-c", "cursor", "--", "npx", "c"])
+        .ok();
+    let run = env.run(&["redo"]).code(2);
+    assert!(run.stderr.contains("nothing to redo"), "{}", run.stderr);
+    let run = env.run(&["undo"]).ok();
+    assert!(run.stderr.contains("undid `add c`"), "{}", run.stderr);
+    assert_eq!(env.read(".cursor/mcp.json"), after_a);
+}
+
+#[test]
+fn redo_never_clobbers_a_newer_edit() {
+    let env = TestEnv::new();
+    let original = fixture("cursor/mcp.json");
+    env.write(".cursor/mcp.json", &original);
+    env.run(&["add", "a", "-c", "cursor", "--", "npx", "a"])
+        .ok();
+    let after_a = env.read(".cursor/mcp.json");
+    env.run(&["undo"]).ok();
+    // Someone edits the file after the undo.
+    let edited =
+        String::from_utf8(original.clone())
+            .unwrap()
+            .replacen('{', "{\n  \"editor.x\": 1,", 1);
+    env.write(".cursor/mcp.json", edited.as_bytes());
+
+    let run = env.run(&["redo"]).code(2);
+    assert!(
+        run.stderr
+            .contains("cannot redo `add a`: ~/.cursor/mcp.json changed since"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(env.read(".cursor/mcp.json"), edited.as_bytes());
+    let run = env.run(&["redo", "--dry-run"]).code(2);
+    assert!(run.stderr.contains("changed since"), "{}", run.stderr);
+    env.run(&["redo", "--force"]).ok();
+    assert_eq!(env.read(".cursor/mcp.json"), after_a);
 }
 
 #[test]

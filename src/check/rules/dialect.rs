@@ -100,7 +100,57 @@ pub const SSE_DEPRECATED: Rule = Rule {
     example: "{ \"mcpServers\": { \"docs\": { \"type\": \"http\", \"url\": \"https://mcp.example.com/mcp\" } } }",
 };
 
+pub const BLOCKED_BY_POLICY: Rule = Rule {
+    code: "MCP210",
+    name: "blocked-by-policy",
+    severity: Severity::Error,
+    fixable: false,
+    title: "an administrator's policy file keeps this server out of the client",
+    explanation: "The client enforces an MCP allow-list its administrator deployed (Claude Code's and Copilot's `managed-settings.json`: `allowedMcpServers` / `deniedMcpServers`; Codex's `requirements.toml`: `[mcp_servers.NAME.identity]`), and this entry is denied by it or matches nothing it allows, so the client will not load it. The message names the rule and the file. Ask whoever deployed the file to allow the server (an admin can generate it from the team's manifest with `mcpctl export`), or use a server the policy allows. `docs/guide/policy.md` has each vendor's matching rules.",
+    example: "mcpctl export --format claude-managed --manifest mcpctl.toml",
+};
+
 impl Linter<'_> {
+    /// MCP210 for a local server: its command line against the client's policy files.
+    pub(in crate::check) fn policy_stdio(
+        &mut self,
+        name: &str,
+        program: &(String, usize),
+        args: &[(String, usize)],
+    ) {
+        if self.policy.is_empty() {
+            return;
+        }
+        let transport = crate::entry::Transport::Stdio {
+            command: program.0.clone(),
+            args: args.iter().map(|(a, _)| a.clone()).collect(),
+            env: Default::default(),
+            cwd: None,
+        };
+        self.policy_verdict(name, &transport, program.1);
+    }
+
+    /// MCP210 for a remote server: its URL against the client's policy files.
+    pub(in crate::check) fn policy_remote(&mut self, name: &str, url: &str, at: usize) {
+        if self.policy.is_empty() {
+            return;
+        }
+        let transport = crate::entry::Transport::Remote {
+            url: url.to_owned(),
+            kind: crate::entry::RemoteKind::Http,
+            headers: Default::default(),
+        };
+        self.policy_verdict(name, &transport, at);
+    }
+
+    fn policy_verdict(&mut self, name: &str, transport: &crate::entry::Transport, at: usize) {
+        let subject = crate::policy::Subject { name, transport };
+        if let Some(block) = crate::policy::blocked(self.policy, &subject) {
+            let message = format!("`{name}`: {}", block.reason(&self.client.name));
+            self.report(at, &BLOCKED_BY_POLICY, message);
+        }
+    }
+
     /// Servers written under another client's key (`mcpServers` in `.vscode/mcp.json`).
     pub(in crate::check) fn foreign_keys(&mut self, root: &Node, own_present: bool) {
         let own = self.client.servers_key.first().map(String::as_str);

@@ -60,6 +60,7 @@ pub const RULES: &[Rule] = &[
     dialect::UNSUPPORTED_TRANSPORT,
     dialect::UNKNOWN_TYPE_VALUE,
     dialect::SSE_DEPRECATED,
+    dialect::BLOCKED_BY_POLICY,
     portability::UNWRAPPED_WINDOWS_SHIM,
     portability::CMD_WRAPPER_OFF_WINDOWS,
     portability::ABSOLUTE_HOME_PATH,

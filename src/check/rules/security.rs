@@ -17,7 +17,7 @@ pub const PLAINTEXT_SECRET: Rule = Rule {
     severity: Severity::Error,
     fixable: false,
     title: "secret in plain text",
-    explanation: "A token (GitHub `ghp_`/`github_pat_`, OpenAI `sk-`, Anthropic `sk-ant-`, AWS `AKIA`, Slack `xox?-`, Google `AIza`, a literal `Bearer` token, or a long random value under a key like TOKEN/KEY/SECRET/PASSWORD) is written into the file. Error in project files (they are committed and shared); a warning in user files. Reference it with the client's variable syntax instead (`${VAR}` in Claude Code, `${env:VAR}` in Cursor, `${input:id}` in VS Code, `{env:VAR}` in OpenCode, `env_vars` in Codex) and rotate the exposed token. `check` never prints the value.",
+    explanation: "A token (GitHub `ghp_`/`github_pat_`, OpenAI `sk-`, Anthropic `sk-ant-`, AWS `AKIA`, Slack `xox?-`, Google `AIza`, a literal `Bearer` token, or a long random value under a key like TOKEN/KEY/SECRET/PASSWORD) is written into the file. Error in project files (they are committed and shared); a warning in user files. Reference it with the client's variable syntax instead (`${VAR}` in Claude Code, `${env:VAR}` in Cursor, `${input:id}` in VS Code, `{env:VAR}` in OpenCode, `env_vars` in Codex) or move it into mcpctl's secret store (`mcpctl check --fix --secrets` or `mcpctl secret adopt`: the OS keychain, the entry then starts through `mcpctl run`), and rotate the exposed token. `check` never prints the value.",
     example: "{ \"mcpServers\": { \"github\": { \"command\": \"github-mcp-server\", \"args\": [\"stdio\"], \"env\": { \"GITHUB_PERSONAL_ACCESS_TOKEN\": \"${GITHUB_TOKEN}\" } } } }",
 };
 

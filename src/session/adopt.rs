@@ -1,0 +1,283 @@
+//! Moving the literal secrets of client files into the secret store, for `secret adopt`
+//! and `check --fix --secrets`: [`plan`] finds them (the one secret rule,
+//! `secret_store::adopt`) and names each, [`keep`] puts the values in the store, and
+//! [`rewrite`] edits each file in place through the shared edit loop (backup, journal,
+//! the bytes outside the entry untouched) to the launcher or bridge form. Values are
+//! never printed: only names, fields and where they were.
+
+use std::cell::RefCell;
+use std::path::PathBuf;
+
+use crate::clients::{Client, Location, Scope};
+use crate::entry::{Dialect, ServerEntry};
+use crate::error::UserError;
+use crate::formats::Edit;
+use crate::secret_store::adopt::{self, Place};
+use crate::secret_store::{Store, Value};
+use crate::session::{Context, edit};
+use crate::state::Ownership;
+
+/// One literal secret and the stored secret it becomes.
+#[derive(Debug, Clone)]
+pub struct Adoption<'a> {
+    pub client: &'a Client,
+    pub scope: Scope,
+    pub path: PathBuf,
+    /// The servers map it is in.
+    pub key: Vec<String>,
+    pub server: String,
+    pub field: String,
+    pub place: Place,
+    /// What the secret rule took it for (`a GitHub token`).
+    pub what: &'static str,
+    /// The secret's name in the store.
+    pub secret: String,
+    /// The store has this secret with this value already (nothing to keep).
+    pub stored: bool,
+}
+
+/// What adopting comes to: each literal and its name, and the values to keep.
+pub struct Plan<'a> {
+    pub items: Vec<Adoption<'a>>,
+    /// Name → value, once per name.
+    values: Vec<(String, Value)>,
+}
+
+/// One entry of a client file, as `plan` looks at it.
+pub struct Candidate<'a> {
+    pub client: &'a Client,
+    pub scope: Scope,
+    pub path: PathBuf,
+    /// The servers map it is in.
+    pub key: Vec<String>,
+    pub name: String,
+    pub entry: ServerEntry,
+}
+
+impl<'a> Candidate<'a> {
+    /// The entries of config files mcpctl edits (not read-only sources) that read as servers.
+    pub fn of_found(found: &[crate::session::inventory::Found<'a>]) -> Vec<Candidate<'a>> {
+        found
+            .iter()
+            .filter(|f| f.origin.is_none())
+            .filter_map(|f| {
+                Some(Candidate {
+                    client: f.client,
+                    scope: f.scope,
+                    path: f.path.clone(),
+                    key: f.key.clone(),
+                    name: f.name.clone(),
+                    entry: f.entry.as_ref().ok()?.clone(),
+                })
+            })
+            .collect()
+    }
+}
+
+/// The literal secrets of `found`, each named: the same value always gets the same name
+/// (one server in several clients is one secret), a name the store holds with another
+/// value gets a `-2`, `-3` … suffix.
+pub fn plan<'a>(store: &Store, found: &[Candidate<'a>]) -> Plan<'a> {
+    let mut items = Vec::new();
+    let mut values: Vec<(String, Value)> = Vec::new();
+    for f in found {
+        let entry = &f.entry;
+        let literals = adopt::literals(&entry.transport);
+        let only = literals.len() == 1;
+        for literal in literals {
+            let (secret, stored) = match values.iter().find(|(_, v)| *v == literal.value) {
+                Some((name, _)) => (name.clone(), false),
+                None => {
+                    let base = adopt::default_name(&f.name, &literal.field, only);
+                    let (name, stored) = free_name(store, &base, &literal.value, &values);
+                    values.push((name.clone(), literal.value.clone()));
+                    (name, stored)
+                }
+            };
+            items.push(Adoption {
+                client: f.client,
+                scope: f.scope,
+                path: f.path.clone(),
+                key: f.key.clone(),
+                server: f.name.clone(),
+                field: literal.field,
+                place: literal.place,
+                what: literal.what,
+                secret,
+                stored,
+            });
+        }
+    }
+    Plan { items, values }
+}
+
+/// `base`, or `base-2`, `base-3` … : the first name neither this plan nor the store uses
+/// for another value; `true` when the store has it with this very value.
+fn free_name(
+    store: &Store,
+    base: &str,
+    value: &Value,
+    taken: &[(String, Value)],
+) -> (String, bool) {
+    for n in 1.. {
+        let name = if n == 1 {
+            base.to_owned()
+        } else {
+            format!("{base}-{n}")
+        };
+        if taken.iter().any(|(t, _)| *t == name) {
+            continue;
+        }
+        if store.backend_of(&name).is_none() {
+            return (name, false);
+        }
+        if store.resolve(&name).is_ok_and(|v| v == *value) {
+            return (name, true);
+        }
+    }
+    unreachable!("some suffix is free")
+}
+
+/// Keep every value of the plan in the OS keychain, before any file names it.
+pub fn keep(store: &Store, plan: &Plan<'_>) -> anyhow::Result<()> {
+    for (name, value) in &plan.values {
+        // A value the store already has under its name is not kept again.
+        if plan.items.iter().any(|i| i.secret == *name && i.stored) {
+            continue;
+        }
+        store.set_value(name, value).map_err(|e| {
+            let text = e.to_string();
+            anyhow::Error::from(UserError::new(format!("{text}; no client file was changed")).hint(
+                "without an OS keychain, keep the secret in your password manager (`mcpctl secret set NAME --command '…'`) and add the server with `--secret ENV=NAME`",
+            ))
+        })?;
+    }
+    Ok(())
+}
+
+/// What rewriting one file did.
+pub struct Rewritten {
+    pub client: String,
+    pub path: PathBuf,
+    pub outcome: edit::Outcome,
+}
+
+/// Rewrite the entries of the plan, file by file, to name their stored secrets (mcpctl's
+/// launcher at `program` for stdio servers, its bridge for remote ones). A literal whose
+/// value changed since the plan was made is left as it is. An entry mcpctl owned stays
+/// mcpctl's (its ledger record follows the new content).
+pub fn rewrite(
+    ctx: &Context,
+    plan: &Plan<'_>,
+    program: &str,
+    dry_run: bool,
+) -> anyhow::Result<Vec<Rewritten>> {
+    let mut files: Vec<(&Client, Scope, &PathBuf, &Vec<String>)> = Vec::new();
+    for item in &plan.items {
+        if !files
+            .iter()
+            .any(|(c, _, p, k)| c.id == item.client.id && *p == &item.path && *k == &item.key)
+        {
+            files.push((item.client, item.scope, &item.path, &item.key));
+        }
+    }
+    let mut out = Vec::new();
+    for (client, scope, path, key) in files {
+        let location = Location {
+            scope,
+            path: path.clone(),
+            key: key.clone(),
+            name_key: client.servers_name_key.clone(),
+        };
+        let dialect = Dialect::of(client);
+        let items: Vec<&Adoption<'_>> = plan
+            .items
+            .iter()
+            .filter(|i| i.client.id == client.id && &i.path == path && &i.key == key)
+            .collect();
+        // (name, raw before, raw after), as last written by the closure.
+        let written: RefCell<Vec<(String, serde_json::Value, serde_json::Value)>> =
+            RefCell::new(Vec::new());
+        let outcome = edit::apply(ctx, client, &location, dry_run, &|doc| {
+            written.borrow_mut().clear();
+            let mut changed = Edit::Unchanged;
+            for (name, raw) in doc.servers(location.at())? {
+                let mine: Vec<&&Adoption<'_>> = items.iter().filter(|i| i.server == name).collect();
+                if mine.is_empty() {
+                    continue;
+                }
+                let Ok(entry) = dialect.from_raw(&raw) else {
+                    continue;
+                };
+                let named: Vec<(String, String)> = adopt::literals(&entry.transport)
+                    .into_iter()
+                    .filter_map(|l| {
+                        let item = mine.iter().find(|i| i.field == l.field)?;
+                        plan.value_of(&item.secret)
+                            .is_none_or(|v| *v == l.value)
+                            .then(|| (l.field.clone(), item.secret.clone()))
+                    })
+                    .collect();
+                if named.is_empty() {
+                    continue;
+                }
+                let new = ServerEntry {
+                    transport: adopt::adopted(&entry.transport, &named, program),
+                    extras: entry.extras.clone(),
+                };
+                let new_raw = dialect.to_raw_named(&new, Some(&name)).map_err(|e| {
+                    UserError::new(format!(
+                        "{} cannot take `{name}` in the launcher form: {e}",
+                        client.name
+                    ))
+                    .hint("nothing was written to this file; move the secret by hand")
+                })?;
+                if doc.upsert(location.at(), &name, &new_raw)? != Edit::Unchanged {
+                    changed = Edit::Updated;
+                    written.borrow_mut().push((name, raw, new_raw));
+                }
+            }
+            Ok(changed)
+        })?;
+        if !dry_run && outcome.action == edit::Action::Updated {
+            for (name, before, after) in written.borrow().iter() {
+                keep_ownership(ctx, &dialect, &location, name, before, after)?;
+            }
+        }
+        out.push(Rewritten {
+            client: client.id.clone(),
+            path: path.clone(),
+            outcome,
+        });
+    }
+    Ok(out)
+}
+
+impl Plan<'_> {
+    fn value_of(&self, name: &str) -> Option<&Value> {
+        self.values.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+}
+
+/// An entry mcpctl owned before the rewrite is recorded with its new content (same
+/// source); any other entry stays hand-made.
+fn keep_ownership(
+    ctx: &Context,
+    dialect: &Dialect<'_>,
+    location: &Location,
+    name: &str,
+    before: &serde_json::Value,
+    after: &serde_json::Value,
+) -> anyhow::Result<()> {
+    let key = edit::entry_key(location, name);
+    let Some(record) = ctx.state.lookup(&key)? else {
+        return Ok(());
+    };
+    let Some(fingerprint) = crate::state::ledger::fingerprint_raw(dialect, before) else {
+        return Ok(());
+    };
+    if ctx.state.ownership(&key, &fingerprint)? != Ownership::Mcpctl {
+        return Ok(());
+    }
+    crate::session::write::record(ctx, dialect, key, after, &record.source, record.created)
+}
