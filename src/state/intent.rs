@@ -41,12 +41,22 @@ impl Intent {
         let dir = root.join(DIR);
         std::fs::create_dir_all(&dir)?;
         let path = dir.join(format!("{id}.json"));
+        // Created under a name `dead` never reads and locked before it takes its real
+        // name: an unlocked `{id}.json` is always a dead command's, never one that has
+        // not locked yet (a concurrent run's recovery deleted those).
+        let fresh = dir.join(format!("{id}{FRESH}"));
         let file = OpenOptions::new()
             .read(true)
             .append(true)
             .create_new(true)
-            .open(&path)?;
+            .open(&fresh)?;
+        crate::fault::step_at("intent-created", &fresh)?;
         file.lock()?;
+        #[expect(
+            clippy::disallowed_methods,
+            reason = "mcpctl's own intent takes its name once it is locked"
+        )]
+        std::fs::rename(&fresh, &path)?;
         let mut intent = Intent { path, file, entry };
         intent.entry.pending = true;
         intent.save()?;
@@ -127,6 +137,50 @@ pub struct Recovered {
     pub finished: bool,
 }
 
+/// The suffix of an intent file between its creation and its lock.
+const FRESH: &str = ".json.new";
+
+/// A fresh intent nobody holds, whose creator (the pid its id ends with) is gone or
+/// which nobody has touched for a minute, was left by a command that died between
+/// creating and locking it: it holds nothing (no client file changed before the lock).
+fn drop_orphan(path: &Path) {
+    let Ok(file) = OpenOptions::new().read(true).write(true).open(path) else {
+        return;
+    };
+    let stale = file
+        .metadata()
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age > std::time::Duration::from_secs(60));
+    let creator = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_suffix(FRESH))
+        .and_then(|id| id.rsplit_once('-'))
+        .and_then(|(_, pid)| pid.parse::<u32>().ok());
+    let gone = creator.is_some_and(|pid| !process_exists(pid));
+    if (stale || gone) && file.try_lock().is_ok() {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+/// Whether a process with this pid exists (a reused pid only keeps an orphan longer).
+#[cfg(unix)]
+fn process_exists(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return true;
+    };
+    // SAFETY: signal 0 only checks for existence and permission.
+    let result = unsafe { libc::kill(pid, 0) };
+    result == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
+#[cfg(not(unix))]
+fn process_exists(_pid: u32) -> bool {
+    true
+}
+
 /// The intents in `root` whose command is no longer running, each with the journal
 /// record it comes down to. Intents of running commands are left alone.
 pub fn dead(root: &Path, backups: Option<&Path>) -> Vec<Recovered> {
@@ -136,6 +190,10 @@ pub fn dead(root: &Path, backups: Option<&Path>) -> Vec<Recovered> {
     let mut out = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();
+        if path.to_str().is_some_and(|p| p.ends_with(FRESH)) {
+            drop_orphan(&path);
+            continue;
+        }
         let Some(id) = path
             .file_name()
             .and_then(|n| n.to_str())

@@ -294,6 +294,48 @@ fn apply_rollback_never_erases_a_concurrent_add() {
     assert!(stderr.contains(".cursor/mcp.json"), "{stderr}");
 }
 
+/// A command whose intent file exists but is not locked yet is alive, not dead: a
+/// concurrent command's recovery must not take its intent for a dead one's and delete it
+/// (the first command then failed "cannot write journal/…: No such file or directory"
+/// after its client file had changed, and its record was gone).
+#[test]
+fn a_starting_command_is_not_recovered_as_dead_by_a_concurrent_one() {
+    let env = TestEnv::new();
+    env.write(CURSOR, ORIGINAL.as_bytes());
+    env.write(CLAUDE, b"{\"theme\": \"dark\"}\n");
+    let gate = env.dir.path().join("gate");
+    let first = env
+        .command(&["add", "first", "-c", "cursor", "--", "npx", "first"])
+        .env("MCPCTL_FAULT", "pause@intent-created*")
+        .env("MCPCTL_FAULT_GATE", &gate)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let waiting = env.dir.path().join("gate.waiting");
+    for _ in 0..4000 {
+        if waiting.exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(waiting.exists(), "the first add never created its intent");
+    env.run(&["add", "second", "-c", "claude-code", "--", "npx", "second"])
+        .ok();
+    std::fs::write(&gate, b"go").unwrap();
+    let out = first.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(names(&env.read(CURSOR)).contains(&"first".to_owned()));
+    // Both commands are in the journal: two undos take back both.
+    env.run(&["undo"]).ok();
+    env.run(&["undo"]).ok();
+    assert_eq!(env.read(CURSOR), ORIGINAL.as_bytes());
+}
+
 /// Case 5: a crash after the client file was written and before the journal record. The
 /// next `undo` takes back that interrupted command, not the one before it.
 #[test]
