@@ -3,7 +3,7 @@
 //! no server, settings lists keep servers out. Each case runs mcpctl and, where the
 //! client is installed, the client itself on the same files.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -581,6 +581,19 @@ fn gemini_system_settings_servers_are_listed_read_only() {
     let list = env.run(&["list", "--json", "-c", "gemini-cli"]).ok().json();
     let sys = row(&list, "sys");
     assert_eq!(sys["read_only"], true, "{list:#}");
+    // Gemini CLI checks every ancestor: a checkout below /tmp (world-writable) makes it
+    // skip the file whatever the test does, so its half is skipped there, and said.
+    if let Some(open) = world_writable_ancestor(dir.path()) {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "{} gemini_system_settings_servers_are_listed_read_only: gemini's half needs a \
+             checkout outside world-writable {}",
+            crate::peer::SKIP_MARKER,
+            open.display()
+        );
+        return;
+    }
     if let Some(run) = client(&env, "gemini", &["mcp", "list"]) {
         assert!(
             listed_line(&run, "sys").is_some(),
@@ -589,6 +602,15 @@ fn gemini_system_settings_servers_are_listed_read_only() {
             run.stderr
         );
     }
+}
+
+/// The first ancestor of `path` anyone may write to (as `/tmp`), which Gemini CLI calls
+/// insecure.
+fn world_writable_ancestor(path: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    path.ancestors()
+        .find(|a| std::fs::metadata(a).is_ok_and(|m| m.permissions().mode() & 0o002 != 0))
+        .map(Path::to_path_buf)
 }
 
 /// Cline CLI 3.0.65 refuses its whole settings file when one entry fits neither of its
