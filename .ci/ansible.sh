@@ -10,4 +10,6 @@ if [ ! -x "$venv/bin/ansible-playbook" ]; then
     python3 -m venv "$venv"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "ansible-core==2.19.14"
 fi
-"$venv/bin/ansible-playbook" --version | head -n 1
+# Not piped into head: ansible prints a BrokenPipe traceback when the pipe closes early.
+"$venv/bin/ansible-playbook" --version >"$venv/version.txt"
+head -n 1 "$venv/version.txt"
