@@ -86,8 +86,22 @@ pub fn mark(ctx: &Context, found: &mut [Found<'_>]) {
 /// other entry of a file holding one loads nothing either.
 fn refused_with_a_bad_entry(found: &mut [Found<'_>]) {
     let mut bad: HashMap<(String, PathBuf), String> = HashMap::new();
-    for f in found.iter() {
-        if f.client.loading.whole_file && f.origin.is_none() && f.entry.is_err() {
+    for f in found.iter_mut() {
+        if !f.client.loading.whole_file || f.origin.is_some() {
+            continue;
+        }
+        let refused_type = if f.entry.is_ok() {
+            untaken_type(f.client, &f.raw)
+        } else {
+            None
+        };
+        if let Some(why) = &refused_type {
+            f.not_loaded = Some(format!(
+                "{REJECTED}: {why}, so it refuses the whole file and loads none of its servers; fix or remove `{}`",
+                f.name
+            ));
+        }
+        if f.entry.is_err() || refused_type.is_some() {
             bad.entry((f.client.id.clone(), f.path.clone()))
                 .or_insert_with(|| f.name.clone());
         }
@@ -103,6 +117,28 @@ fn refused_with_a_bad_entry(found: &mut [Found<'_>]) {
             ));
         }
     }
+}
+
+/// Why the client refuses this entry's `type` (Cline: `mcpServers.ws: Invalid input`),
+/// read where the client reads it: in the nested transport object first, else flat.
+fn untaken_type(client: &Client, raw: &Value) -> Option<String> {
+    let allowed = client.accepted_types()?;
+    let f = &client.fields;
+    let map = raw.as_object()?;
+    let nested = f
+        .nest_key
+        .as_deref()
+        .and_then(|nest| map.get(nest)?.as_object()?.get(&f.type_key));
+    let t = nested.or_else(|| map.get(&f.type_key))?.as_str()?;
+    if allowed.contains(&t) {
+        return None;
+    }
+    let takes: Vec<String> = allowed.iter().map(|a| format!("`{a}`")).collect();
+    Some(format!(
+        "{} does not take `\"type\": \"{t}\"`; it takes {}",
+        client.name,
+        takes.join(", ")
+    ))
 }
 
 /// In a client that merges several user files (OpenCode), a server defined again in a

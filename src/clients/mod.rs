@@ -264,6 +264,25 @@ impl Location {
 }
 
 impl Client {
+    /// The `type` values this client takes in an entry, when its row says: a row that
+    /// names an HTTP type validates `type` (`None`: any value is left to the client).
+    /// `check` lints against it, and a client that refuses a whole file for one entry it
+    /// cannot read (Cline) refuses it for a `type` outside it too.
+    pub fn accepted_types(&self) -> Option<Vec<&str>> {
+        let f = &self.fields;
+        f.http_type.as_ref()?;
+        let mut allowed: Vec<&str> = [&f.stdio_type, &f.http_type, &f.sse_type]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        allowed.extend(f.extra_types.iter().map(String::as_str));
+        if self.dialect == DialectName::Standard && !allowed.contains(&"stdio") {
+            allowed.push("stdio");
+        }
+        Some(allowed)
+    }
+
     fn from_row(row: Row) -> Client {
         let list = |v: Option<row::OneOrMany>| v.map(|v| v.to_vec()).unwrap_or_default();
         Client {

@@ -641,3 +641,56 @@ fn one_entry_cline_cannot_read_makes_it_load_none_of_the_file() {
         assert!(said.contains("Invalid MCP settings"), "{said}");
     }
 }
+
+/// An entry whose `type` Cline does not take (`websocket`, flat or nested) is one Cline
+/// cannot read: `cline config mcp` says `mcpServers.ws: Invalid input` and loads nothing
+/// (Cline CLI 3.0.65). mcpctl read it as an HTTP server and listed the file as loaded.
+#[test]
+fn an_entry_type_cline_does_not_take_makes_it_load_none_of_the_file() {
+    let env = TestEnv::new();
+    env.write(
+        ".cline/data/settings/cline_mcp_settings.json",
+        b"{\r\n  \"mcpServers\": {\r\n    \"good\": { \"transport\": { \"type\": \"stdio\", \"command\": \"node\", \"args\": [\"/srv/good.js\"] } },\r\n    \"remote\": { \"type\": \"streamableHttp\", \"url\": \"https://mcp.example.com/mcp\" },\r\n    \"ws\": { \"transport\": { \"type\": \"websocket\", \"url\": \"wss://mcp.example.com/ws\" } }\r\n  }\r\n}\r\n",
+    );
+    let list = env.run(&["list", "--json", "-c", "cline-cli"]).ok().json();
+    for name in ["good", "remote"] {
+        let why = row(&list, name)["not_loaded"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(why.starts_with("file rejected"), "{name}: {list:#}");
+        assert!(why.contains("`ws`"), "{why}");
+    }
+    let ws = row(&list, "ws")["not_loaded"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(ws.contains("`\"type\": \"websocket\"`"), "{list:#}");
+    if let Some(run) = client(&env, "cline", &["config", "mcp", "--json"]) {
+        let said = format!("{}{}", run.stdout, run.stderr);
+        assert!(said.contains("Invalid MCP settings"), "{said}");
+        assert!(said.contains("mcpServers.ws"), "{said}");
+    }
+}
+
+/// Cline CLI parses its settings as plain JSON: a comment (or a trailing comma) and it
+/// loads nothing ("Failed to parse MCP settings JSON … Unrecognized token '/'", 3.0.65).
+/// mcpctl, which reads the file as JSONC, listed its servers as loaded.
+#[test]
+fn a_comment_in_clines_settings_makes_it_load_none_of_the_file() {
+    let env = TestEnv::new();
+    env.write(
+        ".cline/data/settings/cline_mcp_settings.json",
+        b"{\r\n  // the team's servers\r\n  \"mcpServers\": {\r\n    \"good\": { \"transport\": { \"type\": \"stdio\", \"command\": \"node\", \"args\": [\"/srv/good.js\"] } }\r\n  }\r\n}\r\n",
+    );
+    let list = env.run(&["list", "--json", "-c", "cline-cli"]).ok().json();
+    let why = row(&list, "good")["not_loaded"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(why.starts_with("file rejected"), "{list:#}");
+    if let Some(run) = client(&env, "cline", &["config", "mcp", "--json"]) {
+        let said = format!("{}{}", run.stdout, run.stderr);
+        assert!(said.contains("Failed to parse MCP settings JSON"), "{said}");
+    }
+}

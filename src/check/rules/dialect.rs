@@ -362,20 +362,10 @@ impl Linter<'_> {
         let Some(member) = node.get(&f.type_key) else {
             return;
         };
-        let declared: Vec<&str> = [&f.stdio_type, &f.http_type, &f.sse_type]
-            .into_iter()
-            .flatten()
-            .map(String::as_str)
-            .collect();
         // Only clients whose table row names an HTTP type validate `type` values.
-        if f.http_type.is_none() {
+        let Some(allowed) = self.client.accepted_types() else {
             return;
-        }
-        let mut allowed = declared.clone();
-        allowed.extend(f.extra_types.iter().map(String::as_str));
-        if self.client.dialect == DialectName::Standard {
-            allowed.push("stdio");
-        }
+        };
         match member.node.as_str() {
             Some(t) if allowed.contains(&t) => {}
             Some(t) => self.report(
