@@ -378,6 +378,22 @@ pub(crate) fn with_secrets(
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
+    let entry = secret_form(entry, &secrets)?;
+    for name in unset_secrets(ctx, &entry.transport) {
+        printer.warn(&format!(
+            "secret `{name}` is not in the store yet: the server cannot start until you run `mcpctl secret set {name}`"
+        ));
+    }
+    Ok(entry)
+}
+
+/// `entry` in the launcher or bridge form when it names stored secrets (`secrets`, or
+/// `{secret:NAME}` values), started by this mcpctl binary; unchanged otherwise. What
+/// `add --secret` and a manifest's `secrets = {…}` write.
+pub(crate) fn secret_form(
+    entry: ServerEntry,
+    secrets: &[crate::secret_store::launcher::EnvSecret],
+) -> anyhow::Result<ServerEntry> {
     let placeholders = |t: &entry::Transport| match t {
         entry::Transport::Stdio { env, .. } => env.values().any(|v| v.contains("{secret:")),
         entry::Transport::Remote { headers, .. } => {
@@ -389,22 +405,27 @@ pub(crate) fn with_secrets(
     }
     let program = program()?;
     let ServerEntry { transport, extras } = entry;
-    let transport = launcher::with_secrets(transport, &secrets, &program);
+    let transport = crate::secret_store::launcher::with_secrets(transport, secrets, &program);
+    Ok(ServerEntry { transport, extras })
+}
+
+/// The secrets a launcher or bridge entry names that this machine's store does not hold
+/// (in order, each once).
+pub(crate) fn unset_secrets(ctx: &Context, transport: &entry::Transport) -> Vec<String> {
+    let Some(logical) = crate::secret_store::launcher::logical(transport) else {
+        return Vec::new();
+    };
     let store = crate::secret_store::Store::new(
         &ctx.platform,
         ctx.state.root().map(std::path::Path::to_path_buf),
     );
-    if let Some(logical) = launcher::logical(&transport) {
-        for s in &logical.secrets {
-            if store.backend_of(&s.secret).is_none() {
-                printer.warn(&format!(
-                    "secret `{}` is not in the store yet: the server cannot start until you run `mcpctl secret set {}`",
-                    s.secret, s.secret
-                ));
-            }
+    let mut unset: Vec<String> = Vec::new();
+    for s in logical.secrets {
+        if !unset.contains(&s.secret) && store.backend_of(&s.secret).is_none() {
+            unset.push(s.secret);
         }
     }
-    Ok(ServerEntry { transport, extras })
+    unset
 }
 
 /// This mcpctl binary's absolute path, which the launcher and bridge entries start: a
