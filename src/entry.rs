@@ -9,6 +9,7 @@
 mod nesting;
 pub use nesting::carried_header;
 pub mod render;
+pub mod snippet;
 pub mod spelling;
 
 use indexmap::IndexMap;

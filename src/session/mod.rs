@@ -10,6 +10,7 @@ pub mod edit;
 pub mod inventory;
 pub mod probe;
 pub mod registry;
+pub mod spec;
 pub mod targets;
 pub mod write;
 
