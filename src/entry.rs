@@ -9,6 +9,7 @@
 mod nesting;
 pub use nesting::carried_header;
 pub mod render;
+pub mod snippet;
 pub mod spelling;
 
 use indexmap::IndexMap;
@@ -145,11 +146,22 @@ impl ServerEntry {
     /// Same server: equal transports, and every extra the new entry sets is already set
     /// the same way here. `add` uses it to decide "unchanged".
     pub fn same_as(&self, new: &ServerEntry) -> bool {
-        self.transport == new.transport
-            && new
-                .extras
-                .iter()
-                .all(|(k, v)| self.extras.get(k) == Some(v))
+        self.transport == new.transport && self.has_extras_of(new)
+    }
+
+    /// [`same_as`](Self::same_as), but a launcher or bridge entry is the same server
+    /// whichever mcpctl binary starts it (`secret_store::launcher::same_form`): what a
+    /// manifest's plan compares, so a project file written on another person's machine
+    /// is in sync here.
+    pub fn same_server(&self, new: &ServerEntry) -> bool {
+        crate::secret_store::launcher::same_form(&self.transport, &new.transport)
+            && self.has_extras_of(new)
+    }
+
+    fn has_extras_of(&self, new: &ServerEntry) -> bool {
+        new.extras
+            .iter()
+            .all(|(k, v)| self.extras.get(k) == Some(v))
     }
 }
 

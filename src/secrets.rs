@@ -374,7 +374,8 @@ pub fn scrub(text: &str) -> Cow<'_, str> {
         }
         let start = after + sep_len;
         let len = value_len(&text[start..]);
-        if len > 0 && literal_secret(bare, &text[start..start + len]).is_some() {
+        let value = &text[start..start + len];
+        if len > 0 && literal_secret(bare, value).is_some() && !names_stored_secret(bare, value) {
             spans.push(start..start + len);
         }
     }
@@ -571,6 +572,15 @@ mod tests {
             (
                 "an ordinary line: token count 12, path /a/b",
                 "an ordinary line: token count 12, path /a/b",
+            ),
+            // The launcher's `--secret ENV=NAME` names a stored secret (a plan's diff).
+            (
+                r#"args = ["run", "--secret", "GITHUB_TOKEN=github", "--", "npx"]"#,
+                r#"args = ["run", "--secret", "GITHUB_TOKEN=github", "--", "npx"]"#,
+            ),
+            (
+                r#"["--secret", "KEY=ghp_abcdefghijklmnopqrstuvwxyz0123456789"]"#,
+                r#"["--secret", "<redacted>"]"#,
             ),
         ];
         for (text, want) in cases {

@@ -5,15 +5,152 @@
 //!
 //! A fix never changes what the entry means to its client beyond the finding, never
 //! touches another entry, and never runs on a file that does not parse; the bytes are
-//! written by `session::edit::apply` through `ConfigDoc::upsert`.
+//! written by `session::write::fix_entries` (the edit loop) through `ConfigDoc::upsert`.
+//!
+//! [`Fix::plan`] decides what `--fix` does to one file from its findings, [`apply_fixes`]
+//! edits a document in memory, [`mark_fixable`] tells which findings `--fix` removes, and
+//! [`literals_to_adopt`] lists the entries whose literal secrets `--fix --secrets` moves.
 
 use serde_json::{Map, Value};
 
 use crate::clients::{Client, DialectName, Scope, UntypedRemote};
-use crate::entry::{self, Dialect, RemoteKind, Transport, spelling};
+use crate::entry::{self, Dialect, RemoteKind, ServerEntry, Transport, spelling};
+use crate::formats::{ConfigDoc, Edit, ServersAt};
 use crate::platform::Os;
 
-use super::Target;
+use super::{Finding, Target};
+
+/// What `--fix` is to do (`check --fix [--dry-run] [--secrets]`).
+#[derive(Debug, Clone, Copy)]
+pub struct Fix {
+    pub on: bool,
+    pub dry_run: bool,
+    /// `--secrets`: move literal secrets into the store too.
+    pub secrets: bool,
+}
+
+/// What `--fix` does to one file, decided from the file's findings before anything is
+/// written: first move its literal secrets into the store, then rewrite the entries that
+/// have a fixable finding.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    /// `--secrets` and a literal secret (MCP401).
+    pub adopt: bool,
+    /// A finding `--fix` removes.
+    pub rewrite: bool,
+    pub dry_run: bool,
+}
+
+impl Fix {
+    pub fn plan(self, findings: &[Finding]) -> Plan {
+        Plan {
+            adopt: self.on && self.secrets && findings.iter().any(|f| f.code == "MCP401"),
+            rewrite: self.on && findings.iter().any(|f| f.fixable),
+            dry_run: self.dry_run,
+        }
+    }
+}
+
+/// Apply every safe fix to the entries of `doc`; whether anything changed.
+pub fn apply_fixes(doc: &mut dyn ConfigDoc, target: &Target<'_>) -> anyhow::Result<bool> {
+    let mut changed = false;
+    for key in keys_in(doc, &fix_keys(target.client, target.scope))? {
+        let at = ServersAt {
+            key: &key,
+            name_key: target.client.servers_name_key.as_deref(),
+        };
+        for (name, raw) in doc.servers(at)? {
+            if let Some(fixed) = fix_entry(&raw, target) {
+                changed |= doc.upsert(at, &name, &fixed)? != Edit::Unchanged;
+            }
+        }
+    }
+    Ok(changed)
+}
+
+/// Mark the findings `--fix` would remove, by fixing a copy of `text` in memory and
+/// checking it again: a finding is fixable when its rule has a fix and it is gone
+/// afterwards. So the `(fixable)` marker and the closing hint never promise what `--fix`
+/// will not do.
+pub fn mark_fixable(
+    findings: &mut [Finding],
+    shown: &str,
+    text: &str,
+    bom: bool,
+    target: &Target<'_>,
+) {
+    let candidates = findings
+        .iter()
+        .any(|f| super::rule(f.code).is_some_and(|r| r.fixable));
+    if !candidates || super::has_parse_error(findings) {
+        return;
+    }
+    let Ok(mut doc) = target.client.format.parse(text.to_owned()) else {
+        return;
+    };
+    if !matches!(apply_fixes(doc.as_mut(), target), Ok(true)) {
+        return;
+    }
+    let after = super::check_text(shown, &doc.render(), bom, target);
+    for finding in findings.iter_mut() {
+        finding.fixable = super::rule(finding.code).is_some_and(|r| r.fixable)
+            && !after
+                .iter()
+                .any(|a| a.code == finding.code && a.server == finding.server);
+    }
+}
+
+/// The entries of `doc` that `--fix --secrets` looks at for literal secrets (those of the
+/// keys `--fix` may rewrite that read as servers): (servers key, name, entry).
+pub fn literals_to_adopt(
+    doc: &dyn ConfigDoc,
+    target: &Target<'_>,
+) -> anyhow::Result<Vec<(Vec<String>, String, ServerEntry)>> {
+    let client = target.client;
+    let dialect = Dialect::of(client);
+    let mut found = Vec::new();
+    for key in keys_in(doc, &fix_keys(client, target.scope))? {
+        let at = ServersAt {
+            key: &key,
+            name_key: client.servers_name_key.as_deref(),
+        };
+        for (name, raw) in doc.servers(at)? {
+            if let Ok(entry) = dialect.from_raw(&raw) {
+                found.push((key.clone(), name, entry));
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// Key paths whose entries `--fix` may rewrite: the servers map, and in a user file the
+/// per-project sections (`{project}` is expanded against the document).
+fn fix_keys(client: &Client, scope: Scope) -> Vec<Vec<String>> {
+    let mut keys = vec![client.servers_key.clone()];
+    if scope == Scope::User
+        && let Some(local) = &client.local_key
+    {
+        keys.push(local.clone());
+    }
+    keys
+}
+
+fn keys_in(doc: &dyn ConfigDoc, keys: &[Vec<String>]) -> anyhow::Result<Vec<Vec<String>>> {
+    let mut out = Vec::new();
+    for key in keys {
+        match key.iter().position(|k| k == "{project}") {
+            None => out.push(key.clone()),
+            Some(at) => {
+                for (project, _) in doc.servers(ServersAt::map(&key[..at]))? {
+                    let mut expanded = key.clone();
+                    expanded[at] = project;
+                    out.push(expanded);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
 
 /// The entry with every safe fix applied, or `None` when nothing applies.
 ///

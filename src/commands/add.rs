@@ -1,23 +1,18 @@
 //! `mcpctl add`: build one canonical entry from the flags, then write it into each
 //! target client's file in that client's dialect, reporting every file.
 
-use serde_json::{Map, Value};
-
 use crate::check::{pattern_secret, secret_name};
 use crate::cli::{AddArgs, TransportArg};
-use crate::clients::{Fields, Scope, VarSyntax};
-use crate::entry::{self, Dialect, RemoteKind, ServerEntry, StringMap, Transport, spelling};
+use crate::clients::Scope;
+use crate::entry::snippet::ManyServers;
+use crate::entry::{self, RemoteKind, ServerEntry, Transport};
 use crate::error::{ExitStatus, UserError};
 use crate::output::{Printer, redact};
 use crate::platform::Os;
 use crate::session::Context;
-use crate::session::edit::EditReport;
+use crate::session::spec::{self, Spec, build_entry};
 use crate::session::targets;
-use crate::session::write::{
-    Flags, Provenance, add_to, parse_pairs, refuse_reserved_name, validate_url,
-    warn_unportable_name, with_secrets,
-};
-use crate::state::Origin;
+use crate::session::write::{Flags, refuse_reserved_name, validate_url, with_secrets};
 use crate::vars;
 
 /// Whether `flag` was typed on the command line (before any `--`), as opposed to set
@@ -136,53 +131,18 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
     for spec in &specs {
         refuse_reserved_name(&clients, &spec.name)?;
     }
-    let mut report = EditReport::new(dry_run);
-    let mut prompted_inputs: Vec<String> = Vec::new();
-    for Spec {
-        name,
-        entry,
-        inputs,
-        ..
-    } in &specs
-    {
-        for client in clients.iter().copied() {
-            warn_unportable_name(printer, client, name);
-            let (entry, translated) = crate::entry::render::for_client_inputs(entry, client);
-            for id in translated {
-                if !prompted_inputs.contains(&id) {
-                    printer.warn(&input_note(&id, inputs));
-                    prompted_inputs.push(id);
-                }
-            }
-            let keep_inputs = if client.fields.var_syntax == Some(VarSyntax::Vscode) {
-                inputs.as_slice()
-            } else {
-                &[]
-            };
-            let result = add_to(
-                ctx,
-                client,
-                scope,
-                name,
-                &entry,
-                keep_inputs,
-                Flags {
-                    force,
-                    dry_run,
-                    no_wrap,
-                },
-                &Provenance {
-                    origin: Origin::add(),
-                    guard: None,
-                },
-            )
-            .map(|(path, outcome, notes, _)| {
-                report.warnings.extend(notes);
-                (path, outcome)
-            });
-            report.push(ctx, client, scope, result);
-        }
-    }
+    let report = spec::write_each(
+        ctx,
+        printer,
+        &clients,
+        scope,
+        &specs,
+        Flags {
+            force,
+            dry_run,
+            no_wrap,
+        },
+    );
     printer.emit(&report)
 }
 
@@ -415,335 +375,9 @@ fn read_json_arg(arg: &str) -> anyhow::Result<String> {
     Ok(arg.to_owned())
 }
 
-/// Which variable to set for a translated VS Code input, with VS Code's own prompt.
-fn input_note(id: &str, inputs: &[Value]) -> String {
-    let prompt = inputs
-        .iter()
-        .find(|i| i.get("id").and_then(Value::as_str) == Some(id))
-        .and_then(|i| i.get("description").and_then(Value::as_str))
-        .map(|d| format!(" (VS Code asks: \"{d}\")"))
-        .unwrap_or_default();
-    format!(
-        "`${{input:{id}}}` is a VS Code prompt; other clients get a reference to the variable {}{prompt}: set it in the environment the client starts from",
-        vars::input_variable(id)
-    )
-}
-
-fn looks_like_entry(map: &Map<String, Value>) -> bool {
-    spelling::looks_like_entry(map.keys().map(String::as_str))
-}
-
-/// What `--from-json` yields: the entry, its name, VS Code `inputs`, and notes.
-#[derive(Debug)]
-struct Snippet {
-    name: String,
-    raw: Value,
-    inputs: Vec<Value>,
-    notes: Vec<String>,
-}
-
-/// Shell quoting eats the quotes (`{command:npx}`, or `{command:` when it also split the
-/// words); text that still has its quotes was quoted right, whatever else is wrong.
-fn looks_shell_mangled(text: &str) -> bool {
-    let text = text.trim();
-    text.starts_with('{') && !text.contains('"')
-}
-
-/// Text with its quotes whose brackets never close: the copy stopped early.
-fn looks_cut_off(text: &str) -> bool {
-    let text = text.trim();
-    text.matches('{').count() > text.matches('}').count()
-        || text.matches('[').count() > text.matches(']').count()
-}
-
-/// The entry in a `--from-json` snippet (JSON or JSONC), and its name: `NAME` when given,
-/// else the one server the snippet names.
-fn entry_from_json(name: Option<&str>, json: &str) -> anyhow::Result<Snippet> {
-    let json = json.trim_start_matches('\u{feff}');
-    let value: Value = jsonc_parser::parse_to_serde_value::<Option<Value>>(json, &crate::formats::json_tree::client_jsonc())
-        .map_err(|e| {
-            let error = UserError::new(format!(
-                "`--from-json` is not valid JSON at {}:{}: {}",
-                e.line_display(),
-                e.column_display(),
-                e.kind()
-            ));
-            if looks_shell_mangled(json) {
-                error.hint("the shell ate the quotes: wrap the JSON in single quotes, e.g. --from-json '{\"command\":\"npx\",\"args\":[\"-y\",\"pkg\"]}', or pass `--from-json @file.json`")
-            } else if looks_cut_off(json) {
-                error.hint("the JSON ends early: a bracket is never closed; copy the whole snippet (or save it and pass `--from-json @file.json`)")
-            } else {
-                error.hint("fix the JSON at that position, or pass it from a file with `--from-json @file.json`")
-            }
-        })?
-        .unwrap_or(Value::Null);
-    let Value::Object(map) = &value else {
-        return Err(UserError::new("`--from-json` must be a JSON object")
-            .hint("pass the entry, or a `{\"mcpServers\":{...}}` snippet")
-            .into());
-    };
-    let need_name = || {
-        UserError::new("the snippet is a single entry without a name")
-            .hint("say the name: `mcpctl add NAME --from-json ...`")
-    };
-    if looks_like_entry(map) {
-        let name = name.ok_or_else(need_name)?;
-        let raw = value.clone();
-        return Ok(Snippet {
-            name: name.to_owned(),
-            raw,
-            inputs: Vec::new(),
-            notes: Vec::new(),
-        });
-    }
-    // VS Code's user settings nest the servers and inputs under `mcp`.
-    let holder = map
-        .get("mcp")
-        .and_then(Value::as_object)
-        .filter(|m| m.get("servers").is_some_and(Value::is_object))
-        .unwrap_or(map);
-    let inputs = holder
-        .get("inputs")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let servers = spelling::SERVERS_KEYS
-        .iter()
-        .find_map(|k| holder.get(*k).and_then(Value::as_object))
-        .or_else(|| {
-            holder
-                .values()
-                .all(|v| v.as_object().is_some_and(looks_like_entry))
-                .then_some(holder)
-        })
-        .ok_or_else(|| {
-            UserError::new("`--from-json` holds no server entry").hint(
-                "pass `{\"command\":...}`, `{\"url\":...}` or a `{\"mcpServers\":{...}}` snippet",
-            )
-        })?;
-    let snippet = |name: &str, raw: &Value, notes: Vec<String>| Snippet {
-        name: name.to_owned(),
-        raw: raw.clone(),
-        inputs: inputs.clone(),
-        notes,
-    };
-    if let Some(name) = name
-        && let Some(entry) = servers.get(name)
-    {
-        return Ok(snippet(name, entry, Vec::new()));
-    }
-    let names = || {
-        servers
-            .keys()
-            .map(|k| format!("`{k}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    match (servers.iter().collect::<Vec<_>>().as_slice(), name) {
-        ([(own, entry)], Some(name)) => Ok(snippet(
-            name,
-            entry,
-            vec![format!(
-                "the snippet calls the server `{own}`; adding it as `{name}`"
-            )],
-        )),
-        ([(own, entry)], None) => Ok(snippet(own, entry, Vec::new())),
-        ([], _) => Err(UserError::new("`--from-json` has an empty servers map")
-            .hint("pass a snippet with one server")
-            .into()),
-        (many, Some(name)) => Err(UserError::new(format!(
-            "`--from-json` has {} servers and none is named `{name}`",
-            many.len()
-        ))
-        .hint(format!("name one of: {}", names()))
-        .into()),
-        (many, None) => Err(ManyServers(many.iter().map(|(k, _)| (*k).clone()).collect()).into()),
-    }
-}
-
-/// A snippet with several servers and no NAME: `add` adds each of them.
-#[derive(Debug)]
-struct ManyServers(Vec<String>);
-
-impl std::fmt::Display for ManyServers {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "`--from-json` has {} servers: {}",
-            self.0.len(),
-            self.0.join(", ")
-        )
-    }
-}
-
-impl std::error::Error for ManyServers {}
-
-/// The entry `add` writes, built from the flags or a snippet.
-#[derive(Debug)]
-struct Spec {
-    name: String,
-    entry: ServerEntry,
-    /// VS Code `inputs` of the snippet.
-    inputs: Vec<Value>,
-    notes: Vec<String>,
-}
-
-fn build_entry(
-    name: Option<String>,
-    env: &[String],
-    headers: &[String],
-    cwd: Option<String>,
-    remote: Option<(String, RemoteKind)>,
-    from_json: Option<&str>,
-    command: Vec<String>,
-) -> anyhow::Result<Spec> {
-    let env = parse_pairs(env, "env", &['='])?;
-    let headers = parse_pairs(headers, "header", &['=', ':'])?;
-    let how_many = usize::from(from_json.is_some())
-        + usize::from(remote.is_some())
-        + usize::from(!command.is_empty());
-    if how_many != 1 {
-        return Err(UserError::new(if how_many == 0 {
-            "say what to run"
-        } else {
-            "give only one of `-- COMMAND`, a URL and `--from-json`"
-        })
-        .hint("`mcpctl add NAME -c ID -- npx -y PACKAGE`, `--url https://...`, or `--from-json '{...}'`")
-        .into());
-    }
-    let named = || {
-        name.clone().ok_or_else(|| {
-            UserError::new("say the server's name").hint(
-                "`mcpctl add NAME -c ID -- COMMAND...` (the name is the key in each client's file)",
-            )
-        })
-    };
-    let (name, mut entry, inputs, notes) = if let Some(json) = from_json {
-        let snippet = entry_from_json(name.as_deref(), json)?;
-        let fields = Fields::default();
-        let reader = Dialect {
-            name: crate::clients::DialectName::Standard,
-            fields: &fields,
-            client: "--from-json",
-            remote_hint: None,
-        };
-        let entry = reader.from_raw(&snippet.raw).map_err(|e| {
-            UserError::new(format!("`--from-json`: {e}"))
-                .hint("the entry needs `command` (and `args`) or `url`")
-        })?;
-        (snippet.name, entry, snippet.inputs, snippet.notes)
-    } else if let Some((url, kind)) = remote {
-        let entry = ServerEntry {
-            transport: Transport::Remote {
-                url,
-                kind,
-                headers: StringMap::new(),
-            },
-            extras: Map::new(),
-        };
-        (named()?, entry, Vec::new(), Vec::new())
-    } else {
-        let mut parts = command.into_iter();
-        let program = parts.next().unwrap_or_default();
-        let entry = ServerEntry {
-            transport: Transport::Stdio {
-                command: program,
-                args: parts.collect(),
-                env: StringMap::new(),
-                cwd: None,
-            },
-            extras: Map::new(),
-        };
-        (named()?, entry, Vec::new(), Vec::new())
-    };
-    match &mut entry.transport {
-        Transport::Stdio { env: e, cwd: c, .. } => {
-            if !headers.is_empty() {
-                return Err(UserError::new("`--header` is for remote servers")
-                    .hint("use `--env KEY=VALUE` for a local server")
-                    .into());
-            }
-            e.extend(env);
-            if cwd.is_some() {
-                *c = cwd;
-            }
-        }
-        Transport::Remote { headers: h, .. } => {
-            if !env.is_empty() || cwd.is_some() {
-                return Err(
-                    UserError::new("`--env` and `--cwd` are for local (stdio) servers")
-                        .hint("use `--header KEY=VALUE` for a remote server")
-                        .into(),
-                );
-            }
-            h.extend(headers);
-        }
-    }
-    Ok(Spec {
-        name,
-        entry,
-        inputs,
-        notes,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn from_json_accepts_entry_and_snippets() {
-        let raw = |name: Option<&str>, json: &str| entry_from_json(name, json).unwrap().raw;
-        assert_eq!(
-            raw(Some("x"), r#"{"command":"npx","args":["-y","p"]}"#)["command"],
-            "npx"
-        );
-        assert_eq!(
-            raw(Some("x"), r#"{"mcpServers":{"fs":{"command":"npx"}}}"#)["command"],
-            "npx"
-        );
-        let two = r#"{"servers":{"a":{"url":"u1"},"b":{"url":"u2"}}}"#;
-        assert_eq!(raw(Some("b"), two)["url"], "u2");
-        assert!(entry_from_json(Some("c"), two).is_err());
-        assert!(entry_from_json(None, two).is_err());
-        assert_eq!(
-            raw(Some("x"), r#"{"fs":{"command":"npx"}}"#)["command"],
-            "npx"
-        );
-        assert!(entry_from_json(Some("x"), "[1]").is_err());
-        assert!(entry_from_json(Some("x"), "{").is_err());
-        assert!(entry_from_json(None, r#"{"command":"npx"}"#).is_err());
-        let one = entry_from_json(
-            None,
-            "{\n // a comment\n \"mcpServers\": {\"fs\": {\"command\": \"npx\",},},\n}",
-        )
-        .unwrap();
-        assert_eq!(
-            (one.name.as_str(), one.raw["command"].as_str()),
-            ("fs", Some("npx"))
-        );
-        let renamed =
-            entry_from_json(Some("files"), r#"{"mcpServers":{"fs":{"command":"npx"}}}"#).unwrap();
-        assert_eq!(renamed.name, "files");
-        assert!(renamed.notes[0].contains("`fs`"), "{:?}", renamed.notes);
-        let vscode = entry_from_json(
-            None,
-            r#"{"mcp":{"inputs":[{"id":"tok","type":"promptString"}],"servers":{"gh":{"url":"https://x"}}}}"#,
-        )
-        .unwrap();
-        assert_eq!((vscode.name.as_str(), vscode.inputs.len()), ("gh", 1));
-    }
-
-    #[test]
-    fn only_shell_mangled_json_gets_the_quoting_hint() {
-        let hint = |json: &str| {
-            crate::error::hint_of(&entry_from_json(Some("x"), json).unwrap_err())
-                .unwrap()
-                .to_owned()
-        };
-        assert!(hint("{command:npx}").contains("single quotes"));
-        assert!(!hint(r#"{"command": "npx" "args": []}"#).contains("single quotes"));
-    }
 
     #[test]
     fn corrected_line_moves_the_command_after_dashes() {
@@ -776,35 +410,5 @@ mod tests {
             ),
             "mcpctl add docs --url https://x.dev/mcp -c 'a b'"
         );
-    }
-
-    #[test]
-    fn urls_must_be_http_with_a_host() {
-        assert!(validate_url("https://example.com/mcp").is_ok());
-        assert!(validate_url("http://localhost:3000").is_ok());
-        assert!(validate_url("${BASE}/mcp").is_ok());
-        for bad in [
-            "",
-            "not-a-url",
-            "file:///etc/passwd",
-            "https://",
-            "https://a b",
-        ] {
-            assert!(validate_url(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn pairs_need_a_key_and_separator() {
-        assert_eq!(
-            parse_pairs(&["A=b=c".into()], "env", &['=']).unwrap()["A"],
-            "b=c"
-        );
-        assert_eq!(
-            parse_pairs(&["Authorization: Bearer x".into()], "header", &['=', ':']).unwrap()["Authorization"],
-            "Bearer x"
-        );
-        assert!(parse_pairs(&["nope".into()], "env", &['=']).is_err());
-        assert!(parse_pairs(&["=v".into()], "env", &['=']).is_err());
     }
 }

@@ -9,16 +9,16 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use crate::check::fix::{self, Fix};
 use crate::check::{self, Finding, Severity, Target, render};
 use crate::cli::{CheckArgs, CheckFormat, DenyLevel};
-use crate::clients::{Client, Location, Scope, Unread};
+use crate::clients::{Client, Scope, Unread};
 use crate::error::{ExitStatus, UserError};
-use crate::formats::{ConfigDoc, Edit, ServersAt};
 use crate::fs;
 use crate::output::{Block, ErrorText, Paint, Printer, Report};
 use crate::session::Context;
 use crate::session::inventory::display_path;
-use crate::session::{adopt, edit};
+use crate::session::{edit, write};
 
 /// A file to check and the clients that may read it (table order; the first whose
 /// servers key the file uses wins).
@@ -372,15 +372,6 @@ fn push<'a>(
     }
 }
 
-/// What `--fix` is to do.
-#[derive(Debug, Clone, Copy)]
-struct Fix {
-    on: bool,
-    dry_run: bool,
-    /// `--secrets`: move literal secrets into the store too.
-    secrets: bool,
-}
-
 /// Check one file; with `fix`, repair it first (or show the diff) and check the result.
 fn check_file(
     ctx: &Context,
@@ -389,11 +380,6 @@ fn check_file(
     format: CheckFormat,
     on_the_way: &mut Vec<Block>,
 ) -> anyhow::Result<Vec<Finding>> {
-    let Fix {
-        on: fix,
-        dry_run,
-        secrets,
-    } = fix;
     let read = |path: &Path| {
         fs::read_source(path).map_err(|e| {
             anyhow::Error::from(
@@ -427,19 +413,42 @@ fn check_file(
         &target,
         &alternatives,
     );
-    mark_fixable(&mut findings, file, &source, &target);
-    let location = Location {
-        scope,
-        path: file.path.clone(),
-        key: client.servers_key.clone(),
-        name_key: client.servers_name_key.clone(),
+    fix::mark_fixable(
+        &mut findings,
+        &file.shown,
+        &source.text,
+        source.bom,
+        &target,
+    );
+    let plan = fix.plan(&findings);
+    let dry_run = plan.dry_run;
+    // A diff goes to stdout beside text, to stderr beside JSON.
+    let diff = |diff: String| {
+        if format == CheckFormat::Text {
+            Block::Raw(diff)
+        } else {
+            Block::Aside(diff.trim_end().to_owned())
+        }
     };
-    let moved = if fix && secrets && findings.iter().any(|f| f.code == "MCP401") {
-        adopt_secrets(ctx, file, &source, &target, dry_run, format, on_the_way)?
-    } else {
-        false
-    };
-    if !fix || !findings.iter().any(|f| f.fixable) {
+    let mut moved = false;
+    if plan.adopt
+        && let Some(adopted) =
+            write::adopt_literals(ctx, &target, &file.path, &file.shown, &source.text, dry_run)?
+    {
+        on_the_way.extend(adopted.diffs.into_iter().map(diff));
+        on_the_way.push(Block::Aside(format!(
+            "{} {}: {}",
+            if dry_run {
+                "would move into the OS keychain"
+            } else {
+                "moved into the OS keychain"
+            },
+            file.shown,
+            adopted.moved.join(", ")
+        )));
+        moved = true;
+    }
+    if !plan.rewrite {
         return Ok(if moved && !dry_run {
             let source = read(&file.path)?;
             check::check_text(&file.shown, &source.text, source.bom, &target)
@@ -447,19 +456,9 @@ fn check_file(
             findings
         });
     }
-    let outcome = edit::apply(ctx, client, &location, dry_run, &|doc| {
-        Ok(if apply_fixes(doc, &target)? {
-            Edit::Updated
-        } else {
-            Edit::Unchanged
-        })
-    })?;
-    if let Some(diff) = &outcome.diff {
-        on_the_way.push(if format == CheckFormat::Text {
-            Block::Raw(diff.clone())
-        } else {
-            Block::Aside(diff.trim_end().to_owned())
-        });
+    let outcome = write::fix_entries(ctx, &target, &file.path, dry_run)?;
+    if let Some(text) = outcome.diff {
+        on_the_way.push(diff(text));
     }
     if outcome.action == edit::Action::Unchanged {
         return Ok(findings);
@@ -479,167 +478,4 @@ fn check_file(
         source.bom,
         &target,
     ))
-}
-
-/// `--fix --secrets`: move the file's literal secrets into the store and rewrite their
-/// entries (`session::adopt`, as `secret adopt` does); whether anything moved.
-fn adopt_secrets(
-    ctx: &Context,
-    file: &File<'_>,
-    source: &fs::Source,
-    target: &Target<'_>,
-    dry_run: bool,
-    format: CheckFormat,
-    on_the_way: &mut Vec<Block>,
-) -> anyhow::Result<bool> {
-    let client = target.client;
-    let doc = client.format.parse(source.text.clone()).map_err(|e| {
-        UserError::new(format!("`{}` does not parse: {e}", file.shown))
-            .hint("fix the syntax first; nothing was moved")
-    })?;
-    let dialect = crate::entry::Dialect::of(client);
-    let mut found = Vec::new();
-    for key in keys_in(doc.as_ref(), &fix_keys(client, target.scope))? {
-        let at = ServersAt {
-            key: &key,
-            name_key: client.servers_name_key.as_deref(),
-        };
-        for (name, raw) in doc.servers(at)? {
-            let Ok(entry) = dialect.from_raw(&raw) else {
-                continue;
-            };
-            found.push(adopt::Candidate {
-                client,
-                scope: target.scope,
-                path: file.path.clone(),
-                key: key.clone(),
-                name,
-                entry,
-            });
-        }
-    }
-    let store = crate::secret_store::Store::new(
-        &ctx.platform,
-        ctx.state.root().map(std::path::Path::to_path_buf),
-    );
-    let plan = adopt::plan(&store, &found);
-    if plan.items.is_empty() {
-        return Ok(false);
-    }
-    if !dry_run {
-        adopt::keep(&store, &plan)?;
-    }
-    let program = crate::session::write::program()?;
-    for rewritten in adopt::rewrite(ctx, &plan, &program, dry_run)? {
-        if let Some(diff) = rewritten.outcome.diff {
-            on_the_way.push(if format == CheckFormat::Text {
-                Block::Raw(diff)
-            } else {
-                Block::Aside(diff.trim_end().to_owned())
-            });
-        }
-    }
-    let names: Vec<String> = plan
-        .items
-        .iter()
-        .map(|i| {
-            format!(
-                "{} `{}` of `{}` → secret `{}`",
-                i.place.label(),
-                i.field,
-                i.server,
-                i.secret
-            )
-        })
-        .collect();
-    on_the_way.push(Block::Aside(format!(
-        "{} {}: {}",
-        if dry_run {
-            "would move into the OS keychain"
-        } else {
-            "moved into the OS keychain"
-        },
-        file.shown,
-        names.join(", ")
-    )));
-    Ok(true)
-}
-
-/// Apply every safe fix to the entries of `doc`; whether anything changed.
-fn apply_fixes(doc: &mut dyn ConfigDoc, target: &Target<'_>) -> anyhow::Result<bool> {
-    let mut changed = false;
-    for key in keys_in(doc, &fix_keys(target.client, target.scope))? {
-        let at = ServersAt {
-            key: &key,
-            name_key: target.client.servers_name_key.as_deref(),
-        };
-        for (name, raw) in doc.servers(at)? {
-            if let Some(fixed) = check::fix::fix_entry(&raw, target) {
-                changed |= doc.upsert(at, &name, &fixed)? != Edit::Unchanged;
-            }
-        }
-    }
-    Ok(changed)
-}
-
-/// Mark the findings `--fix` would remove, by fixing a copy in memory and checking it
-/// again: a finding is fixable when its rule has a fix and it is gone afterwards. So the
-/// `(fixable)` marker and the closing hint never promise what `--fix` will not do.
-fn mark_fixable(
-    findings: &mut [Finding],
-    file: &File<'_>,
-    source: &fs::Source,
-    target: &Target<'_>,
-) {
-    let candidates = findings
-        .iter()
-        .any(|f| check::rule(f.code).is_some_and(|r| r.fixable));
-    if !candidates || check::has_parse_error(findings) {
-        return;
-    }
-    let Ok(mut doc) = target.client.format.parse(source.text.clone()) else {
-        return;
-    };
-    if !matches!(apply_fixes(doc.as_mut(), target), Ok(true)) {
-        return;
-    }
-    let after = check::check_text(&file.shown, &doc.render(), source.bom, target);
-    for finding in findings.iter_mut() {
-        finding.fixable = check::rule(finding.code).is_some_and(|r| r.fixable)
-            && !after
-                .iter()
-                .any(|a| a.code == finding.code && a.server == finding.server);
-    }
-}
-
-/// Key paths whose entries `--fix` may rewrite: the servers map, and in a user file the
-/// per-project sections (`{project}` is expanded against the document).
-fn fix_keys(client: &Client, scope: Scope) -> Vec<Vec<String>> {
-    let mut keys = vec![client.servers_key.clone()];
-    if scope == Scope::User
-        && let Some(local) = &client.local_key
-    {
-        keys.push(local.clone());
-    }
-    keys
-}
-
-fn keys_in(
-    doc: &dyn crate::formats::ConfigDoc,
-    keys: &[Vec<String>],
-) -> anyhow::Result<Vec<Vec<String>>> {
-    let mut out = Vec::new();
-    for key in keys {
-        match key.iter().position(|k| k == "{project}") {
-            None => out.push(key.clone()),
-            Some(at) => {
-                for (project, _) in doc.servers(ServersAt::map(&key[..at]))? {
-                    let mut expanded = key.clone();
-                    expanded[at] = project;
-                    out.push(expanded);
-                }
-            }
-        }
-    }
-    Ok(out)
 }

@@ -25,6 +25,8 @@ use crate::state::ledger::HOUSEKEEPING_KEYS;
 /// One spelling of a server, and where it was found.
 struct Variant<'a> {
     entry: ServerEntry,
+    /// A launcher entry's `--secret` pairs: the manifest's `secrets = {…}`.
+    secrets: Vec<crate::secret_store::launcher::EnvSecret>,
     /// (client, file, raw entry as found)
     found: Vec<(&'a Client, crate::clients::Location, Value)>,
     /// Fields the manifest does not model, per client (`[servers.NAME.client.ID]`).
@@ -89,7 +91,8 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             ));
             continue;
         };
-        let mut portable = crate::entry::render::portable_entry(entry);
+        // A launcher entry is the server it starts plus `secrets = {…}` (round trip).
+        let (mut portable, secrets) = manifest::portable_server(entry);
         let extras = std::mem::take(&mut portable.extras);
         // `${input:id}` is VS Code's alone: the manifest gets a variable, and VS Code its
         // own spelling back as raw fields (so importing and applying changes nothing there).
@@ -133,11 +136,15 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             .collect();
         fields.extend(prompt_fields);
         let variants = servers.entry(f.name.clone()).or_default();
-        let variant = match variants.iter_mut().position(|v| v.entry == portable) {
+        let variant = match variants
+            .iter_mut()
+            .position(|v| v.entry == portable && v.secrets == secrets)
+        {
             Some(i) => &mut variants[i],
             None => {
                 variants.push(Variant {
                     entry: portable,
+                    secrets,
                     found: Vec::new(),
                     client_fields: IndexMap::new(),
                     off: Vec::new(),
@@ -490,6 +497,14 @@ fn server_table(variant: &Variant<'_>, narrow: bool) -> Table {
             }
             if !env.is_empty() {
                 t.insert("env", toml_edit::value(inline(env)));
+            }
+            if !variant.secrets.is_empty() {
+                let secrets: InlineTable = variant
+                    .secrets
+                    .iter()
+                    .map(|s| (s.var.as_str(), s.secret.as_str()))
+                    .collect();
+                t.insert("secrets", toml_edit::value(secrets));
             }
             if let Some(cwd) = cwd {
                 t.insert("cwd", toml_edit::value(cwd.as_str()));

@@ -127,10 +127,10 @@ impl Report for OutdatedReport {
         if self.rows.is_empty() {
             return blocks;
         }
-        let rows = self
-            .rows
-            .iter()
-            .map(|r| {
+        blocks.push(Block::table(
+            vec!["NAME", "SERVER", "INSTALLED", "LATEST", "STATUS", "CLIENTS"],
+            &self.rows,
+            |r| {
                 vec![
                     r.name.clone(),
                     r.server.clone(),
@@ -152,12 +152,8 @@ impl Report for OutdatedReport {
                     },
                     r.clients.join(","),
                 ]
-            })
-            .collect();
-        blocks.push(Block::Table {
-            header: vec!["NAME", "SERVER", "INSTALLED", "LATEST", "STATUS", "CLIENTS"],
-            rows,
-        });
+            },
+        ));
         blocks.push(Block::Note("update with `mcpctl update NAME`".to_owned()));
         blocks
     }

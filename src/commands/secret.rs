@@ -58,22 +58,18 @@ impl Report for ListReport {
                 "no secrets yet: mcpctl secret set NAME (the value is asked for, never typed on the command line)".to_owned(),
             )];
         }
-        let rows = self
-            .rows
-            .iter()
-            .map(|r| {
+        vec![Block::table(
+            vec!["NAME", "BACKEND", "COMMAND", "SET"],
+            &self.rows,
+            |r| {
                 vec![
                     r.name.clone(),
                     r.backend.to_owned(),
                     r.command.clone().unwrap_or_else(|| "-".to_owned()),
                     r.time.clone(),
                 ]
-            })
-            .collect();
-        vec![Block::Table {
-            header: vec!["NAME", "BACKEND", "COMMAND", "SET"],
-            rows,
-        }]
+            },
+        )]
     }
 
     fn status(&self) -> ExitStatus {

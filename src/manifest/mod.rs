@@ -50,6 +50,10 @@ pub struct ServerSpec {
     /// at plan time (a remote where the client speaks HTTP, else a package), pinned to
     /// that version; `entry` is then only a stand-in naming the server.
     pub registry: Option<(String, String)>,
+    /// `secrets = { VAR = "NAME" }`: variable (or, for a remote server, header) VAR gets
+    /// the stored secret NAME. The manifest names secrets, never holds them: `apply`
+    /// writes the launcher (or bridge) form, and each machine's store has its own values.
+    pub secrets: Vec<crate::secret_store::launcher::EnvSecret>,
     /// 1-based line of `[servers.NAME]`, for messages.
     pub line: usize,
 }
@@ -121,6 +125,7 @@ struct RawServer {
     url: Option<String>,
     transport: Option<String>,
     headers: Option<IndexMap<String, String>>,
+    secrets: Option<IndexMap<String, String>>,
     clients: Option<Vec<String>>,
     enabled: Option<bool>,
     registry: Option<String>,
@@ -225,6 +230,19 @@ impl Manifest {
                     }
                 }
             };
+            let mut secrets = Vec::new();
+            for (var, secret) in server.secrets.iter().flatten() {
+                secrets.push(
+                    crate::secret_store::launcher::EnvSecret::new(var, secret).map_err(|e| {
+                        err_at(
+                            Some(find_string(text, secret, start)),
+                            format!(
+                                "server `{name}`: `secrets`: {e}; write `secrets = {{ GITHUB_TOKEN = \"github\" }}` (the variable, or header, then the secret's name in `mcpctl secret list`)"
+                            ),
+                        )
+                    })?,
+                );
+            }
             let stand_in = registry.as_ref().map(|(name, _)| name.clone());
             let transport = match (server.command.or(stand_in), server.url) {
                 (Some(_), Some(_)) => {
@@ -313,6 +331,7 @@ impl Manifest {
                     enabled: server.enabled.unwrap_or(true),
                     client_fields,
                     registry,
+                    secrets,
                     line,
                 },
             );
@@ -383,14 +402,16 @@ impl Manifest {
                 .from_raw(raw)
                 .map_err(|e| err(0, 0, format!("server `{name}`: {e}")))?;
             entry.extras.retain(|k, _| k != "disabled");
+            let (entry, secrets) = portable_server(&entry);
             specs.insert(
                 name.clone(),
                 ServerSpec {
-                    entry: portable_entry(&entry),
+                    entry,
                     clients: None,
                     enabled: raw.get("disabled") != Some(&Value::Bool(true)),
                     client_fields: IndexMap::new(),
                     registry: None,
+                    secrets,
                     line: 0,
                 },
             );
@@ -436,6 +457,30 @@ impl Manifest {
             }
         }
         ids
+    }
+}
+
+/// A client's entry as a manifest server: made portable (`portable_entry`), and a
+/// launcher entry read back into the server it starts plus its `secrets`; a bridge entry
+/// into its URL, whose headers keep their `{secret:NAME}` placeholders (`Bearer
+/// {secret:docs}` is more than a whole-header secret). `apply` writes each form back.
+pub fn portable_server(
+    entry: &ServerEntry,
+) -> (ServerEntry, Vec<crate::secret_store::launcher::EnvSecret>) {
+    use crate::secret_store::launcher::{self, Via};
+    match launcher::logical(&entry.transport) {
+        Some(logical) => {
+            let secrets = match logical.via {
+                Via::Launcher => logical.secrets,
+                Via::Bridge => Vec::new(),
+            };
+            let behind = ServerEntry {
+                transport: logical.transport,
+                extras: entry.extras.clone(),
+            };
+            (portable_entry(&behind), secrets)
+        }
+        None => (portable_entry(entry), Vec::new()),
     }
 }
 

@@ -546,8 +546,10 @@ pub fn plan_file<'a>(
         let portable = match &spec.registry {
             None => &spec.entry,
             Some((server, version)) => {
-                let (entry, exports) = from_registry(ctx, client, server, version)
+                let (entry, mut exports) = from_registry(ctx, client, server, version)
                     .map_err(|e| e.context(format!("server `{name}` for {}", client.name)))?;
+                // A variable the manifest fills from the store is not for the user to export.
+                exports.retain(|v| !spec.secrets.iter().any(|s| s.var == *v));
                 if !exports.is_empty() {
                     plan.notes.push(format!(
                         "{}: `{name}` reads {}; export {} before starting the client",
@@ -570,6 +572,16 @@ pub fn plan_file<'a>(
         }
         wanted_names.insert(name.to_owned());
         let entry = placeholders(ctx, portable)?;
+        // `secrets = {…}`: the launcher (or bridge) form `add --secret` writes. The store
+        // holds each person's own values; one not set here is said, not a failure: the
+        // entry can be written before the value is set.
+        let entry = crate::session::write::secret_form(entry, &spec.secrets)?;
+        for secret in crate::session::write::unset_secrets(ctx, &entry.transport) {
+            plan.notes.push(format!(
+                "{}: `{name}` uses secret `{secret}`, which is not set on this machine: run `mcpctl secret set {secret}` (the entry is written; the server cannot start until then)",
+                client.id
+            ));
+        }
         // A VS Code prompt in the manifest is a variable everywhere else.
         let (entry, prompts) = crate::entry::render::for_client_inputs(&entry, client);
         for id in prompts {
@@ -651,7 +663,22 @@ pub fn plan_file<'a>(
             continue;
         };
         let matches = match (dialect.from_raw(existing), dialect.from_raw(&wanted)) {
-            (Ok(now), Ok(want)) => now.same_as(&want),
+            // A launcher or bridge entry is the same whichever mcpctl binary starts it
+            // (a project file written on a teammate's machine); one that is not here
+            // would not start, so say so.
+            (Ok(now), Ok(want)) => {
+                let same = now.same_server(&want);
+                if same
+                    && let Some(program) = crate::secret_store::launcher::program_of(&now.transport)
+                    && !std::path::Path::new(program).is_file()
+                {
+                    plan.notes.push(format!(
+                        "{}: `{name}` starts mcpctl at `{program}`, which is not on this machine: the client cannot start it here (`mcpctl remove {name} -c {}` then `mcpctl apply` writes this mcpctl's path)",
+                        client.id, client.id
+                    ));
+                }
+                same
+            }
             _ => false,
         };
         let record = ctx.state.lookup(&key)?;

@@ -61,6 +61,18 @@ pub enum Block {
 }
 
 impl Block {
+    /// A table of `items`, one row each, its cells from `cells`.
+    pub fn table<T>(
+        header: Vec<&'static str>,
+        items: &[T],
+        cells: impl Fn(&T) -> Vec<String>,
+    ) -> Block {
+        Block::Table {
+            header,
+            rows: items.iter().map(cells).collect(),
+        }
+    }
+
     /// Whether the block goes to stderr even with `--json`.
     pub fn is_diagnostic(&self) -> bool {
         matches!(self, Block::Warning(_) | Block::Error(_) | Block::Aside(_))

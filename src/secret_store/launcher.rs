@@ -30,7 +30,12 @@ impl EnvSecret {
                 "`{text}` is not ENV=SECRET (the variable the server reads, then the secret's name)"
             ));
         };
-        if var.is_empty() || var.contains(['\0', ' ']) {
+        EnvSecret::new(var, secret)
+    }
+
+    /// The pair `var` gets secret `secret` (a manifest's `secrets = { VAR = "NAME" }`).
+    pub fn new(var: &str, secret: &str) -> Result<EnvSecret, String> {
+        if var.is_empty() || var.contains(['\0', ' ', '=']) {
             return Err(format!("`{var}` is not an environment variable name"));
         }
         super::check_name(secret).map_err(|e| e.to_string())?;
@@ -98,6 +103,10 @@ pub fn with_secrets(transport: Transport, secrets: &[EnvSecret], program: &str) 
         } => {
             let mut all = secrets.to_vec();
             env.retain(|var, value| {
+                // The launcher sets it: a value or `${VAR}` left here would only mislead.
+                if secrets.iter().any(|s| s.var == *var) {
+                    return false;
+                }
                 let whole = value
                     .strip_prefix(OPEN)
                     .and_then(|rest| rest.strip_suffix('}'))
@@ -146,6 +155,37 @@ pub fn with_secrets(transport: Transport, secrets: &[EnvSecret], program: &str) 
                 cwd: None,
             }
         }
+    }
+}
+
+/// Whether two entries are the same server: for launcher and bridge entries, the same
+/// server behind them with the same secrets (in any order), wherever the mcpctl binary
+/// that starts them lives (another person's checkout of a project file, a moved
+/// install); any other entries, equal transports.
+pub fn same_form(a: &Transport, b: &Transport) -> bool {
+    match (logical(a), logical(b)) {
+        (Some(a), Some(b)) => {
+            fn sorted(l: &Logical) -> Vec<(&str, &str)> {
+                let mut pairs: Vec<(&str, &str)> = l
+                    .secrets
+                    .iter()
+                    .map(|s| (s.var.as_str(), s.secret.as_str()))
+                    .collect();
+                pairs.sort_unstable();
+                pairs
+            }
+            a.via == b.via && a.transport == b.transport && sorted(&a) == sorted(&b)
+        }
+        (None, None) => a == b,
+        _ => false,
+    }
+}
+
+/// The mcpctl binary a launcher or bridge entry starts; `None` for any other entry.
+pub fn program_of(transport: &Transport) -> Option<&str> {
+    match transport {
+        Transport::Stdio { command, .. } if logical(transport).is_some() => Some(command),
+        _ => None,
     }
 }
 

@@ -1,14 +1,16 @@
 //! The floor every command stands on: the `Context` built once in `lib::run`, reading
 //! what is configured (`inventory`), choosing files (`targets`), the one write loop and
 //! its undo primitives (`edit`), the single-entry write path that records in the ledger
-//! (`write`), and the engines verbs share (`probe`: what doctor starts; `registry`: the
-//! MCP Registry as a command asks it). Nothing here parses arguments or prints a report.
+//! (`write`), and the engines verbs share (`probe`: what doctor starts; `doctor`: its
+//! checks, handshakes and rows; `registry`: the MCP Registry as a command asks it). Nothing here parses arguments or prints a report.
 
 pub mod adopt;
+pub mod doctor;
 pub mod edit;
 pub mod inventory;
 pub mod probe;
 pub mod registry;
+pub mod spec;
 pub mod targets;
 pub mod write;
 

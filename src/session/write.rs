@@ -1,6 +1,8 @@
 //! The one single-entry write path: put one rendered entry into one client's file (the
 //! edit loop, `--force` rules, VS Code `inputs`) and record it in the ledger. `add`,
-//! `copy`, registry installs and `update` write through here; nothing here prints.
+//! `copy`, registry installs and `update` write through here; so do `check --fix`
+//! ([`fix_entries`], the fixes `check::fix` plans) and `check --fix --secrets`
+//! ([`adopt_literals`], through `session::adopt`). Nothing here prints.
 
 use serde_json::Value;
 
@@ -376,6 +378,22 @@ pub(crate) fn with_secrets(
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
+    let entry = secret_form(entry, &secrets)?;
+    for name in unset_secrets(ctx, &entry.transport) {
+        printer.warn(&format!(
+            "secret `{name}` is not in the store yet: the server cannot start until you run `mcpctl secret set {name}`"
+        ));
+    }
+    Ok(entry)
+}
+
+/// `entry` in the launcher or bridge form when it names stored secrets (`secrets`, or
+/// `{secret:NAME}` values), started by this mcpctl binary; unchanged otherwise. What
+/// `add --secret` and a manifest's `secrets = {…}` write.
+pub(crate) fn secret_form(
+    entry: ServerEntry,
+    secrets: &[crate::secret_store::launcher::EnvSecret],
+) -> anyhow::Result<ServerEntry> {
     let placeholders = |t: &entry::Transport| match t {
         entry::Transport::Stdio { env, .. } => env.values().any(|v| v.contains("{secret:")),
         entry::Transport::Remote { headers, .. } => {
@@ -387,22 +405,27 @@ pub(crate) fn with_secrets(
     }
     let program = program()?;
     let ServerEntry { transport, extras } = entry;
-    let transport = launcher::with_secrets(transport, &secrets, &program);
+    let transport = crate::secret_store::launcher::with_secrets(transport, secrets, &program);
+    Ok(ServerEntry { transport, extras })
+}
+
+/// The secrets a launcher or bridge entry names that this machine's store does not hold
+/// (in order, each once).
+pub(crate) fn unset_secrets(ctx: &Context, transport: &entry::Transport) -> Vec<String> {
+    let Some(logical) = crate::secret_store::launcher::logical(transport) else {
+        return Vec::new();
+    };
     let store = crate::secret_store::Store::new(
         &ctx.platform,
         ctx.state.root().map(std::path::Path::to_path_buf),
     );
-    if let Some(logical) = launcher::logical(&transport) {
-        for s in &logical.secrets {
-            if store.backend_of(&s.secret).is_none() {
-                printer.warn(&format!(
-                    "secret `{}` is not in the store yet: the server cannot start until you run `mcpctl secret set {}`",
-                    s.secret, s.secret
-                ));
-            }
+    let mut unset: Vec<String> = Vec::new();
+    for s in logical.secrets {
+        if !unset.contains(&s.secret) && store.backend_of(&s.secret).is_none() {
+            unset.push(s.secret);
         }
     }
-    Ok(ServerEntry { transport, extras })
+    unset
 }
 
 /// This mcpctl binary's absolute path, which the launcher and bridge entries start: a
@@ -416,4 +439,98 @@ pub(crate) fn program() -> anyhow::Result<String> {
                 .hint("the launcher entry needs mcpctl's absolute path; run mcpctl by its path")
                 .into()
         })
+}
+
+/// `check --fix`: apply every safe fix (`check::fix::apply_fixes`) to the entries of the
+/// file at `path`, checked as `target`, through the edit loop (backup, journal, a file
+/// that does not parse is never written).
+pub fn fix_entries(
+    ctx: &Context,
+    target: &crate::check::Target<'_>,
+    path: &std::path::Path,
+    dry_run: bool,
+) -> anyhow::Result<edit::Outcome> {
+    let client = target.client;
+    let location = crate::clients::Location {
+        scope: target.scope,
+        path: path.to_path_buf(),
+        key: client.servers_key.clone(),
+        name_key: client.servers_name_key.clone(),
+    };
+    edit::apply(ctx, client, &location, dry_run, &|doc| {
+        Ok(if crate::check::fix::apply_fixes(doc, target)? {
+            Edit::Updated
+        } else {
+            Edit::Unchanged
+        })
+    })
+}
+
+/// What `check --fix --secrets` moved out of one file.
+pub struct Adopted {
+    /// The diff of each file rewritten.
+    pub diffs: Vec<String>,
+    /// Each literal moved: `env `TOKEN` of `github` → secret `github``.
+    pub moved: Vec<String>,
+}
+
+/// `check --fix --secrets`: move the literal secrets of the file at `path` (its text
+/// `text`, shown as `shown`) into the store and rewrite their entries, as `secret adopt`
+/// does (`session::adopt`); `None` when there is nothing to move.
+pub fn adopt_literals(
+    ctx: &Context,
+    target: &crate::check::Target<'_>,
+    path: &std::path::Path,
+    shown: &str,
+    text: &str,
+    dry_run: bool,
+) -> anyhow::Result<Option<Adopted>> {
+    use crate::session::adopt;
+    let client = target.client;
+    let doc = client.format.parse(text.to_owned()).map_err(|e| {
+        UserError::new(format!("`{shown}` does not parse: {e}"))
+            .hint("fix the syntax first; nothing was moved")
+    })?;
+    let found: Vec<adopt::Candidate<'_>> =
+        crate::check::fix::literals_to_adopt(doc.as_ref(), target)?
+            .into_iter()
+            .map(|(key, name, entry)| adopt::Candidate {
+                client,
+                scope: target.scope,
+                path: path.to_path_buf(),
+                key,
+                name,
+                entry,
+            })
+            .collect();
+    let store = crate::secret_store::Store::new(
+        &ctx.platform,
+        ctx.state.root().map(std::path::Path::to_path_buf),
+    );
+    let plan = adopt::plan(&store, &found);
+    if plan.items.is_empty() {
+        return Ok(None);
+    }
+    if !dry_run {
+        adopt::keep(&store, &plan)?;
+    }
+    let program = program()?;
+    let diffs = adopt::rewrite(ctx, &plan, &program, dry_run)?
+        .into_iter()
+        .filter_map(|r| r.outcome.diff)
+        .collect();
+    let moved = plan
+        .items
+        .iter()
+        .map(|i| {
+            format!(
+                "{} `{}` of `{}` → secret `{}`",
+                i.place.label(),
+                i.field,
+                i.server,
+                i.secret
+            )
+        })
+        .collect();
+    Ok(Some(Adopted { diffs, moved }))
 }

@@ -7,35 +7,17 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::client_cli;
 use crate::env::{Run, TestEnv};
 use crate::fixture_server::fixture_binary;
 
 /// The client's CLI on `env`'s files, or `None` (a counted skip; a failure under CI)
 /// when `.ci/clients.sh` did not install it.
 pub(crate) fn client(env: &TestEnv, bin: &str, args: &[&str]) -> Option<Run> {
-    // `.ci/clients.sh` installs one prefix per CLI, named like its bin.
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(".cache/clients")
-        .join(bin)
-        .join("node_modules/.bin")
-        .join(bin);
-    if !path.exists() {
-        crate::peer::missing(&format!(
-            "{bin}: {} missing (run .ci/clients.sh)",
-            path.display()
-        ));
-        return None;
-    }
-    let out = env
-        .client_command(Path::new("timeout"))
-        .args(["-k", "5", "90"])
-        .arg(&path)
-        .args(args)
-        .env("DISABLE_AUTOUPDATER", "1")
-        .env("DISABLE_TELEMETRY", "1")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .output()
-        .unwrap();
+    let path = client_cli::installed(bin, bin)?;
+    let mut cmd = env.client_command(Path::new("timeout"));
+    cmd.args(["-k", "5", "90"]).arg(&path).args(args);
+    let out = client_cli::quiet(&mut cmd).output().unwrap();
     let clean = |bytes: &[u8]| {
         let text = String::from_utf8_lossy(bytes);
         let mut out = String::new();

@@ -10,6 +10,8 @@
 mod add;
 mod approval;
 mod check;
+#[path = "../common/client_cli.rs"]
+mod client_cli;
 mod clients;
 mod concurrency;
 mod continue_dev;

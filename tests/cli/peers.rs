@@ -3,6 +3,7 @@
 //! fields, and what the client writes must be read by mcpctl. A client that is not
 //! installed fails under `CI=true` and is a counted skip elsewhere. Facts about each CLI: docs/dev/peers.md.
 
+use crate::client_cli::{self, npm_bin};
 use crate::env::{Run, TestEnv};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -31,26 +32,10 @@ struct Peer {
     prefix: Vec<String>,
 }
 
-/// Where `.ci/clients.sh` puts an npm client's bin: one prefix per CLI, named like it.
-fn npm_bin(bin: &str) -> PathBuf {
-    repo()
-        .join(".cache/clients")
-        .join(bin)
-        .join("node_modules/.bin")
-        .join(bin)
-}
-
 /// The client's CLI in a fresh `TestEnv`, or `None` when not installed (a failure under
 /// `CI=true`, else a counted skip).
 fn peer(bin: &str) -> Option<Peer> {
-    let path = npm_bin(bin);
-    if !path.exists() {
-        crate::peer::missing(&format!(
-            "{bin} cross-check: {} missing (run .ci/clients.sh)",
-            path.display()
-        ));
-        return None;
-    }
+    let path = client_cli::installed(bin, &format!("{bin} cross-check"))?;
     Some(peer_at(path))
 }
 
@@ -58,11 +43,7 @@ fn peer(bin: &str) -> Option<Peer> {
 fn peer_at(path: PathBuf) -> Peer {
     let mut env = TestEnv::new();
     // No telemetry, update checks or keys from the outer environment.
-    for (k, v) in [
-        ("DISABLE_TELEMETRY", "1"),
-        ("DISABLE_AUTOUPDATER", "1"),
-        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
-    ] {
+    for (k, v) in client_cli::QUIET {
         env.extra_env.push((k.into(), v.into()));
     }
     Peer {

@@ -9,6 +9,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::client_cli;
 use crate::env::{Run, TestEnv};
 
 const MANIFEST: &str = r#"clients = ["claude-code", "codex", "copilot-cli"]
@@ -27,19 +28,7 @@ args = ["mcp-server-fetch==1.0.0"]
 
 /// The client CLI `.ci/clients.sh` installed, or `None` (counted skip).
 fn cli(bin: &str) -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(".cache/clients")
-        .join(bin)
-        .join("node_modules/.bin")
-        .join(bin);
-    if path.exists() {
-        return Some(path);
-    }
-    crate::peer::missing(&format!(
-        "{bin}: {} missing (run .ci/clients.sh)",
-        path.display()
-    ));
-    None
+    client_cli::installed(bin, bin)
 }
 
 /// The overlay mount that puts `env`'s `etc/` over the system's `/etc`.
@@ -82,16 +71,11 @@ fn with_system_file(
         overlay(env),
         file.display()
     );
-    let out = env
-        .client_command(Path::new("unshare"))
-        .args(["-rm", "sh", "-c", &script, "sh"])
+    let mut cmd = env.client_command(Path::new("unshare"));
+    cmd.args(["-rm", "sh", "-c", &script, "sh"])
         .arg(program)
-        .args(args)
-        .env("DISABLE_AUTOUPDATER", "1")
-        .env("DISABLE_TELEMETRY", "1")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .output()
-        .unwrap();
+        .args(args);
+    let out = client_cli::quiet(&mut cmd).output().unwrap();
     Some(Run {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -936,3 +936,178 @@ fn check_fix_secrets_moves_a_project_files_literal_into_the_store() {
         assert!(!r.stdout.contains(value) && !r.stderr.contains(value));
     }
 }
+
+/// The manifest names secrets (`secrets = { VAR = "NAME" }`), never holds them: `apply`
+/// writes the launcher form `add --secret` writes into every client, a secret not set on
+/// this machine is said (with `mcpctl secret set NAME`) without stopping the write, the
+/// client's entry starts the server with the value from the store, and `import` of the
+/// launcher entries gives the `secrets` table back (a round trip `plan --check` calls in
+/// sync).
+#[test]
+fn a_manifests_secrets_become_the_launcher_form_and_import_gives_them_back() {
+    let Some(env) = keyring_env() else { return };
+    let value = "ghp_manifestSecret_0123456789abcdef";
+    let fixture = fixture_binary().display().to_string();
+    env.write(
+        ".config/mcpctl/mcpctl.toml",
+        format!(
+            "clients = [\"cursor\", \"codex\"]\n\n[servers.gh]\ncommand = \"{fixture}\"\nenv = {{ LOG = \"debug\" }}\nsecrets = {{ GITHUB_TOKEN = \"github\" }}\n"
+        )
+        .as_bytes(),
+    );
+    let plan = env.run(&["plan"]).ok();
+    assert!(
+        plan.stdout.contains("\"GITHUB_TOKEN=github\""),
+        "{}",
+        plan.stdout
+    );
+    assert!(
+        plan.stderr.contains("mcpctl secret set github"),
+        "a secret not set here is said: {}",
+        plan.stderr
+    );
+    let apply = env.run(&["apply"]).ok();
+    let said = format!("{}{}", apply.stdout, apply.stderr);
+    assert!(said.contains("mcpctl secret set github"), "{said}");
+    let file = env.read_str(".cursor/mcp.json");
+    let entry = &crate::env::jsonc(file.as_bytes())["mcpServers"]["gh"];
+    assert_eq!(entry["command"], mcpctl_path().as_str(), "{file}");
+    assert_eq!(
+        entry["args"],
+        json!(["run", "--secret", "GITHUB_TOKEN=github", "--", fixture])
+    );
+    assert_eq!(entry["env"], json!({"LOG": "debug"}));
+    let codex = env.read_str(".codex/config.toml");
+    assert!(codex.contains("GITHUB_TOKEN=github"), "{codex}");
+
+    set_secret(&env, "github", value).ok();
+    let check = env.run(&["plan", "--check"]).ok();
+    assert!(
+        !check.stderr.contains("secret set"),
+        "set now: {}",
+        check.stderr
+    );
+    // The client's entry, started the way a client starts it, gets the value.
+    let mut command = env.client_command(Path::new(entry["command"].as_str().unwrap()));
+    command
+        .args(
+            entry["args"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a.as_str().unwrap()),
+        )
+        .env("MCPCTL_STATE_DIR", env.dir.path().join("state"));
+    for (k, v) in entry["env"].as_object().unwrap() {
+        command.env(k, v.as_str().unwrap());
+    }
+    let mut server = Peer::start(command);
+    server.handshake();
+    assert_eq!(
+        server.tool_text("env", json!({"name": "GITHUB_TOKEN"})),
+        value
+    );
+    assert_eq!(server.tool_text("env", json!({"name": "LOG"})), "debug");
+    assert!(server.finish().success());
+
+    // Back to a manifest: the server behind the launcher, and its secrets.
+    let import = env
+        .run(&["import", "-c", "cursor,codex", "--manifest", "team.toml"])
+        .ok();
+    let team = env.read_str("team.toml");
+    assert!(
+        team.contains("secrets = { GITHUB_TOKEN = \"github\" }"),
+        "{team}"
+    );
+    assert!(team.contains(&format!("command = \"{fixture}\"")), "{team}");
+    assert!(!team.contains(&mcpctl_path()), "{team}");
+    env.run(&["plan", "--check", "--manifest", "team.toml"])
+        .ok();
+
+    for run in [&plan, &apply, &check, &import] {
+        assert!(!run.stdout.contains(value) && !run.stderr.contains(value));
+    }
+    assert_eq!(files_holding(env.dir.path(), value), Vec::<String>::new());
+}
+
+/// A launcher entry is the same server whichever mcpctl binary starts it (a project file
+/// written on a teammate's machine): in sync, with a note when that binary is not here.
+/// A remote server's `secrets` name headers: the bridge, and `import` gives back its
+/// `{secret:NAME}` headers. A bad secret name is the manifest's error, with its position.
+#[test]
+fn manifest_secrets_compare_by_server_and_reach_remote_servers_through_the_bridge() {
+    let env = TestEnv::new();
+    env.write(
+        ".cursor/mcp.json",
+        br#"{"mcpServers": {"gh": {"command": "/home/teammate/.cargo/bin/mcpctl", "args": ["run", "--secret", "GITHUB_TOKEN=github", "--", "npx", "-y", "server-github"]}}}"#,
+    );
+    env.run(&["secret", "set", "docs", "--command", "printf docs-key"])
+        .ok();
+    env.write(
+        ".config/mcpctl/mcpctl.toml",
+        b"clients = [\"cursor\"]\n\n[servers.gh]\ncommand = \"npx\"\nargs = [\"-y\", \"server-github\"]\nsecrets = { GITHUB_TOKEN = \"github\" }\n\n[servers.docs]\nurl = \"https://docs.example.com/mcp\"\nsecrets = { X-Api-Key = \"docs\" }\n",
+    );
+    let plan = env.run(&["plan", "--json"]).ok().json();
+    let action = |name: &str| {
+        plan.as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["name"] == name)
+            .map(|i| i["action"].as_str().unwrap().to_owned())
+    };
+    assert_eq!(action("gh").as_deref(), Some("adopt"), "{plan}");
+    assert_eq!(action("docs").as_deref(), Some("add"), "{plan}");
+    let text = env.run(&["plan"]).ok();
+    assert!(
+        text.stderr.contains(
+            "starts mcpctl at `/home/teammate/.cargo/bin/mcpctl`, which is not on this machine"
+        ),
+        "{}",
+        text.stderr
+    );
+    assert!(
+        text.stderr.contains("mcpctl secret set github")
+            && !text.stderr.contains("secret set docs"),
+        "github is not set, docs is: {}",
+        text.stderr
+    );
+    env.run(&["apply"]).ok();
+    let file = env.read_str(".cursor/mcp.json");
+    let docs = &crate::env::jsonc(file.as_bytes())["mcpServers"]["docs"];
+    assert_eq!(
+        docs["args"],
+        json!([
+            "bridge",
+            "https://docs.example.com/mcp",
+            "--header",
+            "X-Api-Key={secret:docs}"
+        ]),
+        "{file}"
+    );
+    env.run(&["plan", "--check"]).ok();
+    env.run(&["import", "-c", "cursor", "--manifest", "back.toml"])
+        .ok();
+    let back = env.read_str("back.toml");
+    assert!(
+        back.contains("headers = { X-Api-Key = \"{secret:docs}\" }"),
+        "{back}"
+    );
+    assert!(
+        back.contains("secrets = { GITHUB_TOKEN = \"github\" }"),
+        "{back}"
+    );
+    env.run(&["plan", "--check", "--manifest", "back.toml"])
+        .ok();
+
+    env.write(
+        "bad.toml",
+        b"[servers.gh]\ncommand = \"npx\"\nsecrets = { GITHUB_TOKEN = \"not a name\" }\n",
+    );
+    let bad = env.run(&["plan", "--manifest", "bad.toml"]).code(2);
+    assert!(bad.stderr.contains("bad.toml:3:"), "{}", bad.stderr);
+    assert!(
+        bad.stderr.contains("`not a name` is not a secret name"),
+        "{}",
+        bad.stderr
+    );
+}

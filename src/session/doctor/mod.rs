@@ -1,0 +1,323 @@
+//! doctor's engine: every configured entry's static checks and lint findings (`gather`),
+//! the handshakes in parallel with each verdict handed back as it is ready (`probe`),
+//! and what is added up over the rows (`finish`). The verb parses flags and prints;
+//! the handshake itself lives in `handshake`.
+
+mod lint;
+mod rows;
+mod totals;
+mod verdict;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Mutex;
+
+pub(crate) use rows::{Rows, mark_of, plural};
+pub(crate) use totals::{ClientTokens, Shared, Summary};
+
+use crate::check::Finding;
+use crate::clients::{Client, Scope};
+use crate::handshake::{self, Launch, ProbeOptions};
+use crate::output::Printer;
+use crate::session::inventory::{Found, Inventory, collect_all, display_path};
+use crate::session::probe::{DoctorResult, Status, as_started_by, entry_options, static_checks};
+use crate::session::{Context, targets};
+use crate::sources::Exclusive;
+use crate::trust::TrustRule;
+
+/// What doctor is asked to look at, and how.
+pub(crate) struct Request<'a, 'c> {
+    pub(crate) clients: &'a [&'c Client],
+    pub(crate) name: Option<&'a str>,
+    pub(crate) no_spawn: bool,
+    pub(crate) trust_project: bool,
+    /// `--as X`: every entry started and judged as X would start it.
+    pub(crate) as_client: Option<&'c Client>,
+    pub(crate) options: &'a ProbeOptions,
+}
+
+/// The entries found, their results so far, and the handshakes still to make.
+pub(crate) struct Checkup<'c> {
+    found: Vec<Found<'c>>,
+    /// One per entry, unreadable file, file-wide finding and parked entry, in that order.
+    pub(crate) results: Vec<DoctorResult>,
+    /// The index in `results` (and `found`) of each entry to start, as it is started.
+    to_probe: Vec<(usize, Launch, ProbeOptions)>,
+    /// Clients whose servers an administrator's file controls exclusively.
+    pub(crate) exclusive: Vec<(&'c Client, Exclusive)>,
+    as_client: Option<&'c Client>,
+}
+
+/// What doctor adds up once every verdict is in.
+pub(crate) struct Finished {
+    pub(crate) results: Vec<DoctorResult>,
+    pub(crate) tokens: Vec<ClientTokens>,
+    /// Distinct handshakes made (identical entries in several clients share one).
+    pub(crate) handshakes: usize,
+    pub(crate) shared: Vec<Shared>,
+    pub(crate) summary: Summary,
+}
+
+/// Every entry's static checks and lint findings; what is runnable is queued to start
+/// (unless `no_spawn`). A name nothing has is an error.
+pub(crate) fn gather<'c>(ctx: &Context, request: &Request<'_, 'c>) -> anyhow::Result<Checkup<'c>> {
+    let Request {
+        clients,
+        name,
+        no_spawn,
+        trust_project,
+        as_client,
+        options,
+    } = *request;
+    let Inventory {
+        found,
+        broken,
+        exclusive,
+    } = collect_all(ctx, clients, name);
+    let parked = lint::parked_results(ctx, clients, name);
+    if let Some(name) = name
+        && found.is_empty()
+        && broken.is_empty()
+        && parked.is_empty()
+    {
+        return Err(targets::no_server_named(ctx, clients, name));
+    }
+    // One result per entry, a few hundred bytes each: sized once (growing by doubling
+    // held two copies at 100k entries).
+    let mut results: Vec<DoctorResult> = Vec::with_capacity(found.len() + broken.len());
+    let env = &options.parent_env;
+    let trust = TrustRule::new(&ctx.platform, &ctx.project, trust_project);
+    let mut to_probe: Vec<(usize, Launch, ProbeOptions)> = Vec::new();
+    let lint = lint::lint_files(ctx, &found);
+    // Read once: the clients' switch files and mcpctl's record of parked entries.
+    let switches = crate::toggle::Probe::new(ctx).ok();
+    // Indexed once: scanning every entry (or finding) per entry is quadratic, and files
+    // with tens of thousands of entries exist.
+    let mut scopes_of: HashMap<(&str, &str), Vec<Scope>> = HashMap::new();
+    // A read-only source's server is not the same entry as a file's of that name (Claude
+    // Code namespaces plugin servers; Gemini CLI already marks the extension's not loaded).
+    for f in found.iter().filter(|f| f.origin.is_none()) {
+        scopes_of
+            .entry((f.client.id.as_str(), f.name.as_str()))
+            .or_default()
+            .push(f.scope);
+    }
+    let mut lint_of: HashMap<(&str, &Path, &str), Vec<&Finding>> = HashMap::new();
+    // Findings about the whole file (a comment Claude Code rejects): one row per file.
+    let mut whole_file: Vec<((&str, &Path), Vec<&Finding>)> = Vec::new();
+    for (linted, finding) in &lint {
+        let linted = &found[*linted];
+        let file = (linted.client.id.as_str(), linted.path.as_path());
+        match finding.server.as_deref() {
+            Some(server) => lint_of
+                .entry((file.0, file.1, server))
+                .or_default()
+                .push(finding),
+            None => match whole_file.iter_mut().find(|(f, _)| *f == file) {
+                Some((_, findings)) => findings.push(finding),
+                None => whole_file.push((file, vec![finding])),
+            },
+        }
+    }
+    for (index, f) in found.iter().enumerate() {
+        let scopes = scopes_of
+            .get(&(f.client.id.as_str(), f.name.as_str()))
+            .map_or(&[][..], Vec::as_slice);
+        let (mut result, transport) = static_checks(ctx, env, &trust, switches.as_ref(), f, scopes);
+        let findings = lint_of
+            .get(&(f.client.id.as_str(), f.path.as_path(), f.name.as_str()))
+            .map_or(&[][..], Vec::as_slice);
+        lint::add_lint_findings(&mut result, findings);
+        if let (Some(t), false) = (transport, no_spawn) {
+            // Each server starts with the environment its client would give it; with
+            // `--as`, as that client would start it, capabilities included.
+            let mut probe_options = entry_options(options, f);
+            let launch = as_started_by(
+                as_client.unwrap_or(f.client),
+                t,
+                &mut probe_options,
+                as_client.is_some(),
+            );
+            to_probe.push((index, launch, probe_options));
+        }
+        results.push(result);
+    }
+    for b in &broken {
+        let mut result = DoctorResult::empty(
+            &b.client.id,
+            Scope::User,
+            String::new(),
+            display_path(ctx, &b.path),
+        );
+        result.record("config", Status::Fail, format!("{:#}", b.error));
+        results.push(result);
+    }
+    for ((client, path), findings) in &whole_file {
+        let mut result =
+            DoctorResult::empty(client, Scope::User, String::new(), display_path(ctx, path));
+        lint::add_lint_findings(&mut result, findings);
+        if !result.checks.is_empty() {
+            results.push(result);
+        }
+    }
+    results.extend(parked);
+    Ok(Checkup {
+        found,
+        results,
+        to_probe,
+        exclusive,
+        as_client,
+    })
+}
+
+impl Checkup<'_> {
+    /// How many servers will be started.
+    pub(crate) fn starting(&self) -> usize {
+        self.to_probe.len()
+    }
+
+    /// What doctor says before it starts anything: how many rows follow, from which
+    /// clients, and that it starts what the config files say.
+    pub(crate) fn announcement(&self) -> String {
+        let found = &self.found;
+        let mut ids: Vec<&str> = Vec::new();
+        for (i, _, _) in &self.to_probe {
+            let id = found[*i].client.id.as_str();
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+        let sources = if self
+            .to_probe
+            .iter()
+            .any(|(i, _, _)| found[*i].origin.is_some())
+        {
+            " and in the plugins, extensions and managed files your clients load"
+        } else {
+            ""
+        };
+        // The count is of the rows that follow; the ones not started say why.
+        for r in &self.results {
+            if !ids.contains(&r.client.as_str()) {
+                ids.push(&r.client);
+            }
+        }
+        let started = if self.to_probe.len() == self.results.len() {
+            String::new()
+        } else {
+            format!(", starting {}", self.to_probe.len())
+        };
+        format!(
+            "checking {} server{} in {} client{} ({}){started} — this starts the commands and contacts the URLs in your config files{sources}",
+            self.results.len(),
+            plural(self.results.len()),
+            ids.len(),
+            plural(ids.len()),
+            ids.join(", ")
+        )
+    }
+
+    /// The results whose verdict is known without starting anything.
+    pub(crate) fn not_started(&self) -> impl Iterator<Item = &DoctorResult> {
+        let mut probed = vec![false; self.results.len()];
+        for (index, _, _) in &self.to_probe {
+            probed[*index] = true;
+        }
+        self.results
+            .iter()
+            .zip(probed)
+            .filter_map(|(r, probed)| (!probed).then_some(r))
+    }
+
+    /// Start the queued servers, at most `jobs` at once, and fold each handshake into its
+    /// result; `on_done(result, count)` runs as each verdict is ready (`count` of them so
+    /// far), from the probe threads.
+    pub(crate) fn probe(&mut self, jobs: usize, on_done: impl FnMut(&DoctorResult, usize) + Send) {
+        let Checkup {
+            found,
+            results,
+            to_probe,
+            as_client,
+            ..
+        } = self;
+        let (found, to_probe, as_client) = (&*found, &*to_probe, *as_client);
+        let busy = jobs.min(to_probe.len());
+        let launches: Vec<(Launch, ProbeOptions)> = to_probe
+            .iter()
+            .map(|(_, t, o)| (t.clone(), o.clone()))
+            .collect();
+        let merged = Mutex::new(Merged {
+            results,
+            on_done,
+            done: vec![false; to_probe.len()],
+            count: 0,
+        });
+        let probes = handshake::probe_many(launches, jobs, |i, probe| {
+            let Ok(mut merged) = merged.lock() else {
+                return;
+            };
+            let (index, launch, _) = &to_probe[i];
+            let merged = &mut *merged;
+            verdict::merge_probe(
+                &mut merged.results[*index],
+                as_client.unwrap_or(found[*index].client),
+                launch,
+                probe.clone(),
+                busy,
+            );
+            merged.done[i] = true;
+            merged.count += 1;
+            (merged.on_done)(&merged.results[*index], merged.count);
+        });
+        let mut merged = merged
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // A probe whose thread died reported nothing yet: fold in what probe_many says.
+        for ((i, probe), (index, launch, _)) in probes.into_iter().enumerate().zip(to_probe) {
+            if !merged.done[i] {
+                verdict::merge_probe(
+                    &mut merged.results[*index],
+                    as_client.unwrap_or(found[*index].client),
+                    launch,
+                    probe,
+                    busy,
+                );
+                merged.count += 1;
+                (merged.on_done)(&merged.results[*index], merged.count);
+            }
+        }
+    }
+
+    /// Remember the token estimates for `profiles`, and add up the rows.
+    pub(crate) fn finish(self, ctx: &Context, printer: &Printer) -> Finished {
+        let Checkup {
+            found,
+            results,
+            to_probe,
+            ..
+        } = self;
+        totals::remember_tokens(ctx, printer, &found, &results, &to_probe);
+        let tokens = totals::client_tokens(&results, &to_probe);
+        let (handshakes, shared) = totals::shared_verdicts(&results, &to_probe);
+        let mut summary = Summary::default();
+        for r in &results {
+            summary.count(r.status);
+        }
+        Finished {
+            results,
+            tokens,
+            handshakes,
+            shared,
+            summary,
+        }
+    }
+}
+
+/// The shared state of the probe threads: the results, and who is told of each verdict.
+struct Merged<'r, F> {
+    results: &'r mut Vec<DoctorResult>,
+    on_done: F,
+    /// Which probes have been folded in.
+    done: Vec<bool>,
+    count: usize,
+}

@@ -1,0 +1,131 @@
+//! A handshake's outcome folded into a doctor result: the verdict as the entry's client
+//! sees it, the messages that say what to do, and what was started.
+
+use crate::clients::Client;
+use crate::handshake::{self, Launch, Probe, ProbeWarning, Status as ProbeStatus};
+use crate::session::probe::{DoctorResult, Status};
+
+use super::rows::plural;
+
+/// Fold a probe into the result. `busy`: how many servers were probed at once.
+pub(super) fn merge_probe(
+    result: &mut DoctorResult,
+    client: &Client,
+    launch: &Launch,
+    probe: Probe,
+    busy: usize,
+) {
+    let fell_back = probe.warnings.contains(&ProbeWarning::FellBackToSse);
+    let era_mismatch = probe
+        .protocol_era
+        .filter(|_| probe.failure.is_none())
+        .and_then(|era| crate::loads::era_mismatch(client, era, &probe.supported_versions));
+    let (status, message) = match (&probe.status, &probe.failure) {
+        _ if era_mismatch.is_some() => (Status::Fail, era_mismatch.clone().unwrap_or_default()),
+        (ProbeStatus::Fail, Some(f @ handshake::ProbeError::Timeout { .. }))
+            if probe.stderr_tail.is_empty() && launcher(&result.target).is_some() =>
+        {
+            (
+                Status::Fail,
+                format!(
+                    "{f}; `{}` said nothing: it may be downloading the package or waiting for its registry (run it once by hand, or raise --timeout)",
+                    launcher(&result.target).unwrap_or_default()
+                ),
+            )
+        }
+        (ProbeStatus::Warn, _) if fell_back && !client.fields.sse_fallback => (
+            Status::Fail,
+            format!(
+                "`{}` serves only legacy SSE, and {} does not fall back to it (it reports \"MCP endpoint not found\"); set the entry's transport to `sse`",
+                result.target, client.name
+            ),
+        ),
+        (ProbeStatus::Fail, Some(f @ handshake::ProbeError::Timeout { .. })) if busy > 1 => (
+            Status::Fail,
+            format!(
+                "{f}; {} other server{} started at the same time: if it passes alone \
+                 (`mcpctl doctor {}`), lower --jobs",
+                busy - 1,
+                plural(busy - 1),
+                result.name
+            ),
+        ),
+        (ProbeStatus::Fail, Some(f)) => (Status::Fail, f.to_string()),
+        (ProbeStatus::Fail, None) => (Status::Fail, "handshake failed".to_owned()),
+        (ProbeStatus::Warn, _) => (
+            Status::Warn,
+            probe
+                .warnings
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+        (ProbeStatus::Ok, _) => (
+            Status::Ok,
+            "initialize, notifications/initialized and tools/list succeeded".to_owned(),
+        ),
+    };
+    result.record("handshake", status, message);
+    if let Some(version) = &probe.protocol_version
+        && version != handshake::PROTOCOL_VERSION
+        && probe.failure.is_none()
+    {
+        result.record(
+            "protocol",
+            Status::Ok,
+            format!(
+                "speaks protocol {version}, older than mcpctl's {} (clients accept it)",
+                handshake::PROTOCOL_VERSION
+            ),
+        );
+    }
+    result.server_name = probe.server_name;
+    result.server_version = probe.server_version;
+    result.protocol_era = probe.protocol_era;
+    result.protocol_version = probe.protocol_version;
+    result.tools = probe.tools;
+    result.tokens = probe.tokens;
+    result.tool_names = probe.tool_names;
+    result.capabilities = probe.capabilities;
+    result.instructions_chars = probe.instructions_chars;
+    if status == Status::Fail {
+        result.started = Some(started(launch, &result.target));
+    }
+    result.elapsed_ms = Some(probe.elapsed_ms);
+    result.phases = probe.phases;
+    result.stderr_tail = probe.stderr_tail;
+}
+
+/// What was started, for a failure report: the resolved program with the entry's
+/// arguments as written (`target` minus its command), or the URL as written.
+fn started(launch: &Launch, target: &str) -> String {
+    match launch {
+        Launch::Stdio { program, .. } => {
+            let args = target.split_once(' ').map_or("", |(_, rest)| rest);
+            format!("{} {args}", program.display())
+                .trim_end()
+                .to_owned()
+        }
+        Launch::Remote { .. } => target.to_owned(),
+    }
+}
+
+/// The package launcher a command line starts with (`npx`, `uvx`, `pnpm dlx`, `bunx`,
+/// `pipx run`, `yarn dlx`), which may spend minutes downloading before the server runs.
+fn launcher(target: &str) -> Option<String> {
+    let mut words = target.split_whitespace();
+    let command = words.next()?;
+    let stem = command
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(command)
+        .trim_end_matches(".cmd")
+        .trim_end_matches(".exe");
+    let second = words.next().unwrap_or("");
+    match (stem, second) {
+        ("npx" | "uvx" | "bunx" | "pnpx", _) => Some(stem.to_owned()),
+        ("pnpm" | "yarn", "dlx") | ("pipx", "run") => Some(format!("{stem} {second}")),
+        _ => None,
+    }
+}
