@@ -18,10 +18,7 @@ pub fn run(
     ctx: &Context,
     printer: &mut Printer,
 ) -> anyhow::Result<ExitStatus> {
-    let store = Store::new(
-        &ctx.platform,
-        ctx.state.root().map(std::path::Path::to_path_buf),
-    );
+    let store = ctx.secret_store();
     match command {
         SecretCommand::Set(args) => set(args, ctx, &store, printer),
         SecretCommand::List => list(&store, printer),

@@ -38,3 +38,13 @@ pub struct Context {
     /// `--json`: paths are shown absolute (a script cannot open `~/...`).
     pub json: bool,
 }
+
+impl Context {
+    /// This machine's secret store, beside the state directory the command uses.
+    pub fn secret_store(&self) -> crate::secret_store::Store {
+        crate::secret_store::Store::new(
+            &self.platform,
+            self.state.root().map(std::path::Path::to_path_buf),
+        )
+    }
+}

@@ -354,10 +354,7 @@ pub(crate) fn static_checks(
     }
     // mcpctl's launcher or bridge: probe the server behind it, its secrets resolved the
     // way `mcpctl run` / `mcpctl bridge` resolve them.
-    let store = crate::secret_store::Store::new(
-        &ctx.platform,
-        ctx.state.root().map(std::path::Path::to_path_buf),
-    );
+    let store = ctx.secret_store();
     let resolved = match store.resolve_entry(&entry.transport) {
         Ok(resolved) => resolved,
         Err(error) => {

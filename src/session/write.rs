@@ -415,10 +415,7 @@ pub(crate) fn unset_secrets(ctx: &Context, transport: &entry::Transport) -> Vec<
     let Some(logical) = crate::secret_store::launcher::logical(transport) else {
         return Vec::new();
     };
-    let store = crate::secret_store::Store::new(
-        &ctx.platform,
-        ctx.state.root().map(std::path::Path::to_path_buf),
-    );
+    let store = ctx.secret_store();
     let mut unset: Vec<String> = Vec::new();
     for s in logical.secrets {
         if !unset.contains(&s.secret) && store.backend_of(&s.secret).is_none() {
@@ -503,10 +500,7 @@ pub fn adopt_literals(
                 entry,
             })
             .collect();
-    let store = crate::secret_store::Store::new(
-        &ctx.platform,
-        ctx.state.root().map(std::path::Path::to_path_buf),
-    );
+    let store = ctx.secret_store();
     let plan = adopt::plan(&store, &found);
     if plan.items.is_empty() {
         return Ok(None);

@@ -535,13 +535,7 @@ fn add_writes_the_launcher_and_every_command_sees_the_server_behind_it() {
             &fixture,
         ])
         .ok();
-    let file = env.read_str(".cursor/mcp.json");
-    let entry = &crate::env::jsonc(file.as_bytes())["mcpServers"]["gh"];
-    assert_eq!(entry["command"], mcpctl_path().as_str(), "{file}");
-    assert_eq!(
-        entry["args"],
-        json!(["run", "--secret", "GITHUB_TOKEN=github", "--", fixture])
-    );
+    cursor_launcher_entry(&env, &fixture);
 
     let list = env.run(&["list", "--json"]).ok();
     let row = &list.json()[0];
@@ -969,13 +963,7 @@ fn a_manifests_secrets_become_the_launcher_form_and_import_gives_them_back() {
     let apply = env.run(&["apply"]).ok();
     let said = format!("{}{}", apply.stdout, apply.stderr);
     assert!(said.contains("mcpctl secret set github"), "{said}");
-    let file = env.read_str(".cursor/mcp.json");
-    let entry = &crate::env::jsonc(file.as_bytes())["mcpServers"]["gh"];
-    assert_eq!(entry["command"], mcpctl_path().as_str(), "{file}");
-    assert_eq!(
-        entry["args"],
-        json!(["run", "--secret", "GITHUB_TOKEN=github", "--", fixture])
-    );
+    let entry = &cursor_launcher_entry(&env, &fixture);
     assert_eq!(entry["env"], json!({"LOG": "debug"}));
     let codex = env.read_str(".codex/config.toml");
     assert!(codex.contains("GITHUB_TOKEN=github"), "{codex}");
@@ -1110,4 +1098,17 @@ fn manifest_secrets_compare_by_server_and_reach_remote_servers_through_the_bridg
         "{}",
         bad.stderr
     );
+}
+
+/// Cursor's `gh` entry, checked to be mcpctl's launcher starting `fixture` with secret
+/// `github` as `GITHUB_TOKEN`.
+fn cursor_launcher_entry(env: &TestEnv, fixture: &str) -> Value {
+    let file = env.read_str(".cursor/mcp.json");
+    let entry = crate::env::jsonc(file.as_bytes())["mcpServers"]["gh"].clone();
+    assert_eq!(entry["command"], mcpctl_path().as_str(), "{file}");
+    assert_eq!(
+        entry["args"],
+        json!(["run", "--secret", "GITHUB_TOKEN=github", "--", fixture])
+    );
+    entry
 }
