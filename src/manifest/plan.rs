@@ -575,7 +575,7 @@ pub fn plan_file<'a>(
         // `secrets = {…}`: the launcher (or bridge) form `add --secret` writes. The store
         // holds each person's own values; one not set here is said, not a failure: the
         // entry can be written before the value is set.
-        let entry = crate::session::write::secret_form(entry, &spec.secrets)?;
+        let entry = crate::session::write::secret_form(ctx, entry, &spec.secrets)?;
         for secret in crate::session::write::unset_secrets(ctx, &entry.transport) {
             plan.notes.push(format!(
                 "{}: `{name}` uses secret `{secret}`, which is not set on this machine: run `mcpctl secret set {secret}` (the entry is written; the server cannot start until then)",

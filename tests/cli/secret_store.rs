@@ -1112,3 +1112,59 @@ fn cursor_launcher_entry(env: &TestEnv, fixture: &str) -> Value {
     );
     entry
 }
+
+/// Run through `npx mcpctl`, this binary lives in npx's cache, which npx clears: the
+/// launcher entry starts the installed `mcpctl` of the same version instead, and without
+/// one nothing is written and the hint says how to install it (issue 26: never npx).
+#[cfg(unix)]
+#[test]
+fn from_npx_the_launcher_entry_starts_the_installed_mcpctl_never_the_cache() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut env = TestEnv::new();
+    let cached = env
+        .home()
+        .join(".npm/_npx/9f1c2e/node_modules/mcpctl-linux-x64/bin/mcpctl");
+    env.extra_env
+        .push(("MCPCTL_EXE".to_owned(), cached.display().to_string()));
+    let version = env!("CARGO_PKG_VERSION");
+    let fixture = fixture_binary().display().to_string();
+    let add = |env: &TestEnv| {
+        env.run(&[
+            "add",
+            "gh",
+            "-c",
+            "cursor",
+            "--secret",
+            "GITHUB_TOKEN=github",
+            "--",
+            &fixture,
+        ])
+    };
+    let refused = add(&env).code(2);
+    assert!(refused.stderr.contains("npx's cache"), "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains(&format!("npm install -g mcpctl@{version}")),
+        "{}",
+        refused.stderr
+    );
+    assert!(!env.path(".cursor/mcp.json").exists());
+
+    // An older install on PATH is not this version: still refused, and said.
+    let installed = env.dir.path().join("bin/mcpctl");
+    let script = |says: &str| {
+        std::fs::write(&installed, format!("#!/bin/sh\necho 'mcpctl {says}'\n")).unwrap();
+        std::fs::set_permissions(&installed, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    script("0.0.0-old");
+    let old = add(&env).code(2);
+    assert!(old.stderr.contains("is mcpctl 0.0.0-old"), "{}", old.stderr);
+
+    script(version);
+    add(&env).ok();
+    let file = env.read_str(".cursor/mcp.json");
+    let entry = &crate::env::jsonc(file.as_bytes())["mcpServers"]["gh"];
+    assert_eq!(entry["command"], installed.display().to_string(), "{file}");
+    assert!(!file.contains("_npx"), "{file}");
+}
