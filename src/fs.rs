@@ -12,6 +12,7 @@
 pub mod backup;
 pub mod lock;
 pub mod owner;
+mod read;
 mod swap;
 mod temp;
 
@@ -168,15 +169,17 @@ pub fn read_source(path: &Path) -> Result<Source, FsError> {
     let meta = file.metadata().map_err(read_err)?;
     regular(path, &meta)?;
     // Slack for the entry an edit splices in, so a big file is not reallocated
-    // (copied) to grow by a few hundred bytes.
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0) + EDIT_SLACK);
-    advise_huge_pages(&mut bytes);
-    io::Read::read_to_end(&mut file, &mut bytes).map_err(read_err)?;
-    let digest = Some(digest(&bytes));
-    let mut text = into_string(bytes).map_err(|offset| FsError::NotUtf8 {
-        path: path.to_path_buf(),
-        offset,
+    // (copied) to grow by a few hundred bytes. Read, digested and checked as UTF-8 in
+    // one pass (`read`).
+    let capacity = usize::try_from(meta.len()).unwrap_or(0) + EDIT_SLACK;
+    let (mut text, digest) = read::read_text(&mut file, capacity).map_err(|e| match e {
+        read::Failure::Io(e) => read_err(e),
+        read::Failure::NotUtf8(offset) => FsError::NotUtf8 {
+            path: path.to_path_buf(),
+            offset,
+        },
     })?;
+    let digest = Some(digest);
     let bom = text.starts_with(BOM);
     if bom {
         text.drain(..BOM.len());
@@ -188,19 +191,6 @@ pub fn read_source(path: &Path) -> Result<Source, FsError> {
         stamp: Some(Stamp::of(&meta)),
         digest,
     })
-}
-
-/// `bytes` as a `String` without copying them, or the offset of the first byte that is not
-/// UTF-8. The check is simdutf8's (32 or 64 bytes at a time with AVX2, SSE 4.2 or NEON,
-/// chosen at run time): std's took 17 ms of a 17 MB `~/.claude.json` whose prompts hold
-/// non-ASCII text (a fifth of an `add`'s CPU, `perf record`), simdutf8's about 2.
-fn into_string(bytes: Vec<u8>) -> Result<String, usize> {
-    if simdutf8::basic::from_utf8(&bytes).is_ok() {
-        // SAFETY: simdutf8 has just checked that all of `bytes` is UTF-8.
-        return Ok(unsafe { String::from_utf8_unchecked(bytes) });
-    }
-    // Not UTF-8: std says where (the error path only).
-    Err(String::from_utf8(bytes).map_or_else(|e| e.utf8_error().valid_up_to(), |_| 0))
 }
 
 /// How long an existing file that reads empty is watched for a writer that is half-way
@@ -750,34 +740,6 @@ fn sync_dir(dir: &Path) {
     }
 }
 
-/// Ask for transparent huge pages on a big read buffer: a 17 MB `~/.claude.json` otherwise
-/// costs ~4,300 page faults (measured: a tenth of the run) just to receive the bytes.
-#[cfg(target_os = "linux")]
-fn advise_huge_pages(buffer: &mut Vec<u8>) {
-    const PAGE: usize = 4096;
-    const HUGE: usize = 2 << 20;
-    if buffer.capacity() < 2 * HUGE {
-        return;
-    }
-    let start = buffer.as_mut_ptr() as usize;
-    let aligned = start.next_multiple_of(PAGE);
-    let end = (start + buffer.capacity()) / PAGE * PAGE;
-    if end > aligned {
-        // SAFETY: the range lies inside the Vec's own allocation; MADV_HUGEPAGE is only
-        // advice about how to back it and never changes its contents.
-        unsafe {
-            libc::madvise(
-                aligned as *mut libc::c_void,
-                end - aligned,
-                libc::MADV_HUGEPAGE,
-            );
-        }
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_buffer: &mut Vec<u8>) {}
-
 /// Give the new version the owner of the one it replaces (root writing a user's file);
 /// anyone else may not change owners and needs not.
 #[cfg(unix)]
@@ -835,7 +797,12 @@ pub const DIGEST_PREFIX: &str = "xxh3:";
 /// the file change since mcpctl wrote it? is this backup the bytes that were kept?); it
 /// is not a defence against someone who can write the file, who could change it anyway.
 pub fn digest(bytes: &[u8]) -> String {
-    format!("{DIGEST_PREFIX}{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
+    digest_named(xxhash_rust::xxh3::xxh3_128(bytes))
+}
+
+/// The digest's text for an XXH3-128 value (also computed by `read` while reading).
+fn digest_named(hash: u128) -> String {
+    format!("{DIGEST_PREFIX}{hash:032x}")
 }
 
 /// Delete a file mcpctl wrote (undo of a created file), and then each of `dirs` that is
@@ -931,32 +898,6 @@ mod tests {
         let lock = lock::acquire(&path, &dir.path().join("state")).unwrap();
         write_atomic(&lock, &source, "{\"a\":1}\r\n", None).unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"\xef\xbb\xbf{\"a\":1}\r\n");
-    }
-
-    #[test]
-    fn into_string_agrees_with_std_on_every_kind_of_byte() {
-        let mut cases: Vec<Vec<u8>> = vec![
-            b"".to_vec(),
-            b"{\"a\": 1}".to_vec(),
-            "émoji ✓ 日本語 𝄞".as_bytes().to_vec(),
-            b"\xff".to_vec(),
-            b"ok \xc3".to_vec(),
-            b"\xe2\x82".to_vec(),
-            b"\xc0\xaf".to_vec(),
-            b"\xed\xa0\x80".to_vec(),
-            b"\xf4\x90\x80\x80".to_vec(),
-        ];
-        // Long inputs (the SIMD path), with the bad byte late, and one all valid.
-        let long = "x✓".repeat(5000).into_bytes();
-        cases.push(long.clone());
-        let mut bad = long;
-        bad[9000] = 0x80;
-        cases.push(bad);
-        for bytes in cases {
-            let ours = into_string(bytes.clone());
-            let std = String::from_utf8(bytes.clone()).map_err(|e| e.utf8_error().valid_up_to());
-            assert_eq!(ours, std, "{bytes:?}");
-        }
     }
 
     #[test]
