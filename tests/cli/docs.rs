@@ -527,11 +527,18 @@ fn every_example_in_the_readme_and_the_book_works_as_printed() {
     assert!(ran >= 30, "only {ran} examples ran");
 }
 
-/// docs/guarantees.md names, per guarantee, the tests that hold mcpctl to it: in each table
-/// row, a `file.rs` is followed by the `test_names` in it, and each must be a `fn` there.
+/// docs/guarantees.md names, per guarantee, the tests that hold mcpctl to it, and
+/// docs/dev/first-hour.md per friction of issue 24: in each table row, a `file.rs` is
+/// followed by the `test_names` in it, and each must be a `fn` there.
 #[test]
 fn guarantees_page_names_tests_that_exist() {
-    let page = std::fs::read_to_string(root().join("docs/guarantees.md")).unwrap();
+    assert!(tests_named_by("docs/guarantees.md") >= 30);
+    assert!(tests_named_by("docs/dev/first-hour.md") >= 28);
+}
+
+/// How many tests the table rows of `page` name; panics on a name its file lacks.
+fn tests_named_by(page_path: &str) -> usize {
+    let page = std::fs::read_to_string(root().join(page_path)).unwrap();
     let mut named = 0;
     for row in page.lines().filter(|l| l.starts_with("| **")) {
         let mut file: Option<String> = None;
@@ -548,11 +555,11 @@ fn guarantees_page_names_tests_that_exist() {
             if let (Some(text), true) = (&file, is_name) {
                 assert!(
                     text.contains(&format!("fn {token}(")),
-                    "docs/guarantees.md names the test `{token}`, which its file does not have"
+                    "{page_path} names the test `{token}`, which its file does not have"
                 );
                 named += 1;
             }
         }
     }
-    assert!(named >= 30, "only {named} tests named");
+    named
 }
