@@ -18,7 +18,7 @@ use crate::fixture_server::fixture_binary;
 /// A test environment whose mcpctl reaches the Secret Service this test process sees,
 /// under a keychain service of its own (never a person's `mcpctl` items). `None` (after
 /// reporting the skip) when no Secret Service answers.
-fn keyring_env() -> Option<TestEnv> {
+pub(crate) fn keyring_env() -> Option<TestEnv> {
     let mut env = TestEnv::new();
     for var in ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"] {
         if let Ok(value) = std::env::var(var) {
@@ -68,7 +68,7 @@ fn set_secret(env: &TestEnv, name: &str, value: &str) -> Run {
 }
 
 /// Every file under `dir` that holds `needle` (state files, client files).
-fn files_holding(dir: &Path, needle: &str) -> Vec<String> {
+pub(crate) fn files_holding(dir: &Path, needle: &str) -> Vec<String> {
     let mut found = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else {
         return found;
