@@ -929,6 +929,23 @@ fn check_fix_secrets_moves_a_project_files_literal_into_the_store() {
     for r in [&before, &dry, &fixed] {
         assert!(!r.stdout.contains(value) && !r.stderr.contains(value));
     }
+    backup_is_said(&env, value, &fixed.stderr);
+}
+
+/// The only files still holding `value` are the backups of the files it was moved out
+/// of, and `said` says so and names each for `rm`.
+fn backup_is_said(env: &TestEnv, value: &str, said: &str) {
+    let holding = files_holding(env.dir.path(), value);
+    assert!(!holding.is_empty());
+    let words = said.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("still hold") && words.contains("the plaintext secret"),
+        "{said}"
+    );
+    for path in holding {
+        assert!(path.contains("/backups/"), "the secret is still in {path}");
+        assert!(words.contains(&format!("'{path}'")), "{said}");
+    }
 }
 
 /// The manifest names secrets (`secrets = { VAR = "NAME" }`), never holds them: `apply`
@@ -1232,7 +1249,5 @@ fn import_store_secrets_moves_literals_into_the_store_and_names_them_in_the_mani
     for r in [&hinted, &run] {
         assert!(!r.stdout.contains(value) && !r.stderr.contains(value));
     }
-    for path in files_holding(env.dir.path(), value) {
-        assert!(path.contains("/backups/"), "the secret is still in {path}");
-    }
+    backup_is_said(&env, value, &run.stderr);
 }
