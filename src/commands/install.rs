@@ -15,7 +15,9 @@ use crate::registry::resolve_error;
 use crate::registry::{self, Given, Item, Preference, ResolveError, Resolved};
 use crate::session::Context;
 use crate::session::edit::{self, Action};
-use crate::session::registry::{Written, explain, fetch, given_from, prompt, record, registry_for};
+use crate::session::registry::{
+    Written, explain, fetch, given_from, prompt, reads_variable, record, registry_for,
+};
 use crate::session::targets;
 use crate::session::write::{self, Provenance};
 
@@ -339,28 +341,29 @@ fn ask_secrets(
     Ok(stored)
 }
 
-/// Whether `transport` still refers to `variable` (`${VAR}`, `${env:VAR}`, ...) anywhere.
-fn reads_variable(transport: &Transport, variable: &str) -> bool {
-    let texts: Vec<&String> = match transport {
-        Transport::Stdio {
-            command,
-            args,
-            env,
-            cwd,
-        } => std::iter::once(command)
-            .chain(args)
-            .chain(env.values())
-            .chain(cwd)
-            .collect(),
-        Transport::Remote { url, headers, .. } => {
-            std::iter::once(url).chain(headers.values()).collect()
+/// Record each secret input the store fills as the given value `{secret:NAME}` (a
+/// header's whole value, `Bearer {secret:NAME}`), so `update` renders the same launcher
+/// or bridge form instead of a `${VAR}` reference.
+fn record_store_inputs(resolved: &mut Resolved, pairs: &[String]) {
+    use crate::secret_store::launcher::EnvSecret;
+    for export in &resolved.exports {
+        let Some(fill) = &export.store else { continue };
+        let value = match (&resolved.entry.transport, fill.kind) {
+            (Transport::Stdio { .. }, InputKind::Env) => pairs
+                .iter()
+                .filter_map(|p| EnvSecret::parse(p).ok())
+                .find(|p| p.var == fill.field)
+                .map(|p| format!("{{secret:{}}}", p.secret)),
+            (Transport::Remote { headers, .. }, InputKind::Header) => headers
+                .get(&fill.field)
+                .filter(|v| v.contains("{secret:"))
+                .cloned(),
+            _ => None,
+        };
+        if let Some(value) = value {
+            resolved.used.push(fill.kind, &fill.field, &value);
         }
-    };
-    texts.iter().any(|t| {
-        crate::vars::references(t)
-            .iter()
-            .any(|r| r.name == variable)
-    })
+    }
 }
 
 fn known_inputs(asked: &[mapping::InputKey]) -> String {
@@ -441,6 +444,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
                 .iter()
                 .map(|p| p.arg()),
         );
+        record_store_inputs(resolved, &pairs);
         resolved.entry = write::with_secrets(ctx, printer, resolved.entry.clone(), &pairs)?;
         let entry = &resolved.entry;
         resolved

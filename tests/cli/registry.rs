@@ -769,6 +769,24 @@ fn a_terminal_answer_for_a_registry_secret_is_kept_in_the_store() {
     assert!(entry.get("env").is_none(), "{entry}");
     let got = env.run(&["secret", "get", "db-password", "--reveal"]).ok();
     assert_eq!(got.stdout.trim_end(), value);
+    // `update` keeps the secret where it is: still the launcher, naming it.
+    publish_db(&server, "1.1.0", true);
+    let update = env.run(&["update", "db"]).ok();
+    assert!(!update.stderr.contains("export"), "{}", update.stderr);
+    assert_eq!(
+        cursor(&env)["mcpServers"]["db"]["args"],
+        json!([
+            "run",
+            "--secret",
+            "DB_PASSWORD=db-password",
+            "--",
+            "npx",
+            "-y",
+            "@acme/db-mcp@1.1.0",
+            "--schema",
+            "public"
+        ])
+    );
     assert_eq!(
         crate::secret_store::files_holding(env.dir.path(), value),
         Vec::<String>::new()
