@@ -583,7 +583,7 @@ fn nuget_installs_as_dnx_and_windows_wraps_it() {
 /// A pseudo-terminal for the prompt test: the child gets the slave side as stdin and
 /// stderr (mcpctl prompts only when both are terminals); the test types on the master.
 #[cfg(unix)]
-mod pty {
+pub(crate) mod pty {
     use std::fs::File;
     use std::io::{Read, Write};
     use std::os::fd::FromRawFd;

@@ -1251,3 +1251,59 @@ fn import_store_secrets_moves_literals_into_the_store_and_names_them_in_the_mani
     }
     backup_is_said(&env, value, &run.stderr);
 }
+
+/// On a terminal, `import` without `--store-secrets` asks once when it finds literal
+/// secrets; yes moves them as the flag does.
+#[cfg(unix)]
+#[test]
+fn import_on_a_terminal_asks_once_to_store_the_literals() {
+    use std::time::{Duration, Instant};
+
+    use crate::registry::pty;
+    let Some(env) = keyring_env() else { return };
+    let value = "ghp_importAskedLiteral0123456789abcdefX";
+    literal_token_files(&env, value);
+    let mut terminal = pty::open();
+    let seen = pty::collect(&terminal.master);
+    let mut child = env
+        .command(&["import", "-c", "cursor,codex", "--manifest", "mcpctl.toml"])
+        .stdin(Stdio::from(terminal.slave.try_clone().unwrap()))
+        .stderr(Stdio::from(terminal.slave.try_clone().unwrap()))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    pty::answer(
+        &seen,
+        &mut terminal.master,
+        "move them into mcpctl's secret store",
+        "y",
+    );
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(30) {
+            child.kill().unwrap();
+            panic!("import did not finish:\n{}", seen.lock().unwrap());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let shown = seen.lock().unwrap().clone();
+    assert!(status.success(), "{shown}");
+    assert_eq!(
+        shown.matches("[Y/n]").count(),
+        1,
+        "asked more than once: {shown}"
+    );
+    assert!(!shown.contains(value), "{shown}");
+    let manifest = env.read_str("mcpctl.toml");
+    assert!(
+        manifest.contains("secrets = { GITHUB_TOKEN = \"gh\" }"),
+        "{manifest}"
+    );
+    assert!(
+        env.read_str(".cursor/mcp.json").contains("GITHUB_TOKEN=gh"),
+        "{shown}"
+    );
+}
