@@ -1307,3 +1307,54 @@ fn import_on_a_terminal_asks_once_to_store_the_literals() {
         "{shown}"
     );
 }
+
+/// `add -e TOKEN=<literal>` writes the literal (as asked) and says how to keep it in the
+/// store instead: `mcpctl secret set NAME` and `--secret TOKEN=NAME` (a header:
+/// `{secret:NAME}`), not an export.
+#[test]
+fn add_with_a_literal_secret_points_at_the_store() {
+    let env = TestEnv::new();
+    let run = env
+        .run(&[
+            "add",
+            "gh",
+            "-c",
+            "cursor",
+            "-e",
+            "GITHUB_TOKEN=ghp_literalForAddHint0123456789abcdefXY",
+            "--",
+            "npx",
+            "-y",
+            "server-github",
+        ])
+        .ok();
+    assert!(
+        run.stderr.contains("mcpctl secret set gh"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("--secret GITHUB_TOKEN=gh"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("export"), "{}", run.stderr);
+    let run = env
+        .run(&[
+            "add",
+            "docs",
+            "-c",
+            "cursor",
+            "--url",
+            "https://example.com/mcp",
+            "-H",
+            "Authorization: Bearer sk_live_literalForAddHint0123456789",
+        ])
+        .ok();
+    assert!(
+        run.stderr
+            .contains("-H 'Authorization: Bearer {secret:docs}'"),
+        "{}",
+        run.stderr
+    );
+}
