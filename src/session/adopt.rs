@@ -187,7 +187,7 @@ pub fn backups_note(ctx: &Context, rewritten: &[Rewritten]) -> Option<String> {
         )
     };
     Some(format!(
-        "{verb} the plaintext secret{} (`mcpctl undo` restores from {them}); once you need no undo, delete {them}: {} {}",
+        "{verb} the plaintext secret{} (`mcpctl undo` restores from {them}); once you need no undo, delete {them}: {} {} (or `mcpctl backups --purge-secrets`, every backup holding one)",
         if quoted.len() == 1 { "" } else { "s" },
         if windows { "del" } else { "rm" },
         quoted.join(" ")

@@ -930,6 +930,39 @@ fn check_fix_secrets_moves_a_project_files_literal_into_the_store() {
         assert!(!r.stdout.contains(value) && !r.stderr.contains(value));
     }
     backup_is_said(&env, value, &fixed.stderr);
+
+    // `backups --purge-secrets` deletes that backup (`--dry-run` only lists it).
+    let dry = env
+        .run(&[
+            "--project",
+            &project,
+            "backups",
+            "--purge-secrets",
+            "--dry-run",
+            "--json",
+        ])
+        .ok();
+    let rows = dry.json();
+    assert_eq!(rows.as_array().unwrap().len(), 1, "{rows:#}");
+    assert_eq!(rows[0]["action"], "would delete");
+    assert_eq!(rows[0]["secrets"], json!(["gh: env GITHUB_TOKEN"]));
+    assert_eq!(files_holding(env.dir.path(), value).len(), 1);
+    let purge = env
+        .run(&["--project", &project, "backups", "--purge-secrets"])
+        .ok();
+    assert!(purge.stdout.contains("deleted"), "{}", purge.stdout);
+    assert_eq!(files_holding(env.dir.path(), value), Vec::<String>::new());
+    for r in [&dry, &purge] {
+        assert!(!r.stdout.contains(value) && !r.stderr.contains(value));
+    }
+    let again = env
+        .run(&["--project", &project, "backups", "--purge-secrets"])
+        .ok();
+    assert!(
+        again.stderr.contains("nothing to delete") || again.stdout.contains("nothing to delete"),
+        "{}",
+        again.stdout
+    );
 }
 
 /// The only files still holding `value` are the backups of the files it was moved out
