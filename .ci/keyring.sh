@@ -7,8 +7,10 @@
 #
 # (.ci/run does that before `cargo test`). Everything else goes to stderr. Installs the
 # packages with apt-get when they are missing (CI runs as root on a fresh Debian). The
-# keyring's files live in .cache/keyring/ (gitignored), never in the real HOME. The
-# daemons' pids are exported as MCPCTL_CI_KEYRING_PIDS so the caller can end them.
+# keyring's files live in a folder of this run's own under .cache/keyring/ (gitignored),
+# never in the real HOME: worktrees share .cache, and two runs at once (a landing check
+# and a worktree's own tests) must not delete each other's keyring. The daemons' pids are
+# exported as MCPCTL_CI_KEYRING_PIDS so the caller can end them.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 data="$root/.cache/keyring"
@@ -24,7 +26,10 @@ if ! command -v gnome-keyring-daemon >/dev/null 2>&1 || ! command -v dbus-daemon
   apt-get install -y -qq --no-install-recommends gnome-keyring dbus dbus-daemon dbus-session-bus-common >&2
 fi
 
-rm -rf "$data"
+# Runs older than a day are over (their daemons end with the session that started them).
+mkdir -p "$data"
+find "$data" -mindepth 1 -maxdepth 1 -type d -name 'run.*' -mmin +1440 -exec rm -rf {} + 2>/dev/null || true
+data=$(mktemp -d "$data/run.XXXXXX")
 mkdir -p "$data/home" "$data/runtime"
 chmod 700 "$data/runtime"
 

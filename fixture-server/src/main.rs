@@ -18,7 +18,10 @@
 //! hand-written handshake server that never answers methods it does not know, such as
 //! `server/discover`), `exit-on-unknown` (one that quits on them), `strict-modern` (a hand-written
 //! 2026-07-28-only server that quits on any method that era lacks, `ping` included), `slow-start=MS`,
-//! `spawn-child`. With
+//! `spawn-child`, `linger` (stays after its input closes, as many real servers do, until
+//! SIGTERM, which ends it: unix only). With `FIXTURE_LOG` set, it appends `start PID` to
+//! that file as it starts and, in `linger` mode, `end PID` when SIGTERM ends it, so a test
+//! can tell in what order servers started and ended. With
 //! `FIXTURE_PID_FILE` set, it writes its pid (and its grandchild's) there, one per line,
 //! so a test can check that nothing outlived the probe. Only `odd-version`, `ping-first`,
 //! `silent` and the status modes answer by hand: the SDK cannot misbehave in those ways.
@@ -153,6 +156,9 @@ fn main() {
         )]
         std::fs::write(path, text).expect("write pid file");
     }
+    #[cfg(unix)]
+    let linger = modes.has("linger").then(block_sigterm);
+    log_event("start");
     if modes.has("ignore-sigterm") || modes.value("busy-exit=").is_some() {
         // SAFETY: setting a signal disposition to SIG_IGN has no handler to race with.
         unsafe {
@@ -174,11 +180,51 @@ fn main() {
     if let Some(ms) = modes.value("busy-exit=") {
         work(Duration::from_millis(ms.parse().expect("busy-exit=MS")));
     }
+    #[cfg(unix)]
+    if let Some(blocked) = linger {
+        // Input closed; a lingering server runs on until it is told to stop.
+        let mut signal = 0;
+        // SAFETY: `blocked` is an initialised set; sigwait writes the signal it took.
+        unsafe {
+            libc::sigwait(&blocked, &mut signal);
+        }
+        log_event("end");
+        std::process::exit(0);
+    }
     if modes.has("ignore-sigterm") {
         // A stubborn server: outlives its input and SIGTERM; only SIGKILL ends it.
         loop {
             std::thread::sleep(Duration::from_secs(1000));
         }
+    }
+}
+
+/// Block SIGTERM in every thread (called before any is started), so that `sigwait` can
+/// take it once the server has stopped serving.
+#[cfg(unix)]
+fn block_sigterm() -> libc::sigset_t {
+    // SAFETY: the set is initialised by sigemptyset before use; sigprocmask only changes
+    // this thread's mask, which the threads started later inherit.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGTERM);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        set
+    }
+}
+
+/// Append `EVENT PID` to `FIXTURE_LOG`, if set.
+fn log_event(event: &str) {
+    if let Some(path) = std::env::var_os("FIXTURE_LOG") {
+        use std::io::Write;
+        let mut log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .expect("open the fixture log");
+        log.write_all(format!("{event} {}\n", std::process::id()).as_bytes())
+            .expect("write the fixture log");
     }
 }
 

@@ -651,10 +651,49 @@ pub fn call_launch(launch: &Launch, options: &ProbeOptions, call: &ToolCall) -> 
 }
 
 fn session(launch: &Launch, options: &ProbeOptions, call: Option<&ToolCall>) -> Probe {
+    handshake(launch, options, call).end()
+}
+
+/// A handshake whose outcome is known; a stdio server may still have to be ended.
+struct Handshaken {
+    report: Report,
+    started: Instant,
+    outcome: Outcome,
+}
+
+enum Outcome {
+    Done(Result<(), ProbeError>),
+    /// A stdio server, its input closed.
+    Closing(stdio::Closing),
+}
+
+impl Handshaken {
+    /// Whether a server is still to be ended.
+    fn closing(&self) -> bool {
+        matches!(self.outcome, Outcome::Closing(_))
+    }
+
+    /// End the server, if one still runs, and make the report.
+    fn end(self) -> Probe {
+        let Handshaken {
+            mut report,
+            started,
+            outcome,
+        } = self;
+        let result = match outcome {
+            Outcome::Done(result) => result,
+            Outcome::Closing(closing) => closing.end(&mut report),
+        };
+        report.finish(result.err(), started)
+    }
+}
+
+/// Run the handshake until its outcome is known (an HTTP session is closed too).
+fn handshake(launch: &Launch, options: &ProbeOptions, call: Option<&ToolCall>) -> Handshaken {
     let started = Instant::now();
     let deadline = started + options.timeout;
     let mut report = Report::default();
-    let result = match launch {
+    let outcome = match launch {
         Launch::Stdio {
             program,
             command,
@@ -669,13 +708,23 @@ fn session(launch: &Launch, options: &ProbeOptions, call: Option<&ToolCall>) -> 
                 env,
                 cwd: cwd.as_deref(),
             };
-            stdio::probe(&server, options, deadline, call, &mut report)
+            Outcome::Closing(stdio::probe(&server, options, deadline, call, &mut report))
         }
-        Launch::Remote { url, kind, headers } => {
-            http::probe(url, *kind, headers, options, deadline, call, &mut report)
-        }
+        Launch::Remote { url, kind, headers } => Outcome::Done(http::probe(
+            url,
+            *kind,
+            headers,
+            options,
+            deadline,
+            call,
+            &mut report,
+        )),
     };
-    report.finish(result.err(), started)
+    Handshaken {
+        report,
+        started,
+        outcome,
+    }
 }
 
 /// Whether two probes are the same handshake (`probe_many` runs it once): the same plan,
@@ -717,20 +766,39 @@ pub fn probe_many(
     let results: std::sync::Mutex<Vec<Option<Probe>>> =
         std::sync::Mutex::new(vec![None; unique.len()]);
     let workers = jobs.clamp(1, unique.len().max(1));
+    let (owner_ref, on_done, results_ref) = (&owner, &on_done, &results);
+    // The result of probe `k`, to everyone who shares it.
+    let deliver = move |k: usize, result: Probe| {
+        for (index, _) in owner_ref.iter().enumerate().filter(|(_, o)| **o == k) {
+            on_done(index, &result);
+        }
+        if let Ok(mut slots) = results_ref.lock() {
+            slots[k] = Some(result);
+        }
+    };
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
+                let mut enders = Vec::new();
                 loop {
                     let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(&first) = unique.get(k) else { break };
                     let (launch, options) = &items[first];
-                    let result = probe_launch(launch, options);
-                    for (index, _) in owner.iter().enumerate().filter(|(_, o)| **o == k) {
-                        on_done(index, &result);
+                    let handshaken = handshake(launch, options, None);
+                    if handshaken.closing() {
+                        // The slot is free once the outcome is known: many servers do
+                        // not exit when their input closes, and ending one takes the
+                        // grace period. It is ended on a thread of its own meanwhile.
+                        enders.push(scope.spawn(move || deliver(k, handshaken.end())));
+                    } else {
+                        deliver(k, handshaken.end());
                     }
-                    if let Ok(mut slots) = results.lock() {
-                        slots[k] = Some(result);
-                    }
+                }
+                // This thread started those servers, and on Linux a server dies with the
+                // thread that started it (`PR_SET_PDEATHSIG`): it lives until they are
+                // ended. The scope waits for every thread, so nothing outlives the call.
+                for ender in enders {
+                    let _ = ender.join();
                 }
             });
         }

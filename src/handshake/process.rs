@@ -12,6 +12,8 @@
 //! parallel servers' orphans apart and would leave mcpctl to reap them; the tag does
 //! both. On Linux a server also gets `PR_SET_PDEATHSIG`, so `kill -9` of mcpctl (which
 //! runs no clean-up) still ends it; the rest of its group sees its stdin close.
+//! The kernel sends that signal when the *thread* that started the server exits, not the
+//! process: whoever starts a server keeps that thread alive until the server has ended.
 //!
 //! Must never signal a process group it did not create, and never return while the
 //! group it is ending still has live members it could kill.

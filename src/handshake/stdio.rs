@@ -49,13 +49,16 @@ pub(crate) struct Server<'a> {
     pub(crate) cwd: Option<&'a Path>,
 }
 
+/// Run the handshake. The result is known when this returns, and the server's input is
+/// closed; ending it is left to [`Closing::end`], which a caller with other servers to
+/// start may run on a thread of its own.
 pub(crate) fn probe(
     server: &Server<'_>,
     options: &ProbeOptions,
     deadline: Instant,
     call: Option<&ToolCall>,
     report: &mut Report,
-) -> Result<(), ProbeError> {
+) -> Closing {
     let mut env = options.parent_env.clone();
     env.extend(server.env.iter().map(|(k, v)| (k.clone(), v.clone())));
     let start = Start {
@@ -63,7 +66,17 @@ pub(crate) fn probe(
         env,
         patience: options.timeout,
     };
-    let running = start.start(report)?;
+    let running = match start.start(report) {
+        Ok(running) => running,
+        Err(error) => {
+            return Closing {
+                running: None,
+                patience: start.patience,
+                result: Err(error),
+                first_junk: None,
+            };
+        }
+    };
     let mut channel = StdioChannel {
         start: &start,
         running: Some(running),
@@ -77,35 +90,69 @@ pub(crate) fn probe(
         call,
         capabilities: options.capabilities.clone(),
     };
-    let mut result = session::run(&mut channel, &plan, report);
+    let result = session::run(&mut channel, &plan, report);
     let first_junk = channel.first_junk.take();
-    if let Some(running) = channel.running.take() {
-        let started = Instant::now();
-        let ending = running.stop(report, start.patience);
-        report.phase(Phase::Shutdown, started);
-        if ending == Ending::Killed && result.is_ok() {
-            report.warn(ProbeWarning::SlowShutdown {
-                how: "kill it (it ignored SIGTERM)".to_owned(),
-            });
-        }
+    let mut running = channel.running.take();
+    if let Some(running) = &mut running {
+        // The spec's first step of the ending: close the server's input.
+        drop(running.stdin.take());
     }
-    if let Err(ProbeError::ExitedEarly { said_why, .. }) = &mut result {
-        *said_why = report
-            .stderr_tail
-            .iter()
-            .any(|line| !line.trim().is_empty());
+    Closing {
+        running,
+        patience: start.patience,
+        result,
+        first_junk,
     }
+}
 
-    // A server that printed junk and then never answered most likely answered in the
-    // wrong place: the junk is the diagnosis, not the timeout.
-    if let (Err(ProbeError::Timeout { phase, .. }), Some(line)) = (&result, first_junk) {
-        let phase = *phase;
-        report
-            .warnings
-            .retain(|w| !matches!(w, ProbeWarning::NonJsonLine { line: l } if *l == line));
-        result = Err(ProbeError::NonJson { line, phase });
+/// A finished handshake whose server (input closed) is still to be ended.
+pub(crate) struct Closing {
+    running: Option<Running>,
+    /// How long a server still at work after SIGTERM may take to exit.
+    patience: Duration,
+    result: Result<(), ProbeError>,
+    /// The first non-JSON-RPC stdout line, if any.
+    first_junk: Option<String>,
+}
+
+impl Closing {
+    /// End the server and everything it started (returns once they are gone), keep its
+    /// stderr tail, and say what the handshake found.
+    pub(crate) fn end(self, report: &mut Report) -> Result<(), ProbeError> {
+        let Closing {
+            running,
+            patience,
+            mut result,
+            first_junk,
+        } = self;
+        if let Some(running) = running {
+            let started = Instant::now();
+            let ending = running.stop(report, patience);
+            report.phase(Phase::Shutdown, started);
+            if ending == Ending::Killed && result.is_ok() {
+                report.warn(ProbeWarning::SlowShutdown {
+                    how: "kill it (it ignored SIGTERM)".to_owned(),
+                });
+            }
+        }
+        if let Err(ProbeError::ExitedEarly { said_why, .. }) = &mut result {
+            *said_why = report
+                .stderr_tail
+                .iter()
+                .any(|line| !line.trim().is_empty());
+        }
+
+        // A server that printed junk and then never answered most likely answered in the
+        // wrong place: the junk is the diagnosis, not the timeout.
+        if let (Err(ProbeError::Timeout { phase, .. }), Some(line)) = (&result, first_junk) {
+            let phase = *phase;
+            report
+                .warnings
+                .retain(|w| !matches!(w, ProbeWarning::NonJsonLine { line: l } if *l == line));
+            result = Err(ProbeError::NonJson { line, phase });
+        }
+        result
     }
-    result
 }
 
 /// Everything needed to start the server (again).
@@ -176,7 +223,8 @@ struct Running {
 }
 
 impl Running {
-    /// End the server as the spec says (close stdin first) and keep its stderr tail.
+    /// End the server as the spec says (close stdin first, if still open) and keep its
+    /// stderr tail.
     /// `patience`: how long a server still at work after SIGTERM may take to exit.
     fn stop(mut self, report: &mut Report, patience: Duration) -> Ending {
         drop(self.stdin.take());

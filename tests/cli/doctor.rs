@@ -1053,3 +1053,45 @@ fn servers_die_when_mcpctl_is_killed() {
     }
     assert!(!survived, "server {pid} outlived mcpctl's kill -9");
 }
+
+/// A server that stays after its input closes must not hold its job slot while it is
+/// being ended (issue 26): with one job, the second server starts before the first one
+/// is told to stop, and both are still ended (by SIGTERM, not by mcpctl's death) before
+/// doctor exits.
+#[cfg(unix)]
+#[test]
+fn the_next_server_starts_while_a_lingering_one_is_ended() {
+    let env = TestEnv::new();
+    let log = env.path("events");
+    let server = json!({"command": fixture(), "args": ["linger"],
+                        "env": {"FIXTURE_LOG": log.display().to_string()}});
+    let mut other = server.clone();
+    other["args"] = json!(["linger", "second"]);
+    cursor_config(&env, json!({ "first": server, "second": other }));
+    let run = env
+        .run(&["doctor", "-c", "cursor", "--jobs", "1", "--json"])
+        .ok();
+    assert_eq!(run.json()["summary"]["ok"], 2, "{}", run.stdout);
+    let events = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = events.lines().collect();
+    let starts: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("start "))
+        .collect();
+    assert_eq!(starts.len(), 2, "{events}");
+    let at = |line: String| lines.iter().position(|l| *l == line);
+    let first_ended = at(format!("end {}", starts[0]));
+    let second_started = at(format!("start {}", starts[1]));
+    assert!(
+        first_ended.is_some(),
+        "the first server was not ended by SIGTERM: {events}"
+    );
+    assert!(
+        at(format!("end {}", starts[1])).is_some(),
+        "the second server was not ended before doctor exited: {events}"
+    );
+    assert!(
+        second_started < first_ended,
+        "the second server waited for the first one's ending: {events}"
+    );
+}
