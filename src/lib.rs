@@ -29,6 +29,7 @@ pub mod state;
 pub mod suggest;
 pub mod toggle;
 pub mod trust;
+pub mod unset;
 pub mod vars;
 
 use std::ffi::OsString;

@@ -2,6 +2,16 @@
 //! `{env:VAR}` (OpenCode/Kilo) and `${input:id}` (VS Code prompts). Finding them and
 //! expanding them from an environment snapshot; never reads the process environment.
 
+/// Editor variables that are not environment references (Cursor, VS Code fill them).
+pub const EDITOR_VARIABLES: &[&str] = &[
+    "workspaceFolder",
+    "workspaceFolderBasename",
+    "userHome",
+    "pathSeparator",
+    "cwd",
+    "/",
+];
+
 /// A client's syntax for variable references in entry values.
 #[derive(Debug, Clone, Copy, serde::Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]

@@ -118,6 +118,11 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         }
         warn_plaintext_secrets(printer, &spec.name, &spec.entry);
         warn_missing_command(ctx, printer, &spec.entry);
+        // Written as given (the client may have it set); said once, the same way
+        // `list`, `check` and `doctor` say it (`unset`).
+        for unset in crate::unset::find_here(ctx, &spec.entry.transport) {
+            printer.warn(&unset.sentence(&spec.name, None));
+        }
     }
     let specs = specs
         .into_iter()

@@ -372,8 +372,40 @@ fn push<'a>(
     }
 }
 
-/// Check one file; with `fix`, repair it first (or show the diff) and check the result.
+/// Check one file (`lint_file`), then its entries' variables against this environment
+/// (MCP503, the one rule of `unset`), judged on the file as it is now.
 fn check_file(
+    ctx: &Context,
+    file: &File<'_>,
+    fix: Fix,
+    format: CheckFormat,
+    on_the_way: &mut Vec<Block>,
+) -> anyhow::Result<Vec<Finding>> {
+    let mut findings = lint_file(ctx, file, fix, format, on_the_way)?;
+    if file.unread.is_none()
+        && !findings.iter().any(|f| f.code == "MCP001")
+        && let Ok(source) = fs::read_source(&file.path)
+        && let Some((client, scope)) = check::choose_client(&file.candidates, &source.text)
+        && let Ok(doc) = client.format.parse(source.text.clone())
+    {
+        let target = Target {
+            client,
+            scope,
+            os: ctx.platform.os,
+            policy: &[],
+        };
+        findings.extend(check::rules::references::unset_variables(
+            ctx,
+            &file.shown,
+            doc.as_ref(),
+            &target,
+        ));
+    }
+    Ok(findings)
+}
+
+/// Lint one file; with `fix`, repair it first (or show the diff) and check the result.
+fn lint_file(
     ctx: &Context,
     file: &File<'_>,
     fix: Fix,

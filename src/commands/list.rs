@@ -56,6 +56,10 @@ struct ListRow {
     policy: Option<crate::policy::Block>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
+    /// `${VAR}`s it uses that are not set here, worded by `unset` (a warning: the
+    /// list is still right).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unset: Vec<String>,
 }
 
 impl ListRow {
@@ -171,6 +175,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                 not_loaded: f.not_loaded.clone(),
                 policy: crate::loads::policy_block(ctx, f),
                 error: None,
+                unset: Vec::new(),
             };
             match &f.entry {
                 Ok(e) => {
@@ -184,6 +189,10 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                     row.disabled = e.disabled()
                         || probe.power(f.client, &location, &f.name, &f.raw) == Power::Off;
                     row.fill(&e.transport, show_secrets);
+                    row.unset = crate::unset::find_here(ctx, &e.transport)
+                        .iter()
+                        .map(|u| u.sentence(&f.name, Some(&row.path)))
+                        .collect();
                 }
                 Err(_) if entry::is_toggle(&f.raw) => {
                     row.disabled = f.raw.get("enabled") == Some(&serde_json::Value::Bool(false))
@@ -280,6 +289,7 @@ fn parked_rows(
                 not_loaded: None,
                 policy: None,
                 error: None,
+                unset: Vec::new(),
             };
             if let Ok(e) = Dialect::of(client).from_raw(&p.raw) {
                 row.transport = Some(e.transport.name().as_str());
@@ -414,6 +424,13 @@ impl Report for ListReport {
             header.push("ENV / HEADERS");
         }
         blocks.push(Block::Table { header, rows });
+        blocks.extend(
+            self.rows
+                .iter()
+                .flat_map(|r| &r.unset)
+                .cloned()
+                .map(Block::Warning),
+        );
         blocks
     }
 

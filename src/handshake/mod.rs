@@ -354,12 +354,9 @@ pub enum ProbeError {
     Connect { url: String, reason: String },
     #[error("invalid server URL `{url}`: {reason}")]
     BadUrl { url: String, reason: String },
-    #[error(
-        "header `{header}` uses `${{{variable}}}`, which is not set (set it in mcpctl's environment)"
-    )]
-    UnsetVariable { header: String, variable: String },
-    #[error("the URL uses `${{{variable}}}`, which is not set (set it in mcpctl's environment)")]
-    UnsetUrlVariable { variable: String },
+    /// `unset`'s wording; `place` is where in the entry (`header `X``, `URL`).
+    #[error("{}", crate::unset::sentence(.variable, .place))]
+    UnsetVariable { variable: String, place: String },
     #[error("HTTP error during {phase}: {reason}")]
     Transport { reason: String, phase: Phase },
     #[error("the server has no tool `{tool}`; it has: {}", if available.is_empty() { "no tools".to_owned() } else { available.join(", ") })]
@@ -414,9 +411,7 @@ impl ProbeError {
             ProbeError::Forbidden { .. } => "forbidden",
             ProbeError::Connect { .. } => "connect",
             ProbeError::BadUrl { .. } => "bad_url",
-            ProbeError::UnsetVariable { .. } | ProbeError::UnsetUrlVariable { .. } => {
-                "unset_variable"
-            }
+            ProbeError::UnsetVariable { .. } => "unset_variable",
             ProbeError::Transport { .. } => "transport",
             ProbeError::UnknownTool { .. } => "unknown_tool",
             ProbeError::BadArgument { .. } => "bad_argument",
@@ -897,8 +892,8 @@ mod tests {
                 version: "1999-01-01".into(),
             },
             ProbeError::UnsetVariable {
-                header: "Authorization".into(),
                 variable: "TOKEN".into(),
+                place: "header `Authorization`".into(),
             },
         ];
         for error in errors {
@@ -935,8 +930,8 @@ mod tests {
     #[test]
     fn errors_serialise_as_kind_and_message() {
         let json = serde_json::to_value(ProbeError::UnsetVariable {
-            header: "Authorization".into(),
             variable: "TOKEN".into(),
+            place: "header `Authorization`".into(),
         })
         .unwrap();
         assert_eq!(json["kind"], "unset_variable");

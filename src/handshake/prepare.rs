@@ -1,7 +1,8 @@
 //! Making an entry runnable here: the one place that turns a configured [`Transport`]
 //! into exactly what to start or contact on this machine, and says what stands in the way.
 //!
-//! [`prepare`] expands `${VAR}` references (entry env first, then mcpctl's environment),
+//! [`prepare`] expands `${VAR}` references (entry env first, then mcpctl's environment;
+//! one that is unset blocks the launch, `unset`),
 //! unwraps `cmd /c` when a Windows config is checked on another OS, resolves the command
 //! on the entry's PATH (relative to its cwd), checks an interpreter's script and the
 //! working directory, checks the URL scheme and expands header values. It returns a
@@ -142,6 +143,17 @@ impl Checks {
 pub fn prepare(transport: &Transport, host: &Host<'_>) -> Prepared {
     let mut checks = Checks::default();
     let target = target_of(transport);
+    // The one rule for unset variables (`unset`): starting the server with the
+    // reference as literal text is not what the entry means, so it is an error here.
+    for unset in crate::unset::find(transport, &|name| host.env.get(name).cloned()) {
+        checks.block(
+            "variables",
+            ProbeError::UnsetVariable {
+                variable: unset.variable,
+                place: unset.place,
+            },
+        );
+    }
     let plan = match transport {
         Transport::Stdio {
             command,
@@ -174,13 +186,11 @@ fn stdio(
     host: &Host<'_>,
     checks: &mut Checks,
 ) -> Option<Launch> {
-    let mut missing = Vec::new();
-    let mut expand = |text: &str, local: &StringMap| {
-        let (value, unset) = vars::expand(text, &|name| {
+    let expand = |text: &str, local: &StringMap| {
+        vars::expand(text, &|name| {
             local.get(name).or_else(|| host.env.get(name)).cloned()
-        });
-        missing.extend(unset);
-        value
+        })
+        .0
     };
     let none = StringMap::new();
     let env: StringMap = env
@@ -190,13 +200,6 @@ fn stdio(
     let command = expand(command, &env);
     let args: Vec<String> = args.iter().map(|a| expand(a, &env)).collect();
     let cwd = cwd.map(|c| expand(c, &env));
-    for name in dedup(missing) {
-        checks.note(
-            "variables",
-            Level::Warn,
-            format!("`${{{name}}}` is not set in this environment; the server gets it literally"),
-        );
-    }
 
     let (logical, logical_args, wrapped) = entry::logical(&command, &args);
     if host.target_os == Os::Windows && host.wrap_windows && entry::needs_wrap(&command, &args) {
@@ -280,29 +283,10 @@ fn remote(
     checks: &mut Checks,
 ) -> Option<Launch> {
     let lookup = |name: &str| host.env.get(name).cloned();
-    let (url_expanded, unset) = vars::expand(url, &lookup);
-    for name in dedup(unset) {
-        checks.block(
-            "variables",
-            ProbeError::UnsetVariable {
-                header: "url".to_owned(),
-                variable: name,
-            },
-        );
-    }
+    let url_expanded = vars::expand(url, &lookup).0;
     let mut expanded = Vec::with_capacity(headers.len());
     for (name, value) in headers {
-        let (value, unset) = vars::expand(value, &lookup);
-        for variable in dedup(unset) {
-            checks.block(
-                "variables",
-                ProbeError::UnsetVariable {
-                    header: name.clone(),
-                    variable,
-                },
-            );
-        }
-        expanded.push((name.clone(), Secret(value)));
+        expanded.push((name.clone(), Secret(vars::expand(value, &lookup).0)));
     }
     if !(url_expanded.starts_with("http://") || url_expanded.starts_with("https://")) {
         checks.block(
@@ -369,16 +353,6 @@ fn find_program(command: &str, path: Option<&String>, base: &Path) -> Result<Pat
         }),
         None => Err(not_found()),
     }
-}
-
-fn dedup(names: Vec<String>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for name in names {
-        if !out.contains(&name) {
-            out.push(name);
-        }
-    }
-    out
 }
 
 /// The script an interpreter is asked to run (`node /x/index.js` → `/x/index.js`).
@@ -471,7 +445,7 @@ mod tests {
         .into();
         let transport = Transport::Stdio {
             command: "sh".into(),
-            args: vec!["${ROOT}/x".into(), "${KEY}".into(), "${NOPE}".into()],
+            args: vec!["${ROOT}/x".into(), "${KEY}".into()],
             env: [("KEY".to_owned(), "k-${ROOT}".to_owned())].into(),
             cwd: None,
         };
@@ -483,11 +457,25 @@ mod tests {
             panic!("{prepared:?}")
         };
         assert!(program.ends_with("sh") && program.is_absolute());
-        assert_eq!(args, ["/srv/x", "k-/srv", "${NOPE}"]);
+        assert_eq!(args, ["/srv/x", "k-/srv"]);
         assert_eq!(env["KEY"], "k-/srv");
+        // An unset one stops the launch (`unset`): the server would get it literally.
+        let unset = Transport::Stdio {
+            command: "sh".into(),
+            args: vec!["${NOPE}".into()],
+            env: StringMap::new(),
+            cwd: None,
+        };
+        let prepared = prepare(&unset, &host(&env, dir.path()));
+        assert_eq!(
+            prepared.launch.unwrap_err(),
+            ProbeError::UnsetVariable {
+                variable: "NOPE".into(),
+                place: "argument".into(),
+            }
+        );
         assert_eq!(prepared.findings[0].check, "variables");
-        assert_eq!(prepared.findings[0].level, Level::Warn);
-        assert!(prepared.findings[0].message.contains("${NOPE}"));
+        assert_eq!(prepared.findings[0].level, Level::Fail);
     }
 
     #[test]
@@ -567,8 +555,8 @@ mod tests {
                 .launch
                 .unwrap_err(),
             ProbeError::UnsetVariable {
-                header: "Authorization".into(),
-                variable: "NOPE".into()
+                variable: "NOPE".into(),
+                place: "header `Authorization`".into(),
             }
         );
     }

@@ -72,10 +72,11 @@ fn every_rule_fires_on_its_bad_fixture_and_not_on_its_good_one() {
     // reads): tests/cli/habits.rs `check_names_servers_in_files_no_client_reads`.
     // MCP210 depends on an administrator's policy file at a system path:
     // tests/cli/policy.rs `check_flags_entries_the_policy_blocks_as_mcp210`.
-    for rule in mcpctl::check::RULES
-        .iter()
-        .filter(|r| !r.code.starts_with("MCP6") && r.code != "MCP006" && r.code != "MCP210")
-    {
+    // MCP503 depends on mcpctl's environment: tests/cli/first_hour.rs
+    // `an_unset_variable_is_one_rule_in_every_command`.
+    for rule in mcpctl::check::RULES.iter().filter(|r| {
+        !r.code.starts_with("MCP6") && !["MCP006", "MCP210", "MCP503"].contains(&r.code)
+    }) {
         assert!(
             CASES.iter().any(|(code, _)| code == &rule.code),
             "{} has no fixture case",
@@ -616,7 +617,9 @@ fn pre_commit_hook_covers_every_project_path() {
 /// contained `${`, while `list` redacted it).
 #[test]
 fn token_with_a_reference_appended_is_a_secret_for_check_and_list() {
-    let env = TestEnv::new();
+    let mut env = TestEnv::new();
+    // Set, so that the only finding is the secret (an unset one is MCP503).
+    env.extra_env.push(("X".to_owned(), "x".to_owned()));
     let token = format!("ghp_{}", "a1B2c3D4e5".repeat(4).get(..36).unwrap());
     let text = format!(
         "{{\n  \"mcpServers\": {{\n    \"github\": {{\n      \"command\": \"github-mcp-server\",\n      \"env\": {{ \"GITHUB_TOKEN\": \"{token}${{X}}\" }}\n    }}\n  }}\n}}\n"

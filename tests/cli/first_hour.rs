@@ -362,7 +362,9 @@ fn import_turns_vscode_prompts_into_variables_and_apply_writes_none_elsewhere() 
 
 #[test]
 fn tools_takes_a_server_one_add_wrote_everywhere() {
-    let env = TestEnv::new();
+    let mut env = TestEnv::new();
+    // Set: an unset variable stops `tools` (`an_unset_variable_is_one_rule_in_every_command`).
+    env.extra_env.push(("TOKEN".to_owned(), "t".to_owned()));
     env.write(".claude.json", b"{}\n");
     env.write(".cursor/mcp.json", b"{}\n");
     let server = crate::doctor::fixture();
@@ -707,4 +709,89 @@ fn doctor_token_totals_leave_out_servers_a_client_cannot_use() {
             .any(|t| t["client"] == client);
         assert!(!counted, "{client} counts a server it cannot use: {report}");
     }
+}
+
+/// One entry using a variable that is not set, through every command that reads it: the
+/// same sentence everywhere (what, where, what to do), a warning where the command can
+/// still do its job, an error where it must start the server.
+#[test]
+fn an_unset_variable_is_one_rule_in_every_command() {
+    let env = TestEnv::new();
+    crate::doctor::cursor_config(
+        &env,
+        json!({
+            "local": {"command": crate::doctor::fixture(), "env": {"API_TOKEN": "${env:MY_API_TOKEN}"}},
+            "remote": {"url": "https://example.invalid/mcp", "headers": {"X-Tenant": "${env:TENANT_ID}"}}
+        }),
+    );
+    let token = "uses `${MY_API_TOKEN}`, which is not set in this environment; `export MY_API_TOKEN=…` where mcpctl and the client run, or keep the secret in mcpctl's store: `mcpctl secret set MY_API_TOKEN`";
+    let tenant = "uses `${TENANT_ID}`, which is not set in this environment; `export TENANT_ID=…` where mcpctl and the client run";
+    let said = |run: &crate::env::Run| format!("{}{}", run.stdout, run.stderr);
+    // It can still do its job: a warning, exit 0.
+    let list = said(&env.run(&["list", "-c", "cursor"]).ok());
+    assert!(
+        list.contains(&format!(
+            "warning: server `local`'s env `API_TOKEN` in `~/.cursor/mcp.json` {token}"
+        )) && list.contains(&format!(
+            "warning: server `remote`'s header `X-Tenant` in `~/.cursor/mcp.json` {tenant}"
+        )),
+        "{list}"
+    );
+    let check = said(&env.run(&["check", "--user", "-c", "cursor"]).ok());
+    assert!(
+        check.contains(&format!(
+            "warning[MCP503] server `local`'s env `API_TOKEN` {token}"
+        )) && check.contains(&format!(
+            "warning[MCP503] server `remote`'s header `X-Tenant` {tenant}"
+        )),
+        "{check}"
+    );
+    let add = said(
+        &env.run(&[
+            "add",
+            "more",
+            "-c",
+            "cursor",
+            "-e",
+            "K=${env:MY_API_TOKEN}",
+            "--",
+            crate::doctor::fixture(),
+        ])
+        .ok(),
+    );
+    assert!(
+        add.contains(&format!("warning: server `more`'s env `K` {token}")),
+        "{add}"
+    );
+    // It must start the server: an error, in the same words.
+    let doctor = env
+        .run(&["doctor", "-c", "cursor", "local", "--json"])
+        .code(1)
+        .json();
+    assert_eq!(
+        crate::doctor::result(&doctor, "local")["status"],
+        "fail",
+        "{doctor}"
+    );
+    assert!(
+        doctor
+            .to_string()
+            .contains(&format!("env `API_TOKEN` {token}")),
+        "{doctor}"
+    );
+    for args in [
+        vec!["tools", "local", "-c", "cursor"],
+        vec!["call", "local", "hello", "-c", "cursor"],
+    ] {
+        let run = said(&env.run(&args).code(2));
+        assert!(
+            run.contains(&format!("cannot be started: env `API_TOKEN` {token}")),
+            "{args:?}: {run}"
+        );
+    }
+    let remote = said(&env.run(&["tools", "remote", "-c", "cursor"]).code(2));
+    assert!(
+        remote.contains(&format!("cannot be started: header `X-Tenant` {tenant}")),
+        "{remote}"
+    );
 }

@@ -237,8 +237,8 @@ fn unset_header_variable_is_reported_by_name() {
     assert_eq!(
         result.failure,
         Some(ProbeError::UnsetVariable {
-            header: "X-Api-Key".into(),
-            variable: "MCPCTL_SURELY_UNSET".into()
+            variable: "MCPCTL_SURELY_UNSET".into(),
+            place: "header `X-Api-Key`".into(),
         })
     );
 }

@@ -70,6 +70,7 @@ pub const RULES: &[Rule] = &[
     security::INSECURE_HTTP,
     references::WRONG_VARIABLE_SYNTAX,
     references::UNDEFINED_INPUT,
+    references::UNSET_VARIABLE,
     sync::MISSING,
     sync::OUTDATED,
     sync::STALE,

@@ -30,6 +30,50 @@ pub const UNDEFINED_INPUT: Rule = Rule {
     example: "{\n  \"inputs\": [{ \"type\": \"promptString\", \"id\": \"github-token\", \"description\": \"GitHub token\", \"password\": true }],\n  \"servers\": { \"github\": { \"type\": \"stdio\", \"command\": \"github-mcp-server\", \"env\": { \"GITHUB_PERSONAL_ACCESS_TOKEN\": \"${input:github-token}\" } } }\n}",
 };
 
+pub const UNSET_VARIABLE: Rule = Rule {
+    code: "MCP503",
+    name: "unset-variable",
+    severity: Severity::Warning,
+    fixable: false,
+    title: "a variable the entry uses is not set here",
+    explanation: "The entry uses `${VAR}` and this environment does not set it, so a client started from here gives the server the reference as literal text (or nothing). A warning here, as in `list` and `add`: the file is still right where the variable is set; `doctor`, `tools` and `call` stop on it, since they would start the server without it. Set it (`export VAR=…`) where mcpctl and the client run, or keep a secret in mcpctl's store (`mcpctl secret set NAME`). Judged against mcpctl's own environment.",
+    example: "{ \"mcpServers\": { \"github\": { \"command\": \"github-mcp-server\", \"env\": { \"GITHUB_PERSONAL_ACCESS_TOKEN\": \"${env:GITHUB_TOKEN}\" } } } }",
+};
+
+/// MCP503 for every entry of `doc` (the file `path`, checked as `target`) that uses a
+/// variable not set in mcpctl's environment, worded by `unset`.
+pub fn unset_variables(
+    ctx: &crate::session::Context,
+    path: &str,
+    doc: &dyn crate::formats::ConfigDoc,
+    target: &crate::check::Target<'_>,
+) -> Vec<crate::check::Finding> {
+    let Ok(entries) = crate::check::fix::literals_to_adopt(doc, target) else {
+        return Vec::new();
+    };
+    let mut findings = Vec::new();
+    for (key, name, entry) in entries {
+        let at = crate::formats::ServersAt {
+            key: &key,
+            name_key: target.client.servers_name_key.as_deref(),
+        };
+        let position = doc.entry_position(at, &name);
+        for unset in crate::unset::find_here(ctx, &entry.transport) {
+            findings.push(crate::check::Finding {
+                path: path.to_owned(),
+                line: position.map_or(1, |p| p.line),
+                column: position.map_or(1, |p| p.column),
+                severity: UNSET_VARIABLE.severity,
+                code: UNSET_VARIABLE.code,
+                message: unset.sentence(&name, None),
+                server: Some(name.clone()),
+                fixable: false,
+            });
+        }
+    }
+    findings
+}
+
 impl Linter<'_> {
     pub(in crate::check) fn references(&mut self, name: &str, node: &Node) {
         let Some(syntax) = self.client.fields.var_syntax else {
@@ -57,7 +101,7 @@ impl Linter<'_> {
                     | (vars::Syntax::BraceEnv, VarSyntax::Opencode)
                     | (vars::Syntax::Dollar, VarSyntax::Shell) => None,
                     (vars::Syntax::Dollar, VarSyntax::Editor | VarSyntax::Vscode)
-                        if EDITOR_VARIABLES.contains(&variable) =>
+                        if vars::EDITOR_VARIABLES.contains(&variable) =>
                     {
                         None
                     }
@@ -85,16 +129,6 @@ impl Linter<'_> {
         }
     }
 }
-
-/// Editor variables that are not environment references (Cursor, VS Code).
-const EDITOR_VARIABLES: &[&str] = &[
-    "workspaceFolder",
-    "workspaceFolderBasename",
-    "userHome",
-    "pathSeparator",
-    "cwd",
-    "/",
-];
 
 /// A reference as a message shows it (without a `:-default`).
 fn written(reference: &vars::Reference) -> String {

@@ -1,0 +1,164 @@
+//! The one rule for a `${VAR}` an entry uses that this environment does not set, shared
+//! by `doctor`, `tools`, `call` (through `handshake::prepare`), `list`, `check` and `add`:
+//! one way to find them ([`find`]), one wording ([`Unset::sentence`], [`sentence`]: what
+//! is unset, where, and what to do) and one severity: an error only where the command
+//! must start the server (`prepare` blocks the launch: the server would get the reference
+//! as literal text), a warning wherever the command can still do its job (`list`, `add`,
+//! `check`'s MCP503: listing, writing or checking the entry).
+
+use crate::entry::Transport;
+
+/// One variable an entry references that is not set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unset {
+    pub variable: String,
+    /// Where in the entry: "header `Authorization`", "env `API_TOKEN`", "URL",
+    /// "argument", "command", "cwd".
+    pub place: String,
+}
+
+/// Every unset variable `transport` references (each once, in entry order), with `lookup`
+/// giving the environment's values. A stdio entry's own `env` sets variables for its
+/// command, arguments and cwd, as `prepare` expands them; `${input:…}` is no variable.
+pub fn find(transport: &Transport, lookup: &dyn Fn(&str) -> Option<String>) -> Vec<Unset> {
+    let mut out: Vec<Unset> = Vec::new();
+    let mut add = |text: &str, place: String, lookup: &dyn Fn(&str) -> Option<String>| {
+        for variable in crate::vars::expand(text, lookup).1 {
+            // `${workspaceFolder}` and the like are the editor's to fill, not the
+            // environment's.
+            if !crate::vars::EDITOR_VARIABLES.contains(&variable.as_str())
+                && !out.iter().any(|u| u.variable == variable)
+            {
+                out.push(Unset {
+                    variable,
+                    place: place.clone(),
+                });
+            }
+        }
+    };
+    match transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            for (key, value) in env {
+                add(value, format!("env `{key}`"), lookup);
+            }
+            let local = |name: &str| {
+                env.get(name)
+                    .map(|v| crate::vars::expand(v, lookup).0)
+                    .or_else(|| lookup(name))
+            };
+            add(command, "command".to_owned(), &local);
+            for arg in args {
+                add(arg, "argument".to_owned(), &local);
+            }
+            if let Some(cwd) = cwd {
+                add(cwd, "cwd".to_owned(), &local);
+            }
+        }
+        Transport::Remote { url, headers, .. } => {
+            add(url, "URL".to_owned(), lookup);
+            for (name, value) in headers {
+                add(value, format!("header `{name}`"), lookup);
+            }
+        }
+    }
+    out
+}
+
+/// The one wording, without the entry (a `doctor` row or a `tools` error names it).
+#[must_use]
+pub fn sentence(variable: &str, place: &str) -> String {
+    let place = match place {
+        "argument" => "an argument".to_owned(),
+        "URL" | "command" | "cwd" => format!("the {place}"),
+        named => named.to_owned(),
+    };
+    worded(variable, &place)
+}
+
+fn worded(variable: &str, place: &str) -> String {
+    format!(
+        "{place} uses `${{{variable}}}`, which is not set in this environment; {}",
+        todo(variable)
+    )
+}
+
+/// What to do about it: set it, or keep a secret-looking one in mcpctl's store.
+#[must_use]
+pub fn todo(variable: &str) -> String {
+    if crate::secrets::secret_name(variable) {
+        format!(
+            "`export {variable}=…` where mcpctl and the client run, or keep the secret in mcpctl's store: `mcpctl secret set {variable}`"
+        )
+    } else {
+        format!("`export {variable}=…` where mcpctl and the client run")
+    }
+}
+
+/// [`find`] with mcpctl's environment (what `doctor` hands `prepare`).
+pub fn find_here(ctx: &crate::session::Context, transport: &Transport) -> Vec<Unset> {
+    let vars = ctx.platform.vars();
+    find(transport, &|name| vars.get(name).cloned())
+}
+
+impl Unset {
+    /// The sentence for this entry: `server`'s place, in `file` when known.
+    #[must_use]
+    pub fn sentence(&self, server: &str, file: Option<&str>) -> String {
+        let file = file.map(|f| format!(" in `{f}`")).unwrap_or_default();
+        worded(
+            &self.variable,
+            &format!("server `{server}`'s {}{file}", self.place),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entry::RemoteKind;
+
+    #[test]
+    fn the_entry_env_sets_variables_for_its_arguments() {
+        let transport = Transport::Stdio {
+            command: "srv".into(),
+            args: vec!["--root".into(), "${ROOT}".into(), "${DIR}".into()],
+            env: [
+                ("ROOT".to_owned(), "/r".to_owned()),
+                ("K".to_owned(), "${API_TOKEN}".to_owned()),
+            ]
+            .into(),
+            cwd: None,
+        };
+        let unset = find(&transport, &|_| None);
+        assert_eq!(
+            unset,
+            [
+                Unset {
+                    variable: "API_TOKEN".into(),
+                    place: "env `K`".into()
+                },
+                Unset {
+                    variable: "DIR".into(),
+                    place: "argument".into()
+                },
+            ]
+        );
+        assert!(sentence("API_TOKEN", "env `K`").contains("mcpctl secret set API_TOKEN"));
+        assert!(!sentence("DIR", "argument").contains("secret"));
+        let remote = Transport::Remote {
+            url: "https://x.example/${TENANT}/mcp".into(),
+            kind: RemoteKind::Http,
+            headers: [("Authorization".to_owned(), "Bearer ${GH_TOKEN}".to_owned())].into(),
+        };
+        let places: Vec<_> = find(&remote, &|n| (n == "TENANT").then(|| "t".to_owned()))
+            .into_iter()
+            .map(|u| u.place)
+            .collect();
+        assert_eq!(places, ["header `Authorization`"]);
+    }
+}
