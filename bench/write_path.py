@@ -9,11 +9,12 @@ average is printed before and after. Also printed: peak RSS of an add and of a r
 (/usr/bin/time), against the file's size, and the fsyncs of one add and one remove
 (`strace -f -c`), when those tools are installed.
 
-Usage: bench/write_path.py [--size 17M|50K] [-n ROUNDS] [--mcpctl BIN] [--other BIN]
+Usage: bench/write_path.py [--size 17M|50K] [-n ROUNDS] [--mcpctl BIN] [--other BIN]...
   --size SIZE   the file (default 17M; 50K for the small-file figure)
   -n ROUNDS     interleaved rounds (default 15), after 2 warm-up rounds
   --mcpctl BIN  the build measured (default target/perf/mcpctl: cargo build --profile perf)
-  --other BIN   a second build measured in the same rounds (e.g. main's, for before/after)
+  --other BIN   another build measured in the same rounds (e.g. main's, for before/after);
+                may be given more than once
 Prints Markdown rows for BENCHMARKS.md ("Write path").
 """
 
@@ -53,18 +54,22 @@ def peak_rss_kib(argv, env):
 
 
 def fsyncs(argv, env):
-    """fsync + fdatasync calls of one run (strace -f -c), or None without strace."""
+    """fsync + fdatasync calls of one run (the syscalls that wait for the disk), and
+    sync_file_range calls (which only start writeback), by `strace -f -c`; None without
+    strace."""
     if not shutil.which("strace"):
         return None
     out = subprocess.run(["strace", "-f", "-c", "-e", "trace=fsync,fdatasync,sync_file_range,syncfs"]
                          + argv, env=env, check=True, stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, text=True)
-    total = 0
+    waits = starts = 0
     for line in out.stderr.splitlines():
         parts = line.split()
-        if parts and parts[-1] in ("fsync", "fdatasync", "sync_file_range", "syncfs"):
-            total += int(parts[3])
-    return total
+        if parts and parts[-1] in ("fsync", "fdatasync", "syncfs"):
+            waits += int(parts[3])
+        elif parts and parts[-1] == "sync_file_range":
+            starts += int(parts[3])
+    return f"{waits}" + (f" (+{starts} sync_file_range)" if starts else "")
 
 
 def main():
@@ -72,11 +77,11 @@ def main():
     ap.add_argument("--size", default="17M")
     ap.add_argument("-n", type=int, default=15)
     ap.add_argument("--mcpctl", default=os.path.join(ROOT, "target/perf/mcpctl"))
-    ap.add_argument("--other")
+    ap.add_argument("--other", action="append", default=[])
     args = ap.parse_args()
     builds = {"mcpctl": args.mcpctl}
-    if args.other:
-        builds["other"] = args.other
+    for i, other in enumerate(args.other):
+        builds["other" if i == 0 else f"other{i + 1}"] = other
     for name, path in builds.items():
         if not os.access(path, os.X_OK):
             sys.exit(f"write_path.py: no {name} build at {path} (cargo build --profile perf)")
@@ -134,15 +139,14 @@ def main():
         print()
         print("| command | median ms | min–max ms | vs 2 durable copies |")
         print("|---|---|---|---|")
-        labels = {"durable": "2 × durable copy (`cp` + `sync FILE`)",
-                  "mcpctl": f"mcpctl add + remove ({args.mcpctl})",
-                  "other": f"mcpctl add + remove ({args.other})"}
+        labels = {"durable": "2 × durable copy (`cp` + `sync FILE`)"}
+        labels.update({name: f"mcpctl add + remove ({binary})" for name, binary in builds.items()})
         for name in pairs:
             lo, hi = spread[name]
             print(f"| {labels[name]} | {med[name]:.1f} | {lo:.1f}–{hi:.1f} | "
                   f"{med[name] / med['durable']:.2f}× |")
         print()
-        print("| build | peak RSS add / remove | × file size | fsyncs add / remove |")
+        print("| build | peak RSS add / remove | × file size | fsync + fdatasync add / remove |")
         print("|---|---|---|---|")
         for name in builds:
             add, remove = pairs[name]

@@ -231,8 +231,12 @@ pub struct ImportArgs {
     #[arg(long, env = "MCPCTL_MANIFEST", value_name = "FILE")]
     pub manifest: Option<PathBuf>,
     /// Copy literal secrets into the manifest instead of turning them into `${VAR}`
-    #[arg(long)]
+    #[arg(long, conflicts_with = "store_secrets")]
     pub keep_secrets: bool,
+    /// Move literal secrets into mcpctl's secret store (as `secret adopt` does): the
+    /// client entries start through `mcpctl run`, the manifest names them in `secrets`
+    #[arg(long)]
+    pub store_secrets: bool,
 }
 
 #[derive(Debug, Args)]

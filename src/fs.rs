@@ -12,6 +12,7 @@
 pub mod backup;
 pub mod lock;
 pub mod owner;
+mod read;
 mod swap;
 mod temp;
 
@@ -168,15 +169,17 @@ pub fn read_source(path: &Path) -> Result<Source, FsError> {
     let meta = file.metadata().map_err(read_err)?;
     regular(path, &meta)?;
     // Slack for the entry an edit splices in, so a big file is not reallocated
-    // (copied) to grow by a few hundred bytes.
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0) + EDIT_SLACK);
-    advise_huge_pages(&mut bytes);
-    io::Read::read_to_end(&mut file, &mut bytes).map_err(read_err)?;
-    let digest = Some(digest(&bytes));
-    let mut text = into_string(bytes).map_err(|offset| FsError::NotUtf8 {
-        path: path.to_path_buf(),
-        offset,
+    // (copied) to grow by a few hundred bytes. Read, digested and checked as UTF-8 in
+    // one pass (`read`).
+    let capacity = usize::try_from(meta.len()).unwrap_or(0) + EDIT_SLACK;
+    let (mut text, digest) = read::read_text(&mut file, capacity).map_err(|e| match e {
+        read::Failure::Io(e) => read_err(e),
+        read::Failure::NotUtf8(offset) => FsError::NotUtf8 {
+            path: path.to_path_buf(),
+            offset,
+        },
     })?;
+    let digest = Some(digest);
     let bom = text.starts_with(BOM);
     if bom {
         text.drain(..BOM.len());
@@ -188,19 +191,6 @@ pub fn read_source(path: &Path) -> Result<Source, FsError> {
         stamp: Some(Stamp::of(&meta)),
         digest,
     })
-}
-
-/// `bytes` as a `String` without copying them, or the offset of the first byte that is not
-/// UTF-8. The check is simdutf8's (32 or 64 bytes at a time with AVX2, SSE 4.2 or NEON,
-/// chosen at run time): std's took 17 ms of a 17 MB `~/.claude.json` whose prompts hold
-/// non-ASCII text (a fifth of an `add`'s CPU, `perf record`), simdutf8's about 2.
-fn into_string(bytes: Vec<u8>) -> Result<String, usize> {
-    if simdutf8::basic::from_utf8(&bytes).is_ok() {
-        // SAFETY: simdutf8 has just checked that all of `bytes` is UTF-8.
-        return Ok(unsafe { String::from_utf8_unchecked(bytes) });
-    }
-    // Not UTF-8: std says where (the error path only).
-    Err(String::from_utf8(bytes).map_or_else(|e| e.utf8_error().valid_up_to(), |_| 0))
 }
 
 /// How long an existing file that reads empty is watched for a writer that is half-way
@@ -401,10 +391,11 @@ pub fn write_atomic(
     write_atomic_when(lock, source, text, backups, false, || Ok(()))
 }
 
-/// `write_atomic`, calling `ready` once the new bytes are synced and before anything else
-/// (the backup, the swap): what must be durable before the file changes (the command's
-/// intent) is synced meanwhile, and `ready` waits for it. An error from `ready` changes
-/// nothing. With `dir_later`, the directory's fsync after the swap is left to the caller
+/// `write_atomic`, calling `ready` once the new bytes are written to the temp file (their
+/// writeback started, their fsync not yet waited for) and before anything else (the
+/// backup, the swap): `ready` makes what must be durable before the file changes (the
+/// command's intent) durable, side by side with the new bytes; the temp's fsync follows
+/// it. An error from `ready` changes nothing. With `dir_later`, the directory's fsync after the swap is left to the caller
 /// (`Written::unsynced`), who must do it before anything else changes and before it says
 /// the write is done.
 pub fn write_atomic_when(
@@ -435,8 +426,13 @@ pub fn write_atomic_when(
     }
     fs::create_dir_all(dir).map_err(write_err)?;
     temp::sweep_stale(&target);
-    let (temp, ours) = prepare_temp(&target, source, text).map_err(write_err)?;
+    // The new bytes go to the disk (writeback started, not waited for) while `ready`
+    // makes the intent durable; the fsync after it then finds them written, and on a
+    // journaling file system the intent's commit carried the temp's allocation too.
+    let (temp, file) = write_temp(&target, source, text).map_err(write_err)?;
     ready()?;
+    let ours = sync_temp(&target, &file).map_err(write_err)?;
+    drop(file);
     if current_stamp(&target).map_err(write_err)? != source.stamp {
         return Err(FsError::Changed {
             path: source.path.clone(),
@@ -622,6 +618,15 @@ fn keep_before(
 /// Write the temp file: the target's permissions (private for a new file), BOM, text,
 /// fsync. Returns it with the stamp of our version.
 fn prepare_temp(target: &Path, source: &Source, text: &str) -> io::Result<(Temp, Stamp)> {
+    let (temp, file) = write_temp(target, source, text)?;
+    let ours = sync_temp(target, &file)?;
+    Ok((temp, ours))
+}
+
+/// Write the temp file (the target's permissions, private for a new file; BOM, text) and
+/// start its writeback without waiting for it (`start_writeback`): `sync_temp` is what
+/// makes it durable.
+fn write_temp(target: &Path, source: &Source, text: &str) -> io::Result<(Temp, File)> {
     let (temp, mut file) = Temp::create(target)?;
     if let Ok(meta) = fs::metadata(target) {
         keep_owner(&file, &meta);
@@ -633,11 +638,34 @@ fn prepare_temp(target: &Path, source: &Source, text: &str) -> io::Result<(Temp,
         file.write_all(BOM.as_bytes())?;
     }
     file.write_all(text.as_bytes())?;
+    start_writeback(&file);
+    Ok((temp, file))
+}
+
+/// Make the temp file durable (fsync); the stamp of our version.
+fn sync_temp(target: &Path, file: &File) -> io::Result<Stamp> {
     file.sync_all()?;
     crate::fault::step_at("synced", target)?;
-    let ours = Stamp::of(&file.metadata()?);
-    Ok((temp, ours))
+    Ok(Stamp::of(&file.metadata()?))
 }
+
+/// Ask the kernel to start writing `file`'s dirty pages out now (Linux:
+/// `sync_file_range(SYNC_FILE_RANGE_WRITE)`, which does not wait), so that they are on
+/// their way while another durable step runs (the intent's `fdatasync`): that step's
+/// journal commit then also carries the file's block allocation, and the file's own fsync
+/// after it has little left to wait for. Only advice: the fsync that follows is what
+/// guarantees anything, and reports any error; elsewhere it does nothing.
+#[cfg(target_os = "linux")]
+fn start_writeback(file: &File) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a plain syscall on an open descriptor; it reads and writes no memory of ours.
+    unsafe {
+        libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn start_writeback(_file: &File) {}
 
 /// After a swap brought out a version that is not the one read: swap back so the other
 /// writer's file is in place again. If yet another writer replaced ours meanwhile, its
@@ -750,34 +778,6 @@ fn sync_dir(dir: &Path) {
     }
 }
 
-/// Ask for transparent huge pages on a big read buffer: a 17 MB `~/.claude.json` otherwise
-/// costs ~4,300 page faults (measured: a tenth of the run) just to receive the bytes.
-#[cfg(target_os = "linux")]
-fn advise_huge_pages(buffer: &mut Vec<u8>) {
-    const PAGE: usize = 4096;
-    const HUGE: usize = 2 << 20;
-    if buffer.capacity() < 2 * HUGE {
-        return;
-    }
-    let start = buffer.as_mut_ptr() as usize;
-    let aligned = start.next_multiple_of(PAGE);
-    let end = (start + buffer.capacity()) / PAGE * PAGE;
-    if end > aligned {
-        // SAFETY: the range lies inside the Vec's own allocation; MADV_HUGEPAGE is only
-        // advice about how to back it and never changes its contents.
-        unsafe {
-            libc::madvise(
-                aligned as *mut libc::c_void,
-                end - aligned,
-                libc::MADV_HUGEPAGE,
-            );
-        }
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_buffer: &mut Vec<u8>) {}
-
 /// Give the new version the owner of the one it replaces (root writing a user's file);
 /// anyone else may not change owners and needs not.
 #[cfg(unix)]
@@ -835,7 +835,12 @@ pub const DIGEST_PREFIX: &str = "xxh3:";
 /// the file change since mcpctl wrote it? is this backup the bytes that were kept?); it
 /// is not a defence against someone who can write the file, who could change it anyway.
 pub fn digest(bytes: &[u8]) -> String {
-    format!("{DIGEST_PREFIX}{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
+    digest_named(xxhash_rust::xxh3::xxh3_128(bytes))
+}
+
+/// The digest's text for an XXH3-128 value (also computed by `read` while reading).
+fn digest_named(hash: u128) -> String {
+    format!("{DIGEST_PREFIX}{hash:032x}")
 }
 
 /// Delete a file mcpctl wrote (undo of a created file), and then each of `dirs` that is
@@ -931,32 +936,6 @@ mod tests {
         let lock = lock::acquire(&path, &dir.path().join("state")).unwrap();
         write_atomic(&lock, &source, "{\"a\":1}\r\n", None).unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"\xef\xbb\xbf{\"a\":1}\r\n");
-    }
-
-    #[test]
-    fn into_string_agrees_with_std_on_every_kind_of_byte() {
-        let mut cases: Vec<Vec<u8>> = vec![
-            b"".to_vec(),
-            b"{\"a\": 1}".to_vec(),
-            "émoji ✓ 日本語 𝄞".as_bytes().to_vec(),
-            b"\xff".to_vec(),
-            b"ok \xc3".to_vec(),
-            b"\xe2\x82".to_vec(),
-            b"\xc0\xaf".to_vec(),
-            b"\xed\xa0\x80".to_vec(),
-            b"\xf4\x90\x80\x80".to_vec(),
-        ];
-        // Long inputs (the SIMD path), with the bad byte late, and one all valid.
-        let long = "x✓".repeat(5000).into_bytes();
-        cases.push(long.clone());
-        let mut bad = long;
-        bad[9000] = 0x80;
-        cases.push(bad);
-        for bytes in cases {
-            let ours = into_string(bytes.clone());
-            let std = String::from_utf8(bytes.clone()).map_err(|e| e.utf8_error().valid_up_to());
-            assert_eq!(ours, std, "{bytes:?}");
-        }
     }
 
     #[test]

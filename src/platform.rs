@@ -62,19 +62,27 @@ pub struct Platform {
     vars: BTreeMap<String, String>,
     /// The current directory (project scope default), read once.
     pub cwd: PathBuf,
+    /// This mcpctl binary, as the OS reports it (`MCPCTL_EXE` names another: a test, or
+    /// a packager whose stable path is a symlink); what launcher entries start.
+    exe: Option<PathBuf>,
 }
 
 impl Platform {
     /// Snapshot the process environment; the only reader of `std::env` in the crate.
     pub fn from_env(os: Option<Os>) -> Platform {
-        let vars = std::env::vars_os()
+        let vars: BTreeMap<String, String> = std::env::vars_os()
             .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
             .collect();
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let exe = match vars.get("MCPCTL_EXE").filter(|v| !v.is_empty()) {
+            Some(path) => Some(PathBuf::from(path)),
+            None => std::env::current_exe().ok(),
+        };
         Platform {
             os: os.unwrap_or_else(Os::host),
             vars,
             cwd,
+            exe,
         }
     }
 
@@ -87,7 +95,19 @@ impl Platform {
                 .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
                 .collect(),
             cwd: cwd.to_path_buf(),
+            exe: None,
         }
+    }
+
+    /// This platform with mcpctl's own binary at `exe` (tests).
+    pub fn with_exe(mut self, exe: &Path) -> Platform {
+        self.exe = Some(exe.to_path_buf());
+        self
+    }
+
+    /// This mcpctl binary's path as reported at start (`None` when the OS could not say).
+    pub fn exe(&self) -> Option<&Path> {
+        self.exe.as_deref()
     }
 
     /// A variable's value, `None` when unset or empty.

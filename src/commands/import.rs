@@ -51,6 +51,7 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         scope,
         manifest: manifest_file,
         keep_secrets,
+        store_secrets,
     } = args;
     if keep_secrets {
         // Asked for: the manifest (perhaps on stdout) keeps them as they are.
@@ -67,7 +68,12 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         manifest_file.is_some(),
         &ctx.project,
     ));
-    let (found, broken) = inventory::collect(ctx, &clients, None);
+    let (mut found, mut broken) = inventory::collect(ctx, &clients, None);
+    // Literal secrets into the store first (the client entries become the launcher
+    // form); read again, so the manifest gets `secrets = {…}` from those entries.
+    if !keep_secrets && offer_store(ctx, printer, &found, scope, store_secrets)? {
+        (found, broken) = inventory::collect(ctx, &clients, None);
+    }
     let found = with_switch_states(ctx, &clients, scope, found)?;
     for b in &broken {
         printer.warn(&format!(
@@ -295,6 +301,67 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         ));
     }
     Ok(ExitStatus::Success)
+}
+
+/// The literal secrets of the `scope` entries in `found`, into the store and out of the
+/// client files, as `secret adopt` moves them (`session::adopt`: keep the values, then
+/// rewrite each file through the edit loop). With `--store-secrets`, or a yes at the one
+/// prompt on a terminal; otherwise only a note that the flag exists. `true` when files
+/// were rewritten.
+fn offer_store(
+    ctx: &Context,
+    printer: &Printer,
+    found: &[inventory::Found<'_>],
+    scope: Scope,
+    asked: bool,
+) -> anyhow::Result<bool> {
+    use crate::session::adopt;
+    let candidates: Vec<adopt::Candidate<'_>> = adopt::Candidate::of_found(found)
+        .into_iter()
+        .filter(|c| c.scope == scope)
+        .collect();
+    let store = ctx.secret_store();
+    let plan = adopt::plan(&store, &candidates);
+    let count = plan.items.len();
+    if count == 0 {
+        return Ok(false);
+    }
+    let what = format!(
+        "{count} literal secret{} in client files",
+        if count == 1 { "" } else { "s" }
+    );
+    if !asked {
+        if !ctx.interactive {
+            printer.note(&format!(
+                "{what}: `mcpctl import --store-secrets` moves {} into mcpctl's secret store and rewrites those entries to start through `mcpctl run`",
+                if count == 1 { "it" } else { "them" }
+            ));
+            return Ok(false);
+        }
+        let yes = dialoguer::Confirm::new()
+            .with_prompt(format!(
+                "{what}: move them into mcpctl's secret store (the OS keychain) and rewrite those entries to start through `mcpctl run`?"
+            ))
+            .default(true)
+            .interact_opt()?;
+        if yes != Some(true) {
+            return Ok(false);
+        }
+    }
+    adopt::keep(&store, &plan)?;
+    let program = crate::session::write::program(ctx)?;
+    adopt::rewrite(ctx, &plan, &program, false)?;
+    for item in &plan.items {
+        printer.note(&format!(
+            "moved {} `{}` of `{}` ({}) into secret `{}`",
+            item.place.label(),
+            item.field,
+            item.server,
+            item.client.id,
+            item.secret
+        ));
+    }
+    Ok(true)
 }
 
 fn ids(variant: &Variant<'_>) -> String {

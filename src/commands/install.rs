@@ -136,7 +136,7 @@ fn plan(
                 .collect::<Vec<_>>()
                 .join("\n  - ")
         ))
-        .hint("nothing was written; secrets go in as references: `export TOKEN=…` then `--env TOKEN='${TOKEN}'`")
+        .hint("nothing was written; a secret comes from mcpctl's store (`mcpctl secret set NAME`, then `--secret VAR=NAME`) or, as a reference, from the client's environment (`--env VAR='${VAR}'`)")
         .into());
     }
     Ok(Plan { per_client, forms })
@@ -209,11 +209,16 @@ fn place_extras(
                 } else {
                     ""
                 };
+                let secret = variable.to_ascii_lowercase().replace('_', "-");
+                let stored = match kind {
+                    InputKind::Env => format!("--secret {name}={secret}"),
+                    _ => format!("--header '{name}={bearer}{{secret:{secret}}}'"),
+                };
                 return Err(UserError::new(format!(
                     "`{flag} {name}` holds a literal secret; mcpctl never writes secrets into config files"
                 ))
                 .hint(format!(
-                    "nothing was written; `export {variable}=…` where the clients start, then pass `{flag} '{name}={bearer}${{{variable}}}'`"
+                    "nothing was written; keep it in mcpctl's store (`mcpctl secret set {secret}`) and pass `{stored}` instead"
                 ))
                 .into());
             }
@@ -273,6 +278,30 @@ fn refuse_cmd_metacharacters(
         }
     }
     Ok(())
+}
+
+/// Whether `transport` still refers to `variable` (`${VAR}`, `${env:VAR}`, ...) anywhere.
+fn reads_variable(transport: &Transport, variable: &str) -> bool {
+    let texts: Vec<&String> = match transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => std::iter::once(command)
+            .chain(args)
+            .chain(env.values())
+            .chain(cwd)
+            .collect(),
+        Transport::Remote { url, headers, .. } => {
+            std::iter::once(url).chain(headers.values()).collect()
+        }
+    };
+    texts.iter().any(|t| {
+        crate::vars::references(t)
+            .iter()
+            .any(|r| r.name == variable)
+    })
 }
 
 fn known_inputs(asked: &[mapping::InputKey]) -> String {
@@ -337,9 +366,14 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         mut forms,
     } = plan(ctx, &item, &clients, preference, &given)?;
     place_extras(&item, &given, cwd.as_ref(), &mut forms)?;
-    // `--secret ENV=NAME`: the store fills the input, behind the launcher or bridge.
+    // `--secret ENV=NAME`: the store fills the input, behind the launcher or bridge. A
+    // variable the entry no longer reads (the store fills it) is not one to export.
     for resolved in &mut forms {
         resolved.entry = write::with_secrets(ctx, printer, resolved.entry.clone(), &secrets)?;
+        let entry = &resolved.entry;
+        resolved
+            .exports
+            .retain(|e| reads_variable(&entry.transport, &e.variable));
     }
     for resolved in &forms {
         if let Transport::Remote { url, .. } = &resolved.entry.transport {

@@ -49,7 +49,7 @@ pub fn writes(command: &Command) -> bool {
         Command::Redo(args) => !args.dry_run,
         Command::Secret(crate::cli::SecretCommand::Adopt(args)) => !args.dry_run,
         Command::Check(args) => args.fix && !args.dry_run,
-        Command::Import(args) => args.manifest.is_some(),
+        Command::Import(args) => args.manifest.is_some() || args.store_secrets,
         _ => false,
     }
 }

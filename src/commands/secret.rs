@@ -317,7 +317,7 @@ fn adopt_secrets(
     if !dry_run {
         adopt::keep(store, &plan)?;
     }
-    let program = crate::session::write::program()?;
+    let program = crate::session::write::program(ctx)?;
     let rewritten = adopt::rewrite(ctx, &plan, &program, dry_run)?;
     let rows = plan
         .items

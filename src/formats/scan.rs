@@ -476,10 +476,33 @@ fn skip_plain(bytes: &[u8], mut i: usize) -> usize {
 
 /// `at` holds `"`: returns the offset just after the closing quote and whether the string
 /// contains escapes.
+///
+/// Strings are most of a big file (the prompts in `~/.claude.json`'s histories, with an
+/// escape every few dozen bytes): on x86_64 a string that does not end in its first 16
+/// bytes is scanned 64 bytes at a time (`blocks`), escapes and all, without a branch per
+/// escape. What that path does not vouch for (a control character, a `\u` escape or a
+/// bad one, the last bytes of the text) is scanned from there byte by byte
+/// (`scan_string_from`), which also words the errors.
 pub(super) fn scan_string(text: &str, at: usize) -> Result<(usize, bool), ParseError> {
+    #[cfg(target_arch = "x86_64")]
+    let (from, escaped) = match blocks::scan(text.as_bytes(), at + 1) {
+        (blocks::Scanned::End(end), escaped) => return Ok((end, escaped)),
+        (blocks::Scanned::From(from), escaped) => (from, escaped),
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let (from, escaped) = (at + 1, false);
+    scan_string_from(text, at, from, escaped)
+}
+
+/// `scan_string` a run of plain bytes at a time from `i`, which is not inside an escape
+/// (`escaped`: an escape was seen before `i`).
+fn scan_string_from(
+    text: &str,
+    at: usize,
+    mut i: usize,
+    mut escaped: bool,
+) -> Result<(usize, bool), ParseError> {
     let bytes = text.as_bytes();
-    let mut i = at + 1;
-    let mut escaped = false;
     loop {
         i = skip_plain(bytes, i);
         let Some(&byte) = bytes.get(i) else {
@@ -514,6 +537,132 @@ pub(super) fn scan_string(text: &str, at: usize) -> Result<(usize, bool), ParseE
                 ));
             }
             _ => i += 1,
+        }
+    }
+}
+
+/// The 64-byte string scan (SSE2, part of the x86_64 baseline). For each block it finds
+/// the quotes, backslashes and control characters as bit masks, works out which bytes an
+/// odd run of backslashes escapes (simdjson's carry method: a subtraction, no loop over
+/// the run), and ends at the first quote no backslash escapes — once every escape before
+/// it is one of `\" \\ \/ \b \f \n \r \t` and no control character is there. Anything
+/// else (`\u`, whose four hex digits it does not check, a bad escape or a control
+/// character, fewer than 64 bytes left) hands over to the byte-by-byte scan at the start
+/// of the block, or at the backslash that escapes the block's first byte.
+#[cfg(target_arch = "x86_64")]
+mod blocks {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+
+    /// How a block scan ended.
+    pub(super) enum Scanned {
+        /// Just after the closing quote.
+        End(usize),
+        /// Not decided: go on byte by byte from here (not inside an escape).
+        From(usize),
+    }
+
+    const ODD: u64 = 0xAAAA_AAAA_AAAA_AAAA;
+
+    /// The bytes a backslash escapes, given a block's backslashes and whether its first
+    /// byte is escaped by the block before (`carry`, updated for the next block).
+    #[inline(always)]
+    pub(super) fn escaped_by(backslashes: u64, carry: &mut u64) -> u64 {
+        // The first byte, when the block before escapes it, escapes nothing itself.
+        let starts = backslashes & !*carry;
+        // simdjson's `next_escape_and_terminal_code`: the subtraction carries through each
+        // run of backslashes, so that (after the xor) the byte after a run of odd length
+        // is marked, whether the run starts on an odd byte or an even one.
+        let codes = (((starts << 1) | ODD).wrapping_sub(starts)) ^ ODD;
+        let escaped = codes ^ (backslashes | *carry);
+        *carry = (codes & backslashes) >> 63;
+        escaped
+    }
+
+    /// The 16 bits of one lane's comparison.
+    #[inline(always)]
+    fn bits(compared: __m128i) -> u64 {
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        #[allow(
+            unused_unsafe,
+            reason = "safe to call where SSE2 is enabled, on newer Rust"
+        )]
+        let mask = unsafe { _mm_movemask_epi8(compared) };
+        u64::from(mask as u16)
+    }
+
+    /// Scan the string whose body starts at `start`: its end, or where to go on byte by
+    /// byte; and whether an escape was seen before that.
+    #[inline]
+    pub(super) fn scan(bytes: &[u8], start: usize) -> (Scanned, bool) {
+        // SAFETY (every load): SSE2 is baseline; each load reads 16 bytes inside `bytes`
+        // (`start + 16 <= len` for the first, `i + 64 <= len` for a block), unaligned
+        // loads allowed.
+        unsafe {
+            let quote = _mm_set1_epi8(b'"' as i8);
+            let backslash = _mm_set1_epi8(b'\\' as i8);
+            let below_space = _mm_set1_epi8(0x1f);
+            // A short string: it ends within 16 bytes with nothing special before.
+            if start + 16 <= bytes.len() {
+                let v = _mm_loadu_si128(bytes.as_ptr().add(start).cast::<__m128i>());
+                let special = _mm_or_si128(
+                    _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                    _mm_cmpeq_epi8(_mm_min_epu8(v, below_space), v),
+                );
+                let first = bits(special).trailing_zeros() as usize;
+                if first < 16 && bytes[start + first] == b'"' {
+                    return (Scanned::End(start + first + 1), false);
+                }
+            }
+            let codes: [__m128i; 7] = [
+                backslash,
+                _mm_set1_epi8(b'/' as i8),
+                _mm_set1_epi8(b'b' as i8),
+                _mm_set1_epi8(b'f' as i8),
+                _mm_set1_epi8(b'n' as i8),
+                _mm_set1_epi8(b'r' as i8),
+                _mm_set1_epi8(b't' as i8),
+            ];
+            let mut carry = 0u64;
+            let mut seen = false;
+            let mut i = start;
+            while i + 64 <= bytes.len() {
+                let (mut quotes, mut backslashes, mut controls, mut simple) = (0, 0, 0, 0);
+                for lane in 0..4 {
+                    let v = _mm_loadu_si128(bytes.as_ptr().add(i + 16 * lane).cast::<__m128i>());
+                    let shift = 16 * lane;
+                    let is_quote = _mm_cmpeq_epi8(v, quote);
+                    quotes |= bits(is_quote) << shift;
+                    backslashes |= bits(_mm_cmpeq_epi8(v, backslash)) << shift;
+                    controls |= bits(_mm_cmpeq_epi8(_mm_min_epu8(v, below_space), v)) << shift;
+                    let mut ok = is_quote;
+                    for code in codes {
+                        ok = _mm_or_si128(ok, _mm_cmpeq_epi8(v, code));
+                    }
+                    simple |= bits(ok) << shift;
+                }
+                let carried = carry;
+                let escaped = escaped_by(backslashes, &mut carry);
+                let ends = quotes & !escaped;
+                let before = if ends == 0 {
+                    u64::MAX
+                } else {
+                    (1u64 << ends.trailing_zeros()) - 1
+                };
+                if ((controls | (escaped & !simple)) & before) != 0 {
+                    // Not this path's to judge: byte by byte from the block's start (or
+                    // from the backslash that escapes its first byte).
+                    return (Scanned::From(i - carried as usize), seen);
+                }
+                seen |= ((backslashes | carried) & before) != 0;
+                if ends != 0 {
+                    return (Scanned::End(i + ends.trailing_zeros() as usize + 1), seen);
+                }
+                i += 64;
+            }
+            (Scanned::From(i - carry as usize), seen)
         }
     }
 }
@@ -633,6 +782,75 @@ mod tests {
                 .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
                 .map_or(bytes.len(), |p| start + p);
             proptest::prop_assert_eq!(super::skip_plain(&bytes, start), naive);
+        }
+    }
+
+    proptest::proptest! {
+        /// The 64-byte string scan agrees with the byte-by-byte one on every string: where
+        /// it ends, whether it has escapes, and the error (message and place) when bad.
+        #[test]
+        fn block_string_scan_matches_the_byte_by_byte_one(
+            body in proptest::collection::vec(proptest::prop_oneof![
+                6 => proptest::strategy::Just(b'a'),
+                4 => proptest::strategy::Just(b'\\'),
+                2 => proptest::strategy::Just(b'"'),
+                1 => proptest::strategy::Just(b'n'),
+                1 => proptest::strategy::Just(b'u'),
+                1 => proptest::strategy::Just(b'0'),
+                1 => proptest::strategy::Just(b'x'),
+                1 => proptest::strategy::Just(b'/'),
+                1 => proptest::strategy::Just(b'\n'),
+            ], 0..300),
+        ) {
+            let mut text = String::from("\"");
+            text.push_str(std::str::from_utf8(&body).unwrap());
+            let fast = super::scan_string(&text, 0);
+            let slow = super::scan_string_from(&text, 0, 1, false);
+            proptest::prop_assert_eq!(format!("{fast:?}"), format!("{slow:?}"));
+        }
+    }
+
+    /// Runs of backslashes of every length at every place of a block and across blocks.
+    #[test]
+    fn block_string_scan_counts_backslash_runs_across_blocks() {
+        for run in 0..70 {
+            for at in 0..70 {
+                for tail in ["\"", "n\"", "u0041\"", "x\"", "\"aaaa\""] {
+                    let text = format!(
+                        "\"{}{}{tail}{}\"",
+                        "a".repeat(at),
+                        "\\".repeat(run),
+                        "b".repeat(70)
+                    );
+                    let fast = scan_string(&text, 0);
+                    let slow = scan_string_from(&text, 0, 1, false);
+                    assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{text:?}");
+                }
+            }
+        }
+    }
+
+    /// The block scan decides strings with simple escapes itself (not by handing them to
+    /// the byte-by-byte scan): runs of backslashes of odd length escape the quote after
+    /// them, of even length do not, wherever they fall in a block or across two.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn block_scan_ends_strings_with_escapes_itself() {
+        for run in 1..8 {
+            for at in 0..140 {
+                let body = format!("{}{}\"", "a".repeat(at), "\\".repeat(run));
+                let text = format!("\"{body}{}\"{}", "b\\n".repeat(30), " ".repeat(200));
+                let end = if run % 2 == 1 {
+                    text.trim_end().len()
+                } else {
+                    body.len() + 1
+                };
+                let scanned = blocks::scan(text.as_bytes(), 1);
+                assert!(
+                    matches!(scanned, (blocks::Scanned::End(e), true) if e == end),
+                    "run {run} at {at}"
+                );
+            }
         }
     }
 

@@ -551,11 +551,28 @@ pub fn plan_file<'a>(
                 // A variable the manifest fills from the store is not for the user to export.
                 exports.retain(|v| !spec.secrets.iter().any(|s| s.var == *v));
                 if !exports.is_empty() {
+                    let them = if exports.len() == 1 { "it" } else { "them" };
+                    // The launcher sets a stdio server's variables from the store.
+                    let store = if matches!(entry.transport, crate::entry::Transport::Stdio { .. })
+                    {
+                        format!(
+                            "fill {them} from mcpctl's store with `secrets = {{ {} }}` on the server (and `mcpctl secret set NAME`), or ",
+                            exports
+                                .iter()
+                                .map(|v| format!(
+                                    "{v} = \"{}\"",
+                                    v.to_ascii_lowercase().replace('_', "-")
+                                ))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    } else {
+                        String::new()
+                    };
                     plan.notes.push(format!(
-                        "{}: `{name}` reads {}; export {} before starting the client",
+                        "{}: `{name}` reads {}; {store}export {them} before starting the client",
                         client.id,
                         exports.join(", "),
-                        if exports.len() == 1 { "it" } else { "them" }
                     ));
                 }
                 resolved = entry;
@@ -575,7 +592,7 @@ pub fn plan_file<'a>(
         // `secrets = {…}`: the launcher (or bridge) form `add --secret` writes. The store
         // holds each person's own values; one not set here is said, not a failure: the
         // entry can be written before the value is set.
-        let entry = crate::session::write::secret_form(entry, &spec.secrets)?;
+        let entry = crate::session::write::secret_form(ctx, entry, &spec.secrets)?;
         for secret in crate::session::write::unset_secrets(ctx, &entry.transport) {
             plan.notes.push(format!(
                 "{}: `{name}` uses secret `{secret}`, which is not set on this machine: run `mcpctl secret set {secret}` (the entry is written; the server cannot start until then)",

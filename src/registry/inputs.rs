@@ -54,13 +54,45 @@ impl Given {
     }
 }
 
-/// A variable the user must export for the server to get its secret.
+/// A variable the entry reads a secret from, for the user to fill: from mcpctl's store
+/// (`--secret`, `{secret:NAME}`) or by exporting it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Export {
     pub variable: String,
     /// For: "environment variable `TOKEN`".
     pub what: String,
     pub description: Option<String>,
+    /// The flag that fills it from the store instead (`--secret TOKEN=token`), `None`
+    /// when the store cannot (a variable inside a publisher's template).
+    #[serde(skip)]
+    pub store: Option<StoreFill>,
+}
+
+/// How one secret input is filled from mcpctl's store: `mcpctl secret set NAME`, then
+/// the flag.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreFill {
+    pub secret: String,
+    pub flag: String,
+}
+
+/// The store's answer for a secret input: an environment variable is set by the launcher
+/// (`--secret VAR=NAME`), a header is filled by the bridge (`--header
+/// 'H=Bearer {secret:NAME}'`); a template variable has no store form.
+pub fn store_fill(ask: &Ask) -> Option<StoreFill> {
+    let secret = ask.variable.to_ascii_lowercase().replace('_', "-");
+    let flag = match ask.key.kind {
+        InputKind::Env => format!("--secret {}={secret}", ask.key.name),
+        InputKind::Header => {
+            let value = ask.reference.replace(
+                &format!("${{{}}}", ask.variable),
+                &format!("{{secret:{secret}}}"),
+            );
+            format!("--header '{}={value}'", ask.key.name)
+        }
+        InputKind::Var => return None,
+    };
+    Some(StoreFill { secret, flag })
 }
 
 /// Prompts for a required, non-secret input; `Ok(None)` when it cannot ask.
@@ -83,9 +115,11 @@ pub struct Resolver<'a> {
     pub asked: Vec<InputKey>,
 }
 
-/// Whether a value refers to a variable instead of holding the secret itself.
+/// Whether a value refers to a variable, or names a secret in mcpctl's store
+/// (`{secret:NAME}`, `Bearer {secret:NAME}`), instead of holding the secret itself.
 pub fn is_reference(value: &str) -> bool {
     !crate::vars::references(value).is_empty()
+        || (value.contains("{secret:") && crate::vars::is_reference(value))
 }
 
 impl<'a> Resolver<'a> {
@@ -118,11 +152,17 @@ impl<'a> Resolver<'a> {
             let mut ok = true;
             for value in &given {
                 if ask.secret && !is_reference(value) {
-                    self.refused.push(format!(
-                        "{} is a secret and is never written into a config file: export it and pass `{}`",
-                        ask.what,
-                        ask.key.flag(&format!("'{}'", ask.reference))
-                    ));
+                    self.refused.push(match store_fill(ask) {
+                        Some(fill) => format!(
+                            "{} is a secret and is never written into a config file: keep it in mcpctl's store (`mcpctl secret set {}`) and pass `{}`",
+                            ask.what, fill.secret, fill.flag
+                        ),
+                        None => format!(
+                            "{} is a secret and is never written into a config file: export it and pass `{}`",
+                            ask.what,
+                            ask.key.flag(&format!("'{}'", ask.reference))
+                        ),
+                    });
                     ok = false;
                 } else if let Some(why) = misfit(ask.format, value) {
                     self.refused
@@ -162,15 +202,24 @@ impl<'a> Resolver<'a> {
                         variable: ask.variable.clone(),
                         what: ask.what.clone(),
                         description: ask.description.map(super::clean),
+                        store: store_fill(ask),
                     });
                 }
                 return Answer::Values(vec![ask.reference.clone()]);
             }
-            self.optional.push(format!(
-                "{}: add `{}`",
-                Self::described(ask),
-                ask.key.flag(&format!("'{}'", ask.reference))
-            ));
+            self.optional.push(match store_fill(ask) {
+                Some(fill) => format!(
+                    "{}: add `{}` (after `mcpctl secret set {}`)",
+                    Self::described(ask),
+                    fill.flag,
+                    fill.secret
+                ),
+                None => format!(
+                    "{}: add `{}`",
+                    Self::described(ask),
+                    ask.key.flag(&format!("'{}'", ask.reference))
+                ),
+            });
             return Answer::Omit;
         }
         if !ask.required {

@@ -105,7 +105,7 @@ fn npm_is_npx_pinned_and_optional_secret_is_left_out() {
     assert!(r.exports.is_empty());
     assert_eq!(r.optional.len(), 1);
     assert!(
-        r.optional[0].contains("--env CONTEXT7_API_KEY='${CONTEXT7_API_KEY}'"),
+        r.optional[0].contains("--secret CONTEXT7_API_KEY=context7-api-key"),
         "{:?}",
         r.optional
     );

@@ -306,14 +306,21 @@ pub fn write_file(
     // Three things must be durable before the file changes, in no order among them: what
     // this command replaced before (its directories' fsyncs, left for later), the intent
     // naming the new bytes (their digest, then the record and its fdatasync) and the new
-    // bytes themselves (the temp file and its fsync). For a big file the first two run on
-    // a thread of their own while this one writes the third: a journaling file system
-    // commits syncs in flight together, so they cost one wait, and the digest of a big
-    // file no time of its own. For a small one, handing work to a thread costs more than
-    // it saves on a busy machine (measured: 50 KB add + remove 18 ms in a row, 21 ms
-    // overlapped, at load 4), so it is done in a row. `write_atomic_when` waits for the
-    // intent before the backup and the swap; this file's own directory fsync is left for
-    // later in turn (`State::sync_later`).
+    // bytes themselves (the temp file and its fsync). `write_atomic_when` writes the temp
+    // file and starts its writeback without waiting, then calls `ready` (the first two),
+    // then fsyncs the temp: a journaling file system commits syncs in flight together,
+    // so the intent's commit also carries the temp's allocation and the temp's fsync has
+    // little left to wait for — about one sync wait for the three instead of two in a
+    // row. Crash safety does not depend on that order: nothing anyone reads changes
+    // before the swap, and the swap comes after both the intent's fdatasync and the
+    // temp's fsync have returned. A crash before it leaves an intent whose file is still
+    // the version before (recovery settles it to "nothing happened") and at most a
+    // temp file nobody names (swept when stale). For a big file the intent (with the
+    // digest of the new bytes) runs on a thread of its own while this one writes the temp
+    // file, so the digest costs no time of its own; for a small one a thread costs more
+    // than it saves on a busy machine (measured: 50 KB add + remove 18 ms in a row, 21 ms
+    // on a thread, at load 4), so `ready` records it on this thread. This file's own
+    // directory fsync is left for later in turn (`State::sync_later`).
     let intend = || {
         ctx.state.sync_pending()?;
         let mut change = change.clone();
@@ -322,8 +329,10 @@ pub fn write_file(
     };
     let mut intended: Option<FileChange> = None;
     let written = if text.len() < OVERLAP_FROM {
-        intended = Some(intend()?);
-        write_atomic_when(lock, source, text, ctx.backups.as_deref(), true, || Ok(()))?
+        write_atomic_when(lock, source, text, ctx.backups.as_deref(), true, || {
+            intended = Some(intend()?);
+            Ok(())
+        })?
     } else {
         std::thread::scope(|scope| {
             let intent = scope.spawn(intend);

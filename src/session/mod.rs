@@ -9,6 +9,7 @@ pub mod doctor;
 pub mod edit;
 pub mod inventory;
 pub mod probe;
+pub mod program;
 pub mod registry;
 pub mod spec;
 pub mod targets;

@@ -271,11 +271,25 @@ pub fn explain(printer: &Printer, forms: &[&Resolved]) {
                     .as_deref()
                     .map(|d| format!("  # {d}"))
                     .unwrap_or_default();
-                format!("  export {}=…{about}", e.variable)
+                match &e.store {
+                    Some(fill) => format!(
+                        "  mcpctl secret set {}, then add again with {}{about}",
+                        fill.secret, fill.flag
+                    ),
+                    None => format!("  export {}=…{about}", e.variable),
+                }
             })
             .collect();
+        let stored = exports.iter().filter(|e| e.store.is_some()).count();
         printer.note(&format!(
-            "secrets are not written into config files; set these where the clients start:\n{}",
+            "secrets are not written into config files; {}:\n{}",
+            if stored == 0 {
+                "set these where the clients start"
+            } else if stored == exports.len() {
+                "as written, the entry reads them from the environment its client starts with; keep them in mcpctl's secret store instead"
+            } else {
+                "as written, the entry reads them from the environment its client starts with; keep them in mcpctl's secret store instead, or export the ones the store cannot fill"
+            },
             lines.join("\n")
         ));
     }

@@ -378,7 +378,7 @@ pub(crate) fn with_secrets(
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let entry = secret_form(entry, &secrets)?;
+    let entry = secret_form(ctx, entry, &secrets)?;
     for name in unset_secrets(ctx, &entry.transport) {
         printer.warn(&format!(
             "secret `{name}` is not in the store yet: the server cannot start until you run `mcpctl secret set {name}`"
@@ -391,6 +391,7 @@ pub(crate) fn with_secrets(
 /// `{secret:NAME}` values), started by this mcpctl binary; unchanged otherwise. What
 /// `add --secret` and a manifest's `secrets = {…}` write.
 pub(crate) fn secret_form(
+    ctx: &Context,
     entry: ServerEntry,
     secrets: &[crate::secret_store::launcher::EnvSecret],
 ) -> anyhow::Result<ServerEntry> {
@@ -403,7 +404,7 @@ pub(crate) fn secret_form(
     if secrets.is_empty() && !placeholders(&entry.transport) {
         return Ok(entry);
     }
-    let program = program()?;
+    let program = program(ctx)?;
     let ServerEntry { transport, extras } = entry;
     let transport = crate::secret_store::launcher::with_secrets(transport, secrets, &program);
     Ok(ServerEntry { transport, extras })
@@ -425,17 +426,10 @@ pub(crate) fn unset_secrets(ctx: &Context, transport: &entry::Transport) -> Vec<
     unset
 }
 
-/// This mcpctl binary's absolute path, which the launcher and bridge entries start: a
-/// client starts them with no shell, and `npx mcpctl` would cost seconds per start.
-pub(crate) fn program() -> anyhow::Result<String> {
-    std::env::current_exe()
-        .and_then(std::fs::canonicalize)
-        .map(|p| p.display().to_string())
-        .map_err(|e| {
-            UserError::new(format!("cannot tell where this mcpctl binary is: {e}"))
-                .hint("the launcher entry needs mcpctl's absolute path; run mcpctl by its path")
-                .into()
-        })
+/// The mcpctl binary launcher and bridge entries start (`session::program`): this one,
+/// by its absolute path, or the installed one when this runs from npx's cache.
+pub(crate) fn program(ctx: &Context) -> anyhow::Result<String> {
+    crate::session::program::program(&ctx.platform)
 }
 
 /// `check --fix`: apply every safe fix (`check::fix::apply_fixes`) to the entries of the
@@ -508,7 +502,7 @@ pub fn adopt_literals(
     if !dry_run {
         adopt::keep(&store, &plan)?;
     }
-    let program = program()?;
+    let program = program(ctx)?;
     let diffs = adopt::rewrite(ctx, &plan, &program, dry_run)?
         .into_iter()
         .filter_map(|r| r.outcome.diff)

@@ -1,14 +1,16 @@
 //! Parking: for a client with no switch, `disable` cuts the entry out of the file through
 //! the same lossless edit as `remove` and keeps the exact bytes that left (and where) in
 //! the state directory; `enable` splices them back, so the file is byte-identical to
-//! before `disable`. If the file changed around the cut meanwhile, the bytes go back where
-//! their neighbours are now; if even that fails, the entry is re-added as a new one (and
-//! the report says so). An entry of the same name re-created by hand with other content
+//! before `disable`. If the file changed around the cut meanwhile (another entry parked or
+//! back, as switching profiles does), the bytes go back where the text around the cut is
+//! now, or after the nearest entry that was before it (before the nearest that was after
+//! it), never out of the order the file had; if even that fails, the entry is re-added as
+//! a new one (and the report says so). An entry of the same name re-created by hand with other content
 //! is a conflict: nothing is overwritten.
 
 use std::cell::{Cell, RefCell};
 
-use super::store::{self, Parked, Splice};
+use super::store::{self, Neighbours, Parked, Splice};
 use super::{Action, Method, Switched, find};
 use crate::clients::{Client, Location};
 use crate::error::UserError;
@@ -16,6 +18,7 @@ use crate::formats::{ConfigDoc, Edit, RawEntry};
 use crate::session::Context;
 use crate::session::edit;
 use crate::session::inventory::read_document;
+use crate::state::EntryKey;
 use crate::state::journal::digest;
 
 /// Bytes of context kept on each side of a cut, to find its place again.
@@ -111,18 +114,77 @@ fn planned_record(
     let Some(raw) = find(doc, location.at(), name)? else {
         return Ok(None);
     };
+    let key = edit::entry_key(location, name);
+    let order = with_parked(names(doc, location)?, &store::load(ctx)?, &key);
+    let neighbours = neighbours_of(&order, name);
     let before = doc.render().into_owned();
     doc.remove(location.at(), name)?;
     let after = doc.render().into_owned();
     Ok(Some(Parked {
-        entry: edit::entry_key(location, name),
+        entry: key,
         client: client.id.clone(),
         scope: location.scope,
         path: location.path.clone(),
         time: crate::state::rfc3339(std::time::SystemTime::now()),
         raw,
         splice: splice_of(&before, &after),
+        neighbours,
     }))
+}
+
+/// The names of the entries at `location`, in file order.
+fn names(doc: &dyn ConfigDoc, location: &Location) -> anyhow::Result<Vec<String>> {
+    Ok(doc
+        .servers(location.at())?
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect())
+}
+
+/// `names` with the entries parked from the same servers map (other than `key`) put back
+/// where their neighbours say, in the order they were parked: the order the file had with
+/// all of them in it, so parking a second entry remembers the first as a neighbour.
+fn with_parked(mut names: Vec<String>, parked: &store::Store, key: &EntryKey) -> Vec<String> {
+    for other in &parked.parked {
+        let e = &other.entry;
+        if e.path != key.path || e.key != key.key || e.name == key.name || names.contains(&e.name) {
+            continue;
+        }
+        let around = &other.neighbours;
+        let after = around
+            .before
+            .iter()
+            .find_map(|n| names.iter().position(|m| m == n).map(|at| at + 1));
+        let before = || {
+            around
+                .after
+                .iter()
+                .find_map(|n| names.iter().position(|m| m == n))
+        };
+        let at = after.or_else(before).unwrap_or(names.len());
+        names.insert(at, e.name.clone());
+    }
+    names
+}
+
+/// The entries around `name` (its last occurrence, the one `find` reads) in `names`.
+fn neighbours_of(names: &[String], name: &str) -> Neighbours {
+    let Some(at) = names.iter().rposition(|n| n == name) else {
+        return Neighbours::default();
+    };
+    Neighbours {
+        before: names[..at]
+            .iter()
+            .rev()
+            .filter(|n| *n != name)
+            .cloned()
+            .collect(),
+        after: names[at + 1..]
+            .iter()
+            .filter(|n| *n != name)
+            .cloned()
+            .collect(),
+    }
 }
 
 fn parked_row(location: &Location, outcome: edit::Outcome, unfinished: Option<String>) -> Switched {
@@ -195,9 +257,7 @@ pub fn unpark(
             return Err(conflict(ctx, client, location, name));
         }
         let text = doc.render().into_owned();
-        if let Some(spliced) = splice_back(&text, &parked.splice)
-            && splice_is_sound(doc, &text, spliced, location, name, &parked.raw)
-        {
+        if splice_somewhere(doc, &text, location, name, &parked)? {
             back.set(Back::Spliced);
             return Ok(Edit::Added);
         }
@@ -249,15 +309,81 @@ pub fn conflict(ctx: &Context, client: &Client, location: &Location, name: &str)
     .into()
 }
 
-/// Replace `text` in `doc` by `spliced` if it parses and changes exactly the entry.
+/// Splice the parked bytes back into `doc` (whose text is `text`): at their old place if
+/// it can be found, else after the nearest neighbour still there (before the nearest
+/// following one if none before is left). Every place is tried only if the result is
+/// sound (`splice_is_sound`); `false`: no place was, and `doc` is unchanged.
+fn splice_somewhere(
+    doc: &mut dyn ConfigDoc,
+    text: &str,
+    location: &Location,
+    name: &str,
+    parked: &Parked,
+) -> anyhow::Result<bool> {
+    let splice = &parked.splice;
+    let mut tried = Vec::new();
+    let mut try_at = |doc: &mut dyn ConfigDoc, at: Option<usize>| -> bool {
+        let Some(at) = at.filter(|at| !tried.contains(at)) else {
+            return false;
+        };
+        tried.push(at);
+        splice_at(text, splice, at)
+            .is_some_and(|spliced| splice_is_sound(doc, text, spliced, location, name, parked))
+    };
+    // Its old place: where the text around the cut still is.
+    if try_at(doc, splice_place(text, splice))
+        || try_at(
+            doc,
+            unique(text, &splice.before).map(|at| at + splice.before.len()),
+        )
+        || try_at(doc, unique(text, &splice.after))
+    {
+        return Ok(true);
+    }
+    // Its neighbours: where cutting the nearest one still there would cut.
+    let present = names(doc, location)?;
+    let nearest = |side: &[String]| side.iter().find(|n| present.contains(n)).cloned();
+    let sides = [
+        (nearest(&parked.neighbours.before), true),
+        (nearest(&parked.neighbours.after), false),
+    ];
+    for (neighbour, before) in sides {
+        let Some(neighbour) = neighbour else {
+            continue;
+        };
+        doc.remove(location.at(), &neighbour)?;
+        let cut = splice_of(text, &doc.render());
+        doc.replace_text(text.to_owned())?;
+        let (start, end) = (cut.offset, cut.offset + cut.removed.len());
+        let (first, second) = if before { (end, start) } else { (start, end) };
+        if try_at(doc, Some(first)) || try_at(doc, Some(second)) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Where `needle` occurs in `text`, if exactly once.
+fn unique(text: &str, needle: &str) -> Option<usize> {
+    if needle.is_empty() {
+        return None;
+    }
+    let mut found = text.match_indices(needle);
+    let (first, _) = found.next()?;
+    found.next().is_none().then_some(first)
+}
+
+/// Replace `text` in `doc` by `spliced` if it parses, changes exactly the entry, and puts
+/// it between the same neighbours as before it was parked (those still there).
 fn splice_is_sound(
     doc: &mut dyn ConfigDoc,
     text: &str,
     spliced: String,
     location: &Location,
     name: &str,
-    raw: &RawEntry,
+    parked: &Parked,
 ) -> bool {
+    let raw = &parked.raw;
     let others = |doc: &dyn ConfigDoc| -> Option<Vec<(String, RawEntry)>> {
         let mut entries = doc.servers(location.at()).ok()?;
         entries.retain(|(n, _)| n != name);
@@ -269,8 +395,20 @@ fn splice_is_sound(
     if doc.replace_text(spliced).is_err() {
         return false;
     }
+    let in_order = || {
+        let Ok(now) = names(doc, location) else {
+            return false;
+        };
+        let Some(at) = now.iter().rposition(|n| n == name) else {
+            return false;
+        };
+        let around = &parked.neighbours;
+        !now[..at].iter().any(|n| around.after.contains(n))
+            && !now[at + 1..].iter().any(|n| around.before.contains(n))
+    };
     let sound = find(doc, location.at(), name).ok().flatten().as_ref() == Some(raw)
-        && others(doc) == Some(before);
+        && others(doc) == Some(before)
+        && in_order();
     if !sound {
         // The original text parsed a moment ago.
         let _ = doc.replace_text(text.to_owned());
@@ -318,29 +456,30 @@ fn floor(text: &str, at: usize) -> usize {
     text.floor_char_boundary(at)
 }
 
-/// `text` with the splice undone, if its place can be found: at `offset` when the text is
-/// the one left after parking, else where its context occurs exactly once.
+/// `text` with the splice undone, if its place can be found (`splice_place`).
 pub fn splice_back(text: &str, splice: &Splice) -> Option<String> {
+    splice_at(text, splice, splice_place(text, splice)?)
+}
+
+/// Where the splice goes back: at `offset` when the text is the one left after parking,
+/// else where its context occurs exactly once.
+fn splice_place(text: &str, splice: &Splice) -> Option<usize> {
     let fits =
         |at: usize| text.get(at..at + splice.inserted.len()) == Some(splice.inserted.as_str());
-    let at =
-        if crate::state::journal::matches(&splice.digest, text.as_bytes()) && fits(splice.offset) {
-            splice.offset
-        } else {
-            let needle = format!("{}{}{}", splice.before, splice.inserted, splice.after);
-            let mut found = text.match_indices(&needle);
-            let (first, _) = found.next()?;
-            if found.next().is_some() {
-                return None;
-            }
-            first + splice.before.len()
-        };
-    Some(format!(
-        "{}{}{}",
-        &text[..at],
-        splice.removed,
-        &text[at + splice.inserted.len()..]
-    ))
+    if crate::state::journal::matches(&splice.digest, text.as_bytes()) && fits(splice.offset) {
+        return Some(splice.offset);
+    }
+    let needle = format!("{}{}{}", splice.before, splice.inserted, splice.after);
+    unique(text, &needle).map(|first| first + splice.before.len())
+}
+
+/// `text` with the splice undone at `at` (`None`: `at` does not hold what the cut left).
+fn splice_at(text: &str, splice: &Splice, at: usize) -> Option<String> {
+    let end = at.checked_add(splice.inserted.len())?;
+    if text.get(at..end) != Some(splice.inserted.as_str()) {
+        return None;
+    }
+    Some(format!("{}{}{}", &text[..at], splice.removed, &text[end..]))
 }
 
 #[cfg(test)]

@@ -41,6 +41,17 @@ pub struct Parked {
     /// The entry as it read (for `list`, and to recognise it when it comes back).
     pub raw: Value,
     pub splice: Splice,
+    /// The entries around it when it was parked, so `enable` puts it back between the
+    /// same ones when its exact place is gone (an older record has none).
+    #[serde(default)]
+    pub neighbours: Neighbours,
+}
+
+/// The names of the entries before a parked one and after it, each nearest first.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Neighbours {
+    pub before: Vec<String>,
+    pub after: Vec<String>,
 }
 
 /// How to undo the cut: in the text left after parking, `inserted` (usually empty) at

@@ -616,3 +616,125 @@ fn a_parked_server_dropped_from_the_manifest_is_removed_from_the_parked_record()
             .all(|t| t.2 == "ok")
     );
 }
+
+/// A client table row for a YAML file with no switch of its own (entries are parked).
+const YAML_ROW: &str = "[[client]]\nid = \"yaml-agent\"\nname = \"YAML Agent\"\nformat = \"yaml\"\nservers_key = [\"mcp_servers\"]\ndialect = \"standard\"\npaths.linux = \"{home}/.yaml-agent/config.yaml\"\nfields = { cwd_key = \"\" }\nsource = \"local\"\n";
+const YAML_AGENT: &str = ".yaml-agent/config.yaml";
+
+/// Five servers in a known order, in every file as the manifest spells them; profile
+/// `all` is the files as they are.
+const CYCLED: &str = r#"clients = ["cursor", "vscode", "codex", "yaml-agent"]
+
+[servers.alpha]
+command = "alpha-mcp"
+
+[servers.bravo]
+command = "bravo-mcp"
+args = ["--fast"]
+
+[servers.charlie]
+command = "charlie-mcp"
+
+[servers.delta]
+command = "delta-mcp"
+args = ["--slow"]
+
+[servers.echo]
+command = "echo-mcp"
+
+[profiles.all]
+servers = ["alpha", "bravo", "charlie", "delta", "echo"]
+
+[profiles.ends]
+servers = ["alpha", "echo"]
+
+[profiles.odd]
+servers = ["bravo", "delta"]
+"#;
+
+fn cycled_env() -> (TestEnv, String) {
+    let env = TestEnv::new();
+    env.write(
+        CURSOR,
+        b"{\r\n  \"theme\": \"dark\",\r\n  \"mcpServers\": {\r\n    \"alpha\": {\r\n      \"command\": \"alpha-mcp\"\r\n    },\r\n    \"bravo\": { \"command\": \"bravo-mcp\", \"args\": [\"--fast\"] },\r\n    \"charlie\": {\r\n      \"command\": \"charlie-mcp\"\r\n    },\r\n    \"delta\": { \"command\": \"delta-mcp\", \"args\": [\"--slow\"] },\r\n    \"echo\": {\r\n      \"command\": \"echo-mcp\"\r\n    }\r\n  },\r\n  \"telemetry\": false\r\n}\r\n",
+    );
+    env.write(
+        VSCODE,
+        b"{\n\t// my servers, in my order\n\t\"servers\": {\n\t\t// first\n\t\t\"alpha\": {\"type\": \"stdio\", \"command\": \"alpha-mcp\"},\n\t\t/* second */\n\t\t\"bravo\": {\"type\": \"stdio\", \"command\": \"bravo-mcp\", \"args\": [\"--fast\"]},\n\t\t\"charlie\": {\"type\": \"stdio\", \"command\": \"charlie-mcp\"}, // third\n\t\t\"delta\": {\"type\": \"stdio\", \"command\": \"delta-mcp\", \"args\": [\"--slow\"]},\n\t\t\"echo\": {\"type\": \"stdio\", \"command\": \"echo-mcp\"},\n\t},\n\t\"chat.mcp.autostart\": \"never\"\n}\n",
+    );
+    env.write(
+        CODEX,
+        b"model = \"o3\" # the model\n\n# servers, in my order\n[mcp_servers.alpha]\ncommand = \"alpha-mcp\"\n\n[mcp_servers.bravo]\ncommand = \"bravo-mcp\"\nargs = [\"--fast\"]\n\n[mcp_servers.charlie]\ncommand = \"charlie-mcp\"\n\n[mcp_servers.delta]\ncommand = \"delta-mcp\"\nargs = [\"--slow\"]\n\n[mcp_servers.echo]\ncommand = \"echo-mcp\"\n\n[history]\npersistence = \"none\"\n",
+    );
+    env.write(
+        YAML_AGENT,
+        b"# my agent\nmodel: big\nmcp_servers:\n  alpha:\n    command: alpha-mcp\n  # bravo is fast\n  bravo:\n    command: bravo-mcp\n    args: [\"--fast\"]\n  charlie:\n    command: charlie-mcp\n  delta:\n    command: delta-mcp\n    args:\n      - --slow\n  echo:\n    command: echo-mcp\ntheme: dark\n",
+    );
+    let table = env.write("extra.toml", YAML_ROW.as_bytes());
+    manifest(&env, CYCLED);
+    (env, table.display().to_string())
+}
+
+fn cycled_files(env: &TestEnv) -> [Vec<u8>; 4] {
+    [
+        env.read(CURSOR),
+        env.read(VSCODE),
+        env.read(CODEX),
+        env.read(YAML_AGENT),
+    ]
+}
+
+/// Show the four files as text, for a failed comparison.
+fn shown(files: &[Vec<u8>; 4]) -> String {
+    files
+        .iter()
+        .map(|f| String::from_utf8_lossy(f).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n-----\n")
+}
+
+#[test]
+fn cycling_three_profiles_and_back_gives_every_file_its_bytes_and_order_back() {
+    let (env, table) = cycled_env();
+    let run = |args: &[&str]| {
+        let mut all = vec!["--clients", table.as_str()];
+        all.extend_from_slice(args);
+        env.run(&all).ok()
+    };
+    let original = cycled_files(&env);
+    // `all` is what the files hold: nothing to write.
+    run(&["apply", "--profile", "all"]);
+    assert_eq!(
+        cycled_files(&env),
+        original,
+        "{}",
+        shown(&cycled_files(&env))
+    );
+    for cycle in [["ends", "odd", "all"], ["odd", "ends", "all"]] {
+        for profile in cycle {
+            run(&["apply", "--profile", profile]);
+        }
+        let now = cycled_files(&env);
+        assert!(
+            now == original,
+            "after {cycle:?}:\n{}\n=====\nwas:\n{}",
+            shown(&now),
+            shown(&original)
+        );
+    }
+    // One server off and on again, in each client: the original bytes.
+    for client in ["cursor", "vscode", "codex", "yaml-agent"] {
+        run(&["disable", "charlie", "-c", client]);
+        run(&["enable", "charlie", "-c", client]);
+        assert_eq!(cycled_files(&env), original, "{client}");
+    }
+    // Two neighbours off, and on in the other order.
+    for client in ["cursor", "vscode", "yaml-agent"] {
+        run(&["disable", "bravo", "-c", client]);
+        run(&["disable", "charlie", "-c", client]);
+        run(&["enable", "bravo", "-c", client]);
+        run(&["enable", "charlie", "-c", client]);
+        let now = cycled_files(&env);
+        assert!(now == original, "{client}:\n{}", shown(&now));
+    }
+}

@@ -701,7 +701,10 @@ fn a_terminal_is_prompted_for_required_inputs_but_never_for_secrets() {
         !shown.contains("DB_PASSWORD ("),
         "a secret was asked for:\n{shown}"
     );
-    assert!(shown.contains("export DB_PASSWORD"), "{shown}");
+    assert!(
+        shown.contains("--secret DB_PASSWORD=db-password"),
+        "{shown}"
+    );
     assert_eq!(
         cursor(&env)["mcpServers"]["db"],
         json!({
@@ -749,6 +752,12 @@ fn a_manifest_server_from_the_registry_renders_per_client_pinned() {
         cursor["mcpServers"]["firecrawl"]["url"].is_string(),
         "{cursor:#}\n{}",
         run.stderr
+    );
+    // Its key: the store through the manifest's `secrets`, or an export.
+    let said = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        said.contains("secrets = { FIRECRAWL_API_KEY = \"firecrawl-api-key\" }"),
+        "{said}"
     );
     // Claude Desktop speaks only stdio: firecrawl's npm package.
     let desktop = jsonc(&env.read("Library/Application Support/Claude/claude_desktop_config.json"));
@@ -932,4 +941,104 @@ fn sse_finding_names_the_registry_entrys_streamable_http_remote() {
     );
     let other = message("`other`");
     assert!(!other.contains("events.example.com/mcp"), "{other}");
+}
+
+/// A secret input the store can fill is offered the store, not `export` (issue 23): a
+/// literal is refused with `mcpctl secret set` and `--secret`; given `--secret`, the
+/// entry is the launcher and the variable is not listed as one to export; a header takes
+/// `{secret:NAME}` and becomes the bridge.
+#[test]
+fn registry_secrets_point_at_the_store_and_a_stored_one_is_never_to_export() {
+    let server = RegistryServer::start();
+    let env = env_with(&server);
+    server.publish_sample("elevenlabs.pypi.item.json");
+    server.publish_sample("airtable.remote-header.item.json");
+    let literal = env
+        .run(&[
+            "add",
+            "io.elevenlabs/mcp",
+            "-c",
+            "cursor",
+            "--env",
+            "ELEVENLABS_API_KEY=sk_live_abc",
+        ])
+        .code(2);
+    assert!(
+        literal
+            .stderr
+            .contains("mcpctl secret set elevenlabs-api-key"),
+        "{}",
+        literal.stderr
+    );
+    assert!(
+        literal
+            .stderr
+            .contains("--secret ELEVENLABS_API_KEY=elevenlabs-api-key"),
+        "{}",
+        literal.stderr
+    );
+    assert!(!literal.stderr.contains("export"), "{}", literal.stderr);
+
+    // Nothing given: the entry reads the variable, and the note offers the store first.
+    let dry = env
+        .run(&["add", "io.elevenlabs/mcp", "-c", "cursor", "--dry-run"])
+        .ok();
+    assert!(
+        dry.stderr
+            .contains("--secret ELEVENLABS_API_KEY=elevenlabs-api-key"),
+        "{}",
+        dry.stderr
+    );
+
+    let stored = env
+        .run(&[
+            "add",
+            "io.elevenlabs/mcp",
+            "-c",
+            "cursor",
+            "--secret",
+            "ELEVENLABS_API_KEY=elevenlabs",
+        ])
+        .ok();
+    assert!(
+        !stored.stderr.contains("ELEVENLABS_API_KEY=…"),
+        "{}",
+        stored.stderr
+    );
+    assert!(!stored.stderr.contains("export"), "{}", stored.stderr);
+    let entry = &cursor(&env)["mcpServers"]["elevenlabs"];
+    assert_eq!(
+        entry["args"],
+        json!([
+            "run",
+            "--secret",
+            "ELEVENLABS_API_KEY=elevenlabs",
+            "--",
+            "uvx",
+            "elevenlabs-mcp==0.9.1"
+        ]),
+        "{entry}"
+    );
+    assert!(entry.get("env").is_none(), "{entry}");
+
+    let header = env
+        .run(&[
+            "add",
+            "com.airtable/mcp",
+            "-c",
+            "cursor",
+            "--header",
+            "Authorization=Bearer {secret:airtable}",
+        ])
+        .ok();
+    assert!(!header.stderr.contains("export"), "{}", header.stderr);
+    let entry = &cursor(&env)["mcpServers"]["airtable"];
+    assert_eq!(entry["args"][0], "bridge", "{entry}");
+    assert!(
+        entry["args"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("Authorization=Bearer {secret:airtable}")),
+        "{entry}"
+    );
 }

@@ -1112,3 +1112,127 @@ fn cursor_launcher_entry(env: &TestEnv, fixture: &str) -> Value {
     );
     entry
 }
+
+/// Run through `npx mcpctl`, this binary lives in npx's cache, which npx clears: the
+/// launcher entry starts the installed `mcpctl` of the same version instead, and without
+/// one nothing is written and the hint says how to install it (issue 26: never npx).
+#[cfg(unix)]
+#[test]
+fn from_npx_the_launcher_entry_starts_the_installed_mcpctl_never_the_cache() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut env = TestEnv::new();
+    let cached = env
+        .home()
+        .join(".npm/_npx/9f1c2e/node_modules/mcpctl-linux-x64/bin/mcpctl");
+    env.extra_env
+        .push(("MCPCTL_EXE".to_owned(), cached.display().to_string()));
+    let version = env!("CARGO_PKG_VERSION");
+    let fixture = fixture_binary().display().to_string();
+    let add = |env: &TestEnv| {
+        env.run(&[
+            "add",
+            "gh",
+            "-c",
+            "cursor",
+            "--secret",
+            "GITHUB_TOKEN=github",
+            "--",
+            &fixture,
+        ])
+    };
+    let refused = add(&env).code(2);
+    assert!(refused.stderr.contains("npx's cache"), "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains(&format!("npm install -g mcpctl@{version}")),
+        "{}",
+        refused.stderr
+    );
+    assert!(!env.path(".cursor/mcp.json").exists());
+
+    // An older install on PATH is not this version: still refused, and said.
+    let installed = env.dir.path().join("bin/mcpctl");
+    let script = |says: &str| {
+        std::fs::write(&installed, format!("#!/bin/sh\necho 'mcpctl {says}'\n")).unwrap();
+        std::fs::set_permissions(&installed, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    script("0.0.0-old");
+    let old = add(&env).code(2);
+    assert!(old.stderr.contains("is mcpctl 0.0.0-old"), "{}", old.stderr);
+
+    script(version);
+    add(&env).ok();
+    let file = env.read_str(".cursor/mcp.json");
+    let entry = &crate::env::jsonc(file.as_bytes())["mcpServers"]["gh"];
+    assert_eq!(entry["command"], installed.display().to_string(), "{file}");
+    assert!(!file.contains("_npx"), "{file}");
+}
+
+/// `import --store-secrets`: each literal secret of the imported entries goes into the
+/// store (as `secret adopt` moves it), the client entries become the launcher form in
+/// place, and the manifest names the secret; `apply` right after changes nothing. Off a
+/// terminal, without the flag, import only says the flag exists.
+#[test]
+fn import_store_secrets_moves_literals_into_the_store_and_names_them_in_the_manifest() {
+    let Some(env) = keyring_env() else { return };
+    let value = "ghp_importThisLiteral0123456789abcdefXY";
+    let (cursor, _codex) = literal_token_files(&env, value);
+
+    let hinted = env
+        .run(&["import", "-c", "cursor,codex", "--manifest", "plain.toml"])
+        .ok();
+    assert!(
+        hinted.stderr.contains("mcpctl import --store-secrets"),
+        "{}",
+        hinted.stderr
+    );
+    assert_eq!(env.read_str(".cursor/mcp.json"), cursor);
+    assert_eq!(
+        env.run(&["secret", "list", "--json"]).ok().json(),
+        json!([])
+    );
+
+    let run = env
+        .run(&[
+            "import",
+            "-c",
+            "cursor,codex",
+            "--manifest",
+            "mcpctl.toml",
+            "--store-secrets",
+        ])
+        .ok();
+    let manifest = env.read_str("mcpctl.toml");
+    assert!(
+        manifest.contains("secrets = { GITHUB_TOKEN = \"gh\" }"),
+        "{manifest}"
+    );
+    assert!(!manifest.contains(value), "{manifest}");
+    let got = env.run(&["secret", "get", "gh", "--reveal"]).ok();
+    assert_eq!(got.stdout.trim_end(), value);
+    let fixture = fixture_binary().display().to_string();
+    let file = env.read_str(".cursor/mcp.json");
+    let entry = &crate::env::jsonc(file.as_bytes())["mcpServers"]["gh"];
+    assert_eq!(entry["command"], mcpctl_path().as_str(), "{file}");
+    assert_eq!(
+        entry["args"],
+        json!(["run", "--secret", "GITHUB_TOKEN=gh", "--", fixture])
+    );
+    assert_eq!(entry["env"], json!({"LOG": "debug"}));
+    assert!(file.starts_with("{\n  // my servers\n"), "{file}");
+    assert!(
+        env.read_str(".codex/config.toml")
+            .contains("GITHUB_TOKEN=gh"),
+        "codex"
+    );
+    // The manifest and the files agree.
+    env.run(&["plan", "--check", "--manifest", "mcpctl.toml"])
+        .ok();
+    for r in [&hinted, &run] {
+        assert!(!r.stdout.contains(value) && !r.stderr.contains(value));
+    }
+    for path in files_holding(env.dir.path(), value) {
+        assert!(path.contains("/backups/"), "the secret is still in {path}");
+    }
+}
