@@ -11,7 +11,9 @@ use crate::cli::DoctorArgs;
 use crate::error::ExitStatus;
 use crate::handshake;
 use crate::output::{Block, Paint, Printer, Report};
-use crate::session::doctor::{self, ClientTokens, Request, Rows, Shared, Summary, mark_of, plural};
+use crate::session::doctor::{
+    self, ClientTokens, Request, Rows, Shared, Streamed, Summary, mark_of, plural,
+};
 use crate::session::probe::{DoctorResult, Status, probe_options};
 use crate::session::{Context, targets};
 
@@ -63,6 +65,18 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         (true, None) => targets::detected_to_read(ctx),
         (false, _) => targets::by_ids(ctx, &clients)?,
     };
+    // `--no-spawn` rows are printed as they are made and not kept: at 100,000 entries
+    // the rows would not fit in memory beside the entries. `--json` is one document.
+    let stream_rows = no_spawn && !printer.json;
+    let (columns, paint) = (printer.width(), printer.painter());
+    let mut streamed_rows: Option<Rows> = None;
+    let mut stream = |streamed: Streamed<'_>| match streamed {
+        Streamed::Exclusive(client, ex) => exclusive_warning(printer, client, ex),
+        Streamed::Row(result, width) => {
+            let rows = streamed_rows.get_or_insert_with(|| Rows::with_width(width, true, columns));
+            printer.stream(&rows.row(result, paint));
+        }
+    };
     let mut checkup = doctor::gather(
         ctx,
         &Request {
@@ -73,22 +87,18 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             as_client,
             options: &options,
         },
+        stream_rows.then_some(&mut stream as &mut dyn FnMut(Streamed<'_>)),
     )?;
     for (client, ex) in &checkup.exclusive {
-        printer.stream(&[Block::Warning(format!(
-            "{} loads only the servers in `{}`: {}",
-            client.name,
-            ex.file.display(),
-            ex.manage
-        ))]);
+        exclusive_warning(printer, client, ex);
     }
 
     let human = Rows::new(&checkup.results, no_spawn, printer.width());
     // Rows of servers that are not started are known now; the others follow as each
     // server finishes, so one slow server hides nothing (and a CI log shows verdicts).
     let total = checkup.starting();
-    let streamed = total > 0;
-    if streamed {
+    let streamed = total > 0 || stream_rows;
+    if total > 0 {
         printer.stream(&[Block::Note(checkup.announcement())]);
         let paint = printer.painter();
         for result in checkup.not_started() {
@@ -130,13 +140,28 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     })
 }
 
+/// The warning that an administrator's file controls a client's servers.
+fn exclusive_warning(
+    printer: &mut Printer,
+    client: &crate::clients::Client,
+    ex: &crate::sources::Exclusive,
+) {
+    printer.stream(&[Block::Warning(format!(
+        "{} loads only the servers in `{}`: {}",
+        client.name,
+        ex.file.display(),
+        ex.manage
+    ))]);
+}
+
 impl Report for DoctorReport {
     fn json(&self) -> serde_json::Result<serde_json::Value> {
         serde_json::to_value(self)
     }
 
     fn human(&self, paint: Paint) -> Vec<Block> {
-        if self.results.is_empty() {
+        let s = &self.summary;
+        if s.ok + s.warn + s.fail + s.skipped == 0 {
             return vec![Block::Note(format!(
                 "no servers configured in {} client{}",
                 self.clients,

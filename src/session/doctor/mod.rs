@@ -13,6 +13,7 @@ use std::path::Path;
 use std::sync::Mutex;
 
 pub(crate) use rows::{Rows, mark_of, plural};
+use rows::{label_len, label_len_of};
 pub(crate) use totals::{ClientTokens, Shared, Summary};
 
 use crate::check::Finding;
@@ -46,6 +47,16 @@ pub(crate) struct Checkup<'c> {
     /// Clients whose servers an administrator's file controls exclusively.
     pub(crate) exclusive: Vec<(&'c Client, Exclusive)>,
     as_client: Option<&'c Client>,
+    /// The verdicts of the rows streamed (and not kept in `results`).
+    streamed: Summary,
+}
+
+/// What [`gather`] hands out as it goes when its rows are streamed, not kept.
+pub(crate) enum Streamed<'a> {
+    /// A client whose servers an administrator's file controls (before any row).
+    Exclusive(&'a Client, &'a Exclusive),
+    /// A row, and the width every row's label is padded to.
+    Row(&'a DoctorResult, usize),
 }
 
 /// What doctor adds up once every verdict is in.
@@ -59,8 +70,14 @@ pub(crate) struct Finished {
 }
 
 /// Every entry's static checks and lint findings; what is runnable is queued to start
-/// (unless `no_spawn`). A name nothing has is an error.
-pub(crate) fn gather<'c>(ctx: &Context, request: &Request<'_, 'c>) -> anyhow::Result<Checkup<'c>> {
+/// (unless `no_spawn`). A name nothing has is an error. With `stream`, each result is
+/// handed to it as it is made and then dropped (100,000 entries' results do not fit in
+/// memory beside the entries): the rows of `--no-spawn`.
+pub(crate) fn gather<'c>(
+    ctx: &Context,
+    request: &Request<'_, 'c>,
+    stream: Option<&mut dyn FnMut(Streamed<'_>)>,
+) -> anyhow::Result<Checkup<'c>> {
     let Request {
         clients,
         name,
@@ -69,6 +86,8 @@ pub(crate) fn gather<'c>(ctx: &Context, request: &Request<'_, 'c>) -> anyhow::Re
         as_client,
         options,
     } = *request;
+    // Only rows nothing is started for can be handed out before all are made.
+    let mut stream = stream.filter(|_| no_spawn);
     let Inventory {
         found,
         broken,
@@ -83,8 +102,12 @@ pub(crate) fn gather<'c>(ctx: &Context, request: &Request<'_, 'c>) -> anyhow::Re
         return Err(targets::no_server_named(ctx, clients, name));
     }
     // One result per entry, a few hundred bytes each: sized once (growing by doubling
-    // held two copies at 100k entries).
-    let mut results: Vec<DoctorResult> = Vec::with_capacity(found.len() + broken.len());
+    // held two copies at 100k entries), unless they are streamed.
+    let mut results: Vec<DoctorResult> = if stream.is_some() {
+        Vec::new()
+    } else {
+        Vec::with_capacity(found.len() + broken.len())
+    };
     let env = &options.parent_env;
     let trust = TrustRule::new(&ctx.platform, &ctx.project, trust_project);
     let mut to_probe: Vec<(usize, Launch, ProbeOptions)> = Vec::new();
@@ -119,6 +142,52 @@ pub(crate) fn gather<'c>(ctx: &Context, request: &Request<'_, 'c>) -> anyhow::Re
             },
         }
     }
+    let mut streamed = Summary::default();
+    if let Some(stream) = stream.as_mut() {
+        for (client, ex) in &exclusive {
+            stream(Streamed::Exclusive(client, ex));
+        }
+    }
+    // What is not an entry's row, in order: unreadable files, file-wide findings, parked
+    // entries (few).
+    let mut others: Vec<DoctorResult> = Vec::new();
+    for b in &broken {
+        let mut result = DoctorResult::empty(
+            &b.client.id,
+            Scope::User,
+            String::new(),
+            display_path(ctx, &b.path),
+        );
+        result.record("config", Status::Fail, format!("{:#}", b.error));
+        others.push(result);
+    }
+    for ((client, path), findings) in &whole_file {
+        let mut result =
+            DoctorResult::empty(client, Scope::User, String::new(), display_path(ctx, path));
+        lint::add_lint_findings(&mut result, findings);
+        if !result.checks.is_empty() {
+            others.push(result);
+        }
+    }
+    others.extend(parked);
+    // Streamed rows are padded to the widest label of all, known before the first.
+    let width = stream.is_some().then(|| {
+        let entries = found.iter().map(|f| {
+            let origin = f.origin.as_ref().map(|o| (o.kind, o.name.as_str()));
+            label_len(&f.client.id, &f.name, f.scope, origin)
+        });
+        entries
+            .chain(others.iter().map(label_len_of))
+            .max()
+            .unwrap_or(0)
+    });
+    let mut put = |result: DoctorResult| match (stream.as_mut(), width) {
+        (Some(stream), Some(width)) => {
+            streamed.count(result.status);
+            stream(Streamed::Row(&result, width));
+        }
+        _ => results.push(result),
+    };
     for (index, f) in found.iter().enumerate() {
         let scopes = scopes_of
             .get(&(f.client.id.as_str(), f.name.as_str()))
@@ -140,33 +209,23 @@ pub(crate) fn gather<'c>(ctx: &Context, request: &Request<'_, 'c>) -> anyhow::Re
             );
             to_probe.push((index, launch, probe_options));
         }
-        results.push(result);
+        put(result);
     }
-    for b in &broken {
-        let mut result = DoctorResult::empty(
-            &b.client.id,
-            Scope::User,
-            String::new(),
-            display_path(ctx, &b.path),
-        );
-        result.record("config", Status::Fail, format!("{:#}", b.error));
-        results.push(result);
+    for result in others {
+        put(result);
     }
-    for ((client, path), findings) in &whole_file {
-        let mut result =
-            DoctorResult::empty(client, Scope::User, String::new(), display_path(ctx, path));
-        lint::add_lint_findings(&mut result, findings);
-        if !result.checks.is_empty() {
-            results.push(result);
-        }
-    }
-    results.extend(parked);
     Ok(Checkup {
         found,
         results,
         to_probe,
-        exclusive,
+        // Told already.
+        exclusive: if stream.is_some() {
+            Vec::new()
+        } else {
+            exclusive
+        },
         as_client,
+        streamed,
     })
 }
 
@@ -294,12 +353,13 @@ impl Checkup<'_> {
             found,
             results,
             to_probe,
+            streamed,
             ..
         } = self;
         totals::remember_tokens(ctx, printer, &found, &results, &to_probe);
         let tokens = totals::client_tokens(&results, &to_probe);
         let (handshakes, shared) = totals::shared_verdicts(&results, &to_probe);
-        let mut summary = Summary::default();
+        let mut summary = streamed;
         for r in &results {
             summary.count(r.status);
         }
