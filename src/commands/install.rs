@@ -282,22 +282,7 @@ fn refuse_cmd_metacharacters(
 
 /// Whether `transport` still refers to `variable` (`${VAR}`, `${env:VAR}`, ...) anywhere.
 fn reads_variable(transport: &Transport, variable: &str) -> bool {
-    let texts: Vec<&String> = match transport {
-        Transport::Stdio {
-            command,
-            args,
-            env,
-            cwd,
-        } => std::iter::once(command)
-            .chain(args)
-            .chain(env.values())
-            .chain(cwd)
-            .collect(),
-        Transport::Remote { url, headers, .. } => {
-            std::iter::once(url).chain(headers.values()).collect()
-        }
-    };
-    texts.iter().any(|t| {
+    transport.strings().iter().any(|t| {
         crate::vars::references(t)
             .iter()
             .any(|r| r.name == variable)
