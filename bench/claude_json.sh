@@ -4,17 +4,21 @@
 # against two durable copies (`cp` then `sync FILE`, i.e. fsync, as mcpctl's write does).
 # Prints Markdown tables: mean wall time (hyperfine, or a bash loop) and peak RSS.
 #
-# Usage: bench/claude_json.sh [--install] [-n N] [--size MB] [--state-dir DIR]
+# Usage: bench/claude_json.sh [--install] [-n N] [--size MB] [--state-dir DIR] [--mcpctl BIN] [--other BIN]
 #   --install       apt-get install hyperfine and time if missing (also when CI=true)
 #   -n N            timed runs per command (default 10), after 2 warm-up runs
 #   --size MB       size of the generated ~/.claude.json (default 17)
 #   --state-dir DIR MCPCTL_STATE_DIR (where backups go); default: inside the bench HOME.
 #                   Use a tmpfs (e.g. /dev/shm/x) to see the cost of the backup write.
+#   --mcpctl BIN    the build measured (default target/perf/mcpctl)
+#   --other BIN     a second build run in the same loop (e.g. main's, for before/after);
+#                   for interleaved rounds and medians use bench/write_path.py
 # Needs target/perf/mcpctl (cargo build --profile perf) and python3.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MCPCTL="$ROOT/target/perf/mcpctl"
+OTHER=""
 N=10
 SIZE_MB=17
 STATE_DIR=""
@@ -26,13 +30,16 @@ while (($#)); do
     -n) N="$2"; shift ;;
     --size) SIZE_MB="$2"; shift ;;
     --state-dir) STATE_DIR="$2"; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    --mcpctl) MCPCTL="$2"; shift ;;
+    --other) OTHER="$2"; shift ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "claude_json.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
 done
 
 [[ -x "$MCPCTL" ]] || { echo "claude_json.sh: build first: cargo build --profile perf" >&2; exit 2; }
+[[ -z "$OTHER" || -x "$OTHER" ]] || { echo "claude_json.sh: no build at $OTHER" >&2; exit 2; }
 if ((INSTALL)) && { ! command -v hyperfine >/dev/null || [[ ! -x /usr/bin/time ]]; }; then
   { apt-get install -y hyperfine time || { apt-get update && apt-get install -y hyperfine time; }; } \
     >/dev/null 2>&1 || echo "claude_json.sh: apt-get install failed" >&2
@@ -66,6 +73,13 @@ printf '#!/usr/bin/env bash\nset -e\ncp %q %q\ncp %q %q\n' \
   "$FILE" "$BENCH_TMP/copy1" "$FILE" "$BENCH_TMP/copy2" >"$CP"
 printf '#!/usr/bin/env bash\nset -e\n%q add x -c claude-code -q -- npx -y pkg\n%q remove x -c claude-code -q\n' \
   "$MCPCTL" "$MCPCTL" >"$PAIR"
+OTHER_PAIR="$BENCH_TMP/other-pair.sh"
+NAMES=(cp-pair durable-pair mcpctl-pair)
+if [[ -n "$OTHER" ]]; then
+  printf '#!/usr/bin/env bash\nset -e\n%q add x -c claude-code -q -- npx -y pkg\n%q remove x -c claude-code -q\n' \
+    "$OTHER" "$OTHER" >"$OTHER_PAIR"
+  NAMES+=(other-pair)
+fi
 DURABLE="$BENCH_TMP/durable-pair.sh"
 printf '#!/usr/bin/env bash\nset -e\ncp %q %q\nsync %q\ncp %q %q\nsync %q\n' \
   "$FILE" "$BENCH_TMP/copy1" "$BENCH_TMP/copy1" "$FILE" "$BENCH_TMP/copy2" "$BENCH_TMP/copy2" >"$DURABLE"
@@ -81,15 +95,16 @@ declare -A MEAN MEANV
 if ((HAVE_HYPERFINE)); then
   hyperfine -N --warmup 2 --runs "$N" --prepare "$CLEAN" --style none --output null \
     --export-json "$BENCH_TMP/h.json" -n cp-pair "bash $CP" -n durable-pair "bash $DURABLE" \
-    -n mcpctl-pair "bash $PAIR" >/dev/null
+    -n mcpctl-pair "bash $PAIR" ${OTHER:+-n other-pair "bash $OTHER_PAIR"} >/dev/null
   while read -r name mean sd; do MEAN[$name]="$mean ± $sd"; MEANV[$name]=$mean; done < <(
     python3 -c 'import json,sys
 for r in json.load(open(sys.argv[1]))["results"]:
     print(r["command"], "%.1f" % (r["mean"]*1000), "%.1f" % (r["stddev"]*1000))' "$BENCH_TMP/h.json")
   METHOD="hyperfine -N, 2 warm-up + $N runs"
 else
-  for name in cp-pair durable-pair mcpctl-pair; do
+  for name in "${NAMES[@]}"; do
     script="$CP"; [[ $name == mcpctl-pair ]] && script="$PAIR"; [[ $name == durable-pair ]] && script="$DURABLE"
+    [[ $name == other-pair ]] && script="$OTHER_PAIR"
     bash "$script"; bash "$script"; $CLEAN
     total=0
     for ((i = 0; i < N; i++)); do
@@ -118,7 +133,8 @@ echo "| command | mean ms | method |"
 echo "| --- | --- | --- |"
 echo "| 2 × cp of the file | ${MEAN[cp-pair]} | $METHOD |"
 echo "| 2 × durable copy (cp + fsync) | ${MEAN[durable-pair]} | $METHOD |"
-echo "| mcpctl add + remove | ${MEAN[mcpctl-pair]} | $METHOD |"
+echo "| mcpctl add + remove ($MCPCTL) | ${MEAN[mcpctl-pair]} | $METHOD |"
+[[ -n "$OTHER" ]] && echo "| mcpctl add + remove ($OTHER) | ${MEAN[other-pair]} | $METHOD |"
 if [[ -n "${MEANV[cp-pair]:-}" ]]; then
   python3 -c 'import sys; c,m=map(float,sys.argv[1:]); print(f"\nratio mcpctl/cp = {m/c:.2f} (no fsync in cp: the stricter figure)")' \
     "${MEANV[cp-pair]}" "${MEANV[mcpctl-pair]}"

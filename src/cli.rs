@@ -314,6 +314,13 @@ pub struct BackupsArgs {
     /// Client id (repeat or separate with commas) [default: every client]
     #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
     pub clients: Vec<String>,
+    /// Delete the backups that hold a literal secret (what `secret adopt` left behind);
+    /// `undo` cannot use them afterwards
+    #[arg(long)]
+    pub purge_secrets: bool,
+    /// With --purge-secrets: list what would be deleted; delete nothing
+    #[arg(long, requires = "purge_secrets")]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Args)]

@@ -78,10 +78,19 @@ impl Drop for CtrlCGuard {
 /// Ask for a secret without echoing it (`secret set` on a terminal); an empty answer asks
 /// again. Esc or Ctrl-C cancel.
 pub fn password(prompt: &str) -> anyhow::Result<String> {
+    hidden(prompt, false)
+}
+
+/// [`password`], where an empty answer is an answer (skip this one).
+pub fn password_or_skip(prompt: &str) -> anyhow::Result<String> {
+    hidden(prompt, true)
+}
+
+fn hidden(prompt: &str, allow_empty: bool) -> anyhow::Result<String> {
     let _guard = CtrlCGuard::install();
     let answer = dialoguer::Password::new()
         .with_prompt(prompt)
-        .allow_empty_password(false)
+        .allow_empty_password(allow_empty)
         .interact();
     let _ = console::Term::stderr().show_cursor();
     match answer {

@@ -74,9 +74,13 @@ impl Platform {
             .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
             .collect();
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        // The override is taken as written (a stable symlink stays one); the OS's answer
+        // is resolved to the real file.
         let exe = match vars.get("MCPCTL_EXE").filter(|v| !v.is_empty()) {
-            Some(path) => Some(PathBuf::from(path)),
-            None => std::env::current_exe().ok(),
+            Some(path) => Some(cwd.join(path)),
+            None => std::env::current_exe()
+                .ok()
+                .map(|p| std::fs::canonicalize(&p).unwrap_or(p)),
         };
         Platform {
             os: os.unwrap_or_else(Os::host),

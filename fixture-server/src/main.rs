@@ -18,6 +18,7 @@
 //! hand-written handshake server that never answers methods it does not know, such as
 //! `server/discover`), `exit-on-unknown` (one that quits on them), `strict-modern` (a hand-written
 //! 2026-07-28-only server that quits on any method that era lacks, `ping` included), `slow-start=MS`,
+//! `busy-start=MS` (works MS ms of CPU time before it serves: a known start cost),
 //! `spawn-child`, `linger` (stays after its input closes, as many real servers do, until
 //! SIGTERM, which ends it: unix only). With `FIXTURE_LOG` set, it appends `start PID` to
 //! that file as it starts and, in `linger` mode, `end PID` when SIGTERM ends it, so a test
@@ -168,6 +169,9 @@ fn main() {
     eprintln!("fixture: starting with modes {:?}", modes.0);
     if let Some(ms) = modes.value("slow-start=") {
         std::thread::sleep(Duration::from_millis(ms.parse().expect("slow-start=MS")));
+    }
+    if let Some(ms) = modes.value("busy-start=") {
+        work(Duration::from_millis(ms.parse().expect("busy-start=MS")));
     }
     if let Some(code) = modes.value("exit=") {
         eprintln!("fixture: \x1b[31mfatal\x1b[0m: exiting with code {code} as asked");

@@ -13,7 +13,6 @@ use crate::session::Context;
 use crate::session::spec::{self, Spec, build_entry};
 use crate::session::targets;
 use crate::session::write::{Flags, refuse_reserved_name, validate_url, with_secrets};
-use crate::vars;
 
 /// Whether `flag` was typed on the command line (before any `--`), as opposed to set
 /// from the environment (`MCPCTL_REGISTRY`, which the README suggests exporting).
@@ -117,7 +116,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         if let Transport::Remote { url, .. } = &spec.entry.transport {
             validate_url(url)?;
         }
-        warn_plaintext_secrets(printer, &spec.entry);
+        warn_plaintext_secrets(printer, &spec.name, &spec.entry);
         warn_missing_command(ctx, printer, &spec.entry);
     }
     let specs = specs
@@ -329,26 +328,43 @@ fn warn_missing_command(ctx: &Context, printer: &Printer, entry: &ServerEntry) {
     }
 }
 
-/// Literal secrets given with `-e`/`-H` end up in plain text in every client's file.
-fn warn_plaintext_secrets(printer: &Printer, entry: &ServerEntry) {
-    let (flag, separator, map) = match &entry.transport {
-        Transport::Stdio { env, .. } => ("-e", "=", env),
-        Transport::Remote { headers, .. } => ("-H", ": ", headers),
+/// Literal secrets given with `-e`/`-H` end up in plain text in every client's file: say
+/// how to keep each in mcpctl's store instead (the launcher or bridge fills it).
+fn warn_plaintext_secrets(printer: &Printer, name: &str, entry: &ServerEntry) {
+    let (stdio, map) = match &entry.transport {
+        Transport::Stdio { env, .. } => (true, env),
+        Transport::Remote { headers, .. } => (false, headers),
     };
-    for (key, value) in map {
-        let literal = !value.is_empty() && redact(value) != *value;
-        if !literal || !(secret_name(key) || pattern_secret(value).is_some()) {
-            continue;
-        }
-        let variable = vars::input_variable(key);
-        let reference = if key.eq_ignore_ascii_case("authorization") {
-            format!("Bearer ${{{variable}}}")
+    let literals: Vec<(&String, &String)> = map
+        .iter()
+        .filter(|(key, value)| {
+            let literal = !value.is_empty() && redact(value) != **value;
+            literal && (secret_name(key) || pattern_secret(value).is_some())
+        })
+        .collect();
+    let only = literals.len() == 1;
+    for (key, value) in literals {
+        let secret = crate::secret_store::adopt::default_name(name, key, only);
+        let flag = if stdio {
+            format!("--secret {key}={secret}")
         } else {
-            format!("${{{variable}}}")
+            let bearer = if value.to_ascii_lowercase().starts_with("bearer ") {
+                "Bearer "
+            } else {
+                ""
+            };
+            format!("-H '{key}: {bearer}{{secret:{secret}}}'")
+        };
+        let variable = crate::vars::input_variable(key);
+        let reference = if stdio {
+            format!("-e '{key}=${{{variable}}}'")
+        } else if key.eq_ignore_ascii_case("authorization") {
+            format!("-H '{key}: Bearer ${{{variable}}}'")
+        } else {
+            format!("-H '{key}: ${{{variable}}}'")
         };
         printer.warn(&format!(
-            "the value of `{key}` is written in plain text into each client's file; to keep it out, \
-             export {variable} and pass `{flag} '{key}{separator}{reference}'` (mcpctl spells the reference for each client)"
+            "the value of `{key}` is written in plain text into each client's file; to keep it out, keep it in mcpctl's secret store (`mcpctl secret set {secret}`) and pass `{flag}` instead, or have each client read it from its environment with `{reference}` (mcpctl spells the reference for each client)"
         ));
     }
 }

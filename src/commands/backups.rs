@@ -1,5 +1,7 @@
 //! `mcpctl backups`: the previous versions mcpctl kept of every client file it wrote,
-//! newest first, with the command that replaced each (from the journal). Never writes.
+//! newest first, with the command that replaced each (from the journal). Never writes a
+//! client file; `--purge-secrets` deletes the backups that still hold a literal secret
+//! (the secret rule of `check`, MCP401), which moving secrets into the store leaves.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -32,13 +34,20 @@ pub struct BackupRow {
 }
 
 pub fn run(args: BackupsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
-    let BackupsArgs { clients } = args;
+    let BackupsArgs {
+        clients,
+        purge_secrets,
+        dry_run,
+    } = args;
     let clients: Vec<&Client> = if clients.is_empty() {
         ctx.table.all().iter().collect()
     } else {
         targets::by_ids(ctx, &clients)?
     };
     let rows = rows(ctx, &clients);
+    if purge_secrets {
+        return purge(ctx, &clients, rows, dry_run, printer);
+    }
     let shown = rows.iter().map(|r| display_path(ctx, &r.path)).collect();
     printer.emit(&BackupsReport { rows, shown })
 }
@@ -141,4 +150,141 @@ pub fn rows(ctx: &Context, clients: &[&Client]) -> Vec<BackupRow> {
         }
     }
     rows
+}
+
+/// One backup `--purge-secrets` deletes (`backups --purge-secrets --json` item).
+#[derive(Debug, Serialize)]
+pub struct PurgeRow {
+    pub client: String,
+    /// The client file (absolute).
+    pub path: PathBuf,
+    /// The backup (absolute).
+    pub backup: PathBuf,
+    /// `server: env GITHUB_TOKEN`, per literal secret it holds (never the value).
+    pub secrets: Vec<String>,
+    /// `deleted`, or `would delete` with --dry-run.
+    pub action: &'static str,
+}
+
+struct PurgeReport {
+    rows: Vec<PurgeRow>,
+    shown: Vec<String>,
+    dry_run: bool,
+}
+
+impl Report for PurgeReport {
+    fn json(&self) -> serde_json::Result<serde_json::Value> {
+        serde_json::to_value(&self.rows)
+    }
+
+    fn human(&self, _paint: Paint) -> Vec<Block> {
+        if self.rows.is_empty() {
+            return vec![Block::Note(
+                "no backup holds a literal secret: nothing to delete".to_owned(),
+            )];
+        }
+        let rows = self
+            .rows
+            .iter()
+            .zip(&self.shown)
+            .map(|(r, shown)| {
+                vec![
+                    r.action.to_owned(),
+                    r.client.clone(),
+                    r.secrets.join(", "),
+                    shown.clone(),
+                    r.backup.display().to_string(),
+                ]
+            })
+            .collect();
+        vec![
+            Block::Table {
+                header: vec!["ACTION", "CLIENT", "HOLDS", "FILE", "BACKUP"],
+                rows,
+            },
+            Block::Note(if self.dry_run {
+                "dry run: nothing was deleted; run without --dry-run to delete them".to_owned()
+            } else {
+                "`undo` and `restore` can no longer put those versions back; the client files themselves are unchanged".to_owned()
+            }),
+        ]
+    }
+
+    fn status(&self) -> ExitStatus {
+        ExitStatus::Success
+    }
+}
+
+/// `--purge-secrets`: every backup of `rows` whose entries hold a literal secret, deleted
+/// (listed with `dry_run`). A backup that does not parse is left alone.
+fn purge(
+    ctx: &Context,
+    clients: &[&Client],
+    rows: Vec<BackupRow>,
+    dry_run: bool,
+    printer: &mut Printer,
+) -> anyhow::Result<ExitStatus> {
+    let mut purged = Vec::new();
+    for row in rows {
+        let Some(client) = clients.iter().find(|c| c.id == row.client) else {
+            continue;
+        };
+        let Ok(bytes) = crate::fs::backup::at(&row.backup).verified_bytes() else {
+            continue;
+        };
+        let secrets = literal_secrets(ctx, client, row.scope, &bytes);
+        if secrets.is_empty() {
+            continue;
+        }
+        if !dry_run {
+            std::fs::remove_file(&row.backup).map_err(|e| {
+                crate::error::UserError::new(format!(
+                    "cannot delete the backup `{}`: {e}",
+                    row.backup.display()
+                ))
+                .hint("check the permissions of mcpctl's state directory (MCPCTL_STATE_DIR)")
+            })?;
+        }
+        purged.push(PurgeRow {
+            client: row.client,
+            path: row.path,
+            backup: row.backup,
+            secrets,
+            action: if dry_run { "would delete" } else { "deleted" },
+        });
+    }
+    let shown = purged.iter().map(|r| display_path(ctx, &r.path)).collect();
+    printer.emit(&PurgeReport {
+        rows: purged,
+        shown,
+        dry_run,
+    })
+}
+
+/// `server: env FIELD` for each literal secret in the entries of a client file's `bytes`.
+fn literal_secrets(ctx: &Context, client: &Client, scope: Scope, bytes: &[u8]) -> Vec<String> {
+    let Ok(text) = String::from_utf8(bytes.to_vec()) else {
+        return Vec::new();
+    };
+    let text = text.trim_start_matches('\u{feff}').to_owned();
+    let Ok(doc) = client.format.parse(text) else {
+        return Vec::new();
+    };
+    let target = crate::check::Target {
+        client,
+        scope,
+        os: ctx.platform.os,
+        policy: &[],
+    };
+    let Ok(entries) = crate::check::fix::literals_to_adopt(doc.as_ref(), &target) else {
+        return Vec::new();
+    };
+    entries
+        .iter()
+        .flat_map(|(_, name, entry)| {
+            crate::secret_store::adopt::literals(&entry.transport)
+                .into_iter()
+                .map(move |l| format!("{name}: {} {}", l.place.label(), l.field))
+        })
+        .collect()
 }

@@ -446,6 +446,7 @@ fn check_file(
             file.shown,
             adopted.moved.join(", ")
         )));
+        on_the_way.extend(adopted.backups.map(Block::Aside));
         moved = true;
     }
     if !plan.rewrite {

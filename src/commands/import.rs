@@ -350,7 +350,7 @@ fn offer_store(
     }
     adopt::keep(&store, &plan)?;
     let program = crate::session::write::program(ctx)?;
-    adopt::rewrite(ctx, &plan, &program, false)?;
+    let rewritten = adopt::rewrite(ctx, &plan, &program, false)?;
     for item in &plan.items {
         printer.note(&format!(
             "moved {} `{}` of `{}` ({}) into secret `{}`",
@@ -360,6 +360,9 @@ fn offer_store(
             item.client.id,
             item.secret
         ));
+    }
+    if let Some(note) = adopt::backups_note(ctx, &rewritten) {
+        printer.note(&note);
     }
     Ok(true)
 }

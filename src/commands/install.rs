@@ -15,7 +15,9 @@ use crate::registry::resolve_error;
 use crate::registry::{self, Given, Item, Preference, ResolveError, Resolved};
 use crate::session::Context;
 use crate::session::edit::{self, Action};
-use crate::session::registry::{Written, explain, fetch, given_from, prompt, record, registry_for};
+use crate::session::registry::{
+    Written, explain, fetch, given_from, prompt, reads_variable, record, registry_for,
+};
 use crate::session::targets;
 use crate::session::write::{self, Provenance};
 
@@ -280,13 +282,88 @@ fn refuse_cmd_metacharacters(
     Ok(())
 }
 
-/// Whether `transport` still refers to `variable` (`${VAR}`, `${env:VAR}`, ...) anywhere.
-fn reads_variable(transport: &Transport, variable: &str) -> bool {
-    transport.strings().iter().any(|t| {
-        crate::vars::references(t)
+/// Ask, hidden, for each secret input of `forms` that the store can fill and no
+/// `--secret` gave, and keep each answer in the store (a name it holds already is used
+/// as it is). An empty answer leaves that input to the environment, as off a terminal;
+/// so does a store that cannot keep it (said as a warning).
+fn ask_secrets(
+    ctx: &Context,
+    printer: &Printer,
+    forms: &[Resolved],
+    given: &[String],
+) -> anyhow::Result<Vec<registry::inputs::StoreFill>> {
+    let mut fills: Vec<&registry::Export> = Vec::new();
+    for export in forms.iter().flat_map(|r| &r.exports) {
+        let Some(fill) = &export.store else { continue };
+        let by_flag = given
             .iter()
-            .any(|r| r.name == variable)
-    })
+            .any(|g| g.split_once('=').is_some_and(|(var, _)| var == fill.field));
+        if !by_flag
+            && !fills
+                .iter()
+                .any(|f| f.store.as_ref().is_some_and(|s| s.secret == fill.secret))
+        {
+            fills.push(export);
+        }
+    }
+    let store = ctx.secret_store();
+    let mut stored = Vec::new();
+    for export in fills {
+        let Some(fill) = &export.store else { continue };
+        if store.backend_of(&fill.secret).is_some() {
+            printer.note(&format!(
+                "{} comes from secret `{}`, already in mcpctl's store",
+                export.what, fill.secret
+            ));
+            stored.push(fill.clone());
+            continue;
+        }
+        let about = export
+            .description
+            .as_deref()
+            .map(|d| format!(" ({d})"))
+            .unwrap_or_default();
+        let value = crate::picker::password_or_skip(&format!(
+            "{}{about}: its value, kept in mcpctl's secret store as `{}` (empty: read it from the environment instead)",
+            export.what, fill.secret
+        ))?;
+        if value.is_empty() {
+            continue;
+        }
+        match store.set_value(&fill.secret, &crate::secret_store::Value(value)) {
+            Ok(()) => stored.push(fill.clone()),
+            Err(e) => printer.warn(&format!(
+                "{e:#}; {} is left to the environment (`mcpctl secret set {} --command '…'` keeps it in a password manager instead)",
+                export.what, fill.secret
+            )),
+        }
+    }
+    Ok(stored)
+}
+
+/// Record each secret input the store fills as the given value `{secret:NAME}` (a
+/// header's whole value, `Bearer {secret:NAME}`), so `update` renders the same launcher
+/// or bridge form instead of a `${VAR}` reference.
+fn record_store_inputs(resolved: &mut Resolved, pairs: &[String]) {
+    use crate::secret_store::launcher::EnvSecret;
+    for export in &resolved.exports {
+        let Some(fill) = &export.store else { continue };
+        let value = match (&resolved.entry.transport, fill.kind) {
+            (Transport::Stdio { .. }, InputKind::Env) => pairs
+                .iter()
+                .filter_map(|p| EnvSecret::parse(p).ok())
+                .find(|p| p.var == fill.field)
+                .map(|p| format!("{{secret:{}}}", p.secret)),
+            (Transport::Remote { headers, .. }, InputKind::Header) => headers
+                .get(&fill.field)
+                .filter(|v| v.contains("{secret:"))
+                .cloned(),
+            _ => None,
+        };
+        if let Some(value) = value {
+            resolved.used.push(fill.kind, &fill.field, &value);
+        }
+    }
 }
 
 fn known_inputs(asked: &[mapping::InputKey]) -> String {
@@ -351,10 +428,24 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         mut forms,
     } = plan(ctx, &item, &clients, preference, &given)?;
     place_extras(&item, &given, cwd.as_ref(), &mut forms)?;
+    // On a terminal, each secret input no flag gave is asked for (hidden) and kept in
+    // the store.
+    let stored = if ctx.interactive && !dry_run {
+        ask_secrets(ctx, printer, &forms, &secrets)?
+    } else {
+        Vec::new()
+    };
     // `--secret ENV=NAME`: the store fills the input, behind the launcher or bridge. A
     // variable the entry no longer reads (the store fills it) is not one to export.
     for resolved in &mut forms {
-        resolved.entry = write::with_secrets(ctx, printer, resolved.entry.clone(), &secrets)?;
+        let mut pairs = secrets.clone();
+        pairs.extend(
+            registry::inputs::fill_from_store(&mut resolved.entry.transport, &stored)
+                .iter()
+                .map(|p| p.arg()),
+        );
+        record_store_inputs(resolved, &pairs);
+        resolved.entry = write::with_secrets(ctx, printer, resolved.entry.clone(), &pairs)?;
         let entry = &resolved.entry;
         resolved
             .exports

@@ -50,6 +50,7 @@ pub fn writes(command: &Command) -> bool {
         Command::Secret(crate::cli::SecretCommand::Adopt(args)) => !args.dry_run,
         Command::Check(args) => args.fix && !args.dry_run,
         Command::Import(args) => args.manifest.is_some() || args.store_secrets,
+        Command::Backups(args) => args.purge_secrets && !args.dry_run,
         _ => false,
     }
 }

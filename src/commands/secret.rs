@@ -244,6 +244,8 @@ struct AdoptReport {
     rows: Vec<AdoptRow>,
     diffs: Vec<String>,
     dry_run: bool,
+    /// The backups that still hold the values, and how to delete them.
+    backups: Option<String>,
 }
 
 impl Report for AdoptReport {
@@ -283,6 +285,7 @@ impl Report for AdoptReport {
         } else {
             "moved into the OS keychain; the entries start through `mcpctl run`/`mcpctl bridge` (`mcpctl undo` puts the files back, the secrets stay)".to_owned()
         }));
+        blocks.extend(self.backups.clone().map(Block::Note));
         blocks
     }
 
@@ -319,6 +322,7 @@ fn adopt_secrets(
     }
     let program = crate::session::write::program(ctx)?;
     let rewritten = adopt::rewrite(ctx, &plan, &program, dry_run)?;
+    let backups = adopt::backups_note(ctx, &rewritten);
     let rows = plan
         .items
         .iter()
@@ -343,5 +347,6 @@ fn adopt_secrets(
         rows,
         diffs,
         dry_run,
+        backups,
     })
 }

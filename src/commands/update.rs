@@ -108,6 +108,15 @@ pub fn run(args: UpdateArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             asker,
         )
         .map_err(|e| new_inputs_error(e, install, &item.server.version));
+        // Inputs recorded as `{secret:NAME}` stay in the store: the launcher or bridge
+        // form, as the install wrote it.
+        let resolved = resolved.and_then(|mut r| {
+            r.entry = write::secret_form(ctx, r.entry, &[])?;
+            let transport = &r.entry.transport;
+            r.exports
+                .retain(|e| install::reads_variable(transport, &e.variable));
+            Ok(r)
+        });
         let resolved = match resolved {
             Ok(r) => r,
             Err(e) => {

@@ -673,11 +673,6 @@ enum Outcome {
 }
 
 impl Handshaken {
-    /// Whether a server is still to be ended.
-    fn closing(&self) -> bool {
-        matches!(self.outcome, Outcome::Closing(_))
-    }
-
     /// End the server, if one still runs, and make the report.
     fn end(self) -> Probe {
         let Handshaken {
@@ -784,26 +779,32 @@ pub fn probe_many(
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
-                let mut enders = Vec::new();
+                // The ender of the last server this thread started.
+                let mut last: Option<std::thread::ScopedJoinHandle<'_, ()>> = None;
                 loop {
                     let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(&first) = unique.get(k) else { break };
                     let (launch, options) = &items[first];
                     let handshaken = handshake(launch, options, None);
-                    if handshaken.closing() {
-                        // The slot is free once the outcome is known: many servers do
-                        // not exit when their input closes, and ending one takes the
-                        // grace period. It is ended on a thread of its own meanwhile.
-                        enders.push(scope.spawn(move || deliver(k, handshaken.end())));
-                    } else {
-                        deliver(k, handshaken.end());
-                    }
+                    // The slot is free once the outcome is known: many servers do not
+                    // exit when their input closes, and ending one takes the grace
+                    // period. It is ended on a thread of its own meanwhile; the verdicts
+                    // still come in the order this thread started the servers (with one
+                    // job, the order of the config).
+                    let previous = last.take();
+                    last = Some(scope.spawn(move || {
+                        let result = handshaken.end();
+                        if let Some(previous) = previous {
+                            let _ = previous.join();
+                        }
+                        deliver(k, result);
+                    }));
                 }
                 // This thread started those servers, and on Linux a server dies with the
                 // thread that started it (`PR_SET_PDEATHSIG`): it lives until they are
-                // ended. The scope waits for every thread, so nothing outlives the call.
-                for ender in enders {
-                    let _ = ender.join();
+                // ended (each ender joins the one before it).
+                if let Some(last) = last {
+                    let _ = last.join();
                 }
             });
         }

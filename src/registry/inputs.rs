@@ -74,6 +74,12 @@ pub struct Export {
 pub struct StoreFill {
     pub secret: String,
     pub flag: String,
+    /// An environment variable (the launcher sets it) or a header (the bridge fills it).
+    pub kind: InputKind,
+    /// The variable or header name.
+    pub field: String,
+    /// The variable the entry refers to until then (`${VARIABLE}`).
+    pub variable: String,
 }
 
 /// The store's answer for a secret input: an environment variable is set by the launcher
@@ -92,7 +98,48 @@ pub fn store_fill(ask: &Ask) -> Option<StoreFill> {
         }
         InputKind::Var => return None,
     };
-    Some(StoreFill { secret, flag })
+    Some(StoreFill {
+        secret,
+        flag,
+        kind: ask.key.kind,
+        field: ask.key.name.clone(),
+        variable: ask.variable.clone(),
+    })
+}
+
+/// Fill `transport`'s secret inputs `stored` from the store instead of the environment:
+/// a header's `${VARIABLE}` becomes `{secret:NAME}` (the bridge fills it); an environment
+/// variable becomes a `--secret VAR=NAME` pair for the launcher, returned (the caller
+/// writes the launcher form). Only inputs this entry reads are filled.
+pub fn fill_from_store(
+    transport: &mut crate::entry::Transport,
+    stored: &[StoreFill],
+) -> Vec<crate::secret_store::launcher::EnvSecret> {
+    use crate::entry::Transport;
+    let reference = |fill: &StoreFill| format!("${{{}}}", fill.variable);
+    let mut pairs = Vec::new();
+    for fill in stored {
+        match (fill.kind, &mut *transport) {
+            (InputKind::Env, Transport::Stdio { env, .. }) => {
+                if env.get(&fill.field).is_some_and(|v| *v == reference(fill))
+                    && let Ok(pair) =
+                        crate::secret_store::launcher::EnvSecret::new(&fill.field, &fill.secret)
+                {
+                    pairs.push(pair);
+                }
+            }
+            (InputKind::Header, Transport::Remote { headers, .. }) => {
+                if let Some(value) = headers.get_mut(&fill.field)
+                    && value.contains(&reference(fill))
+                {
+                    *value =
+                        value.replace(&reference(fill), &format!("{{secret:{}}}", fill.secret));
+                }
+            }
+            _ => {}
+        }
+    }
+    pairs
 }
 
 /// Prompts for a required, non-secret input; `Ok(None)` when it cannot ask.

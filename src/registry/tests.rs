@@ -644,3 +644,44 @@ fn cargo_package_runs_the_installed_binary() {
         Ok(mapping::Form::Package(0))
     ));
 }
+
+/// What a stored answer does to an entry: an env secret becomes a launcher pair and
+/// leaves the env to the launcher; a bearer header keeps `Bearer ` and names the secret.
+#[test]
+fn stored_answers_fill_env_through_the_launcher_and_headers_through_the_bridge() {
+    let r = render(
+        &sample("elevenlabs.pypi.item.json"),
+        http,
+        &Given::default(),
+    );
+    let fills: Vec<inputs::StoreFill> = r.exports.iter().filter_map(|e| e.store.clone()).collect();
+    assert_eq!(fills.len(), 1);
+    assert_eq!(fills[0].secret, "elevenlabs-api-key");
+    assert_eq!(
+        fills[0].flag,
+        "--secret ELEVENLABS_API_KEY=elevenlabs-api-key"
+    );
+    let mut transport = r.entry.transport.clone();
+    let pairs = inputs::fill_from_store(&mut transport, &fills);
+    assert_eq!(
+        pairs.iter().map(|p| p.arg()).collect::<Vec<_>>(),
+        ["ELEVENLABS_API_KEY=elevenlabs-api-key"]
+    );
+
+    let r = render(
+        &sample("airtable.remote-header.item.json"),
+        |_| true,
+        &Given::default(),
+    );
+    let fills: Vec<inputs::StoreFill> = r.exports.iter().filter_map(|e| e.store.clone()).collect();
+    assert_eq!(
+        fills[0].flag,
+        "--header 'Authorization=Bearer {secret:airtable-token}'"
+    );
+    let mut transport = r.entry.transport.clone();
+    assert!(inputs::fill_from_store(&mut transport, &fills).is_empty());
+    let Transport::Remote { headers, .. } = transport else {
+        panic!("remote")
+    };
+    assert_eq!(headers["Authorization"], "Bearer {secret:airtable-token}");
+}

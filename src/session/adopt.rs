@@ -155,6 +155,45 @@ pub fn keep(store: &Store, plan: &Plan<'_>) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// After secrets moved out of files: the backups the edit loop kept of those files still
+/// hold the plaintext values (what `undo` restores). Where they are, and the line that
+/// deletes them once no undo is wanted; `None` when no backup was made.
+pub fn backups_note(ctx: &Context, rewritten: &[Rewritten]) -> Option<String> {
+    let windows = ctx.platform.os == crate::platform::Os::Windows;
+    let quoted: Vec<String> = rewritten
+        .iter()
+        .filter_map(|r| r.outcome.backup.as_ref())
+        .map(|p| {
+            let p = p.display().to_string();
+            if windows {
+                format!("\"{p}\"")
+            } else {
+                format!("'{}'", p.replace('\'', "'\\''"))
+            }
+        })
+        .collect();
+    if quoted.is_empty() {
+        return None;
+    }
+    let (them, verb) = if quoted.len() == 1 {
+        (
+            "it",
+            "the backup mcpctl kept of the file it rewrote still holds",
+        )
+    } else {
+        (
+            "them",
+            "the backups mcpctl kept of the files it rewrote still hold",
+        )
+    };
+    Some(format!(
+        "{verb} the plaintext secret{} (`mcpctl undo` restores from {them}); once you need no undo, delete {them}: {} {} (or `mcpctl backups --purge-secrets`, every backup holding one)",
+        if quoted.len() == 1 { "" } else { "s" },
+        if windows { "del" } else { "rm" },
+        quoted.join(" ")
+    ))
+}
+
 /// What rewriting one file did.
 pub struct Rewritten {
     pub client: String,

@@ -463,6 +463,9 @@ pub struct Adopted {
     pub diffs: Vec<String>,
     /// Each literal moved: `env `TOKEN` of `github` → secret `github``.
     pub moved: Vec<String>,
+    /// That the backups of the rewritten files still hold the values, and how to delete
+    /// them (`session::adopt::backups_note`).
+    pub backups: Option<String>,
 }
 
 /// `check --fix --secrets`: move the literal secrets of the file at `path` (its text
@@ -503,7 +506,9 @@ pub fn adopt_literals(
         adopt::keep(&store, &plan)?;
     }
     let program = program(ctx)?;
-    let diffs = adopt::rewrite(ctx, &plan, &program, dry_run)?
+    let rewritten = adopt::rewrite(ctx, &plan, &program, dry_run)?;
+    let backups = adopt::backups_note(ctx, &rewritten);
+    let diffs = rewritten
         .into_iter()
         .filter_map(|r| r.outcome.diff)
         .collect();
@@ -520,5 +525,9 @@ pub fn adopt_literals(
             )
         })
         .collect();
-    Ok(Some(Adopted { diffs, moved }))
+    Ok(Some(Adopted {
+        diffs,
+        moved,
+        backups,
+    }))
 }

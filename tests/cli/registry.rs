@@ -583,7 +583,7 @@ fn nuget_installs_as_dnx_and_windows_wraps_it() {
 /// A pseudo-terminal for the prompt test: the child gets the slave side as stdin and
 /// stderr (mcpctl prompts only when both are terminals); the test types on the master.
 #[cfg(unix)]
-mod pty {
+pub(crate) mod pty {
     use std::fs::File;
     use std::io::{Read, Write};
     use std::os::fd::FromRawFd;
@@ -653,15 +653,14 @@ mod pty {
     }
 }
 
+/// `add io.github.acme/db` on a terminal, `env` its environment: answers `--schema`
+/// with `public`, then the hidden prompt for `DB_PASSWORD` with `secret` (empty: skip).
+/// The terminal's text, and the exit status.
 #[cfg(unix)]
-#[test]
-fn a_terminal_is_prompted_for_required_inputs_but_never_for_secrets() {
+fn add_db_on_a_terminal(env: &TestEnv, secret: &str) -> (String, std::process::ExitStatus) {
     use std::process::Stdio;
     use std::time::{Duration, Instant};
 
-    let server = RegistryServer::start();
-    let env = env_with(&server);
-    publish_db(&server, "1.0.0", true);
     let mut terminal = pty::open();
     let seen = pty::collect(&terminal.master);
     let mut child = env
@@ -677,6 +676,12 @@ fn a_terminal_is_prompted_for_required_inputs_but_never_for_secrets() {
         "argument `--schema`",
         "public\r",
     );
+    pty::answer(
+        &seen,
+        &mut terminal.master,
+        "kept in mcpctl's secret store as `db-password`",
+        &format!("{secret}\r"),
+    );
     let start = Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
@@ -691,16 +696,21 @@ fn a_terminal_is_prompted_for_required_inputs_but_never_for_secrets() {
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    assert!(
-        status.success(),
-        "terminal shows:\n{}",
-        seen.lock().unwrap()
-    );
     let shown = seen.lock().unwrap().clone();
-    assert!(
-        !shown.contains("DB_PASSWORD ("),
-        "a secret was asked for:\n{shown}"
-    );
+    (shown, status)
+}
+
+/// On a terminal a required input is asked for, and a secret only with a hidden prompt
+/// for the store; an empty answer leaves the secret to the environment, as off a
+/// terminal (and the note then offers the store).
+#[cfg(unix)]
+#[test]
+fn a_terminal_is_prompted_for_required_inputs_and_secrets_only_hidden() {
+    let server = RegistryServer::start();
+    let env = env_with(&server);
+    publish_db(&server, "1.0.0", true);
+    let (shown, status) = add_db_on_a_terminal(&env, "");
+    assert!(status.success(), "terminal shows:\n{shown}");
     assert!(
         shown.contains("--secret DB_PASSWORD=db-password"),
         "{shown}"
@@ -719,6 +729,67 @@ fn a_terminal_is_prompted_for_required_inputs_but_never_for_secrets() {
     assert_eq!(
         cursor(&env)["mcpServers"]["db"]["args"],
         json!(["-y", "@acme/db-mcp@1.1.0", "--schema", "public"])
+    );
+}
+
+/// Answered at the hidden prompt, a registry secret goes into the OS keychain and the
+/// entry is the launcher naming it: the value is on no terminal, in no file.
+#[cfg(unix)]
+#[test]
+fn a_terminal_answer_for_a_registry_secret_is_kept_in_the_store() {
+    let Some(mut env) = crate::secret_store::keyring_env() else {
+        return;
+    };
+    let server = RegistryServer::start();
+    env.extra_env
+        .push(("MCPCTL_REGISTRY".to_owned(), server.url.clone()));
+    env.on_path("npx");
+    publish_db(&server, "1.0.0", true);
+    let value = "pw_typedAtThePrompt_4711";
+    let (shown, status) = add_db_on_a_terminal(&env, value);
+    assert!(status.success(), "terminal shows:\n{shown}");
+    assert!(!shown.contains(value), "echoed:\n{shown}");
+    assert!(!shown.contains("export"), "{shown}");
+    let entry = &cursor(&env)["mcpServers"]["db"];
+    assert_eq!(
+        entry["args"],
+        json!([
+            "run",
+            "--secret",
+            "DB_PASSWORD=db-password",
+            "--",
+            "npx",
+            "-y",
+            "@acme/db-mcp@1.0.0",
+            "--schema",
+            "public"
+        ]),
+        "{entry}"
+    );
+    assert!(entry.get("env").is_none(), "{entry}");
+    let got = env.run(&["secret", "get", "db-password", "--reveal"]).ok();
+    assert_eq!(got.stdout.trim_end(), value);
+    // `update` keeps the secret where it is: still the launcher, naming it.
+    publish_db(&server, "1.1.0", true);
+    let update = env.run(&["update", "db"]).ok();
+    assert!(!update.stderr.contains("export"), "{}", update.stderr);
+    assert_eq!(
+        cursor(&env)["mcpServers"]["db"]["args"],
+        json!([
+            "run",
+            "--secret",
+            "DB_PASSWORD=db-password",
+            "--",
+            "npx",
+            "-y",
+            "@acme/db-mcp@1.1.0",
+            "--schema",
+            "public"
+        ])
+    );
+    assert_eq!(
+        crate::secret_store::files_holding(env.dir.path(), value),
+        Vec::<String>::new()
     );
 }
 

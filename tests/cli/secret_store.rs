@@ -18,7 +18,7 @@ use crate::fixture_server::fixture_binary;
 /// A test environment whose mcpctl reaches the Secret Service this test process sees,
 /// under a keychain service of its own (never a person's `mcpctl` items). `None` (after
 /// reporting the skip) when no Secret Service answers.
-fn keyring_env() -> Option<TestEnv> {
+pub(crate) fn keyring_env() -> Option<TestEnv> {
     let mut env = TestEnv::new();
     for var in ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"] {
         if let Ok(value) = std::env::var(var) {
@@ -68,7 +68,7 @@ fn set_secret(env: &TestEnv, name: &str, value: &str) -> Run {
 }
 
 /// Every file under `dir` that holds `needle` (state files, client files).
-fn files_holding(dir: &Path, needle: &str) -> Vec<String> {
+pub(crate) fn files_holding(dir: &Path, needle: &str) -> Vec<String> {
     let mut found = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else {
         return found;
@@ -929,6 +929,56 @@ fn check_fix_secrets_moves_a_project_files_literal_into_the_store() {
     for r in [&before, &dry, &fixed] {
         assert!(!r.stdout.contains(value) && !r.stderr.contains(value));
     }
+    backup_is_said(&env, value, &fixed.stderr);
+
+    // `backups --purge-secrets` deletes that backup (`--dry-run` only lists it).
+    let dry = env
+        .run(&[
+            "--project",
+            &project,
+            "backups",
+            "--purge-secrets",
+            "--dry-run",
+            "--json",
+        ])
+        .ok();
+    let rows = dry.json();
+    assert_eq!(rows.as_array().unwrap().len(), 1, "{rows:#}");
+    assert_eq!(rows[0]["action"], "would delete");
+    assert_eq!(rows[0]["secrets"], json!(["gh: env GITHUB_TOKEN"]));
+    assert_eq!(files_holding(env.dir.path(), value).len(), 1);
+    let purge = env
+        .run(&["--project", &project, "backups", "--purge-secrets"])
+        .ok();
+    assert!(purge.stdout.contains("deleted"), "{}", purge.stdout);
+    assert_eq!(files_holding(env.dir.path(), value), Vec::<String>::new());
+    for r in [&dry, &purge] {
+        assert!(!r.stdout.contains(value) && !r.stderr.contains(value));
+    }
+    let again = env
+        .run(&["--project", &project, "backups", "--purge-secrets"])
+        .ok();
+    assert!(
+        again.stderr.contains("nothing to delete") || again.stdout.contains("nothing to delete"),
+        "{}",
+        again.stdout
+    );
+}
+
+/// The only files still holding `value` are the backups of the files it was moved out
+/// of, and `said` says so and names each for `rm`.
+fn backup_is_said(env: &TestEnv, value: &str, said: &str) {
+    let holding = files_holding(env.dir.path(), value);
+    assert!(!holding.is_empty());
+    let words = said.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("still hold") && words.contains("the plaintext secret"),
+        "{said}"
+    );
+    for path in holding {
+        assert!(path.contains("/backups/"), "the secret is still in {path}");
+        assert!(words.contains(&format!("'{path}'")), "{said}");
+    }
 }
 
 /// The manifest names secrets (`secrets = { VAR = "NAME" }`), never holds them: `apply`
@@ -1232,7 +1282,112 @@ fn import_store_secrets_moves_literals_into_the_store_and_names_them_in_the_mani
     for r in [&hinted, &run] {
         assert!(!r.stdout.contains(value) && !r.stderr.contains(value));
     }
-    for path in files_holding(env.dir.path(), value) {
-        assert!(path.contains("/backups/"), "the secret is still in {path}");
-    }
+    backup_is_said(&env, value, &run.stderr);
+}
+
+/// On a terminal, `import` without `--store-secrets` asks once when it finds literal
+/// secrets; yes moves them as the flag does.
+#[cfg(unix)]
+#[test]
+fn import_on_a_terminal_asks_once_to_store_the_literals() {
+    use std::time::{Duration, Instant};
+
+    use crate::registry::pty;
+    let Some(env) = keyring_env() else { return };
+    let value = "ghp_importAskedLiteral0123456789abcdefX";
+    literal_token_files(&env, value);
+    let mut terminal = pty::open();
+    let seen = pty::collect(&terminal.master);
+    let mut child = env
+        .command(&["import", "-c", "cursor,codex", "--manifest", "mcpctl.toml"])
+        .stdin(Stdio::from(terminal.slave.try_clone().unwrap()))
+        .stderr(Stdio::from(terminal.slave.try_clone().unwrap()))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    pty::answer(
+        &seen,
+        &mut terminal.master,
+        "move them into mcpctl's secret store",
+        "y",
+    );
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(30) {
+            child.kill().unwrap();
+            panic!("import did not finish:\n{}", seen.lock().unwrap());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let shown = seen.lock().unwrap().clone();
+    assert!(status.success(), "{shown}");
+    assert_eq!(
+        shown.matches("[Y/n]").count(),
+        1,
+        "asked more than once: {shown}"
+    );
+    assert!(!shown.contains(value), "{shown}");
+    let manifest = env.read_str("mcpctl.toml");
+    assert!(
+        manifest.contains("secrets = { GITHUB_TOKEN = \"gh\" }"),
+        "{manifest}"
+    );
+    assert!(
+        env.read_str(".cursor/mcp.json").contains("GITHUB_TOKEN=gh"),
+        "{shown}"
+    );
+}
+
+/// `add -e TOKEN=<literal>` writes the literal (as asked) and says how to keep it in the
+/// store instead: `mcpctl secret set NAME` and `--secret TOKEN=NAME` (a header:
+/// `{secret:NAME}`), not an export.
+#[test]
+fn add_with_a_literal_secret_points_at_the_store() {
+    let env = TestEnv::new();
+    let run = env
+        .run(&[
+            "add",
+            "gh",
+            "-c",
+            "cursor",
+            "-e",
+            "GITHUB_TOKEN=ghp_literalForAddHint0123456789abcdefXY",
+            "--",
+            "npx",
+            "-y",
+            "server-github",
+        ])
+        .ok();
+    assert!(
+        run.stderr.contains("mcpctl secret set gh"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("--secret GITHUB_TOKEN=gh"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("export"), "{}", run.stderr);
+    let run = env
+        .run(&[
+            "add",
+            "docs",
+            "-c",
+            "cursor",
+            "--url",
+            "https://example.com/mcp",
+            "-H",
+            "Authorization: Bearer sk_live_literalForAddHint0123456789",
+        ])
+        .ok();
+    assert!(
+        run.stderr
+            .contains("-H 'Authorization: Bearer {secret:docs}'"),
+        "{}",
+        run.stderr
+    );
 }
