@@ -228,22 +228,7 @@ pub fn record(w: &Written<'_>) -> anyhow::Result<()> {
 
 /// Whether `transport` still refers to `variable` (`${VAR}`, `${env:VAR}`, ...) anywhere.
 pub fn reads_variable(transport: &crate::entry::Transport, variable: &str) -> bool {
-    let texts: Vec<&String> = match transport {
-        crate::entry::Transport::Stdio {
-            command,
-            args,
-            env,
-            cwd,
-        } => std::iter::once(command)
-            .chain(args)
-            .chain(env.values())
-            .chain(cwd)
-            .collect(),
-        crate::entry::Transport::Remote { url, headers, .. } => {
-            std::iter::once(url).chain(headers.values()).collect()
-        }
-    };
-    texts.iter().any(|t| {
+    transport.strings().iter().any(|t| {
         crate::vars::references(t)
             .iter()
             .any(|r| r.name == variable)
