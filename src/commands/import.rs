@@ -71,7 +71,9 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     let (mut found, mut broken) = inventory::collect(ctx, &clients, None);
     // Literal secrets into the store first (the client entries become the launcher
     // form); read again, so the manifest gets `secrets = {…}` from those entries.
-    if !keep_secrets && offer_store(ctx, printer, &found, scope, store_secrets)? {
+    if !keep_secrets
+        && crate::session::adopt::offer_on_import(ctx, printer, &found, scope, store_secrets)?
+    {
         (found, broken) = inventory::collect(ctx, &clients, None);
     }
     let found = with_switch_states(ctx, &clients, scope, found)?;
@@ -301,70 +303,6 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         ));
     }
     Ok(ExitStatus::Success)
-}
-
-/// The literal secrets of the `scope` entries in `found`, into the store and out of the
-/// client files, as `secret adopt` moves them (`session::adopt`: keep the values, then
-/// rewrite each file through the edit loop). With `--store-secrets`, or a yes at the one
-/// prompt on a terminal; otherwise only a note that the flag exists. `true` when files
-/// were rewritten.
-fn offer_store(
-    ctx: &Context,
-    printer: &Printer,
-    found: &[inventory::Found<'_>],
-    scope: Scope,
-    asked: bool,
-) -> anyhow::Result<bool> {
-    use crate::session::adopt;
-    let candidates: Vec<adopt::Candidate<'_>> = adopt::Candidate::of_found(found)
-        .into_iter()
-        .filter(|c| c.scope == scope)
-        .collect();
-    let store = ctx.secret_store();
-    let plan = adopt::plan(&store, &candidates);
-    let count = plan.items.len();
-    if count == 0 {
-        return Ok(false);
-    }
-    let what = format!(
-        "{count} literal secret{} in client files",
-        if count == 1 { "" } else { "s" }
-    );
-    if !asked {
-        if !ctx.interactive {
-            printer.note(&format!(
-                "{what}: `mcpctl import --store-secrets` moves {} into mcpctl's secret store and rewrites those entries to start through `mcpctl run`",
-                if count == 1 { "it" } else { "them" }
-            ));
-            return Ok(false);
-        }
-        let yes = dialoguer::Confirm::new()
-            .with_prompt(format!(
-                "{what}: move them into mcpctl's secret store (the OS keychain) and rewrite those entries to start through `mcpctl run`?"
-            ))
-            .default(true)
-            .interact_opt()?;
-        if yes != Some(true) {
-            return Ok(false);
-        }
-    }
-    adopt::keep(&store, &plan)?;
-    let program = crate::session::write::program(ctx)?;
-    let rewritten = adopt::rewrite(ctx, &plan, &program, false)?;
-    for item in &plan.items {
-        printer.note(&format!(
-            "moved {} `{}` of `{}` ({}) into secret `{}`",
-            item.place.label(),
-            item.field,
-            item.server,
-            item.client.id,
-            item.secret
-        ));
-    }
-    if let Some(note) = adopt::backups_note(ctx, &rewritten) {
-        printer.note(&note);
-    }
-    Ok(true)
 }
 
 fn ids(variant: &Variant<'_>) -> String {

@@ -317,12 +317,7 @@ fn adopt_secrets(
         printer.warn(&format!("{:#} (its secrets stay where they are)", b.error));
     }
     let plan = adopt::plan(store, &adopt::Candidate::of_found(&found));
-    if !dry_run {
-        adopt::keep(store, &plan)?;
-    }
-    let program = crate::session::write::program(ctx)?;
-    let rewritten = adopt::rewrite(ctx, &plan, &program, dry_run)?;
-    let backups = adopt::backups_note(ctx, &rewritten);
+    let adopt::Carried { rewritten, backups } = adopt::carry_out(ctx, store, &plan, dry_run)?;
     let rows = plan
         .items
         .iter()

@@ -1,9 +1,10 @@
-//! Moving the literal secrets of client files into the secret store, for `secret adopt`
-//! and `check --fix --secrets`: [`plan`] finds them (the one secret rule,
-//! `secret_store::adopt`) and names each, [`keep`] puts the values in the store, and
-//! [`rewrite`] edits each file in place through the shared edit loop (backup, journal,
-//! the bytes outside the entry untouched) to the launcher or bridge form. Values are
-//! never printed: only names, fields and where they were.
+//! Moving the literal secrets of client files into the secret store, for `secret adopt`,
+//! `check --fix --secrets` and `import --store-secrets`: [`plan`] finds them (the one
+//! secret rule, `secret_store::adopt`) and names each, [`keep`] puts the values in the
+//! store, and [`rewrite`] edits each file in place through the shared edit loop (backup,
+//! journal, the bytes outside the entry untouched) to the launcher or bridge form;
+//! [`carry_out`] does the last two in that order for every caller. Values are never
+//! printed: only names, fields and where they were.
 
 use std::cell::RefCell;
 use std::path::PathBuf;
@@ -136,6 +137,89 @@ fn free_name(
         }
     }
     unreachable!("some suffix is free")
+}
+
+/// What carrying out a plan did: each file rewritten, and the note on the backups that
+/// still hold the plaintext (`backups_note`).
+pub struct Carried {
+    pub rewritten: Vec<Rewritten>,
+    pub backups: Option<String>,
+}
+
+/// Carry out `plan`: keep the values in the store (not on a dry run), then rewrite each
+/// file to start mcpctl's launcher or bridge at this binary's path.
+pub fn carry_out(
+    ctx: &Context,
+    store: &Store,
+    plan: &Plan<'_>,
+    dry_run: bool,
+) -> anyhow::Result<Carried> {
+    if !dry_run {
+        keep(store, plan)?;
+    }
+    let program = crate::session::write::program(ctx)?;
+    let rewritten = rewrite(ctx, plan, &program, dry_run)?;
+    let backups = backups_note(ctx, &rewritten);
+    Ok(Carried { rewritten, backups })
+}
+
+/// `import`: the literal secrets of the `scope` entries in `found`, into the store and out
+/// of the client files. With `--store-secrets` (`asked`), or a yes at the one prompt on a
+/// terminal; otherwise only a note that the flag exists. `true` when files were rewritten.
+pub fn offer_on_import(
+    ctx: &Context,
+    printer: &crate::output::Printer,
+    found: &[crate::session::inventory::Found<'_>],
+    scope: Scope,
+    asked: bool,
+) -> anyhow::Result<bool> {
+    let candidates: Vec<Candidate<'_>> = Candidate::of_found(found)
+        .into_iter()
+        .filter(|c| c.scope == scope)
+        .collect();
+    let store = ctx.secret_store();
+    let plan = plan(&store, &candidates);
+    let count = plan.items.len();
+    if count == 0 {
+        return Ok(false);
+    }
+    let what = format!(
+        "{count} literal secret{} in client files",
+        if count == 1 { "" } else { "s" }
+    );
+    if !asked {
+        if !ctx.interactive {
+            printer.note(&format!(
+                "{what}: `mcpctl import --store-secrets` moves {} into mcpctl's secret store and rewrites those entries to start through `mcpctl run`",
+                if count == 1 { "it" } else { "them" }
+            ));
+            return Ok(false);
+        }
+        let yes = dialoguer::Confirm::new()
+            .with_prompt(format!(
+                "{what}: move them into mcpctl's secret store (the OS keychain) and rewrite those entries to start through `mcpctl run`?"
+            ))
+            .default(true)
+            .interact_opt()?;
+        if yes != Some(true) {
+            return Ok(false);
+        }
+    }
+    let carried = carry_out(ctx, &store, &plan, false)?;
+    for item in &plan.items {
+        printer.note(&format!(
+            "moved {} `{}` of `{}` ({}) into secret `{}`",
+            item.place.label(),
+            item.field,
+            item.server,
+            item.client.id,
+            item.secret
+        ));
+    }
+    if let Some(note) = carried.backups {
+        printer.note(&note);
+    }
+    Ok(true)
 }
 
 /// Keep every value of the plan in the OS keychain, before any file names it.

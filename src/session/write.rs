@@ -502,12 +502,7 @@ pub fn adopt_literals(
     if plan.items.is_empty() {
         return Ok(None);
     }
-    if !dry_run {
-        adopt::keep(&store, &plan)?;
-    }
-    let program = program(ctx)?;
-    let rewritten = adopt::rewrite(ctx, &plan, &program, dry_run)?;
-    let backups = adopt::backups_note(ctx, &rewritten);
+    let adopt::Carried { rewritten, backups } = adopt::carry_out(ctx, &store, &plan, dry_run)?;
     let diffs = rewritten
         .into_iter()
         .filter_map(|r| r.outcome.diff)
