@@ -37,7 +37,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 use crate::cli::Cli;
 use crate::clients::ClientTable;
@@ -49,8 +49,17 @@ use crate::session::Context;
 /// Run mcpctl with these arguments (the first is the program name).
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     let args: Vec<OsString> = args.into_iter().collect();
-    let cli = match Cli::try_parse_from(&args) {
-        Ok(cli) => cli,
+    // What `Cli::try_parse_from` does, keeping the matches for the journal's label.
+    let parsed = Cli::command()
+        .try_get_matches_from(&args)
+        .and_then(|mut matches| {
+            let label = commands::Label::of(&matches);
+            Cli::from_arg_matches_mut(&mut matches)
+                .map(|cli| (cli, label))
+                .map_err(|e| e.format(&mut Cli::command()))
+        });
+    let (cli, label) = match parsed {
+        Ok(parsed) => parsed,
         Err(e) => {
             if e.kind() == clap::error::ErrorKind::InvalidSubcommand
                 && let Some(error) = foreign_verb(&args)
@@ -103,7 +112,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         printer.error(&error);
         return ExitStatus::Error.into();
     }
-    ctx.state.set_command(&commands::label(&args, &[]));
+    ctx.state.set_command(&label.with(&[]));
     // A command that died mid-write left an intent: it becomes the journal record first.
     if let Err(error) = ctx.state.recover() {
         printer.error(&error);
@@ -121,10 +130,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         }
     };
     // Remember what the command wrote (ledger, journal), also after a failure.
-    if let Err(error) = ctx
-        .state
-        .finish(&commands::label(&args, &ctx.state.names_changed()))
-    {
+    if let Err(error) = ctx.state.finish(&label.with(&ctx.state.names_changed())) {
         printer.error(&error);
         status = ExitStatus::Error;
     }

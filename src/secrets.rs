@@ -45,24 +45,37 @@ pub fn literal_secret(key: &str, value: &str) -> Option<&'static str> {
 
 /// A key or parameter name that suggests a secret.
 pub fn secret_name(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase().replace('-', "_");
-    [
-        "TOKEN",
-        "SECRET",
-        "PASSWORD",
-        "PASSWD",
-        "API_KEY",
-        "APIKEY",
-        "ACCESS_KEY",
-        "PRIVATE_KEY",
-        "CREDENTIAL",
-        "AUTH",
-    ]
-    .iter()
-    .any(|w| upper.contains(w))
-        || upper.ends_with("_KEY")
-        || upper == "KEY"
-        || upper.ends_with("_PAT")
+    const WORDS: [&[u8]; 10] = [
+        b"TOKEN",
+        b"SECRET",
+        b"PASSWORD",
+        b"PASSWD",
+        b"API_KEY",
+        b"APIKEY",
+        b"ACCESS_KEY",
+        b"PRIVATE_KEY",
+        b"CREDENTIAL",
+        b"AUTH",
+    ];
+    // Compared in upper case with `-` as `_`, byte by byte (the words are ASCII), without
+    // building that string: `scrub` asks this of every word it prints.
+    let norm = |b: u8| {
+        if b == b'-' {
+            b'_'
+        } else {
+            b.to_ascii_uppercase()
+        }
+    };
+    let name = name.as_bytes();
+    let is = |part: &[u8], word: &[u8]| part.iter().zip(word).all(|(&a, &b)| norm(a) == b);
+    let ends_with =
+        |word: &[u8]| name.len() >= word.len() && is(&name[name.len() - word.len()..], word);
+    WORDS
+        .iter()
+        .any(|word| name.len() >= word.len() && name.windows(word.len()).any(|part| is(part, word)))
+        || ends_with(b"_KEY")
+        || (name.len() == 3 && ends_with(b"KEY"))
+        || ends_with(b"_PAT")
 }
 
 /// A value that has the shape of a known provider's token.
@@ -90,6 +103,14 @@ pub fn pattern_secret(value: &str) -> Option<&'static str> {
             continue; // a token starts at a word boundary
         }
         let rest = &value[i..];
+        // A first byte no prefix starts with (most words of a text) needs no more.
+        let first = rest.as_bytes()[0];
+        if !PATTERNS
+            .iter()
+            .any(|(prefix, ..)| prefix.as_bytes()[0] == first)
+        {
+            continue;
+        }
         for (prefix, min, kind) in PATTERNS {
             if let Some(tail) = rest.strip_prefix(prefix) {
                 let len = tail.chars().take_while(|c| token_char(*c)).count();
@@ -312,53 +333,46 @@ pub fn scrub(text: &str) -> Cow<'_, str> {
         }
         from += found + 3;
     }
-    // Token patterns and `Bearer` tokens.
-    for (i, c) in text.char_indices() {
-        if i > 0 && text[..i].chars().next_back().is_some_and(name_char) {
+    // One pass over the words (a name character after one that is not; all of them
+    // ASCII, so a word starts on a character boundary): token patterns, `Bearer` tokens,
+    // and values under secret-sounding names (`--api-key VALUE`, `--token=VALUE`,
+    // `"GITHUB_TOKEN": "VALUE"`, `api_key=VALUE`). Runs over all output, hence bytes.
+    let bytes = text.as_bytes();
+    let name_byte = |b: u8| name_char(char::from(b));
+    for i in 0..bytes.len() {
+        let c = bytes[i];
+        if !name_byte(c) || (i > 0 && name_byte(bytes[i - 1])) {
             continue;
         }
         let rest = &text[i..];
         let token_len = rest
-            .find(|c: char| !name_char(c) || c == '.')
+            .bytes()
+            .position(|c| !name_byte(c) || c == b'.')
             .unwrap_or(rest.len());
         if token_len > 0 && pattern_secret(&rest[..token_len]).is_some() {
             spans.push(i..i + token_len);
         }
-        if (c == 'B' || c == 'b')
+        if (c == b'B' || c == b'b')
             && rest
                 .get(..7)
                 .is_some_and(|h| h.eq_ignore_ascii_case("bearer "))
         {
             let start = i + 7;
             // `Bearer {secret:NAME}` names a stored secret (the bridge fills it): no value.
-            if text[start..].starts_with("{secret:") {
-                continue;
-            }
-            let len = value_len(&text[start..]);
-            let token = &text[start..start + len];
-            if literal_secret("", &format!("Bearer {token}")).is_some() {
-                spans.push(start..start + len);
+            if !text[start..].starts_with("{secret:") {
+                let len = value_len(&text[start..]);
+                let token = &text[start..start + len];
+                if literal_secret("", &format!("Bearer {token}")).is_some() {
+                    spans.push(start..start + len);
+                }
             }
         }
-    }
-    // Values under secret-sounding names: `--api-key VALUE`, `--token=VALUE`,
-    // `"GITHUB_TOKEN": "VALUE"`, `api_key=VALUE`.
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < text.len() {
-        if !text.is_char_boundary(i)
-            || !name_char(bytes[i] as char)
-            || (i > 0 && name_char(bytes[i - 1] as char))
-        {
-            i += 1;
-            continue;
-        }
-        let name_len = text[i..]
-            .find(|c: char| !name_char(c))
-            .unwrap_or(text.len() - i);
-        let name = &text[i..i + name_len];
+        let name_len = rest
+            .bytes()
+            .position(|c| !name_byte(c))
+            .unwrap_or(rest.len());
+        let name = &rest[..name_len];
         let after = i + name_len;
-        i = after.max(i + 1);
         let bare = name.trim_start_matches('-');
         if bare.is_empty() || !secret_name(bare) {
             continue;

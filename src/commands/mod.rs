@@ -57,26 +57,49 @@ pub fn writes(command: &Command) -> bool {
 
 /// How the journal names a command: the verb and its first operand (`add github`), or,
 /// for a verb whose operand was left out (`add --from-json SNIPPET`), the `names` it
-/// wrote. Never the flags, which may hold secrets (`--env TOKEN=...`).
-pub fn label(args: &[std::ffi::OsString], names: &[String]) -> String {
-    use clap::CommandFactory;
-    let Ok(matches) = crate::cli::Cli::command().try_get_matches_from(args) else {
-        return String::new();
-    };
-    let Some((verb, mut sub)) = matches.subcommand() else {
-        return String::new();
-    };
-    // A verb with verbs of its own (`secret adopt`) is named by both.
-    let mut verb = verb.to_owned();
-    if let Some((inner, inner_sub)) = sub.subcommand() {
-        verb = format!("{verb} {inner}");
-        sub = inner_sub;
+/// wrote. Never the flags, which may hold secrets (`--env TOKEN=...`). Read from the
+/// arguments as `run` parsed them (building clap's command again costs more than
+/// loading the client table).
+#[derive(Debug, Clone, Default)]
+pub struct Label {
+    /// `None`: no verb (nothing to name).
+    verb: Option<String>,
+    /// The verb's `name` operand: `None` when it has none (`undo`), `Some(None)` when it
+    /// was left out (`add --from-json SNIPPET`: named by what it wrote).
+    name: Option<Option<String>>,
+}
+
+impl Label {
+    pub fn of(matches: &clap::ArgMatches) -> Label {
+        let Some((verb, mut sub)) = matches.subcommand() else {
+            return Label::default();
+        };
+        // A verb with verbs of its own (`secret adopt`) is named by both.
+        let mut verb = verb.to_owned();
+        if let Some((inner, inner_sub)) = sub.subcommand() {
+            verb = format!("{verb} {inner}");
+            sub = inner_sub;
+        }
+        let name = sub
+            .try_get_one::<String>("name")
+            .ok()
+            .map(Option::<&String>::cloned);
+        Label {
+            verb: Some(verb),
+            name,
+        }
     }
-    let verb = verb.as_str();
-    match sub.try_get_one::<String>("name") {
-        Ok(Some(name)) => format!("{verb} {name}"),
-        Ok(None) if !names.is_empty() => format!("{verb} {}", names.join(",")),
-        _ => verb.to_owned(),
+
+    /// The label, with the names the command wrote when it had no operand.
+    pub fn with(&self, names: &[String]) -> String {
+        let Some(verb) = &self.verb else {
+            return String::new();
+        };
+        match &self.name {
+            Some(Some(name)) => format!("{verb} {name}"),
+            Some(None) if !names.is_empty() => format!("{verb} {}", names.join(",")),
+            _ => verb.clone(),
+        }
     }
 }
 
@@ -132,6 +155,35 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
 #[cfg(test)]
 pub(crate) mod tests {
     use std::path::{Path, PathBuf};
+
+    use super::Label;
+
+    fn label(args: &[&str], names: &[&str]) -> String {
+        use clap::CommandFactory;
+        let matches = crate::cli::Cli::command()
+            .try_get_matches_from(args)
+            .unwrap();
+        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        Label::of(&matches).with(&names)
+    }
+
+    /// The journal's label: verb and operand, else the names written when the verb's
+    /// operand was left out; a verb without one is named alone.
+    #[test]
+    fn labels_name_the_verb_and_its_operand() {
+        assert_eq!(
+            label(&["mcpctl", "add", "mem", "--", "npx", "x"], &["mem"]),
+            "add mem"
+        );
+        let snippet = r#"{"mem":{"command":"npx"}}"#;
+        assert_eq!(
+            label(&["mcpctl", "add", "--from-json", snippet], &["mem"]),
+            "add mem"
+        );
+        assert_eq!(label(&["mcpctl", "undo"], &["mem"]), "undo");
+        assert_eq!(label(&["mcpctl", "--json", "apply"], &[]), "apply");
+        assert_eq!(label(&["mcpctl", "secret", "adopt"], &[]), "secret adopt");
+    }
 
     /// Every `.rs` file under `dir`.
     pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -625,9 +625,15 @@ pub fn plan_file<'a>(
             }
         }
         collect_secrets(&wanted, &mut plan.secrets);
-        if let Ok(entry) = dialect.from_raw(&wanted) {
-            plan.rendered.push((name.to_owned(), entry));
-        }
+        // Each entry is read once (`from_raw` is a large part of a plan in sync): the
+        // wanted one is kept in `rendered`, and compared from there.
+        let want_at = match dialect.from_raw(&wanted) {
+            Ok(entry) => {
+                plan.rendered.push((name.to_owned(), entry));
+                Some(plan.rendered.len() - 1)
+            }
+            Err(_) => None,
+        };
         let present = in_file.contains_key(name);
         if !present && parked(name) {
             // Parked by `disable` (or a previous profile): its bytes wait in the state
@@ -679,12 +685,13 @@ pub fn plan_file<'a>(
             push(&mut plan, name, Action::Add, reason, at);
             continue;
         };
-        let matches = match (dialect.from_raw(existing), dialect.from_raw(&wanted)) {
+        let existing_entry = dialect.from_raw(existing);
+        let matches = match (&existing_entry, want_at.map(|i| &plan.rendered[i].1)) {
             // A launcher or bridge entry is the same whichever mcpctl binary starts it
             // (a project file written on a teammate's machine); one that is not here
             // would not start, so say so.
-            (Ok(now), Ok(want)) => {
-                let same = now.same_server(&want);
+            (Ok(now), Some(want)) => {
+                let same = now.same_server(want);
                 if same
                     && let Some(program) = crate::secret_store::launcher::program_of(&now.transport)
                     && !std::path::Path::new(program).is_file()
@@ -699,7 +706,7 @@ pub fn plan_file<'a>(
             _ => false,
         };
         let record = ctx.state.lookup(&key)?;
-        let now = ledger::fingerprint_raw(&dialect, existing);
+        let now = existing_entry.as_ref().ok().map(ledger::fingerprint);
         let (action, why_action) = ownership(record.as_ref(), now.as_ref(), matches);
         let reason = match action {
             Action::Update => Some(update_reason(&dialect, existing, &wanted)),
