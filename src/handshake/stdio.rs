@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use super::jsonrpc::{self, Incoming};
 use super::lines::{clean_text, read_line};
-use super::process::{self, Ending};
+use super::process::{self, Ending, Hurry};
 use super::session::{self, Channel, Plan, Reply};
 use super::{Phase, ProbeError, ProbeOptions, ProbeWarning, Report, ToolCall};
 use crate::entry::StringMap;
@@ -117,8 +117,8 @@ pub(crate) struct Closing {
 
 impl Closing {
     /// End the server and everything it started (returns once they are gone), keep its
-    /// stderr tail, and say what the handshake found.
-    pub(crate) fn end(self, report: &mut Report) -> Result<(), ProbeError> {
+    /// stderr tail, and say what the handshake found. `hurry`: see [`Hurry`].
+    pub(crate) fn end(self, report: &mut Report, hurry: &Hurry) -> Result<(), ProbeError> {
         let Closing {
             running,
             patience,
@@ -127,7 +127,7 @@ impl Closing {
         } = self;
         if let Some(running) = running {
             let started = Instant::now();
-            let ending = running.stop(report, patience);
+            let ending = running.stop(report, patience, hurry);
             report.phase(Phase::Shutdown, started);
             if ending == Ending::Killed && result.is_ok() {
                 report.warn(ProbeWarning::SlowShutdown {
@@ -226,9 +226,9 @@ impl Running {
     /// End the server as the spec says (close stdin first, if still open) and keep its
     /// stderr tail.
     /// `patience`: how long a server still at work after SIGTERM may take to exit.
-    fn stop(mut self, report: &mut Report, patience: Duration) -> Ending {
+    fn stop(mut self, report: &mut Report, patience: Duration, hurry: &Hurry) -> Ending {
         drop(self.stdin.take());
-        let ending = process::end(&mut self.child, &self.tracked, patience);
+        let ending = process::end(&mut self.child, &self.tracked, patience, hurry);
         let _ = self.stderr_done.recv_timeout(STDERR_WAIT);
         if let Ok(tail) = self.tail.lock() {
             report.stderr_tail = tail.lines();
@@ -462,7 +462,7 @@ impl Channel for StdioChannel<'_> {
 
     fn restart(&mut self, report: &mut Report) -> Result<bool, ProbeError> {
         if let Some(running) = self.running.take() {
-            running.stop(report, self.start.patience);
+            running.stop(report, self.start.patience, &Hurry::default());
         }
         self.running = Some(self.start.start(report)?);
         Ok(true)
