@@ -18,7 +18,7 @@
 //! Must never signal a process group it did not create, and never return while the
 //! group it is ending still has live members it could kill.
 
-use std::process::{Child, Command, ExitStatus};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus};
 use std::time::{Duration, Instant};
 
 #[cfg(windows)]
@@ -463,6 +463,69 @@ pub(crate) fn idle(pid: u32) -> bool {
         let _ = pid;
         false
     }
+}
+
+/// How many bytes of what was written to the server's input it has not read yet
+/// (Linux: `FIONREAD`, which a pipe answers at either end); `None` where that cannot be
+/// told.
+pub(crate) fn unread_input(stdin: &ChildStdin) -> Option<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        unread(stdin.as_raw_fd())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = stdin;
+        None
+    }
+}
+
+/// A second handle on the read end of the server's output (its reader thread owns the
+/// first), to tell whether the pipe holds bytes that thread has not taken yet.
+#[cfg_attr(
+    not(target_os = "linux"),
+    allow(dead_code, reason = "looked into on Linux only")
+)]
+pub(crate) struct Peek(#[cfg(target_os = "linux")] std::os::fd::OwnedFd);
+
+impl Peek {
+    /// `None` where the pipe cannot be looked into.
+    pub(crate) fn of(stdout: &ChildStdout) -> Option<Peek> {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsFd;
+            stdout.as_fd().try_clone_to_owned().ok().map(Peek)
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = stdout;
+            None
+        }
+    }
+
+    /// Bytes in the pipe not read yet.
+    pub(crate) fn unread(&self) -> Option<usize> {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            unread(self.0.as_raw_fd())
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            None
+        }
+    }
+}
+
+/// `FIONREAD` of a pipe end.
+#[cfg(target_os = "linux")]
+fn unread(fd: std::os::fd::RawFd) -> Option<usize> {
+    let mut bytes: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one c_int through the pointer, which points at one; `fd` is
+    // open (borrowed from a live handle).
+    let result = unsafe { libc::ioctl(fd, libc::FIONREAD, &mut bytes) };
+    (result == 0).then(|| usize::try_from(bytes).ok()).flatten()
 }
 
 /// The state letter in a `/proc/…/stat` file: `pid (comm) state …`; comm may hold
