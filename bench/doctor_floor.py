@@ -19,8 +19,17 @@ Sets of servers (each printed as its own row):
            every other one staying after its input closes until SIGTERM (`linger`)
   fast     N fixture servers of 20 ms start CPU, half lingering: where doctor may beat
            `claude mcp list` by 2x
+  ignore   the same, but hand-written handshake-era servers that never answer
+           `server/discover` (`ignore-unknown`): what the probe window costs
 
-Usage: bench/doctor_floor.py [-n N] [-r ROUNDS] [--sets real,fixture,fast]
+Besides the ratios, each row gives the list schedule: the servers' alone times packed in
+config order onto --jobs workers (default: cores), the best doctor can do without
+knowing the start costs in advance, against the floor's perfect packing; and, from one
+`doctor --json` run, the slowest `discover` phase and the slowest `shutdown` phase (what
+the probe window and the exit grace cost at most; a shutdown that overlaps later
+handshakes costs no wall time, so the slowest one is usually not the last).
+
+Usage: bench/doctor_floor.py [-n N] [-r ROUNDS] [--sets real,fixture,fast,ignore]
                              [--jobs J] [--mcpctl PATH] [--before PATH] [--no-claude]
 Needs: target/perf/mcpctl and target/perf/fixture-server (built here unless --mcpctl).
 """
@@ -78,9 +87,10 @@ def servers_of(kind, n, fixture, tmp):
             busy = 100 + (500 * i) // max(n - 1, 1)
         else:
             busy = 20
-        # `dual`: answers `server/discover` (a handshake-only fixture ignores it and costs
-        # the 200-300 ms probe window, which is not what this measures).
-        args = [f"busy-start={busy}", "dual"] + (["linger"] if i % 2 == 0 else [])
+        # `dual`: answers `server/discover`; `ignore-unknown`: a hand-written handshake-era
+        # server that never answers it.
+        era = "ignore-unknown" if kind == "ignore" else "dual"
+        args = [f"busy-start={busy}", era] + (["linger"] if i % 2 == 0 else [])
         out[f"{kind}{i}"] = {"type": "stdio", "command": str(fixture), "args": args,
                              "env": {"BENCH_SERVER": str(i)}}
     return out
@@ -128,6 +138,37 @@ def alone(entry, env):
     return answered - started, usage.ru_utime + usage.ru_stime
 
 
+def list_schedule(walls, jobs):
+    """Makespan of `walls` (config order) started on `jobs` workers as each frees."""
+    free = [0.0] * max(jobs, 1)
+    for wall in walls:
+        start = min(free)
+        free[free.index(start)] = start + wall
+    return max(free)
+
+
+def phases(report):
+    """(slowest discover ms, slowest shutdown ms) of a doctor --json report."""
+    results = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if isinstance(node.get("phases"), list):
+                results.append(node)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(report)
+    discover = [p["elapsed_ms"] for r in results for p in r["phases"]
+                if p.get("phase") == "discover"]
+    shutdown = [p["elapsed_ms"] for r in results for p in r["phases"]
+                if p.get("phase") == "shutdown"]
+    return (max(discover) if discover else None, max(shutdown) if shutdown else None)
+
+
 def timed(argv, env, cwd):
     """(wall s, run, CPU s of the command and everything it reaped)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -144,7 +185,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("-n", type=int, default=8, help="fixture servers per set")
     parser.add_argument("-r", "--rounds", type=int, default=5)
-    parser.add_argument("--sets", default="real,fixture,fast")
+    parser.add_argument("--sets", default="real,fixture,fast,ignore")
     parser.add_argument("--jobs", type=int, default=None, help="doctor --jobs (default: its own)")
     parser.add_argument("--mcpctl", default=None)
     parser.add_argument("--before", default=None,
@@ -189,6 +230,7 @@ def main():
             slowest = max(w for w, _ in solo.values())
             cpu_sum = sum(c for _, c in solo.values())
             floor = max(slowest, cpu_sum / n_cores)
+            packed = list_schedule([w for w, _ in solo.values()], args.jobs or n_cores)
 
             doctor = [mcpctl, "doctor", "-c", "claude-code"]
             if args.jobs:
@@ -212,6 +254,11 @@ def main():
                     if name == "doctor" and run.returncode != 0:
                         print(f"# {kind}: doctor exited {run.returncode}:\n{run.stdout}",
                               file=sys.stderr)
+            _, run, _ = timed(doctor + ["--json"], env, tmp)
+            try:
+                discover_ms, shutdown_ms = phases(json.loads(run.stdout))
+            except ValueError:
+                discover_ms, shutdown_ms = None, None
             load = os.getloadavg()[0]
             doctor_wall = statistics.median(walls["doctor"])
             claude_wall = statistics.median(walls["claude"]) if use_claude else None
@@ -220,23 +267,25 @@ def main():
             print(f"# {kind}: each server alone (wall s, CPU s):", file=sys.stderr)
             for name, (w, c) in solo.items():
                 print(f"#   {name:12} {w:6.3f} {c:6.3f}", file=sys.stderr)
-            rows.append((kind, len(servers), slowest, cpu_sum, floor, doctor_wall, claude_wall,
-                         before_wall, doctor_cpu, load))
+            rows.append((kind, len(servers), slowest, cpu_sum, floor, packed, doctor_wall,
+                         claude_wall, before_wall, doctor_cpu, discover_ms, shutdown_ms, load))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
     print(f"| set | servers | slowest alone s | start CPU s (sum) | floor s ({n_cores} cores) "
-          f"| doctor s | doctor / floor | `claude mcp list` s | doctor / claude "
-          f"| before s (/ floor) | doctor + servers CPU s | load |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for (kind, count, slowest, cpu_sum, floor, doctor_wall, claude_wall, before_wall, doctor_cpu,
-         load) in rows:
+          f"| list schedule s | doctor s | doctor / floor | `claude mcp list` s | doctor / claude "
+          f"| before s (/ floor) | doctor + servers CPU s | slowest discover / shutdown ms | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for (kind, count, slowest, cpu_sum, floor, packed, doctor_wall, claude_wall, before_wall,
+         doctor_cpu, discover_ms, shutdown_ms, load) in rows:
         before_cell = f"{before_wall:.2f} ({before_wall / floor:.2f}×)" if before_wall else "—"
         claude_cells = (f"{claude_wall:.2f} | {doctor_wall / claude_wall:.2f}×"
                         if claude_wall else "— | —")
+        ms = lambda v: "—" if v is None else str(v)
         print(f"| {kind} | {count} | {slowest:.2f} | {cpu_sum:.2f} | {floor:.2f} | "
+              f"{packed:.2f} ({packed / floor:.2f}×) | "
               f"{doctor_wall:.2f} | **{doctor_wall / floor:.2f}×** | {claude_cells} | {before_cell} "
-              f"| {doctor_cpu:.2f} | {load:.1f} |")
+              f"| {doctor_cpu:.2f} | {ms(discover_ms)} / {ms(shutdown_ms)} | {load:.1f} |")
 
 
 if __name__ == "__main__":

@@ -651,7 +651,8 @@ pub fn call_launch(launch: &Launch, options: &ProbeOptions, call: &ToolCall) -> 
 }
 
 fn session(launch: &Launch, options: &ProbeOptions, call: Option<&ToolCall>) -> Probe {
-    handshake(launch, options, call).end()
+    // One server: its report is complete with the handshake.
+    handshake(launch, options, call).end(&process::Hurry::now())
 }
 
 /// A handshake whose outcome is known; a stdio server may still have to be ended.
@@ -668,8 +669,9 @@ enum Outcome {
 }
 
 impl Handshaken {
-    /// End the server, if one still runs, and make the report.
-    fn end(self) -> Probe {
+    /// End the server, if one still runs, and make the report (`hurry`: see
+    /// [`process::Hurry`]).
+    fn end(self, hurry: &process::Hurry) -> Probe {
         let Handshaken {
             mut report,
             started,
@@ -677,7 +679,7 @@ impl Handshaken {
         } = self;
         let result = match outcome {
             Outcome::Done(result) => result,
-            Outcome::Closing(closing) => closing.end(&mut report),
+            Outcome::Closing(closing) => closing.end(&mut report, hurry),
         };
         report.finish(result.err(), started)
     }
@@ -761,7 +763,10 @@ pub fn probe_many(
     let results: std::sync::Mutex<Vec<Option<Probe>>> =
         std::sync::Mutex::new(vec![None; unique.len()]);
     let workers = jobs.clamp(1, unique.len().max(1));
-    let (owner_ref, on_done, results_ref) = (&owner, &on_done, &results);
+    // Once every handshake is over, only mcpctl's exit waits for the servers' endings.
+    let handshakes_over = std::sync::atomic::AtomicUsize::new(0);
+    let hurry = process::Hurry::default();
+    let (owner_ref, on_done, results_ref, hurry_ref) = (&owner, &on_done, &results, &hurry);
     // The result of probe `k`, to everyone who shares it.
     let deliver = move |k: usize, result: Probe| {
         for (index, _) in owner_ref.iter().enumerate().filter(|(_, o)| **o == k) {
@@ -781,6 +786,10 @@ pub fn probe_many(
                     let Some(&first) = unique.get(k) else { break };
                     let (launch, options) = &items[first];
                     let handshaken = handshake(launch, options, None);
+                    let over = handshakes_over.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    if over + 1 == unique.len() {
+                        hurry.set();
+                    }
                     // The slot is free once the outcome is known: many servers do not
                     // exit when their input closes, and ending one takes the grace
                     // period. It is ended on a thread of its own meanwhile; the verdicts
@@ -788,7 +797,7 @@ pub fn probe_many(
                     // job, the order of the config).
                     let previous = last.take();
                     last = Some(scope.spawn(move || {
-                        let result = handshaken.end();
+                        let result = handshaken.end(hurry_ref);
                         if let Some(previous) = previous {
                             let _ = previous.join();
                         }

@@ -18,7 +18,7 @@
 //! Must never signal a process group it did not create, and never return while the
 //! group it is ending still has live members it could kill.
 
-use std::process::{Child, Command, ExitStatus};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus};
 use std::time::{Duration, Instant};
 
 #[cfg(windows)]
@@ -30,6 +30,35 @@ pub(crate) const EXIT_GRACE: Duration = Duration::from_millis(300);
 pub(crate) const TERM_GRACE: Duration = Duration::from_millis(1000);
 /// How often to check whether processes have exited.
 const POLL: Duration = Duration::from_millis(10);
+/// Most processes of one server looked at to tell whether it is idle (see [`idle`]).
+#[cfg(target_os = "linux")]
+const MAX_PROCESSES: usize = 256;
+
+/// Set once nothing waits for a server's ending but mcpctl's own exit (every handshake
+/// of the run is over, so the report is complete): from then on a server that has taken
+/// the end of its input and stays, idle, gets SIGTERM at once instead of after
+/// [`EXIT_GRACE`] (see [`end`]).
+#[derive(Default)]
+pub(crate) struct Hurry(std::sync::atomic::AtomicBool);
+
+impl Hurry {
+    /// Already set: for a single server, whose report is complete with its handshake.
+    pub(crate) fn now() -> Hurry {
+        Hurry(std::sync::atomic::AtomicBool::new(true))
+    }
+
+    pub(crate) fn set(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    #[cfg_attr(
+        windows,
+        allow(dead_code, reason = "an idle server is told apart on unix only")
+    )]
+    fn is_set(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
 
 /// How a server ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -206,14 +235,23 @@ pub(crate) fn wait_for(child: &mut Child, limit: Duration) -> Option<ExitStatus>
 
 /// End `child` and its process group. The caller has already closed its stdin.
 ///
+/// The server gets [`EXIT_GRACE`] to exit by itself; once `hurry` is set, one that is
+/// idle (see [`idle`]) at two looks in a row gets SIGTERM without waiting for the rest of
+/// it: it has taken the end of its input and stays until told to stop, as many servers
+/// do, and nothing but mcpctl's exit waits for it. One still at work keeps the grace.
 /// Past [`TERM_GRACE`], a leader that is still at work (running, or runnable and waiting
 /// for a CPU; see [`working`]) is waited for up to `patience` (the probe's own time
 /// limit) before it is killed: on a loaded machine a server that exits promptly may need
 /// more wall time than the grace to get the CPU it needs to do so, and killing it then
 /// would report a fault it does not have. An idle server gets only the grace.
 #[cfg(unix)]
-pub(crate) fn end(child: &mut Child, tracked: &Tracked, patience: Duration) -> Ending {
-    let ending = end_group(child, patience);
+pub(crate) fn end(
+    child: &mut Child,
+    tracked: &Tracked,
+    patience: Duration,
+    hurry: &Hurry,
+) -> Ending {
+    let ending = end_group(child, EXIT_GRACE, patience, hurry);
     #[cfg(target_os = "linux")]
     sweep(&tracked.tag);
     #[cfg(not(target_os = "linux"))]
@@ -254,9 +292,34 @@ fn sweep(tag: &Tag) {
     }
 }
 
-/// The process group part of [`end`].
+/// Wait until `child` exits (`true`) or `grace` passes, or, once `hurry` is set, until
+/// the server has been idle at two looks in a row.
 #[cfg(unix)]
-fn end_group(child: &mut Child, patience: Duration) -> Ending {
+fn wait_to_exit(child: &mut Child, grace: Duration, hurry: &Hurry) -> bool {
+    let until = Instant::now() + grace;
+    let mut idle_looks = 0;
+    loop {
+        if let Ok(Some(_)) = child.try_wait() {
+            return true;
+        }
+        if Instant::now() >= until {
+            return false;
+        }
+        if hurry.is_set() && idle(child.id()) {
+            idle_looks += 1;
+            if idle_looks >= 2 {
+                return false;
+            }
+        } else {
+            idle_looks = 0;
+        }
+        std::thread::sleep(POLL);
+    }
+}
+
+/// The process group part of [`end`]; `grace`: how long the server gets to exit by itself.
+#[cfg(unix)]
+fn end_group(child: &mut Child, grace: Duration, patience: Duration, hurry: &Hurry) -> Ending {
     let Ok(group) = libc::pid_t::try_from(child.id()) else {
         let _ = child.kill();
         let _ = child.wait();
@@ -264,7 +327,7 @@ fn end_group(child: &mut Child, patience: Duration) -> Ending {
     };
     // The group lives while the leader is unreaped, so killpg below cannot hit a
     // recycled group id before the leader is waited for.
-    let leader_exited = wait_for(child, EXIT_GRACE).is_some();
+    let leader_exited = wait_to_exit(child, grace, hurry);
     if group_is_empty(group) {
         return Ending::Exited;
     }
@@ -299,8 +362,15 @@ fn end_group(child: &mut Child, patience: Duration) -> Ending {
 }
 
 /// End `child` and everything in its job. The caller has already closed its stdin.
+/// Without `/proc` an idle server cannot be told from one at work: `hurry` changes
+/// nothing here.
 #[cfg(windows)]
-pub(crate) fn end(child: &mut Child, tracked: &Tracked, _patience: Duration) -> Ending {
+pub(crate) fn end(
+    child: &mut Child,
+    tracked: &Tracked,
+    _patience: Duration,
+    _hurry: &Hurry,
+) -> Ending {
     let exited = wait_for(child, EXIT_GRACE).is_some();
     let Some(job) = &tracked.job else {
         // No job: the server process only.
@@ -339,20 +409,138 @@ fn signal_group(group: libc::pid_t, signal: libc::c_int) {
 fn working(pid: u32) -> bool {
     #[cfg(target_os = "linux")]
     {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .ok()
-            .and_then(|stat| {
-                // `pid (comm) state ...`; comm may hold spaces and parentheses.
-                let (_, rest) = stat.rsplit_once(')')?;
-                rest.trim_start().chars().next()
-            })
-            .is_some_and(|state| matches!(state, 'R' | 'D'))
+        state_at(&format!("/proc/{pid}/stat")).is_some_and(at_work)
     }
     #[cfg(not(target_os = "linux"))]
     {
         let _ = pid;
         false
     }
+}
+
+/// Whether no process of the server led by `pid` is at work (see [`working`]): neither
+/// any thread of the leader nor of a descendant it started (followed through
+/// `/proc/PID/task/TID/children`, so one that left the group counts too). `false` when
+/// the leader cannot be read, when a thread's state cannot, or where there is no `/proc`.
+pub(crate) fn idle(pid: u32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let mut pending = vec![pid];
+        let mut looked = 0;
+        while let Some(next) = pending.pop() {
+            looked += 1;
+            if looked > MAX_PROCESSES {
+                return false;
+            }
+            let Ok(tasks) = std::fs::read_dir(format!("/proc/{next}/task")) else {
+                // A descendant may have exited since its parent listed it.
+                if next == pid {
+                    return false;
+                }
+                continue;
+            };
+            for task in tasks.flatten() {
+                let path = task.path();
+                match state_at(&path.join("stat").to_string_lossy()) {
+                    Some(state) if at_work(state) => return false,
+                    Some(_) => {}
+                    None if next == pid => return false,
+                    None => continue,
+                }
+                if let Ok(children) = std::fs::read_to_string(path.join("children")) {
+                    pending.extend(
+                        children
+                            .split_whitespace()
+                            .filter_map(|c| c.parse::<u32>().ok()),
+                    );
+                }
+            }
+        }
+        true
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        false
+    }
+}
+
+/// How many bytes of what was written to the server's input it has not read yet
+/// (Linux: `FIONREAD`, which a pipe answers at either end); `None` where that cannot be
+/// told.
+pub(crate) fn unread_input(stdin: &ChildStdin) -> Option<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        unread(stdin.as_raw_fd())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = stdin;
+        None
+    }
+}
+
+/// A second handle on the read end of the server's output (its reader thread owns the
+/// first), to tell whether the pipe holds bytes that thread has not taken yet.
+#[cfg_attr(
+    not(target_os = "linux"),
+    allow(dead_code, reason = "looked into on Linux only")
+)]
+pub(crate) struct Peek(#[cfg(target_os = "linux")] std::os::fd::OwnedFd);
+
+impl Peek {
+    /// `None` where the pipe cannot be looked into.
+    pub(crate) fn of(stdout: &ChildStdout) -> Option<Peek> {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsFd;
+            stdout.as_fd().try_clone_to_owned().ok().map(Peek)
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = stdout;
+            None
+        }
+    }
+
+    /// Bytes in the pipe not read yet.
+    pub(crate) fn unread(&self) -> Option<usize> {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            unread(self.0.as_raw_fd())
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            None
+        }
+    }
+}
+
+/// `FIONREAD` of a pipe end.
+#[cfg(target_os = "linux")]
+fn unread(fd: std::os::fd::RawFd) -> Option<usize> {
+    let mut bytes: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one c_int through the pointer, which points at one; `fd` is
+    // open (borrowed from a live handle).
+    let result = unsafe { libc::ioctl(fd, libc::FIONREAD, &mut bytes) };
+    (result == 0).then(|| usize::try_from(bytes).ok()).flatten()
+}
+
+/// The state letter in a `/proc/…/stat` file: `pid (comm) state …`; comm may hold
+/// spaces and parentheses.
+#[cfg(target_os = "linux")]
+fn state_at(path: &str) -> Option<char> {
+    let stat = std::fs::read_to_string(path).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.trim_start().chars().next()
+}
+
+/// Running or runnable, or in uninterruptible I/O.
+#[cfg(target_os = "linux")]
+fn at_work(state: char) -> bool {
+    matches!(state, 'R' | 'D')
 }
 
 /// True when `group` has no members left (an unreaped zombie still counts).
@@ -384,5 +572,85 @@ pub(crate) fn become_server(
         let _job = job::Job::assign(&child);
         let status = child.wait()?;
         Ok(status.code().unwrap_or(1))
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use std::process::Stdio;
+
+    /// `program args…` started as a server is (own group, tagged, tracked), its input
+    /// closed, then ended on a thread of its own with an exit grace far beyond the test's
+    /// limit: the ending, or `None` if it did not come within that limit.
+    fn ended(program: &str, args: &[&str], hurry: Hurry) -> Option<Ending> {
+        let (done, ending) = std::sync::mpsc::channel();
+        // The thread that starts a server must outlive it (`PR_SET_PDEATHSIG`).
+        let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+        let program = program.to_owned();
+        std::thread::spawn(move || {
+            let mut command = Command::new(program);
+            command.args(args).stdin(Stdio::piped());
+            let tag = configure(&mut command);
+            // Not started: no ending is sent, and the caller sees `None`.
+            let Ok(mut child) = command.spawn() else {
+                return;
+            };
+            let tracked = track(&child, tag);
+            drop(child.stdin.take());
+            let grace = Duration::from_secs(3600);
+            let ending = end_group(&mut child, grace, Duration::from_secs(60), &hurry);
+            sweep(&tracked.tag);
+            let _ = done.send(ending);
+        });
+        ending.recv_timeout(Duration::from_secs(120)).ok()
+    }
+
+    /// Issue 26: once nothing but mcpctl's exit waits, a server that stays after its
+    /// input closes, idle, is told to stop without the exit grace running out.
+    #[test]
+    fn an_idle_server_gets_sigterm_at_once_when_hurried() {
+        assert_eq!(
+            ended("sleep", &["1000"], Hurry::now()),
+            Some(Ending::Terminated)
+        );
+    }
+
+    /// A server still at work after its input closed keeps the grace, hurried or not:
+    /// this one ignores SIGTERM and exits by itself once its work is done.
+    #[test]
+    fn a_server_at_work_keeps_the_grace_when_hurried() {
+        let script = "trap '' TERM; i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done";
+        assert_eq!(
+            ended("sh", &["-c", script], Hurry::now()),
+            Some(Ending::Exited)
+        );
+    }
+
+    #[test]
+    fn a_sleeping_process_is_idle_and_a_busy_one_is_not() {
+        let mut sleeping = Command::new("sleep").arg("1000").spawn().unwrap();
+        let mut busy = Command::new("sh")
+            .args(["-c", "while :; do :; done"])
+            .spawn()
+            .unwrap();
+        // `sleep` may still be starting: idle once it waits.
+        let mut sleeping_idle = false;
+        for _ in 0..500 {
+            if idle(sleeping.id()) {
+                sleeping_idle = true;
+                break;
+            }
+            std::thread::sleep(POLL);
+        }
+        let busy_idle = idle(busy.id());
+        for child in [&mut sleeping, &mut busy] {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        assert!(sleeping_idle);
+        assert!(!busy_idle);
+        // A process that is gone cannot be seen idle.
+        assert!(!idle(sleeping.id()));
     }
 }

@@ -5,7 +5,8 @@
 //!
 //! Era detection (`mcp-notes.md` §1.2, `design.md` §13): a `DiscoverResult` naming a
 //! modern version we speak means the modern era; any other answer, or none within
-//! [`PROBE_WINDOW`], means the handshake era. The probe's id stays outstanding while
+//! [`PROBE_WINDOW`] (sooner for a server seen to have read the probe and gone quiet, see
+//! [`Channel::quiet`]), means the handshake era. The probe's id stays outstanding while
 //! `initialize` is sent on the same connection, so a slow server's late `DiscoverResult`
 //! (or a -32022 answer to `initialize` naming modern versions) still proves the modern
 //! era. A stdio server that quits on the probe, or right after a late `DiscoverResult`
@@ -34,6 +35,10 @@ const MAX_INPUT_ROUNDS: usize = 10;
 /// it. Short, because the probe stays outstanding: a server that answers late is still
 /// recognised, and a handshake-era server that ignores unknown methods costs at most this.
 pub(crate) const PROBE_WINDOW: Duration = Duration::from_millis(300);
+
+/// How often, inside the probe window, to look whether the server has gone quiet (see
+/// [`Channel::quiet`]); quiet at two looks in a row ends the window.
+const QUIET_LOOK: Duration = Duration::from_millis(10);
 
 /// How long an HTTP server gets to answer the `server/discover` POST. A POST cannot stay
 /// outstanding, and remote servers have network latency, so this one is longer.
@@ -90,6 +95,13 @@ pub(crate) trait Channel {
     /// How long `server/discover` may take before the handshake era is assumed.
     fn probe_window(&self) -> Duration {
         PROBE_WINDOW
+    }
+
+    /// Whether the server has taken every message sent to it and is not answering: it
+    /// read them, none of its processes is at work, and nothing it wrote is on its way.
+    /// `false` where that cannot be told (HTTP; no `/proc`).
+    fn quiet(&mut self) -> bool {
+        false
     }
 
     /// Start the server again after it quit. `Ok(false)`: this transport cannot.
@@ -208,9 +220,10 @@ impl<C: Channel> Session<'_, '_, C> {
         // Nothing follows the probe inside the window: the only request a handshake-era
         // server takes before `initialize` is `ping`, which 2026-07-28 removed (a strict
         // modern server quits on it), so no method is safe in both eras. A server that
-        // ignores unknown methods costs the window.
+        // ignores unknown methods would cost the whole window; one seen to have read the
+        // probe and gone quiet ends it (as if it had run out: the probe stays outstanding).
         let answer = match sent {
-            Ok(()) => self.receive_until(id, Phase::Discover, window, report),
+            Ok(()) => self.probe_answer(id, window, report),
             Err(error) => Err(error),
         };
         report.phase(Phase::Discover, started);
@@ -234,6 +247,32 @@ impl<C: Channel> Session<'_, '_, C> {
                 }
             }
             Err(error) => Err(error),
+        }
+    }
+
+    /// The reply to probe `id`, waiting until `window` ends, or `Ok(None)` as soon as the
+    /// server has been [quiet](Channel::quiet) at two looks in a row without answering.
+    fn probe_answer(
+        &mut self,
+        id: u64,
+        window: Instant,
+        report: &mut Report,
+    ) -> Result<Option<Result<Value, RpcError>>, ProbeError> {
+        let mut quiet_looks = 0;
+        loop {
+            let look = (Instant::now() + QUIET_LOOK).min(window);
+            match self.channel.receive(Phase::Discover, look, report)? {
+                Some(reply) if reply.id == id => return Ok(Some(reply.outcome)),
+                Some(_) => {}
+                None if Instant::now() >= window => return Ok(None),
+                None if self.channel.quiet() => {
+                    quiet_looks += 1;
+                    if quiet_looks >= 2 {
+                        return Ok(None);
+                    }
+                }
+                None => quiet_looks = 0,
+            }
         }
     }
 

@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 use std::io::{BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -19,7 +20,7 @@ use serde_json::Value;
 
 use super::jsonrpc::{self, Incoming};
 use super::lines::{clean_text, read_line};
-use super::process::{self, Ending};
+use super::process::{self, Ending, Hurry};
 use super::session::{self, Channel, Plan, Reply};
 use super::{Phase, ProbeError, ProbeOptions, ProbeWarning, Report, ToolCall};
 use crate::entry::StringMap;
@@ -59,6 +60,25 @@ pub(crate) fn probe(
     call: Option<&ToolCall>,
     report: &mut Report,
 ) -> Closing {
+    probe_with_window(
+        server,
+        options,
+        deadline,
+        call,
+        report,
+        session::PROBE_WINDOW,
+    )
+}
+
+/// [`probe`] with `window` for the server to answer `server/discover` in.
+fn probe_with_window(
+    server: &Server<'_>,
+    options: &ProbeOptions,
+    deadline: Instant,
+    call: Option<&ToolCall>,
+    report: &mut Report,
+    window: Duration,
+) -> Closing {
     let mut env = options.parent_env.clone();
     env.extend(server.env.iter().map(|(k, v)| (k.clone(), v.clone())));
     let start = Start {
@@ -82,6 +102,7 @@ pub(crate) fn probe(
         running: Some(running),
         sent: None,
         first_junk: None,
+        window,
     };
     let plan = Plan {
         deadline,
@@ -117,8 +138,8 @@ pub(crate) struct Closing {
 
 impl Closing {
     /// End the server and everything it started (returns once they are gone), keep its
-    /// stderr tail, and say what the handshake found.
-    pub(crate) fn end(self, report: &mut Report) -> Result<(), ProbeError> {
+    /// stderr tail, and say what the handshake found. `hurry`: see [`Hurry`].
+    pub(crate) fn end(self, report: &mut Report, hurry: &Hurry) -> Result<(), ProbeError> {
         let Closing {
             running,
             patience,
@@ -127,7 +148,7 @@ impl Closing {
         } = self;
         if let Some(running) = running {
             let started = Instant::now();
-            let ending = running.stop(report, patience);
+            let ending = running.stop(report, patience, hurry);
             report.phase(Phase::Shutdown, started);
             if ending == Ending::Killed && result.is_ok() {
                 report.warn(ProbeWarning::SlowShutdown {
@@ -197,13 +218,23 @@ impl Start<'_> {
             });
         }
         let (lines_tx, lines) = std::sync::mpsc::channel();
+        // Until the reader first blocks, it may hold output not yet delivered.
+        let holding = Arc::new(AtomicBool::new(true));
+        let mut peek = None;
         if let Some(stdout) = child.stdout.take() {
+            peek = process::Peek::of(&stdout);
+            let stdout = Watched {
+                inner: stdout,
+                holding: Arc::clone(&holding),
+            };
             std::thread::spawn(move || read_stdout(stdout, &lines_tx));
         }
         Ok(Running {
             stdin: child.stdin.take(),
             child,
             lines,
+            peek,
+            holding,
             tail,
             stderr_done,
             tracked,
@@ -216,6 +247,10 @@ struct Running {
     stdin: Option<ChildStdin>,
     child: Child,
     lines: Receiver<Stdout>,
+    /// The stdout pipe, looked into (not read) by [`Channel::quiet`].
+    peek: Option<process::Peek>,
+    /// Set while the stdout reader holds bytes it has not delivered as lines.
+    holding: Arc<AtomicBool>,
     tail: Arc<Mutex<Tail>>,
     stderr_done: Receiver<()>,
     /// Kept until the server has ended (interrupt handling; the Windows job).
@@ -226,14 +261,31 @@ impl Running {
     /// End the server as the spec says (close stdin first, if still open) and keep its
     /// stderr tail.
     /// `patience`: how long a server still at work after SIGTERM may take to exit.
-    fn stop(mut self, report: &mut Report, patience: Duration) -> Ending {
+    fn stop(mut self, report: &mut Report, patience: Duration, hurry: &Hurry) -> Ending {
         drop(self.stdin.take());
-        let ending = process::end(&mut self.child, &self.tracked, patience);
+        let ending = process::end(&mut self.child, &self.tracked, patience, hurry);
         let _ = self.stderr_done.recv_timeout(STDERR_WAIT);
         if let Ok(tail) = self.tail.lock() {
             report.stderr_tail = tail.lines();
         }
         ending
+    }
+}
+
+/// The server's stdout, marking whether its reader holds bytes: clear while it waits in
+/// `read` (a `BufReader` reads again only once it has handed on all it had), set as soon
+/// as `read` returns.
+struct Watched<R> {
+    inner: R,
+    holding: Arc<AtomicBool>,
+}
+
+impl<R: Read> Read for Watched<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.holding.store(false, Ordering::SeqCst);
+        let read = self.inner.read(buf);
+        self.holding.store(true, Ordering::SeqCst);
+        read
     }
 }
 
@@ -333,6 +385,8 @@ struct StdioChannel<'a> {
     sent: Option<(u64, String)>,
     /// The first non-JSON-RPC stdout line, if any.
     first_junk: Option<String>,
+    /// How long the server gets to answer `server/discover`.
+    window: Duration,
 }
 
 impl StdioChannel<'_> {
@@ -460,9 +514,28 @@ impl Channel for StdioChannel<'_> {
         self.write(&jsonrpc::notification(method), phase)
     }
 
+    fn probe_window(&self) -> Duration {
+        self.window
+    }
+
+    /// The server has read all that was sent, none of its processes is at work, and
+    /// nothing it wrote is still in the pipe or with the reader thread.
+    fn quiet(&mut self) -> bool {
+        let Some(running) = &self.running else {
+            return false;
+        };
+        let Some(stdin) = &running.stdin else {
+            return false;
+        };
+        process::unread_input(stdin) == Some(0)
+            && running.peek.as_ref().and_then(process::Peek::unread) == Some(0)
+            && !running.holding.load(Ordering::SeqCst)
+            && process::idle(running.child.id())
+    }
+
     fn restart(&mut self, report: &mut Report) -> Result<bool, ProbeError> {
         if let Some(running) = self.running.take() {
-            running.stop(report, self.start.patience);
+            running.stop(report, self.start.patience, &Hurry::default());
         }
         self.running = Some(self.start.start(report)?);
         Ok(true)
@@ -487,5 +560,46 @@ mod tests {
         assert!(kept[HEAD_LINES].starts_with("… ("), "{kept:?}");
         tail.push("y".repeat(TAIL_BYTES - 10));
         assert!(tail.bytes <= TAIL_BYTES);
+    }
+
+    /// Issue 26: a handshake-era server that reads `server/discover` and says nothing (as
+    /// hand-written servers do with methods they do not know) cost the whole probe window.
+    /// Here the window outlasts the probe's time limit, so only seeing the server go quiet
+    /// gets `initialize` out in time.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_server_quiet_after_the_probe_gets_initialize_without_the_window_running_out() {
+        let script = r#"while IFS= read -r line; do
+            case "$line" in *'"initialize"'*)
+                echo '{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"sh","version":"0"}}}';;
+            esac
+        done"#;
+        let args = ["-c".to_owned(), script.to_owned()];
+        let env = StringMap::new();
+        let server = Server {
+            program: Path::new("/bin/sh"),
+            command: "sh",
+            args: &args,
+            env: &env,
+            cwd: None,
+        };
+        let options = ProbeOptions {
+            timeout: Duration::from_secs(30),
+            timeout_set_by: super::super::TimeoutSource::Option,
+            parent_env: std::env::vars().collect(),
+            capabilities: None,
+        };
+        let mut report = Report::default();
+        let closing = probe_with_window(
+            &server,
+            &options,
+            Instant::now() + options.timeout,
+            None,
+            &mut report,
+            Duration::from_secs(3600),
+        );
+        let result = closing.end(&mut report, &Hurry::now());
+        assert!(result.is_ok(), "{result:?} {report:#?}");
+        assert_eq!(report.protocol_era, Some(super::super::Era::Handshake));
     }
 }
