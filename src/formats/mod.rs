@@ -359,6 +359,14 @@ pub trait ConfigDoc {
         self.render().into_owned()
     }
 
+    /// `render` as pieces to be written one after the other (their concatenation is
+    /// `render`): where a document keeps its text and the last edit's splices apart
+    /// (JSON), a write takes the text around the splice as it was read instead of a
+    /// copy, or a move, of a many-MB text.
+    fn render_parts(&self) -> Vec<std::borrow::Cow<'_, str>> {
+        vec![self.render()]
+    }
+
     /// Where the key at `path` (object keys from the root) is written, if it exists.
     /// Used to give `line:column` for findings about an entry or one of its fields.
     fn position(&self, path: &[String]) -> Option<Position>;
@@ -545,6 +553,32 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// After an edit whose splices are not applied yet, `each_server` and `into_text` read
+    /// the edited text, as `servers` and `render` do.
+    #[test]
+    fn each_server_and_into_text_see_a_pending_edit() {
+        let key = vec!["mcpServers".to_owned()];
+        let at = ServersAt::map(&key);
+        let mut doc = Format::Json
+            .parse("{\"mcpServers\": {\"a\": {\"command\": \"x\"}}}")
+            .unwrap();
+        doc.upsert(at, "b", &serde_json::json!({"url": "https://example.com"}))
+            .unwrap();
+        let mut served = Vec::new();
+        doc.each_server(at, &mut |s| served.push(s)).unwrap();
+        let pairs: Vec<(String, RawEntry)> = served
+            .iter()
+            .map(|s| (s.name.clone(), s.raw.clone()))
+            .collect();
+        assert_eq!(pairs, doc.servers(at).unwrap());
+        let rendered = doc.render().into_owned();
+        for s in &served {
+            let span = s.span.as_ref().unwrap();
+            assert_eq!(read_span(&rendered, span).as_ref(), Some(&s.raw));
+        }
+        assert_eq!(doc.into_text(), rendered);
     }
 
     /// `entry_positions` (one pass) agrees with `entry_position` asked once per name, in
