@@ -90,8 +90,8 @@ fn refused_with_a_bad_entry(found: &mut [Found<'_>]) {
         if !f.client.loading.whole_file || f.origin.is_some() {
             continue;
         }
-        let refused_type = if f.entry.is_ok() {
-            untaken_type(f.client, &f.raw)
+        let refused_type = if f.entry().is_ok() {
+            untaken_type(f.client, f.raw())
         } else {
             None
         };
@@ -101,21 +101,31 @@ fn refused_with_a_bad_entry(found: &mut [Found<'_>]) {
                 f.name
             ));
         }
-        if f.entry.is_err() || refused_type.is_some() {
+        if f.entry().is_err() || refused_type.is_some() {
             bad.entry((f.client.id.clone(), f.path.clone()))
                 .or_insert_with(|| f.name.clone());
         }
+        f.release();
+    }
+    if bad.is_empty() {
+        return;
     }
     for f in found.iter_mut() {
-        if f.entry.is_err() || f.not_loaded.is_some() || f.origin.is_some() {
+        if f.not_loaded.is_some() || f.origin.is_some() {
             continue;
         }
-        if let Some(name) = bad.get(&(f.client.id.clone(), f.path.clone())) {
-            f.not_loaded = Some(format!(
-                "{REJECTED}: {} refuses the whole file because entry `{name}` is not a server it can read, so it loads none of its servers; fix or remove `{name}`",
-                f.client.name
-            ));
+        let Some(name) = bad.get(&(f.client.id.clone(), f.path.clone())) else {
+            continue;
+        };
+        if f.entry().is_err() {
+            f.release();
+            continue;
         }
+        f.release();
+        f.not_loaded = Some(format!(
+            "{REJECTED}: {} refuses the whole file because entry `{name}` is not a server it can read, so it loads none of its servers; fix or remove `{name}`",
+            f.client.name
+        ));
     }
 }
 
@@ -308,12 +318,20 @@ pub fn judge_policy<'a>(
                     .into(),
             });
         }
+        // No policy blocks anything (and the entries need not be read).
+        if loaded.policies.is_empty() {
+            continue;
+        }
         for f in found.iter_mut().filter(|f| f.client.id == client.id) {
             if f.not_loaded.is_some() || f.origin.as_ref().is_some_and(|o| o.kind == "managed") {
                 continue;
             }
-            let Ok(entry) = &f.entry else { continue };
-            if let Some(block) = loaded.blocks(&f.name, entry) {
+            let block = match f.entry() {
+                Ok(entry) => loaded.blocks(&f.name, entry),
+                Err(_) => None,
+            };
+            f.release();
+            if let Some(block) = block {
                 f.not_loaded = Some(block.reason(&client.name));
             }
         }
@@ -327,6 +345,6 @@ pub fn policy_block(ctx: &Context, f: &Found<'_>) -> Option<crate::policy::Block
     if !crate::policy::Block::is_reason(why) {
         return None;
     }
-    let entry = f.entry.as_ref().ok()?;
+    let entry = f.entry().as_ref().ok()?;
     crate::policy::read::load(f.client, &ctx.platform).blocks(&f.name, entry)
 }

@@ -106,21 +106,34 @@ pub fn literals_to_adopt(
     doc: &dyn ConfigDoc,
     target: &Target<'_>,
 ) -> anyhow::Result<Vec<(Vec<String>, String, ServerEntry)>> {
+    let mut found = Vec::new();
+    each_literal_to_adopt(doc, target, &mut |key, name, entry| {
+        found.push((key.to_vec(), name, entry));
+    })?;
+    Ok(found)
+}
+
+/// [`literals_to_adopt`] one entry at a time (a file of 100,000 entries is not held as
+/// values at once). On an error some entries may have been handed out already.
+pub fn each_literal_to_adopt(
+    doc: &dyn ConfigDoc,
+    target: &Target<'_>,
+    each: &mut dyn FnMut(&[String], String, ServerEntry),
+) -> anyhow::Result<()> {
     let client = target.client;
     let dialect = Dialect::of(client);
-    let mut found = Vec::new();
     for key in keys_in(doc, &fix_keys(client, target.scope))? {
         let at = ServersAt {
             key: &key,
             name_key: client.servers_name_key.as_deref(),
         };
-        for (name, raw) in doc.servers(at)? {
-            if let Ok(entry) = dialect.from_raw(&raw) {
-                found.push((key.clone(), name, entry));
+        doc.each_server(at, &mut |served| {
+            if let Ok(entry) = dialect.from_raw(&served.raw) {
+                each(&key, served.name, entry);
             }
-        }
+        })?;
     }
-    Ok(found)
+    Ok(())
 }
 
 /// Key paths whose entries `--fix` may rewrite: the servers map, and in a user file the

@@ -32,7 +32,7 @@ pub fn run(args: CopyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
     let found = found
         .into_iter()
         .filter(|f| f.scope == scope)
-        .find(|f| f.entry.is_ok());
+        .find(|f| f.entry().is_ok());
     let Some(found) = found else {
         if let Some(b) = broken.into_iter().next() {
             return Err(b.error);
@@ -44,7 +44,7 @@ pub fn run(args: CopyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         .hint(format!("`mcpctl list -c {from}` shows its servers"))
         .into());
     };
-    let Ok(entry) = &found.entry else {
+    let Ok(entry) = found.entry() else {
         return Err(UserError::new(format!("`{name}` in {from} does not read as a server")).into());
     };
     let mut entry = portable_entry(entry);
@@ -87,7 +87,7 @@ fn source_of(ctx: &Context, printer: &Printer, name: &str, scope: Scope) -> anyh
         .iter()
         .filter(|f| f.scope == scope && f.origin.is_none())
         .filter_map(|f| {
-            let mut entry = portable_entry(f.entry.as_ref().ok()?);
+            let mut entry = portable_entry(f.entry().as_ref().ok()?);
             entry.extras.clear();
             Some((f.client.id.as_str(), entry))
         })

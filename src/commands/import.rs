@@ -332,13 +332,16 @@ fn with_switch_states<'a>(
             key: f.key.clone(),
             name_key: f.client.servers_name_key.clone(),
         };
-        let off = probe.power(f.client, &location, &f.name, &f.raw) != crate::toggle::Power::On;
+        let off = probe.power(f.client, &location, &f.name, f.raw()) != crate::toggle::Power::On;
+        let (client, scope) = (f.client, f.scope);
+        let name = f.name.clone();
+        let (raw, entry) = f.into_parts();
         seen.push(Seen {
-            client: f.client,
-            scope: f.scope,
-            name: f.name,
-            raw: f.raw,
-            entry: f.entry,
+            client,
+            scope,
+            name,
+            raw,
+            entry,
             off,
         });
     }

@@ -160,11 +160,11 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                 path: display_path(ctx, &f.path),
                 disabled: false,
                 parked: false,
-                builtin: entry::is_builtin(&f.raw),
+                builtin: entry::is_builtin(f.raw()),
                 wrapped: false,
                 via: None,
                 secrets: Vec::new(),
-                read_only: f.origin.is_some() || entry::is_builtin(&f.raw),
+                read_only: f.origin.is_some() || entry::is_builtin(f.raw()),
                 origin: f.origin.as_ref().map(|o| OriginRow {
                     kind: o.kind,
                     name: o.name.clone(),
@@ -177,7 +177,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                 error: None,
                 unset: Vec::new(),
             };
-            match &f.entry {
+            match f.entry() {
                 Ok(e) => {
                     row.transport = Some(e.transport.name().as_str());
                     let location = Location {
@@ -187,16 +187,16 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                         name_key: f.client.servers_name_key.clone(),
                     };
                     row.disabled = e.disabled()
-                        || probe.power(f.client, &location, &f.name, &f.raw) == Power::Off;
+                        || probe.power(f.client, &location, &f.name, f.raw()) == Power::Off;
                     row.fill(&e.transport, show_secrets);
                     row.unset = crate::unset::find_here(ctx, &e.transport)
                         .iter()
                         .map(|u| u.sentence(&f.name, Some(&row.path)))
                         .collect();
                 }
-                Err(_) if entry::is_toggle(&f.raw) => {
-                    row.disabled = f.raw.get("enabled") == Some(&serde_json::Value::Bool(false))
-                        || f.raw.get("disabled") == Some(&serde_json::Value::Bool(true))
+                Err(_) if entry::is_toggle(f.raw()) => {
+                    row.disabled = f.raw().get("enabled") == Some(&serde_json::Value::Bool(false))
+                        || f.raw().get("disabled") == Some(&serde_json::Value::Bool(true))
                 }
                 Err(_) => row.error = f.entry_error(ctx),
             }

@@ -203,14 +203,14 @@ fn not_ours(
         if f.origin.is_some() || scope.is_some_and(|s| s != f.scope) {
             continue;
         }
-        let portable = f.entry.as_ref().ok().map(|e| {
+        let portable = f.entry().as_ref().ok().map(|e| {
             let mut p = portable_entry(e);
             p.extras.clear();
             p
         });
         let location = targets::location(ctx, f.client, f.scope)?;
         let key = edit::entry_key(&location, name);
-        let owned = match ledger::fingerprint_raw(&Dialect::of(f.client), &f.raw) {
+        let owned = match ledger::fingerprint_raw(&Dialect::of(f.client), f.raw()) {
             Some(fingerprint) => ctx.state.ownership(&key, &fingerprint)? == Ownership::Mcpctl,
             None => false,
         };

@@ -14,8 +14,8 @@ mod list;
 
 use super::scan::{self, Kind, Located, Member, Node};
 use super::{
-    BLANK_KEPT, ConfigDoc, Edit, MapState, ParseError, Position, RawEntry, ServersAt, ShapeError,
-    position_of, squeezed,
+    BLANK_KEPT, ConfigDoc, Edit, MapState, ParseError, Position, RawEntry, Served, ServersAt,
+    ShapeError, Span, position_of, squeezed,
 };
 
 pub(super) struct JsonDoc {
@@ -341,6 +341,69 @@ impl JsonDoc {
         Ok(entries)
     }
 
+    /// `map_servers` one entry at a time: every value is read in file order (so the first
+    /// one that does not read is the error `map_servers` gives), and each name is handed
+    /// out where it first appears with the value of its last occurrence.
+    fn each_map_server(
+        &self,
+        key: &[String],
+        each: &mut dyn FnMut(Served),
+    ) -> Result<(), ShapeError> {
+        // Spans are offsets in the text as `render` gives it, splices applied.
+        if let Some(doc) = self.settled_copy() {
+            return doc.each_map_server(key, each);
+        }
+        let located = self.locate(key)?;
+        let Some(map) = located.nodes.get(key.len()) else {
+            return Ok(());
+        };
+        let names: Vec<String> = map
+            .members
+            .iter()
+            .map(|member| scan::decode_key(&self.text, member_key(member)))
+            .collect();
+        // Each name's first and last member.
+        let mut places: std::collections::HashMap<&str, (usize, usize)> =
+            std::collections::HashMap::with_capacity(names.len());
+        for (i, name) in names.iter().enumerate() {
+            places
+                .entry(name.as_str())
+                .and_modify(|(_, last)| *last = i)
+                .or_insert((i, i));
+        }
+        for (i, (member, name)) in map.members.iter().zip(&names).enumerate() {
+            let value = parse_value(&self.text[member.value_start..member.value_end]).map_err(
+                |message| ShapeError::Unrepresentable {
+                    name: name.clone(),
+                    message,
+                },
+            )?;
+            let (first, last) = places[name.as_str()];
+            if i != first {
+                continue;
+            }
+            let last_member = &map.members[last];
+            let raw = if last == i {
+                value
+            } else {
+                // A later value that does not read is the error when it is reached.
+                match parse_value(&self.text[last_member.value_start..last_member.value_end]) {
+                    Ok(raw) => raw,
+                    Err(_) => continue,
+                }
+            };
+            each(Served {
+                name: name.clone(),
+                raw,
+                span: Some(Span {
+                    value: last_member.value_start..last_member.value_end,
+                    key_start: last_member.key_start,
+                }),
+            });
+        }
+        Ok(())
+    }
+
     fn map_upsert(
         &mut self,
         key: &[String],
@@ -440,6 +503,24 @@ impl ConfigDoc for JsonDoc {
             None => self.map_servers(at.key),
             Some(name_key) => self.list_servers(at.key, name_key),
         }
+    }
+
+    fn each_server(
+        &self,
+        at: ServersAt<'_>,
+        each: &mut dyn FnMut(Served),
+    ) -> Result<(), ShapeError> {
+        if at.name_key.is_some() {
+            for (name, raw) in self.servers(at)? {
+                each(Served {
+                    name,
+                    raw,
+                    span: None,
+                });
+            }
+            return Ok(());
+        }
+        self.each_map_server(at.key, each)
     }
 
     fn upsert(
@@ -567,6 +648,12 @@ impl ConfigDoc for JsonDoc {
         self.parts()
     }
 
+    fn into_text(self: Box<Self>) -> String {
+        let mut doc = *self;
+        doc.settle();
+        doc.text
+    }
+
     fn entry_positions(&self, at: ServersAt<'_>) -> (Option<Position>, Vec<(String, Position)>) {
         if let Some(doc) = self.settled_copy() {
             return doc.entry_positions(at);
@@ -668,7 +755,7 @@ fn nest(path: &[String], name: Option<&str>, entry: &Value) -> Value {
 /// Parse one value's text (which may hold comments and trailing commas). A lone UTF-16
 /// surrogate escape (`"\udc00"`), which `JSON.parse` accepts but a Rust string cannot
 /// hold, reads as U+FFFD: the entry is shown, and its bytes are never rewritten.
-fn parse_value(text: &str) -> Result<Value, String> {
+pub(super) fn parse_value(text: &str) -> Result<Value, String> {
     let parse = |text: &str| {
         jsonc_parser::parse_to_serde_value::<Value>(text, &Default::default())
             .map_err(|e| e.to_string())

@@ -68,7 +68,7 @@ impl<'a> Candidate<'a> {
                     path: f.path.clone(),
                     key: f.key.clone(),
                     name: f.name.clone(),
-                    entry: f.entry.as_ref().ok()?.clone(),
+                    entry: f.entry().as_ref().ok()?.clone(),
                 })
             })
             .collect()

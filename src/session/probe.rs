@@ -228,7 +228,11 @@ pub(crate) fn as_started_by(
 pub(crate) fn entry_options(options: &ProbeOptions, f: &Found<'_>) -> ProbeOptions {
     let mut options = options.clone();
     let keys = f.client.fields.extra_keys.as_deref().unwrap_or_default();
-    if let Some((seconds, key)) = f.entry.as_ref().ok().and_then(|e| e.startup_timeout(keys))
+    if let Some((seconds, key)) = f
+        .entry()
+        .as_ref()
+        .ok()
+        .and_then(|e| e.startup_timeout(keys))
         && let Ok(limit) = Duration::try_from_secs_f64(seconds.min(3600.0))
     {
         options.timeout = limit;
@@ -291,13 +295,13 @@ pub(crate) fn static_checks(
         );
         return (result, None);
     }
-    let entry = match &f.entry {
+    let entry = match f.entry() {
         Ok(e) => e,
-        Err(_) if entry::is_toggle(&f.raw) => {
+        Err(_) if entry::is_toggle(f.raw()) => {
             result.record(
                 "entry",
                 Status::Skipped,
-                if entry::is_builtin(&f.raw) {
+                if entry::is_builtin(f.raw()) {
                     format!("built into {}: it runs inside the client; not started", f.client.name)
                 } else {
                     "no command or URL: an on/off switch or a server an extension provides; not started".to_owned()
@@ -516,7 +520,7 @@ pub(crate) fn resolve(
     // One `add` writes each client's spelling (`${env:X}`, Codex `env_vars`, `cmd /c`):
     // the same server once made portable, and its housekeeping fields aside.
     let portable = |f: &Found<'_>| {
-        f.entry.as_ref().ok().map(|e| {
+        f.entry().as_ref().ok().map(|e| {
             let mut p = crate::entry::render::portable_entry(e);
             p.extras.clear();
             p
@@ -554,7 +558,7 @@ pub(crate) fn resolve(
         launch,
         startup: entry_options(&options, first),
         options,
-        entry: first.entry.as_ref().ok().cloned(),
+        entry: first.entry().as_ref().ok().cloned(),
     })
 }
 

@@ -245,7 +245,7 @@ pub fn switched_off(probe: &Probe<'_>, found: &crate::session::inventory::Found<
         key: found.key.clone(),
         name_key: found.client.servers_name_key.clone(),
     };
-    probe.power(found.client, &location, &found.name, &found.raw) == Power::Off
+    probe.power(found.client, &location, &found.name, found.raw()) == Power::Off
 }
 
 /// Whether a server is on.

@@ -48,17 +48,19 @@ pub fn unset_variables(
     doc: &dyn crate::formats::ConfigDoc,
     target: &crate::check::Target<'_>,
 ) -> Vec<crate::check::Finding> {
-    let Ok(entries) = crate::check::fix::literals_to_adopt(doc, target) else {
-        return Vec::new();
-    };
     let mut findings = Vec::new();
-    for (key, name, entry) in entries {
+    // One entry at a time: a file of 100,000 entries is not held as values at once.
+    let read = crate::check::fix::each_literal_to_adopt(doc, target, &mut |key, name, entry| {
+        let unset = crate::unset::find_here(ctx, &entry.transport);
+        if unset.is_empty() {
+            return;
+        }
         let at = crate::formats::ServersAt {
-            key: &key,
+            key,
             name_key: target.client.servers_name_key.as_deref(),
         };
         let position = doc.entry_position(at, &name);
-        for unset in crate::unset::find_here(ctx, &entry.transport) {
+        for unset in unset {
             findings.push(crate::check::Finding {
                 path: path.to_owned(),
                 line: position.map_or(1, |p| p.line),
@@ -70,6 +72,10 @@ pub fn unset_variables(
                 fixable: false,
             });
         }
+    });
+    // As before: a file whose entries cannot all be read gets none of these findings.
+    if read.is_err() {
+        return Vec::new();
     }
     findings
 }

@@ -20,7 +20,7 @@ use crate::check::Finding;
 use crate::clients::{Client, Scope};
 use crate::handshake::{self, Launch, ProbeOptions};
 use crate::output::Printer;
-use crate::session::inventory::{Found, Inventory, collect_all, display_path};
+use crate::session::inventory::{Found, Inventory, Keep, collect_all_keeping, display_path};
 use crate::session::probe::{DoctorResult, Status, as_started_by, entry_options, static_checks};
 use crate::session::{Context, targets};
 use crate::sources::Exclusive;
@@ -92,7 +92,7 @@ pub(crate) fn gather<'c>(
         found,
         broken,
         exclusive,
-    } = collect_all(ctx, clients, name);
+    } = collect_all_keeping(ctx, clients, name, Keep::Names);
     let parked = lint::parked_results(ctx, clients, name);
     if let Some(name) = name
         && found.is_empty()
@@ -188,27 +188,32 @@ pub(crate) fn gather<'c>(
         }
         _ => results.push(result),
     };
-    for (index, f) in found.iter().enumerate() {
+    for (index, found_here) in found.iter().enumerate() {
         let scopes = scopes_of
-            .get(&(f.client.id.as_str(), f.name.as_str()))
+            .get(&(found_here.client.id.as_str(), found_here.name.as_str()))
             .map_or(&[][..], Vec::as_slice);
-        let (mut result, transport) = static_checks(ctx, env, &trust, switches.as_ref(), f, scopes);
-        let findings = lint_of
-            .get(&(f.client.id.as_str(), f.path.as_path(), f.name.as_str()))
-            .map_or(&[][..], Vec::as_slice);
-        lint::add_lint_findings(&mut result, findings);
-        if let (Some(t), false) = (transport, no_spawn) {
-            // Each server starts with the environment its client would give it; with
-            // `--as`, as that client would start it, capabilities included.
-            let mut probe_options = entry_options(options, f);
-            let launch = as_started_by(
-                as_client.unwrap_or(f.client),
-                t,
-                &mut probe_options,
-                as_client.is_some(),
-            );
-            to_probe.push((index, launch, probe_options));
-        }
+        // Read for this row only: 100,000 entries' contents are not held at once.
+        let result = found_here.with_contents(|f| {
+            let (mut result, transport) =
+                static_checks(ctx, env, &trust, switches.as_ref(), f, scopes);
+            let findings = lint_of
+                .get(&(f.client.id.as_str(), f.path.as_path(), f.name.as_str()))
+                .map_or(&[][..], Vec::as_slice);
+            lint::add_lint_findings(&mut result, findings);
+            if let (Some(t), false) = (transport, no_spawn) {
+                // Each server starts with the environment its client would give it; with
+                // `--as`, as that client would start it, capabilities included.
+                let mut probe_options = entry_options(options, f);
+                let launch = as_started_by(
+                    as_client.unwrap_or(f.client),
+                    t,
+                    &mut probe_options,
+                    as_client.is_some(),
+                );
+                to_probe.push((index, launch, probe_options));
+            }
+            result
+        });
         put(result);
     }
     for result in others {

@@ -68,7 +68,7 @@ pub(super) fn remember_tokens(
         .iter()
         .filter_map(|(index, _, _)| {
             let result = &results[*index];
-            let entry = found[*index].entry.as_ref().ok()?;
+            let entry = found[*index].entry().as_ref().ok()?;
             Some((entry, result.tokens?, result.tools?))
         })
         .collect();
