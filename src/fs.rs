@@ -388,10 +388,11 @@ pub fn write_atomic(
     text: &str,
     backups: Option<&Path>,
 ) -> Result<Written, FsError> {
-    write_atomic_when(lock, source, text, backups, false, || Ok(()))
+    write_atomic_when(lock, source, &[text], backups, false, || Ok(()))
 }
 
-/// `write_atomic`, calling `ready` once the new bytes are written to the temp file (their
+/// `write_atomic` of the text `parts` make one after the other (`ConfigDoc::render_parts`),
+/// calling `ready` once the new bytes are written to the temp file (their
 /// writeback started, their fsync not yet waited for) and before anything else (the
 /// backup, the swap): `ready` makes what must be durable before the file changes (the
 /// command's intent) durable, side by side with the new bytes; the temp's fsync follows
@@ -401,7 +402,7 @@ pub fn write_atomic(
 pub fn write_atomic_when(
     lock: &FileLock,
     source: &Source,
-    text: &str,
+    parts: &[&str],
     backups: Option<&Path>,
     dir_later: bool,
     ready: impl FnOnce() -> Result<(), FsError>,
@@ -429,7 +430,7 @@ pub fn write_atomic_when(
     // The new bytes go to the disk (writeback started, not waited for) while `ready`
     // makes the intent durable; the fsync after it then finds them written, and on a
     // journaling file system the intent's commit carried the temp's allocation too.
-    let (temp, file) = write_temp(&target, source, text).map_err(write_err)?;
+    let (temp, file) = write_temp(&target, source, parts).map_err(write_err)?;
     ready()?;
     let ours = sync_temp(&target, &file).map_err(write_err)?;
     drop(file);
@@ -618,15 +619,15 @@ fn keep_before(
 /// Write the temp file: the target's permissions (private for a new file), BOM, text,
 /// fsync. Returns it with the stamp of our version.
 fn prepare_temp(target: &Path, source: &Source, text: &str) -> io::Result<(Temp, Stamp)> {
-    let (temp, file) = write_temp(target, source, text)?;
+    let (temp, file) = write_temp(target, source, &[text])?;
     let ours = sync_temp(target, &file)?;
     Ok((temp, ours))
 }
 
-/// Write the temp file (the target's permissions, private for a new file; BOM, text) and
-/// start its writeback without waiting for it (`start_writeback`): `sync_temp` is what
-/// makes it durable.
-fn write_temp(target: &Path, source: &Source, text: &str) -> io::Result<(Temp, File)> {
+/// Write the temp file (the target's permissions, private for a new file; BOM, the text's
+/// `parts` in order) and start its writeback without waiting for it (`start_writeback`):
+/// `sync_temp` is what makes it durable.
+fn write_temp(target: &Path, source: &Source, parts: &[&str]) -> io::Result<(Temp, File)> {
     let (temp, mut file) = Temp::create(target)?;
     if let Ok(meta) = fs::metadata(target) {
         keep_owner(&file, &meta);
@@ -637,7 +638,9 @@ fn write_temp(target: &Path, source: &Source, text: &str) -> io::Result<(Temp, F
     if source.bom {
         file.write_all(BOM.as_bytes())?;
     }
-    file.write_all(text.as_bytes())?;
+    for part in parts {
+        file.write_all(part.as_bytes())?;
+    }
     start_writeback(&file);
     Ok((temp, file))
 }
@@ -836,6 +839,19 @@ pub const DIGEST_PREFIX: &str = "xxh3:";
 /// is not a defence against someone who can write the file, who could change it anyway.
 pub fn digest(bytes: &[u8]) -> String {
     digest_named(xxhash_rust::xxh3::xxh3_128(bytes))
+}
+
+/// `digest` of the file a write of `parts` (`write_atomic_when`) makes for `source`: its
+/// BOM, if any, then the parts in order; without joining them first.
+pub fn digest_parts(source: &Source, parts: &[&str]) -> String {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    if source.bom {
+        hasher.update(BOM.as_bytes());
+    }
+    for part in parts {
+        hasher.update(part.as_bytes());
+    }
+    digest_named(hasher.digest128())
 }
 
 /// The digest's text for an XXH3-128 value (also computed by `read` while reading).

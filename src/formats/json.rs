@@ -26,6 +26,20 @@ pub(super) struct JsonDoc {
     index: Option<Located>,
     /// The servers map of the last edit, kept valid across edits inside it (`cache.rs`).
     cache: Option<cache::MapCache>,
+    /// The last edit's splices, not yet applied to `text` (`defer`): a write takes the
+    /// text as the pieces around them (`render_parts`), so a many-MB file is never moved
+    /// in memory to open or close a gap of a few hundred bytes. Anything else that reads
+    /// the text applies them first (`settle`), or reads a copy with them applied.
+    pending: Option<Pending>,
+}
+
+/// Splices waiting to be applied (`JsonDoc::pending`).
+struct Pending {
+    /// Sorted by offset, in the order `splice_text` applies them.
+    splices: Vec<Splice>,
+    /// The servers map's cache to bring up to date once they are applied
+    /// (`apply_tracked`); `None` drops the cache (`apply`).
+    cache: Option<cache::MapCache>,
 }
 
 impl JsonDoc {
@@ -36,11 +50,74 @@ impl JsonDoc {
             text,
             index: Some(index),
             cache: None,
+            pending: None,
         })
+    }
+
+    /// Apply the pending splices (if any) to the text, and bring the cache up to date.
+    fn settle(&mut self) {
+        let Some(pending) = self.pending.take() else {
+            return;
+        };
+        let splices = self.splice_text(pending.splices);
+        self.cache = pending
+            .cache
+            .and_then(|mut cache| cache.track(&self.text, &splices).then_some(cache));
+    }
+
+    /// This document with its pending splices applied, when it has any: what a reader
+    /// that cannot settle (`&self`) reads instead. Costs a copy of the text, so the write
+    /// path (`render_parts`) never comes here.
+    fn settled_copy(&self) -> Option<JsonDoc> {
+        self.pending.as_ref()?;
+        let mut copy = JsonDoc {
+            text: self.text.clone(),
+            index: None,
+            cache: None,
+            pending: None,
+        };
+        let splices = self.pending.iter().flat_map(|p| &p.splices).cloned();
+        copy.splice_text(splices.collect());
+        Some(copy)
+    }
+
+    /// The text as pieces, pending splices in their places: equal, concatenated, to the
+    /// text once they are applied.
+    fn parts(&self) -> Vec<std::borrow::Cow<'_, str>> {
+        use std::borrow::Cow;
+        let Some(pending) = &self.pending else {
+            return vec![Cow::Borrowed(&self.text)];
+        };
+        let mut parts = Vec::with_capacity(2 * pending.splices.len() + 1);
+        let mut from = 0;
+        for splice in &pending.splices {
+            // Splices that overlap apply one on top of the other: only `splice_text`
+            // says what that makes.
+            let Some(kept) = self.text.get(from..splice.at) else {
+                return self
+                    .settled_copy()
+                    .map_or_else(Vec::new, |copy| vec![Cow::Owned(copy.text)]);
+            };
+            parts.push(Cow::Borrowed(kept));
+            parts.push(Cow::Borrowed(splice.insert.as_str()));
+            from = splice.at + splice.remove;
+        }
+        let Some(rest) = self.text.get(from..) else {
+            return self
+                .settled_copy()
+                .map_or_else(Vec::new, |copy| vec![Cow::Owned(copy.text)]);
+        };
+        parts.push(Cow::Borrowed(rest));
+        parts.retain(|part| !part.is_empty());
+        parts
     }
 
     /// The values along `key` (see `scan::Located`), from the index when there is one.
     fn find(&self, key: &[String]) -> Result<Located, ParseError> {
+        debug_assert!(
+            self.pending.is_none(),
+            "read before the splices were applied"
+        );
         let text = &self.text;
         let indexed = self.index.as_ref().and_then(|index| {
             let root = index.nodes.first()?;
@@ -115,6 +192,7 @@ impl JsonDoc {
     /// Remove the last occurrence of `name` in the map at `key`; also says whether an
     /// earlier occurrence is left.
     fn remove_last(&mut self, key: &[String], name: &str) -> Result<(Edit, bool), ShapeError> {
+        self.settle();
         let cache = self.take_cache(key)?;
         let Some(map) = cache.located.nodes.get(key.len()) else {
             self.cache = Some(cache);
@@ -134,6 +212,7 @@ impl JsonDoc {
         let (only, start, end) = (map.members.len() == 1, map.start, map.end);
         self.apply_tracked(cache, splices);
         if only {
+            self.settle();
             // The map is now empty: if only whitespace is left inside, write `{}`.
             let open = start + 1;
             let close = (end as isize + growth - 1) as usize;
@@ -148,16 +227,29 @@ impl JsonDoc {
         Ok((Edit::Removed, more))
     }
 
+    /// Make `splices` (offsets in the current text) the document's edit. They are applied
+    /// when the text is next read (`settle`), or never, when it is only written.
     fn apply(&mut self, splices: Vec<Splice>) {
-        self.splice_text(splices);
-        self.cache = None;
+        self.defer(splices, None);
     }
 
     /// `apply` for an edit inside the servers map `cache` is for: the cache follows the
     /// edit (or is dropped when it cannot).
-    fn apply_tracked(&mut self, mut cache: cache::MapCache, splices: Vec<Splice>) {
-        let splices = self.splice_text(splices);
-        self.cache = cache.track(&self.text, &splices).then_some(cache);
+    fn apply_tracked(&mut self, cache: cache::MapCache, splices: Vec<Splice>) {
+        self.defer(splices, Some(cache));
+    }
+
+    fn defer(&mut self, mut splices: Vec<Splice>, cache: Option<cache::MapCache>) {
+        // The splices were computed on the text as it is: nothing may be pending.
+        debug_assert!(
+            self.pending.is_none(),
+            "splices computed before the last applied"
+        );
+        self.settle();
+        splices.sort_by_key(|splice| splice.at);
+        self.index = None;
+        self.cache = None;
+        self.pending = Some(Pending { splices, cache });
     }
 
     fn splice_text(&mut self, mut splices: Vec<Splice>) -> Vec<Splice> {
@@ -178,6 +270,7 @@ impl JsonDoc {
     /// The cache for the servers map at `key`: the one kept since the last edit when it is
     /// for `key`, else a fresh look-up.
     fn take_cache(&mut self, key: &[String]) -> Result<cache::MapCache, ShapeError> {
+        self.settle();
         match self.cache.take() {
             Some(cache) if cache.key == key => Ok(cache),
             _ => Ok(cache::MapCache::new(
@@ -190,7 +283,7 @@ impl JsonDoc {
 }
 
 /// Replace `remove` bytes at `at` with `insert`.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Splice {
     at: usize,
     remove: usize,
@@ -217,6 +310,9 @@ impl Splice {
 /// The map-shaped primitives; JSON holds no list-shaped servers.
 impl JsonDoc {
     fn map_servers(&self, key: &[String]) -> Result<Vec<(String, RawEntry)>, ShapeError> {
+        if let Some(doc) = self.settled_copy() {
+            return doc.map_servers(key);
+        }
         let located = self.locate(key)?;
         let Some(map) = located.nodes.get(key.len()) else {
             return Ok(Vec::new());
@@ -251,6 +347,7 @@ impl JsonDoc {
         name: &str,
         entry: &RawEntry,
     ) -> Result<Edit, ShapeError> {
+        self.settle();
         let mut cache = self.take_cache(key)?;
         let existing = cache.last_named(&self.text, name);
         match self.upsert_splices(&cache, existing, key, name, entry)? {
@@ -351,6 +448,7 @@ impl ConfigDoc for JsonDoc {
         name: &str,
         entry: &RawEntry,
     ) -> Result<Edit, ShapeError> {
+        self.settle();
         match at.name_key {
             None => self.map_upsert(at.key, name, entry),
             Some(name_key) => self.list_upsert(at.key, name_key, name, entry),
@@ -358,6 +456,7 @@ impl ConfigDoc for JsonDoc {
     }
 
     fn remove(&mut self, at: ServersAt<'_>, name: &str) -> Result<Edit, ShapeError> {
+        self.settle();
         match at.name_key {
             None => self.map_remove(at.key, name),
             Some(name_key) => self.list_remove(at.key, name_key, name),
@@ -365,6 +464,9 @@ impl ConfigDoc for JsonDoc {
     }
 
     fn map_state(&self, key: &[String]) -> Result<MapState, ShapeError> {
+        if let Some(doc) = self.settled_copy() {
+            return doc.map_state(key);
+        }
         let located = self.locate(key)?;
         let Some(deepest) = located.nodes.last() else {
             return Ok(MapState {
@@ -384,6 +486,7 @@ impl ConfigDoc for JsonDoc {
     }
 
     fn prune(&mut self, key: &[String], before: &MapState) -> Result<(), ShapeError> {
+        self.settle();
         let located = self.locate(key)?;
         match located.nodes.get(key.len()) {
             Some(map) if map.members.is_empty() => {}
@@ -408,6 +511,7 @@ impl ConfigDoc for JsonDoc {
             break;
         }
         if let Some(inside) = &before.inside {
+            self.settle();
             let located = self.locate(&key[..before.depth.min(key.len())])?;
             if let Some(object) = located.nodes.get(before.depth)
                 && object.members.is_empty()
@@ -422,6 +526,7 @@ impl ConfigDoc for JsonDoc {
                 }
             }
         }
+        self.settle();
         if let Some(blank) = &before.blank
             && squeezed(&self.text) == format!("{}{{}}", squeezed(blank))
         {
@@ -433,7 +538,17 @@ impl ConfigDoc for JsonDoc {
     }
 
     fn is_blank(&self) -> bool {
-        matches!(squeezed(&self.text).as_str(), "" | "{}")
+        // Only `{}` or nothing, whitespace aside; read from the pieces (no copy).
+        let mut left = Vec::with_capacity(3);
+        for part in self.parts() {
+            for byte in part.bytes().filter(|b| !b.is_ascii_whitespace()) {
+                left.push(byte);
+                if left.len() > 2 {
+                    return false;
+                }
+            }
+        }
+        matches!(left.as_slice(), b"" | b"{}")
     }
 
     fn replace_text(&mut self, text: String) -> Result<(), ParseError> {
@@ -442,10 +557,20 @@ impl ConfigDoc for JsonDoc {
     }
 
     fn render(&self) -> std::borrow::Cow<'_, str> {
-        std::borrow::Cow::Borrowed(&self.text)
+        match self.settled_copy() {
+            Some(copy) => std::borrow::Cow::Owned(copy.text),
+            None => std::borrow::Cow::Borrowed(&self.text),
+        }
+    }
+
+    fn render_parts(&self) -> Vec<std::borrow::Cow<'_, str>> {
+        self.parts()
     }
 
     fn entry_positions(&self, at: ServersAt<'_>) -> (Option<Position>, Vec<(String, Position)>) {
+        if let Some(doc) = self.settled_copy() {
+            return doc.entry_positions(at);
+        }
         let Ok(located) = self.find(at.key) else {
             return (None, Vec::new());
         };
@@ -481,6 +606,9 @@ impl ConfigDoc for JsonDoc {
     }
 
     fn position(&self, path: &[String]) -> Option<Position> {
+        if let Some(doc) = self.settled_copy() {
+            return doc.position(path);
+        }
         let located = self.find(path).ok()?;
         if path.is_empty() || located.nodes.len() != path.len() + 1 {
             return None;
@@ -1313,6 +1441,38 @@ mod tests {
     }
 
     /// A ~5 MB `~/.claude.json`-like document: add→remove must restore it exactly.
+    /// A write takes the edited text as the pieces around the edit, the text around it
+    /// being the very bytes read (not moved to open a gap, not copied): their
+    /// concatenation is the edited text.
+    #[test]
+    fn an_edit_is_written_as_the_pieces_around_it() {
+        use std::borrow::Cow;
+        let text = big_document(1_000_000);
+        let mut doc = JsonDoc::parse(text.clone()).unwrap();
+        let read_at = doc.text.as_ptr();
+        let root = k(&["mcpServers"]);
+        doc.map_upsert(&root, "new", &entry()).unwrap();
+        let parts = doc.render_parts();
+        assert!(parts.len() >= 3, "{} parts", parts.len());
+        assert!(matches!(parts[0], Cow::Borrowed(p) if p.as_ptr() == read_at));
+        // Every byte read is written from where it was read (an add removes nothing).
+        let read = read_at as usize..read_at as usize + text.len();
+        let kept: usize = parts
+            .iter()
+            .filter(|p| matches!(p, Cow::Borrowed(p) if read.contains(&(p.as_ptr() as usize))))
+            .map(|p| p.len())
+            .sum();
+        assert_eq!(kept, text.len());
+        let added = parts.concat();
+        assert_eq!(added, doc.render());
+        let servers = JsonDoc::parse(added).unwrap().map_servers(&root).unwrap();
+        assert!(servers.iter().any(|(n, v)| n == "new" && *v == entry()));
+        assert!(!doc.is_blank());
+        doc.map_remove(&root, "new").unwrap();
+        assert!(doc.render_parts().concat() == text);
+        assert!(doc.render() == text);
+    }
+
     #[test]
     fn big_document_add_remove_identity() {
         let text = big_document(5_000_000);
@@ -1413,6 +1573,7 @@ mod tests {
                     .unwrap(),
                 Edit::Added
             );
+            doc.settle();
             assert!(doc.cache.is_some(), "after adding {name}");
         }
         assert_eq!(
@@ -1420,6 +1581,7 @@ mod tests {
             Edit::Updated
         );
         assert_eq!(doc.map_remove(&key, "s3").unwrap(), Edit::Removed);
+        doc.settle();
         assert!(doc.cache.is_some());
         let found = JsonDoc::parse(doc.render()).unwrap().locate(&key).unwrap();
         assert_eq!(doc.cache.as_ref().unwrap().located.nodes, found.nodes);
@@ -1602,6 +1764,7 @@ mod tests {
                 prop_assume!(!before.iter().any(|(n, _)| *n == new_name));
                 let state = doc.map_state(&key).unwrap();
                 prop_assert_eq!(doc.map_upsert(&key, &new_name, &entry()).unwrap(), Edit::Added);
+                prop_assert_eq!(doc.render_parts().concat(), doc.render());
                 let added = doc.render();
                 let reparsed = JsonDoc::parse(&*added).unwrap();
                 let after = reparsed.map_servers(&key).unwrap();
@@ -1618,6 +1781,8 @@ mod tests {
                 let mut doc = reparsed;
                 prop_assert_eq!(doc.map_upsert(&key, &new_name, &entry()).unwrap(), Edit::Unchanged);
                 prop_assert_eq!(doc.map_remove(&key, &new_name).unwrap(), Edit::Removed);
+                prop_assert_eq!(doc.render_parts().concat(), doc.render());
+                prop_assert_eq!(doc.is_blank(), matches!(squeezed(&doc.render()).as_str(), "" | "{}"));
                 if layout.servers.is_some() {
                     prop_assert_eq!(doc.render(), text.as_str());
                 } else {

@@ -310,6 +310,14 @@ pub trait ConfigDoc {
     /// Borrowed where the document keeps its text (JSON files reach hundreds of MB).
     fn render(&self) -> std::borrow::Cow<'_, str>;
 
+    /// `render` as pieces to be written one after the other (their concatenation is
+    /// `render`): where a document keeps its text and the last edit's splices apart
+    /// (JSON), a write takes the text around the splice as it was read instead of a
+    /// copy, or a move, of a many-MB text.
+    fn render_parts(&self) -> Vec<std::borrow::Cow<'_, str>> {
+        vec![self.render()]
+    }
+
     /// Where the key at `path` (object keys from the root) is written, if it exists.
     /// Used to give `line:column` for findings about an entry or one of its fields.
     fn position(&self, path: &[String]) -> Option<Position>;

@@ -16,7 +16,6 @@ use crate::fs::{self, FileLock, FsError, Source, write_atomic_when};
 use crate::output::{Block, Paint, Report, Style, redact, redact_text};
 use crate::session::Context;
 use crate::session::inventory::{Document, display_path, read_document};
-use crate::state::journal::digest;
 use crate::state::{EntryKey, FileChange};
 
 /// From this size on, a write's intent is recorded on a thread beside the temp file's
@@ -235,12 +234,12 @@ pub fn apply_from(
             return Ok(Outcome::unchanged());
         }
         let delete = delete_with.filter(|_| document.source.exists() && document.doc.is_blank());
-        let text = if delete.is_some() {
-            std::borrow::Cow::Borrowed("")
-        } else {
-            document.doc.render()
-        };
         if let Some(before) = before {
+            let text = if delete.is_some() {
+                std::borrow::Cow::Borrowed("")
+            } else {
+                document.doc.render()
+            };
             let source = &document.source;
             return Ok(Outcome {
                 action: edit.into(),
@@ -264,7 +263,12 @@ pub fn apply_from(
         };
         let written = match delete {
             Some(dirs) => delete_created(ctx, lock, &document.source, dirs),
-            None => write_file(ctx, lock, &document.source, &text),
+            None => {
+                // The text as the pieces around the edit (no copy of a big file).
+                let parts = document.doc.render_parts();
+                let parts: Vec<&str> = parts.iter().map(|part| part.as_ref()).collect();
+                write_parts(ctx, lock, &document.source, &parts)
+            }
         };
         match written {
             Ok(change) => {
@@ -292,6 +296,16 @@ pub fn write_file(
     lock: &FileLock,
     source: &Source,
     text: &str,
+) -> Result<FileChange, FsError> {
+    write_parts(ctx, lock, source, &[text])
+}
+
+/// `write_file` of the text `parts` make one after the other (`ConfigDoc::render_parts`).
+pub fn write_parts(
+    ctx: &Context,
+    lock: &FileLock,
+    source: &Source,
+    parts: &[&str],
 ) -> Result<FileChange, FsError> {
     crate::fs::refuse_foreign(&source.path)?;
     let created_dirs = crate::fs::missing_dirs(&source.path);
@@ -324,19 +338,20 @@ pub fn write_file(
     let intend = || {
         ctx.state.sync_pending()?;
         let mut change = change.clone();
-        change.after = Some(digest(&source.bytes_for(text)));
+        change.after = Some(crate::fs::digest_parts(source, parts));
         ctx.state.intend(&change).map(|()| change)
     };
     let mut intended: Option<FileChange> = None;
-    let written = if text.len() < OVERLAP_FROM {
-        write_atomic_when(lock, source, text, ctx.backups.as_deref(), true, || {
+    let len: usize = parts.iter().map(|part| part.len()).sum();
+    let written = if len < OVERLAP_FROM {
+        write_atomic_when(lock, source, parts, ctx.backups.as_deref(), true, || {
             intended = Some(intend()?);
             Ok(())
         })?
     } else {
         std::thread::scope(|scope| {
             let intent = scope.spawn(intend);
-            write_atomic_when(lock, source, text, ctx.backups.as_deref(), true, || {
+            write_atomic_when(lock, source, parts, ctx.backups.as_deref(), true, || {
                 let change = intent.join().map_err(|_| FsError::Intent {
                     dir: ctx.state.root().map(Path::to_path_buf).unwrap_or_default(),
                     source: std::io::Error::other("the thread that records the intent panicked"),
