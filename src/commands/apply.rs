@@ -159,7 +159,7 @@ fn execute<'a>(
     // Validate every new file in memory before the first write.
     for plan in plans.iter() {
         if let Some(text) = plan.new_text()
-            && let Err(e) = plan.client.format.parse(text)
+            && let Err(e) = plan.client.format.parse(text.to_owned())
         {
             return Err(UserError::new(format!(
                 "mcpctl rendered `{}` into text that does not parse ({e}); nothing was written",
@@ -323,7 +323,7 @@ fn write_plan(
         let Some(text) = plan.new_text() else {
             return Ok(Some(()));
         };
-        match edit::write_file(ctx, &lock, &plan.document.source, &text) {
+        match edit::write_file(ctx, &lock, &plan.document.source, text) {
             Ok(_) => Ok(Some(())),
             Err(FsError::Changed { .. }) => {
                 let clients = vec![plan.client];

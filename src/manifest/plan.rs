@@ -156,13 +156,21 @@ pub struct FilePlan<'a> {
     /// mcpctl's parked entries the manifest no longer lists: dropped from the record of
     /// parked entries (they are not in the file).
     pub drop_parked: Vec<EntryKey>,
+    /// `new_text`, rendered on first use: the plan's document is final once planned, and
+    /// `plan`, `apply`'s checks and its write all ask (a TOML document of 10,000 entries
+    /// takes 80 ms to render).
+    rendered_text: std::cell::OnceCell<Option<String>>,
 }
 
 impl FilePlan<'_> {
     /// The new text, when it differs from the file.
-    pub fn new_text(&self) -> Option<String> {
-        let text = self.document.doc.render();
-        (text != self.before).then(|| text.into_owned())
+    pub fn new_text(&self) -> Option<&str> {
+        self.rendered_text
+            .get_or_init(|| {
+                let text = self.document.doc.render();
+                (text != self.before).then(|| text.into_owned())
+            })
+            .as_deref()
     }
 
     /// The unified diff, secrets redacted; then what each switch changes.
@@ -500,6 +508,7 @@ pub fn plan_file<'a>(
         switches: Vec::new(),
         switch_diffs: Vec::new(),
         drop_parked: Vec::new(),
+        rendered_text: std::cell::OnceCell::new(),
         document: Document {
             source: document.source.clone(),
             doc: client.format.parse(String::new())?,
