@@ -468,7 +468,9 @@ impl State {
             time: rfc3339(now),
             command: command.to_owned(),
             files,
-            ledger: changes.clone(),
+            // The ledger changes are saved from here below: not cloned a second time
+            // (30,000 of them for a manifest of 10,000 servers in three files).
+            ledger: changes,
             pending: false,
             undoes,
             redoes,
@@ -487,8 +489,8 @@ impl State {
         if let Some(intent) = &mut intent {
             intent.finish(&record).map_err(record_err)?;
         }
-        if !changes.is_empty() {
-            self.save_ledger(&root, &changes, false)?
+        if !record.ledger.is_empty() {
+            self.save_ledger(&root, &record.ledger, false)?
                 .map_err(save_err)?;
         }
         match intent {
