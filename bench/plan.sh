@@ -31,9 +31,11 @@ unset MCPCTL_MANIFEST MCPCTL_CLIENTS MCPCTL_PLATFORM
 mkdir -p "$HOME"
 cd "$HOME"
 
-# Every client with a user file on Linux.
+# Every client with a user file on Linux that mcpctl may write (not one another tool
+# owns: home-manager's file makes `apply` stop).
 ids=$("$BIN" --platform linux clients --all --json \
-  | awk -F'"' '/"id":/ {id=$4} /"path":/ && $4 != "" {print id}')
+  | awk -F'"' '/^  \{/ {id=""; path=""; owned=0} /"id":/ {id=$4} /"path":/ {path=$4}
+      /"owned_by":/ {owned=1} /^  \}/ && path != "" && !owned {print id}')
 if [ -n "$CLIENTS" ]; then ids=$(echo "$ids" | head -n "$CLIENTS"); fi
 count=$(echo "$ids" | wc -l)
 manifest="$WORK/mcpctl.toml"
