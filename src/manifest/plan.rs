@@ -181,7 +181,7 @@ impl FilePlan<'_> {
             out = edit::unified_diff(
                 &display_path(ctx, &self.location.path),
                 &source.bytes_for(&self.before),
-                &source.bytes_for(&after),
+                &source.bytes_for(after),
                 source.exists(),
             );
         }
