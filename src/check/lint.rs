@@ -121,7 +121,7 @@ impl<'a> Linter<'a> {
         let own = self.servers_map(root, &key);
         self.foreign_keys(root, own.is_some());
         if let Some(map) = own {
-            self.servers(map);
+            self.servers(parsed, map);
         }
         // Per-project sections of a user file (`projects.<dir>.mcpServers`).
         if self.scope == Scope::User
@@ -132,13 +132,13 @@ impl<'a> Linter<'a> {
         {
             for project in projects {
                 if let Some(map) = self.servers_map(&project.node, rest) {
-                    self.servers(map);
+                    self.servers(parsed, map);
                 }
             }
         }
     }
 
-    fn servers(&mut self, map: &Node) {
+    fn servers(&mut self, parsed: &Parsed, map: &Node) {
         if let (Value::Array(items), Some(name_key)) =
             (&map.value, self.client.servers_name_key.clone())
         {
@@ -149,22 +149,29 @@ impl<'a> Linter<'a> {
             }
             return;
         }
-        let Some(entries) = map.members() else { return };
-        for member in entries {
-            // OpenCode V2 nests servers one level deeper (`mcp.servers.<name>`).
-            if self.client.dialect == DialectName::CommandArray
-                && member.key == "servers"
-                && let Some(inner) = member.node.members()
-                && !spelling::looks_like_entry(inner.iter().map(|m| m.key.as_str()))
-                && inner.iter().all(|m| m.node.members().is_some())
-            {
-                for inner_member in inner {
-                    self.entry(inner_member);
-                }
-                continue;
-            }
-            self.entry(member);
+        if map.members().is_none() {
+            return;
         }
+        // One member at a time: a map whose members were deferred is read entry by entry.
+        let text = self.index.text();
+        parsed.each_member(text, map, &mut |member| self.server(member));
+    }
+
+    /// One member of a servers map.
+    fn server(&mut self, member: &Member) {
+        // OpenCode V2 nests servers one level deeper (`mcp.servers.<name>`).
+        if self.client.dialect == DialectName::CommandArray
+            && member.key == "servers"
+            && let Some(inner) = member.node.members()
+            && !spelling::looks_like_entry(inner.iter().map(|m| m.key.as_str()))
+            && inner.iter().all(|m| m.node.members().is_some())
+        {
+            for inner_member in inner {
+                self.entry(inner_member);
+            }
+            return;
+        }
+        self.entry(member);
     }
 
     fn entry(&mut self, member: &Member) {

@@ -1,12 +1,16 @@
-//! The lint tree of a JSON or JSONC text, from jsonc-parser's AST: comments, trailing
-//! commas and duplicate keys become `Syntax` notes.
+//! The lint tree of a JSON or JSONC text: comments, trailing commas and duplicate keys
+//! become `Syntax` notes. [`Builder`] makes it straight from the text; what it is not sure
+//! of goes to jsonc-parser, whose AST is converted as before (and words every error).
+
+use std::borrow::Cow;
+use std::collections::HashSet;
 
 use jsonc_parser::ast;
 use jsonc_parser::common::Ranged;
 use jsonc_parser::{CollectOptions, CommentCollectionStrategy, ParseOptions};
 
 use super::scan;
-use super::tree::{Member, Node, Parsed, Syntax, Value, empty_root, lowercase_first};
+use super::tree::{Deferred, Member, Node, Parsed, Syntax, Value, empty_root, lowercase_first};
 
 /// What the clients' JSONC readers accept: comments and trailing commas, nothing looser.
 pub(crate) fn client_jsonc() -> ParseOptions {
@@ -28,6 +32,22 @@ pub(crate) fn client_jsonc() -> ParseOptions {
 /// `Syntax` notes; anything else non-standard (single quotes, hex, unquoted keys) is a
 /// parse error, as it is for every client.
 pub(super) fn parse(text: &str) -> Parsed {
+    parse_deferring(text, &[])
+}
+
+/// [`parse`], with the members of the object at `defer` (a key path; empty: none) left
+/// out of the tree and read one at a time by `Parsed::each_member`: the lint walk over a
+/// servers map of 100,000 entries holds one entry, not the map. The notes are the same.
+pub(super) fn parse_deferring(text: &str, defer: &[String]) -> Parsed {
+    match Builder::new(text, defer).document() {
+        Ok(parsed) => parsed,
+        Err(Unsure) => parse_jsonc(text),
+    }
+}
+
+/// The tree from jsonc-parser's AST: for a text [`Builder`] declines (an error, or what
+/// it leaves to jsonc-parser to judge).
+fn parse_jsonc(text: &str) -> Parsed {
     let options = client_jsonc();
     // No token list: for a file of 100k entries it held millions of tokens (a third of
     // `check`'s peak memory) only to find trailing commas, which `trailing_commas` finds
@@ -39,13 +59,13 @@ pub(super) fn parse(text: &str) -> Parsed {
     let result = match jsonc_parser::parse_to_ast(text, &collect, &options) {
         Ok(result) => result,
         Err(error) => {
-            return Parsed {
-                root: empty_root(),
-                syntax: vec![Syntax::Error(
+            return Parsed::whole(
+                empty_root(),
+                vec![Syntax::Error(
                     error.range().start,
                     lowercase_first(&error.kind().to_string()),
                 )],
-            };
+            );
         }
     };
     let mut syntax = Vec::new();
@@ -63,7 +83,369 @@ pub(super) fn parse(text: &str) -> Parsed {
         Some(value) => from_json(value, &mut syntax),
         None => empty_root(),
     };
-    Parsed { root, syntax }
+    Parsed::whole(root, syntax)
+}
+
+/// The builder gave up: jsonc-parser decides (the text may still be valid JSONC).
+#[derive(Debug)]
+struct Unsure;
+
+/// Containers deeper than this go to jsonc-parser, which refuses more than 512 levels
+/// (it counts an object and each of its properties as one each): well under its limit,
+/// and the recursion stays shallow.
+const MAX_DEPTH: usize = 128;
+
+/// Objects up to this many members are searched for a duplicate key one by one, larger
+/// ones through a set.
+const SMALL_OBJECT: usize = 16;
+
+/// The lint tree straight from the text, in one pass that allocates only what the tree
+/// keeps (a `String` per key and string value, a `Vec` per container): converting
+/// jsonc-parser's AST cost twice that, and at 100,000 entries held 116 MB at once.
+///
+/// It accepts a subset of what jsonc-parser accepts with [`client_jsonc`], and gives the
+/// same tree and notes for it: RFC 8259 JSON plus `//` and `/* */` comments and trailing
+/// commas in objects and arrays. Everything else is [`Unsure`] and goes to jsonc-parser:
+/// every error (so messages are its own), and what jsonc-parser takes but this does not
+/// (a raw control character in a string, a lone surrogate escape, whitespace other than
+/// the four of JSON, nesting deeper than [`MAX_DEPTH`]).
+struct Builder<'t> {
+    text: &'t str,
+    bytes: &'t [u8],
+    at: usize,
+    /// Record notes (off when a deferred member is read again: its notes are known).
+    notes: bool,
+    comments: Vec<usize>,
+    commas: Vec<usize>,
+    /// In the order jsonc-parser's conversion gives them: an object's own after those of
+    /// the objects inside it, each object's in text order.
+    duplicates: Vec<Syntax>,
+    /// The keys of the objects being read, innermost last (duplicate-key search).
+    keys: Vec<Cow<'t, str>>,
+    defer: &'t [String],
+    deferred: Vec<Deferred>,
+}
+
+/// Where a value is relative to the deferred path.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Path {
+    /// At `defer[..depth]`.
+    At(usize),
+    /// A member of the deferred object: validated and noted, not built.
+    Skipped,
+    Off,
+}
+
+impl<'t> Builder<'t> {
+    fn new(text: &'t str, defer: &'t [String]) -> Self {
+        Builder {
+            text,
+            bytes: text.as_bytes(),
+            at: 0,
+            notes: true,
+            comments: Vec::new(),
+            commas: Vec::new(),
+            duplicates: Vec::new(),
+            keys: Vec::new(),
+            defer,
+            deferred: Vec::new(),
+        }
+    }
+
+    fn document(mut self) -> Result<Parsed, Unsure> {
+        self.trivia()?;
+        let root = if self.at < self.bytes.len() {
+            let path = if self.defer.is_empty() {
+                Path::Off
+            } else {
+                Path::At(0)
+            };
+            let root = self.value(path, 0)?;
+            self.trivia()?;
+            if self.at < self.bytes.len() {
+                return Err(Unsure);
+            }
+            root.unwrap_or_else(empty_root)
+        } else {
+            empty_root()
+        };
+        let mut syntax =
+            Vec::with_capacity(self.comments.len() + self.commas.len() + self.duplicates.len());
+        syntax.extend(self.comments.into_iter().map(Syntax::Comment));
+        syntax.extend(self.commas.into_iter().map(Syntax::TrailingComma));
+        syntax.append(&mut self.duplicates);
+        Ok(Parsed {
+            root,
+            syntax,
+            deferred: self.deferred,
+        })
+    }
+
+    /// Skip whitespace and comments.
+    fn trivia(&mut self) -> Result<(), Unsure> {
+        loop {
+            match self.bytes.get(self.at) {
+                Some(b' ' | b'\t' | b'\n' | b'\r') => self.at += 1,
+                Some(b'/') => {
+                    let start = self.at;
+                    self.at = scan::comment_end(self.text, start).map_err(|_| Unsure)?;
+                    if self.notes {
+                        self.comments.push(start);
+                    }
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    /// The value at `self.at` (not trivia); `None` when it is not built (`Path::Skipped`).
+    fn value(&mut self, path: Path, depth: usize) -> Result<Option<Node>, Unsure> {
+        let start = self.at;
+        let build = path != Path::Skipped;
+        let value = match self.bytes.get(start) {
+            Some(b'{') => return self.object(path, depth),
+            Some(b'[') => return self.array(path, depth),
+            Some(b'"') => {
+                let text = self.string()?;
+                build.then(|| Value::String(text.into_owned()))
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                self.at = scan::scan_number(self.text, start).map_err(|_| Unsure)?;
+                build.then_some(Value::Number)
+            }
+            Some(b't') => self.literal("true", Value::Bool, build)?,
+            Some(b'f') => self.literal("false", Value::Bool, build)?,
+            Some(b'n') => self.literal("null", Value::Null, build)?,
+            _ => return Err(Unsure),
+        };
+        Ok(value.map(|value| Node { value, start }))
+    }
+
+    fn literal(&mut self, word: &str, value: Value, build: bool) -> Result<Option<Value>, Unsure> {
+        let end = self.at + word.len();
+        if self.bytes.get(self.at..end) != Some(word.as_bytes()) {
+            return Err(Unsure);
+        }
+        self.at = end;
+        Ok(build.then_some(value))
+    }
+
+    /// The string at `self.at`, decoded.
+    fn string(&mut self) -> Result<Cow<'t, str>, Unsure> {
+        let start = self.at;
+        let (end, escaped) = scan::scan_string(self.text, start).map_err(|_| Unsure)?;
+        self.at = end;
+        let raw = &self.text[start + 1..end - 1];
+        if escaped {
+            decode(raw).map(Cow::Owned)
+        } else {
+            Ok(Cow::Borrowed(raw))
+        }
+    }
+
+    /// `,` then `close`, or `close`: whether the container goes on (after a comma).
+    fn separator(&mut self, close: u8) -> Result<bool, Unsure> {
+        self.trivia()?;
+        match self.bytes.get(self.at) {
+            Some(b',') => {
+                let comma = self.at;
+                self.at += 1;
+                self.trivia()?;
+                if self.bytes.get(self.at) == Some(&close) {
+                    if self.notes {
+                        self.commas.push(comma);
+                    }
+                    self.at += 1;
+                    return Ok(false);
+                }
+                Ok(true)
+            }
+            Some(&byte) if byte == close => {
+                self.at += 1;
+                Ok(false)
+            }
+            _ => Err(Unsure),
+        }
+    }
+
+    fn array(&mut self, path: Path, depth: usize) -> Result<Option<Node>, Unsure> {
+        if depth >= MAX_DEPTH {
+            return Err(Unsure);
+        }
+        let start = self.at;
+        let build = path != Path::Skipped;
+        let inner = if build { Path::Off } else { Path::Skipped };
+        self.at += 1;
+        let mut items = Vec::new();
+        self.trivia()?;
+        if self.bytes.get(self.at) == Some(&b']') {
+            self.at += 1;
+        } else {
+            loop {
+                if let Some(item) = self.value(inner, depth + 1)? {
+                    items.push(item);
+                }
+                if !self.separator(b']')? {
+                    break;
+                }
+            }
+        }
+        Ok(build.then_some(Node {
+            value: Value::Array(items),
+            start,
+        }))
+    }
+
+    fn object(&mut self, path: Path, depth: usize) -> Result<Option<Node>, Unsure> {
+        if depth >= MAX_DEPTH {
+            return Err(Unsure);
+        }
+        let start = self.at;
+        let build = path != Path::Skipped;
+        // This object is the deferred one: its members are noted, not built.
+        let deferring = matches!(path, Path::At(d) if d == self.defer.len());
+        let mut deferred = Vec::new();
+        self.at += 1;
+        let mut members = Vec::new();
+        let base = self.keys.len();
+        let mut large: Option<HashSet<Cow<'t, str>>> = None;
+        let mut duplicates = Vec::new();
+        self.trivia()?;
+        if self.bytes.get(self.at) == Some(&b'}') {
+            self.at += 1;
+        } else {
+            loop {
+                if self.bytes.get(self.at) != Some(&b'"') {
+                    return Err(Unsure);
+                }
+                let key_start = self.at;
+                let key = self.string()?;
+                self.trivia()?;
+                if self.bytes.get(self.at) != Some(&b':') {
+                    return Err(Unsure);
+                }
+                self.at += 1;
+                self.trivia()?;
+                let value_start = self.at;
+                let inner = match path {
+                    Path::Skipped => Path::Skipped,
+                    _ if deferring => Path::Skipped,
+                    Path::At(d) if self.defer.get(d).is_some_and(|k| **k == *key) => {
+                        Path::At(d + 1)
+                    }
+                    Path::At(_) | Path::Off => Path::Off,
+                };
+                let node = self.value(inner, depth + 1)?;
+                if deferring {
+                    deferred.push((key_start, value_start));
+                }
+                // A duplicate of a key read before, as a set of the keys would find it.
+                let seen = match &mut large {
+                    Some(set) => !set.insert(key.clone()),
+                    None => {
+                        let seen = self.keys[base..].contains(&key);
+                        self.keys.push(key.clone());
+                        if self.keys.len() - base > SMALL_OBJECT {
+                            large = Some(self.keys.drain(base..).collect());
+                        }
+                        seen
+                    }
+                };
+                if seen && self.notes {
+                    duplicates.push(Syntax::DuplicateKey(key_start, key.clone().into_owned()));
+                }
+                if let Some(node) = node {
+                    members.push(Member {
+                        key: key.into_owned(),
+                        key_start,
+                        node,
+                    });
+                }
+                if !self.separator(b'}')? {
+                    break;
+                }
+            }
+        }
+        self.keys.truncate(base);
+        self.duplicates.append(&mut duplicates);
+        if deferring {
+            self.deferred.push(Deferred {
+                at: start,
+                members: deferred,
+                read: read_member,
+            });
+        }
+        Ok(build.then_some(Node {
+            value: Value::Object(members),
+            start,
+        }))
+    }
+}
+
+/// One member of a text `Builder` read whole before (a deferred member): its key at
+/// `key_start`, its value at `value_start`.
+fn read_member(text: &str, key_start: usize, value_start: usize) -> Option<Member> {
+    let mut builder = Builder::new(text, &[]);
+    builder.notes = false;
+    builder.at = key_start;
+    let key = builder.string().ok()?.into_owned();
+    builder.at = value_start;
+    let node = builder.value(Path::Off, 0).ok()??;
+    Some(Member {
+        key,
+        key_start,
+        node,
+    })
+}
+
+/// The text of a string's body with escapes, decoded as jsonc-parser decodes it; a lone
+/// surrogate (which it refuses, with its own message) or anything unexpected is `Unsure`.
+fn decode(raw: &str) -> Result<String, Unsure> {
+    let bytes = raw.as_bytes();
+    let mut out = String::with_capacity(raw.len());
+    let mut from = 0;
+    let hex = |at: usize| -> Result<u32, Unsure> {
+        let digits = raw.get(at..at + 4).ok_or(Unsure)?;
+        if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(Unsure);
+        }
+        u32::from_str_radix(digits, 16).map_err(|_| Unsure)
+    };
+    while let Some(offset) = raw[from..].find('\\') {
+        let at = from + offset;
+        out.push_str(&raw[from..at]);
+        let (decoded, length) = match bytes.get(at + 1).ok_or(Unsure)? {
+            b'"' => ('"', 2),
+            b'\\' => ('\\', 2),
+            b'/' => ('/', 2),
+            b'b' => ('\u{08}', 2),
+            b'f' => ('\u{0C}', 2),
+            b'n' => ('\n', 2),
+            b'r' => ('\r', 2),
+            b't' => ('\t', 2),
+            b'u' => {
+                let high = hex(at + 2)?;
+                if (0xD800..0xDC00).contains(&high) {
+                    if raw.get(at + 6..at + 8) != Some("\\u") {
+                        return Err(Unsure);
+                    }
+                    let low = hex(at + 8)?;
+                    if !(0xDC00..0xE000).contains(&low) {
+                        return Err(Unsure);
+                    }
+                    let code = (high - 0xD800) * 0x400 + (low - 0xDC00) + 0x10000;
+                    (char::from_u32(code).ok_or(Unsure)?, 12)
+                } else {
+                    (char::from_u32(high).ok_or(Unsure)?, 6)
+                }
+            }
+            _ => return Err(Unsure),
+        };
+        out.push(decoded);
+        from = at + length;
+    }
+    out.push_str(&raw[from..]);
+    Ok(out)
 }
 
 /// Offsets of the commas followed (after whitespace and comments) by `}` or `]`, in a text
@@ -133,6 +515,258 @@ fn from_json(value: ast::Value<'_>, syntax: &mut Vec<Syntax>) -> Node {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The tree and notes as one comparable text.
+    fn shown(parsed: &Parsed) -> String {
+        format!("{:?}\n{:?}", parsed.root, parsed.syntax)
+    }
+
+    /// `parse` gives what jsonc-parser's conversion gives; `Some(accepted by the builder)`.
+    fn same_as_jsonc(text: &str) -> Result<bool, TestCaseError> {
+        let ours = Builder::new(text, &[]).document();
+        let accepted = ours.is_ok();
+        let jsonc = parse_jsonc(text);
+        if let Ok(ours) = ours {
+            prop_assert!(
+                !jsonc.syntax.iter().any(|s| matches!(s, Syntax::Error(..))),
+                "builder accepted what jsonc-parser refuses: {:?} ({:?})",
+                text,
+                jsonc.syntax
+            );
+            prop_assert_eq!(shown(&ours), shown(&jsonc), "{:?}", text);
+        }
+        prop_assert_eq!(shown(&parse(text)), shown(&jsonc), "{:?}", text);
+        Ok(accepted)
+    }
+
+    /// The deferred tree, its deferred members read back in place, is the whole tree.
+    fn same_deferred(text: &str, defer: &[String]) -> Result<(), TestCaseError> {
+        let whole = parse(text);
+        let deferred = parse_deferring(text, defer);
+        prop_assert_eq!(&deferred.syntax, &whole.syntax);
+        fn fill(node: &mut Node, parsed: &Parsed, text: &str) {
+            let mut read = Vec::new();
+            parsed.each_member(text, node, &mut |m| read.push(m.clone()));
+            match &mut node.value {
+                Value::Object(members) => {
+                    if members.is_empty() {
+                        *members = read;
+                    }
+                    members
+                        .iter_mut()
+                        .for_each(|m| fill(&mut m.node, parsed, text));
+                }
+                Value::Array(items) => items.iter_mut().for_each(|i| fill(i, parsed, text)),
+                _ => {}
+            }
+        }
+        let mut root = deferred.root.clone();
+        fill(&mut root, &deferred, text);
+        prop_assert_eq!(
+            format!("{root:?}"),
+            format!("{:?}", whole.root),
+            "{:?}",
+            text
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn builder_agrees_with_jsonc_parser_on_edge_cases() {
+        let accepted = [
+            "",
+            "  \n",
+            "// only a comment",
+            "/* a */ {} // b",
+            "{}",
+            "[]",
+            "[1,]",
+            "{\"a\": 1,}",
+            "{\"a\": [1, 2, /* c */ ], }",
+            "{\"a\":true,\"b\":false,\"c\":null,\"d\":-0.5e+10,\"e\":0E1}",
+            "{\"\\u0061\": 1, \"a\": 2}",
+            "\"\\ud83d\\ude00 \\n\\t\\/\\\\ \\u00e9\"",
+            "{\"a\":1//x\r,\"b\":2}",
+            "{\"a\": {\"a\": 1, \"a\": 2}, \"a\": 3}",
+            "1 /* end */",
+            "true//",
+        ];
+        for text in accepted {
+            assert!(same_as_jsonc(text).unwrap(), "builder refused {text:?}");
+        }
+        // Refused by the builder: jsonc-parser decides, with its own words.
+        let declined = [
+            "{\"a\": \"tab\there\"}",
+            "{\"a\": \"\\ud800\"}",
+            "{\"a\": \"\\udc00\"}",
+            "{\"a\": \"\\ud800\\u0041\"}",
+            "\u{a0}{}",
+            "{\"a\"\u{b}: 1}",
+            "[,]",
+            "{,}",
+            "[1,,]",
+            "01",
+            "1.",
+            ".5",
+            "-",
+            "+1",
+            "0x10",
+            "\"\\'\"",
+            "'a'",
+            "{a: 1}",
+            "[1 2]",
+            "{\"a\": 1 \"b\": 2}",
+            "{} {}",
+            "{},",
+            "truex",
+            "[nul]",
+            "/* open",
+            "/ x",
+            "{\"a\": 1",
+            "\"open",
+            "NaN",
+            "[Infinity]",
+        ];
+        for text in declined {
+            assert!(!same_as_jsonc(text).unwrap(), "builder accepted {text:?}");
+        }
+        // Nesting past the builder's depth, and past jsonc-parser's.
+        for depth in [MAX_DEPTH - 1, MAX_DEPTH, 300, 600] {
+            let text = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+            assert_eq!(same_as_jsonc(&text).unwrap(), depth <= MAX_DEPTH, "{depth}");
+            let text = format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
+            assert_eq!(same_as_jsonc(&text).unwrap(), depth <= MAX_DEPTH, "{depth}");
+        }
+    }
+
+    #[test]
+    fn a_large_object_finds_duplicates_through_a_set() {
+        let mut text = String::from("{");
+        for i in 0..100 {
+            text.push_str(&format!("\"k{}\": {{\"x\": 1, \"x\": 2}},", i % 40));
+        }
+        text.push('}');
+        assert!(same_as_jsonc(&text).unwrap());
+        let key = vec!["k3".to_owned()];
+        same_deferred(&text, &key).unwrap();
+    }
+
+    /// Generated JSONC: values of every kind, keys from a small set (duplicates), escapes,
+    /// and trivia (spaces, line breaks, both comments) and trailing commas anywhere.
+    fn jsonc() -> impl Strategy<Value = String> {
+        let trivia = prop::sample::select(vec![
+            "",
+            "",
+            "",
+            " ",
+            "\n  ",
+            "\r\n",
+            "\t",
+            "// c\n",
+            "/* c */",
+            " /* x\n y */ ",
+            "//\r",
+        ]);
+        let string = prop::sample::select(vec![
+            "a",
+            "mcpServers",
+            "b",
+            "\\u0061",
+            "x y",
+            "\\\"",
+            "\\\\n",
+            "\\u00e9\\n",
+            "é",
+            "\\ud83d\\ude00",
+            "${A}",
+            "",
+        ]);
+        let leaf = prop_oneof![
+            string.clone().prop_map(|s| format!("\"{s}\"")),
+            prop::sample::select(vec![
+                "0", "-1", "1.5", "2e10", "-0.0E-3", "true", "false", "null"
+            ])
+            .prop_map(str::to_owned),
+        ];
+        let trivia2 = trivia.clone();
+        leaf.prop_recursive(5, 64, 6, move |inner| {
+            let t = trivia2.clone();
+            let item =
+                (t.clone(), inner.clone(), t.clone()).prop_map(|(a, v, b)| format!("{a}{v}{b}"));
+            let member = (
+                t.clone(),
+                string.clone(),
+                t.clone(),
+                t.clone(),
+                inner,
+                t.clone(),
+            )
+                .prop_map(|(a, k, b, c, v, d)| format!("{a}\"{k}\"{b}:{c}{v}{d}"));
+            let comma = prop::bool::ANY;
+            prop_oneof![
+                (prop::collection::vec(item, 0..5), comma, t.clone()).prop_map(
+                    |(items, trailing, t)| {
+                        let tail = if trailing && !items.is_empty() {
+                            ","
+                        } else {
+                            ""
+                        };
+                        format!("[{}{tail}{t}]", items.join(","))
+                    }
+                ),
+                (prop::collection::vec(member, 0..5), comma, t).prop_map(
+                    |(members, trailing, t)| {
+                        let tail = if trailing && !members.is_empty() {
+                            ","
+                        } else {
+                            ""
+                        };
+                        format!("{{{}{tail}{t}}}", members.join(","))
+                    }
+                ),
+            ]
+        })
+        .prop_flat_map(move |value| (trivia.clone(), Just(value), trivia.clone()))
+        .prop_map(|(a, v, b)| format!("{a}{v}{b}"))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// On generated JSONC the builder accepts, and gives jsonc-parser's tree and notes;
+        /// deferring any key path gives the same tree once the members are read back.
+        #[test]
+        fn builder_tree_is_jsonc_parsers_tree(text in jsonc(), defer in prop::sample::select(vec![
+            vec!["mcpServers"], vec!["a"], vec!["a", "mcpServers"], vec!["mcpServers", "b"],
+        ])) {
+            prop_assert!(same_as_jsonc(&text)?, "builder refused {:?}", text);
+            let defer: Vec<String> = defer.into_iter().map(str::to_owned).collect();
+            same_deferred(&text, &defer)?;
+        }
+
+        /// With a byte changed, inserted or cut, whatever the builder accepts jsonc-parser
+        /// accepts with the same tree, and `parse` gives jsonc-parser's answer either way.
+        #[test]
+        fn builder_never_accepts_more_than_jsonc_parser(
+            text in jsonc(),
+            at in any::<prop::sample::Index>(),
+            edit in prop::sample::select(vec!['{', '}', '[', ']', ',', ':', '"', '\\', '/', '*', '\n', '\t', 'u', 'e', '0', '-', '.', ' ', '\u{a0}', '\u{1}']),
+            how in 0..3u8,
+        ) {
+            let mut chars: Vec<char> = text.chars().collect();
+            let i = if chars.is_empty() { 0 } else { at.index(chars.len()) };
+            match how {
+                0 if !chars.is_empty() => chars[i] = edit,
+                1 => chars.insert(i, edit),
+                _ if !chars.is_empty() => { chars.remove(i); }
+                _ => chars.push(edit),
+            }
+            let text: String = chars.into_iter().collect();
+            same_as_jsonc(&text)?;
+            same_deferred(&text, &["mcpServers".to_owned()])?;
+        }
+    }
 
     #[test]
     fn json_reports_comments_trailing_commas_and_duplicates() {

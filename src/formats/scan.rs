@@ -775,7 +775,7 @@ mod blocks {
     }
 }
 
-fn scan_number(text: &str, at: usize) -> Result<usize, ParseError> {
+pub(super) fn scan_number(text: &str, at: usize) -> Result<usize, ParseError> {
     let bytes = text.as_bytes();
     let mut i = at;
     let digits = |mut i: usize| {

@@ -6,17 +6,14 @@ use super::tree::{Member, Node, Parsed, Syntax, Value, empty_root, lowercase_fir
 /// Parse TOML. toml_edit rejects duplicate keys itself, so those are parse errors.
 pub(super) fn parse(text: &str) -> Parsed {
     match toml_edit::Document::parse(text) {
-        Ok(doc) => Parsed {
-            root: from_item(doc.as_item(), 0),
-            syntax: Vec::new(),
-        },
-        Err(error) => Parsed {
-            root: empty_root(),
-            syntax: vec![Syntax::Error(
+        Ok(doc) => Parsed::whole(from_item(doc.as_item(), 0), Vec::new()),
+        Err(error) => Parsed::whole(
+            empty_root(),
+            vec![Syntax::Error(
                 error.span().map_or(0, |s| s.start),
                 lowercase_first(error.message().trim()),
             )],
-        },
+        ),
     }
 }
 

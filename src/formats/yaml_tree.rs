@@ -12,12 +12,12 @@ pub(super) fn parse(text: &str) -> Parsed {
                 Some(node) => from_node(&doc, node, &mut syntax, 0),
                 None => empty_root(),
             };
-            Parsed { root, syntax }
+            Parsed::whole(root, syntax)
         }
-        Err(error) => Parsed {
-            root: empty_root(),
-            syntax: vec![Syntax::Error(error.offset, lowercase_first(&error.message))],
-        },
+        Err(error) => Parsed::whole(
+            empty_root(),
+            vec![Syntax::Error(error.offset, lowercase_first(&error.message))],
+        ),
     }
 }
 
