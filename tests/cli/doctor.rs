@@ -1152,3 +1152,108 @@ fn doctor_no_spawn_memory_does_not_hold_every_entry() {
         );
     }
 }
+
+/// Issue 26: doctor remembers how long each server took to start and, with more than
+/// one job, starts the costliest first next time (in config order the slowest server,
+/// last here, would run alone at the end). The first run knows nothing: config order.
+#[cfg(unix)]
+#[test]
+fn the_server_slowest_last_time_starts_first() {
+    let env = TestEnv::new();
+    let log = env.path("events");
+    let server = |name: &str, args: &[&str]| {
+        let mut argv = vec![name];
+        argv.extend_from_slice(args);
+        json!({"command": fixture(), "args": argv,
+               "env": {"FIXTURE_LOG": log.display().to_string(),
+                       "FIXTURE_PID_FILE": env.path(name).display().to_string()}})
+    };
+    cursor_config(
+        &env,
+        json!({
+            "medium": server("medium", &["slow-start=1000"]),
+            "quick": server("quick", &[]),
+            "slow": server("slow", &["slow-start=2000"]),
+        }),
+    );
+    // The names in the order their servers started in the run just made.
+    let started = || {
+        let pid_of = |name: &str| {
+            std::fs::read_to_string(env.path(name))
+                .unwrap()
+                .lines()
+                .next()
+                .unwrap()
+                .to_owned()
+        };
+        let names = ["medium", "quick", "slow"].map(|n| (pid_of(n), n));
+        let order: Vec<&str> = std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .filter_map(|l| l.strip_prefix("start "))
+            .filter_map(|pid| names.iter().find(|(p, _)| p == pid).map(|(_, n)| *n))
+            .collect();
+        std::fs::remove_file(&log).unwrap();
+        order
+    };
+    let doctor = ["doctor", "-c", "cursor", "--jobs", "2", "--json"];
+    assert_eq!(env.run(&doctor).ok().json()["summary"]["ok"], 3);
+    // With nothing known, `slow` waits for the slot `quick` leaves (the first two start
+    // at once, in either order).
+    assert_eq!(started()[2], "slow");
+    let cache = env.state("tokens.json");
+    let starts = cache["starts"].as_object().unwrap();
+    assert_eq!(starts.len(), 3, "{cache}");
+    for (key, start) in starts {
+        // A fingerprint and a number: nothing of the entry itself.
+        assert!(key.starts_with("sha256:"), "{key}");
+        assert!(start["ms"].is_u64(), "{cache}");
+    }
+    assert_eq!(env.run(&doctor).ok().json()["summary"]["ok"], 3);
+    // `slow` and `medium` start at once; `quick` takes the slot `medium` leaves, a second
+    // later.
+    assert_eq!(started()[2], "quick");
+}
+
+/// The start costs are only a cache: a damaged one, or one that cannot be read or
+/// written, changes no verdict and fails nothing (and a damaged one is written anew).
+#[test]
+fn a_damaged_start_cost_cache_fails_nothing() {
+    let env = TestEnv::new();
+    let bin = fixture();
+    cursor_config(
+        &env,
+        json!({
+            "one": {"command": bin, "args": ["one"]},
+            "two": {"command": bin, "args": ["two"]},
+        }),
+    );
+    let doctor = ["doctor", "-c", "cursor", "--jobs", "2", "--json"];
+    let cache = env.dir.path().join("state/tokens.json");
+    std::fs::create_dir_all(cache.parent().unwrap()).unwrap();
+    for damaged in [
+        "{\"version\":1,\"servers\":{},\"starts\":{\"sha256:x\":{\"ms\":\"soon\"}}}",
+        "{\"version\":1,\"starts\":[",
+    ] {
+        std::fs::write(&cache, damaged.as_bytes()).unwrap();
+        let run = env.run(&doctor).ok();
+        assert_eq!(run.json()["summary"]["ok"], 2, "{damaged}: {}", run.stdout);
+        assert_eq!(
+            env.state("tokens.json")["starts"]
+                .as_object()
+                .unwrap()
+                .len(),
+            2
+        );
+    }
+    // Not text: it cannot be read (nor, as mcpctl never rewrites what it cannot read,
+    // remembered); the verdicts stand.
+    std::fs::write(&cache, b"\x00\xffnot json").unwrap();
+    let run = env.run(&doctor).ok();
+    assert_eq!(run.json()["summary"]["ok"], 2, "{}", run.stdout);
+    // Not a file at all: the same.
+    std::fs::remove_file(&cache).unwrap();
+    std::fs::create_dir_all(&cache).unwrap();
+    let run = env.run(&doctor).ok();
+    assert_eq!(run.json()["summary"]["ok"], 2, "{}", run.stdout);
+}
