@@ -237,7 +237,6 @@ type Read = Vec<(std::path::PathBuf, Option<Document>)>;
 /// The scopes of `client` (only `only`, when given) whose file has `name`. A file that two
 /// scopes resolve to (the project file at HOME, or through a symlinked HOME, is the user
 /// file) counts once, as the wider scope.
-
 fn scopes_having(
     ctx: &Context,
     client: &Client,
