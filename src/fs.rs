@@ -900,6 +900,12 @@ pub fn identity(path: &Path) -> PathBuf {
     LockKey::of(path).map_or_else(|_| path.to_path_buf(), |key| key.real_path().to_path_buf())
 }
 
+/// `a` and `b` name the same file: equal spellings, or the same [`identity`] (a HOME
+/// reached through a symlink, a project directory that is HOME by its real path).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    a == b || identity(a) == identity(b)
+}
+
 /// Hold an exclusive advisory lock on `path` (created if missing) until the returned file
 /// is dropped. Blocks while another mcpctl holds it.
 pub fn lock_exclusive(path: &Path) -> Result<File, FsError> {

@@ -270,6 +270,13 @@ impl Location {
             name_key: self.name_key.as_deref(),
         }
     }
+
+    /// The same servers map as `other`: the same key in the same file, however the two
+    /// paths spell it (with the project directory at HOME, or HOME through a symlink, a
+    /// project path can be the user file itself).
+    pub fn same_place(&self, other: &Location) -> bool {
+        self.key == other.key && crate::fs::same_file(&self.path, &other.path)
+    }
 }
 
 impl Client {

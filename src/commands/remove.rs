@@ -8,7 +8,7 @@
 use std::cell::RefCell;
 
 use crate::cli::RemoveArgs;
-use crate::clients::{Client, Scope, VarSyntax};
+use crate::clients::{Client, Location, Scope, VarSyntax};
 use crate::entry::render::portable_entry;
 use crate::entry::{Dialect, ServerEntry};
 use crate::error::{ExitStatus, UserError};
@@ -231,12 +231,12 @@ fn not_ours(
         .collect())
 }
 
-/// The scopes of `client` (only `only`, when given) whose file has `name`. A file that two
-/// scopes resolve to (the project file at HOME is the user file) counts once, as the
-/// wider scope.
 /// Files read so far, by path (`None`: absent or unreadable).
 type Read = Vec<(std::path::PathBuf, Option<Document>)>;
 
+/// The scopes of `client` (only `only`, when given) whose file has `name`. A file that two
+/// scopes resolve to (the project file at HOME, or through a symlinked HOME, is the user
+/// file) counts once, as the wider scope.
 fn scopes_having(
     ctx: &Context,
     client: &Client,
@@ -244,18 +244,17 @@ fn scopes_having(
     only: Option<Scope>,
     read: &RefCell<Read>,
 ) -> Vec<Scope> {
-    let mut seen: Vec<(std::path::PathBuf, Vec<String>)> = Vec::new();
+    let mut seen: Vec<Location> = Vec::new();
     let mut read = read.borrow_mut();
     let mut out = Vec::new();
     for scope in client.scopes() {
         let Ok(location) = targets::location(ctx, client, scope) else {
             continue;
         };
-        let place = (location.path.clone(), location.key.clone());
-        if scope == Scope::Legacy || seen.contains(&place) {
+        if scope == Scope::Legacy || seen.iter().any(|l| l.same_place(&location)) {
             continue;
         }
-        seen.push(place);
+        seen.push(location.clone());
         let at = match read.iter().position(|(path, _)| *path == location.path) {
             Some(at) => at,
             None => {

@@ -151,10 +151,7 @@ fn places(
         let Ok(location) = targets::location(ctx, client, scope) else {
             continue;
         };
-        if out
-            .iter()
-            .any(|l| l.path == location.path && l.key == location.key)
-        {
+        if out.iter().any(|l| l.same_place(&location)) {
             continue;
         }
         let in_file = location.path.is_file()

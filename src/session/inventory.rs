@@ -452,7 +452,11 @@ pub fn locations(ctx: &Context, client: &Client) -> anyhow::Result<Vec<Location>
         {
             for name in &client.loading.merge {
                 let path = dir.join(name);
-                if crate::fs::exists(&path) && !out.iter().any(|l: &Location| l.path == path) {
+                if crate::fs::exists(&path)
+                    && !out
+                        .iter()
+                        .any(|l: &Location| crate::fs::same_file(&l.path, &path))
+                {
                     out.push(Location {
                         path,
                         ..user.clone()
@@ -463,9 +467,7 @@ pub fn locations(ctx: &Context, client: &Client) -> anyhow::Result<Vec<Location>
         }
         if let Some(location) = location
             && crate::fs::exists(&location.path)
-            && !out
-                .iter()
-                .any(|l: &Location| l.path == location.path && l.key == location.key)
+            && !out.iter().any(|l: &Location| l.same_place(&location))
         {
             out.push(location);
         }

@@ -96,6 +96,38 @@ fn list_from_home_does_not_count_the_user_file_as_a_project_file_too() {
     );
 }
 
+/// HOME reached through a symlink (`HOME=/link`, `/link -> /real/home`) with the project at
+/// HOME's real path: the project file `.cursor/mcp.json` is the user file by another name.
+/// Regression: paths were compared as strings, so the one file was listed as user and
+/// project, `remove` refused ("in 2 scopes") and doctor would not start the user's own
+/// servers as untrusted project entries.
+#[test]
+fn a_file_reached_through_a_symlinked_home_is_one_file() {
+    let mut env = TestEnv::new();
+    env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
+    let link = env.dir.path().join("link");
+    std::os::unix::fs::symlink(env.home(), &link).unwrap();
+    let link = link.to_str().unwrap().to_owned();
+    for var in ["HOME", "USERPROFILE"] {
+        env.extra_env.push((var.into(), link.clone()));
+    }
+    env.extra_env
+        .push(("XDG_CONFIG_HOME".into(), format!("{link}/.config")));
+    let rows = env.run(&["list", "--json", "-c", "cursor"]).ok().json();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert!(rows.iter().all(|r| r["scope"] == "user"), "{rows:?}");
+    let doctor = env.run(&["doctor", "--no-spawn", "-c", "cursor"]);
+    assert!(
+        !doctor.stdout.contains("project") && !doctor.stdout.contains("2 scopes"),
+        "{}",
+        doctor.stdout
+    );
+    env.run(&["remove", "postgres", "-c", "cursor"]).ok();
+    assert!(!env.read_str(".cursor/mcp.json").contains("\"postgres\""));
+    env.run(&["disable", "linear", "-c", "cursor"]).ok();
+}
+
 /// Since 1.102 VS Code no longer reads `mcp.servers` in `settings.json`, and Antigravity
 /// 2.0 no longer reads the 1.x file: `list` does not show their servers as live (`check`
 /// reports them, MCP006), and `add` writes `mcp.json`.
