@@ -235,11 +235,14 @@ impl<'t> Builder<'t> {
         let start = self.at;
         let (end, escaped) = scan::scan_string(self.text, start).map_err(|_| Unsure)?;
         self.at = end;
-        let raw = &self.text[start + 1..end - 1];
         if escaped {
-            decode(raw).map(Cow::Owned)
+            // serde_json decodes escapes as jsonc-parser does, and refuses a lone
+            // surrogate (which jsonc-parser words as its own error): `Unsure`.
+            serde_json::from_str::<String>(&self.text[start..end])
+                .map(Cow::Owned)
+                .map_err(|_| Unsure)
         } else {
-            Ok(Cow::Borrowed(raw))
+            Ok(Cow::Borrowed(&self.text[start + 1..end - 1]))
         }
     }
 
@@ -396,56 +399,6 @@ fn read_member(text: &str, key_start: usize, value_start: usize) -> Option<Membe
         key_start,
         node,
     })
-}
-
-/// The text of a string's body with escapes, decoded as jsonc-parser decodes it; a lone
-/// surrogate (which it refuses, with its own message) or anything unexpected is `Unsure`.
-fn decode(raw: &str) -> Result<String, Unsure> {
-    let bytes = raw.as_bytes();
-    let mut out = String::with_capacity(raw.len());
-    let mut from = 0;
-    let hex = |at: usize| -> Result<u32, Unsure> {
-        let digits = raw.get(at..at + 4).ok_or(Unsure)?;
-        if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(Unsure);
-        }
-        u32::from_str_radix(digits, 16).map_err(|_| Unsure)
-    };
-    while let Some(offset) = raw[from..].find('\\') {
-        let at = from + offset;
-        out.push_str(&raw[from..at]);
-        let (decoded, length) = match bytes.get(at + 1).ok_or(Unsure)? {
-            b'"' => ('"', 2),
-            b'\\' => ('\\', 2),
-            b'/' => ('/', 2),
-            b'b' => ('\u{08}', 2),
-            b'f' => ('\u{0C}', 2),
-            b'n' => ('\n', 2),
-            b'r' => ('\r', 2),
-            b't' => ('\t', 2),
-            b'u' => {
-                let high = hex(at + 2)?;
-                if (0xD800..0xDC00).contains(&high) {
-                    if raw.get(at + 6..at + 8) != Some("\\u") {
-                        return Err(Unsure);
-                    }
-                    let low = hex(at + 8)?;
-                    if !(0xDC00..0xE000).contains(&low) {
-                        return Err(Unsure);
-                    }
-                    let code = (high - 0xD800) * 0x400 + (low - 0xDC00) + 0x10000;
-                    (char::from_u32(code).ok_or(Unsure)?, 12)
-                } else {
-                    (char::from_u32(high).ok_or(Unsure)?, 6)
-                }
-            }
-            _ => return Err(Unsure),
-        };
-        out.push(decoded);
-        from = at + length;
-    }
-    out.push_str(&raw[from..]);
-    Ok(out)
 }
 
 /// Offsets of the commas followed (after whitespace and comments) by `}` or `]`, in a text
