@@ -944,6 +944,69 @@ pub fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, FsError> {
 mod tests {
     use super::*;
 
+    /// The input the pinned digests below are of: `n` bytes of a fixed pattern.
+    fn pattern(n: usize) -> Vec<u8> {
+        (0..n).map(|i| ((i * 31 + 7) % 251) as u8).collect()
+    }
+
+    /// The digests mcpctl writes into the journal, intents and backup names are compared
+    /// with files by later versions of mcpctl: a hasher update that changed a value would
+    /// make every recorded version look foreign (`undo` refuses, `remove` keeps entries).
+    /// So they are pinned to XXH3-128 as its specification defines it: the values were
+    /// computed by the reference C library (Python's `xxhash` 3.x), not by the crate
+    /// under test, at one length in each of XXH3's code paths (0, 1–3, 4–8, 9–16,
+    /// 17–128, 129–240, longer in stripes and blocks, and a tail past a block).
+    #[test]
+    fn digests_are_the_xxh3_128_specification_values() {
+        let pinned = [
+            (0, "99aa06d3014798d86001c324468d497f"),
+            (1, "495b62073ef70ca44c5cca45d0f4811f"),
+            (3, "46f66cb93538156515f7093b173d005c"),
+            (4, "7fefeeffb4d0eab3b987ca5d9241572a"),
+            (8, "803c675a846cc6c256bb836ceb6d4baa"),
+            (9, "365644c233ffe5c213af585c9bf5827d"),
+            (16, "da917c385cc874c00d463cb04ceffbaf"),
+            (17, "d443578f2c4e2fb495c34448580e19c8"),
+            (128, "22c34350373a38ae5b77925b2c683a12"),
+            (129, "c4a7d8f7893f2090d6d9e73553568be1"),
+            (240, "e29d70b8920fd24bc6ed4333f79384f8"),
+            (241, "f91b3cb8ed0fa91a07525dbc14902c7f"),
+            (1024, "f53a1b1e9f1efedfe2898655db7bc9ee"),
+            (4096, "92c9e665ac5b016d04a1779c9e7ddcd7"),
+            (65536, "0906745d5eda3e1e804c62b879e03431"),
+            (1_048_577, "c1bd461e3f36e68a984c81cf9b480bec"),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        for (n, hex) in pinned {
+            let want = format!("{DIGEST_PREFIX}{hex}");
+            let bytes = pattern(n);
+            assert_eq!(digest(&bytes), want, "digest of {n} bytes");
+            // The same value from the read (streaming, in chunks) and from the pieces
+            // of a write: what is recorded when writing is what a later read computes.
+            // (The pattern is ASCII below 128 only in part: keep to files that are UTF-8.)
+            let text: String = bytes.iter().map(|b| char::from(b % 128)).collect();
+            fs::write(&path, &text).unwrap();
+            let source = read_source(&path).unwrap();
+            assert_eq!(
+                source.digest.as_deref(),
+                Some(digest(text.as_bytes()).as_str())
+            );
+            let (head, tail) = text.split_at(n / 3);
+            assert_eq!(
+                digest_parts(&source, &[head, "", tail]),
+                digest(text.as_bytes())
+            );
+        }
+        // A BOM is part of the bytes digested, by the read and by the write alike.
+        let with_bom = "\u{feff}{\"a\":1}\r\n";
+        fs::write(&path, with_bom).unwrap();
+        let source = read_source(&path).unwrap();
+        let want = format!("{DIGEST_PREFIX}7c5b7cd7e6c96d4b2cfd604f86819a4b");
+        assert_eq!(source.digest.as_deref(), Some(want.as_str()));
+        assert_eq!(digest_parts(&source, &["{\"a\":1}", "\r\n"]), want);
+    }
+
     #[test]
     fn missing_file_reads_as_empty_and_bom_is_split_off() {
         let dir = tempfile::tempdir().unwrap();
