@@ -456,19 +456,71 @@ pub fn redact_map(
         .collect()
 }
 
-/// `text` with every secret value replaced (longest first, so one containing another is
-/// hidden whole).
+/// `text` with every occurrence of every secret value replaced, as written and as JSON
+/// escapes it; where occurrences overlap or touch, their span is replaced whole. One
+/// pass over `text` for all the secrets (Aho-Corasick), not one per secret: a plan's diff
+/// is as long as its manifest, and so is its list of secrets (each env and header value),
+/// so a replace per secret made `plan` and `apply` quadratic in the servers.
 pub fn redact_values(text: &str, secrets: &[String]) -> String {
-    let mut secrets: Vec<&String> = secrets.iter().collect();
-    secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
-    let mut text = text.to_owned();
-    for secret in secrets {
+    let mut patterns: Vec<String> = Vec::with_capacity(secrets.len() * 2);
+    for secret in secrets.iter().filter(|s| !s.is_empty()) {
         let escaped = serde_json::to_string(secret).unwrap_or_default();
         let escaped = escaped.trim_matches('"');
-        text = text.replace(escaped, REDACTED);
-        text = text.replace(secret.as_str(), REDACTED);
+        if escaped != secret {
+            patterns.push(escaped.to_owned());
+        }
+        patterns.push(secret.clone());
     }
-    text
+    patterns.sort_unstable();
+    patterns.dedup();
+    if patterns.is_empty() {
+        return text.to_owned();
+    }
+    // The NFA without its dense rows: built in time linear in the patterns (the DFA a
+    // large set would otherwise get costs more to build than the one search saves).
+    let built = aho_corasick::AhoCorasick::builder()
+        .kind(Some(aho_corasick::AhoCorasickKind::NoncontiguousNFA))
+        .build(&patterns);
+    let Ok(automaton) = built else {
+        // More patterns than the automaton can hold: one at a time, longest first.
+        patterns.sort_by_key(|p| std::cmp::Reverse(p.len()));
+        let mut text = text.to_owned();
+        for pattern in &patterns {
+            text = text.replace(pattern.as_str(), REDACTED);
+        }
+        return text;
+    };
+    // Every match (overlapping ones too: a secret inside another, or two that share
+    // bytes), in order, merged into spans. A match of a UTF-8 pattern in UTF-8 text
+    // starts and ends on character boundaries.
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    let mut spans: Vec<(usize, usize)> = automaton
+        .find_overlapping_iter(text)
+        .map(|m| (m.start(), m.end()))
+        .collect();
+    spans.sort_unstable();
+    // The span being merged.
+    let mut current: Option<(usize, usize)> = None;
+    for (start, end) in spans {
+        match &mut current {
+            Some((_, e)) if start <= *e => *e = (*e).max(end),
+            _ => {
+                if let Some((s, e)) = current.replace((start, end)) {
+                    out.push_str(&text[last..s]);
+                    out.push_str(REDACTED);
+                    last = e;
+                }
+            }
+        }
+    }
+    if let Some((s, e)) = current {
+        out.push_str(&text[last..s]);
+        out.push_str(REDACTED);
+        last = e;
+    }
+    out.push_str(&text[last..]);
+    out
 }
 
 /// A raw entry (for a message) with the values of its env and header maps redacted:
@@ -542,6 +594,25 @@ mod tests {
             || name.ends_with(b"_KEY")
             || (name.len() == 3 && name.ends_with(b"KEY"))
             || name.ends_with(b"_PAT")
+    }
+
+    /// Every occurrence of every secret goes, in its JSON-escaped spelling too, and two
+    /// secrets that overlap in the text are hidden as one span: replacing one at a time
+    /// (longest first) left the tail of the second in view.
+    #[test]
+    fn redact_values_hides_each_secret_whole_where_two_overlap() {
+        let secrets = [
+            "abcd1234".to_owned(),
+            "1234wxyz".to_owned(),
+            "q\"uote".to_owned(),
+        ];
+        let text = "A=abcd1234wxyz B=\"1234wxyz\" C=\"q\\\"uote\" D=q\"uote abcd1234";
+        assert_eq!(
+            redact_values(text, &secrets),
+            format!("A={REDACTED} B=\"{REDACTED}\" C=\"{REDACTED}\" D={REDACTED} {REDACTED}")
+        );
+        assert_eq!(redact_values("nothing here", &secrets), "nothing here");
+        assert_eq!(redact_values("abcd1234", &[]), "abcd1234");
     }
 
     proptest::proptest! {

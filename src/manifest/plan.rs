@@ -992,7 +992,9 @@ fn collect_secrets(raw: &Value, out: &mut Vec<String>) {
     for key in ["env", "environment", "headers", "http_headers"] {
         if let Some(Value::Object(values)) = map.get(key) {
             for v in values.values().filter_map(Value::as_str) {
-                if v.len() >= 4 && redact(v) != v && !out.iter().any(|s| s == v) {
+                // Not deduplicated here (a linear search per value made a plan
+                // quadratic in the servers): `redact_values` does it.
+                if v.len() >= 4 && redact(v) != v {
                     out.push(v.to_owned());
                 }
             }
