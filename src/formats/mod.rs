@@ -326,6 +326,21 @@ pub trait ConfigDoc {
         entry: &RawEntry,
     ) -> Result<Edit, ShapeError>;
 
+    /// `upsert` of each entry of `adds`, in order, at `at`: the text is the one those
+    /// calls one after another make. A document that checks the whole file again after
+    /// each edit (YAML) writes and checks a batch of new entries once: a plan adds every
+    /// server of its manifest, and a check per entry made it quadratic in the servers.
+    fn add_all(
+        &mut self,
+        at: ServersAt<'_>,
+        adds: &[(String, RawEntry)],
+    ) -> Result<(), ShapeError> {
+        for (name, entry) in adds {
+            self.upsert(at, name, entry)?;
+        }
+        Ok(())
+    }
+
     /// Remove the entry `name`; `Edit::Unchanged` when it was absent. Removing an entry
     /// that `upsert` added restores the original bytes exactly (also when `upsert`
     /// created the container).

@@ -228,6 +228,55 @@ impl YamlDoc {
         Some(start..line_end(&self.text, entry.key.start, entry.value.end))
     }
 
+    /// The text with every entry of `adds` appended to the block mapping at `key`, as
+    /// `upsert_block` appends one: `None` where that is not the case to batch (a flow
+    /// mapping, a missing or empty one, a name already there or given twice), which
+    /// `add_all` leaves to one `upsert` after another.
+    fn appended_all(&self, key: &[String], adds: &[(String, RawEntry)]) -> Option<String> {
+        let layout = self.layout();
+        let Ok(Place::Map(map)) = self.place(key) else {
+            return None;
+        };
+        let YKind::Map {
+            entries,
+            flow: false,
+        } = &map.kind
+        else {
+            return None;
+        };
+        let mut names = std::collections::HashSet::new();
+        if !adds.iter().all(|(name, _)| names.insert(name.as_str()))
+            || entries
+                .iter()
+                .any(|e| names.contains(e.key_text().as_str()))
+        {
+            return None;
+        }
+        let sibling_step = entries.iter().find_map(|e| match &e.value.kind {
+            YKind::Map {
+                entries: inner,
+                flow: false,
+            } => inner.first().and_then(|first| {
+                column(&self.text, first.key.start).checked_sub(column(&self.text, e.key.start))
+            }),
+            _ => None,
+        });
+        let layout = Layout {
+            nl: layout.nl,
+            step: sibling_step.filter(|s| *s > 0).unwrap_or(layout.step),
+            indentless: layout.indentless,
+        };
+        let (first, last) = (entries.first()?, entries.last()?);
+        let first_lines = self.entry_lines(first)?;
+        let indent = first.key.start - first_lines.start;
+        let at = line_end(&self.text, map.start, last.value.end);
+        let rendered: Vec<String> = adds
+            .iter()
+            .map(|(name, entry)| render_pair(name, entry, indent, &layout).join(layout.nl))
+            .collect();
+        Some(self.inserted_lines(at, &rendered.join(layout.nl), &layout))
+    }
+
     fn upsert_block(
         &self,
         map: &YNode,
@@ -678,6 +727,48 @@ impl ConfigDoc for YamlDoc {
         let expected = with_entry(self.tree.to_json(), key, name, Some(entry));
         self.commit(text, &expected, name)?;
         Ok(edit)
+    }
+
+    /// New entries appended to a block mapping are written and checked once, as a
+    /// batch: parsed again and compared with the document plus all of them. Anything
+    /// else, or a batch that does not check, goes one `upsert` at a time (which names the
+    /// entry that cannot be written, and leaves the ones before it written).
+    fn add_all(
+        &mut self,
+        at: ServersAt<'_>,
+        adds: &[(String, RawEntry)],
+    ) -> Result<(), ShapeError> {
+        if adds.len() < 2 || at.name_key.is_some() {
+            for (name, entry) in adds {
+                self.upsert(at, name, entry)?;
+            }
+            return Ok(());
+        }
+        let mut rest = adds;
+        let mut text = self.appended_all(at.key, rest);
+        if text.is_none() {
+            // No mapping to append to yet (a new file, say): the first entry makes it.
+            self.upsert(at, &rest[0].0, &rest[0].1)?;
+            rest = &rest[1..];
+            text = if rest.len() > 1 {
+                self.appended_all(at.key, rest)
+            } else {
+                None
+            };
+        }
+        if let Some(text) = text {
+            let mut expected = self.tree.to_json();
+            for (name, entry) in rest {
+                expected = with_entry(expected, at.key, name, Some(entry));
+            }
+            if self.commit(text, &expected, &rest[0].0).is_ok() {
+                return Ok(());
+            }
+        }
+        for (name, entry) in rest {
+            self.upsert(at, name, entry)?;
+        }
+        Ok(())
     }
 
     /// Removes every occurrence of a duplicated name, as JSON documents do.

@@ -527,6 +527,7 @@ pub fn plan_file<'a>(
     let map_position = map_at.map_or((1, 1), |p| (p.line, p.column));
     let position = |name: &str| positions.get(name).copied().unwrap_or(map_position);
     let mut wanted_names = BTreeSet::new();
+    let mut adds: Vec<(String, crate::formats::RawEntry)> = Vec::new();
     let push = |plan: &mut FilePlan<'_>,
                 name: &str,
                 action,
@@ -680,7 +681,7 @@ pub fn plan_file<'a>(
                 continue;
             }
             let wanted = dialect.with_defaults(wanted, name);
-            document.doc.upsert(location.at(), name, &wanted)?;
+            adds.push((name.to_owned(), wanted.clone()));
             plan.ledger.push(LedgerOp::Record {
                 name: name.to_owned(),
                 raw: wanted,
@@ -770,6 +771,10 @@ pub fn plan_file<'a>(
         }
         push(&mut plan, name, action, reason, at);
     }
+    // The new entries, written after the loop in one batch (`add_all`): the same text as
+    // one `upsert` each where they were found missing, since new entries go after the
+    // last one whatever is updated in place meanwhile.
+    document.doc.add_all(location.at(), &adds)?;
     for (name, existing) in &current {
         if wanted_names.contains(name) {
             continue;

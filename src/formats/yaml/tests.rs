@@ -396,6 +396,45 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// A batch of new entries (`add_all`, what a plan writes) gives the bytes that one
+    /// `upsert` after another gives, in every layout the bases have, in a new file, and
+    /// in one whose last line has no newline; and reads back as those entries.
+    #[test]
+    fn add_all_is_one_upsert_after_another(
+        base in 0..BASES.len() + 2,
+        names in prop::collection::btree_set("[b-z][a-z0-9_-]{0,8}", 1..6),
+        entries in prop::collection::vec(arb_entry(), 6),
+    ) {
+        let text = match base {
+            b if b < BASES.len() => BASES[b],
+            b if b == BASES.len() => "",
+            _ => "extensions:\n  a:\n    cmd: x",
+        };
+        let names: Vec<String> = names
+            .into_iter()
+            .filter(|n| !["developer", "todo", "fetch"].contains(&n.as_str()))
+            .collect();
+        let adds: Vec<(String, Json)> = names.into_iter().zip(entries).collect();
+        let key = ext();
+        let at = ServersAt::map(&key);
+        let mut one_by_one = YamlDoc::parse(text).unwrap();
+        for (name, entry) in &adds {
+            prop_assert_eq!(one_by_one.upsert(at, name, entry).unwrap(), Edit::Added);
+        }
+        let mut batch = YamlDoc::parse(text).unwrap();
+        batch.add_all(at, &adds).unwrap();
+        prop_assert_eq!(batch.render(), one_by_one.render());
+        let back = YamlDoc::parse(batch.render().into_owned()).unwrap();
+        let servers = back.servers(at).unwrap();
+        for (name, entry) in &adds {
+            prop_assert!(servers.iter().any(|(n, v)| n == name && v == entry), "{}", name);
+        }
+    }
+}
+
 #[test]
 fn list_shaped_servers_read_by_their_name_key_and_are_not_written() {
     // Continue's config.yaml.
