@@ -272,8 +272,35 @@ impl ConfigDoc for TomlDoc {
     ) -> Result<Edit, ShapeError> {
         match at.name_key {
             None => self.map_upsert(at.key, name, entry),
-            Some(name_key) => self.list_upsert(at.key, name_key, name, entry),
+            Some(name_key) => self.list_upsert(at.key, name_key, name, entry, false),
         }
+    }
+
+    /// In a list-shaped file (Mistral Vibe's `[[mcp_servers]]`), the names already there
+    /// are read once for the batch: each `upsert` looks for its name among all items,
+    /// which made a plan quadratic in the servers.
+    fn add_all(
+        &mut self,
+        at: ServersAt<'_>,
+        adds: &[(String, RawEntry)],
+    ) -> Result<(), ShapeError> {
+        let Some(name_key) = at.name_key else {
+            for (name, entry) in adds {
+                self.map_upsert(at.key, name, entry)?;
+            }
+            return Ok(());
+        };
+        let mut present: std::collections::HashSet<String> = self
+            .list_servers(at.key, name_key)?
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect();
+        for (name, entry) in adds {
+            let absent = !present.contains(name);
+            self.list_upsert(at.key, name_key, name, entry, absent)?;
+            present.insert(name.clone());
+        }
+        Ok(())
     }
 
     fn remove(&mut self, at: ServersAt<'_>, name: &str) -> Result<Edit, ShapeError> {
@@ -530,12 +557,15 @@ impl TomlDoc {
             .collect())
     }
 
+    /// `absent`: the caller knows no item is named `name` (`add_all`), so the list is not
+    /// searched for it.
     fn list_upsert(
         &mut self,
         key: &[String],
         name_key: &str,
         name: &str,
         entry: &RawEntry,
+        absent: bool,
     ) -> Result<Edit, ShapeError> {
         let Json::Object(fields) = entry else {
             return Err(ShapeError::Unrepresentable {
@@ -592,11 +622,12 @@ impl TomlDoc {
         else {
             return Ok(Edit::Unchanged);
         };
-        let is_named = |json: Json| split_name(json, name_key).is_some_and(|(n, _)| n == name);
         let wanted = Json::Object(named.clone());
         let edit = match list {
             Item::ArrayOfTables(tables) => {
-                let found = tables.iter().position(|t| is_named(table_to_json(t)));
+                let found = (!absent)
+                    .then(|| tables.iter().position(|t| table_named(t, name_key, name)))
+                    .flatten();
                 match found {
                     Some(i) => match tables.get_mut(i) {
                         Some(table) if table_to_json(table) == wanted => Edit::Unchanged,
@@ -613,7 +644,9 @@ impl TomlDoc {
                 }
             }
             Item::Value(Value::Array(values)) => {
-                let found = values.iter().position(|v| is_named(value_to_json(v)));
+                let found = (!absent)
+                    .then(|| values.iter().position(|v| value_named(v, name_key, name)))
+                    .flatten();
                 match found {
                     Some(i) => match values.get_mut(i) {
                         Some(value) if value_to_json(value) == wanted => Edit::Unchanged,
@@ -658,16 +691,15 @@ impl TomlDoc {
         else {
             return Ok(Edit::Unchanged);
         };
-        let is_named = |json: Json| split_name(json, name_key).is_some_and(|(n, _)| n == name);
         let (removed, now_empty) = match parent.get_mut(last) {
             Some(Item::ArrayOfTables(tables)) => {
                 let before = tables.len();
-                tables.retain(|t| !is_named(table_to_json(t)));
+                tables.retain(|t| !table_named(t, name_key, name));
                 (tables.len() != before, tables.is_empty())
             }
             Some(Item::Value(Value::Array(values))) => {
                 let before = values.len();
-                values.retain(|v| !is_named(value_to_json(v)));
+                values.retain(|v| !value_named(v, name_key, name));
                 (values.len() != before, false)
             }
             _ => (false, false),
@@ -681,6 +713,22 @@ impl TomlDoc {
         self.edited = true;
         Ok(Edit::Removed)
     }
+}
+
+/// Whether a table of an array of tables is the item named `name` (`split_name` of its
+/// JSON says so), read off its name key alone: converting every item to JSON to find
+/// one made a plan into a list-shaped file quadratic in the servers.
+fn table_named(table: &Table, name_key: &str, name: &str) -> bool {
+    table.get(name_key).and_then(Item::as_str) == Some(name)
+}
+
+/// `table_named` for an item of an inline array (`mcp_servers = [{ name = "a" }]`).
+fn value_named(value: &Value, name_key: &str, name: &str) -> bool {
+    value
+        .as_inline_table()
+        .and_then(|t| t.get(name_key))
+        .and_then(Value::as_str)
+        == Some(name)
 }
 
 /// A list item as (name, entry without the name key); `None` when it is not a table or
@@ -878,6 +926,31 @@ mod tests {
 
     fn servers_key() -> Vec<String> {
         k(&["mcp_servers"])
+    }
+
+    /// The name test read off the name key agrees with `split_name` of the item's JSON,
+    /// for items of every shape a list-shaped file can hold.
+    #[test]
+    fn a_list_item_is_named_as_its_json_says() {
+        let text = "[[mcp_servers]]\nname = \"a\"\ncommand = \"x\"\n\n[[mcp_servers]]\nname = 7\n\n[[mcp_servers]]\ncommand = \"nameless\"\n\n[[mcp_servers]]\nname = \"b\"\nname2 = \"a\"\n\n[other]\nlist = [{ name = \"a\" }, { name = 1 }, \"a\", 3, { nam = \"a\" }, { name = \"b\" }]\n";
+        let doc: toml_edit::DocumentMut = text.parse().unwrap();
+        let tables = doc["mcp_servers"].as_array_of_tables().unwrap();
+        let values = doc["other"]["list"].as_array().unwrap();
+        for name in ["a", "b", "7", "", "nameless"] {
+            let by_json = |json: Json| split_name(json, "name").is_some_and(|(n, _)| n == name);
+            for table in tables.iter() {
+                assert_eq!(
+                    table_named(table, "name", name),
+                    by_json(table_to_json(table))
+                );
+            }
+            for value in values.iter() {
+                assert_eq!(
+                    value_named(value, "name", name),
+                    by_json(value_to_json(value))
+                );
+            }
+        }
     }
 
     fn entry() -> Json {
@@ -1084,6 +1157,50 @@ mod tests {
     }
 
     const VIBE: &str = "# Vibe settings\nactive_model = \"devstral\"\n\n# docs server\n[[mcp_servers]]\nname = \"docs\" # the docs\ntransport = \"stdio\"\ncommand = \"docs-server\"\nargs = [\"--port\", \"1\"]\n\n[[mcp_servers]]\nname = \"remote\"\ntransport = \"http\"\nurl = \"https://x/mcp\"\nheaders = { Authorization = \"Bearer t\" }\n\n[tools.bash]\npermission = \"ask\"\n";
+
+    /// A batch (`add_all`, what a plan writes) gives the bytes of one `upsert` after
+    /// another: into a list-shaped file with items there (one of them updated), an inline
+    /// array, a file without the list, and a map-shaped one.
+    #[test]
+    fn add_all_is_one_upsert_after_another() {
+        let adds = vec![
+            (
+                "new1".to_owned(),
+                json!({"transport": "stdio", "command": "a", "env": {"K": "v"}}),
+            ),
+            (
+                "docs".to_owned(),
+                json!({"transport": "stdio", "command": "docs-server", "args": ["--port", "2"]}),
+            ),
+            (
+                "new2".to_owned(),
+                json!({"transport": "http", "url": "https://y/mcp"}),
+            ),
+            (
+                "new1".to_owned(),
+                json!({"transport": "stdio", "command": "b"}),
+            ),
+        ];
+        let inline = "mcp_servers = [{ name = \"docs\", command = \"d\" }]\n";
+        let map_key = servers_key();
+        for (text, at) in [
+            (VIBE, vibe()),
+            (inline, vibe()),
+            ("active_model = \"x\"\n", vibe()),
+            (
+                "[mcp_servers.docs]\ncommand = \"d\"\n",
+                ServersAt::map(&map_key),
+            ),
+        ] {
+            let mut one_by_one = TomlDoc::parse(text).unwrap();
+            for (name, entry) in &adds {
+                one_by_one.upsert(at, name, entry).unwrap();
+            }
+            let mut batch = TomlDoc::parse(text).unwrap();
+            batch.add_all(at, &adds).unwrap();
+            assert_eq!(batch.render(), one_by_one.render(), "{text}");
+        }
+    }
 
     #[test]
     fn list_servers_are_named_by_their_key() {
