@@ -330,11 +330,7 @@ pub trait ConfigDoc {
     /// calls one after another make. A document that checks the whole file again after
     /// each edit (YAML) writes and checks a batch of new entries once: a plan adds every
     /// server of its manifest, and a check per entry made it quadratic in the servers.
-    fn add_all(
-        &mut self,
-        at: ServersAt<'_>,
-        adds: &[(String, RawEntry)],
-    ) -> Result<(), ShapeError> {
+    fn add_all(&mut self, at: ServersAt<'_>, adds: &[(&str, &RawEntry)]) -> Result<(), ShapeError> {
         for (name, entry) in adds {
             self.upsert(at, name, entry)?;
         }

@@ -279,11 +279,7 @@ impl ConfigDoc for TomlDoc {
     /// In a list-shaped file (Mistral Vibe's `[[mcp_servers]]`), the names already there
     /// are read once for the batch: each `upsert` looks for its name among all items,
     /// which made a plan quadratic in the servers.
-    fn add_all(
-        &mut self,
-        at: ServersAt<'_>,
-        adds: &[(String, RawEntry)],
-    ) -> Result<(), ShapeError> {
+    fn add_all(&mut self, at: ServersAt<'_>, adds: &[(&str, &RawEntry)]) -> Result<(), ShapeError> {
         let Some(name_key) = at.name_key else {
             for (name, entry) in adds {
                 self.map_upsert(at.key, name, entry)?;
@@ -296,9 +292,9 @@ impl ConfigDoc for TomlDoc {
             .map(|(name, _)| name)
             .collect();
         for (name, entry) in adds {
-            let absent = !present.contains(name);
+            let absent = !present.contains(*name);
             self.list_upsert(at.key, name_key, name, entry, absent)?;
-            present.insert(name.clone());
+            present.insert((*name).to_owned());
         }
         Ok(())
     }
@@ -1197,7 +1193,8 @@ mod tests {
                 one_by_one.upsert(at, name, entry).unwrap();
             }
             let mut batch = TomlDoc::parse(text).unwrap();
-            batch.add_all(at, &adds).unwrap();
+            let borrowed: Vec<(&str, &Json)> = adds.iter().map(|(n, e)| (n.as_str(), e)).collect();
+            batch.add_all(at, &borrowed).unwrap();
             assert_eq!(batch.render(), one_by_one.render(), "{text}");
         }
     }

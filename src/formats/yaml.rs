@@ -228,11 +228,40 @@ impl YamlDoc {
         Some(start..line_end(&self.text, entry.key.start, entry.value.end))
     }
 
+    /// The layout for an entry of the block mapping `entries`: the file's, with the entry's
+    /// fields nested as its siblings nest theirs.
+    fn entry_layout(&self, entries: &[YEntry], layout: &Layout) -> Layout {
+        let sibling_step = entries.iter().find_map(|e| match &e.value.kind {
+            YKind::Map {
+                entries: inner,
+                flow: false,
+            } => inner.first().and_then(|first| {
+                column(&self.text, first.key.start).checked_sub(column(&self.text, e.key.start))
+            }),
+            _ => None,
+        });
+        Layout {
+            nl: layout.nl,
+            step: sibling_step.filter(|s| *s > 0).unwrap_or(layout.step),
+            indentless: layout.indentless,
+        }
+    }
+
+    /// Where a new entry of the block mapping `map` goes: its indent (the first entry's)
+    /// and the end of the last entry's lines. `None` for an empty mapping or one whose
+    /// first key does not start its line.
+    fn append_point(&self, map: &YNode, entries: &[YEntry]) -> Option<(usize, usize)> {
+        let (first, last) = (entries.first()?, entries.last()?);
+        let first_lines = self.entry_lines(first)?;
+        let indent = first.key.start - first_lines.start;
+        Some((indent, line_end(&self.text, map.start, last.value.end)))
+    }
+
     /// The text with every entry of `adds` appended to the block mapping at `key`, as
     /// `upsert_block` appends one: `None` where that is not the case to batch (a flow
     /// mapping, a missing or empty one, a name already there or given twice), which
     /// `add_all` leaves to one `upsert` after another.
-    fn appended_all(&self, key: &[String], adds: &[(String, RawEntry)]) -> Option<String> {
+    fn appended_all(&self, key: &[String], adds: &[(&str, &RawEntry)]) -> Option<String> {
         let layout = self.layout();
         let Ok(Place::Map(map)) = self.place(key) else {
             return None;
@@ -245,31 +274,15 @@ impl YamlDoc {
             return None;
         };
         let mut names = std::collections::HashSet::new();
-        if !adds.iter().all(|(name, _)| names.insert(name.as_str()))
+        if !adds.iter().all(|(name, _)| names.insert(*name))
             || entries
                 .iter()
                 .any(|e| names.contains(e.key_text().as_str()))
         {
             return None;
         }
-        let sibling_step = entries.iter().find_map(|e| match &e.value.kind {
-            YKind::Map {
-                entries: inner,
-                flow: false,
-            } => inner.first().and_then(|first| {
-                column(&self.text, first.key.start).checked_sub(column(&self.text, e.key.start))
-            }),
-            _ => None,
-        });
-        let layout = Layout {
-            nl: layout.nl,
-            step: sibling_step.filter(|s| *s > 0).unwrap_or(layout.step),
-            indentless: layout.indentless,
-        };
-        let (first, last) = (entries.first()?, entries.last()?);
-        let first_lines = self.entry_lines(first)?;
-        let indent = first.key.start - first_lines.start;
-        let at = line_end(&self.text, map.start, last.value.end);
+        let layout = self.entry_layout(entries, &layout);
+        let (indent, at) = self.append_point(map, entries)?;
         let rendered: Vec<String> = adds
             .iter()
             .map(|(name, entry)| render_pair(name, entry, indent, &layout).join(layout.nl))
@@ -286,21 +299,7 @@ impl YamlDoc {
         layout: &Layout,
     ) -> Result<(String, Edit), ShapeError> {
         let unsupported = || unsupported_layout(name);
-        // Nest the entry's fields as its siblings nest theirs.
-        let sibling_step = entries.iter().find_map(|e| match &e.value.kind {
-            YKind::Map {
-                entries: inner,
-                flow: false,
-            } => inner.first().and_then(|first| {
-                column(&self.text, first.key.start).checked_sub(column(&self.text, e.key.start))
-            }),
-            _ => None,
-        });
-        let layout = &Layout {
-            nl: layout.nl,
-            step: sibling_step.filter(|s| *s > 0).unwrap_or(layout.step),
-            indentless: layout.indentless,
-        };
+        let layout = &self.entry_layout(entries, layout);
         if let Some(old) = entries.iter().rev().find(|e| e.key_text() == name) {
             let lines = self.entry_lines(old).ok_or_else(unsupported)?;
             let indent = old.key.start - lines.start;
@@ -310,12 +309,7 @@ impl YamlDoc {
             }
             return Ok((self.spliced(lines, &with), Edit::Updated));
         }
-        let (Some(first), Some(last)) = (entries.first(), entries.last()) else {
-            return Err(unsupported());
-        };
-        let first_lines = self.entry_lines(first).ok_or_else(unsupported)?;
-        let indent = first.key.start - first_lines.start;
-        let at = line_end(&self.text, map.start, last.value.end);
+        let (indent, at) = self.append_point(map, entries).ok_or_else(unsupported)?;
         let rendered = render_pair(name, entry, indent, layout).join(layout.nl);
         Ok((self.inserted_lines(at, &rendered, layout), Edit::Added))
     }
@@ -733,11 +727,7 @@ impl ConfigDoc for YamlDoc {
     /// batch: parsed again and compared with the document plus all of them. Anything
     /// else, or a batch that does not check, goes one `upsert` at a time (which names the
     /// entry that cannot be written, and leaves the ones before it written).
-    fn add_all(
-        &mut self,
-        at: ServersAt<'_>,
-        adds: &[(String, RawEntry)],
-    ) -> Result<(), ShapeError> {
+    fn add_all(&mut self, at: ServersAt<'_>, adds: &[(&str, &RawEntry)]) -> Result<(), ShapeError> {
         if adds.len() < 2 || at.name_key.is_some() {
             for (name, entry) in adds {
                 self.upsert(at, name, entry)?;
@@ -748,7 +738,7 @@ impl ConfigDoc for YamlDoc {
         let mut text = self.appended_all(at.key, rest);
         if text.is_none() {
             // No mapping to append to yet (a new file, say): the first entry makes it.
-            self.upsert(at, &rest[0].0, &rest[0].1)?;
+            self.upsert(at, rest[0].0, rest[0].1)?;
             rest = &rest[1..];
             text = if rest.len() > 1 {
                 self.appended_all(at.key, rest)
@@ -761,7 +751,7 @@ impl ConfigDoc for YamlDoc {
             for (name, entry) in rest {
                 expected = with_entry(expected, at.key, name, Some(entry));
             }
-            if self.commit(text, &expected, &rest[0].0).is_ok() {
+            if self.commit(text, &expected, rest[0].0).is_ok() {
                 return Ok(());
             }
         }

@@ -527,7 +527,8 @@ pub fn plan_file<'a>(
     let map_position = map_at.map_or((1, 1), |p| (p.line, p.column));
     let position = |name: &str| positions.get(name).copied().unwrap_or(map_position);
     let mut wanted_names = BTreeSet::new();
-    let mut adds: Vec<(String, crate::formats::RawEntry)> = Vec::new();
+    // The ledger's records of the entries to add (written after the loop, `add_all`).
+    let mut added: Vec<usize> = Vec::new();
     let push = |plan: &mut FilePlan<'_>,
                 name: &str,
                 action,
@@ -681,7 +682,7 @@ pub fn plan_file<'a>(
                 continue;
             }
             let wanted = dialect.with_defaults(wanted, name);
-            adds.push((name.to_owned(), wanted.clone()));
+            added.push(plan.ledger.len());
             plan.ledger.push(LedgerOp::Record {
                 name: name.to_owned(),
                 raw: wanted,
@@ -774,6 +775,13 @@ pub fn plan_file<'a>(
     // The new entries, written after the loop in one batch (`add_all`): the same text as
     // one `upsert` each where they were found missing, since new entries go after the
     // last one whatever is updated in place meanwhile.
+    let adds: Vec<(&str, &crate::formats::RawEntry)> = added
+        .iter()
+        .filter_map(|&i| match &plan.ledger[i] {
+            LedgerOp::Record { name, raw } => Some((name.as_str(), raw)),
+            LedgerOp::Forget { .. } => None,
+        })
+        .collect();
     document.doc.add_all(location.at(), &adds)?;
     for (name, existing) in &current {
         if wanted_names.contains(name) {

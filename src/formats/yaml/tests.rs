@@ -425,7 +425,8 @@ proptest! {
             prop_assert_eq!(one_by_one.upsert(at, name, entry).unwrap(), Edit::Added);
         }
         let mut batch = YamlDoc::parse(text).unwrap();
-        batch.add_all(at, &adds).unwrap();
+        let borrowed: Vec<(&str, &Json)> = adds.iter().map(|(n, e)| (n.as_str(), e)).collect();
+            batch.add_all(at, &borrowed).unwrap();
         prop_assert_eq!(batch.render(), one_by_one.render());
         let back = YamlDoc::parse(batch.render().into_owned()).unwrap();
         let servers = back.servers(at).unwrap();
