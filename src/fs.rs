@@ -11,10 +11,13 @@
 
 pub mod backup;
 pub mod lock;
+#[cfg(target_os = "linux")]
+mod map;
 pub mod owner;
 mod read;
 mod swap;
 mod temp;
+mod text;
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -25,18 +28,24 @@ pub use backup::Backup;
 pub use lock::{FileLock, LockKey};
 use swap::Swapped;
 use temp::Temp;
+pub use text::Text;
 
 const BOM: &str = "\u{feff}";
 /// Spare capacity read buffers get (see `read_source`).
 const EDIT_SLACK: usize = 64 * 1024;
+/// Files from this size on are read as a memory map where there is one (`map`): below it
+/// a read into a buffer costs less than setting up the map.
+#[cfg(target_os = "linux")]
+const MAP_FROM: u64 = 1 << 20;
 
 /// A config file as read.
 #[derive(Debug, Clone)]
 pub struct Source {
     /// The path the user knows (may be a symlink).
     pub path: PathBuf,
-    /// The text without BOM; empty for a missing file.
-    pub text: String,
+    /// The text without BOM; empty for a missing file. A big file's is its memory map
+    /// (`Text`): a write from it first asks `Text::torn`.
+    pub text: Text,
     pub bom: bool,
     /// Size, modification time and inode when read; `None` when the file did not exist.
     /// A write first checks the file still has this stamp (another writer changes it).
@@ -158,7 +167,7 @@ pub fn read_source(path: &Path) -> Result<Source, FsError> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return Ok(Source {
                 path: path.to_path_buf(),
-                text: String::new(),
+                text: Text::default(),
                 bom: false,
                 stamp: None,
                 digest: None,
@@ -168,16 +177,35 @@ pub fn read_source(path: &Path) -> Result<Source, FsError> {
     };
     let meta = file.metadata().map_err(read_err)?;
     regular(path, &meta)?;
+    let not_utf8 = |offset| FsError::NotUtf8 {
+        path: path.to_path_buf(),
+        offset,
+    };
+    #[cfg(target_os = "linux")]
+    if meta.len() >= MAP_FROM
+        && let Ok(len) = usize::try_from(meta.len())
+        && let Some(mapped) = read::map_text(&file, len)
+    {
+        let (map, digest) = mapped.map_err(|e| match e {
+            read::Failure::Io(e) => read_err(e),
+            read::Failure::NotUtf8(offset) => not_utf8(offset),
+        })?;
+        let bom = map.bytes().starts_with(BOM.as_bytes());
+        return Ok(Source {
+            path: path.to_path_buf(),
+            text: Text::mapped(map, if bom { BOM.len() } else { 0 }),
+            bom,
+            stamp: Some(Stamp::of(&meta)),
+            digest: Some(digest),
+        });
+    }
     // Slack for the entry an edit splices in, so a big file is not reallocated
     // (copied) to grow by a few hundred bytes. Read, digested and checked as UTF-8 in
     // one pass (`read`).
     let capacity = usize::try_from(meta.len()).unwrap_or(0) + EDIT_SLACK;
     let (mut text, digest) = read::read_text(&mut file, capacity).map_err(|e| match e {
         read::Failure::Io(e) => read_err(e),
-        read::Failure::NotUtf8(offset) => FsError::NotUtf8 {
-            path: path.to_path_buf(),
-            offset,
-        },
+        read::Failure::NotUtf8(offset) => not_utf8(offset),
     })?;
     let digest = Some(digest);
     let bom = text.starts_with(BOM);
@@ -186,7 +214,7 @@ pub fn read_source(path: &Path) -> Result<Source, FsError> {
     }
     Ok(Source {
         path: path.to_path_buf(),
-        text,
+        text: Text::from(text),
         bom,
         stamp: Some(Stamp::of(&meta)),
         digest,
@@ -434,7 +462,9 @@ pub fn write_atomic_when(
     ready()?;
     let ours = sync_temp(&target, &file).map_err(write_err)?;
     drop(file);
-    if current_stamp(&target).map_err(write_err)? != source.stamp {
+    // A mapped source cut short while it was read from is not the version read, even
+    // where a writer put back one of the same length and time.
+    if source.text.torn() || current_stamp(&target).map_err(write_err)? != source.stamp {
         return Err(FsError::Changed {
             path: source.path.clone(),
         });
@@ -521,7 +551,7 @@ pub fn write_own(lock: &FileLock, source: &Source, text: &str) -> Result<(), FsE
     }
     temp::sweep_stale(&target);
     let (temp, _) = prepare_temp(&target, source, text).map_err(write_err)?;
-    if current_stamp(&target).map_err(write_err)? != source.stamp {
+    if source.text.torn() || current_stamp(&target).map_err(write_err)? != source.stamp {
         return Err(FsError::Changed {
             path: source.path.clone(),
         });
@@ -553,7 +583,8 @@ pub fn delete_atomic(
             unsynced: None,
         });
     };
-    if current_stamp(&target).map_err(write_err)?.as_ref() != Some(read_stamp) {
+    if source.text.torn() || current_stamp(&target).map_err(write_err)?.as_ref() != Some(read_stamp)
+    {
         return Err(changed());
     }
     let dir = target
@@ -1021,6 +1052,70 @@ mod tests {
         let lock = lock::acquire(&path, &dir.path().join("state")).unwrap();
         write_atomic(&lock, &source, "{\"a\":1}\r\n", None).unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"\xef\xbb\xbf{\"a\":1}\r\n");
+    }
+
+    /// A big file (`MAP_FROM` on) is read as its map: the same text, BOM, digest and
+    /// refusal of bytes that are not UTF-8 as a read into a buffer gives.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_big_file_reads_as_its_map_with_what_a_read_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.json");
+        let body = format!(
+            "{{\"history\": \"{}\", \"mcpServers\": {{}}}}\r\n",
+            "é✓x".repeat(200_000)
+        );
+        let bytes = [BOM.as_bytes(), body.as_bytes()].concat();
+        assert!(bytes.len() as u64 >= MAP_FROM);
+        fs::write(&path, &bytes).unwrap();
+        let source = read_source(&path).unwrap();
+        assert!(source.text.is_mapped());
+        assert!(source.bom);
+        assert_eq!(*source.text, *body);
+        assert_eq!(source.digest.as_deref(), Some(digest(&bytes).as_str()));
+        assert_eq!(source.bytes_for(&source.text), bytes);
+        // Cloned, it is the same map (no copy) and the same text.
+        let copy = source.clone();
+        assert!(copy.text.is_mapped());
+        assert_eq!(copy.text, source.text);
+        let mut bad = bytes.clone();
+        bad[1_000_001] = 0xff;
+        fs::write(&path, &bad).unwrap();
+        let want = String::from_utf8(bad.clone())
+            .unwrap_err()
+            .utf8_error()
+            .valid_up_to();
+        assert!(matches!(
+            read_source(&path),
+            Err(FsError::NotUtf8 { offset, .. }) if offset == want
+        ));
+    }
+
+    /// A writer truncates a mapped file (`O_TRUNC`) while mcpctl reads it, then puts back
+    /// bytes of the same length and time: the read saw zeros where the file had text,
+    /// so nothing is written from it (the stamp alone would let it through).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_map_cut_short_while_read_is_never_written_from() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.json");
+        let text = format!("{{\"pad\": \"{}\"}}\n", "x".repeat(MAP_FROM as usize));
+        fs::write(&path, &text).unwrap();
+        let modified = fs::metadata(&path).unwrap().modified().unwrap();
+        let lock = lock::acquire(&path, &dir.path().join("state")).unwrap();
+        let source = read_source(&path).unwrap();
+        assert!(source.text.is_mapped() && !source.text.torn());
+        let file = OpenOptions::new().write(true).open(&path).unwrap();
+        file.set_len(0).unwrap();
+        // Read past the file's end now: zeros, not SIGBUS.
+        assert_eq!(source.text.as_bytes()[text.len() - 2], 0);
+        assert!(source.text.torn());
+        fs::write(&path, &text).unwrap();
+        file.set_modified(modified).unwrap();
+        assert_eq!(current_stamp(&path).unwrap(), source.stamp);
+        let result = write_atomic(&lock, &source, "{}", None);
+        assert!(matches!(result, Err(FsError::Changed { .. })), "{result:?}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), text);
     }
 
     #[test]

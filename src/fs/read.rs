@@ -14,6 +14,9 @@ use std::io;
 
 use xxhash_rust::xxh3::Xxh3;
 
+#[cfg(target_os = "linux")]
+use super::map::Mapped;
+
 /// Bytes read (and digested and checked) at a time: well inside a core's L2 cache.
 const CHUNK: usize = 512 * 1024;
 
@@ -63,6 +66,49 @@ fn read_in_chunks(
     // SAFETY: `check_utf8` has checked all of `bytes` (`checked == bytes.len()`).
     let text = unsafe { String::from_utf8_unchecked(bytes) };
     Ok((text, digest))
+}
+
+/// The file's first `len` bytes (its size when looked at) as a memory map (`map`),
+/// digested and checked as UTF-8 chunk by chunk as `read_text` does: `None` where no map
+/// can be had, or the file was cut short while it was checked (read it instead: the
+/// version there now is the one to take).
+#[cfg(target_os = "linux")]
+pub(super) fn map_text(file: &File, len: usize) -> Option<Result<(Mapped, String), Failure>> {
+    map_in_chunks(file, len, CHUNK)
+}
+
+#[cfg(target_os = "linux")]
+fn map_in_chunks(
+    file: &File,
+    len: usize,
+    chunk: usize,
+) -> Option<Result<(Mapped, String), Failure>> {
+    let map = Mapped::of(file, len)?;
+    let bytes = map.bytes();
+    let mut hasher = Xxh3::new();
+    let mut checked = 0;
+    let mut from = 0;
+    let mut bad = None;
+    while from < bytes.len() {
+        let end = (from + chunk).min(bytes.len());
+        hasher.update(&bytes[from..end]);
+        match check_utf8(&bytes[..end], checked) {
+            Ok(end) => checked = end,
+            Err(at) => {
+                bad = Some(at);
+                break;
+            }
+        }
+        from = end;
+    }
+    if map.torn() {
+        return None;
+    }
+    if let Some(at) = bad.or((checked < bytes.len()).then_some(checked)) {
+        return Some(Err(Failure::NotUtf8(at)));
+    }
+    let digest = super::digest_named(hasher.digest128());
+    Some(Ok((map, digest)))
 }
 
 /// Check `bytes[from..]` as UTF-8: `Ok(end)` where `end` is where the checked text ends
@@ -201,6 +247,19 @@ mod tests {
                         Err(Failure::Io(e)) => panic!("{e}"),
                     };
                     assert_eq!(got, want, "chunk {chunk}, {bytes:?}");
+                }
+                #[cfg(target_os = "linux")]
+                if !bytes.is_empty() {
+                    let file = File::open(&path).unwrap();
+                    let got = match map_in_chunks(&file, bytes.len(), chunk).unwrap() {
+                        Ok((map, digest)) => {
+                            assert_eq!(digest, super::super::digest(&bytes), "chunk {chunk}");
+                            Ok(String::from_utf8(map.bytes().to_vec()).unwrap())
+                        }
+                        Err(Failure::NotUtf8(at)) => Err(at),
+                        Err(Failure::Io(e)) => panic!("{e}"),
+                    };
+                    assert_eq!(got, want, "mapped, chunk {chunk}, {bytes:?}");
                 }
             }
         }

@@ -142,7 +142,7 @@ struct Read {
 
 /// Where to read an entry again: its file's text (shared by its entries) and its bytes.
 struct Again {
-    text: std::sync::Arc<String>,
+    text: std::sync::Arc<crate::fs::Text>,
     span: Span,
 }
 
@@ -509,7 +509,7 @@ pub fn collect_keeping<'a>(
         let mut cache: Option<(PathBuf, Document, usize)> = None;
         // What the entries that read their contents again (`Keep::Names`) point at until
         // their document is done with: then its text, shared by them (not copied).
-        let unsealed = std::sync::Arc::new(String::new());
+        let unsealed = std::sync::Arc::new(crate::fs::Text::default());
         for location in locations {
             if cache.as_ref().is_none_or(|(p, _, _)| *p != location.path) {
                 seal(&mut found, cache.take());

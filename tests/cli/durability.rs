@@ -451,3 +451,65 @@ fn stow_style_relative_symlink_is_backed_up_and_restored() {
             .is_symlink()
     );
 }
+
+/// Case 1 for a big file, which mcpctl reads as a memory map (`src/fs/map.rs`): another
+/// program rewrites `~/.claude.json` in place (`O_TRUNC`, then write) over and over while
+/// mcpctl edits it. A map of a file cut short raises `SIGBUS` where a read would not; no
+/// run may end by a signal, none may write from a torn read, and the other program's
+/// settings survive every run.
+#[cfg(target_os = "linux")]
+#[test]
+fn in_place_writer_of_a_big_file_never_ends_mcpctl_by_a_signal() {
+    use std::io::Write;
+    use std::os::unix::process::ExitStatusExt;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let env = TestEnv::new();
+    let history: String = (0..50_000)
+        .map(|i| format!("    {{\"display\": \"change #{i} — ünïcödé\"}},\n"))
+        .collect();
+    let content = format!(
+        "{{\n  \"theme\": \"dark\",\n  \"history\": [\n{history}    {{}}\n  ],\n  \"mcpServers\": {{}}\n}}\n"
+    );
+    assert!(content.len() > 2 << 20, "{} bytes", content.len());
+    let path = env.write(CLAUDE, content.as_bytes());
+    let stop = AtomicBool::new(false);
+    /// Stops the writer also when an assertion fails (the scope waits for it).
+    struct Stop<'a>(&'a AtomicBool);
+    impl Drop for Stop<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
+    std::thread::scope(|scope| {
+        let _stop = Stop(&stop);
+        scope.spawn(|| {
+            while !stop.load(Ordering::Relaxed) {
+                let mut writer = std::fs::OpenOptions::new()
+                    .write(true)
+                    .truncate(true)
+                    .open(&path)
+                    .unwrap();
+                std::thread::sleep(Duration::from_millis(2));
+                writer.write_all(content.as_bytes()).unwrap();
+                drop(writer);
+                std::thread::sleep(Duration::from_millis(3));
+            }
+        });
+        for i in 0..12 {
+            let name = format!("s{i}");
+            let out = env
+                .command(&["add", &name, "-c", "claude-code", "--", "npx", "x"])
+                .output()
+                .unwrap();
+            assert_eq!(
+                out.status.signal(),
+                None,
+                "run {i} ended by a signal: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    });
+    let now = jsonc(&env.read(CLAUDE));
+    assert_eq!(now["theme"], "dark");
+    assert_eq!(now["history"].as_array().map(Vec::len), Some(50_001));
+}
