@@ -85,30 +85,41 @@ fn map_in_chunks(
 ) -> Option<Result<(Mapped, String), Failure>> {
     let map = Mapped::of(file, len)?;
     let bytes = map.bytes();
-    let mut hasher = Xxh3::new();
-    let mut checked = 0;
-    let mut from = 0;
-    let mut bad = None;
-    while from < bytes.len() {
-        let end = (from + chunk).min(bytes.len());
-        hasher.update(&bytes[from..end]);
-        match check_utf8(&bytes[..end], checked) {
-            Ok(end) => checked = end,
-            Err(at) => {
-                bad = Some(at);
-                break;
+    // The digest on a second core while this one checks the text: the two passes are
+    // each bound by memory, not by the other.
+    let (digest, bad) = std::thread::scope(|scope| {
+        let digest = std::thread::Builder::new()
+            .name("digest".to_owned())
+            .spawn_scoped(scope, || xxhash_rust::xxh3::xxh3_128(bytes));
+        let mut checked = 0;
+        let mut from = 0;
+        let mut bad = None;
+        while from < bytes.len() {
+            let end = (from + chunk).min(bytes.len());
+            match check_utf8(&bytes[..end], checked) {
+                Ok(end) => checked = end,
+                Err(at) => {
+                    bad = Some(at);
+                    break;
+                }
             }
+            from = end;
         }
-        from = end;
-    }
+        let bad = bad.or((checked < bytes.len()).then_some(checked));
+        // No thread to be had (or it failed): the digest here, after the check.
+        let digest = digest
+            .ok()
+            .and_then(|digest| digest.join().ok())
+            .unwrap_or_else(|| xxhash_rust::xxh3::xxh3_128(bytes));
+        (digest, bad)
+    });
     if map.torn() {
         return None;
     }
-    if let Some(at) = bad.or((checked < bytes.len()).then_some(checked)) {
+    if let Some(at) = bad {
         return Some(Err(Failure::NotUtf8(at)));
     }
-    let digest = super::digest_named(hasher.digest128());
-    Some(Ok((map, digest)))
+    Some(Ok((map, super::digest_named(digest))))
 }
 
 /// Check `bytes[from..]` as UTF-8: `Ok(end)` where `end` is where the checked text ends
