@@ -83,6 +83,17 @@ impl Source {
         self.stamp.is_some()
     }
 
+    /// The text, for a document to own (no copy of a big file). What a write needs stays:
+    /// a mapped text stays shared with the document, so `text.torn()` still tells whether
+    /// the file was cut short under either (a `String` is moved out, leaving it empty).
+    pub fn take_text(&mut self) -> Text {
+        if self.text.is_mapped() {
+            self.text.clone()
+        } else {
+            std::mem::take(&mut self.text)
+        }
+    }
+
     /// The full bytes for `text`, with the BOM restored.
     /// Borrowed when there is no BOM: a many-MB file is not copied just to be hashed or
     /// compared.
@@ -1089,6 +1100,28 @@ mod tests {
             read_source(&path),
             Err(FsError::NotUtf8 { offset, .. }) if offset == want
         ));
+    }
+
+    /// A document takes a mapped text without taking it from the source: the source
+    /// still knows when the file is cut short under the document's reads.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_mapped_text_taken_by_a_document_still_tears_its_source() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.json");
+        let text = format!("{{\"pad\": \"{}\"}}\n", "x".repeat(MAP_FROM as usize));
+        fs::write(&path, &text).unwrap();
+        let mut source = read_source(&path).unwrap();
+        let taken = source.take_text();
+        assert_eq!(*taken, *text);
+        File::create(&path).unwrap();
+        assert_eq!(taken.as_bytes()[text.len() - 2], 0);
+        assert!(source.text.torn(), "the source sees what the document read");
+        // A small file's text is moved out whole.
+        fs::write(&path, "{}").unwrap();
+        let mut small = read_source(&path).unwrap();
+        assert_eq!(*small.take_text(), *"{}");
+        assert!(small.text.is_empty());
     }
 
     /// A writer truncates a mapped file (`O_TRUNC`) while mcpctl reads it, then puts back

@@ -3,6 +3,7 @@
 //! only when something edits the text itself (`make_mut`). Reads as a `&str`.
 
 use std::ops::Deref;
+#[cfg(target_os = "linux")]
 use std::sync::Arc;
 
 #[cfg(target_os = "linux")]

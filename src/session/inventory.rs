@@ -81,26 +81,23 @@ pub fn read_document(ctx: &Context, client: &Client, path: &Path) -> anyhow::Res
             .hint("check the file's permissions and encoding; mcpctl left it unchanged")
     })?;
     // The document takes the text over (no second copy of a big file); `source` keeps
-    // what a write needs: path, BOM and the version stamp.
-    let doc = client
-        .format
-        .parse(std::mem::take(&mut source.text))
-        .map_err(|e| {
-            let position = Position {
-                line: e.line,
-                column: e.column,
-            };
-            file_error(
-                ctx,
-                path,
-                Some(position),
-                format_args!("not valid {}: {}", client.format.display_name(), e.message),
-            )
-            .hint(format!(
-                "mcpctl left the file unchanged; fix the syntax, then run `mcpctl list -c {}`",
-                client.id
-            ))
-        })?;
+    // what a write needs: path, BOM, the version stamp and, for a map, whether it tore.
+    let doc = client.format.parse(source.take_text()).map_err(|e| {
+        let position = Position {
+            line: e.line,
+            column: e.column,
+        };
+        file_error(
+            ctx,
+            path,
+            Some(position),
+            format_args!("not valid {}: {}", client.format.display_name(), e.message),
+        )
+        .hint(format!(
+            "mcpctl left the file unchanged; fix the syntax, then run `mcpctl list -c {}`",
+            client.id
+        ))
+    })?;
     Ok(Document { source, doc })
 }
 
