@@ -304,7 +304,25 @@ pub fn record(
     origin: &Origin,
     created: Created,
 ) -> anyhow::Result<()> {
-    match ledger::fingerprint_raw(dialect, raw) {
+    record_fingerprint(
+        ctx,
+        key,
+        ledger::fingerprint_raw(dialect, raw),
+        origin,
+        created,
+    )
+}
+
+/// [`record`] of an entry whose fingerprint is known (`None`: it does not read as a
+/// server, and is not recorded).
+pub fn record_fingerprint(
+    ctx: &Context,
+    key: crate::state::EntryKey,
+    fingerprint: Option<ledger::Fingerprint>,
+    origin: &Origin,
+    created: Created,
+) -> anyhow::Result<()> {
+    match fingerprint {
         Some(fingerprint) => ctx.state.record(key, fingerprint, origin.clone(), created),
         None => Ok(()),
     }
