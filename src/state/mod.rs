@@ -66,6 +66,9 @@ struct Session {
     unsynced: Vec<PathBuf>,
     /// `undo`/`redo`: the record this command reverts (`Reverts`), for its journal record.
     reverts: Option<Reverts>,
+    /// When this command recorded its first entry (`rfc3339`): the time of all of them,
+    /// formatted once (an apply records thousands).
+    recorded_at: Option<String>,
 }
 
 /// What an `undo` or a `redo` reverts: the journal record with this id.
@@ -206,12 +209,17 @@ impl State {
         source: Origin,
         created: Created,
     ) -> anyhow::Result<()> {
+        let time = self
+            .session()
+            .recorded_at
+            .get_or_insert_with(|| rfc3339(SystemTime::now()))
+            .clone();
         let record = Record {
             entry: entry.clone(),
             fingerprint,
             source,
             created,
-            time: rfc3339(SystemTime::now()),
+            time,
         };
         self.change(entry, Some(record))
     }
@@ -855,6 +863,22 @@ mod tests {
         ]}"#;
         let ledger = serde_json::from_str::<Ledger>(text).unwrap().indexed();
         assert!(merged_text(&ledger, &[]).unwrap().is_none());
+    }
+
+    #[test]
+    fn one_command_records_its_entries_at_one_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = State::new(Some(dir.path().to_path_buf()));
+        for name in ["a", "b", "c"] {
+            state
+                .record(key(name), fp("sha256:1"), Origin::add(), Created::default())
+                .unwrap();
+        }
+        let ledger = state.ledger().unwrap();
+        let times: Vec<&str> = ledger.entries().iter().map(|r| r.time.as_str()).collect();
+        assert_eq!(times.len(), 3);
+        assert!(times.iter().all(|t| *t == times[0]), "{times:?}");
+        assert!(times[0].len() == 20 && times[0].ends_with('Z'), "{times:?}");
     }
 
     #[test]
