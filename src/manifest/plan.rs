@@ -513,6 +513,10 @@ pub fn plan_file<'a>(
     let origin = Origin::manifest(&manifest.path);
     let identity = crate::fs::identity(&location.path);
     let probe = Probe::new(ctx)?;
+    // The administrator's policy files, read once for the file's entries (not once per
+    // entry: opening them was 19 M instructions and 6,000 reads for 2,000 servers in
+    // three files).
+    let policies = crate::policy::read::load(client, &ctx.platform);
     // Look-ups per entry are hash look-ups: a manifest may list thousands of servers.
     let in_file: HashMap<&str, &Value> = current.iter().map(|(n, raw)| (n.as_str(), raw)).collect();
     let mut parked_here: HashMap<&str, usize> = HashMap::new();
@@ -651,7 +655,7 @@ pub fn plan_file<'a>(
                 .map_err(|e| e.context(format!("server `{name}` for {}", client.name)))?;
         // An administrator's policy keeps it out of this client: apply would write an
         // entry the client refuses to load.
-        crate::session::write::refuse_blocked(ctx, client, name, &rendered)?;
+        crate::session::write::refuse_blocked_by(&policies, client, name, &rendered)?;
         plan.notes
             .extend(notes.into_iter().map(|n| format!("{}: {n}", client.id)));
         if let (Some(fields), Value::Object(map)) =

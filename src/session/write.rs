@@ -41,7 +41,23 @@ pub fn refuse_blocked(
     name: &str,
     entry: &ServerEntry,
 ) -> anyhow::Result<()> {
-    match crate::policy::read::load(client, &ctx.platform).blocks(name, entry) {
+    refuse_blocked_by(
+        &crate::policy::read::load(client, &ctx.platform),
+        client,
+        name,
+        entry,
+    )
+}
+
+/// [`refuse_blocked`] by `client`'s policies as already read (`policy::read::load`): a
+/// plan checks every entry of a file against the same files.
+pub fn refuse_blocked_by(
+    policies: &crate::policy::read::Loaded,
+    client: &Client,
+    name: &str,
+    entry: &ServerEntry,
+) -> anyhow::Result<()> {
+    match policies.blocks(name, entry) {
         Some(block) => Err(crate::error::UserError::new(format!(
             "`{name}` for {}: {}",
             client.name,
