@@ -219,17 +219,20 @@ fn execute<'a>(
     let origin = Origin::manifest(&manifest.path);
     for plan in plans.iter() {
         let created = !plan.document.source.exists();
+        // The file's identity once, not once per entry (a `readlink` per component).
+        let identity = crate::fs::identity(&plan.location.path);
         for op in &plan.ledger {
             match op {
                 LedgerOp::Record { name, raw, known } => write::record_fingerprint(
                     ctx,
-                    edit::entry_key(&plan.location, name),
+                    edit::entry_key_at(&identity, &plan.location, name),
                     plan.fingerprint(raw, known),
                     &origin,
                     crate::state::Created::file(created),
                 )?,
                 LedgerOp::Forget { name } => {
-                    ctx.state.forget(&edit::entry_key(&plan.location, name))?;
+                    ctx.state
+                        .forget(&edit::entry_key_at(&identity, &plan.location, name))?;
                 }
             }
         }
