@@ -204,10 +204,10 @@ impl FilePlan<'_> {
         let mut out = String::new();
         if let Some(after) = self.new_text() {
             let source = &self.document.source;
-            out = edit::unified_diff(
+            out = edit::unified_diff_text(
                 &display_path(ctx, &self.location.path),
-                &source.bytes_for(&self.before),
-                &source.bytes_for(after),
+                &source.text_for(&self.before),
+                &source.text_for(after),
                 source.exists(),
             );
         }
