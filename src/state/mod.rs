@@ -240,14 +240,20 @@ impl State {
         }
         let mut session = self.session();
         let session = &mut *session;
-        let at = session.change_at.get(&entry).copied();
-        match at.and_then(|i| session.changes.get_mut(i).filter(|c| c.entry == entry)) {
+        let next = session.changes.len();
+        // One hash of the key for the look-up and the insert.
+        let at = session.change_at.entry(entry);
+        let key = at.key();
+        let seen = match &at {
+            std::collections::hash_map::Entry::Occupied(i) => Some(*i.get()),
+            std::collections::hash_map::Entry::Vacant(_) => None,
+        };
+        match seen.and_then(|i| session.changes.get_mut(i).filter(|c| c.entry == *key)) {
             // Keep the first `before`: the journal reverts to the state before the command.
             Some(change) => change.after = after,
             None => {
-                session
-                    .change_at
-                    .insert(entry.clone(), session.changes.len());
+                let entry = key.clone();
+                at.insert_entry(next);
                 session.changes.push(LedgerChange {
                     entry,
                     before,
