@@ -557,6 +557,7 @@ pub fn plan_file<'a>(
     let map_position = map_at.map_or((1, 1), |p| (p.line, p.column));
     let position = |name: &str| positions.get(name).copied().unwrap_or(map_position);
     let mut wanted_names = BTreeSet::new();
+    let mut filled: Option<Placeholders> = None;
     // The ledger's records of the entries to add (written after the loop, `add_all`).
     let mut added: Vec<usize> = Vec::new();
     let push = |plan: &mut FilePlan<'_>,
@@ -629,7 +630,12 @@ pub fn plan_file<'a>(
             continue;
         }
         wanted_names.insert(name.to_owned());
-        let entry = placeholders(ctx, portable)?;
+        // Found at the first entry that needs them (a plan of no entry needs no home).
+        let fill = match &filled {
+            Some(fill) => fill,
+            None => filled.insert(Placeholders::new(ctx)?),
+        };
+        let entry = fill.fill(portable);
         // `secrets = {…}`: the launcher (or bridge) form `add --secret` writes. The store
         // holds each person's own values; one not set here is said, not a failure: the
         // entry can be written before the value is set.
@@ -969,27 +975,46 @@ fn from_registry(
 
 /// `{home}` and `{project}` in a portable entry's command, args, env and cwd.
 pub(crate) fn placeholders(ctx: &Context, entry: &ServerEntry) -> anyhow::Result<ServerEntry> {
-    let home = ctx.platform.home()?.display().to_string();
-    let project = ctx.project.display().to_string();
-    let fill = |s: &mut String| {
-        if s.contains('{') {
-            *s = s.replace("{home}", &home).replace("{project}", &project);
-        }
-    };
-    let mut entry = entry.clone();
-    if let Transport::Stdio {
-        command,
-        args,
-        env,
-        cwd,
-    } = &mut entry.transport
-    {
-        fill(command);
-        args.iter_mut().for_each(fill);
-        env.values_mut().for_each(fill);
-        cwd.iter_mut().for_each(fill);
+    Ok(Placeholders::new(ctx)?.fill(entry))
+}
+
+/// What `{home}` and `{project}` stand for, found once for all the entries of a plan.
+pub(crate) struct Placeholders {
+    home: String,
+    project: String,
+}
+
+impl Placeholders {
+    pub(crate) fn new(ctx: &Context) -> anyhow::Result<Placeholders> {
+        Ok(Placeholders {
+            home: ctx.platform.home()?.display().to_string(),
+            project: ctx.project.display().to_string(),
+        })
     }
-    Ok(entry)
+
+    /// [`placeholders`] with these values.
+    pub(crate) fn fill(&self, entry: &ServerEntry) -> ServerEntry {
+        let Placeholders { home, project } = self;
+        let fill = |s: &mut String| {
+            if s.contains('{') {
+                *s = s.replace("{home}", home).replace("{project}", project);
+            }
+        };
+        let mut entry = entry.clone();
+        if let Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } = &mut entry.transport
+        {
+            fill(command);
+            args.iter_mut().for_each(fill);
+            env.values_mut().for_each(fill);
+            cwd.iter_mut().for_each(fill);
+        }
+        entry
+    }
 }
 
 /// The wanted entry, keeping the client's housekeeping fields (switches, approvals,
