@@ -92,10 +92,10 @@ fn for_client_vars(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<St
             .into_iter()
             .any(|r| r.syntax != vars::Syntax::Input)
     };
-    let strings: Vec<String> = entry.transport.strings().into_iter().cloned().collect();
+    let any_ref = entry.transport.strings().into_iter().any(|s| env_refs(s));
     // A client that expands nothing got past `loads::before_write` only with references
     // its dialect carries as variable names (Mistral Vibe's `api_key_env`).
-    if !strings.iter().any(|s| env_refs(s)) || client.loading.expands == Some(false) {
+    if !any_ref || client.loading.expands == Some(false) {
         return (entry, notes);
     }
     let Some(syntax) = client.fields.var_syntax else {
@@ -106,7 +106,11 @@ fn for_client_vars(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<St
         return (entry, notes);
     };
     if syntax != VarSyntax::Codex {
-        each_string(&mut entry, &mut |s| *s = vars::respell(s, syntax));
+        each_string(&mut entry, &mut |s| {
+            if vars::may_reference(s) {
+                *s = vars::respell(s, syntax);
+            }
+        });
         return (entry, notes);
     }
     // Codex: no expansion at all. The dialect turns whole-value references to a variable
@@ -187,6 +191,10 @@ pub fn for_client_inputs(entry: &ServerEntry, client: &Client) -> (ServerEntry, 
     let mut ids = Vec::new();
     if client.fields.var_syntax != Some(VarSyntax::Vscode) {
         each_string(&mut entry, &mut |s| {
+            // Only `${input:...}` references change (`vars::inputs_to_env`).
+            if !s.contains("${input:") {
+                return;
+            }
             let (text, found) = vars::inputs_to_env(s);
             *s = text;
             for id in found {
