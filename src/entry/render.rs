@@ -28,7 +28,7 @@ pub fn render(
         )
     })?;
     let entry = for_platform(entry, os, &client.fields, no_wrap);
-    let (entry, mut notes) = for_client_vars(&entry, client);
+    let (entry, mut notes) = for_client_vars(entry, client);
     notes.extend(loading_notes);
     if let Transport::Stdio { command, args, .. } = &entry.transport
         && entry::is_wrapped(command, args)
@@ -84,8 +84,7 @@ const CODEX_NO_PASS_THROUGH: &str = "Codex expands no variables, and has no pass
 /// `bearer_token_env_var`). Returns what cannot be said in the client's terms, as
 /// warnings; for Codex a reference no pass-through field can carry is a note starting
 /// with [`CODEX_NO_PASS_THROUGH`], which `render` refuses.
-fn for_client_vars(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<String>) {
-    let mut entry = entry.clone();
+fn for_client_vars(mut entry: ServerEntry, client: &Client) -> (ServerEntry, Vec<String>) {
     let mut notes = Vec::new();
     let env_refs = |s: &str| {
         vars::references(s)
@@ -187,7 +186,11 @@ pub fn for_platform(entry: &ServerEntry, os: Os, fields: &Fields, no_wrap: bool)
 /// becomes a variable reference (`vars::input_variable`). Returns the entry and the ids
 /// translated. `add`, `apply` and `import` all go through here.
 pub fn for_client_inputs(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<String>) {
-    let mut entry = entry.clone();
+    client_inputs(entry.clone(), client)
+}
+
+/// [`for_client_inputs`] of an entry the caller has no more use for (a plan's own copy).
+pub fn client_inputs(mut entry: ServerEntry, client: &Client) -> (ServerEntry, Vec<String>) {
     let mut ids = Vec::new();
     if client.fields.var_syntax != Some(VarSyntax::Vscode) {
         each_string(&mut entry, &mut |s| {

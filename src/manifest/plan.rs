@@ -647,7 +647,7 @@ pub fn plan_file<'a>(
             ));
         }
         // A VS Code prompt in the manifest is a variable everywhere else.
-        let (entry, prompts) = crate::entry::render::for_client_inputs(&entry, client);
+        let (entry, prompts) = crate::entry::render::client_inputs(entry, client);
         for id in prompts {
             plan.notes.push(format!(
                 "{}: `${{input:{id}}}` is a VS Code prompt; `{name}` gets `${{{}}}` instead: set it where {} runs",
