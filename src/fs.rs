@@ -98,13 +98,21 @@ impl Source {
     /// Borrowed when there is no BOM: a many-MB file is not copied just to be hashed or
     /// compared.
     pub fn bytes_for<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, [u8]> {
+        match self.text_for(text) {
+            std::borrow::Cow::Borrowed(text) => std::borrow::Cow::Borrowed(text.as_bytes()),
+            std::borrow::Cow::Owned(text) => std::borrow::Cow::Owned(text.into_bytes()),
+        }
+    }
+
+    /// [`Source::bytes_for`] as text (the bytes mcpctl writes are always UTF-8).
+    pub fn text_for<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
         if !self.bom {
-            return std::borrow::Cow::Borrowed(text.as_bytes());
+            return std::borrow::Cow::Borrowed(text);
         }
         let mut out = String::with_capacity(text.len() + 3);
         out.push_str(BOM);
         out.push_str(text);
-        std::borrow::Cow::Owned(out.into_bytes())
+        std::borrow::Cow::Owned(out)
     }
 }
 

@@ -12,7 +12,6 @@
 //! this run changed, the record of parked entries included.
 
 use crate::cli::{ApplyArgs, CheckFormat};
-use crate::entry::Dialect;
 use crate::error::{ExitStatus, UserError};
 use crate::fs::FsError;
 use crate::manifest::Manifest;
@@ -219,20 +218,21 @@ fn execute<'a>(
     }
     let origin = Origin::manifest(&manifest.path);
     for plan in plans.iter() {
-        let dialect = Dialect::of(plan.client);
         let created = !plan.document.source.exists();
+        // The file's identity once, not once per entry (a `readlink` per component).
+        let identity = crate::fs::identity(&plan.location.path);
         for op in &plan.ledger {
             match op {
-                LedgerOp::Record { name, raw } => write::record(
+                LedgerOp::Record { name, raw, known } => write::record_fingerprint(
                     ctx,
-                    &dialect,
-                    edit::entry_key(&plan.location, name),
-                    raw,
+                    edit::entry_key_at(&identity, &plan.location, name),
+                    plan.fingerprint(raw, known),
                     &origin,
                     crate::state::Created::file(created),
                 )?,
                 LedgerOp::Forget { name } => {
-                    ctx.state.forget(&edit::entry_key(&plan.location, name))?;
+                    ctx.state
+                        .forget(&edit::entry_key_at(&identity, &plan.location, name))?;
                 }
             }
         }

@@ -28,7 +28,7 @@ pub fn render(
         )
     })?;
     let entry = for_platform(entry, os, &client.fields, no_wrap);
-    let (entry, mut notes) = for_client_vars(&entry, client);
+    let (entry, mut notes) = for_client_vars(entry, client);
     notes.extend(loading_notes);
     if let Transport::Stdio { command, args, .. } = &entry.transport
         && entry::is_wrapped(command, args)
@@ -84,18 +84,17 @@ const CODEX_NO_PASS_THROUGH: &str = "Codex expands no variables, and has no pass
 /// `bearer_token_env_var`). Returns what cannot be said in the client's terms, as
 /// warnings; for Codex a reference no pass-through field can carry is a note starting
 /// with [`CODEX_NO_PASS_THROUGH`], which `render` refuses.
-fn for_client_vars(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<String>) {
-    let mut entry = entry.clone();
+fn for_client_vars(mut entry: ServerEntry, client: &Client) -> (ServerEntry, Vec<String>) {
     let mut notes = Vec::new();
     let env_refs = |s: &str| {
         vars::references(s)
             .into_iter()
             .any(|r| r.syntax != vars::Syntax::Input)
     };
-    let strings: Vec<String> = entry.transport.strings().into_iter().cloned().collect();
+    let any_ref = entry.transport.strings().into_iter().any(|s| env_refs(s));
     // A client that expands nothing got past `loads::before_write` only with references
     // its dialect carries as variable names (Mistral Vibe's `api_key_env`).
-    if !strings.iter().any(|s| env_refs(s)) || client.loading.expands == Some(false) {
+    if !any_ref || client.loading.expands == Some(false) {
         return (entry, notes);
     }
     let Some(syntax) = client.fields.var_syntax else {
@@ -106,7 +105,11 @@ fn for_client_vars(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<St
         return (entry, notes);
     };
     if syntax != VarSyntax::Codex {
-        each_string(&mut entry, &mut |s| *s = vars::respell(s, syntax));
+        each_string(&mut entry, &mut |s| {
+            if vars::may_reference(s) {
+                *s = vars::respell(s, syntax);
+            }
+        });
         return (entry, notes);
     }
     // Codex: no expansion at all. The dialect turns whole-value references to a variable
@@ -183,10 +186,18 @@ pub fn for_platform(entry: &ServerEntry, os: Os, fields: &Fields, no_wrap: bool)
 /// becomes a variable reference (`vars::input_variable`). Returns the entry and the ids
 /// translated. `add`, `apply` and `import` all go through here.
 pub fn for_client_inputs(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<String>) {
-    let mut entry = entry.clone();
+    client_inputs(entry.clone(), client)
+}
+
+/// [`for_client_inputs`] of an entry the caller has no more use for (a plan's own copy).
+pub fn client_inputs(mut entry: ServerEntry, client: &Client) -> (ServerEntry, Vec<String>) {
     let mut ids = Vec::new();
     if client.fields.var_syntax != Some(VarSyntax::Vscode) {
         each_string(&mut entry, &mut |s| {
+            // Only `${input:...}` references change (`vars::inputs_to_env`).
+            if !s.contains("${input:") {
+                return;
+            }
             let (text, found) = vars::inputs_to_env(s);
             *s = text;
             for id in found {

@@ -41,7 +41,23 @@ pub fn refuse_blocked(
     name: &str,
     entry: &ServerEntry,
 ) -> anyhow::Result<()> {
-    match crate::policy::read::load(client, &ctx.platform).blocks(name, entry) {
+    refuse_blocked_by(
+        &crate::policy::read::load(client, &ctx.platform),
+        client,
+        name,
+        entry,
+    )
+}
+
+/// [`refuse_blocked`] by `client`'s policies as already read (`policy::read::load`): a
+/// plan checks every entry of a file against the same files.
+pub fn refuse_blocked_by(
+    policies: &crate::policy::read::Loaded,
+    client: &Client,
+    name: &str,
+    entry: &ServerEntry,
+) -> anyhow::Result<()> {
+    match policies.blocks(name, entry) {
         Some(block) => Err(crate::error::UserError::new(format!(
             "`{name}` for {}: {}",
             client.name,
@@ -304,7 +320,25 @@ pub fn record(
     origin: &Origin,
     created: Created,
 ) -> anyhow::Result<()> {
-    match ledger::fingerprint_raw(dialect, raw) {
+    record_fingerprint(
+        ctx,
+        key,
+        ledger::fingerprint_raw(dialect, raw),
+        origin,
+        created,
+    )
+}
+
+/// [`record`] of an entry whose fingerprint is known (`None`: it does not read as a
+/// server, and is not recorded).
+pub fn record_fingerprint(
+    ctx: &Context,
+    key: crate::state::EntryKey,
+    fingerprint: Option<ledger::Fingerprint>,
+    origin: &Origin,
+    created: Created,
+) -> anyhow::Result<()> {
+    match fingerprint {
         Some(fingerprint) => ctx.state.record(key, fingerprint, origin.clone(), created),
         None => Ok(()),
     }

@@ -100,9 +100,15 @@ impl Intent {
     /// module note). Then `into_journal` moves the file; in between the record is
     /// complete but still an intent, which the next run journals as it is.
     pub fn finish(&mut self, record: &Entry) -> std::io::Result<()> {
-        let mut record = record.clone();
-        record.pending = false;
-        self.append(&record)?;
+        // `State::save` passes a final record already; a copy (30,000 ledger changes for
+        // an `apply` of 10,000 servers into three files) only for one that is not.
+        if record.pending {
+            let mut record = record.clone();
+            record.pending = false;
+            self.append(&record)?;
+        } else {
+            self.append(record)?;
+        }
         crate::fault::step_at("journal", &self.path)
     }
 

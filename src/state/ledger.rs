@@ -211,6 +211,11 @@ impl Ledger {
         self
     }
 
+    /// Whether two records are of one entry (only a hand-edited file has that).
+    pub fn has_duplicates(&self) -> bool {
+        self.index.len() != self.entries.len()
+    }
+
     /// Every record, in file order.
     pub fn entries(&self) -> &[Record] {
         &self.entries
@@ -228,10 +233,14 @@ impl Ledger {
 
     /// Insert or replace the record for `record.entry`; returns the one it replaced.
     pub fn put(&mut self, record: Record) -> Option<Record> {
-        match self.index.get(&record.entry) {
-            Some(&i) => Some(std::mem::replace(&mut self.entries[i], record)),
-            None => {
-                self.index.insert(record.entry.clone(), self.entries.len());
+        // One hash of the key (a path hashed component by component), not a look-up
+        // and then an insert: an apply puts thousands of new records.
+        match self.index.entry(record.entry.clone()) {
+            std::collections::hash_map::Entry::Occupied(at) => {
+                Some(std::mem::replace(&mut self.entries[*at.get()], record))
+            }
+            std::collections::hash_map::Entry::Vacant(at) => {
+                at.insert(self.entries.len());
                 self.entries.push(record);
                 None
             }

@@ -66,6 +66,9 @@ struct Session {
     unsynced: Vec<PathBuf>,
     /// `undo`/`redo`: the record this command reverts (`Reverts`), for its journal record.
     reverts: Option<Reverts>,
+    /// When this command recorded its first entry (`rfc3339`): the time of all of them,
+    /// formatted once (an apply records thousands).
+    recorded_at: Option<String>,
 }
 
 /// What an `undo` or a `redo` reverts: the journal record with this id.
@@ -206,12 +209,17 @@ impl State {
         source: Origin,
         created: Created,
     ) -> anyhow::Result<()> {
+        let time = self
+            .session()
+            .recorded_at
+            .get_or_insert_with(|| rfc3339(SystemTime::now()))
+            .clone();
         let record = Record {
             entry: entry.clone(),
             fingerprint,
             source,
             created,
-            time: rfc3339(SystemTime::now()),
+            time,
         };
         self.change(entry, Some(record))
     }
@@ -232,14 +240,20 @@ impl State {
         }
         let mut session = self.session();
         let session = &mut *session;
-        let at = session.change_at.get(&entry).copied();
-        match at.and_then(|i| session.changes.get_mut(i).filter(|c| c.entry == entry)) {
+        let next = session.changes.len();
+        // One hash of the key for the look-up and the insert.
+        let at = session.change_at.entry(entry);
+        let key = at.key();
+        let seen = match &at {
+            std::collections::hash_map::Entry::Occupied(i) => Some(*i.get()),
+            std::collections::hash_map::Entry::Vacant(_) => None,
+        };
+        match seen.and_then(|i| session.changes.get_mut(i).filter(|c| c.entry == *key)) {
             // Keep the first `before`: the journal reverts to the state before the command.
             Some(change) => change.after = after,
             None => {
-                session
-                    .change_at
-                    .insert(entry.clone(), session.changes.len());
+                let entry = key.clone();
+                at.insert_entry(next);
                 session.changes.push(LedgerChange {
                     entry,
                     before,
@@ -428,10 +442,10 @@ impl State {
         let Some(root) = self.root.clone() else {
             return Ok(());
         };
-        let (changes, mut files, intended, reverts) = {
+        let (any_change, mut files, intended, reverts) = {
             let session = self.session();
             (
-                session.changes.clone(),
+                !session.changes.is_empty(),
                 session.files.clone(),
                 session.intent.as_ref().map(|i| i.entry.files.clone()),
                 session.reverts.clone(),
@@ -446,13 +460,16 @@ impl State {
                 files.push(file);
             }
         }
-        if changes.is_empty() && files.is_empty() {
+        if !any_change && files.is_empty() {
             if let Some(intent) = self.session().intent.take() {
                 intent.done();
             }
             return Ok(());
         }
         self.lock()?;
+        // Taken, not copied (30,000 of them for a manifest of 10,000 servers in three
+        // files): they are cleared below, and nothing reads them after `finish`.
+        let changes = std::mem::take(&mut self.session().changes);
         let save_err = |e: fs::FsError| {
             UserError::new(e.to_string()).hint(
                 "the client files were written; mcpctl could not remember it, so it will treat those entries as hand-made",
@@ -468,8 +485,7 @@ impl State {
             time: rfc3339(now),
             command: command.to_owned(),
             files,
-            // The ledger changes are saved from here below: not cloned a second time
-            // (30,000 of them for a manifest of 10,000 servers in three files).
+            // The ledger changes are saved from here below.
             ledger: changes,
             pending: false,
             undoes,
@@ -525,6 +541,14 @@ impl State {
     ) -> anyhow::Result<Result<(), fs::FsError>> {
         // Re-read under the lock: another mcpctl may have recorded since we read.
         let mut ledger = self.read_ledger()?;
+        if !replay {
+            if changes.is_empty() {
+                return Ok(Ok(()));
+            }
+            if let Some(text) = merged_text(&ledger, changes)? {
+                return Ok(write_ledger(root, &text));
+            }
+        }
         let mut changed = false;
         for change in changes {
             if replay && ledger.lookup(&change.entry) != change.before.as_ref() {
@@ -638,6 +662,54 @@ impl State {
     }
 }
 
+/// The ledger file's text once `changes` are applied to `ledger` in order, as
+/// `save_ledger`'s record-by-record path writes it (each `put` or `remove`, then sorted
+/// by entry and printed), built without copying a record: every record and change is
+/// sorted by its key (stably, so for one key the file's record comes first, then the
+/// changes in order), and the last of each key is the one kept (a removal keeps none).
+/// `None` for a ledger with two records of one entry (a hand-edited file), whose
+/// duplicates only the record-by-record path keeps as they were.
+/// Pinned to that path by `tests::merged_ledger_is_the_one_put_record_by_record`.
+fn merged_text(ledger: &Ledger, changes: &[LedgerChange]) -> anyhow::Result<Option<String>> {
+    if ledger.has_duplicates() {
+        return Ok(None);
+    }
+    let mut all: Vec<(&EntryKey, Option<&Record>)> =
+        Vec::with_capacity(ledger.entries().len() + changes.len());
+    all.extend(ledger.entries().iter().map(|r| (&r.entry, Some(r))));
+    // `put` files a record under its own key; `remove` drops the change's key.
+    all.extend(changes.iter().map(|c| match &c.after {
+        Some(record) => (&record.entry, Some(record)),
+        None => (&c.entry, None),
+    }));
+    all.sort_by(|a, b| a.0.cmp(b.0));
+    let mut entries: Vec<&Record> = Vec::with_capacity(all.len());
+    for (i, (key, record)) in all.iter().enumerate() {
+        if all.get(i + 1).is_some_and(|(next, _)| next == key) {
+            continue;
+        }
+        entries.extend(*record);
+    }
+    /// The shape `Ledger` serializes as (its index is skipped).
+    #[derive(serde::Serialize)]
+    struct Saved<'a> {
+        version: u32,
+        entries: Vec<&'a Record>,
+    }
+    // About 340 bytes a record, pretty-printed: one allocation for a large ledger.
+    let mut text = Vec::with_capacity(64 + entries.len() * 384);
+    serde_json::to_writer_pretty(
+        &mut text,
+        &Saved {
+            version: ledger::VERSION,
+            entries,
+        },
+    )?;
+    text.push(b'\n');
+    // serde_json writes UTF-8 only.
+    Ok(Some(String::from_utf8(text)?))
+}
+
 /// A journal record's id: a zero-padded nanosecond stamp (sortable), then the pid.
 fn journal_id(now: SystemTime) -> String {
     let nanos = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
@@ -718,6 +790,101 @@ mod tests {
 
     fn fp(s: &str) -> Fingerprint {
         serde_json::from_value(serde_json::json!(s)).unwrap()
+    }
+
+    /// `save_ledger` as it was before `merged_text`: every change put or removed in
+    /// order, then the ledger sorted and printed.
+    fn put_record_by_record(ledger: &Ledger, changes: &[LedgerChange]) -> String {
+        let mut ledger = ledger.clone();
+        for change in changes {
+            match &change.after {
+                Some(record) => {
+                    ledger.put(record.clone());
+                }
+                None => {
+                    ledger.remove(&change.entry);
+                }
+            }
+        }
+        ledger.version = ledger::VERSION;
+        ledger.sort();
+        let mut text = serde_json::to_string_pretty(&ledger).unwrap();
+        text.push('\n');
+        text
+    }
+
+    /// A record of one of a few entries in two files, with a few fingerprints.
+    fn small_record() -> impl proptest::strategy::Strategy<Value = Record> {
+        use proptest::prelude::*;
+        (0..2usize, 0..6usize, 0..3usize, any::<bool>()).prop_map(|(file, name, fp_of, created)| {
+            Record {
+                entry: EntryKey {
+                    path: ["/x/mcp.json", "/x/.codex/config.toml"][file].into(),
+                    key: vec!["mcpServers".into()],
+                    name: format!("s{name}"),
+                },
+                fingerprint: fp(&format!("sha256:{fp_of}")),
+                source: Origin::manifest(Path::new("/m/mcpctl.toml")),
+                created: Created::file(created),
+                time: "2026-12-03T14:00:00Z".into(),
+            }
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn merged_ledger_is_the_one_put_record_by_record(
+            file in proptest::collection::vec((small_record(), proptest::bool::weighted(0.2)), 0..10),
+            changes in proptest::collection::vec(
+                (small_record(), small_record(), 0..4u8), 0..14),
+        ) {
+            // The ledger as a file would hold it: puts and removes in any order.
+            let mut ledger = Ledger::default();
+            for (record, drop) in file {
+                if drop {
+                    ledger.remove(&record.entry);
+                } else {
+                    ledger.put(record);
+                }
+            }
+            let changes: Vec<LedgerChange> = changes
+                .into_iter()
+                .map(|(a, b, how)| match how {
+                    // A removal; a record put under its own key; one under another key.
+                    0 => LedgerChange { entry: a.entry, before: None, after: None },
+                    1 | 2 => LedgerChange { entry: a.entry.clone(), before: None, after: Some(a) },
+                    _ => LedgerChange { entry: a.entry, before: None, after: Some(b) },
+                })
+                .collect();
+            let merged = merged_text(&ledger, &changes).unwrap();
+            proptest::prop_assert_eq!(merged, Some(put_record_by_record(&ledger, &changes)));
+        }
+    }
+
+    #[test]
+    fn a_ledger_with_two_records_of_one_entry_is_saved_record_by_record() {
+        let text = r#"{"version": 1, "entries": [
+            {"path": "/x/mcp.json", "key": ["mcpServers"], "name": "a", "fingerprint": "sha256:1", "source": "add", "created_file": false, "time": "t"},
+            {"path": "/x/mcp.json", "key": ["mcpServers"], "name": "a", "fingerprint": "sha256:2", "source": "add", "created_file": false, "time": "t"}
+        ]}"#;
+        let ledger = serde_json::from_str::<Ledger>(text).unwrap().indexed();
+        assert!(merged_text(&ledger, &[]).unwrap().is_none());
+    }
+
+    #[test]
+    fn one_command_records_its_entries_at_one_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = State::new(Some(dir.path().to_path_buf()));
+        for name in ["a", "b", "c"] {
+            state
+                .record(key(name), fp("sha256:1"), Origin::add(), Created::default())
+                .unwrap();
+        }
+        let ledger = state.ledger().unwrap();
+        let times: Vec<&str> = ledger.entries().iter().map(|r| r.time.as_str()).collect();
+        assert_eq!(times.len(), 3);
+        assert!(times.iter().all(|t| *t == times[0]), "{times:?}");
+        assert!(times[0].len() == 20 && times[0].ends_with('Z'), "{times:?}");
     }
 
     #[test]

@@ -546,3 +546,74 @@ fn plan_points_at_entries_where_the_file_on_disk_has_them() {
         assert!(row.contains(&want), "want {want} in {row}\n{text}");
     }
 }
+
+/// `apply` records each entry's fingerprint from what its plan already read: the same
+/// fingerprint as the entry in the file gives, for entries added (to Goose too, whose
+/// defaults add fields to every new entry), adopted (a hand-made identical entry) and
+/// recorded again for another manifest, so the next plan is in sync everywhere.
+#[test]
+fn applied_entries_are_recorded_as_their_files_read_them() {
+    let env = TestEnv::new();
+    env.write(
+        ".cursor/mcp.json",
+        br#"{"mcpServers": {"memory": {"command": "npx", "args": ["-y", "m"]}}}"#,
+    );
+    let servers = r#"
+[servers.memory]
+command = "npx"
+args = ["-y", "m"]
+
+[servers.docs]
+url = "https://docs.example.com/mcp"
+headers = { X-Api-Key = "${DOCS_KEY}" }
+
+[servers.local]
+command = "uvx"
+args = ["tool"]
+env = { MODE = "fast" }
+"#;
+    manifest(
+        &env,
+        &format!("clients = [\"cursor\", \"codex\", \"goose\", \"claude-code\"]\n{servers}"),
+    );
+    let planned = actions(&env);
+    assert!(
+        planned.contains(&triple("cursor", "memory", "adopt"))
+            && planned.contains(&triple("goose", "local", "add")),
+        "{planned:?}"
+    );
+    env.run(&["apply"]).ok();
+    let after = actions(&env);
+    assert_eq!(after.len(), planned.len(), "{after:?}");
+    assert!(after.iter().all(|(_, _, a)| a == "ok"), "{after:?}");
+    let recorded = |env: &TestEnv| {
+        env.state("ledger.json")["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["fingerprint"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    let first = recorded(&env);
+    assert_eq!(first.len(), planned.len());
+    // The same servers from another manifest: every entry is recorded again, as it is.
+    let other = ".config/mcpctl/other.toml";
+    env.write(
+        other,
+        format!("clients = [\"cursor\", \"codex\", \"goose\", \"claude-code\"]\n{servers}")
+            .as_bytes(),
+    );
+    let path = env.home().join(other);
+    env.run(&["apply", "--manifest", path.to_str().unwrap()])
+        .ok();
+    let ledger = env.state("ledger.json");
+    assert!(
+        ledger["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["source"].as_str().unwrap().ends_with("other.toml")),
+        "{ledger}"
+    );
+    assert_eq!(recorded(&env), first);
+}
