@@ -210,6 +210,8 @@ pub fn read_source(path: &Path) -> Result<Source, FsError> {
             read::Failure::NotUtf8(offset) => not_utf8(offset),
         })?;
         let bom = map.bytes().starts_with(BOM.as_bytes());
+        // Where a test cuts the file short under the map (`tests/cli/durability.rs`).
+        crate::fault::step_at("mapped", path).map_err(read_err)?;
         return Ok(Source {
             path: path.to_path_buf(),
             text: Text::mapped(map, if bom { BOM.len() } else { 0 }),

@@ -513,3 +513,45 @@ fn in_place_writer_of_a_big_file_never_ends_mcpctl_by_a_signal() {
     assert_eq!(now["theme"], "dark");
     assert_eq!(now["history"].as_array().map(Vec::len), Some(50_001));
 }
+
+/// The file cut short under the map while mcpctl parses it (a writer's `O_TRUNC`, then a
+/// shorter file written back): the parse read zeros, not the file's syntax, so the file
+/// is read again and edited as it is now — not reported as "not valid JSON".
+#[cfg(target_os = "linux")]
+#[test]
+fn a_big_file_cut_short_while_parsed_is_read_again() {
+    let env = TestEnv::new();
+    let pad = "x".repeat(3 << 20);
+    let path = env.write(
+        CLAUDE,
+        format!("{{\"theme\": \"dark\", \"pad\": \"{pad}\", \"mcpServers\": {{}}}}\n").as_bytes(),
+    );
+    let gate = env.dir.path().join("gate");
+    let child = env
+        .command(&["add", "a", "-c", "claude-code", "--", "npx", "a"])
+        .env("MCPCTL_FAULT", "pause@mapped:.claude.json")
+        .env("MCPCTL_FAULT_GATE", &gate)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let waiting = env.dir.path().join("gate.waiting");
+    for _ in 0..4000 {
+        if waiting.exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(waiting.exists(), "add never mapped the file");
+    std::fs::write(&path, b"{\"theme\": \"light\", \"mcpServers\": {}}\n").unwrap();
+    std::fs::write(&gate, b"go").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let now = jsonc(&env.read(CLAUDE));
+    assert_eq!(now["theme"], "light", "{now}");
+    assert!(names(&env.read(CLAUDE)).contains(&"a".to_owned()));
+}
