@@ -84,8 +84,28 @@ pub fn secret_name(name: &str) -> bool {
     has_word || ends_with(b"_KEY") || (name.len() == 3 && ends_with(b"KEY")) || ends_with(b"_PAT")
 }
 
+/// Characters a provider's token is made of.
+fn token_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '-'
+}
+
 /// A value that has the shape of a known provider's token.
 pub fn pattern_secret(value: &str) -> Option<&'static str> {
+    for (i, _) in value.char_indices() {
+        if i > 0 && value[..i].chars().next_back().is_some_and(token_char) {
+            continue; // a token starts at a word boundary
+        }
+        if let Some(kind) = pattern_at_start(&value[i..]) {
+            return Some(kind);
+        }
+    }
+    None
+}
+
+/// [`pattern_secret`] tried at the start of `rest` only: all it does for one word of
+/// token characters, where no other place is a word boundary (`scrub` asks it of every
+/// word of the output; `tests::a_words_pattern_is_tried_at_its_start_only`).
+fn pattern_at_start(rest: &str) -> Option<&'static str> {
     const PATTERNS: &[(&str, usize, &str)] = &[
         ("github_pat_", 20, "a GitHub token"),
         ("ghp_", 30, "a GitHub token"),
@@ -103,32 +123,25 @@ pub fn pattern_secret(value: &str) -> Option<&'static str> {
         ("xoxr-", 10, "a Slack token"),
         ("AIza", 30, "a Google API key"),
     ];
-    let token_char = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
-    for (i, _) in value.char_indices() {
-        if i > 0 && value[..i].chars().next_back().is_some_and(token_char) {
-            continue; // a token starts at a word boundary
-        }
-        let rest = &value[i..];
-        // A first byte no prefix starts with (most words of a text) needs no more.
-        let first = rest.as_bytes()[0];
-        if !PATTERNS
-            .iter()
-            .any(|(prefix, ..)| prefix.as_bytes()[0] == first)
-        {
-            continue;
-        }
-        for (prefix, min, kind) in PATTERNS {
-            if let Some(tail) = rest.strip_prefix(prefix) {
-                let len = tail.chars().take_while(|c| token_char(*c)).count();
-                let upper_only = *prefix == "AKIA";
-                let body_ok = !upper_only
-                    || tail
-                        .chars()
-                        .take(16)
-                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
-                if len >= *min && body_ok {
-                    return Some(kind);
-                }
+    // A first byte no prefix starts with (most words of a text) needs no more.
+    let first = *rest.as_bytes().first()?;
+    if !PATTERNS
+        .iter()
+        .any(|(prefix, ..)| prefix.as_bytes()[0] == first)
+    {
+        return None;
+    }
+    for (prefix, min, kind) in PATTERNS {
+        if let Some(tail) = rest.strip_prefix(prefix) {
+            let len = tail.chars().take_while(|c| token_char(*c)).count();
+            let upper_only = *prefix == "AKIA";
+            let body_ok = !upper_only
+                || tail
+                    .chars()
+                    .take(16)
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+            if len >= *min && body_ok {
+                return Some(kind);
             }
         }
     }
@@ -355,7 +368,8 @@ pub fn scrub(text: &str) -> Cow<'_, str> {
             .bytes()
             .position(|c| !name_byte(c) || c == b'.')
             .unwrap_or(rest.len());
-        if token_len > 0 && pattern_secret(&rest[..token_len]).is_some() {
+        // The word is token characters only: its start is the one place to try.
+        if token_len > 0 && pattern_at_start(&rest[..token_len]).is_some() {
             spans.push(i..i + token_len);
         }
         if (c == b'B' || c == b'b')
@@ -622,6 +636,17 @@ mod tests {
             name in "([a-zA-Z_.-]{0,3}(token|Secret|PASSWD|password|api-key|apikey|ACCESS_key|private_KEY|credential|auth|_pat|key|pat|tok|pas|acc)?){0,4}"
         ) {
             proptest::prop_assert_eq!(secret_name(&name), secret_name_by_windows(&name), "{}", name);
+        }
+    }
+
+    proptest::proptest! {
+        /// In a word of token characters only its start is a word boundary: the one
+        /// place `scrub` tries (`pattern_at_start`) is where `pattern_secret` finds it.
+        #[test]
+        fn a_words_pattern_is_tried_at_its_start_only(
+            word in "(github_pat_|ghp_|sk-|sk-ant-|sk-proj-|AKIA|xoxb-|AIza|[A-Z0-9]{1,9}|[a-z_-]{1,5}){0,5}"
+        ) {
+            proptest::prop_assert_eq!(pattern_at_start(&word), pattern_secret(&word), "{}", word);
         }
     }
 
