@@ -657,7 +657,7 @@ pub fn plan_file<'a>(
             ));
         }
         let (rendered, mut wanted, notes) =
-            crate::entry::render::render(ctx.platform.os, client, &entry, false)
+            crate::entry::render::render_entry(ctx.platform.os, client, entry, false)
                 .map_err(|e| e.context(format!("server `{name}` for {}", client.name)))?;
         // An administrator's policy keeps it out of this client: apply would write an
         // entry the client refuses to load.
