@@ -1112,15 +1112,22 @@ mod tests {
         ));
     }
 
+    /// A file just big enough to be read as its map: its directory, path and text.
+    #[cfg(target_os = "linux")]
+    fn big_file() -> (tempfile::TempDir, PathBuf, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.json");
+        let text = format!("{{\"pad\": \"{}\"}}\n", "x".repeat(MAP_FROM as usize));
+        fs::write(&path, &text).unwrap();
+        (dir, path, text)
+    }
+
     /// A document takes a mapped text without taking it from the source: the source
     /// still knows when the file is cut short under the document's reads.
     #[cfg(target_os = "linux")]
     #[test]
     fn a_mapped_text_taken_by_a_document_still_tears_its_source() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("big.json");
-        let text = format!("{{\"pad\": \"{}\"}}\n", "x".repeat(MAP_FROM as usize));
-        fs::write(&path, &text).unwrap();
+        let (dir, path, text) = big_file();
         let mut source = read_source(&path).unwrap();
         let taken = source.take_text();
         assert_eq!(*taken, *text);
@@ -1140,10 +1147,7 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn a_map_cut_short_while_read_is_never_written_from() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("big.json");
-        let text = format!("{{\"pad\": \"{}\"}}\n", "x".repeat(MAP_FROM as usize));
-        fs::write(&path, &text).unwrap();
+        let (dir, path, text) = big_file();
         let modified = fs::metadata(&path).unwrap().modified().unwrap();
         let lock = lock::acquire(&path, &dir.path().join("state")).unwrap();
         let source = read_source(&path).unwrap();

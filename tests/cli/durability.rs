@@ -95,6 +95,33 @@ fn in_place_writer_mid_write_is_waited_for_not_read_as_empty() {
     }
 }
 
+/// `args` started with a `pause@…` fault armed, once it waits at that step: the child and
+/// the gate file that lets it go on (see `src/fault.rs`).
+fn paused(env: &TestEnv, args: &[&str], fault: &str) -> (std::process::Child, PathBuf) {
+    let gate = env.dir.path().join("gate");
+    let child = env
+        .command(args)
+        .env("MCPCTL_FAULT", fault)
+        .env("MCPCTL_FAULT_GATE", &gate)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let waiting = env.dir.path().join("gate.waiting");
+    for _ in 0..4000 {
+        if waiting.exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(
+        waiting.exists(),
+        "`{}` never reached `{fault}`",
+        args.join(" ")
+    );
+    (child, gate)
+}
+
 /// A tmpfs of `size` mounted over `dir` (root only; `None` elsewhere: the test is skipped).
 pub struct Mount(PathBuf);
 
@@ -303,23 +330,11 @@ fn a_starting_command_is_not_recovered_as_dead_by_a_concurrent_one() {
     let env = TestEnv::new();
     env.write(CURSOR, ORIGINAL.as_bytes());
     env.write(CLAUDE, b"{\"theme\": \"dark\"}\n");
-    let gate = env.dir.path().join("gate");
-    let first = env
-        .command(&["add", "first", "-c", "cursor", "--", "npx", "first"])
-        .env("MCPCTL_FAULT", "pause@intent-created*")
-        .env("MCPCTL_FAULT_GATE", &gate)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let waiting = env.dir.path().join("gate.waiting");
-    for _ in 0..4000 {
-        if waiting.exists() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    assert!(waiting.exists(), "the first add never created its intent");
+    let (first, gate) = paused(
+        &env,
+        &["add", "first", "-c", "cursor", "--", "npx", "first"],
+        "pause@intent-created*",
+    );
     env.run(&["add", "second", "-c", "claude-code", "--", "npx", "second"])
         .ok();
     std::fs::write(&gate, b"go").unwrap();
@@ -526,23 +541,11 @@ fn a_big_file_cut_short_while_parsed_is_read_again() {
         CLAUDE,
         format!("{{\"theme\": \"dark\", \"pad\": \"{pad}\", \"mcpServers\": {{}}}}\n").as_bytes(),
     );
-    let gate = env.dir.path().join("gate");
-    let child = env
-        .command(&["add", "a", "-c", "claude-code", "--", "npx", "a"])
-        .env("MCPCTL_FAULT", "pause@mapped:.claude.json")
-        .env("MCPCTL_FAULT_GATE", &gate)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let waiting = env.dir.path().join("gate.waiting");
-    for _ in 0..4000 {
-        if waiting.exists() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    assert!(waiting.exists(), "add never mapped the file");
+    let (child, gate) = paused(
+        &env,
+        &["add", "a", "-c", "claude-code", "--", "npx", "a"],
+        "pause@mapped:.claude.json",
+    );
     std::fs::write(&path, b"{\"theme\": \"light\", \"mcpServers\": {}}\n").unwrap();
     std::fs::write(&gate, b"go").unwrap();
     let out = child.wait_with_output().unwrap();
