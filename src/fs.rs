@@ -1127,7 +1127,7 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn a_mapped_text_taken_by_a_document_still_tears_its_source() {
-        let (dir, path, text) = big_file();
+        let (_dir, path, text) = big_file();
         let mut source = read_source(&path).unwrap();
         let taken = source.take_text();
         assert_eq!(*taken, *text);
