@@ -69,57 +69,34 @@ fn read_in_chunks(
 }
 
 /// The file's first `len` bytes (its size when looked at) as a memory map (`map`),
-/// digested and checked as UTF-8 chunk by chunk as `read_text` does: `None` where no map
-/// can be had, or the file was cut short while it was checked (read it instead: the
-/// version there now is the one to take).
+/// digested and checked as UTF-8: `None` where no map can be had, or the file was cut
+/// short while it was checked (read it instead: the version there now is the one to
+/// take). The bytes are in memory already, so no chunks: one check, and the digest on a
+/// second core meanwhile (the two passes are each bound by memory, not by the other).
 #[cfg(target_os = "linux")]
 pub(super) fn map_text(file: &File, len: usize) -> Option<Result<(Mapped, String), Failure>> {
-    map_in_chunks(file, len, CHUNK)
-}
-
-#[cfg(target_os = "linux")]
-fn map_in_chunks(
-    file: &File,
-    len: usize,
-    chunk: usize,
-) -> Option<Result<(Mapped, String), Failure>> {
     let map = Mapped::of(file, len)?;
     let bytes = map.bytes();
-    // The digest on a second core while this one checks the text: the two passes are
-    // each bound by memory, not by the other.
-    let (digest, bad) = std::thread::scope(|scope| {
+    let (digest, checked) = std::thread::scope(|scope| {
         let digest = std::thread::Builder::new()
             .name("digest".to_owned())
             .spawn_scoped(scope, || xxhash_rust::xxh3::xxh3_128(bytes));
-        let mut checked = 0;
-        let mut from = 0;
-        let mut bad = None;
-        while from < bytes.len() {
-            let end = (from + chunk).min(bytes.len());
-            match check_utf8(&bytes[..end], checked) {
-                Ok(end) => checked = end,
-                Err(at) => {
-                    bad = Some(at);
-                    break;
-                }
-            }
-            from = end;
-        }
-        let bad = bad.or((checked < bytes.len()).then_some(checked));
+        let checked = check_utf8(bytes, 0);
         // No thread to be had (or it failed): the digest here, after the check.
         let digest = digest
             .ok()
             .and_then(|digest| digest.join().ok())
             .unwrap_or_else(|| xxhash_rust::xxh3::xxh3_128(bytes));
-        (digest, bad)
+        (digest, checked)
     });
     if map.torn() {
         return None;
     }
-    if let Some(at) = bad {
-        return Some(Err(Failure::NotUtf8(at)));
+    match checked {
+        Ok(end) if end == bytes.len() => Some(Ok((map, super::digest_named(digest)))),
+        // Not UTF-8 at `at`, or the file ends inside a character.
+        Ok(at) | Err(at) => Some(Err(Failure::NotUtf8(at))),
     }
-    Some(Ok((map, super::digest_named(digest))))
 }
 
 /// Check `bytes[from..]` as UTF-8: `Ok(end)` where `end` is where the checked text ends
@@ -260,9 +237,9 @@ mod tests {
                     assert_eq!(got, want, "chunk {chunk}, {bytes:?}");
                 }
                 #[cfg(target_os = "linux")]
-                if !bytes.is_empty() {
+                if !bytes.is_empty() && chunk == CHUNK {
                     let file = File::open(&path).unwrap();
-                    let got = match map_in_chunks(&file, bytes.len(), chunk).unwrap() {
+                    let got = match map_text(&file, bytes.len()).unwrap() {
                         Ok((map, digest)) => {
                             assert_eq!(digest, super::super::digest(&bytes), "chunk {chunk}");
                             Ok(String::from_utf8(map.bytes().to_vec()).unwrap())

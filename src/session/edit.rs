@@ -571,12 +571,6 @@ pub fn unified_diff_text(label: &str, old: &str, new: &str, existed: bool) -> St
 /// three new files of an apply of 2,000 servers. Lines end after `\n`, `\r\n` or a
 /// lone `\r`, as `similar` splits them (`tests::a_new_files_diff_is_similars`).
 fn all_added(from: &str, to: &str, new: &str) -> String {
-    if !new.contains('\r') {
-        // The usual text: lines end at `\n` only, found by `memchr`.
-        let count = new.bytes().filter(|b| *b == b'\n').count()
-            + usize::from(!new.is_empty() && !new.ends_with('\n'));
-        return one_hunk(from, to, new, count, new.split_inclusive('\n'));
-    }
     let lines = || {
         let bytes = new.as_bytes();
         let mut start = 0;
