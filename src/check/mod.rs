@@ -90,7 +90,12 @@ pub fn check_text_with(
         None => &target.client.servers_key,
         Some(_) => &[],
     };
-    let parsed = target.client.format.lint_tree(text, defer);
+    let whole = lint::reads(target);
+    let reads = formats::tree::Reads {
+        whole: Some(&whole),
+        defer,
+    };
+    let parsed = target.client.format.lint_tree(text, reads);
     let index = formats::tree::LineIndex::new(text);
     let mut linter = lint::Linter::new(path, &index, target);
     linter.alternatives = alternatives;

@@ -10,7 +10,9 @@ use jsonc_parser::common::Ranged;
 use jsonc_parser::{CollectOptions, CommentCollectionStrategy, ParseOptions};
 
 use super::scan;
-use super::tree::{Deferred, Member, Node, Parsed, Syntax, Value, empty_root, lowercase_first};
+use super::tree::{
+    Deferred, Member, Node, Parsed, Reads, Syntax, Value, empty_root, lowercase_first,
+};
 
 /// What the clients' JSONC readers accept: comments and trailing commas, nothing looser.
 pub(crate) fn client_jsonc() -> ParseOptions {
@@ -32,14 +34,14 @@ pub(crate) fn client_jsonc() -> ParseOptions {
 /// `Syntax` notes; anything else non-standard (single quotes, hex, unquoted keys) is a
 /// parse error, as it is for every client.
 pub(super) fn parse(text: &str) -> Parsed {
-    parse_deferring(text, &[])
+    parse_reading(text, Reads::default())
 }
 
-/// [`parse`], with the members of the object at `defer` (a key path; empty: none) left
-/// out of the tree and read one at a time by `Parsed::each_member`: the lint walk over a
-/// servers map of 100,000 entries holds one entry, not the map. The notes are the same.
-pub(super) fn parse_deferring(text: &str, defer: &[String]) -> Parsed {
-    match Builder::new(text, defer).document() {
+/// [`parse`], keeping only what the lint walk `reads`, with the members of the object at
+/// `reads.defer` left out of the tree and read one at a time by `Parsed::each_member`.
+/// The notes are those of the whole text.
+pub(super) fn parse_reading(text: &str, reads: Reads<'_>) -> Parsed {
+    match Builder::new(text, reads).document() {
         Ok(parsed) => parsed,
         Err(Unsure) => parse_jsonc(text),
     }
@@ -99,6 +101,10 @@ const MAX_DEPTH: usize = 128;
 /// ones through a set.
 const SMALL_OBJECT: usize = 16;
 
+/// At most this many read paths are followed (one bit each in `Path::Toward`); with more,
+/// the whole text is kept.
+const MAX_READS: usize = 64;
+
 /// The lint tree straight from the text, in one pass that allocates only what the tree
 /// keeps (a `String` per key and string value, a `Vec` per container): converting
 /// jsonc-parser's AST cost twice that, and at 100,000 entries held 116 MB at once.
@@ -122,22 +128,33 @@ struct Builder<'t> {
     duplicates: Vec<Syntax>,
     /// The keys of the objects being read, innermost last (duplicate-key search).
     keys: Vec<Cow<'t, str>>,
+    /// The paths read whole (`None`: everything).
+    reads: Option<&'t [Vec<String>]>,
     defer: &'t [String],
     deferred: Vec<Deferred>,
 }
 
-/// Where a value is relative to the deferred path.
+/// Where a value is relative to what is read.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Path {
-    /// At `defer[..depth]`.
-    At(usize),
-    /// A member of the deferred object: validated and noted, not built.
+    /// `depth` keys down on the way to what is read: built, each member judged by its key.
+    /// `alive`: the read paths (bit `i`: `reads[i]`) it is the start of; `whole`: a read
+    /// path ends at or above it, so every member is built; `defer`: it is `defer[..depth]`.
+    Toward {
+        depth: usize,
+        alive: u64,
+        whole: bool,
+        defer: bool,
+    },
+    /// Validated and noted, not built: a member of the deferred object, or a part the
+    /// walk does not read.
     Skipped,
+    /// Built whole.
     Off,
 }
 
 impl<'t> Builder<'t> {
-    fn new(text: &'t str, defer: &'t [String]) -> Self {
+    fn new(text: &'t str, reads: Reads<'t>) -> Self {
         Builder {
             text,
             bytes: text.as_bytes(),
@@ -147,18 +164,65 @@ impl<'t> Builder<'t> {
             commas: Vec::new(),
             duplicates: Vec::new(),
             keys: Vec::new(),
-            defer,
+            reads: reads.whole.filter(|whole| whole.len() <= MAX_READS),
+            defer: reads.defer,
             deferred: Vec::new(),
+        }
+    }
+
+    /// Where the member `key` of an object at `path` is.
+    fn member(&self, path: Path, key: &str) -> Path {
+        let Path::Toward {
+            depth,
+            alive,
+            mut whole,
+            defer,
+        } = path
+        else {
+            return path;
+        };
+        let mut next = 0;
+        for (i, read) in self.reads.unwrap_or_default().iter().enumerate() {
+            if alive & (1 << i) != 0 && read.get(depth).is_some_and(|k| k == key || k == "*") {
+                if read.len() == depth + 1 {
+                    whole = true;
+                } else {
+                    next |= 1 << i;
+                }
+            }
+        }
+        if defer && self.defer.get(depth).is_some_and(|k| k == key) {
+            Path::Toward {
+                depth: depth + 1,
+                alive: next,
+                whole,
+                defer: true,
+            }
+        } else if whole {
+            Path::Off
+        } else if next != 0 {
+            Path::Toward {
+                depth: depth + 1,
+                alive: next,
+                whole: false,
+                defer: false,
+            }
+        } else {
+            Path::Skipped
         }
     }
 
     fn document(mut self) -> Result<Parsed, Unsure> {
         self.trivia()?;
         let root = if self.at < self.bytes.len() {
-            let path = if self.defer.is_empty() {
-                Path::Off
-            } else {
-                Path::At(0)
+            let path = match self.reads {
+                None if self.defer.is_empty() => Path::Off,
+                reads => Path::Toward {
+                    depth: 0,
+                    alive: u64::MAX,
+                    whole: reads.is_none(),
+                    defer: !self.defer.is_empty(),
+                },
             };
             let root = self.value(path, 0)?;
             self.trivia()?;
@@ -277,7 +341,11 @@ impl<'t> Builder<'t> {
         }
         let start = self.at;
         let build = path != Path::Skipped;
-        let inner = if build { Path::Off } else { Path::Skipped };
+        // No read path goes through a list: its items are read whole or not at all.
+        let inner = match path {
+            Path::Off | Path::Toward { whole: true, .. } => Path::Off,
+            Path::Toward { whole: false, .. } | Path::Skipped => Path::Skipped,
+        };
         self.at += 1;
         let mut items = Vec::new();
         self.trivia()?;
@@ -306,7 +374,8 @@ impl<'t> Builder<'t> {
         let start = self.at;
         let build = path != Path::Skipped;
         // This object is the deferred one: its members are noted, not built.
-        let deferring = matches!(path, Path::At(d) if d == self.defer.len());
+        let deferring =
+            matches!(path, Path::Toward { depth, defer: true, .. } if depth == self.defer.len());
         let mut deferred = Vec::new();
         self.at += 1;
         let mut members = Vec::new();
@@ -330,13 +399,10 @@ impl<'t> Builder<'t> {
                 self.at += 1;
                 self.trivia()?;
                 let value_start = self.at;
-                let inner = match path {
-                    Path::Skipped => Path::Skipped,
-                    _ if deferring => Path::Skipped,
-                    Path::At(d) if self.defer.get(d).is_some_and(|k| **k == *key) => {
-                        Path::At(d + 1)
-                    }
-                    Path::At(_) | Path::Off => Path::Off,
+                let inner = if deferring {
+                    Path::Skipped
+                } else {
+                    self.member(path, &key)
                 };
                 let node = self.value(inner, depth + 1)?;
                 if deferring {
@@ -388,7 +454,7 @@ impl<'t> Builder<'t> {
 /// One member of a text `Builder` read whole before (a deferred member): its key at
 /// `key_start`, its value at `value_start`.
 fn read_member(text: &str, key_start: usize, value_start: usize) -> Option<Member> {
-    let mut builder = Builder::new(text, &[]);
+    let mut builder = Builder::new(text, Reads::default());
     builder.notes = false;
     builder.at = key_start;
     let key = builder.string().ok()?.into_owned();
@@ -477,7 +543,7 @@ mod tests {
 
     /// `parse` gives what jsonc-parser's conversion gives; `Some(accepted by the builder)`.
     fn same_as_jsonc(text: &str) -> Result<bool, TestCaseError> {
-        let ours = Builder::new(text, &[]).document();
+        let ours = Builder::new(text, Reads::default()).document();
         let accepted = ours.is_ok();
         let jsonc = parse_jsonc(text);
         if let Ok(ours) = ours {
@@ -496,7 +562,7 @@ mod tests {
     /// The deferred tree, its deferred members read back in place, is the whole tree.
     fn same_deferred(text: &str, defer: &[String]) -> Result<(), TestCaseError> {
         let whole = parse(text);
-        let deferred = parse_deferring(text, defer);
+        let deferred = parse_reading(text, Reads { whole: None, defer });
         prop_assert_eq!(&deferred.syntax, &whole.syntax);
         fn fill(node: &mut Node, parsed: &Parsed, text: &str) {
             let mut read = Vec::new();
@@ -523,6 +589,97 @@ mod tests {
             text
         );
         Ok(())
+    }
+
+    /// The tree of what `reads` names is the whole tree with the rest left out (when the
+    /// builder takes the text; jsonc-parser's tree is always whole), with the same notes.
+    fn same_read(text: &str, reads: &[Vec<String>]) -> Result<(), TestCaseError> {
+        fn pruned(node: &Node, paths: &[&[String]]) -> Node {
+            if paths.iter().any(|p| p.is_empty()) {
+                return node.clone();
+            }
+            let value = match &node.value {
+                Value::Object(members) => Value::Object(
+                    members
+                        .iter()
+                        .filter_map(|m| {
+                            let below: Vec<&[String]> = paths
+                                .iter()
+                                .filter(|p| p[0] == m.key || p[0] == "*")
+                                .map(|p| &p[1..])
+                                .collect();
+                            (!below.is_empty()).then(|| Member {
+                                node: pruned(&m.node, &below),
+                                ..m.clone()
+                            })
+                        })
+                        .collect(),
+                ),
+                Value::Array(_) => Value::Array(Vec::new()),
+                other => other.clone(),
+            };
+            Node {
+                value,
+                start: node.start,
+            }
+        }
+        let whole = parse(text);
+        let reads = Reads {
+            whole: Some(reads),
+            defer: &[],
+        };
+        prop_assert_eq!(&parse_reading(text, reads).syntax, &whole.syntax);
+        if let Ok(read) = Builder::new(text, reads).document() {
+            let paths: Vec<&[String]> = reads.whole.unwrap().iter().map(Vec::as_slice).collect();
+            prop_assert_eq!(
+                format!("{:?}", read.root),
+                format!("{:?}", pruned(&whole.root, &paths)),
+                "{:?}",
+                text
+            );
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_claude_json_keeps_its_servers_and_leaves_the_history_out() {
+        let text = r#"{
+  "numStartups": 3,
+  "mcpServers": { "a": { "command": "npx", "args": ["-y", "a"] } },
+  "projects": {
+    "/home/dev/x": {
+      "history": [{ "display": "a prompt", "pastedContents": {} }, "another"],
+      "mcpServers": { "b": { "url": "https://b.example.com/mcp" } },
+      "allowedTools": ["Edit"]
+    }
+  }
+}"#;
+        let whole: Vec<Vec<String>> = [&["mcpServers"][..], &["projects", "*", "mcpServers"]]
+            .iter()
+            .map(|p| p.iter().map(|k| (*k).to_owned()).collect())
+            .collect();
+        let defer = ["mcpServers".to_owned()];
+        let reads = Reads {
+            whole: Some(&whole),
+            defer: &defer,
+        };
+        let parsed = parse_reading(text, reads);
+        let keys = |node: &Node| -> Vec<String> {
+            node.members()
+                .unwrap()
+                .iter()
+                .map(|m| m.key.clone())
+                .collect()
+        };
+        assert_eq!(keys(&parsed.root), ["mcpServers", "projects"]);
+        let project = &parsed.root.get("projects").unwrap().node.members().unwrap()[0];
+        assert_eq!(keys(&project.node), ["mcpServers"]);
+        assert_eq!(keys(&project.node.get("mcpServers").unwrap().node), ["b"]);
+        let mut servers = Vec::new();
+        let map = &parsed.root.get("mcpServers").unwrap().node;
+        parsed.each_member(text, map, &mut |m| servers.push(m.key.clone()));
+        assert_eq!(servers, ["a"]);
+        same_read(text, &whole).unwrap();
     }
 
     #[test]
@@ -696,6 +853,20 @@ mod tests {
             prop_assert!(same_as_jsonc(&text)?, "builder refused {:?}", text);
             let defer: Vec<String> = defer.into_iter().map(str::to_owned).collect();
             same_deferred(&text, &defer)?;
+        }
+
+        /// Keeping only some key paths (`*`: any key) leaves the rest of the tree out and
+        /// the notes as they are.
+        #[test]
+        fn a_tree_of_what_is_read_is_the_whole_tree_pruned(text in jsonc(), reads in prop::sample::select(vec![
+            vec![], vec![vec!["mcpServers"]], vec![vec!["a", "*", "mcpServers"]],
+            vec![vec!["a"], vec!["b", "a"]], vec![vec!["*", "*"], vec!["mcpServers", "b", "a"]],
+        ])) {
+            let reads: Vec<Vec<String>> = reads
+                .into_iter()
+                .map(|p| p.into_iter().map(str::to_owned).collect())
+                .collect();
+            same_read(&text, &reads)?;
         }
 
         /// With a byte changed, inserted or cut, whatever the builder accepts jsonc-parser

@@ -89,13 +89,13 @@ impl Format {
         }
     }
 
-    /// [`Format::tree`] for the lint walk: the members of the object at `defer` (the
-    /// servers map; empty: none) are left out of `root` and read one at a time through
-    /// `Parsed::each_member`, so a map of 100,000 entries is never held whole. Only JSON
-    /// defers; the notes are those of the whole text either way.
-    pub fn lint_tree(self, text: &str, defer: &[String]) -> tree::Parsed {
+    /// [`Format::tree`] for the lint walk: only what it `reads` is kept, and the members
+    /// of the object at `reads.defer` (the servers map) are left out of `root` and read
+    /// one at a time through `Parsed::each_member`. Only JSON leaves parts out (the big
+    /// files are JSON); the notes are those of the whole text either way.
+    pub fn lint_tree(self, text: &str, reads: tree::Reads<'_>) -> tree::Parsed {
         match self {
-            Format::Json | Format::Jsonc => json_tree::parse_deferring(text, defer),
+            Format::Json | Format::Jsonc => json_tree::parse_reading(text, reads),
             Format::Toml | Format::Yaml => self.tree(text),
         }
     }

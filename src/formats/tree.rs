@@ -84,6 +84,20 @@ pub struct Parsed {
     pub deferred: Vec<Deferred>,
 }
 
+/// What the lint walk reads of a document ([`Format::lint_tree`](super::Format::lint_tree)):
+/// the tree holds these parts and the objects on the way to them; every other value is
+/// validated and noted like the rest, but not kept. A `~/.claude.json` of 17 MB is
+/// mostly prompt history the walk never reads.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Reads<'a> {
+    /// Key paths read whole; `*` stands for any key (`projects.*.mcpServers`). `None`:
+    /// the whole document.
+    pub whole: Option<&'a [Vec<String>]>,
+    /// The object whose members `root` leaves out, read one at a time through
+    /// [`Parsed::each_member`] (the servers map); empty: none.
+    pub defer: &'a [String],
+}
+
 /// The members of one object left out of the tree, read from the text on demand: a
 /// servers map of 100,000 entries is linted one entry at a time, never held whole.
 #[derive(Debug)]
