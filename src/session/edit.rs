@@ -18,10 +18,6 @@ use crate::session::Context;
 use crate::session::inventory::{Document, display_path, read_document};
 use crate::state::{EntryKey, FileChange};
 
-/// From this size on, a write's intent is recorded on a thread beside the temp file's
-/// write and fsync (see `write_file`).
-const OVERLAP_FROM: usize = 1 << 20;
-
 /// How long mcpctl keeps starting over while another program keeps rewriting the file
 /// (each attempt is milliseconds; a client rewrites its file a few times a second at most).
 const RETRY_FOR: Duration = Duration::from_secs(10);
@@ -329,38 +325,17 @@ pub fn write_parts(
     // before the swap, and the swap comes after both the intent's fdatasync and the
     // temp's fsync have returned. A crash before it leaves an intent whose file is still
     // the version before (recovery settles it to "nothing happened") and at most a
-    // temp file nobody names (swept when stale). For a big file the intent (with the
-    // digest of the new bytes) runs on a thread of its own while this one writes the temp
-    // file, so the digest costs no time of its own; for a small one a thread costs more
-    // than it saves on a busy machine (measured: 50 KB add + remove 18 ms in a row, 21 ms
-    // on a thread, at load 4), so `ready` records it on this thread. This file's own
-    // directory fsync is left for later in turn (`State::sync_later`).
-    let intend = || {
+    // temp file nobody names (swept when stale). This file's own directory fsync is left
+    // for later in turn (`State::sync_later`).
+    let mut intended: Option<FileChange> = None;
+    let written = write_atomic_when(lock, source, parts, ctx.backups.as_deref(), true, || {
         ctx.state.sync_pending()?;
         let mut change = change.clone();
         change.after = Some(crate::fs::digest_parts(source, parts));
-        ctx.state.intend(&change).map(|()| change)
-    };
-    let mut intended: Option<FileChange> = None;
-    let len: usize = parts.iter().map(|part| part.len()).sum();
-    let written = if len < OVERLAP_FROM {
-        write_atomic_when(lock, source, parts, ctx.backups.as_deref(), true, || {
-            intended = Some(intend()?);
-            Ok(())
-        })?
-    } else {
-        std::thread::scope(|scope| {
-            let intent = scope.spawn(intend);
-            write_atomic_when(lock, source, parts, ctx.backups.as_deref(), true, || {
-                let change = intent.join().map_err(|_| FsError::Intent {
-                    dir: ctx.state.root().map(Path::to_path_buf).unwrap_or_default(),
-                    source: std::io::Error::other("the thread that records the intent panicked"),
-                })??;
-                intended = Some(change);
-                Ok(())
-            })
-        })?
-    };
+        ctx.state.intend(&change)?;
+        intended = Some(change);
+        Ok(())
+    })?;
     let Some(mut change) = intended else {
         return Err(FsError::Write {
             path: source.path.clone(),
