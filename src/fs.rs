@@ -402,7 +402,7 @@ pub fn write_atomic(
     write_atomic_when(lock, source, &[text], backups, false, || Ok(()))
 }
 
-/// `write_atomic` of the text `parts` make one after the other (`ConfigDoc::render_parts`),
+/// `write_atomic` of the text `parts` make one after the other,
 /// calling `ready` once the new bytes are written to the temp file (their
 /// writeback started, their fsync not yet waited for) and before anything else (the
 /// backup, the swap): `ready` makes what must be durable before the file changes (the

@@ -1653,7 +1653,6 @@ mod tests {
                 prop_assume!(!before.iter().any(|(n, _)| *n == new_name));
                 let state = doc.map_state(&key).unwrap();
                 prop_assert_eq!(doc.map_upsert(&key, &new_name, &entry()).unwrap(), Edit::Added);
-                prop_assert_eq!(doc.render_parts().concat(), doc.render());
                 let added = doc.render();
                 let reparsed = JsonDoc::parse(&*added).unwrap();
                 let after = reparsed.map_servers(&key).unwrap();
@@ -1670,7 +1669,6 @@ mod tests {
                 let mut doc = reparsed;
                 prop_assert_eq!(doc.map_upsert(&key, &new_name, &entry()).unwrap(), Edit::Unchanged);
                 prop_assert_eq!(doc.map_remove(&key, &new_name).unwrap(), Edit::Removed);
-                prop_assert_eq!(doc.render_parts().concat(), doc.render());
                 prop_assert_eq!(doc.is_blank(), matches!(squeezed(&doc.render()).as_str(), "" | "{}"));
                 if layout.servers.is_some() {
                     prop_assert_eq!(doc.render(), text.as_str());

@@ -263,12 +263,7 @@ pub fn apply_from(
         };
         let written = match delete {
             Some(dirs) => delete_created(ctx, lock, &document.source, dirs),
-            None => {
-                // The text as the pieces around the edit (no copy of a big file).
-                let parts = document.doc.render_parts();
-                let parts: Vec<&str> = parts.iter().map(|part| part.as_ref()).collect();
-                write_parts(ctx, lock, &document.source, &parts)
-            }
+            None => write_file(ctx, lock, &document.source, &document.doc.render()),
         };
         match written {
             Ok(change) => {
@@ -300,7 +295,7 @@ pub fn write_file(
     write_parts(ctx, lock, source, &[text])
 }
 
-/// `write_file` of the text `parts` make one after the other (`ConfigDoc::render_parts`).
+/// `write_file` of the text `parts` make one after the other.
 pub fn write_parts(
     ctx: &Context,
     lock: &FileLock,
