@@ -89,17 +89,6 @@ impl Format {
         }
     }
 
-    /// [`Format::tree`] for the lint walk: the members of the object at `defer` (the
-    /// servers map; empty: none) are left out of `root` and read one at a time through
-    /// `Parsed::each_member`, so a map of 100,000 entries is never held whole. Only JSON
-    /// defers; the notes are those of the whole text either way.
-    pub fn lint_tree(self, text: &str, defer: &[String]) -> tree::Parsed {
-        match self {
-            Format::Json | Format::Jsonc => json_tree::parse_deferring(text, defer),
-            Format::Toml | Format::Yaml => self.tree(text),
-        }
-    }
-
     /// The client reads the file with a strict parser: a comment or trailing comma the
     /// format's own tolerant reader accepts makes the whole file invalid to the client.
     pub fn strict(self) -> bool {
