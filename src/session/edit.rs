@@ -288,16 +288,6 @@ pub fn write_file(
     source: &Source,
     text: &str,
 ) -> Result<FileChange, FsError> {
-    write_parts(ctx, lock, source, &[text])
-}
-
-/// `write_file` of the text `parts` make one after the other.
-pub fn write_parts(
-    ctx: &Context,
-    lock: &FileLock,
-    source: &Source,
-    parts: &[&str],
-) -> Result<FileChange, FsError> {
     crate::fs::refuse_foreign(&source.path)?;
     let created_dirs = crate::fs::missing_dirs(&source.path);
     let change = FileChange {
@@ -323,10 +313,10 @@ pub fn write_parts(
     // temp file nobody names (swept when stale). This file's own directory fsync is left
     // for later in turn (`State::sync_later`).
     let mut intended: Option<FileChange> = None;
-    let written = write_atomic_when(lock, source, parts, ctx.backups.as_deref(), true, || {
+    let written = write_atomic_when(lock, source, text, ctx.backups.as_deref(), true, || {
         ctx.state.sync_pending()?;
         let mut change = change.clone();
-        change.after = Some(crate::fs::digest_parts(source, parts));
+        change.after = Some(crate::fs::digest(&source.bytes_for(text)));
         ctx.state.intend(&change)?;
         intended = Some(change);
         Ok(())
