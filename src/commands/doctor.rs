@@ -117,7 +117,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(4, usize::from))
             .max(1);
         let out = &mut *printer;
-        checkup.probe(ctx, jobs, |result, count| {
+        checkup.probe(jobs, |result, count| {
             let row = human.row(result, paint);
             if counting {
                 out.progress_done();

@@ -584,20 +584,10 @@ impl State {
         &self,
         measured: &[(&crate::entry::ServerEntry, usize, usize)],
     ) -> Result<(), fs::FsError> {
-        self.remember_probes(measured, &[])
-    }
-
-    /// [`State::remember_tokens`], and how long each handshake in `starts` took
-    /// (`(entry, milliseconds)`): `doctor` starts the costliest first next time.
-    pub fn remember_probes(
-        &self,
-        measured: &[(&crate::entry::ServerEntry, usize, usize)],
-        starts: &[(&crate::entry::ServerEntry, u64)],
-    ) -> Result<(), fs::FsError> {
         let Some(root) = &self.root else {
             return Ok(());
         };
-        if measured.is_empty() && starts.is_empty() {
+        if measured.is_empty() {
             return Ok(());
         }
         let path = root.join(TOKENS_FILE);
@@ -611,15 +601,6 @@ impl State {
                 tokens::Measured {
                     tokens: *tokens,
                     tools: *tools,
-                    time: time.clone(),
-                },
-            );
-        }
-        for (entry, ms) in starts {
-            cache.put_start(
-                entry,
-                tokens::Started {
-                    ms: *ms,
                     time: time.clone(),
                 },
             );

@@ -295,15 +295,8 @@ impl Checkup<'_> {
 
     /// Start the queued servers, at most `jobs` at once, and fold each handshake into its
     /// result; `on_done(result, count)` runs as each verdict is ready (`count` of them so
-    /// far), from the probe threads.
-    /// The costliest start first: how long each queued server's handshake took last
-    /// time is read from the state directory's cache (see `probe_many_by_cost`).
-    pub(crate) fn probe(
-        &mut self,
-        ctx: &Context,
-        jobs: usize,
-        on_done: impl FnMut(&DoctorResult, usize) + Send,
-    ) {
+    /// far), from the probe threads. They start in the order of the rows.
+    pub(crate) fn probe(&mut self, jobs: usize, on_done: impl FnMut(&DoctorResult, usize) + Send) {
         let Checkup {
             found,
             results,
@@ -313,13 +306,6 @@ impl Checkup<'_> {
         } = self;
         let (found, to_probe, as_client) = (&*found, &*to_probe, *as_client);
         let busy = jobs.min(to_probe.len());
-        // With one job the order cannot change how long the run takes: it stays the
-        // config's (and the cache is not read).
-        let costs = if busy > 1 {
-            totals::start_costs(ctx, found, to_probe)
-        } else {
-            Vec::new()
-        };
         let launches: Vec<(Launch, ProbeOptions)> = to_probe
             .iter()
             .map(|(_, t, o)| (t.clone(), o.clone()))
@@ -330,7 +316,7 @@ impl Checkup<'_> {
             done: vec![false; to_probe.len()],
             count: 0,
         });
-        let probes = handshake::probe_many_by_cost(launches, &costs, jobs, |i, probe| {
+        let probes = handshake::probe_many(launches, jobs, |i, probe| {
             let Ok(mut merged) = merged.lock() else {
                 return;
             };
