@@ -1096,63 +1096,6 @@ fn the_next_server_starts_while_a_lingering_one_is_ended() {
     );
 }
 
-/// Peak resident memory of `command` run to the end, in KiB (`wait4`'s `ru_maxrss`).
-#[cfg(target_os = "linux")]
-#[expect(clippy::zombie_processes, reason = "wait4 reaps it, for its rusage")]
-fn peak_kib(mut command: Command) -> i64 {
-    use std::process::Stdio;
-    let child = command
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let pid = i32::try_from(child.id()).unwrap();
-    let mut status = 0;
-    // SAFETY: an all-zero `rusage` is valid; `wait4` fills it for our own child.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our child, not waited for yet (`Child` never waits on drop).
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(waited, pid);
-    usage.ru_maxrss
-}
-
-/// Issue 26: `doctor --no-spawn` holds per entry only what the passes over all entries
-/// need (its values are read again for its row, and rows, `--json` ones too, are written
-/// as they are made). Before, every entry's value, `ServerEntry` and (under `--json`) row
-/// were held at once: 4–6 KB an entry above the file itself, against under 2 KB now.
-#[test]
-#[cfg(target_os = "linux")]
-fn doctor_no_spawn_memory_does_not_hold_every_entry() {
-    let env = TestEnv::new();
-    let entries = |n: usize| {
-        let servers: serde_json::Map<String, Value> = (0..n)
-            .map(|i| {
-                (
-                    format!("server-{i}"),
-                    json!({"command": "npx", "args": ["-y", format!("pkg-{i}")], "env": {"LEVEL": format!("{}", i % 7)}}),
-                )
-            })
-            .collect();
-        cursor_config(&env, Value::Object(servers));
-    };
-    const N: i64 = 4000;
-    for json in [false, true] {
-        let mut args = vec!["doctor", "-c", "cursor", "--no-spawn"];
-        if json {
-            args.push("--json");
-        }
-        entries(1);
-        let one = peak_kib(env.command(&args));
-        entries(N as usize);
-        let many = peak_kib(env.command(&args));
-        let per_entry = (many - one) * 1024 / N;
-        assert!(
-            per_entry < 3000,
-            "--json {json}: {per_entry} bytes an entry ({one} KiB with one entry, {many} KiB with {N})"
-        );
-    }
-}
-
 /// Servers start in the order of the config, run after run: doctor learns no order and
 /// keeps no start times (issue 36; an older mcpctl started the slowest of the last run
 /// first).
