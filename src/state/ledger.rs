@@ -211,11 +211,6 @@ impl Ledger {
         self
     }
 
-    /// Whether two records are of one entry (only a hand-edited file has that).
-    pub fn has_duplicates(&self) -> bool {
-        self.index.len() != self.entries.len()
-    }
-
     /// Every record, in file order.
     pub fn entries(&self) -> &[Record] {
         &self.entries
