@@ -105,11 +105,7 @@ fn for_client_vars(mut entry: ServerEntry, client: &Client) -> (ServerEntry, Vec
         return (entry, notes);
     };
     if syntax != VarSyntax::Codex {
-        each_string(&mut entry, &mut |s| {
-            if vars::may_reference(s) {
-                *s = vars::respell(s, syntax);
-            }
-        });
+        each_string(&mut entry, &mut |s| *s = vars::respell(s, syntax));
         return (entry, notes);
     }
     // Codex: no expansion at all. The dialect turns whole-value references to a variable
@@ -190,10 +186,6 @@ pub fn for_client_inputs(entry: &ServerEntry, client: &Client) -> (ServerEntry, 
     let mut ids = Vec::new();
     if client.fields.var_syntax != Some(VarSyntax::Vscode) {
         each_string(&mut entry, &mut |s| {
-            // Only `${input:...}` references change (`vars::inputs_to_env`).
-            if !s.contains("${input:") {
-                return;
-            }
             let (text, found) = vars::inputs_to_env(s);
             *s = text;
             for id in found {
