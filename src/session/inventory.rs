@@ -76,26 +76,13 @@ pub fn in_file(ctx: &Context, path: &Path, error: anyhow::Error) -> anyhow::Erro
 
 /// Read and parse a client's file. A missing file is an empty document.
 pub fn read_document(ctx: &Context, client: &Client, path: &Path) -> anyhow::Result<Document> {
-    let read = || {
-        fs::read_settled(path, || ctx.state.wrote_into(path)).map_err(|e| {
-            UserError::new(e.to_string())
-                .hint("check the file's permissions and encoding; mcpctl left it unchanged")
-        })
-    };
-    let mut source = read()?;
+    let mut source = fs::read_settled(path, || ctx.state.wrote_into(path)).map_err(|e| {
+        UserError::new(e.to_string())
+            .hint("check the file's permissions and encoding; mcpctl left it unchanged")
+    })?;
     // The document takes the text over (no second copy of a big file); `source` keeps
-    // what a write needs: path, BOM, the version stamp and, for a map, whether it tore.
-    let mut parsed = client.format.parse(source.take_text());
-    // A map cut short while it was parsed (another program rewriting the file in
-    // place) read zeros, not the file's syntax: read the file again, a few times.
-    for _ in 0..3 {
-        if parsed.is_ok() || !source.text.torn() {
-            break;
-        }
-        source = read()?;
-        parsed = client.format.parse(source.take_text());
-    }
-    let doc = parsed.map_err(|e| {
+    // what a write needs: path, BOM and the version stamp.
+    let doc = client.format.parse(source.take_text()).map_err(|e| {
         let position = Position {
             line: e.line,
             column: e.column,
@@ -152,7 +139,7 @@ struct Read {
 
 /// Where to read an entry again: its file's text (shared by its entries) and its bytes.
 struct Again {
-    text: std::sync::Arc<crate::fs::Text>,
+    text: std::sync::Arc<String>,
     span: Span,
 }
 
@@ -519,7 +506,7 @@ pub fn collect_keeping<'a>(
         let mut cache: Option<(PathBuf, Document, usize)> = None;
         // What the entries that read their contents again (`Keep::Names`) point at until
         // their document is done with: then its text, shared by them (not copied).
-        let unsealed = std::sync::Arc::new(crate::fs::Text::default());
+        let unsealed = std::sync::Arc::new(String::new());
         for location in locations {
             if cache.as_ref().is_none_or(|(p, _, _)| *p != location.path) {
                 seal(&mut found, cache.take());
