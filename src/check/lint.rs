@@ -121,21 +121,24 @@ impl<'a> Linter<'a> {
         let own = self.servers_map(root, &key);
         self.foreign_keys(root, own.is_some());
         if let Some(map) = own {
-            self.servers(parsed, map);
+            self.servers(map);
         }
         // Per-project sections of a user file (`projects.<dir>.mcpServers`).
-        if let Some((parent, rest)) = project_servers(self.client, self.scope)
+        if self.scope == Scope::User
+            && let Some(local) = self.client.local_key.clone()
+            && let [parent, placeholder, rest @ ..] = local.as_slice()
+            && placeholder == "{project}"
             && let Some(projects) = root.get(parent).and_then(|m| m.node.members())
         {
             for project in projects {
                 if let Some(map) = self.servers_map(&project.node, rest) {
-                    self.servers(parsed, map);
+                    self.servers(map);
                 }
             }
         }
     }
 
-    fn servers(&mut self, parsed: &Parsed, map: &Node) {
+    fn servers(&mut self, map: &Node) {
         if let (Value::Array(items), Some(name_key)) =
             (&map.value, self.client.servers_name_key.clone())
         {
@@ -146,12 +149,9 @@ impl<'a> Linter<'a> {
             }
             return;
         }
-        if map.members().is_none() {
-            return;
+        for member in map.members().unwrap_or_default() {
+            self.server(member);
         }
-        // One member at a time: a map whose members were deferred is read entry by entry.
-        let text = self.index.text();
-        parsed.each_member(text, map, &mut |member| self.server(member));
     }
 
     /// One member of a servers map.
@@ -232,33 +232,6 @@ impl<'a> Linter<'a> {
                 self.string_map(name, member, "header");
             }
         }
-    }
-}
-
-/// The key paths [`Linter::run`] reads of a file for `target`, each whole (`*`: any
-/// key): `inputs`, the servers keys, and a user file's per-project servers. The lint tree
-/// keeps only these (`formats::tree::Reads`), so the rest of a big file (the prompt
-/// history in a `~/.claude.json`) is validated but never held.
-pub(crate) fn reads(target: &Target<'_>) -> Vec<Vec<String>> {
-    let client = target.client;
-    let mut reads = vec![vec!["inputs".to_owned()], client.servers_key.clone()];
-    reads.extend(spelling::SERVERS_KEYS.iter().map(|k| vec![(*k).to_owned()]));
-    if let Some((parent, rest)) = project_servers(client, target.scope) {
-        let mut read = vec![parent.to_owned(), "*".to_owned()];
-        read.extend(rest.iter().cloned());
-        reads.push(read);
-    }
-    reads
-}
-
-/// Where a user file keeps each project's servers (`projects.<dir>.mcpServers`): the
-/// parent key and the path below a project, for the clients that have them.
-fn project_servers(client: &Client, scope: Scope) -> Option<(&str, &[String])> {
-    match client.local_key.as_deref()? {
-        [parent, placeholder, rest @ ..] if scope == Scope::User && placeholder == "{project}" => {
-            Some((parent, rest))
-        }
-        _ => None,
     }
 }
 
