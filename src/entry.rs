@@ -8,6 +8,8 @@
 
 mod nesting;
 pub use nesting::carried_header;
+pub mod launcher;
+pub mod loading;
 pub mod render;
 pub mod snippet;
 pub mod spelling;
@@ -150,11 +152,11 @@ impl ServerEntry {
     }
 
     /// [`same_as`](Self::same_as), but a launcher or bridge entry is the same server
-    /// whichever mcpctl binary starts it (`secret_store::launcher::same_form`): what a
+    /// whichever mcpctl binary starts it (`launcher::same_form`): what a
     /// manifest's plan compares, so a project file written on another person's machine
     /// is in sync here.
     pub fn same_server(&self, new: &ServerEntry) -> bool {
-        crate::secret_store::launcher::same_form(&self.transport, &new.transport)
+        crate::entry::launcher::same_form(&self.transport, &new.transport)
             && self.has_extras_of(new)
     }
 

@@ -242,7 +242,7 @@ fn names_stored_secret(flag: &str, value: &str) -> bool {
     flag == "secret"
         && value.split_once('=').is_some_and(|(var, name)| {
             !var.is_empty()
-                && crate::secret_store::check_name(name).is_ok()
+                && crate::entry::launcher::is_secret_name(name)
                 // Another program's `--secret KEY=ghp_…` is still a token.
                 && pattern_secret(name).is_none()
                 && entropy_secret(name).is_none()

@@ -17,7 +17,24 @@ use crate::clients::{Client, ClientTable, Scope, Unread};
 use crate::formats;
 use crate::platform::Os;
 
-pub use rules::{RULES, Rule, rule};
+pub use rules::{RULES, rule};
+
+/// One lint rule.
+#[derive(Debug)]
+pub struct Rule {
+    pub code: &'static str,
+    /// Kebab-case name (SARIF `name`).
+    pub name: &'static str,
+    /// The severity it usually has; some rules depend on scope or platform (see
+    /// `explanation`).
+    pub severity: Severity,
+    /// `--fix` can repair it.
+    pub fixable: bool,
+    pub title: &'static str,
+    pub explanation: &'static str,
+    /// A corrected entry (or file) showing the fix.
+    pub example: &'static str,
+}
 
 /// How bad a finding is. Ordered: `Info < Warning < Error`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]

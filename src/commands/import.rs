@@ -26,7 +26,7 @@ use crate::state::ledger::HOUSEKEEPING_KEYS;
 struct Variant<'a> {
     entry: ServerEntry,
     /// A launcher entry's `--secret` pairs: the manifest's `secrets = {…}`.
-    secrets: Vec<crate::secret_store::launcher::EnvSecret>,
+    secrets: Vec<crate::entry::launcher::EnvSecret>,
     /// (client, file, raw entry as found)
     found: Vec<(&'a Client, crate::clients::Location, Value)>,
     /// Fields the manifest does not model, per client (`[servers.NAME.client.ID]`).

@@ -750,7 +750,7 @@ pub fn plan_file<'a>(
             (Ok(now), Some(want)) => {
                 let same = now.same_server(want);
                 if same
-                    && let Some(program) = crate::secret_store::launcher::program_of(&now.transport)
+                    && let Some(program) = crate::entry::launcher::program_of(&now.transport)
                     && !std::path::Path::new(program).is_file()
                 {
                     plan.notes.push(format!(

@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::doctor::probe::{DoctorResult, Status};
 use crate::handshake::{self, Launch, Phase, ProbeOptions};
 use crate::output::Printer;
 use crate::session::Context;
 use crate::session::inventory::Found;
-use crate::session::probe::{DoctorResult, Status};
 
 #[derive(Debug, Default, Serialize)]
 pub(crate) struct Summary {

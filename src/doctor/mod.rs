@@ -4,6 +4,7 @@
 //! the handshake itself lives in `handshake`.
 
 mod lint;
+pub mod probe;
 mod rows;
 mod totals;
 mod verdict;
@@ -18,10 +19,10 @@ pub(crate) use totals::{ClientTokens, Shared, Summary};
 
 use crate::check::Finding;
 use crate::clients::{Client, Scope};
+use crate::doctor::probe::{DoctorResult, Status, as_started_by, entry_options, static_checks};
 use crate::handshake::{self, Launch, ProbeOptions};
 use crate::output::Printer;
-use crate::session::inventory::{Found, Inventory, Keep, collect_all_keeping, display_path};
-use crate::session::probe::{DoctorResult, Status, as_started_by, entry_options, static_checks};
+use crate::session::inventory::{Found, Inventory, collect_all, display_path};
 use crate::session::{Context, targets};
 use crate::sources::Exclusive;
 use crate::trust::TrustRule;
@@ -92,7 +93,7 @@ pub(crate) fn gather<'c>(
         found,
         broken,
         exclusive,
-    } = collect_all_keeping(ctx, clients, name, Keep::Names);
+    } = collect_all(ctx, clients, name);
     let parked = lint::parked_results(ctx, clients, name);
     if let Some(name) = name
         && found.is_empty()
@@ -188,12 +189,11 @@ pub(crate) fn gather<'c>(
         }
         _ => results.push(result),
     };
-    for (index, found_here) in found.iter().enumerate() {
+    for (index, f) in found.iter().enumerate() {
         let scopes = scopes_of
-            .get(&(found_here.client.id.as_str(), found_here.name.as_str()))
+            .get(&(f.client.id.as_str(), f.name.as_str()))
             .map_or(&[][..], Vec::as_slice);
-        // Read for this row only: 100,000 entries' contents are not held at once.
-        let result = found_here.with_contents(|f| {
+        let result = {
             let (mut result, transport) =
                 static_checks(ctx, env, &trust, switches.as_ref(), f, scopes);
             let findings = lint_of
@@ -213,7 +213,7 @@ pub(crate) fn gather<'c>(
                 to_probe.push((index, launch, probe_options));
             }
             result
-        });
+        };
         put(result);
     }
     for result in others {
