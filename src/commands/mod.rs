@@ -35,6 +35,9 @@ use crate::session::Context;
 /// Whether `command` may write files (client files, the manifest): not for reading
 /// commands, nor with `--dry-run`.
 pub fn writes(command: &Command) -> bool {
+    use crate::cli::SecretCommand;
+    // No wildcard: a new verb must say here whether it writes, or it would escape the
+    // `--platform` check in `run`.
     match command {
         Command::Add(args) => !args.dry_run,
         Command::Remove(args) => !args.dry_run,
@@ -46,11 +49,31 @@ pub fn writes(command: &Command) -> bool {
         Command::Restore(args) => !args.dry_run,
         Command::Undo(args) => !args.dry_run,
         Command::Redo(args) => !args.dry_run,
-        Command::Secret(crate::cli::SecretCommand::Adopt(args)) => !args.dry_run,
+        Command::Secret(SecretCommand::Adopt(args)) => !args.dry_run,
         Command::Check(args) => args.fix && !args.dry_run,
         Command::Import(args) => args.manifest.is_some() || args.store_secrets,
         Command::Backups(args) => args.purge_secrets && !args.dry_run,
-        _ => false,
+        // The secret store is not a client file: no platform spelling goes into it.
+        Command::Secret(
+            SecretCommand::Set(_)
+            | SecretCommand::List
+            | SecretCommand::Get(_)
+            | SecretCommand::Rm(_),
+        ) => false,
+        Command::Clients(_)
+        | Command::List(_)
+        | Command::Doctor(_)
+        | Command::Tools(_)
+        | Command::Call(_)
+        | Command::Plan(_)
+        | Command::Profiles(_)
+        | Command::Export(_)
+        | Command::Search(_)
+        | Command::Outdated(_)
+        | Command::Run(_)
+        | Command::Bridge(_)
+        | Command::Completions(_)
+        | Command::Man => false,
     }
 }
 

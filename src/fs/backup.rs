@@ -25,15 +25,13 @@ pub struct Backup {
     /// When it was taken (the write that replaced it).
     pub time: SystemTime,
     pub size: u64,
-    /// The digest of the bytes kept (`super::digest`); `None` for backups of older mcpctl
-    /// versions, which did not record one.
-    pub digest: Option<String>,
+    /// The digest of the bytes kept (`super::digest`), from its name.
+    pub digest: String,
 }
 
 impl Backup {
     /// The kept bytes, if they are provably the version that was kept: their digest
-    /// matches the one in the name. A backup without a digest (older mcpctl versions) is
-    /// accepted only when it is not empty: a failed copy of those versions left empty files.
+    /// matches the one in the name.
     pub fn verified_bytes(&self) -> Result<Vec<u8>, super::FsError> {
         let unverified = |why: String| super::FsError::Unverified {
             backup: self.path.clone(),
@@ -41,11 +39,7 @@ impl Backup {
         };
         let bytes =
             fs::read(&self.path).map_err(|e| unverified(format!("cannot be read ({e})")))?;
-        let good = match &self.digest {
-            Some(digest) => super::digest(&bytes) == *digest,
-            None => !bytes.is_empty(),
-        };
-        if !good {
+        if super::digest(&bytes) != self.digest {
             return Err(unverified(
                 "does not hold the bytes mcpctl kept (damaged, emptied, or a copy that failed)"
                     .to_owned(),
@@ -55,7 +49,8 @@ impl Backup {
     }
 }
 
-/// The backup that names this exact path (a journal record's), with its digest.
+/// The backup that names this exact path (a journal record's), with its digest. A name
+/// without one is not a backup mcpctl named: its digest is empty and never verifies.
 pub fn at(path: &Path) -> Backup {
     let name = path
         .file_name()
@@ -65,7 +60,7 @@ pub fn at(path: &Path) -> Backup {
         path: path.to_path_buf(),
         time: stamp_time(&name).unwrap_or(UNIX_EPOCH),
         size: fs::metadata(path).map_or(0, |m| m.len()),
-        digest: digest_in(&name),
+        digest: digest_in(&name).unwrap_or_default(),
     }
 }
 
@@ -272,18 +267,20 @@ pub fn of(backups: &Path, path: &Path) -> Vec<Backup> {
             let entry = e.ok()?;
             let name = entry.file_name().into_string().ok()?;
             let time = stamp_time(&name)?;
-            // A pid sits between the stamp and the suffix: `{stamp}-{pid}[.{digest}]{suffix}`.
+            // A pid and the digest sit between the stamp and the suffix:
+            // `{stamp}-{pid}.{digest}{suffix}`.
             let rest = name.split_once('-')?.1;
             let pid_len = rest.find('-')?;
             if rest[pid_len..] != suffix {
                 return None;
             }
+            let digest = digest_in(&name)?;
             let size = entry.metadata().ok()?.len();
             let backup = Backup {
                 path: entry.path(),
                 time,
                 size,
-                digest: digest_in(&name),
+                digest,
             };
             Some((name, backup))
         })

@@ -249,7 +249,7 @@ pub fn happened(file: &FileChange, backups: Option<&Path>) -> Option<FileChange>
     {
         file.backup = crate::fs::backups_of(backups, &file.path)
             .into_iter()
-            .find(|b| b.digest.as_deref() == Some(before.as_str()))
+            .find(|b| b.digest == *before)
             .map(|b| b.path);
     }
     Some(file)

@@ -20,8 +20,7 @@ pub struct FileChange {
     pub backup: Option<PathBuf>,
     /// The digest of the bytes the command left (`digest`); `None` when it deleted the file.
     pub after: Option<String>,
-    /// The digest of the bytes before the command (`None`: the file did not exist, or a
-    /// record of an older mcpctl version).
+    /// The digest of the bytes before the command (`None`: the file did not exist).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub before: Option<String>,
     /// Directories the command created for the file, deepest first.
@@ -63,9 +62,9 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// The record a journal or intent file holds: one JSON document (the shape older
-    /// mcpctl versions wrote), or JSON lines of which the last one that parses counts
-    /// (an intent appends a line per change; a line cut short by a crash is skipped).
+    /// The record a journal or intent file holds: one JSON document (a record `recover`
+    /// wrote for a command that died), or JSON lines of which the last one that parses
+    /// counts (an intent appends a line per change; a line cut short by a crash is skipped).
     pub fn parse(bytes: &[u8]) -> Option<Entry> {
         if let Ok(entry) = serde_json::from_slice::<Entry>(bytes) {
             return Some(entry);
@@ -90,9 +89,8 @@ pub struct Stacks {
 /// The undo and redo stacks the journal (`newest_first`, as `State::journal` gives it)
 /// comes down to, replayed from the oldest record: a command pushes onto the undo stack
 /// and empties the redo stack; an undo moves its command from the undo stack to the redo
-/// stack (as itself); a redo moves that undo back (as itself). Records of older mcpctl
-/// versions, whose `undo` had no marker, count as plain commands. Ids the journal pruned
-/// are simply not there.
+/// stack (as itself); a redo moves that undo back (as itself). Ids the journal pruned are
+/// simply not there.
 pub fn stacks(newest_first: &[Entry]) -> Stacks {
     let mut stacks = Stacks::default();
     for entry in newest_first.iter().rev() {
@@ -203,13 +201,5 @@ mod tests {
             stacks_of(&[a, b, ub, ua, ra, c]),
             (ids(&["5", "6"]), ids(&[]))
         );
-    }
-
-    #[test]
-    fn an_unmarked_undo_of_an_older_mcpctl_is_a_plain_command() {
-        let a = record("1", None, None);
-        let mut old_undo = record("2", None, None);
-        old_undo.command = "undo".to_owned();
-        assert_eq!(stacks_of(&[a, old_undo]), (ids(&["1", "2"]), ids(&[])));
     }
 }

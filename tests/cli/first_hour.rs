@@ -436,6 +436,107 @@ fn a_foreign_platform_does_not_write_this_machines_files_without_force_platform(
     assert_eq!(command.output().unwrap().status.code(), Some(0));
 }
 
+/// Every verb that writes is refused under a foreign `--platform` unless it is a dry run
+/// (`commands::writes` names each verb; a new writing verb must be added there and here).
+#[test]
+fn every_writing_verb_is_refused_under_a_foreign_platform_without_dry_run() {
+    let env = TestEnv::new();
+    let original = fixture("cursor/mcp.json");
+    env.write(".cursor/mcp.json", &original);
+    let run = |args: &[&str]| {
+        let mut all = vec!["--platform", "windows"];
+        all.extend_from_slice(args);
+        let mut command = env.command(&all);
+        command.env_remove("MCPCTL_FORCE_PLATFORM");
+        let out = command.output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let refusal = "would write windows's spelling";
+    // (the command, and its dry run when it has one)
+    let writing: &[(&[&str], Option<&[&str]>)] = &[
+        (
+            &["add", "mem", "-c", "cursor", "--", "npx", "-y", "m"],
+            Some(&[
+                "add",
+                "mem",
+                "-c",
+                "cursor",
+                "--dry-run",
+                "--",
+                "npx",
+                "-y",
+                "m",
+            ]),
+        ),
+        (
+            &["remove", "mem", "-c", "cursor"],
+            Some(&["remove", "mem", "-c", "cursor", "--dry-run"]),
+        ),
+        (
+            &["disable", "mem", "-c", "cursor"],
+            Some(&["disable", "mem", "-c", "cursor", "--dry-run"]),
+        ),
+        (
+            &["enable", "mem", "-c", "cursor"],
+            Some(&["enable", "mem", "-c", "cursor", "--dry-run"]),
+        ),
+        (&["apply"], Some(&["apply", "--dry-run"])),
+        (
+            &["copy", "mem", "-c", "claude-code"],
+            Some(&["copy", "mem", "-c", "claude-code", "--dry-run"]),
+        ),
+        // Its dry run asks the registry: not run here.
+        (&["update", "mem", "-c", "cursor"], None),
+        (
+            &["restore", "-c", "cursor"],
+            Some(&["restore", "-c", "cursor", "--dry-run"]),
+        ),
+        (&["undo"], Some(&["undo", "--dry-run"])),
+        (&["redo"], Some(&["redo", "--dry-run"])),
+        (
+            &["secret", "adopt"],
+            Some(&["secret", "adopt", "--dry-run"]),
+        ),
+        (&["check", "--fix"], Some(&["check", "--fix", "--dry-run"])),
+        (&["import", "--manifest", "mcpctl.toml"], None),
+        (&["import", "--store-secrets"], None),
+        (
+            &["backups", "--purge-secrets"],
+            Some(&["backups", "--purge-secrets", "--dry-run"]),
+        ),
+    ];
+    for (args, dry_run) in writing {
+        let (code, stderr) = run(args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(refusal) && stderr.contains("--force-platform"),
+            "{args:?}: {stderr}"
+        );
+        if let Some(dry_run) = dry_run {
+            let (_, stderr) = run(dry_run);
+            assert!(!stderr.contains(refusal), "{dry_run:?}: {stderr}");
+        }
+    }
+    assert_eq!(env.read(".cursor/mcp.json"), original, "nothing written");
+    assert!(!env.path("mcpctl.toml").exists());
+    // Reading verbs are not refused.
+    for args in [
+        &["list"][..],
+        &["clients"],
+        &["check"],
+        &["backups"],
+        &["plan"],
+        &["import"],
+        &["secret", "list"],
+    ] {
+        let (_, stderr) = run(args);
+        assert!(!stderr.contains(refusal), "{args:?}: {stderr}");
+    }
+}
+
 #[test]
 fn a_second_disable_says_already_disabled_not_missing() {
     let env = TestEnv::new();
