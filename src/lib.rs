@@ -4,33 +4,62 @@
 //! `formats` (document) → `entry` (dialect) → `commands` (verb) → `output` (printing).
 //! `run` is the only place an error becomes an exit code.
 
-pub mod check;
-pub mod cli;
-pub mod clients;
-pub mod commands;
-pub mod doctor;
-pub mod entry;
-pub mod error;
-pub mod fault;
-pub mod formats;
-pub mod fs;
-pub mod handshake;
-pub mod manifest;
-pub mod output;
-pub mod picker;
-pub mod platform;
-pub mod policy;
-pub mod registry;
-pub mod secret_store;
-pub mod secrets;
-pub mod session;
-pub mod sources;
-pub mod state;
-pub mod suggest;
-pub mod toggle;
-pub mod trust;
-pub mod unset;
-pub mod vars;
+pub(crate) mod check;
+pub(crate) mod cli;
+pub(crate) mod clients;
+pub(crate) mod commands;
+pub(crate) mod doctor;
+pub(crate) mod entry;
+pub(crate) mod error;
+pub(crate) mod fault;
+pub(crate) mod formats;
+pub(crate) mod fs;
+pub(crate) mod handshake;
+pub(crate) mod manifest;
+pub(crate) mod output;
+pub(crate) mod picker;
+pub(crate) mod platform;
+pub(crate) mod policy;
+pub(crate) mod registry;
+pub(crate) mod secret_store;
+pub(crate) mod secrets;
+pub(crate) mod session;
+pub(crate) mod sources;
+pub(crate) mod state;
+pub(crate) mod suggest;
+pub(crate) mod toggle;
+pub(crate) mod trust;
+pub(crate) mod unset;
+pub(crate) mod vars;
+
+/// What the integration tests (`tests/`) use of the library, and nothing else: the client
+/// table, the lint rules, the command line's definition, and the handshake they drive
+/// against real MCP servers. Every module is crate-private, so code no command reaches
+/// shows as dead.
+pub mod api {
+    pub mod handshake {
+        pub use crate::handshake::{
+            Era, Host, Launch, Phase, Probe, ProbeError, ProbeOptions, ProbeWarning, Status,
+            TimeoutSource, ToolCall, call, prepare, probe, probe_many,
+        };
+    }
+    pub mod entry {
+        pub use crate::entry::{RemoteKind, Transport};
+    }
+    pub mod platform {
+        pub use crate::platform::Os;
+    }
+    pub mod clients {
+        pub use crate::clients::ClientTable;
+    }
+    pub mod check {
+        pub use crate::check::RULES;
+        pub use crate::check::rules::markdown_table;
+    }
+    pub mod cli {
+        pub use crate::cli::Cli;
+    }
+}
 
 /// The floors of the house, lowest first: a module names modules on its own floor or
 /// below, never above, and no circle of modules names each other (the test

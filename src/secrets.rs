@@ -181,11 +181,7 @@ pub fn entropy_secret(value: &str) -> Option<&'static str> {
     (entropy >= 3.5 && classes >= 2).then_some("what looks like a secret")
 }
 
-/// A URL with its secrets replaced: the userinfo and secret query values.
-pub fn redact_url(url: &str) -> String {
-    scrub(url).into_owned()
-}
-
+#[cfg(test)]
 /// Arguments with their secrets replaced: a token anywhere, the value of a secret flag
 /// (`--api-key VALUE`, `--token=VALUE`), secrets in URL arguments.
 pub fn redact_args(args: &[String]) -> Vec<String> {

@@ -126,6 +126,7 @@ pub fn has_parse_error(findings: &[Finding]) -> bool {
         .any(|f| f.code == rules::syntax::PARSE_ERROR.code)
 }
 
+#[cfg(test)]
 /// The clients (and scope) whose file `path` may be, from the table's project paths and
 /// the tails of its user-path templates. Only the longest matches are kept
 /// (`.warp/.mcp.json` is Warp's, not the generic `.mcp.json`), in table order.
@@ -156,16 +157,8 @@ pub fn choose_client<'a>(
     candidates.first().copied()
 }
 
-/// A file no client reads that `path` may be (row field `unread`: `~/.claude/mcp.json`,
-/// VS Code's `settings.json`, ...), matched like `infer_clients` by its literal tail; the
-/// longest match wins.
-pub fn infer_unread<'a>(table: &'a ClientTable, path: &Path) -> Option<(&'a Client, &'a Unread)> {
-    Tails::new(table).unread(path)
-}
-
 /// The literal tails of every client's paths, split and normalized once: `check` over
-/// thousands of files matches each against all of them ([`infer_clients`],
-/// [`infer_unread`]).
+/// thousands of files matches each against all of them ([`infer_clients`]).
 pub struct Tails<'a> {
     /// In table order, each client's project files then its user-path tails.
     clients: Vec<(&'a Client, Scope, Vec<String>)>,
@@ -230,7 +223,8 @@ impl<'a> Tails<'a> {
         best
     }
 
-    /// The file no client reads that `path` may be: see [`infer_unread`].
+    /// The file no client reads that `path` may be (row field `unread`: `~/.claude/mcp.json`,
+    /// VS Code's `settings.json`, ...), matched by its literal tail; the longest match wins.
     pub fn unread(&self, path: &Path) -> Option<(&'a Client, &'a Unread)> {
         let components = normalized_components(path);
         let mut best: Option<(usize, &Client, &Unread)> = None;

@@ -363,7 +363,7 @@ fn with_switch_states<'a>(
                 scope,
                 name: parked.entry.name.clone(),
                 raw: parked.raw.clone(),
-                entry: Dialect::of(client).from_raw(&parked.raw),
+                entry: Dialect::of(client).read_raw(&parked.raw),
                 off: true,
             });
         }

@@ -291,7 +291,7 @@ fn parked_rows(
                 error: None,
                 unset: Vec::new(),
             };
-            if let Ok(e) = Dialect::of(client).from_raw(&p.raw) {
+            if let Ok(e) = Dialect::of(client).read_raw(&p.raw) {
                 row.transport = Some(e.transport.name().as_str());
                 row.fill(&e.transport, show_secrets);
             }

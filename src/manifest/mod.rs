@@ -399,7 +399,7 @@ impl Manifest {
         let mut specs = IndexMap::new();
         for (name, raw) in servers {
             let mut entry = dialect
-                .from_raw(raw)
+                .read_raw(raw)
                 .map_err(|e| err(0, 0, format!("server `{name}`: {e}")))?;
             entry.extras.retain(|k, _| k != "disabled");
             let (entry, secrets) = portable_server(&entry);

@@ -672,9 +672,9 @@ pub fn plan_file<'a>(
             }
         }
         collect_secrets(&wanted, &mut plan.secrets);
-        // Each entry is read once (`from_raw` is a large part of a plan in sync): the
+        // Each entry is read once (`read_raw` is a large part of a plan in sync): the
         // wanted one is kept in `rendered`, and compared from there.
-        let want_at = match dialect.from_raw(&wanted) {
+        let want_at = match dialect.read_raw(&wanted) {
             Ok(entry) => {
                 plan.rendered.push((name.to_owned(), entry));
                 Some(plan.rendered.len() - 1)
@@ -742,7 +742,7 @@ pub fn plan_file<'a>(
             push(&mut plan, name, Action::Add, reason, at);
             continue;
         };
-        let existing_entry = dialect.from_raw(existing);
+        let existing_entry = dialect.read_raw(existing);
         let matches = match (&existing_entry, want_at.map(|i| &plan.rendered[i].1)) {
             // A launcher or bridge entry is the same whichever mcpctl binary starts it
             // (a project file written on a teammate's machine); one that is not here
@@ -1033,7 +1033,7 @@ fn keep_housekeeping(existing: &Value, wanted: Value) -> Value {
 
 /// Why an entry of mcpctl's is updated: a literal secret moving to a reference says so.
 fn update_reason(dialect: &Dialect<'_>, existing: &Value, wanted: &Value) -> String {
-    let values = |raw: &Value| match dialect.from_raw(raw).map(|e| e.transport) {
+    let values = |raw: &Value| match dialect.read_raw(raw).map(|e| e.transport) {
         Ok(Transport::Stdio { env, .. }) => env,
         Ok(Transport::Remote { headers, .. }) => headers,
         Err(_) => crate::entry::StringMap::new(),

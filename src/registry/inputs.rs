@@ -38,20 +38,6 @@ impl Given {
         });
     }
 
-    /// Keys in first-seen order.
-    pub fn keys(&self) -> Vec<InputKey> {
-        let mut keys: Vec<InputKey> = Vec::new();
-        for g in &self.0 {
-            let key = InputKey {
-                kind: g.kind,
-                name: g.name.clone(),
-            };
-            if !keys.contains(&key) {
-                keys.push(key);
-            }
-        }
-        keys
-    }
 }
 
 /// A variable the entry reads a secret from, for the user to fill: from mcpctl's store

@@ -58,11 +58,3 @@ pub fn delete(service: &str, name: &str) -> Result<bool, SecretError> {
     }
 }
 
-/// Whether a keychain answers here at all (a read of an item that does not exist:
-/// "no entry" means the store works). For `secret list` and the tests' skip rule.
-pub fn available(service: &str) -> Result<(), SecretError> {
-    match get(service, "mcpctl-availability-probe") {
-        Ok(_) | Err(SecretError::NotSet { .. }) => Ok(()),
-        Err(e) => Err(e),
-    }
-}

@@ -280,8 +280,6 @@ pub fn backups_note(ctx: &Context, rewritten: &[Rewritten]) -> Option<String> {
 
 /// What rewriting one file did.
 pub struct Rewritten {
-    pub client: String,
-    pub path: PathBuf,
     pub outcome: edit::Outcome,
 }
 
@@ -329,7 +327,7 @@ pub fn rewrite(
                 if mine.is_empty() {
                     continue;
                 }
-                let Ok(entry) = dialect.from_raw(&raw) else {
+                let Ok(entry) = dialect.read_raw(&raw) else {
                     continue;
                 };
                 let named: Vec<(String, String)> = adopt::literals(&entry.transport)
@@ -368,8 +366,6 @@ pub fn rewrite(
             }
         }
         out.push(Rewritten {
-            client: client.id.clone(),
-            path: path.clone(),
             outcome,
         });
     }

@@ -43,7 +43,7 @@ impl<'a> Found<'a> {
         raw: RawEntry,
         position: impl FnOnce(&str) -> Option<Position>,
     ) -> Self {
-        let entry = Dialect::of(client).from_raw(&raw);
+        let entry = Dialect::of(client).read_raw(&raw);
         let position = if entry.is_err() {
             position(&name)
         } else {
@@ -76,11 +76,6 @@ impl<'a> Found<'a> {
     /// Where the entry's name is written, when the entry does not read as a server.
     pub fn position(&self) -> Option<Position> {
         self.position
-    }
-
-    /// The entry as the file spells it, taken.
-    pub fn into_raw(self) -> RawEntry {
-        self.raw
     }
 
     /// The entry as the file spells it and as a server, taken.

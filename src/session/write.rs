@@ -246,7 +246,7 @@ pub(crate) fn add_to(
                 .to_raw_named(&entry, Some(name))
                 .map_err(|e| entry_error(e, client))?,
             Some(old_raw) => {
-                let old = dialect.from_raw(&old_raw);
+                let old = dialect.read_raw(&old_raw);
                 if old.as_ref().is_ok_and(|old| old.same_as(&entry)) {
                     return if inputs.is_empty() {
                         Ok(Edit::Unchanged)

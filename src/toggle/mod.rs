@@ -64,14 +64,6 @@ pub enum Method {
 }
 
 impl Method {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Method::Field => "field",
-            Method::List => "list",
-            Method::Enablement => "enablement",
-            Method::Park => "park",
-        }
-    }
 }
 
 /// What a switch did.
@@ -255,8 +247,6 @@ pub enum Power {
     On,
     /// Off through the client's own switch.
     Off,
-    /// Cut out of the file by `disable`; the state directory holds it.
-    Parked,
 }
 
 type Place = (PathBuf, Vec<String>);
