@@ -11,16 +11,12 @@
 
 pub mod backup;
 pub mod lock;
-#[cfg(target_os = "linux")]
-mod map;
 pub mod owner;
-mod read;
 mod swap;
 mod temp;
-mod text;
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -28,24 +24,18 @@ pub use backup::Backup;
 pub use lock::{FileLock, LockKey};
 use swap::Swapped;
 use temp::Temp;
-pub use text::Text;
 
 const BOM: &str = "\u{feff}";
 /// Spare capacity read buffers get (see `read_source`).
 const EDIT_SLACK: usize = 64 * 1024;
-/// Files from this size on are read as a memory map where there is one (`map`): below it
-/// a read into a buffer costs less than setting up the map.
-#[cfg(target_os = "linux")]
-const MAP_FROM: u64 = 1 << 20;
 
 /// A config file as read.
 #[derive(Debug, Clone)]
 pub struct Source {
     /// The path the user knows (may be a symlink).
     pub path: PathBuf,
-    /// The text without BOM; empty for a missing file. A big file's is its memory map
-    /// (`Text`): a write from it first asks `Text::torn`.
-    pub text: Text,
+    /// The text without BOM; empty for a missing file.
+    pub text: String,
     pub bom: bool,
     /// Size, modification time and inode when read; `None` when the file did not exist.
     /// A write first checks the file still has this stamp (another writer changes it).
@@ -83,15 +73,10 @@ impl Source {
         self.stamp.is_some()
     }
 
-    /// The text, for a document to own (no copy of a big file). What a write needs stays:
-    /// a mapped text stays shared with the document, so `text.torn()` still tells whether
-    /// the file was cut short under either (a `String` is moved out, leaving it empty).
-    pub fn take_text(&mut self) -> Text {
-        if self.text.is_mapped() {
-            self.text.clone()
-        } else {
-            std::mem::take(&mut self.text)
-        }
+    /// The text, for a document to own (no copy of a big file); what a write needs (path,
+    /// BOM, stamp, digest) stays.
+    pub fn take_text(&mut self) -> String {
+        std::mem::take(&mut self.text)
     }
 
     /// The full bytes for `text`, with the BOM restored.
@@ -186,7 +171,7 @@ pub fn read_source(path: &Path) -> Result<Source, FsError> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return Ok(Source {
                 path: path.to_path_buf(),
-                text: Text::default(),
+                text: String::new(),
                 bom: false,
                 stamp: None,
                 digest: None,
@@ -196,46 +181,23 @@ pub fn read_source(path: &Path) -> Result<Source, FsError> {
     };
     let meta = file.metadata().map_err(read_err)?;
     regular(path, &meta)?;
-    let not_utf8 = |offset| FsError::NotUtf8 {
+    // Slack for the entry an edit splices in, so a big file is not reallocated (copied)
+    // to grow by a few hundred bytes. What `std::fs::read` does, on the file opened above
+    // (opening it again could block on a FIFO put in its place).
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0) + EDIT_SLACK);
+    file.read_to_end(&mut bytes).map_err(read_err)?;
+    let digest = Some(digest(&bytes));
+    let mut text = String::from_utf8(bytes).map_err(|e| FsError::NotUtf8 {
         path: path.to_path_buf(),
-        offset,
-    };
-    #[cfg(target_os = "linux")]
-    if meta.len() >= MAP_FROM
-        && let Ok(len) = usize::try_from(meta.len())
-        && let Some(mapped) = read::map_text(&file, len)
-    {
-        let (map, digest) = mapped.map_err(|e| match e {
-            read::Failure::Io(e) => read_err(e),
-            read::Failure::NotUtf8(offset) => not_utf8(offset),
-        })?;
-        let bom = map.bytes().starts_with(BOM.as_bytes());
-        // Where a test cuts the file short under the map (`tests/cli/durability.rs`).
-        crate::fault::step_at("mapped", path).map_err(read_err)?;
-        return Ok(Source {
-            path: path.to_path_buf(),
-            text: Text::mapped(map, if bom { BOM.len() } else { 0 }),
-            bom,
-            stamp: Some(Stamp::of(&meta)),
-            digest: Some(digest),
-        });
-    }
-    // Slack for the entry an edit splices in, so a big file is not reallocated
-    // (copied) to grow by a few hundred bytes. Read, digested and checked as UTF-8 in
-    // one pass (`read`).
-    let capacity = usize::try_from(meta.len()).unwrap_or(0) + EDIT_SLACK;
-    let (mut text, digest) = read::read_text(&mut file, capacity).map_err(|e| match e {
-        read::Failure::Io(e) => read_err(e),
-        read::Failure::NotUtf8(offset) => not_utf8(offset),
+        offset: e.utf8_error().valid_up_to(),
     })?;
-    let digest = Some(digest);
     let bom = text.starts_with(BOM);
     if bom {
         text.drain(..BOM.len());
     }
     Ok(Source {
         path: path.to_path_buf(),
-        text: Text::from(text),
+        text,
         bom,
         stamp: Some(Stamp::of(&meta)),
         digest,
@@ -478,9 +440,7 @@ pub fn write_atomic_when(
     ready()?;
     let ours = sync_temp(&target, &file).map_err(write_err)?;
     drop(file);
-    // A mapped source cut short while it was read from is not the version read, even
-    // where a writer put back one of the same length and time.
-    if source.text.torn() || current_stamp(&target).map_err(write_err)? != source.stamp {
+    if current_stamp(&target).map_err(write_err)? != source.stamp {
         return Err(FsError::Changed {
             path: source.path.clone(),
         });
@@ -567,7 +527,7 @@ pub fn write_own(lock: &FileLock, source: &Source, text: &str) -> Result<(), FsE
     }
     temp::sweep_stale(&target);
     let (temp, _) = prepare_temp(&target, source, text).map_err(write_err)?;
-    if source.text.torn() || current_stamp(&target).map_err(write_err)? != source.stamp {
+    if current_stamp(&target).map_err(write_err)? != source.stamp {
         return Err(FsError::Changed {
             path: source.path.clone(),
         });
@@ -599,8 +559,7 @@ pub fn delete_atomic(
             unsynced: None,
         });
     };
-    if source.text.torn() || current_stamp(&target).map_err(write_err)?.as_ref() != Some(read_stamp)
-    {
+    if current_stamp(&target).map_err(write_err)?.as_ref() != Some(read_stamp) {
         return Err(changed());
     }
     let dir = target
@@ -888,7 +847,7 @@ pub fn digest_parts(source: &Source, parts: &[&str]) -> String {
     digest_named(hasher.digest128())
 }
 
-/// The digest's text for an XXH3-128 value (also computed by `read` while reading).
+/// The digest's text for an XXH3-128 value.
 fn digest_named(hash: u128) -> String {
     format!("{DIGEST_PREFIX}{hash:032x}")
 }
@@ -1016,8 +975,8 @@ mod tests {
             let want = format!("{DIGEST_PREFIX}{hex}");
             let bytes = pattern(n);
             assert_eq!(digest(&bytes), want, "digest of {n} bytes");
-            // The same value from the read (streaming, in chunks) and from the pieces
-            // of a write: what is recorded when writing is what a later read computes.
+            // The same value from the read and from the pieces of a write: what is
+            // recorded when writing is what a later read computes.
             // (The pattern is ASCII below 128 only in part: keep to files that are UTF-8.)
             let text: String = bytes.iter().map(|b| char::from(b % 128)).collect();
             fs::write(&path, &text).unwrap();
@@ -1057,11 +1016,10 @@ mod tests {
         assert_eq!(fs::read(&path).unwrap(), b"\xef\xbb\xbf{\"a\":1}\r\n");
     }
 
-    /// A big file (`MAP_FROM` on) is read as its map: the same text, BOM, digest and
-    /// refusal of bytes that are not UTF-8 as a read into a buffer gives.
-    #[cfg(target_os = "linux")]
+    /// A big file (over a megabyte) reads with its BOM split off, the digest of all its
+    /// bytes, and bytes that are not UTF-8 refused at the first one.
     #[test]
-    fn a_big_file_reads_as_its_map_with_what_a_read_gives() {
+    fn a_big_file_reads_with_its_bom_digest_and_first_bad_byte() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("big.json");
         let body = format!(
@@ -1069,18 +1027,12 @@ mod tests {
             "é✓x".repeat(200_000)
         );
         let bytes = [BOM.as_bytes(), body.as_bytes()].concat();
-        assert!(bytes.len() as u64 >= MAP_FROM);
         fs::write(&path, &bytes).unwrap();
         let source = read_source(&path).unwrap();
-        assert!(source.text.is_mapped());
         assert!(source.bom);
-        assert_eq!(*source.text, *body);
+        assert_eq!(source.text, body);
         assert_eq!(source.digest.as_deref(), Some(digest(&bytes).as_str()));
         assert_eq!(source.bytes_for(&source.text), bytes);
-        // Cloned, it is the same map (no copy) and the same text.
-        let copy = source.clone();
-        assert!(copy.text.is_mapped());
-        assert_eq!(copy.text, source.text);
         let mut bad = bytes.clone();
         bad[1_000_001] = 0xff;
         fs::write(&path, &bad).unwrap();
@@ -1092,59 +1044,6 @@ mod tests {
             read_source(&path),
             Err(FsError::NotUtf8 { offset, .. }) if offset == want
         ));
-    }
-
-    /// A file just big enough to be read as its map: its directory, path and text.
-    #[cfg(target_os = "linux")]
-    fn big_file() -> (tempfile::TempDir, PathBuf, String) {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("big.json");
-        let text = format!("{{\"pad\": \"{}\"}}\n", "x".repeat(MAP_FROM as usize));
-        fs::write(&path, &text).unwrap();
-        (dir, path, text)
-    }
-
-    /// A document takes a mapped text without taking it from the source: the source
-    /// still knows when the file is cut short under the document's reads.
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn a_mapped_text_taken_by_a_document_still_tears_its_source() {
-        let (_dir, path, text) = big_file();
-        let mut source = read_source(&path).unwrap();
-        let taken = source.take_text();
-        assert_eq!(*taken, *text);
-        File::create(&path).unwrap();
-        assert_eq!(taken.as_bytes()[text.len() - 2], 0);
-        assert!(source.text.torn(), "the source sees what the document read");
-        // A small file's text is moved out whole.
-        fs::write(&path, "{}").unwrap();
-        let mut small = read_source(&path).unwrap();
-        assert_eq!(*small.take_text(), *"{}");
-        assert!(small.text.is_empty());
-    }
-
-    /// A writer truncates a mapped file (`O_TRUNC`) while mcpctl reads it, then puts back
-    /// bytes of the same length and time: the read saw zeros where the file had text,
-    /// so nothing is written from it (the stamp alone would let it through).
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn a_map_cut_short_while_read_is_never_written_from() {
-        let (dir, path, text) = big_file();
-        let modified = fs::metadata(&path).unwrap().modified().unwrap();
-        let lock = lock::acquire(&path, &dir.path().join("state")).unwrap();
-        let source = read_source(&path).unwrap();
-        assert!(source.text.is_mapped() && !source.text.torn());
-        let file = OpenOptions::new().write(true).open(&path).unwrap();
-        file.set_len(0).unwrap();
-        // Read past the file's end now: zeros, not SIGBUS.
-        assert_eq!(source.text.as_bytes()[text.len() - 2], 0);
-        assert!(source.text.torn());
-        fs::write(&path, &text).unwrap();
-        file.set_modified(modified).unwrap();
-        assert_eq!(current_stamp(&path).unwrap(), source.stamp);
-        let result = write_atomic(&lock, &source, "{}", None);
-        assert!(matches!(result, Err(FsError::Changed { .. })), "{result:?}");
-        assert_eq!(fs::read_to_string(&path).unwrap(), text);
     }
 
     #[test]

@@ -60,8 +60,8 @@ pub fn run(args: RestoreArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
             crate::fs::read_bytes(&location.path).map_err(|e| UserError::new(e.to_string()))?;
         let diff = edit::unified_diff(
             &report.shown,
-            current.as_deref().unwrap_or_default(),
-            &bytes,
+            &String::from_utf8_lossy(current.as_deref().unwrap_or_default()),
+            &String::from_utf8_lossy(&bytes),
             current.is_some(),
         );
         // Both versions' env and header values, hidden as `list` hides them.

@@ -9,8 +9,6 @@
 
 use serde_json::{Map, Value};
 
-use crate::fs::Text;
-
 mod cache;
 mod list;
 
@@ -21,8 +19,8 @@ use super::{
 };
 
 pub(super) struct JsonDoc {
-    /// The file's text (a big file's is its memory map, copied only if settled).
-    text: Text,
+    /// The file's text.
+    text: String,
     /// The root's members and those of the objects directly under it, from the validating
     /// scan in `parse`, so that look-ups scan only the small span they need. Dropped at the
     /// first edit (its offsets no longer hold); later look-ups scan from the start.
@@ -46,8 +44,8 @@ struct Pending {
 }
 
 impl JsonDoc {
-    pub(super) fn parse(text: impl Into<Text>) -> Result<Self, ParseError> {
-        let text: Text = text.into();
+    pub(super) fn parse(text: impl Into<String>) -> Result<Self, ParseError> {
+        let text: String = text.into();
         let index = scan::scan_indexed(&text)?;
         Ok(Self {
             text,
@@ -99,7 +97,7 @@ impl JsonDoc {
             let Some(kept) = self.text.get(from..splice.at) else {
                 return self
                     .settled_copy()
-                    .map_or_else(Vec::new, |copy| vec![Cow::Owned(copy.text.into_string())]);
+                    .map_or_else(Vec::new, |copy| vec![Cow::Owned(copy.text)]);
             };
             parts.push(Cow::Borrowed(kept));
             parts.push(Cow::Borrowed(splice.insert.as_str()));
@@ -108,7 +106,7 @@ impl JsonDoc {
         let Some(rest) = self.text.get(from..) else {
             return self
                 .settled_copy()
-                .map_or_else(Vec::new, |copy| vec![Cow::Owned(copy.text.into_string())]);
+                .map_or_else(Vec::new, |copy| vec![Cow::Owned(copy.text)]);
         };
         parts.push(Cow::Borrowed(rest));
         parts.retain(|part| !part.is_empty());
@@ -261,7 +259,7 @@ impl JsonDoc {
         // (no second copy of a file that may be hundreds of MB).
         splices.sort_by_key(|splice| splice.at);
         let growth: usize = splices.iter().map(|s| s.insert.len()).sum();
-        let text = self.text.make_mut();
+        let text = &mut self.text;
         text.reserve(growth);
         for splice in splices.iter().rev() {
             text.replace_range(splice.at..splice.at + splice.remove, &splice.insert);
@@ -614,7 +612,7 @@ impl ConfigDoc for JsonDoc {
         if let Some(blank) = &before.blank
             && squeezed(&self.text) == format!("{}{{}}", squeezed(blank))
         {
-            self.text = Text::from(blank.as_str());
+            self.text.clone_from(blank);
             self.index = None;
             self.cache = None;
         }
@@ -642,7 +640,7 @@ impl ConfigDoc for JsonDoc {
 
     fn render(&self) -> std::borrow::Cow<'_, str> {
         match self.settled_copy() {
-            Some(copy) => std::borrow::Cow::Owned(copy.text.into_string()),
+            Some(copy) => std::borrow::Cow::Owned(copy.text),
             None => std::borrow::Cow::Borrowed(&self.text),
         }
     }
@@ -651,7 +649,7 @@ impl ConfigDoc for JsonDoc {
         self.parts()
     }
 
-    fn into_text(self: Box<Self>) -> Text {
+    fn into_text(self: Box<Self>) -> String {
         let mut doc = *self;
         doc.settle();
         doc.text
@@ -1647,40 +1645,6 @@ mod tests {
         }
         text.push_str("\n  },\n  \"mcpServers\": {\n    \"g\": {\n      \"type\": \"http\",\n      \"url\": \"https://x\"\n    }\n  },\n  \"userID\": \"abc\"\n}\n");
         text
-    }
-
-    /// A big file's text is its memory map (`fs::Text`): edits of it render and write the
-    /// bytes edits of the same text in a `String` give, the first settle copies it.
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn a_mapped_text_edits_as_a_string_does() {
-        let key = k(&["mcpServers"]);
-        let text = format!(
-            "{{\r\n  // mine\r\n  \"history\": \"{}\",\r\n  \"mcpServers\": {{\r\n    \"a\": {{\"command\": \"x\"}}\r\n  }}\r\n}}\r\n",
-            "h".repeat(1 << 21)
-        );
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("big.json");
-        std::fs::write(&path, &text).unwrap();
-        let source = crate::fs::read_source(&path).unwrap();
-        assert!(source.text.is_mapped());
-        let mut mapped = JsonDoc::parse(source.text.clone()).unwrap();
-        let mut owned = JsonDoc::parse(text.clone()).unwrap();
-        for doc in [&mut mapped, &mut owned] {
-            doc.map_upsert(&key, "b", &json!({"command": "y"})).unwrap();
-            let parts: String = doc.render_parts().concat();
-            assert_eq!(parts, doc.render());
-            doc.map_upsert(&key, "c", &json!({"url": "u"})).unwrap();
-            doc.map_remove(&key, "a").unwrap();
-        }
-        assert!(!mapped.text.is_mapped(), "settled into a copy of its own");
-        assert_eq!(mapped.render(), owned.render());
-        assert_eq!(
-            mapped.render_parts().concat(),
-            owned.render_parts().concat()
-        );
-        // The source still reads as the file.
-        assert_eq!(*source.text, *text);
     }
 
     /// Adding, updating and removing entries in turn keeps the servers map's look-up

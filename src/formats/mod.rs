@@ -71,12 +71,12 @@ impl Format {
     /// Parse `text` (without BOM) into an editable document.
     ///
     /// An empty or whitespace-only text is an empty document, not an error.
-    pub fn parse(self, text: impl Into<crate::fs::Text>) -> Result<Box<dyn ConfigDoc>, ParseError> {
+    pub fn parse(self, text: impl Into<String>) -> Result<Box<dyn ConfigDoc>, ParseError> {
         let text = text.into();
         match self {
             Format::Json | Format::Jsonc => Ok(Box::new(json::JsonDoc::parse(text)?)),
-            Format::Toml => Ok(Box::new(toml::TomlDoc::parse(text.into_string())?)),
-            Format::Yaml => Ok(Box::new(yaml::YamlDoc::parse(text.into_string())?)),
+            Format::Toml => Ok(Box::new(toml::TomlDoc::parse(text)?)),
+            Format::Yaml => Ok(Box::new(yaml::YamlDoc::parse(text)?)),
         }
     }
 
@@ -379,8 +379,8 @@ pub trait ConfigDoc {
     fn render(&self) -> std::borrow::Cow<'_, str>;
 
     /// The whole text, taken (`render()`; no copy where the document keeps its text).
-    fn into_text(self: Box<Self>) -> crate::fs::Text {
-        self.render().into_owned().into()
+    fn into_text(self: Box<Self>) -> String {
+        self.render().into_owned()
     }
 
     /// `render` as pieces to be written one after the other (their concatenation is

@@ -204,7 +204,7 @@ impl FilePlan<'_> {
         let mut out = String::new();
         if let Some(after) = self.new_text() {
             let source = &self.document.source;
-            out = edit::unified_diff_text(
+            out = edit::unified_diff(
                 &display_path(ctx, &self.location.path),
                 &source.text_for(&self.before),
                 &source.text_for(after),

@@ -18,10 +18,6 @@ use crate::session::Context;
 use crate::session::inventory::{Document, display_path, read_document};
 use crate::state::{EntryKey, FileChange};
 
-/// From this size on, a write's intent is recorded on a thread beside the temp file's
-/// write and fsync (see `write_file`).
-const OVERLAP_FROM: usize = 1 << 20;
-
 /// How long mcpctl keeps starting over while another program keeps rewriting the file
 /// (each attempt is milliseconds; a client rewrites its file a few times a second at most).
 const RETRY_FOR: Duration = Duration::from_secs(10);
@@ -244,7 +240,7 @@ pub fn apply_from(
             return Ok(Outcome {
                 action: edit.into(),
                 diff: Some(redact_text(
-                    &unified_diff_text(
+                    &unified_diff(
                         &display_path(ctx, &location.path),
                         &source.text_for(&before),
                         &source.text_for(&text),
@@ -329,38 +325,17 @@ pub fn write_parts(
     // before the swap, and the swap comes after both the intent's fdatasync and the
     // temp's fsync have returned. A crash before it leaves an intent whose file is still
     // the version before (recovery settles it to "nothing happened") and at most a
-    // temp file nobody names (swept when stale). For a big file the intent (with the
-    // digest of the new bytes) runs on a thread of its own while this one writes the temp
-    // file, so the digest costs no time of its own; for a small one a thread costs more
-    // than it saves on a busy machine (measured: 50 KB add + remove 18 ms in a row, 21 ms
-    // on a thread, at load 4), so `ready` records it on this thread. This file's own
-    // directory fsync is left for later in turn (`State::sync_later`).
-    let intend = || {
+    // temp file nobody names (swept when stale). This file's own directory fsync is left
+    // for later in turn (`State::sync_later`).
+    let mut intended: Option<FileChange> = None;
+    let written = write_atomic_when(lock, source, parts, ctx.backups.as_deref(), true, || {
         ctx.state.sync_pending()?;
         let mut change = change.clone();
         change.after = Some(crate::fs::digest_parts(source, parts));
-        ctx.state.intend(&change).map(|()| change)
-    };
-    let mut intended: Option<FileChange> = None;
-    let len: usize = parts.iter().map(|part| part.len()).sum();
-    let written = if len < OVERLAP_FROM {
-        write_atomic_when(lock, source, parts, ctx.backups.as_deref(), true, || {
-            intended = Some(intend()?);
-            Ok(())
-        })?
-    } else {
-        std::thread::scope(|scope| {
-            let intent = scope.spawn(intend);
-            write_atomic_when(lock, source, parts, ctx.backups.as_deref(), true, || {
-                let change = intent.join().map_err(|_| FsError::Intent {
-                    dir: ctx.state.root().map(Path::to_path_buf).unwrap_or_default(),
-                    source: std::io::Error::other("the thread that records the intent panicked"),
-                })??;
-                intended = Some(change);
-                Ok(())
-            })
-        })?
-    };
+        ctx.state.intend(&change)?;
+        intended = Some(change);
+        Ok(())
+    })?;
     let Some(mut change) = intended else {
         return Err(FsError::Write {
             path: source.path.clone(),
@@ -537,98 +512,19 @@ pub fn delete_file(
     }
 }
 
-pub fn unified_diff(label: &str, old: &[u8], new: &[u8], existed: bool) -> String {
-    unified_diff_text(
-        label,
-        &String::from_utf8_lossy(old),
-        &String::from_utf8_lossy(new),
-        existed,
-    )
-}
-
-/// [`unified_diff`] of texts (no check for UTF-8 again: a plan's new text is 1.1 MB for
-/// 2,000 servers in three files).
-pub fn unified_diff_text(label: &str, old: &str, new: &str, existed: bool) -> String {
+/// The unified diff of a file's `old` and `new` texts, as `git diff` shows it: `a/`
+/// and `b/` before `label`, or `/dev/null` for a file that did not exist.
+pub fn unified_diff(label: &str, old: &str, new: &str, existed: bool) -> String {
     let from = if existed {
         format!("a/{label}")
     } else {
         "/dev/null".to_owned()
     };
-    let to = format!("b/{label}");
-    if old.is_empty() {
-        return all_added(&from, &to, new);
-    }
     similar::TextDiff::from_lines(old, new)
         .unified_diff()
         .context_radius(3)
-        .header(&from, &to)
+        .header(&from, &format!("b/{label}"))
         .to_string()
-}
-
-/// The unified diff `similar` writes when the old text is empty (a file created, or
-/// empty): one hunk of every new line, written straight out. `similar` splits the
-/// text, hashes every line and formats each one first: 80 M instructions for the
-/// three new files of an apply of 2,000 servers. Lines end after `\n`, `\r\n` or a
-/// lone `\r`, as `similar` splits them (`tests::a_new_files_diff_is_similars`).
-fn all_added(from: &str, to: &str, new: &str) -> String {
-    let lines = || {
-        let bytes = new.as_bytes();
-        let mut start = 0;
-        std::iter::from_fn(move || {
-            if start == bytes.len() {
-                return None;
-            }
-            let end = match bytes[start..]
-                .iter()
-                .position(|b| matches!(b, b'\n' | b'\r'))
-            {
-                None => bytes.len(),
-                Some(i)
-                    if bytes[start + i] == b'\r' && bytes.get(start + i + 1) == Some(&b'\n') =>
-                {
-                    start + i + 2
-                }
-                Some(i) => start + i + 1,
-            };
-            // `\r` and `\n` are ASCII: `end` is on a character boundary.
-            let line = &new[start..end];
-            start = end;
-            Some(line)
-        })
-    };
-    one_hunk(from, to, new, lines().count(), lines())
-}
-
-/// `all_added`'s text: the header, then the `count` `lines` of `new` added.
-fn one_hunk<'a>(
-    from: &str,
-    to: &str,
-    new: &str,
-    count: usize,
-    lines: impl Iterator<Item = &'a str>,
-) -> String {
-    if count == 0 {
-        return String::new();
-    }
-    let mut out = String::with_capacity(new.len() + count + from.len() + to.len() + 64);
-    out.push_str("--- ");
-    out.push_str(from);
-    out.push_str("\n+++ ");
-    out.push_str(to);
-    out.push_str("\n@@ -0,0 +1");
-    if count != 1 {
-        out.push(',');
-        out.push_str(&count.to_string());
-    }
-    out.push_str(" @@\n");
-    for line in lines {
-        out.push('+');
-        out.push_str(line);
-        if !line.ends_with(['\r', '\n']) {
-            out.push_str("\n\\ No newline at end of file\n");
-        }
-    }
-    out
 }
 
 /// How the ledger names the entry `name` at `location`.
@@ -802,77 +698,6 @@ impl Report for EditReport {
             ExitStatus::Error
         } else {
             ExitStatus::Success
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `unified_diff` as it was before `all_added`: `similar` for every diff.
-    fn by_similar(label: &str, old: &[u8], new: &[u8], existed: bool) -> String {
-        let old = String::from_utf8_lossy(old);
-        let new = String::from_utf8_lossy(new);
-        let from = if existed {
-            format!("a/{label}")
-        } else {
-            "/dev/null".to_owned()
-        };
-        similar::TextDiff::from_lines(old.as_ref(), new.as_ref())
-            .unified_diff()
-            .context_radius(3)
-            .header(&from, &format!("b/{label}"))
-            .to_string()
-    }
-
-    #[test]
-    fn a_new_files_diff_is_similars_for_each_ending() {
-        for new in [
-            "",
-            "\n",
-            "\r",
-            "\r\n",
-            "a",
-            "a\n",
-            "a\nb",
-            "a\r\nb\r\n",
-            "a\rb\n\n",
-            "\n\r\r\n\n\r",
-            "é\r",
-            "{\n  \"mcpServers\": {}\n}\n",
-        ] {
-            for existed in [false, true] {
-                assert_eq!(
-                    unified_diff("x.json", b"", new.as_bytes(), existed),
-                    by_similar("x.json", b"", new.as_bytes(), existed),
-                    "{new:?}"
-                );
-            }
-        }
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn a_new_files_diff_is_similars(
-            new in proptest::collection::vec(
-                proptest::sample::select(vec![b'a', b' ', b'\n', b'\r', 0xc3, 0xa9, 0xff]),
-                0..40,
-            ),
-            existed in proptest::bool::ANY,
-        ) {
-            proptest::prop_assert_eq!(
-                unified_diff("~/.cursor/mcp.json", b"", &new, existed),
-                by_similar("~/.cursor/mcp.json", b"", &new, existed)
-            );
-        }
-
-        #[test]
-        fn a_new_files_diff_without_carriage_returns_is_similars(new in "[a \n]{0,60}") {
-            proptest::prop_assert_eq!(
-                unified_diff("~/.codex/config.toml", b"", new.as_bytes(), false),
-                by_similar("~/.codex/config.toml", b"", new.as_bytes(), false)
-            );
         }
     }
 }

@@ -76,26 +76,13 @@ pub fn in_file(ctx: &Context, path: &Path, error: anyhow::Error) -> anyhow::Erro
 
 /// Read and parse a client's file. A missing file is an empty document.
 pub fn read_document(ctx: &Context, client: &Client, path: &Path) -> anyhow::Result<Document> {
-    let read = || {
-        fs::read_settled(path, || ctx.state.wrote_into(path)).map_err(|e| {
-            UserError::new(e.to_string())
-                .hint("check the file's permissions and encoding; mcpctl left it unchanged")
-        })
-    };
-    let mut source = read()?;
+    let mut source = fs::read_settled(path, || ctx.state.wrote_into(path)).map_err(|e| {
+        UserError::new(e.to_string())
+            .hint("check the file's permissions and encoding; mcpctl left it unchanged")
+    })?;
     // The document takes the text over (no second copy of a big file); `source` keeps
-    // what a write needs: path, BOM, the version stamp and, for a map, whether it tore.
-    let mut parsed = client.format.parse(source.take_text());
-    // A map cut short while it was parsed (another program rewriting the file in
-    // place) read zeros, not the file's syntax: read the file again, a few times.
-    for _ in 0..3 {
-        if parsed.is_ok() || !source.text.torn() {
-            break;
-        }
-        source = read()?;
-        parsed = client.format.parse(source.take_text());
-    }
-    let doc = parsed.map_err(|e| {
+    // what a write needs: path, BOM and the version stamp.
+    let doc = client.format.parse(source.take_text()).map_err(|e| {
         let position = Position {
             line: e.line,
             column: e.column,

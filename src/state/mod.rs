@@ -405,32 +405,22 @@ impl State {
 
     /// Save this command's ledger changes and its journal record. Called once, by
     /// `lib::run`, also after a failed command (the files it did write can be undone).
-    /// The directory fsyncs of the last files written (`sync_later`) run meanwhile on a
-    /// thread of their own, beside the ledger's fsync; the command ends after both.
+    /// First the directory fsyncs of the last files written (`sync_later`), then the
+    /// save; both run even when the other fails.
     pub fn finish(&self, command: &str) -> anyhow::Result<()> {
         let unsynced = std::mem::take(&mut self.session().unsynced);
-        if unsynced.is_empty() {
-            return self.save(command);
-        }
-        std::thread::scope(|scope| {
-            let synced = scope.spawn(|| fs::sync_dirs(&unsynced));
-            let saved = self.save(command);
-            let synced = synced
-                .join()
-                .unwrap_or_else(|_| Err(std::io::Error::other("the sync thread panicked")))
-                .map_err(|e| {
-                    UserError::new(format!(
-                        "cannot make the files written durable ({}): {e}",
-                        unsynced
-                            .iter()
-                            .map(|d| d.display().to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ))
-                    .into()
-                });
-            saved.and(synced)
-        })
+        let synced = fs::sync_dirs(&unsynced).map_err(|e| {
+            UserError::new(format!(
+                "cannot make the files written durable ({}): {e}",
+                unsynced
+                    .iter()
+                    .map(|d| d.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+            .into()
+        });
+        self.save(command).and(synced)
     }
 
     /// `finish` without the directory fsyncs: the ledger and the journal record.

@@ -467,11 +467,10 @@ fn stow_style_relative_symlink_is_backed_up_and_restored() {
     );
 }
 
-/// Case 1 for a big file, which mcpctl reads as a memory map (`src/fs/map.rs`): another
-/// program rewrites `~/.claude.json` in place (`O_TRUNC`, then write) over and over while
-/// mcpctl edits it. A map of a file cut short raises `SIGBUS` where a read would not; no
-/// run may end by a signal, none may write from a torn read, and the other program's
-/// settings survive every run.
+/// Case 1 for a big file: another program rewrites `~/.claude.json` in place (`O_TRUNC`,
+/// then write) over and over while mcpctl edits it. No run may end by a signal (a memory
+/// map of a file cut short would raise `SIGBUS`; mcpctl reads into a buffer), none may
+/// write from a half-written read, and the other program's settings survive every run.
 #[cfg(target_os = "linux")]
 #[test]
 fn in_place_writer_of_a_big_file_never_ends_mcpctl_by_a_signal() {
@@ -529,9 +528,11 @@ fn in_place_writer_of_a_big_file_never_ends_mcpctl_by_a_signal() {
     assert_eq!(now["history"].as_array().map(Vec::len), Some(50_001));
 }
 
-/// The file cut short under the map while mcpctl parses it (a writer's `O_TRUNC`, then a
-/// shorter file written back): the parse read zeros, not the file's syntax, so the file
-/// is read again and edited as it is now — not reported as "not valid JSON".
+/// The file cut short after mcpctl read it (a writer's `O_TRUNC`, then a shorter file
+/// written back) and before mcpctl writes: the write finds another version there, so
+/// the file is read again and edited as it is now — nothing written from the old read.
+/// (It paused at the read of a memory map when there was one; the first step after the
+/// read now.)
 #[cfg(target_os = "linux")]
 #[test]
 fn a_big_file_cut_short_while_parsed_is_read_again() {
@@ -544,7 +545,7 @@ fn a_big_file_cut_short_while_parsed_is_read_again() {
     let (child, gate) = paused(
         &env,
         &["add", "a", "-c", "claude-code", "--", "npx", "a"],
-        "pause@mapped:.claude.json",
+        "pause@intent-created*",
     );
     std::fs::write(&path, b"{\"theme\": \"light\", \"mcpServers\": {}}\n").unwrap();
     std::fs::write(&gate, b"go").unwrap();

@@ -394,7 +394,7 @@ fn read_json_arg(arg: &str) -> anyhow::Result<String> {
                 .hint("give the file with the JSON snippet after `@`")
                 .into());
         }
-        return Ok(source.text.into_string());
+        return Ok(source.text);
     }
     Ok(arg.to_owned())
 }
