@@ -395,7 +395,7 @@ fn check_file(
             policy: &[],
         };
         findings.extend(check::rules::references::unset_variables(
-            ctx,
+            &ctx.platform,
             &file.shown,
             doc.as_ref(),
             &target,
@@ -464,8 +464,14 @@ fn lint_file(
     };
     let mut moved = false;
     if plan.adopt
-        && let Some(adopted) =
-            write::adopt_literals(ctx, &target, &file.path, &file.shown, &source.text, dry_run)?
+        && let Some(adopted) = crate::session::adopt::adopt_literals(
+            ctx,
+            &target,
+            &file.path,
+            &file.shown,
+            &source.text,
+            dry_run,
+        )?
     {
         on_the_way.extend(adopted.diffs.into_iter().map(diff));
         on_the_way.push(Block::Aside(format!(

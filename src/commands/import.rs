@@ -26,7 +26,7 @@ use crate::state::ledger::HOUSEKEEPING_KEYS;
 struct Variant<'a> {
     entry: ServerEntry,
     /// A launcher entry's `--secret` pairs: the manifest's `secrets = {…}`.
-    secrets: Vec<crate::secret_store::launcher::EnvSecret>,
+    secrets: Vec<crate::entry::launcher::EnvSecret>,
     /// (client, file, raw entry as found)
     found: Vec<(&'a Client, crate::clients::Location, Value)>,
     /// Fields the manifest does not model, per client (`[servers.NAME.client.ID]`).
@@ -440,7 +440,7 @@ fn with_switch_states<'a>(
                 scope,
                 name: parked.entry.name.clone(),
                 raw: parked.raw.clone(),
-                entry: Dialect::of(client).from_raw(&parked.raw),
+                entry: Dialect::of(client).read_raw(&parked.raw),
                 off: true,
             });
         }

@@ -6,10 +6,10 @@ use serde::Serialize;
 
 use crate::cli::ListArgs;
 use crate::clients::{Client, Location};
+use crate::entry::launcher::{self, Via};
 use crate::entry::{self, Dialect, Transport};
 use crate::error::ExitStatus;
 use crate::output::{Block, ErrorText, Paint, Printer, Report, Style, redact_map};
-use crate::secret_store::launcher::{self, Via};
 use crate::session::inventory::{Inventory, collect_all, display_path};
 use crate::session::{Context, targets};
 use crate::toggle::Power;
@@ -173,7 +173,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                     manage: o.manage.clone(),
                 }),
                 not_loaded: f.not_loaded.clone(),
-                policy: crate::loads::policy_block(ctx, f),
+                policy: crate::session::loads::policy_block(&ctx.platform, f),
                 error: None,
                 unset: Vec::new(),
             };
@@ -189,7 +189,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                     row.disabled = e.disabled()
                         || probe.power(f.client, &location, &f.name, f.raw()) == Power::Off;
                     row.fill(&e.transport, show_secrets);
-                    row.unset = crate::unset::find_here(ctx, &e.transport)
+                    row.unset = crate::unset::find_here(&ctx.platform, &e.transport)
                         .iter()
                         .map(|u| u.sentence(&f.name, Some(&row.path)))
                         .collect();
@@ -291,7 +291,7 @@ fn parked_rows(
                 error: None,
                 unset: Vec::new(),
             };
-            if let Ok(e) = Dialect::of(client).from_raw(&p.raw) {
+            if let Ok(e) = Dialect::of(client).read_raw(&p.raw) {
                 row.transport = Some(e.transport.name().as_str());
                 row.fill(&e.transport, show_secrets);
             }

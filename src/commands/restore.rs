@@ -99,7 +99,7 @@ fn env_and_header_values(
     doc.servers(location.at())
         .unwrap_or_default()
         .iter()
-        .filter_map(|(_, raw)| dialect.from_raw(raw).ok())
+        .filter_map(|(_, raw)| dialect.read_raw(raw).ok())
         .flat_map(|entry| match entry.transport {
             Transport::Stdio { env, .. } => env.into_values().collect::<Vec<_>>(),
             Transport::Remote { headers, .. } => headers.into_values().collect(),

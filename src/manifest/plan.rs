@@ -812,9 +812,9 @@ impl<'r, 'a> Planner<'r, 'a> {
             }
         }
         collect_secrets(&wanted, &mut self.plan.secrets);
-        // Each entry is read once (`from_raw` is a large part of a plan in sync): the
+        // Each entry is read once (`read_raw` is a large part of a plan in sync): the
         // wanted one is kept in `rendered`, and compared from there.
-        let read = match self.dialect.from_raw(&wanted) {
+        let read = match self.dialect.read_raw(&wanted) {
             Ok(entry) => {
                 self.plan.rendered.push((name.to_owned(), entry));
                 Some(self.plan.rendered.len() - 1)
@@ -890,7 +890,7 @@ impl<'r, 'a> Planner<'r, 'a> {
     fn present(&mut self, wanted: Rendered<'_>, existing: &Value) -> anyhow::Result<()> {
         let name = wanted.name;
         let key = edit::entry_key_at(&self.identity, &self.location, name);
-        let existing_entry = self.dialect.from_raw(existing);
+        let existing_entry = self.dialect.read_raw(existing);
         let matches = self.matches(name, existing_entry.as_ref().ok(), wanted.read);
         let record = self.ctx.state.lookup(&key)?;
         let now = existing_entry.as_ref().ok().map(ledger::fingerprint);
@@ -932,7 +932,7 @@ impl<'r, 'a> Planner<'r, 'a> {
             (Some(now), Some(want)) => {
                 let same = now.same_server(want);
                 if same
-                    && let Some(program) = crate::secret_store::launcher::program_of(&now.transport)
+                    && let Some(program) = crate::entry::launcher::program_of(&now.transport)
                     && !std::path::Path::new(program).is_file()
                 {
                     self.plan.notes.push(format!(
@@ -1268,7 +1268,7 @@ fn keep_housekeeping(existing: &Value, wanted: Value) -> Value {
 
 /// Why an entry of mcpctl's is updated: a literal secret moving to a reference says so.
 fn update_reason(dialect: &Dialect<'_>, existing: &Value, wanted: &Value) -> String {
-    let values = |raw: &Value| match dialect.from_raw(raw).map(|e| e.transport) {
+    let values = |raw: &Value| match dialect.read_raw(raw).map(|e| e.transport) {
         Ok(Transport::Stdio { env, .. }) => env,
         Ok(Transport::Remote { headers, .. }) => headers,
         Err(_) => crate::entry::StringMap::new(),

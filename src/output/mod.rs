@@ -22,7 +22,7 @@ pub enum ColorWhen {
     Never,
 }
 
-pub use crate::secrets::{REDACTED, redact, redact_map, redact_raw, redact_text};
+pub use crate::secrets::{redact, redact_map, redact_raw, redact_text};
 
 /// A terminal style.
 #[derive(Debug, Clone, Copy)]
@@ -107,11 +107,6 @@ impl Printer {
         } else {
             crate::secrets::scrub(text)
         }
-    }
-
-    /// Whether stdout went away.
-    pub fn broken_pipe(&self) -> bool {
-        self.broken_pipe
     }
 
     fn out(&mut self, text: &str) {
@@ -467,6 +462,7 @@ fn visible_width(text: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::secrets::REDACTED;
 
     #[test]
     fn redaction_keeps_references_and_hides_values() {

@@ -427,7 +427,7 @@ fn secret_values(client: &Client, doc: &dyn ConfigDoc, at: ServersAt<'_>) -> Vec
     doc.servers(at)
         .unwrap_or_default()
         .iter()
-        .filter_map(|(_, raw)| dialect.from_raw(raw).ok())
+        .filter_map(|(_, raw)| dialect.read_raw(raw).ok())
         .flat_map(|entry| match entry.transport {
             Transport::Stdio { env, .. } => env.into_values().collect::<Vec<_>>(),
             Transport::Remote { headers, .. } => headers.into_values().collect(),

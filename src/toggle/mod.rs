@@ -63,17 +63,6 @@ pub enum Method {
     Park,
 }
 
-impl Method {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Method::Field => "field",
-            Method::List => "list",
-            Method::Enablement => "enablement",
-            Method::Park => "park",
-        }
-    }
-}
-
 /// What a switch did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -255,8 +244,6 @@ pub enum Power {
     On,
     /// Off through the client's own switch.
     Off,
-    /// Cut out of the file by `disable`; the state directory holds it.
-    Parked,
 }
 
 type Place = (PathBuf, Vec<String>);

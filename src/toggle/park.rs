@@ -457,6 +457,7 @@ fn floor(text: &str, at: usize) -> usize {
 }
 
 /// `text` with the splice undone, if its place can be found (`splice_place`).
+#[cfg(test)]
 pub fn splice_back(text: &str, splice: &Splice) -> Option<String> {
     splice_at(text, splice, splice_place(text, splice)?)
 }

@@ -3,9 +3,9 @@
 //! lines of its stderr.
 
 use crate::clients::Scope;
+use crate::doctor::probe::{DoctorResult, Status};
 use crate::handshake;
 use crate::output::{Block, Paint, Style};
-use crate::session::probe::{DoctorResult, Status};
 
 /// Lines of stderr shown under a failed server in the human report.
 const STDERR_LINES: usize = 8;

@@ -5,10 +5,10 @@ use std::path::Path;
 
 use crate::check::{self, Finding, Severity, Target};
 use crate::clients::{Client, Scope};
+use crate::doctor::probe::{DoctorResult, Status};
 use crate::fs;
 use crate::session::Context;
 use crate::session::inventory::{Found, display_path};
-use crate::session::probe::{DoctorResult, Status};
 
 /// Files larger than this are not linted by doctor (run `mcpctl check --user` for them).
 const LINT_MAX_BYTES: u64 = 4 << 20;

@@ -270,12 +270,12 @@ pub(crate) fn static_checks(
     });
     if let Some(why) = &f.not_loaded {
         // A file the client rejects is a fault: none of its servers works there.
-        let status = if crate::loads::is_rejection(why) {
+        let status = if crate::session::loads::is_rejection(why) {
             Status::Fail
         } else {
             Status::Skipped
         };
-        result.policy = crate::loads::policy_block(ctx, f);
+        result.policy = crate::session::loads::policy_block(&ctx.platform, f);
         let check = if result.policy.is_some() {
             "policy"
         } else {
@@ -364,7 +364,7 @@ pub(crate) fn static_checks(
         Err(error) => {
             result.record("secrets", Status::Fail, error.to_string());
             result.target = handshake::prepare::target_of(
-                &crate::secret_store::launcher::logical(&entry.transport)
+                &crate::entry::launcher::logical(&entry.transport)
                     .map_or_else(|| entry.transport.clone(), |l| l.transport),
             );
             return (result, None);
@@ -411,10 +411,10 @@ pub(crate) fn static_checks(
     }
     result.target = prepared.target;
     // What this client does with the entry before starting it (its loading model).
-    if let Err(why) = crate::loads::before_write(f.client, entry) {
+    if let Err(why) = crate::entry::loading::before_write(f.client, entry) {
         result.record("client", Status::Fail, why);
     }
-    if let Some(dropped) = crate::loads::dropped_env(f.client, &entry.transport) {
+    if let Some(dropped) = crate::entry::loading::dropped_env(f.client, &entry.transport) {
         result.record("client", Status::Warn, dropped);
     }
     // Decided last so the static checks above still run on an entry not started.
