@@ -163,7 +163,7 @@ impl Loading {
     /// Why the client does not load the server `name`, given its settings documents (the
     /// user file and the project file, parsed), or `None` when it does.
     #[must_use]
-    pub fn gated(&self, settings: &[&Value], name: &str) -> Option<String> {
+    pub fn gated(&self, settings: &[&Value], name: &str) -> Option<Gate> {
         let list = |key: &Option<Vec<String>>| -> Option<Vec<String>> {
             let key = key.as_ref()?;
             let mut out: Option<Vec<String>> = None;
@@ -195,20 +195,50 @@ impl Loading {
         if let Some(excluded) = list(&self.excluded)
             && excluded.iter().any(|p| glob(p, name))
         {
-            return Some(format!(
-                "excluded: `{name}` is in `{}`",
-                dotted(&self.excluded)
-            ));
+            return Some(Gate::Excluded {
+                name: name.to_owned(),
+                list: dotted(&self.excluded),
+            });
         }
         if let Some(allowed) = list(&self.allowed)
             && !allowed.iter().any(|p| glob(p, name))
         {
-            return Some(format!(
-                "not allowed: `{}` is set and does not name `{name}`",
-                dotted(&self.allowed)
-            ));
+            return Some(Gate::NotAllowed {
+                name: name.to_owned(),
+                list: dotted(&self.allowed),
+            });
         }
         None
+    }
+}
+
+/// A settings list that keeps a server out ([`Loading::gated`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Gate {
+    /// `name` is in the excluded list (at key path `list`, dotted).
+    Excluded { name: String, list: String },
+    /// An allowed list is set and does not name `name`.
+    NotAllowed { name: String, list: String },
+}
+
+impl Gate {
+    /// How the reason starts (`excluded`, `not allowed`), for a table.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Gate::Excluded { .. } => "excluded",
+            Gate::NotAllowed { .. } => "not allowed",
+        }
+    }
+}
+
+impl std::fmt::Display for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Gate::Excluded { name, list } => write!(f, "excluded: `{name}` is in `{list}`"),
+            Gate::NotAllowed { name, list } => {
+                write!(f, "not allowed: `{list}` is set and does not name `{name}`")
+            }
+        }
     }
 }
 
@@ -354,6 +384,7 @@ mod tests {
             loading
                 .gated(&[&user], "a")
                 .unwrap()
+                .to_string()
                 .starts_with("excluded")
         );
         assert_eq!(loading.gated(&[&user], "bee"), None);
@@ -361,6 +392,7 @@ mod tests {
             loading
                 .gated(&[&user], "c")
                 .unwrap()
+                .to_string()
                 .starts_with("not allowed")
         );
         assert_eq!(loading.gated(&[&json!({})], "c"), None);

@@ -10,6 +10,7 @@ use crate::entry::launcher::{self, Via};
 use crate::entry::{self, Dialect, Transport};
 use crate::error::ExitStatus;
 use crate::output::{Block, ErrorText, Paint, Printer, Report, Style, redact_map};
+use crate::session::found::NotLoaded;
 use crate::session::inventory::{Inventory, collect_all, display_path};
 use crate::session::{Context, targets};
 use crate::toggle::Power;
@@ -51,6 +52,9 @@ struct ListRow {
     /// Why the client does not load the entry although it is there.
     #[serde(skip_serializing_if = "Option::is_none")]
     not_loaded: Option<String>,
+    /// The kind of `not_loaded` reason, for the table.
+    #[serde(skip)]
+    not_loaded_tag: Option<&'static str>,
     /// The administrator's policy rule that keeps it out: `{kind, file, verdict, rule}`.
     #[serde(skip_serializing_if = "Option::is_none")]
     policy: Option<crate::policy::Block>,
@@ -172,8 +176,9 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                     chosen_by: o.chosen_by,
                     manage: o.manage.clone(),
                 }),
-                not_loaded: f.not_loaded.clone(),
-                policy: crate::session::loads::policy_block(&ctx.platform, f),
+                not_loaded: f.not_loaded.as_ref().map(ToString::to_string),
+                not_loaded_tag: f.not_loaded.as_ref().map(NotLoaded::tag),
+                policy: f.not_loaded.as_ref().and_then(NotLoaded::policy).cloned(),
                 error: None,
                 unset: Vec::new(),
             };
@@ -287,6 +292,7 @@ fn parked_rows(
                 read_only: false,
                 origin: None,
                 not_loaded: None,
+                not_loaded_tag: None,
                 policy: None,
                 error: None,
                 unset: Vec::new(),
@@ -383,14 +389,9 @@ impl Report for ListReport {
                 let mut name = r.name.clone();
                 if r.parked {
                     name.push_str(&paint.paint(Style::Dim, " (parked)"));
-                } else if let Some(why) = &r.not_loaded {
+                } else if let Some(tag) = r.not_loaded_tag {
                     // The kind of reason (`file rejected`, `excluded`, `not allowed`);
                     // --json has all of it.
-                    let tag = why
-                        .split(':')
-                        .next()
-                        .filter(|t| !t.starts_with("not loaded"))
-                        .unwrap_or("not loaded");
                     name.push_str(&paint.paint(Style::Dim, &format!(" ({tag})")));
                 } else if r.disabled {
                     name.push_str(&paint.paint(Style::Dim, " (disabled)"));

@@ -270,12 +270,12 @@ pub(crate) fn static_checks(
     });
     if let Some(why) = &f.not_loaded {
         // A file the client rejects is a fault: none of its servers works there.
-        let status = if crate::session::loads::is_rejection(why) {
+        let status = if why.is_rejection() {
             Status::Fail
         } else {
             Status::Skipped
         };
-        result.policy = crate::session::loads::policy_block(&ctx.platform, f);
+        result.policy = why.policy().cloned();
         let check = if result.policy.is_some() {
             "policy"
         } else {

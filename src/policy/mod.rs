@@ -96,19 +96,20 @@ pub struct Block {
 }
 
 impl Block {
-    /// Whether a `not_loaded` reason is a policy's ([`Block::reason`]).
-    pub fn is_reason(why: &str) -> bool {
-        why.starts_with(DENIED) || why.starts_with(NOT_ALLOWED)
+    /// The verdict in words (`blocked by policy`, `not allowed by policy`): how
+    /// [`Block::reason`] starts, and the tag `list` shows.
+    pub fn word(&self) -> &'static str {
+        match self.verdict {
+            Verdict::Denied => DENIED,
+            Verdict::NotAllowed => NOT_ALLOWED,
+        }
     }
 
     /// The `not_loaded` reason `list` and `doctor` show.
     pub fn reason(&self, client: &str) -> String {
-        let word = match self.verdict {
-            Verdict::Denied => DENIED,
-            Verdict::NotAllowed => NOT_ALLOWED,
-        };
         format!(
-            "{word}: {} in `{}`; {client} will not load it",
+            "{}: {} in `{}`; {client} will not load it",
+            self.word(),
             self.rule,
             self.file.display()
         )

@@ -4,9 +4,11 @@
 
 use std::path::PathBuf;
 
+use crate::clients::loading::Gate;
 use crate::clients::{Client, Scope};
 use crate::entry::{Dialect, EntryError, ServerEntry};
 use crate::formats::{Position, RawEntry};
+use crate::policy::Block;
 use crate::sources::Origin;
 
 /// One configured server.
@@ -28,7 +30,81 @@ pub struct Found<'a> {
     pub origin: Option<Box<Origin>>,
     /// Why the client does not load this entry although it is there (an administrator's
     /// file has exclusive control; the user's settings define the same name).
-    pub not_loaded: Option<String>,
+    pub not_loaded: Option<NotLoaded>,
+}
+
+/// Why a client does not load an entry although it is there. Its `Display` is the reason
+/// `list` and `doctor` show.
+#[derive(Debug, Clone)]
+pub enum NotLoaded {
+    /// The client refuses the whole file, so it loads none of its servers (a failure,
+    /// not a choice the user made): why, as said after `file rejected: `.
+    Rejected(String),
+    /// A settings list keeps it out (Gemini CLI `mcp.excluded`, `mcp.allowed`).
+    Gated(Gate),
+    /// A client that merges several user files reads a later one, `file`, that defines
+    /// the server too.
+    Overridden {
+        file: String,
+        name: String,
+        client: String,
+    },
+    /// An administrator's file has exclusive control of the client's servers.
+    Exclusive { file: PathBuf, client: String },
+    /// A server of the same name in the client's settings takes precedence (over an
+    /// extension's).
+    Shadowed { name: String, client: String },
+    /// An administrator's policy keeps it out.
+    Policy { block: Block, client: String },
+}
+
+impl NotLoaded {
+    /// Whether the client rejects the whole file: a failure, not a choice the user made.
+    pub fn is_rejection(&self) -> bool {
+        matches!(self, NotLoaded::Rejected(_))
+    }
+
+    /// The policy rule that keeps the entry out.
+    pub fn policy(&self) -> Option<&Block> {
+        match self {
+            NotLoaded::Policy { block, .. } => Some(block),
+            _ => None,
+        }
+    }
+
+    /// The kind of reason, for a table (`--json` has all of it).
+    pub fn tag(&self) -> &'static str {
+        match self {
+            NotLoaded::Rejected(_) => "file rejected",
+            NotLoaded::Gated(gate) => gate.tag(),
+            NotLoaded::Overridden { .. } => "overridden",
+            NotLoaded::Exclusive { .. } | NotLoaded::Shadowed { .. } => "not loaded",
+            NotLoaded::Policy { block, .. } => block.word(),
+        }
+    }
+}
+
+impl std::fmt::Display for NotLoaded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotLoaded::Rejected(why) => write!(f, "file rejected: {why}"),
+            NotLoaded::Gated(gate) => gate.fmt(f),
+            NotLoaded::Overridden { file, name, client } => write!(
+                f,
+                "overridden: `{file}` defines `{name}` too, and {client} reads it later"
+            ),
+            NotLoaded::Exclusive { file, client } => write!(
+                f,
+                "not loaded: `{}` has exclusive control of {client}'s servers",
+                file.display()
+            ),
+            NotLoaded::Shadowed { name, client } => write!(
+                f,
+                "not loaded: a server named `{name}` in {client}'s settings takes precedence"
+            ),
+            NotLoaded::Policy { block, client } => f.write_str(&block.reason(client)),
+        }
+    }
 }
 
 impl<'a> Found<'a> {

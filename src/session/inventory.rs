@@ -10,7 +10,7 @@ use crate::error::UserError;
 use crate::formats::{ConfigDoc, Position, ShapeError};
 use crate::fs::{self, Source};
 use crate::session::Context;
-pub use crate::session::found::{Broken, Found};
+pub use crate::session::found::{Broken, Found, NotLoaded};
 use crate::sources::{self, Exclusive};
 
 /// A parsed config file.
@@ -149,11 +149,10 @@ pub fn collect_all<'a>(ctx: &Context, clients: &[&'a Client], name: Option<&str>
             });
         }
         if let Some(ex) = &read.exclusive {
-            let why = format!(
-                "not loaded: `{}` has exclusive control of {}'s servers",
-                ex.file.display(),
-                client.name
-            );
+            let why = NotLoaded::Exclusive {
+                file: ex.file.clone(),
+                client: client.name.clone(),
+            };
             for f in found.iter_mut().filter(|f| f.client.id == client.id) {
                 f.not_loaded = Some(why.clone());
             }
@@ -173,16 +172,15 @@ pub fn collect_all<'a>(ctx: &Context, clients: &[&'a Client], name: Option<&str>
                 .as_ref()
                 .filter(|ex| ex.file != entry.origin.file)
             {
-                Some(format!(
-                    "not loaded: `{}` has exclusive control of {}'s servers",
-                    ex.file.display(),
-                    client.name
-                ))
+                Some(NotLoaded::Exclusive {
+                    file: ex.file.clone(),
+                    client: client.name.clone(),
+                })
             } else if shadowed_by_settings {
-                Some(format!(
-                    "not loaded: a server named `{}` in {}'s settings takes precedence",
-                    entry.name, client.name
-                ))
+                Some(NotLoaded::Shadowed {
+                    name: entry.name.clone(),
+                    client: client.name.clone(),
+                })
             } else {
                 None
             };

@@ -15,25 +15,15 @@ use crate::clients::loading::Rejection;
 use crate::clients::{Client, Scope};
 use crate::formats::Format;
 use crate::platform::Platform;
-use crate::session::found::{Broken, Found};
-
-/// How a `not_loaded` reason for a rejected file starts.
-pub const REJECTED: &str = "file rejected";
-
-/// Whether a `not_loaded` reason says the client rejects the whole file (a failure, not a
-/// choice the user made).
-#[must_use]
-pub fn is_rejection(why: &str) -> bool {
-    why.starts_with(REJECTED)
-}
+use crate::session::found::{Broken, Found, NotLoaded};
 
 /// The reason for an entry of a file `client` rejects.
 #[must_use]
-pub fn rejected(client: &Client, r: &Rejection) -> String {
-    format!(
-        "{REJECTED}: {} refuses the whole file ({} at line {}, column {}), so it loads none of its servers; remove it",
+pub fn rejected(client: &Client, r: &Rejection) -> NotLoaded {
+    NotLoaded::Rejected(format!(
+        "{} refuses the whole file ({} at line {}, column {}), so it loads none of its servers; remove it",
         client.name, r.what, r.line, r.column
-    )
+    ))
 }
 
 /// What `client`'s parser rejects in the file at `path`, if anything (a missing or
@@ -74,7 +64,7 @@ pub fn mark(platform: &Platform, project: &Path, found: &mut [Found<'_>]) {
             .or_insert_with(|| settings_of(platform, project, client));
         let docs: Vec<&Value> = docs.iter().collect();
         if let Some(why) = loading.gated(&docs, &f.name) {
-            f.not_loaded = Some(why);
+            f.not_loaded = Some(NotLoaded::Gated(why));
         }
     }
 }
@@ -93,10 +83,10 @@ fn refused_with_a_bad_entry(found: &mut [Found<'_>]) {
             None
         };
         if let Some(why) = &refused_type {
-            f.not_loaded = Some(format!(
-                "{REJECTED}: {why}, so it refuses the whole file and loads none of its servers; fix or remove `{}`",
+            f.not_loaded = Some(NotLoaded::Rejected(format!(
+                "{why}, so it refuses the whole file and loads none of its servers; fix or remove `{}`",
                 f.name
-            ));
+            )));
         }
         if f.entry().is_err() || refused_type.is_some() {
             bad.entry((f.client.id.clone(), f.path.clone()))
@@ -116,10 +106,10 @@ fn refused_with_a_bad_entry(found: &mut [Found<'_>]) {
         if f.entry().is_err() {
             continue;
         }
-        f.not_loaded = Some(format!(
-            "{REJECTED}: {} refuses the whole file because entry `{name}` is not a server it can read, so it loads none of its servers; fix or remove `{name}`",
+        f.not_loaded = Some(NotLoaded::Rejected(format!(
+            "{} refuses the whole file because entry `{name}` is not a server it can read, so it loads none of its servers; fix or remove `{name}`",
             f.client.name
-        ));
+        )));
     }
 }
 
@@ -169,10 +159,11 @@ fn overridden(found: &mut [Found<'_>]) {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let f = &mut found[i];
-        f.not_loaded = Some(format!(
-            "overridden: `{file}` defines `{}` too, and {} reads it later",
-            f.name, f.client.name
-        ));
+        f.not_loaded = Some(NotLoaded::Overridden {
+            file,
+            name: f.name.clone(),
+            client: f.client.name.clone(),
+        });
     }
 }
 
@@ -226,19 +217,11 @@ pub fn judge_policy<'a>(
                 Err(_) => None,
             };
             if let Some(block) = block {
-                f.not_loaded = Some(block.reason(&client.name));
+                f.not_loaded = Some(NotLoaded::Policy {
+                    block,
+                    client: client.name.clone(),
+                });
             }
         }
     }
-}
-
-/// The policy rule that keeps `f` out, for `--json` (`judge_policy` marked it
-/// `not_loaded`; the verdict is judged again from the same files).
-pub fn policy_block(platform: &Platform, f: &Found<'_>) -> Option<crate::policy::Block> {
-    let why = f.not_loaded.as_deref()?;
-    if !crate::policy::Block::is_reason(why) {
-        return None;
-    }
-    let entry = f.entry().as_ref().ok()?;
-    crate::policy::read::load(f.client, platform).blocks(&f.name, entry)
 }
