@@ -268,6 +268,49 @@ pub(crate) fn static_checks(
             "chosen_by": o.chosen_by,
         })
     });
+    let Some(entry) = loaded_entry(ctx, f, &mut result) else {
+        return (result, None);
+    };
+    // The same name in several scopes of one client: say which wins.
+    if scopes.len() > 1 {
+        record_scopes(f, scopes, &mut result);
+    }
+    if entry.disabled() || switches.is_some_and(|s| crate::toggle::switched_off(s, f)) {
+        result.record(
+            "enabled",
+            Status::Skipped,
+            "disabled in the config; not started".to_owned(),
+        );
+        result.target = handshake::prepare::target_of(&entry.transport);
+        return (result, None);
+    }
+    // mcpctl's launcher or bridge: probe the server behind it, its secrets resolved the
+    // way `mcpctl run` / `mcpctl bridge` resolve them.
+    let Some(resolved) = resolve_secrets(ctx, entry, &mut result) else {
+        return (result, None);
+    };
+    let transport = resolved.as_ref().map_or(&entry.transport, |(t, _)| t);
+    let launch = prepare_checks(ctx, env, f, transport, &mut result);
+    // What this client does with the entry before starting it (its loading model).
+    if let Err(why) = crate::entry::loading::before_write(f.client, entry) {
+        result.record("client", Status::Fail, why);
+    }
+    if let Some(dropped) = crate::entry::loading::dropped_env(f.client, &entry.transport) {
+        result.record("client", Status::Warn, dropped);
+    }
+    // Decided last so the static checks above still run on an entry not started.
+    if !trusted(trust, f, &mut result) {
+        return (result, None);
+    }
+    (result, launch)
+}
+
+/// The entry, when its client loads it and it reads as a server; else why not, recorded.
+fn loaded_entry<'f>(
+    ctx: &Context,
+    f: &'f Found<'_>,
+    result: &mut DoctorResult,
+) -> Option<&'f entry::ServerEntry> {
     if let Some(why) = &f.not_loaded {
         // A file the client rejects is a fault: none of its servers works there.
         let status = if why.is_rejection() {
@@ -282,7 +325,7 @@ pub(crate) fn static_checks(
             "loaded"
         };
         result.record(check, status, format!("{why}; not started"));
-        return (result, None);
+        return None;
     }
     if let Some(origin) = f.origin.as_ref().filter(|o| !o.enabled) {
         result.record(
@@ -293,10 +336,10 @@ pub(crate) fn static_checks(
                 origin.kind, origin.name, f.client.name
             ),
         );
-        return (result, None);
+        return None;
     }
-    let entry = match f.entry() {
-        Ok(e) => e,
+    match f.entry() {
+        Ok(e) => Some(e),
         Err(_) if entry::is_toggle(f.raw()) => {
             result.record(
                 "entry",
@@ -307,7 +350,7 @@ pub(crate) fn static_checks(
                     "no command or URL: an on/off switch or a server an extension provides; not started".to_owned()
                 },
             );
-            return (result, None);
+            None
         }
         Err(_) => {
             result.record(
@@ -315,49 +358,48 @@ pub(crate) fn static_checks(
                 Status::Fail,
                 f.entry_error(ctx).unwrap_or_default(),
             );
-            return (result, None);
+            None
         }
+    }
+}
+
+/// Which of the `scopes` defining the name wins (the widest but a legacy one).
+fn record_scopes(f: &Found<'_>, scopes: &[Scope], result: &mut DoctorResult) {
+    let winner = scopes
+        .iter()
+        .filter(|s| **s != Scope::Legacy)
+        .max()
+        .copied()
+        .unwrap_or(f.scope);
+    let status = if winner == f.scope {
+        Status::Ok
+    } else {
+        Status::Warn
     };
-    // The same name in several scopes of one client: say which wins.
-    if scopes.len() > 1 {
-        let winner = scopes
-            .iter()
-            .filter(|s| **s != Scope::Legacy)
-            .max()
-            .copied()
-            .unwrap_or(f.scope);
-        let status = if winner == f.scope {
-            Status::Ok
-        } else {
-            Status::Warn
-        };
-        result.record(
-            "scopes",
-            status,
-            format!(
-                "`{}` is defined in {} scopes ({}); {} wins",
-                f.name,
-                scopes.len(),
-                scopes
-                    .iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                winner.as_str()
-            ),
-        );
-    }
-    if entry.disabled() || switches.is_some_and(|s| crate::toggle::switched_off(s, f)) {
-        result.record(
-            "enabled",
-            Status::Skipped,
-            "disabled in the config; not started".to_owned(),
-        );
-        result.target = handshake::prepare::target_of(&entry.transport);
-        return (result, None);
-    }
-    // mcpctl's launcher or bridge: probe the server behind it, its secrets resolved the
-    // way `mcpctl run` / `mcpctl bridge` resolve them.
+    result.record(
+        "scopes",
+        status,
+        format!(
+            "`{}` is defined in {} scopes ({}); {} wins",
+            f.name,
+            scopes.len(),
+            scopes
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            winner.as_str()
+        ),
+    );
+}
+
+/// The server behind a launcher or bridge entry, its secrets resolved from the store
+/// (`Some(None)`: the entry uses no secret; `None`: they cannot be resolved, recorded).
+fn resolve_secrets(
+    ctx: &Context,
+    entry: &entry::ServerEntry,
+    result: &mut DoctorResult,
+) -> Option<Option<(entry::Transport, Vec<String>)>> {
     let store = ctx.secret_store();
     let resolved = match store.resolve_entry(&entry.transport) {
         Ok(resolved) => resolved,
@@ -367,7 +409,7 @@ pub(crate) fn static_checks(
                 &crate::entry::launcher::logical(&entry.transport)
                     .map_or_else(|| entry.transport.clone(), |l| l.transport),
             );
-            return (result, None);
+            return None;
         }
     };
     if let Some((_, names)) = &resolved {
@@ -384,7 +426,18 @@ pub(crate) fn static_checks(
             ),
         );
     }
-    let transport = resolved.as_ref().map_or(&entry.transport, |(t, _)| t);
+    Some(resolved)
+}
+
+/// What starting `transport` here needs (the command on PATH, Windows wrapping, ...),
+/// recorded; the launch when it can start.
+fn prepare_checks(
+    ctx: &Context,
+    env: &IndexMap<String, String>,
+    f: &Found<'_>,
+    transport: &entry::Transport,
+    result: &mut DoctorResult,
+) -> Option<Launch> {
     let host = handshake::Host {
         target_os: ctx.platform.os,
         host_os: Os::host(),
@@ -410,14 +463,12 @@ pub(crate) fn static_checks(
         result.record(finding.check, status, message);
     }
     result.target = prepared.target;
-    // What this client does with the entry before starting it (its loading model).
-    if let Err(why) = crate::entry::loading::before_write(f.client, entry) {
-        result.record("client", Status::Fail, why);
-    }
-    if let Some(dropped) = crate::entry::loading::dropped_env(f.client, &entry.transport) {
-        result.record("client", Status::Warn, dropped);
-    }
-    // Decided last so the static checks above still run on an entry not started.
+    prepared.launch.ok()
+}
+
+/// Whether the entry may be started (mcpctl's own, approved, or `--trust-project`);
+/// recorded either way.
+fn trusted(trust: &TrustRule<'_>, f: &Found<'_>, result: &mut DoctorResult) -> bool {
     let verdict = match &f.origin {
         Some(origin) => trust.decide_origin(origin),
         None => trust.decide(f.client, f.scope, &f.name),
@@ -432,10 +483,10 @@ pub(crate) fn static_checks(
         ),
         Trust::Untrusted { reason } => {
             result.record("trust", Status::Skipped, format!("not started: {reason}"));
-            return (result, None);
+            return false;
         }
     }
-    (result, prepared.launch.ok())
+    true
 }
 
 /// The entry a command acts on, runnable here.
