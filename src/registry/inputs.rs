@@ -37,7 +37,6 @@ impl Given {
             value: value.to_owned(),
         });
     }
-
 }
 
 /// A variable the entry reads a secret from, for the user to fill: from mcpctl's store

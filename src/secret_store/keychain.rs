@@ -57,4 +57,3 @@ pub fn delete(service: &str, name: &str) -> Result<bool, SecretError> {
         Err(e) => Err(classify(name, e)),
     }
 }
-

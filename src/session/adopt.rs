@@ -365,9 +365,7 @@ pub fn rewrite(
                 keep_ownership(ctx, &dialect, &location, name, before, after)?;
             }
         }
-        out.push(Rewritten {
-            outcome,
-        });
+        out.push(Rewritten { outcome });
     }
     Ok(out)
 }

@@ -63,8 +63,7 @@ pub enum Method {
     Park,
 }
 
-impl Method {
-}
+impl Method {}
 
 /// What a switch did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -179,7 +179,9 @@ fn clients_override_file_adds_a_client() {
 /// docs/reference/clients.md's table is `clients.toml` (`MCPCTL_UPDATE_README=1` rewrites it).
 #[test]
 fn docs_client_table_is_generated_from_clients_toml() {
-    let table = mcpctl::api::clients::ClientTable::builtin().unwrap().markdown();
+    let table = mcpctl::api::clients::ClientTable::builtin()
+        .unwrap()
+        .markdown();
     crate::docs::generated_region(
         "docs/reference/clients.md",
         "<!-- clients:start -->\n",

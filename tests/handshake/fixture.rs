@@ -115,7 +115,9 @@ pub(crate) fn launch(transport: &Transport) -> mcpctl::api::handshake::Launch {
         cwd: &cwd,
         wrap_windows: false,
     };
-    mcpctl::api::handshake::prepare(transport, &host).launch.unwrap()
+    mcpctl::api::handshake::prepare(transport, &host)
+        .launch
+        .unwrap()
 }
 
 /// The probe's failure as the user reads it ("" when it did not fail).
