@@ -69,7 +69,9 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     // the rows would not fit in memory beside the entries. Under `--json` each row is
     // written as its part of the one document.
     let stream_rows = no_spawn;
-    let (columns, paint, json) = (printer.width(), printer.painter(), printer.json);
+    let home = printer.shown_home().map(std::path::Path::to_path_buf);
+    let paint = printer.painter().with_home(home.as_deref());
+    let (columns, json) = (printer.width(), printer.json);
     let mut streamed_rows: Option<Rows> = None;
     let mut json_rows = JsonRows::default();
     let mut stream = |streamed: Streamed<'_>| match streamed {
@@ -103,7 +105,6 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     let streamed = total > 0 || stream_rows;
     if total > 0 {
         printer.stream(&[Block::Note(checkup.announcement())]);
-        let paint = printer.painter();
         for result in checkup.not_started() {
             printer.stream(&human.row(result, paint));
         }
@@ -345,7 +346,7 @@ mod tests {
                     "cursor",
                     Scope::User,
                     format!("s{i}"),
-                    "~/.cursor/mcp.json".to_owned(),
+                    "~/.cursor/mcp.json".into(),
                 );
                 r.target = target;
                 r.record(

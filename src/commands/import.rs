@@ -17,7 +17,7 @@ use crate::error::{ExitStatus, UserError};
 use crate::manifest::{self, Manifest};
 use crate::output::Printer;
 use crate::secrets::literal_secret;
-use crate::session::inventory::{self, display_path};
+use crate::session::inventory;
 use crate::session::{Context, edit, targets};
 use crate::state::Origin;
 use crate::state::ledger::HOUSEKEEPING_KEYS;
@@ -80,7 +80,7 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     for b in &broken {
         printer.warn(&format!(
             "skipped `{}`: {}",
-            display_path(ctx, &b.path),
+            crate::output::file(&b.path),
             b.error
         ));
     }
@@ -180,7 +180,6 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                 .span()
                 .map(|span| crate::formats::position_of(&source.text, span.start));
             crate::session::inventory::file_error(
-                ctx,
                 &path,
                 position,
                 format_args!("not valid TOML: {}", e.message().trim()),
@@ -275,7 +274,7 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             "imported {} server{} into `{}`",
             imported.len(),
             if imported.len() == 1 { "" } else { "s" },
-            display_path(ctx, &path)
+            crate::output::file(&path)
         ));
     } else {
         printer.raw(&text);

@@ -87,7 +87,7 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             printer.warn(&format!(
                 "{} loads only the servers in `{}`, so it was not loading your own entries anyway",
                 client.name,
-                inventory::display_path(ctx, &ex.file)
+                crate::output::file(&ex.file)
             ));
         }
     }
@@ -114,7 +114,7 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             };
             let location = targets::location(ctx, client, scope)?;
             if !crate::fs::exists(&location.path) {
-                return Ok((edit::shown(ctx, &location.path), edit::Outcome::unchanged()));
+                return Ok((location.path, edit::Outcome::unchanged()));
             }
             // What adding it created (the servers key, the file, its directories) goes
             // with the last entry mcpctl added there; never anything else.
@@ -167,7 +167,7 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             if !dry_run {
                 ctx.state.forget(&key)?;
             }
-            Ok((edit::shown(ctx, &location.path), outcome))
+            Ok((location.path, outcome))
         })();
         report.push(ctx, client, scope.unwrap_or(Scope::User), result);
     }
