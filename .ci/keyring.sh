@@ -17,7 +17,7 @@ data="$root/.cache/keyring"
 
 if ! command -v gnome-keyring-daemon >/dev/null 2>&1 || ! command -v dbus-daemon >/dev/null 2>&1; then
   if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-    echo "keyring: gnome-keyring or dbus is missing and apt-get cannot install it here; keyring tests will skip" >&2
+    echo "keyring: gnome-keyring or dbus is missing and apt-get cannot install it here; keyring tests will fail" >&2
     exit 0
   fi
   echo "keyring: installing gnome-keyring and dbus (apt-get)" >&2

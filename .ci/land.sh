@@ -92,14 +92,20 @@ drive() {
   log="$results/train-$(date -u +%Y%m%dT%H%M%S)-$$.log"
   echo "land: checking a train of ${names[*]} on main ($batch); log: $log" >&2
   # The check runs ahead of the worktrees' own builds (as root, at nice -10): on 2 shared
-  # cores a starved check takes 3-4x longer and its peers' hang guards fire.
+  # cores a starved check takes 3-4x longer and its peers' hang guards fire. As in .ci/run,
+  # the fixture server is built and a Secret Service started (its daemons ended when the
+  # check ends) before `cargo test -- --include-ignored`: every test runs, none is skipped.
   if (renice -n -10 -p "$BASHPID" >/dev/null 2>&1 || true
+    trap 'for pid in ${MCPCTL_CI_KEYRING_PIDS:-}; do kill "$pid" 2>/dev/null || true; done' EXIT
     cd "$train" &&
     cargo fmt --all -- --check &&
     cargo clippy --all-targets -- -D warnings &&
+    cargo clippy --no-default-features --all-targets -- -D warnings &&
     cargo build -p fixture-server &&
     cargo clippy -p fixture-server --all-targets -- -D warnings &&
-    cargo test) >"$log" 2>&1 &&
+    keyring_env="$(bash .ci/keyring.sh)" &&
+    eval "$keyring_env" &&
+    cargo test -- --include-ignored) >"$log" 2>&1 &&
     test "$(git -C "$train" rev-parse HEAD)" = "$batch" &&
     test "$(git -C "$train" rev-parse 'HEAD^{tree}')" = "$tree" &&
     test -z "$(git -C "$main_tree" status --porcelain --untracked-files=no)" &&

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Install real MCP servers from the registries into .cache/peers/ (gitignored) so the
-# handshake tests can speak to independent implementations. Safe to re-run; a test whose
-# peer this did not install fails under CI=true and is a counted skip elsewhere.
+# handshake tests can speak to independent implementations. Safe to re-run; the tests
+# that need them are `#[ignore = "needs .ci/peers.sh"]` and fail, when run, without them.
 #   npm:  @modelcontextprotocol/server-everything, @modelcontextprotocol/server-memory
 #   PyPI: mcp 2.3.0 (into a venv), used by tests/fixtures/servers/python_mcp_server.py;
 #         pinned because 2.x serves both protocol eras (2026-07-28 and the handshake era)
@@ -15,12 +15,12 @@ if command -v npm >/dev/null 2>&1; then
     npm install --no-audit --no-fund --prefix "$peers/npm" \
         @modelcontextprotocol/server-everything @modelcontextprotocol/server-memory
 else
-    echo "peers: npm not found; node servers will be skipped" >&2
+    echo "peers: npm not found; tests of the node servers will fail" >&2
 fi
 
 if command -v python3 >/dev/null 2>&1; then
     [ -x "$peers/venv/bin/python" ] || python3 -m venv "$peers/venv"
     "$peers/venv/bin/python" -m pip install --quiet "mcp==2.3.0"
 else
-    echo "peers: python3 not found; python servers will be skipped" >&2
+    echo "peers: python3 not found; tests of the python servers will fail" >&2
 fi

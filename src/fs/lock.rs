@@ -366,13 +366,17 @@ mod tests {
     }
 
     /// The other half of `the_lock_excludes_another_process`: run as its own process
-    /// (this test binary again), it takes the lock for the path given on stdin, says
-    /// so, and keeps the lock until its stdin closes. Run alone it has no path and
-    /// returns.
+    /// (this test binary again, with `MCPCTL_TEST_LOCK_HOLDER` set), it takes the lock for
+    /// the path given on stdin, says so, and keeps the lock until its stdin closes. Run
+    /// any other way (`cargo test -- --include-ignored`) it has no path and returns
+    /// without reading stdin, which may be a terminal that never closes.
     #[test]
     #[ignore = "run by the_lock_excludes_another_process in a second process"]
     fn lock_holder_process() {
         use std::io::BufRead;
+        if std::env::var_os("MCPCTL_TEST_LOCK_HOLDER").is_none() {
+            return;
+        }
         let mut line = String::new();
         std::io::stdin().lock().read_line(&mut line).unwrap();
         let Some((file, state)) = line.trim_end().split_once('\t') else {
@@ -407,6 +411,7 @@ mod tests {
                 "--nocapture",
                 "--test-threads=1",
             ])
+            .env("MCPCTL_TEST_LOCK_HOLDER", "1")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

@@ -6,7 +6,7 @@
 //! (they are `adopt` when identical, `conflict` otherwise), unless `--force`.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -503,72 +503,179 @@ pub fn plan_file<'a>(
     force: bool,
 ) -> anyhow::Result<FilePlan<'a>> {
     let client = clients[0];
-    let mut document = read_document(ctx, client, &location.path)?;
+    let document = read_document(ctx, client, &location.path)?;
     let before = document.doc.render().into_owned();
     let current = document
         .doc
         .servers(location.at())
         .map_err(|e| crate::session::inventory::shape_error(&location.path, &e))?;
-    let dialect = Dialect::of(client);
-    let origin = Origin::manifest(&manifest.path);
     let identity = crate::fs::identity(&location.path);
     let probe = Probe::new(ctx)?;
-    // The administrator's policy files, read once for the file's entries (not once per
-    // entry: opening them was 19 M instructions and 6,000 reads for 2,000 servers in
-    // three files).
-    let policies = crate::policy::read::load(client, &ctx.platform);
-    // Look-ups per entry are hash look-ups: a manifest may list thousands of servers.
-    let in_file: HashMap<&str, &Value> = current.iter().map(|(n, raw)| (n.as_str(), raw)).collect();
-    let mut parked_here: HashMap<&str, usize> = HashMap::new();
+    let mut plan = FilePlan::empty(client, &location, before, &document)?;
+    for (_, raw) in &current {
+        collect_secrets(raw, &mut plan.secrets);
+    }
+    let mut planner = Planner {
+        ctx,
+        manifest,
+        client,
+        force,
+        dialect: Dialect::of(client),
+        origin: Origin::manifest(&manifest.path),
+        // The administrator's policy files, read once for the file's entries (not once
+        // per entry: opening them was 19 M instructions and 6,000 reads for 2,000
+        // servers in three files).
+        policies: crate::policy::read::load(client, &ctx.platform),
+        current: &current,
+        // Look-ups per entry are hash look-ups: a manifest may list thousands of servers.
+        in_file: current.iter().map(|(n, raw)| (n.as_str(), raw)).collect(),
+        parked_here: parked_in(&probe, &identity, &location),
+        positions: Positions::of(&document, &location),
+        probe: &probe,
+        identity,
+        location,
+        document,
+        wanted_names: BTreeSet::new(),
+        filled: None,
+        added: Vec::new(),
+        plan,
+    };
+    for wanted in wanted(manifest, clients, profile) {
+        planner.want(wanted)?;
+    }
+    planner.add_new()?;
+    planner.unwanted()?;
+    planner.parked_leftovers()?;
+    planner.forget_gone()?;
+    planner.switches();
+    Ok(planner.finish())
+}
+
+impl<'a> FilePlan<'a> {
+    /// A plan with nothing in it yet; its document is the file's once planned.
+    fn empty(
+        client: &'a Client,
+        location: &Location,
+        before: String,
+        document: &Document,
+    ) -> anyhow::Result<FilePlan<'a>> {
+        Ok(FilePlan {
+            client,
+            location: location.clone(),
+            before,
+            items: Vec::new(),
+            ledger: Vec::new(),
+            secrets: Vec::new(),
+            notes: Vec::new(),
+            rendered: Vec::new(),
+            switches: Vec::new(),
+            switch_diffs: Vec::new(),
+            drop_parked: Vec::new(),
+            rendered_text: std::cell::OnceCell::new(),
+            document: Document {
+                source: document.source.clone(),
+                doc: client.format.parse(String::new())?,
+            },
+        })
+    }
+}
+
+/// The entries `disable` parked from this file (and servers key), each by its first
+/// place among the parked entries.
+fn parked_in<'r>(
+    probe: &'r Probe<'_>,
+    identity: &Path,
+    location: &Location,
+) -> HashMap<&'r str, usize> {
+    let mut parked_here = HashMap::new();
     for (i, p) in probe.parked().iter().enumerate() {
         if p.entry.path == identity && p.entry.key == location.key {
             parked_here.entry(p.entry.name.as_str()).or_insert(i);
         }
     }
-    let parked = |name: &str| parked_here.contains_key(name);
-    let mut plan = FilePlan {
-        client,
-        location: location.clone(),
-        before,
-        items: Vec::new(),
-        ledger: Vec::new(),
-        secrets: Vec::new(),
-        notes: Vec::new(),
-        rendered: Vec::new(),
-        switches: Vec::new(),
-        switch_diffs: Vec::new(),
-        drop_parked: Vec::new(),
-        rendered_text: std::cell::OnceCell::new(),
-        document: Document {
-            source: document.source.clone(),
-            doc: client.format.parse(String::new())?,
-        },
-    };
-    for (_, raw) in &current {
-        collect_secrets(raw, &mut plan.secrets);
+    parked_here
+}
+
+/// Where each entry is written in the file as read (what `plan --check` annotations
+/// point at), found in one pass; an entry not in the file points at the servers map.
+struct Positions {
+    entries: HashMap<String, (usize, usize)>,
+    map: (usize, usize),
+}
+
+impl Positions {
+    fn of(document: &Document, location: &Location) -> Positions {
+        let (map_at, entries_at) = document.doc.entry_positions(location.at());
+        Positions {
+            entries: entries_at
+                .into_iter()
+                .map(|(name, p)| (name, (p.line, p.column)))
+                .collect(),
+            map: map_at.map_or((1, 1), |p| (p.line, p.column)),
+        }
     }
-    // Where each entry is written in the file as read (what `plan --check` annotations
-    // point at), found in one pass; an entry not in the file points at the servers map.
-    let (map_at, entries_at) = document.doc.entry_positions(location.at());
-    let positions: HashMap<String, (usize, usize)> = entries_at
-        .into_iter()
-        .map(|(name, p)| (name, (p.line, p.column)))
-        .collect();
-    let map_position = map_at.map_or((1, 1), |p| (p.line, p.column));
-    let position = |name: &str| positions.get(name).copied().unwrap_or(map_position);
-    let mut wanted_names = BTreeSet::new();
-    let mut filled: Option<Placeholders> = None;
-    // The ledger's records of the entries to add (written after the loop, `add_all`).
-    let mut added: Vec<usize> = Vec::new();
-    let push = |plan: &mut FilePlan<'_>,
-                name: &str,
-                action,
-                reason: Option<String>,
-                at: (usize, usize)| {
-        plan.items.push(Item {
-            client: client.id.clone(),
-            scope: location.scope,
-            path: location.path.clone(),
+
+    fn at(&self, name: &str) -> (usize, usize) {
+        self.entries.get(name).copied().unwrap_or(self.map)
+    }
+}
+
+/// A manifest server as this file's client spells it.
+struct Rendered<'w> {
+    name: &'w str,
+    /// To be switched on.
+    on: bool,
+    /// Why on or off.
+    why: &'w str,
+    /// The entry in the client's spelling.
+    raw: Value,
+    /// Where `raw`, read back, is kept in `FilePlan::rendered` (`None`: it does not read
+    /// as a server, so it matches nothing).
+    read: Option<usize>,
+    /// Where its item points.
+    at: (usize, usize),
+}
+
+/// What planning one file needs as it goes: the file as read, what the manifest wants
+/// of it so far, and the plan being built (`plan_file` runs its steps in order).
+struct Planner<'r, 'a> {
+    ctx: &'r Context,
+    manifest: &'r Manifest,
+    /// The client that renders (the first of those that read the file).
+    client: &'a Client,
+    force: bool,
+    dialect: Dialect<'a>,
+    /// This manifest, as the ledger names a source.
+    origin: Origin,
+    policies: crate::policy::read::Loaded,
+    /// The entries in the file as read.
+    current: &'r [(String, crate::formats::RawEntry)],
+    in_file: HashMap<&'r str, &'r Value>,
+    probe: &'r Probe<'r>,
+    parked_here: HashMap<&'r str, usize>,
+    positions: Positions,
+    /// The file's identity (symlinks followed), as the ledger and the parked store key it.
+    identity: PathBuf,
+    location: Location,
+    /// The file's document, edited as planned.
+    document: Document,
+    /// The manifest's servers this file gets (and those parked here it wants).
+    wanted_names: BTreeSet<String>,
+    /// `{home}` and `{project}`, found at the first entry that needs them (a plan of no
+    /// entry needs no home).
+    filled: Option<Placeholders>,
+    /// The ledger's records of the entries to add (written after the wanted servers,
+    /// `add_new`).
+    added: Vec<usize>,
+    plan: FilePlan<'a>,
+}
+
+impl<'r, 'a> Planner<'r, 'a> {
+    fn push(&mut self, name: &str, action: Action, reason: Option<String>, at: (usize, usize)) {
+        self.plan.items.push(Item {
+            client: self.client.id.clone(),
+            scope: self.location.scope,
+            path: self.location.path.clone(),
             name: name.to_owned(),
             action,
             reason,
@@ -576,64 +683,96 @@ pub fn plan_file<'a>(
             line: at.0,
             column: at.1,
         });
-    };
-    for Wanted {
-        name,
-        spec,
-        on,
-        why,
-    } in wanted(manifest, clients, profile)
-    {
-        let resolved;
-        let portable = match &spec.registry {
-            None => &spec.entry,
-            Some((server, version)) => {
-                let (entry, mut exports) = from_registry(ctx, client, server, version)
-                    .map_err(|e| e.context(format!("server `{name}` for {}", client.name)))?;
-                // A variable the manifest fills from the store is not for the user to export.
-                exports.retain(|v| !spec.secrets.iter().any(|s| s.var == *v));
-                if !exports.is_empty() {
-                    let them = if exports.len() == 1 { "it" } else { "them" };
-                    // The launcher sets a stdio server's variables from the store.
-                    let store = if matches!(entry.transport, crate::entry::Transport::Stdio { .. })
-                    {
-                        format!(
-                            "fill {them} from mcpctl's store with `secrets = {{ {} }}` on the server (and `mcpctl secret set NAME`), or ",
-                            exports
-                                .iter()
-                                .map(|v| format!(
-                                    "{v} = \"{}\"",
-                                    v.to_ascii_lowercase().replace('_', "-")
-                                ))
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        )
-                    } else {
-                        String::new()
-                    };
-                    plan.notes.push(format!(
-                        "{}: `{name}` reads {}; {store}export {them} before starting the client",
-                        client.id,
-                        exports.join(", "),
-                    ));
-                }
-                resolved = entry;
-                &resolved
-            }
-        };
-        if !client.supports(portable.transport.name()) {
-            plan.notes.push(format!(
+    }
+
+    /// One server the manifest wants in this file: rendered for the client, then
+    /// compared with its entry in the file, or its parked bytes, or their absence.
+    fn want(&mut self, wanted: Wanted<'_>) -> anyhow::Result<()> {
+        let Wanted {
+            name,
+            spec,
+            on,
+            why,
+        } = wanted;
+        let resolved = self.registry_entry(name, spec)?;
+        let portable = resolved.as_ref().unwrap_or(&spec.entry);
+        if !self.client.supports(portable.transport.name()) {
+            self.plan.notes.push(format!(
                 "{} cannot use {} servers; `{name}` is left out of its file",
-                client.name,
+                self.client.name,
                 portable.transport.name().as_str()
             ));
-            continue;
+            return Ok(());
         }
-        wanted_names.insert(name.to_owned());
-        // Found at the first entry that needs them (a plan of no entry needs no home).
-        let fill = match &filled {
+        self.wanted_names.insert(name.to_owned());
+        let (raw, read) = self.render(name, spec, portable)?;
+        let wanted = Rendered {
+            name,
+            on,
+            why: &why,
+            raw,
+            read,
+            at: self.positions.at(name),
+        };
+        match self.in_file.get(name).copied() {
+            None if self.parked_here.contains_key(name) => self.parked(&wanted),
+            None => self.absent(wanted),
+            Some(existing) => self.present(wanted, existing)?,
+        }
+        Ok(())
+    }
+
+    /// A registry server's entry for this client (`None` for a server the manifest
+    /// spells out); the variables it reads that the manifest does not fill are a note.
+    fn registry_entry(
+        &mut self,
+        name: &str,
+        spec: &crate::manifest::ServerSpec,
+    ) -> anyhow::Result<Option<ServerEntry>> {
+        let Some((server, version)) = &spec.registry else {
+            return Ok(None);
+        };
+        let client = self.client;
+        let (entry, mut exports) = from_registry(self.ctx, client, server, version)
+            .map_err(|e| e.context(format!("server `{name}` for {}", client.name)))?;
+        // A variable the manifest fills from the store is not for the user to export.
+        exports.retain(|v| !spec.secrets.iter().any(|s| s.var == *v));
+        if !exports.is_empty() {
+            let them = if exports.len() == 1 { "it" } else { "them" };
+            // The launcher sets a stdio server's variables from the store.
+            let store = if matches!(entry.transport, crate::entry::Transport::Stdio { .. }) {
+                format!(
+                    "fill {them} from mcpctl's store with `secrets = {{ {} }}` on the server (and `mcpctl secret set NAME`), or ",
+                    exports
+                        .iter()
+                        .map(|v| format!("{v} = \"{}\"", v.to_ascii_lowercase().replace('_', "-")))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            } else {
+                String::new()
+            };
+            self.plan.notes.push(format!(
+                "{}: `{name}` reads {}; {store}export {them} before starting the client",
+                client.id,
+                exports.join(", "),
+            ));
+        }
+        Ok(Some(entry))
+    }
+
+    /// The entry as the client's file spells it, with the notes rendering makes, and
+    /// where its reading is kept in `plan.rendered`.
+    fn render(
+        &mut self,
+        name: &str,
+        spec: &crate::manifest::ServerSpec,
+        portable: &ServerEntry,
+    ) -> anyhow::Result<(Value, Option<usize>)> {
+        let (ctx, client) = (self.ctx, self.client);
+        let fill = match &mut self.filled {
             Some(fill) => fill,
-            None => filled.insert(Placeholders::new(ctx)?),
+            empty @ None => empty.insert(Placeholders::new(ctx)?),
         };
         let entry = fill.fill(portable);
         // `secrets = {…}`: the launcher (or bridge) form `add --secret` writes. The store
@@ -641,7 +780,7 @@ pub fn plan_file<'a>(
         // entry can be written before the value is set.
         let entry = crate::session::write::secret_form(ctx, entry, &spec.secrets)?;
         for secret in crate::session::write::unset_secrets(ctx, &entry.transport) {
-            plan.notes.push(format!(
+            self.plan.notes.push(format!(
                 "{}: `{name}` uses secret `{secret}`, which is not set on this machine: run `mcpctl secret set {secret}` (the entry is written; the server cannot start until then)",
                 client.id
             ));
@@ -649,7 +788,7 @@ pub fn plan_file<'a>(
         // A VS Code prompt in the manifest is a variable everywhere else.
         let (entry, prompts) = crate::entry::render::client_inputs(entry, client);
         for id in prompts {
-            plan.notes.push(format!(
+            self.plan.notes.push(format!(
                 "{}: `${{input:{id}}}` is a VS Code prompt; `{name}` gets `${{{}}}` instead: set it where {} runs",
                 client.id,
                 crate::vars::input_variable(&id),
@@ -661,8 +800,9 @@ pub fn plan_file<'a>(
                 .map_err(|e| e.context(format!("server `{name}` for {}", client.name)))?;
         // An administrator's policy keeps it out of this client: apply would write an
         // entry the client refuses to load.
-        crate::session::write::refuse_blocked_by(&policies, client, name, &rendered)?;
-        plan.notes
+        crate::session::write::refuse_blocked_by(&self.policies, client, name, &rendered)?;
+        self.plan
+            .notes
             .extend(notes.into_iter().map(|n| format!("{}: {n}", client.id)));
         if let (Some(fields), Value::Object(map)) =
             (spec.client_fields.get(&client.id), &mut wanted)
@@ -671,89 +811,131 @@ pub fn plan_file<'a>(
                 map.insert(k.clone(), v.clone());
             }
         }
-        collect_secrets(&wanted, &mut plan.secrets);
+        collect_secrets(&wanted, &mut self.plan.secrets);
         // Each entry is read once (`read_raw` is a large part of a plan in sync): the
         // wanted one is kept in `rendered`, and compared from there.
-        let want_at = match dialect.read_raw(&wanted) {
+        let read = match self.dialect.read_raw(&wanted) {
             Ok(entry) => {
-                plan.rendered.push((name.to_owned(), entry));
-                Some(plan.rendered.len() - 1)
+                self.plan.rendered.push((name.to_owned(), entry));
+                Some(self.plan.rendered.len() - 1)
             }
             Err(_) => None,
         };
-        let present = in_file.contains_key(name);
-        if !present && parked(name) {
-            // Parked by `disable` (or a previous profile): its bytes wait in the state
-            // directory. Off is in sync; on puts the same bytes back (and the next plan
-            // compares their content).
-            wanted_names.insert(name.to_owned());
-            let at = position(name);
-            if on {
-                plan.switches.push((name.to_owned(), Want::On));
-                push(
-                    &mut plan,
-                    name,
-                    Action::Enable,
-                    Some(format!("parked; {why}")),
-                    at,
-                );
-            } else {
-                push(&mut plan, name, Action::Ok, None, at);
-            }
-            continue;
+        Ok((wanted, read))
+    }
+
+    /// Parked by `disable` (or a previous profile): its bytes wait in the state
+    /// directory. Off is in sync; on puts the same bytes back (and the next plan compares
+    /// their content).
+    fn parked(&mut self, wanted: &Rendered<'_>) {
+        let Rendered {
+            name, on, why, at, ..
+        } = *wanted;
+        if on {
+            self.plan.switches.push((name.to_owned(), Want::On));
+            self.push(name, Action::Enable, Some(format!("parked; {why}")), at);
+        } else {
+            self.push(name, Action::Ok, None, at);
         }
-        let at = position(name);
-        let key = edit::entry_key_at(&identity, &location, name);
-        let Some(&existing) = in_file.get(name) else {
-            if !on && crate::toggle::method(client, location.scope) == Method::Park {
-                // No switch in this client: off is not being in the file, and there are
-                // no bytes to park. It is written when a profile switches it on.
-                push(
-                    &mut plan,
-                    name,
-                    Action::Ok,
-                    Some(format!("off, not written ({why})")),
-                    at,
-                );
-                continue;
-            }
-            // Where the client's defaults add no field, `wanted` is still the entry that
-            // was read into `rendered`.
-            let fields = wanted.as_object().map(serde_json::Map::len);
-            let wanted = dialect.with_defaults(wanted, name);
-            let known = match want_at {
-                Some(i) if wanted.as_object().map(serde_json::Map::len) == fields => {
-                    Known::Rendered(i)
-                }
-                _ => Known::Nothing,
-            };
-            added.push(plan.ledger.len());
-            plan.ledger.push(LedgerOp::Record {
-                name: name.to_owned(),
-                raw: wanted,
-                known,
-            });
-            // Added, then switched off by the client's own switch, the way `disable` does
-            // it: switching profiles back and forth then gives the same bytes every time.
-            let reason = (!on).then(|| {
-                plan.switches.push((name.to_owned(), Want::Off));
-                format!("then switched off: {why}")
-            });
-            push(&mut plan, name, Action::Add, reason, at);
-            continue;
+    }
+
+    /// Not in the file: added (then switched off when it is to be off), or, in a client
+    /// without a switch, left out while off.
+    fn absent(&mut self, wanted: Rendered<'_>) {
+        let Rendered {
+            name,
+            on,
+            why,
+            raw,
+            read,
+            at,
+        } = wanted;
+        if !on && crate::toggle::method(self.client, self.location.scope) == Method::Park {
+            // No switch in this client: off is not being in the file, and there are
+            // no bytes to park. It is written when a profile switches it on.
+            self.push(
+                name,
+                Action::Ok,
+                Some(format!("off, not written ({why})")),
+                at,
+            );
+            return;
+        }
+        // Where the client's defaults add no field, `raw` is still the entry that
+        // was read into `rendered`.
+        let fields = raw.as_object().map(serde_json::Map::len);
+        let raw = self.dialect.with_defaults(raw, name);
+        let known = match read {
+            Some(i) if raw.as_object().map(serde_json::Map::len) == fields => Known::Rendered(i),
+            _ => Known::Nothing,
         };
-        let existing_entry = dialect.read_raw(existing);
-        let matches = match (&existing_entry, want_at.map(|i| &plan.rendered[i].1)) {
+        self.added.push(self.plan.ledger.len());
+        self.plan.ledger.push(LedgerOp::Record {
+            name: name.to_owned(),
+            raw,
+            known,
+        });
+        // Added, then switched off by the client's own switch, the way `disable` does
+        // it: switching profiles back and forth then gives the same bytes every time.
+        let reason = (!on).then(|| {
+            self.plan.switches.push((name.to_owned(), Want::Off));
+            format!("then switched off: {why}")
+        });
+        self.push(name, Action::Add, reason, at);
+    }
+
+    /// In the file: whose it is and whether it matches (`ownership`), rewritten when it
+    /// is mcpctl's and out of date (or with `--force`), switched when it is on and to be
+    /// off or the other way round, and recorded as mcpctl's when the plan owns it now.
+    fn present(&mut self, wanted: Rendered<'_>, existing: &Value) -> anyhow::Result<()> {
+        let name = wanted.name;
+        let key = edit::entry_key_at(&self.identity, &self.location, name);
+        let existing_entry = self.dialect.read_raw(existing);
+        let matches = self.matches(name, existing_entry.as_ref().ok(), wanted.read);
+        let record = self.ctx.state.lookup(&key)?;
+        let now = existing_entry.as_ref().ok().map(ledger::fingerprint);
+        let (action, why_action) = ownership(record.as_ref(), now.as_ref(), matches);
+        let reason = action_reason(&self.dialect, action, why_action, existing, &wanted.raw);
+        let writes = action == Action::Update || (self.force && action.blocks());
+        let (action, reason) = self.switch_present(&wanted, existing, action, reason, writes);
+        if writes {
+            let merged = self
+                .dialect
+                .with_defaults(keep_housekeeping(existing, wanted.raw), name);
+            self.document
+                .doc
+                .upsert(self.location.at(), name, &merged)?;
+            self.plan.ledger.push(LedgerOp::Record {
+                name: name.to_owned(),
+                raw: merged,
+                known: Known::Nothing,
+            });
+        } else if !action.blocks() && record.is_none_or(|r| r.source != self.origin) {
+            self.plan.ledger.push(LedgerOp::Record {
+                name: name.to_owned(),
+                raw: existing.clone(),
+                known: now.clone().map_or(Known::Nothing, Known::Fingerprint),
+            });
+        }
+        self.push(name, action, reason, wanted.at);
+        Ok(())
+    }
+
+    /// Whether the entry in the file (`now`, as read) is the server wanted (kept at
+    /// `read` in `plan.rendered`).
+    fn matches(&mut self, name: &str, now: Option<&ServerEntry>, read: Option<usize>) -> bool {
+        let client = self.client;
+        match (now, read.map(|i| &self.plan.rendered[i].1)) {
             // A launcher or bridge entry is the same whichever mcpctl binary starts it
             // (a project file written on a teammate's machine); one that is not here
             // would not start, so say so.
-            (Ok(now), Some(want)) => {
+            (Some(now), Some(want)) => {
                 let same = now.same_server(want);
                 if same
                     && let Some(program) = crate::entry::launcher::program_of(&now.transport)
                     && !std::path::Path::new(program).is_file()
                 {
-                    plan.notes.push(format!(
+                    self.plan.notes.push(format!(
                         "{}: `{name}` starts mcpctl at `{program}`, which is not on this machine: the client cannot start it here (`mcpctl remove {name} -c {}` then `mcpctl apply` writes this mcpctl's path)",
                         client.id, client.id
                     ));
@@ -761,174 +943,227 @@ pub fn plan_file<'a>(
                 same
             }
             _ => false,
-        };
-        let record = ctx.state.lookup(&key)?;
-        let now = existing_entry.as_ref().ok().map(ledger::fingerprint);
-        let (action, why_action) = ownership(record.as_ref(), now.as_ref(), matches);
-        let reason = match action {
-            Action::Update => Some(update_reason(&dialect, existing, &wanted)),
-            Action::Drift => why_action.map(|w| {
-                format!(
-                    "{w}; now {}, wanted {}",
-                    redacted_json(existing, &dialect),
-                    redacted_json(&wanted, &dialect)
-                )
-            }),
-            Action::Conflict => why_action.map(|w| {
-                format!(
-                    "{w}: {}; wanted {}",
-                    redacted_json(existing, &dialect),
-                    redacted_json(&wanted, &dialect)
-                )
-            }),
-            _ => why_action.map(str::to_owned),
-        };
-        let writes = action == Action::Update || (force && action.blocks());
-        let off_now = probe.power(client, &location, name, existing) != Power::On;
-        let (action, reason) = if on == off_now && (writes || !action.blocks()) {
-            plan.switches
-                .push((name.to_owned(), if on { Want::On } else { Want::Off }));
-            let switched = if on { Action::Enable } else { Action::Disable };
-            match action {
-                Action::Ok | Action::Adopt => (switched, Some(why.clone())),
-                _ => (
-                    action,
-                    Some(format!(
-                        "{}; then switched {}: {why}",
-                        reason.unwrap_or_default(),
-                        if on { "on" } else { "off" }
-                    )),
-                ),
+        }
+    }
+
+    /// The action on an entry in the file, once the switch is decided: an entry that is
+    /// on and to be off (or the other way round) is switched, if the plan may touch it.
+    fn switch_present(
+        &mut self,
+        wanted: &Rendered<'_>,
+        existing: &Value,
+        action: Action,
+        reason: Option<String>,
+        writes: bool,
+    ) -> (Action, Option<String>) {
+        let Rendered { name, on, why, .. } = *wanted;
+        let off_now = self
+            .probe
+            .power(self.client, &self.location, name, existing)
+            != Power::On;
+        if !(on == off_now && (writes || !action.blocks())) {
+            return (action, reason);
+        }
+        self.plan
+            .switches
+            .push((name.to_owned(), if on { Want::On } else { Want::Off }));
+        let switched = if on { Action::Enable } else { Action::Disable };
+        match action {
+            Action::Ok | Action::Adopt => (switched, Some(why.to_owned())),
+            _ => (
+                action,
+                Some(format!(
+                    "{}; then switched {}: {why}",
+                    reason.unwrap_or_default(),
+                    if on { "on" } else { "off" }
+                )),
+            ),
+        }
+    }
+
+    /// The new entries, written in one batch (`add_all`) once every wanted server is
+    /// planned: the same text as one `upsert` each where they were found missing, since
+    /// new entries go after the last one whatever is updated in place meanwhile.
+    fn add_new(&mut self) -> anyhow::Result<()> {
+        let adds: Vec<(&str, &crate::formats::RawEntry)> = self
+            .added
+            .iter()
+            .filter_map(|&i| match &self.plan.ledger[i] {
+                LedgerOp::Record { name, raw, .. } => Some((name.as_str(), raw)),
+                LedgerOp::Forget { .. } => None,
+            })
+            .collect();
+        self.document.doc.add_all(self.location.at(), &adds)?;
+        Ok(())
+    }
+
+    /// Entries in the file the manifest does not want (`prune`): removed when they are
+    /// this manifest's and unchanged, or with `--force`; reported either way.
+    fn unwanted(&mut self) -> anyhow::Result<()> {
+        let current = self.current;
+        for (name, existing) in current {
+            if self.wanted_names.contains(name) {
+                continue;
             }
-        } else {
-            (action, reason)
-        };
-        if writes {
-            let merged = dialect.with_defaults(keep_housekeeping(existing, wanted), name);
-            document.doc.upsert(location.at(), name, &merged)?;
-            plan.ledger.push(LedgerOp::Record {
-                name: name.to_owned(),
-                raw: merged,
-                known: Known::Nothing,
+            let key = edit::entry_key_at(&self.identity, &self.location, name);
+            let record = self.ctx.state.lookup(&key)?;
+            let now = ledger::fingerprint_raw(&self.dialect, existing);
+            let at = self.positions.at(name);
+            let Some((action, reason)) = prune(
+                record.as_ref(),
+                now.as_ref(),
+                &self.origin,
+                self.manifest.exclusive,
+            ) else {
+                continue;
+            };
+            let reason = Some(reason.to_owned());
+            // mcpctl cannot prove it wrote an entry another source recorded, or none did:
+            // only `--force` removes it.
+            let needs_force = record.as_ref().is_none_or(|r| r.source != self.origin);
+            if (action == Action::Remove && !needs_force) || self.force {
+                self.document.doc.remove(self.location.at(), name)?;
+                self.plan
+                    .ledger
+                    .push(LedgerOp::Forget { name: name.clone() });
+            }
+            self.push(name, action, reason, at);
+            if let Some(item) = self.plan.items.last_mut() {
+                item.needs_force = needs_force;
+            }
+        }
+        Ok(())
+    }
+
+    /// Parked entries of this manifest's servers it no longer lists (`prune_parked`).
+    fn parked_leftovers(&mut self) -> anyhow::Result<()> {
+        let probe = self.probe;
+        let leftovers: Vec<_> = probe
+            .parked()
+            .iter()
+            .filter(|p| {
+                p.entry.path == self.identity
+                    && p.entry.key == self.location.key
+                    && !self.wanted_names.contains(&p.entry.name)
+                    && !self.in_file.contains_key(p.entry.name.as_str())
+            })
+            .collect();
+        for parked in leftovers {
+            let Some(record) = self.ctx.state.lookup(&parked.entry)? else {
+                continue;
+            };
+            let now = ledger::fingerprint_raw(&self.dialect, &parked.raw);
+            let Some((action, reason)) = prune_parked(&record, now.as_ref(), &self.origin) else {
+                continue;
+            };
+            let name = &parked.entry.name;
+            let at = self.positions.at(name);
+            if action == Action::Remove || self.force {
+                self.plan.drop_parked.push(parked.entry.clone());
+                self.plan
+                    .ledger
+                    .push(LedgerOp::Forget { name: name.clone() });
+            }
+            self.push(name, action, Some(reason.to_owned()), at);
+        }
+        Ok(())
+    }
+
+    /// Records of this manifest whose entries are gone (deleted by hand): forgotten.
+    /// Parked entries are not gone: `enable` brings them back as mcpctl's.
+    fn forget_gone(&mut self) -> anyhow::Result<()> {
+        let (in_file, wanted_names, parked_here) =
+            (&self.in_file, &self.wanted_names, &self.parked_here);
+        let (key, identity, origin) = (&self.location.key, &self.identity, &self.origin);
+        // (Cheapest first: every file's plan looks at every record.)
+        let gone = self.ctx.state.records(&|r| {
+            !in_file.contains_key(r.entry.name.as_str())
+                && !wanted_names.contains(&r.entry.name)
+                && r.entry.key == *key
+                && r.entry.path == *identity
+                && r.source == *origin
+                && !parked_here.contains_key(r.entry.name.as_str())
+        })?;
+        for record in gone {
+            self.plan.ledger.push(LedgerOp::Forget {
+                name: record.entry.name,
             });
-        } else if !action.blocks() && record.is_none_or(|r| r.source != origin) {
-            plan.ledger.push(LedgerOp::Record {
-                name: name.to_owned(),
-                raw: existing.clone(),
-                known: now.clone().map_or(Known::Nothing, Known::Fingerprint),
-            });
         }
-        push(&mut plan, name, action, reason, at);
+        Ok(())
     }
-    // The new entries, written after the loop in one batch (`add_all`): the same text as
-    // one `upsert` each where they were found missing, since new entries go after the
-    // last one whatever is updated in place meanwhile.
-    let adds: Vec<(&str, &crate::formats::RawEntry)> = added
-        .iter()
-        .filter_map(|&i| match &plan.ledger[i] {
-            LedgerOp::Record { name, raw, .. } => Some((name.as_str(), raw)),
-            LedgerOp::Forget { .. } => None,
-        })
-        .collect();
-    document.doc.add_all(location.at(), &adds)?;
-    for (name, existing) in &current {
-        if wanted_names.contains(name) {
-            continue;
-        }
-        let key = edit::entry_key_at(&identity, &location, name);
-        let record = ctx.state.lookup(&key)?;
-        let now = ledger::fingerprint_raw(&dialect, existing);
-        let at = position(name);
-        let Some((action, reason)) =
-            prune(record.as_ref(), now.as_ref(), &origin, manifest.exclusive)
-        else {
-            continue;
-        };
-        let reason = Some(reason.to_owned());
-        // mcpctl cannot prove it wrote an entry another source recorded, or none did:
-        // only `--force` removes it.
-        let needs_force = record.as_ref().is_none_or(|r| r.source != origin);
-        if (action == Action::Remove && !needs_force) || force {
-            document.doc.remove(location.at(), name)?;
-            plan.ledger.push(LedgerOp::Forget { name: name.clone() });
-        }
-        push(&mut plan, name, action, reason, at);
-        if let Some(item) = plan.items.last_mut() {
-            item.needs_force = needs_force;
+
+    /// The switches in the order they run (`switch_order`), and what those of entries
+    /// already there change (an entry this plan adds is switched after it is written, so
+    /// there is nothing to show yet).
+    fn switches(&mut self) {
+        let parked_here = &self.parked_here;
+        let parked_at = |name: &str| parked_here.get(name).copied();
+        switch_order(&mut self.plan.switches, &parked_at);
+        let switched: HashSet<&str> = self
+            .plan
+            .items
+            .iter()
+            .filter(|i| matches!(i.action, Action::Enable | Action::Disable))
+            .map(|i| i.name.as_str())
+            .collect();
+        for (name, want) in &self.plan.switches {
+            if !switched.contains(name.as_str()) {
+                continue;
+            }
+            match crate::toggle::switch(self.ctx, self.client, &self.location, name, *want, true) {
+                Ok(done) => self.plan.switch_diffs.extend(done.diff),
+                Err(e) => self.plan.notes.push(format!(
+                    "switching `{name}` {} will fail: {e:#}",
+                    if *want == Want::On { "on" } else { "off" }
+                )),
+            }
         }
     }
-    // Parked entries of this manifest's servers it no longer lists.
-    let leftovers = probe.parked().iter().filter(|p| {
-        p.entry.path == identity
-            && p.entry.key == location.key
-            && !wanted_names.contains(&p.entry.name)
-            && !in_file.contains_key(p.entry.name.as_str())
-    });
-    for parked in leftovers {
-        let Some(record) = ctx.state.lookup(&parked.entry)? else {
-            continue;
-        };
-        let now = ledger::fingerprint_raw(&dialect, &parked.raw);
-        let Some((action, reason)) = prune_parked(&record, now.as_ref(), &origin) else {
-            continue;
-        };
-        let name = &parked.entry.name;
-        let at = position(name);
-        if action == Action::Remove || force {
-            plan.drop_parked.push(parked.entry.clone());
-            plan.ledger.push(LedgerOp::Forget { name: name.clone() });
+
+    /// The plan, with the document as planned.
+    fn finish(self) -> FilePlan<'a> {
+        let mut plan = self.plan;
+        plan.document = self.document;
+        // A file another tool owns (a link into the Nix store): `apply` will refuse it.
+        if plan.new_text().is_some()
+            && let Some(foreign) = crate::fs::owner::foreign(&plan.location.path)
+        {
+            plan.notes.push(format!(
+                "{foreign}: `apply` will not write it; {}",
+                foreign.hint()
+            ));
         }
-        push(&mut plan, name, action, Some(reason.to_owned()), at);
+        plan
     }
-    // Records of this manifest whose entries are gone (deleted by hand): forget them.
-    // Parked entries are not gone: `enable` brings them back as mcpctl's.
-    // (Cheapest first: every file's plan looks at every record.)
-    let gone = ctx.state.records(&|r| {
-        !in_file.contains_key(r.entry.name.as_str())
-            && !wanted_names.contains(&r.entry.name)
-            && r.entry.key == location.key
-            && r.entry.path == identity
-            && r.source == origin
-            && !parked(&r.entry.name)
-    })?;
-    for record in gone {
-        plan.ledger.push(LedgerOp::Forget {
-            name: record.entry.name,
-        });
+}
+
+/// The reason of an item for an entry in the file, from `ownership`'s fixed part and the
+/// entries' content.
+fn action_reason(
+    dialect: &Dialect<'_>,
+    action: Action,
+    why: Option<&'static str>,
+    existing: &Value,
+    wanted: &Value,
+) -> Option<String> {
+    match action {
+        Action::Update => Some(update_reason(dialect, existing, wanted)),
+        Action::Drift => why.map(|w| {
+            format!(
+                "{w}; now {}, wanted {}",
+                redacted_json(existing, dialect),
+                redacted_json(wanted, dialect)
+            )
+        }),
+        Action::Conflict => why.map(|w| {
+            format!(
+                "{w}: {}; wanted {}",
+                redacted_json(existing, dialect),
+                redacted_json(wanted, dialect)
+            )
+        }),
+        _ => why.map(str::to_owned),
     }
-    let parked_at = |name: &str| parked_here.get(name).copied();
-    switch_order(&mut plan.switches, &parked_at);
-    // Switches of entries already there: show what they change (an entry this plan adds
-    // is switched after it is written, so there is nothing to show yet).
-    let switched: HashSet<&str> = plan
-        .items
-        .iter()
-        .filter(|i| matches!(i.action, Action::Enable | Action::Disable))
-        .map(|i| i.name.as_str())
-        .collect();
-    for (name, want) in &plan.switches {
-        if !switched.contains(name.as_str()) {
-            continue;
-        }
-        match crate::toggle::switch(ctx, client, &location, name, *want, true) {
-            Ok(done) => plan.switch_diffs.extend(done.diff),
-            Err(e) => plan.notes.push(format!(
-                "switching `{name}` {} will fail: {e:#}",
-                if *want == Want::On { "on" } else { "off" }
-            )),
-        }
-    }
-    plan.document = document;
-    // A file another tool owns (a link into the Nix store): `apply` will refuse it.
-    if plan.new_text().is_some()
-        && let Some(foreign) = crate::fs::owner::foreign(&plan.location.path)
-    {
-        plan.notes.push(format!(
-            "{foreign}: `apply` will not write it; {}",
-            foreign.hint()
-        ));
-    }
-    Ok(plan)
 }
 
 /// Why a manifest server is wanted on or off (for the plan's reasons).

@@ -5,7 +5,8 @@
 //! - `index`: which names exist and where each lives (`secrets.json` in mcpctl's state
 //!   directory): names, backends and provider commands, never a value.
 //! - `keychain`: the OS keychain through the `keyring` crate (macOS Keychain, Windows
-//!   Credential Manager, the Secret Service on Linux over a pure-Rust D-Bus client).
+//!   Credential Manager, the Secret Service on Linux over a pure-Rust D-Bus client), behind
+//!   the default-on `keychain` feature.
 //! - `provider`: a command that prints the secret (`pass show github`, `op read …`).
 //! - `entry::launcher` (below this module): the entry forms that name secrets instead of holding them
 //!   (`mcpctl run --secret ENV=NAME -- …`, `mcpctl bridge URL --header 'K=…{secret:NAME}'`):
@@ -45,12 +46,23 @@ impl std::fmt::Debug for Value {
 #[derive(Debug, thiserror::Error)]
 pub enum SecretError {
     #[error("secret `{name}` is not set (mcpctl secret set {name})")]
+    #[cfg_attr(
+        not(feature = "keychain"),
+        allow(dead_code, reason = "only the keychain says a secret is not set")
+    )]
     NotSet { name: String },
     #[error(
         "no Secret Service answers on this machine ({detail}); start one (gnome-keyring, KeePassXC) or keep the secret in a password manager: mcpctl secret set {name} --command 'pass show {name}'"
     )]
+    #[cfg(feature = "keychain")]
     NoKeychain { name: String, detail: String },
+    #[error(
+        "this mcpctl was built without the OS keychain (cargo feature `keychain`; build it with the default features to have it), so secret `{name}` cannot be kept there; keep it in a password manager: mcpctl secret set {name} --command 'pass show {name}'"
+    )]
+    #[cfg(not(feature = "keychain"))]
+    KeychainNotBuilt { name: String },
     #[error("the keychain refused secret `{name}`: {detail}")]
+    #[cfg(feature = "keychain")]
     Keychain { name: String, detail: String },
     #[error("the command for secret `{name}` (`{command}`) {reason}")]
     Provider {

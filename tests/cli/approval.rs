@@ -30,6 +30,7 @@ fn trust_folder(env: &TestEnv, file: &str) {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn qwen_code_project_servers_wait_for_approval_even_in_a_trusted_folder() {
     let env = TestEnv::new();
     project_servers(&env, "repo/.qwen/settings.json");
@@ -51,6 +52,7 @@ fn qwen_code_project_servers_wait_for_approval_even_in_a_trusted_folder() {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn gemini_cli_project_servers_start_only_in_a_trusted_folder() {
     let env = TestEnv::new();
     project_servers(&env, "repo/.gemini/settings.json");

@@ -361,6 +361,7 @@ fn import_turns_vscode_prompts_into_variables_and_apply_writes_none_elsewhere() 
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn tools_takes_a_server_one_add_wrote_everywhere() {
     let mut env = TestEnv::new();
     // Set: an unset variable stops `tools` (`an_unset_variable_is_one_rule_in_every_command`).
@@ -746,6 +747,7 @@ fn doctor_rows_have_the_scope_one_finding_per_line_and_fit_the_terminal() {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn doctor_banner_counts_the_rows_it_prints() {
     let env = TestEnv::new();
     crate::doctor::cursor_config(
@@ -765,6 +767,7 @@ fn doctor_banner_counts_the_rows_it_prints() {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn doctor_token_totals_leave_out_servers_a_client_cannot_use() {
     use crate::doctor::{KillOnDrop, fixture, free_port, wait_listening};
     let env = TestEnv::new();
@@ -816,6 +819,7 @@ fn doctor_token_totals_leave_out_servers_a_client_cannot_use() {
 /// same sentence everywhere (what, where, what to do), a warning where the command can
 /// still do its job, an error where it must start the server.
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn an_unset_variable_is_one_rule_in_every_command() {
     let env = TestEnv::new();
     crate::doctor::cursor_config(

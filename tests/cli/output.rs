@@ -91,6 +91,7 @@ fn golden_check() {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn golden_doctor() {
     let env = TestEnv::new();
     env.write(
@@ -236,6 +237,7 @@ fn golden_search_and_outdated() {
 
 /// `tools` and `call` against the fixture server (the official Rust SDK).
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn golden_tools_and_call() {
     let env = TestEnv::new();
     let bin = fixture_server::fixture_binary();

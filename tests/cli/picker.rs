@@ -14,10 +14,9 @@ struct Pane {
 
 impl Pane {
     /// `mcpctl ARGS` in a detached tmux pane, writing its exit code to a file.
-    fn start(env: &TestEnv, name: &str, args: &str) -> Option<Pane> {
+    fn start(env: &TestEnv, name: &str, args: &str) -> Pane {
         if Command::new("tmux").arg("-V").output().is_err() {
             crate::peer::missing("picker tests: tmux is not installed");
-            return None;
         }
         let session = format!("mcpctl-{name}-{}", std::process::id());
         let status = env.dir.path().join(format!("{name}.status"));
@@ -46,7 +45,7 @@ impl Pane {
             .unwrap()
             .success();
         assert!(ok, "tmux new-session failed");
-        Some(Pane { session, status })
+        Pane { session, status }
     }
 
     fn screen(&self) -> String {
@@ -128,11 +127,10 @@ fn two_clients() -> TestEnv {
 }
 
 #[test]
+#[ignore = "needs tmux"]
 fn picker_esc_cancels_with_130_and_enter_on_nothing_asks_again() {
     let env = two_clients();
-    let Some(pane) = Pane::start(&env, "esc", "add mem -- npx -y m") else {
-        return;
-    };
+    let pane = Pane::start(&env, "esc", "add mem -- npx -y m");
     let screen = pane.wait_for("which clients?");
     assert!(screen.contains("a toggles all"), "{screen}");
     pane.keys(&["Enter"]);
@@ -148,11 +146,10 @@ fn picker_esc_cancels_with_130_and_enter_on_nothing_asks_again() {
 }
 
 #[test]
+#[ignore = "needs tmux"]
 fn picker_ctrl_c_restores_the_cursor_and_exits_130() {
     let env = two_clients();
-    let Some(pane) = Pane::start(&env, "ctrlc", "add mem -- npx -y m") else {
-        return;
-    };
+    let pane = Pane::start(&env, "ctrlc", "add mem -- npx -y m");
     pane.wait_for("which clients?");
     pane.keys(&["C-c"]);
     assert_eq!(pane.exit_code(), 130, "{}", pane.screen());
@@ -161,11 +158,10 @@ fn picker_ctrl_c_restores_the_cursor_and_exits_130() {
 }
 
 #[test]
+#[ignore = "needs tmux"]
 fn picker_space_and_enter_add_to_the_chosen_client() {
     let env = two_clients();
-    let Some(pane) = Pane::start(&env, "pick", "add mem -- npx -y m") else {
-        return;
-    };
+    let pane = Pane::start(&env, "pick", "add mem -- npx -y m");
     pane.wait_for("which clients?");
     pane.keys(&["Space", "Enter"]);
     assert_eq!(pane.exit_code(), 0, "{}", pane.screen());

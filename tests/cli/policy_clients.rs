@@ -3,10 +3,10 @@
 //! directory function has no override) nor Codex (0.171.0 reads
 //! `/etc/codex/requirements.toml`) can be pointed elsewhere, so the client runs in a mount
 //! namespace where `/etc` is an overlay holding the exported file (`unshare -rm`, no root
-//! needed where user namespaces are allowed). Where that is not possible the test says so
-//! and skips; a missing client CLI is a counted skip (a failure under CI).
+//! needed where user namespaces are allowed). The tests are
+//! `#[ignore = "needs .ci/clients.sh"]`; run, they fail when the client CLI is missing or
+//! no such namespace can be made.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::client_cli;
@@ -26,8 +26,8 @@ command = "uvx"
 args = ["mcp-server-fetch==1.0.0"]
 "#;
 
-/// The client CLI `.ci/clients.sh` installed, or `None` (counted skip).
-fn cli(bin: &str) -> Option<PathBuf> {
+/// The client CLI `.ci/clients.sh` installed; fails the test when it is not.
+fn cli(bin: &str) -> PathBuf {
     client_cli::installed(bin, bin)
 }
 
@@ -44,26 +44,18 @@ fn overlay(env: &TestEnv) -> String {
     )
 }
 
-/// Run `program args` where `/etc/<dir>/<name>` is `file`; `None` when this machine cannot
-/// make such a root (no user namespaces or overlayfs in them).
-fn with_system_file(
-    env: &TestEnv,
-    file: &Path,
-    at: &str,
-    program: &Path,
-    args: &[&str],
-) -> Option<Run> {
+/// Run `program args` where `/etc/<dir>/<name>` is `file`; fails the test when this
+/// machine cannot make such a root (no user namespaces or overlayfs in them).
+fn with_system_file(env: &TestEnv, file: &Path, at: &str, program: &Path, args: &[&str]) -> Run {
     let probe = env
         .client_command(Path::new("unshare"))
         .args(["-rm", "sh", "-c", &format!("{} && true", overlay(env))])
         .output();
     if !probe.is_ok_and(|o| o.status.success()) {
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: cannot mount an overlay on /etc in a user namespace here, so {} cannot be shown {at}",
+        crate::peer::missing(&format!(
+            "an overlay on /etc in a user namespace (unshare -rm), to show {} {at}",
             program.display()
-        );
-        return None;
+        ));
     }
     let dir = Path::new(at).parent().unwrap().display().to_string();
     let script = format!(
@@ -76,11 +68,11 @@ fn with_system_file(
         .arg(program)
         .args(args);
     let out = client_cli::quiet(&mut cmd).output().unwrap();
-    Some(Run {
+    Run {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    })
+    }
 }
 
 fn show(run: &Run) -> String {
@@ -103,16 +95,15 @@ fn export(env: &TestEnv, format: &str, name: &str) -> PathBuf {
 }
 
 #[test]
+#[ignore = "needs .ci/clients.sh"]
 fn claude_code_enforces_the_exported_managed_settings() {
-    let Some(claude) = cli("claude") else { return };
+    let claude = cli("claude");
     let env = TestEnv::new();
     env.write(".claude.json", b"{\"numStartups\": 1}\n");
     let file = export(&env, "claude-managed", "managed-settings.json");
     let at = "/etc/claude-code/managed-settings.json";
     let add = |args: &[&str]| with_system_file(&env, &file, at, &claude, args);
-    let Some(refused) = add(&["mcp", "add", "other", "--", "uvx", "other-mcp"]) else {
-        return;
-    };
+    let refused = add(&["mcp", "add", "other", "--", "uvx", "other-mcp"]);
     assert_ne!(refused.code, 0, "{}", show(&refused));
     assert!(
         format!("{}{}", refused.stdout, refused.stderr)
@@ -127,8 +118,7 @@ fn claude_code_enforces_the_exported_managed_settings() {
         "http",
         "evil",
         "https://evil.example.org/mcp",
-    ])
-    .unwrap();
+    ]);
     assert_ne!(remote.code, 0, "{}", show(&remote));
     for args in [
         &[
@@ -149,7 +139,7 @@ fn claude_code_enforces_the_exported_managed_settings() {
             "https://docs.example.com/mcp",
         ][..],
     ] {
-        let run = add(args).unwrap();
+        let run = add(args);
         assert_eq!(run.code, 0, "{args:?}: {}", show(&run));
     }
     // mcpctl judges the same file the same way.
@@ -183,23 +173,22 @@ fn claude_code_enforces_the_exported_managed_settings() {
 }
 
 #[test]
+#[ignore = "needs .ci/clients.sh"]
 fn codex_disables_what_the_exported_requirements_do_not_list() {
-    let Some(codex) = cli("codex") else { return };
+    let codex = cli("codex");
     let env = TestEnv::new();
     env.write(
         ".codex/config.toml",
         b"[mcp_servers.docs]\nurl = \"https://docs.example.com/mcp\"\n\n[mcp_servers.playwright]\ncommand = \"npx\"\nargs = [\"-y\", \"@playwright/mcp@1.2.0\"]\n\n[mcp_servers.other]\ncommand = \"uvx\"\nargs = [\"other-mcp\"]\n\n[mcp_servers.fetch]\ncommand = \"uvx\"\nargs = [\"mcp-server-fetch==2.0.0\"]\n",
     );
     let file = export(&env, "codex-requirements", "requirements.toml");
-    let Some(run) = with_system_file(
+    let run = with_system_file(
         &env,
         &file,
         "/etc/codex/requirements.toml",
         &codex,
         &["mcp", "list", "--json"],
-    ) else {
-        return;
-    };
+    );
     assert_eq!(run.code, 0, "{}", show(&run));
     let servers: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     let enabled = |name: &str| {

@@ -49,6 +49,7 @@ fn profile<'a>(report: &'a Value, name: &str) -> &'a Value {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn a_mistyped_profile_is_exit_2_with_the_closest_name() {
     let env = TestEnv::new();
     manifest(&env, &measurable("\"cursor\""));
@@ -88,6 +89,7 @@ fn a_profile_naming_an_unknown_server_suggests_the_closest() {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn profiles_show_measured_tokens_per_client_and_unknown_otherwise() {
     let env = TestEnv::new();
     env.write(".cursor/mcp.json", b"{}\n");
@@ -141,6 +143,7 @@ fn profiles_show_measured_tokens_per_client_and_unknown_otherwise() {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn tools_remembers_the_tokens_too() {
     let env = TestEnv::new();
     manifest(&env, &measurable("\"cursor\""));

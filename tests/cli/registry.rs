@@ -736,10 +736,9 @@ fn a_terminal_is_prompted_for_required_inputs_and_secrets_only_hidden() {
 /// entry is the launcher naming it: the value is on no terminal, in no file.
 #[cfg(unix)]
 #[test]
+#[ignore = "needs .ci/keyring.sh"]
 fn a_terminal_answer_for_a_registry_secret_is_kept_in_the_store() {
-    let Some(mut env) = crate::secret_store::keyring_env() else {
-        return;
-    };
+    let mut env = crate::secret_store::keyring_env();
     let server = RegistryServer::start();
     env.extra_env
         .push(("MCPCTL_REGISTRY".to_owned(), server.url.clone()));

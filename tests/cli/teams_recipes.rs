@@ -148,11 +148,11 @@ fn home_manager_activation_body_applies_the_manifest_once() {
 }
 
 #[test]
+#[ignore = "needs .ci/ansible.sh"]
 fn ansible_task_file_is_changed_once_then_ok_and_check_mode_writes_nothing() {
     let playbook_bin = repo(".cache/tools/ansible/bin/ansible-playbook");
     if !playbook_bin.exists() {
         crate::peer::missing("ansible-playbook (.ci/ansible.sh installs ansible-core)");
-        return;
     }
     let env = machine();
     let manifest = env.write(".config/mcpctl/mcpctl.toml", TEAM.as_bytes());

@@ -1,5 +1,6 @@
 //! A client's own CLI as `.ci/clients.sh` installs it, and the environment every test
-//! runs one in: found or a counted skip, and quiet (no telemetry, update checks or other
+//! runs one in: found (a test fails when it is not; such tests are
+//! `#[ignore = "needs .ci/clients.sh"]`), and quiet (no telemetry, update checks or other
 //! traffic the test did not ask for).
 
 use std::path::{Path, PathBuf};
@@ -21,18 +22,16 @@ pub(crate) fn npm_bin(bin: &str) -> PathBuf {
         .join(bin)
 }
 
-/// The client CLI `bin`, or `None` after a counted skip (a failure under `CI=true`)
-/// that names `what` is missing.
-pub(crate) fn installed(bin: &str, what: &str) -> Option<PathBuf> {
+/// The client CLI `bin`; fails the test, naming `what`, when it is not installed.
+pub(crate) fn installed(bin: &str, what: &str) -> PathBuf {
     let path = npm_bin(bin);
-    if path.exists() {
-        return Some(path);
+    if !path.exists() {
+        crate::peer::missing(&format!(
+            "{what}: {} missing (run .ci/clients.sh)",
+            path.display()
+        ));
     }
-    crate::peer::missing(&format!(
-        "{what}: {} missing (run .ci/clients.sh)",
-        path.display()
-    ));
-    None
+    path
 }
 
 /// `cmd` with [`QUIET`] set.

@@ -1,48 +1,52 @@
-//! Builds the rmcp-based `fixture-server` once per test binary (shared by the `cli` and
-//! `handshake` test crates through `#[path]`). `.ci/run` builds it in a step of its own
-//! first; under a bare `cargo test` the first build takes about a minute, and the test
-//! binary says so once rather than seeming to hang.
+//! The rmcp-based `fixture-server` (shared by the `cli` and `handshake` test crates through
+//! `#[path]`), built beforehand by `cargo build -p fixture-server`: `.ci/run` and
+//! `.ci/land.sh` build it before `cargo test`. A test never builds it; one that needs it
+//! is `#[ignore = "needs cargo build -p fixture-server"]` and fails, saying so, when the
+//! binary is missing.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
+#[cfg(windows)]
 use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-/// Path of the `fixture-server` binary, built once per test run with the same cargo.
+/// Path of the built `fixture-server`: beside this test binary's `deps/` folder (the
+/// target directory and profile the tests were built for, `CARGO_TARGET_DIR` included),
+/// else in the debug folder of `CARGO_TARGET_DIR` or `target/`. Fails the test when it is
+/// in none of them.
+#[allow(
+    clippy::panic,
+    reason = "a missing binary fails the test that needs it"
+)]
 pub(crate) fn fixture_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        // The real stderr, not the captured test output: shown once per test binary.
-        let _ = writeln!(
-            std::io::stderr(),
-            "note: building fixture-server for the handshake tests (cargo build -p fixture-server; a minute the first time)"
+        let name = format!("fixture-server{}", std::env::consts::EXE_SUFFIX);
+        let beside_tests = std::env::current_exe()
+            .ok()
+            .and_then(|exe| Some(exe.parent()?.parent()?.join(&name)));
+        let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+            || Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
+            PathBuf::from,
         );
-        let output = Command::new(cargo)
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "fixture-server",
-                "--message-format=json",
-            ])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .expect("run cargo build -p fixture-server");
-        assert!(
-            output.status.success(),
-            "building fixture-server failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8_lossy(&output.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-            .find_map(|message| {
-                let executable = message.get("executable")?.as_str()?;
-                (message["target"]["name"] == "fixture-server").then(|| PathBuf::from(executable))
+        let places: Vec<PathBuf> = beside_tests
+            .into_iter()
+            .chain([target.join("debug").join(&name)])
+            .collect();
+        places
+            .iter()
+            .find(|path| path.is_file())
+            .cloned()
+            .unwrap_or_else(|| {
+                panic!(
+                    "fixture-server is not built (looked for {}): run `cargo build -p fixture-server` first",
+                    places
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
             })
-            .expect("cargo reported no fixture-server executable")
     })
 }
 

@@ -1,4 +1,4 @@
-//! Shared helpers: building and launching `fixture-server`, probe options, and checking
+//! Shared helpers: finding and launching `fixture-server`, probe options, and checking
 //! that no process outlived a probe.
 #![expect(
     clippy::unwrap_used,
@@ -68,7 +68,7 @@ pub(crate) fn assert_no_survivors(dir: &Path) {
 
 #[path = "../common/peer.rs"]
 mod peer;
-/// A peer is missing: fails under `CI=true`, else a counted skip (see `common/peer.rs`).
+/// A peer is missing: fails the test (see `common/peer.rs`).
 pub(crate) use peer::missing as skip;
 
 /// A server process killed when the test ends.

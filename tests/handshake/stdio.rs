@@ -13,6 +13,7 @@ use crate::fixture::{
 };
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn doctor_passes_a_healthy_server() {
     let dir = tempfile::tempdir().unwrap();
     let result = probe(&fixture(&[], dir.path()), &generous());
@@ -44,6 +45,7 @@ fn doctor_passes_a_healthy_server() {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn doctor_warns_about_a_banner_on_stdout() {
     let dir = tempfile::tempdir().unwrap();
     let result = probe(&fixture(&["banner"], dir.path()), &generous());
@@ -57,6 +59,7 @@ fn doctor_warns_about_a_banner_on_stdout() {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn doctor_blames_the_banner_when_a_server_never_answers() {
     let dir = tempfile::tempdir().unwrap();
     let result = probe(
@@ -74,6 +77,7 @@ fn doctor_blames_the_banner_when_a_server_never_answers() {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn doctor_reports_exit_code_and_stderr_of_a_dying_server() {
     let dir = tempfile::tempdir().unwrap();
     let result = probe(&fixture(&["exit=7"], dir.path()), &generous());
@@ -99,6 +103,7 @@ fn doctor_reports_exit_code_and_stderr_of_a_dying_server() {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn doctor_times_out_silent_server() {
     let dir = tempfile::tempdir().unwrap();
     let result = probe(
@@ -124,6 +129,7 @@ fn doctor_times_out_silent_server() {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn doctor_kills_a_server_that_ignores_sigterm() {
     let dir = tempfile::tempdir().unwrap();
     let result = probe(&fixture(&["ignore-sigterm"], dir.path()), &generous());
@@ -137,6 +143,7 @@ fn doctor_kills_a_server_that_ignores_sigterm() {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn doctor_ends_grandchildren_too() {
     let dir = tempfile::tempdir().unwrap();
     let result = probe(&fixture(&["spawn-child"], dir.path()), &generous());
@@ -145,6 +152,7 @@ fn doctor_ends_grandchildren_too() {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn doctor_ends_a_server_behind_sh_c() {
     let dir = tempfile::tempdir().unwrap();
     let Transport::Stdio { env, .. } = fixture(&[], dir.path()) else {
@@ -169,6 +177,7 @@ fn doctor_ends_a_server_behind_sh_c() {
 /// double fork) is ended too (issue 20): a group kill alone misses it.
 #[cfg(target_os = "linux")]
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn doctor_ends_a_double_forked_setsid_grandchild() {
     let dir = tempfile::tempdir().unwrap();
     let Transport::Stdio { env, .. } = fixture(&[], dir.path()) else {
@@ -209,6 +218,7 @@ fn doctor_ends_a_double_forked_setsid_grandchild() {
 /// starts a child of its own; the server's Job Object ends all three.
 #[cfg(windows)]
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn doctor_ends_a_server_behind_cmd_c() {
     let dir = tempfile::tempdir().unwrap();
     let Transport::Stdio { env, .. } = fixture(&[], dir.path()) else {
@@ -230,6 +240,7 @@ fn doctor_ends_a_server_behind_cmd_c() {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn doctor_reports_a_crash_during_tools_list() {
     let dir = tempfile::tempdir().unwrap();
     let result = probe(&fixture(&["crash-on-tools-list"], dir.path()), &generous());
@@ -247,6 +258,7 @@ fn doctor_reports_a_crash_during_tools_list() {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn doctor_rejects_a_version_the_spec_never_had() {
     let dir = tempfile::tempdir().unwrap();
     let result = probe(&fixture(&["odd-version"], dir.path()), &generous());
@@ -261,6 +273,7 @@ fn doctor_rejects_a_version_the_spec_never_had() {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn doctor_answers_server_ping_before_initialize_reply() {
     let dir = tempfile::tempdir().unwrap();
     let result = probe(&fixture(&["ping-first"], dir.path()), &generous());
@@ -277,6 +290,7 @@ fn doctor_answers_server_ping_before_initialize_reply() {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn doctor_waits_for_a_slow_start() {
     let dir = tempfile::tempdir().unwrap();
     let result = probe(&fixture(&["slow-start=300"], dir.path()), &generous());
@@ -284,6 +298,7 @@ fn doctor_waits_for_a_slow_start() {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn doctor_follows_pagination() {
     let dir = tempfile::tempdir().unwrap();
     let result = probe(&fixture(&["paginate"], dir.path()), &generous());
@@ -296,6 +311,7 @@ fn doctor_follows_pagination() {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn doctor_stops_on_a_repeated_cursor() {
     let dir = tempfile::tempdir().unwrap();
     let result = probe(&fixture(&["repeat-cursor"], dir.path()), &generous());
@@ -324,6 +340,7 @@ fn doctor_reports_a_missing_command() {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn entry_env_overrides_parent_env_and_nothing_else_leaks() {
     let dir = tempfile::tempdir().unwrap();
     let Transport::Stdio { mut env, .. } = fixture(&[], dir.path()) else {
@@ -349,6 +366,7 @@ fn entry_env_overrides_parent_env_and_nothing_else_leaks() {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn probe_many_shares_identical_entries() {
     let dir = tempfile::tempdir().unwrap();
     let healthy = fixture(&[], dir.path());
@@ -372,6 +390,7 @@ fn probe_many_shares_identical_entries() {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn declares_roots_so_servers_show_every_tool() {
     // server-everything shows one more tool to clients that answer roots/list (14 in
     // Claude Code); the fixture does the same through the SDK.
@@ -382,6 +401,7 @@ fn declares_roots_so_servers_show_every_tool() {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn server_text_loses_its_control_characters() {
     // A name that would clear the screen and print a forged green tick.
     let dir = tempfile::tempdir().unwrap();
@@ -431,6 +451,7 @@ fn a_silent_exit_does_not_point_at_an_empty_stderr() {
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn a_server_that_exits_by_itself_is_never_flagged_even_when_the_machine_is_busy() {
     // `busy-exit=MS` needs MS ms of CPU after its input closes before it exits (and
     // ignores SIGTERM meanwhile), as a server does on a loaded machine: more than the
@@ -457,6 +478,7 @@ fn a_server_that_exits_by_itself_is_never_flagged_even_when_the_machine_is_busy(
 }
 
 #[test]
+#[ignore = "needs cargo build -p fixture-server"]
 fn an_older_valid_protocol_version_is_not_a_warning() {
     // The official SDK pinned to 2025-03-26 answers `initialize` with it: clients accept
     // that, so the probe passes and only reports the version.
