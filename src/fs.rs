@@ -394,21 +394,20 @@ pub fn write_atomic(
     text: &str,
     backups: Option<&Path>,
 ) -> Result<Written, FsError> {
-    write_atomic_when(lock, source, &[text], backups, false, || Ok(()))
+    write_atomic_when(lock, source, text, backups, false, || Ok(()))
 }
 
-/// `write_atomic` of the text `parts` make one after the other (`ConfigDoc::render_parts`),
-/// calling `ready` once the new bytes are written to the temp file (their
+/// `write_atomic`, calling `ready` once the new bytes are written to the temp file (their
 /// writeback started, their fsync not yet waited for) and before anything else (the
 /// backup, the swap): `ready` makes what must be durable before the file changes (the
 /// command's intent) durable, side by side with the new bytes; the temp's fsync follows
-/// it. An error from `ready` changes nothing. With `dir_later`, the directory's fsync after the swap is left to the caller
-/// (`Written::unsynced`), who must do it before anything else changes and before it says
-/// the write is done.
+/// it. An error from `ready` changes nothing. With `dir_later`, the directory's fsync
+/// after the swap is left to the caller (`Written::unsynced`), who must do it before
+/// anything else changes and before it says the write is done.
 pub fn write_atomic_when(
     lock: &FileLock,
     source: &Source,
-    parts: &[&str],
+    text: &str,
     backups: Option<&Path>,
     dir_later: bool,
     ready: impl FnOnce() -> Result<(), FsError>,
@@ -436,7 +435,7 @@ pub fn write_atomic_when(
     // The new bytes go to the disk (writeback started, not waited for) while `ready`
     // makes the intent durable; the fsync after it then finds them written, and on a
     // journaling file system the intent's commit carried the temp's allocation too.
-    let (temp, file) = write_temp(&target, source, parts).map_err(write_err)?;
+    let (temp, file) = write_temp(&target, source, text).map_err(write_err)?;
     ready()?;
     let ours = sync_temp(&target, &file).map_err(write_err)?;
     drop(file);
@@ -625,15 +624,15 @@ fn keep_before(
 /// Write the temp file: the target's permissions (private for a new file), BOM, text,
 /// fsync. Returns it with the stamp of our version.
 fn prepare_temp(target: &Path, source: &Source, text: &str) -> io::Result<(Temp, Stamp)> {
-    let (temp, file) = write_temp(target, source, &[text])?;
+    let (temp, file) = write_temp(target, source, text)?;
     let ours = sync_temp(target, &file)?;
     Ok((temp, ours))
 }
 
-/// Write the temp file (the target's permissions, private for a new file; BOM, the text's
-/// `parts` in order) and start its writeback without waiting for it (`start_writeback`):
+/// Write the temp file (the target's permissions, private for a new file; BOM, text) and
+/// start its writeback without waiting for it (`start_writeback`):
 /// `sync_temp` is what makes it durable.
-fn write_temp(target: &Path, source: &Source, parts: &[&str]) -> io::Result<(Temp, File)> {
+fn write_temp(target: &Path, source: &Source, text: &str) -> io::Result<(Temp, File)> {
     let (temp, mut file) = Temp::create(target)?;
     if let Ok(meta) = fs::metadata(target) {
         keep_owner(&file, &meta);
@@ -644,9 +643,7 @@ fn write_temp(target: &Path, source: &Source, parts: &[&str]) -> io::Result<(Tem
     if source.bom {
         file.write_all(BOM.as_bytes())?;
     }
-    for part in parts {
-        file.write_all(part.as_bytes())?;
-    }
+    file.write_all(text.as_bytes())?;
     start_writeback(&file);
     Ok((temp, file))
 }
@@ -831,24 +828,7 @@ pub const DIGEST_PREFIX: &str = "xxh3:";
 /// the file change since mcpctl wrote it? is this backup the bytes that were kept?); it
 /// is not a defence against someone who can write the file, who could change it anyway.
 pub fn digest(bytes: &[u8]) -> String {
-    digest_named(xxhash_rust::xxh3::xxh3_128(bytes))
-}
-
-/// `digest` of the file a write of `parts` (`write_atomic_when`) makes for `source`: its
-/// BOM, if any, then the parts in order; without joining them first.
-pub fn digest_parts(source: &Source, parts: &[&str]) -> String {
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    if source.bom {
-        hasher.update(BOM.as_bytes());
-    }
-    for part in parts {
-        hasher.update(part.as_bytes());
-    }
-    digest_named(hasher.digest128())
-}
-
-/// The digest's text for an XXH3-128 value.
-fn digest_named(hash: u128) -> String {
+    let hash = xxhash_rust::xxh3::xxh3_128(bytes);
     format!("{DIGEST_PREFIX}{hash:032x}")
 }
 
@@ -975,8 +955,8 @@ mod tests {
             let want = format!("{DIGEST_PREFIX}{hex}");
             let bytes = pattern(n);
             assert_eq!(digest(&bytes), want, "digest of {n} bytes");
-            // The same value from the read and from the pieces of a write: what is
-            // recorded when writing is what a later read computes.
+            // The same value from the read: what is recorded when writing is what a
+            // later read computes.
             // (The pattern is ASCII below 128 only in part: keep to files that are UTF-8.)
             let text: String = bytes.iter().map(|b| char::from(b % 128)).collect();
             fs::write(&path, &text).unwrap();
@@ -985,11 +965,6 @@ mod tests {
                 source.digest.as_deref(),
                 Some(digest(text.as_bytes()).as_str())
             );
-            let (head, tail) = text.split_at(n / 3);
-            assert_eq!(
-                digest_parts(&source, &[head, "", tail]),
-                digest(text.as_bytes())
-            );
         }
         // A BOM is part of the bytes digested, by the read and by the write alike.
         let with_bom = "\u{feff}{\"a\":1}\r\n";
@@ -997,7 +972,7 @@ mod tests {
         let source = read_source(&path).unwrap();
         let want = format!("{DIGEST_PREFIX}7c5b7cd7e6c96d4b2cfd604f86819a4b");
         assert_eq!(source.digest.as_deref(), Some(want.as_str()));
-        assert_eq!(digest_parts(&source, &["{\"a\":1}", "\r\n"]), want);
+        assert_eq!(digest(&source.bytes_for("{\"a\":1}\r\n")), want);
     }
 
     #[test]

@@ -113,8 +113,8 @@ pub fn literals_to_adopt(
     Ok(found)
 }
 
-/// [`literals_to_adopt`] one entry at a time (a file of 100,000 entries is not held as
-/// values at once). On an error some entries may have been handed out already.
+/// [`literals_to_adopt`] handed to `each` one entry at a time. On an error some entries
+/// may have been handed out already.
 pub fn each_literal_to_adopt(
     doc: &dyn ConfigDoc,
     target: &Target<'_>,
@@ -127,11 +127,11 @@ pub fn each_literal_to_adopt(
             key: &key,
             name_key: client.servers_name_key.as_deref(),
         };
-        doc.each_server(at, &mut |served| {
-            if let Ok(entry) = dialect.read_raw(&served.raw) {
-                each(&key, served.name, entry);
+        for (name, raw) in doc.servers(at)? {
+            if let Ok(entry) = dialect.read_raw(&raw) {
+                each(&key, name, entry);
             }
-        })?;
+        }
     }
     Ok(())
 }

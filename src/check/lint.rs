@@ -126,7 +126,7 @@ impl<'a> Linter<'a> {
         let own = self.servers_map(root, &key);
         self.foreign_keys(root, own.is_some());
         if let Some(map) = own {
-            self.servers(parsed, map);
+            self.servers(map);
         }
         // Per-project sections of a user file (`projects.<dir>.mcpServers`).
         if self.scope == Scope::User
@@ -137,13 +137,13 @@ impl<'a> Linter<'a> {
         {
             for project in projects {
                 if let Some(map) = self.servers_map(&project.node, rest) {
-                    self.servers(parsed, map);
+                    self.servers(map);
                 }
             }
         }
     }
 
-    fn servers(&mut self, parsed: &Parsed, map: &Node) {
+    fn servers(&mut self, map: &Node) {
         if let (Value::Array(items), Some(name_key)) =
             (&map.value, self.client.servers_name_key.clone())
         {
@@ -154,12 +154,9 @@ impl<'a> Linter<'a> {
             }
             return;
         }
-        if map.members().is_none() {
-            return;
+        for member in map.members().unwrap_or_default() {
+            self.server(member);
         }
-        // One member at a time: a map whose members were deferred is read entry by entry.
-        let text = self.index.text();
-        parsed.each_member(text, map, &mut |member| self.server(member));
     }
 
     /// One member of a servers map.

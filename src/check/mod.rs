@@ -101,13 +101,7 @@ pub fn check_text_with(
     target: &Target<'_>,
     alternatives: &SseAlternatives,
 ) -> Vec<Finding> {
-    // The servers map's members are read one at a time (a list of servers is not
-    // deferred: it is TOML's, whose tree is whole anyway).
-    let defer: &[String] = match target.client.servers_name_key {
-        None => &target.client.servers_key,
-        Some(_) => &[],
-    };
-    let parsed = target.client.format.lint_tree(text, defer);
+    let parsed = target.client.format.tree(text);
     let index = formats::tree::LineIndex::new(text);
     let mut linter = lint::Linter::new(path, &index, target);
     linter.alternatives = alternatives;

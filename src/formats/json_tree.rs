@@ -10,7 +10,7 @@ use jsonc_parser::common::Ranged;
 use jsonc_parser::{CollectOptions, CommentCollectionStrategy, ParseOptions};
 
 use super::scan;
-use super::tree::{Deferred, Member, Node, Parsed, Syntax, Value, empty_root, lowercase_first};
+use super::tree::{Member, Node, Parsed, Syntax, Value, empty_root, lowercase_first};
 
 /// What the clients' JSONC readers accept: comments and trailing commas, nothing looser.
 pub(crate) fn client_jsonc() -> ParseOptions {
@@ -32,14 +32,7 @@ pub(crate) fn client_jsonc() -> ParseOptions {
 /// `Syntax` notes; anything else non-standard (single quotes, hex, unquoted keys) is a
 /// parse error, as it is for every client.
 pub(super) fn parse(text: &str) -> Parsed {
-    parse_deferring(text, &[])
-}
-
-/// [`parse`], with the members of the object at `defer` (a key path; empty: none) left
-/// out of the tree and read one at a time by `Parsed::each_member`: the lint walk over a
-/// servers map of 100,000 entries holds one entry, not the map. The notes are the same.
-pub(super) fn parse_deferring(text: &str, defer: &[String]) -> Parsed {
-    match Builder::new(text, defer).document() {
+    match Builder::new(text).document() {
         Ok(parsed) => parsed,
         Err(Unsure) => parse_jsonc(text),
     }
@@ -113,8 +106,6 @@ struct Builder<'t> {
     text: &'t str,
     bytes: &'t [u8],
     at: usize,
-    /// Record notes (off when a deferred member is read again: its notes are known).
-    notes: bool,
     comments: Vec<usize>,
     commas: Vec<usize>,
     /// In the order jsonc-parser's conversion gives them: an object's own after those of
@@ -122,50 +113,30 @@ struct Builder<'t> {
     duplicates: Vec<Syntax>,
     /// The keys of the objects being read, innermost last (duplicate-key search).
     keys: Vec<Cow<'t, str>>,
-    defer: &'t [String],
-    deferred: Vec<Deferred>,
-}
-
-/// Where a value is relative to the deferred path.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Path {
-    /// At `defer[..depth]`.
-    At(usize),
-    /// A member of the deferred object: validated and noted, not built.
-    Skipped,
-    Off,
 }
 
 impl<'t> Builder<'t> {
-    fn new(text: &'t str, defer: &'t [String]) -> Self {
+    fn new(text: &'t str) -> Self {
         Builder {
             text,
             bytes: text.as_bytes(),
             at: 0,
-            notes: true,
             comments: Vec::new(),
             commas: Vec::new(),
             duplicates: Vec::new(),
             keys: Vec::new(),
-            defer,
-            deferred: Vec::new(),
         }
     }
 
     fn document(mut self) -> Result<Parsed, Unsure> {
         self.trivia()?;
         let root = if self.at < self.bytes.len() {
-            let path = if self.defer.is_empty() {
-                Path::Off
-            } else {
-                Path::At(0)
-            };
-            let root = self.value(path, 0)?;
+            let root = self.value(0)?;
             self.trivia()?;
             if self.at < self.bytes.len() {
                 return Err(Unsure);
             }
-            root.unwrap_or_else(empty_root)
+            root
         } else {
             empty_root()
         };
@@ -174,11 +145,7 @@ impl<'t> Builder<'t> {
         syntax.extend(self.comments.into_iter().map(Syntax::Comment));
         syntax.extend(self.commas.into_iter().map(Syntax::TrailingComma));
         syntax.append(&mut self.duplicates);
-        Ok(Parsed {
-            root,
-            syntax,
-            deferred: self.deferred,
-        })
+        Ok(Parsed { root, syntax })
     }
 
     /// Skip whitespace and comments.
@@ -189,45 +156,39 @@ impl<'t> Builder<'t> {
                 Some(b'/') => {
                     let start = self.at;
                     self.at = scan::comment_end(self.text, start).map_err(|_| Unsure)?;
-                    if self.notes {
-                        self.comments.push(start);
-                    }
+                    self.comments.push(start);
                 }
                 _ => return Ok(()),
             }
         }
     }
 
-    /// The value at `self.at` (not trivia); `None` when it is not built (`Path::Skipped`).
-    fn value(&mut self, path: Path, depth: usize) -> Result<Option<Node>, Unsure> {
+    /// The value at `self.at` (not trivia).
+    fn value(&mut self, depth: usize) -> Result<Node, Unsure> {
         let start = self.at;
-        let build = path != Path::Skipped;
         let value = match self.bytes.get(start) {
-            Some(b'{') => return self.object(path, depth),
-            Some(b'[') => return self.array(path, depth),
-            Some(b'"') => {
-                let text = self.string()?;
-                build.then(|| Value::String(text.into_owned()))
-            }
+            Some(b'{') => return self.object(depth),
+            Some(b'[') => return self.array(depth),
+            Some(b'"') => Value::String(self.string()?.into_owned()),
             Some(b'-' | b'0'..=b'9') => {
                 self.at = scan::scan_number(self.text, start).map_err(|_| Unsure)?;
-                build.then_some(Value::Number)
+                Value::Number
             }
-            Some(b't') => self.literal("true", Value::Bool, build)?,
-            Some(b'f') => self.literal("false", Value::Bool, build)?,
-            Some(b'n') => self.literal("null", Value::Null, build)?,
+            Some(b't') => self.literal("true", Value::Bool)?,
+            Some(b'f') => self.literal("false", Value::Bool)?,
+            Some(b'n') => self.literal("null", Value::Null)?,
             _ => return Err(Unsure),
         };
-        Ok(value.map(|value| Node { value, start }))
+        Ok(Node { value, start })
     }
 
-    fn literal(&mut self, word: &str, value: Value, build: bool) -> Result<Option<Value>, Unsure> {
+    fn literal(&mut self, word: &str, value: Value) -> Result<Value, Unsure> {
         let end = self.at + word.len();
         if self.bytes.get(self.at..end) != Some(word.as_bytes()) {
             return Err(Unsure);
         }
         self.at = end;
-        Ok(build.then_some(value))
+        Ok(value)
     }
 
     /// The string at `self.at`, decoded.
@@ -255,9 +216,7 @@ impl<'t> Builder<'t> {
                 self.at += 1;
                 self.trivia()?;
                 if self.bytes.get(self.at) == Some(&close) {
-                    if self.notes {
-                        self.commas.push(comma);
-                    }
+                    self.commas.push(comma);
                     self.at += 1;
                     return Ok(false);
                 }
@@ -271,13 +230,11 @@ impl<'t> Builder<'t> {
         }
     }
 
-    fn array(&mut self, path: Path, depth: usize) -> Result<Option<Node>, Unsure> {
+    fn array(&mut self, depth: usize) -> Result<Node, Unsure> {
         if depth >= MAX_DEPTH {
             return Err(Unsure);
         }
         let start = self.at;
-        let build = path != Path::Skipped;
-        let inner = if build { Path::Off } else { Path::Skipped };
         self.at += 1;
         let mut items = Vec::new();
         self.trivia()?;
@@ -285,29 +242,23 @@ impl<'t> Builder<'t> {
             self.at += 1;
         } else {
             loop {
-                if let Some(item) = self.value(inner, depth + 1)? {
-                    items.push(item);
-                }
+                items.push(self.value(depth + 1)?);
                 if !self.separator(b']')? {
                     break;
                 }
             }
         }
-        Ok(build.then_some(Node {
+        Ok(Node {
             value: Value::Array(items),
             start,
-        }))
+        })
     }
 
-    fn object(&mut self, path: Path, depth: usize) -> Result<Option<Node>, Unsure> {
+    fn object(&mut self, depth: usize) -> Result<Node, Unsure> {
         if depth >= MAX_DEPTH {
             return Err(Unsure);
         }
         let start = self.at;
-        let build = path != Path::Skipped;
-        // This object is the deferred one: its members are noted, not built.
-        let deferring = matches!(path, Path::At(d) if d == self.defer.len());
-        let mut deferred = Vec::new();
         self.at += 1;
         let mut members = Vec::new();
         let base = self.keys.len();
@@ -329,19 +280,7 @@ impl<'t> Builder<'t> {
                 }
                 self.at += 1;
                 self.trivia()?;
-                let value_start = self.at;
-                let inner = match path {
-                    Path::Skipped => Path::Skipped,
-                    _ if deferring => Path::Skipped,
-                    Path::At(d) if self.defer.get(d).is_some_and(|k| **k == *key) => {
-                        Path::At(d + 1)
-                    }
-                    Path::At(_) | Path::Off => Path::Off,
-                };
-                let node = self.value(inner, depth + 1)?;
-                if deferring {
-                    deferred.push((key_start, value_start));
-                }
+                let node = self.value(depth + 1)?;
                 // A duplicate of a key read before, as a set of the keys would find it.
                 let seen = match &mut large {
                     Some(set) => !set.insert(key.clone()),
@@ -354,16 +293,14 @@ impl<'t> Builder<'t> {
                         seen
                     }
                 };
-                if seen && self.notes {
+                if seen {
                     duplicates.push(Syntax::DuplicateKey(key_start, key.clone().into_owned()));
                 }
-                if let Some(node) = node {
-                    members.push(Member {
-                        key: key.into_owned(),
-                        key_start,
-                        node,
-                    });
-                }
+                members.push(Member {
+                    key: key.into_owned(),
+                    key_start,
+                    node,
+                });
                 if !self.separator(b'}')? {
                     break;
                 }
@@ -371,34 +308,11 @@ impl<'t> Builder<'t> {
         }
         self.keys.truncate(base);
         self.duplicates.append(&mut duplicates);
-        if deferring {
-            self.deferred.push(Deferred {
-                at: start,
-                members: deferred,
-                read: read_member,
-            });
-        }
-        Ok(build.then_some(Node {
+        Ok(Node {
             value: Value::Object(members),
             start,
-        }))
+        })
     }
-}
-
-/// One member of a text `Builder` read whole before (a deferred member): its key at
-/// `key_start`, its value at `value_start`.
-fn read_member(text: &str, key_start: usize, value_start: usize) -> Option<Member> {
-    let mut builder = Builder::new(text, &[]);
-    builder.notes = false;
-    builder.at = key_start;
-    let key = builder.string().ok()?.into_owned();
-    builder.at = value_start;
-    let node = builder.value(Path::Off, 0).ok()??;
-    Some(Member {
-        key,
-        key_start,
-        node,
-    })
 }
 
 /// Offsets of the commas followed (after whitespace and comments) by `}` or `]`, in a text
@@ -477,7 +391,7 @@ mod tests {
 
     /// `parse` gives what jsonc-parser's conversion gives; `Some(accepted by the builder)`.
     fn same_as_jsonc(text: &str) -> Result<bool, TestCaseError> {
-        let ours = Builder::new(text, &[]).document();
+        let ours = Builder::new(text).document();
         let accepted = ours.is_ok();
         let jsonc = parse_jsonc(text);
         if let Ok(ours) = ours {
@@ -491,38 +405,6 @@ mod tests {
         }
         prop_assert_eq!(shown(&parse(text)), shown(&jsonc), "{:?}", text);
         Ok(accepted)
-    }
-
-    /// The deferred tree, its deferred members read back in place, is the whole tree.
-    fn same_deferred(text: &str, defer: &[String]) -> Result<(), TestCaseError> {
-        let whole = parse(text);
-        let deferred = parse_deferring(text, defer);
-        prop_assert_eq!(&deferred.syntax, &whole.syntax);
-        fn fill(node: &mut Node, parsed: &Parsed, text: &str) {
-            let mut read = Vec::new();
-            parsed.each_member(text, node, &mut |m| read.push(m.clone()));
-            match &mut node.value {
-                Value::Object(members) => {
-                    if members.is_empty() {
-                        *members = read;
-                    }
-                    members
-                        .iter_mut()
-                        .for_each(|m| fill(&mut m.node, parsed, text));
-                }
-                Value::Array(items) => items.iter_mut().for_each(|i| fill(i, parsed, text)),
-                _ => {}
-            }
-        }
-        let mut root = deferred.root.clone();
-        fill(&mut root, &deferred, text);
-        prop_assert_eq!(
-            format!("{root:?}"),
-            format!("{:?}", whole.root),
-            "{:?}",
-            text
-        );
-        Ok(())
     }
 
     #[test]
@@ -601,8 +483,6 @@ mod tests {
         }
         text.push('}');
         assert!(same_as_jsonc(&text).unwrap());
-        let key = vec!["k3".to_owned()];
-        same_deferred(&text, &key).unwrap();
     }
 
     /// Generated JSONC: values of every kind, keys from a small set (duplicates), escapes,
@@ -687,15 +567,10 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
 
-        /// On generated JSONC the builder accepts, and gives jsonc-parser's tree and notes;
-        /// deferring any key path gives the same tree once the members are read back.
+        /// On generated JSONC the builder accepts, and gives jsonc-parser's tree and notes.
         #[test]
-        fn builder_tree_is_jsonc_parsers_tree(text in jsonc(), defer in prop::sample::select(vec![
-            vec!["mcpServers"], vec!["a"], vec!["a", "mcpServers"], vec!["mcpServers", "b"],
-        ])) {
+        fn builder_tree_is_jsonc_parsers_tree(text in jsonc()) {
             prop_assert!(same_as_jsonc(&text)?, "builder refused {:?}", text);
-            let defer: Vec<String> = defer.into_iter().map(str::to_owned).collect();
-            same_deferred(&text, &defer)?;
         }
 
         /// With a byte changed, inserted or cut, whatever the builder accepts jsonc-parser
@@ -717,7 +592,6 @@ mod tests {
             }
             let text: String = chars.into_iter().collect();
             same_as_jsonc(&text)?;
-            same_deferred(&text, &["mcpServers".to_owned()])?;
         }
     }
 

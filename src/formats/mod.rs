@@ -90,17 +90,6 @@ impl Format {
         }
     }
 
-    /// [`Format::tree`] for the lint walk: the members of the object at `defer` (the
-    /// servers map; empty: none) are left out of `root` and read one at a time through
-    /// `Parsed::each_member`, so a map of 100,000 entries is never held whole. Only JSON
-    /// defers; the notes are those of the whole text either way.
-    pub fn lint_tree(self, text: &str, defer: &[String]) -> tree::Parsed {
-        match self {
-            Format::Json | Format::Jsonc => json_tree::parse_deferring(text, defer),
-            Format::Toml | Format::Yaml => self.tree(text),
-        }
-    }
-
     /// The client reads the file with a strict parser: a comment or trailing comma the
     /// format's own tolerant reader accepts makes the whole file invalid to the client.
     pub fn strict(self) -> bool {
@@ -383,45 +372,40 @@ pub trait ConfigDoc {
         self.render().into_owned()
     }
 
-    /// `render` as pieces to be written one after the other (their concatenation is
-    /// `render`): where a document keeps its text and the last edit's splices apart
-    /// (JSON), a write takes the text around the splice as it was read instead of a
-    /// copy, or a move, of a many-MB text.
-    fn render_parts(&self) -> Vec<std::borrow::Cow<'_, str>> {
-        vec![self.render()]
-    }
-
     /// Where the key at `path` (object keys from the root) is written, if it exists.
     /// Used to give `line:column` for findings about an entry or one of its fields.
     fn position(&self, path: &[String]) -> Option<Position>;
 
     /// Where the servers container at `at` is written (`position(at.key)`), and every
-    /// entry in it, in file order, as `entry_position` gives it for each name (a
-    /// duplicated name: its last occurrence). One pass over the text, where asking
-    /// `entry_position` for each of N entries would be N passes.
+    /// entry in it, in file order: its key in a map, its name in a list (a duplicated
+    /// name: where clients read it). One pass over the text for all entries.
     fn entry_positions(&self, at: ServersAt<'_>) -> (Option<Position>, Vec<(String, Position)>) {
         let map = self.position(at.key);
         let Ok(entries) = self.servers(at) else {
             return (map, Vec::new());
         };
+        if at.name_key.is_some() {
+            return (map, Vec::new());
+        }
         let entries = entries
             .into_iter()
-            .filter_map(|(name, _)| self.entry_position(at, &name).map(|p| (name, p)))
+            .filter_map(|(name, _)| {
+                let mut path = at.key.to_vec();
+                path.push(name.clone());
+                self.position(&path).map(|p| (name, p))
+            })
             .collect();
         (map, entries)
     }
+}
 
-    /// Where the entry `name` at `at` is written (its key in a map, its name in a list).
-    fn entry_position(&self, at: ServersAt<'_>, name: &str) -> Option<Position> {
-        match at.name_key {
-            None => {
-                let mut path = at.key.to_vec();
-                path.push(name.to_owned());
-                self.position(&path)
-            }
-            Some(_) => None,
-        }
-    }
+/// Where the entry `name` at `at` is written: its place in
+/// [`ConfigDoc::entry_positions`].
+pub fn entry_position(doc: &dyn ConfigDoc, at: ServersAt<'_>, name: &str) -> Option<Position> {
+    doc.entry_positions(at)
+        .1
+        .into_iter()
+        .find_map(|(n, position)| (n == name).then_some(position))
 }
 
 /// The line starts of a text, to turn many byte offsets into positions without counting
@@ -571,7 +555,7 @@ mod tests {
                 assert_eq!(read_span(&rendered, span).as_ref(), Some(&s.raw), "{text}");
                 assert_eq!(
                     Some(position_of(&rendered, span.key_start)),
-                    doc.entry_position(at, &s.name),
+                    entry_position(doc.as_ref(), at, &s.name),
                     "{} in {text}",
                     s.name
                 );
@@ -656,7 +640,7 @@ mod tests {
             for (name, position) in &all {
                 assert_eq!(
                     Some(*position),
-                    doc.entry_position(at, name),
+                    entry_position(doc.as_ref(), at, name),
                     "{name} in {text}"
                 );
             }

@@ -306,36 +306,6 @@ impl ConfigDoc for TomlDoc {
         }
     }
 
-    fn entry_position(&self, at: ServersAt<'_>, name: &str) -> Option<Position> {
-        let Some(name_key) = at.name_key else {
-            let mut path = at.key.to_vec();
-            path.push(name.to_owned());
-            return self.position(&path);
-        };
-        let text = self.render();
-        let parsed = toml_edit::Document::parse(&*text).ok()?;
-        let (last, parent) = at.key.split_last()?;
-        let mut table: &dyn toml_edit::TableLike = parsed.as_table();
-        for segment in parent {
-            table = table.get(segment)?.as_table_like()?;
-        }
-        let span = match table.get(last)? {
-            Item::ArrayOfTables(tables) => tables
-                .iter()
-                .find(|t| t.get(name_key).and_then(Item::as_str) == Some(name))?
-                .key(name_key)?
-                .span(),
-            Item::Value(Value::Array(items)) => items
-                .iter()
-                .filter_map(Value::as_inline_table)
-                .find(|t| t.get(name_key).and_then(Value::as_str) == Some(name))?
-                .key(name_key)?
-                .span(),
-            _ => None,
-        }?;
-        Some(position_of(&text, span.start))
-    }
-
     fn entry_positions(&self, at: ServersAt<'_>) -> (Option<Position>, Vec<(String, Position)>) {
         // One parse with spans (the edited document keeps none) for every entry.
         let text = self.render();
@@ -392,8 +362,7 @@ impl ConfigDoc for TomlDoc {
                 .collect(),
             _ => Vec::new(),
         };
-        // In a list, a repeated name is where it first appears (what `entry_position`'s
-        // `find` gives).
+        // In a list, a repeated name is where it first appears.
         let mut seen = std::collections::HashSet::new();
         let entries = spans
             .into_iter()
@@ -1217,7 +1186,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            doc.entry_position(vibe(), "remote"),
+            crate::formats::entry_position(&doc, vibe(), "remote"),
             Some(Position {
                 line: 12,
                 column: 1

@@ -77,52 +77,12 @@ pub enum Syntax {
 #[derive(Debug)]
 pub struct Parsed {
     pub root: Node,
-    /// Every note of the whole text, deferred members included.
     pub syntax: Vec<Syntax>,
-    /// Objects whose members `root` leaves out (`Format::lint_tree`): `root` holds each
-    /// as an empty object, and [`Parsed::each_member`] reads its members one at a time.
-    pub deferred: Vec<Deferred>,
-}
-
-/// The members of one object left out of the tree, read from the text on demand: a
-/// servers map of 100,000 entries is linted one entry at a time, never held whole.
-#[derive(Debug)]
-pub struct Deferred {
-    /// The object's `Node::start` in `root`.
-    pub at: usize,
-    /// Each member's key and value offsets, in text order (duplicates included).
-    pub(super) members: Vec<(usize, usize)>,
-    /// Reads one member from the text the tree was built from (offsets kept).
-    pub(super) read: fn(&str, usize, usize) -> Option<Member>,
 }
 
 impl Parsed {
-    /// A tree with nothing deferred.
     pub(super) fn whole(root: Node, syntax: Vec<Syntax>) -> Self {
-        Self {
-            root,
-            syntax,
-            deferred: Vec::new(),
-        }
-    }
-
-    /// Hand each member of `node` to `each`, in text order: its own members, or for an
-    /// object whose members were deferred, each read from `text` (the text the tree was
-    /// built from) and dropped after `each` returns.
-    pub fn each_member(&self, text: &str, node: &Node, each: &mut dyn FnMut(&Member)) {
-        let deferred = matches!(&node.value, Value::Object(members) if members.is_empty())
-            .then(|| self.deferred.iter().find(|d| d.at == node.start))
-            .flatten();
-        match deferred {
-            Some(deferred) => {
-                for &(key_start, value_start) in &deferred.members {
-                    if let Some(member) = (deferred.read)(text, key_start, value_start) {
-                        each(&member);
-                    }
-                }
-            }
-            None => node.members().unwrap_or_default().iter().for_each(each),
-        }
+        Self { root, syntax }
     }
 }
 
@@ -161,11 +121,6 @@ impl<'a> LineIndex<'a> {
             starts,
             last: std::cell::Cell::new((0, 0, 0)),
         }
-    }
-
-    /// The text the index is of.
-    pub fn text(&self) -> &'a str {
-        self.text
     }
 
     pub fn position(&self, offset: usize) -> (usize, usize) {

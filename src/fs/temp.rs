@@ -101,26 +101,17 @@ mod interrupt {
     //! The path of the temp file being written, where a signal handler can read it
     //! without locking: one slot per thread that writes (mcpctl writes from one).
 
-    use std::cell::UnsafeCell;
     use std::os::unix::ffi::OsStrExt;
     use std::path::Path;
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
     const MAX: usize = 4096;
 
-    struct Slot {
-        armed: AtomicBool,
-        path: UnsafeCell<[u8; MAX]>,
-    }
-
-    // SAFETY: `path` is written only while `armed` is false and the writer owns the
-    // slot (taken with `busy`); the handler reads it only while `armed` is true.
-    unsafe impl Sync for Slot {}
-
-    static SLOT: Slot = Slot {
-        armed: AtomicBool::new(false),
-        path: UnsafeCell::new([0; MAX]),
-    };
+    /// The path, NUL-terminated, written only while `ARMED` is false by the writer that
+    /// holds `BUSY`, read by the handler only while `ARMED` is true. Atomic bytes: shared
+    /// without `unsafe`, laid out as plain bytes for `unlink`.
+    static PATH: [AtomicU8; MAX] = [const { AtomicU8::new(0) }; MAX];
+    static ARMED: AtomicBool = AtomicBool::new(false);
     static BUSY: AtomicBool = AtomicBool::new(false);
 
     #[derive(Debug)]
@@ -143,13 +134,10 @@ mod interrupt {
                 return Guard { owns: false };
             }
             install();
-            // SAFETY: BUSY is ours and `armed` is false: nobody else reads or writes it.
-            unsafe {
-                let buffer = &mut *SLOT.path.get();
-                buffer[..bytes.len()].copy_from_slice(bytes);
-                buffer[bytes.len()] = 0;
+            for (slot, byte) in PATH.iter().zip(bytes.iter().chain([&0])) {
+                slot.store(*byte, Ordering::Relaxed);
             }
-            SLOT.armed.store(true, Ordering::SeqCst);
+            ARMED.store(true, Ordering::SeqCst);
             Guard { owns: true }
         }
     }
@@ -157,7 +145,7 @@ mod interrupt {
     impl Drop for Guard {
         fn drop(&mut self) {
             if self.owns {
-                SLOT.armed.store(false, Ordering::SeqCst);
+                ARMED.store(false, Ordering::SeqCst);
                 BUSY.store(false, Ordering::SeqCst);
             }
         }
@@ -195,11 +183,11 @@ mod interrupt {
     }
 
     extern "C" fn on_signal(signal: libc::c_int) {
-        if SLOT.armed.load(Ordering::SeqCst) {
-            // SAFETY: armed: the buffer holds a NUL-terminated path; unlink is
-            // async-signal-safe.
+        if ARMED.load(Ordering::SeqCst) {
+            // SAFETY: armed: `PATH` holds a NUL-terminated path (`AtomicU8` has `u8`'s
+            // layout); unlink is async-signal-safe.
             unsafe {
-                libc::unlink(SLOT.path.get().cast::<libc::c_char>());
+                libc::unlink(PATH.as_ptr().cast::<libc::c_char>());
             }
         }
         let previous = PREVIOUS[slot_of(signal)].load(Ordering::SeqCst);

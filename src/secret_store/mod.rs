@@ -44,17 +44,14 @@ impl std::fmt::Debug for Value {
 
 /// Why a secret could not be had. Messages name the secret and say what to do.
 #[derive(Debug, thiserror::Error)]
+// Without the `keychain` feature nothing reports the keychain's own failures.
+#[cfg_attr(not(feature = "keychain"), allow(dead_code))]
 pub enum SecretError {
     #[error("secret `{name}` is not set (mcpctl secret set {name})")]
-    #[cfg_attr(
-        not(feature = "keychain"),
-        allow(dead_code, reason = "only the keychain says a secret is not set")
-    )]
     NotSet { name: String },
     #[error(
         "no Secret Service answers on this machine ({detail}); start one (gnome-keyring, KeePassXC) or keep the secret in a password manager: mcpctl secret set {name} --command 'pass show {name}'"
     )]
-    #[cfg(feature = "keychain")]
     NoKeychain { name: String, detail: String },
     #[error(
         "this mcpctl was built without the OS keychain (cargo feature `keychain`; build it with the default features to have it), so secret `{name}` cannot be kept there; keep it in a password manager: mcpctl secret set {name} --command 'pass show {name}'"
@@ -62,7 +59,6 @@ pub enum SecretError {
     #[cfg(not(feature = "keychain"))]
     KeychainNotBuilt { name: String },
     #[error("the keychain refused secret `{name}`: {detail}")]
-    #[cfg(feature = "keychain")]
     Keychain { name: String, detail: String },
     #[error("the command for secret `{name}` (`{command}`) {reason}")]
     Provider {

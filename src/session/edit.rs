@@ -258,12 +258,7 @@ pub fn apply_from(
         };
         let written = match delete {
             Some(dirs) => delete_created(ctx, lock, &document.source, dirs),
-            None => {
-                // The text as the pieces around the edit (no copy of a big file).
-                let parts = document.doc.render_parts();
-                let parts: Vec<&str> = parts.iter().map(|part| part.as_ref()).collect();
-                write_parts(ctx, lock, &document.source, &parts)
-            }
+            None => write_file(ctx, lock, &document.source, &document.doc.render()),
         };
         match written {
             Ok(change) => {
@@ -292,16 +287,6 @@ pub fn write_file(
     source: &Source,
     text: &str,
 ) -> Result<FileChange, FsError> {
-    write_parts(ctx, lock, source, &[text])
-}
-
-/// `write_file` of the text `parts` make one after the other (`ConfigDoc::render_parts`).
-pub fn write_parts(
-    ctx: &Context,
-    lock: &FileLock,
-    source: &Source,
-    parts: &[&str],
-) -> Result<FileChange, FsError> {
     crate::fs::refuse_foreign(&source.path)?;
     let created_dirs = crate::fs::missing_dirs(&source.path);
     let change = FileChange {
@@ -327,10 +312,10 @@ pub fn write_parts(
     // temp file nobody names (swept when stale). This file's own directory fsync is left
     // for later in turn (`State::sync_later`).
     let mut intended: Option<FileChange> = None;
-    let written = write_atomic_when(lock, source, parts, ctx.backups.as_deref(), true, || {
+    let written = write_atomic_when(lock, source, text, ctx.backups.as_deref(), true, || {
         ctx.state.sync_pending()?;
         let mut change = change.clone();
-        change.after = Some(crate::fs::digest_parts(source, parts));
+        change.after = Some(crate::fs::digest(&source.bytes_for(text)));
         ctx.state.intend(&change)?;
         intended = Some(change);
         Ok(())

@@ -59,7 +59,7 @@ pub fn unset_variables(
             key,
             name_key: target.client.servers_name_key.as_deref(),
         };
-        let position = doc.entry_position(at, &name);
+        let position = crate::formats::entry_position(doc, at, &name);
         for unset in unset {
             findings.push(crate::check::Finding {
                 path: path.to_owned(),

@@ -141,9 +141,6 @@ impl JsonDoc {
         key: &[String],
         name_key: &str,
     ) -> Result<Vec<(String, RawEntry)>, ShapeError> {
-        if let Some(doc) = self.settled_copy() {
-            return doc.list_servers(key, name_key);
-        }
         let Some(node) = self.list_node(key)? else {
             return Ok(Vec::new());
         };
@@ -162,7 +159,6 @@ impl JsonDoc {
         name: &str,
         entry: &RawEntry,
     ) -> Result<Edit, ShapeError> {
-        self.settle();
         let mut item = Map::new();
         item.insert(name_key.to_owned(), Value::String(name.to_owned()));
         if let Value::Object(fields) = entry {
@@ -211,7 +207,6 @@ impl JsonDoc {
         name_key: &str,
         name: &str,
     ) -> Result<Edit, ShapeError> {
-        self.settle();
         let Some(node) = self.list_node(key)? else {
             return Ok(Edit::Unchanged);
         };
@@ -230,7 +225,6 @@ impl JsonDoc {
             .sum();
         self.apply(splices);
         if node.members.len() == 1 {
-            self.settle();
             // The list is now empty: if only whitespace is left inside, write `[]`.
             let open = node.start + 1;
             let close = (node.end as isize + growth - 1) as usize;
