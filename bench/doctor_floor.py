@@ -231,16 +231,12 @@ def main():
             cpu_sum = sum(c for _, c in solo.values())
             floor = max(slowest, cpu_sum / n_cores)
             packed = list_schedule([w for w, _ in solo.values()], args.jobs or n_cores)
-            # What doctor's learned order (the costliest first, from the last run) packs to.
-            lpt = list_schedule(sorted((w for w, _ in solo.values()), reverse=True),
-                                args.jobs or n_cores)
 
             doctor = [mcpctl, "doctor", "-c", "claude-code"]
             if args.jobs:
                 doctor += ["--jobs", str(args.jobs)]
             commands = {"doctor": doctor}
-            # Each build its own state directory: doctor remembers start costs there (and
-            # an older build rewriting the cache would drop what a newer one keeps).
+            # Each build its own state directory (doctor remembers token estimates there).
             envs = {"doctor": env}
             if args.before:
                 commands["before"] = [str(Path(args.before).resolve()), *doctor[1:]]
@@ -248,7 +244,7 @@ def main():
             if use_claude:
                 commands["claude"] = [str(claude), "mcp", "list"]
                 envs["claude"] = env
-            for name, argv in commands.items():  # warm-up (and what doctor learns)
+            for name, argv in commands.items():  # warm-up
                 timed(argv, envs[name], tmp)
             walls = {name: [] for name in commands}
             cpus = {name: [] for name in commands}
@@ -276,17 +272,17 @@ def main():
             print(f"# {kind}: each server alone (wall s, CPU s):", file=sys.stderr)
             for name, (w, c) in solo.items():
                 print(f"#   {name:12} {w:6.3f} {c:6.3f}", file=sys.stderr)
-            rows.append((kind, len(servers), slowest, cpu_sum, floor, packed, lpt, doctor_wall,
+            rows.append((kind, len(servers), slowest, cpu_sum, floor, packed, doctor_wall,
                          claude_wall, before_wall, before_cpu, doctor_cpu, discover_ms,
                          shutdown_ms, load))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
     print(f"| set | servers | slowest alone s | start CPU s (sum) | floor s ({n_cores} cores) "
-          f"| list schedule s: config order / costliest first | doctor s | doctor / floor | `claude mcp list` s | doctor / claude "
+          f"| list schedule s | doctor s | doctor / floor | `claude mcp list` s | doctor / claude "
           f"| before s (/ floor; CPU s) | doctor + servers CPU s | slowest discover / shutdown ms | load |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for (kind, count, slowest, cpu_sum, floor, packed, lpt, doctor_wall, claude_wall,
+    for (kind, count, slowest, cpu_sum, floor, packed, doctor_wall, claude_wall,
          before_wall, before_cpu, doctor_cpu, discover_ms, shutdown_ms, load) in rows:
         before_cell = (f"{before_wall:.2f} ({before_wall / floor:.2f}×; {before_cpu:.2f})"
                        if before_wall else "—")
@@ -294,7 +290,7 @@ def main():
                         if claude_wall else "— | —")
         ms = lambda v: "—" if v is None else str(v)
         print(f"| {kind} | {count} | {slowest:.2f} | {cpu_sum:.2f} | {floor:.2f} | "
-              f"{packed:.2f} ({packed / floor:.2f}×) / {lpt:.2f} ({lpt / floor:.2f}×) | "
+              f"{packed:.2f} ({packed / floor:.2f}×) | "
               f"{doctor_wall:.2f} | **{doctor_wall / floor:.2f}×** | {claude_cells} | {before_cell} "
               f"| {doctor_cpu:.2f} | {ms(discover_ms)} / {ms(shutdown_ms)} | {load:.1f} |")
 

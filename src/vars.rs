@@ -57,19 +57,9 @@ pub enum Syntax {
     Input,
 }
 
-/// Whether `text` may hold a reference at all: each one starts with `${` or `{env:`.
-/// Cheaper than [`references`] for the many strings of an entry without one (a plan
-/// asks of every string of every entry, more than once).
-pub fn may_reference(text: &str) -> bool {
-    text.contains("${") || text.contains("{env:")
-}
-
 /// Every reference in `text`, in order.
 pub fn references(text: &str) -> Vec<Reference> {
     let mut out = Vec::new();
-    if !may_reference(text) {
-        return out;
-    }
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
@@ -284,9 +274,6 @@ mod tests {
 /// Cursor/VS Code, `{env:VAR}` for OpenCode, ...). `${input:...}` and references the
 /// syntax cannot say (Codex has no expansion) are left as written.
 pub fn respell(text: &str, syntax: VarSyntax) -> String {
-    if !may_reference(text) {
-        return text.to_owned();
-    }
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
     for r in references(text) {
@@ -360,10 +347,6 @@ pub fn input_variable(id: &str) -> String {
 /// `text` with every `${input:id}` replaced by `${VAR}` (see [`input_variable`]); the ids
 /// replaced, in order.
 pub fn inputs_to_env(text: &str) -> (String, Vec<String>) {
-    // Only `${input:...}` references change.
-    if !text.contains("${input:") {
-        return (text.to_owned(), Vec::new());
-    }
     let mut out = String::with_capacity(text.len());
     let mut ids = Vec::new();
     let mut last = 0;
@@ -383,80 +366,6 @@ pub fn inputs_to_env(text: &str) -> (String, Vec<String>) {
 #[cfg(test)]
 mod input_tests {
     use super::*;
-
-    /// `references` before `may_reference`: every byte looked at.
-    fn references_by_scan(text: &str) -> Vec<(String, String, Syntax, Option<String>, usize)> {
-        let mut out = Vec::new();
-        let bytes = text.as_bytes();
-        let mut i = 0;
-        while i < bytes.len() {
-            let dollar = bytes[i] == b'$' && bytes.get(i + 1) == Some(&b'{');
-            let brace_env = bytes[i] == b'{'
-                && text[i..].starts_with("{env:")
-                && (i == 0 || bytes[i - 1] != b'$');
-            if !dollar && !brace_env {
-                i += 1;
-                continue;
-            }
-            let open = if dollar { i + 2 } else { i + 1 };
-            let Some(close) = text[open..].find('}').map(|c| open + c) else {
-                break;
-            };
-            let inner = &text[open..close];
-            let (syntax, body) = if brace_env {
-                (Syntax::BraceEnv, &inner[4..])
-            } else if let Some(rest) = inner.strip_prefix("env:") {
-                (Syntax::DollarEnv, rest)
-            } else if let Some(rest) = inner.strip_prefix("input:") {
-                (Syntax::Input, rest)
-            } else {
-                (Syntax::Dollar, inner)
-            };
-            let (name, default) = match (syntax, body.split_once(":-")) {
-                (Syntax::Dollar, Some((n, d))) => (n, Some(d.to_owned())),
-                _ => (body, None),
-            };
-            if !name.is_empty()
-                && name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')
-            {
-                out.push((
-                    text[i..=close].to_owned(),
-                    name.to_owned(),
-                    syntax,
-                    default,
-                    i,
-                ));
-            }
-            i = close + 1;
-        }
-        out
-    }
-
-    proptest::proptest! {
-        /// The shortcuts for text without a reference change nothing: `references`,
-        /// `respell` and `inputs_to_env` give what they gave by looking at every byte.
-        #[test]
-        fn text_without_a_reference_shortcut_changes_nothing(
-            text in "(\\$|\\{|\\}|env:|input:|:-|A|b_|-| |é){0,12}"
-        ) {
-            let found: Vec<_> = references(&text)
-                .into_iter()
-                .map(|r| (r.text, r.name, r.syntax, r.default, r.offset))
-                .collect();
-            let scanned = references_by_scan(&text);
-            proptest::prop_assert_eq!(&found, &scanned);
-            if scanned.is_empty() {
-                for syntax in [VarSyntax::Shell, VarSyntax::Vscode, VarSyntax::Opencode, VarSyntax::Codex] {
-                    proptest::prop_assert_eq!(respell(&text, syntax), text.clone());
-                }
-            }
-            if !scanned.iter().any(|r| r.2 == Syntax::Input) {
-                proptest::prop_assert_eq!(inputs_to_env(&text), (text.clone(), Vec::new()));
-            }
-        }
-    }
 
     #[test]
     fn inputs_become_environment_references() {

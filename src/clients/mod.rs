@@ -1113,6 +1113,108 @@ mod tests {
         );
     }
 
+    /// The user files of newer rows: id, Linux, macOS, Windows.
+    const NEW_ROWS: &[(&str, &str, &str, &str)] = &[
+        (
+            "mistral-vibe",
+            "/h/.vibe/config.toml",
+            "/h/.vibe/config.toml",
+            "/h/.vibe/config.toml",
+        ),
+        (
+            "grok-build",
+            "/h/.grok/config.toml",
+            "/h/.grok/config.toml",
+            "/h/.grok/config.toml",
+        ),
+        (
+            "devin",
+            "/h/.config/devin/mcp_config.json",
+            "/h/.config/devin/mcp_config.json",
+            "/h/AppData/Roaming/devin/mcp_config.json",
+        ),
+        (
+            "rovo-dev",
+            "/h/.rovodev/mcp.json",
+            "/h/.rovodev/mcp.json",
+            "/h/.rovodev/mcp.json",
+        ),
+        (
+            "deepagents",
+            "/h/.deepagents/.mcp.json",
+            "/h/.deepagents/.mcp.json",
+            "/h/.deepagents/.mcp.json",
+        ),
+        (
+            "abacus",
+            "/h/.abacusai/mcp.json",
+            "/h/.abacusai/mcp.json",
+            "/h/.abacusai/mcp.json",
+        ),
+        (
+            "kimi-code",
+            "/h/.kimi-code/mcp.json",
+            "/h/.kimi-code/mcp.json",
+            "/h/.kimi-code/mcp.json",
+        ),
+        (
+            "jetbrains-ai-assistant",
+            "/h/.ai/mcp/mcp.json",
+            "/h/.ai/mcp/mcp.json",
+            "/h/.ai/mcp/mcp.json",
+        ),
+        (
+            "kimi-cli",
+            "/h/.kimi/mcp.json",
+            "/h/.kimi/mcp.json",
+            "/h/.kimi/mcp.json",
+        ),
+        (
+            "crush",
+            "/h/.config/crush/crush.json",
+            "/h/.config/crush/crush.json",
+            // Crush's home.Config() is ~/.config on Windows too; %LOCALAPPDATA% holds
+            // the data file Crush writes itself.
+            "/h/.config/crush/crush.json",
+        ),
+        (
+            "tabnine-cli",
+            "/h/.tabnine/agent/settings.json",
+            "/h/.tabnine/agent/settings.json",
+            "/h/.tabnine/agent/settings.json",
+        ),
+        (
+            "pi",
+            "/h/.pi/agent/mcp.json",
+            "/h/.pi/agent/mcp.json",
+            "/h/.pi/agent/mcp.json",
+        ),
+        (
+            "zoo-code",
+            "/h/.config/Code/User/globalStorage/zoocodeorganization.zoo-code/settings/mcp_settings.json",
+            "/h/Library/Application Support/Code/User/globalStorage/zoocodeorganization.zoo-code/settings/mcp_settings.json",
+            "/h/AppData/Roaming/Code/User/globalStorage/zoocodeorganization.zoo-code/settings/mcp_settings.json",
+        ),
+        (
+            "hermes-agent",
+            "/h/.hermes/config.yaml",
+            "/h/.hermes/config.yaml",
+            "/h/AppData/Local/hermes/config.yaml",
+        ),
+        (
+            "jan",
+            "/h/.local/share/Jan/data/mcp_config.json",
+            "/h/Library/Application Support/Jan/data/mcp_config.json",
+            "/h/AppData/Roaming/Jan/data/mcp_config.json",
+        ),
+        (
+            "qoder-cli",
+            "/h/.qoder/settings.json",
+            "/h/.qoder/settings.json",
+            "/h/.qoder/settings.json",
+        ),
+    ];
+
     /// New rows resolve to the files their sources name, per OS, with the env overrides.
     #[test]
     fn new_rows_resolve_per_os() {
@@ -1132,108 +1234,7 @@ mod tests {
             ("APPDATA", "/h/AppData/Roaming"),
             ("LOCALAPPDATA", "/h/AppData/Local"),
         ];
-        let cases: &[(&str, &str, &str, &str)] = &[
-            // id, Linux, macOS, Windows
-            (
-                "mistral-vibe",
-                "/h/.vibe/config.toml",
-                "/h/.vibe/config.toml",
-                "/h/.vibe/config.toml",
-            ),
-            (
-                "grok-build",
-                "/h/.grok/config.toml",
-                "/h/.grok/config.toml",
-                "/h/.grok/config.toml",
-            ),
-            (
-                "devin",
-                "/h/.config/devin/mcp_config.json",
-                "/h/.config/devin/mcp_config.json",
-                "/h/AppData/Roaming/devin/mcp_config.json",
-            ),
-            (
-                "rovo-dev",
-                "/h/.rovodev/mcp.json",
-                "/h/.rovodev/mcp.json",
-                "/h/.rovodev/mcp.json",
-            ),
-            (
-                "deepagents",
-                "/h/.deepagents/.mcp.json",
-                "/h/.deepagents/.mcp.json",
-                "/h/.deepagents/.mcp.json",
-            ),
-            (
-                "abacus",
-                "/h/.abacusai/mcp.json",
-                "/h/.abacusai/mcp.json",
-                "/h/.abacusai/mcp.json",
-            ),
-            (
-                "kimi-code",
-                "/h/.kimi-code/mcp.json",
-                "/h/.kimi-code/mcp.json",
-                "/h/.kimi-code/mcp.json",
-            ),
-            (
-                "jetbrains-ai-assistant",
-                "/h/.ai/mcp/mcp.json",
-                "/h/.ai/mcp/mcp.json",
-                "/h/.ai/mcp/mcp.json",
-            ),
-            (
-                "kimi-cli",
-                "/h/.kimi/mcp.json",
-                "/h/.kimi/mcp.json",
-                "/h/.kimi/mcp.json",
-            ),
-            (
-                "crush",
-                "/h/.config/crush/crush.json",
-                "/h/.config/crush/crush.json",
-                // Crush's home.Config() is ~/.config on Windows too; %LOCALAPPDATA% holds
-                // the data file Crush writes itself.
-                "/h/.config/crush/crush.json",
-            ),
-            (
-                "tabnine-cli",
-                "/h/.tabnine/agent/settings.json",
-                "/h/.tabnine/agent/settings.json",
-                "/h/.tabnine/agent/settings.json",
-            ),
-            (
-                "pi",
-                "/h/.pi/agent/mcp.json",
-                "/h/.pi/agent/mcp.json",
-                "/h/.pi/agent/mcp.json",
-            ),
-            (
-                "zoo-code",
-                "/h/.config/Code/User/globalStorage/zoocodeorganization.zoo-code/settings/mcp_settings.json",
-                "/h/Library/Application Support/Code/User/globalStorage/zoocodeorganization.zoo-code/settings/mcp_settings.json",
-                "/h/AppData/Roaming/Code/User/globalStorage/zoocodeorganization.zoo-code/settings/mcp_settings.json",
-            ),
-            (
-                "hermes-agent",
-                "/h/.hermes/config.yaml",
-                "/h/.hermes/config.yaml",
-                "/h/AppData/Local/hermes/config.yaml",
-            ),
-            (
-                "jan",
-                "/h/.local/share/Jan/data/mcp_config.json",
-                "/h/Library/Application Support/Jan/data/mcp_config.json",
-                "/h/AppData/Roaming/Jan/data/mcp_config.json",
-            ),
-            (
-                "qoder-cli",
-                "/h/.qoder/settings.json",
-                "/h/.qoder/settings.json",
-                "/h/.qoder/settings.json",
-            ),
-        ];
-        for (id, on_linux, on_macos, on_windows) in cases {
+        for (id, on_linux, on_macos, on_windows) in NEW_ROWS {
             assert_eq!(user(id, Os::Linux, &linux), PathBuf::from(on_linux), "{id}");
             assert_eq!(user(id, Os::Macos, &linux), PathBuf::from(on_macos), "{id}");
             assert_eq!(

@@ -68,126 +68,17 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         manifest_file.is_some(),
         &ctx.project,
     ));
-    let (mut found, mut broken) = inventory::collect(ctx, &clients, None);
-    // Literal secrets into the store first (the client entries become the launcher
-    // form); read again, so the manifest gets `secrets = {…}` from those entries.
-    if !keep_secrets
-        && crate::session::adopt::offer_on_import(ctx, printer, &found, scope, store_secrets)?
-    {
-        (found, broken) = inventory::collect(ctx, &clients, None);
-    }
-    let found = with_switch_states(ctx, &clients, scope, found)?;
-    for b in &broken {
-        printer.warn(&format!(
-            "skipped `{}`: {}",
-            crate::output::file(&b.path),
-            b.error
-        ));
-    }
-    let mut servers: IndexMap<String, Vec<Variant<'_>>> = IndexMap::new();
-    let mut variables: IndexMap<String, String> = IndexMap::new();
-    // Variable → the VS Code prompt id it stands for.
-    let mut prompts: IndexMap<String, String> = IndexMap::new();
+    let found = read_entries(ctx, printer, &clients, scope, keep_secrets, store_secrets)?;
+    let mut gathered = Gathered::default();
     for f in found {
-        if f.scope != scope || entry::is_toggle(&f.raw) {
-            continue;
-        }
-        let Ok(entry) = &f.entry else {
-            printer.warn(&format!(
-                "skipped `{}` in {}: it does not read as a server",
-                f.name, f.client.id
-            ));
-            continue;
-        };
-        // A launcher entry is the server it starts plus `secrets = {…}` (round trip).
-        let (mut portable, secrets) = manifest::portable_server(entry);
-        let extras = std::mem::take(&mut portable.extras);
-        // `${input:id}` is VS Code's alone: the manifest gets a variable, and VS Code its
-        // own spelling back as raw fields (so importing and applying changes nothing there).
-        let mut prompt_fields: Map<String, Value> = Map::new();
-        let portable_prompts = {
-            let mut ids: Vec<String> = Vec::new();
-            crate::entry::render::each_string(&mut portable, &mut |s| {
-                let (text, found) = crate::vars::inputs_to_env(s);
-                *s = text;
-                ids.extend(found);
-            });
-            ids
-        };
-        if !portable_prompts.is_empty() {
-            if let Value::Object(raw) = &f.raw {
-                for (key, value) in raw {
-                    if value.to_string().contains("${input:") {
-                        prompt_fields.insert(key.clone(), value.clone());
-                    }
-                }
-            }
-            for id in portable_prompts {
-                let variable = crate::vars::input_variable(&id);
-                prompts.entry(variable).or_insert(id);
-            }
-        }
-        if !keep_secrets {
-            move_secrets(&f.name, &mut portable, f.client, &mut variables);
-        }
-        let Some(location) = f
-            .client
-            .location(f.scope, &ctx.platform, &ctx.project)
-            .ok()
-            .flatten()
-        else {
-            continue;
-        };
-        let mut fields: Map<String, Value> = extras
-            .into_iter()
-            .filter(|(k, _)| !HOUSEKEEPING_KEYS.contains(&k.as_str()))
-            .collect();
-        fields.extend(prompt_fields);
-        let variants = servers.entry(f.name.clone()).or_default();
-        let variant = match variants
-            .iter_mut()
-            .position(|v| v.entry == portable && v.secrets == secrets)
-        {
-            Some(i) => &mut variants[i],
-            None => {
-                variants.push(Variant {
-                    entry: portable,
-                    secrets,
-                    found: Vec::new(),
-                    client_fields: IndexMap::new(),
-                    off: Vec::new(),
-                });
-                let last = variants.len() - 1;
-                &mut variants[last]
-            }
-        };
-        // A file another tool writes (home-manager's) is a source, never a target: its
-        // raw fields are not the manifest's to render back.
-        if !fields.is_empty() && f.client.owned_by.is_none() {
-            variant.client_fields.insert(f.client.id.clone(), fields);
-        }
-        variant.found.push((f.client, location, f.raw));
-        variant.off.push(f.off);
+        gathered.add(ctx, printer, f, scope, keep_secrets);
     }
     let existing = match crate::fs::read_source(&path) {
         Ok(source) if manifest_file.is_some() && source.exists() => Some(source),
         Ok(_) => None,
         Err(e) => return Err(UserError::new(e.to_string()).into()),
     };
-    let mut doc: DocumentMut = match &existing {
-        Some(source) => source.text.parse().map_err(|e: toml_edit::TomlError| {
-            let position = e
-                .span()
-                .map(|span| crate::formats::position_of(&source.text, span.start));
-            crate::session::inventory::file_error(
-                &path,
-                position,
-                format_args!("not valid TOML: {}", e.message().trim()),
-            )
-            .hint("fix the manifest first; mcpctl left it unchanged")
-        })?,
-        None => DocumentMut::new(),
-    };
+    let mut doc = manifest_document(&path, existing.as_ref())?;
     // Only clients `apply` may write: servers read from home-manager's file go to every
     // detected client (no `clients` when nothing else was imported from).
     let used: Vec<&str> = clients
@@ -195,65 +86,14 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         .filter(|c| c.owned_by.is_none())
         .map(|c| c.id.as_str())
         .filter(|id| {
-            servers
+            gathered
+                .servers
                 .values()
                 .any(|v| v[0].found.iter().any(|(c, _, _)| c.id == *id))
         })
         .collect();
     extend_clients(&mut doc, &used, scope, existing.is_none());
-    if !doc.contains_key("servers") {
-        let mut table = Table::new();
-        table.set_implicit(true);
-        doc.insert("servers", Item::Table(table));
-    }
-    let mut imported: Vec<(String, &Variant<'_>)> = Vec::new();
-    for (name, variants) in &servers {
-        let Some(table) = doc["servers"].as_table_mut() else {
-            return Err(UserError::new(format!(
-                "`servers` in `{}` is not a table",
-                path.display()
-            ))
-            .hint("fix the manifest first; mcpctl left it unchanged")
-            .into());
-        };
-        if table.contains_key(name) {
-            printer.note(&format!(
-                "`{name}` is already in the manifest; kept as it is"
-            ));
-            continue;
-        }
-        let variant = &variants[0];
-        for other in &variants[1..] {
-            printer.warn(&format!(
-                "`{name}` differs between clients: imported the one in {}, not the one in {}",
-                ids(variant),
-                ids(other)
-            ));
-        }
-        let everywhere = used
-            .iter()
-            .all(|id| variant.found.iter().any(|(c, _, _)| c.id == *id))
-            || variant.found.iter().all(|(c, _, _)| c.owned_by.is_some());
-        if variant.off.contains(&true) && variant.off.contains(&false) {
-            let side = |off: bool| {
-                variant
-                    .found
-                    .iter()
-                    .zip(&variant.off)
-                    .filter(|(_, o)| **o == off)
-                    .map(|((c, _, _), _)| c.id.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
-            printer.warn(&format!(
-                "`{name}` is off in {} but on in {}: imported as on, so `mcpctl apply` switches it on there (`mcpctl plan` shows it); add `enabled = false` to keep it off everywhere",
-                side(true),
-                side(false)
-            ));
-        }
-        table.insert(name, Item::Table(server_table(variant, !everywhere)));
-        imported.push((name.clone(), variant));
-    }
+    let imported = insert_servers(&mut doc, &gathered.servers, &used, &path, printer)?;
     let text = doc.to_string();
     // Whatever we wrote must read back as a valid manifest.
     let parsed = Manifest::parse(&path, &text, &ctx.table).map_err(|e| {
@@ -280,28 +120,264 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         printer.raw(&text);
     }
     adopt(ctx, &parsed, &imported)?;
-    if !variables.is_empty() {
-        printer.note(&format!(
-            "literal secrets became references; set these variables where your clients run: {}",
-            variables
-                .iter()
-                .map(|(name, from)| format!("{name} (from {from})"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-        printer.note("`mcpctl plan` shows the entries whose secret moves to a variable");
-    }
-    if !prompts.is_empty() {
-        printer.note(&format!(
-            "VS Code prompts became variables for the other clients (VS Code keeps its prompts); set them where those clients run: {}",
-            prompts
-                .iter()
-                .map(|(variable, id)| format!("{variable} (for `${{input:{id}}}`)"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
+    gathered.notes(printer);
     Ok(ExitStatus::Success)
+}
+
+/// The entries of the clients' files (and the parked ones), once literal secrets went
+/// into the store if the user says so; the files that could not be read are warned about.
+fn read_entries<'a>(
+    ctx: &Context,
+    printer: &mut Printer,
+    clients: &[&'a Client],
+    scope: Scope,
+    keep_secrets: bool,
+    store_secrets: bool,
+) -> anyhow::Result<Vec<Seen<'a>>> {
+    let (mut found, mut broken) = inventory::collect(ctx, clients, None);
+    // Literal secrets into the store first (the client entries become the launcher
+    // form); read again, so the manifest gets `secrets = {…}` from those entries.
+    if !keep_secrets
+        && crate::session::adopt::offer_on_import(ctx, printer, &found, scope, store_secrets)?
+    {
+        (found, broken) = inventory::collect(ctx, clients, None);
+    }
+    let found = with_switch_states(ctx, clients, scope, found)?;
+    for b in &broken {
+        printer.warn(&format!(
+            "skipped `{}`: {}",
+            crate::output::file(&b.path),
+            b.error
+        ));
+    }
+    Ok(found)
+}
+
+/// The servers found, by name (each with its variants), and what the manifest needs
+/// said about them.
+#[derive(Default)]
+struct Gathered<'a> {
+    servers: IndexMap<String, Vec<Variant<'a>>>,
+    /// Variables literal secrets became → where each secret was.
+    variables: IndexMap<String, String>,
+    /// Variable → the VS Code prompt id it stands for.
+    prompts: IndexMap<String, String>,
+}
+
+impl<'a> Gathered<'a> {
+    /// One entry found in `scope`, as the manifest spells it: a variant of its name.
+    fn add(
+        &mut self,
+        ctx: &Context,
+        printer: &Printer,
+        f: Seen<'a>,
+        scope: Scope,
+        keep_secrets: bool,
+    ) {
+        if f.scope != scope || entry::is_toggle(&f.raw) {
+            return;
+        }
+        let Ok(entry) = &f.entry else {
+            printer.warn(&format!(
+                "skipped `{}` in {}: it does not read as a server",
+                f.name, f.client.id
+            ));
+            return;
+        };
+        // A launcher entry is the server it starts plus `secrets = {…}` (round trip).
+        let (mut portable, secrets) = manifest::portable_server(entry);
+        let extras = std::mem::take(&mut portable.extras);
+        let prompt_fields = prompts_to_variables(&mut portable, &f.raw, &mut self.prompts);
+        if !keep_secrets {
+            move_secrets(&f.name, &mut portable, f.client, &mut self.variables);
+        }
+        let Some(location) = f
+            .client
+            .location(f.scope, &ctx.platform, &ctx.project)
+            .ok()
+            .flatten()
+        else {
+            return;
+        };
+        let mut fields: Map<String, Value> = extras
+            .into_iter()
+            .filter(|(k, _)| !HOUSEKEEPING_KEYS.contains(&k.as_str()))
+            .collect();
+        fields.extend(prompt_fields);
+        let variants = self.servers.entry(f.name.clone()).or_default();
+        let variant = match variants
+            .iter_mut()
+            .position(|v| v.entry == portable && v.secrets == secrets)
+        {
+            Some(i) => &mut variants[i],
+            None => {
+                variants.push(Variant {
+                    entry: portable,
+                    secrets,
+                    found: Vec::new(),
+                    client_fields: IndexMap::new(),
+                    off: Vec::new(),
+                });
+                let last = variants.len() - 1;
+                &mut variants[last]
+            }
+        };
+        // A file another tool writes (home-manager's) is a source, never a target: its
+        // raw fields are not the manifest's to render back.
+        if !fields.is_empty() && f.client.owned_by.is_none() {
+            variant.client_fields.insert(f.client.id.clone(), fields);
+        }
+        variant.found.push((f.client, location, f.raw));
+        variant.off.push(f.off);
+    }
+
+    /// What the user must set where the clients run.
+    fn notes(&self, printer: &Printer) {
+        if !self.variables.is_empty() {
+            printer.note(&format!(
+                "literal secrets became references; set these variables where your clients run: {}",
+                self.variables
+                    .iter()
+                    .map(|(name, from)| format!("{name} (from {from})"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            printer.note("`mcpctl plan` shows the entries whose secret moves to a variable");
+        }
+        if !self.prompts.is_empty() {
+            printer.note(&format!(
+                "VS Code prompts became variables for the other clients (VS Code keeps its prompts); set them where those clients run: {}",
+                self.prompts
+                    .iter()
+                    .map(|(variable, id)| format!("{variable} (for `${{input:{id}}}`)"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+}
+
+/// `${input:id}` is VS Code's alone: the manifest gets a variable (remembered in
+/// `prompts`), and VS Code its own spelling back as raw fields (returned), so importing
+/// and applying changes nothing there.
+fn prompts_to_variables(
+    portable: &mut ServerEntry,
+    raw: &Value,
+    prompts: &mut IndexMap<String, String>,
+) -> Map<String, Value> {
+    let mut prompt_fields: Map<String, Value> = Map::new();
+    let mut ids: Vec<String> = Vec::new();
+    crate::entry::render::each_string(portable, &mut |s| {
+        let (text, found) = crate::vars::inputs_to_env(s);
+        *s = text;
+        ids.extend(found);
+    });
+    if !ids.is_empty() {
+        if let Value::Object(raw) = raw {
+            for (key, value) in raw {
+                if value.to_string().contains("${input:") {
+                    prompt_fields.insert(key.clone(), value.clone());
+                }
+            }
+        }
+        for id in ids {
+            let variable = crate::vars::input_variable(&id);
+            prompts.entry(variable).or_insert(id);
+        }
+    }
+    prompt_fields
+}
+
+/// The manifest to extend (`existing`), or a new one.
+fn manifest_document(
+    path: &std::path::Path,
+    existing: Option<&crate::fs::Source>,
+) -> anyhow::Result<DocumentMut> {
+    Ok(match existing {
+        Some(source) => source.text.parse().map_err(|e: toml_edit::TomlError| {
+            let position = e
+                .span()
+                .map(|span| crate::formats::position_of(&source.text, span.start));
+            crate::session::inventory::file_error(
+                path,
+                position,
+                format_args!("not valid TOML: {}", e.message().trim()),
+            )
+            .hint("fix the manifest first; mcpctl left it unchanged")
+        })?,
+        None => DocumentMut::new(),
+    })
+}
+
+/// Each server's first variant into the manifest's `servers` (the others are warned
+/// about), unless the manifest has it already: the ones imported.
+fn insert_servers<'v, 'a>(
+    doc: &mut DocumentMut,
+    servers: &'v IndexMap<String, Vec<Variant<'a>>>,
+    used: &[&str],
+    path: &std::path::Path,
+    printer: &Printer,
+) -> anyhow::Result<Vec<(String, &'v Variant<'a>)>> {
+    if !doc.contains_key("servers") {
+        let mut table = Table::new();
+        table.set_implicit(true);
+        doc.insert("servers", Item::Table(table));
+    }
+    let mut imported = Vec::new();
+    for (name, variants) in servers {
+        let Some(table) = doc["servers"].as_table_mut() else {
+            return Err(UserError::new(format!(
+                "`servers` in `{}` is not a table",
+                path.display()
+            ))
+            .hint("fix the manifest first; mcpctl left it unchanged")
+            .into());
+        };
+        if table.contains_key(name) {
+            printer.note(&format!(
+                "`{name}` is already in the manifest; kept as it is"
+            ));
+            continue;
+        }
+        let variant = &variants[0];
+        for other in &variants[1..] {
+            printer.warn(&format!(
+                "`{name}` differs between clients: imported the one in {}, not the one in {}",
+                ids(variant),
+                ids(other)
+            ));
+        }
+        let everywhere = used
+            .iter()
+            .all(|id| variant.found.iter().any(|(c, _, _)| c.id == *id))
+            || variant.found.iter().all(|(c, _, _)| c.owned_by.is_some());
+        warn_off_in_some(printer, name, variant);
+        table.insert(name, Item::Table(server_table(variant, !everywhere)));
+        imported.push((name.clone(), variant));
+    }
+    Ok(imported)
+}
+
+/// A server off in some clients and on in others is imported as on: say so.
+fn warn_off_in_some(printer: &Printer, name: &str, variant: &Variant<'_>) {
+    if !(variant.off.contains(&true) && variant.off.contains(&false)) {
+        return;
+    }
+    let side = |off: bool| {
+        variant
+            .found
+            .iter()
+            .zip(&variant.off)
+            .filter(|(_, o)| **o == off)
+            .map(|((c, _, _), _)| c.id.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    printer.warn(&format!(
+        "`{name}` is off in {} but on in {}: imported as on, so `mcpctl apply` switches it on there (`mcpctl plan` shows it); add `enabled = false` to keep it off everywhere",
+        side(true),
+        side(false)
+    ));
 }
 
 fn ids(variant: &Variant<'_>) -> String {

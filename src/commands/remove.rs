@@ -33,37 +33,7 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     // of parsing a many-MB `~/.claude.json` again (`edit::apply_from`).
     let read = RefCell::new(Read::new());
     let holds = |client: &Client| scopes_having(ctx, client, &name, scope, &read);
-    let named = !target_args.clients.is_empty() || target_args.all;
-    let clients = if named {
-        targets::choose(ctx, &target_args, "remove", &|c| !holds(c).is_empty())?
-    } else {
-        let have: Vec<&Client> = targets::detected(ctx)
-            .into_iter()
-            .filter(|c| !holds(c).is_empty())
-            .collect();
-        match have.as_slice() {
-            [] => {
-                if let Some(error) =
-                    inventory::read_only_holder(ctx, &targets::detected(ctx), &name)
-                {
-                    return Err(error);
-                }
-                return Err(targets::no_server_named(
-                    ctx,
-                    &targets::detected(ctx),
-                    &name,
-                ));
-            }
-            [one] => {
-                printer.note(&format!(
-                    "`{name}` is only in {} ({}); removing it there",
-                    one.name, one.id
-                ));
-                have
-            }
-            _ => targets::choose(ctx, &target_args, "remove", &|c| !holds(c).is_empty())?,
-        }
-    };
+    let clients = choose_clients(ctx, printer, &target_args, &name, &holds)?;
     // `--all` sweeps every detected client: an entry of that name that is someone else's
     // server (hand-made, different) is left unless `--force`, and named.
     let left = if target_args.all && !force {
@@ -93,82 +63,8 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     }
     for client in &clients {
         let found = holds(client);
-        let result = (|| {
-            let scope = match (scope, found.as_slice()) {
-                (Some(scope), _) => scope,
-                (None, []) => Scope::User,
-                (None, [one]) => *one,
-                (None, many) => {
-                    return Err(UserError::new(format!(
-                        "`{name}` is in {} scopes of {}: {}",
-                        many.len(),
-                        client.name,
-                        many.iter()
-                            .map(|s| s.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ))
-                    .hint(format!("say which: `--scope {}`", many[0].as_str()))
-                    .into());
-                }
-            };
-            let location = targets::location(ctx, client, scope)?;
-            if !crate::fs::exists(&location.path) {
-                return Ok((location.path, edit::Outcome::unchanged()));
-            }
-            // What adding it created (the servers key, the file, its directories) goes
-            // with the last entry mcpctl added there; never anything else.
-            let key = edit::entry_key(&location, &name);
-            let created = ctx
-                .state
-                .lookup(&key)?
-                .map(|r| r.created)
-                .unwrap_or_default();
-            let delete_with = created
-                .created_file
-                .then_some(created.created_dirs.as_slice());
-            // Taken out of the cache: once edited, a later look at this file reads it anew.
-            let first = {
-                let mut read = read.borrow_mut();
-                read.iter()
-                    .position(|(path, _)| *path == location.path)
-                    .and_then(|at| read.remove(at).1)
-            };
-            let outcome = edit::apply_from(
-                ctx,
-                client,
-                &location,
-                dry_run,
-                delete_with,
-                first,
-                &|doc| {
-                    let existing = doc
-                        .servers(location.at())?
-                        .into_iter()
-                        .find(|(n, _)| *n == name)
-                        .map(|(_, raw)| raw);
-                    edit::refuse_builtin(client, &name, existing.as_ref())?;
-                    let edit = doc.remove(location.at(), &name)?;
-                    if edit == Edit::Removed
-                        && location.name_key.is_none()
-                        && let Some(before) = &created.created_map
-                    {
-                        doc.prune(&location.key, before)?;
-                    }
-                    // VS Code's prompts go with the last server that used them.
-                    if let (Edit::Removed, Some(removed)) = (edit, &existing)
-                        && client.fields.var_syntax == Some(VarSyntax::Vscode)
-                    {
-                        write::drop_unused_inputs(doc, location.at(), removed)?;
-                    }
-                    Ok(edit)
-                },
-            )?;
-            if !dry_run {
-                ctx.state.forget(&key)?;
-            }
-            Ok((location.path, outcome))
-        })();
+        let result = which_scope(client, &name, scope, &found)
+            .and_then(|scope| remove_from(ctx, client, &name, scope, dry_run, &read));
         report.push(ctx, client, scope.unwrap_or(Scope::User), result);
     }
     if left.is_empty()
@@ -185,6 +81,135 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         return Err(targets::no_server_named(ctx, &clients, &name));
     }
     printer.emit(&report)
+}
+
+/// The clients to remove `name` from: the ones named (`-c`, `--all`), else those that
+/// have it (one is said; several are offered to choose from; none is an error).
+fn choose_clients<'c>(
+    ctx: &'c Context,
+    printer: &Printer,
+    target_args: &crate::cli::TargetArgs,
+    name: &str,
+    holds: &dyn Fn(&Client) -> Vec<Scope>,
+) -> anyhow::Result<Vec<&'c Client>> {
+    let named = !target_args.clients.is_empty() || target_args.all;
+    if named {
+        return targets::choose(ctx, target_args, "remove", &|c| !holds(c).is_empty());
+    }
+    let have: Vec<&Client> = targets::detected(ctx)
+        .into_iter()
+        .filter(|c| !holds(c).is_empty())
+        .collect();
+    match have.as_slice() {
+        [] => {
+            if let Some(error) = inventory::read_only_holder(ctx, &targets::detected(ctx), name) {
+                return Err(error);
+            }
+            Err(targets::no_server_named(ctx, &targets::detected(ctx), name))
+        }
+        [one] => {
+            printer.note(&format!(
+                "`{name}` is only in {} ({}); removing it there",
+                one.name, one.id
+            ));
+            Ok(have)
+        }
+        _ => targets::choose(ctx, target_args, "remove", &|c| !holds(c).is_empty()),
+    }
+}
+
+/// The scope to remove from: `--scope`, else the one scope of `client` that has `name`
+/// (`found`; user when none has it). Several is an error that names them.
+fn which_scope(
+    client: &Client,
+    name: &str,
+    scope: Option<Scope>,
+    found: &[Scope],
+) -> anyhow::Result<Scope> {
+    match (scope, found) {
+        (Some(scope), _) => Ok(scope),
+        (None, []) => Ok(Scope::User),
+        (None, [one]) => Ok(*one),
+        (None, many) => Err(UserError::new(format!(
+            "`{name}` is in {} scopes of {}: {}",
+            many.len(),
+            client.name,
+            many.iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+        .hint(format!("say which: `--scope {}`", many[0].as_str()))
+        .into()),
+    }
+}
+
+/// Remove `name` from `client`'s file of `scope` (the file read to find it, when it was
+/// read), with what adding it created there, and forget its ledger record.
+fn remove_from(
+    ctx: &Context,
+    client: &Client,
+    name: &str,
+    scope: Scope,
+    dry_run: bool,
+    read: &RefCell<Read>,
+) -> anyhow::Result<(std::path::PathBuf, edit::Outcome)> {
+    let location = targets::location(ctx, client, scope)?;
+    if !crate::fs::exists(&location.path) {
+        return Ok((location.path, edit::Outcome::unchanged()));
+    }
+    // What adding it created (the servers key, the file, its directories) goes
+    // with the last entry mcpctl added there; never anything else.
+    let key = edit::entry_key(&location, name);
+    let created = ctx
+        .state
+        .lookup(&key)?
+        .map(|r| r.created)
+        .unwrap_or_default();
+    let delete_with = created
+        .created_file
+        .then_some(created.created_dirs.as_slice());
+    // Taken out of the cache: once edited, a later look at this file reads it anew.
+    let first = {
+        let mut read = read.borrow_mut();
+        read.iter()
+            .position(|(path, _)| *path == location.path)
+            .and_then(|at| read.remove(at).1)
+    };
+    let outcome = edit::apply_from(
+        ctx,
+        client,
+        &location,
+        dry_run,
+        delete_with,
+        first,
+        &|doc| {
+            let existing = doc
+                .servers(location.at())?
+                .into_iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, raw)| raw);
+            edit::refuse_builtin(client, name, existing.as_ref())?;
+            let edit = doc.remove(location.at(), name)?;
+            if edit == Edit::Removed
+                && location.name_key.is_none()
+                && let Some(before) = &created.created_map
+            {
+                doc.prune(&location.key, before)?;
+            }
+            // VS Code's prompts go with the last server that used them.
+            if let (Edit::Removed, Some(removed)) = (edit, &existing)
+                && client.fields.var_syntax == Some(VarSyntax::Vscode)
+            {
+                write::drop_unused_inputs(doc, location.at(), removed)?;
+            }
+            Ok(edit)
+        },
+    )?;
+    if !dry_run {
+        ctx.state.forget(&key)?;
+    }
+    Ok((location.path, outcome))
 }
 
 /// For `remove NAME --all`: the (client, scope) entries of `name` to leave alone. An

@@ -52,82 +52,70 @@ pub fn run(args: UpdateArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         .hint("`mcpctl outdated` lists registry installs; an entry added another way can be replaced with `mcpctl add SERVER --force`")
         .into());
     }
-    let mut newest = Newest::default();
-    let mut warned: Vec<String> = Vec::new();
-    let mut report = edit::EditReport::new(dry_run);
-    let mut shown: Vec<(String, String)> = Vec::new();
+    let mut update = Update {
+        ctx,
+        registry_args,
+        force,
+        dry_run,
+        no_wrap,
+        newest: Newest::default(),
+        warned: Vec::new(),
+        shown: Vec::new(),
+        report: edit::EditReport::new(dry_run),
+    };
     for install in &installs {
+        update.one(install, printer)?;
+    }
+    printer.emit(&update.report)
+}
+
+/// What updating the installs of one name shares: the registry's answers, what was said
+/// already, and the report.
+struct Update<'c> {
+    ctx: &'c Context,
+    registry_args: crate::cli::RegistryArgs,
+    /// Replace an entry edited by hand since it was installed.
+    force: bool,
+    dry_run: bool,
+    no_wrap: bool,
+    newest: Newest,
+    /// Servers warned about as deprecated.
+    warned: Vec<String>,
+    /// (form, version) explained.
+    shown: Vec<(String, String)>,
+    report: edit::EditReport,
+}
+
+impl Update<'_> {
+    /// One install: the newest version, rendered with the install's form and inputs,
+    /// written over the entry.
+    fn one(&mut self, install: &installed::Install, printer: &Printer) -> anyhow::Result<()> {
+        let ctx = self.ctx;
         let Some(client) = ctx.table.get(&install.client) else {
             printer.warn(&format!(
                 "`{}` was installed in client `{}`, which the table no longer has",
                 install.name, install.client
             ));
-            continue;
+            return Ok(());
         };
         let scope =
             <Scope as clap::ValueEnum>::from_str(&install.scope, true).unwrap_or(Scope::User);
-        let registry = registry_for(ctx, &registry_args, Some(&install.registry));
-        let item = newest
-            .get(&registry, &install.server, printer)
-            .map_err(|message| {
-                UserError::new(message)
-                    .hint("nothing was written; try again when the registry answers")
-            })?;
-        if item.status() == Status::Deprecated && !warned.contains(&item.server.name) {
-            warned.push(item.server.name.clone());
-            install::warn_deprecated(printer, &item);
-        }
-        if item.status() == Status::Deleted {
-            report.push(
-                ctx,
-                client,
-                scope,
-                Err(resolve_error(registry::ResolveError::Deleted {
-                    name: item.server.name.clone(),
-                    message: item.status_message().map(registry::clean),
-                })),
-            );
-            continue;
-        }
-        if !newer(&item.server.version, &install.version) {
-            printer.note(&format!(
-                "{} in {}: {} is the newest version",
-                install.name, install.client, install.version
-            ));
-            continue;
-        }
-        let speaks = |t| client.supports(t);
-        let asker: Option<registry::inputs::Prompt<'_>> = ctx
-            .interactive
-            .then(|| Box::new(install::prompt) as registry::inputs::Prompt<'_>);
-        let resolved = registry::render_item(
-            item.clone(),
-            preference(&install.form),
-            &install.inputs,
-            &speaks,
-            asker,
-        )
-        .map_err(|e| new_inputs_error(e, install, &item.server.version));
-        // Inputs recorded as `{secret:NAME}` stay in the store: the launcher or bridge
-        // form, as the install wrote it.
-        let resolved = resolved.and_then(|mut r| {
-            r.entry = write::secret_form(ctx, r.entry, &[])?;
-            let transport = &r.entry.transport;
-            r.exports
-                .retain(|e| install::reads_variable(transport, &e.variable));
-            Ok(r)
-        });
-        let resolved = match resolved {
+        let registry = registry_for(ctx, &self.registry_args, Some(&install.registry));
+        let Some(item) = self.newer_item(install, client, scope, &registry, printer)? else {
+            return Ok(());
+        };
+        let version = item.server.version.clone();
+        let resolved = match resolve(ctx, install, client, item) {
             Ok(r) => r,
             Err(e) => {
-                report.push(ctx, client, scope, Err(e));
-                continue;
+                self.report.push(ctx, client, scope, Err(e));
+                return Ok(());
             }
         };
-        let marker = (resolved.form_label.clone(), item.server.version.clone());
-        if !shown.contains(&marker) {
+        let marker = (resolved.form_label.clone(), version);
+        if !self.shown.contains(&marker) {
             install::explain(printer, &[&resolved]);
-            shown.push(marker);
+            self.shown.push(marker);
         }
         let dialect = Dialect::of(client);
         let entry_key = crate::state::ledger::EntryKey {
@@ -135,29 +123,9 @@ pub fn run(args: UpdateArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             key: install.key.clone(),
             name: install.name.clone(),
         };
-        let guard = |current: Option<&serde_json::Value>| -> anyhow::Result<()> {
-            let Some(current) = current else {
-                return Err(
-                    UserError::new(format!("`{}` is no longer in the file", install.name))
-                        .hint(format!("add it again with `mcpctl add {}`", install.server))
-                        .into(),
-                );
-            };
-            let mine = match ledger::fingerprint_raw(&dialect, current) {
-                Some(fingerprint) => {
-                    ctx.state.ownership(&entry_key, &fingerprint)? == Ownership::Mcpctl
-                }
-                None => false,
-            };
-            if !mine && !force {
-                return Err(UserError::new(format!(
-                    "`{}` was edited by hand since mcpctl installed {}@{}",
-                    install.name, install.server, install.version
-                ))
-                .hint("pass `--force` to replace it with the new version (the client's own fields are kept)")
-                .into());
-            }
-            Ok(())
+        let force = self.force;
+        let guard = |current: Option<&serde_json::Value>| {
+            still_installed(ctx, &dialect, &entry_key, install, force, current)
         };
         let result = write::add_to(
             ctx,
@@ -168,8 +136,8 @@ pub fn run(args: UpdateArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             &[],
             write::Flags {
                 force: true,
-                dry_run,
-                no_wrap,
+                dry_run: self.dry_run,
+                no_wrap: self.no_wrap,
             },
             &Provenance {
                 origin: origin(&resolved),
@@ -180,7 +148,7 @@ pub fn run(args: UpdateArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             for note in notes {
                 printer.warn(&note);
             }
-            if !dry_run && outcome.action != Action::Failed {
+            if !self.dry_run && outcome.action != Action::Failed {
                 install::record(&Written {
                     ctx,
                     client,
@@ -192,9 +160,117 @@ pub fn run(args: UpdateArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             }
             Ok((path, outcome))
         });
-        report.push(ctx, client, scope, result);
+        self.report.push(ctx, client, scope, result);
+        Ok(())
     }
-    printer.emit(&report)
+
+    /// The registry's newest version of the install's server, when it is newer; a
+    /// deprecated one is warned about (once), a deleted one reported as failed.
+    fn newer_item(
+        &mut self,
+        install: &installed::Install,
+        client: &crate::clients::Client,
+        scope: Scope,
+        registry: &registry::Registry,
+        printer: &Printer,
+    ) -> anyhow::Result<Option<registry::Item>> {
+        let item = self
+            .newest
+            .get(registry, &install.server, printer)
+            .map_err(|message| {
+                UserError::new(message)
+                    .hint("nothing was written; try again when the registry answers")
+            })?;
+        if item.status() == Status::Deprecated && !self.warned.contains(&item.server.name) {
+            self.warned.push(item.server.name.clone());
+            install::warn_deprecated(printer, &item);
+        }
+        if item.status() == Status::Deleted {
+            self.report.push(
+                self.ctx,
+                client,
+                scope,
+                Err(resolve_error(registry::ResolveError::Deleted {
+                    name: item.server.name.clone(),
+                    message: item.status_message().map(registry::clean),
+                })),
+            );
+            return Ok(None);
+        }
+        if !newer(&item.server.version, &install.version) {
+            printer.note(&format!(
+                "{} in {}: {} is the newest version",
+                install.name, install.client, install.version
+            ));
+            return Ok(None);
+        }
+        Ok(Some(item))
+    }
+}
+
+/// `item` rendered for `client` in the install's form, with its inputs. Inputs recorded
+/// as `{secret:NAME}` stay in the store: the launcher or bridge form, as the install
+/// wrote it.
+fn resolve(
+    ctx: &Context,
+    install: &installed::Install,
+    client: &crate::clients::Client,
+    item: registry::Item,
+) -> anyhow::Result<registry::Resolved> {
+    let speaks = |t| client.supports(t);
+    let asker: Option<registry::inputs::Prompt<'_>> = ctx
+        .interactive
+        .then(|| Box::new(install::prompt) as registry::inputs::Prompt<'_>);
+    let version = item.server.version.clone();
+    let resolved = registry::render_item(
+        item,
+        preference(&install.form),
+        &install.inputs,
+        &speaks,
+        asker,
+    )
+    .map_err(|e| new_inputs_error(e, install, &version));
+    resolved.and_then(|mut r| {
+        r.entry = write::secret_form(ctx, r.entry, &[])?;
+        let transport = &r.entry.transport;
+        r.exports
+            .retain(|e| install::reads_variable(transport, &e.variable));
+        Ok(r)
+    })
+}
+
+/// The guard of the write: the entry is still there, and still as mcpctl installed it
+/// (or `--force`).
+fn still_installed(
+    ctx: &Context,
+    dialect: &Dialect<'_>,
+    entry_key: &crate::state::ledger::EntryKey,
+    install: &installed::Install,
+    force: bool,
+    current: Option<&serde_json::Value>,
+) -> anyhow::Result<()> {
+    let Some(current) = current else {
+        return Err(
+            UserError::new(format!("`{}` is no longer in the file", install.name))
+                .hint(format!("add it again with `mcpctl add {}`", install.server))
+                .into(),
+        );
+    };
+    let mine = match ledger::fingerprint_raw(dialect, current) {
+        Some(fingerprint) => ctx.state.ownership(entry_key, &fingerprint)? == Ownership::Mcpctl,
+        None => false,
+    };
+    if !mine && !force {
+        return Err(UserError::new(format!(
+            "`{}` was edited by hand since mcpctl installed {}@{}",
+            install.name, install.server, install.version
+        ))
+        .hint(
+            "pass `--force` to replace it with the new version (the client's own fields are kept)",
+        )
+        .into());
+    }
+    Ok(())
 }
 
 /// A newer version that needs inputs the install did not give: `update` takes no

@@ -14,7 +14,6 @@ use std::path::Path;
 use std::sync::Mutex;
 
 pub(crate) use rows::{Rows, mark_of, plural};
-use rows::{label_len, label_len_of};
 pub(crate) use totals::{ClientTokens, Shared, Summary};
 
 use crate::check::Finding;
@@ -48,16 +47,6 @@ pub(crate) struct Checkup<'c> {
     /// Clients whose servers an administrator's file controls exclusively.
     pub(crate) exclusive: Vec<(&'c Client, Exclusive)>,
     as_client: Option<&'c Client>,
-    /// The verdicts of the rows streamed (and not kept in `results`).
-    streamed: Summary,
-}
-
-/// What [`gather`] hands out as it goes when its rows are streamed, not kept.
-pub(crate) enum Streamed<'a> {
-    /// A client whose servers an administrator's file controls (before any row).
-    Exclusive(&'a Client, &'a Exclusive),
-    /// A row, and the width every row's label is padded to.
-    Row(&'a DoctorResult, usize),
 }
 
 /// What doctor adds up once every verdict is in.
@@ -71,14 +60,8 @@ pub(crate) struct Finished {
 }
 
 /// Every entry's static checks and lint findings; what is runnable is queued to start
-/// (unless `no_spawn`). A name nothing has is an error. With `stream`, each result is
-/// handed to it as it is made and then dropped (100,000 entries' results do not fit in
-/// memory beside the entries): the rows of `--no-spawn`.
-pub(crate) fn gather<'c>(
-    ctx: &Context,
-    request: &Request<'_, 'c>,
-    stream: Option<&mut dyn FnMut(Streamed<'_>)>,
-) -> anyhow::Result<Checkup<'c>> {
+/// (unless `no_spawn`). A name nothing has is an error.
+pub(crate) fn gather<'c>(ctx: &Context, request: &Request<'_, 'c>) -> anyhow::Result<Checkup<'c>> {
     let Request {
         clients,
         name,
@@ -87,8 +70,6 @@ pub(crate) fn gather<'c>(
         as_client,
         options,
     } = *request;
-    // Only rows nothing is started for can be handed out before all are made.
-    let mut stream = stream.filter(|_| no_spawn);
     let Inventory {
         found,
         broken,
@@ -102,13 +83,7 @@ pub(crate) fn gather<'c>(
     {
         return Err(targets::no_server_named(ctx, clients, name));
     }
-    // One result per entry, a few hundred bytes each: sized once (growing by doubling
-    // held two copies at 100k entries), unless they are streamed.
-    let mut results: Vec<DoctorResult> = if stream.is_some() {
-        Vec::new()
-    } else {
-        Vec::with_capacity(found.len() + broken.len())
-    };
+    let mut results: Vec<DoctorResult> = Vec::with_capacity(found.len() + broken.len());
     let env = &options.parent_env;
     let trust = TrustRule::new(&ctx.platform, &ctx.project, trust_project);
     let mut to_probe: Vec<(usize, Launch, ProbeOptions)> = Vec::new();
@@ -143,12 +118,6 @@ pub(crate) fn gather<'c>(
             },
         }
     }
-    let mut streamed = Summary::default();
-    if let Some(stream) = stream.as_mut() {
-        for (client, ex) in &exclusive {
-            stream(Streamed::Exclusive(client, ex));
-        }
-    }
     // What is not an entry's row, in order: unreadable files, file-wide findings, parked
     // entries (few).
     let mut others: Vec<DoctorResult> = Vec::new();
@@ -167,24 +136,6 @@ pub(crate) fn gather<'c>(
         }
     }
     others.extend(parked);
-    // Streamed rows are padded to the widest label of all, known before the first.
-    let width = stream.is_some().then(|| {
-        let entries = found.iter().map(|f| {
-            let origin = f.origin.as_ref().map(|o| (o.kind, o.name.as_str()));
-            label_len(&f.client.id, &f.name, f.scope, origin)
-        });
-        entries
-            .chain(others.iter().map(label_len_of))
-            .max()
-            .unwrap_or(0)
-    });
-    let mut put = |result: DoctorResult| match (stream.as_mut(), width) {
-        (Some(stream), Some(width)) => {
-            streamed.count(result.status);
-            stream(Streamed::Row(&result, width));
-        }
-        _ => results.push(result),
-    };
     for (index, f) in found.iter().enumerate() {
         let scopes = scopes_of
             .get(&(f.client.id.as_str(), f.name.as_str()))
@@ -210,23 +161,15 @@ pub(crate) fn gather<'c>(
             }
             result
         };
-        put(result);
+        results.push(result);
     }
-    for result in others {
-        put(result);
-    }
+    results.extend(others);
     Ok(Checkup {
         found,
         results,
         to_probe,
-        // Told already.
-        exclusive: if stream.is_some() {
-            Vec::new()
-        } else {
-            exclusive
-        },
+        exclusive,
         as_client,
-        streamed,
     })
 }
 
@@ -291,15 +234,8 @@ impl Checkup<'_> {
 
     /// Start the queued servers, at most `jobs` at once, and fold each handshake into its
     /// result; `on_done(result, count)` runs as each verdict is ready (`count` of them so
-    /// far), from the probe threads.
-    /// The costliest start first: how long each queued server's handshake took last
-    /// time is read from the state directory's cache (see `probe_many_by_cost`).
-    pub(crate) fn probe(
-        &mut self,
-        ctx: &Context,
-        jobs: usize,
-        on_done: impl FnMut(&DoctorResult, usize) + Send,
-    ) {
+    /// far), from the probe threads. They start in the order of the rows.
+    pub(crate) fn probe(&mut self, jobs: usize, on_done: impl FnMut(&DoctorResult, usize) + Send) {
         let Checkup {
             found,
             results,
@@ -309,13 +245,6 @@ impl Checkup<'_> {
         } = self;
         let (found, to_probe, as_client) = (&*found, &*to_probe, *as_client);
         let busy = jobs.min(to_probe.len());
-        // With one job the order cannot change how long the run takes: it stays the
-        // config's (and the cache is not read).
-        let costs = if busy > 1 {
-            totals::start_costs(ctx, found, to_probe)
-        } else {
-            Vec::new()
-        };
         let launches: Vec<(Launch, ProbeOptions)> = to_probe
             .iter()
             .map(|(_, t, o)| (t.clone(), o.clone()))
@@ -326,7 +255,7 @@ impl Checkup<'_> {
             done: vec![false; to_probe.len()],
             count: 0,
         });
-        let probes = handshake::probe_many_by_cost(launches, &costs, jobs, |i, probe| {
+        let probes = handshake::probe_many(launches, jobs, |i, probe| {
             let Ok(mut merged) = merged.lock() else {
                 return;
             };
@@ -368,13 +297,12 @@ impl Checkup<'_> {
             found,
             results,
             to_probe,
-            streamed,
             ..
         } = self;
         totals::remember_tokens(ctx, printer, &found, &results, &to_probe);
         let tokens = totals::client_tokens(&results, &to_probe);
         let (handshakes, shared) = totals::shared_verdicts(&results, &to_probe);
-        let mut summary = streamed;
+        let mut summary = Summary::default();
         for r in &results {
             summary.count(r.status);
         }

@@ -26,36 +26,16 @@ pub(crate) fn mark_of(status: Status) -> (&'static str, Style) {
 
 /// `client/name`, with the read-only source it comes from.
 fn label_of(r: &DoctorResult) -> String {
-    let origin = r.origin.as_ref().map(|o| {
-        (
+    match &r.origin {
+        Some(o) => format!(
+            "{}/{} [read-only: {} {}]",
+            r.client,
+            r.name,
             o["kind"].as_str().unwrap_or_default(),
-            o["name"].as_str().unwrap_or_default(),
-        )
-    });
-    label(&r.client, &r.name, r.scope, origin)
-}
-
-/// A row's label from its parts: `origin` is the read-only source's kind and name.
-fn label(client: &str, name: &str, scope: Scope, origin: Option<(&str, &str)>) -> String {
-    match origin {
-        Some((kind, source)) => format!("{client}/{name} [read-only: {kind} {source}]"),
-        None => format!("{client}/{name}{}", scope_suffix(scope)),
+            o["name"].as_str().unwrap_or_default()
+        ),
+        None => format!("{}/{}{}", r.client, r.name, scope_suffix(r.scope)),
     }
-}
-
-/// How wide the label of a row with these parts is (see [`Rows::with_width`]).
-pub(crate) fn label_len(
-    client: &str,
-    name: &str,
-    scope: Scope,
-    origin: Option<(&str, &str)>,
-) -> usize {
-    label(client, name, scope, origin).chars().count()
-}
-
-/// How wide the label of `r` is.
-pub(crate) fn label_len_of(r: &DoctorResult) -> usize {
-    label_of(r).chars().count()
 }
 
 /// ` (project)`, ` (local)`: the scope of a row, unless it is the user's own file.
@@ -69,7 +49,11 @@ fn scope_suffix(scope: Scope) -> String {
 
 /// Width of the widest row label, so rows printed one at a time still line up.
 fn label_width(results: &[DoctorResult]) -> usize {
-    results.iter().map(label_len_of).max().unwrap_or(0)
+    results
+        .iter()
+        .map(|r| label_of(r).chars().count())
+        .max()
+        .unwrap_or(0)
 }
 
 /// How one server's row looks.
@@ -85,13 +69,8 @@ pub(crate) struct Rows {
 impl Rows {
     /// Rows for `results`, labels padded to the widest of them.
     pub(crate) fn new(results: &[DoctorResult], no_spawn: bool, columns: Option<usize>) -> Rows {
-        Rows::with_width(label_width(results), no_spawn, columns)
-    }
-
-    /// Rows whose labels are padded to `width` (rows printed before all are made).
-    pub(crate) fn with_width(width: usize, no_spawn: bool, columns: Option<usize>) -> Rows {
         Rows {
-            width,
+            width: label_width(results),
             no_spawn,
             columns,
         }

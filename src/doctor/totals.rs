@@ -2,12 +2,11 @@
 //! verdict per client of an entry several clients share.
 
 use std::collections::HashMap;
-use std::time::Duration;
 
 use serde::Serialize;
 
 use crate::doctor::probe::{DoctorResult, Status};
-use crate::handshake::{self, Launch, Phase, ProbeOptions};
+use crate::handshake::{self, Launch, ProbeOptions};
 use crate::output::Printer;
 use crate::session::Context;
 use crate::session::inventory::Found;
@@ -73,48 +72,9 @@ pub(super) fn remember_tokens(
             Some((entry, result.tokens?, result.tools?))
         })
         .collect();
-    // How long each handshake took, its ending left out (what holds a job slot).
-    let starts: Vec<_> = probed
-        .iter()
-        .filter_map(|(index, _, _)| {
-            let result = &results[*index];
-            let entry = found[*index].entry().as_ref().ok()?;
-            let ending: u64 = result
-                .phases
-                .iter()
-                .filter(|p| p.phase == Phase::Shutdown)
-                .map(|p| p.elapsed_ms)
-                .sum();
-            Some((entry, result.elapsed_ms?.saturating_sub(ending)))
-        })
-        .collect();
-    // Start costs only order the next run: not remembering them is not worth a word.
-    if let Err(e) = ctx.state.remember_probes(&measured, &starts)
-        && !measured.is_empty()
-    {
+    if let Err(e) = ctx.state.remember_tokens(&measured) {
         printer.warn(&format!("could not remember the token estimates: {e}"));
     }
-}
-
-/// How long each server in `probed` took to start last time (see
-/// [`remember_tokens`]); `None` where not known. Never fails: an unreadable or damaged
-/// cache knows nothing.
-pub(super) fn start_costs(
-    ctx: &Context,
-    found: &[Found<'_>],
-    probed: &[(usize, Launch, ProbeOptions)],
-) -> Vec<Option<Duration>> {
-    let cache = ctx.state.tokens();
-    if cache.starts.is_empty() {
-        return Vec::new();
-    }
-    probed
-        .iter()
-        .map(|(index, _, _)| {
-            let entry = found[*index].entry().as_ref().ok()?;
-            cache.start_ms(entry).map(Duration::from_millis)
-        })
-        .collect()
 }
 
 /// Per client, the sum of the token estimates of the servers that answered; an entry

@@ -21,23 +21,13 @@ pub fn render(
     entry: &ServerEntry,
     no_wrap: bool,
 ) -> anyhow::Result<(ServerEntry, Value, Vec<String>)> {
-    render_entry(os, client, entry.clone(), no_wrap)
-}
-
-/// [`render`] of an entry the caller has no more use for (a plan's own copy).
-pub fn render_entry(
-    os: Os,
-    client: &Client,
-    entry: ServerEntry,
-    no_wrap: bool,
-) -> anyhow::Result<(ServerEntry, Value, Vec<String>)> {
     // What the client does with the entry (issue 21): refuse what it cannot use.
-    let loading_notes = crate::entry::loading::before_write(client, &entry).map_err(|why| {
+    let loading_notes = crate::entry::loading::before_write(client, entry).map_err(|why| {
         UserError::new(why).hint(
             "write the value itself, or target a client that expands variables; nothing was written",
         )
     })?;
-    let entry = platform_form(entry, os, &client.fields, no_wrap);
+    let entry = for_platform(entry, os, &client.fields, no_wrap);
     let (entry, mut notes) = for_client_vars(entry, client);
     notes.extend(loading_notes);
     if let Transport::Stdio { command, args, .. } = &entry.transport
@@ -115,11 +105,7 @@ fn for_client_vars(mut entry: ServerEntry, client: &Client) -> (ServerEntry, Vec
         return (entry, notes);
     };
     if syntax != VarSyntax::Codex {
-        each_string(&mut entry, &mut |s| {
-            if vars::may_reference(s) {
-                *s = vars::respell(s, syntax);
-            }
-        });
+        each_string(&mut entry, &mut |s| *s = vars::respell(s, syntax));
         return (entry, notes);
     }
     // Codex: no expansion at all. The dialect turns whole-value references to a variable
@@ -172,11 +158,7 @@ fn for_client_vars(mut entry: ServerEntry, client: &Client) -> (ServerEntry, Vec
 
 /// Wrap npm-style shims as `cmd /c` for Windows targets that need it.
 pub fn for_platform(entry: &ServerEntry, os: Os, fields: &Fields, no_wrap: bool) -> ServerEntry {
-    platform_form(entry.clone(), os, fields, no_wrap)
-}
-
-/// [`for_platform`] of an entry the caller has no more use for.
-fn platform_form(mut entry: ServerEntry, os: Os, fields: &Fields, no_wrap: bool) -> ServerEntry {
+    let mut entry = entry.clone();
     if os == Os::Windows
         && fields.wrap_windows
         && !no_wrap
@@ -198,18 +180,10 @@ fn platform_form(mut entry: ServerEntry, os: Os, fields: &Fields, no_wrap: bool)
 /// becomes a variable reference (`vars::input_variable`). Returns the entry and the ids
 /// translated. `add`, `apply` and `import` all go through here.
 pub fn for_client_inputs(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<String>) {
-    client_inputs(entry.clone(), client)
-}
-
-/// [`for_client_inputs`] of an entry the caller has no more use for (a plan's own copy).
-pub fn client_inputs(mut entry: ServerEntry, client: &Client) -> (ServerEntry, Vec<String>) {
+    let mut entry = entry.clone();
     let mut ids = Vec::new();
     if client.fields.var_syntax != Some(VarSyntax::Vscode) {
         each_string(&mut entry, &mut |s| {
-            // Only `${input:...}` references change (`vars::inputs_to_env`).
-            if !s.contains("${input:") {
-                return;
-            }
             let (text, found) = vars::inputs_to_env(s);
             *s = text;
             for id in found {

@@ -134,205 +134,267 @@ fn scan_with(
     stop_early: bool,
     index_children: bool,
 ) -> Result<Located, ParseError> {
-    let bytes = text.as_bytes();
-    let mut located = Located::default();
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut expect = Expect::Value;
-    let mut at = 0usize;
-    // The key just read in the innermost object: (start, end, escaped).
-    let mut last_key: Option<(usize, usize, bool)> = None;
+    Scanner {
+        text,
+        path,
+        stop_early,
+        index_children,
+        located: Located::default(),
+        stack: Vec::new(),
+        expect: Expect::Value,
+        at: 0,
+        last_key: None,
+    }
+    .run()
+}
 
-    loop {
-        at = skip_trivia(text, at)?;
-        let Some(&byte) = bytes.get(at) else {
-            return match expect {
-                Expect::End => Ok(located),
-                Expect::Value if stack.is_empty() => Ok(located),
-                _ => Err(error(text, at, "unexpected end of file")),
+/// One scan: where it is, what it expects next, the containers open, and what it found.
+struct Scanner<'t> {
+    text: &'t str,
+    path: &'t [String],
+    stop_early: bool,
+    index_children: bool,
+    located: Located,
+    stack: Vec<Frame>,
+    expect: Expect,
+    at: usize,
+    /// The key just read in the innermost object: (start, end, escaped).
+    last_key: Option<(usize, usize, bool)>,
+}
+
+impl Scanner<'_> {
+    fn run(mut self) -> Result<Located, ParseError> {
+        loop {
+            self.at = skip_trivia(self.text, self.at)?;
+            let Some(&byte) = self.text.as_bytes().get(self.at) else {
+                return match self.expect {
+                    Expect::End => Ok(self.located),
+                    Expect::Value if self.stack.is_empty() => Ok(self.located),
+                    _ => Err(error(self.text, self.at, "unexpected end of file")),
+                };
             };
-        };
-        match expect {
-            Expect::Colon => {
-                if byte != b':' {
-                    return Err(error(text, at, "expected `:` after the key"));
-                }
-                at += 1;
-                expect = Expect::Value;
-            }
-            Expect::KeyOrBrace => match byte {
-                b'"' => {
-                    let (end, escaped) = scan_string(text, at)?;
-                    let key = (at, end, escaped);
-                    last_key = Some(key);
-                    if let Some(frame) = stack.last_mut()
-                        && let Some(node) = frame.node
-                    {
-                        // `node` is at depth `node`; its child on the path is path[node].
-                        // A later duplicate key wins, as in `JSON.parse`: what an earlier
-                        // one found below this depth is dropped.
-                        frame.pending_child = path
-                            .get(node)
-                            .is_some_and(|want| key_equals(text, key, want));
-                        if frame.pending_child {
-                            located.nodes.truncate(node + 1);
-                        }
+            let done = match self.expect {
+                Expect::Colon => {
+                    if byte != b':' {
+                        return Err(error(self.text, self.at, "expected `:` after the key"));
                     }
-                    let collect = stack.last().and_then(|f| f.collect);
-                    if let Some(members) = members_mut(&mut located, collect) {
-                        members.push(Member {
-                            key_start: at,
-                            key_end: end,
-                            key_escaped: escaped,
-                            value_start: 0,
-                            value_end: 0,
-                            comma: None,
-                        });
-                    }
-                    at = end;
-                    expect = Expect::Colon;
+                    self.at += 1;
+                    self.expect = Expect::Value;
+                    false
                 }
-                b'}' => {
-                    if close(text, &mut stack, &mut located, at, stop_early)? {
-                        return Ok(located);
+                Expect::KeyOrBrace => match byte {
+                    b'"' => {
+                        self.key()?;
+                        false
                     }
-                    at += 1;
-                    expect = after_value(&stack);
+                    b'}' => self.close_container()?,
+                    _ => {
+                        return Err(error(self.text, self.at, "expected a string key or `}`"));
+                    }
+                },
+                Expect::CommaOrClose => self.comma_or_close(byte)?,
+                Expect::End => {
+                    return Err(error(
+                        self.text,
+                        self.at,
+                        "unexpected content after the top-level value",
+                    ));
                 }
-                _ => return Err(error(text, at, "expected a string key or `}`")),
-            },
-            Expect::CommaOrClose => match byte {
-                b',' => {
-                    let Some(frame) = stack.last() else {
-                        return Err(error(text, at, "unexpected `,`"));
-                    };
-                    if frame.is_object {
-                        if let Some(member) =
-                            members_mut(&mut located, frame.collect).and_then(|m| m.last_mut())
-                        {
-                            member.comma = Some(at);
-                        }
-                        expect = Expect::KeyOrBrace;
+                Expect::Value | Expect::ValueOrBracket => {
+                    if byte == b']' && self.expect == Expect::ValueOrBracket {
+                        self.close_container()?
                     } else {
-                        expect = Expect::ValueOrBracket;
-                    }
-                    at += 1;
-                }
-                b'}' | b']' => {
-                    if close(text, &mut stack, &mut located, at, stop_early)? {
-                        return Ok(located);
-                    }
-                    at += 1;
-                    expect = after_value(&stack);
-                }
-                _ => {
-                    let message = match stack.last() {
-                        Some(frame) if frame.is_object => "expected `,` or `}`",
-                        _ => "expected `,` or `]`",
-                    };
-                    return Err(error(text, at, message));
-                }
-            },
-            Expect::End => {
-                return Err(error(
-                    text,
-                    at,
-                    "unexpected content after the top-level value",
-                ));
-            }
-            Expect::Value | Expect::ValueOrBracket => {
-                if byte == b']' && expect == Expect::ValueOrBracket {
-                    if close(text, &mut stack, &mut located, at, stop_early)? {
-                        return Ok(located);
-                    }
-                    at += 1;
-                    expect = after_value(&stack);
-                    continue;
-                }
-                // Is this value on the key path? Root: depth 0; else the parent matched.
-                let on_path = match stack.last() {
-                    None => true,
-                    Some(frame) => frame.is_object && frame.pending_child,
-                };
-                let parent_collect = stack.last().and_then(|f| f.collect);
-                if let Some(member) =
-                    members_mut(&mut located, parent_collect).and_then(|m| m.last_mut())
-                {
-                    member.value_start = at;
-                }
-                let (kind, end) = match byte {
-                    b'{' => (Kind::Object, None),
-                    b'[' => (Kind::Array, None),
-                    b'"' => (Kind::String, Some(scan_string(text, at)?.0)),
-                    b'-' | b'0'..=b'9' => (Kind::Number, Some(scan_number(text, at)?)),
-                    b't' => (Kind::Bool, Some(scan_literal(text, at, "true")?)),
-                    b'f' => (Kind::Bool, Some(scan_literal(text, at, "false")?)),
-                    b'n' => (Kind::Null, Some(scan_literal(text, at, "null")?)),
-                    _ => return Err(unexpected(text, at)),
-                };
-                let node = if on_path {
-                    located.nodes.push(Node {
-                        key: if stack.is_empty() { None } else { last_key },
-                        kind,
-                        start: at,
-                        end: end.unwrap_or(at),
-                        members: Vec::new(),
-                    });
-                    Some(located.nodes.len() - 1)
-                } else {
-                    None
-                };
-                if let Some(frame) = stack.last_mut() {
-                    frame.pending_child = false;
-                }
-                match end {
-                    Some(end) => {
-                        if let Some(member) =
-                            members_mut(&mut located, parent_collect).and_then(|m| m.last_mut())
-                        {
-                            member.value_end = end;
-                        }
-                        if node.is_some() && stop_early {
-                            return Ok(located);
-                        }
-                        at = end;
-                        expect = after_value(&stack);
-                    }
-                    None => {
-                        let is_object = kind == Kind::Object;
-                        let collect = match (is_object, node) {
-                            (false, _) => None,
-                            (true, Some(n)) => Some(Collect::Node(n)),
-                            (true, None) => {
-                                let under_root = stack.len() == 1
-                                    && stack
-                                        .first()
-                                        .is_some_and(|f| f.is_object && f.node == Some(0));
-                                match located.nodes.first() {
-                                    Some(root) if index_children && under_root => {
-                                        let member = root.members.len().saturating_sub(1);
-                                        located.children.push((member, Vec::new()));
-                                        Some(Collect::Child(located.children.len() - 1))
-                                    }
-                                    _ => None,
-                                }
-                            }
-                        };
-                        stack.push(Frame {
-                            is_object,
-                            node,
-                            pending_child: false,
-                            collect,
-                        });
-                        at += 1;
-                        expect = if is_object {
-                            Expect::KeyOrBrace
-                        } else {
-                            Expect::ValueOrBracket
-                        };
+                        self.value(byte)?
                     }
                 }
+            };
+            if done {
+                return Ok(self.located);
             }
         }
+    }
+
+    /// The `}` or `]` at `at` closes the innermost container. `true`: the scan is done
+    /// (`stop_early`, and the deepest value on the path is complete).
+    fn close_container(&mut self) -> Result<bool, ParseError> {
+        if close(
+            self.text,
+            &mut self.stack,
+            &mut self.located,
+            self.at,
+            self.stop_early,
+        )? {
+            return Ok(true);
+        }
+        self.at += 1;
+        self.expect = after_value(&self.stack);
+        Ok(false)
+    }
+
+    /// A key at `at`: compared with the path when its object is on it, and recorded as a
+    /// member where the object's members are recorded.
+    fn key(&mut self) -> Result<(), ParseError> {
+        let at = self.at;
+        let (end, escaped) = scan_string(self.text, at)?;
+        let key = (at, end, escaped);
+        self.last_key = Some(key);
+        if let Some(frame) = self.stack.last_mut()
+            && let Some(node) = frame.node
+        {
+            // `node` is at depth `node`; its child on the path is path[node].
+            // A later duplicate key wins, as in `JSON.parse`: what an earlier
+            // one found below this depth is dropped.
+            frame.pending_child = self
+                .path
+                .get(node)
+                .is_some_and(|want| key_equals(self.text, key, want));
+            if frame.pending_child {
+                self.located.nodes.truncate(node + 1);
+            }
+        }
+        let collect = self.stack.last().and_then(|f| f.collect);
+        if let Some(members) = members_mut(&mut self.located, collect) {
+            members.push(Member {
+                key_start: at,
+                key_end: end,
+                key_escaped: escaped,
+                value_start: 0,
+                value_end: 0,
+                comma: None,
+            });
+        }
+        self.at = end;
+        self.expect = Expect::Colon;
+        Ok(())
+    }
+
+    /// After a value in a container: a comma, or the container's end.
+    fn comma_or_close(&mut self, byte: u8) -> Result<bool, ParseError> {
+        match byte {
+            b',' => {
+                let Some(frame) = self.stack.last() else {
+                    return Err(error(self.text, self.at, "unexpected `,`"));
+                };
+                if frame.is_object {
+                    if let Some(member) =
+                        members_mut(&mut self.located, frame.collect).and_then(|m| m.last_mut())
+                    {
+                        member.comma = Some(self.at);
+                    }
+                    self.expect = Expect::KeyOrBrace;
+                } else {
+                    self.expect = Expect::ValueOrBracket;
+                }
+                self.at += 1;
+                Ok(false)
+            }
+            b'}' | b']' => self.close_container(),
+            _ => {
+                let message = match self.stack.last() {
+                    Some(frame) if frame.is_object => "expected `,` or `}`",
+                    _ => "expected `,` or `]`",
+                };
+                Err(error(self.text, self.at, message))
+            }
+        }
+    }
+
+    /// A value at `at`: a scalar is scanned whole, a container opened. Recorded as a node
+    /// when it is on the key path. `true`: the scan is done (`stop_early`).
+    fn value(&mut self, byte: u8) -> Result<bool, ParseError> {
+        let (text, at) = (self.text, self.at);
+        // Is this value on the key path? Root: depth 0; else the parent matched.
+        let on_path = match self.stack.last() {
+            None => true,
+            Some(frame) => frame.is_object && frame.pending_child,
+        };
+        let parent_collect = self.stack.last().and_then(|f| f.collect);
+        if let Some(member) =
+            members_mut(&mut self.located, parent_collect).and_then(|m| m.last_mut())
+        {
+            member.value_start = at;
+        }
+        let (kind, end) = match byte {
+            b'{' => (Kind::Object, None),
+            b'[' => (Kind::Array, None),
+            b'"' => (Kind::String, Some(scan_string(text, at)?.0)),
+            b'-' | b'0'..=b'9' => (Kind::Number, Some(scan_number(text, at)?)),
+            b't' => (Kind::Bool, Some(scan_literal(text, at, "true")?)),
+            b'f' => (Kind::Bool, Some(scan_literal(text, at, "false")?)),
+            b'n' => (Kind::Null, Some(scan_literal(text, at, "null")?)),
+            _ => return Err(unexpected(text, at)),
+        };
+        let node = if on_path {
+            self.located.nodes.push(Node {
+                key: if self.stack.is_empty() {
+                    None
+                } else {
+                    self.last_key
+                },
+                kind,
+                start: at,
+                end: end.unwrap_or(at),
+                members: Vec::new(),
+            });
+            Some(self.located.nodes.len() - 1)
+        } else {
+            None
+        };
+        if let Some(frame) = self.stack.last_mut() {
+            frame.pending_child = false;
+        }
+        match end {
+            Some(end) => {
+                if let Some(member) =
+                    members_mut(&mut self.located, parent_collect).and_then(|m| m.last_mut())
+                {
+                    member.value_end = end;
+                }
+                if node.is_some() && self.stop_early {
+                    return Ok(true);
+                }
+                self.at = end;
+                self.expect = after_value(&self.stack);
+            }
+            None => self.open(kind == Kind::Object, node),
+        }
+        Ok(false)
+    }
+
+    /// The `{` or `[` at `at` opens a container. An object's members are recorded when it
+    /// is on the path (`node`), or directly under the root object with `index_children`.
+    fn open(&mut self, is_object: bool, node: Option<usize>) {
+        let collect = match (is_object, node) {
+            (false, _) => None,
+            (true, Some(n)) => Some(Collect::Node(n)),
+            (true, None) => {
+                let under_root = self.stack.len() == 1
+                    && self
+                        .stack
+                        .first()
+                        .is_some_and(|f| f.is_object && f.node == Some(0));
+                match self.located.nodes.first() {
+                    Some(root) if self.index_children && under_root => {
+                        let member = root.members.len().saturating_sub(1);
+                        self.located.children.push((member, Vec::new()));
+                        Some(Collect::Child(self.located.children.len() - 1))
+                    }
+                    _ => None,
+                }
+            }
+        };
+        self.stack.push(Frame {
+            is_object,
+            node,
+            pending_child: false,
+            collect,
+        });
+        self.at += 1;
+        self.expect = if is_object {
+            Expect::KeyOrBrace
+        } else {
+            Expect::ValueOrBracket
+        };
     }
 }
 

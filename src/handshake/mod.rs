@@ -744,21 +744,6 @@ pub fn probe_many(
     jobs: usize,
     on_done: impl Fn(usize, &Probe) + Sync,
 ) -> Vec<Probe> {
-    probe_many_by_cost(items, &[], jobs, on_done)
-}
-
-/// [`probe_many`], starting the costliest handshakes first when more than one runs at
-/// once: `costs[i]` is how long item `i`'s took last time (`None`, or no `costs[i]`:
-/// not known). Servers of unknown cost start first, in input order, then the known ones
-/// from the longest to the shortest (longest processing time first): in input order, a
-/// long handshake that happens to come last runs alone at the end while the other slots
-/// stay idle. With one job, or nothing known, the order is the input's.
-pub fn probe_many_by_cost(
-    items: Vec<(Launch, ProbeOptions)>,
-    costs: &[Option<Duration>],
-    jobs: usize,
-    on_done: impl Fn(usize, &Probe) + Sync,
-) -> Vec<Probe> {
     // unique[k] = the first index of each distinct job; owner[i] = its k.
     let same = |a: &(Launch, ProbeOptions), b: &(Launch, ProbeOptions)| {
         same_probe((&a.0, &a.1), (&b.0, &b.1))
@@ -778,7 +763,6 @@ pub fn probe_many_by_cost(
     let results: std::sync::Mutex<Vec<Option<Probe>>> =
         std::sync::Mutex::new(vec![None; unique.len()]);
     let workers = jobs.clamp(1, unique.len().max(1));
-    let schedule = start_order(&unique, &owner, costs, workers);
     // Once every handshake is over, only mcpctl's exit waits for the servers' endings.
     let handshakes_over = std::sync::atomic::AtomicUsize::new(0);
     let hurry = process::Hurry::default();
@@ -798,9 +782,8 @@ pub fn probe_many_by_cost(
                 // The ender of the last server this thread started.
                 let mut last: Option<std::thread::ScopedJoinHandle<'_, ()>> = None;
                 loop {
-                    let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(&k) = schedule.get(n) else { break };
-                    let first = unique[k];
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(&first) = unique.get(k) else { break };
                     let (launch, options) = &items[first];
                     let handshaken = handshake(launch, options, None);
                     let over = handshakes_over.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -850,58 +833,8 @@ pub fn probe_many_by_cost(
         .collect()
 }
 
-/// The order in which the distinct handshakes (`unique[k]`, shared by every `i` with
-/// `owner[i] == k`) are started: see [`probe_many_by_cost`]. A shared handshake's cost is
-/// the largest known among the items that share it.
-fn start_order(
-    unique: &[usize],
-    owner: &[usize],
-    costs: &[Option<Duration>],
-    workers: usize,
-) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..unique.len()).collect();
-    if workers < 2 || costs.iter().all(Option::is_none) {
-        return order;
-    }
-    let mut cost: Vec<Option<Duration>> = vec![None; unique.len()];
-    for (i, &k) in owner.iter().enumerate() {
-        if let Some(Some(c)) = costs.get(i) {
-            cost[k] = Some(cost[k].map_or(*c, |known| known.max(*c)));
-        }
-    }
-    // Stable: equal costs (and the unknown ones) keep the input order.
-    order.sort_by_key(|&k| match cost[k] {
-        None => (0, std::cmp::Reverse(Duration::ZERO)),
-        Some(c) => (1, std::cmp::Reverse(c)),
-    });
-    order
-}
-
 #[cfg(test)]
 mod tests {
-
-    /// Issue 26: the handshakes known to be long start first; unknown ones before them,
-    /// and the input order stands with one job or nothing known.
-    #[test]
-    fn the_costliest_handshakes_start_first() {
-        let ms = |v: u64| Some(Duration::from_millis(v));
-        let unique = [0, 1, 2, 3, 4];
-        let owner = [0, 1, 2, 3, 4];
-        let costs = [ms(100), ms(600), None, ms(300), ms(600)];
-        assert_eq!(start_order(&unique, &owner, &costs, 2), [2, 1, 4, 3, 0]);
-        assert_eq!(start_order(&unique, &owner, &costs, 1), [0, 1, 2, 3, 4]);
-        assert_eq!(start_order(&unique, &owner, &[], 2), [0, 1, 2, 3, 4]);
-        assert_eq!(
-            start_order(&unique, &owner, &[None, None], 4),
-            [0, 1, 2, 3, 4]
-        );
-        // Items 0 and 2 share handshake 0: its cost is the larger of theirs.
-        let (unique, owner) = ([0, 1], [0, 1, 0]);
-        assert_eq!(
-            start_order(&unique, &owner, &[ms(10), ms(50), ms(90)], 2),
-            [0, 1]
-        );
-    }
 
     /// MCP 2026-07-28's error codes are named in the message, not only numbered.
     #[test]

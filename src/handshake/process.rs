@@ -222,79 +222,14 @@ pub(crate) fn exit_signal(status: ExitStatus) -> Option<i32> {
 /// Wait until `child` exits or `limit` passes; `Some(status)` if it exited.
 pub(crate) fn wait_for(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
     let until = Instant::now() + limit;
-    let watch = ExitWatch::of(child);
     loop {
         if let Ok(Some(status)) = child.try_wait() {
             return Some(status);
         }
-        let now = Instant::now();
-        if now >= until {
+        if Instant::now() >= until {
             return None;
         }
-        watch.pause((until - now).min(POLL));
-    }
-}
-
-/// Sleeps between looks at a child that wake as soon as it exits (Linux: a pidfd, which
-/// becomes readable when the process ends), so the ending of the last server, which
-/// mcpctl's exit waits for, is seen at once rather than up to [`POLL`] late. Elsewhere,
-/// or once the child has exited, a plain sleep.
-struct ExitWatch {
-    #[cfg(target_os = "linux")]
-    pidfd: Option<std::os::fd::OwnedFd>,
-    /// The pidfd said the child exited: from then on it would wake every pause at once.
-    #[cfg(target_os = "linux")]
-    exited: std::cell::Cell<bool>,
-}
-
-impl ExitWatch {
-    fn of(child: &Child) -> ExitWatch {
-        #[cfg(target_os = "linux")]
-        {
-            use std::os::fd::{FromRawFd, OwnedFd};
-            let pid = libc::pid_t::try_from(child.id()).unwrap_or(0);
-            // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or
-            // -1. The child is not reaped yet (its `Child` is borrowed), so `pid` is it.
-            let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-            let pidfd = (pid > 0 && fd >= 0)
-                .then(|| libc::c_int::try_from(fd).ok())
-                .flatten()
-                // SAFETY: `fd` is a descriptor just opened for this process alone.
-                .map(|fd| unsafe { OwnedFd::from_raw_fd(fd) });
-            ExitWatch {
-                pidfd,
-                exited: std::cell::Cell::new(false),
-            }
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            let _ = child;
-            ExitWatch {}
-        }
-    }
-
-    /// Sleep for `limit`, or until the child exits.
-    fn pause(&self, limit: Duration) {
-        #[cfg(target_os = "linux")]
-        if let (Some(fd), false) = (&self.pidfd, self.exited.get()) {
-            use std::os::fd::AsRawFd;
-            let mut poll = libc::pollfd {
-                fd: fd.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            };
-            let ms = libc::c_int::try_from(limit.as_millis().max(1)).unwrap_or(libc::c_int::MAX);
-            // SAFETY: one valid pollfd, borrowed for the call.
-            let ready = unsafe { libc::poll(&mut poll, 1, ms) };
-            if ready > 0 {
-                self.exited.set(true);
-            } else if ready < 0 {
-                // EINTR or worse: sleep as without a pidfd.
-                std::thread::sleep(limit);
-            }
-            return;
-        }
-        std::thread::sleep(limit);
+        std::thread::sleep(POLL);
     }
 }
 
@@ -363,7 +298,6 @@ fn sweep(tag: &Tag) {
 fn wait_to_exit(child: &mut Child, grace: Duration, hurry: &Hurry) -> bool {
     let until = Instant::now() + grace;
     let mut idle_looks = 0;
-    let watch = ExitWatch::of(child);
     loop {
         if let Ok(Some(_)) = child.try_wait() {
             return true;
@@ -379,7 +313,7 @@ fn wait_to_exit(child: &mut Child, grace: Duration, hurry: &Hurry) -> bool {
         } else {
             idle_looks = 0;
         }
-        watch.pause(POLL);
+        std::thread::sleep(POLL);
     }
 }
 
@@ -400,8 +334,6 @@ fn end_group(child: &mut Child, grace: Duration, patience: Duration, hurry: &Hur
     signal_group(group, libc::SIGTERM);
     let signalled = Instant::now();
     let mut leader_done = leader_exited;
-    // Only of a leader not reaped yet: a reaped one's pid may be another process's now.
-    let watch = (!leader_exited).then(|| ExitWatch::of(child));
     loop {
         leader_done = leader_done || matches!(child.try_wait(), Ok(Some(_)));
         if leader_done && group_is_empty(group) {
@@ -413,11 +345,7 @@ fn end_group(child: &mut Child, grace: Duration, patience: Duration, hurry: &Hur
         if waited >= TERM_GRACE && !patient {
             break;
         }
-        match &watch {
-            Some(watch) if !leader_done => watch.pause(POLL),
-            // What is left of the group: nothing to wake on.
-            _ => std::thread::sleep(POLL),
-        }
+        std::thread::sleep(POLL);
     }
     signal_group(group, libc::SIGKILL);
     let _ = child.wait();
@@ -697,21 +625,6 @@ mod tests {
             ended("sh", &["-c", script], Hurry::now()),
             Some(Ending::Exited)
         );
-    }
-
-    /// Issue 26: a pause wakes when the child exits (where a pidfd can be had), so the
-    /// last server's ending is seen at once; once it has, a pause is a plain sleep.
-    #[test]
-    fn a_pause_ends_when_the_child_exits() {
-        let mut child = Command::new("sh").args(["-c", "exit 0"]).spawn().unwrap();
-        let watch = ExitWatch::of(&child);
-        if watch.pidfd.is_some() {
-            // An hour, unless the exit wakes it.
-            watch.pause(Duration::from_secs(3600));
-            assert!(watch.exited.get());
-            assert!(child.try_wait().unwrap().is_some());
-        }
-        let _ = child.wait();
     }
 
     #[test]

@@ -146,219 +146,27 @@ impl Manifest {
         if path.extension().is_some_and(|e| e == "json") || text.trim_start().starts_with('{') {
             return Self::parse_json(path, text);
         }
-        let err_at = |offset: Option<usize>, message: String| {
-            let pos = offset.map(|o| position_of(text, o));
-            ManifestError {
-                path: path.to_path_buf(),
-                line: pos.map_or(0, |p| p.line),
-                column: pos.map_or(0, |p| p.column),
-                message,
-            }
-        };
+        let parser = TomlParser { path, text, table };
         let raw: RawManifest = toml::from_str(text).map_err(|e| {
-            err_at(
+            parser.err_at(
                 e.span().map(|s| s.start),
                 e.message().trim_end().replace('\n', " "),
             )
         })?;
-        let known = |id: &str| table.get(id).is_some();
-        let unknown = |id: &str, offset: usize| {
-            err_at(
-                Some(offset),
-                format!(
-                    "unknown client `{id}`; known clients: {}",
-                    table.ids().join(", ")
-                ),
-            )
-        };
-        let clients = match raw.clients {
-            None => ClientChoice::Detected,
-            Some(RawClients::Word(w)) if w == "detected" => ClientChoice::Detected,
-            Some(RawClients::Word(w)) => {
-                return Err(err_at(
-                    text.find("clients").map(|o| o + 1).or(Some(0)),
-                    format!("`clients` is `{w}`: give a list of client ids or \"detected\""),
-                ));
-            }
-            Some(RawClients::List(ids)) => {
-                for id in &ids {
-                    if !known(id) {
-                        return Err(unknown(id, find_string(text, id, 0)));
-                    }
-                }
-                ClientChoice::Ids(ids)
-            }
-        };
-        let scope = match raw.scope.as_deref() {
-            None | Some("user") => Scope::User,
-            Some("project") => Scope::Project,
-            Some("local") => Scope::Local,
-            Some(other) => {
-                return Err(err_at(
-                    Some(find_string(text, other, 0)),
-                    format!("`scope` is `{other}`: use \"user\", \"project\" or \"local\""),
-                ));
-            }
-        };
+        let clients = parser.clients(raw.clients)?;
+        let scope = parser.scope(raw.scope.as_deref())?;
         let mut servers = IndexMap::new();
         let lines = crate::formats::Lines::new(text);
         for (name, spanned) in raw.servers {
-            let start = spanned.span().start;
-            let line = lines.position(start).line;
-            let server = spanned.into_inner();
-            let at = |message: String| err_at(Some(start), format!("server `{name}`: {message}"));
-            crate::entry::validate_name(&name).map_err(&at)?;
-            let registry = match &server.registry {
-                None => None,
-                Some(spec) => {
-                    if server.command.is_some() || server.url.is_some() {
-                        return Err(at(
-                            "has `registry` and `command` or `url`; a registry server is resolved from the registry".into(),
-                        ));
-                    }
-                    match crate::registry::split_version(spec) {
-                        (name, Some(version))
-                            if crate::registry::is_registry_name(name) && !version.is_empty() =>
-                        {
-                            Some((name.to_owned(), version.to_owned()))
-                        }
-                        (name, _) => {
-                            return Err(at(format!(
-                                "`registry = \"{spec}\"` needs a registry name and a pinned version: `registry = \"{name}@VERSION\"` (see `mcpctl search`)"
-                            )));
-                        }
-                    }
-                }
-            };
-            let mut secrets = Vec::new();
-            for (var, secret) in server.secrets.iter().flatten() {
-                secrets.push(
-                    crate::entry::launcher::EnvSecret::new(var, secret).map_err(|e| {
-                        err_at(
-                            Some(find_string(text, secret, start)),
-                            format!(
-                                "server `{name}`: `secrets`: {e}; write `secrets = {{ GITHUB_TOKEN = \"github\" }}` (the variable, or header, then the secret's name in `mcpctl secret list`)"
-                            ),
-                        )
-                    })?,
-                );
-            }
-            let stand_in = registry.as_ref().map(|(name, _)| name.clone());
-            let transport = match (server.command.or(stand_in), server.url) {
-                (Some(_), Some(_)) => {
-                    return Err(at(
-                        "has both `command` and `url`; a server is either local or remote".into(),
-                    ));
-                }
-                (None, None) => return Err(at("needs `command` (local) or `url` (remote)".into())),
-                (Some(command), None) => {
-                    if server.headers.is_some() || server.transport.is_some() {
-                        return Err(at(
-                            "`headers` and `transport` are for remote (`url`) servers".into(),
-                        ));
-                    }
-                    if command.trim().is_empty() {
-                        return Err(at("`command` is empty".into()));
-                    }
-                    Transport::Stdio {
-                        command,
-                        args: server.args.unwrap_or_default(),
-                        env: portable_map(server.env),
-                        cwd: server.cwd,
-                    }
-                }
-                (None, Some(url)) => {
-                    if server.args.is_some() || server.env.is_some() || server.cwd.is_some() {
-                        return Err(at(
-                            "`args`, `env` and `cwd` are for local (`command`) servers".into(),
-                        ));
-                    }
-                    let kind = match server.transport.as_deref() {
-                        None | Some("http") => RemoteKind::Http,
-                        Some("sse") => RemoteKind::Sse,
-                        Some(other) => {
-                            return Err(at(format!(
-                                "`transport` is `{other}`: use \"http\" or \"sse\""
-                            )));
-                        }
-                    };
-                    Transport::Remote {
-                        url: portable(&url),
-                        kind,
-                        headers: portable_map(server.headers),
-                    }
-                }
-            };
-            let mut transport = transport;
-            if let Transport::Stdio { command, args, .. } = &mut transport {
-                // `cmd /c npx` is Windows-only spelling; the manifest keeps the logical command.
-                let (c, a, _) = crate::entry::logical(command, args);
-                *command = portable(&c);
-                *args = a.iter().map(|s| portable(s)).collect();
-            }
-            if let Some(ids) = &server.clients {
-                for id in ids {
-                    if !known(id) {
-                        return Err(unknown(id, find_string(text, id, start)));
-                    }
-                    if let ClientChoice::Ids(top) = &clients
-                        && !top.contains(id)
-                    {
-                        return Err(at(format!(
-                            "`clients` names `{id}`, which the manifest's top-level `clients` does not; a server's list may only narrow it"
-                        )));
-                    }
-                }
-            }
-            let mut client_fields = IndexMap::new();
-            for (id, fields) in server.client.unwrap_or_default() {
-                if !known(&id) {
-                    return Err(unknown(&id, find_string(text, &id, start)));
-                }
-                let value = serde_json::to_value(fields).map_err(|e| at(e.to_string()))?;
-                if let Value::Object(map) = value {
-                    client_fields.insert(id, map);
-                }
-            }
-            servers.insert(
-                name,
-                ServerSpec {
-                    entry: ServerEntry {
-                        transport,
-                        extras: Map::new(),
-                    },
-                    clients: server.clients,
-                    enabled: server.enabled.unwrap_or(true),
-                    client_fields,
-                    registry,
-                    secrets,
-                    line,
-                },
-            );
+            let line = lines.position(spanned.span().start).line;
+            let server = parser.server(&name, spanned, &clients, line)?;
+            servers.insert(name, server);
         }
-        let mut profiles = IndexMap::new();
-        for (name, spanned) in raw.profiles {
-            let start = spanned.span().start;
-            let profile = spanned.into_inner();
-            for server in &profile.servers {
-                if !servers.contains_key(server) {
-                    return Err(err_at(
-                        Some(find_string(text, server, start)),
-                        format!(
-                            "profile `{name}` names `{server}`, which is not a server in this manifest{}",
-                            crate::suggest::closest(server, servers.keys().map(String::as_str))
-                                .map(|near| format!("; did you mean `{near}`?"))
-                                .unwrap_or_default()
-                        ),
-                    ));
-                }
-            }
-            profiles.insert(name, profile.servers);
-        }
+        let profiles = parser.profiles(raw.profiles, &servers)?;
         if let Some(profile) = &raw.profile
             && !profiles.contains_key(profile)
         {
-            return Err(err_at(
+            return Err(parser.err_at(
                 Some(find_string(text, profile, 0)),
                 format!("`profile = \"{profile}\"` names no `[profiles.{profile}]`"),
             ));
@@ -481,6 +289,250 @@ pub fn portable_server(
             (portable_entry(&behind), secrets)
         }
         None => (portable_entry(entry), Vec::new()),
+    }
+}
+
+/// Validating a TOML manifest's text, one part at a time: every error points into it.
+struct TomlParser<'t> {
+    path: &'t Path,
+    text: &'t str,
+    table: &'t ClientTable,
+}
+
+impl TomlParser<'_> {
+    fn err_at(&self, offset: Option<usize>, message: String) -> ManifestError {
+        let pos = offset.map(|o| position_of(self.text, o));
+        ManifestError {
+            path: self.path.to_path_buf(),
+            line: pos.map_or(0, |p| p.line),
+            column: pos.map_or(0, |p| p.column),
+            message,
+        }
+    }
+
+    fn known(&self, id: &str) -> bool {
+        self.table.get(id).is_some()
+    }
+
+    fn unknown(&self, id: &str, offset: usize) -> ManifestError {
+        self.err_at(
+            Some(offset),
+            format!(
+                "unknown client `{id}`; known clients: {}",
+                self.table.ids().join(", ")
+            ),
+        )
+    }
+
+    /// The top-level `clients`: "detected" (or left out), or known ids.
+    fn clients(&self, raw: Option<RawClients>) -> Result<ClientChoice, ManifestError> {
+        Ok(match raw {
+            None => ClientChoice::Detected,
+            Some(RawClients::Word(w)) if w == "detected" => ClientChoice::Detected,
+            Some(RawClients::Word(w)) => {
+                return Err(self.err_at(
+                    self.text.find("clients").map(|o| o + 1).or(Some(0)),
+                    format!("`clients` is `{w}`: give a list of client ids or \"detected\""),
+                ));
+            }
+            Some(RawClients::List(ids)) => {
+                for id in &ids {
+                    if !self.known(id) {
+                        return Err(self.unknown(id, find_string(self.text, id, 0)));
+                    }
+                }
+                ClientChoice::Ids(ids)
+            }
+        })
+    }
+
+    fn scope(&self, raw: Option<&str>) -> Result<Scope, ManifestError> {
+        match raw {
+            None | Some("user") => Ok(Scope::User),
+            Some("project") => Ok(Scope::Project),
+            Some("local") => Ok(Scope::Local),
+            Some(other) => Err(self.err_at(
+                Some(find_string(self.text, other, 0)),
+                format!("`scope` is `{other}`: use \"user\", \"project\" or \"local\""),
+            )),
+        }
+    }
+
+    /// One `[servers.NAME]` (at `line`), checked in the order its errors are reported.
+    fn server(
+        &self,
+        name: &str,
+        spanned: toml::Spanned<RawServer>,
+        clients: &ClientChoice,
+        line: usize,
+    ) -> Result<ServerSpec, ManifestError> {
+        let start = spanned.span().start;
+        let mut server = spanned.into_inner();
+        let at = |message: String| self.err_at(Some(start), format!("server `{name}`: {message}"));
+        crate::entry::validate_name(name).map_err(at)?;
+        let registry = registry_of(&server, &at)?;
+        let mut secrets = Vec::new();
+        for (var, secret) in server.secrets.iter().flatten() {
+            secrets.push(
+                crate::entry::launcher::EnvSecret::new(var, secret).map_err(|e| {
+                    self.err_at(
+                        Some(find_string(self.text, secret, start)),
+                        format!(
+                            "server `{name}`: `secrets`: {e}; write `secrets = {{ GITHUB_TOKEN = \"github\" }}` (the variable, or header, then the secret's name in `mcpctl secret list`)"
+                        ),
+                    )
+                })?,
+            );
+        }
+        let stand_in = registry.as_ref().map(|(name, _)| name.clone());
+        let mut transport = transport_of(&mut server, stand_in, &at)?;
+        if let Transport::Stdio { command, args, .. } = &mut transport {
+            // `cmd /c npx` is Windows-only spelling; the manifest keeps the logical command.
+            let (c, a, _) = crate::entry::logical(command, args);
+            *command = portable(&c);
+            *args = a.iter().map(|s| portable(s)).collect();
+        }
+        if let Some(ids) = &server.clients {
+            for id in ids {
+                if !self.known(id) {
+                    return Err(self.unknown(id, find_string(self.text, id, start)));
+                }
+                if let ClientChoice::Ids(top) = clients
+                    && !top.contains(id)
+                {
+                    return Err(at(format!(
+                        "`clients` names `{id}`, which the manifest's top-level `clients` does not; a server's list may only narrow it"
+                    )));
+                }
+            }
+        }
+        let mut client_fields = IndexMap::new();
+        for (id, fields) in server.client.unwrap_or_default() {
+            if !self.known(&id) {
+                return Err(self.unknown(&id, find_string(self.text, &id, start)));
+            }
+            let value = serde_json::to_value(fields).map_err(|e| at(e.to_string()))?;
+            if let Value::Object(map) = value {
+                client_fields.insert(id, map);
+            }
+        }
+        Ok(ServerSpec {
+            entry: ServerEntry {
+                transport,
+                extras: Map::new(),
+            },
+            clients: server.clients,
+            enabled: server.enabled.unwrap_or(true),
+            client_fields,
+            registry,
+            secrets,
+            line,
+        })
+    }
+
+    /// `[profiles.NAME]`, each naming servers of this manifest.
+    fn profiles(
+        &self,
+        raw: IndexMap<String, toml::Spanned<RawProfile>>,
+        servers: &IndexMap<String, ServerSpec>,
+    ) -> Result<IndexMap<String, Vec<String>>, ManifestError> {
+        let mut profiles = IndexMap::new();
+        for (name, spanned) in raw {
+            let start = spanned.span().start;
+            let profile = spanned.into_inner();
+            for server in &profile.servers {
+                if !servers.contains_key(server) {
+                    return Err(self.err_at(
+                        Some(find_string(self.text, server, start)),
+                        format!(
+                            "profile `{name}` names `{server}`, which is not a server in this manifest{}",
+                            crate::suggest::closest(server, servers.keys().map(String::as_str))
+                                .map(|near| format!("; did you mean `{near}`?"))
+                                .unwrap_or_default()
+                        ),
+                    ));
+                }
+            }
+            profiles.insert(name, profile.servers);
+        }
+        Ok(profiles)
+    }
+}
+
+/// `registry = "NAME@VERSION"`: a registry name and a pinned version, and no `command`
+/// or `url` beside it.
+fn registry_of(
+    server: &RawServer,
+    at: &dyn Fn(String) -> ManifestError,
+) -> Result<Option<(String, String)>, ManifestError> {
+    let Some(spec) = &server.registry else {
+        return Ok(None);
+    };
+    if server.command.is_some() || server.url.is_some() {
+        return Err(at(
+            "has `registry` and `command` or `url`; a registry server is resolved from the registry".into(),
+        ));
+    }
+    match crate::registry::split_version(spec) {
+        (name, Some(version)) if crate::registry::is_registry_name(name) && !version.is_empty() => {
+            Ok(Some((name.to_owned(), version.to_owned())))
+        }
+        (name, _) => Err(at(format!(
+            "`registry = \"{spec}\"` needs a registry name and a pinned version: `registry = \"{name}@VERSION\"` (see `mcpctl search`)"
+        ))),
+    }
+}
+
+/// A server's transport: `command` (or the registry name standing in for it) with
+/// `args`, `env`, `cwd`; or `url` with `transport` and `headers`. Never both, never
+/// neither, and no field of the other kind.
+fn transport_of(
+    server: &mut RawServer,
+    stand_in: Option<String>,
+    at: &dyn Fn(String) -> ManifestError,
+) -> Result<Transport, ManifestError> {
+    match (server.command.take().or(stand_in), server.url.take()) {
+        (Some(_), Some(_)) => Err(at(
+            "has both `command` and `url`; a server is either local or remote".into(),
+        )),
+        (None, None) => Err(at("needs `command` (local) or `url` (remote)".into())),
+        (Some(command), None) => {
+            if server.headers.is_some() || server.transport.is_some() {
+                return Err(at(
+                    "`headers` and `transport` are for remote (`url`) servers".into(),
+                ));
+            }
+            if command.trim().is_empty() {
+                return Err(at("`command` is empty".into()));
+            }
+            Ok(Transport::Stdio {
+                command,
+                args: server.args.take().unwrap_or_default(),
+                env: portable_map(server.env.take()),
+                cwd: server.cwd.take(),
+            })
+        }
+        (None, Some(url)) => {
+            if server.args.is_some() || server.env.is_some() || server.cwd.is_some() {
+                return Err(at(
+                    "`args`, `env` and `cwd` are for local (`command`) servers".into(),
+                ));
+            }
+            let kind = match server.transport.as_deref() {
+                None | Some("http") => RemoteKind::Http,
+                Some("sse") => RemoteKind::Sse,
+                Some(other) => {
+                    return Err(at(format!(
+                        "`transport` is `{other}`: use \"http\" or \"sse\""
+                    )));
+                }
+            };
+            Ok(Transport::Remote {
+                url: portable(&url),
+                kind,
+                headers: portable_map(server.headers.take()),
+            })
+        }
     }
 }
 

@@ -786,7 +786,7 @@ impl<'r, 'a> Planner<'r, 'a> {
             ));
         }
         // A VS Code prompt in the manifest is a variable everywhere else.
-        let (entry, prompts) = crate::entry::render::client_inputs(entry, client);
+        let (entry, prompts) = crate::entry::render::for_client_inputs(&entry, client);
         for id in prompts {
             self.plan.notes.push(format!(
                 "{}: `${{input:{id}}}` is a VS Code prompt; `{name}` gets `${{{}}}` instead: set it where {} runs",
@@ -796,7 +796,7 @@ impl<'r, 'a> Planner<'r, 'a> {
             ));
         }
         let (rendered, mut wanted, notes) =
-            crate::entry::render::render_entry(ctx.platform.os, client, entry, false)
+            crate::entry::render::render(ctx.platform.os, client, &entry, false)
                 .map_err(|e| e.context(format!("server `{name}` for {}", client.name)))?;
         // An administrator's policy keeps it out of this client: apply would write an
         // entry the client refuses to load.

@@ -87,4 +87,3 @@ pub fn get(_service: &str, name: &str) -> Result<Value, SecretError> {
 pub fn delete(_service: &str, name: &str) -> Result<bool, SecretError> {
     Err(not_built(name))
 }
-

@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::entry::{Dialect, RemoteKind, ServerEntry, Transport};
@@ -212,11 +212,6 @@ impl Ledger {
         self
     }
 
-    /// Whether two records are of one entry (only a hand-edited file has that).
-    pub fn has_duplicates(&self) -> bool {
-        self.index.len() != self.entries.len()
-    }
-
     /// Every record, in file order.
     pub fn entries(&self) -> &[Record] {
         &self.entries
@@ -271,106 +266,86 @@ impl Ledger {
 /// The fingerprint of a canonical entry: SHA-256 over its canonical text, the compact
 /// JSON object `{"command","args","env"[,"cwd"],"extras"}` (or `{"url","transport",
 /// "headers","extras"}`) with the maps' keys sorted and housekeeping left out of
-/// `extras`. The text is printed straight from the entry (`Canonical`), not from a
-/// `Value` built for it: a plan fingerprints every entry of every file, and fingerprints
-/// recorded by earlier versions must stay the same (`tests::canonical_text_is_the_one_built_as_a_value`).
+/// `extras`. Fingerprints recorded in ledgers must stay the same
+/// (`tests::canonical_text_is_the_one_built_as_a_value`).
 pub fn fingerprint(entry: &ServerEntry) -> Fingerprint {
-    let mut text = Vec::with_capacity(256);
-    // Writing to a `Vec` cannot fail, nor can serializing strings and JSON values.
-    let _ = serde_json::to_writer(&mut text, &Canonical(entry));
-    named(&Sha256::digest(&text))
-}
-
-/// `sha256:` and the digest in lower-case hex.
-fn named(digest: &[u8]) -> Fingerprint {
-    let mut hex = String::with_capacity(7 + 64);
-    hex.push_str("sha256:");
-    // Not `format!` per byte: a plan fingerprints every entry of every file.
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    for &byte in digest {
-        hex.push(char::from(HEX[usize::from(byte >> 4)]));
-        hex.push(char::from(HEX[usize::from(byte & 0xf)]));
-    }
-    Fingerprint(hex)
-}
-
-/// An entry as its canonical JSON object (see `fingerprint`).
-struct Canonical<'a>(&'a ServerEntry);
-
-impl Serialize for Canonical<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let entry = self.0;
-        let mut map = serializer.serialize_map(None)?;
-        match &entry.transport {
-            Transport::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-            } => {
-                map.serialize_entry("command", command)?;
-                map.serialize_entry("args", args)?;
-                map.serialize_entry("env", &SortedStrings(env))?;
-                if let Some(cwd) = cwd {
-                    map.serialize_entry("cwd", cwd)?;
-                }
-            }
-            Transport::Remote { url, kind, headers } => {
-                map.serialize_entry("url", url)?;
-                let kind = match kind {
-                    RemoteKind::Http => "http",
-                    RemoteKind::Sse => "sse",
-                };
-                map.serialize_entry("transport", kind)?;
-                map.serialize_entry("headers", &SortedStrings(headers))?;
+    let mut canonical = Map::new();
+    match &entry.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            canonical.insert("command".into(), Value::String(command.clone()));
+            canonical.insert(
+                "args".into(),
+                Value::Array(args.iter().cloned().map(Value::String).collect()),
+            );
+            canonical.insert("env".into(), sorted_strings(env));
+            if let Some(cwd) = cwd {
+                canonical.insert("cwd".into(), Value::String(cwd.clone()));
             }
         }
-        let mut extras: Vec<(&String, &Value)> = entry
-            .extras
-            .iter()
-            .filter(|(k, _)| !HOUSEKEEPING_KEYS.contains(&k.as_str()))
-            .collect();
-        extras.sort_by(|a, b| a.0.cmp(b.0));
-        map.serialize_entry("extras", &SortedPairs(extras))?;
-        map.end()
-    }
-}
-
-/// A map of strings with its pairs sorted.
-struct SortedStrings<'a>(&'a crate::entry::StringMap);
-
-impl Serialize for SortedStrings<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut pairs: Vec<_> = self.0.iter().collect();
-        pairs.sort();
-        serializer.collect_map(pairs)
-    }
-}
-
-/// An object's pairs, already sorted by key, each value with its objects' keys sorted.
-struct SortedPairs<'a>(Vec<(&'a String, &'a Value)>);
-
-impl Serialize for SortedPairs<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_map(self.0.iter().map(|(k, v)| (k, Sorted(v))))
-    }
-}
-
-/// A JSON value with every object's keys sorted.
-struct Sorted<'a>(&'a Value);
-
-impl Serialize for Sorted<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            Value::Object(map) => {
-                let mut pairs: Vec<_> = map.iter().collect();
-                pairs.sort_by(|a, b| a.0.cmp(b.0));
-                SortedPairs(pairs).serialize(serializer)
-            }
-            Value::Array(items) => serializer.collect_seq(items.iter().map(Sorted)),
-            other => other.serialize(serializer),
+        Transport::Remote { url, kind, headers } => {
+            canonical.insert("url".into(), Value::String(url.clone()));
+            let kind = match kind {
+                RemoteKind::Http => "http",
+                RemoteKind::Sse => "sse",
+            };
+            canonical.insert("transport".into(), Value::String(kind.into()));
+            canonical.insert("headers".into(), sorted_strings(headers));
         }
+    }
+    let mut extras: Vec<(&String, &Value)> = entry
+        .extras
+        .iter()
+        .filter(|(k, _)| !HOUSEKEEPING_KEYS.contains(&k.as_str()))
+        .collect();
+    extras.sort_by(|a, b| a.0.cmp(b.0));
+    canonical.insert(
+        "extras".into(),
+        Value::Object(
+            extras
+                .into_iter()
+                .map(|(k, v)| (k.clone(), sorted(v)))
+                .collect(),
+        ),
+    );
+    let text = Value::Object(canonical).to_string();
+    let hex: String = Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    Fingerprint(format!("sha256:{hex}"))
+}
+
+fn sorted_strings(map: &crate::entry::StringMap) -> Value {
+    let mut pairs: Vec<_> = map.iter().collect();
+    pairs.sort();
+    Value::Object(
+        pairs
+            .into_iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect(),
+    )
+}
+
+/// `value` with every object's keys sorted (serde_json keeps insertion order here).
+fn sorted(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut pairs: Vec<_> = map.iter().collect();
+            pairs.sort_by(|a, b| a.0.cmp(b.0));
+            Value::Object(
+                pairs
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), sorted(v)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+        other => other.clone(),
     }
 }
 
@@ -384,88 +359,8 @@ pub fn fingerprint_raw(dialect: &Dialect<'_>, raw: &RawEntry) -> Option<Fingerpr
 mod tests {
     use super::*;
     use crate::clients::ClientTable;
-    use proptest::prelude::*;
     use serde_json::Map;
     use serde_json::json;
-
-    /// The fingerprint as versions up to 2026-12 computed it: a `Value` built, printed and
-    /// hashed. The reference the streamed text is held to.
-    fn fingerprint_via_value(entry: &ServerEntry) -> Fingerprint {
-        let mut canonical = Map::new();
-        match &entry.transport {
-            Transport::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-            } => {
-                canonical.insert("command".into(), Value::String(command.clone()));
-                canonical.insert(
-                    "args".into(),
-                    Value::Array(args.iter().cloned().map(Value::String).collect()),
-                );
-                canonical.insert("env".into(), sorted_strings(env));
-                if let Some(cwd) = cwd {
-                    canonical.insert("cwd".into(), Value::String(cwd.clone()));
-                }
-            }
-            Transport::Remote { url, kind, headers } => {
-                canonical.insert("url".into(), Value::String(url.clone()));
-                let kind = match kind {
-                    RemoteKind::Http => "http",
-                    RemoteKind::Sse => "sse",
-                };
-                canonical.insert("transport".into(), Value::String(kind.into()));
-                canonical.insert("headers".into(), sorted_strings(headers));
-            }
-        }
-        let mut extras: Vec<(&String, &Value)> = entry
-            .extras
-            .iter()
-            .filter(|(k, _)| !HOUSEKEEPING_KEYS.contains(&k.as_str()))
-            .collect();
-        extras.sort_by(|a, b| a.0.cmp(b.0));
-        canonical.insert(
-            "extras".into(),
-            Value::Object(
-                extras
-                    .into_iter()
-                    .map(|(k, v)| (k.clone(), sorted(v)))
-                    .collect(),
-            ),
-        );
-        let text = Value::Object(canonical).to_string();
-        named(&Sha256::digest(text.as_bytes()))
-    }
-
-    fn sorted_strings(map: &crate::entry::StringMap) -> Value {
-        let mut pairs: Vec<_> = map.iter().collect();
-        pairs.sort();
-        Value::Object(
-            pairs
-                .into_iter()
-                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-                .collect(),
-        )
-    }
-
-    /// `value` with every object's keys sorted (serde_json keeps insertion order here).
-    fn sorted(value: &Value) -> Value {
-        match value {
-            Value::Object(map) => {
-                let mut pairs: Vec<_> = map.iter().collect();
-                pairs.sort_by(|a, b| a.0.cmp(b.0));
-                Value::Object(
-                    pairs
-                        .into_iter()
-                        .map(|(k, v)| (k.clone(), sorted(v)))
-                        .collect(),
-                )
-            }
-            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
-            other => other.clone(),
-        }
-    }
 
     fn print(id: &str, raw: Value) -> Fingerprint {
         let table = ClientTable::builtin().unwrap();
@@ -555,9 +450,8 @@ mod tests {
         ]
     }
 
-    /// Fingerprints in ledgers written by earlier versions stay the same: the streamed
-    /// canonical text is the one that used to be built as a `Value`, for entries of every
-    /// shape, and three values are pinned as recorded before the change.
+    /// Fingerprints in ledgers written by earlier versions stay the same: for entries of
+    /// every shape, three values are pinned as recorded in December 2026.
     #[test]
     fn canonical_text_is_the_one_built_as_a_value() {
         let pinned = [
@@ -566,72 +460,7 @@ mod tests {
             "sha256:60c7fa5a420044662c4f2e831b5822011d99ae28b09c4d15be28d7023cb8d322",
         ];
         for (entry, pin) in entries_of_every_shape().iter().zip(pinned) {
-            assert_eq!(
-                fingerprint(entry),
-                fingerprint_via_value(entry),
-                "{entry:?}"
-            );
             assert_eq!(fingerprint(entry).as_str(), pin, "{entry:?}");
-        }
-    }
-
-    fn json_value() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::Bool),
-            any::<i64>().prop_map(Value::from),
-            any::<u64>().prop_map(Value::from),
-            (-1e300f64..1e300).prop_map(Value::from),
-            "\\PC{0,8}|[\\x00-\\x1f\"\\\\]{0,3}".prop_map(Value::String),
-        ];
-        leaf.prop_recursive(3, 24, 4, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-                prop::collection::vec(("[a-z]{0,3}|disabled|timeout", inner), 0..4)
-                    .prop_map(|pairs| Value::Object(pairs.into_iter().collect())),
-            ]
-        })
-    }
-
-    fn string_map() -> impl Strategy<Value = crate::entry::StringMap> {
-        prop::collection::vec(("[A-Z_]{0,4}", "\\PC{0,6}"), 0..4)
-            .prop_map(|pairs| pairs.into_iter().collect())
-    }
-
-    fn server_entry() -> impl Strategy<Value = ServerEntry> {
-        let stdio = (
-            "\\PC{0,8}",
-            prop::collection::vec("\\PC{0,6}", 0..4),
-            string_map(),
-            prop::option::of("\\PC{0,6}"),
-        )
-            .prop_map(|(command, args, env, cwd)| Transport::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-            });
-        let remote = ("\\PC{0,12}", any::<bool>(), string_map()).prop_map(|(url, sse, headers)| {
-            Transport::Remote {
-                url,
-                kind: if sse {
-                    RemoteKind::Sse
-                } else {
-                    RemoteKind::Http
-                },
-                headers,
-            }
-        });
-        let extras = prop::collection::vec(("[a-z]{0,3}|disabled|autoApprove", json_value()), 0..4)
-            .prop_map(|pairs| pairs.into_iter().collect::<Map<String, Value>>());
-        (prop_oneof![stdio, remote], extras)
-            .prop_map(|(transport, extras)| ServerEntry { transport, extras })
-    }
-
-    proptest! {
-        #[test]
-        fn streamed_fingerprint_is_the_value_fingerprint(entry in server_entry()) {
-            prop_assert_eq!(fingerprint(&entry), fingerprint_via_value(&entry));
         }
     }
 

@@ -527,14 +527,6 @@ impl State {
     ) -> anyhow::Result<Result<(), fs::FsError>> {
         // Re-read under the lock: another mcpctl may have recorded since we read.
         let mut ledger = self.read_ledger()?;
-        if !replay {
-            if changes.is_empty() {
-                return Ok(Ok(()));
-            }
-            if let Some(text) = merged_text(&ledger, changes)? {
-                return Ok(write_ledger(root, &text));
-            }
-        }
         let mut changed = false;
         for change in changes {
             if replay && ledger.lookup(&change.entry) != change.before.as_ref() {
@@ -580,20 +572,10 @@ impl State {
         &self,
         measured: &[(&crate::entry::ServerEntry, usize, usize)],
     ) -> Result<(), fs::FsError> {
-        self.remember_probes(measured, &[])
-    }
-
-    /// [`State::remember_tokens`], and how long each handshake in `starts` took
-    /// (`(entry, milliseconds)`): `doctor` starts the costliest first next time.
-    pub fn remember_probes(
-        &self,
-        measured: &[(&crate::entry::ServerEntry, usize, usize)],
-        starts: &[(&crate::entry::ServerEntry, u64)],
-    ) -> Result<(), fs::FsError> {
         let Some(root) = &self.root else {
             return Ok(());
         };
-        if measured.is_empty() && starts.is_empty() {
+        if measured.is_empty() {
             return Ok(());
         }
         let path = root.join(TOKENS_FILE);
@@ -607,15 +589,6 @@ impl State {
                 tokens::Measured {
                     tokens: *tokens,
                     tools: *tools,
-                    time: time.clone(),
-                },
-            );
-        }
-        for (entry, ms) in starts {
-            cache.put_start(
-                entry,
-                tokens::Started {
-                    ms: *ms,
                     time: time.clone(),
                 },
             );
@@ -646,54 +619,6 @@ impl State {
             })
             .collect()
     }
-}
-
-/// The ledger file's text once `changes` are applied to `ledger` in order, as
-/// `save_ledger`'s record-by-record path writes it (each `put` or `remove`, then sorted
-/// by entry and printed), built without copying a record: every record and change is
-/// sorted by its key (stably, so for one key the file's record comes first, then the
-/// changes in order), and the last of each key is the one kept (a removal keeps none).
-/// `None` for a ledger with two records of one entry (a hand-edited file), whose
-/// duplicates only the record-by-record path keeps as they were.
-/// Pinned to that path by `tests::merged_ledger_is_the_one_put_record_by_record`.
-fn merged_text(ledger: &Ledger, changes: &[LedgerChange]) -> anyhow::Result<Option<String>> {
-    if ledger.has_duplicates() {
-        return Ok(None);
-    }
-    let mut all: Vec<(&EntryKey, Option<&Record>)> =
-        Vec::with_capacity(ledger.entries().len() + changes.len());
-    all.extend(ledger.entries().iter().map(|r| (&r.entry, Some(r))));
-    // `put` files a record under its own key; `remove` drops the change's key.
-    all.extend(changes.iter().map(|c| match &c.after {
-        Some(record) => (&record.entry, Some(record)),
-        None => (&c.entry, None),
-    }));
-    all.sort_by(|a, b| a.0.cmp(b.0));
-    let mut entries: Vec<&Record> = Vec::with_capacity(all.len());
-    for (i, (key, record)) in all.iter().enumerate() {
-        if all.get(i + 1).is_some_and(|(next, _)| next == key) {
-            continue;
-        }
-        entries.extend(*record);
-    }
-    /// The shape `Ledger` serializes as (its index is skipped).
-    #[derive(serde::Serialize)]
-    struct Saved<'a> {
-        version: u32,
-        entries: Vec<&'a Record>,
-    }
-    // About 340 bytes a record, pretty-printed: one allocation for a large ledger.
-    let mut text = Vec::with_capacity(64 + entries.len() * 384);
-    serde_json::to_writer_pretty(
-        &mut text,
-        &Saved {
-            version: ledger::VERSION,
-            entries,
-        },
-    )?;
-    text.push(b'\n');
-    // serde_json writes UTF-8 only.
-    Ok(Some(String::from_utf8(text)?))
 }
 
 /// A journal record's id: a zero-padded nanosecond stamp (sortable), then the pid.
@@ -776,85 +701,6 @@ mod tests {
 
     fn fp(s: &str) -> Fingerprint {
         serde_json::from_value(serde_json::json!(s)).unwrap()
-    }
-
-    /// `save_ledger` as it was before `merged_text`: every change put or removed in
-    /// order, then the ledger sorted and printed.
-    fn put_record_by_record(ledger: &Ledger, changes: &[LedgerChange]) -> String {
-        let mut ledger = ledger.clone();
-        for change in changes {
-            match &change.after {
-                Some(record) => {
-                    ledger.put(record.clone());
-                }
-                None => {
-                    ledger.remove(&change.entry);
-                }
-            }
-        }
-        ledger.version = ledger::VERSION;
-        ledger.sort();
-        let mut text = serde_json::to_string_pretty(&ledger).unwrap();
-        text.push('\n');
-        text
-    }
-
-    /// A record of one of a few entries in two files, with a few fingerprints.
-    fn small_record() -> impl proptest::strategy::Strategy<Value = Record> {
-        use proptest::prelude::*;
-        (0..2usize, 0..6usize, 0..3usize, any::<bool>()).prop_map(|(file, name, fp_of, created)| {
-            Record {
-                entry: EntryKey {
-                    path: ["/x/mcp.json", "/x/.codex/config.toml"][file].into(),
-                    key: vec!["mcpServers".into()],
-                    name: format!("s{name}"),
-                },
-                fingerprint: fp(&format!("sha256:{fp_of}")),
-                source: Origin::manifest(Path::new("/m/mcpctl.toml")),
-                created: Created::file(created),
-                time: "2026-12-03T14:00:00Z".into(),
-            }
-        })
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn merged_ledger_is_the_one_put_record_by_record(
-            file in proptest::collection::vec((small_record(), proptest::bool::weighted(0.2)), 0..10),
-            changes in proptest::collection::vec(
-                (small_record(), small_record(), 0..4u8), 0..14),
-        ) {
-            // The ledger as a file would hold it: puts and removes in any order.
-            let mut ledger = Ledger::default();
-            for (record, drop) in file {
-                if drop {
-                    ledger.remove(&record.entry);
-                } else {
-                    ledger.put(record);
-                }
-            }
-            let changes: Vec<LedgerChange> = changes
-                .into_iter()
-                .map(|(a, b, how)| match how {
-                    // A removal; a record put under its own key; one under another key.
-                    0 => LedgerChange { entry: a.entry, before: None, after: None },
-                    1 | 2 => LedgerChange { entry: a.entry.clone(), before: None, after: Some(a) },
-                    _ => LedgerChange { entry: a.entry, before: None, after: Some(b) },
-                })
-                .collect();
-            let merged = merged_text(&ledger, &changes).unwrap();
-            proptest::prop_assert_eq!(merged, Some(put_record_by_record(&ledger, &changes)));
-        }
-    }
-
-    #[test]
-    fn a_ledger_with_two_records_of_one_entry_is_saved_record_by_record() {
-        let text = r#"{"version": 1, "entries": [
-            {"path": "/x/mcp.json", "key": ["mcpServers"], "name": "a", "fingerprint": "sha256:1", "source": "add", "created_file": false, "time": "t"},
-            {"path": "/x/mcp.json", "key": ["mcpServers"], "name": "a", "fingerprint": "sha256:2", "source": "add", "created_file": false, "time": "t"}
-        ]}"#;
-        let ledger = serde_json::from_str::<Ledger>(text).unwrap().indexed();
-        assert!(merged_text(&ledger, &[]).unwrap().is_none());
     }
 
     #[test]

@@ -7,10 +7,9 @@
 //! left out, so the same server in Cursor and in Codex is one measurement. A cache: a
 //! damaged or missing file reads as "nothing measured", never as an error.
 //!
-//! Beside the tokens, how long each server's last handshake took (`starts`, under the
-//! same key): `doctor` starts the costliest servers first, so that a few slow ones are
-//! not left to run alone at the end (see `handshake::probe_many_by_cost`). Only a
-//! number of milliseconds and a time are kept per key, never anything from the entry.
+//! A file an older mcpctl wrote may also hold `starts` (how long each handshake took,
+//! once used to order doctor's starts): it is ignored, and dropped when the file is
+//! next written.
 
 use std::collections::BTreeMap;
 
@@ -34,25 +33,12 @@ pub struct Measured {
     pub time: String,
 }
 
-/// How long a server's handshake took, from its start to its verdict (its ending not
-/// counted).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Started {
-    pub ms: u64,
-    /// When (RFC 3339, UTC).
-    pub time: String,
-}
-
 /// The file's content.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Tokens {
     pub version: u32,
     #[serde(default)]
     pub servers: BTreeMap<String, Measured>,
-    /// The last handshake's duration per server (a file without it reads as none
-    /// measured, and one with nothing measured is written without it).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub starts: BTreeMap<String, Started>,
 }
 
 impl Tokens {
@@ -65,33 +51,17 @@ impl Tokens {
     pub fn put(&mut self, entry: &ServerEntry, measured: Measured) {
         self.servers
             .insert(key(entry).as_str().to_owned(), measured);
-        keep_newest(&mut self.servers, |m| &m.time);
-    }
-
-    /// How long the last handshake of a server started as `entry` took.
-    pub fn start_ms(&self, entry: &ServerEntry) -> Option<u64> {
-        self.starts.get(key(entry).as_str()).map(|s| s.ms)
-    }
-
-    /// Remember how long a handshake took (replacing the older one), keeping at most
-    /// `KEPT`.
-    pub fn put_start(&mut self, entry: &ServerEntry, started: Started) {
-        self.starts.insert(key(entry).as_str().to_owned(), started);
-        keep_newest(&mut self.starts, |s| &s.time);
-    }
-}
-
-/// Drop the oldest values (by `time`) until at most `KEPT` are left.
-fn keep_newest<V>(map: &mut BTreeMap<String, V>, time: impl Fn(&V) -> &String) {
-    while map.len() > KEPT {
-        let oldest = map
-            .iter()
-            .min_by(|a, b| time(a.1).cmp(time(b.1)))
-            .map(|(k, _)| k.clone());
-        match oldest {
-            Some(k) => map.remove(&k),
-            None => break,
-        };
+        while self.servers.len() > KEPT {
+            let oldest = self
+                .servers
+                .iter()
+                .min_by(|a, b| a.1.time.cmp(&b.1.time))
+                .map(|(k, _)| k.clone());
+            match oldest {
+                Some(k) => self.servers.remove(&k),
+                None => break,
+            };
+        }
     }
 }
 
