@@ -8,6 +8,8 @@
 
 mod nesting;
 pub use nesting::carried_header;
+pub mod launcher;
+pub mod loading;
 pub mod render;
 pub mod snippet;
 pub mod spelling;
@@ -150,11 +152,11 @@ impl ServerEntry {
     }
 
     /// [`same_as`](Self::same_as), but a launcher or bridge entry is the same server
-    /// whichever mcpctl binary starts it (`secret_store::launcher::same_form`): what a
+    /// whichever mcpctl binary starts it (`launcher::same_form`): what a
     /// manifest's plan compares, so a project file written on another person's machine
     /// is in sync here.
     pub fn same_server(&self, new: &ServerEntry) -> bool {
-        crate::secret_store::launcher::same_form(&self.transport, &new.transport)
+        crate::entry::launcher::same_form(&self.transport, &new.transport)
             && self.has_extras_of(new)
     }
 
@@ -234,7 +236,7 @@ impl<'a> Dialect<'a> {
 
     /// Read an entry as the client spells it. Tolerant: any client's spelling of a modelled
     /// field is understood, so a snippet copied from another client's README reads too.
-    pub fn from_raw(&self, raw: &Value) -> Result<ServerEntry, EntryError> {
+    pub fn read_raw(self, raw: &Value) -> Result<ServerEntry, EntryError> {
         let Value::Object(map) = raw else {
             return Err(EntryError::NotAnObject(kind_of(raw)));
         };
@@ -370,13 +372,13 @@ impl<'a> Dialect<'a> {
     }
 
     /// Write an entry as the client spells it: modelled fields first, then the extras.
-    pub fn to_raw(&self, entry: &ServerEntry) -> Result<Value, EntryError> {
+    pub fn to_raw(self, entry: &ServerEntry) -> Result<Value, EntryError> {
         self.to_raw_named(entry, None)
     }
 
     /// `to_raw` for an entry called `name`, with the row's `defaults` (see `with_defaults`).
     pub fn to_raw_named(
-        &self,
+        self,
         entry: &ServerEntry,
         name: Option<&str>,
     ) -> Result<Value, EntryError> {
@@ -767,7 +769,7 @@ mod tests {
     fn dialect_roundtrip(id: &str, raw: Value) -> ServerEntry {
         let table = ClientTable::builtin().unwrap();
         let d = Dialect::of(table.get(id).unwrap());
-        let entry = d.from_raw(&raw).unwrap();
+        let entry = d.read_raw(&raw).unwrap();
         assert_eq!(d.to_raw(&entry).unwrap(), raw, "{id}");
         entry
     }
@@ -833,7 +835,7 @@ mod tests {
         let table = ClientTable::builtin().unwrap();
         let goose = Dialect::of(table.get("goose").unwrap());
         let entry = goose
-            .from_raw(&json!({"cmd":"uvx","args":["m"],"timeout":60}))
+            .read_raw(&json!({"cmd":"uvx","args":["m"],"timeout":60}))
             .unwrap();
         assert_eq!(
             goose.to_raw_named(&entry, Some("mem")).unwrap(),
@@ -841,7 +843,7 @@ mod tests {
         );
         // Rows without defaults are unchanged by a name.
         let cursor = Dialect::of(table.get("cursor").unwrap());
-        let entry = cursor.from_raw(&json!({"command":"x","args":[]})).unwrap();
+        let entry = cursor.read_raw(&json!({"command":"x","args":[]})).unwrap();
         assert_eq!(
             cursor.to_raw_named(&entry, Some("n")).unwrap(),
             cursor.to_raw(&entry).unwrap()
@@ -877,7 +879,7 @@ mod tests {
         let table = ClientTable::builtin().unwrap();
         let raw = json!({"url":"https://x"});
         let kind = |id: &str| match Dialect::of(table.get(id).unwrap())
-            .from_raw(&raw)
+            .read_raw(&raw)
             .unwrap()
             .transport
         {
@@ -890,27 +892,27 @@ mod tests {
     }
 
     #[test]
-    fn from_raw_rejects_bad_shapes() {
+    fn read_raw_rejects_bad_shapes() {
         let table = ClientTable::builtin().unwrap();
         let d = Dialect::of(table.get("cursor").unwrap());
         assert_eq!(
-            d.from_raw(&json!([])),
+            d.read_raw(&json!([])),
             Err(EntryError::NotAnObject("an array"))
         );
         assert!(matches!(
-            d.from_raw(&json!({"command":"x","url":"y"})),
+            d.read_raw(&json!({"command":"x","url":"y"})),
             Err(EntryError::Ambiguous(_))
         ));
         assert_eq!(
-            d.from_raw(&json!({"disabled":true})),
+            d.read_raw(&json!({"disabled":true})),
             Err(EntryError::NoTransport)
         );
         assert!(matches!(
-            d.from_raw(&json!({"command":"x","args":"y"})),
+            d.read_raw(&json!({"command":"x","args":"y"})),
             Err(EntryError::WrongType { .. })
         ));
         assert!(matches!(
-            d.from_raw(&json!({"command":"x","env":[]})),
+            d.read_raw(&json!({"command":"x","env":[]})),
             Err(EntryError::WrongType { .. })
         ));
     }

@@ -39,9 +39,6 @@ macro_rules! exit_codes_help {
     };
 }
 
-/// The exit codes as `--help` and docs/reference/exit-codes.md state them.
-pub const EXIT_CODES_HELP: &str = exit_codes_help!();
-
 /// An error meant for a person: the message, and what to do about it.
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]

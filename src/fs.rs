@@ -336,11 +336,6 @@ pub fn state_dir(explicit: Option<&Path>) -> Option<PathBuf> {
     )
 }
 
-/// Where backups go: `backups/` in the state directory.
-pub fn backup_dir(state_dir: Option<&Path>) -> Option<PathBuf> {
-    self::state_dir(state_dir).map(|d| d.join("backups"))
-}
-
 /// How many symlinks a path may go through (Linux's own limit, `ELOOP` beyond).
 const MAX_SYMLINKS: usize = 40;
 
@@ -819,19 +814,6 @@ fn restrict_new_file(file: &File) -> io::Result<()> {
 #[cfg(not(unix))]
 fn restrict_new_file(_file: &File) -> io::Result<()> {
     Ok(())
-}
-
-/// Keep the current bytes of `path` in `backups` (before mcpctl deletes or replaces it
-/// outside `write_atomic`).
-pub fn backup_now(path: &Path, backups: &Path) -> Result<PathBuf, FsError> {
-    let err = |source: io::Error| FsError::Backup {
-        path: path.to_path_buf(),
-        backups: backups.to_path_buf(),
-        source,
-    };
-    let target = identity(path);
-    let bytes = fs::read(&target).map_err(err)?;
-    backup::keep_bytes(&target, &bytes, backups).map_err(err)
 }
 
 /// The backups of the file at `path` (symlinks followed), newest first.

@@ -4,33 +4,89 @@
 //! `formats` (document) → `entry` (dialect) → `commands` (verb) → `output` (printing).
 //! `run` is the only place an error becomes an exit code.
 
-pub mod check;
-pub mod cli;
-pub mod clients;
-pub mod commands;
-pub mod entry;
-pub mod error;
-pub mod fault;
-pub mod formats;
-pub mod fs;
-pub mod handshake;
-pub mod loads;
-pub mod manifest;
-pub mod output;
-pub mod picker;
-pub mod platform;
-pub mod policy;
-pub mod registry;
-pub mod secret_store;
-pub mod secrets;
-pub mod session;
-pub mod sources;
-pub mod state;
-pub mod suggest;
-pub mod toggle;
-pub mod trust;
-pub mod unset;
-pub mod vars;
+pub(crate) mod check;
+pub(crate) mod cli;
+pub(crate) mod clients;
+pub(crate) mod commands;
+pub(crate) mod doctor;
+pub(crate) mod entry;
+pub(crate) mod error;
+pub(crate) mod fault;
+pub(crate) mod formats;
+pub(crate) mod fs;
+pub(crate) mod handshake;
+pub(crate) mod manifest;
+pub(crate) mod output;
+pub(crate) mod picker;
+pub(crate) mod platform;
+pub(crate) mod policy;
+pub(crate) mod registry;
+pub(crate) mod secret_store;
+pub(crate) mod secrets;
+pub(crate) mod session;
+pub(crate) mod sources;
+pub(crate) mod state;
+pub(crate) mod suggest;
+pub(crate) mod toggle;
+pub(crate) mod trust;
+pub(crate) mod unset;
+pub(crate) mod vars;
+
+/// What the integration tests (`tests/`) use of the library, and nothing else: the client
+/// table, the lint rules, the command line's definition, and the handshake they drive
+/// against real MCP servers. Every module is crate-private, so code no command reaches
+/// shows as dead.
+pub mod api {
+    pub mod handshake {
+        pub use crate::handshake::{
+            Era, Host, Launch, Phase, Probe, ProbeError, ProbeOptions, ProbeWarning, Status,
+            TimeoutSource, ToolCall, call, prepare, probe, probe_many,
+        };
+    }
+    pub mod entry {
+        pub use crate::entry::{RemoteKind, Transport};
+    }
+    pub mod platform {
+        pub use crate::platform::Os;
+    }
+    pub mod clients {
+        pub use crate::clients::ClientTable;
+    }
+    pub mod check {
+        pub use crate::check::RULES;
+        pub use crate::check::rules::markdown_table;
+    }
+    pub mod cli {
+        pub use crate::cli::Cli;
+    }
+}
+
+/// The floors of the house, lowest first: a module names modules on its own floor or
+/// below, never above, and no circle of modules names each other (the test
+/// `every_module_stands_on_its_floor_and_nothing_names_one_above` holds every file to it).
+/// Data flows up: the table (`clients.toml`) and the platform's paths, bytes and
+/// documents, an entry in a client's dialect, what mcpctl recorded and the protocol,
+/// then the session every command stands on, the engines, and the verbs on top.
+pub const FLOORS: &[(&str, &[&str])] = &[
+    (
+        "ground: errors, faults, the platform and its paths, variable syntax",
+        &["error", "fault", "platform", "suggest", "picker", "vars"],
+    ),
+    ("bytes and documents", &["fs", "formats"]),
+    ("the client table", &["clients", "sources", "trust"]),
+    (
+        "an entry in a client's dialect",
+        &["entry", "policy", "secrets", "unset"],
+    ),
+    ("records and printing", &["state", "secret_store", "output"]),
+    (
+        "the protocol, the lint rules, the registry, the command line",
+        &["handshake", "check", "registry", "cli"],
+    ),
+    ("the session every command stands on", &["session"]),
+    ("engines", &["toggle", "doctor", "manifest"]),
+    ("verbs", &["commands"]),
+];
 
 use std::ffi::OsString;
 use std::io::IsTerminal;
@@ -85,6 +141,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         cli.global.color,
         no_color,
     );
+    printer.set_home(platform.home().ok());
     printer.set_width(
         platform
             .var("COLUMNS")
@@ -226,61 +283,243 @@ fn context(
         interactive,
         state,
         argv,
-        json: global.json,
     })
 }
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::path::{Path, PathBuf};
 
-    use crate::commands::tests::{mentions, rust_files};
+    use crate::commands::tests::rust_files;
 
-    /// The table does not know the dialect, the format layer does not know entries, the
-    /// variable syntax does not know the table, and state does not know the manifest
-    /// (design §1: table → platform paths → format document → dialect → command).
-    #[test]
-    fn lower_layers_never_name_higher_ones() {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let rules: &[(&str, &[&str])] = &[
-            ("clients", &["crate::entry"]),
-            ("formats", &["crate::entry", "crate::clients"]),
-            ("vars", &["crate::clients", "crate::entry"]),
-            (
-                "state",
-                &["crate::manifest", "crate::session", "crate::commands"],
-            ),
-            (
-                "entry",
-                &["crate::session", "crate::commands", "crate::manifest"],
-            ),
-        ];
-        let mut offences = Vec::new();
-        for (module, banned) in rules {
-            let mut files = Vec::new();
-            let dir = src.join(module);
-            if dir.is_dir() {
-                rust_files(&dir, &mut files);
+    use super::FLOORS;
+
+    /// The code of a source file without its tests (`#[cfg(test)]` onwards; a `tests.rs`
+    /// file is all test).
+    fn code_of(path: &Path) -> String {
+        if path.file_name().is_some_and(|n| n == "tests.rs") {
+            return String::new();
+        }
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        text.split("#[cfg(test)]")
+            .next()
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    /// The names `prefix` is followed by in `code` (`crate::entry::X` → `entry`), with
+    /// the line each is first named on.
+    fn named_after(code: &str, prefix: &str) -> Vec<(String, usize)> {
+        let mut out = Vec::new();
+        for (n, line) in code.lines().enumerate() {
+            let trimmed = line.trim_start();
+            if trimmed.starts_with("//") {
+                continue;
             }
-            let single = src.join(format!("{module}.rs"));
-            if single.is_file() {
-                files.push(single);
+            for (at, _) in line.match_indices(prefix) {
+                let before = line[..at].chars().next_back();
+                if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                    continue;
+                }
+                let name: String = line[at + prefix.len()..]
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if !name.is_empty() {
+                    out.push((name, n + 1));
+                }
             }
-            assert!(!files.is_empty(), "no source for `{module}`");
+        }
+        out
+    }
+
+    /// The modules directly in `dir` (files and folders; `mod.rs`, `main.rs` and
+    /// `lib.rs` are not modules of their own), each with its source files.
+    fn modules_in(dir: &Path) -> BTreeMap<String, Vec<PathBuf>> {
+        let mut out = BTreeMap::new();
+        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = entry.unwrap_or_else(|e| panic!("{e}")).path();
+            let Some(stem) = path.file_stem().and_then(|s| s.to_str()).map(str::to_owned) else {
+                continue;
+            };
+            if matches!(stem.as_str(), "mod" | "main" | "lib") {
+                continue;
+            }
+            let files: &mut Vec<PathBuf> = out.entry(stem).or_default();
+            if path.is_dir() {
+                rust_files(&path, files);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+        out.retain(|_, files| !files.is_empty());
+        out
+    }
+
+    /// Arrows between the modules of one folder: `a → b` where a file of `a` names
+    /// `PREFIX::b` (`crate::session::edit`, or `super::edit` from a file directly in the
+    /// folder), each with where it is named.
+    fn arrows(
+        src: &Path,
+        modules: &BTreeMap<String, Vec<PathBuf>>,
+        prefix: &str,
+        dir: &Path,
+    ) -> BTreeMap<(String, String), String> {
+        let mut out = BTreeMap::new();
+        for (me, files) in modules {
             for file in files {
-                let text = std::fs::read_to_string(&file).unwrap();
-                // Tests may build a table or an entry to test with.
-                let code = text.split("#[cfg(test)]").next().unwrap_or_default();
-                for name in *banned {
-                    for hit in mentions(code, name) {
-                        offences.push(format!(
-                            "{}:{hit} (`{module}` must not name `{name}`)",
-                            file.strip_prefix(&src).unwrap().display()
-                        ));
+                let code = code_of(file);
+                let mut names = named_after(&code, prefix);
+                if file.parent() == Some(dir) && prefix != "crate::" {
+                    names.extend(named_after(&code, "super::"));
+                }
+                for (name, line) in names {
+                    if &name != me && modules.contains_key(&name) {
+                        out.entry((me.clone(), name)).or_insert_with(|| {
+                            format!(
+                                "src/{}:{line}",
+                                file.strip_prefix(src).unwrap_or(file).display()
+                            )
+                        });
                     }
                 }
             }
         }
+        out
+    }
+
+    /// A cycle among `arrows`, if there is one, as `a → b → … → a`.
+    fn cycle(arrows: &BTreeMap<(String, String), String>) -> Option<Vec<String>> {
+        let mut next: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (a, b) in arrows.keys() {
+            next.entry(a.as_str()).or_default().push(b.as_str());
+        }
+        // Depth first; `open` is the current path.
+        fn visit<'a>(
+            at: &'a str,
+            next: &BTreeMap<&'a str, Vec<&'a str>>,
+            open: &mut Vec<&'a str>,
+            done: &mut BTreeSet<&'a str>,
+        ) -> Option<Vec<String>> {
+            if let Some(i) = open.iter().position(|m| *m == at) {
+                let mut found: Vec<String> = open[i..].iter().map(|m| (*m).to_owned()).collect();
+                found.push(at.to_owned());
+                return Some(found);
+            }
+            if !done.insert(at) {
+                return None;
+            }
+            open.push(at);
+            for to in next.get(at).into_iter().flatten() {
+                if let Some(found) = visit(to, next, open, done) {
+                    return Some(found);
+                }
+            }
+            open.pop();
+            None
+        }
+        let mut done = BTreeSet::new();
+        next.keys()
+            .find_map(|start| visit(start, &next, &mut Vec::new(), &mut done))
+    }
+
+    /// Design §1 and §7: every module of `src/` stands on one floor of [`FLOORS`], names
+    /// only modules on its own floor or below, and the modules never name each other in
+    /// a circle (so no two import each other); inside every folder, likewise, its
+    /// modules form no circle.
+    #[test]
+    fn every_module_stands_on_its_floor_and_nothing_names_one_above() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let modules = modules_in(&src);
+        let mut floor_of: BTreeMap<&str, usize> = BTreeMap::new();
+        for (floor, (_, names)) in FLOORS.iter().enumerate() {
+            for name in *names {
+                assert!(
+                    floor_of.insert(name, floor).is_none(),
+                    "`{name}` stands on two floors of FLOORS"
+                );
+            }
+        }
+        let listed: BTreeSet<&str> = floor_of.keys().copied().collect();
+        let present: BTreeSet<&str> = modules.keys().map(String::as_str).collect();
+        assert_eq!(
+            listed, present,
+            "FLOORS in src/lib.rs must name every module of src/ once"
+        );
+        assert!(FLOORS.len() <= 9, "more than nine floors");
+
+        let top = arrows(&src, &modules, "crate::", &src);
+        let mut offences = Vec::new();
+        for ((from, to), at) in &top {
+            let (f, t) = (floor_of[from.as_str()], floor_of[to.as_str()]);
+            if t > f {
+                offences.push(format!(
+                    "{at}: `{from}` (floor {}, {}) names `{to}` (floor {}, {}) above it",
+                    f + 1,
+                    FLOORS[f].0,
+                    t + 1,
+                    FLOORS[t].0
+                ));
+            }
+        }
+        if let Some(circle) = cycle(&top) {
+            offences.push(format!("modules in a circle: {}", circle.join(" → ")));
+        }
+        // Inside each folder, at every depth.
+        let mut folders = Vec::new();
+        let mut stack = vec![(src.clone(), "crate".to_owned())];
+        while let Some((dir, path)) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{e}")) {
+                let sub = entry.unwrap_or_else(|e| panic!("{e}")).path();
+                if sub.is_dir()
+                    && let Some(name) = sub.file_name().and_then(|n| n.to_str())
+                {
+                    stack.push((sub.clone(), format!("{path}::{name}")));
+                    folders.push((sub.clone(), format!("{path}::{name}::")));
+                }
+            }
+        }
+        for (dir, prefix) in &folders {
+            let inner = modules_in(dir);
+            let inner_arrows = arrows(&src, &inner, prefix, dir);
+            if let Some(circle) = cycle(&inner_arrows) {
+                let at: Vec<&str> = circle
+                    .windows(2)
+                    .filter_map(|w| inner_arrows.get(&(w[0].clone(), w[1].clone())))
+                    .map(String::as_str)
+                    .collect();
+                offences.push(format!(
+                    "modules of `{}` in a circle: {} (at {})",
+                    prefix.trim_end_matches("::"),
+                    circle.join(" → "),
+                    at.join(", ")
+                ));
+            }
+        }
         assert!(offences.is_empty(), "{}", offences.join("\n"));
+    }
+
+    /// The test above finds what it is meant to find.
+    #[test]
+    fn a_circle_is_found() {
+        let arrows: BTreeMap<(String, String), String> = [("a", "b"), ("b", "c"), ("c", "a")]
+            .into_iter()
+            .map(|(a, b)| ((a.to_owned(), b.to_owned()), String::new()))
+            .collect();
+        assert_eq!(
+            cycle(&arrows).map(|c| c.join(" ")).as_deref(),
+            Some("a b c a")
+        );
+        let mut open = arrows.clone();
+        open.remove(&("c".to_owned(), "a".to_owned()));
+        assert_eq!(cycle(&open), None);
+        assert_eq!(
+            named_after(
+                "use crate::entry::X;\n// crate::fs\nx::crate::no",
+                "crate::"
+            ),
+            [("entry".to_owned(), 1)]
+        );
     }
 }

@@ -145,11 +145,7 @@ pub fn entropy_secret(value: &str) -> Option<&'static str> {
     (entropy >= 3.5 && classes >= 2).then_some("what looks like a secret")
 }
 
-/// A URL with its secrets replaced: the userinfo and secret query values.
-pub fn redact_url(url: &str) -> String {
-    scrub(url).into_owned()
-}
-
+#[cfg(test)]
 /// Arguments with their secrets replaced: a token anywhere, the value of a secret flag
 /// (`--api-key VALUE`, `--token=VALUE`), secrets in URL arguments.
 pub fn redact_args(args: &[String]) -> Vec<String> {
@@ -206,7 +202,7 @@ fn names_stored_secret(flag: &str, value: &str) -> bool {
     flag == "secret"
         && value.split_once('=').is_some_and(|(var, name)| {
             !var.is_empty()
-                && crate::secret_store::check_name(name).is_ok()
+                && crate::entry::launcher::is_secret_name(name)
                 // Another program's `--secret KEY=ghp_…` is still a token.
                 && pattern_secret(name).is_none()
                 && entropy_secret(name).is_none()

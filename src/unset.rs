@@ -100,8 +100,8 @@ pub fn todo(variable: &str) -> String {
 }
 
 /// [`find`] with mcpctl's environment (what `doctor` hands `prepare`).
-pub fn find_here(ctx: &crate::session::Context, transport: &Transport) -> Vec<Unset> {
-    let vars = ctx.platform.vars();
+pub fn find_here(platform: &crate::platform::Platform, transport: &Transport) -> Vec<Unset> {
+    let vars = platform.vars();
     find(transport, &|name| vars.get(name).cloned())
 }
 

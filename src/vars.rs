@@ -160,7 +160,7 @@ pub fn is_reference(text: &str) -> bool {
     !references(text).is_empty() && literal_text(text).trim().is_empty()
 }
 
-/// `text` without its `{secret:NAME}` placeholders (`secret_store::launcher`), which name
+/// `text` without its `{secret:NAME}` placeholders (`entry::launcher`), which name
 /// a stored secret and hold no value.
 fn strip_secret_placeholders(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.contains("{secret:") {

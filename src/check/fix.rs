@@ -128,7 +128,7 @@ pub fn each_literal_to_adopt(
             name_key: client.servers_name_key.as_deref(),
         };
         for (name, raw) in doc.servers(at)? {
-            if let Ok(entry) = dialect.from_raw(&raw) {
+            if let Ok(entry) = dialect.read_raw(&raw) {
                 each(&key, name, entry);
             }
         }
@@ -168,14 +168,14 @@ fn keys_in(doc: &dyn ConfigDoc, keys: &[Vec<String>]) -> anyhow::Result<Vec<Vec<
 /// The entry with every safe fix applied, or `None` when nothing applies.
 ///
 /// The entry is read and written through the client's dialect
-/// (`Dialect::from_raw` → `ServerEntry` → `Dialect::to_raw`), so fixes reason about the
+/// (`Dialect::read_raw` → `ServerEntry` → `Dialect::to_raw`), so fixes reason about the
 /// entry, never about how a client spells it; only the keys a fix is about are then taken
 /// from the rewritten entry, in the file's own key order.
 pub fn fix_entry(raw: &Value, target: &Target<'_>) -> Option<Value> {
     let Value::Object(map) = raw else { return None };
     let client = target.client;
     let dialect = Dialect::of(client);
-    let mut fixed = dialect.from_raw(raw).ok()?;
+    let mut fixed = dialect.read_raw(raw).ok()?;
     let mut fields: Vec<&str> = Vec::new();
     match &mut fixed.transport {
         Transport::Remote { url, kind, .. } => {

@@ -11,9 +11,14 @@ use crate::entry::spelling;
 use crate::formats::tree::{LineIndex, Member, Node, Parsed, Value};
 use crate::platform::Os;
 
-use super::rules::Rule;
-use super::rules::shape::Side;
-use super::{Finding, Severity, Target};
+use super::{Finding, Rule, Severity, Target};
+
+/// Which side of an entry is present: a command (local) or a URL (remote).
+pub(in crate::check) enum Side<'n> {
+    Stdio(&'n Member),
+    Remote(&'n Member),
+    Neither,
+}
 
 pub(crate) struct Linter<'a> {
     path: &'a str,

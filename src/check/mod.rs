@@ -17,7 +17,24 @@ use crate::clients::{Client, ClientTable, Scope, Unread};
 use crate::formats;
 use crate::platform::Os;
 
-pub use rules::{RULES, Rule, rule};
+pub use rules::{RULES, rule};
+
+/// One lint rule.
+#[derive(Debug)]
+pub struct Rule {
+    pub code: &'static str,
+    /// Kebab-case name (SARIF `name`).
+    pub name: &'static str,
+    /// The severity it usually has; some rules depend on scope or platform (see
+    /// `explanation`).
+    pub severity: Severity,
+    /// `--fix` can repair it.
+    pub fixable: bool,
+    pub title: &'static str,
+    pub explanation: &'static str,
+    /// A corrected entry (or file) showing the fix.
+    pub example: &'static str,
+}
 
 /// How bad a finding is. Ordered: `Info < Warning < Error`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -103,6 +120,7 @@ pub fn has_parse_error(findings: &[Finding]) -> bool {
         .any(|f| f.code == rules::syntax::PARSE_ERROR.code)
 }
 
+#[cfg(test)]
 /// The clients (and scope) whose file `path` may be, from the table's project paths and
 /// the tails of its user-path templates. Only the longest matches are kept
 /// (`.warp/.mcp.json` is Warp's, not the generic `.mcp.json`), in table order.
@@ -133,16 +151,8 @@ pub fn choose_client<'a>(
     candidates.first().copied()
 }
 
-/// A file no client reads that `path` may be (row field `unread`: `~/.claude/mcp.json`,
-/// VS Code's `settings.json`, ...), matched like `infer_clients` by its literal tail; the
-/// longest match wins.
-pub fn infer_unread<'a>(table: &'a ClientTable, path: &Path) -> Option<(&'a Client, &'a Unread)> {
-    Tails::new(table).unread(path)
-}
-
 /// The literal tails of every client's paths, split and normalized once: `check` over
-/// thousands of files matches each against all of them ([`infer_clients`],
-/// [`infer_unread`]).
+/// thousands of files matches each against all of them ([`infer_clients`]).
 pub struct Tails<'a> {
     /// In table order, each client's project files then its user-path tails.
     clients: Vec<(&'a Client, Scope, Vec<String>)>,
@@ -207,7 +217,8 @@ impl<'a> Tails<'a> {
         best
     }
 
-    /// The file no client reads that `path` may be: see [`infer_unread`].
+    /// The file no client reads that `path` may be (row field `unread`: `~/.claude/mcp.json`,
+    /// VS Code's `settings.json`, ...), matched by its literal tail; the longest match wins.
     pub fn unread(&self, path: &Path) -> Option<(&'a Client, &'a Unread)> {
         let components = normalized_components(path);
         let mut best: Option<(usize, &Client, &Unread)> = None;

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 /// The variable syntax lives in `vars`; the table names it (`fields.var_syntax`).
 pub use crate::vars::VarSyntax;
-pub use row::{Approval, SourceKind, Switch, ToolFilter, Unread};
+pub use row::{Approval, PolicyKind, SourceKind, Switch, ToolFilter, Unread};
 pub use row::{DialectName, Fields, TransportName, UntypedRemote};
 use row::{Row, TableFile};
 pub use verified::{Date, Verified};
@@ -208,7 +208,7 @@ impl ReadOnlySource {
 /// An administrator's MCP policy file (row field `policy`; src/policy/ parses it).
 #[derive(Debug, Clone)]
 pub struct PolicyFile {
-    pub kind: crate::policy::PolicyKind,
+    pub kind: PolicyKind,
     macos: Vec<String>,
     linux: Vec<String>,
     windows: Vec<String>,

@@ -122,12 +122,34 @@ pub(crate) struct ReadOnlyRow {
     pub(crate) manage: String,
 }
 
+/// Which vendor's policy file (`clients.toml` `[[client.policy]] kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum PolicyKind {
+    /// Claude Code `managed-settings.json`.
+    ClaudeManaged,
+    /// GitHub Copilot enterprise `managed-settings.json`.
+    CopilotManaged,
+    /// Codex `requirements.toml`.
+    CodexRequirements,
+}
+
+impl PolicyKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PolicyKind::ClaudeManaged => "claude-managed",
+            PolicyKind::CopilotManaged => "copilot-managed",
+            PolicyKind::CodexRequirements => "codex-requirements",
+        }
+    }
+}
+
 /// An administrator's policy file (`clients.toml` `[[client.policy]]`): where it is per OS,
 /// and which vendor's shape it has.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct PolicyRow {
-    pub(crate) kind: crate::policy::PolicyKind,
+    pub(crate) kind: PolicyKind,
     pub(crate) paths: Paths,
     /// Where the file's rules are documented.
     pub(crate) source: String,

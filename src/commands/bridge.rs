@@ -7,12 +7,12 @@
 use std::process::ExitCode;
 
 use crate::cli::BridgeArgs;
+use crate::entry::launcher::fill;
 use crate::error::{ExitStatus, UserError};
 use crate::handshake::prepare::Secret;
 use crate::output::Printer;
 use crate::platform::Platform;
 use crate::secret_store::Store;
-use crate::secret_store::launcher::fill;
 
 pub fn run(args: BridgeArgs, platform: &Platform, printer: &Printer) -> ExitCode {
     match bridge(args, platform) {
@@ -34,7 +34,7 @@ fn bridge(args: BridgeArgs, platform: &Platform) -> anyhow::Result<()> {
         return Err(UserError::new(format!("`{url}` is not an http:// or https:// URL")).into());
     }
     let store = Store::for_platform(platform);
-    let mut resolve = |name: &str| store.resolve(name);
+    let mut resolve = |name: &str| store.resolve(name).map(|v| v.0);
     let mut filled = Vec::with_capacity(headers.len());
     for header in &headers {
         let Some((name, value)) = header.split_once('=').or_else(|| header.split_once(':')) else {

@@ -6,11 +6,11 @@
 use serde_json::{Map, Value};
 
 use crate::cli::CallArgs;
+use crate::doctor::probe::{exchange, failed, resolve};
 use crate::error::{ExitStatus, UserError};
 use crate::handshake::{ProbeError, ToolCall, clean_text, printable_lines};
 use crate::output::{Block, Paint, Printer, Report};
 use crate::session::Context;
-use crate::session::probe::{exchange, failed, resolve};
 
 pub fn run(args: CallArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
     let call = tool_call(&args)?;

@@ -2,17 +2,17 @@
 //! a real MCP handshake with each, in parallel, each with its own deadline.
 //!
 //! It only starts what the user's own config files say, and says so before it does.
-//! The verb reads the flags, hands them to the engine (`session::doctor`) and prints
+//! The verb reads the flags, hands them to the engine (`crate::doctor`) and prints
 //! its rows as each verdict is ready; the handshake lives in `handshake`.
 
 use serde::Serialize;
 
 use crate::cli::DoctorArgs;
+use crate::doctor::probe::{DoctorResult, Status, probe_options};
+use crate::doctor::{self, ClientTokens, Request, Rows, Shared, Summary, mark_of, plural};
 use crate::error::ExitStatus;
 use crate::handshake;
 use crate::output::{Block, Paint, Printer, Report};
-use crate::session::doctor::{self, ClientTokens, Request, Rows, Shared, Summary, mark_of, plural};
-use crate::session::probe::{DoctorResult, Status, probe_options};
 use crate::session::{Context, targets};
 
 /// doctor's result: `--json` is the whole document; the human form is the rows (unless
@@ -88,9 +88,11 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     // server finishes, so one slow server hides nothing (and a CI log shows verdicts).
     let total = checkup.starting();
     let streamed = total > 0;
+    // The painter outlives the printer's borrows below: it keeps its own home.
+    let home = printer.shown_home().map(std::path::Path::to_path_buf);
+    let paint = printer.painter().with_home(home.as_deref());
     if streamed {
         printer.stream(&[Block::Note(checkup.announcement())]);
-        let paint = printer.painter();
         for result in checkup.not_started() {
             printer.stream(&human.row(result, paint));
         }

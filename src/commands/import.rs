@@ -17,7 +17,7 @@ use crate::error::{ExitStatus, UserError};
 use crate::manifest::{self, Manifest};
 use crate::output::Printer;
 use crate::secrets::literal_secret;
-use crate::session::inventory::{self, display_path};
+use crate::session::inventory;
 use crate::session::{Context, edit, targets};
 use crate::state::Origin;
 use crate::state::ledger::HOUSEKEEPING_KEYS;
@@ -26,7 +26,7 @@ use crate::state::ledger::HOUSEKEEPING_KEYS;
 struct Variant<'a> {
     entry: ServerEntry,
     /// A launcher entry's `--secret` pairs: the manifest's `secrets = {…}`.
-    secrets: Vec<crate::secret_store::launcher::EnvSecret>,
+    secrets: Vec<crate::entry::launcher::EnvSecret>,
     /// (client, file, raw entry as found)
     found: Vec<(&'a Client, crate::clients::Location, Value)>,
     /// Fields the manifest does not model, per client (`[servers.NAME.client.ID]`).
@@ -78,7 +78,7 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Ok(_) => None,
         Err(e) => return Err(UserError::new(e.to_string()).into()),
     };
-    let mut doc = manifest_document(ctx, &path, existing.as_ref())?;
+    let mut doc = manifest_document(&path, existing.as_ref())?;
     // Only clients `apply` may write: servers read from home-manager's file go to every
     // detected client (no `clients` when nothing else was imported from).
     let used: Vec<&str> = clients
@@ -114,7 +114,7 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             "imported {} server{} into `{}`",
             imported.len(),
             if imported.len() == 1 { "" } else { "s" },
-            display_path(ctx, &path)
+            crate::output::file(&path)
         ));
     } else {
         printer.raw(&text);
@@ -146,7 +146,7 @@ fn read_entries<'a>(
     for b in &broken {
         printer.warn(&format!(
             "skipped `{}`: {}",
-            display_path(ctx, &b.path),
+            crate::output::file(&b.path),
             b.error
         ));
     }
@@ -290,7 +290,6 @@ fn prompts_to_variables(
 
 /// The manifest to extend (`existing`), or a new one.
 fn manifest_document(
-    ctx: &Context,
     path: &std::path::Path,
     existing: Option<&crate::fs::Source>,
 ) -> anyhow::Result<DocumentMut> {
@@ -300,7 +299,6 @@ fn manifest_document(
                 .span()
                 .map(|span| crate::formats::position_of(&source.text, span.start));
             crate::session::inventory::file_error(
-                ctx,
                 path,
                 position,
                 format_args!("not valid TOML: {}", e.message().trim()),
@@ -440,7 +438,7 @@ fn with_switch_states<'a>(
                 scope,
                 name: parked.entry.name.clone(),
                 raw: parked.raw.clone(),
-                entry: Dialect::of(client).from_raw(&parked.raw),
+                entry: Dialect::of(client).read_raw(&parked.raw),
                 off: true,
             });
         }

@@ -9,11 +9,11 @@
 use std::process::{Command, ExitCode};
 
 use crate::cli::RunArgs;
+use crate::entry::launcher::EnvSecret;
 use crate::error::{ExitStatus, UserError};
 use crate::output::Printer;
 use crate::platform::Platform;
 use crate::secret_store::Store;
-use crate::secret_store::launcher::EnvSecret;
 
 pub fn run(args: RunArgs, platform: &Platform, printer: &Printer) -> ExitCode {
     match launch(args, platform) {

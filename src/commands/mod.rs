@@ -13,7 +13,6 @@ mod copy;
 mod doctor;
 mod export;
 mod import;
-mod install;
 mod launch;
 mod list;
 mod outdated;
@@ -145,7 +144,9 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Clients(args) => clients::run(args, ctx, printer),
         Command::List(args) => list::run(args, ctx, printer),
         // `add NAMESPACE/NAME` with nothing else to run is a registry install.
-        Command::Add(args) if install::is_registry_add(&args) => install::run(*args, ctx, printer),
+        Command::Add(args) if add::registry::is_registry_add(&args) => {
+            add::registry::run(*args, ctx, printer)
+        }
         Command::Add(args) => add::run(*args, ctx, printer),
         Command::Remove(args) => remove::run(args, ctx, printer),
         Command::Disable(args) => toggle::disable(args, ctx, printer),
@@ -248,12 +249,20 @@ pub(crate) mod tests {
         let commands = src.join("commands");
         let mut files = Vec::new();
         rust_files(&src, &mut files);
-        let verbs: Vec<String> = files
+        // A verb is a file in `commands/` or a folder of its own (`commands/add/`).
+        let mut verbs: Vec<String> = files
             .iter()
-            .filter(|p| p.parent() == Some(commands.as_path()))
-            .filter_map(|p| p.file_stem()?.to_str().map(str::to_owned))
+            .filter_map(|p| p.strip_prefix(&commands).ok()?.components().next())
+            .filter_map(|c| {
+                Path::new(c.as_os_str())
+                    .file_stem()?
+                    .to_str()
+                    .map(str::to_owned)
+            })
             .filter(|stem| stem != "mod")
             .collect();
+        verbs.sort();
+        verbs.dedup();
         assert!(
             verbs.len() > 10,
             "no verb files found in {}",
@@ -271,14 +280,25 @@ pub(crate) mod tests {
                 }
                 continue;
             }
-            let Some(me) = file.file_stem().and_then(|s| s.to_str()) else {
+            let Some(me) = file
+                .strip_prefix(&commands)
+                .ok()
+                .and_then(|p| p.components().next())
+                .and_then(|c| Path::new(c.as_os_str()).file_stem()?.to_str())
+            else {
                 continue;
             };
             if me == "mod" {
                 continue;
             }
+            // Inside a verb's own folder, `super::` is that verb.
+            let prefixes: &[&str] = if file.parent() == Some(commands.as_path()) {
+                &["super::", "crate::commands::", "commands::"]
+            } else {
+                &["crate::commands::", "commands::"]
+            };
             for verb in verbs.iter().filter(|v| *v != me) {
-                for prefix in ["super::", "crate::commands::", "commands::"] {
+                for prefix in prefixes {
                     for hit in mentions(&text, &format!("{prefix}{verb}")) {
                         offences.push(format!(
                             "src/{shown}:{hit} (a verb names the verb `{verb}`: move the shared part into `session/` or beside its data)"

@@ -7,11 +7,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::cli::ToolsArgs;
+use crate::doctor::probe::{exchange, failed, resolve};
 use crate::error::ExitStatus;
 use crate::handshake::{self, Era, clean_text, tools::TOKEN_METHOD};
 use crate::output::{Block, Paint, Printer, Report, Style};
 use crate::session::Context;
-use crate::session::probe::{exchange, failed, resolve};
 
 /// Longest description line shown, in characters.
 const DESCRIPTION_CHARS: usize = 120;

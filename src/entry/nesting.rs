@@ -244,11 +244,11 @@ mod tests {
         let d = Dialect::of(table.get(&id).unwrap());
         // What `cline mcp add --yes` 3.0.65 writes.
         let stdio = json!({"transport": {"type": "stdio", "command": "node", "args": ["/srv/m.js"], "env": {"K": "v"}}, "disabled": true});
-        let entry = d.from_raw(&stdio).unwrap();
+        let entry = d.read_raw(&stdio).unwrap();
         assert!(matches!(&entry.transport, Transport::Stdio { command, .. } if command == "node"));
         assert_eq!(d.to_raw(&entry).unwrap(), stdio);
         let remote = json!({"transport": {"type": "streamableHttp", "url": "https://x/mcp", "headers": {"A": "b"}}});
-        let entry = d.from_raw(&remote).unwrap();
+        let entry = d.read_raw(&remote).unwrap();
         assert!(matches!(
             &entry.transport,
             Transport::Remote {
@@ -259,7 +259,7 @@ mod tests {
         assert_eq!(d.to_raw(&entry).unwrap(), remote);
         // The flat shape of Cline 2 and the extension still reads.
         let flat = d
-            .from_raw(&json!({"type": "sse", "url": "https://x/sse"}))
+            .read_raw(&json!({"type": "sse", "url": "https://x/sse"}))
             .unwrap();
         assert!(matches!(
             flat.transport,
@@ -277,7 +277,7 @@ mod tests {
         // What `vibe mcp add --header X-Api-Key=k --api-key-env WEB_KEY` 3.0.2 writes.
         let raw = json!({"url": "https://x/mcp", "transport": "http",
                          "auth": {"type": "static", "api_key_env": "WEB_KEY", "headers": {"X-Api-Key": "k"}}});
-        let entry = d.from_raw(&raw).unwrap();
+        let entry = d.read_raw(&raw).unwrap();
         let Transport::Remote { headers, .. } = &entry.transport else {
             unreachable!()
         };
@@ -291,7 +291,7 @@ mod tests {
         );
         // A key in another header, another format; the legacy top-level keys.
         let legacy = json!({"url": "https://x/mcp", "transport": "http", "api_key_env": "K", "api_key_header": "X-Key", "api_key_format": "{token}"});
-        let entry = d.from_raw(&legacy).unwrap();
+        let entry = d.read_raw(&legacy).unwrap();
         let Transport::Remote { headers, .. } = &entry.transport else {
             unreachable!()
         };
@@ -302,10 +302,10 @@ mod tests {
         );
         // Vibe refuses a mix; OAuth stays as it is.
         assert!(matches!(
-            d.from_raw(&json!({"url": "https://x", "transport": "http", "headers": {"A": "b"}, "auth": {"type": "static"}})),
+            d.read_raw(&json!({"url": "https://x", "transport": "http", "headers": {"A": "b"}, "auth": {"type": "static"}})),
             Err(EntryError::Mixed { .. })
         ));
         let oauth = json!({"url": "https://x", "transport": "http", "auth": {"type": "oauth", "scopes": []}});
-        assert_eq!(d.to_raw(&d.from_raw(&oauth).unwrap()).unwrap(), oauth);
+        assert_eq!(d.to_raw(&d.read_raw(&oauth).unwrap()).unwrap(), oauth);
     }
 }

@@ -22,7 +22,7 @@ pub fn render(
     no_wrap: bool,
 ) -> anyhow::Result<(ServerEntry, Value, Vec<String>)> {
     // What the client does with the entry (issue 21): refuse what it cannot use.
-    let loading_notes = crate::loads::before_write(client, entry).map_err(|why| {
+    let loading_notes = crate::entry::loading::before_write(client, entry).map_err(|why| {
         UserError::new(why).hint(
             "write the value itself, or target a client that expands variables; nothing was written",
         )
@@ -92,7 +92,7 @@ fn for_client_vars(
             .any(|r| r.syntax != vars::Syntax::Input)
     };
     let any_ref = entry.transport.strings().into_iter().any(|s| env_refs(s));
-    // A client that expands nothing got past `loads::before_write` only with references
+    // A client that expands nothing got past `loading::before_write` only with references
     // its dialect carries as variable names (Mistral Vibe's `api_key_env`).
     if !any_ref || client.loading.expands == Some(false) {
         return (entry, notes, None);
@@ -165,9 +165,7 @@ pub fn for_platform(entry: &ServerEntry, os: Os, fields: &Fields, no_wrap: bool)
         && let Transport::Stdio { command, args, .. } = &mut entry.transport
     {
         // mcpctl's launcher is a real executable: what it starts is wrapped instead.
-        if let Some(launched) =
-            crate::secret_store::launcher::map_server(command, args, entry::wrap)
-        {
+        if let Some(launched) = crate::entry::launcher::map_server(command, args, entry::wrap) {
             *args = launched;
         } else {
             let (c, a) = entry::wrap(command, args);

@@ -167,7 +167,7 @@ pub fn read_entry(raw: &Value) -> Result<ServerEntry, UserError> {
         client: "--from-json",
         remote_hint: None,
     };
-    reader.from_raw(raw).map_err(|e| {
+    reader.read_raw(raw).map_err(|e| {
         UserError::new(format!("`--from-json`: {e}"))
             .hint("the entry needs `command` (and `args`) or `url`")
     })

@@ -1,5 +1,5 @@
 //! The entry vocabulary: every key and `type` value any client uses for a field mcpctl
-//! models, in one place. Reading (`Dialect::from_raw`), linting (`check`), `--fix`,
+//! models, in one place. Reading (`Dialect::read_raw`), linting (`check`), `--fix`,
 //! `add --from-json` and redaction all ask this module, so a spelling added here is
 //! understood everywhere at once.
 //!
@@ -10,6 +10,7 @@
 
 /// The key holding the transport marker (`"type": "http"`) in most clients.
 pub const TYPE_KEY: &str = "type";
+#[cfg(test)]
 /// Every spelling of the transport marker's key (Mistral Vibe, Rovo Dev: `transport`).
 pub const TYPE_KEYS: &[&str] = &["type", "transport"];
 

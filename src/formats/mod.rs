@@ -45,6 +45,7 @@ pub struct Span {
     pub key_start: usize,
 }
 
+#[cfg(test)]
 /// An entry's value read again from the bytes a [`Span`] points at, as `servers` read it
 /// (the same text reads the same way; `None` only for a text `servers` refused).
 pub fn read_span(text: &str, span: &Span) -> Option<RawEntry> {

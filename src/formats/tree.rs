@@ -123,11 +123,6 @@ impl<'a> LineIndex<'a> {
         }
     }
 
-    /// The text the index is of.
-    pub fn text(&self) -> &'a str {
-        self.text
-    }
-
     pub fn position(&self, offset: usize) -> (usize, usize) {
         let offset = self.text.floor_char_boundary(offset.min(self.text.len()));
         let line = self.starts.partition_point(|&s| s <= offset);

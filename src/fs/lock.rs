@@ -9,7 +9,7 @@
 //! `fs::write_atomic(&lock, &source, text, backups)`; drop the guard when done. The same
 //! guard serves mcpctl's own state files (a ledger, a journal): lock them like any file.
 //! A process must not lock one file twice (the second waits for the first). Code that
-//! needs several files at once locks them in `LockKey` order (see `acquire_all`), so two
+//! needs several files at once must lock them in `LockKey` order, so two
 //! processes never wait on each other in a circle.
 //!
 //! Sidecars of files nobody has locked for a while are pruned (`prune`), so `locks/` does
@@ -99,19 +99,6 @@ pub fn lock_dir(state_dir: &Path) -> PathBuf {
 /// Take the lock for `path`'s real file, waiting up to `WAIT` for another mcpctl.
 pub fn acquire(path: &Path, state_dir: &Path) -> Result<FileLock, FsError> {
     acquire_key(LockKey::of(path)?, state_dir, WAIT)
-}
-
-/// Lock several files, in key order (duplicates locked once).
-pub fn acquire_all(paths: &[&Path], state_dir: &Path) -> Result<Vec<FileLock>, FsError> {
-    let mut keys = paths
-        .iter()
-        .map(|p| LockKey::of(p))
-        .collect::<Result<Vec<_>, _>>()?;
-    keys.sort();
-    keys.dedup();
-    keys.into_iter()
-        .map(|key| acquire_key(key, state_dir, WAIT))
-        .collect()
 }
 
 /// Take the lock for `key`, giving up after `wait`.
@@ -378,17 +365,6 @@ mod tests {
         prune_some(&state, UNUSED_FOR, 5);
         drop(held);
         acquire_key(LockKey::of(&a).unwrap(), &state, Duration::ZERO).unwrap();
-    }
-
-    #[test]
-    fn acquire_all_locks_each_file_once_in_order() {
-        let dir = tempfile::tempdir().unwrap();
-        let state = dir.path().join("state");
-        let a = dir.path().join("a.json");
-        let b = dir.path().join("b.json");
-        let locks = acquire_all(&[&b, &a, &b], &state).unwrap();
-        assert_eq!(locks.len(), 2);
-        assert!(locks[0].key() < locks[1].key());
     }
 
     /// The other half of `the_lock_excludes_another_process`: run as its own process

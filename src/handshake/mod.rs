@@ -103,7 +103,7 @@ pub fn stderr_excerpt(lines: &[String], max: usize) -> Vec<String> {
         .map(|(line, _)| line.clone())
         .collect()
 }
-pub use prepare::{Finding, Fix, Host, Launch, Level, Prepared, Secret, prepare};
+pub use prepare::{Fix, Host, Launch, Level, prepare};
 pub use tools::ToolCall;
 
 /// The modern-era protocol version mcpctl speaks (no `initialize`; `server/discover`).

@@ -53,7 +53,7 @@ pub struct ServerSpec {
     /// `secrets = { VAR = "NAME" }`: variable (or, for a remote server, header) VAR gets
     /// the stored secret NAME. The manifest names secrets, never holds them: `apply`
     /// writes the launcher (or bridge) form, and each machine's store has its own values.
-    pub secrets: Vec<crate::secret_store::launcher::EnvSecret>,
+    pub secrets: Vec<crate::entry::launcher::EnvSecret>,
     /// 1-based line of `[servers.NAME]`, for messages.
     pub line: usize,
 }
@@ -207,7 +207,7 @@ impl Manifest {
         let mut specs = IndexMap::new();
         for (name, raw) in servers {
             let mut entry = dialect
-                .from_raw(raw)
+                .read_raw(raw)
                 .map_err(|e| err(0, 0, format!("server `{name}`: {e}")))?;
             entry.extras.retain(|k, _| k != "disabled");
             let (entry, secrets) = portable_server(&entry);
@@ -274,8 +274,8 @@ impl Manifest {
 /// {secret:docs}` is more than a whole-header secret). `apply` writes each form back.
 pub fn portable_server(
     entry: &ServerEntry,
-) -> (ServerEntry, Vec<crate::secret_store::launcher::EnvSecret>) {
-    use crate::secret_store::launcher::{self, Via};
+) -> (ServerEntry, Vec<crate::entry::launcher::EnvSecret>) {
+    use crate::entry::launcher::{self, Via};
     match launcher::logical(&entry.transport) {
         Some(logical) => {
             let secrets = match logical.via {
@@ -374,7 +374,7 @@ impl TomlParser<'_> {
         let mut secrets = Vec::new();
         for (var, secret) in server.secrets.iter().flatten() {
             secrets.push(
-                crate::secret_store::launcher::EnvSecret::new(var, secret).map_err(|e| {
+                crate::entry::launcher::EnvSecret::new(var, secret).map_err(|e| {
                     self.err_at(
                         Some(find_string(self.text, secret, start)),
                         format!(

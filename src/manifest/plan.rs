@@ -17,7 +17,7 @@ use crate::entry::{Dialect, ServerEntry, Transport};
 use crate::error::UserError;
 use crate::manifest::{ClientChoice, Manifest};
 use crate::output::redact;
-use crate::session::inventory::{Document, display_path, read_document};
+use crate::session::inventory::{Document, read_document};
 use crate::session::{Context, edit, targets};
 use crate::state::ledger::{self, HOUSEKEEPING_KEYS};
 use crate::state::ledger::{Fingerprint, Record};
@@ -200,12 +200,12 @@ impl FilePlan<'_> {
     }
 
     /// The unified diff, secrets redacted; then what each switch changes.
-    pub fn diff(&self, ctx: &Context) -> Option<String> {
+    pub fn diff(&self) -> Option<String> {
         let mut out = String::new();
         if let Some(after) = self.new_text() {
             let source = &self.document.source;
             out = edit::unified_diff(
-                &display_path(ctx, &self.location.path),
+                &self.location.path.display().to_string(),
                 &source.text_for(&self.before),
                 &source.text_for(after),
                 source.exists(),
@@ -508,7 +508,7 @@ pub fn plan_file<'a>(
     let current = document
         .doc
         .servers(location.at())
-        .map_err(|e| crate::session::inventory::shape_error(ctx, &location.path, &e))?;
+        .map_err(|e| crate::session::inventory::shape_error(&location.path, &e))?;
     let identity = crate::fs::identity(&location.path);
     let probe = Probe::new(ctx)?;
     let mut plan = FilePlan::empty(client, &location, before, &document)?;
@@ -812,9 +812,9 @@ impl<'r, 'a> Planner<'r, 'a> {
             }
         }
         collect_secrets(&wanted, &mut self.plan.secrets);
-        // Each entry is read once (`from_raw` is a large part of a plan in sync): the
+        // Each entry is read once (`read_raw` is a large part of a plan in sync): the
         // wanted one is kept in `rendered`, and compared from there.
-        let read = match self.dialect.from_raw(&wanted) {
+        let read = match self.dialect.read_raw(&wanted) {
             Ok(entry) => {
                 self.plan.rendered.push((name.to_owned(), entry));
                 Some(self.plan.rendered.len() - 1)
@@ -890,7 +890,7 @@ impl<'r, 'a> Planner<'r, 'a> {
     fn present(&mut self, wanted: Rendered<'_>, existing: &Value) -> anyhow::Result<()> {
         let name = wanted.name;
         let key = edit::entry_key_at(&self.identity, &self.location, name);
-        let existing_entry = self.dialect.from_raw(existing);
+        let existing_entry = self.dialect.read_raw(existing);
         let matches = self.matches(name, existing_entry.as_ref().ok(), wanted.read);
         let record = self.ctx.state.lookup(&key)?;
         let now = existing_entry.as_ref().ok().map(ledger::fingerprint);
@@ -932,7 +932,7 @@ impl<'r, 'a> Planner<'r, 'a> {
             (Some(now), Some(want)) => {
                 let same = now.same_server(want);
                 if same
-                    && let Some(program) = crate::secret_store::launcher::program_of(&now.transport)
+                    && let Some(program) = crate::entry::launcher::program_of(&now.transport)
                     && !std::path::Path::new(program).is_file()
                 {
                     self.plan.notes.push(format!(
@@ -1268,7 +1268,7 @@ fn keep_housekeeping(existing: &Value, wanted: Value) -> Value {
 
 /// Why an entry of mcpctl's is updated: a literal secret moving to a reference says so.
 fn update_reason(dialect: &Dialect<'_>, existing: &Value, wanted: &Value) -> String {
-    let values = |raw: &Value| match dialect.from_raw(raw).map(|e| e.transport) {
+    let values = |raw: &Value| match dialect.read_raw(raw).map(|e| e.transport) {
         Ok(Transport::Stdio { env, .. }) => env,
         Ok(Transport::Remote { headers, .. }) => headers,
         Err(_) => crate::entry::StringMap::new(),

@@ -14,31 +14,11 @@ pub mod read;
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::entry::{ServerEntry, Transport};
 
-/// Which vendor's policy file (`clients.toml` `[[client.policy]] kind`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum PolicyKind {
-    /// Claude Code `managed-settings.json`.
-    ClaudeManaged,
-    /// GitHub Copilot enterprise `managed-settings.json`.
-    CopilotManaged,
-    /// Codex `requirements.toml`.
-    CodexRequirements,
-}
-
-impl PolicyKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PolicyKind::ClaudeManaged => "claude-managed",
-            PolicyKind::CopilotManaged => "copilot-managed",
-            PolicyKind::CodexRequirements => "codex-requirements",
-        }
-    }
-}
+pub use crate::clients::PolicyKind;
 
 /// What a policy judges a server by: its name and how it starts or where it is.
 #[derive(Debug, Clone, Copy)]

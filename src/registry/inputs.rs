@@ -37,21 +37,6 @@ impl Given {
             value: value.to_owned(),
         });
     }
-
-    /// Keys in first-seen order.
-    pub fn keys(&self) -> Vec<InputKey> {
-        let mut keys: Vec<InputKey> = Vec::new();
-        for g in &self.0 {
-            let key = InputKey {
-                kind: g.kind,
-                name: g.name.clone(),
-            };
-            if !keys.contains(&key) {
-                keys.push(key);
-            }
-        }
-        keys
-    }
 }
 
 /// A variable the entry reads a secret from, for the user to fill: from mcpctl's store
@@ -114,7 +99,7 @@ pub fn store_fill(ask: &Ask) -> Option<StoreFill> {
 pub fn fill_from_store(
     transport: &mut crate::entry::Transport,
     stored: &[StoreFill],
-) -> Vec<crate::secret_store::launcher::EnvSecret> {
+) -> Vec<crate::entry::launcher::EnvSecret> {
     use crate::entry::Transport;
     let reference = |fill: &StoreFill| format!("${{{}}}", fill.variable);
     let mut pairs = Vec::new();
@@ -123,7 +108,7 @@ pub fn fill_from_store(
             (InputKind::Env, Transport::Stdio { env, .. }) => {
                 if env.get(&fill.field).is_some_and(|v| *v == reference(fill))
                     && let Ok(pair) =
-                        crate::secret_store::launcher::EnvSecret::new(&fill.field, &fill.secret)
+                        crate::entry::launcher::EnvSecret::new(&fill.field, &fill.secret)
                 {
                     pairs.push(pair);
                 }

@@ -74,13 +74,6 @@ pub fn record(
     })
 }
 
-/// Drop the record for this file, key and name, if any.
-pub fn forget(state: Option<&Path>, path: &Path, key: &[String], name: &str) -> anyhow::Result<()> {
-    change(state, &|installs| {
-        installs.retain(|i| !(i.path == path && i.key == key && i.name == name));
-    })
-}
-
 fn change(state: Option<&Path>, apply: &dyn Fn(&mut Vec<Install>)) -> anyhow::Result<()> {
     let Some(state) = state else {
         return Ok(());

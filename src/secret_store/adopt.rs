@@ -7,8 +7,8 @@
 
 use crate::entry::Transport;
 
-use super::launcher::{self, Via};
 use super::{Value, check_name};
+use crate::entry::launcher::{self, Via};
 
 /// One literal secret in an entry.
 #[derive(Debug, Clone, PartialEq, Eq)]

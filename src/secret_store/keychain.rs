@@ -87,12 +87,3 @@ pub fn get(_service: &str, name: &str) -> Result<Value, SecretError> {
 pub fn delete(_service: &str, name: &str) -> Result<bool, SecretError> {
     Err(not_built(name))
 }
-
-/// Whether a keychain answers here at all (a read of an item that does not exist:
-/// "no entry" means the store works). For `secret list` and the tests' skip rule.
-pub fn available(service: &str) -> Result<(), SecretError> {
-    match get(service, "mcpctl-availability-probe") {
-        Ok(_) | Err(SecretError::NotSet { .. }) => Ok(()),
-        Err(e) => Err(e),
-    }
-}

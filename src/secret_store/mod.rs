@@ -8,7 +8,7 @@
 //!   Credential Manager, the Secret Service on Linux over a pure-Rust D-Bus client), behind
 //!   the default-on `keychain` feature.
 //! - `provider`: a command that prints the secret (`pass show github`, `op read …`).
-//! - `launcher`: the entry forms that name secrets instead of holding them
+//! - `entry::launcher` (below this module): the entry forms that name secrets instead of holding them
 //!   (`mcpctl run --secret ENV=NAME -- …`, `mcpctl bridge URL --header 'K=…{secret:NAME}'`):
 //!   writing them, and reading the logical server back out of them.
 //!
@@ -19,7 +19,6 @@
 pub mod adopt;
 pub mod index;
 pub mod keychain;
-pub mod launcher;
 pub mod provider;
 
 use std::path::PathBuf;
@@ -45,6 +44,8 @@ impl std::fmt::Debug for Value {
 
 /// Why a secret could not be had. Messages name the secret and say what to do.
 #[derive(Debug, thiserror::Error)]
+// Without the `keychain` feature nothing reports the keychain's own failures.
+#[cfg_attr(not(feature = "keychain"), allow(dead_code))]
 pub enum SecretError {
     #[error("secret `{name}` is not set (mcpctl secret set {name})")]
     NotSet { name: String },
@@ -55,6 +56,7 @@ pub enum SecretError {
     #[error(
         "this mcpctl was built without the OS keychain (cargo feature `keychain`; build it with the default features to have it), so secret `{name}` cannot be kept there; keep it in a password manager: mcpctl secret set {name} --command 'pass show {name}'"
     )]
+    #[cfg(not(feature = "keychain"))]
     KeychainNotBuilt { name: String },
     #[error("the keychain refused secret `{name}`: {detail}")]
     Keychain { name: String, detail: String },
@@ -71,12 +73,7 @@ pub enum SecretError {
 /// A secret name: `[A-Za-z0-9_.-]{1,128}`, so it fits in `{secret:NAME}`, a keychain
 /// account and a command line without quoting.
 pub fn check_name(name: &str) -> Result<(), SecretError> {
-    let ok = !name.is_empty()
-        && name.len() <= 128
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-    if ok {
+    if crate::entry::launcher::is_secret_name(name) {
         Ok(())
     } else {
         Err(SecretError::BadName {
@@ -219,7 +216,7 @@ impl Store {
         &self,
         transport: &Transport,
     ) -> Result<Option<(Transport, Vec<String>)>, SecretError> {
-        let Some(logical) = launcher::logical(transport) else {
+        let Some(logical) = crate::entry::launcher::logical(transport) else {
             return Ok(None);
         };
         let names: Vec<String> = logical.secrets.iter().map(|s| s.secret.clone()).collect();
@@ -241,10 +238,10 @@ impl Store {
                 }
             }
             Transport::Remote { url, kind, headers } => {
-                let mut resolve = |name: &str| self.resolve(name);
+                let mut resolve = |name: &str| self.resolve(name).map(|v| v.0);
                 let mut filled = crate::entry::StringMap::new();
                 for (name, value) in headers {
-                    filled.insert(name, launcher::fill(&value, &mut resolve)?);
+                    filled.insert(name, crate::entry::launcher::fill(&value, &mut resolve)?);
                 }
                 Transport::Remote {
                     url,

@@ -280,8 +280,6 @@ pub fn backups_note(ctx: &Context, rewritten: &[Rewritten]) -> Option<String> {
 
 /// What rewriting one file did.
 pub struct Rewritten {
-    pub client: String,
-    pub path: PathBuf,
     pub outcome: edit::Outcome,
 }
 
@@ -329,7 +327,7 @@ pub fn rewrite(
                 if mine.is_empty() {
                     continue;
                 }
-                let Ok(entry) = dialect.from_raw(&raw) else {
+                let Ok(entry) = dialect.read_raw(&raw) else {
                     continue;
                 };
                 let named: Vec<(String, String)> = adopt::literals(&entry.transport)
@@ -367,11 +365,7 @@ pub fn rewrite(
                 keep_ownership(ctx, &dialect, &location, name, before, after)?;
             }
         }
-        out.push(Rewritten {
-            client: client.id.clone(),
-            path: path.clone(),
-            outcome,
-        });
+        out.push(Rewritten { outcome });
     }
     Ok(out)
 }
@@ -403,4 +397,72 @@ fn keep_ownership(
         return Ok(());
     }
     crate::session::write::record(ctx, dialect, key, after, &record.source, record.created)
+}
+
+/// What `check --fix --secrets` moved out of one file.
+pub struct Adopted {
+    /// The diff of each file rewritten.
+    pub diffs: Vec<String>,
+    /// Each literal moved: `env `TOKEN` of `github` → secret `github``.
+    pub moved: Vec<String>,
+    /// That the backups of the rewritten files still hold the values, and how to delete
+    /// them ([`backups_note`]).
+    pub backups: Option<String>,
+}
+
+/// `check --fix --secrets`: move the literal secrets of the file at `path` (its text
+/// `text`, shown as `shown`) into the store and rewrite their entries, as `secret adopt`
+/// does; `None` when there is nothing to move.
+pub fn adopt_literals(
+    ctx: &Context,
+    target: &crate::check::Target<'_>,
+    path: &std::path::Path,
+    shown: &str,
+    text: &str,
+    dry_run: bool,
+) -> anyhow::Result<Option<Adopted>> {
+    let client = target.client;
+    let doc = client.format.parse(text.to_owned()).map_err(|e| {
+        UserError::new(format!("`{shown}` does not parse: {e}"))
+            .hint("fix the syntax first; nothing was moved")
+    })?;
+    let found: Vec<Candidate<'_>> = crate::check::fix::literals_to_adopt(doc.as_ref(), target)?
+        .into_iter()
+        .map(|(key, name, entry)| Candidate {
+            client,
+            scope: target.scope,
+            path: path.to_path_buf(),
+            key,
+            name,
+            entry,
+        })
+        .collect();
+    let store = ctx.secret_store();
+    let plan = plan(&store, &found);
+    if plan.items.is_empty() {
+        return Ok(None);
+    }
+    let Carried { rewritten, backups } = carry_out(ctx, &store, &plan, dry_run)?;
+    let diffs = rewritten
+        .into_iter()
+        .filter_map(|r| r.outcome.diff)
+        .collect();
+    let moved = plan
+        .items
+        .iter()
+        .map(|i| {
+            format!(
+                "{} `{}` of `{}` → secret `{}`",
+                i.place.label(),
+                i.field,
+                i.server,
+                i.secret
+            )
+        })
+        .collect();
+    Ok(Some(Adopted {
+        diffs,
+        moved,
+        backups,
+    }))
 }

@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 
 use crate::clients::{Client, Location, Scope};
-use crate::entry::{Dialect, EntryError, ServerEntry};
 use crate::error::UserError;
-use crate::formats::{ConfigDoc, Position, RawEntry, ShapeError, Span};
+use crate::formats::{ConfigDoc, Position, ShapeError};
 use crate::fs::{self, Source};
 use crate::session::Context;
-use crate::sources::{self, Exclusive, Origin};
+pub use crate::session::found::{Broken, Found};
+use crate::sources::{self, Exclusive};
 
 /// A parsed config file.
 pub struct Document {
@@ -19,27 +19,15 @@ pub struct Document {
     pub doc: Box<dyn ConfigDoc>,
 }
 
-/// `~/x` for paths under the home directory, for messages; absolute under `--json`.
-pub fn display_path(ctx: &Context, path: &Path) -> String {
-    if !ctx.json
-        && let Ok(home) = ctx.platform.home()
-        && let Ok(rest) = path.strip_prefix(&home)
-    {
-        return format!("~/{}", rest.display());
-    }
-    path.display().to_string()
-}
-
 /// An error about `path`, as editors and terminals take it: `PATH:LINE:COLUMN: message`
-/// where there is a position, else `PATH: message` (the path as `display_path` shows it:
-/// absolute under `--json`).
+/// where there is a position, else `PATH: message`. The path is absolute; the printer
+/// shows it as `~/…` to a person.
 pub fn file_error(
-    ctx: &Context,
     path: &Path,
     position: Option<Position>,
     message: impl std::fmt::Display,
 ) -> UserError {
-    let shown = display_path(ctx, path);
+    let shown = crate::output::file(path);
     UserError::new(match position {
         Some(Position { line, column }) => format!("{shown}:{line}:{column}: {message}"),
         None => format!("{shown}: {message}"),
@@ -47,7 +35,7 @@ pub fn file_error(
 }
 
 /// A value of the wrong type on the way to the servers map of `path`.
-pub fn shape_error(ctx: &Context, path: &Path, error: &ShapeError) -> UserError {
+pub fn shape_error(path: &Path, error: &ShapeError) -> UserError {
     let hint = match error {
         ShapeError::NotAnObject { .. } => {
             "mcpctl reads and writes only an object there; fix the file by hand (mcpctl left it unchanged)"
@@ -62,14 +50,14 @@ pub fn shape_error(ctx: &Context, path: &Path, error: &ShapeError) -> UserError 
             "the entry cannot be written in this file's format; change the entry (mcpctl left the file unchanged)"
         }
     };
-    file_error(ctx, path, error.position(), error).hint(hint)
+    file_error(path, error.position(), error).hint(hint)
 }
 
 /// `error` from editing `path`'s document, with the file named when it is a
 /// `ShapeError` (the document's errors do not know their file).
-pub fn in_file(ctx: &Context, path: &Path, error: anyhow::Error) -> anyhow::Error {
+pub fn in_file(path: &Path, error: anyhow::Error) -> anyhow::Error {
     match error.downcast_ref::<ShapeError>() {
-        Some(shape) => shape_error(ctx, path, shape).into(),
+        Some(shape) => shape_error(path, shape).into(),
         None => error,
     }
 }
@@ -88,7 +76,6 @@ pub fn read_document(ctx: &Context, client: &Client, path: &Path) -> anyhow::Res
             column: e.column,
         };
         file_error(
-            ctx,
             path,
             Some(position),
             format_args!("not valid {}: {}", client.format.display_name(), e.message),
@@ -101,215 +88,15 @@ pub fn read_document(ctx: &Context, client: &Client, path: &Path) -> anyhow::Res
     Ok(Document { source, doc })
 }
 
-/// One configured server.
-pub struct Found<'a> {
-    pub client: &'a Client,
-    pub scope: Scope,
-    pub path: PathBuf,
-    /// Where the servers map is in the file.
-    pub key: Vec<String>,
-    pub name: String,
-    /// The entry as the file spells it and as a server: `raw()`, `entry()`.
-    contents: Contents,
-    /// `None`: an entry in one of the client's config files, which mcpctl edits. `Some`: a
-    /// read-only source (a plugin, an extension, an administrator's file), never edited.
-    /// Boxed: few entries have one, and every entry's `Found` is held at once.
-    pub origin: Option<Box<Origin>>,
-    /// Why the client does not load this entry although it is there (an administrator's
-    /// file has exclusive control; the user's settings define the same name).
-    pub not_loaded: Option<String>,
-}
-
-/// An entry's contents: read once and kept, or (entries of a JSON file collected with
-/// [`Keep::Names`]) read again from the file's text whenever they are wanted, and let go
-/// with [`Found::release`]. 100,000 entries' values do not fit in memory at once
-/// (about 2 KB each as values, against 150 bytes of text).
-struct Contents {
-    read: std::sync::OnceLock<Box<Read>>,
-    again: Option<Again>,
-}
-
-/// The entry read: as the file spells it, and as a server.
-struct Read {
-    raw: RawEntry,
-    entry: Result<ServerEntry, EntryError>,
-    /// Where the entry's name is written, when the entry does not read as a server.
-    position: Option<Position>,
-}
-
-/// Where to read an entry again: its file's text (shared by its entries) and its bytes.
-struct Again {
-    text: std::sync::Arc<String>,
-    span: Span,
-}
-
-impl Again {
-    fn read(&self, client: &Client) -> Read {
-        // The same bytes `collect` read (and the document validated) read the same way.
-        let raw = crate::formats::read_span(&self.text, &self.span).unwrap_or(RawEntry::Null);
-        let entry = Dialect::of(client).from_raw(&raw);
-        let position = entry
-            .is_err()
-            .then(|| crate::formats::position_of(&self.text, self.span.key_start));
-        Read {
-            raw,
-            entry,
-            position,
-        }
-    }
-}
-
-/// What [`collect`] keeps of each entry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Keep {
-    /// Everything, read once.
-    All,
-    /// For a JSON file's entries, what the passes over all entries need (names, places,
-    /// scopes); the contents are read again from the file's text when asked for, and
-    /// `release` lets them go again (`doctor` at 100,000 entries).
-    Names,
-}
-
-impl<'a> Found<'a> {
-    /// An entry whose contents are kept.
-    pub fn new(
-        client: &'a Client,
-        scope: Scope,
-        path: PathBuf,
-        key: Vec<String>,
-        name: String,
-        raw: RawEntry,
-        position: impl FnOnce(&str) -> Option<Position>,
-    ) -> Self {
-        let entry = Dialect::of(client).from_raw(&raw);
-        // Looked up only for a broken entry (a scan of the file each).
-        let position = if entry.is_err() {
-            position(&name)
-        } else {
-            None
-        };
-        let read = std::sync::OnceLock::new();
-        let _ = read.set(Box::new(Read {
-            raw,
-            entry,
-            position,
-        }));
-        Found {
-            client,
-            scope,
-            path,
-            key,
-            name,
-            contents: Contents { read, again: None },
-            origin: None,
-            not_loaded: None,
-        }
-    }
-
-    /// An entry whose contents are read again from its file's text when asked for.
-    fn read_again(
-        client: &'a Client,
-        scope: Scope,
-        path: PathBuf,
-        key: Vec<String>,
-        name: String,
-        again: Again,
-    ) -> Self {
-        Found {
-            client,
-            scope,
-            path,
-            key,
-            name,
-            contents: Contents {
-                read: std::sync::OnceLock::new(),
-                again: Some(again),
-            },
-            origin: None,
-            not_loaded: None,
-        }
-    }
-
-    /// The entry as the file spells it (TOML tables as objects).
-    pub fn raw(&self) -> &RawEntry {
-        &self.read().raw
-    }
-
-    /// The entry as a server, or why it does not read as one.
-    pub fn entry(&self) -> &Result<ServerEntry, EntryError> {
-        &self.read().entry
-    }
-
-    /// The entry as the file spells it, taken.
-    pub fn into_raw(self) -> RawEntry {
-        self.into_parts().0
-    }
-
-    /// The entry as the file spells it and as a server, taken.
-    pub fn into_parts(self) -> (RawEntry, Result<ServerEntry, EntryError>) {
-        self.read();
-        let read = self
-            .contents
-            .read
-            .into_inner()
-            .unwrap_or_else(|| unreachable!("read above"));
-        (read.raw, read.entry)
-    }
-
-    /// Let the contents go if they can be read again (see [`Keep::Names`]); the next
-    /// `raw()` or `entry()` reads them again.
-    pub fn release(&mut self) {
-        if self.contents.again.is_some() {
-            self.contents.read.take();
-        }
-    }
-
-    /// `use_it(entry)` with the contents read, without keeping them in `self` when they
-    /// can be read again: for one look at each of many entries held together (`doctor`
-    /// at 100,000 entries), where `release` cannot be called while others borrow them.
-    pub fn with_contents<R>(&self, use_it: impl FnOnce(&Found<'a>) -> R) -> R {
-        let Some(again) = self
-            .contents
-            .again
-            .as_ref()
-            .filter(|_| self.contents.read.get().is_none())
-        else {
-            return use_it(self);
-        };
-        let read = std::sync::OnceLock::new();
-        let _ = read.set(Box::new(again.read(self.client)));
-        let copy = Found {
-            client: self.client,
-            scope: self.scope,
-            path: self.path.clone(),
-            key: self.key.clone(),
-            name: self.name.clone(),
-            contents: Contents { read, again: None },
-            origin: self.origin.clone(),
-            not_loaded: self.not_loaded.clone(),
-        };
-        use_it(&copy)
-    }
-
-    fn read(&self) -> &Read {
-        self.contents.read.get_or_init(|| {
-            let again =
-                self.contents.again.as_ref().unwrap_or_else(|| {
-                    unreachable!("contents are kept unless they can be read again")
-                });
-            Box::new(again.read(self.client))
-        })
-    }
-
+impl Found<'_> {
     /// Why the entry does not read as a server, as `PATH:LINE:COLUMN: message`.
-    pub fn entry_error(&self, ctx: &Context) -> Option<String> {
-        let read = self.read();
-        let error = read.entry.as_ref().err()?;
+    pub fn entry_error(&self) -> Option<String> {
+        let error = self.entry().as_ref().err()?;
         let message = format!(
             "invalid {} entry `{}`: {error}",
             self.client.name, self.name
         );
-        Some(file_error(ctx, &self.path, read.position, message).message)
+        Some(file_error(&self.path, self.position(), message).message)
     }
 }
 
@@ -327,18 +114,8 @@ pub struct Inventory<'a> {
 /// exclusive control, and a source's entry marked not loaded where the client lets the
 /// user's settings win (Gemini CLI extensions).
 pub fn collect_all<'a>(ctx: &Context, clients: &[&'a Client], name: Option<&str>) -> Inventory<'a> {
-    collect_all_keeping(ctx, clients, name, Keep::All)
-}
-
-/// [`collect_all`], keeping of each entry what `keep` says.
-pub fn collect_all_keeping<'a>(
-    ctx: &Context,
-    clients: &[&'a Client],
-    name: Option<&str>,
-    keep: Keep,
-) -> Inventory<'a> {
-    let (mut found, mut broken) = collect_keeping(ctx, clients, name, keep);
-    crate::loads::mark(ctx, &mut found);
+    let (mut found, mut broken) = collect(ctx, clients, name);
+    crate::session::loads::mark(&ctx.platform, &ctx.project, &mut found);
     let mut exclusive = Vec::new();
     let env = sources::Env {
         platform: &ctx.platform,
@@ -417,19 +194,12 @@ pub fn collect_all_keeping<'a>(
             exclusive.push((*client, ex));
         }
     }
-    crate::loads::judge_policy(ctx, clients, &mut found, &mut broken);
+    crate::session::loads::judge_policy(&ctx.platform, clients, &mut found, &mut broken);
     Inventory {
         found,
         broken,
         exclusive,
     }
-}
-
-/// A file that could not be read.
-pub struct Broken<'a> {
-    pub client: &'a Client,
-    pub path: PathBuf,
-    pub error: anyhow::Error,
 }
 
 /// Every existing location of a client: user file, project file (if present) and the
@@ -478,16 +248,6 @@ pub fn collect<'a>(
     clients: &[&'a Client],
     name: Option<&str>,
 ) -> (Vec<Found<'a>>, Vec<Broken<'a>>) {
-    collect_keeping(ctx, clients, name, Keep::All)
-}
-
-/// [`collect`], keeping of each entry what `keep` says.
-pub fn collect_keeping<'a>(
-    ctx: &Context,
-    clients: &[&'a Client],
-    name: Option<&str>,
-    keep: Keep,
-) -> (Vec<Found<'a>>, Vec<Broken<'a>>) {
     let mut found = Vec::new();
     let mut broken = Vec::new();
     for client in clients {
@@ -502,16 +262,13 @@ pub fn collect_keeping<'a>(
                 continue;
             }
         };
-        // The document of the last path read, and the first entry read from it.
-        let mut cache: Option<(PathBuf, Document, usize)> = None;
-        // What the entries that read their contents again (`Keep::Names`) point at until
-        // their document is done with: then its text, shared by them (not copied).
-        let unsealed = std::sync::Arc::new(String::new());
+        // The document of the last path read.
+        let mut cache: Option<(PathBuf, Document)> = None;
         for location in locations {
-            if cache.as_ref().is_none_or(|(p, _, _)| *p != location.path) {
-                seal(&mut found, cache.take());
+            if cache.as_ref().is_none_or(|(p, _)| *p != location.path) {
+                cache = None;
                 match read_document(ctx, client, &location.path) {
-                    Ok(doc) => cache = Some((location.path.clone(), doc, found.len())),
+                    Ok(doc) => cache = Some((location.path.clone(), doc)),
                     Err(error) => {
                         if !broken.iter().any(|b: &Broken<'_>| b.path == location.path) {
                             broken.push(Broken {
@@ -524,7 +281,7 @@ pub fn collect_keeping<'a>(
                     }
                 }
             }
-            let Some((_, document, _)) = &cache else {
+            let Some((_, document)) = &cache else {
                 continue;
             };
             let before = found.len();
@@ -533,69 +290,32 @@ pub fn collect_keeping<'a>(
                 if name.is_some_and(|n| n != served.name) {
                     return;
                 }
-                let f = match (keep, served.span) {
-                    // Read (and validated) once here; read again when asked for.
-                    (Keep::Names, Some(span)) => Found::read_again(
-                        client,
-                        location.scope,
-                        location.path.clone(),
-                        location.key.clone(),
-                        served.name,
-                        Again {
-                            text: unsealed.clone(),
-                            span,
-                        },
-                    ),
-                    _ => {
-                        let position = |name: &str| {
-                            let mut path = location.key.clone();
-                            path.push(name.to_owned());
-                            doc.position(&path)
-                        };
-                        Found::new(
-                            client,
-                            location.scope,
-                            location.path.clone(),
-                            location.key.clone(),
-                            served.name,
-                            served.raw,
-                            position,
-                        )
-                    }
+                let position = |name: &str| {
+                    let mut path = location.key.clone();
+                    path.push(name.to_owned());
+                    doc.position(&path)
                 };
-                found.push(f);
+                found.push(Found::new(
+                    client,
+                    location.scope,
+                    location.path.clone(),
+                    location.key.clone(),
+                    served.name,
+                    served.raw,
+                    position,
+                ));
             };
             if let Err(e) = doc.each_server(location.at(), &mut each) {
                 found.truncate(before);
                 broken.push(Broken {
                     client,
                     path: location.path.clone(),
-                    error: shape_error(ctx, &location.path, &e).into(),
+                    error: shape_error(&location.path, &e).into(),
                 });
             }
         }
-        seal(&mut found, cache.take());
     }
     (found, broken)
-}
-
-/// A document `collect` is done with: its text goes to the entries read from it (from
-/// the index given on) that read their contents again, the rest of it is dropped.
-fn seal(found: &mut [Found<'_>], done: Option<(PathBuf, Document, usize)>) {
-    let Some((_, document, first)) = done else {
-        return;
-    };
-    let mut again = found[first..]
-        .iter_mut()
-        .filter_map(|f| f.contents.again.as_mut())
-        .peekable();
-    if again.peek().is_none() {
-        return;
-    }
-    let text = std::sync::Arc::new(document.doc.into_text());
-    for again in again {
-        again.text = text.clone();
-    }
 }
 
 /// What a client's read-only sources say about `name`, for `add` and `remove`: the file
@@ -621,7 +341,6 @@ pub fn read_only_of(
 
 /// The error for an edit of `name` that only a read-only source holds.
 pub fn managed_elsewhere(
-    ctx: &Context,
     client: &Client,
     entry: &sources::SourceEntry,
     also: &str,
@@ -635,7 +354,7 @@ pub fn managed_elsewhere(
         "`{}` is not in a file mcpctl edits: {} loads it from {what} ({})",
         entry.name,
         client.name,
-        display_path(ctx, &entry.origin.file)
+        crate::output::file(&entry.origin.file)
     ))
     .hint(format!(
         "change it with {}{also}; mcpctl changed nothing",
@@ -645,11 +364,11 @@ pub fn managed_elsewhere(
 }
 
 /// The error for an edit of a client whose servers an administrator's file controls.
-pub fn exclusive_error(ctx: &Context, client: &Client, ex: &Exclusive) -> anyhow::Error {
+pub fn exclusive_error(client: &Client, ex: &Exclusive) -> anyhow::Error {
     UserError::new(format!(
         "{} loads only the servers in `{}`: an entry added to your own files would not be loaded",
         client.name,
-        display_path(ctx, &ex.file)
+        crate::output::file(&ex.file)
     ))
     .hint(format!("{}; mcpctl changed nothing", ex.manage))
     .into()
@@ -661,6 +380,6 @@ pub fn read_only_holder(ctx: &Context, clients: &[&Client], name: &str) -> Optio
     clients.iter().find_map(|client| {
         read_only_of(ctx, client, name)
             .1
-            .map(|entry| managed_elsewhere(ctx, client, &entry, ""))
+            .map(|entry| managed_elsewhere(client, &entry, ""))
     })
 }

@@ -1,17 +1,19 @@
 //! The floor every command stands on: the `Context` built once in `lib::run`, reading
-//! what is configured (`inventory`), choosing files (`targets`), the one write loop and
-//! its undo primitives (`edit`), the single-entry write path that records in the ledger
-//! (`write`), and the engines verbs share (`probe`: what doctor starts; `doctor`: its
-//! checks, handshakes and rows; `registry`: the MCP Registry as a command asks it). Nothing here parses arguments or prints a report.
+//! what is configured (`inventory`, one entry a `found::Found`, what each client really
+//! loads of it `loads`), choosing files (`targets`), the one write loop and its undo
+//! primitives (`edit`), the single-entry write path that records in the ledger (`write`),
+//! moving literal secrets into the store (`adopt`), mcpctl's own program path
+//! (`program`), and the MCP Registry as a command asks it (`registry`). The engines that
+//! serve verbs (`doctor`, `toggle`, `manifest`) stand on this floor; nothing here parses
+//! arguments or prints a report.
 
 pub mod adopt;
-pub mod doctor;
 pub mod edit;
+pub mod found;
 pub mod inventory;
-pub mod probe;
+pub mod loads;
 pub mod program;
 pub mod registry;
-pub mod spec;
 pub mod targets;
 pub mod write;
 
@@ -36,8 +38,6 @@ pub struct Context {
     /// The command line as typed (program name first), for messages that show a corrected
     /// one.
     pub argv: Vec<String>,
-    /// `--json`: paths are shown absolute (a script cannot open `~/...`).
-    pub json: bool,
 }
 
 impl Context {

@@ -107,7 +107,7 @@ fn installed(platform: &Platform) -> Vec<PathBuf> {
     for candidate in found {
         let real = std::fs::canonicalize(&candidate).unwrap_or_else(|_| candidate.clone());
         let name = candidate.display().to_string();
-        if !crate::secret_store::launcher::is_mcpctl(&name)
+        if !crate::entry::launcher::is_mcpctl(&name)
             || runner_cache(&name).is_some()
             || runner_cache(&real.display().to_string()).is_some()
             || seen.contains(&real)

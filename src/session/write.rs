@@ -2,7 +2,9 @@
 //! edit loop, `--force` rules, VS Code `inputs`) and record it in the ledger. `add`,
 //! `copy`, registry installs and `update` write through here; so do `check --fix`
 //! ([`fix_entries`], the fixes `check::fix` plans) and `check --fix --secrets`
-//! ([`adopt_literals`], through `session::adopt`). Nothing here prints.
+//! (`session::adopt::adopt_literals`). Nothing here prints.
+
+use std::path::PathBuf;
 
 use serde_json::Value;
 
@@ -195,7 +197,7 @@ pub(crate) fn add_to(
     inputs: &[Value],
     flags: Flags,
     how: &Provenance<'_>,
-) -> anyhow::Result<(String, edit::Outcome, Vec<String>, ServerEntry)> {
+) -> anyhow::Result<(PathBuf, edit::Outcome, Vec<String>, ServerEntry)> {
     let Flags {
         force,
         dry_run,
@@ -203,10 +205,9 @@ pub(crate) fn add_to(
     } = flags;
     let location = targets::location(ctx, client, scope)?;
     match inventory::read_only_of(ctx, client, name) {
-        (Some(ex), _) => return Err(inventory::exclusive_error(ctx, client, &ex)),
+        (Some(ex), _) => return Err(inventory::exclusive_error(client, &ex)),
         (None, Some(entry)) if !force => {
             return Err(inventory::managed_elsewhere(
-                ctx,
                 client,
                 &entry,
                 ", or pass --force to add an entry of your own with that name",
@@ -246,7 +247,7 @@ pub(crate) fn add_to(
                 .to_raw_named(&entry, Some(name))
                 .map_err(|e| entry_error(e, client))?,
             Some(old_raw) => {
-                let old = dialect.from_raw(&old_raw);
+                let old = dialect.read_raw(&old_raw);
                 if old.as_ref().is_ok_and(|old| old.same_as(&entry)) {
                     return if inputs.is_empty() {
                         Ok(Edit::Unchanged)
@@ -305,7 +306,7 @@ pub(crate) fn add_to(
         created.inherit(&key, &ctx.state.records(&|r| r.entry.path == key.path)?);
         record(ctx, &dialect, key, raw, &how.origin, created)?;
     }
-    Ok((edit::shown(ctx, &path), outcome, notes, entry))
+    Ok((path, outcome, notes, entry))
 }
 
 /// The one ledger recorder of every writing command (`add`, `copy`, installs, `update`,
@@ -402,7 +403,7 @@ pub(crate) fn with_secrets(
     entry: ServerEntry,
     secrets: &[String],
 ) -> anyhow::Result<ServerEntry> {
-    use crate::secret_store::launcher;
+    use crate::entry::launcher;
     let secrets = secrets
         .iter()
         .map(|s| {
@@ -427,7 +428,7 @@ pub(crate) fn with_secrets(
 pub(crate) fn secret_form(
     ctx: &Context,
     entry: ServerEntry,
-    secrets: &[crate::secret_store::launcher::EnvSecret],
+    secrets: &[crate::entry::launcher::EnvSecret],
 ) -> anyhow::Result<ServerEntry> {
     let placeholders = |t: &entry::Transport| match t {
         entry::Transport::Stdio { env, .. } => env.values().any(|v| v.contains("{secret:")),
@@ -440,14 +441,14 @@ pub(crate) fn secret_form(
     }
     let program = program(ctx)?;
     let ServerEntry { transport, extras } = entry;
-    let transport = crate::secret_store::launcher::with_secrets(transport, secrets, &program);
+    let transport = crate::entry::launcher::with_secrets(transport, secrets, &program);
     Ok(ServerEntry { transport, extras })
 }
 
 /// The secrets a launcher or bridge entry names that this machine's store does not hold
 /// (in order, each once).
 pub(crate) fn unset_secrets(ctx: &Context, transport: &entry::Transport) -> Vec<String> {
-    let Some(logical) = crate::secret_store::launcher::logical(transport) else {
+    let Some(logical) = crate::entry::launcher::logical(transport) else {
         return Vec::new();
     };
     let store = ctx.secret_store();
@@ -489,74 +490,4 @@ pub fn fix_entries(
             Edit::Unchanged
         })
     })
-}
-
-/// What `check --fix --secrets` moved out of one file.
-pub struct Adopted {
-    /// The diff of each file rewritten.
-    pub diffs: Vec<String>,
-    /// Each literal moved: `env `TOKEN` of `github` → secret `github``.
-    pub moved: Vec<String>,
-    /// That the backups of the rewritten files still hold the values, and how to delete
-    /// them (`session::adopt::backups_note`).
-    pub backups: Option<String>,
-}
-
-/// `check --fix --secrets`: move the literal secrets of the file at `path` (its text
-/// `text`, shown as `shown`) into the store and rewrite their entries, as `secret adopt`
-/// does (`session::adopt`); `None` when there is nothing to move.
-pub fn adopt_literals(
-    ctx: &Context,
-    target: &crate::check::Target<'_>,
-    path: &std::path::Path,
-    shown: &str,
-    text: &str,
-    dry_run: bool,
-) -> anyhow::Result<Option<Adopted>> {
-    use crate::session::adopt;
-    let client = target.client;
-    let doc = client.format.parse(text.to_owned()).map_err(|e| {
-        UserError::new(format!("`{shown}` does not parse: {e}"))
-            .hint("fix the syntax first; nothing was moved")
-    })?;
-    let found: Vec<adopt::Candidate<'_>> =
-        crate::check::fix::literals_to_adopt(doc.as_ref(), target)?
-            .into_iter()
-            .map(|(key, name, entry)| adopt::Candidate {
-                client,
-                scope: target.scope,
-                path: path.to_path_buf(),
-                key,
-                name,
-                entry,
-            })
-            .collect();
-    let store = ctx.secret_store();
-    let plan = adopt::plan(&store, &found);
-    if plan.items.is_empty() {
-        return Ok(None);
-    }
-    let adopt::Carried { rewritten, backups } = adopt::carry_out(ctx, &store, &plan, dry_run)?;
-    let diffs = rewritten
-        .into_iter()
-        .filter_map(|r| r.outcome.diff)
-        .collect();
-    let moved = plan
-        .items
-        .iter()
-        .map(|i| {
-            format!(
-                "{} `{}` of `{}` → secret `{}`",
-                i.place.label(),
-                i.field,
-                i.server,
-                i.secret
-            )
-        })
-        .collect();
-    Ok(Some(Adopted {
-        diffs,
-        moved,
-        backups,
-    }))
 }

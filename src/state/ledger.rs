@@ -77,6 +77,7 @@ impl Origin {
         Origin(format!("registry:{name}@{version}"))
     }
 
+    #[cfg(test)]
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -351,7 +352,7 @@ fn sorted(value: &Value) -> Value {
 /// The fingerprint of an entry as a client's file spells it; `None` when the entry does
 /// not read as a server (such an entry is never mcpctl's).
 pub fn fingerprint_raw(dialect: &Dialect<'_>, raw: &RawEntry) -> Option<Fingerprint> {
-    dialect.from_raw(raw).ok().map(|e| fingerprint(&e))
+    dialect.read_raw(raw).ok().map(|e| fingerprint(&e))
 }
 
 #[cfg(test)]

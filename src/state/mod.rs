@@ -171,6 +171,7 @@ impl State {
     }
 
     /// A copy of the ledger as this command sees it.
+    #[cfg(test)]
     pub fn ledger(&self) -> anyhow::Result<Ledger> {
         self.with_ledger(|l| l.clone())
     }
@@ -387,11 +388,6 @@ impl State {
     /// failed command back whole.
     pub fn written(&self) -> Vec<FileChange> {
         self.session().files.clone()
-    }
-
-    /// Whether this command has written anything yet.
-    pub fn has_written(&self) -> bool {
-        !self.session().files.is_empty()
     }
 
     /// The entry names this command recorded or forgot so far, in first-seen order (for

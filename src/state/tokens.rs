@@ -81,7 +81,7 @@ mod tests {
 
     fn entry(id: &str, raw: serde_json::Value) -> ServerEntry {
         let table = ClientTable::builtin().unwrap();
-        Dialect::of(table.get(id).unwrap()).from_raw(&raw).unwrap()
+        Dialect::of(table.get(id).unwrap()).read_raw(&raw).unwrap()
     }
 
     #[test]

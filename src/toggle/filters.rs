@@ -53,7 +53,6 @@ pub enum FilterAction {
 #[derive(Debug)]
 pub struct Filtered {
     pub action: FilterAction,
-    pub path: PathBuf,
     pub diff: Option<String>,
     pub backup: Option<PathBuf>,
     pub note: Option<String>,
@@ -63,10 +62,9 @@ pub struct Filtered {
 }
 
 impl Filtered {
-    fn plain(action: FilterAction, location: &Location, note: Option<String>) -> Filtered {
+    fn plain(action: FilterAction, note: Option<String>) -> Filtered {
         Filtered {
             action,
-            path: location.path.clone(),
             diff: None,
             backup: None,
             note,
@@ -182,11 +180,7 @@ pub fn filter(
     dry_run: bool,
 ) -> anyhow::Result<Filtered> {
     if let Some(why) = unsupported(client, op) {
-        return Ok(Filtered::plain(
-            FilterAction::Unsupported,
-            location,
-            Some(why),
-        ));
+        return Ok(Filtered::plain(FilterAction::Unsupported, Some(why)));
     }
     let filter = client.tool_filter.clone().unwrap_or(ToolFilter {
         allow: None,
@@ -194,7 +188,7 @@ pub fn filter(
         wildcard: None,
     });
     if entry_in(ctx, client, location, name)?.is_none() {
-        return Ok(Filtered::plain(FilterAction::Missing, location, None));
+        return Ok(Filtered::plain(FilterAction::Missing, None));
     }
     let at: Vec<String> = [location.key.clone(), vec![name.to_owned()]].concat();
     let identity = crate::fs::identity(&location.path);
@@ -283,7 +277,6 @@ pub fn filter(
         } else {
             FilterAction::Unchanged
         },
-        path: location.path.clone(),
         diff: outcome.diff,
         backup: outcome.backup,
         note: None,

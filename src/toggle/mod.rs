@@ -63,16 +63,7 @@ pub enum Method {
     Park,
 }
 
-impl Method {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Method::Field => "field",
-            Method::List => "list",
-            Method::Enablement => "enablement",
-            Method::Park => "park",
-        }
-    }
-}
+impl Method {}
 
 /// What a switch did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -255,8 +246,6 @@ pub enum Power {
     On,
     /// Off through the client's own switch.
     Off,
-    /// Cut out of the file by `disable`; the state directory holds it.
-    Parked,
 }
 
 type Place = (PathBuf, Vec<String>);

@@ -74,7 +74,7 @@ fn every_rule_fires_on_its_bad_fixture_and_not_on_its_good_one() {
     // tests/cli/policy.rs `check_flags_entries_the_policy_blocks_as_mcp210`.
     // MCP503 depends on mcpctl's environment: tests/cli/first_hour.rs
     // `an_unset_variable_is_one_rule_in_every_command`.
-    for rule in mcpctl::check::RULES.iter().filter(|r| {
+    for rule in mcpctl::api::check::RULES.iter().filter(|r| {
         !r.code.starts_with("MCP6") && !["MCP006", "MCP210", "MCP503"].contains(&r.code)
     }) {
         assert!(
@@ -350,7 +350,7 @@ fn sarif_format_has_rules_and_results() {
     assert_eq!(log["version"], "2.1.0");
     let run0 = &log["runs"][0];
     let rules = run0["tool"]["driver"]["rules"].as_array().unwrap();
-    assert_eq!(rules.len(), mcpctl::check::RULES.len());
+    assert_eq!(rules.len(), mcpctl::api::check::RULES.len());
     for rule in rules {
         for field in ["id", "name"] {
             assert!(rule[field].is_string(), "{rule}");
@@ -557,7 +557,7 @@ fn docs_rule_table_is_generated_from_rules() {
         "docs/check.md",
         "<!-- rules:start -->\n",
         "<!-- rules:end -->",
-        &mcpctl::check::rules::markdown_table(),
+        &mcpctl::api::check::markdown_table(),
         "docs",
     );
 }
@@ -596,7 +596,7 @@ fn pre_commit_hook_covers_every_project_path() {
         guide.contains(&npm_pin),
         "docs/guide/ci.md must name the npm pin {npm_pin}"
     );
-    for client in mcpctl::clients::ClientTable::builtin().unwrap().all() {
+    for client in mcpctl::api::clients::ClientTable::builtin().unwrap().all() {
         if let Some(project) = &client.project {
             let base = project
                 .strip_suffix('c')

@@ -9,7 +9,7 @@ fn clients_json_has_every_row_with_contract_fields() {
     let run = env.run(&["clients", "--json"]).ok();
     let rows = run.json();
     let rows = rows.as_array().unwrap();
-    let table = mcpctl::clients::ClientTable::builtin().unwrap();
+    let table = mcpctl::api::clients::ClientTable::builtin().unwrap();
     assert_eq!(rows.len(), table.all().len());
     let cursor = rows.iter().find(|r| r["id"] == "cursor").unwrap();
     assert_eq!(cursor["detected"], true);
@@ -179,7 +179,9 @@ fn clients_override_file_adds_a_client() {
 /// docs/reference/clients.md's table is `clients.toml` (`MCPCTL_UPDATE_README=1` rewrites it).
 #[test]
 fn docs_client_table_is_generated_from_clients_toml() {
-    let table = mcpctl::clients::ClientTable::builtin().unwrap().markdown();
+    let table = mcpctl::api::clients::ClientTable::builtin()
+        .unwrap()
+        .markdown();
     crate::docs::generated_region(
         "docs/reference/clients.md",
         "<!-- clients:start -->\n",

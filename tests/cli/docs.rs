@@ -79,7 +79,7 @@ fn markdown_files() -> Vec<String> {
 /// Every subcommand but clap's own `help`, in `--help` order.
 fn subcommands() -> Vec<(String, String)> {
     use clap::CommandFactory;
-    mcpctl::cli::Cli::command()
+    mcpctl::api::cli::Cli::command()
         .get_subcommands()
         .map(|c| {
             let about = c.get_about().map(|a| a.to_string()).unwrap_or_default();

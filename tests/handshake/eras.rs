@@ -5,8 +5,8 @@
 use std::process::{Command, Stdio};
 
 use indexmap::IndexMap;
-use mcpctl::entry::{RemoteKind, Transport};
-use mcpctl::handshake::{Era, Phase, ProbeError, Status, ToolCall, call, probe};
+use mcpctl::api::entry::{RemoteKind, Transport};
+use mcpctl::api::handshake::{Era, Phase, ProbeError, Status, ToolCall, call, probe};
 
 use crate::fixture::{
     Running, assert_no_survivors, fixture, free_port, generous, root, skip, wait_for_port,

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use indexmap::IndexMap;
-use mcpctl::entry::Transport;
-use mcpctl::handshake::ProbeOptions;
+use mcpctl::api::entry::Transport;
+use mcpctl::api::handshake::ProbeOptions;
 
 /// The repository root.
 pub(crate) fn root() -> &'static Path {
@@ -26,7 +26,7 @@ pub(crate) use fixture_server::{alive, fixture_binary};
 pub(crate) fn options(timeout: Duration) -> ProbeOptions {
     ProbeOptions {
         timeout,
-        timeout_set_by: mcpctl::handshake::TimeoutSource::Option,
+        timeout_set_by: mcpctl::api::handshake::TimeoutSource::Option,
         parent_env: std::env::vars().collect(),
         capabilities: None,
     }
@@ -105,21 +105,23 @@ pub(crate) fn wait_for_port(port: u16, server: &mut Running) {
 }
 
 /// `transport` prepared for this machine (it must be runnable here).
-pub(crate) fn launch(transport: &Transport) -> mcpctl::handshake::Launch {
+pub(crate) fn launch(transport: &Transport) -> mcpctl::api::handshake::Launch {
     let env = generous().parent_env;
     let cwd = std::env::current_dir().unwrap();
-    let host = mcpctl::handshake::Host {
-        target_os: mcpctl::platform::Os::host(),
-        host_os: mcpctl::platform::Os::host(),
+    let host = mcpctl::api::handshake::Host {
+        target_os: mcpctl::api::platform::Os::host(),
+        host_os: mcpctl::api::platform::Os::host(),
         env: &env,
         cwd: &cwd,
         wrap_windows: false,
     };
-    mcpctl::handshake::prepare(transport, &host).launch.unwrap()
+    mcpctl::api::handshake::prepare(transport, &host)
+        .launch
+        .unwrap()
 }
 
 /// The probe's failure as the user reads it ("" when it did not fail).
-pub(crate) fn failure_message(probe: &mcpctl::handshake::Probe) -> String {
+pub(crate) fn failure_message(probe: &mcpctl::api::handshake::Probe) -> String {
     probe
         .failure
         .as_ref()

@@ -6,8 +6,8 @@
 use std::process::{Command, Stdio};
 
 use indexmap::IndexMap;
-use mcpctl::entry::{RemoteKind, Transport};
-use mcpctl::handshake::{Era, Phase, ProbeError, ProbeWarning, Status, probe};
+use mcpctl::api::entry::{RemoteKind, Transport};
+use mcpctl::api::handshake::{Era, Phase, ProbeError, ProbeWarning, Status, probe};
 
 use crate::fixture::{Running, fixture_binary, free_port, generous, root, skip, wait_for_port};
 

@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 
 use indexmap::IndexMap;
-use mcpctl::entry::Transport;
-use mcpctl::handshake::{Era, Status, probe};
+use mcpctl::api::entry::Transport;
+use mcpctl::api::handshake::{Era, Status, probe};
 
 use crate::fixture::{generous, root, skip};
 
@@ -103,11 +103,11 @@ fn python_sdk_server_over_stdio() {
     assert_eq!(result.protocol_version.as_deref(), Some("2026-07-28"));
     // Its `roots` tool asks for the roots with an input_required result; mcpctl answers
     // with none, as a client with no roots to share.
-    let roots = mcpctl::handshake::ToolCall {
+    let roots = mcpctl::api::handshake::ToolCall {
         tool: "roots".into(),
         ..Default::default()
     };
-    let result = mcpctl::handshake::call(&transport, &generous(), &roots);
+    let result = mcpctl::api::handshake::call(&transport, &generous(), &roots);
     assert_eq!(result.status, Status::Ok, "{result:#?}");
     let answer = result.call_result.expect("a call result");
     assert_eq!(

@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use indexmap::IndexMap;
-use mcpctl::entry::Transport;
-use mcpctl::handshake::{
+use mcpctl::api::entry::Transport;
+use mcpctl::api::handshake::{
     Phase, ProbeError, ProbeWarning, Status, TimeoutSource, probe, probe_many,
 };
 

@@ -16,24 +16,7 @@ pub(crate) mod shape;
 pub(crate) mod sync;
 pub(crate) mod syntax;
 
-use super::Severity;
-
-/// One lint rule.
-#[derive(Debug)]
-pub struct Rule {
-    pub code: &'static str,
-    /// Kebab-case name (SARIF `name`).
-    pub name: &'static str,
-    /// The severity it usually has; some rules depend on scope or platform (see
-    /// `explanation`).
-    pub severity: Severity,
-    /// `--fix` can repair it.
-    pub fixable: bool,
-    pub title: &'static str,
-    pub explanation: &'static str,
-    /// A corrected entry (or file) showing the fix.
-    pub example: &'static str,
-}
+pub use super::Rule;
 
 /// Every rule, in code order.
 pub const RULES: &[Rule] = &[

@@ -43,7 +43,7 @@ pub const UNSET_VARIABLE: Rule = Rule {
 /// MCP503 for every entry of `doc` (the file `path`, checked as `target`) that uses a
 /// variable not set in mcpctl's environment, worded by `unset`.
 pub fn unset_variables(
-    ctx: &crate::session::Context,
+    platform: &crate::platform::Platform,
     path: &str,
     doc: &dyn crate::formats::ConfigDoc,
     target: &crate::check::Target<'_>,
@@ -51,7 +51,7 @@ pub fn unset_variables(
     let mut findings = Vec::new();
     // One entry at a time: a file of 100,000 entries is not held as values at once.
     let read = crate::check::fix::each_literal_to_adopt(doc, target, &mut |key, name, entry| {
-        let unset = crate::unset::find_here(ctx, &entry.transport);
+        let unset = crate::unset::find_here(platform, &entry.transport);
         if unset.is_empty() {
             return;
         }

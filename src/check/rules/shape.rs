@@ -1,7 +1,7 @@
 //! MCP1xx, shape: the servers map and each entry have the types every client needs
 //! (objects, a command or a URL, lists and maps of strings, portable names).
 
-use crate::check::lint::{Linter, describe_empty};
+use crate::check::lint::{Linter, Side, describe_empty};
 use crate::clients::DialectName;
 use crate::entry::{self, spelling};
 use crate::formats::tree::{Member, Node, Value};
@@ -91,13 +91,6 @@ pub const NAME_NOT_PORTABLE: Rule = Rule {
 
 /// A string and the offset it is written at.
 pub(in crate::check) type Located = (String, usize);
-
-/// Which side of an entry is present: a command (local) or a URL (remote).
-pub(in crate::check) enum Side<'n> {
-    Stdio(&'n Member),
-    Remote(&'n Member),
-    Neither,
-}
 
 impl Linter<'_> {
     /// The file's top level is an object; `false` (reported) when it is not.

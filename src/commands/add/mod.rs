@@ -1,6 +1,9 @@
 //! `mcpctl add`: build one canonical entry from the flags, then write it into each
 //! target client's file in that client's dialect, reporting every file.
 
+pub(super) mod registry;
+mod spec;
+
 use crate::check::{pattern_secret, secret_name};
 use crate::cli::{AddArgs, TransportArg};
 use crate::clients::Scope;
@@ -10,9 +13,9 @@ use crate::error::{ExitStatus, UserError};
 use crate::output::{Printer, redact};
 use crate::platform::Os;
 use crate::session::Context;
-use crate::session::spec::{self, Spec, build_entry};
 use crate::session::targets;
 use crate::session::write::{Flags, refuse_reserved_name, validate_url, with_secrets};
+use spec::{Spec, build_entry};
 
 /// Whether `flag` was typed on the command line (before any `--`), as opposed to set
 /// from the environment (`MCPCTL_REGISTRY`, which the README suggests exporting).
@@ -120,7 +123,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         warn_missing_command(ctx, printer, &spec.entry);
         // Written as given (the client may have it set); said once, the same way
         // `list`, `check` and `doctor` say it (`unset`).
-        for unset in crate::unset::find_here(ctx, &spec.entry.transport) {
+        for unset in crate::unset::find_here(&ctx.platform, &spec.entry.transport) {
             printer.warn(&unset.sentence(&spec.name, None));
         }
     }

@@ -5,11 +5,11 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use crate::doctor::probe::{DoctorResult, Status};
 use crate::handshake::{self, Launch, ProbeOptions};
 use crate::output::Printer;
 use crate::session::Context;
 use crate::session::inventory::Found;
-use crate::session::probe::{DoctorResult, Status};
 
 #[derive(Debug, Default, Serialize)]
 pub(crate) struct Summary {

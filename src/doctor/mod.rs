@@ -4,6 +4,7 @@
 //! the handshake itself lives in `handshake`.
 
 mod lint;
+pub mod probe;
 mod rows;
 mod totals;
 mod verdict;
@@ -17,10 +18,10 @@ pub(crate) use totals::{ClientTokens, Shared, Summary};
 
 use crate::check::Finding;
 use crate::clients::{Client, Scope};
+use crate::doctor::probe::{DoctorResult, Status, as_started_by, entry_options, static_checks};
 use crate::handshake::{self, Launch, ProbeOptions};
 use crate::output::Printer;
-use crate::session::inventory::{Found, Inventory, Keep, collect_all_keeping, display_path};
-use crate::session::probe::{DoctorResult, Status, as_started_by, entry_options, static_checks};
+use crate::session::inventory::{Found, Inventory, collect_all};
 use crate::session::{Context, targets};
 use crate::sources::Exclusive;
 use crate::trust::TrustRule;
@@ -73,7 +74,7 @@ pub(crate) fn gather<'c>(ctx: &Context, request: &Request<'_, 'c>) -> anyhow::Re
         found,
         broken,
         exclusive,
-    } = collect_all_keeping(ctx, clients, name, Keep::Names);
+    } = collect_all(ctx, clients, name);
     let parked = lint::parked_results(ctx, clients, name);
     if let Some(name) = name
         && found.is_empty()
@@ -121,30 +122,25 @@ pub(crate) fn gather<'c>(ctx: &Context, request: &Request<'_, 'c>) -> anyhow::Re
     // entries (few).
     let mut others: Vec<DoctorResult> = Vec::new();
     for b in &broken {
-        let mut result = DoctorResult::empty(
-            &b.client.id,
-            Scope::User,
-            String::new(),
-            display_path(ctx, &b.path),
-        );
+        let mut result =
+            DoctorResult::empty(&b.client.id, Scope::User, String::new(), b.path.clone());
         result.record("config", Status::Fail, format!("{:#}", b.error));
         others.push(result);
     }
     for ((client, path), findings) in &whole_file {
         let mut result =
-            DoctorResult::empty(client, Scope::User, String::new(), display_path(ctx, path));
+            DoctorResult::empty(client, Scope::User, String::new(), path.to_path_buf());
         lint::add_lint_findings(&mut result, findings);
         if !result.checks.is_empty() {
             others.push(result);
         }
     }
     others.extend(parked);
-    for (index, found_here) in found.iter().enumerate() {
+    for (index, f) in found.iter().enumerate() {
         let scopes = scopes_of
-            .get(&(found_here.client.id.as_str(), found_here.name.as_str()))
+            .get(&(f.client.id.as_str(), f.name.as_str()))
             .map_or(&[][..], Vec::as_slice);
-        // Read for this row only: 100,000 entries' contents are not held at once.
-        let result = found_here.with_contents(|f| {
+        let result = {
             let (mut result, transport) =
                 static_checks(ctx, env, &trust, switches.as_ref(), f, scopes);
             let findings = lint_of
@@ -164,7 +160,7 @@ pub(crate) fn gather<'c>(ctx: &Context, request: &Request<'_, 'c>) -> anyhow::Re
                 to_probe.push((index, launch, probe_options));
             }
             result
-        });
+        };
         results.push(result);
     }
     results.extend(others);

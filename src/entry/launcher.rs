@@ -13,8 +13,6 @@
 
 use crate::entry::{RemoteKind, StringMap, Transport};
 
-use super::{SecretError, Value};
-
 /// One `--secret ENV=NAME`: the server's variable ENV gets secret NAME.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EnvSecret {
@@ -38,7 +36,9 @@ impl EnvSecret {
         if var.is_empty() || var.contains(['\0', ' ', '=']) {
             return Err(format!("`{var}` is not an environment variable name"));
         }
-        super::check_name(secret).map_err(|e| e.to_string())?;
+        if !is_secret_name(secret) {
+            return Err(bad_secret_name(secret));
+        }
         Ok(EnvSecret {
             var: var.to_owned(),
             secret: secret.to_owned(),
@@ -48,6 +48,23 @@ impl EnvSecret {
     pub fn arg(&self) -> String {
         format!("{}={}", self.var, self.secret)
     }
+}
+
+/// A secret name: `[A-Za-z0-9_.-]{1,128}`, so it fits in `{secret:NAME}`, a keychain
+/// account and a command line without quoting.
+#[must_use]
+pub fn is_secret_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 128
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+/// What is wrong with a name that is not [`is_secret_name`].
+#[must_use]
+pub fn bad_secret_name(name: &str) -> String {
+    format!("`{name}` is not a secret name: use letters, digits, `_`, `-` and `.` (at most 128)")
 }
 
 /// Whether `command` is an mcpctl binary (by file name, any directory, `.exe` or not).
@@ -110,7 +127,7 @@ pub fn with_secrets(transport: Transport, secrets: &[EnvSecret], program: &str) 
                 let whole = value
                     .strip_prefix(OPEN)
                     .and_then(|rest| rest.strip_suffix('}'))
-                    .filter(|name| super::check_name(name).is_ok());
+                    .filter(|name| is_secret_name(name));
                 match whole {
                     Some(name) => {
                         all.push(EnvSecret {
@@ -389,7 +406,7 @@ pub fn placeholders(text: &str) -> Vec<String> {
         let after = &rest[at + OPEN.len()..];
         let Some(end) = after.find('}') else { break };
         let name = &after[..end];
-        if super::check_name(name).is_ok() {
+        if is_secret_name(name) {
             names.push(name.to_owned());
         }
         rest = &after[end + 1..];
@@ -398,10 +415,10 @@ pub fn placeholders(text: &str) -> Vec<String> {
 }
 
 /// `text` with every `{secret:NAME}` replaced by the secret's value.
-pub fn fill(
+pub fn fill<E>(
     text: &str,
-    resolve: &mut dyn FnMut(&str) -> Result<Value, SecretError>,
-) -> Result<String, SecretError> {
+    resolve: &mut dyn FnMut(&str) -> Result<String, E>,
+) -> Result<String, E> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find(OPEN) {
@@ -409,8 +426,8 @@ pub fn fill(
         let Some(end) = after.find('}') else { break };
         let name = &after[..end];
         out.push_str(&rest[..at]);
-        if super::check_name(name).is_ok() {
-            out.push_str(&resolve(name)?.0);
+        if is_secret_name(name) {
+            out.push_str(&resolve(name)?);
         } else {
             out.push_str(&rest[at..at + OPEN.len() + end + 1]);
         }
@@ -597,16 +614,12 @@ mod tests {
     #[test]
     fn placeholders_are_filled_and_bad_ones_kept() {
         assert_eq!(placeholders("Bearer {secret:docs} {secret:a b}"), ["docs"]);
-        let mut resolve = |name: &str| Ok(Value(format!("<{name}>")));
+        let mut resolve = |name: &str| Ok::<_, String>(format!("<{name}>"));
         assert_eq!(
             fill("Bearer {secret:docs}/{secret:x y}{secret:", &mut resolve).ok(),
             Some("Bearer <docs>/{secret:x y}{secret:".to_owned())
         );
-        let mut missing = |name: &str| {
-            Err(SecretError::NotSet {
-                name: name.to_owned(),
-            })
-        };
+        let mut missing = |name: &str| Err(format!("{name} is not set"));
         assert!(fill("{secret:gone}", &mut missing).is_err());
     }
 

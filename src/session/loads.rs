@@ -7,18 +7,15 @@
 //! blocking); never writes.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::clients::loading::{EraName, Rejection};
+use crate::clients::loading::Rejection;
 use crate::clients::{Client, Scope};
-use crate::entry::{ServerEntry, Transport};
 use crate::formats::Format;
-use crate::handshake::Era;
-use crate::session::Context;
-use crate::session::inventory::Found;
-use crate::vars;
+use crate::platform::Platform;
+use crate::session::found::{Broken, Found};
 
 /// How a `not_loaded` reason for a rejected file starts.
 pub const REJECTED: &str = "file rejected";
@@ -51,7 +48,7 @@ pub fn rejection(client: &Client, path: &std::path::Path) -> Option<Rejection> {
 }
 
 /// Mark the entries their client will not load, with the reason.
-pub fn mark(ctx: &Context, found: &mut [Found<'_>]) {
+pub fn mark(platform: &Platform, project: &Path, found: &mut [Found<'_>]) {
     overridden(found);
     refused_with_a_bad_entry(found);
     let mut files: HashMap<(String, PathBuf), Option<Rejection>> = HashMap::new();
@@ -74,7 +71,7 @@ pub fn mark(ctx: &Context, found: &mut [Found<'_>]) {
         }
         let docs = settings
             .entry(client.id.clone())
-            .or_insert_with(|| settings_of(ctx, client));
+            .or_insert_with(|| settings_of(platform, project, client));
         let docs: Vec<&Value> = docs.iter().collect();
         if let Some(why) = loading.gated(&docs, &f.name) {
             f.not_loaded = Some(why);
@@ -105,7 +102,6 @@ fn refused_with_a_bad_entry(found: &mut [Found<'_>]) {
             bad.entry((f.client.id.clone(), f.path.clone()))
                 .or_insert_with(|| f.name.clone());
         }
-        f.release();
     }
     if bad.is_empty() {
         return;
@@ -118,10 +114,8 @@ fn refused_with_a_bad_entry(found: &mut [Found<'_>]) {
             continue;
         };
         if f.entry().is_err() {
-            f.release();
             continue;
         }
-        f.release();
         f.not_loaded = Some(format!(
             "{REJECTED}: {} refuses the whole file because entry `{name}` is not a server it can read, so it loads none of its servers; fix or remove `{name}`",
             f.client.name
@@ -184,15 +178,10 @@ fn overridden(found: &mut [Found<'_>]) {
 
 /// The client's user and project settings, parsed (files that are missing or do not
 /// parse are left out).
-fn settings_of(ctx: &Context, client: &Client) -> Vec<Value> {
+fn settings_of(platform: &Platform, project: &Path, client: &Client) -> Vec<Value> {
     [Scope::User, Scope::Project]
         .into_iter()
-        .filter_map(|scope| {
-            client
-                .location(scope, &ctx.platform, &ctx.project)
-                .ok()
-                .flatten()
-        })
+        .filter_map(|scope| client.location(scope, platform, project).ok().flatten())
         .filter_map(|location| {
             let source = crate::fs::read_source(&location.path).ok()?;
             jsonc_parser::parse_to_serde_value::<Value>(&source.text, &Default::default()).ok()
@@ -200,117 +189,23 @@ fn settings_of(ctx: &Context, client: &Client) -> Vec<Value> {
         .collect()
 }
 
-/// The `${VAR}` references in an entry's values (command, args, env, cwd; URL, headers)
-/// that `client` would pass through literally: all of them, but the header its dialect
-/// carries as a variable name of its own (Mistral Vibe's `api_key_env`).
-fn references(client: &Client, transport: &Transport) -> Vec<String> {
-    let carried = match transport {
-        Transport::Remote { headers, .. } if client.fields.auth_key.is_some() => {
-            crate::entry::carried_header(headers).map(|(header, ..)| &headers[header])
-        }
-        _ => None,
-    };
-    let strings = transport
-        .strings()
-        .into_iter()
-        .filter(|s| carried.is_none_or(|c| !std::ptr::eq(*s, c)));
-    let mut names: Vec<String> = Vec::new();
-    for s in strings {
-        for r in vars::references(s) {
-            if r.syntax != vars::Syntax::Input && !names.contains(&r.name) {
-                names.push(r.name);
-            }
-        }
-    }
-    names
-}
-
-/// What `client` does with this entry that its writer should know, before it is written
-/// (`add`, `copy`, `apply`): `Err` when the client cannot use it at all (it passes
-/// `${VAR}` through literally), else the warnings.
-pub fn before_write(client: &Client, entry: &ServerEntry) -> Result<Vec<String>, String> {
-    let mut notes = Vec::new();
-    if client.loading.expands == Some(false) {
-        let names = references(client, &entry.transport);
-        if !names.is_empty() {
-            return Err(format!(
-                "{} does not expand variables: the server would get the text `${{{}}}` instead of its value",
-                client.name, names[0]
-            ));
-        }
-    }
-    if let Some(message) = dropped_env(client, &entry.transport) {
-        notes.push(message);
-    }
-    Ok(notes)
-}
-
-/// The entry's env names the client drops before starting the server, as a message.
-#[must_use]
-pub fn dropped_env(client: &Client, transport: &Transport) -> Option<String> {
-    let Transport::Stdio { env, .. } = transport else {
-        return None;
-    };
-    let blocked = client.loading.blocked(env.keys());
-    if blocked.is_empty() {
-        return None;
-    }
-    Some(format!(
-        "{} drops {} from a server's env (it blocks variables that change how programs start): the server starts without {}",
-        client.name,
-        blocked
-            .iter()
-            .map(|k| format!("`{k}`"))
-            .collect::<Vec<_>>()
-            .join(", "),
-        if blocked.len() == 1 { "it" } else { "them" }
-    ))
-}
-
-/// Why `client` cannot use a server that answered in `era` naming `supported` versions,
-/// if it cannot.
-#[must_use]
-pub fn era_mismatch(client: &Client, era: Era, supported: &[String]) -> Option<String> {
-    match era {
-        Era::Modern => {
-            let older = supported
-                .iter()
-                .any(|v| crate::handshake::KNOWN_PROTOCOL_VERSIONS.contains(&v.as_str()));
-            (!older && client.loading.speaks(EraName::Modern) == Some(false)).then(|| {
-                format!(
-                    "speaks only {}: {} speaks only the `initialize` era (it gets -32022 and connects to nothing)",
-                    crate::handshake::MODERN_PROTOCOL_VERSION,
-                    client.name
-                )
-            })
-        }
-        Era::Handshake => (client.loading.speaks(EraName::Handshake) == Some(false)).then(|| {
-            format!(
-                "speaks only the `initialize` era: {} speaks only {}",
-                client.name,
-                crate::handshake::MODERN_PROTOCOL_VERSION
-            )
-        }),
-    }
-}
-
 /// Mark the entries an administrator's policy file keeps out (src/policy/), with the rule
 /// and the file; a policy file that does not parse is reported as broken (mcpctl judges
 /// nothing by it). The servers of an administrator's own `managed-mcp.json` are left
 /// alone: Claude Code exempts them from the allow-list.
 pub fn judge_policy<'a>(
-    ctx: &Context,
+    platform: &Platform,
     clients: &[&'a Client],
     found: &mut [Found<'a>],
-    broken: &mut Vec<crate::session::inventory::Broken<'a>>,
+    broken: &mut Vec<Broken<'a>>,
 ) {
     for client in clients {
         if client.policy.is_empty() {
             continue;
         }
-        let loaded = crate::policy::read::load(client, &ctx.platform);
+        let loaded = crate::policy::read::load(client, platform);
         for (path, why) in &loaded.broken {
-            broken.push(crate::session::inventory::Broken {
+            broken.push(Broken {
                 client,
                 path: path.clone(),
                 error: crate::error::UserError::new(format!("policy file: {why}"))
@@ -330,7 +225,6 @@ pub fn judge_policy<'a>(
                 Ok(entry) => loaded.blocks(&f.name, entry),
                 Err(_) => None,
             };
-            f.release();
             if let Some(block) = block {
                 f.not_loaded = Some(block.reason(&client.name));
             }
@@ -340,11 +234,11 @@ pub fn judge_policy<'a>(
 
 /// The policy rule that keeps `f` out, for `--json` (`judge_policy` marked it
 /// `not_loaded`; the verdict is judged again from the same files).
-pub fn policy_block(ctx: &Context, f: &Found<'_>) -> Option<crate::policy::Block> {
+pub fn policy_block(platform: &Platform, f: &Found<'_>) -> Option<crate::policy::Block> {
     let why = f.not_loaded.as_deref()?;
     if !crate::policy::Block::is_reason(why) {
         return None;
     }
     let entry = f.entry().as_ref().ok()?;
-    crate::policy::read::load(f.client, &ctx.platform).blocks(&f.name, entry)
+    crate::policy::read::load(f.client, platform).blocks(&f.name, entry)
 }

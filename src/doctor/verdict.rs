@@ -2,8 +2,9 @@
 //! sees it, the messages that say what to do, and what was started.
 
 use crate::clients::Client;
-use crate::handshake::{self, Launch, Probe, ProbeWarning, Status as ProbeStatus};
-use crate::session::probe::{DoctorResult, Status};
+use crate::clients::loading::EraName;
+use crate::doctor::probe::{DoctorResult, Status};
+use crate::handshake::{self, Era, Launch, Probe, ProbeWarning, Status as ProbeStatus};
 
 use super::rows::plural;
 
@@ -19,7 +20,7 @@ pub(super) fn merge_probe(
     let era_mismatch = probe
         .protocol_era
         .filter(|_| probe.failure.is_none())
-        .and_then(|era| crate::loads::era_mismatch(client, era, &probe.supported_versions));
+        .and_then(|era| era_mismatch(client, era, &probe.supported_versions));
     let (status, message) = match (&probe.status, &probe.failure) {
         _ if era_mismatch.is_some() => (Status::Fail, era_mismatch.clone().unwrap_or_default()),
         (ProbeStatus::Fail, Some(f @ handshake::ProbeError::Timeout { .. }))
@@ -127,5 +128,32 @@ fn launcher(target: &str) -> Option<String> {
         ("npx" | "uvx" | "bunx" | "pnpx", _) => Some(stem.to_owned()),
         ("pnpm" | "yarn", "dlx") | ("pipx", "run") => Some(format!("{stem} {second}")),
         _ => None,
+    }
+}
+
+/// Why `client` cannot use a server that answered in `era` naming `supported` versions,
+/// if it cannot.
+#[must_use]
+pub fn era_mismatch(client: &Client, era: Era, supported: &[String]) -> Option<String> {
+    match era {
+        Era::Modern => {
+            let older = supported
+                .iter()
+                .any(|v| crate::handshake::KNOWN_PROTOCOL_VERSIONS.contains(&v.as_str()));
+            (!older && client.loading.speaks(EraName::Modern) == Some(false)).then(|| {
+                format!(
+                    "speaks only {}: {} speaks only the `initialize` era (it gets -32022 and connects to nothing)",
+                    crate::handshake::MODERN_PROTOCOL_VERSION,
+                    client.name
+                )
+            })
+        }
+        Era::Handshake => (client.loading.speaks(EraName::Handshake) == Some(false)).then(|| {
+            format!(
+                "speaks only the `initialize` era: {} speaks only {}",
+                client.name,
+                crate::handshake::MODERN_PROTOCOL_VERSION
+            )
+        }),
     }
 }

@@ -345,7 +345,7 @@ fn ask_secrets(
 /// header's whole value, `Bearer {secret:NAME}`), so `update` renders the same launcher
 /// or bridge form instead of a `${VAR}` reference.
 fn record_store_inputs(resolved: &mut Resolved, pairs: &[String]) {
-    use crate::secret_store::launcher::EnvSecret;
+    use crate::entry::launcher::EnvSecret;
     for export in &resolved.exports {
         let Some(fill) = &export.store else { continue };
         let value = match (&resolved.entry.transport, fill.kind) {

@@ -4,6 +4,7 @@
 //! which entry a name means, made runnable exactly as doctor would (shared by `doctor`,
 //! `tools` and `call`). The handshake itself lives in `handshake`.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use indexmap::IndexMap;
@@ -15,7 +16,7 @@ use crate::error::UserError;
 use crate::handshake::{self, Fix, Launch, Level, Probe, ProbeOptions, TimeoutSource, clean_text};
 use crate::output::Printer;
 use crate::platform::Os;
-use crate::session::inventory::{Found, Inventory, collect_all, display_path};
+use crate::session::inventory::{Found, Inventory, collect_all};
 use crate::session::{Context, targets};
 use crate::trust::{Trust, TrustRule};
 
@@ -42,7 +43,8 @@ pub(crate) struct DoctorResult {
     pub(crate) client: String,
     pub(crate) scope: Scope,
     pub(crate) name: String,
-    pub(crate) path: String,
+    #[serde(serialize_with = "crate::output::path_json")]
+    pub(crate) path: PathBuf,
     pub(crate) status: Status,
     pub(crate) checks: Vec<Check>,
     pub(crate) server_name: Option<String>,
@@ -79,7 +81,7 @@ pub(crate) struct DoctorResult {
 
 impl DoctorResult {
     /// A result with nothing recorded yet.
-    pub(crate) fn empty(client: &str, scope: Scope, name: String, path: String) -> Self {
+    pub(crate) fn empty(client: &str, scope: Scope, name: String, path: PathBuf) -> Self {
         DoctorResult {
             client: client.to_owned(),
             scope,
@@ -253,12 +255,7 @@ pub(crate) fn static_checks(
     f: &Found<'_>,
     scopes: &[Scope],
 ) -> (DoctorResult, Option<Launch>) {
-    let mut result = DoctorResult::empty(
-        &f.client.id,
-        f.scope,
-        f.name.clone(),
-        display_path(ctx, &f.path),
-    );
+    let mut result = DoctorResult::empty(&f.client.id, f.scope, f.name.clone(), f.path.clone());
     result.read_only = f.origin.is_some();
     result.origin = f.origin.as_ref().map(|o| {
         serde_json::json!({
@@ -270,12 +267,12 @@ pub(crate) fn static_checks(
     });
     if let Some(why) = &f.not_loaded {
         // A file the client rejects is a fault: none of its servers works there.
-        let status = if crate::loads::is_rejection(why) {
+        let status = if crate::session::loads::is_rejection(why) {
             Status::Fail
         } else {
             Status::Skipped
         };
-        result.policy = crate::loads::policy_block(ctx, f);
+        result.policy = crate::session::loads::policy_block(&ctx.platform, f);
         let check = if result.policy.is_some() {
             "policy"
         } else {
@@ -310,11 +307,7 @@ pub(crate) fn static_checks(
             return (result, None);
         }
         Err(_) => {
-            result.record(
-                "entry",
-                Status::Fail,
-                f.entry_error(ctx).unwrap_or_default(),
-            );
+            result.record("entry", Status::Fail, f.entry_error().unwrap_or_default());
             return (result, None);
         }
     };
@@ -364,7 +357,7 @@ pub(crate) fn static_checks(
         Err(error) => {
             result.record("secrets", Status::Fail, error.to_string());
             result.target = handshake::prepare::target_of(
-                &crate::secret_store::launcher::logical(&entry.transport)
+                &crate::entry::launcher::logical(&entry.transport)
                     .map_or_else(|| entry.transport.clone(), |l| l.transport),
             );
             return (result, None);
@@ -411,10 +404,10 @@ pub(crate) fn static_checks(
     }
     result.target = prepared.target;
     // What this client does with the entry before starting it (its loading model).
-    if let Err(why) = crate::loads::before_write(f.client, entry) {
+    if let Err(why) = crate::entry::loading::before_write(f.client, entry) {
         result.record("client", Status::Fail, why);
     }
-    if let Some(dropped) = crate::loads::dropped_env(f.client, &entry.transport) {
+    if let Some(dropped) = crate::entry::loading::dropped_env(f.client, &entry.transport) {
         result.record("client", Status::Warn, dropped);
     }
     // Decided last so the static checks above still run on an entry not started.
@@ -510,7 +503,7 @@ pub(crate) fn resolve(
         return Err(match broken.first() {
             Some(b) => UserError::new(format!(
                 "no server named `{name}` found: `{}` could not be read",
-                display_path(ctx, &b.path)
+                crate::output::file(&b.path)
             ))
             .hint(format!("{:#}", b.error))
             .into(),
