@@ -265,6 +265,30 @@ pub(crate) fn static_checks(
             "chosen_by": o.chosen_by,
         })
     });
+    let Some(entry) = loaded_entry(ctx, switches, f, scopes, &mut result) else {
+        return (result, None);
+    };
+    let Some(resolved) = secrets_resolved(ctx, entry, &mut result) else {
+        return (result, None);
+    };
+    let transport = resolved.as_ref().map_or(&entry.transport, |(t, _)| t);
+    let launch = prepared_checks(ctx, env, f, entry, transport, &mut result);
+    if !trusted(trust, f, &mut result) {
+        return (result, None);
+    }
+    (result, launch.ok())
+}
+
+/// The entry the client loads and doctor may start, with the checks that decide it (loaded,
+/// enabled, readable, which scope wins, switched on); `None` (recorded why) when it is not
+/// started.
+fn loaded_entry<'f>(
+    ctx: &Context,
+    switches: Option<&crate::toggle::Probe<'_>>,
+    f: &'f Found<'_>,
+    scopes: &[Scope],
+    result: &mut DoctorResult,
+) -> Option<&'f entry::ServerEntry> {
     if let Some(why) = &f.not_loaded {
         // A file the client rejects is a fault: none of its servers works there.
         let status = if crate::session::loads::is_rejection(why) {
@@ -279,7 +303,7 @@ pub(crate) fn static_checks(
             "loaded"
         };
         result.record(check, status, format!("{why}; not started"));
-        return (result, None);
+        return None;
     }
     if let Some(origin) = f.origin.as_ref().filter(|o| !o.enabled) {
         result.record(
@@ -290,7 +314,7 @@ pub(crate) fn static_checks(
                 origin.kind, origin.name, f.client.name
             ),
         );
-        return (result, None);
+        return None;
     }
     let entry = match f.entry() {
         Ok(e) => e,
@@ -304,11 +328,11 @@ pub(crate) fn static_checks(
                     "no command or URL: an on/off switch or a server an extension provides; not started".to_owned()
                 },
             );
-            return (result, None);
+            return None;
         }
         Err(_) => {
             result.record("entry", Status::Fail, f.entry_error().unwrap_or_default());
-            return (result, None);
+            return None;
         }
     };
     // The same name in several scopes of one client: say which wins.
@@ -347,10 +371,20 @@ pub(crate) fn static_checks(
             "disabled in the config; not started".to_owned(),
         );
         result.target = handshake::prepare::target_of(&entry.transport);
-        return (result, None);
+        return None;
     }
-    // mcpctl's launcher or bridge: probe the server behind it, its secrets resolved the
-    // way `mcpctl run` / `mcpctl bridge` resolve them.
+    Some(entry)
+}
+
+/// mcpctl's launcher or bridge: the server behind it, its secrets resolved the way
+/// `mcpctl run` / `mcpctl bridge` resolve them (`Some(None)`: no secrets to resolve;
+/// `None`: a secret failed, recorded).
+#[allow(clippy::type_complexity)]
+fn secrets_resolved(
+    ctx: &Context,
+    entry: &entry::ServerEntry,
+    result: &mut DoctorResult,
+) -> Option<Option<(entry::Transport, Vec<String>)>> {
     let store = ctx.secret_store();
     let resolved = match store.resolve_entry(&entry.transport) {
         Ok(resolved) => resolved,
@@ -360,7 +394,7 @@ pub(crate) fn static_checks(
                 &crate::entry::launcher::logical(&entry.transport)
                     .map_or_else(|| entry.transport.clone(), |l| l.transport),
             );
-            return (result, None);
+            return None;
         }
     };
     if let Some((_, names)) = &resolved {
@@ -377,7 +411,19 @@ pub(crate) fn static_checks(
             ),
         );
     }
-    let transport = resolved.as_ref().map_or(&entry.transport, |(t, _)| t);
+    Some(resolved)
+}
+
+/// The static checks of what starts (`handshake::prepare`) and of what the client does
+/// with the entry before starting it.
+fn prepared_checks(
+    ctx: &Context,
+    env: &IndexMap<String, String>,
+    f: &Found<'_>,
+    entry: &entry::ServerEntry,
+    transport: &entry::Transport,
+    result: &mut DoctorResult,
+) -> Result<Launch, handshake::ProbeError> {
     let host = handshake::Host {
         target_os: ctx.platform.os,
         host_os: Os::host(),
@@ -410,6 +456,12 @@ pub(crate) fn static_checks(
     if let Some(dropped) = crate::entry::loading::dropped_env(f.client, &entry.transport) {
         result.record("client", Status::Warn, dropped);
     }
+    prepared.launch
+}
+
+/// Whether doctor may start the entry: its own, approved, or `--trust-project` (recorded);
+/// an untrusted project entry is skipped.
+fn trusted(trust: &TrustRule<'_>, f: &Found<'_>, result: &mut DoctorResult) -> bool {
     // Decided last so the static checks above still run on an entry not started.
     let verdict = match &f.origin {
         Some(origin) => trust.decide_origin(origin),
@@ -425,10 +477,10 @@ pub(crate) fn static_checks(
         ),
         Trust::Untrusted { reason } => {
             result.record("trust", Status::Skipped, format!("not started: {reason}"));
-            return (result, None);
+            return false;
         }
     }
-    (result, prepared.launch.ok())
+    true
 }
 
 /// The entry a command acts on, runnable here.

@@ -63,8 +63,6 @@ pub enum Method {
     Park,
 }
 
-impl Method {}
-
 /// What a switch did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
