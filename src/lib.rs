@@ -141,6 +141,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         cli.global.color,
         no_color,
     );
+    printer.set_home(platform.home().ok());
     printer.set_width(
         platform
             .var("COLUMNS")
@@ -282,7 +283,6 @@ fn context(
         interactive,
         state,
         argv,
-        json: global.json,
     })
 }
 

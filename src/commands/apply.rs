@@ -192,9 +192,9 @@ fn execute<'a>(
             // Only over what this run wrote (see `edit::revert`).
             if let Err(e) = edit::revert(ctx, change) {
                 report.reverted.push(ErrorText::of(&e));
-                kept.push(edit::shown(ctx, &change.path));
+                kept.push(crate::output::file(&change.path));
             } else {
-                reverted.push(edit::shown(ctx, &change.path));
+                reverted.push(crate::output::file(&change.path));
             }
         }
         let mut undone = if reverted.is_empty() {
@@ -296,7 +296,7 @@ fn switch(ctx: &Context, plans: &[FilePlan<'_>], want: Want) -> anyhow::Result<b
                 e.context(format!(
                     "switching `{name}` {} in {}",
                     if want == Want::On { "on" } else { "off" },
-                    edit::shown(ctx, &plan.location.path)
+                    crate::output::file(&plan.location.path)
                 ))
             })?;
             any = true;
@@ -319,7 +319,7 @@ fn write_plan(
     let lock = edit::lock(ctx, &plan.location.path)?;
     let path = plan.location.path.clone();
     // The one retry policy (`edit::retry`), with a step that plans this file again.
-    edit::retry(ctx, &path, "apply", || {
+    edit::retry(&path, "apply", || {
         let Some(text) = plan.new_text() else {
             return Ok(Some(()));
         };
@@ -338,7 +338,7 @@ fn write_plan(
                 if !force && fresh.items.iter().any(|i| i.blocks()) {
                     return Err(UserError::new(format!(
                         "`{}` changed while mcpctl was applying, and now has entries that are not mcpctl's to change",
-                        edit::shown(ctx, &plan.location.path)
+                        crate::output::file(&plan.location.path)
                     ))
                     .hint("run `mcpctl plan` to see them")
                     .into());

@@ -12,7 +12,6 @@ use crate::cli::BackupsArgs;
 use crate::clients::{Client, Scope};
 use crate::error::ExitStatus;
 use crate::output::{Block, Paint, Printer, Report};
-use crate::session::inventory::display_path;
 use crate::session::{Context, targets};
 
 /// One kept version (`backups --json` item).
@@ -48,14 +47,12 @@ pub fn run(args: BackupsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
     if purge_secrets {
         return purge(ctx, &clients, rows, dry_run, printer);
     }
-    let shown = rows.iter().map(|r| display_path(ctx, &r.path)).collect();
-    printer.emit(&BackupsReport { rows, shown })
+    printer.emit(&BackupsReport { rows })
 }
 
-/// The kept versions, and each one's file as the table shows it.
+/// The kept versions.
 struct BackupsReport {
     rows: Vec<BackupRow>,
-    shown: Vec<String>,
 }
 
 impl Report for BackupsReport {
@@ -63,7 +60,7 @@ impl Report for BackupsReport {
         serde_json::to_value(&self.rows)
     }
 
-    fn human(&self, _paint: Paint) -> Vec<Block> {
+    fn human(&self, paint: Paint) -> Vec<Block> {
         if self.rows.is_empty() {
             return vec![Block::Note(
                 "no backups yet: mcpctl keeps the previous bytes of every file it writes"
@@ -73,8 +70,7 @@ impl Report for BackupsReport {
         let rows = self
             .rows
             .iter()
-            .zip(&self.shown)
-            .map(|(r, shown)| {
+            .map(|r| {
                 vec![
                     r.client.clone(),
                     r.scope.as_str().to_owned(),
@@ -82,7 +78,7 @@ impl Report for BackupsReport {
                     r.time.clone(),
                     r.size.to_string(),
                     r.command.clone().unwrap_or_else(|| "-".to_owned()),
-                    shown.clone(),
+                    paint.path(&r.path),
                 ]
             })
             .collect();
@@ -168,7 +164,6 @@ pub struct PurgeRow {
 
 struct PurgeReport {
     rows: Vec<PurgeRow>,
-    shown: Vec<String>,
     dry_run: bool,
 }
 
@@ -177,7 +172,7 @@ impl Report for PurgeReport {
         serde_json::to_value(&self.rows)
     }
 
-    fn human(&self, _paint: Paint) -> Vec<Block> {
+    fn human(&self, paint: Paint) -> Vec<Block> {
         if self.rows.is_empty() {
             return vec![Block::Note(
                 "no backup holds a literal secret: nothing to delete".to_owned(),
@@ -186,13 +181,12 @@ impl Report for PurgeReport {
         let rows = self
             .rows
             .iter()
-            .zip(&self.shown)
-            .map(|(r, shown)| {
+            .map(|r| {
                 vec![
                     r.action.to_owned(),
                     r.client.clone(),
                     r.secrets.join(", "),
-                    shown.clone(),
+                    paint.path(&r.path),
                     r.backup.display().to_string(),
                 ]
             })
@@ -253,10 +247,8 @@ fn purge(
             action: if dry_run { "would delete" } else { "deleted" },
         });
     }
-    let shown = purged.iter().map(|r| display_path(ctx, &r.path)).collect();
     printer.emit(&PurgeReport {
         rows: purged,
-        shown,
         dry_run,
     })
 }

@@ -17,13 +17,14 @@ use crate::error::{ExitStatus, UserError};
 use crate::fs;
 use crate::output::{Block, ErrorText, Paint, Printer, Report};
 use crate::session::Context;
-use crate::session::inventory::display_path;
 use crate::session::{edit, write};
 
 /// A file to check and the clients that may read it (table order; the first whose
 /// servers key the file uses wins).
 struct File<'a> {
     path: PathBuf,
+    /// The file as its findings name it: as typed, relative to the working directory, or
+    /// as the printer shows a path (`~/…` to a person, absolute under `--json`).
     shown: String,
     candidates: Vec<(&'a Client, Scope)>,
     /// A file the (only) candidate client does not read: MCP006 instead of its rules.
@@ -68,7 +69,10 @@ pub fn run(args: CheckArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         Some(id) => Some(crate::session::targets::resolve(ctx, id)?),
         None => None,
     };
-    let files = files(ctx, &paths, forced, user)?;
+    // Findings name their file as the printer shows a path.
+    let home = printer.shown_home().map(Path::to_path_buf);
+    let paint = Paint::none().with_home(home.as_deref());
+    let files = files(ctx, &paths, forced, user, paint)?;
     let mut report = CheckReport {
         on_the_way: Vec::new(),
         findings: Vec::new(),
@@ -84,7 +88,7 @@ pub fn run(args: CheckArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
     if files.is_empty() {
         report.on_the_way.push(Block::Aside(format!(
             "no MCP config files found under `{}`; name files to check, or pass `--user`",
-            display_path(ctx, &ctx.project)
+            crate::output::file(&ctx.project)
         )));
     }
     for file in &files {
@@ -93,7 +97,7 @@ pub fn run(args: CheckArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
             dry_run,
             secrets,
         };
-        match check_file(ctx, file, fix, format, &mut report.on_the_way) {
+        match check_file(ctx, file, fix, (format, paint), &mut report.on_the_way) {
             Ok(mut found) => report.findings.append(&mut found),
             Err(error) => {
                 report.on_the_way.push(Block::Error(ErrorText::of(&error)));
@@ -176,6 +180,7 @@ fn files<'a>(
     paths: &[PathBuf],
     forced: Option<&'a Client>,
     user: bool,
+    paint: Paint<'_>,
 ) -> anyhow::Result<Vec<File<'a>>> {
     let mut out = Files::default();
     let missing: Vec<String> = paths
@@ -204,7 +209,7 @@ fn files<'a>(
     for path in paths {
         let absolute = ctx.platform.cwd.join(path);
         if absolute.is_dir() {
-            discover(ctx, &absolute, forced, &mut out);
+            discover(ctx, &absolute, forced, paint, &mut out);
             continue;
         }
         let inferred = tails.clients(path);
@@ -242,7 +247,7 @@ fn files<'a>(
         push(&mut out, absolute, path.display().to_string(), candidates);
     }
     if paths.is_empty() {
-        discover(ctx, &ctx.project, forced, &mut out);
+        discover(ctx, &ctx.project, forced, paint, &mut out);
     }
     if user {
         for client in ctx.table.all() {
@@ -252,14 +257,14 @@ fn files<'a>(
             if let Ok(Some(path)) = client.user_path(&ctx.platform)
                 && crate::fs::exists(&path)
             {
-                let shown = display_path(ctx, &path);
+                let shown = paint.path(&path);
                 push(&mut out, path, shown, vec![(client, Scope::User)]);
             }
             for unread in client.unread.iter().filter(|u| u.path.contains('{')) {
                 if let Ok(path) = ctx.platform.expand(&unread.path)
                     && path.is_file()
                 {
-                    let shown = display_path(ctx, &path);
+                    let shown = paint.path(&path);
                     push_unread(&mut out, path, shown, client, unread);
                 }
             }
@@ -278,7 +283,13 @@ struct Files<'a> {
 
 /// Every client's project files under `dir` (`project`, `project_also`, and their
 /// `formats::extension_twin`).
-fn discover<'a>(ctx: &'a Context, dir: &Path, forced: Option<&'a Client>, out: &mut Files<'a>) {
+fn discover<'a>(
+    ctx: &'a Context,
+    dir: &Path,
+    forced: Option<&'a Client>,
+    paint: Paint<'_>,
+    out: &mut Files<'a>,
+) {
     for client in ctx.table.all() {
         if forced.is_some_and(|f| f.id != client.id) {
             continue;
@@ -293,7 +304,7 @@ fn discover<'a>(ctx: &'a Context, dir: &Path, forced: Option<&'a Client>, out: &
             }
             let shown = path
                 .strip_prefix(&ctx.platform.cwd)
-                .map_or_else(|_| display_path(ctx, &path), |p| p.display().to_string());
+                .map_or_else(|_| paint.path(&path), |p| p.display().to_string());
             push(out, path, shown, vec![(client, Scope::Project)]);
         }
         for unread in client.unread.iter().filter(|u| !u.path.contains('{')) {
@@ -301,7 +312,7 @@ fn discover<'a>(ctx: &'a Context, dir: &Path, forced: Option<&'a Client>, out: &
             if path.is_file() {
                 let shown = path
                     .strip_prefix(&ctx.platform.cwd)
-                    .map_or_else(|_| display_path(ctx, &path), |p| p.display().to_string());
+                    .map_or_else(|_| paint.path(&path), |p| p.display().to_string());
                 push_unread(out, path, shown, client, unread);
             }
         }
@@ -378,7 +389,7 @@ fn check_file(
     ctx: &Context,
     file: &File<'_>,
     fix: Fix,
-    format: CheckFormat,
+    format: (CheckFormat, Paint<'_>),
     on_the_way: &mut Vec<Block>,
 ) -> anyhow::Result<Vec<Finding>> {
     let mut findings = lint_file(ctx, file, fix, format, on_the_way)?;
@@ -409,7 +420,7 @@ fn lint_file(
     ctx: &Context,
     file: &File<'_>,
     fix: Fix,
-    format: CheckFormat,
+    (format, paint): (CheckFormat, Paint<'_>),
     on_the_way: &mut Vec<Block>,
 ) -> anyhow::Result<Vec<Finding>> {
     let read = |path: &Path| {
@@ -454,8 +465,10 @@ fn lint_file(
     );
     let plan = fix.plan(&findings);
     let dry_run = plan.dry_run;
-    // A diff goes to stdout beside text, to stderr beside JSON.
+    // A diff goes to stdout beside text, to stderr beside JSON; its header names the
+    // file as the findings do.
     let diff = |diff: String| {
+        let diff = paint.diff(&diff);
         if format == CheckFormat::Text {
             Block::Raw(diff)
         } else {

@@ -1,5 +1,7 @@
 //! `mcpctl clients`: the client table as it resolves on this machine.
 
+use std::path::PathBuf;
+
 use serde::Serialize;
 
 use crate::cli::ClientsArgs;
@@ -8,14 +10,15 @@ use crate::error::ExitStatus;
 use crate::output::{Block, Paint, Printer, Report, Style};
 use crate::platform::Os;
 use crate::session::Context;
-use crate::session::inventory::{display_path, read_document};
+use crate::session::inventory::read_document;
 
 #[derive(Debug, Serialize)]
 struct ClientRow {
     id: String,
     name: String,
     detected: bool,
-    path: Option<String>,
+    #[serde(serialize_with = "crate::output::option_path_json")]
+    path: Option<PathBuf>,
     exists: bool,
     format: &'static str,
     /// The day the row was checked against the client (`"2026-12-01"`); `false`: its path
@@ -56,7 +59,7 @@ pub fn run(args: ClientsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
             (Some(p), true) => match read_document(ctx, client, p).and_then(|d| {
                 d.doc
                     .servers(client.servers_at())
-                    .map_err(|e| crate::session::inventory::shape_error(ctx, p, &e).into())
+                    .map_err(|e| crate::session::inventory::shape_error(p, &e).into())
             }) {
                 Ok(entries) => (Some(entries.len()), None),
                 Err(e) => (None, Some(e.to_string())),
@@ -67,7 +70,7 @@ pub fn run(args: ClientsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
             id: client.id.clone(),
             name: client.name.clone(),
             detected,
-            path: path.map(|p| display_path(ctx, &p)),
+            path,
             exists,
             format: client.format.as_str(),
             verified: match client.verified {
@@ -133,8 +136,8 @@ impl Report for ClientsReport {
                         _ => paint.paint(Style::Dim, "-"),
                     },
                     match &r.path {
-                        Some(p) if r.exists => p.clone(),
-                        Some(p) => paint.paint(Style::Dim, &format!("{p} (missing)")),
+                        Some(p) if r.exists => paint.path(p),
+                        Some(p) => paint.paint(Style::Dim, &format!("{} (missing)", paint.path(p))),
                         None => paint.paint(Style::Dim, &format!("(not on {})", self.os.as_str())),
                     },
                 ]

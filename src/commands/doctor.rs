@@ -88,9 +88,11 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     // server finishes, so one slow server hides nothing (and a CI log shows verdicts).
     let total = checkup.starting();
     let streamed = total > 0;
+    // The painter outlives the printer's borrows below: it keeps its own home.
+    let home = printer.shown_home().map(std::path::Path::to_path_buf);
+    let paint = printer.painter().with_home(home.as_deref());
     if streamed {
         printer.stream(&[Block::Note(checkup.announcement())]);
-        let paint = printer.painter();
         for result in checkup.not_started() {
             printer.stream(&human.row(result, paint));
         }

@@ -1,6 +1,8 @@
 //! `mcpctl list`: every server of every detected (or named) client in one table, secrets
 //! redacted, `cmd /c npx ...` shown as `npx ... (wrapped)`.
 
+use std::path::PathBuf;
+
 use indexmap::IndexMap;
 use serde::Serialize;
 
@@ -11,7 +13,7 @@ use crate::entry::{self, Dialect, Transport};
 use crate::error::ExitStatus;
 use crate::output::{Block, ErrorText, Paint, Printer, Report, Style, redact_map};
 use crate::session::found::NotLoaded;
-use crate::session::inventory::{Inventory, collect_all, display_path};
+use crate::session::inventory::{Inventory, collect_all};
 use crate::session::{Context, targets};
 use crate::toggle::Power;
 
@@ -26,7 +28,8 @@ struct ListRow {
     url: Option<String>,
     env: IndexMap<String, String>,
     headers: IndexMap<String, String>,
-    path: String,
+    #[serde(serialize_with = "crate::output::path_json")]
+    path: PathBuf,
     /// Switched off through the client's own switch (or parked).
     disabled: bool,
     /// Cut out of the file by `mcpctl disable` (the client has no switch); `enable` puts
@@ -161,7 +164,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                 url: None,
                 env: IndexMap::new(),
                 headers: IndexMap::new(),
-                path: display_path(ctx, &f.path),
+                path: f.path.clone(),
                 disabled: false,
                 parked: false,
                 builtin: entry::is_builtin(f.raw()),
@@ -196,14 +199,14 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                     row.fill(&e.transport, show_secrets);
                     row.unset = crate::unset::find_here(&ctx.platform, &e.transport)
                         .iter()
-                        .map(|u| u.sentence(&f.name, Some(&row.path)))
+                        .map(|u| u.sentence(&f.name, Some(&crate::output::file(&f.path))))
                         .collect();
                 }
                 Err(_) if entry::is_toggle(f.raw()) => {
                     row.disabled = f.raw().get("enabled") == Some(&serde_json::Value::Bool(false))
                         || f.raw().get("disabled") == Some(&serde_json::Value::Bool(true))
                 }
-                Err(_) => row.error = f.entry_error(ctx),
+                Err(_) => row.error = f.entry_error(),
             }
             if f.origin.as_ref().is_some_and(|o| !o.enabled) && f.not_loaded.is_none() {
                 row.disabled = true;
@@ -211,13 +214,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
             row
         })
         .collect();
-    rows.extend(parked_rows(
-        ctx,
-        &probe,
-        &clients,
-        name.as_deref(),
-        show_secrets,
-    ));
+    rows.extend(parked_rows(&probe, &clients, name.as_deref(), show_secrets));
     // A name that matches nothing is an error with the closest name, as `remove` and
     // `doctor` say it. When a file could not be read it may hold the name: its error
     // speaks instead.
@@ -260,7 +257,6 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
 
 /// Entries `disable` parked, for the listed clients.
 fn parked_rows(
-    ctx: &Context,
     probe: &crate::toggle::Probe<'_>,
     clients: &[&Client],
     name: Option<&str>,
@@ -282,7 +278,7 @@ fn parked_rows(
                 url: None,
                 env: IndexMap::new(),
                 headers: IndexMap::new(),
-                path: display_path(ctx, &p.path),
+                path: p.path.clone(),
                 disabled: true,
                 parked: true,
                 builtin: false,
@@ -366,7 +362,7 @@ impl Report for ListReport {
             .iter()
             .map(|r| {
                 let target = match (&r.command, &r.url, &r.error) {
-                    (_, _, Some(e)) => paint.paint(Style::Fail, e),
+                    (_, _, Some(e)) => paint.paint(Style::Fail, &paint.text(e)),
                     (Some(c), _, _) => {
                         let mut s = std::iter::once(c.as_str())
                             .chain(r.args.iter().map(String::as_str))

@@ -238,6 +238,55 @@ pub(crate) mod tests {
             .collect()
     }
 
+    /// Sizes a reader can hold in mind (issue 36): no verb file over 600 lines, and no
+    /// function anywhere in `src/` over 150 lines (tests included: a long test is split
+    /// into helpers like any other code).
+    #[test]
+    fn verb_files_and_functions_stay_small() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        let mut offences = Vec::new();
+        for file in &files {
+            let text = std::fs::read_to_string(file).unwrap();
+            let shown = file.strip_prefix(&src).unwrap().display().to_string();
+            let lines: Vec<&str> = text.lines().collect();
+            if shown.starts_with("commands") && lines.len() > 600 {
+                offences.push(format!("src/{shown}: {} lines (at most 600)", lines.len()));
+            }
+            for (start, line) in lines.iter().enumerate() {
+                let code = line.trim_start();
+                let indent = line.len() - code.len();
+                let head = code
+                    .trim_start_matches("pub(crate) ")
+                    .trim_start_matches("pub(super) ")
+                    .trim_start_matches("pub ")
+                    .trim_start_matches("const ")
+                    .trim_start_matches("async ")
+                    .trim_start_matches("unsafe ");
+                if !head.starts_with("fn ") || line.trim_end().ends_with(';') {
+                    continue;
+                }
+                let close = " ".repeat(indent) + "}";
+                let Some(len) = lines[start..].iter().position(|l| l.trim_end() == close) else {
+                    continue;
+                };
+                if len + 1 > 150 {
+                    let name: String = head[3..]
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    offences.push(format!(
+                        "src/{shown}:{}: `{name}` has {} lines (at most 150)",
+                        start + 1,
+                        len + 1
+                    ));
+                }
+            }
+        }
+        assert!(offences.is_empty(), "{}", offences.join("\n"));
+    }
+
     /// The verbs stand on a floor (`session`, `manifest::plan`, `entry::render`,
     /// `registry`): nothing outside `src/commands/` and `src/lib.rs` names
     /// `crate::commands`, and no verb file names another verb file (uv's

@@ -57,7 +57,7 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             printer.warn(&format!(
                 "{} loads only the servers in `{}`, so it was not loading your own entries anyway",
                 client.name,
-                inventory::display_path(ctx, &ex.file)
+                crate::output::file(&ex.file)
             ));
         }
     }
@@ -153,10 +153,10 @@ fn remove_from(
     scope: Scope,
     dry_run: bool,
     read: &RefCell<Read>,
-) -> anyhow::Result<(String, edit::Outcome)> {
+) -> anyhow::Result<(std::path::PathBuf, edit::Outcome)> {
     let location = targets::location(ctx, client, scope)?;
     if !crate::fs::exists(&location.path) {
-        return Ok((edit::shown(ctx, &location.path), edit::Outcome::unchanged()));
+        return Ok((location.path, edit::Outcome::unchanged()));
     }
     // What adding it created (the servers key, the file, its directories) goes
     // with the last entry mcpctl added there; never anything else.
@@ -209,7 +209,7 @@ fn remove_from(
     if !dry_run {
         ctx.state.forget(&key)?;
     }
-    Ok((edit::shown(ctx, &location.path), outcome))
+    Ok((location.path, outcome))
 }
 
 /// For `remove NAME --all`: the (client, scope) entries of `name` to leave alone. An

@@ -8,7 +8,6 @@ use serde::Serialize;
 use crate::cli::RestoreArgs;
 use crate::error::{ExitStatus, UserError};
 use crate::output::{Block, Paint, Printer, Report};
-use crate::session::inventory::display_path;
 use crate::session::{Context, edit, targets};
 
 pub fn run(args: RestoreArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
@@ -23,7 +22,6 @@ pub fn run(args: RestoreArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
         .next()
         .ok_or_else(|| UserError::new("say which client to restore").hint("`-c ID`"))?;
     let location = targets::location(ctx, client, scope)?;
-    let shown = display_path(ctx, &location.path);
     let backups = ctx
         .backups
         .as_deref()
@@ -32,7 +30,8 @@ pub fn run(args: RestoreArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
     let index = usize::try_from(backup).unwrap_or(usize::MAX) - 1;
     let Some(chosen) = backups.get(index) else {
         return Err(UserError::new(format!(
-            "`{shown}` has {} backup{}; there is no number {backup}",
+            "`{}` has {} backup{}; there is no number {backup}",
+            crate::output::file(&location.path),
             backups.len(),
             if backups.len() == 1 { "" } else { "s" }
         ))
@@ -50,7 +49,6 @@ pub fn run(args: RestoreArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
         path: location.path.clone(),
         backup: chosen.path.clone(),
         action: Action::WouldRestore,
-        shown,
         number: backup,
         time: crate::state::rfc3339(chosen.time),
         diff: None,
@@ -59,7 +57,7 @@ pub fn run(args: RestoreArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
         let current =
             crate::fs::read_bytes(&location.path).map_err(|e| UserError::new(e.to_string()))?;
         let diff = edit::unified_diff(
-            &report.shown,
+            &location.path.display().to_string(),
             &String::from_utf8_lossy(current.as_deref().unwrap_or_default()),
             &String::from_utf8_lossy(&bytes),
             current.is_some(),
@@ -117,8 +115,6 @@ struct RestoreReport {
     /// The backup put back (absolute).
     backup: PathBuf,
     action: Action,
-    #[serde(skip)]
-    shown: String,
     /// `--backup N`.
     #[serde(skip)]
     number: u32,
@@ -147,8 +143,8 @@ impl Report for RestoreReport {
         serde_json::to_value(self)
     }
 
-    fn human(&self, _paint: Paint) -> Vec<Block> {
-        let (shown, number) = (&self.shown, self.number);
+    fn human(&self, paint: Paint) -> Vec<Block> {
+        let (shown, number) = (paint.path(&self.path), self.number);
         match self.action {
             Action::Restored => vec![
                 Block::Line(format!(
@@ -164,7 +160,7 @@ impl Report for RestoreReport {
                 "unchanged {shown}: it already holds backup {number}"
             ))],
             Action::WouldRestore => vec![
-                Block::Raw(self.diff.clone().unwrap_or_default()),
+                Block::Raw(paint.diff(self.diff.as_deref().unwrap_or_default())),
                 // Also beside `--json`, as `apply --dry-run` says it.
                 Block::Aside("dry run: nothing was written".to_owned()),
             ],

@@ -10,7 +10,6 @@ use crate::cli::{SecretAdoptArgs, SecretCommand, SecretGetArgs, SecretNameArg, S
 use crate::error::{ExitStatus, UserError};
 use crate::output::{Block, Paint, Printer, Report};
 use crate::secret_store::{Backend, Store, Value};
-use crate::session::inventory::display_path;
 use crate::session::{Context, adopt, inventory, targets};
 
 pub fn run(
@@ -235,8 +234,6 @@ struct AdoptRow {
     /// `moved`, `would move`.
     action: &'static str,
     #[serde(skip)]
-    shown: String,
-    #[serde(skip)]
     what: &'static str,
 }
 
@@ -253,13 +250,17 @@ impl Report for AdoptReport {
         serde_json::to_value(&self.rows)
     }
 
-    fn human(&self, _paint: Paint) -> Vec<Block> {
+    fn human(&self, paint: Paint) -> Vec<Block> {
         if self.rows.is_empty() {
             return vec![Block::Note(
                 "no literal secrets in the client files: nothing to move".to_owned(),
             )];
         }
-        let mut blocks: Vec<Block> = self.diffs.iter().cloned().map(Block::Raw).collect();
+        let mut blocks: Vec<Block> = self
+            .diffs
+            .iter()
+            .map(|diff| Block::Raw(paint.diff(diff)))
+            .collect();
         blocks.push(Block::Table {
             header: vec![
                 "CLIENT", "SCOPE", "SERVER", "FIELD", "SECRET", "FOUND", "FILE",
@@ -275,7 +276,7 @@ impl Report for AdoptReport {
                         format!("{} {}", r.place.label(), r.field),
                         r.secret.clone(),
                         r.what.to_owned(),
-                        r.shown.clone(),
+                        paint.path(&r.path),
                     ]
                 })
                 .collect(),
@@ -330,7 +331,6 @@ fn adopt_secrets(
             place: i.place,
             secret: i.secret.clone(),
             action: if dry_run { "would move" } else { "moved" },
-            shown: display_path(ctx, &i.path),
             what: i.what,
         })
         .collect();

@@ -5,6 +5,8 @@
 //! Without a target, the clients that have the server are the targets (asking which when
 //! there are several, as `remove` does). Without `--scope`, every scope that has it.
 
+use std::path::{Path, PathBuf};
+
 use serde::Serialize;
 
 use crate::cli::{DisableArgs, EnableArgs, TargetArgs};
@@ -114,7 +116,7 @@ fn run(
                 client,
                 request.scope.unwrap_or(Scope::User),
                 name,
-                "",
+                Path::new(""),
                 "missing",
             ));
             continue;
@@ -175,8 +177,7 @@ fn places(
 /// Switch (or filter) one location.
 fn one(ctx: &Context, client: &Client, location: &Location, request: &Request) -> Row {
     let name = request.name.as_str();
-    let shown = edit::shown(ctx, &location.path);
-    let mut row = Row::new(client, location.scope, name, &shown, "failed");
+    let mut row = Row::new(client, location.scope, name, &location.path, "failed");
     // An entry built into the client (Goose's `developer`) is switched in the client.
     let existing = read_document(ctx, client, &location.path)
         .ok()
@@ -200,7 +201,7 @@ fn one(ctx: &Context, client: &Client, location: &Location, request: &Request) -
                 row.allow = done.allow;
                 row.deny = done.deny;
                 row.diff = done.diff;
-                row.backup = done.backup.map(|b| edit::shown(ctx, &b));
+                row.backup = done.backup;
             }
             Err(error) => row.fail(&error),
         }
@@ -216,10 +217,10 @@ fn one(ctx: &Context, client: &Client, location: &Location, request: &Request) -
             };
             row.method = Some(done.method);
             row.how = Some(how(client, done.method, request.want));
-            row.path = edit::shown(ctx, &done.path);
+            row.path = done.path;
             row.note = done.note;
             row.diff = done.diff;
-            row.backup = done.backup.map(|b| edit::shown(ctx, &b));
+            row.backup = done.backup;
             // The file changed; a later step did not happen.
             row.error = done.unfinished;
         }
@@ -253,7 +254,8 @@ struct Row {
     client: String,
     scope: &'static str,
     name: String,
-    path: String,
+    #[serde(serialize_with = "crate::output::path_json")]
+    path: PathBuf,
     /// disabled | enabled | unchanged | missing | filtered | unsupported | failed
     action: &'static str,
     /// field | list | enablement | park (switches only)
@@ -266,8 +268,11 @@ struct Row {
     deny: Option<Vec<String>>,
     note: Option<String>,
     error: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    backup: Option<String>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::output::option_path_json"
+    )]
+    backup: Option<PathBuf>,
     #[serde(skip)]
     how: Option<String>,
     #[serde(skip)]
@@ -277,12 +282,12 @@ struct Row {
 }
 
 impl Row {
-    fn new(client: &Client, scope: Scope, name: &str, path: &str, action: &'static str) -> Row {
+    fn new(client: &Client, scope: Scope, name: &str, path: &Path, action: &'static str) -> Row {
         Row {
             client: client.id.clone(),
             scope: scope.as_str(),
             name: name.to_owned(),
-            path: path.to_owned(),
+            path: path.to_path_buf(),
             action,
             method: None,
             allow: None,
@@ -317,8 +322,8 @@ impl Report for ToggleReport {
         let mut blocks: Vec<Block> = self
             .rows
             .iter()
-            .filter_map(|r| r.diff.clone())
-            .map(Block::Raw)
+            .filter_map(|r| r.diff.as_deref())
+            .map(|diff| Block::Raw(paint.diff(diff)))
             .collect();
         for r in &self.rows {
             let verb = match (r.action, self.dry_run) {
@@ -338,15 +343,16 @@ impl Report for ToggleReport {
                 "user" => r.client.clone(),
                 scope => format!("{} ({scope})", r.client),
             };
-            let mut line = match &r.error {
+            let path = paint.path(&r.path);
+            let mut line = match r.error.as_deref().map(|e| paint.text(e)) {
                 Some(error) if r.action != "failed" => {
-                    format!("{verb} {client:<16} {}\n{:31}not done: {error}", r.path, "")
+                    format!("{verb} {client:<16} {path}\n{:31}not done: {error}", "")
                 }
                 Some(error) => format!("{verb} {client:<16} {error}"),
                 None if r.action == "missing" => {
                     format!("{verb} {client:<16} no server named `{}`", r.name)
                 }
-                None => format!("{verb} {client:<16} {}", r.path),
+                None => format!("{verb} {client:<16} {path}"),
             };
             if let Some(how) = r.how.as_ref().filter(|_| r.action != "unchanged") {
                 line.push_str(&paint.paint(Style::Dim, &format!(" ({how})")));
@@ -362,17 +368,18 @@ impl Report for ToggleReport {
                 ));
             }
             if let Some(note) = &r.note {
-                line.push_str(&format!("\n  {note}"));
+                line.push_str(&format!("\n  {}", paint.text(note)));
             }
             if let Some(hint) = &r.hint {
-                line.push_str(&format!("\n  hint: {hint}"));
+                line.push_str(&format!("\n  hint: {}", paint.text(hint)));
             }
             blocks.push(Block::Line(line));
         }
         if let Some(first) = self.rows.iter().find_map(|r| r.backup.as_deref()) {
-            blocks.push(Block::Note(
-                paint.paint(Style::Dim, &format!("previous version kept in {first}")),
-            ));
+            blocks.push(Block::Note(paint.paint(
+                Style::Dim,
+                &format!("previous version kept in {}", paint.path(first)),
+            )));
         }
         if self.dry_run {
             blocks.push(Block::Note("dry run: nothing was written".to_owned()));

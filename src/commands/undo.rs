@@ -13,7 +13,6 @@ use serde::Serialize;
 use crate::cli::{RedoArgs, UndoArgs};
 use crate::error::{ExitStatus, UserError};
 use crate::output::{Block, Paint, Printer, Report};
-use crate::session::inventory::display_path;
 use crate::session::{Context, edit};
 use crate::state::{Reverts, journal};
 
@@ -22,9 +21,6 @@ use crate::state::{Reverts, journal};
 struct UndoRow {
     path: std::path::PathBuf,
     action: &'static str,
-    /// The path as the table shows it.
-    #[serde(skip)]
-    shown: String,
 }
 
 /// Which way a step goes.
@@ -90,7 +86,7 @@ fn step(
             _ => false,
         };
         if !same {
-            changed.push(display_path(ctx, &file.path));
+            changed.push(crate::output::file(&file.path));
         }
         let kept = file
             .backup
@@ -99,7 +95,7 @@ fn step(
         if !file.created && !kept {
             return Err(UserError::new(format!(
                 "cannot {verb} `{shown}`: the previous version of `{}` is no longer kept (or is damaged)",
-                display_path(ctx, &file.path)
+                crate::output::file(&file.path)
             ))
             .hint("`mcpctl backups` lists the versions that are still kept")
             .into());
@@ -154,7 +150,6 @@ fn step(
         rows.push(UndoRow {
             path: file.path.clone(),
             action,
-            shown: display_path(ctx, &file.path),
         });
     }
     if !dry_run {
@@ -209,11 +204,11 @@ impl Report for UndoReport {
         serde_json::to_value(&self.rows)
     }
 
-    fn human(&self, _paint: Paint) -> Vec<Block> {
+    fn human(&self, paint: Paint) -> Vec<Block> {
         let mut blocks: Vec<Block> = self
             .rows
             .iter()
-            .map(|row| Block::Line(format!("{:<14} {}", row.action, row.shown)))
+            .map(|row| Block::Line(format!("{:<14} {}", row.action, paint.path(&row.path))))
             .collect();
         let (done, would) = match self.step {
             Step::Undo => ("undid", "undone"),

@@ -8,7 +8,7 @@ use crate::clients::{Client, Scope};
 use crate::doctor::probe::{DoctorResult, Status};
 use crate::fs;
 use crate::session::Context;
-use crate::session::inventory::{Found, display_path};
+use crate::session::inventory::Found;
 
 /// Files larger than this are not linted by doctor (run `mcpctl check --user` for them).
 const LINT_MAX_BYTES: u64 = 4 << 20;
@@ -36,7 +36,7 @@ pub(super) fn parked_results(
                 &p.client,
                 p.scope,
                 p.entry.name.clone(),
-                display_path(ctx, &p.path),
+                p.path.clone(),
             );
             result.record("enabled", Status::Skipped, message);
             result
@@ -72,12 +72,9 @@ pub(super) fn lint_files(ctx: &Context, found: &[Found<'_>]) -> Vec<(usize, Find
             // Its own `policy` check says what a policy blocks.
             policy: &[],
         };
-        for finding in check::check_text(
-            &display_path(ctx, &f.path),
-            &source.text,
-            source.bom,
-            &target,
-        ) {
+        // A finding's row names the file by its own label: the findings need no path of
+        // their own (one per finding, for every entry of a big file).
+        for finding in check::check_text("", &source.text, source.bom, &target) {
             out.push((index, finding));
         }
     }

@@ -21,7 +21,7 @@ use crate::clients::{Client, Scope};
 use crate::doctor::probe::{DoctorResult, Status, as_started_by, entry_options, static_checks};
 use crate::handshake::{self, Launch, ProbeOptions};
 use crate::output::Printer;
-use crate::session::inventory::{Found, Inventory, collect_all, display_path};
+use crate::session::inventory::{Found, Inventory, collect_all};
 use crate::session::{Context, targets};
 use crate::sources::Exclusive;
 use crate::trust::TrustRule;
@@ -122,18 +122,14 @@ pub(crate) fn gather<'c>(ctx: &Context, request: &Request<'_, 'c>) -> anyhow::Re
     // entries (few).
     let mut others: Vec<DoctorResult> = Vec::new();
     for b in &broken {
-        let mut result = DoctorResult::empty(
-            &b.client.id,
-            Scope::User,
-            String::new(),
-            display_path(ctx, &b.path),
-        );
+        let mut result =
+            DoctorResult::empty(&b.client.id, Scope::User, String::new(), b.path.clone());
         result.record("config", Status::Fail, format!("{:#}", b.error));
         others.push(result);
     }
     for ((client, path), findings) in &whole_file {
         let mut result =
-            DoctorResult::empty(client, Scope::User, String::new(), display_path(ctx, path));
+            DoctorResult::empty(client, Scope::User, String::new(), path.to_path_buf());
         lint::add_lint_findings(&mut result, findings);
         if !result.checks.is_empty() {
             others.push(result);

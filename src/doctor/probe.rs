@@ -4,6 +4,7 @@
 //! which entry a name means, made runnable exactly as doctor would (shared by `doctor`,
 //! `tools` and `call`). The handshake itself lives in `handshake`.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use indexmap::IndexMap;
@@ -15,7 +16,7 @@ use crate::error::UserError;
 use crate::handshake::{self, Fix, Launch, Level, Probe, ProbeOptions, TimeoutSource, clean_text};
 use crate::output::Printer;
 use crate::platform::Os;
-use crate::session::inventory::{Found, Inventory, collect_all, display_path};
+use crate::session::inventory::{Found, Inventory, collect_all};
 use crate::session::{Context, targets};
 use crate::trust::{Trust, TrustRule};
 
@@ -42,7 +43,8 @@ pub(crate) struct DoctorResult {
     pub(crate) client: String,
     pub(crate) scope: Scope,
     pub(crate) name: String,
-    pub(crate) path: String,
+    #[serde(serialize_with = "crate::output::path_json")]
+    pub(crate) path: PathBuf,
     pub(crate) status: Status,
     pub(crate) checks: Vec<Check>,
     pub(crate) server_name: Option<String>,
@@ -79,7 +81,7 @@ pub(crate) struct DoctorResult {
 
 impl DoctorResult {
     /// A result with nothing recorded yet.
-    pub(crate) fn empty(client: &str, scope: Scope, name: String, path: String) -> Self {
+    pub(crate) fn empty(client: &str, scope: Scope, name: String, path: PathBuf) -> Self {
         DoctorResult {
             client: client.to_owned(),
             scope,
@@ -253,12 +255,7 @@ pub(crate) fn static_checks(
     f: &Found<'_>,
     scopes: &[Scope],
 ) -> (DoctorResult, Option<Launch>) {
-    let mut result = DoctorResult::empty(
-        &f.client.id,
-        f.scope,
-        f.name.clone(),
-        display_path(ctx, &f.path),
-    );
+    let mut result = DoctorResult::empty(&f.client.id, f.scope, f.name.clone(), f.path.clone());
     result.read_only = f.origin.is_some();
     result.origin = f.origin.as_ref().map(|o| {
         serde_json::json!({
@@ -268,47 +265,27 @@ pub(crate) fn static_checks(
             "chosen_by": o.chosen_by,
         })
     });
-    let Some(entry) = loaded_entry(ctx, f, &mut result) else {
+    let Some(entry) = loaded_entry(switches, f, scopes, &mut result) else {
         return (result, None);
     };
-    // The same name in several scopes of one client: say which wins.
-    if scopes.len() > 1 {
-        record_scopes(f, scopes, &mut result);
-    }
-    if entry.disabled() || switches.is_some_and(|s| crate::toggle::switched_off(s, f)) {
-        result.record(
-            "enabled",
-            Status::Skipped,
-            "disabled in the config; not started".to_owned(),
-        );
-        result.target = handshake::prepare::target_of(&entry.transport);
-        return (result, None);
-    }
-    // mcpctl's launcher or bridge: probe the server behind it, its secrets resolved the
-    // way `mcpctl run` / `mcpctl bridge` resolve them.
-    let Some(resolved) = resolve_secrets(ctx, entry, &mut result) else {
+    let Some(resolved) = secrets_resolved(ctx, entry, &mut result) else {
         return (result, None);
     };
     let transport = resolved.as_ref().map_or(&entry.transport, |(t, _)| t);
-    let launch = prepare_checks(ctx, env, f, transport, &mut result);
-    // What this client does with the entry before starting it (its loading model).
-    if let Err(why) = crate::entry::loading::before_write(f.client, entry) {
-        result.record("client", Status::Fail, why);
-    }
-    if let Some(dropped) = crate::entry::loading::dropped_env(f.client, &entry.transport) {
-        result.record("client", Status::Warn, dropped);
-    }
-    // Decided last so the static checks above still run on an entry not started.
+    let launch = prepared_checks(ctx, env, f, entry, transport, &mut result);
     if !trusted(trust, f, &mut result) {
         return (result, None);
     }
-    (result, launch)
+    (result, launch.ok())
 }
 
-/// The entry, when its client loads it and it reads as a server; else why not, recorded.
+/// The entry the client loads and doctor may start, with the checks that decide it (loaded,
+/// enabled, readable, which scope wins, switched on); `None` (recorded why) when it is not
+/// started.
 fn loaded_entry<'f>(
-    ctx: &Context,
+    switches: Option<&crate::toggle::Probe<'_>>,
     f: &'f Found<'_>,
+    scopes: &[Scope],
     result: &mut DoctorResult,
 ) -> Option<&'f entry::ServerEntry> {
     if let Some(why) = &f.not_loaded {
@@ -338,8 +315,8 @@ fn loaded_entry<'f>(
         );
         return None;
     }
-    match f.entry() {
-        Ok(e) => Some(e),
+    let entry = match f.entry() {
+        Ok(e) => e,
         Err(_) if entry::is_toggle(f.raw()) => {
             result.record(
                 "entry",
@@ -350,52 +327,59 @@ fn loaded_entry<'f>(
                     "no command or URL: an on/off switch or a server an extension provides; not started".to_owned()
                 },
             );
-            None
+            return None;
         }
         Err(_) => {
-            result.record(
-                "entry",
-                Status::Fail,
-                f.entry_error(ctx).unwrap_or_default(),
-            );
-            None
+            result.record("entry", Status::Fail, f.entry_error().unwrap_or_default());
+            return None;
         }
-    }
-}
-
-/// Which of the `scopes` defining the name wins (the widest but a legacy one).
-fn record_scopes(f: &Found<'_>, scopes: &[Scope], result: &mut DoctorResult) {
-    let winner = scopes
-        .iter()
-        .filter(|s| **s != Scope::Legacy)
-        .max()
-        .copied()
-        .unwrap_or(f.scope);
-    let status = if winner == f.scope {
-        Status::Ok
-    } else {
-        Status::Warn
     };
-    result.record(
-        "scopes",
-        status,
-        format!(
-            "`{}` is defined in {} scopes ({}); {} wins",
-            f.name,
-            scopes.len(),
-            scopes
-                .iter()
-                .map(|s| s.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-            winner.as_str()
-        ),
-    );
+    // The same name in several scopes of one client: say which wins.
+    if scopes.len() > 1 {
+        let winner = scopes
+            .iter()
+            .filter(|s| **s != Scope::Legacy)
+            .max()
+            .copied()
+            .unwrap_or(f.scope);
+        let status = if winner == f.scope {
+            Status::Ok
+        } else {
+            Status::Warn
+        };
+        result.record(
+            "scopes",
+            status,
+            format!(
+                "`{}` is defined in {} scopes ({}); {} wins",
+                f.name,
+                scopes.len(),
+                scopes
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                winner.as_str()
+            ),
+        );
+    }
+    if entry.disabled() || switches.is_some_and(|s| crate::toggle::switched_off(s, f)) {
+        result.record(
+            "enabled",
+            Status::Skipped,
+            "disabled in the config; not started".to_owned(),
+        );
+        result.target = handshake::prepare::target_of(&entry.transport);
+        return None;
+    }
+    Some(entry)
 }
 
-/// The server behind a launcher or bridge entry, its secrets resolved from the store
-/// (`Some(None)`: the entry uses no secret; `None`: they cannot be resolved, recorded).
-fn resolve_secrets(
+/// mcpctl's launcher or bridge: the server behind it, its secrets resolved the way
+/// `mcpctl run` / `mcpctl bridge` resolve them (`Some(None)`: no secrets to resolve;
+/// `None`: a secret failed, recorded).
+#[allow(clippy::type_complexity)]
+fn secrets_resolved(
     ctx: &Context,
     entry: &entry::ServerEntry,
     result: &mut DoctorResult,
@@ -429,15 +413,16 @@ fn resolve_secrets(
     Some(resolved)
 }
 
-/// What starting `transport` here needs (the command on PATH, Windows wrapping, ...),
-/// recorded; the launch when it can start.
-fn prepare_checks(
+/// The static checks of what starts (`handshake::prepare`) and of what the client does
+/// with the entry before starting it.
+fn prepared_checks(
     ctx: &Context,
     env: &IndexMap<String, String>,
     f: &Found<'_>,
+    entry: &entry::ServerEntry,
     transport: &entry::Transport,
     result: &mut DoctorResult,
-) -> Option<Launch> {
+) -> Result<Launch, handshake::ProbeError> {
     let host = handshake::Host {
         target_os: ctx.platform.os,
         host_os: Os::host(),
@@ -463,12 +448,20 @@ fn prepare_checks(
         result.record(finding.check, status, message);
     }
     result.target = prepared.target;
-    prepared.launch.ok()
+    // What this client does with the entry before starting it (its loading model).
+    if let Err(why) = crate::entry::loading::before_write(f.client, entry) {
+        result.record("client", Status::Fail, why);
+    }
+    if let Some(dropped) = crate::entry::loading::dropped_env(f.client, &entry.transport) {
+        result.record("client", Status::Warn, dropped);
+    }
+    prepared.launch
 }
 
-/// Whether the entry may be started (mcpctl's own, approved, or `--trust-project`);
-/// recorded either way.
+/// Whether doctor may start the entry: its own, approved, or `--trust-project` (recorded);
+/// an untrusted project entry is skipped.
 fn trusted(trust: &TrustRule<'_>, f: &Found<'_>, result: &mut DoctorResult) -> bool {
+    // Decided last so the static checks above still run on an entry not started.
     let verdict = match &f.origin {
         Some(origin) => trust.decide_origin(origin),
         None => trust.decide(f.client, f.scope, &f.name),
@@ -561,7 +554,7 @@ pub(crate) fn resolve(
         return Err(match broken.first() {
             Some(b) => UserError::new(format!(
                 "no server named `{name}` found: `{}` could not be read",
-                display_path(ctx, &b.path)
+                crate::output::file(&b.path)
             ))
             .hint(format!("{:#}", b.error))
             .into(),

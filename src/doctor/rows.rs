@@ -81,7 +81,7 @@ impl Rows {
     pub(crate) fn row(&self, r: &DoctorResult, paint: Paint) -> Vec<Block> {
         let (mark, style) = mark_of(r.status);
         let label = if r.name.is_empty() {
-            format!("{} ({})", r.client, r.path)
+            format!("{} ({})", r.client, paint.path(&r.path))
         } else {
             label_of(r)
         };
@@ -125,7 +125,7 @@ impl Rows {
                 .checks
                 .iter()
                 .filter(|c| c.status == r.status)
-                .map(|c| c.message.clone())
+                .map(|c| paint.text(&c.message))
                 .collect::<Vec<_>>()
                 .join("\n"),
         };

@@ -17,7 +17,7 @@ use crate::entry::{Dialect, ServerEntry, Transport};
 use crate::error::UserError;
 use crate::manifest::{ClientChoice, Manifest};
 use crate::output::redact;
-use crate::session::inventory::{Document, display_path, read_document};
+use crate::session::inventory::{Document, read_document};
 use crate::session::{Context, edit, targets};
 use crate::state::ledger::{self, HOUSEKEEPING_KEYS};
 use crate::state::ledger::{Fingerprint, Record};
@@ -200,12 +200,12 @@ impl FilePlan<'_> {
     }
 
     /// The unified diff, secrets redacted; then what each switch changes.
-    pub fn diff(&self, ctx: &Context) -> Option<String> {
+    pub fn diff(&self) -> Option<String> {
         let mut out = String::new();
         if let Some(after) = self.new_text() {
             let source = &self.document.source;
             out = edit::unified_diff(
-                &display_path(ctx, &self.location.path),
+                &self.location.path.display().to_string(),
                 &source.text_for(&self.before),
                 &source.text_for(after),
                 source.exists(),
@@ -508,7 +508,7 @@ pub fn plan_file<'a>(
     let current = document
         .doc
         .servers(location.at())
-        .map_err(|e| crate::session::inventory::shape_error(ctx, &location.path, &e))?;
+        .map_err(|e| crate::session::inventory::shape_error(&location.path, &e))?;
     let identity = crate::fs::identity(&location.path);
     let probe = Probe::new(ctx)?;
     let mut plan = FilePlan::empty(client, &location, before, &document)?;

@@ -2,7 +2,7 @@
 //! with its diff, or the items as JSON or check annotations. Secrets are redacted in every
 //! form; this module never edits a document.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -13,7 +13,6 @@ use crate::manifest::Manifest;
 use crate::manifest::plan::{Action, FilePlan, Item};
 use crate::output::{Block, Paint, Report, Style};
 use crate::session::Context;
-use crate::session::inventory::display_path;
 
 /// The plan as check findings (for `--format github|sarif`): paths relative to the
 /// project directory when inside it, as a repository's annotations need.
@@ -68,7 +67,9 @@ pub struct PlanReport {
 
 /// One planned file, ready to print.
 struct FileSummary {
-    /// `~/.cursor/mcp.json (cursor, user)`.
+    /// The file (absolute).
+    path: PathBuf,
+    /// ` (cursor, user)`, after the path in its title.
     title: String,
     items: Vec<Item>,
     /// Secrets redacted.
@@ -87,14 +88,10 @@ impl PlanReport {
         let files: Vec<FileSummary> = plans
             .iter()
             .map(|plan| FileSummary {
-                title: format!(
-                    "{} ({}, {})",
-                    display_path(ctx, &plan.location.path),
-                    plan.client.id,
-                    plan.location.scope.as_str()
-                ),
+                path: plan.location.path.clone(),
+                title: format!(" ({}, {})", plan.client.id, plan.location.scope.as_str()),
                 items: plan.items.clone(),
-                diff: plan.diff(ctx),
+                diff: plan.diff(),
                 notes: plan.notes.clone(),
             })
             .collect();
@@ -127,7 +124,10 @@ impl PlanReport {
                 continue;
             }
             shown += 1;
-            blocks.push(Block::Line(paint.paint(Style::Bold, &file.title)));
+            blocks.push(Block::Line(paint.paint(
+                Style::Bold,
+                &format!("{}{}", paint.path(&file.path), file.title),
+            )));
             for item in file.items.iter().filter(|i| i.action != Action::Ok) {
                 let style = match item.action {
                     Action::Ok | Action::Adopt => Style::Dim,
@@ -149,7 +149,7 @@ impl PlanReport {
                 blocks.push(Block::Line(line));
             }
             if let Some(diff) = &file.diff {
-                blocks.push(Block::Raw(diff.clone()));
+                blocks.push(Block::Raw(paint.diff(diff)));
             }
             blocks.extend(file.notes.iter().cloned().map(Block::Warning));
         }

@@ -7,6 +7,7 @@
 mod report;
 
 use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -61,6 +62,9 @@ pub struct Printer {
     width: Option<usize>,
     /// `list --show-secrets`: print secrets as they are.
     reveal: bool,
+    /// The home directory: paths under it are shown as `~/…` to a person, never under
+    /// `--json`.
+    home: Option<PathBuf>,
 }
 
 /// Narrowest a wrapped column gets, however little room is left.
@@ -91,7 +95,19 @@ impl Printer {
             stderr_tty,
             width: None,
             reveal: false,
+            home: None,
         }
+    }
+
+    /// Show the files messages name (`file`) and report rows' paths (`Paint::path`) under
+    /// `home` as `~/…` (not under `--json`). A relative or empty home shortens nothing.
+    pub fn set_home(&mut self, home: Option<PathBuf>) {
+        self.home = home.filter(|h| h.is_absolute());
+    }
+
+    /// The home directory paths are shown relative to: `None` under `--json`.
+    pub fn shown_home(&self) -> Option<&Path> {
+        self.home.as_deref().filter(|_| !self.json)
     }
 
     /// Print secrets as they are from now on (`list --show-secrets`); everything else
@@ -100,12 +116,18 @@ impl Printer {
         self.reveal = true;
     }
 
-    /// `text` as it may be printed: secrets scrubbed unless revealed.
+    /// `text` as it may be printed: the files it names shown (`shown_files`), secrets
+    /// scrubbed unless revealed.
     fn safe<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
+        let text = shown_files(self.shown_home(), text);
         if self.reveal {
-            std::borrow::Cow::Borrowed(text)
-        } else {
-            crate::secrets::scrub(text)
+            return text;
+        }
+        match text {
+            std::borrow::Cow::Borrowed(text) => crate::secrets::scrub(text),
+            std::borrow::Cow::Owned(text) => {
+                std::borrow::Cow::Owned(crate::secrets::scrub(&text).into_owned())
+            }
         }
     }
 
@@ -244,7 +266,9 @@ impl Printer {
     /// terminal's width.
     pub fn note_wrapped(&self, message: &str) {
         match self.width {
-            Some(width) => self.note(&wrap(message, width).join("\n")),
+            Some(width) => {
+                self.note(&wrap(&shown_files(self.shown_home(), message), width).join("\n"))
+            }
             None => self.note(message),
         }
     }
@@ -278,9 +302,10 @@ impl Printer {
     }
 
     /// The painter for stdout, handed to `Report::human`.
-    pub fn painter(&self) -> Paint {
+    pub fn painter(&self) -> Paint<'_> {
         Paint {
             enabled: self.color_out,
+            home: self.shown_home(),
         }
     }
 
@@ -384,6 +409,61 @@ impl Printer {
     }
 }
 
+/// A path as `--json` writes it (`#[serde(serialize_with = "output::path_json")]`):
+/// absolute, never `~/…`.
+pub fn path_json<S: serde::Serializer>(path: &Path, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(&path.display())
+}
+
+/// [`path_json`] of an optional path (`null` without one).
+pub fn option_path_json<S: serde::Serializer>(
+    path: &Option<PathBuf>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match path {
+        Some(path) => serializer.collect_str(&path.display()),
+        None => serializer.serialize_none(),
+    }
+}
+
+/// Where a message names a file: the path between these two noncharacters (Unicode's own
+/// for internal use), absolute. The printer shows it as `~/…` under the home directory to
+/// a person and absolute under `--json` ([`shown_files`]); nothing else is marked.
+const FILE_START: char = '\u{FDD0}';
+const FILE_END: char = '\u{FDD1}';
+
+/// `path` as a message names a file (`format!("cannot restore `{}`", output::file(p))`):
+/// the code that builds the message says which file, the printer how it is shown.
+pub fn file(path: &Path) -> String {
+    format!("{FILE_START}{}{FILE_END}", path.display())
+}
+
+/// `text` with the files it names ([`file`]) shown as a person or a script reads them:
+/// `~/x` for a file under `home`, else absolute (`home` is `None` under `--json`).
+pub fn shown_files<'t>(home: Option<&Path>, text: &'t str) -> std::borrow::Cow<'t, str> {
+    if !text.contains(FILE_START) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(FILE_START) {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + FILE_START.len_utf8()..];
+        let end = after.find(FILE_END).unwrap_or(after.len());
+        let path = Path::new(&after[..end]);
+        match home.map(|home| path.strip_prefix(home)) {
+            Some(Ok(under)) => {
+                out.push_str("~/");
+                out.push_str(&under.display().to_string());
+            }
+            _ => out.push_str(&after[..end]),
+        }
+        rest = after[end..].strip_prefix(FILE_END).unwrap_or(&after[end..]);
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
 /// `text` broken at spaces into lines of at most `width` visible characters; a word
 /// longer than that (a path, a URL) is cut. ANSI colour codes take no room.
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
@@ -463,6 +543,25 @@ fn visible_width(text: &str) -> usize {
 mod tests {
     use super::*;
     use crate::secrets::REDACTED;
+
+    #[test]
+    fn a_file_a_message_names_is_home_relative_for_a_person_and_absolute_for_json() {
+        let home = Path::new("/home/me");
+        let text = format!(
+            "cannot restore `{}`; `/home/me/x` is not marked",
+            file(Path::new("/home/me/.cursor/mcp.json"))
+        );
+        assert_eq!(
+            shown_files(Some(home), &text),
+            "cannot restore `~/.cursor/mcp.json`; `/home/me/x` is not marked"
+        );
+        assert_eq!(
+            shown_files(None, &text),
+            "cannot restore `/home/me/.cursor/mcp.json`; `/home/me/x` is not marked"
+        );
+        let beside = file(Path::new("/home/meow/x"));
+        assert_eq!(shown_files(Some(home), &beside), "/home/meow/x");
+    }
 
     #[test]
     fn redaction_keeps_references_and_hides_values() {

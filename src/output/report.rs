@@ -15,11 +15,19 @@
 //!    painting cells with the `Paint` it is given; `status` is the exit status.
 //! 3. End `run` with `printer.emit(&report)`.
 //!
+//! Paths stay paths until printing (`--json` shows them absolute, a person sees `~/…` under
+//! the home directory): a row holds a `PathBuf` (`#[serde(serialize_with =
+//! "output::path_json")]`) that `human` shows with `paint.path`, a diff's header goes
+//! through `paint.diff`, and a message built anywhere below names its file with
+//! `output::file(path)`, which the printer shows either way. Nothing else decides.
+//!
 //! With `--json`, stdout holds only the JSON; `Warning`, `Error` and `Aside` blocks still go
 //! to stderr (a script sees why a row is missing), `Note`s and the human data do not.
 //! Progress lines for long work stay direct `Printer::progress` calls: they are not part of
 //! the result. A command whose rows take long to come (`doctor`) may print each row as it
 //! is known with `Printer::stream` and leave the rows out of its report's human form.
+
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -32,7 +40,7 @@ pub trait Report {
     /// What `--json` prints: the command's documented JSON shape.
     fn json(&self) -> serde_json::Result<Value>;
     /// The human form, in order.
-    fn human(&self, paint: Paint) -> Vec<Block>;
+    fn human(&self, paint: Paint<'_>) -> Vec<Block>;
     /// The exit status the result means.
     fn status(&self) -> ExitStatus;
 }
@@ -115,20 +123,90 @@ impl ErrorText {
 }
 
 /// Colours text for stdout when colour is on (a terminal without `NO_COLOR`, or
-/// `--color always`).
+/// `--color always`), and shows paths: `~/…` for a path under the home directory when a
+/// person reads the output, absolute under `--json` (a script cannot open `~/…`).
 #[derive(Debug, Clone, Copy)]
-pub struct Paint {
+pub struct Paint<'h> {
     pub(super) enabled: bool,
+    /// The home directory whose paths are shown as `~/…`; `None`: every path absolute.
+    pub(super) home: Option<&'h Path>,
 }
 
-impl Paint {
-    /// No colour (tests, `--json`).
-    pub fn none() -> Paint {
-        Paint { enabled: false }
+impl Paint<'_> {
+    /// No colour, paths absolute (tests, `--json`).
+    pub fn none() -> Paint<'static> {
+        Paint {
+            enabled: false,
+            home: None,
+        }
+    }
+
+    /// The same colours with paths shown against `home` (a painter kept while the
+    /// printer is borrowed again: `doctor`'s streamed rows).
+    pub fn with_home<'a>(self, home: Option<&'a Path>) -> Paint<'a> {
+        Paint {
+            enabled: self.enabled,
+            home,
+        }
     }
 
     pub fn paint(self, style: Style, text: &str) -> String {
         super::paint(self.enabled, style, text)
+    }
+
+    /// `path` as this output shows it: `~/x` under the home directory, else absolute.
+    pub fn path(self, path: &Path) -> String {
+        if let Some(home) = self.home
+            && let Ok(rest) = path.strip_prefix(home)
+        {
+            return format!("~/{}", rest.display());
+        }
+        path.display().to_string()
+    }
+
+    /// A message (an error, a note) with the files it names (`output::file`) shown as
+    /// [`Paint::path`] shows a path: before its width is measured or it is wrapped.
+    pub fn text(self, text: &str) -> String {
+        super::shown_files(self.home, text).into_owned()
+    }
+
+    /// Unified diffs (one or several, one after the other) with the paths of their
+    /// headers (`--- a/PATH`, `+++ b/PATH` before an `@@` line) shown as [`Paint::path`]
+    /// shows them; the lines of the files are left as they are.
+    pub fn diff(self, diff: &str) -> String {
+        if self.home.is_none() {
+            return diff.to_owned();
+        }
+        let lines: Vec<&str> = diff.split_inclusive('\n').collect();
+        let header = |at: usize| {
+            lines[at].starts_with("--- ")
+                && lines.get(at + 1).is_some_and(|l| l.starts_with("+++ "))
+                && lines.get(at + 2).is_some_and(|l| l.starts_with("@@"))
+        };
+        let mut out = String::with_capacity(diff.len());
+        let mut at = 0;
+        while at < lines.len() {
+            if !header(at) {
+                out.push_str(lines[at]);
+                at += 1;
+                continue;
+            }
+            for (line, side) in [(lines[at], "a/"), (lines[at + 1], "b/")] {
+                let (sign, label) = line.split_at(4);
+                let text = label.trim_end_matches(['\n', '\r']);
+                out.push_str(sign);
+                match text.strip_prefix(side) {
+                    Some(path) => {
+                        out.push_str(side);
+                        out.push_str(&self.path(Path::new(path)));
+                    }
+                    None => out.push_str(text),
+                }
+                out.push_str(&label[text.len()..]);
+            }
+            at += 2;
+        }
+        out
     }
 }
 
@@ -136,6 +214,29 @@ impl Paint {
 mod tests {
     use super::*;
     use crate::error::UserError;
+
+    #[test]
+    fn paint_shows_paths_and_diff_headers_under_home_as_home_relative() {
+        let paint = Paint::none().with_home(Some(Path::new("/home/me")));
+        assert_eq!(
+            paint.path(Path::new("/home/me/.cursor/mcp.json")),
+            "~/.cursor/mcp.json"
+        );
+        assert_eq!(paint.path(Path::new("/etc/x")), "/etc/x");
+        assert_eq!(Paint::none().path(Path::new("/home/me/x")), "/home/me/x");
+        // The header only: a removed line that looks like one stays as it is.
+        let diff = "--- a//home/me/x.json\n+++ b//home/me/x.json\n@@ -1 +1 @@\n--- a//home/me/y\n+\"/home/me/z\"\n";
+        assert_eq!(
+            paint.diff(diff),
+            "--- a/~/x.json\n+++ b/~/x.json\n@@ -1 +1 @@\n--- a//home/me/y\n+\"/home/me/z\"\n"
+        );
+        let new = "--- /dev/null\n+++ b//home/me/x\n@@ -0,0 +1 @@\n+{}\n";
+        assert_eq!(
+            paint.diff(new),
+            "--- /dev/null\n+++ b/~/x\n@@ -0,0 +1 @@\n+{}\n"
+        );
+        assert_eq!(Paint::none().diff(diff), diff);
+    }
 
     #[test]
     fn error_text_keeps_the_hint_and_new_causes() {

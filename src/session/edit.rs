@@ -3,7 +3,7 @@
 //! mcpctl processes wait for the lock; if another program wrote the file in between, it
 //! re-reads and re-applies instead of overwriting.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -15,7 +15,7 @@ use crate::formats::{ConfigDoc, Edit, ServersAt};
 use crate::fs::{self, FileLock, FsError, Source, write_atomic_when};
 use crate::output::{Block, Paint, Report, Style, redact, redact_text};
 use crate::session::Context;
-use crate::session::inventory::{Document, display_path, read_document};
+use crate::session::inventory::{Document, read_document};
 use crate::state::{EntryKey, FileChange};
 
 /// How long mcpctl keeps starting over while another program keeps rewriting the file
@@ -40,7 +40,6 @@ fn attempts() -> impl Iterator<Item = u64> {
 /// between, so it starts over from the new bytes, for up to `RETRY_FOR`. `verb` names the
 /// command in the one "kept changing" error.
 pub fn retry<T>(
-    ctx: &Context,
     path: &Path,
     verb: &str,
     mut attempt: impl FnMut() -> anyhow::Result<Option<T>>,
@@ -50,14 +49,14 @@ pub fn retry<T>(
             return Ok(done);
         }
     }
-    Err(kept_changing(ctx, path, verb))
+    Err(kept_changing(path, verb))
 }
 
 /// The error of a file that kept changing for the whole `RETRY_FOR`.
-fn kept_changing(ctx: &Context, path: &Path, verb: &str) -> anyhow::Error {
+fn kept_changing(path: &Path, verb: &str) -> anyhow::Error {
     UserError::new(format!(
         "`{}` kept changing while mcpctl tried to {verb} it",
-        display_path(ctx, path)
+        crate::output::file(path)
     ))
     .hint("close the client that is rewriting it (e.g. Claude Code), then run the command again")
     .into()
@@ -101,7 +100,7 @@ pub fn lock(ctx: &Context, path: &Path) -> anyhow::Result<FileLock> {
     let Some(root) = ctx.state.root() else {
         return Err(UserError::new(format!(
             "no state directory to lock `{}` in",
-            display_path(ctx, path)
+            crate::output::file(path)
         ))
         .hint("set HOME, or MCPCTL_STATE_DIR to a writable directory")
         .into());
@@ -221,7 +220,7 @@ pub fn apply_from(
             Vec::new()
         };
         let edit = change(document.doc.as_mut())
-            .map_err(|e| crate::session::inventory::in_file(ctx, &location.path, e))?;
+            .map_err(|e| crate::session::inventory::in_file(&location.path, e))?;
         if dry_run {
             secrets.extend(secret_values(client, document.doc.as_ref(), location.at()));
         }
@@ -241,7 +240,7 @@ pub fn apply_from(
                 action: edit.into(),
                 diff: Some(redact_text(
                     &unified_diff(
-                        &display_path(ctx, &location.path),
+                        &location.path.display().to_string(),
                         &source.text_for(&before),
                         &source.text_for(&text),
                         source.exists(),
@@ -276,7 +275,7 @@ pub fn apply_from(
             Err(e) => return Err(write_error(&e)),
         }
     }
-    Err(kept_changing(ctx, &location.path, "edit"))
+    Err(kept_changing(&location.path, "edit"))
 }
 
 /// Write `text` over `source` (atomically, with a backup) and journal the change, so
@@ -372,7 +371,7 @@ pub fn revert(ctx: &Context, change: &FileChange) -> anyhow::Result<()> {
     let backup = change.backup.as_deref().ok_or_else(|| {
         UserError::new(format!(
             "cannot restore `{}`: no backup was kept",
-            display_path(ctx, &change.path)
+            crate::output::file(&change.path)
         ))
     })?;
     let bytes = crate::fs::backup::at(backup)
@@ -393,7 +392,7 @@ pub enum Expect<'a> {
 
 impl Expect<'_> {
     /// `Ok` when `source` is the version expected; else the error naming the file.
-    fn check(self, ctx: &Context, path: &Path, source: &Source) -> anyhow::Result<()> {
+    fn check(self, path: &Path, source: &Source) -> anyhow::Result<()> {
         let Expect::Digest(expected) = self else {
             return Ok(());
         };
@@ -414,7 +413,7 @@ impl Expect<'_> {
         }
         Err(UserError::new(format!(
             "`{}` changed since mcpctl wrote it (another program, or another mcpctl, wrote it since); it was left as it is",
-            display_path(ctx, path)
+            crate::output::file(path)
         ))
         .hint("look at the file; `mcpctl backups` lists the versions kept, and `mcpctl restore` puts one back")
         .into())
@@ -448,18 +447,18 @@ pub fn put_bytes(
     let text = std::str::from_utf8(bytes).map_err(|e| {
         UserError::new(format!(
             "the saved version of `{}` is not UTF-8 text (byte {})",
-            display_path(ctx, path),
+            crate::output::file(path),
             e.valid_up_to()
         ))
         .hint("mcpctl only writes text; restore this file by hand")
     })?;
     let lock = lock(ctx, path)?;
-    retry(ctx, path, "restore", || {
+    retry(path, "restore", || {
         let mut source = lock.read(path).map_err(|e| UserError::new(e.to_string()))?;
         if source.exists() && source.bytes_for(&source.text) == bytes {
             return Ok(Some(false));
         }
-        expect.check(ctx, path, &source)?;
+        expect.check(path, &source)?;
         // The saved bytes carry their own BOM, if any.
         source.bom = false;
         match write_file(ctx, &lock, &source, text) {
@@ -483,7 +482,7 @@ pub fn delete_file(
 ) -> anyhow::Result<()> {
     let lock = lock(ctx, path)?;
     let source = lock.read(path).map_err(|e| UserError::new(e.to_string()))?;
-    expect.check(ctx, path, &source)?;
+    expect.check(path, &source)?;
     if !source.exists() {
         crate::fs::remove_created(path, dirs).map_err(|e| UserError::new(e.to_string()))?;
         return Ok(());
@@ -526,21 +525,21 @@ pub fn entry_key_at(identity: &std::path::Path, location: &Location, name: &str)
     }
 }
 
-/// `path` relative to the home directory, for reports.
-pub fn shown(ctx: &Context, path: &Path) -> String {
-    display_path(ctx, path)
-}
-
 /// One row of a writing command's report (`add`, `remove`; the `--json` shape).
 #[derive(Debug, Serialize)]
 pub struct FileReport {
     pub client: String,
-    pub path: String,
+    /// Absolute; empty when the client has no file here.
+    #[serde(serialize_with = "crate::output::path_json")]
+    pub path: PathBuf,
     pub action: Action,
     pub error: Option<String>,
     /// Where the previous version of the file was kept.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub backup: Option<String>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::output::option_path_json"
+    )]
+    pub backup: Option<PathBuf>,
     /// The file was deleted: mcpctl had created it, and it held nothing else.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub deleted: bool,
@@ -577,7 +576,7 @@ impl EditReport {
         ctx: &Context,
         client: &Client,
         scope: Scope,
-        result: anyhow::Result<(String, Outcome)>,
+        result: anyhow::Result<(PathBuf, Outcome)>,
     ) {
         self.files.push(match result {
             Ok((path, outcome)) => FileReport {
@@ -585,7 +584,7 @@ impl EditReport {
                 path,
                 action: outcome.action,
                 error: None,
-                backup: outcome.backup.map(|b| shown(ctx, &b)),
+                backup: outcome.backup,
                 deleted: outcome.deleted,
                 hint: None,
                 diff: outcome.diff,
@@ -596,7 +595,7 @@ impl EditReport {
                     .location(scope, &ctx.platform, &ctx.project)
                     .ok()
                     .flatten()
-                    .map(|l| shown(ctx, &l.path))
+                    .map(|l| l.path)
                     .unwrap_or_default(),
                 action: Action::Failed,
                 error: Some(error.to_string()),
@@ -620,8 +619,8 @@ impl Report for EditReport {
         blocks.extend(
             self.files
                 .iter()
-                .filter_map(|r| r.diff.clone())
-                .map(Block::Raw),
+                .filter_map(|r| r.diff.as_deref())
+                .map(|diff| Block::Raw(paint.diff(diff))),
         );
         for r in &self.files {
             let verb = match (r.action, self.dry_run) {
@@ -644,23 +643,25 @@ impl Report for EditReport {
             let line = match &r.error {
                 None if r.deleted => format!(
                     "{verb} {:<16} {} (file deleted: mcpctl had created it)",
-                    r.client, r.path
+                    r.client,
+                    paint.path(&r.path)
                 ),
-                None => format!("{verb} {:<16} {}", r.client, r.path),
+                None => format!("{verb} {:<16} {}", r.client, paint.path(&r.path)),
                 Some(error) => {
-                    let mut line = format!("{verb} {:<16} {error}", r.client);
+                    let mut line = format!("{verb} {:<16} {}", r.client, paint.text(error));
                     if let Some(hint) = &r.hint {
-                        line.push_str(&format!("\n  hint: {hint}"));
+                        line.push_str(&format!("\n  hint: {}", paint.text(hint)));
                     }
                     line
                 }
             };
             blocks.push(Block::Line(line));
         }
-        let backups: Vec<&str> = self
+        let backups: Vec<String> = self
             .files
             .iter()
             .filter_map(|r| r.backup.as_deref())
+            .map(|backup| paint.path(backup))
             .collect();
         if let Some(first) = backups.first() {
             let more = match backups.len() {

@@ -19,27 +19,15 @@ pub struct Document {
     pub doc: Box<dyn ConfigDoc>,
 }
 
-/// `~/x` for paths under the home directory, for messages; absolute under `--json`.
-pub fn display_path(ctx: &Context, path: &Path) -> String {
-    if !ctx.json
-        && let Ok(home) = ctx.platform.home()
-        && let Ok(rest) = path.strip_prefix(&home)
-    {
-        return format!("~/{}", rest.display());
-    }
-    path.display().to_string()
-}
-
 /// An error about `path`, as editors and terminals take it: `PATH:LINE:COLUMN: message`
-/// where there is a position, else `PATH: message` (the path as `display_path` shows it:
-/// absolute under `--json`).
+/// where there is a position, else `PATH: message`. The path is absolute; the printer
+/// shows it as `~/…` to a person.
 pub fn file_error(
-    ctx: &Context,
     path: &Path,
     position: Option<Position>,
     message: impl std::fmt::Display,
 ) -> UserError {
-    let shown = display_path(ctx, path);
+    let shown = crate::output::file(path);
     UserError::new(match position {
         Some(Position { line, column }) => format!("{shown}:{line}:{column}: {message}"),
         None => format!("{shown}: {message}"),
@@ -47,7 +35,7 @@ pub fn file_error(
 }
 
 /// A value of the wrong type on the way to the servers map of `path`.
-pub fn shape_error(ctx: &Context, path: &Path, error: &ShapeError) -> UserError {
+pub fn shape_error(path: &Path, error: &ShapeError) -> UserError {
     let hint = match error {
         ShapeError::NotAnObject { .. } => {
             "mcpctl reads and writes only an object there; fix the file by hand (mcpctl left it unchanged)"
@@ -62,14 +50,14 @@ pub fn shape_error(ctx: &Context, path: &Path, error: &ShapeError) -> UserError 
             "the entry cannot be written in this file's format; change the entry (mcpctl left the file unchanged)"
         }
     };
-    file_error(ctx, path, error.position(), error).hint(hint)
+    file_error(path, error.position(), error).hint(hint)
 }
 
 /// `error` from editing `path`'s document, with the file named when it is a
 /// `ShapeError` (the document's errors do not know their file).
-pub fn in_file(ctx: &Context, path: &Path, error: anyhow::Error) -> anyhow::Error {
+pub fn in_file(path: &Path, error: anyhow::Error) -> anyhow::Error {
     match error.downcast_ref::<ShapeError>() {
-        Some(shape) => shape_error(ctx, path, shape).into(),
+        Some(shape) => shape_error(path, shape).into(),
         None => error,
     }
 }
@@ -88,7 +76,6 @@ pub fn read_document(ctx: &Context, client: &Client, path: &Path) -> anyhow::Res
             column: e.column,
         };
         file_error(
-            ctx,
             path,
             Some(position),
             format_args!("not valid {}: {}", client.format.display_name(), e.message),
@@ -103,13 +90,13 @@ pub fn read_document(ctx: &Context, client: &Client, path: &Path) -> anyhow::Res
 
 impl Found<'_> {
     /// Why the entry does not read as a server, as `PATH:LINE:COLUMN: message`.
-    pub fn entry_error(&self, ctx: &Context) -> Option<String> {
+    pub fn entry_error(&self) -> Option<String> {
         let error = self.entry().as_ref().err()?;
         let message = format!(
             "invalid {} entry `{}`: {error}",
             self.client.name, self.name
         );
-        Some(file_error(ctx, &self.path, self.position(), message).message)
+        Some(file_error(&self.path, self.position(), message).message)
     }
 }
 
@@ -321,7 +308,7 @@ pub fn collect<'a>(
                 broken.push(Broken {
                     client,
                     path: location.path.clone(),
-                    error: shape_error(ctx, &location.path, &e).into(),
+                    error: shape_error(&location.path, &e).into(),
                 });
             }
         }
@@ -352,7 +339,6 @@ pub fn read_only_of(
 
 /// The error for an edit of `name` that only a read-only source holds.
 pub fn managed_elsewhere(
-    ctx: &Context,
     client: &Client,
     entry: &sources::SourceEntry,
     also: &str,
@@ -366,7 +352,7 @@ pub fn managed_elsewhere(
         "`{}` is not in a file mcpctl edits: {} loads it from {what} ({})",
         entry.name,
         client.name,
-        display_path(ctx, &entry.origin.file)
+        crate::output::file(&entry.origin.file)
     ))
     .hint(format!(
         "change it with {}{also}; mcpctl changed nothing",
@@ -376,11 +362,11 @@ pub fn managed_elsewhere(
 }
 
 /// The error for an edit of a client whose servers an administrator's file controls.
-pub fn exclusive_error(ctx: &Context, client: &Client, ex: &Exclusive) -> anyhow::Error {
+pub fn exclusive_error(client: &Client, ex: &Exclusive) -> anyhow::Error {
     UserError::new(format!(
         "{} loads only the servers in `{}`: an entry added to your own files would not be loaded",
         client.name,
-        display_path(ctx, &ex.file)
+        crate::output::file(&ex.file)
     ))
     .hint(format!("{}; mcpctl changed nothing", ex.manage))
     .into()
@@ -392,6 +378,6 @@ pub fn read_only_holder(ctx: &Context, clients: &[&Client], name: &str) -> Optio
     clients.iter().find_map(|client| {
         read_only_of(ctx, client, name)
             .1
-            .map(|entry| managed_elsewhere(ctx, client, &entry, ""))
+            .map(|entry| managed_elsewhere(client, &entry, ""))
     })
 }

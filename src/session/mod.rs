@@ -38,8 +38,6 @@ pub struct Context {
     /// The command line as typed (program name first), for messages that show a corrected
     /// one.
     pub argv: Vec<String>,
-    /// `--json`: paths are shown absolute (a script cannot open `~/...`).
-    pub json: bool,
 }
 
 impl Context {

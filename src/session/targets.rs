@@ -88,7 +88,7 @@ pub fn writable(ctx: &Context, client: &Client) -> anyhow::Result<()> {
         .user_path(&ctx.platform)
         .ok()
         .flatten()
-        .map(|p| format!("`{}`", crate::session::inventory::display_path(ctx, &p)))
+        .map(|p| format!("`{}`", crate::output::file(&p)))
         .unwrap_or_else(|| client.name.clone());
     Err(UserError::new(format!(
         "{path} ({}) is managed by {owner}: change it in your Nix configuration; mcpctl reads it and never writes it",

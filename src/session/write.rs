@@ -4,6 +4,8 @@
 //! ([`fix_entries`], the fixes `check::fix` plans) and `check --fix --secrets`
 //! (`session::adopt::adopt_literals`). Nothing here prints.
 
+use std::path::PathBuf;
+
 use serde_json::Value;
 
 use crate::clients::{Client, Scope};
@@ -195,7 +197,7 @@ pub(crate) fn add_to(
     inputs: &[Value],
     flags: Flags,
     how: &Provenance<'_>,
-) -> anyhow::Result<(String, edit::Outcome, Vec<String>, ServerEntry)> {
+) -> anyhow::Result<(PathBuf, edit::Outcome, Vec<String>, ServerEntry)> {
     let Flags {
         force,
         dry_run,
@@ -203,10 +205,9 @@ pub(crate) fn add_to(
     } = flags;
     let location = targets::location(ctx, client, scope)?;
     match inventory::read_only_of(ctx, client, name) {
-        (Some(ex), _) => return Err(inventory::exclusive_error(ctx, client, &ex)),
+        (Some(ex), _) => return Err(inventory::exclusive_error(client, &ex)),
         (None, Some(entry)) if !force => {
             return Err(inventory::managed_elsewhere(
-                ctx,
                 client,
                 &entry,
                 ", or pass --force to add an entry of your own with that name",
@@ -305,7 +306,7 @@ pub(crate) fn add_to(
         created.inherit(&key, &ctx.state.records(&|r| r.entry.path == key.path)?);
         record(ctx, &dialect, key, raw, &how.origin, created)?;
     }
-    Ok((edit::shown(ctx, &path), outcome, notes, entry))
+    Ok((path, outcome, notes, entry))
 }
 
 /// The one ledger recorder of every writing command (`add`, `copy`, installs, `update`,

@@ -62,7 +62,7 @@ pub fn park(
         if now != raw {
             return Err(UserError::new(format!(
                 "`{name}` changed in `{}` while mcpctl was disabling it; it was left in the file",
-                edit::shown(ctx, &location.path)
+                crate::output::file(&location.path)
             ))
             .hint("run the command again")
             .into());
@@ -221,7 +221,7 @@ pub fn park_again(
             "already disabled (parked)",
         )),
         Some(raw) if Some(&raw) == parked.as_ref() => park(ctx, client, location, name, dry_run),
-        Some(_) => Err(conflict(ctx, client, location, name)),
+        Some(_) => Err(conflict(client, location, name)),
     }
 }
 
@@ -254,7 +254,7 @@ pub fn unpark(
                 back.set(Back::Already);
                 return Ok(Edit::Unchanged);
             }
-            return Err(conflict(ctx, client, location, name));
+            return Err(conflict(client, location, name));
         }
         let text = doc.render().into_owned();
         if splice_somewhere(doc, &text, location, name, &parked)? {
@@ -296,11 +296,11 @@ pub fn unpark(
 }
 
 /// A parked entry exists and the file has another entry of that name.
-pub fn conflict(ctx: &Context, client: &Client, location: &Location, name: &str) -> anyhow::Error {
+pub fn conflict(client: &Client, location: &Location, name: &str) -> anyhow::Error {
     UserError::new(format!(
         "`{name}` is parked (disabled) for {} and was re-created in `{}` with other content; mcpctl does not overwrite either",
         client.id,
-        edit::shown(ctx, &location.path)
+        crate::output::file(&location.path)
     ))
     .hint(format!(
         "to get the parked one back, remove the new entry first (`mcpctl remove {name} -c {}`), then `mcpctl enable {name} -c {}`; the parked bytes are in mcpctl's state directory (disabled.json)",

@@ -115,14 +115,14 @@ fn path(ctx: &Context) -> Option<PathBuf> {
     ctx.state.root().map(|root| root.join(FILE))
 }
 
-fn parse(ctx: &Context, path: &std::path::Path, text: &str) -> anyhow::Result<Store> {
+fn parse(path: &std::path::Path, text: &str) -> anyhow::Result<Store> {
     if text.trim().is_empty() {
         return Ok(Store::default());
     }
     serde_json::from_str(text).map_err(|e| {
         UserError::new(format!(
             "cannot read mcpctl's record of disabled servers `{}` at {}:{}: {e}",
-            edit::shown(ctx, path),
+            crate::output::file(path),
             e.line(),
             e.column()
         ))
@@ -137,7 +137,7 @@ pub fn load(ctx: &Context) -> anyhow::Result<Store> {
         return Ok(Store::default());
     };
     let source = crate::fs::read_source(&path).map_err(|e| UserError::new(e.to_string()))?;
-    parse(ctx, &path, &source.text)
+    parse(&path, &source.text)
 }
 
 /// Change the store under its lock and write it (journaled, so `undo` reverts it with the
@@ -162,7 +162,7 @@ pub fn update<T>(
     let source = lock
         .read(&path)
         .map_err(|e| UserError::new(e.to_string()))?;
-    let before = parse(ctx, &path, &source.text)?;
+    let before = parse(&path, &source.text)?;
     let mut store = before.clone();
     let out = change(&mut store);
     if store != before {

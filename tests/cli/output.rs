@@ -254,3 +254,112 @@ fn golden_tools_and_call() {
     text.push_str(&transcript(&env, &["call", "good", "nope", "-c", "cursor"]));
     assert_golden("tools-call", &text.replace(bin, "<fixture-server>"));
 }
+
+/// Paths stay paths until printing: a file under HOME is `~/…` for a person and absolute
+/// under `--json` (a script cannot open `~/…`), in a report's rows (`clients`, `list`), in
+/// a message built far below the printer (an entry's error, an `add` that failed) and in
+/// an error on stderr.
+#[test]
+fn a_path_under_home_is_home_relative_for_a_person_and_absolute_in_json() {
+    let env = TestEnv::new();
+    env.on_path("npx");
+    env.write(
+        ".cursor/mcp.json",
+        br#"{"mcpServers": {"bad": {"command": 5}, "ok": {"command": "npx", "args": ["${NOT_SET_HERE}"]}}}"#,
+    );
+    let absolute = env.path(".cursor/mcp.json").display().to_string();
+    let home_relative = "~/.cursor/mcp.json";
+
+    // `clients`: the CONFIG column, and `path`.
+    let clients = env.run(&["clients"]).ok();
+    assert!(clients.stdout.contains(home_relative), "{}", clients.stdout);
+    assert!(!clients.stdout.contains(&absolute), "{}", clients.stdout);
+    let clients = env.run(&["clients", "--json"]).ok().json();
+    let cursor = clients
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "cursor")
+        .unwrap();
+    assert_eq!(cursor["path"], absolute.as_str());
+
+    // `list`: an entry's error names its file, and so does an unset variable's warning.
+    let list = env.run(&["list", "-c", "cursor"]).ok();
+    assert!(
+        list.stdout.contains(&format!("{home_relative}:1:")),
+        "{}",
+        list.stdout
+    );
+    assert!(
+        list.stderr.contains(&format!("in `{home_relative}`")),
+        "{}",
+        list.stderr
+    );
+    assert!(!list.stdout.contains(&absolute), "{}", list.stdout);
+    assert!(!list.stderr.contains(&absolute), "{}", list.stderr);
+    let rows = env.run(&["list", "-c", "cursor", "--json"]).ok().json();
+    let bad = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "bad")
+        .unwrap();
+    assert_eq!(bad["path"], absolute.as_str());
+    assert!(
+        bad["error"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{absolute}:1:")),
+        "{bad}"
+    );
+    let ok = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "ok")
+        .unwrap();
+    assert!(
+        ok["unset"][0]
+            .as_str()
+            .unwrap()
+            .contains(&format!("in `{absolute}`")),
+        "{ok}"
+    );
+    assert!(!rows.to_string().contains("~/"), "{rows}");
+
+    // An error: on stderr for a person, in the row and on stderr under `--json`.
+    env.write(".cursor/mcp.json", b"{\"mcpServers\": {\n");
+    let list = env.run(&["list", "-c", "cursor"]).code(2);
+    assert!(
+        list.stderr
+            .contains(&format!("error: {home_relative}:2:1: ")),
+        "{}",
+        list.stderr
+    );
+    let list = env.run(&["list", "-c", "cursor", "--json"]).code(2);
+    assert!(
+        list.stderr.contains(&format!("error: {absolute}:2:1: ")),
+        "{}",
+        list.stderr
+    );
+    let add = env
+        .run(&["add", "x", "-c", "cursor", "--", "npx", "x"])
+        .code(2);
+    assert!(
+        add.stdout.contains(&format!("{home_relative}:2:1: ")),
+        "{}",
+        add.stdout
+    );
+    let add = env
+        .run(&["add", "x", "-c", "cursor", "--json", "--", "npx", "x"])
+        .code(2)
+        .json();
+    assert_eq!(add[0]["path"], absolute.as_str());
+    assert!(
+        add[0]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{absolute}:2:1: ")),
+        "{add}"
+    );
+}
