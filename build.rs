@@ -1,7 +1,7 @@
 //! Turns `clients.toml`, the client table edited by hand, into JSON in `OUT_DIR`, which
 //! `ClientTable::builtin` reads at start-up: serde_json reads it in a fraction of the time
 //! the TOML parser takes, and every command starts by loading the table (BENCHMARKS.md,
-//! "plan/apply and start-up, round 2"). A table that is not TOML fails the build; the
+//! "Earlier figures that still matter"). A table that is not TOML fails the build; the
 //! table's own checks run in the tests (`clients::tests`), not at every start.
 
 use std::error::Error;
