@@ -153,13 +153,13 @@ fn keys_in(doc: &dyn ConfigDoc, keys: &[Vec<String>]) -> anyhow::Result<Vec<Vec<
     for key in keys {
         match key.iter().position(|k| k == "{project}") {
             None => out.push(key.clone()),
-            Some(at) => {
-                for (project, _) in doc.servers(ServersAt::map(&key[..at]))? {
-                    let mut expanded = key.clone();
-                    expanded[at] = project;
-                    out.push(expanded);
-                }
-            }
+            // One project at a time: a `~/.claude.json`'s projects hold its whole prompt
+            // history, which is not to be held as values at once only to learn their names.
+            Some(at) => doc.each_server(ServersAt::map(&key[..at]), &mut |project| {
+                let mut expanded = key.clone();
+                expanded[at] = project.name;
+                out.push(expanded);
+            })?,
         }
     }
     Ok(out)

@@ -129,10 +129,7 @@ impl<'a> Linter<'a> {
             self.servers(map);
         }
         // Per-project sections of a user file (`projects.<dir>.mcpServers`).
-        if self.scope == Scope::User
-            && let Some(local) = self.client.local_key.clone()
-            && let [parent, placeholder, rest @ ..] = local.as_slice()
-            && placeholder == "{project}"
+        if let Some((parent, rest)) = project_servers(self.client, self.scope)
             && let Some(projects) = root.get(parent).and_then(|m| m.node.members())
         {
             for project in projects {
@@ -237,6 +234,33 @@ impl<'a> Linter<'a> {
                 self.string_map(name, member, "header");
             }
         }
+    }
+}
+
+/// The key paths [`Linter::run`] reads of a file for `target`, each whole (`*`: any
+/// key): `inputs`, the servers keys, and a user file's per-project servers. The lint tree
+/// keeps only these (`Format::lint_tree`), so the rest of a big file (the prompt history
+/// in a `~/.claude.json`) is validated but never held.
+pub(crate) fn reads(target: &Target<'_>) -> Vec<Vec<String>> {
+    let client = target.client;
+    let mut reads = vec![vec!["inputs".to_owned()], client.servers_key.clone()];
+    reads.extend(spelling::SERVERS_KEYS.iter().map(|k| vec![(*k).to_owned()]));
+    if let Some((parent, rest)) = project_servers(client, target.scope) {
+        let mut read = vec![parent.to_owned(), "*".to_owned()];
+        read.extend(rest.iter().cloned());
+        reads.push(read);
+    }
+    reads
+}
+
+/// Where a user file keeps each project's servers (`projects.<dir>.mcpServers`): the
+/// parent key and the path below a project, for the clients that have them.
+fn project_servers(client: &Client, scope: Scope) -> Option<(&str, &[String])> {
+    match client.local_key.as_deref()? {
+        [parent, placeholder, rest @ ..] if scope == Scope::User && placeholder == "{project}" => {
+            Some((parent, rest))
+        }
+        _ => None,
     }
 }
 

@@ -101,7 +101,7 @@ pub fn check_text_with(
     target: &Target<'_>,
     alternatives: &SseAlternatives,
 ) -> Vec<Finding> {
-    let parsed = target.client.format.tree(text);
+    let parsed = target.client.format.lint_tree(text, &lint::reads(target));
     let index = formats::tree::LineIndex::new(text);
     let mut linter = lint::Linter::new(path, &index, target);
     linter.alternatives = alternatives;

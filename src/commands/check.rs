@@ -397,7 +397,7 @@ fn check_file(
         && !findings.iter().any(|f| f.code == "MCP001")
         && let Ok(source) = fs::read_source(&file.path)
         && let Some((client, scope)) = check::choose_client(&file.candidates, &source.text)
-        && let Ok(doc) = client.format.parse(source.text.clone())
+        && let Ok(doc) = client.format.parse(source.text)
     {
         let target = Target {
             client,

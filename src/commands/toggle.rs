@@ -129,9 +129,11 @@ fn run(
         if let Some(error) = inventory::read_only_holder(ctx, &clients, name) {
             return Err(error);
         }
-        let error = targets::no_server_named(ctx, &clients, name);
-        if hint_of(&error).is_some_and(|h| h.starts_with("did you mean")) || clients.len() == 1 {
-            return Err(error);
+        // With a close name ("did you mean"), or one client named, not finding it is an
+        // error; else the report says where it is missing.
+        let near = targets::closest_server(ctx, &clients, name);
+        if near.is_some() || clients.len() == 1 {
+            return Err(targets::no_server_near(&clients, name, near));
         }
     }
     printer.emit(&report)

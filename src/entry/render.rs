@@ -28,7 +28,7 @@ pub fn render(
         )
     })?;
     let entry = for_platform(entry, os, &client.fields, no_wrap);
-    let (entry, mut notes) = for_client_vars(entry, client);
+    let (entry, mut notes, literal) = for_client_vars(entry, client);
     notes.extend(loading_notes);
     if let Transport::Stdio { command, args, .. } = &entry.transport
         && entry::is_wrapped(command, args)
@@ -43,8 +43,8 @@ pub fn render(
         }
     }
     // Codex: a reference no pass-through field carries would stay literal text.
-    if let Some(refused) = notes.iter().find(|n| n.starts_with(CODEX_NO_PASS_THROUGH)) {
-        return Err(UserError::new(refused.clone())
+    if let Some(refused) = literal {
+        return Err(UserError::new(refused)
             .hint(
                 "reference a variable of the same name (`-e X='${X}'`, passed through `env_vars`; headers through `env_http_headers`) and set it where Codex starts, or write the value itself",
             )
@@ -75,16 +75,16 @@ pub(crate) fn entry_error(e: entry::EntryError, client: &Client) -> anyhow::Erro
     UserError::new(e.to_string()).hint(hint).into()
 }
 
-/// How the note on a Codex reference without a pass-through field starts.
-const CODEX_NO_PASS_THROUGH: &str = "Codex expands no variables, and has no pass-through field for";
-
 /// Spell `${VAR}` references the way the client expands them (`${env:VAR}` for Cursor
 /// and VS Code, `{env:VAR}` for OpenCode). Codex expands none; its dialect turns
 /// whole-value references into pass-through fields (`env_vars`, `env_http_headers`,
 /// `bearer_token_env_var`). Returns what cannot be said in the client's terms, as
-/// warnings; for Codex a reference no pass-through field can carry is a note starting
-/// with [`CODEX_NO_PASS_THROUGH`], which `render` refuses.
-fn for_client_vars(mut entry: ServerEntry, client: &Client) -> (ServerEntry, Vec<String>) {
+/// warnings, and for Codex the references no pass-through field can carry, as the
+/// message `render` refuses them with.
+fn for_client_vars(
+    mut entry: ServerEntry,
+    client: &Client,
+) -> (ServerEntry, Vec<String>, Option<String>) {
     let mut notes = Vec::new();
     let env_refs = |s: &str| {
         vars::references(s)
@@ -95,18 +95,18 @@ fn for_client_vars(mut entry: ServerEntry, client: &Client) -> (ServerEntry, Vec
     // A client that expands nothing got past `loading::before_write` only with references
     // its dialect carries as variable names (Mistral Vibe's `api_key_env`).
     if !any_ref || client.loading.expands == Some(false) {
-        return (entry, notes);
+        return (entry, notes, None);
     }
     let Some(syntax) = client.fields.var_syntax else {
         notes.push(format!(
             "mcpctl does not know whether {} expands `${{VAR}}` references; they are written as given",
             client.name
         ));
-        return (entry, notes);
+        return (entry, notes, None);
     };
     if syntax != VarSyntax::Codex {
         each_string(&mut entry, &mut |s| *s = vars::respell(s, syntax));
-        return (entry, notes);
+        return (entry, notes, None);
     }
     // Codex: no expansion at all. The dialect turns whole-value references to a variable
     // (of the same name, for env) into pass-through fields; anything else stays literal.
@@ -146,14 +146,14 @@ fn for_client_vars(mut entry: ServerEntry, client: &Client) -> (ServerEntry, Vec
             }
         }
     }
-    if !literal.is_empty() {
-        // Written, the text would stay literal (and `plan` would call it in sync).
-        notes.push(format!(
-            "{CODEX_NO_PASS_THROUGH} {}: it would hold the `${{...}}` text literally",
+    // Written, the text would stay literal (and `plan` would call it in sync).
+    let refused = (!literal.is_empty()).then(|| {
+        format!(
+            "Codex expands no variables, and has no pass-through field for {}: it would hold the `${{...}}` text literally",
             literal.join(", ")
-        ));
-    }
-    (entry, notes)
+        )
+    });
+    (entry, notes, refused)
 }
 
 /// Wrap npm-style shims as `cmd /c` for Windows targets that need it.

@@ -24,6 +24,9 @@ pub(super) struct JsonDoc {
     /// scan in `parse`, so that look-ups scan only the small span they need. Dropped at the
     /// first edit (its offsets no longer hold); later look-ups scan from the start.
     index: Option<Located>,
+    /// The text's layout, detected at the first edit and kept for the edits after it
+    /// (new entries of one document are all written alike; a plan adds hundreds).
+    style: Option<Style>,
 }
 
 impl JsonDoc {
@@ -33,6 +36,7 @@ impl JsonDoc {
         Ok(Self {
             text,
             index: Some(index),
+            style: None,
         })
     }
 
@@ -226,7 +230,10 @@ impl JsonDoc {
                 .rfind(|m| scan::key_equals(&self.text, member_key(m), name))
                 .copied()
         });
-        let style = Style::detect(&self.text);
+        let style = self
+            .style
+            .get_or_insert_with(|| Style::detect(&self.text))
+            .clone();
         match self.upsert_splices(&located, &style, existing, key, name, entry)? {
             Some((edit, splices)) => {
                 self.apply(splices);
@@ -398,6 +405,7 @@ impl ConfigDoc for JsonDoc {
         {
             self.text.clone_from(blank);
             self.index = None;
+            self.style = None;
         }
         Ok(())
     }

@@ -32,7 +32,15 @@ pub(crate) fn client_jsonc() -> ParseOptions {
 /// `Syntax` notes; anything else non-standard (single quotes, hex, unquoted keys) is a
 /// parse error, as it is for every client.
 pub(super) fn parse(text: &str) -> Parsed {
-    match Builder::new(text).document() {
+    parse_reading(text, None)
+}
+
+/// [`parse`], keeping in the tree only the key paths in `reads` (`*`: any key) and the
+/// objects on the way to them (`None`: everything). The rest is validated and noted as
+/// before, so the notes are those of the whole text. When jsonc-parser decides, the tree
+/// is whole.
+pub(super) fn parse_reading(text: &str, reads: Option<&[Vec<String>]>) -> Parsed {
+    match Builder::new(text, reads).document() {
         Ok(parsed) => parsed,
         Err(Unsure) => parse_jsonc(text),
     }
@@ -92,6 +100,22 @@ const MAX_DEPTH: usize = 128;
 /// ones through a set.
 const SMALL_OBJECT: usize = 16;
 
+/// At most this many read paths are followed (a bit each in `Want::Toward`); with more,
+/// the tree is whole.
+const MAX_READS: usize = 64;
+
+/// Whether a value goes into the tree.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Want {
+    /// Built whole.
+    All,
+    /// Built, `depth` keys down on the way to the read paths `alive` (bit `i`:
+    /// `reads[i]`): each member is judged by its key.
+    Toward { depth: usize, alive: u64 },
+    /// Validated and noted, not built.
+    Nothing,
+}
+
 /// The lint tree straight from the text, in one pass that allocates only what the tree
 /// keeps (a `String` per key and string value, a `Vec` per container): converting
 /// jsonc-parser's AST cost twice that, and at 100,000 entries held 116 MB at once.
@@ -113,10 +137,12 @@ struct Builder<'t> {
     duplicates: Vec<Syntax>,
     /// The keys of the objects being read, innermost last (duplicate-key search).
     keys: Vec<Cow<'t, str>>,
+    /// The key paths kept (`None`: everything).
+    reads: Option<&'t [Vec<String>]>,
 }
 
 impl<'t> Builder<'t> {
-    fn new(text: &'t str) -> Self {
+    fn new(text: &'t str, reads: Option<&'t [Vec<String>]>) -> Self {
         Builder {
             text,
             bytes: text.as_bytes(),
@@ -125,18 +151,50 @@ impl<'t> Builder<'t> {
             commas: Vec::new(),
             duplicates: Vec::new(),
             keys: Vec::new(),
+            reads: reads.filter(|reads| reads.len() <= MAX_READS),
+        }
+    }
+
+    /// Whether the member `key` of an object that is `want` goes into the tree.
+    fn member(&self, want: Want, key: &str) -> Want {
+        let Want::Toward { depth, alive } = want else {
+            return want;
+        };
+        let mut next = 0;
+        for (i, read) in self.reads.unwrap_or_default().iter().enumerate() {
+            if alive & (1 << i) != 0 && read.get(depth).is_some_and(|k| k == key || k == "*") {
+                if read.len() == depth + 1 {
+                    return Want::All;
+                }
+                next |= 1 << i;
+            }
+        }
+        if next == 0 {
+            Want::Nothing
+        } else {
+            Want::Toward {
+                depth: depth + 1,
+                alive: next,
+            }
         }
     }
 
     fn document(mut self) -> Result<Parsed, Unsure> {
         self.trivia()?;
         let root = if self.at < self.bytes.len() {
-            let root = self.value(0)?;
+            let want = match self.reads {
+                None => Want::All,
+                Some(_) => Want::Toward {
+                    depth: 0,
+                    alive: u64::MAX,
+                },
+            };
+            let root = self.value(0, want)?;
             self.trivia()?;
             if self.at < self.bytes.len() {
                 return Err(Unsure);
             }
-            root
+            root.unwrap_or_else(empty_root)
         } else {
             empty_root()
         };
@@ -163,13 +221,19 @@ impl<'t> Builder<'t> {
         }
     }
 
-    /// The value at `self.at` (not trivia).
-    fn value(&mut self, depth: usize) -> Result<Node, Unsure> {
+    /// The value at `self.at` (not trivia); `None` when it is not wanted.
+    fn value(&mut self, depth: usize, want: Want) -> Result<Option<Node>, Unsure> {
         let start = self.at;
         let value = match self.bytes.get(start) {
-            Some(b'{') => return self.object(depth),
-            Some(b'[') => return self.array(depth),
-            Some(b'"') => Value::String(self.string()?.into_owned()),
+            Some(b'{') => return self.object(depth, want),
+            Some(b'[') => return self.array(depth, want),
+            Some(b'"') => {
+                let text = self.string()?;
+                if want == Want::Nothing {
+                    return Ok(None);
+                }
+                Value::String(text.into_owned())
+            }
             Some(b'-' | b'0'..=b'9') => {
                 self.at = scan::scan_number(self.text, start).map_err(|_| Unsure)?;
                 Value::Number
@@ -179,7 +243,7 @@ impl<'t> Builder<'t> {
             Some(b'n') => self.literal("null", Value::Null)?,
             _ => return Err(Unsure),
         };
-        Ok(Node { value, start })
+        Ok((want != Want::Nothing).then_some(Node { value, start }))
     }
 
     fn literal(&mut self, word: &str, value: Value) -> Result<Value, Unsure> {
@@ -230,11 +294,17 @@ impl<'t> Builder<'t> {
         }
     }
 
-    fn array(&mut self, depth: usize) -> Result<Node, Unsure> {
+    fn array(&mut self, depth: usize, want: Want) -> Result<Option<Node>, Unsure> {
         if depth >= MAX_DEPTH {
             return Err(Unsure);
         }
         let start = self.at;
+        // No read path goes through a list: its items are kept whole or not at all.
+        let inner = if want == Want::All {
+            Want::All
+        } else {
+            Want::Nothing
+        };
         self.at += 1;
         let mut items = Vec::new();
         self.trivia()?;
@@ -242,19 +312,19 @@ impl<'t> Builder<'t> {
             self.at += 1;
         } else {
             loop {
-                items.push(self.value(depth + 1)?);
+                items.extend(self.value(depth + 1, inner)?);
                 if !self.separator(b']')? {
                     break;
                 }
             }
         }
-        Ok(Node {
+        Ok((want != Want::Nothing).then_some(Node {
             value: Value::Array(items),
             start,
-        })
+        }))
     }
 
-    fn object(&mut self, depth: usize) -> Result<Node, Unsure> {
+    fn object(&mut self, depth: usize, want: Want) -> Result<Option<Node>, Unsure> {
         if depth >= MAX_DEPTH {
             return Err(Unsure);
         }
@@ -280,7 +350,7 @@ impl<'t> Builder<'t> {
                 }
                 self.at += 1;
                 self.trivia()?;
-                let node = self.value(depth + 1)?;
+                let node = self.value(depth + 1, self.member(want, &key))?;
                 // A duplicate of a key read before, as a set of the keys would find it.
                 let seen = match &mut large {
                     Some(set) => !set.insert(key.clone()),
@@ -296,11 +366,13 @@ impl<'t> Builder<'t> {
                 if seen {
                     duplicates.push(Syntax::DuplicateKey(key_start, key.clone().into_owned()));
                 }
-                members.push(Member {
-                    key: key.into_owned(),
-                    key_start,
-                    node,
-                });
+                if let Some(node) = node {
+                    members.push(Member {
+                        key: key.into_owned(),
+                        key_start,
+                        node,
+                    });
+                }
                 if !self.separator(b'}')? {
                     break;
                 }
@@ -308,10 +380,10 @@ impl<'t> Builder<'t> {
         }
         self.keys.truncate(base);
         self.duplicates.append(&mut duplicates);
-        Ok(Node {
+        Ok((want != Want::Nothing).then_some(Node {
             value: Value::Object(members),
             start,
-        })
+        }))
     }
 }
 
@@ -391,7 +463,7 @@ mod tests {
 
     /// `parse` gives what jsonc-parser's conversion gives; `Some(accepted by the builder)`.
     fn same_as_jsonc(text: &str) -> Result<bool, TestCaseError> {
-        let ours = Builder::new(text).document();
+        let ours = Builder::new(text, None).document();
         let accepted = ours.is_ok();
         let jsonc = parse_jsonc(text);
         if let Ok(ours) = ours {
@@ -405,6 +477,89 @@ mod tests {
         }
         prop_assert_eq!(shown(&parse(text)), shown(&jsonc), "{:?}", text);
         Ok(accepted)
+    }
+
+    /// The tree of what `reads` names is the whole tree with the rest left out (when the
+    /// builder takes the text; jsonc-parser's tree is always whole), with the same notes.
+    fn same_read(text: &str, reads: &[Vec<String>]) -> Result<(), TestCaseError> {
+        fn pruned(node: &Node, paths: &[&[String]]) -> Node {
+            if paths.iter().any(|p| p.is_empty()) {
+                return node.clone();
+            }
+            let value = match &node.value {
+                Value::Object(members) => Value::Object(
+                    members
+                        .iter()
+                        .filter_map(|m| {
+                            let below: Vec<&[String]> = paths
+                                .iter()
+                                .filter(|p| p[0] == m.key || p[0] == "*")
+                                .map(|p| &p[1..])
+                                .collect();
+                            (!below.is_empty()).then(|| Member {
+                                node: pruned(&m.node, &below),
+                                ..m.clone()
+                            })
+                        })
+                        .collect(),
+                ),
+                Value::Array(_) => Value::Array(Vec::new()),
+                other => other.clone(),
+            };
+            Node {
+                value,
+                start: node.start,
+            }
+        }
+        let whole = parse(text);
+        prop_assert_eq!(&parse_reading(text, Some(reads)).syntax, &whole.syntax);
+        if let Ok(read) = Builder::new(text, Some(reads)).document() {
+            let paths: Vec<&[String]> = reads.iter().map(Vec::as_slice).collect();
+            prop_assert_eq!(
+                format!("{:?}", read.root),
+                format!("{:?}", pruned(&whole.root, &paths)),
+                "{:?}",
+                text
+            );
+        }
+        Ok(())
+    }
+
+    fn paths(paths: &[&[&str]]) -> Vec<Vec<String>> {
+        paths
+            .iter()
+            .map(|p| p.iter().map(|k| (*k).to_owned()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn a_claude_json_keeps_its_servers_and_leaves_the_history_out() {
+        let text = r#"{
+  "numStartups": 3,
+  "mcpServers": { "a": { "command": "npx", "args": ["-y", "a"] } },
+  "projects": {
+    "/home/dev/x": {
+      "history": [{ "display": "a prompt", "pastedContents": {} }, "another"],
+      "mcpServers": { "b": { "url": "https://b.example.com/mcp" } },
+      "allowedTools": ["Edit"]
+    }
+  }
+}"#;
+        let reads = paths(&[&["mcpServers"], &["projects", "*", "mcpServers"]]);
+        let parsed = parse_reading(text, Some(&reads));
+        let keys = |node: &Node| -> Vec<String> {
+            node.members()
+                .unwrap()
+                .iter()
+                .map(|m| m.key.clone())
+                .collect()
+        };
+        assert_eq!(keys(&parsed.root), ["mcpServers", "projects"]);
+        assert_eq!(keys(&parsed.root.get("mcpServers").unwrap().node), ["a"]);
+        let project = &parsed.root.get("projects").unwrap().node.members().unwrap()[0];
+        assert_eq!(keys(&project.node), ["mcpServers"]);
+        assert_eq!(keys(&project.node.get("mcpServers").unwrap().node), ["b"]);
+        same_read(text, &reads).unwrap();
     }
 
     #[test]
@@ -571,6 +726,16 @@ mod tests {
         #[test]
         fn builder_tree_is_jsonc_parsers_tree(text in jsonc()) {
             prop_assert!(same_as_jsonc(&text)?, "builder refused {:?}", text);
+        }
+
+        /// Keeping only some key paths (`*`: any key) leaves the rest of the tree out and
+        /// the notes as they are.
+        #[test]
+        fn a_tree_of_what_is_read_is_the_whole_tree_pruned(text in jsonc(), reads in prop::sample::select(vec![
+            vec![], vec![&["mcpServers"][..]], vec![&["a", "*", "mcpServers"][..]],
+            vec![&["a"][..], &["b", "a"][..]], vec![&["*", "*"][..], &["mcpServers", "b", "a"][..]],
+        ])) {
+            same_read(&text, &paths(&reads))?;
         }
 
         /// With a byte changed, inserted or cut, whatever the builder accepts jsonc-parser

@@ -64,6 +64,16 @@ impl Format {
         }
     }
 
+    /// [`Format::tree`] for the lint walk, keeping only the key paths it `reads` (`*`: any
+    /// key) and the objects on the way to them; the notes are those of the whole text.
+    /// Only JSON leaves parts out: a 17 MB `~/.claude.json` is mostly prompt history.
+    pub fn lint_tree(self, text: &str, reads: &[Vec<String>]) -> tree::Parsed {
+        match self {
+            Format::Json | Format::Jsonc => json_tree::parse_reading(text, Some(reads)),
+            Format::Toml | Format::Yaml => self.tree(text),
+        }
+    }
+
     /// The client reads the file with a strict parser: a comment or trailing comma the
     /// format's own tolerant reader accepts makes the whole file invalid to the client.
     pub fn strict(self) -> bool {

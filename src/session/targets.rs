@@ -174,8 +174,18 @@ pub fn location(ctx: &Context, client: &Client, scope: Scope) -> anyhow::Result<
 
 /// `name` is in none of `clients`: say so, with the closest configured name.
 pub fn no_server_named(ctx: &Context, clients: &[&Client], name: &str) -> anyhow::Error {
+    no_server_near(clients, name, closest_server(ctx, clients, name))
+}
+
+/// The configured name in `clients` closest to `name`, if one is close.
+pub fn closest_server(ctx: &Context, clients: &[&Client], name: &str) -> Option<String> {
     let (found, _) = crate::session::inventory::collect(ctx, clients, None);
     let names: Vec<&str> = found.iter().map(|f| f.name.as_str()).collect();
+    crate::suggest::closest(name, names).map(str::to_owned)
+}
+
+/// [`no_server_named`] with the closest name already looked up.
+pub fn no_server_near(clients: &[&Client], name: &str, near: Option<String>) -> anyhow::Error {
     let ids: Vec<&str> = clients.iter().map(|c| c.id.as_str()).collect();
     let error = UserError::new(format!(
         "no server named `{name}` in {}",
@@ -185,7 +195,7 @@ pub fn no_server_named(ctx: &Context, clients: &[&Client], name: &str) -> anyhow
             ids.join(", ")
         }
     ));
-    match crate::suggest::closest(name, names) {
+    match near {
         Some(near) => error.hint(format!(
             "did you mean `{near}`? `mcpctl list` shows every server"
         )),
