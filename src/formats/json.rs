@@ -323,6 +323,28 @@ impl ConfigDoc for JsonDoc {
         }
     }
 
+    fn names(&self, at: ServersAt<'_>) -> Result<Vec<String>, ShapeError> {
+        if at.name_key.is_some() {
+            return Ok(self
+                .servers(at)?
+                .into_iter()
+                .map(|(name, _)| name)
+                .collect());
+        }
+        let located = self.locate(at.key)?;
+        let Some(map) = located.nodes.get(at.key.len()) else {
+            return Ok(Vec::new());
+        };
+        let mut names: Vec<String> = Vec::with_capacity(map.members.len());
+        for member in &map.members {
+            let name = scan::decode_key(&self.text, member_key(member));
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        Ok(names)
+    }
+
     fn upsert(
         &mut self,
         at: ServersAt<'_>,

@@ -269,6 +269,17 @@ pub trait ConfigDoc {
     /// are never edited either).
     fn servers(&self, at: ServersAt<'_>) -> Result<Vec<(String, RawEntry)>, ShapeError>;
 
+    /// The names `servers` returns, in the same order, without reading the values (a
+    /// `~/.claude.json`'s `projects` hold each project's prompt history: `check` needs only
+    /// their names).
+    fn names(&self, at: ServersAt<'_>) -> Result<Vec<String>, ShapeError> {
+        Ok(self
+            .servers(at)?
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect())
+    }
+
     /// Insert or replace the entry `name` at `at`, creating the container (and its
     /// parents) when missing. In a map, `entry` may also be a plain value (a switch such
     /// as `"disabled": true` or a tool list, with `at.key` ending at the entry). New
@@ -483,6 +494,14 @@ mod tests {
                     names.push(name);
                 }
             }
+            // `names` lists what `servers` lists, without reading the values.
+            let listed: Vec<String> = doc
+                .servers(at)
+                .unwrap()
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect();
+            assert_eq!(doc.names(at).unwrap(), listed, "{text}");
             assert_eq!(
                 all.iter().map(|(n, _)| n).collect::<Vec<_>>(),
                 names.iter().collect::<Vec<_>>(),
