@@ -155,11 +155,13 @@ fn keys_in(doc: &dyn ConfigDoc, keys: &[Vec<String>]) -> anyhow::Result<Vec<Vec<
             None => out.push(key.clone()),
             // One project at a time: a `~/.claude.json`'s projects hold its whole prompt
             // history, which is not to be held as values at once only to learn their names.
-            Some(at) => doc.each_server(ServersAt::map(&key[..at]), &mut |project| {
-                let mut expanded = key.clone();
-                expanded[at] = project.name;
-                out.push(expanded);
-            })?,
+            Some(at) => {
+                for project in doc.names(ServersAt::map(&key[..at]))? {
+                    let mut expanded = key.clone();
+                    expanded[at] = project;
+                    out.push(expanded);
+                }
+            }
         }
     }
     Ok(out)

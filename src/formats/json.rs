@@ -13,8 +13,8 @@ mod list;
 
 use super::scan::{self, Kind, Located, Member, Node};
 use super::{
-    BLANK_KEPT, ConfigDoc, Edit, MapState, ParseError, Position, RawEntry, Served, ServersAt,
-    ShapeError, Span, position_of, squeezed,
+    BLANK_KEPT, ConfigDoc, Edit, MapState, ParseError, Position, RawEntry, ServersAt, ShapeError,
+    position_of, squeezed,
 };
 
 pub(super) struct JsonDoc {
@@ -216,65 +216,6 @@ impl JsonDoc {
         Ok(entries)
     }
 
-    /// `map_servers` one entry at a time: every value is read in file order (so the first
-    /// one that does not read is the error `map_servers` gives), and each name is handed
-    /// out where it first appears with the value of its last occurrence.
-    fn each_map_server(
-        &self,
-        key: &[String],
-        each: &mut dyn FnMut(Served),
-    ) -> Result<(), ShapeError> {
-        let located = self.locate(key)?;
-        let Some(map) = located.nodes.get(key.len()) else {
-            return Ok(());
-        };
-        let names: Vec<String> = map
-            .members
-            .iter()
-            .map(|member| scan::decode_key(&self.text, member_key(member)))
-            .collect();
-        // Each name's first and last member.
-        let mut places: std::collections::HashMap<&str, (usize, usize)> =
-            std::collections::HashMap::with_capacity(names.len());
-        for (i, name) in names.iter().enumerate() {
-            places
-                .entry(name.as_str())
-                .and_modify(|(_, last)| *last = i)
-                .or_insert((i, i));
-        }
-        for (i, (member, name)) in map.members.iter().zip(&names).enumerate() {
-            let value = parse_value(&self.text[member.value_start..member.value_end]).map_err(
-                |message| ShapeError::Unrepresentable {
-                    name: name.clone(),
-                    message,
-                },
-            )?;
-            let (first, last) = places[name.as_str()];
-            if i != first {
-                continue;
-            }
-            let last_member = &map.members[last];
-            let raw = if last == i {
-                value
-            } else {
-                // A later value that does not read is the error when it is reached.
-                match parse_value(&self.text[last_member.value_start..last_member.value_end]) {
-                    Ok(raw) => raw,
-                    Err(_) => continue,
-                }
-            };
-            each(Served {
-                name: name.clone(),
-                raw,
-                span: Some(Span {
-                    value: last_member.value_start..last_member.value_end,
-                    key_start: last_member.key_start,
-                }),
-            });
-        }
-        Ok(())
-    }
-
     fn map_upsert(
         &mut self,
         key: &[String],
@@ -382,22 +323,26 @@ impl ConfigDoc for JsonDoc {
         }
     }
 
-    fn each_server(
-        &self,
-        at: ServersAt<'_>,
-        each: &mut dyn FnMut(Served),
-    ) -> Result<(), ShapeError> {
+    fn names(&self, at: ServersAt<'_>) -> Result<Vec<String>, ShapeError> {
         if at.name_key.is_some() {
-            for (name, raw) in self.servers(at)? {
-                each(Served {
-                    name,
-                    raw,
-                    span: None,
-                });
-            }
-            return Ok(());
+            return Ok(self
+                .servers(at)?
+                .into_iter()
+                .map(|(name, _)| name)
+                .collect());
         }
-        self.each_map_server(at.key, each)
+        let located = self.locate(at.key)?;
+        let Some(map) = located.nodes.get(at.key.len()) else {
+            return Ok(Vec::new());
+        };
+        let mut names: Vec<String> = Vec::with_capacity(map.members.len());
+        for member in &map.members {
+            let name = scan::decode_key(&self.text, member_key(member));
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        Ok(names)
     }
 
     fn upsert(
@@ -503,10 +448,6 @@ impl ConfigDoc for JsonDoc {
 
     fn render(&self) -> std::borrow::Cow<'_, str> {
         std::borrow::Cow::Borrowed(&self.text)
-    }
-
-    fn into_text(self: Box<Self>) -> String {
-        self.text
     }
 
     fn entry_positions(&self, at: ServersAt<'_>) -> (Option<Position>, Vec<(String, Position)>) {

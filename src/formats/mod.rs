@@ -26,32 +26,6 @@ use serde_json::Value;
 /// objects). Key order is the file's order.
 pub type RawEntry = Value;
 
-/// An entry as [`ConfigDoc::each_server`] hands it out.
-#[derive(Debug)]
-pub struct Served {
-    pub name: String,
-    pub raw: RawEntry,
-    /// Where the entry is written in the document's text (`render()`), when the format can
-    /// read an entry again from its own bytes (a JSON map): [`read_span`] reads it.
-    pub span: Option<Span>,
-}
-
-/// Where an entry of a JSON servers map is written: its value's bytes, and where its name
-/// starts (of the last occurrence of a name written more than once: what `servers` and
-/// `entry_position` give).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Span {
-    pub value: std::ops::Range<usize>,
-    pub key_start: usize,
-}
-
-#[cfg(test)]
-/// An entry's value read again from the bytes a [`Span`] points at, as `servers` read it
-/// (the same text reads the same way; `None` only for a text `servers` refused).
-pub fn read_span(text: &str, span: &Span) -> Option<RawEntry> {
-    json::parse_value(text.get(span.value.clone())?).ok()
-}
-
 /// The file formats a client table row can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -295,23 +269,15 @@ pub trait ConfigDoc {
     /// are never edited either).
     fn servers(&self, at: ServersAt<'_>) -> Result<Vec<(String, RawEntry)>, ShapeError>;
 
-    /// The entries `servers` returns, in the same order, handed to `each` one at a time, so
-    /// a file of 100,000 entries need not be held as values all at once; JSON maps also say
-    /// where each is written ([`Served::span`]). The error is the one `servers` gives, but
-    /// some entries may have been handed out before it: a caller drops what it kept of them.
-    fn each_server(
-        &self,
-        at: ServersAt<'_>,
-        each: &mut dyn FnMut(Served),
-    ) -> Result<(), ShapeError> {
-        for (name, raw) in self.servers(at)? {
-            each(Served {
-                name,
-                raw,
-                span: None,
-            });
-        }
-        Ok(())
+    /// The names `servers` returns, in the same order, without reading the values (a
+    /// `~/.claude.json`'s `projects` hold each project's prompt history: `check` needs only
+    /// their names).
+    fn names(&self, at: ServersAt<'_>) -> Result<Vec<String>, ShapeError> {
+        Ok(self
+            .servers(at)?
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect())
     }
 
     /// Insert or replace the entry `name` at `at`, creating the container (and its
@@ -376,11 +342,6 @@ pub trait ConfigDoc {
     /// The whole text (without BOM). Equal to the parsed text when nothing was edited.
     /// Borrowed where the document keeps its text (JSON files reach hundreds of MB).
     fn render(&self) -> std::borrow::Cow<'_, str>;
-
-    /// The whole text, taken (`render()`; no copy where the document keeps its text).
-    fn into_text(self: Box<Self>) -> String {
-        self.render().into_owned()
-    }
 
     /// Where the key at `path` (object keys from the root) is written, if it exists.
     /// Used to give `line:column` for findings about an entry or one of its fields.
@@ -490,115 +451,6 @@ mod tests {
         }
     }
 
-    /// `each_server` hands out what `servers` returns, in order, and fails where it fails
-    /// (the first value in file order that does not read); a JSON map's spans read back as
-    /// the same values, at the key `entry_position` names.
-    #[test]
-    fn each_server_agrees_with_servers() {
-        let key = vec!["mcpServers".to_owned()];
-        let inputs = vec!["inputs".to_owned()];
-        let vibe = vec!["mcp_servers".to_owned()];
-        let cases: [(Format, &str, ServersAt<'_>); 8] = [
-            (
-                Format::Jsonc,
-                "{\n  // c\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\"},\n    \"b\": {},\n    \"a\": {\"url\": \"u\"}\n  }\n}\n",
-                ServersAt::map(&key),
-            ),
-            (
-                Format::Json,
-                "{\"mcpServers\": {\"a\": 1, \"\\u0062\": {\"args\": [\"\\udc00\"]}, \"a\": [2]}}",
-                ServersAt::map(&key),
-            ),
-            // A value that does not read: the error `servers` gives, also when it is an
-            // earlier occurrence of a name, or a later one after another bad value.
-            (
-                Format::Json,
-                "{\"mcpServers\": {\"a\": {\"t\": 1e400}, \"b\": {}, \"a\": {}}}",
-                ServersAt::map(&key),
-            ),
-            (
-                Format::Json,
-                "{\"mcpServers\": {\"a\": {}, \"b\": {\"t\": -1e999}, \"a\": {\"t\": 1e400}}}",
-                ServersAt::map(&key),
-            ),
-            (Format::Json, "{\"mcpServers\": []}", ServersAt::map(&key)),
-            (
-                Format::Json,
-                "{\"inputs\": [{\"id\": \"a\", \"x\": 1}, 3, {\"id\": \"b\"}]}",
-                ServersAt::list(&inputs, "id"),
-            ),
-            (
-                Format::Toml,
-                "[[mcp_servers]]\nname = \"a\"\n\n[[mcp_servers]]\nname = \"b\"\n",
-                ServersAt::list(&vibe, "name"),
-            ),
-            (
-                Format::Yaml,
-                "mcpServers:\n  a:\n    command: x\n  b:\n    url: u\n",
-                ServersAt::map(&key),
-            ),
-        ];
-        for (format, text, at) in cases {
-            let doc = format.parse(text).unwrap();
-            let mut served = Vec::new();
-            let each = doc.each_server(at, &mut |s| served.push(s));
-            match doc.servers(at) {
-                Ok(all) => {
-                    assert_eq!(each, Ok(()), "{text}");
-                    let pairs: Vec<(String, RawEntry)> = served
-                        .iter()
-                        .map(|s| (s.name.clone(), s.raw.clone()))
-                        .collect();
-                    assert_eq!(pairs, all, "{text}");
-                }
-                Err(error) => assert_eq!(each, Err(error), "{text}"),
-            }
-            let rendered = doc.render();
-            for s in &served {
-                let Some(span) = &s.span else {
-                    assert!(
-                        !matches!(format, Format::Json) || at.name_key.is_some(),
-                        "{text}"
-                    );
-                    continue;
-                };
-                assert_eq!(read_span(&rendered, span).as_ref(), Some(&s.raw), "{text}");
-                assert_eq!(
-                    Some(position_of(&rendered, span.key_start)),
-                    entry_position(doc.as_ref(), at, &s.name),
-                    "{} in {text}",
-                    s.name
-                );
-            }
-        }
-    }
-
-    /// After an edit whose splices are not applied yet, `each_server` and `into_text` read
-    /// the edited text, as `servers` and `render` do.
-    #[test]
-    fn each_server_and_into_text_see_a_pending_edit() {
-        let key = vec!["mcpServers".to_owned()];
-        let at = ServersAt::map(&key);
-        let mut doc = Format::Json
-            .parse("{\"mcpServers\": {\"a\": {\"command\": \"x\"}}}")
-            .unwrap();
-        doc.upsert(at, "b", &serde_json::json!({"url": "https://example.com"}))
-            .unwrap();
-        let mut served = Vec::new();
-        doc.each_server(at, &mut |s| served.push(s)).unwrap();
-        let pairs: Vec<(String, RawEntry)> = served
-            .iter()
-            .map(|s| (s.name.clone(), s.raw.clone()))
-            .collect();
-        assert_eq!(pairs, doc.servers(at).unwrap());
-        let rendered = doc.render().into_owned();
-        for s in &served {
-            let span = s.span.as_ref().unwrap();
-            assert_eq!(read_span(&rendered, span).as_ref(), Some(&s.raw));
-        }
-        assert_eq!(doc.into_text(), *rendered);
-    }
-
     /// `entry_positions` (one pass) agrees with `entry_position` asked once per name, in
     /// every format, duplicates and list-shaped servers included.
     #[test]
@@ -642,6 +494,14 @@ mod tests {
                     names.push(name);
                 }
             }
+            // `names` lists what `servers` lists, without reading the values.
+            let listed: Vec<String> = doc
+                .servers(at)
+                .unwrap()
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect();
+            assert_eq!(doc.names(at).unwrap(), listed, "{text}");
             assert_eq!(
                 all.iter().map(|(n, _)| n).collect::<Vec<_>>(),
                 names.iter().collect::<Vec<_>>(),

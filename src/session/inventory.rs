@@ -282,11 +282,21 @@ pub fn collect<'a>(
             let Some((_, document)) = &cache else {
                 continue;
             };
-            let before = found.len();
             let doc = document.doc.as_ref();
-            let mut each = |served: crate::formats::Served| {
-                if name.is_some_and(|n| n != served.name) {
-                    return;
+            let servers = match doc.servers(location.at()) {
+                Ok(servers) => servers,
+                Err(e) => {
+                    broken.push(Broken {
+                        client,
+                        path: location.path.clone(),
+                        error: shape_error(&location.path, &e).into(),
+                    });
+                    continue;
+                }
+            };
+            for (served, raw) in servers {
+                if name.is_some_and(|n| n != served) {
+                    continue;
                 }
                 let position = |name: &str| {
                     let mut path = location.key.clone();
@@ -298,18 +308,10 @@ pub fn collect<'a>(
                     location.scope,
                     location.path.clone(),
                     location.key.clone(),
-                    served.name,
-                    served.raw,
+                    served,
+                    raw,
                     position,
                 ));
-            };
-            if let Err(e) = doc.each_server(location.at(), &mut each) {
-                found.truncate(before);
-                broken.push(Broken {
-                    client,
-                    path: location.path.clone(),
-                    error: shape_error(&location.path, &e).into(),
-                });
             }
         }
     }
