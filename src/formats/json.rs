@@ -21,8 +21,9 @@ pub(super) struct JsonDoc {
     /// The file's text; edits splice it in place.
     text: String,
     /// The root's members and those of the objects directly under it, from the validating
-    /// scan in `parse`, so that look-ups scan only the small span they need. Dropped at the
-    /// first edit (its offsets no longer hold); later look-ups scan from the start.
+    /// scan in `parse`, so that look-ups scan only the small span they need. Each edit
+    /// shifts its offsets by the splice's length and re-scans only the object whose members
+    /// it changed (see `follow`), so a command scans the whole text once, not per look-up.
     index: Option<Located>,
     /// The text's layout, detected at the first edit and kept for the edits after it
     /// (new entries of one document are all written alike; a plan adds hundreds).
@@ -152,12 +153,87 @@ impl JsonDoc {
         // Stable: splices at the same offset apply in the order they were pushed; applying
         // them last-first keeps earlier offsets valid.
         splices.sort_by_key(|splice| splice.at);
+        let mut stale = Stale::default();
         for splice in splices.iter().rev() {
             self.text
                 .replace_range(splice.at..splice.at + splice.remove, &splice.insert);
+            if let Some(index) = &mut self.index {
+                follow(index, splice, &mut stale);
+            }
         }
-        self.index = None;
+        if self.index.is_some() && stale != Stale::default() {
+            self.index = reindex(self.index.take(), &self.text, &stale);
+        }
     }
+}
+
+/// What of the index an edit's splices left to re-scan.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Stale {
+    /// The root's members changed: the whole text is re-indexed.
+    root: bool,
+    /// The root members (by position) whose object's members changed.
+    members: Vec<usize>,
+}
+
+/// Move the index's offsets past `splice` (just applied to the text) by its growth, and
+/// note in `stale` what it can no longer vouch for. Offsets hold exactly when the splice
+/// lies strictly inside one value the index records: inside a root member's value that
+/// is not an object, or inside the value of one of an object's members.
+fn follow(index: &mut Located, splice: &Splice, stale: &mut Stale) {
+    let (at, end) = (splice.at, splice.at + splice.remove);
+    let growth = splice.insert.len() as isize - splice.remove as isize;
+    let shift = |offset: &mut usize| {
+        if *offset >= end {
+            *offset = (*offset as isize + growth) as usize;
+        }
+    };
+    let inside = |m: &Member| m.value_start < at && end < m.value_end;
+    let Some(root) = index.nodes.first_mut() else {
+        stale.root = true;
+        return;
+    };
+    let owner = root.members.iter().position(inside);
+    if owner.is_none() {
+        stale.root = true;
+    }
+    shift(&mut root.end);
+    root.members.iter_mut().for_each(|m| shift_member(m, &shift));
+    for (of, members) in &mut index.children {
+        if Some(*of) == owner && !members.iter().any(inside) && !stale.members.contains(of) {
+            stale.members.push(*of);
+        }
+        members.iter_mut().for_each(|m| shift_member(m, &shift));
+    }
+}
+
+fn shift_member(member: &mut Member, shift: &impl Fn(&mut usize)) {
+    shift(&mut member.key_start);
+    shift(&mut member.key_end);
+    shift(&mut member.value_start);
+    shift(&mut member.value_end);
+    if let Some(comma) = &mut member.comma {
+        shift(comma);
+    }
+}
+
+/// The index after `follow` found parts of it `stale`: the objects whose members changed
+/// are scanned again (only their own text), or the whole text when the root's did.
+fn reindex(index: Option<Located>, text: &str, stale: &Stale) -> Option<Located> {
+    let rescan = |mut index: Located| -> Option<Located> {
+        for &of in &stale.members {
+            let member = *index.nodes.first()?.members.get(of)?;
+            let object = scan_member(text, &member, &[]).ok()?.into_iter().next()?;
+            let (_, members) = index.children.iter_mut().find(|(at, _)| *at == of)?;
+            (object.kind == Kind::Object).then_some(())?;
+            *members = object.members;
+        }
+        Some(index)
+    };
+    index
+        .filter(|_| !stale.root)
+        .and_then(rescan)
+        .or_else(|| scan::scan_indexed(text).ok())
 }
 
 /// Replace `remove` bytes at `at` with `insert`.
@@ -1709,6 +1785,30 @@ mod tests {
                     prop_assert_eq!(a.unwrap(), b.unwrap());
                     prop_assert_eq!(run.render(), fresh.render());
                     fresh_text = fresh.render().into_owned();
+                }
+            }
+
+            /// After each edit of a run, the index `apply` kept up to date is the one a
+            /// fresh scan of the edited text gives.
+            #[test]
+            fn an_edited_index_is_what_a_fresh_scan_gives(
+                layout in layout(),
+                ops in prop::collection::vec((prop::sample::select(vec!["a", "b", "c"]), 0usize..4, any::<bool>()), 1..10),
+            ) {
+                let text = render_layout(&layout);
+                let keys = [k(&["mcpServers"]), k(&["projects", "/p", "mcpServers"])];
+                let mut doc = JsonDoc::parse(&text).unwrap();
+                let entries = [json!({"command": "x"}), json!({"url": "u", "headers": {"A": "b"}}), json!({"command": "y", "args": ["1", "2"], "env": {"K": "v"}})];
+                for (name, op, nested) in ops {
+                    let key = &keys[usize::from(nested)];
+                    match entries.get(op) {
+                        Some(entry) => doc.map_upsert(key, name, entry).map(drop).unwrap(),
+                        None => doc.map_remove(key, name).map(drop).unwrap(),
+                    }
+                    let fresh = scan::scan_indexed(&doc.text).unwrap();
+                    let index = doc.index.as_ref().unwrap();
+                    prop_assert_eq!(&index.nodes, &fresh.nodes);
+                    prop_assert_eq!(&index.children, &fresh.children);
                 }
             }
 
