@@ -198,7 +198,9 @@ fn follow(index: &mut Located, splice: &Splice, stale: &mut Stale) {
         stale.root = true;
     }
     shift(&mut root.end);
-    root.members.iter_mut().for_each(|m| shift_member(m, &shift));
+    root.members
+        .iter_mut()
+        .for_each(|m| shift_member(m, &shift));
     for (of, members) in &mut index.children {
         if Some(*of) == owner && !members.iter().any(inside) && !stale.members.contains(of) {
             stale.members.push(*of);
@@ -439,6 +441,67 @@ impl JsonDoc {
         Ok(Some((Edit::Added, splices)))
     }
 
+    /// The splices that append `adds` to the map at `key` in one go, giving the bytes that
+    /// `map_upsert` of each, one after another, gives: each new member on its own lines
+    /// after the last one. `None` when that is not the shape (no member to follow, members
+    /// sharing lines, a name already there or twice in `adds`): then they go one by one.
+    fn appended_all(
+        &mut self,
+        key: &[String],
+        adds: &[(&str, &RawEntry)],
+    ) -> Result<Option<Vec<Splice>>, ShapeError> {
+        let located = self.locate(key)?;
+        let Some(last) = located
+            .nodes
+            .get(key.len())
+            .and_then(|map| map.members.last())
+        else {
+            return Ok(None);
+        };
+        let style = self
+            .style
+            .get_or_insert_with(|| Style::detect(&self.text))
+            .clone();
+        let (Some(unit), Some(tail)) = (style.indent.as_deref(), standalone(&self.text, last))
+        else {
+            return Ok(None);
+        };
+        let mut names: std::collections::HashSet<String> = located.nodes[key.len()]
+            .members
+            .iter()
+            .map(|member| scan::decode_key(&self.text, member_key(member)))
+            .collect();
+        if !adds
+            .iter()
+            .all(|(name, _)| names.insert((*name).to_owned()))
+        {
+            return Ok(None);
+        }
+        let (newline, indent) = (&style.newline, line_indent(&self.text, last.key_start));
+        let mut members = String::new();
+        for (name, entry) in adds {
+            let quoted =
+                serde_json::to_string(name).map_err(|err| ShapeError::Unrepresentable {
+                    name: (*name).to_owned(),
+                    message: err.to_string(),
+                })?;
+            if !members.is_empty() && last.comma.is_none() {
+                members.push(',');
+            }
+            let value = render(entry, Some(unit), indent, newline)?;
+            members.push_str(&format!("{newline}{indent}{quoted}: {value}"));
+            if last.comma.is_some() {
+                members.push(',');
+            }
+        }
+        let mut splices = Vec::new();
+        if last.comma.is_none() {
+            splices.push(Splice::insert(last.value_end, ",".to_owned()));
+        }
+        splices.push(Splice::insert(tail, members));
+        Ok(Some(splices))
+    }
+
     /// Removes every occurrence of a duplicated name: after `remove`, the client must not
     /// see the server (removing only the last would bring an earlier one back).
     fn map_remove(&mut self, key: &[String], name: &str) -> Result<Edit, ShapeError> {
@@ -486,6 +549,29 @@ impl ConfigDoc for JsonDoc {
             None => self.map_upsert(at.key, name, entry),
             Some(name_key) => self.list_upsert(at.key, name_key, name, entry),
         }
+    }
+
+    fn add_all(&mut self, at: ServersAt<'_>, adds: &[(&str, &RawEntry)]) -> Result<(), ShapeError> {
+        let mut rest = adds;
+        if at.name_key.is_none() && rest.len() > 1 {
+            // No member to append after yet (an empty or missing map): the first entry
+            // makes one, and the rest follow it in one splice.
+            for _ in 0..2 {
+                if let Some(splices) = self.appended_all(at.key, rest)? {
+                    self.apply(splices);
+                    return Ok(());
+                }
+                self.map_upsert(at.key, rest[0].0, rest[0].1)?;
+                rest = &rest[1..];
+                if rest.len() < 2 {
+                    break;
+                }
+            }
+        }
+        for (name, entry) in rest {
+            self.upsert(at, name, entry)?;
+        }
+        Ok(())
     }
 
     fn remove(&mut self, at: ServersAt<'_>, name: &str) -> Result<Edit, ShapeError> {
@@ -1786,6 +1872,34 @@ mod tests {
                     prop_assert_eq!(run.render(), fresh.render());
                     fresh_text = fresh.render().into_owned();
                 }
+            }
+
+            /// A batch (`add_all`, what a plan writes) gives the bytes of one `upsert`
+            /// after another, and the index a fresh scan gives.
+            #[test]
+            fn add_all_is_one_upsert_after_another(
+                layout in layout(),
+                names in prop::collection::vec(prop::sample::select(vec!["a", "b", "c", "d", "e"]), 0..6),
+                nested in any::<bool>(),
+            ) {
+                let text = render_layout(&layout);
+                let key = if nested { k(&["projects", "/p", "mcpServers"]) } else { k(&["mcpServers"]) };
+                let at = ServersAt::map(&key);
+                let entries: Vec<(&str, Value)> = names.iter().enumerate()
+                    .map(|(i, name)| (*name, json!({"command": format!("c{i}"), "args": ["-y"]})))
+                    .collect();
+                let adds: Vec<(&str, &Value)> = entries.iter().map(|(n, e)| (*n, e)).collect();
+                let mut one_by_one = JsonDoc::parse(&text).unwrap();
+                for (name, entry) in &adds {
+                    one_by_one.upsert(at, name, entry).unwrap();
+                }
+                let mut batch = JsonDoc::parse(&text).unwrap();
+                batch.add_all(at, &adds).unwrap();
+                prop_assert_eq!(batch.render(), one_by_one.render());
+                let fresh = scan::scan_indexed(&batch.text).unwrap();
+                let index = batch.index.as_ref().unwrap();
+                prop_assert_eq!(&index.nodes, &fresh.nodes);
+                prop_assert_eq!(&index.children, &fresh.children);
             }
 
             /// After each edit of a run, the index `apply` kept up to date is the one a
