@@ -21,8 +21,9 @@ pub(super) struct JsonDoc {
     /// The file's text; edits splice it in place.
     text: String,
     /// The root's members and those of the objects directly under it, from the validating
-    /// scan in `parse`, so that look-ups scan only the small span they need. Dropped at the
-    /// first edit (its offsets no longer hold); later look-ups scan from the start.
+    /// scan in `parse`, so that look-ups scan only the small span they need. Each edit
+    /// shifts its offsets by the splice's length and re-scans only the object whose members
+    /// it changed (see `follow`), so a command scans the whole text once, not per look-up.
     index: Option<Located>,
     /// The text's layout, detected at the first edit and kept for the edits after it
     /// (new entries of one document are all written alike; a plan adds hundreds).
@@ -152,12 +153,89 @@ impl JsonDoc {
         // Stable: splices at the same offset apply in the order they were pushed; applying
         // them last-first keeps earlier offsets valid.
         splices.sort_by_key(|splice| splice.at);
+        let mut stale = Stale::default();
         for splice in splices.iter().rev() {
             self.text
                 .replace_range(splice.at..splice.at + splice.remove, &splice.insert);
+            if let Some(index) = &mut self.index {
+                follow(index, splice, &mut stale);
+            }
         }
-        self.index = None;
+        if self.index.is_some() && stale != Stale::default() {
+            self.index = reindex(self.index.take(), &self.text, &stale);
+        }
     }
+}
+
+/// What of the index an edit's splices left to re-scan.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Stale {
+    /// The root's members changed: the whole text is re-indexed.
+    root: bool,
+    /// The root members (by position) whose object's members changed.
+    members: Vec<usize>,
+}
+
+/// Move the index's offsets past `splice` (just applied to the text) by its growth, and
+/// note in `stale` what it can no longer vouch for. Offsets hold exactly when the splice
+/// lies strictly inside one value the index records: inside a root member's value that
+/// is not an object, or inside the value of one of an object's members.
+fn follow(index: &mut Located, splice: &Splice, stale: &mut Stale) {
+    let (at, end) = (splice.at, splice.at + splice.remove);
+    let growth = splice.insert.len() as isize - splice.remove as isize;
+    let shift = |offset: &mut usize| {
+        if *offset >= end {
+            *offset = (*offset as isize + growth) as usize;
+        }
+    };
+    let inside = |m: &Member| m.value_start < at && end < m.value_end;
+    let Some(root) = index.nodes.first_mut() else {
+        stale.root = true;
+        return;
+    };
+    let owner = root.members.iter().position(inside);
+    if owner.is_none() {
+        stale.root = true;
+    }
+    shift(&mut root.end);
+    root.members
+        .iter_mut()
+        .for_each(|m| shift_member(m, &shift));
+    for (of, members) in &mut index.children {
+        if Some(*of) == owner && !members.iter().any(inside) && !stale.members.contains(of) {
+            stale.members.push(*of);
+        }
+        members.iter_mut().for_each(|m| shift_member(m, &shift));
+    }
+}
+
+fn shift_member(member: &mut Member, shift: &impl Fn(&mut usize)) {
+    shift(&mut member.key_start);
+    shift(&mut member.key_end);
+    shift(&mut member.value_start);
+    shift(&mut member.value_end);
+    if let Some(comma) = &mut member.comma {
+        shift(comma);
+    }
+}
+
+/// The index after `follow` found parts of it `stale`: the objects whose members changed
+/// are scanned again (only their own text), or the whole text when the root's did.
+fn reindex(index: Option<Located>, text: &str, stale: &Stale) -> Option<Located> {
+    let rescan = |mut index: Located| -> Option<Located> {
+        for &of in &stale.members {
+            let member = *index.nodes.first()?.members.get(of)?;
+            let object = scan_member(text, &member, &[]).ok()?.into_iter().next()?;
+            let (_, members) = index.children.iter_mut().find(|(at, _)| *at == of)?;
+            (object.kind == Kind::Object).then_some(())?;
+            *members = object.members;
+        }
+        Some(index)
+    };
+    index
+        .filter(|_| !stale.root)
+        .and_then(rescan)
+        .or_else(|| scan::scan_indexed(text).ok())
 }
 
 /// Replace `remove` bytes at `at` with `insert`.
@@ -304,6 +382,67 @@ impl JsonDoc {
         Ok(Some((Edit::Added, splices)))
     }
 
+    /// The splices that append `adds` to the map at `key` in one go, giving the bytes that
+    /// `map_upsert` of each, one after another, gives: each new member on its own lines
+    /// after the last one. `None` when that is not the shape (no member to follow, members
+    /// sharing lines, a name already there or twice in `adds`): then they go one by one.
+    fn appended_all(
+        &mut self,
+        key: &[String],
+        adds: &[(&str, &RawEntry)],
+    ) -> Result<Option<Vec<Splice>>, ShapeError> {
+        let located = self.locate(key)?;
+        let Some(last) = located
+            .nodes
+            .get(key.len())
+            .and_then(|map| map.members.last())
+        else {
+            return Ok(None);
+        };
+        let style = self
+            .style
+            .get_or_insert_with(|| Style::detect(&self.text))
+            .clone();
+        let (Some(unit), Some(tail)) = (style.indent.as_deref(), standalone(&self.text, last))
+        else {
+            return Ok(None);
+        };
+        let mut names: std::collections::HashSet<String> = located.nodes[key.len()]
+            .members
+            .iter()
+            .map(|member| scan::decode_key(&self.text, member_key(member)))
+            .collect();
+        if !adds
+            .iter()
+            .all(|(name, _)| names.insert((*name).to_owned()))
+        {
+            return Ok(None);
+        }
+        let (newline, indent) = (&style.newline, line_indent(&self.text, last.key_start));
+        let mut members = String::new();
+        for (name, entry) in adds {
+            let quoted =
+                serde_json::to_string(name).map_err(|err| ShapeError::Unrepresentable {
+                    name: (*name).to_owned(),
+                    message: err.to_string(),
+                })?;
+            if !members.is_empty() && last.comma.is_none() {
+                members.push(',');
+            }
+            let value = render(entry, Some(unit), indent, newline)?;
+            members.push_str(&format!("{newline}{indent}{quoted}: {value}"));
+            if last.comma.is_some() {
+                members.push(',');
+            }
+        }
+        let mut splices = Vec::new();
+        if last.comma.is_none() {
+            splices.push(Splice::insert(last.value_end, ",".to_owned()));
+        }
+        splices.push(Splice::insert(tail, members));
+        Ok(Some(splices))
+    }
+
     /// Removes every occurrence of a duplicated name: after `remove`, the client must not
     /// see the server (removing only the last would bring an earlier one back).
     fn map_remove(&mut self, key: &[String], name: &str) -> Result<Edit, ShapeError> {
@@ -355,6 +494,29 @@ impl ConfigDoc for JsonDoc {
             None => self.map_upsert(at.key, name, entry),
             Some(name_key) => self.list_upsert(at.key, name_key, name, entry),
         }
+    }
+
+    fn add_all(&mut self, at: ServersAt<'_>, adds: &[(&str, &RawEntry)]) -> Result<(), ShapeError> {
+        let mut rest = adds;
+        if at.name_key.is_none() && rest.len() > 1 {
+            // No member to append after yet (an empty or missing map): the first entry
+            // makes one, and the rest follow it in one splice.
+            for _ in 0..2 {
+                if let Some(splices) = self.appended_all(at.key, rest)? {
+                    self.apply(splices);
+                    return Ok(());
+                }
+                self.map_upsert(at.key, rest[0].0, rest[0].1)?;
+                rest = &rest[1..];
+                if rest.len() < 2 {
+                    break;
+                }
+            }
+        }
+        for (name, entry) in rest {
+            self.upsert(at, name, entry)?;
+        }
+        Ok(())
     }
 
     fn remove(&mut self, at: ServersAt<'_>, name: &str) -> Result<Edit, ShapeError> {
@@ -1650,6 +1812,58 @@ mod tests {
                     prop_assert_eq!(a.unwrap(), b.unwrap());
                     prop_assert_eq!(run.render(), fresh.render());
                     fresh_text = fresh.render().into_owned();
+                }
+            }
+
+            /// A batch (`add_all`, what a plan writes) gives the bytes of one `upsert`
+            /// after another, and the index a fresh scan gives.
+            #[test]
+            fn add_all_is_one_upsert_after_another(
+                layout in layout(),
+                names in prop::collection::vec(prop::sample::select(vec!["a", "b", "c", "d", "e"]), 0..6),
+                nested in any::<bool>(),
+            ) {
+                let text = render_layout(&layout);
+                let key = if nested { k(&["projects", "/p", "mcpServers"]) } else { k(&["mcpServers"]) };
+                let at = ServersAt::map(&key);
+                let entries: Vec<(&str, Value)> = names.iter().enumerate()
+                    .map(|(i, name)| (*name, json!({"command": format!("c{i}"), "args": ["-y"]})))
+                    .collect();
+                let adds: Vec<(&str, &Value)> = entries.iter().map(|(n, e)| (*n, e)).collect();
+                let mut one_by_one = JsonDoc::parse(&text).unwrap();
+                for (name, entry) in &adds {
+                    one_by_one.upsert(at, name, entry).unwrap();
+                }
+                let mut batch = JsonDoc::parse(&text).unwrap();
+                batch.add_all(at, &adds).unwrap();
+                prop_assert_eq!(batch.render(), one_by_one.render());
+                let fresh = scan::scan_indexed(&batch.text).unwrap();
+                let index = batch.index.as_ref().unwrap();
+                prop_assert_eq!(&index.nodes, &fresh.nodes);
+                prop_assert_eq!(&index.children, &fresh.children);
+            }
+
+            /// After each edit of a run, the index `apply` kept up to date is the one a
+            /// fresh scan of the edited text gives.
+            #[test]
+            fn an_edited_index_is_what_a_fresh_scan_gives(
+                layout in layout(),
+                ops in prop::collection::vec((prop::sample::select(vec!["a", "b", "c"]), 0usize..4, any::<bool>()), 1..10),
+            ) {
+                let text = render_layout(&layout);
+                let keys = [k(&["mcpServers"]), k(&["projects", "/p", "mcpServers"])];
+                let mut doc = JsonDoc::parse(&text).unwrap();
+                let entries = [json!({"command": "x"}), json!({"url": "u", "headers": {"A": "b"}}), json!({"command": "y", "args": ["1", "2"], "env": {"K": "v"}})];
+                for (name, op, nested) in ops {
+                    let key = &keys[usize::from(nested)];
+                    match entries.get(op) {
+                        Some(entry) => doc.map_upsert(key, name, entry).map(drop).unwrap(),
+                        None => doc.map_remove(key, name).map(drop).unwrap(),
+                    }
+                    let fresh = scan::scan_indexed(&doc.text).unwrap();
+                    let index = doc.index.as_ref().unwrap();
+                    prop_assert_eq!(&index.nodes, &fresh.nodes);
+                    prop_assert_eq!(&index.children, &fresh.children);
                 }
             }
 
