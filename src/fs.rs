@@ -185,6 +185,7 @@ pub fn read_source(path: &Path) -> Result<Source, FsError> {
     // to grow by a few hundred bytes. What `std::fs::read` does, on the file opened above
     // (opening it again could block on a FIFO put in its place).
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0) + EDIT_SLACK);
+    advise_huge_pages(&mut bytes);
     file.read_to_end(&mut bytes).map_err(read_err)?;
     let digest = Some(digest(&bytes));
     let mut text = String::from_utf8(bytes).map_err(|e| FsError::NotUtf8 {
@@ -672,6 +673,30 @@ fn start_writeback(file: &File) {
 
 #[cfg(not(target_os = "linux"))]
 fn start_writeback(_file: &File) {}
+
+/// Below this a read buffer keeps ordinary pages.
+const HUGE_READ: usize = 4 << 20;
+
+/// Ask for huge pages for a big file's fresh read buffer (Linux: `madvise(MADV_HUGEPAGE)`,
+/// which the usual `madvise` mode of transparent huge pages waits for): reading 17 MB into
+/// 4 KiB pages takes about 4,400 page faults, into 2 MiB pages a few dozen. Only advice:
+/// the contents are the same either way; elsewhere it does nothing.
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(buffer: &mut Vec<u8>) {
+    const PAGE: usize = 4096;
+    if buffer.capacity() < HUGE_READ {
+        return;
+    }
+    let start = (buffer.as_mut_ptr() as usize).next_multiple_of(PAGE);
+    let end = (buffer.as_mut_ptr() as usize + buffer.capacity()) / PAGE * PAGE;
+    // SAFETY: advice on whole pages inside our own allocation; it changes no memory.
+    unsafe {
+        libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_buffer: &mut Vec<u8>) {}
 
 /// After a swap brought out a version that is not the one read: swap back so the other
 /// writer's file is in place again. If yet another writer replaced ours meanwhile, its
