@@ -343,6 +343,13 @@ fn end_group(child: &mut Child, grace: Duration, patience: Duration, hurry: &Hur
         // Past the grace, only a leader still at work (not idle) gets more time.
         let patient = !leader_done && waited < patience && working(child.id());
         if waited >= TERM_GRACE && !patient {
+            // The leader may have ended between the look above and `working`'s read of
+            // its state (a zombie is not at work): look once more before calling it
+            // killed.
+            leader_done = leader_done || matches!(child.try_wait(), Ok(Some(_)));
+            if leader_done && group_is_empty(group) {
+                return Ending::Terminated;
+            }
             break;
         }
         std::thread::sleep(POLL);
