@@ -664,8 +664,9 @@ struct Handshaken {
 
 enum Outcome {
     Done(Result<(), ProbeError>),
-    /// A stdio server, its input closed.
-    Closing(stdio::Closing),
+    /// A stdio server, its input closed (boxed: on Windows a running server's handles
+    /// make it several times the size of `Done`, which clippy flags there).
+    Closing(Box<stdio::Closing>),
 }
 
 impl Handshaken {
@@ -705,7 +706,13 @@ fn handshake(launch: &Launch, options: &ProbeOptions, call: Option<&ToolCall>) -
                 env,
                 cwd: cwd.as_deref(),
             };
-            Outcome::Closing(stdio::probe(&server, options, deadline, call, &mut report))
+            Outcome::Closing(Box::new(stdio::probe(
+                &server,
+                options,
+                deadline,
+                call,
+                &mut report,
+            )))
         }
         Launch::Remote { url, kind, headers } => Outcome::Done(http::probe(
             url,
