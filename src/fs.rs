@@ -691,6 +691,7 @@ fn start_writeback(file: &File) {
 fn start_writeback(_file: &File) {}
 
 /// Below this a read buffer keeps ordinary pages.
+#[cfg(target_os = "linux")]
 const HUGE_READ: usize = 4 << 20;
 
 /// Ask for huge pages for a big file's fresh read buffer (Linux: `madvise(MADV_HUGEPAGE)`,

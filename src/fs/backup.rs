@@ -7,7 +7,7 @@
 //! keeps the original's owner and its mode, narrowed to what the original's directory lets
 //! others reach; a link is narrowed the same way once it is the backup's alone.
 
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -130,7 +130,7 @@ fn copy(bytes: &[u8], path: &Path, meta: Option<&fs::Metadata>, target: &Path) -
 pub fn narrow_link(old: &Path, target: &Path) {
     #[cfg(unix)]
     if let Ok(meta) = fs::metadata(old)
-        && let Ok(file) = OpenOptions::new().read(true).open(old)
+        && let Ok(file) = fs::OpenOptions::new().read(true).open(old)
     {
         use std::os::unix::fs::PermissionsExt;
         let mode = narrowed(meta.permissions().mode(), target);

@@ -355,8 +355,13 @@ pub enum ProbeError {
     #[error("invalid server URL `{url}`: {reason}")]
     BadUrl { url: String, reason: String },
     /// `unset`'s wording; `place` is where in the entry (`header `X``, `URL`).
-    #[error("{}", crate::unset::sentence(.variable, .place))]
-    UnsetVariable { variable: String, place: String },
+    #[error("{}", crate::unset::sentence(.variable, .place, *.os))]
+    UnsetVariable {
+        variable: String,
+        place: String,
+        /// The OS whose environment lacks it (how to set it is said its way).
+        os: crate::platform::Os,
+    },
     #[error("HTTP error during {phase}: {reason}")]
     Transport { reason: String, phase: Phase },
     #[error("the server has no tool `{tool}`; it has: {}", if available.is_empty() { "no tools".to_owned() } else { available.join(", ") })]
@@ -664,8 +669,9 @@ struct Handshaken {
 
 enum Outcome {
     Done(Result<(), ProbeError>),
-    /// A stdio server, its input closed.
-    Closing(stdio::Closing),
+    /// A stdio server, its input closed (boxed: on Windows a running server's handles
+    /// make it several times the size of `Done`, which clippy flags there).
+    Closing(Box<stdio::Closing>),
 }
 
 impl Handshaken {
@@ -705,7 +711,13 @@ fn handshake(launch: &Launch, options: &ProbeOptions, call: Option<&ToolCall>) -
                 env,
                 cwd: cwd.as_deref(),
             };
-            Outcome::Closing(stdio::probe(&server, options, deadline, call, &mut report))
+            Outcome::Closing(Box::new(stdio::probe(
+                &server,
+                options,
+                deadline,
+                call,
+                &mut report,
+            )))
         }
         Launch::Remote { url, kind, headers } => Outcome::Done(http::probe(
             url,
@@ -903,6 +915,7 @@ mod tests {
             ProbeError::UnsetVariable {
                 variable: "TOKEN".into(),
                 place: "header `Authorization`".into(),
+                os: crate::platform::Os::Linux,
             },
         ];
         for error in errors {
@@ -941,6 +954,7 @@ mod tests {
         let json = serde_json::to_value(ProbeError::UnsetVariable {
             variable: "TOKEN".into(),
             place: "header `Authorization`".into(),
+            os: crate::platform::Os::Linux,
         })
         .unwrap();
         assert_eq!(json["kind"], "unset_variable");

@@ -159,6 +159,7 @@ pub fn prepare(transport: &Transport, host: &Host<'_>) -> Prepared {
             ProbeError::UnsetVariable {
                 variable: unset.variable,
                 place: unset.place,
+                os: unset.os,
             },
         );
     }
@@ -486,6 +487,7 @@ mod tests {
             ProbeError::UnsetVariable {
                 variable: "NOPE".into(),
                 place: "argument".into(),
+                os: Os::Linux,
             }
         );
         assert_eq!(prepared.findings[0].check, "variables");
@@ -612,6 +614,7 @@ mod tests {
             ProbeError::UnsetVariable {
                 variable: "NOPE".into(),
                 place: "header `Authorization`".into(),
+                os: Os::Linux,
             }
         );
     }

@@ -3,6 +3,7 @@
 //! by time; nothing here asserts how long anything takes.
 
 use std::path::Path;
+#[cfg(target_os = "linux")]
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::env::TestEnv;

@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+#[cfg(unix)]
 use crate::env::TestEnv;
 
 fn root() -> &'static Path {
@@ -390,11 +391,13 @@ fn link_check_sees_anchors_as_github_does() {
 /// start the servers (npx from the network; their own tests use local servers), the
 /// registry commands ask the MCP Registry (tests/cli/registry.rs runs them against a
 /// local one).
+#[cfg(unix)]
 const NOT_RUN_HERE: &[&str] = &["doctor", "tools", "call", "search", "outdated", "update"];
 
 /// One page's ```sh blocks, in order: each block's set-up commands
 /// (`<!-- example-setup: SHELL -->` lines before it), whether it is marked
 /// `<!-- examples: not run ... -->`, and its lines.
+#[cfg(unix)]
 fn sh_blocks(text: &str) -> Vec<(Vec<String>, bool, Vec<String>)> {
     let mut blocks = Vec::new();
     let mut setup = Vec::new();
@@ -430,6 +433,7 @@ fn sh_blocks(text: &str) -> Vec<(Vec<String>, bool, Vec<String>)> {
 }
 
 /// A machine with a few clients, and the project files the `check` examples name.
+#[cfg(unix)]
 fn example_machine() -> TestEnv {
     let env = TestEnv::new();
     for dir in [
@@ -452,11 +456,11 @@ fn example_machine() -> TestEnv {
     );
     let bin = env.dir.path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
-    #[cfg(unix)]
     std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_mcpctl"), bin.join("mcpctl")).unwrap();
     env
 }
 
+#[cfg(unix)]
 fn sh(env: &TestEnv, command: &str) -> std::process::Output {
     env.client_command(Path::new("sh"))
         .args(["-c", command])

@@ -3,7 +3,9 @@
 //! numbered case of the issue, each run first against the code before the fix.
 //! See: issue 19.
 
-use std::path::{Path, PathBuf};
+#[cfg(target_os = "linux")]
+use std::path::Path;
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -123,8 +125,10 @@ fn paused(env: &TestEnv, args: &[&str], fault: &str) -> (std::process::Child, Pa
 }
 
 /// A tmpfs of `size` mounted over `dir` (root only; `None` elsewhere: the test is skipped).
+#[cfg(target_os = "linux")]
 pub struct Mount(PathBuf);
 
+#[cfg(target_os = "linux")]
 impl Mount {
     pub fn tmpfs(dir: &Path, size: &str) -> Option<Mount> {
         std::fs::create_dir_all(dir).unwrap();
@@ -151,6 +155,7 @@ impl Mount {
     }
 }
 
+#[cfg(target_os = "linux")]
 impl Drop for Mount {
     fn drop(&mut self) {
         let _ = std::process::Command::new("umount")
@@ -161,6 +166,7 @@ impl Drop for Mount {
 }
 
 /// Every file under `dir`, recursively, with its size.
+#[cfg(target_os = "linux")]
 fn files_under(dir: &Path) -> Vec<(PathBuf, u64)> {
     let mut out = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else {

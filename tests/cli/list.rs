@@ -102,6 +102,7 @@ fn list_from_home_does_not_count_the_user_file_as_a_project_file_too() {
 /// project, `remove` refused ("in 2 scopes") and doctor would not start the user's own
 /// servers as untrusted project entries.
 #[test]
+#[cfg(unix)] // a symlink needs a privilege on Windows
 fn a_file_reached_through_a_symlinked_home_is_one_file() {
     let mut env = TestEnv::new();
     env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));

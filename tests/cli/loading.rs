@@ -590,11 +590,18 @@ fn gemini_system_settings_servers_are_listed_read_only() {
 
 /// The first ancestor of `path` anyone may write to (as `/tmp`), which Gemini CLI calls
 /// insecure.
+#[cfg(unix)]
 fn world_writable_ancestor(path: &Path) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     path.ancestors()
         .find(|a| std::fs::metadata(a).is_ok_and(|m| m.permissions().mode() & 0o002 != 0))
         .map(Path::to_path_buf)
+}
+
+/// Windows has no world-writable bit for Gemini CLI to refuse.
+#[cfg(not(unix))]
+fn world_writable_ancestor(_path: &Path) -> Option<PathBuf> {
+    None
 }
 
 /// Cline CLI 3.0.65 refuses its whole settings file when one entry fits neither of its

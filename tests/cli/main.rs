@@ -56,6 +56,7 @@ mod ship;
 mod sources;
 mod state;
 mod teams;
+#[cfg(unix)] // every recipe is a sh or bash script
 mod teams_recipes;
 mod toggle;
 mod tools;

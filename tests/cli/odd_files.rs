@@ -2,6 +2,7 @@
 //! naming the path, never writes, never hangs, never reads without bound. Symlink
 //! chains up to the kernel's limit are written through.
 
+#[cfg(unix)]
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 

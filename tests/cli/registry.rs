@@ -603,8 +603,9 @@ pub(crate) mod pty {
                 &mut master,
                 &mut slave,
                 std::ptr::null_mut(),
-                std::ptr::null(),
-                std::ptr::null(),
+                // `*mut` on macOS, `*const` on Linux: a null `*mut` fits both.
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
             )
         };
         assert_eq!(rc, 0, "openpty failed");

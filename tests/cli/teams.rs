@@ -4,6 +4,8 @@
 //! read-only file) are refused with who owns them; a stow-style link is edited at its
 //! target and stays a link through backups, restore and undo.
 
+// Links (home-manager, stow) need a privilege on Windows: those tests are Unix-only.
+#[cfg(unix)]
 use std::os::unix::fs::{PermissionsExt, symlink};
 
 use crate::env::{TestEnv, fixture};
@@ -91,6 +93,7 @@ fn apply_exit_code_tells_changed_from_unchanged_from_failed() {
 
 /// `~/.cursor/mcp.json` as home-manager leaves it: a link into
 /// `/nix/store/…-home-manager-files/`, itself a link to a read-only store file.
+#[cfg(unix)]
 fn home_manager_link(env: &TestEnv) -> std::path::PathBuf {
     let store = env.dir.path().join("nix/store");
     let files = store.join("0f3k-home-manager-files/.cursor");
@@ -105,6 +108,7 @@ fn home_manager_link(env: &TestEnv) -> std::path::PathBuf {
 }
 
 #[test]
+#[cfg(unix)]
 fn a_link_into_the_nix_store_is_refused_as_home_managers() {
     let env = TestEnv::new();
     let real = home_manager_link(&env);
@@ -149,6 +153,7 @@ fn a_link_into_the_nix_store_is_refused_as_home_managers() {
 }
 
 #[test]
+#[cfg(unix)]
 fn a_read_only_link_target_is_refused_and_named() {
     let env = TestEnv::new();
     let real = env.dir.path().join("shared/mcp.json");
@@ -166,6 +171,7 @@ fn a_read_only_link_target_is_refused_and_named() {
 }
 
 #[test]
+#[cfg(unix)]
 fn a_stow_link_is_edited_at_its_target_through_apply_undo_and_restore() {
     let env = TestEnv::new();
     // GNU stow: ~/.cursor/mcp.json -> ../dotfiles/cursor/.cursor/mcp.json (relative).
@@ -212,6 +218,7 @@ fn a_stow_link_is_edited_at_its_target_through_apply_undo_and_restore() {
 
 /// `programs.mcp.servers` as home-manager's module writes it (nix-community/home-manager
 /// `modules/programs/mcp.nix`; its test `tests/modules/programs/mcp/mcp.json`).
+#[cfg(unix)]
 const HOME_MANAGER_MCP_JSON: &str = r#"{
   "mcpServers": {
     "context7": {
@@ -239,6 +246,7 @@ const HOME_MANAGER_MCP_JSON: &str = r#"{
 "#;
 
 #[test]
+#[cfg(unix)]
 fn home_managers_mcp_json_is_listed_and_imported_and_never_written() {
     let env = TestEnv::new();
     // As home-manager deploys it: `~/.config/mcp/mcp.json` -> the Nix store.

@@ -8,9 +8,9 @@ use mcpctl::api::handshake::{
     Phase, ProbeError, ProbeWarning, Status, TimeoutSource, probe, probe_many,
 };
 
-use crate::fixture::{
-    alive, assert_no_survivors, fixture, fixture_binary, generous, launch, options,
-};
+#[cfg(target_os = "linux")]
+use crate::fixture::alive;
+use crate::fixture::{assert_no_survivors, fixture, fixture_binary, generous, launch, options};
 
 #[test]
 #[ignore = "needs cargo build -p fixture-server"]
