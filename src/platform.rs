@@ -35,6 +35,32 @@ impl Os {
         }
     }
 
+    /// Whether `a` and `b` name the same environment variable on this OS: Windows
+    /// compares names without regard to case (it spells the search path `Path`), the
+    /// others byte for byte (`Path` is not `PATH` there).
+    pub fn same_var(self, a: &str, b: &str) -> bool {
+        a == b
+            || (self == Os::Windows
+                && (a.eq_ignore_ascii_case(b) || a.to_lowercase() == b.to_lowercase()))
+    }
+
+    /// `name`'s value in an environment as this OS looks it up: `exact` is the entry
+    /// spelled exactly so (a map's `get`, the fast path); on Windows the first entry of
+    /// `vars` spelled in another case counts too.
+    pub fn var_of<'a>(
+        self,
+        exact: Option<&'a String>,
+        vars: impl IntoIterator<Item = (&'a String, &'a String)>,
+        name: &str,
+    ) -> Option<&'a String> {
+        if exact.is_some() || self != Os::Windows {
+            return exact;
+        }
+        vars.into_iter()
+            .find(|(key, _)| self.same_var(key, name))
+            .map(|(_, value)| value)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Os::Linux => "linux",
@@ -74,20 +100,19 @@ impl Platform {
             .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
             .collect();
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let os = os.unwrap_or_else(Os::host);
         // The override is taken as written (a stable symlink stays one); the OS's answer
         // is resolved to the real file.
-        let exe = match vars.get("MCPCTL_EXE").filter(|v| !v.is_empty()) {
+        let exe = match os
+            .var_of(vars.get("MCPCTL_EXE"), &vars, "MCPCTL_EXE")
+            .filter(|v| !v.is_empty())
+        {
             Some(path) => Some(cwd.join(path)),
             None => std::env::current_exe()
                 .ok()
                 .map(|p| std::fs::canonicalize(&p).unwrap_or(p)),
         };
-        Platform {
-            os: os.unwrap_or_else(Os::host),
-            vars,
-            cwd,
-            exe,
-        }
+        Platform { os, vars, cwd, exe }
     }
 
     /// A platform from explicit values (tests).
@@ -114,15 +139,21 @@ impl Platform {
         self.exe.as_deref()
     }
 
-    /// A variable's value, `None` when unset or empty.
+    /// A variable's value, `None` when unset or empty. Names are the OS's: on Windows
+    /// `Path` answers for `PATH`.
     pub fn var(&self, name: &str) -> Option<&str> {
-        self.vars
-            .get(name)
-            .map(String::as_str)
-            .filter(|v| !v.is_empty())
+        self.lookup(name).filter(|v| !v.is_empty())
     }
 
-    /// The whole environment snapshot (handed to servers `doctor` starts).
+    /// A variable's value, empty when set so (the OS's names, as [`Platform::var`]).
+    pub fn lookup(&self, name: &str) -> Option<&str> {
+        self.os
+            .var_of(self.vars.get(name), &self.vars, name)
+            .map(String::as_str)
+    }
+
+    /// The whole environment snapshot (handed to servers `doctor` starts); look names up
+    /// with [`Platform::var`] or [`Os::var_of`], which know Windows' rule.
     pub fn vars(&self) -> &BTreeMap<String, String> {
         &self.vars
     }
@@ -345,6 +376,35 @@ mod tests {
             p.expand("{localappdata}/x").unwrap(),
             PathBuf::from("/users/alice/AppData/Local/x")
         );
+    }
+
+    /// Issue 37 item 1: real Windows spells the search path `Path` (and any variable in
+    /// any case); Linux's `Path` is not its `PATH`.
+    #[test]
+    fn windows_variable_names_ignore_case_and_linux_names_do_not() {
+        let vars = [
+            ("Path", "/w/bin"),
+            ("UserProfile", "/users/al"),
+            ("AppData", "/users/al/R"),
+            ("localappdata", "/users/al/L"),
+            ("Empty", ""),
+        ];
+        let p = Platform::new(Os::Windows, &vars, Path::new("/"));
+        assert_eq!(p.var("PATH"), Some("/w/bin"));
+        assert_eq!(p.path_var(), Some(OsString::from("/w/bin")));
+        assert_eq!(p.var("Pathext"), None);
+        assert_eq!(p.var("EMPTY"), None);
+        assert_eq!(p.lookup("EMPTY"), Some(""));
+        assert_eq!(p.home().unwrap(), PathBuf::from("/users/al"));
+        assert_eq!(
+            p.expand_str("{appdata}|{localappdata}").unwrap(),
+            "/users/al/R|/users/al/L"
+        );
+        assert_eq!(p.expand_str("{env:APPDATA|x}").unwrap(), "/users/al/R");
+        let p = Platform::new(Os::Linux, &vars, Path::new("/"));
+        assert_eq!(p.var("PATH"), None);
+        assert_eq!(p.var("Path"), Some("/w/bin"));
+        assert_eq!(p.lookup("EMPTY"), None);
     }
 
     #[test]

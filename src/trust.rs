@@ -98,7 +98,7 @@ impl<'a> TrustRule<'a> {
         };
         let shown = self.shown(&file);
         let verdict = self.with_file(&file, |document| {
-            let project = self.project.to_string_lossy();
+            let project = client.project_key(self.platform.os, self.project);
             let mut node = document?;
             for segment in &approval.at {
                 node = node.get(segment.replace("{project}", &project))?;

@@ -7,6 +7,7 @@
 //! `check`'s MCP503: listing, writing or checking the entry).
 
 use crate::entry::Transport;
+use crate::platform::Os;
 
 /// One variable an entry references that is not set.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,7 +21,8 @@ pub struct Unset {
 /// Every unset variable `transport` references (each once, in entry order), with `lookup`
 /// giving the environment's values. A stdio entry's own `env` sets variables for its
 /// command, arguments and cwd, as `prepare` expands them; `${input:…}` is no variable.
-pub fn find(transport: &Transport, lookup: &dyn Fn(&str) -> Option<String>) -> Vec<Unset> {
+/// Names are `os`'s (on Windows the entry's `ApiKey` sets `${APIKEY}`).
+pub fn find(transport: &Transport, os: Os, lookup: &dyn Fn(&str) -> Option<String>) -> Vec<Unset> {
     let mut out: Vec<Unset> = Vec::new();
     let mut add = |text: &str, place: String, lookup: &dyn Fn(&str) -> Option<String>| {
         for variable in crate::vars::expand(text, lookup).1 {
@@ -47,7 +49,7 @@ pub fn find(transport: &Transport, lookup: &dyn Fn(&str) -> Option<String>) -> V
                 add(value, format!("env `{key}`"), lookup);
             }
             let local = |name: &str| {
-                env.get(name)
+                os.var_of(env.get(name), env, name)
                     .map(|v| crate::vars::expand(v, lookup).0)
                     .or_else(|| lookup(name))
             };
@@ -101,8 +103,9 @@ pub fn todo(variable: &str) -> String {
 
 /// [`find`] with mcpctl's environment (what `doctor` hands `prepare`).
 pub fn find_here(platform: &crate::platform::Platform, transport: &Transport) -> Vec<Unset> {
-    let vars = platform.vars();
-    find(transport, &|name| vars.get(name).cloned())
+    find(transport, platform.os, &|name| {
+        platform.lookup(name).map(str::to_owned)
+    })
 }
 
 impl Unset {
@@ -122,6 +125,24 @@ mod tests {
     use super::*;
     use crate::entry::RemoteKind;
 
+    /// Issue 37 item 1: on Windows `ApiKey` sets `${APIKEY}` (and an empty one is set);
+    /// on Linux it is another variable.
+    #[test]
+    fn windows_variables_are_set_in_any_case() {
+        use crate::platform::{Os, Platform};
+        let transport = Transport::Stdio {
+            command: "srv".into(),
+            args: vec!["${APIKEY}".into(), "${EMPTY}".into()],
+            env: crate::entry::StringMap::new(),
+            cwd: None,
+        };
+        let vars = [("ApiKey", "k"), ("Empty", "")];
+        let windows = Platform::new(Os::Windows, &vars, std::path::Path::new("/"));
+        assert_eq!(find_here(&windows, &transport), []);
+        let linux = Platform::new(Os::Linux, &vars, std::path::Path::new("/"));
+        assert_eq!(find_here(&linux, &transport).len(), 2);
+    }
+
     #[test]
     fn the_entry_env_sets_variables_for_its_arguments() {
         let transport = Transport::Stdio {
@@ -134,7 +155,7 @@ mod tests {
             .into(),
             cwd: None,
         };
-        let unset = find(&transport, &|_| None);
+        let unset = find(&transport, Os::Linux, &|_| None);
         assert_eq!(
             unset,
             [
@@ -155,10 +176,12 @@ mod tests {
             kind: RemoteKind::Http,
             headers: [("Authorization".to_owned(), "Bearer ${GH_TOKEN}".to_owned())].into(),
         };
-        let places: Vec<_> = find(&remote, &|n| (n == "TENANT").then(|| "t".to_owned()))
-            .into_iter()
-            .map(|u| u.place)
-            .collect();
+        let places: Vec<_> = find(&remote, Os::Linux, &|n| {
+            (n == "TENANT").then(|| "t".to_owned())
+        })
+        .into_iter()
+        .map(|u| u.place)
+        .collect();
         assert_eq!(places, ["header `Authorization`"]);
     }
 }

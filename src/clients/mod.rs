@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 /// The variable syntax lives in `vars`; the table names it (`fields.var_syntax`).
 pub use crate::vars::VarSyntax;
-pub use row::{Approval, PolicyKind, SourceKind, Switch, ToolFilter, Unread};
+pub use row::{Approval, PolicyKind, ProjectKey, SourceKind, Switch, ToolFilter, Unread};
 pub use row::{DialectName, Fields, TransportName, UntypedRemote};
 use row::{Row, TableFile};
 pub use verified::{Date, Verified};
@@ -54,6 +54,8 @@ pub struct Client {
     /// Vibe's `[[mcp_servers]]` with `name`); `None`: a map from name to entry.
     pub servers_name_key: Option<String>,
     pub local_key: Option<Vec<String>>,
+    /// How `{project}` is spelled in key paths (`local_key`, `approval`, `switch`).
+    pub project_key: ProjectKey,
     pub project: Option<String>,
     /// Other project files the client reads (`opencode.jsonc`, `.kilo/kilo.json`): mcpctl
     /// edits the first of `project` and these that exists, else creates `project`.
@@ -309,6 +311,7 @@ impl Client {
             servers_key: row.servers_key,
             servers_name_key: row.servers_name_key,
             local_key: row.local_key,
+            project_key: row.project_key,
             project: row.project,
             project_also: row.project_also,
             dialect: row.dialect,
@@ -472,15 +475,40 @@ impl Client {
                 (Some(key), Some(path)) => Some(Location {
                     scope,
                     path,
-                    key: key
-                        .iter()
-                        .map(|k| k.replace("{project}", &project.to_string_lossy()))
-                        .collect(),
+                    key: with_project(key, &self.project_key(platform.os, project)),
                     name_key: self.servers_name_key.clone(),
                 }),
                 _ => None,
             },
         })
+    }
+
+    /// `project` as this client spells it in a key path (`{project}`): what it writes and
+    /// reads there.
+    pub fn project_key(&self, os: Os, project: &Path) -> String {
+        let native = project.to_string_lossy();
+        match (self.project_key, os) {
+            (ProjectKey::Slashes, Os::Windows) => native.replace('\\', "/"),
+            _ => native.into_owned(),
+        }
+    }
+
+    /// Every spelling of the local scope's place, the one the client reads first; then
+    /// the native spelling when the client's differs (an entry an older mcpctl or another
+    /// tool wrote there is listed and removable, though the client does not load it).
+    pub fn local_locations(&self, platform: &Platform, project: &Path) -> Vec<Location> {
+        let Ok(Some(first)) = self.location(Scope::Local, platform, project) else {
+            return Vec::new();
+        };
+        let native = project.to_string_lossy();
+        let other = self
+            .local_key
+            .as_ref()
+            .map(|key| with_project(key, &native))
+            .filter(|key| *key != first.key);
+        let mut out = vec![first.clone()];
+        out.extend(other.map(|key| Location { key, ..first }));
+        out
     }
 
     pub fn supports(&self, transport: TransportName) -> bool {
@@ -502,6 +530,13 @@ impl Client {
             .chain(self.read_only.iter().flat_map(ReadOnlySource::templates))
             .chain(self.policy.iter().flat_map(PolicyFile::templates))
     }
+}
+
+/// A key path with `{project}` replaced by `project`.
+fn with_project(key: &[String], project: &str) -> Vec<String> {
+    key.iter()
+        .map(|k| k.replace("{project}", project))
+        .collect()
 }
 
 /// All known clients, in table order.
@@ -995,6 +1030,42 @@ mod tests {
             .unwrap();
         assert_eq!(loc.path, PathBuf::from("/h/.claude.json"));
         assert_eq!(loc.key, vec!["projects", "/work/app", "mcpServers"]);
+    }
+
+    #[test]
+    fn claude_code_local_scope_keys_by_the_forward_slash_path_on_windows() {
+        let table = ClientTable::builtin().unwrap();
+        let claude = table.get("claude-code").unwrap();
+        let platform = Platform::new(
+            Os::Windows,
+            &[("USERPROFILE", r"C:\Users\dev")],
+            Path::new("/"),
+        );
+        let project = Path::new(r"C:\Users\dev\proj");
+        let keys: Vec<Vec<String>> = claude
+            .local_locations(&platform, project)
+            .into_iter()
+            .map(|l| l.key)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                ["projects", "C:/Users/dev/proj", "mcpServers"],
+                ["projects", r"C:\Users\dev\proj", "mcpServers"]
+            ]
+        );
+        assert_eq!(
+            claude.project_key(Os::Windows, project),
+            "C:/Users/dev/proj"
+        );
+        // Elsewhere, and for a client that keys by the native path, one spelling.
+        let linux = Platform::new(Os::Linux, &[("HOME", "/h")], Path::new("/"));
+        assert_eq!(claude.local_locations(&linux, Path::new("/w/a")).len(), 1);
+        let buddy = table.get("codebuddy-cli").unwrap();
+        assert_eq!(
+            buddy.project_key(Os::Windows, project),
+            r"C:\Users\dev\proj"
+        );
     }
 
     #[test]

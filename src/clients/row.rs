@@ -23,6 +23,19 @@ impl OneOrMany {
     }
 }
 
+/// How a client spells the project directory where `{project}` stands in a key path
+/// (`local_key`, `approval.at`, `switch.at`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProjectKey {
+    /// The directory as the OS spells it (`C:\Users\me\app` on Windows).
+    #[default]
+    Native,
+    /// Forward slashes on Windows too (`C:/Users/me/app`): Claude Code normalizes the
+    /// path and replaces every `\` with `/` before using it as a `projects` key.
+    Slashes,
+}
+
 /// The file: `[[client]]` rows.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -44,6 +57,8 @@ pub(crate) struct Row {
     pub(crate) servers_name_key: Option<String>,
     #[serde(default)]
     pub(crate) local_key: Option<Vec<String>>,
+    #[serde(default)]
+    pub(crate) project_key: ProjectKey,
     #[serde(default)]
     pub(crate) project: Option<String>,
     #[serde(default)]

@@ -12,7 +12,7 @@ use crate::clients::{Client, Location, Scope, VarSyntax};
 use crate::entry::render::portable_entry;
 use crate::entry::{Dialect, ServerEntry};
 use crate::error::{ExitStatus, UserError};
-use crate::formats::Edit;
+use crate::formats::{ConfigDoc, Edit};
 use crate::output::Printer;
 use crate::session::Context;
 use crate::session::inventory::{self, Document, read_document};
@@ -176,6 +176,7 @@ fn remove_from(
             .position(|(path, _)| *path == location.path)
             .and_then(|at| read.remove(at).1)
     };
+    let spellings = spellings(ctx, client, &location);
     let outcome = edit::apply_from(
         ctx,
         client,
@@ -184,24 +185,29 @@ fn remove_from(
         delete_with,
         first,
         &|doc| {
+            // The local scope's entry may sit under another spelling of the project key.
+            let place = spellings
+                .iter()
+                .find(|l| holds(&*doc, l, name))
+                .unwrap_or(&location);
             let existing = doc
-                .servers(location.at())?
+                .servers(place.at())?
                 .into_iter()
                 .find(|(n, _)| *n == name)
                 .map(|(_, raw)| raw);
             edit::refuse_builtin(client, name, existing.as_ref())?;
-            let edit = doc.remove(location.at(), name)?;
+            let edit = doc.remove(place.at(), name)?;
             if edit == Edit::Removed
-                && location.name_key.is_none()
+                && place.name_key.is_none()
                 && let Some(before) = &created.created_map
             {
-                doc.prune(&location.key, before)?;
+                doc.prune(&place.key, before)?;
             }
             // VS Code's prompts go with the last server that used them.
             if let (Edit::Removed, Some(removed)) = (edit, &existing)
                 && client.fields.var_syntax == Some(VarSyntax::Vscode)
             {
-                write::drop_unused_inputs(doc, location.at(), removed)?;
+                write::drop_unused_inputs(doc, place.at(), removed)?;
             }
             Ok(edit)
         },
@@ -256,6 +262,21 @@ fn not_ours(
         .collect())
 }
 
+/// The places an entry of `location`'s scope may sit: the local scope under each
+/// spelling of the project key (`Client::local_locations`), else `location` alone.
+fn spellings(ctx: &Context, client: &Client, location: &Location) -> Vec<Location> {
+    match location.scope {
+        Scope::Local => client.local_locations(&ctx.platform, &ctx.project),
+        _ => vec![location.clone()],
+    }
+}
+
+/// `doc` has an entry `name` at `location`.
+fn holds(doc: &dyn ConfigDoc, location: &Location, name: &str) -> bool {
+    doc.servers(location.at())
+        .is_ok_and(|entries| entries.iter().any(|(n, _)| n == name))
+}
+
 /// Files read so far, by path (`None`: absent or unreadable).
 type Read = Vec<(std::path::PathBuf, Option<Document>)>;
 
@@ -292,11 +313,11 @@ fn scopes_having(
                 read.len() - 1
             }
         };
-        let has = read[at]
-            .1
-            .as_ref()
-            .and_then(|d| d.doc.servers(location.at()).ok())
-            .is_some_and(|entries| entries.iter().any(|(n, _)| n == name));
+        let has = read[at].1.as_ref().is_some_and(|d| {
+            spellings(ctx, client, &location)
+                .iter()
+                .any(|l| holds(d.doc.as_ref(), l, name))
+        });
         if has && only.is_none_or(|o| o == scope) {
             out.push(scope);
         }

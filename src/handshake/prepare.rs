@@ -46,6 +46,14 @@ pub struct Host<'a> {
     pub wrap_windows: bool,
 }
 
+impl Host<'_> {
+    /// `name` in mcpctl's environment, spelled as the target OS spells names (on
+    /// Windows `Path` is `PATH`).
+    fn var(&self, name: &str) -> Option<&String> {
+        self.target_os.var_of(self.env.get(name), self.env, name)
+    }
+}
+
 /// What to start or contact, exactly: variables expanded, the program resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Launch {
@@ -145,7 +153,7 @@ pub fn prepare(transport: &Transport, host: &Host<'_>) -> Prepared {
     let target = target_of(transport);
     // The one rule for unset variables (`unset`): starting the server with the
     // reference as literal text is not what the entry means, so it is an error here.
-    for unset in crate::unset::find(transport, &|name| host.env.get(name).cloned()) {
+    for unset in crate::unset::find(transport, host.target_os, &|name| host.var(name).cloned()) {
         checks.block(
             "variables",
             ProbeError::UnsetVariable {
@@ -188,7 +196,10 @@ fn stdio(
 ) -> Option<Launch> {
     let expand = |text: &str, local: &StringMap| {
         vars::expand(text, &|name| {
-            local.get(name).or_else(|| host.env.get(name)).cloned()
+            host.target_os
+                .var_of(local.get(name), local, name)
+                .or_else(|| host.var(name))
+                .cloned()
         })
         .0
     };
@@ -243,7 +254,10 @@ fn stdio(
     {
         checks.block("cwd", ProbeError::MissingCwd { cwd: dir.clone() });
     } else {
-        let path = env.get("PATH").or_else(|| host.env.get("PATH"));
+        let path = host
+            .target_os
+            .var_of(env.get("PATH"), &env, "PATH")
+            .or_else(|| host.var("PATH"));
         match resolve(&command, path, &base) {
             Ok(found) => {
                 checks.note("command", Level::Ok, format!("`{command}` found"));
@@ -282,7 +296,7 @@ fn remote(
     host: &Host<'_>,
     checks: &mut Checks,
 ) -> Option<Launch> {
-    let lookup = |name: &str| host.env.get(name).cloned();
+    let lookup = |name: &str| host.var(name).cloned();
     let url_expanded = vars::expand(url, &lookup).0;
     let mut expanded = Vec::with_capacity(headers.len());
     for (name, value) in headers {
@@ -525,6 +539,47 @@ mod tests {
         assert_eq!(prepared.findings[0].check, "windows");
         let bare = prepare(&stdio("npx", &["-y", "pkg"], None), &windows);
         assert_eq!(bare.findings[0].fix, Some(Fix::Rewrap));
+    }
+
+    /// Issue 37 item 1: a Windows environment's `Path` is its PATH, and a server's
+    /// `${APIKEY}` is set by `ApiKey`; on Linux those are other variables.
+    #[test]
+    fn windows_names_variables_in_any_case() {
+        let dir = tempfile::tempdir().unwrap();
+        let env: IndexMap<String, String> = [
+            ("Path".to_owned(), "/usr/bin:/bin".to_owned()),
+            ("ApiKey".to_owned(), "k".to_owned()),
+        ]
+        .into();
+        let windows = Host {
+            target_os: Os::Windows,
+            ..host(&env, dir.path())
+        };
+        let transport = stdio("sh", &["${APIKEY}"], None);
+        let prepared = prepare(&transport, &windows);
+        assert!(
+            matches!(&prepared.launch, Ok(Launch::Stdio { args, .. }) if args == &["k"]),
+            "{prepared:?}"
+        );
+        let prepared = prepare(&transport, &host(&env, dir.path()));
+        assert!(prepared.launch.is_err(), "{prepared:?}");
+        // The entry's own `path` is the entry's PATH whatever its spelling.
+        let local = Transport::Stdio {
+            command: "sh".into(),
+            args: Vec::new(),
+            env: [("path".to_owned(), dir.path().display().to_string())].into(),
+            cwd: None,
+        };
+        let upper: IndexMap<String, String> =
+            [("PATH".to_owned(), "/usr/bin:/bin".to_owned())].into();
+        let windows = Host {
+            target_os: Os::Windows,
+            ..host(&upper, dir.path())
+        };
+        assert!(matches!(
+            prepare(&local, &windows).launch,
+            Err(ProbeError::NotFound { .. })
+        ));
     }
 
     #[test]

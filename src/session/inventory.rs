@@ -230,11 +230,18 @@ pub fn locations(ctx: &Context, client: &Client) -> anyhow::Result<Vec<Location>
             }
             continue;
         }
-        if let Some(location) = location
-            && crate::fs::exists(&location.path)
-            && !out.iter().any(|l: &Location| l.same_place(&location))
-        {
-            out.push(location);
+        // The local scope under each spelling of the project's key (Claude Code's own and
+        // the native one an older mcpctl wrote on Windows).
+        let places = match scope {
+            Scope::Local => client.local_locations(&ctx.platform, &ctx.project),
+            _ => location.into_iter().collect(),
+        };
+        for location in places {
+            if crate::fs::exists(&location.path)
+                && !out.iter().any(|l: &Location| l.same_place(&location))
+            {
+                out.push(location);
+            }
         }
     }
     Ok(out)

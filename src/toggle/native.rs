@@ -18,7 +18,7 @@ use crate::session::Context;
 use crate::session::edit;
 
 /// Where a `list` switch lives: the file and the key path of the list's parent object
-/// (`{project}` replaced by the absolute project directory).
+/// (`{project}` replaced by the absolute project directory, spelled as the client does).
 pub fn list_place(
     ctx: &Context,
     client: &Client,
@@ -35,7 +35,7 @@ pub fn list_place(
             ))
         })?,
     };
-    let project = ctx.project.to_string_lossy();
+    let project = client.project_key(ctx.platform.os, &ctx.project);
     let at = at
         .iter()
         .map(|k| k.replace("{project}", &project))

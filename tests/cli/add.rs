@@ -755,3 +755,77 @@ fn project_scope_edits_the_project_file_the_client_already_has() {
     .ok();
     assert_eq!(env.read("repo/opencode.jsonc"), jsonc);
 }
+
+/// Claude Code keys `projects` by the forward-slash path on Windows (`C:/Users/dev/proj`,
+/// its `normalizePathForConfigKey`): `--scope local` writes that spelling, and an entry
+/// under the backslash spelling (what mcpctl wrote before) is still listed and removable.
+#[test]
+fn claude_local_scope_on_windows_keys_by_the_forward_slash_path() {
+    let env = TestEnv::new();
+    let home = env.home().to_str().unwrap().to_owned();
+    let project = r"C:\Users\dev\proj";
+    let slashed = format!("{home}/C:/Users/dev/proj");
+    let native = format!("{home}/{project}");
+    let win = |rest: &[&str]| {
+        let mut all = vec!["--platform", "windows", "--project", project];
+        all.extend_from_slice(rest);
+        env.run(&all)
+    };
+    env.write(
+        ".claude.json",
+        serde_json::to_string_pretty(&json!({
+            "projects": {
+                native.clone(): {"mcpServers": {"old": {"type": "stdio", "command": "node", "args": ["old.js"]}}},
+                slashed.clone(): {"mcpServers": {"own": {"type": "stdio", "command": "node", "args": ["own.js"]}}}
+            }
+        }))
+        .unwrap()
+        .as_bytes(),
+    );
+    win(&[
+        "add",
+        "new",
+        "-c",
+        "claude-code",
+        "--scope",
+        "local",
+        "--",
+        "node",
+        "new.js",
+    ])
+    .ok();
+    let v = jsonc(&env.read(".claude.json"));
+    assert_eq!(
+        v["projects"][&slashed]["mcpServers"]["new"]["command"], "node",
+        "{v}"
+    );
+    assert!(
+        v["projects"][&native]["mcpServers"].get("new").is_none(),
+        "{v}"
+    );
+    let rows = win(&["list", "--json", "-c", "claude-code"]).ok().json();
+    let mut names: Vec<&str> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["scope"] == "local")
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(names, ["new", "old", "own"], "{rows}");
+    win(&["remove", "old", "-c", "claude-code"]).ok();
+    win(&["remove", "own", "-c", "claude-code", "--scope", "local"]).ok();
+    let v = jsonc(&env.read(".claude.json"));
+    assert!(
+        v["projects"][&native]["mcpServers"].get("old").is_none(),
+        "{v}"
+    );
+    assert!(
+        v["projects"][&slashed]["mcpServers"].get("own").is_none(),
+        "{v}"
+    );
+    assert_eq!(
+        v["projects"][&slashed]["mcpServers"]["new"]["command"], "node",
+        "{v}"
+    );
+}

@@ -438,6 +438,48 @@ fn doctor_with_platform_windows_starts_wrapped_entries_unwrapped_here() {
     assert_eq!(result(&run.json(), "w")["status"], "fail");
 }
 
+/// Issue 37 item 1: real Windows spells the search path `Path`. With it (and no `PATH`),
+/// `--platform windows` finds a server's command and the clients found by their command.
+#[test]
+fn windows_path_spelled_path_finds_commands_and_clients() {
+    let env = TestEnv::new();
+    env.on_path("my-mcp-server");
+    env.on_path("gemini");
+    cursor_config(&env, json!({ "s": {"command": "my-mcp-server"} }));
+    let run = |args: &[&str]| {
+        let mut command = env.command(args);
+        command
+            .env_remove("PATH")
+            .env("Path", env.dir.path().join("bin"));
+        crate::env::Run::of(command)
+    };
+    let report = run(&[
+        "--platform",
+        "windows",
+        "doctor",
+        "-c",
+        "cursor",
+        "--json",
+        "--no-spawn",
+    ])
+    .json();
+    let s = result(&report, "s");
+    assert!(
+        s["checks"].to_string().contains("`my-mcp-server` found"),
+        "{s}"
+    );
+    let clients = run(&["--platform", "windows", "clients", "--json"])
+        .ok()
+        .json();
+    let gemini = clients
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "gemini-cli")
+        .unwrap_or_else(|| panic!("{clients}"));
+    assert_eq!(gemini["detected"], true, "{gemini}");
+}
+
 #[test]
 #[ignore = "needs cargo build -p fixture-server"]
 fn doctor_names_the_scope_that_wins() {

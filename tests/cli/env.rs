@@ -17,7 +17,7 @@ pub struct Run {
 
 impl Run {
     /// Run `command` to the end and keep its exit code and output.
-    fn of(mut command: Command) -> Run {
+    pub fn of(mut command: Command) -> Run {
         let Output {
             status,
             stdout,
