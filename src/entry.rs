@@ -703,22 +703,71 @@ pub fn needs_wrap(command: &str, args: &[String]) -> bool {
     WINDOWS_SHIMS.contains(&stem.as_str())
 }
 
-/// `npx a b` → `cmd /c npx a b`; never wraps twice.
+/// `npx a b` → `cmd /c npx a b`; never wraps twice. A command the client will quote (it
+/// has a space: `C:\Program Files\X\srv.cmd`) goes after `call` (`needs_call`).
 pub fn wrap(command: &str, args: &[String]) -> (String, Vec<String>) {
     if !needs_wrap(command, args) {
         return (command.to_owned(), args.to_vec());
     }
-    let mut wrapped = vec!["/c".to_owned(), command.to_owned()];
+    let mut wrapped = vec!["/c".to_owned()];
+    if needs_call(command) {
+        wrapped.push("call".to_owned());
+    }
+    wrapped.push(command.to_owned());
     wrapped.extend(args.iter().cloned());
     ("cmd".to_owned(), wrapped)
 }
 
-/// The command a person means: `cmd /c npx a` → (`npx`, [`a`], true).
+/// A command `cmd /c` must be given through `call`: one that clients quote. A client
+/// starts `cmd` with an argument list (Node's libuv, Rust's and Go's process APIs) and
+/// quotes each argument with a space or tab, so `cmd /c "C:\Program Files\X\srv.cmd" "a b"`
+/// reaches cmd.exe; with more than two quotes on the line, cmd strips the first and the
+/// last (`cmd /?`) and looks for `C:\Program Files\X\srv.cmd" "a b`: not found, exit
+/// 9009. After `call` the line no longer starts with a quote and cmd leaves the quotes
+/// alone. (`cmd /s /c ""…" "a b""` only works typed at a prompt: written as arguments,
+/// the client quotes it again.)
+fn needs_call(command: &str) -> bool {
+    command.contains([' ', '\t'])
+}
+
+/// The client quotes this argument (libuv's rule: a space, a tab, a quote, or empty).
+fn client_quotes(arg: &str) -> bool {
+    arg.is_empty() || arg.contains([' ', '\t', '"'])
+}
+
+/// A `cmd /c` entry cmd.exe cannot parse once the client has quoted its arguments: a
+/// quoted command (a space in it, or quotes of its own) not behind `call`, with another
+/// quoted argument after it, or with `/s` (which always strips the first and last quote).
+/// `wrap` writes the working form; `check` reports this one (MCP305).
+pub fn cmd_quoting_breaks(command: &str, args: &[String]) -> bool {
+    if !is_wrapped(command, args) {
+        return false;
+    }
+    let Some(at) = slash_c(args) else {
+        return false;
+    };
+    let Some((inner, rest)) = args[at + 1..].split_first() else {
+        return false;
+    };
+    if inner.eq_ignore_ascii_case("call") || !client_quotes(inner) {
+        return false;
+    }
+    let slash_s = args[..at].iter().any(|a| a.eq_ignore_ascii_case("/s"));
+    inner.contains('"') || slash_s || rest.iter().any(|a| client_quotes(a))
+}
+
+/// The command a person means: `cmd /c npx a` → (`npx`, [`a`], true); `cmd /c call X a`
+/// → (`X`, [`a`], true).
 pub fn logical(command: &str, args: &[String]) -> (String, Vec<String>, bool) {
     if is_wrapped(command, args)
         && let Some(at) = slash_c(args)
         && let Some((inner, rest)) = args[at + 1..].split_first()
     {
+        if inner.eq_ignore_ascii_case("call")
+            && let Some((inner, rest)) = rest.split_first()
+        {
+            return (inner.clone(), rest.to_vec(), true);
+        }
         return (inner.clone(), rest.to_vec(), true);
     }
     (command.to_owned(), args.to_vec(), false)
@@ -969,6 +1018,54 @@ mod tests {
             logical("cmd", &a(&["/s", "/c", "npx"])),
             ("npx".to_owned(), vec![], true)
         );
+    }
+
+    #[test]
+    fn a_quoted_batch_file_is_called_and_the_form_cmd_cannot_parse_is_known() {
+        let a = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let srv = r"C:\Program Files\X\srv.cmd";
+        let (command, args) = wrap(srv, &a(&["a b"]));
+        assert_eq!(
+            (command.as_str(), args.clone()),
+            ("cmd", a(&["/c", "call", srv, "a b"]))
+        );
+        assert!(!cmd_quoting_breaks(&command, &args));
+        assert_eq!(
+            logical(&command, &args),
+            (srv.to_owned(), a(&["a b"]), true)
+        );
+        assert!(!needs_wrap(&command, &args), "never wrapped twice");
+        assert!(cmd_quoting_breaks("cmd", &a(&["/c", srv, "a b"])));
+        assert!(cmd_quoting_breaks("cmd", &a(&["/s", "/c", srv])));
+        assert!(cmd_quoting_breaks(
+            "cmd",
+            &a(&["/s", "/c", &format!("\"\"{srv}\" \"a b\"\"")])
+        ));
+        // Two quotes only (the command), or no quoted command: cmd keeps them.
+        assert!(!cmd_quoting_breaks("cmd", &a(&["/c", srv, "ab"])));
+        assert!(!cmd_quoting_breaks(
+            "cmd",
+            &a(&["/c", r"C:\X\srv.cmd", "a b"])
+        ));
+        // A command without a space needs no `call`.
+        assert_eq!(wrap("npx", &a(&["a b"])).1, a(&["/c", "npx", "a b"]));
+    }
+
+    #[test]
+    fn batch_shims_of_every_spelling_are_wrapped() {
+        let a = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        for shim in [
+            r"C:\tools\srv.bat",
+            r"C:\tools\SRV.BAT",
+            r"C:\tools\srv.Cmd",
+            "srv.bat",
+        ] {
+            assert_eq!(
+                wrap(shim, &a(&["x"])),
+                ("cmd".to_owned(), a(&["/c", shim, "x"])),
+                "{shim}"
+            );
+        }
     }
 
     #[test]

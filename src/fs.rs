@@ -149,11 +149,27 @@ impl FsError {
     /// What to do about it, where that differs from the caller's general advice.
     pub fn hint(&self) -> Option<&'static str> {
         match self {
-            FsError::Backup { .. } | FsError::Intent { .. } => Some(
-                "free space in mcpctl's state directory (or point MCPCTL_STATE_DIR at a disk with room), then run the command again",
-            ),
+            FsError::Backup { source, .. } | FsError::Intent { source, .. } => {
+                Some(state_dir_hint(source.kind()))
+            }
             FsError::Foreign(foreign) => Some(foreign.hint()),
             _ => None,
+        }
+    }
+}
+
+/// What to do when mcpctl's state directory refused a file: only a full disk (or quota)
+/// is a matter of free space.
+fn state_dir_hint(kind: io::ErrorKind) -> &'static str {
+    match kind {
+        io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded => {
+            "free space in mcpctl's state directory (or point MCPCTL_STATE_DIR at a disk with room), then run the command again"
+        }
+        io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem => {
+            "make mcpctl's state directory writable for you (or point MCPCTL_STATE_DIR at a directory you own), then run the command again"
+        }
+        _ => {
+            "check that mcpctl's state directory is a directory you can write to (or point MCPCTL_STATE_DIR at one), then run the command again"
         }
     }
 }
@@ -955,6 +971,30 @@ mod tests {
     /// computed by the reference C library (Python's `xxhash` 3.x), not by the crate
     /// under test, at one length in each of XXH3's code paths (0, 1–3, 4–8, 9–16,
     /// 17–128, 129–240, longer in stripes and blocks, and a tail past a block).
+    #[test]
+    fn only_a_full_disk_is_blamed_on_free_space() {
+        let backup = |kind: io::ErrorKind| FsError::Backup {
+            path: PathBuf::from("/c.json"),
+            backups: PathBuf::from("/s/backups"),
+            source: io::Error::new(kind, "x"),
+        };
+        assert!(
+            backup(io::ErrorKind::StorageFull)
+                .hint()
+                .unwrap()
+                .contains("free space")
+        );
+        for kind in [
+            io::ErrorKind::InvalidFilename,
+            io::ErrorKind::PermissionDenied,
+            io::ErrorKind::Other,
+        ] {
+            let hint = backup(kind).hint().unwrap();
+            assert!(!hint.contains("free space"), "{kind:?}: {hint}");
+            assert!(hint.contains("MCPCTL_STATE_DIR"), "{kind:?}: {hint}");
+        }
+    }
+
     #[test]
     fn digests_are_the_xxh3_128_specification_values() {
         let pinned = [

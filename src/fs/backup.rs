@@ -203,8 +203,32 @@ fn name(target: &Path, backups: &Path, digest: &str) -> io::Result<(PathBuf, Str
     Ok((path, suffix))
 }
 
-/// The name suffix every backup of `target` carries (its path, flattened).
+/// The longest suffix that is the whole flattened path. With the stamp, pid and digest
+/// before it (at most 64 bytes) and the temp name a copy is first written to (about 45
+/// more), a name stays well under the 255 bytes every file system takes.
+const SUFFIX_MAX: usize = 140;
+
+/// How much of a long path's flattened tail a suffix keeps, for a person reading the
+/// backups directory; the hash of the whole path tells paths with the same tail apart.
+const TAIL_KEPT: usize = 100;
+
+/// The name suffix every backup of `target` carries: its path, flattened, when that is
+/// short (`-home_me_.cursor_mcp.json`); else a hash of the whole path and the path's tail
+/// (`-0123456789abcdef~…_config.toml`), so any path the OS takes can be backed up.
 fn suffix(target: &Path) -> String {
+    let whole = flat_suffix(target);
+    if whole.len() <= SUFFIX_MAX {
+        return whole;
+    }
+    // Flattened names are ASCII: any byte offset is a character boundary.
+    let tail = whole[whole.len() - TAIL_KEPT..].trim_start_matches('_');
+    let hash = xxhash_rust::xxh3::xxh3_64(target.as_os_str().as_encoded_bytes());
+    format!("-{hash:016x}~{tail}")
+}
+
+/// The suffix of the first naming: the whole path, flattened (ASCII letters, digits, `.`
+/// and `-` kept, anything else `_`). A name without `~` is never a hashed one.
+fn flat_suffix(target: &Path) -> String {
     let flat: String = target
         .to_string_lossy()
         .chars()
@@ -258,7 +282,9 @@ fn prune(backups: &Path, suffix: &str) {
 /// The backups of the file at `path` (symlinks followed, the same identity the lock
 /// uses, so a relative link such as GNU stow's finds them), newest first.
 pub fn of(backups: &Path, path: &Path) -> Vec<Backup> {
-    let suffix = suffix(&super::identity(path));
+    let identity = super::identity(path);
+    // Backups named before long paths were hashed carry the whole flattened path.
+    let suffixes = [suffix(&identity), flat_suffix(&identity)];
     let Ok(entries) = fs::read_dir(backups) else {
         return Vec::new();
     };
@@ -271,7 +297,7 @@ pub fn of(backups: &Path, path: &Path) -> Vec<Backup> {
             // `{stamp}-{pid}.{digest}{suffix}`.
             let rest = name.split_once('-')?.1;
             let pid_len = rest.find('-')?;
-            if rest[pid_len..] != suffix {
+            if !suffixes.iter().any(|s| rest[pid_len..] == *s) {
                 return None;
             }
             let digest = digest_in(&name)?;
@@ -292,6 +318,41 @@ pub fn of(backups: &Path, path: &Path) -> Vec<Backup> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_path_gets_a_bounded_name_that_is_found_again_and_old_names_still_are() {
+        let dir = tempfile::tempdir().unwrap();
+        let backups = dir.path().join("b");
+        let deep = dir.path().join("d".repeat(200)).join("e".repeat(200));
+        std::fs::create_dir_all(&deep).unwrap();
+        let target = deep.join("config.toml");
+        std::fs::write(&target, "x").unwrap();
+        let kept = keep_bytes(&target, b"x", &backups).unwrap();
+        let name = kept.file_name().unwrap().len();
+        assert!(name <= 210, "{name} bytes");
+        assert!(kept.to_string_lossy().ends_with("_config.toml"), "{kept:?}");
+        // Another path with the same tail is another file's backups.
+        let twin = dir.path().join("f".repeat(200)).join("e".repeat(200));
+        std::fs::create_dir_all(&twin).unwrap();
+        assert_ne!(suffix(&target), suffix(&twin.join("config.toml")));
+        // A backup named with the whole flattened path (before hashing) is still found.
+        let old = backups.join(format!(
+            "{:020}-1.{}{}",
+            1,
+            "0".repeat(32),
+            flat_suffix(&target.canonicalize().unwrap())
+        ));
+        let short_enough = old.file_name().unwrap().len() < 255;
+        if short_enough {
+            std::fs::write(&old, "y").unwrap();
+        }
+        let found = of(&backups, &target);
+        assert_eq!(found.len(), 1 + usize::from(short_enough), "{found:?}");
+        assert_eq!(found[0].path, kept);
+        // A short path keeps its readable name.
+        let short = dir.path().join("c.json");
+        assert_eq!(suffix(&short), flat_suffix(&short));
+    }
 
     #[test]
     fn names_carry_the_digest_and_old_names_have_none() {

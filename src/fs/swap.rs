@@ -76,7 +76,13 @@ pub fn swap(new: &Path, target: &Path) -> io::Result<Swapped> {
 pub fn swap(new: &Path, target: &Path) -> io::Result<Swapped> {
     use std::os::windows::ffi::OsStrExt;
     use windows_sys::Win32::Storage::FileSystem::{REPLACEFILE_IGNORE_MERGE_ERRORS, ReplaceFileW};
-    let wide = |p: &Path| -> Vec<u16> { p.as_os_str().encode_wide().chain([0]).collect() };
+    // `std::fs` adds the `\\?\` prefix to a long path itself; a direct Win32 call must.
+    let wide = |p: &Path| -> Vec<u16> {
+        match p.to_str().and_then(long_form) {
+            Some(long) => long.encode_utf16().chain([0]).collect(),
+            None => p.as_os_str().encode_wide().chain([0]).collect(),
+        }
+    };
     let mut old = new.as_os_str().to_owned();
     old.push(".old");
     let old = PathBuf::from(old);
@@ -101,6 +107,49 @@ pub fn swap(new: &Path, target: &Path) -> io::Result<Swapped> {
         Some(1 | 50) => Ok(Swapped::Unsupported),
         _ => Err(error),
     }
+}
+
+/// The `\\?\` form of an absolute Windows path too long for the classic Win32 limit
+/// (`MAX_PATH`, 260 UTF-16 units with the NUL), which file APIs such as `ReplaceFileW`
+/// take at any length: `C:\a\…` becomes `\\?\C:\a\…` and `\\server\share\…`
+/// `\\?\UNC\server\share\…`. The prefix turns off Win32's own normalization, so it is
+/// done here: `/` becomes `\`, `.` segments go and `..` ones take their parent along.
+/// `None`: short enough as it is, already in that form, or not absolute.
+#[cfg_attr(not(windows), allow(dead_code))]
+fn long_form(path: &str) -> Option<String> {
+    const MAX_PATH: usize = 260;
+    if path.encode_utf16().count() < MAX_PATH || path.starts_with(r"\\?\") {
+        return None;
+    }
+    let path = path.replace('/', "\\");
+    let (prefix, rest) = if let Some(unc) = path.strip_prefix(r"\\") {
+        let mut parts = unc.splitn(3, '\\');
+        let (server, share) = (parts.next()?, parts.next()?);
+        if server.is_empty() || share.is_empty() || server == "." {
+            return None;
+        }
+        (
+            format!(r"\\?\UNC\{server}\{share}"),
+            parts.next().unwrap_or(""),
+        )
+    } else {
+        let bytes = path.as_bytes();
+        if bytes.len() < 3 || !bytes[0].is_ascii_alphabetic() || &bytes[1..3] != b":\\" {
+            return None;
+        }
+        (format!(r"\\?\{}", &path[..2]), &path[3..])
+    };
+    let mut kept: Vec<&str> = Vec::new();
+    for segment in rest.split('\\') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                kept.pop();
+            }
+            _ => kept.push(segment),
+        }
+    }
+    Some(format!("{prefix}\\{}", kept.join("\\")))
 }
 
 #[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
@@ -152,6 +201,26 @@ mod tests {
             // tmpfs and ext4 have it; a test machine without it says so.
             Swapped::Unsupported => panic!("no RENAME_EXCHANGE on the temp dir's file system"),
         }
+    }
+
+    #[test]
+    fn a_long_windows_path_gets_the_verbatim_form_and_a_short_one_stays() {
+        let dir = "d".repeat(120);
+        let long = format!(r"C:\Users\dev\{dir}\{dir}\config.toml");
+        assert_eq!(
+            long_form(&long).as_deref(),
+            Some(format!(r"\\?\C:\Users\dev\{dir}\{dir}\config.toml").as_str())
+        );
+        // Win32 would have normalized these; with the prefix it does not, so this does.
+        let odd = format!(r"C:/Users/dev/./x/..\{dir}\\{dir}/config.toml");
+        assert_eq!(long_form(&odd), long_form(&long));
+        assert_eq!(
+            long_form(&format!(r"\\srv\share\{dir}\{dir}\c.json")).as_deref(),
+            Some(format!(r"\\?\UNC\srv\share\{dir}\{dir}\c.json").as_str())
+        );
+        assert_eq!(long_form(r"C:\Users\dev\.cursor\mcp.json"), None);
+        assert_eq!(long_form(&format!(r"\\?\{long}")), None);
+        assert_eq!(long_form(&format!(r"rel\{dir}\{dir}\c.json")), None);
     }
 
     #[test]

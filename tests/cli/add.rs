@@ -829,3 +829,57 @@ fn claude_local_scope_on_windows_keys_by_the_forward_slash_path() {
         "{v}"
     );
 }
+
+/// A `.cmd` under `Program Files` with an argument that has a space: clients quote both,
+/// and `cmd /c "…srv.cmd" "a b"` is a line cmd.exe cannot parse (exit 9009), so the
+/// command goes behind `call`. `.bat` and `.BAT` shims are wrapped like `.cmd`.
+#[test]
+fn windows_batch_file_with_spaces_is_wrapped_with_call_and_bat_shims_are_wrapped() {
+    let env = TestEnv::new();
+    let srv = r"C:\Program Files\X\srv.cmd";
+    let add = |name: &str, command: &[&str]| {
+        let mut all = vec!["--platform", "windows", "add", name, "-c", "cursor", "--"];
+        all.extend_from_slice(command);
+        env.run(&all).ok();
+        jsonc(&env.read(".cursor/mcp.json"))["mcpServers"][name].clone()
+    };
+    assert_eq!(
+        add("s", &[srv, "a b"]),
+        json!({"command": "cmd", "args": ["/c", "call", srv, "a b"]})
+    );
+    for (name, shim) in [("b", r"C:\tools\srv.bat"), ("u", r"C:\tools\SRV.BAT")] {
+        assert_eq!(
+            add(name, &[shim, "x"]),
+            json!({"command": "cmd", "args": ["/c", shim, "x"]}),
+            "{shim}"
+        );
+    }
+    // What it runs, as `list` shows it: the batch file, not `call`.
+    let rows = env
+        .run(&["--platform", "windows", "list", "--json", "-c", "cursor"])
+        .ok()
+        .json();
+    let s = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "s")
+        .unwrap();
+    assert_eq!(s["command"], srv, "{s}");
+    assert_eq!(s["args"], json!(["a b"]), "{s}");
+    let check = env
+        .run(&[
+            "--platform",
+            "windows",
+            "check",
+            "--format",
+            "json",
+            "-c",
+            "cursor",
+        ])
+        .json();
+    assert!(
+        !check.to_string().contains("MCP305"),
+        "the written form is not the broken one: {check}"
+    );
+}

@@ -33,6 +33,7 @@ const CASES: &[(&str, &str)] = &[
     ("MCP302", "cursor"),
     ("MCP303", "cursor"),
     ("MCP304", "cursor"),
+    ("MCP305", "cursor"),
     ("MCP401", "claude-code"),
     ("MCP402", "claude-code"),
     ("MCP403", "claude-code"),

@@ -565,3 +565,50 @@ fn a_big_file_cut_short_while_parsed_is_read_again() {
     assert_eq!(now["theme"], "light", "{now}");
     assert!(names(&env.read(CLAUDE)).contains(&"a".to_owned()));
 }
+
+/// A config path of any length the OS takes is written, backed up, listed, undone and
+/// restored: a backup's name is bounded however long the path (209 characters failed
+/// with "free space" advice; issue 37 item 5).
+#[test]
+fn a_long_config_path_is_backed_up_undone_and_restored() {
+    const CODEX: &str = "# mine\nmodel = \"o3\"\n";
+    for length in [209, 1000] {
+        let mut env = TestEnv::new();
+        let mut dir = env.home();
+        let mut segment = 0;
+        while dir.as_os_str().len() < length {
+            let room = length - dir.as_os_str().len() - 1;
+            let part = format!("{segment}{}", "d".repeat(200))
+                .chars()
+                .take(room.clamp(1, 200))
+                .collect::<String>();
+            dir.push(part);
+            segment += 1;
+        }
+        assert_eq!(dir.as_os_str().len(), length);
+        std::fs::create_dir_all(&dir).unwrap();
+        let config = dir.join("config.toml");
+        std::fs::write(&config, CODEX).unwrap();
+        env.extra_env
+            .push(("CODEX_HOME".to_owned(), dir.to_str().unwrap().to_owned()));
+        let run = env.run(&["add", "x", "-c", "codex", "--", "node", "x.js"]);
+        assert_eq!(run.code, 0, "{length}: {}", run.stderr);
+        let with_x = std::fs::read_to_string(&config).unwrap();
+        assert!(with_x.contains("[mcp_servers.x]"), "{with_x}");
+        let listed = env.run(&["backups", "-c", "codex", "--json"]).ok().json();
+        assert_eq!(
+            listed.as_array().map(Vec::len),
+            Some(1),
+            "{length}: {listed}"
+        );
+        let name = Path::new(listed[0]["backup"].as_str().unwrap())
+            .file_name()
+            .unwrap()
+            .len();
+        assert!(name <= 200, "{length}: a backup name of {name} bytes");
+        env.run(&["undo"]).ok();
+        assert_eq!(std::fs::read_to_string(&config).unwrap(), CODEX);
+        env.run(&["restore", "-c", "codex"]).ok();
+        assert_eq!(std::fs::read_to_string(&config).unwrap(), with_x);
+    }
+}

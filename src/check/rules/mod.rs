@@ -48,6 +48,7 @@ pub const RULES: &[Rule] = &[
     portability::CMD_WRAPPER_OFF_WINDOWS,
     portability::ABSOLUTE_HOME_PATH,
     portability::CMD_METACHARACTER,
+    portability::CMD_QUOTED_COMMAND,
     security::PLAINTEXT_SECRET,
     security::UNPINNED_PACKAGE,
     security::INSECURE_HTTP,

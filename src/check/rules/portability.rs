@@ -50,6 +50,16 @@ pub const CMD_METACHARACTER: Rule = Rule {
     example: "{ \"command\": \"cmd\", \"args\": [\"/c\", \"npx\", \"-y\", \"mcp-remote@0.1.29\", \"https://mcp.example.com/mcp\"], \"env\": { \"QUERY\": \"a=1&b=2\" } }",
 };
 
+pub const CMD_QUOTED_COMMAND: Rule = Rule {
+    code: "MCP305",
+    name: "cmd-quoted-command",
+    severity: Severity::Error,
+    fixable: false,
+    title: "`cmd /c` with a command cmd.exe cannot parse once the client quotes it",
+    explanation: "A client starts `cmd` with a list of arguments and quotes each one that has a space, so `\"args\": [\"/c\", \"C:\\\\Program Files\\\\X\\\\srv.cmd\", \"a b\"]` reaches cmd.exe as `/c \"C:\\Program Files\\X\\srv.cmd\" \"a b\"`. With more than two quotes (or with `/s`), cmd strips the first and the last and finds no such command (exit 9009). Put `call` before the command: `[\"/c\", \"call\", \"C:\\\\Program Files\\\\X\\\\srv.cmd\", \"a b\"]` (what `mcpctl add` writes). `/s /c \"\"…\"\"` works only typed at a prompt: as an argument the client quotes it again.",
+    example: "{ \"mcpServers\": { \"srv\": { \"command\": \"cmd\", \"args\": [\"/c\", \"call\", \"C:\\\\Program Files\\\\X\\\\srv.cmd\", \"a b\"] } } }",
+};
+
 impl Linter<'_> {
     pub(in crate::check) fn windows(
         &mut self,
@@ -94,6 +104,14 @@ impl Linter<'_> {
                     )
                 };
                 self.report_as(at, &CMD_WRAPPER_OFF_WINDOWS, severity, message);
+            }
+            if entry::cmd_quoting_breaks(program, &plain) {
+                let (inner, _, _) = entry::logical(program, &plain);
+                self.report(
+                    at,
+                    &CMD_QUOTED_COMMAND,
+                    format!("cmd.exe cannot find `{inner}` once {} quotes the arguments (server `{name}`: exit 9009); write `\"args\": [\"/c\", \"call\", …]`", self.name()),
+                );
             }
             let slashes = plain.iter().take_while(|a| a.starts_with('/')).count();
             for (arg, offset) in args.iter().skip(slashes + 1) {
