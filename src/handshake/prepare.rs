@@ -547,7 +547,7 @@ mod tests {
     fn windows_names_variables_in_any_case() {
         let dir = tempfile::tempdir().unwrap();
         let env: IndexMap<String, String> = [
-            ("Path".to_owned(), "/usr/bin:/bin".to_owned()),
+            ("Path".to_owned(), bin_with(dir.path(), "sh")),
             ("ApiKey".to_owned(), "k".to_owned()),
         ]
         .into();
@@ -571,7 +571,7 @@ mod tests {
             cwd: None,
         };
         let upper: IndexMap<String, String> =
-            [("PATH".to_owned(), "/usr/bin:/bin".to_owned())].into();
+            [("PATH".to_owned(), bin_with(dir.path(), "sh"))].into();
         let windows = Host {
             target_os: Os::Windows,
             ..host(&upper, dir.path())
