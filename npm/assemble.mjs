@@ -23,6 +23,7 @@ const PLATFORMS = {
   "darwin-x64": "x86_64-apple-darwin",
   "darwin-arm64": "aarch64-apple-darwin",
   "win32-x64": "x86_64-pc-windows-msvc",
+  "win32-arm64": "aarch64-pc-windows-msvc",
 };
 
 const here = path.dirname(fileURLToPath(import.meta.url));

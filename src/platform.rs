@@ -61,6 +61,56 @@ impl Os {
             .map(|(_, value)| value)
     }
 
+    /// How a person sets `var` for the programs they start next, as a command to show:
+    /// `export VAR=…` in a POSIX shell; on Windows `setx VAR …` (programs started after
+    /// it) or `$env:VAR = "…"` (this PowerShell window).
+    pub fn set_var_command(self, var: &str) -> String {
+        match self {
+            Os::Windows => format!("`setx {var} …` (or `$env:{var} = \"…\"` in this PowerShell)"),
+            Os::Linux | Os::Macos => format!("`export {var}=…`"),
+        }
+    }
+
+    /// `path` as a person types it on this OS: Windows' verbatim form (`\\?\C:\…`,
+    /// `\\?\UNC\server\share\…`, what `canonicalize` answers) without its prefix when the
+    /// plain path names the same file (shorter than `MAX_PATH`, no component Win32
+    /// would change: a trailing dot or space, a device name, `.` or `..`); any other
+    /// path as it is.
+    pub fn plain_path(self, path: &str) -> String {
+        if self != Os::Windows {
+            return path.to_owned();
+        }
+        let plain = if let Some(rest) = path.strip_prefix(r"\\?\UNC\") {
+            format!(r"\\{rest}")
+        } else if let Some(rest) = path.strip_prefix(r"\\?\")
+            && rest.as_bytes().get(1) == Some(&b':')
+            && rest.as_bytes().first().is_some_and(u8::is_ascii_alphabetic)
+        {
+            rest.to_owned()
+        } else {
+            return path.to_owned();
+        };
+        const DEVICES: &[&str] = &["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"];
+        let changed_by_win32 = |part: &str| {
+            let stem = part.split('.').next().unwrap_or(part).trim_end();
+            part == "."
+                || part == ".."
+                || part.ends_with(['.', ' '])
+                || part.contains('/')
+                || DEVICES.iter().any(|d| stem.eq_ignore_ascii_case(d))
+                || (stem.len() == 4
+                    && stem.get(..3).is_some_and(|p| {
+                        p.eq_ignore_ascii_case("COM") || p.eq_ignore_ascii_case("LPT")
+                    })
+                    && stem.as_bytes().get(3).is_some_and(u8::is_ascii_digit))
+        };
+        let parts = plain.trim_start_matches('\\').split('\\').skip(1);
+        if plain.chars().count() >= 260 || parts.filter(|p| !p.is_empty()).any(changed_by_win32) {
+            return path.to_owned();
+        }
+        plain
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Os::Linux => "linux",

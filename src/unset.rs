@@ -16,6 +16,8 @@ pub struct Unset {
     /// Where in the entry: "header `Authorization`", "env `API_TOKEN`", "URL",
     /// "argument", "command", "cwd".
     pub place: String,
+    /// The OS whose environment it is: how to set it is said its way.
+    pub os: Os,
 }
 
 /// Every unset variable `transport` references (each once, in entry order), with `lookup`
@@ -34,6 +36,7 @@ pub fn find(transport: &Transport, os: Os, lookup: &dyn Fn(&str) -> Option<Strin
                 out.push(Unset {
                     variable,
                     place: place.clone(),
+                    os,
                 });
             }
         }
@@ -73,31 +76,33 @@ pub fn find(transport: &Transport, os: Os, lookup: &dyn Fn(&str) -> Option<Strin
 
 /// The one wording, without the entry (a `doctor` row or a `tools` error names it).
 #[must_use]
-pub fn sentence(variable: &str, place: &str) -> String {
+pub fn sentence(variable: &str, place: &str, os: Os) -> String {
     let place = match place {
         "argument" => "an argument".to_owned(),
         "URL" | "command" | "cwd" => format!("the {place}"),
         named => named.to_owned(),
     };
-    worded(variable, &place)
+    worded(variable, &place, os)
 }
 
-fn worded(variable: &str, place: &str) -> String {
+fn worded(variable: &str, place: &str, os: Os) -> String {
     format!(
         "{place} uses `${{{variable}}}`, which is not set in this environment; {}",
-        todo(variable)
+        todo(variable, os)
     )
 }
 
-/// What to do about it: set it, or keep a secret-looking one in mcpctl's store.
+/// What to do about it, said the way `os` sets a variable: set it, or keep a
+/// secret-looking one in mcpctl's store.
 #[must_use]
-pub fn todo(variable: &str) -> String {
+pub fn todo(variable: &str, os: Os) -> String {
+    let set = os.set_var_command(variable);
     if crate::secrets::secret_name(variable) {
         format!(
-            "`export {variable}=…` where mcpctl and the client run, or keep the secret in mcpctl's store: `mcpctl secret set {variable}`"
+            "{set} where mcpctl and the client run, or keep the secret in mcpctl's store: `mcpctl secret set {variable}`"
         )
     } else {
-        format!("`export {variable}=…` where mcpctl and the client run")
+        format!("{set} where mcpctl and the client run")
     }
 }
 
@@ -116,6 +121,7 @@ impl Unset {
         worded(
             &self.variable,
             &format!("server `{server}`'s {}{file}", self.place),
+            self.os,
         )
     }
 }
@@ -141,6 +147,19 @@ mod tests {
         assert_eq!(find_here(&windows, &transport), []);
         let linux = Platform::new(Os::Linux, &vars, std::path::Path::new("/"));
         assert_eq!(find_here(&linux, &transport).len(), 2);
+        // Issue 37 item 7: how to set one is said the Windows way there.
+        let token = Transport::Stdio {
+            command: "srv".into(),
+            args: vec!["${API_TOKEN}".into()],
+            env: crate::entry::StringMap::new(),
+            cwd: None,
+        };
+        let said = find_here(&windows, &token)[0].sentence("s", None);
+        assert!(said.contains("`setx API_TOKEN …`"), "{said}");
+        assert!(said.contains("`$env:API_TOKEN = \"…\"`"), "{said}");
+        assert!(!said.contains("export"), "{said}");
+        let said = find_here(&linux, &token)[0].sentence("s", None);
+        assert!(said.contains("`export API_TOKEN=…`"), "{said}");
     }
 
     #[test]
@@ -161,16 +180,20 @@ mod tests {
             [
                 Unset {
                     variable: "API_TOKEN".into(),
-                    place: "env `K`".into()
+                    place: "env `K`".into(),
+                    os: Os::Linux,
                 },
                 Unset {
                     variable: "DIR".into(),
-                    place: "argument".into()
+                    place: "argument".into(),
+                    os: Os::Linux,
                 },
             ]
         );
-        assert!(sentence("API_TOKEN", "env `K`").contains("mcpctl secret set API_TOKEN"));
-        assert!(!sentence("DIR", "argument").contains("secret"));
+        assert!(
+            sentence("API_TOKEN", "env `K`", Os::Linux).contains("mcpctl secret set API_TOKEN")
+        );
+        assert!(!sentence("DIR", "argument", Os::Linux).contains("secret"));
         let remote = Transport::Remote {
             url: "https://x.example/${TENANT}/mcp".into(),
             kind: RemoteKind::Http,

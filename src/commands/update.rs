@@ -114,7 +114,7 @@ impl Update<'_> {
         };
         let marker = (resolved.form_label.clone(), version);
         if !self.shown.contains(&marker) {
-            install::explain(printer, &[&resolved]);
+            install::explain(printer, &[&resolved], ctx.platform.os);
             self.shown.push(marker);
         }
         let dialect = Dialect::of(client);

@@ -77,6 +77,31 @@ pub fn is_mcpctl(command: &str) -> bool {
     stem == "mcpctl"
 }
 
+/// Whether `command args` is mcpctl's launcher or bridge. One rule, whatever the binary
+/// is called (`mcpctl-0.1.0.exe`, a renamed copy, a packager's name): the arguments
+/// mcpctl writes mark it — `run --secret ENV=NAME… -- COMMAND…` (at least one secret,
+/// then `--`) or `bridge URL … --header NAME=…{secret:SECRET}…`. A program named
+/// `mcpctl` is also read in the looser forms `run` and `bridge` accept.
+fn is_own_form(command: &str, args: &[String]) -> bool {
+    let Some((verb, rest)) = args.split_first() else {
+        return false;
+    };
+    if is_mcpctl(command) {
+        return true;
+    }
+    match verb.as_str() {
+        "run" => parse_run(rest).is_ok_and(|(secrets, server)| {
+            !secrets.is_empty()
+                && !server.is_empty()
+                && rest.len() > server.len()
+                && rest[rest.len() - server.len() - 1] == "--"
+        }),
+        "bridge" => parse_bridge(rest)
+            .is_ok_and(|b| b.headers.values().any(|v| !placeholders(v).is_empty())),
+        _ => false,
+    }
+}
+
 /// The launcher's arguments for a server (`command` already wrapped for the target OS).
 pub fn run_args(secrets: &[EnvSecret], command: &str, args: &[String]) -> Vec<String> {
     let mut out = vec!["run".to_owned()];
@@ -214,7 +239,7 @@ pub fn map_server(
     args: &[String],
     f: impl FnOnce(&str, &[String]) -> (String, Vec<String>),
 ) -> Option<Vec<String>> {
-    if !is_mcpctl(command) || args.first().map(String::as_str) != Some("run") {
+    if !is_own_form(command, args) || args.first().map(String::as_str) != Some("run") {
         return None;
     }
     let (secrets, server) = parse_run(&args[1..]).ok()?;
@@ -254,7 +279,7 @@ pub fn logical(transport: &Transport) -> Option<Logical> {
     else {
         return None;
     };
-    if !is_mcpctl(command) {
+    if !is_own_form(command, args) {
         return None;
     }
     let (verb, rest) = args.split_first()?;
@@ -591,6 +616,49 @@ mod tests {
             map_server("npx", &strings(&["-y"]), |c, a| (c.to_owned(), a.to_vec())),
             None
         );
+    }
+
+    /// Issue 37 item 4: the form is mcpctl's by its arguments, whatever the binary is
+    /// called; the looser forms only with a program named mcpctl.
+    #[test]
+    fn the_launcher_is_known_by_its_arguments_whatever_the_binary_is_called() {
+        let args = run_args(
+            &[EnvSecret::parse("T=t").unwrap()],
+            "npx",
+            &strings(&["-y", "x"]),
+        );
+        for program in [r"C:\tools\mcpctl-0.1.0.exe", "/opt/renamed-copy"] {
+            let entry = Transport::Stdio {
+                command: program.to_owned(),
+                args: args.clone(),
+                env: StringMap::new(),
+                cwd: None,
+            };
+            let found = logical(&entry).unwrap_or_else(|| panic!("{program}"));
+            assert_eq!(found.via, Via::Launcher);
+            assert_eq!(program_of(&entry), Some(program));
+            assert!(map_server(program, &args, |c, a| (c.to_owned(), a.to_vec())).is_some());
+            let bridge = Transport::Stdio {
+                command: program.to_owned(),
+                args: strings(&["bridge", "https://x/mcp", "--header", "K={secret:k}"]),
+                env: StringMap::new(),
+                cwd: None,
+            };
+            assert_eq!(logical(&bridge).map(|l| l.via), Some(Via::Bridge));
+        }
+        for (command, args) in [
+            ("tool", vec!["run", "--", "x"]),
+            ("tool", vec!["run", "--secret", "T=t", "x"]),
+            ("tool", vec!["bridge", "https://x/mcp"]),
+        ] {
+            let entry = Transport::Stdio {
+                command: command.to_owned(),
+                args: strings(&args),
+                env: StringMap::new(),
+                cwd: None,
+            };
+            assert_eq!(logical(&entry), None, "{args:?}");
+        }
     }
 
     #[test]

@@ -33,14 +33,22 @@ pub struct Foreign {
 }
 
 impl Foreign {
-    /// What to do about it.
+    /// What to do about it, on the machine the file is on.
     pub fn hint(&self) -> &'static str {
+        self.hint_on(crate::platform::Os::host())
+    }
+
+    /// What to do about it on `os` (a read-only file is made writable its way).
+    pub fn hint_on(&self, os: crate::platform::Os) -> &'static str {
         match self.owner {
             Owner::HomeManager => {
                 "edit `programs.mcp.servers` (or the option that writes this file) and run `home-manager switch`; mcpctl still lists and checks the file"
             }
             Owner::Nix => {
                 "change the Nix module that writes it and rebuild (`home-manager switch`, `nixos-rebuild switch` or `darwin-rebuild switch`)"
+            }
+            Owner::ReadOnly if os == crate::platform::Os::Windows => {
+                "change it where it comes from, or clear its read-only attribute (`attrib -r` on the file) if mcpctl should edit it"
             }
             Owner::ReadOnly => {
                 "change it where it comes from, or make it writable (`chmod u+w`) if mcpctl should edit it"
@@ -185,5 +193,25 @@ mod tests {
             plain.to_string().contains("is read-only: mcpctl"),
             "{plain}"
         );
+    }
+}
+
+#[cfg(test)]
+mod hints {
+    use super::*;
+    use crate::platform::Os;
+
+    /// Issue 37 item 7: Windows has no `chmod`; a read-only file there has the
+    /// read-only attribute, which `attrib -r` clears.
+    #[test]
+    fn a_read_only_file_is_made_writable_the_way_its_os_does() {
+        let foreign = Foreign {
+            path: PathBuf::from("mcp.json"),
+            target: PathBuf::from("mcp.json"),
+            owner: Owner::ReadOnly,
+        };
+        assert!(foreign.hint_on(Os::Windows).contains("`attrib -r`"));
+        assert!(!foreign.hint_on(Os::Windows).contains("chmod"));
+        assert!(foreign.hint_on(Os::Linux).contains("`chmod u+w`"));
     }
 }

@@ -355,8 +355,13 @@ pub enum ProbeError {
     #[error("invalid server URL `{url}`: {reason}")]
     BadUrl { url: String, reason: String },
     /// `unset`'s wording; `place` is where in the entry (`header `X``, `URL`).
-    #[error("{}", crate::unset::sentence(.variable, .place))]
-    UnsetVariable { variable: String, place: String },
+    #[error("{}", crate::unset::sentence(.variable, .place, *.os))]
+    UnsetVariable {
+        variable: String,
+        place: String,
+        /// The OS whose environment lacks it (how to set it is said its way).
+        os: crate::platform::Os,
+    },
     #[error("HTTP error during {phase}: {reason}")]
     Transport { reason: String, phase: Phase },
     #[error("the server has no tool `{tool}`; it has: {}", if available.is_empty() { "no tools".to_owned() } else { available.join(", ") })]
@@ -910,6 +915,7 @@ mod tests {
             ProbeError::UnsetVariable {
                 variable: "TOKEN".into(),
                 place: "header `Authorization`".into(),
+                os: crate::platform::Os::Linux,
             },
         ];
         for error in errors {
@@ -948,6 +954,7 @@ mod tests {
         let json = serde_json::to_value(ProbeError::UnsetVariable {
             variable: "TOKEN".into(),
             place: "header `Authorization`".into(),
+            os: crate::platform::Os::Linux,
         })
         .unwrap();
         assert_eq!(json["kind"], "unset_variable");

@@ -159,6 +159,7 @@ pub fn prepare(transport: &Transport, host: &Host<'_>) -> Prepared {
             ProbeError::UnsetVariable {
                 variable: unset.variable,
                 place: unset.place,
+                os: unset.os,
             },
         );
     }
@@ -512,6 +513,7 @@ mod tests {
             ProbeError::UnsetVariable {
                 variable: "NOPE".into(),
                 place: "argument".into(),
+                os: Os::Linux,
             }
         );
         assert_eq!(prepared.findings[0].check, "variables");
@@ -638,6 +640,7 @@ mod tests {
             ProbeError::UnsetVariable {
                 variable: "NOPE".into(),
                 place: "header `Authorization`".into(),
+                os: Os::Linux,
             }
         );
     }

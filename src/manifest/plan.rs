@@ -752,8 +752,19 @@ impl<'r, 'a> Planner<'r, 'a> {
             } else {
                 String::new()
             };
+            let set = match self.ctx.platform.os {
+                crate::platform::Os::Windows => format!(
+                    "set {them} ({}) before starting the client",
+                    exports
+                        .iter()
+                        .map(|v| self.ctx.platform.os.set_var_command(v))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                _ => format!("export {them} before starting the client"),
+            };
             self.plan.notes.push(format!(
-                "{}: `{name}` reads {}; {store}export {them} before starting the client",
+                "{}: `{name}` reads {}; {store}{set}",
                 client.id,
                 exports.join(", "),
             ));

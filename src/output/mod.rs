@@ -452,16 +452,20 @@ pub fn shown_files<'t>(home: Option<&Path>, text: &'t str) -> std::borrow::Cow<'
         let end = after.find(FILE_END).unwrap_or(after.len());
         let path = Path::new(&after[..end]);
         match home.map(|home| path.strip_prefix(home)) {
-            Some(Ok(under)) => {
-                out.push_str("~/");
-                out.push_str(&under.display().to_string());
-            }
+            Some(Ok(under)) => out.push_str(&tilde(under)),
             _ => out.push_str(&after[..end]),
         }
         rest = after[end..].strip_prefix(FILE_END).unwrap_or(&after[end..]);
     }
     out.push_str(rest);
     std::borrow::Cow::Owned(out)
+}
+
+/// A path under the home directory as a person reads it: `~` and the rest with this
+/// system's separator (`~/.cursor/mcp.json`; on Windows `~\AppData\Roaming\…`, whose
+/// paths are joined with `\`), never a mix.
+pub(crate) fn tilde(under: &Path) -> String {
+    format!("~{}{}", std::path::MAIN_SEPARATOR, under.display())
 }
 
 /// `text` broken at spaces into lines of at most `width` visible characters; a word
@@ -561,6 +565,19 @@ mod tests {
         );
         let beside = file(Path::new("/home/meow/x"));
         assert_eq!(shown_files(Some(home), &beside), "/home/meow/x");
+    }
+
+    /// Issue 37 item 7: a path under home is shown with one separator style, the one
+    /// this system joins paths with (Windows showed `~/AppData\Roaming\…`).
+    #[test]
+    fn a_home_relative_path_has_one_separator_style() {
+        let home = std::env::temp_dir().join("me");
+        let path = home.join("AppData").join("Roaming").join("x.json");
+        let s = std::path::MAIN_SEPARATOR;
+        let want = format!("~{s}AppData{s}Roaming{s}x.json");
+        assert_eq!(shown_files(Some(&home), &file(&path)), want);
+        let paint = report::Paint::none().with_home(Some(&home));
+        assert_eq!(paint.path(&path), want);
     }
 
     #[test]

@@ -159,7 +159,7 @@ impl Paint<'_> {
         if let Some(home) = self.home
             && let Ok(rest) = path.strip_prefix(home)
         {
-            return format!("~/{}", rest.display());
+            return super::tilde(rest);
         }
         path.display().to_string()
     }

@@ -59,7 +59,7 @@ pub fn program(platform: &Platform) -> anyhow::Result<String> {
         UserError::new("cannot tell where this mcpctl binary is")
             .hint("the launcher entry needs mcpctl's absolute path; run mcpctl by its path")
     })?;
-    let shown = exe.display().to_string();
+    let shown = platform.os.plain_path(&exe.display().to_string());
     let Some(runner) = runner_cache(&shown) else {
         return Ok(shown);
     };
@@ -195,6 +195,28 @@ mod tests {
         ] {
             assert_eq!(runner_cache(path), runner, "{path}");
         }
+    }
+
+    /// Issue 37 item 7: Windows reports the binary as `\\?\C:\…` (canonicalize's
+    /// verbatim form); entries get the plain path when it means the same file.
+    #[test]
+    fn the_launcher_path_is_written_without_the_verbatim_prefix() {
+        use crate::platform::Os;
+        let at = |exe: &str| {
+            let platform = Platform::new(Os::Windows, &[], Path::new("/")).with_exe(Path::new(exe));
+            program(&platform).unwrap()
+        };
+        assert_eq!(at(r"\\?\C:\Tools\mcpctl.exe"), r"C:\Tools\mcpctl.exe");
+        assert_eq!(
+            at(r"\\?\UNC\server\share\mcpctl.exe"),
+            r"\\server\share\mcpctl.exe"
+        );
+        // Only the verbatim form can name these: kept as it is.
+        let long = format!(r"\\?\C:\{}\mcpctl.exe", "d".repeat(260));
+        assert_eq!(at(&long), long);
+        assert_eq!(at(r"\\?\C:\odd.\mcpctl.exe"), r"\\?\C:\odd.\mcpctl.exe");
+        assert_eq!(at(r"\\?\C:\nul\mcpctl.exe"), r"\\?\C:\nul\mcpctl.exe");
+        assert_eq!(at("/usr/bin/mcpctl"), "/usr/bin/mcpctl");
     }
 
     #[cfg(unix)]

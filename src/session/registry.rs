@@ -237,7 +237,8 @@ pub fn reads_variable(transport: &crate::entry::Transport, variable: &str) -> bo
 
 /// Tell what was resolved: the final command per form, the variables to export, and
 /// the optional inputs left out.
-pub fn explain(printer: &Printer, forms: &[&Resolved]) {
+/// How to set a variable is said the way `os` sets one.
+pub fn explain(printer: &Printer, forms: &[&Resolved], os: crate::platform::Os) {
     for resolved in forms {
         for warning in &resolved.warnings {
             printer.warn(&format!(
@@ -285,7 +286,10 @@ pub fn explain(printer: &Printer, forms: &[&Resolved]) {
                         "  mcpctl secret set {}, then add again with {}{about}",
                         fill.secret, fill.flag
                     ),
-                    None => format!("  export {}=…{about}", e.variable),
+                    None => format!(
+                        "  {}{about}",
+                        os.set_var_command(&e.variable).replace('`', "")
+                    ),
                 }
             })
             .collect();

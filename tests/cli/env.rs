@@ -102,11 +102,16 @@ impl TestEnv {
     }
 
     pub fn command(&self, args: &[&str]) -> Command {
+        self.command_of(Path::new(env!("CARGO_BIN_EXE_mcpctl")), args)
+    }
+
+    /// [`TestEnv::command`] running the mcpctl binary at `program` (a renamed copy).
+    pub fn command_of(&self, program: &Path, args: &[&str]) -> Command {
         let home = self.home();
         std::fs::create_dir_all(&home).unwrap();
         let bin = self.dir.path().join("bin");
         std::fs::create_dir_all(&bin).unwrap();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpctl"));
+        let mut cmd = Command::new(program);
         cmd.args(args)
             .env_clear()
             .env("HOME", &home)

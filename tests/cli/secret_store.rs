@@ -1174,6 +1174,68 @@ fn cursor_launcher_entry(env: &TestEnv, fixture: &str) -> Value {
     entry
 }
 
+/// Issue 37 item 4: the launcher entry wraps what it starts for Windows whatever the
+/// mcpctl binary is called (a versioned file name, a renamed copy), and reads back as
+/// the launcher.
+#[test]
+fn add_secret_wraps_the_launched_shim_on_windows_whatever_mcpctl_is_called() {
+    let env = TestEnv::new();
+    for name in ["mcpctl-0.1.0.exe", "renamed-copy.exe"] {
+        let copy = env.dir.path().join("copies").join(name);
+        std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+        std::fs::copy(env!("CARGO_BIN_EXE_mcpctl"), &copy).unwrap();
+        let server = format!("s-{}", &name[..6]);
+        let add = env.command_of(
+            &copy,
+            &[
+                "--platform",
+                "windows",
+                "add",
+                &server,
+                "-c",
+                "cursor",
+                "--secret",
+                "API_TOKEN=tok",
+                "--",
+                "npx",
+                "-y",
+                "pkg",
+            ],
+        );
+        Run::of(add).ok();
+        let file = env.read_str(".cursor/mcp.json");
+        let entry = &crate::env::jsonc(file.as_bytes())["mcpServers"][&server];
+        assert_eq!(entry["command"], copy.display().to_string(), "{file}");
+        assert_eq!(
+            entry["args"],
+            json!([
+                "run",
+                "--secret",
+                "API_TOKEN=tok",
+                "--",
+                "cmd",
+                "/c",
+                "npx",
+                "-y",
+                "pkg"
+            ]),
+            "{file}"
+        );
+        // Read back as the launcher: the server behind it and its secret.
+        let list = env
+            .run(&["--platform", "windows", "list", "-c", "cursor", "--json"])
+            .ok()
+            .json();
+        let row = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == server.as_str())
+            .unwrap_or_else(|| panic!("{list}"));
+        assert_eq!(row["via"], "launcher", "{row}");
+    }
+}
+
 /// Run through `npx mcpctl`, this binary lives in npx's cache, which npx clears: the
 /// launcher entry starts the installed `mcpctl` of the same version instead, and without
 /// one nothing is written and the hint says how to install it (issue 26: never npx).

@@ -91,7 +91,7 @@ fn npm_platforms_are_the_release_targets() {
         .collect();
     npm_targets.sort_unstable();
     built.sort_unstable();
-    assert_eq!(npm_targets.len(), 5, "{table}");
+    assert_eq!(npm_targets.len(), 6, "{table}");
     assert_eq!(npm_targets, built);
 }
 

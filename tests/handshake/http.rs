@@ -241,6 +241,7 @@ fn unset_header_variable_is_reported_by_name() {
         Some(ProbeError::UnsetVariable {
             variable: "MCPCTL_SURELY_UNSET".into(),
             place: "header `X-Api-Key`".into(),
+            os: mcpctl::api::platform::Os::host(),
         })
     );
 }

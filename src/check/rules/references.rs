@@ -36,7 +36,7 @@ pub const UNSET_VARIABLE: Rule = Rule {
     severity: Severity::Warning,
     fixable: false,
     title: "a variable the entry uses is not set here",
-    explanation: "The entry uses `${VAR}` and this environment does not set it, so a client started from here gives the server the reference as literal text (or nothing). A warning here, as in `list` and `add`: the file is still right where the variable is set; `doctor`, `tools` and `call` stop on it, since they would start the server without it. Set it (`export VAR=…`) where mcpctl and the client run, or keep a secret in mcpctl's store (`mcpctl secret set NAME`). Judged against mcpctl's own environment.",
+    explanation: "The entry uses `${VAR}` and this environment does not set it, so a client started from here gives the server the reference as literal text (or nothing). A warning here, as in `list` and `add`: the file is still right where the variable is set; `doctor`, `tools` and `call` stop on it, since they would start the server without it. Set it (`export VAR=…`; on Windows `setx VAR …`) where mcpctl and the client run, or keep a secret in mcpctl's store (`mcpctl secret set NAME`). Judged against mcpctl's own environment.",
     example: "{ \"mcpServers\": { \"github\": { \"command\": \"github-mcp-server\", \"env\": { \"GITHUB_PERSONAL_ACCESS_TOKEN\": \"${env:GITHUB_TOKEN}\" } } } }",
 };
 

@@ -456,7 +456,7 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
             write::validate_url(url)?;
         }
     }
-    explain(printer, &forms.iter().collect::<Vec<_>>());
+    explain(printer, &forms.iter().collect::<Vec<_>>(), ctx.platform.os);
     install_cargo(ctx, &forms, dry_run, printer)?;
     let mut report = edit::EditReport::new(dry_run);
     for (client, at) in clients.iter().zip(per_client) {
