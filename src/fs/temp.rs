@@ -227,12 +227,15 @@ mod tests {
     fn temp_names_are_unique_and_removed_on_drop() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("c.json");
-        let (a, _fa) = Temp::create(&target).unwrap();
+        let (a, fa) = Temp::create(&target).unwrap();
         let (b, _fb) = Temp::create(&target).unwrap();
         assert_ne!(a.path, b.path);
         let name = a.path.file_name().unwrap().to_string_lossy().into_owned();
         assert!(name.starts_with(".c.json.mcpctl-"), "{name}");
         let path = a.path.clone();
+        // The file first, as every caller's `let (temp, file)` drops them: on Windows a
+        // file deleted while open keeps its name until the last handle closes.
+        drop(fa);
         drop(a);
         assert!(!path.exists());
     }

@@ -415,6 +415,28 @@ mod tests {
         }
     }
 
+    /// A PATH of one directory holding a program `name` that the host would run: mode
+    /// 0755 on Unix, `name.exe` on Windows (where the extension makes a file runnable).
+    /// The tests resolve programs without assuming the host has `sh` in `/usr/bin`.
+    fn bin_with(dir: &Path, name: &str) -> String {
+        let bin = dir.join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let program = bin.join(name);
+            std::fs::write(&program, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        #[cfg(not(unix))]
+        std::fs::write(bin.join(format!("{name}.exe")), "").unwrap();
+        bin.display().to_string()
+    }
+
+    /// A script the host will not run though it is on the PATH: no execute bit on Unix; no
+    /// extension on Windows, which runs a file by its extension.
+    const UNRUNNABLE: &str = if cfg!(unix) { "server.sh" } else { "server" };
+
     fn stdio(command: &str, args: &[&str], cwd: Option<&str>) -> Transport {
         Transport::Stdio {
             command: command.to_owned(),
@@ -435,17 +457,18 @@ mod tests {
             launch(&stdio("no-such-mcp-server", &[], None)),
             Err(ProbeError::NotFound { .. })
         ));
-        std::fs::write(dir.path().join("server.sh"), "#!/bin/sh\n").unwrap();
+        std::fs::write(dir.path().join(UNRUNNABLE), "#!/bin/sh\n").unwrap();
         assert!(matches!(
-            launch(&stdio("server.sh", &[], None)),
+            launch(&stdio(UNRUNNABLE, &[], None)),
             Err(ProbeError::NotExecutable { .. })
         ));
         assert!(matches!(
-            launch(&stdio("./server.sh", &[], None)),
+            launch(&stdio(&format!("./{UNRUNNABLE}"), &[], None)),
             Err(ProbeError::NotExecutable { .. })
         ));
+        let missing = dir.path().join("no/such/dir").display().to_string();
         assert!(matches!(
-            launch(&stdio("sh", &[], Some("/no/such/dir"))),
+            launch(&stdio("sh", &[], Some(&missing))),
             Err(ProbeError::MissingCwd { .. })
         ));
     }
@@ -454,7 +477,7 @@ mod tests {
     fn expands_variables_and_resolves_the_program() {
         let dir = tempfile::tempdir().unwrap();
         let env: IndexMap<String, String> = [
-            ("PATH".to_owned(), "/usr/bin:/bin".to_owned()),
+            ("PATH".to_owned(), bin_with(dir.path(), "sh")),
             ("ROOT".to_owned(), "/srv".to_owned()),
         ]
         .into();
@@ -471,7 +494,10 @@ mod tests {
         else {
             panic!("{prepared:?}")
         };
-        assert!(program.ends_with("sh") && program.is_absolute());
+        assert!(
+            program.file_stem() == Some("sh".as_ref()) && program.is_absolute(),
+            "{program:?}"
+        );
         assert_eq!(args, ["/srv/x", "k-/srv"]);
         assert_eq!(env["KEY"], "k-/srv");
         // An unset one stops the launch (`unset`): the server would get it literally.
@@ -498,7 +524,7 @@ mod tests {
     fn windows_configs_are_unwrapped_off_windows_and_refused_elsewhere() {
         let dir = tempfile::tempdir().unwrap();
         let env: IndexMap<String, String> =
-            [("PATH".to_owned(), "/usr/bin:/bin".to_owned())].into();
+            [("PATH".to_owned(), bin_with(dir.path(), "sh"))].into();
         let wrapped = stdio("cmd", &["/c", "sh", "-c", "true"], None);
         let windows = Host {
             target_os: Os::Windows,
@@ -523,7 +549,7 @@ mod tests {
     fn windows_names_variables_in_any_case() {
         let dir = tempfile::tempdir().unwrap();
         let env: IndexMap<String, String> = [
-            ("Path".to_owned(), "/usr/bin:/bin".to_owned()),
+            ("Path".to_owned(), bin_with(dir.path(), "sh")),
             ("ApiKey".to_owned(), "k".to_owned()),
         ]
         .into();
@@ -547,7 +573,7 @@ mod tests {
             cwd: None,
         };
         let upper: IndexMap<String, String> =
-            [("PATH".to_owned(), "/usr/bin:/bin".to_owned())].into();
+            [("PATH".to_owned(), bin_with(dir.path(), "sh"))].into();
         let windows = Host {
             target_os: Os::Windows,
             ..host(&upper, dir.path())
@@ -562,7 +588,7 @@ mod tests {
     fn interpreters_need_their_script() {
         let dir = tempfile::tempdir().unwrap();
         let env: IndexMap<String, String> =
-            [("PATH".to_owned(), "/usr/bin:/bin".to_owned())].into();
+            [("PATH".to_owned(), bin_with(dir.path(), "sh"))].into();
         let prepared = prepare(
             &stdio("sh", &["/nonexistent/server/index.js"], None),
             &host(&env, dir.path()),
