@@ -551,17 +551,23 @@ mod tests {
     #[test]
     fn a_file_a_message_names_is_home_relative_for_a_person_and_absolute_for_json() {
         let home = Path::new("/home/me");
+        let cursor = home.join(".cursor").join("mcp.json");
         let text = format!(
             "cannot restore `{}`; `/home/me/x` is not marked",
-            file(Path::new("/home/me/.cursor/mcp.json"))
+            file(&cursor)
         );
+        // The tilde takes this system's separator (`~\.cursor\mcp.json` on Windows).
+        let s = std::path::MAIN_SEPARATOR;
         assert_eq!(
             shown_files(Some(home), &text),
-            "cannot restore `~/.cursor/mcp.json`; `/home/me/x` is not marked"
+            format!("cannot restore `~{s}.cursor{s}mcp.json`; `/home/me/x` is not marked")
         );
         assert_eq!(
             shown_files(None, &text),
-            "cannot restore `/home/me/.cursor/mcp.json`; `/home/me/x` is not marked"
+            format!(
+                "cannot restore `{}`; `/home/me/x` is not marked",
+                cursor.display()
+            )
         );
         let beside = file(Path::new("/home/meow/x"));
         assert_eq!(shown_files(Some(home), &beside), "/home/meow/x");

@@ -217,10 +217,12 @@ mod tests {
 
     #[test]
     fn paint_shows_paths_and_diff_headers_under_home_as_home_relative() {
+        // The tilde takes this system's separator (`~\x.json` on Windows).
+        let s = std::path::MAIN_SEPARATOR;
         let paint = Paint::none().with_home(Some(Path::new("/home/me")));
         assert_eq!(
-            paint.path(Path::new("/home/me/.cursor/mcp.json")),
-            "~/.cursor/mcp.json"
+            paint.path(&Path::new("/home/me").join(".cursor").join("mcp.json")),
+            format!("~{s}.cursor{s}mcp.json")
         );
         assert_eq!(paint.path(Path::new("/etc/x")), "/etc/x");
         assert_eq!(Paint::none().path(Path::new("/home/me/x")), "/home/me/x");
@@ -228,12 +230,14 @@ mod tests {
         let diff = "--- a//home/me/x.json\n+++ b//home/me/x.json\n@@ -1 +1 @@\n--- a//home/me/y\n+\"/home/me/z\"\n";
         assert_eq!(
             paint.diff(diff),
-            "--- a/~/x.json\n+++ b/~/x.json\n@@ -1 +1 @@\n--- a//home/me/y\n+\"/home/me/z\"\n"
+            format!(
+                "--- a/~{s}x.json\n+++ b/~{s}x.json\n@@ -1 +1 @@\n--- a//home/me/y\n+\"/home/me/z\"\n"
+            )
         );
         let new = "--- /dev/null\n+++ b//home/me/x\n@@ -0,0 +1 @@\n+{}\n";
         assert_eq!(
             paint.diff(new),
-            "--- /dev/null\n+++ b/~/x\n@@ -0,0 +1 @@\n+{}\n"
+            format!("--- /dev/null\n+++ b/~{s}x\n@@ -0,0 +1 @@\n+{{}}\n")
         );
         assert_eq!(Paint::none().diff(diff), diff);
     }
