@@ -49,3 +49,9 @@ CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine cargo test --target "$triple" --l
 
 echo "== wine: scenarios (.ci/wine/scenarios.sh)"
 MCPCTL_EXE="$exe/mcpctl.exe" FIXTURE_EXE="$exe/fixture-server.exe" bash .ci/wine/scenarios.sh
+
+# The Linux build of the same tree (.ci/run built it; built here when run alone), outside
+# the cross-build's target directory.
+echo "== wine: the simulation (--platform windows) and mcpctl.exe agree (.ci/wine/agree.sh)"
+env -u CARGO_TARGET_DIR cargo build --quiet
+MCPCTL_EXE="$exe/mcpctl.exe" LINUX_MCPCTL="$root/target/debug/mcpctl" bash .ci/wine/agree.sh
