@@ -435,65 +435,100 @@ pub fn redact_map(
 /// is as long as its manifest, and so is its list of secrets (each env and header value),
 /// so a replace per secret made `plan` and `apply` quadratic in the servers.
 pub fn redact_values(text: &str, secrets: &[String]) -> String {
-    let mut patterns: Vec<String> = Vec::with_capacity(secrets.len() * 2);
-    for secret in secrets.iter().filter(|s| !s.is_empty()) {
-        let escaped = serde_json::to_string(secret).unwrap_or_default();
-        let escaped = escaped.trim_matches('"');
-        if escaped != secret {
-            patterns.push(escaped.to_owned());
+    Redactor::new(secrets).apply(text).into_owned()
+}
+
+/// Known secret values, found in any text in one pass: what [`redact_values`] does, with
+/// the automaton built once for many texts (every line `Printer` prints, once it knows
+/// the values mcpctl passed to a server).
+#[derive(Debug, Clone, Default)]
+pub struct Redactor {
+    /// Each value as written and as JSON escapes it.
+    patterns: Vec<String>,
+    /// `None` with no patterns, or more than the automaton can hold (then one at a time).
+    automaton: Option<aho_corasick::AhoCorasick>,
+}
+
+impl Redactor {
+    pub fn new(secrets: &[String]) -> Redactor {
+        let mut patterns: Vec<String> = Vec::with_capacity(secrets.len() * 2);
+        for secret in secrets.iter().filter(|s| !s.is_empty()) {
+            let escaped = serde_json::to_string(secret).unwrap_or_default();
+            let escaped = escaped.trim_matches('"');
+            if escaped != secret {
+                patterns.push(escaped.to_owned());
+            }
+            patterns.push(secret.clone());
         }
-        patterns.push(secret.clone());
-    }
-    patterns.sort_unstable();
-    patterns.dedup();
-    if patterns.is_empty() {
-        return text.to_owned();
-    }
-    // The NFA without its dense rows: built in time linear in the patterns (the DFA a
-    // large set would otherwise get costs more to build than the one search saves).
-    let built = aho_corasick::AhoCorasick::builder()
-        .kind(Some(aho_corasick::AhoCorasickKind::NoncontiguousNFA))
-        .build(&patterns);
-    let Ok(automaton) = built else {
-        // More patterns than the automaton can hold: one at a time, longest first.
-        patterns.sort_by_key(|p| std::cmp::Reverse(p.len()));
-        let mut text = text.to_owned();
-        for pattern in &patterns {
-            text = text.replace(pattern.as_str(), REDACTED);
+        patterns.sort_unstable();
+        patterns.dedup();
+        // The NFA without its dense rows: built in time linear in the patterns (the DFA a
+        // large set would otherwise get costs more to build than the one search saves).
+        let automaton = (!patterns.is_empty())
+            .then(|| {
+                aho_corasick::AhoCorasick::builder()
+                    .kind(Some(aho_corasick::AhoCorasickKind::NoncontiguousNFA))
+                    .build(&patterns)
+                    .ok()
+            })
+            .flatten();
+        if automaton.is_none() {
+            // One at a time, longest first.
+            patterns.sort_by_key(|p| std::cmp::Reverse(p.len()));
         }
-        return text;
-    };
-    // Every match (overlapping ones too: a secret inside another, or two that share
-    // bytes), in order, merged into spans. A match of a UTF-8 pattern in UTF-8 text
-    // starts and ends on character boundaries.
-    let mut out = String::with_capacity(text.len());
-    let mut last = 0;
-    let mut spans: Vec<(usize, usize)> = automaton
-        .find_overlapping_iter(text)
-        .map(|m| (m.start(), m.end()))
-        .collect();
-    spans.sort_unstable();
-    // The span being merged.
-    let mut current: Option<(usize, usize)> = None;
-    for (start, end) in spans {
-        match &mut current {
-            Some((_, e)) if start <= *e => *e = (*e).max(end),
-            _ => {
-                if let Some((s, e)) = current.replace((start, end)) {
-                    out.push_str(&text[last..s]);
-                    out.push_str(REDACTED);
-                    last = e;
+        Redactor {
+            patterns,
+            automaton,
+        }
+    }
+
+    /// `text` with every value replaced by [`REDACTED`].
+    pub fn apply<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        if self.patterns.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        let Some(automaton) = &self.automaton else {
+            let mut text = text.to_owned();
+            for pattern in &self.patterns {
+                text = text.replace(pattern.as_str(), REDACTED);
+            }
+            return Cow::Owned(text);
+        };
+        // Every match (overlapping ones too: a secret inside another, or two that share
+        // bytes), in order, merged into spans. A match of a UTF-8 pattern in UTF-8 text
+        // starts and ends on character boundaries.
+        let mut spans: Vec<(usize, usize)> = automaton
+            .find_overlapping_iter(text)
+            .map(|m| (m.start(), m.end()))
+            .collect();
+        if spans.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        spans.sort_unstable();
+        let mut out = String::with_capacity(text.len());
+        let mut last = 0;
+        // The span being merged.
+        let mut current: Option<(usize, usize)> = None;
+        for (start, end) in spans {
+            match &mut current {
+                Some((_, e)) if start <= *e => *e = (*e).max(end),
+                _ => {
+                    if let Some((s, e)) = current.replace((start, end)) {
+                        out.push_str(&text[last..s]);
+                        out.push_str(REDACTED);
+                        last = e;
+                    }
                 }
             }
         }
+        if let Some((s, e)) = current {
+            out.push_str(&text[last..s]);
+            out.push_str(REDACTED);
+            last = e;
+        }
+        out.push_str(&text[last..]);
+        Cow::Owned(out)
     }
-    if let Some((s, e)) = current {
-        out.push_str(&text[last..s]);
-        out.push_str(REDACTED);
-        last = e;
-    }
-    out.push_str(&text[last..]);
-    out
 }
 
 /// A raw entry (for a message) with the values of its env and header maps redacted:
