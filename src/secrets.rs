@@ -299,6 +299,24 @@ fn name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
 }
 
+/// How long the separator at the start of `rest` is between a name and its value:
+/// quotes, commas, blanks, `=` and `:`; and, for a flag whose value is the next element of
+/// a list laid out a line each (pretty JSON, a YAML list, a unified diff of either), line
+/// breaks, and after one the next line's diff marker and YAML `- `.
+fn separator_len(rest: &str) -> usize {
+    let mut broken = false;
+    rest.find(|c: char| match c {
+        '"' | '\'' | '\\' | ',' | ' ' | '\t' | '=' | ':' => false,
+        '\n' | '\r' => {
+            broken = true;
+            false
+        }
+        '+' | '-' | '<' | '>' => !broken,
+        _ => true,
+    })
+    .unwrap_or(rest.len())
+}
+
 /// `text` with every secret this module recognises replaced by [`REDACTED`]. Runs over
 /// all output, so it reads any shape: a diff of JSON, TOML or YAML, a command line, JSON
 /// output (escaped quotes included), an error message with a URL.
@@ -358,13 +376,13 @@ pub fn scrub(text: &str) -> Cow<'_, str> {
         }
         // The separator first: most words are not followed by one (and `secret_name` is
         // the dearer test).
-        let sep_len = text[after..]
-            .find(|c: char| !matches!(c, '"' | '\'' | '\\' | ',' | ' ' | '\t' | '=' | ':'))
-            .unwrap_or(text.len() - after);
+        let sep_len = separator_len(&text[after..]);
         let sep = &text[after..after + sep_len];
         let assigned = sep.contains(['=', ':']);
         let flag = name.starts_with('-') && !sep.is_empty();
-        if sep_len > 12 || !(assigned || flag) || !secret_name(bare) {
+        // On one line a short gap; across a line break, the next line's indentation too.
+        let longest = if sep.contains('\n') { 80 } else { 12 };
+        if sep_len > longest || !(assigned || flag) || !secret_name(bare) {
             continue;
         }
         let start = after + sep_len;
@@ -624,6 +642,26 @@ mod tests {
             secret_name("GITHUB_TOKEN") && secret_name("api-key") && secret_name("OPENAI_API_KEY")
         );
         assert!(!secret_name("DEBUG") && !secret_name("KEYBOARD_LAYOUT"));
+    }
+
+    /// A flag and its value on lines of their own: pretty JSON, a unified diff of it, a
+    /// YAML list; a flag at the end of a line of prose followed by an ordinary word stays.
+    #[test]
+    fn scrub_finds_a_flag_value_on_the_next_line() {
+        let secret = "Wq3rT8yUi2oP5aSdQ";
+        for text in [
+            format!("\"args\": [\n  \"--api-key\",\n  \"{secret}\"\n]"),
+            format!("+        \"--api-key\",\n+        \"{secret}\"\n"),
+            format!("-        \"--api-key\",\r\n-        \"{secret}\""),
+            format!("args:\n  - --api-key\n  - {secret}\n"),
+            format!("+    - --token\n+    - {secret}\n"),
+        ] {
+            let out = scrub(&text);
+            assert!(!out.contains(secret), "{out}");
+            assert!(out.contains(REDACTED), "{out}");
+        }
+        let prose = "pass --token\nthen restart";
+        assert_eq!(scrub(prose), prose);
     }
 
     #[test]

@@ -361,3 +361,116 @@ fn what_a_server_echoes_of_its_secrets_is_never_printed() {
         call.stderr
     );
 }
+
+/// Issue 39, F11: a literal secret argument whose value matches no token pattern
+/// (`--api-key VALUE`, `--token=VALUE`) is hidden where a pretty-printed file or diff puts
+/// the flag and its value on lines of their own, as it is on one line.
+const ARG_SECRET: &str = "Wq3rT8yUi2oP5aSdQ";
+
+/// Cursor holds `leaky` (the secret argument); Claude Code's file is pretty-printed, so
+/// what is written there puts each argument on its own line; the manifest asks for it.
+fn arg_secret_setup() -> (TestEnv, String) {
+    let env = TestEnv::new();
+    env.write(
+        ".cursor/mcp.json",
+        format!(
+            "{{\n  \"mcpServers\": {{\n    \"leaky\": {{\n      \"command\": \"node\",\n      \"args\": [\n        \"s.js\",\n        \"--api-key\",\n        \"{ARG_SECRET}\"\n      ]\n    }}\n  }}\n}}\n"
+        )
+        .as_bytes(),
+    );
+    env.write(
+        ".claude.json",
+        b"{\n  \"mcpServers\": {\n    \"x\": {\n      \"command\": \"a\",\n      \"args\": [\n        \"b\"\n      ]\n    }\n  }\n}\n",
+    );
+    let manifest = env.write(
+        "team.toml",
+        format!("clients = [\"claude-code\"]\n\n[servers.leaky]\ncommand = \"node\"\nargs = [\"s.js\", \"--api-key\", \"{ARG_SECRET}\"]\n").as_bytes(),
+    );
+    let manifest = manifest.to_str().unwrap().to_owned();
+    (env, manifest)
+}
+
+fn assert_hidden(env: &TestEnv, args: &[&str]) {
+    let run = env.run(args);
+    let text = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        !text.contains(ARG_SECRET),
+        "mcpctl {} printed the secret argument:\n{text}",
+        args.join(" ")
+    );
+}
+
+#[test]
+fn list_json_hides_a_secret_argument_on_its_own_line() {
+    let (env, _) = arg_secret_setup();
+    assert_hidden(&env, &["list", "--json"]);
+    assert_hidden(&env, &["list", "leaky", "--json"]);
+    let json = env.run(&["list", "--json"]).ok().json();
+    let leaky = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|row| row["name"] == "leaky")
+        .unwrap();
+    assert_eq!(leaky["args"][2], "<redacted>", "{json}");
+}
+
+#[test]
+fn plan_hides_a_secret_argument_on_its_own_line() {
+    let (env, manifest) = arg_secret_setup();
+    assert_hidden(&env, &["plan", "--manifest", &manifest]);
+}
+
+#[test]
+fn apply_dry_run_hides_a_secret_argument_on_its_own_line() {
+    let (env, manifest) = arg_secret_setup();
+    assert_hidden(&env, &["apply", "--manifest", &manifest, "--dry-run"]);
+}
+
+#[test]
+fn dry_run_diffs_hide_a_secret_argument_on_its_own_line() {
+    let (env, _) = arg_secret_setup();
+    assert_hidden(
+        &env,
+        &[
+            "copy",
+            "leaky",
+            "--from",
+            "cursor",
+            "-c",
+            "claude-code",
+            "--dry-run",
+        ],
+    );
+    assert_hidden(
+        &env,
+        &[
+            "add",
+            "fresh",
+            "-c",
+            "claude-code",
+            "--dry-run",
+            "--",
+            "node",
+            "s.js",
+            "--api-key",
+            ARG_SECRET,
+        ],
+    );
+    // A YAML list puts `- VALUE` under `- --api-key`.
+    assert_hidden(
+        &env,
+        &[
+            "add",
+            "fresh",
+            "-c",
+            "continue",
+            "--dry-run",
+            "--",
+            "node",
+            "s.js",
+            "--api-key",
+            ARG_SECRET,
+        ],
+    );
+}
