@@ -474,3 +474,59 @@ fn dry_run_diffs_hide_a_secret_argument_on_its_own_line() {
         ],
     );
 }
+
+/// Issue 39, G10: `export` of an entry holding a literal secret (an argument, a URL
+/// query) is refused, naming the entry and the manifest: an allow-list holds the command
+/// line as written, so it would publish the secret, and a redacted one never matches.
+#[test]
+fn export_refuses_an_entry_holding_a_literal_secret() {
+    let env = TestEnv::new();
+    let manifest = env.write(
+        "team.toml",
+        format!(
+            "[servers.leaky]\ncommand = \"node\"\nargs = [\"s.js\", \"--api-key\", \"{ARG_SECRET}\"]\n\n[servers.remote]\nurl = \"https://example.com/mcp?api_key=QuerySecretf8Kd92LmQz71\"\n\n[servers.fine]\ncommand = \"node\"\nargs = [\"ok.js\"]\n"
+        )
+        .as_bytes(),
+    );
+    let manifest = manifest.to_str().unwrap();
+    for format in ["claude-managed", "copilot-managed", "codex-requirements"] {
+        for json in [false, true] {
+            let mut argv = vec!["export", "--manifest", manifest, "--format", format];
+            if json {
+                argv.insert(0, "--json");
+            }
+            let run = env.run(&argv).code(2);
+            assert!(
+                run.stdout.is_empty() && !run.stdout.contains("<redacted>"),
+                "{format}: {}",
+                run.stdout
+            );
+            for needle in ["`leaky`", "`remote`", "team.toml", "--api-key", "api_key"] {
+                assert!(
+                    run.stderr.contains(needle),
+                    "{format}: no {needle}: {}",
+                    run.stderr
+                );
+            }
+            assert!(!run.stderr.contains(ARG_SECRET), "{}", run.stderr);
+            assert!(
+                !run.stderr.contains("QuerySecretf8Kd92LmQz71"),
+                "{}",
+                run.stderr
+            );
+        }
+    }
+    // Without them, the rest exports.
+    let clean = env.write(
+        "clean.toml",
+        b"[servers.fine]\ncommand = \"node\"\nargs = [\"ok.js\"]\n",
+    );
+    env.run(&[
+        "export",
+        "--manifest",
+        clean.to_str().unwrap(),
+        "--format",
+        "claude-managed",
+    ])
+    .ok();
+}
