@@ -303,8 +303,10 @@ fn what_someone_else_made_stays() {
     // `--force`: a 0-byte file may be another program's save half-way, issue 39 G1).
     let env = TestEnv::new();
     env.write(".cursor/mcp.json", b"");
-    env.run(&["add", "zz", "-c", "cursor", "--force", "--", "npx", "-y", "pkg"])
-        .ok();
+    env.run(&[
+        "add", "zz", "-c", "cursor", "--force", "--", "npx", "-y", "pkg",
+    ])
+    .ok();
     env.run(&["remove", "zz", "-c", "cursor"]).ok();
     assert_eq!(env.read_str(".cursor/mcp.json"), "");
 }
