@@ -18,7 +18,7 @@ mod temp;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
 pub use backup::Backup;
 pub use lock::{FileLock, LockKey};
@@ -55,6 +55,11 @@ pub struct Stamp {
 }
 
 impl Stamp {
+    /// The file's length when it was read.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
     fn of(meta: &fs::Metadata) -> Stamp {
         #[cfg(unix)]
         let inode = std::os::unix::fs::MetadataExt::ino(meta);
@@ -129,6 +134,9 @@ pub enum FsError {
     Foreign(Box<owner::Foreign>),
     #[error("`{path}` changed while mcpctl was editing it")]
     Changed { path: PathBuf },
+    /// An existing file that reads empty, held open for writing by another program.
+    #[error("`{path}` is being written by another program (it read empty for {}s while open for writing); nothing was changed", waited.as_secs())]
+    BeingWritten { path: PathBuf, waited: Duration },
     #[error("`{path}` is {kind}, not a regular file; mcpctl reads and writes only regular files")]
     NotRegular { path: PathBuf, kind: &'static str },
     #[error("cannot lock `{path}` (lock file `{sidecar}`): {source}")]
@@ -153,6 +161,9 @@ impl FsError {
                 Some(state_dir_hint(source.kind()))
             }
             FsError::Foreign(foreign) => Some(foreign.hint()),
+            FsError::BeingWritten { .. } => Some(
+                "let the other program finish (close it, or wait for it to save), then run the command again",
+            ),
             _ => None,
         }
     }
@@ -221,44 +232,117 @@ pub fn read_source(path: &Path) -> Result<Source, FsError> {
     })
 }
 
-/// How long an existing file that reads empty is watched for a writer that is half-way
-/// (truncated it and is writing it back): briefly for any file, longer for one mcpctl
-/// knows had content (`expect_content`, asked only then).
-const SETTLE_ANY: std::time::Duration = std::time::Duration::from_millis(40);
-const SETTLE_KNOWN: std::time::Duration = std::time::Duration::from_secs(3);
-const SETTLE_STEP: std::time::Duration = std::time::Duration::from_millis(10);
+/// How long an existing file that reads empty is waited for while another program has
+/// it open for writing (truncated, not yet written back: `fs.writeFileSync`, an editor):
+/// past this it is reported as being written (`FsError::BeingWritten`).
+const SETTLE_WRITER: Duration = Duration::from_secs(5);
+/// Where the OS cannot say whether another program has the file open for writing: how
+/// long an empty file must hold still before it is read as empty (longer for one mcpctl
+/// knows had content, `expect_content`).
+const SETTLE_STILL: Duration = Duration::from_secs(1);
+const SETTLE_KNOWN: Duration = Duration::from_secs(3);
+const SETTLE_STEP: Duration = Duration::from_millis(10);
+/// After this long, the caller's `waiting` is told (once) so it can name the file.
+const SETTLE_NOTICE: Duration = Duration::from_millis(300);
 
-/// `read_source`, but a file that exists and reads empty (0 bytes, or only whitespace) is
-/// looked at again for a while: another program's in-place write (`fs.writeFileSync`, an
-/// editor) truncates first and writes second, and the gap is not an empty config. The
-/// version returned is one that held still between two looks.
-pub fn read_settled(path: &Path, expect_content: impl FnOnce() -> bool) -> Result<Source, FsError> {
+/// `read_source`, but an existing file that reads empty (0 bytes, or only whitespace) is
+/// never taken as an empty document while another program may be half-way through an
+/// in-place write (truncate first, write second: the gap is not an empty config, and a
+/// write in it would replace the file with only mcpctl's entry). Where the OS says
+/// whether a writer has the file open (Linux: a read lease cannot be taken then), it is
+/// waited for until it closes the file, up to `SETTLE_WRITER`; elsewhere the file must
+/// hold still for `SETTLE_STILL` (`SETTLE_KNOWN` when `expect_content`: mcpctl wrote it).
+/// Content that arrives is taken once it held still between two looks. `waiting` is
+/// called once when the wait passes `SETTLE_NOTICE`.
+pub fn read_settled(
+    path: &Path,
+    expect_content: impl FnOnce() -> bool,
+    waiting: impl FnOnce(),
+) -> Result<Source, FsError> {
     let source = read_source(path)?;
     if !source.exists() || !source.text.trim().is_empty() {
         return Ok(source);
     }
-    let budget = if expect_content() {
+    let still_for = if expect_content() {
         SETTLE_KNOWN
     } else {
-        SETTLE_ANY
+        SETTLE_STILL
     };
-    let started = std::time::Instant::now();
+    let started = Instant::now();
+    let mut still_since = started;
+    let mut waiting = Some(waiting);
     let mut last = source;
-    while started.elapsed() < budget {
+    loop {
+        match writer_has_open(path) {
+            // Nobody is writing it: empty is what it is (a file mcpctl knows had content
+            // must also hold still: a writer may be between two opens).
+            Some(false) if still_for == SETTLE_STILL || still_since.elapsed() >= still_for => {
+                return Ok(last);
+            }
+            Some(true) if started.elapsed() >= SETTLE_WRITER => {
+                return Err(FsError::BeingWritten {
+                    path: path.to_path_buf(),
+                    waited: started.elapsed(),
+                });
+            }
+            None if still_since.elapsed() >= still_for => return Ok(last),
+            _ => {}
+        }
+        if started.elapsed() >= SETTLE_NOTICE
+            && let Some(waiting) = waiting.take()
+        {
+            waiting();
+        }
         std::thread::sleep(SETTLE_STEP);
         let again = read_source(path)?;
         let settled = again.stamp == last.stamp;
         let filled = !again.text.trim().is_empty();
+        if !settled {
+            still_since = Instant::now();
+        }
         last = again;
-        if filled {
-            // Content arrived: take it once it holds still.
-            if settled {
-                return Ok(last);
-            }
-            continue;
+        if filled && settled {
+            // Content arrived and held still between two looks.
+            return Ok(last);
         }
     }
-    Ok(last)
+}
+
+/// Whether another process has `path` open for writing now. Linux: a read lease
+/// (`F_SETLEASE`, `F_RDLCK`) is refused with `EAGAIN` exactly then, and is released at
+/// once (a writer's `open` meanwhile waits those microseconds); `None` where the OS or the file system cannot say (no lease support, not the
+/// file's owner).
+#[cfg(target_os = "linux")]
+fn writer_has_open(path: &Path) -> Option<bool> {
+    /// `F_SETSIG` (asm-generic/fcntl.h; the `libc` crate does not export it for every
+    /// Linux target).
+    const F_SETSIG: libc::c_int = 10;
+    use std::os::fd::AsRawFd;
+    let file = open_nonblocking(path).ok()?;
+    let fd = file.as_raw_fd();
+    // A writer opening the file while the lease is held "breaks" it, and the kernel
+    // signals the holder: SIGIO by default, which would end mcpctl. SIGURG is ignored
+    // unless handled, and nothing in mcpctl handles it.
+    // SAFETY: plain fcntl calls on a descriptor we own; no memory is passed.
+    if unsafe { libc::fcntl(fd, F_SETSIG, libc::SIGURG) } != 0 {
+        return None;
+    }
+    // SAFETY: as above.
+    let taken = unsafe { libc::fcntl(fd, libc::F_SETLEASE, libc::F_RDLCK) };
+    if taken == 0 {
+        // SAFETY: as above.
+        unsafe { libc::fcntl(fd, libc::F_SETLEASE, libc::F_UNLCK) };
+        return Some(false);
+    }
+    match io::Error::last_os_error().raw_os_error() {
+        Some(libc::EAGAIN) => Some(true),
+        _ => None,
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn writer_has_open(_path: &Path) -> Option<bool> {
+    None
 }
 
 /// Open for reading without blocking on a FIFO (whose `open` waits for a writer).

@@ -159,7 +159,10 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let ctx = match context(&cli.global, platform, argv) {
-        Ok(ctx) => ctx,
+        Ok(ctx) => Context {
+            write_empty: commands::forced(&command),
+            ..ctx
+        },
         Err(error) => {
             printer.error(&error);
             return ExitStatus::Error.into();
@@ -283,6 +286,7 @@ fn context(
         interactive,
         state,
         argv,
+        write_empty: false,
     })
 }
 

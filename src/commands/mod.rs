@@ -34,6 +34,19 @@ use crate::session::Context;
 
 /// Whether `command` may write files (client files, the manifest): not for reading
 /// commands, nor with `--dry-run`.
+/// Whether the command was given `--force` (it then also writes over an existing config
+/// file of 0 bytes; see `session::Context::write_empty`).
+pub fn forced(command: &Command) -> bool {
+    match command {
+        Command::Add(args) => args.force,
+        Command::Remove(args) => args.force,
+        Command::Apply(args) => args.force,
+        Command::Copy(args) => args.force,
+        Command::Update(args) => args.force,
+        _ => false,
+    }
+}
+
 pub fn writes(command: &Command) -> bool {
     use crate::cli::SecretCommand;
     // No wildcard: a new verb must say here whether it writes, or it would escape the

@@ -461,6 +461,13 @@ const FILE_END: char = '\u{FDD1}';
 
 /// `path` as a message names a file (`format!("cannot restore `{}`", output::file(p))`):
 /// the code that builds the message says which file, the printer how it is shown.
+/// A line on stderr from below the commands, where no `Printer` is at hand: a wait the
+/// user should know about (another program is writing a file). Files it names
+/// ([`file`]) are shown absolute, secrets scrubbed.
+pub fn notice(message: &str) {
+    eprintln!("{}", crate::secrets::scrub(&shown_files(None, message)));
+}
+
 pub fn file(path: &Path) -> String {
     format!("{FILE_START}{}{FILE_END}", path.display())
 }

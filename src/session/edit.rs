@@ -228,6 +228,15 @@ pub fn apply_from(
         if edit == Edit::Unchanged {
             return Ok(Outcome::unchanged());
         }
+        if !ctx.write_empty && document.source.stamp.as_ref().is_some_and(|s| s.len() == 0) {
+            return Err(UserError::new(format!(
+                "`{}` is empty (0 bytes): not a {} document mcpctl can edit in place, and perhaps another program's save that has not finished; nothing was changed",
+                location.path.display(),
+                client.format.display_name()
+            ))
+            .hint("if the file really is empty, run the command again with `--force` to write it")
+            .into());
+        }
         let delete = delete_with.filter(|_| document.source.exists() && document.doc.is_blank());
         if let Some(before) = before {
             let text = if delete.is_some() {

@@ -64,10 +64,19 @@ pub fn in_file(path: &Path, error: anyhow::Error) -> anyhow::Error {
 
 /// Read and parse a client's file. A missing file is an empty document.
 pub fn read_document(ctx: &Context, client: &Client, path: &Path) -> anyhow::Result<Document> {
-    let mut source = fs::read_settled(path, || ctx.state.wrote_into(path)).map_err(|e| {
-        UserError::new(e.to_string())
-            .hint("check the file's permissions and encoding; mcpctl left it unchanged")
-    })?;
+    let waiting = || {
+        crate::output::notice(&format!(
+            "waiting for `{}`: it reads empty while another program may be writing it",
+            crate::output::file(path)
+        ));
+    };
+    let mut source =
+        fs::read_settled(path, || ctx.state.wrote_into(path), waiting).map_err(|e| {
+            let hint = e
+                .hint()
+                .unwrap_or("check the file's permissions and encoding; mcpctl left it unchanged");
+            UserError::new(e.to_string()).hint(hint)
+        })?;
     // The document takes the text over (no second copy of a big file); `source` keeps
     // what a write needs: path, BOM and the version stamp.
     let doc = client.format.parse(source.take_text()).map_err(|e| {

@@ -38,6 +38,9 @@ pub struct Context {
     /// The command line as typed (program name first), for messages that show a corrected
     /// one.
     pub argv: Vec<String>,
+    /// `--force`: an existing config file of 0 bytes may be written as a new document
+    /// (without it, such a file is reported: it may be another program's half-done write).
+    pub write_empty: bool,
 }
 
 impl Context {

@@ -95,6 +95,96 @@ fn in_place_writer_mid_write_is_waited_for_not_read_as_empty() {
     }
 }
 
+/// Issue 39 G1: the same for a file mcpctl never wrote, whose writer takes longer than a
+/// glance (400 ms) to write it back. Before, mcpctl waited 40 ms for such a file, read it
+/// as empty and replaced `~/.claude.json` with only its own entry (rc 0): every other
+/// setting gone, the writer's bytes landing in the displaced inode.
+#[cfg(unix)]
+#[test]
+fn in_place_writer_of_a_file_mcpctl_never_wrote_is_waited_for() {
+    use std::io::Write;
+    let env = TestEnv::new();
+    let path = env.write(CLAUDE, ORIGINAL.as_bytes());
+    let mut writer = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&path)
+        .unwrap();
+    let child = env
+        .command(&["add", "b", "-c", "claude-code", "--", "npx", "b"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    writer.write_all(ORIGINAL.as_bytes()).unwrap();
+    writer.sync_all().unwrap();
+    drop(writer);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let now = jsonc(&env.read(CLAUDE));
+    assert_eq!(
+        now["theme"], "dark",
+        "the other settings are gone: {now}\n{stderr}"
+    );
+    let servers = names(&env.read(CLAUDE));
+    assert!(
+        servers.contains(&"keep".to_owned()),
+        "{servers:?}\n{stderr}"
+    );
+    assert!(out.status.success(), "{stderr}");
+    assert!(servers.contains(&"b".to_owned()), "{servers:?}");
+    assert!(env.read(CLAUDE).starts_with(b"{\n  // hand-made"), "{now}");
+}
+
+/// Issue 39 G1: a config file of 0 bytes that nobody is writing is reported, not replaced
+/// by a document holding only mcpctl's entry; `--force` writes it.
+#[test]
+fn an_empty_config_file_is_reported_and_force_writes_it() {
+    let env = TestEnv::new();
+    env.write(CURSOR, b"");
+    let run = env.run(&["add", "a", "-c", "cursor", "--", "npx", "a"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    let said = format!("{}{}", run.stdout, run.stderr);
+    assert!(said.contains("is empty (0 bytes)"), "{said}");
+    assert!(said.contains("again with `--force`"), "{said}");
+    assert!(env.read(CURSOR).is_empty(), "the empty file was written");
+    env.run(&["add", "a", "-c", "cursor", "--force", "--", "npx", "a"])
+        .ok();
+    assert_eq!(names(&env.read(CURSOR)), ["a"]);
+}
+
+/// Issue 39 G1/G12: a file another program holds open for writing and that stays empty is
+/// reported as being written (by `list` too, not as a file without servers), and no
+/// command writes it.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_file_held_open_empty_by_a_writer_is_reported_as_being_written() {
+    let env = TestEnv::new();
+    let path = env.write(
+        CURSOR,
+        b"{\"mcpServers\": {\"keep\": {\"command\": \"uvx\"}}}\n",
+    );
+    let writer = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&path)
+        .unwrap();
+    let list = env.run(&["list", "-c", "cursor"]);
+    assert!(
+        list.stdout.contains("being written") || list.stderr.contains("being written"),
+        "{list:?}"
+    );
+    let add = env.run(&["add", "a", "-c", "cursor", "--force", "--", "npx", "a"]);
+    assert_eq!(add.code, 2, "{add:?}");
+    let said = format!("{}{}", add.stdout, add.stderr);
+    assert!(said.contains("being written by another program"), "{said}");
+    assert!(said.contains("let the other program finish"), "{said}");
+    assert!(add.stderr.contains("waiting for"), "{}", add.stderr);
+    drop(writer);
+    assert!(env.read(CURSOR).is_empty());
+}
+
 /// `args` started with a `pause@…` fault armed, once it waits at that step: the child and
 /// the gate file that lets it go on (see `src/fault.rs`).
 fn paused(env: &TestEnv, args: &[&str], fault: &str) -> (std::process::Child, PathBuf) {

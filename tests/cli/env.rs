@@ -9,6 +9,7 @@ pub struct TestEnv {
     pub extra_env: Vec<(String, String)>,
 }
 
+#[derive(Debug)]
 pub struct Run {
     pub code: i32,
     pub stdout: String,

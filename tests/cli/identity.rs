@@ -299,9 +299,14 @@ fn what_someone_else_made_stays() {
     env.run(&["remove", "zz", "-c", "cursor"]).ok();
     assert!(env.read_str(".cursor/mcp.json").contains("\"mine\""));
 
-    // An empty file the user made is not mcpctl's to delete.
+    // An empty file the user made is not mcpctl's to delete (writing it at all takes
+    // `--force`: a 0-byte file may be another program's save half-way, issue 39 G1).
     let env = TestEnv::new();
     env.write(".cursor/mcp.json", b"");
-    add_remove(&env, "cursor", &[]);
+    env.run(&[
+        "add", "zz", "-c", "cursor", "--force", "--", "npx", "-y", "pkg",
+    ])
+    .ok();
+    env.run(&["remove", "zz", "-c", "cursor"]).ok();
     assert_eq!(env.read_str(".cursor/mcp.json"), "");
 }

@@ -122,7 +122,7 @@ impl Drop for Pane {
 fn two_clients() -> TestEnv {
     let env = TestEnv::new();
     env.write(".cursor/mcp.json", b"{}\n");
-    env.write(".codex/config.toml", b"");
+    env.write(".codex/config.toml", b"# Codex settings\n");
     env
 }
 
