@@ -29,6 +29,8 @@ pub(crate) struct Fixture {
     /// description and in the error every call of it gets (a server that repeats a
     /// secret it was given).
     echo: Option<String>,
+    /// `echo-header=NAME`: the same with the request's header NAME (HTTP only).
+    echo_header: Option<String>,
     era: Era,
 }
 
@@ -65,6 +67,7 @@ impl Fixture {
             echo: modes
                 .value("echo-env=")
                 .map(|name| std::env::var(name).unwrap_or_default()),
+            echo_header: modes.value("echo-header=").map(str::to_owned),
         }
     }
 }
@@ -81,6 +84,22 @@ impl Fixture {
         Ok(CallToolResult::success(vec![ContentBlock::text(
             std::process::id().to_string(),
         )]))
+    }
+}
+
+impl Fixture {
+    /// What `login` repeats: `echo-env`'s value, or the request's `echo-header`.
+    fn echoed(&self, context: &RequestContext<RoleServer>) -> Option<String> {
+        let header = self.echo_header.as_deref().map(|name| {
+            context
+                .extensions
+                .get::<http::request::Parts>()
+                .and_then(|parts| parts.headers.get(name))
+                .and_then(|value| value.to_str().ok())
+                .unwrap_or_default()
+                .to_owned()
+        });
+        self.echo.clone().or(header)
     }
 }
 
@@ -142,7 +161,7 @@ impl ServerHandler for Fixture {
                     schema,
                 ));
             }
-            if let Some(value) = &self.echo {
+            if let Some(value) = self.echoed(&context) {
                 let schema = serde_json::Map::from_iter([("type".to_owned(), "object".into())]);
                 tools.push(Tool::new("login", format!("Log in as {value}"), schema));
             }
@@ -170,7 +189,7 @@ impl ServerHandler for Fixture {
         if self.roots_tool && request.name == "roots_seen" {
             return Ok(roots_seen(&request, &context).await);
         }
-        if let (Some(value), "login") = (&self.echo, request.name.as_ref()) {
+        if let (Some(value), "login") = (self.echoed(&context), request.name.as_ref()) {
             return Err(ErrorData::internal_error(
                 format!("login refused for {value}"),
                 None,

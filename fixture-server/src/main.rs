@@ -23,6 +23,7 @@
 //! `busy-start=MS` (works MS ms of CPU time before it serves: a known start cost),
 //! `echo-env=NAME` (repeats NAME's value: on stderr as it starts, in the description of
 //! a `login` tool and in the error every call of it gets: a server that echoes a secret),
+//! `echo-header=NAME` (the same `login` with the request's header NAME, over HTTP),
 //! `spawn-child`, `linger` (stays after its input closes, as many real servers do, until
 //! SIGTERM, which ends it: unix only). With `FIXTURE_LOG` set, it appends `start PID` to
 //! that file as it starts and, in `linger` mode, `end PID` when SIGTERM ends it, so a test

@@ -530,3 +530,69 @@ fn export_refuses_an_entry_holding_a_literal_secret() {
     ])
     .ok();
 }
+
+/// Issue 39, G3 over HTTP: a remote server that repeats a header value mcpctl sent it
+/// (in a tool's description, in a JSON-RPC error) never gets it printed.
+#[test]
+#[ignore = "needs cargo build -p fixture-server"]
+fn what_a_remote_server_echoes_of_its_header_is_never_printed() {
+    let env = TestEnv::new();
+    let header = "plainHeaderValue7Zq";
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut server = std::process::Command::new(crate::fixture_server::fixture_binary())
+        .args([format!("http={port}"), "echo-header=X-Team-Key".to_owned()])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < until,
+            "nothing listened on {port}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    env.write(
+        ".cursor/mcp.json",
+        serde_json::json!({"mcpServers": {"web": {"url": format!("http://127.0.0.1:{port}/mcp"), "headers": {"X-Team-Key": header}}}})
+            .to_string()
+            .as_bytes(),
+    );
+    let mut found = Vec::new();
+    for args in [
+        vec!["tools", "web", "-c", "cursor"],
+        vec!["call", "web", "login", "-c", "cursor"],
+        vec!["doctor", "web", "-c", "cursor"],
+    ] {
+        for json in [false, true] {
+            let mut argv = args.clone();
+            if json {
+                argv.insert(0, "--json");
+            }
+            let run = env.run(&argv);
+            let text = format!("{}{}", run.stdout, run.stderr);
+            if text.contains(header) {
+                found.push(format!("mcpctl {}:\n{text}", argv.join(" ")));
+            }
+        }
+    }
+    let tools = env.run(&["tools", "web", "-c", "cursor"]);
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(
+        found.is_empty(),
+        "echoed header printed:\n\n{}",
+        found.join("\n\n")
+    );
+    assert!(
+        tools.stdout.contains("Log in as <redacted>"),
+        "{}",
+        tools.stdout
+    );
+}
