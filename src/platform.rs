@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 const HOME_VARS: &[&str] = &["HOME", "USERPROFILE"];
 
 /// A target operating system.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Os {
     Linux,

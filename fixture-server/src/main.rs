@@ -14,6 +14,8 @@
 //! handshake era; or its process (stdio): `banner`, `exit=N`, `silent`,
 //! `ignore-sigterm`, `busy-exit=MS` (after its input closes, works MS ms of CPU time
 //! before exiting, ignoring SIGTERM: a server slow to exit on a loaded machine),
+//! `exit-after=MS` (after its input closes, waits MS ms, idle, then exits by itself: a
+//! server that flushes or says goodbye first; with `ignore-sigterm` it exits all the same),
 //! `older` (only protocol 2025-03-26), `odd-version`, `ping-first`, `evil-name`, `ignore-unknown` (a
 //! hand-written handshake server that never answers methods it does not know, such as
 //! `server/discover`), `exit-on-unknown` (one that quits on them), `strict-modern` (a hand-written
@@ -183,6 +185,10 @@ fn main() {
     serve(Transport::from_modes(&modes), Fixture::new(&modes));
     if let Some(ms) = modes.value("busy-exit=") {
         work(Duration::from_millis(ms.parse().expect("busy-exit=MS")));
+    }
+    if let Some(ms) = modes.value("exit-after=") {
+        std::thread::sleep(Duration::from_millis(ms.parse().expect("exit-after=MS")));
+        std::process::exit(0);
     }
     #[cfg(unix)]
     if let Some(blocked) = linger {

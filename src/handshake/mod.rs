@@ -296,8 +296,16 @@ pub enum ProbeError {
         "command `{command}` not found on the server's PATH (install it, or use an absolute path)"
     )]
     NotFound { command: String },
-    #[error("`{path}` is not executable (check its permissions with `ls -l`)")]
-    NotExecutable { path: String },
+    #[error("`{path}` is not executable ({})", if *.os == crate::platform::Os::Windows {
+        "Windows starts a file by its extension: name the `.exe`, `.cmd` or `.bat`, or start a script through its interpreter (`node server.js`)"
+    } else {
+        "check its permissions with `ls -l`"
+    })]
+    NotExecutable {
+        path: String,
+        /// The OS the entry is for: what makes a file runnable differs.
+        os: crate::platform::Os,
+    },
     #[error("cannot start `{command}`: {reason}")]
     Spawn { command: String, reason: String },
     #[error("working directory `{cwd}` does not exist (fix the entry's `cwd`)")]

@@ -259,7 +259,7 @@ fn stdio(
             .target_os
             .var_of(env.get("PATH"), &env, "PATH")
             .or_else(|| host.var("PATH"));
-        match resolve(&command, path, &base) {
+        match resolve(&command, path, &base, host.target_os) {
             Ok(found) => {
                 checks.note("command", Level::Ok, format!("`{command}` found"));
                 program = Some(found);
@@ -324,24 +324,34 @@ fn remote(
 
 /// [`find_program`], remembered for the run: a file with thousands of `npx` entries
 /// searched the whole PATH again for each.
-fn resolve(command: &str, path: Option<&String>, base: &Path) -> Result<PathBuf, ProbeError> {
-    type Key = (String, Option<String>, PathBuf);
+fn resolve(
+    command: &str,
+    path: Option<&String>,
+    base: &Path,
+    os: Os,
+) -> Result<PathBuf, ProbeError> {
+    type Key = (String, Option<String>, PathBuf, Os);
     static FOUND: std::sync::Mutex<Option<HashMap<Key, Result<PathBuf, ProbeError>>>> =
         std::sync::Mutex::new(None);
-    let key = (command.to_owned(), path.cloned(), base.to_path_buf());
+    let key = (command.to_owned(), path.cloned(), base.to_path_buf(), os);
     let mut found = FOUND
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     found
         .get_or_insert_with(HashMap::new)
         .entry(key)
-        .or_insert_with(|| find_program(command, path, base))
+        .or_insert_with(|| find_program(command, path, base, os))
         .clone()
 }
 
 /// Find the program the way a client would: a bare name on the PATH, a path relative to
 /// the working directory. A file that exists but cannot be run is named as such.
-fn find_program(command: &str, path: Option<&String>, base: &Path) -> Result<PathBuf, ProbeError> {
+fn find_program(
+    command: &str,
+    path: Option<&String>,
+    base: &Path,
+    os: Os,
+) -> Result<PathBuf, ProbeError> {
     let not_found = || ProbeError::NotFound {
         command: command.to_owned(),
     };
@@ -365,6 +375,7 @@ fn find_program(command: &str, path: Option<&String>, base: &Path) -> Result<Pat
     match candidates.into_iter().find(|candidate| candidate.is_file()) {
         Some(file) => Err(ProbeError::NotExecutable {
             path: file.display().to_string(),
+            os,
         }),
         None => Err(not_found()),
     }
@@ -582,6 +593,31 @@ mod tests {
             prepare(&local, &windows).launch,
             Err(ProbeError::NotFound { .. })
         ));
+    }
+
+    /// Issue 37 item 7: `ls -l` is no advice on Windows, where a file runs by its
+    /// extension.
+    #[test]
+    fn a_file_that_cannot_run_is_explained_the_targets_way() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("server"), "#!/bin/sh\n").unwrap();
+        let env: IndexMap<String, String> =
+            [("PATH".to_owned(), dir.path().display().to_string())].into();
+        let windows = Host {
+            target_os: Os::Windows,
+            ..host(&env, dir.path())
+        };
+        let said = prepare(&stdio("server", &[], None), &windows)
+            .launch
+            .unwrap_err()
+            .to_string();
+        assert!(!said.contains("ls -l"), "{said}");
+        assert!(said.contains(".exe"), "{said}");
+        let said = prepare(&stdio("server", &[], None), &host(&env, dir.path()))
+            .launch
+            .unwrap_err()
+            .to_string();
+        assert!(said.contains("ls -l"), "{said}");
     }
 
     #[test]

@@ -67,9 +67,18 @@ pub(crate) enum Ending {
     Exited,
     /// SIGTERM was needed (for the server or something it started).
     Terminated,
-    /// The server itself ignored SIGTERM and had to be killed.
+    /// The server itself ignored SIGTERM and had to be killed (on Windows: it had not
+    /// exited when the grace ran out, and was terminated).
     Killed,
 }
+
+/// What ending a server took, said as `doctor`'s warning does (`Ending::Killed`).
+#[cfg(unix)]
+pub(crate) const KILLED: &str = "kill it (it ignored SIGTERM)";
+/// What ending a server took, said as `doctor`'s warning does (`Ending::Killed`).
+#[cfg(windows)]
+pub(crate) const KILLED: &str =
+    "terminate it (it had not exited 1.3 s after its input closed; Windows has no SIGTERM)";
 
 /// Process groups of servers that are running now, readable from a signal handler
 /// (atomics only: a handler may not lock). 0 is a free slot.
@@ -369,8 +378,11 @@ fn end_group(child: &mut Child, grace: Duration, patience: Duration, hurry: &Hur
 }
 
 /// End `child` and everything in its job. The caller has already closed its stdin.
-/// Without `/proc` an idle server cannot be told from one at work: `hurry` changes
-/// nothing here.
+/// There is no SIGTERM to ask a server to stop, so it gets the whole of the spec's two
+/// waits ([`EXIT_GRACE`], then the [`TERM_GRACE`] a unix server has after SIGTERM) to
+/// exit by itself before its job is terminated: one that flushes for half a second
+/// after its input closes is not cut off and called killed. Without `/proc` an idle
+/// server cannot be told from one at work: `hurry` changes nothing here.
 #[cfg(windows)]
 pub(crate) fn end(
     child: &mut Child,
@@ -378,7 +390,7 @@ pub(crate) fn end(
     _patience: Duration,
     _hurry: &Hurry,
 ) -> Ending {
-    let exited = wait_for(child, EXIT_GRACE).is_some();
+    let exited = wait_for(child, EXIT_GRACE + TERM_GRACE).is_some();
     let Some(job) = &tracked.job else {
         // No job: the server process only.
         if exited {

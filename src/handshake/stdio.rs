@@ -152,7 +152,7 @@ impl Closing {
             report.phase(Phase::Shutdown, started);
             if ending == Ending::Killed && result.is_ok() {
                 report.warn(ProbeWarning::SlowShutdown {
-                    how: "kill it (it ignored SIGTERM)".to_owned(),
+                    how: process::KILLED.to_owned(),
                 });
             }
         }

@@ -906,7 +906,13 @@ impl<'r, 'a> Planner<'r, 'a> {
         let record = self.ctx.state.lookup(&key)?;
         let now = existing_entry.as_ref().ok().map(ledger::fingerprint);
         let (action, why_action) = ownership(record.as_ref(), now.as_ref(), matches);
-        let reason = action_reason(&self.dialect, action, why_action, existing, &wanted.raw);
+        let reason = action_reason(
+            &self.dialect,
+            action,
+            why_action,
+            (existing, &wanted.raw),
+            self.ctx.platform.os,
+        );
         let writes = action == Action::Update || (self.force && action.blocks());
         let (action, reason) = self.switch_present(&wanted, existing, action, reason, writes);
         if writes {
@@ -1150,15 +1156,16 @@ impl<'r, 'a> Planner<'r, 'a> {
 
 /// The reason of an item for an entry in the file, from `ownership`'s fixed part and the
 /// entries' content.
+/// How to set a variable is said the way `os` sets one.
 fn action_reason(
     dialect: &Dialect<'_>,
     action: Action,
     why: Option<&'static str>,
-    existing: &Value,
-    wanted: &Value,
+    (existing, wanted): (&Value, &Value),
+    os: crate::platform::Os,
 ) -> Option<String> {
     match action {
-        Action::Update => Some(update_reason(dialect, existing, wanted)),
+        Action::Update => Some(update_reason(dialect, existing, wanted, os)),
         Action::Drift => why.map(|w| {
             format!(
                 "{w}; now {}, wanted {}",
@@ -1278,7 +1285,12 @@ fn keep_housekeeping(existing: &Value, wanted: Value) -> Value {
 }
 
 /// Why an entry of mcpctl's is updated: a literal secret moving to a reference says so.
-fn update_reason(dialect: &Dialect<'_>, existing: &Value, wanted: &Value) -> String {
+fn update_reason(
+    dialect: &Dialect<'_>,
+    existing: &Value,
+    wanted: &Value,
+    os: crate::platform::Os,
+) -> String {
     let values = |raw: &Value| match dialect.read_raw(raw).map(|e| e.transport) {
         Ok(Transport::Stdio { env, .. }) => env,
         Ok(Transport::Remote { headers, .. }) => headers,
@@ -1294,14 +1306,24 @@ fn update_reason(dialect: &Dialect<'_>, existing: &Value, wanted: &Value) -> Str
     if moved.is_empty() {
         "the manifest wants other content".to_owned()
     } else {
+        let set = match os {
+            crate::platform::Os::Windows => format!(
+                "set {} first",
+                moved
+                    .iter()
+                    .map(|n| os.set_var_command(n))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            _ => format!("export {} first", moved.join(", ")),
+        };
         format!(
-            "secret moves to {}; export {} first",
+            "secret moves to {}; {set}",
             moved
                 .iter()
                 .map(|n| format!("`${{{n}}}`"))
                 .collect::<Vec<_>>()
                 .join(", "),
-            moved.join(", ")
         )
     }
 }

@@ -599,7 +599,7 @@ fn a_long_config_path_is_backed_up_undone_and_restored() {
             Some(1),
             "{length}: {listed}"
         );
-        let name = Path::new(listed[0]["backup"].as_str().unwrap())
+        let name = std::path::Path::new(listed[0]["backup"].as_str().unwrap())
             .file_name()
             .unwrap()
             .len();

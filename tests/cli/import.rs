@@ -109,6 +109,27 @@ fn import_turns_literal_secrets_into_references_and_plan_says_so() {
             .contains("secret moves to `${DOCS_TOKEN}`"),
         "{docs}"
     );
+    // Issue 37 item 7: on Windows the variable is set the Windows way.
+    let plan = env
+        .run(&[
+            "--platform",
+            "windows",
+            "plan",
+            "--json",
+            "--manifest",
+            "team.toml",
+        ])
+        .ok()
+        .json();
+    let docs = plan
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == "docs" && i["client"] == "claude-code")
+        .unwrap_or_else(|| panic!("{plan}"));
+    let reason = docs["reason"].as_str().unwrap();
+    assert!(reason.contains("`setx DOCS_TOKEN …`"), "{docs}");
+    assert!(!reason.contains("export"), "{docs}");
 }
 
 #[test]

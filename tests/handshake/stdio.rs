@@ -142,6 +142,30 @@ fn doctor_kills_a_server_that_ignores_sigterm() {
     assert_no_survivors(dir.path());
 }
 
+/// A server that exits by itself 500 ms after its input closes is given the time the
+/// spec's ending allows (close stdin, wait, SIGTERM, wait) and is not reported killed:
+/// on Windows, with no SIGTERM, it was terminated after 300 ms and reported as having
+/// "ignored SIGTERM", which failed `doctor --strict` (issue 37 item 6; shown under Wine).
+/// With SIGTERM ignored, it still exits when it means to, and nothing is said either.
+#[test]
+#[ignore = "needs cargo build -p fixture-server"]
+fn doctor_gives_a_server_that_exits_soon_after_its_input_closes_its_grace() {
+    for modes in [
+        &["exit-after=500"][..],
+        &["exit-after=500", "ignore-sigterm"],
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let result = probe(&fixture(modes, dir.path()), &generous());
+        assert_eq!(result.status, Status::Ok, "{modes:?}: {result:#?}");
+        assert!(
+            result.warnings.is_empty(),
+            "{modes:?}: {:?}",
+            result.warnings
+        );
+        assert_no_survivors(dir.path());
+    }
+}
+
 #[test]
 #[ignore = "needs cargo build -p fixture-server"]
 fn doctor_ends_grandchildren_too() {
