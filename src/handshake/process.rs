@@ -381,16 +381,21 @@ fn end_group(child: &mut Child, grace: Duration, patience: Duration, hurry: &Hur
 /// There is no SIGTERM to ask a server to stop, so it gets the whole of the spec's two
 /// waits ([`EXIT_GRACE`], then the [`TERM_GRACE`] a unix server has after SIGTERM) to
 /// exit by itself before its job is terminated: one that flushes for half a second
-/// after its input closes is not cut off and called killed. Without `/proc` an idle
-/// server cannot be told from one at work: `hurry` changes nothing here.
+/// after its input closes is not cut off and called killed. Past that, a server whose
+/// job still uses CPU time is at work, as a leader in state `R` is on unix, and is
+/// waited for up to `patience` (see [`end`] on unix for why). `hurry` changes nothing
+/// here: an idle server is told apart only once the grace has run out.
 #[cfg(windows)]
 pub(crate) fn end(
     child: &mut Child,
     tracked: &Tracked,
-    _patience: Duration,
+    patience: Duration,
     _hurry: &Hurry,
 ) -> Ending {
-    let exited = wait_for(child, EXIT_GRACE + TERM_GRACE).is_some();
+    let mut exited = wait_for(child, EXIT_GRACE + TERM_GRACE).is_some();
+    if let (false, Some(job)) = (exited, &tracked.job) {
+        exited = wait_while_working(child, job, patience);
+    }
     let Some(job) = &tracked.job else {
         // No job: the server process only.
         if exited {
@@ -411,6 +416,39 @@ pub(crate) fn end(
         Ending::Killed
     }
 }
+
+/// Wait while `job` keeps using CPU time (some in every [`WORK_LOOK`]), up to
+/// `patience`: `true` once `child` has exited, `false` when the job was idle for a
+/// look, or Windows cannot say how much CPU time it used.
+#[cfg(windows)]
+fn wait_while_working(child: &mut Child, job: &job::Job, patience: Duration) -> bool {
+    let until = Instant::now() + patience;
+    // The job's time covers what the server started; the server's own time is read too,
+    // in case the job's accounting is not kept (the larger counts).
+    let cpu = |child: &Child| match (job.cpu_time(), job::process_cpu_time(child)) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    };
+    let Some(mut used) = cpu(child) else {
+        return false;
+    };
+    while Instant::now() < until {
+        if wait_for(child, WORK_LOOK).is_some() {
+            return true;
+        }
+        match cpu(child) {
+            Some(now) if now > used => used = now,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// How long a Windows server must use no CPU time at all to count as idle. Under load a
+/// busy server may get only a small share of a CPU (12 servers at work on 2 busy cores
+/// got under a tenth each, under Wine), so any time used counts as work.
+#[cfg(windows)]
+const WORK_LOOK: Duration = Duration::from_millis(200);
 
 #[cfg(unix)]
 fn signal_group(group: libc::pid_t, signal: libc::c_int) {

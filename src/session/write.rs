@@ -8,11 +8,11 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::clients::{Client, Scope};
+use crate::clients::{Client, Location, Scope};
 use crate::entry::render::{entry_error, render};
 use crate::entry::{self, Dialect, ServerEntry, StringMap};
 use crate::error::UserError;
-use crate::formats::{Edit, ServersAt};
+use crate::formats::{ConfigDoc, Edit, ServersAt};
 use crate::output::{Printer, redact_raw};
 use crate::session::edit::{self, Action};
 use crate::session::{Context, inventory, targets};
@@ -226,12 +226,16 @@ pub(crate) fn add_to(
     // How the map was written before a new entry went in (what the add creates).
     let before: std::cell::RefCell<Option<crate::formats::MapState>> =
         std::cell::RefCell::new(None);
+    let spellings = match scope {
+        Scope::Local => client.local_locations(&ctx.platform, &ctx.project),
+        _ => Vec::new(),
+    };
     let outcome = edit::apply(ctx, client, &location, dry_run, &|doc| {
-        let existing = doc
-            .servers(location.at())?
-            .into_iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, raw)| raw);
+        let moved = take_stray(doc, &spellings, &location, name)?;
+        let existing = match &moved {
+            Some(raw) => Some(raw.clone()),
+            None => entry_at(doc, &location, name),
+        };
         edit::refuse_builtin(client, name, existing.as_ref())?;
         if let Some(guard) = how.guard {
             guard(existing.as_ref())?;
@@ -248,15 +252,18 @@ pub(crate) fn add_to(
                 .map_err(|e| entry_error(e, client))?,
             Some(old_raw) => {
                 let old = dialect.read_raw(&old_raw);
-                if old.as_ref().is_ok_and(|old| old.same_as(&entry)) {
+                let same = old.as_ref().is_ok_and(|old| old.same_as(&entry));
+                if same && moved.is_some() {
+                    old_raw
+                } else if same {
                     return if inputs.is_empty() {
                         Ok(Edit::Unchanged)
                     } else {
                         merge_inputs(doc, inputs)
                     };
-                }
-                if !force {
-                    return Err(UserError::new(format!(
+                } else {
+                    if !force {
+                        return Err(UserError::new(format!(
                         "`{name}` already exists in {} with different content\n  existing: {}\n  new:      {}",
                         client.name,
                         redact_raw(&old_raw, &client.fields),
@@ -264,17 +271,18 @@ pub(crate) fn add_to(
                     ))
                     .hint("pass `--force` to replace it (fields mcpctl does not manage are kept), or pick another name")
                     .into());
+                    }
+                    // Keep the client's own fields (autoApprove, timeout, ...) on replace.
+                    let mut merged = entry.clone();
+                    if let Ok(old) = old {
+                        let mut extras = old.extras;
+                        extras.extend(entry.extras.clone());
+                        merged.extras = extras;
+                    }
+                    dialect
+                        .to_raw_named(&merged, Some(name))
+                        .map_err(|e| entry_error(e, client))?
                 }
-                // Keep the client's own fields (autoApprove, timeout, ...) on replace.
-                let mut merged = entry.clone();
-                if let Ok(old) = old {
-                    let mut extras = old.extras;
-                    extras.extend(entry.extras.clone());
-                    merged.extras = extras;
-                }
-                dialect
-                    .to_raw_named(&merged, Some(name))
-                    .map_err(|e| entry_error(e, client))?
             }
         };
         let edited = doc.upsert(location.at(), name, &raw)?;
@@ -313,6 +321,37 @@ pub(crate) fn add_to(
 /// `apply`, `import`): remember that `raw`, written (or adopted) at `key`, is mcpctl's,
 /// from `origin`. An entry the dialect cannot read is not recorded: it stays hand-made,
 /// which makes mcpctl more careful, never less.
+/// The entry `name` at `location` in `doc`, as written.
+fn entry_at(doc: &dyn ConfigDoc, location: &Location, name: &str) -> Option<Value> {
+    doc.servers(location.at())
+        .ok()?
+        .into_iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, raw)| raw)
+}
+
+/// An entry `name` under another spelling of the local scope's project key (`spellings`:
+/// one an older mcpctl wrote on Windows, which Claude Code never loads), taken out of
+/// `doc` so that the add writes it where the client reads it. `None` when there is none,
+/// or `location` holds `name` already.
+fn take_stray(
+    doc: &mut dyn ConfigDoc,
+    spellings: &[Location],
+    location: &Location,
+    name: &str,
+) -> anyhow::Result<Option<Value>> {
+    if entry_at(doc, location, name).is_some() {
+        return Ok(None);
+    }
+    for stray in spellings.iter().filter(|l| l.key != location.key) {
+        if let Some(raw) = entry_at(doc, stray, name) {
+            doc.remove(stray.at(), name)?;
+            return Ok(Some(raw));
+        }
+    }
+    Ok(None)
+}
+
 pub fn record(
     ctx: &Context,
     dialect: &Dialect<'_>,

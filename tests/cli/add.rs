@@ -830,6 +830,42 @@ fn claude_local_scope_on_windows_keys_by_the_forward_slash_path() {
     );
 }
 
+/// Adding a local entry that sits under the backslash spelling of the project key (an
+/// older mcpctl wrote it there; Claude Code never loaded it) moves it where Claude reads
+/// it, instead of leaving two entries of one name.
+#[test]
+fn claude_local_add_on_windows_moves_an_entry_from_the_backslash_key() {
+    let env = TestEnv::new();
+    let home = env.home().to_str().unwrap().to_owned();
+    let project = r"C:\Users\dev\proj";
+    let slashed = format!("{home}/C:/Users/dev/proj");
+    let native = format!("{home}/{project}");
+    let old = json!({"type": "stdio", "command": "node", "args": ["old.js"]});
+    env.write(
+        ".claude.json",
+        serde_json::to_string_pretty(&json!({
+            "projects": {native.clone(): {"mcpServers": {"old": old.clone()}}}
+        }))
+        .unwrap()
+        .as_bytes(),
+    );
+    let add = |args: &[&str]| {
+        let mut all = vec!["--platform", "windows", "--project", project, "add", "old"];
+        all.extend_from_slice(&["-c", "claude-code", "--scope", "local", "--"]);
+        all.extend_from_slice(args);
+        env.run(&all)
+    };
+    // Different content is still refused without --force, and nothing moves.
+    add(&["node", "other.js"]).code(2);
+    add(&["node", "old.js"]).ok();
+    let v = jsonc(&env.read(".claude.json"));
+    assert!(
+        v["projects"][&native]["mcpServers"].get("old").is_none(),
+        "{v}"
+    );
+    assert_eq!(v["projects"][&slashed]["mcpServers"]["old"], old, "{v}");
+}
+
 /// A `.cmd` under `Program Files` with an argument that has a space: clients quote both,
 /// and `cmd /c "…srv.cmd" "a b"` is a line cmd.exe cannot parse (exit 9009), so the
 /// command goes behind `call`. `.bat` and `.BAT` shims are wrapped like `.cmd`.

@@ -70,6 +70,23 @@ impl Job {
         if ok { info.ActiveProcesses } else { 0 }
     }
 
+    /// The CPU time the job's processes have used so far, in 100 ns units (user and
+    /// kernel, the ended ones included); `None` if Windows cannot say.
+    pub(crate) fn cpu_time(&self) -> Option<i64> {
+        let mut info = JOBOBJECT_BASIC_ACCOUNTING_INFORMATION::default();
+        // SAFETY: as in `active`.
+        let ok = unsafe {
+            QueryInformationJobObject(
+                self.0,
+                JobObjectBasicAccountingInformation,
+                (&raw mut info).cast(),
+                size_of::<JOBOBJECT_BASIC_ACCOUNTING_INFORMATION>() as u32,
+                std::ptr::null_mut(),
+            )
+        } != 0;
+        ok.then(|| info.TotalUserTime.saturating_add(info.TotalKernelTime))
+    }
+
     /// Terminate every process in the job and wait up to `limit` for them to be gone.
     pub(crate) fn terminate(&self, limit: Duration) {
         // SAFETY: the job handle is valid; 1 is the exit code the processes get.
@@ -91,4 +108,17 @@ impl Drop for Job {
             CloseHandle(self.0);
         }
     }
+}
+
+/// The CPU time `child` itself has used so far, in 100 ns units; `None` if Windows
+/// cannot say.
+pub(crate) fn process_cpu_time(child: &Child) -> Option<i64> {
+    use windows_sys::Win32::Foundation::FILETIME;
+    use windows_sys::Win32::System::Threading::GetProcessTimes;
+    let mut times = [FILETIME::default(); 4];
+    let [created, exited, kernel, user] = &mut times;
+    // SAFETY: the handle is `child`'s own and valid; each pointer is a FILETIME.
+    let ok = unsafe { GetProcessTimes(child.as_raw_handle(), created, exited, kernel, user) } != 0;
+    let value = |t: &FILETIME| (i64::from(t.dwHighDateTime) << 32) | i64::from(t.dwLowDateTime);
+    ok.then(|| value(kernel).saturating_add(value(user)))
 }
