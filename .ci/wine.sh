@@ -55,11 +55,19 @@ boot plain "$(id -un)"
 echo "== wine: library unit tests (cargo test --target $triple --lib)"
 CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine cargo test --target "$triple" --lib
 
-export MCPCTL_EXE="$exe/mcpctl.exe" FIXTURE_EXE="$exe/fixture-server.exe"
+scenarios() {
+  MCPCTL_EXE="$exe/mcpctl.exe" FIXTURE_EXE="$exe/fixture-server.exe" bash .ci/wine/scenarios.sh
+}
 echo "== wine: scenarios (.ci/wine/scenarios.sh)"
-bash .ci/wine/scenarios.sh
-# Again for a user whose name has spaces and non-ASCII letters (Wine takes the profile's
-# name from USER when the prefix is made; it ignores USERPROFILE set from Linux).
+scenarios
+# The Linux build of the same tree (.ci/run built it; built here when run alone), outside
+# the cross-build's target directory.
+echo "== wine: the simulation (--platform windows) and mcpctl.exe agree (.ci/wine/agree.sh)"
+env -u CARGO_TARGET_DIR cargo build --quiet
+MCPCTL_EXE="$exe/mcpctl.exe" LINUX_MCPCTL="$root/target/debug/mcpctl" bash .ci/wine/agree.sh
+# The scenarios again for a user whose name has spaces and non-ASCII letters (Wine takes
+# the profile's name from USER when the prefix is made; it ignores USERPROFILE set from
+# Linux).
 boot spaced 'Zoë Ünal Smith'
 echo "== wine: scenarios for user 'Zoë Ünal Smith'"
-bash .ci/wine/scenarios.sh
+scenarios

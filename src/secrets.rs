@@ -299,6 +299,24 @@ fn name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
 }
 
+/// How long the separator at the start of `rest` is between a name and its value:
+/// quotes, commas, blanks, `=` and `:`; and, for a flag whose value is the next element of
+/// a list laid out a line each (pretty JSON, a YAML list, a unified diff of either), line
+/// breaks, and after one the next line's diff marker and YAML `- `.
+fn separator_len(rest: &str) -> usize {
+    let mut broken = false;
+    rest.find(|c: char| match c {
+        '"' | '\'' | '\\' | ',' | ' ' | '\t' | '=' | ':' => false,
+        '\n' | '\r' => {
+            broken = true;
+            false
+        }
+        '+' | '-' | '<' | '>' => !broken,
+        _ => true,
+    })
+    .unwrap_or(rest.len())
+}
+
 /// `text` with every secret this module recognises replaced by [`REDACTED`]. Runs over
 /// all output, so it reads any shape: a diff of JSON, TOML or YAML, a command line, JSON
 /// output (escaped quotes included), an error message with a URL.
@@ -358,13 +376,13 @@ pub fn scrub(text: &str) -> Cow<'_, str> {
         }
         // The separator first: most words are not followed by one (and `secret_name` is
         // the dearer test).
-        let sep_len = text[after..]
-            .find(|c: char| !matches!(c, '"' | '\'' | '\\' | ',' | ' ' | '\t' | '=' | ':'))
-            .unwrap_or(text.len() - after);
+        let sep_len = separator_len(&text[after..]);
         let sep = &text[after..after + sep_len];
         let assigned = sep.contains(['=', ':']);
         let flag = name.starts_with('-') && !sep.is_empty();
-        if sep_len > 12 || !(assigned || flag) || !secret_name(bare) {
+        // On one line a short gap; across a line break, the next line's indentation too.
+        let longest = if sep.contains('\n') { 80 } else { 12 };
+        if sep_len > longest || !(assigned || flag) || !secret_name(bare) {
             continue;
         }
         let start = after + sep_len;
@@ -435,65 +453,100 @@ pub fn redact_map(
 /// is as long as its manifest, and so is its list of secrets (each env and header value),
 /// so a replace per secret made `plan` and `apply` quadratic in the servers.
 pub fn redact_values(text: &str, secrets: &[String]) -> String {
-    let mut patterns: Vec<String> = Vec::with_capacity(secrets.len() * 2);
-    for secret in secrets.iter().filter(|s| !s.is_empty()) {
-        let escaped = serde_json::to_string(secret).unwrap_or_default();
-        let escaped = escaped.trim_matches('"');
-        if escaped != secret {
-            patterns.push(escaped.to_owned());
+    Redactor::new(secrets).apply(text).into_owned()
+}
+
+/// Known secret values, found in any text in one pass: what [`redact_values`] does, with
+/// the automaton built once for many texts (every line `Printer` prints, once it knows
+/// the values mcpctl passed to a server).
+#[derive(Debug, Clone, Default)]
+pub struct Redactor {
+    /// Each value as written and as JSON escapes it.
+    patterns: Vec<String>,
+    /// `None` with no patterns, or more than the automaton can hold (then one at a time).
+    automaton: Option<aho_corasick::AhoCorasick>,
+}
+
+impl Redactor {
+    pub fn new(secrets: &[String]) -> Redactor {
+        let mut patterns: Vec<String> = Vec::with_capacity(secrets.len() * 2);
+        for secret in secrets.iter().filter(|s| !s.is_empty()) {
+            let escaped = serde_json::to_string(secret).unwrap_or_default();
+            let escaped = escaped.trim_matches('"');
+            if escaped != secret {
+                patterns.push(escaped.to_owned());
+            }
+            patterns.push(secret.clone());
         }
-        patterns.push(secret.clone());
-    }
-    patterns.sort_unstable();
-    patterns.dedup();
-    if patterns.is_empty() {
-        return text.to_owned();
-    }
-    // The NFA without its dense rows: built in time linear in the patterns (the DFA a
-    // large set would otherwise get costs more to build than the one search saves).
-    let built = aho_corasick::AhoCorasick::builder()
-        .kind(Some(aho_corasick::AhoCorasickKind::NoncontiguousNFA))
-        .build(&patterns);
-    let Ok(automaton) = built else {
-        // More patterns than the automaton can hold: one at a time, longest first.
-        patterns.sort_by_key(|p| std::cmp::Reverse(p.len()));
-        let mut text = text.to_owned();
-        for pattern in &patterns {
-            text = text.replace(pattern.as_str(), REDACTED);
+        patterns.sort_unstable();
+        patterns.dedup();
+        // The NFA without its dense rows: built in time linear in the patterns (the DFA a
+        // large set would otherwise get costs more to build than the one search saves).
+        let automaton = (!patterns.is_empty())
+            .then(|| {
+                aho_corasick::AhoCorasick::builder()
+                    .kind(Some(aho_corasick::AhoCorasickKind::NoncontiguousNFA))
+                    .build(&patterns)
+                    .ok()
+            })
+            .flatten();
+        if automaton.is_none() {
+            // One at a time, longest first.
+            patterns.sort_by_key(|p| std::cmp::Reverse(p.len()));
         }
-        return text;
-    };
-    // Every match (overlapping ones too: a secret inside another, or two that share
-    // bytes), in order, merged into spans. A match of a UTF-8 pattern in UTF-8 text
-    // starts and ends on character boundaries.
-    let mut out = String::with_capacity(text.len());
-    let mut last = 0;
-    let mut spans: Vec<(usize, usize)> = automaton
-        .find_overlapping_iter(text)
-        .map(|m| (m.start(), m.end()))
-        .collect();
-    spans.sort_unstable();
-    // The span being merged.
-    let mut current: Option<(usize, usize)> = None;
-    for (start, end) in spans {
-        match &mut current {
-            Some((_, e)) if start <= *e => *e = (*e).max(end),
-            _ => {
-                if let Some((s, e)) = current.replace((start, end)) {
-                    out.push_str(&text[last..s]);
-                    out.push_str(REDACTED);
-                    last = e;
+        Redactor {
+            patterns,
+            automaton,
+        }
+    }
+
+    /// `text` with every value replaced by [`REDACTED`].
+    pub fn apply<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        if self.patterns.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        let Some(automaton) = &self.automaton else {
+            let mut text = text.to_owned();
+            for pattern in &self.patterns {
+                text = text.replace(pattern.as_str(), REDACTED);
+            }
+            return Cow::Owned(text);
+        };
+        // Every match (overlapping ones too: a secret inside another, or two that share
+        // bytes), in order, merged into spans. A match of a UTF-8 pattern in UTF-8 text
+        // starts and ends on character boundaries.
+        let mut spans: Vec<(usize, usize)> = automaton
+            .find_overlapping_iter(text)
+            .map(|m| (m.start(), m.end()))
+            .collect();
+        if spans.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        spans.sort_unstable();
+        let mut out = String::with_capacity(text.len());
+        let mut last = 0;
+        // The span being merged.
+        let mut current: Option<(usize, usize)> = None;
+        for (start, end) in spans {
+            match &mut current {
+                Some((_, e)) if start <= *e => *e = (*e).max(end),
+                _ => {
+                    if let Some((s, e)) = current.replace((start, end)) {
+                        out.push_str(&text[last..s]);
+                        out.push_str(REDACTED);
+                        last = e;
+                    }
                 }
             }
         }
+        if let Some((s, e)) = current {
+            out.push_str(&text[last..s]);
+            out.push_str(REDACTED);
+            last = e;
+        }
+        out.push_str(&text[last..]);
+        Cow::Owned(out)
     }
-    if let Some((s, e)) = current {
-        out.push_str(&text[last..s]);
-        out.push_str(REDACTED);
-        last = e;
-    }
-    out.push_str(&text[last..]);
-    out
 }
 
 /// A raw entry (for a message) with the values of its env and header maps redacted:
@@ -589,6 +642,26 @@ mod tests {
             secret_name("GITHUB_TOKEN") && secret_name("api-key") && secret_name("OPENAI_API_KEY")
         );
         assert!(!secret_name("DEBUG") && !secret_name("KEYBOARD_LAYOUT"));
+    }
+
+    /// A flag and its value on lines of their own: pretty JSON, a unified diff of it, a
+    /// YAML list; a flag at the end of a line of prose followed by an ordinary word stays.
+    #[test]
+    fn scrub_finds_a_flag_value_on_the_next_line() {
+        let secret = "Wq3rT8yUi2oP5aSdQ";
+        for text in [
+            format!("\"args\": [\n  \"--api-key\",\n  \"{secret}\"\n]"),
+            format!("+        \"--api-key\",\n+        \"{secret}\"\n"),
+            format!("-        \"--api-key\",\r\n-        \"{secret}\""),
+            format!("args:\n  - --api-key\n  - {secret}\n"),
+            format!("+    - --token\n+    - {secret}\n"),
+        ] {
+            let out = scrub(&text);
+            assert!(!out.contains(secret), "{out}");
+            assert!(out.contains(REDACTED), "{out}");
+        }
+        let prose = "pass --token\nthen restart";
+        assert_eq!(scrub(prose), prose);
     }
 
     #[test]

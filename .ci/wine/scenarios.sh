@@ -47,7 +47,8 @@ rc=0
 mc() {
   local script=m
   case "${1:-}" in upper.cmd) script=upper; shift ;; esac
-  wine cmd /c "C:\\tools\\$script.cmd" "$@" >"$out" 2>"$err"
+  # Wine hands the Linux environment on: this script's inputs are not mcpctl's.
+  env -u MCPCTL_EXE -u FIXTURE_EXE wine cmd /c "C:\\tools\\$script.cmd" "$@" >"$out" 2>"$err"
   rc=$?
 }
 

@@ -25,6 +25,10 @@ pub(crate) struct Fixture {
     /// Like server-everything: one more tool for a client that declares `roots` and
     /// answers `roots/list`.
     roots_tool: bool,
+    /// `echo-env=NAME`: the value of NAME, which a `login` tool echoes in its
+    /// description and in the error every call of it gets (a server that repeats a
+    /// secret it was given).
+    echo: Option<String>,
     era: Era,
 }
 
@@ -58,6 +62,9 @@ impl Fixture {
                 Era::Handshake
             },
             roots_tool: modes.has("roots-tool"),
+            echo: modes
+                .value("echo-env=")
+                .map(|name| std::env::var(name).unwrap_or_default()),
         }
     }
 }
@@ -135,6 +142,10 @@ impl ServerHandler for Fixture {
                     schema,
                 ));
             }
+            if let Some(value) = &self.echo {
+                let schema = serde_json::Map::from_iter([("type".to_owned(), "object".into())]);
+                tools.push(Tool::new("login", format!("Log in as {value}"), schema));
+            }
             return Ok(ListToolsResult::with_all_items(tools));
         }
         let start: usize = request
@@ -158,6 +169,12 @@ impl ServerHandler for Fixture {
     ) -> Result<CallToolResponse, ErrorData> {
         if self.roots_tool && request.name == "roots_seen" {
             return Ok(roots_seen(&request, &context).await);
+        }
+        if let (Some(value), "login") = (&self.echo, request.name.as_ref()) {
+            return Err(ErrorData::internal_error(
+                format!("login refused for {value}"),
+                None,
+            ));
         }
         if let Some(seen) = seen(&request, &context) {
             return Ok(CallToolResult::success(vec![ContentBlock::text(seen)]).into());

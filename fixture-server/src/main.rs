@@ -21,6 +21,8 @@
 //! `server/discover`), `exit-on-unknown` (one that quits on them), `strict-modern` (a hand-written
 //! 2026-07-28-only server that quits on any method that era lacks, `ping` included), `slow-start=MS`,
 //! `busy-start=MS` (works MS ms of CPU time before it serves: a known start cost),
+//! `echo-env=NAME` (repeats NAME's value: on stderr as it starts, in the description of
+//! a `login` tool and in the error every call of it gets: a server that echoes a secret),
 //! `spawn-child`, `linger` (stays after its input closes, as many real servers do, until
 //! SIGTERM, which ends it: unix only). With `FIXTURE_LOG` set, it appends `start PID` to
 //! that file as it starts and, in `linger` mode, `end PID` when SIGTERM ends it, so a test
@@ -174,6 +176,10 @@ fn main() {
     }
     if let Some(ms) = modes.value("busy-start=") {
         work(Duration::from_millis(ms.parse().expect("busy-start=MS")));
+    }
+    if let Some(name) = modes.value("echo-env=") {
+        let value = std::env::var(name).unwrap_or_default();
+        eprintln!("fixture: logging in as {value}");
     }
     if let Some(code) = modes.value("exit=") {
         eprintln!("fixture: \x1b[31mfatal\x1b[0m: exiting with code {code} as asked");

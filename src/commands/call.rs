@@ -22,6 +22,8 @@ pub fn run(args: CallArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         args.trust_project,
         args.as_client.as_deref(),
     )?;
+    // What the server repeats of the secrets it was given is never printed.
+    printer.hide(resolved.launch.passed_secrets(&resolved.options.parent_env));
     let probe = exchange(printer, &resolved, Some(&call));
     if let Some(failure @ (ProbeError::UnknownTool { .. } | ProbeError::BadArgument { .. })) =
         &probe.failure

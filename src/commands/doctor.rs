@@ -74,6 +74,8 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             options: &options,
         },
     )?;
+    // What a server repeats of the secrets it was given is never printed.
+    printer.hide(checkup.passed_secrets());
     for (client, ex) in &checkup.exclusive {
         printer.stream(&[Block::Warning(format!(
             "{} loads only the servers in `{}`: {}",

@@ -43,6 +43,8 @@ pub fn run(args: ToolsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         args.trust_project,
         args.as_client.as_deref(),
     )?;
+    // What the server repeats of the secrets it was given is never printed.
+    printer.hide(resolved.launch.passed_secrets(&resolved.options.parent_env));
     let probe = exchange(printer, &resolved, None);
     if probe.failure.is_some() || probe.tools.is_none() {
         return Err(failed(&resolved, &probe, "list"));

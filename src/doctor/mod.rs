@@ -220,6 +220,15 @@ impl Checkup<'_> {
         )
     }
 
+    /// The values handed to the servers to start, which they may repeat
+    /// (`Launch::passed_secrets`).
+    pub(crate) fn passed_secrets(&self) -> Vec<String> {
+        self.to_probe
+            .iter()
+            .flat_map(|(_, launch, options)| launch.passed_secrets(&options.parent_env))
+            .collect()
+    }
+
     /// The results whose verdict is known without starting anything.
     pub(crate) fn not_started(&self) -> impl Iterator<Item = &DoctorResult> {
         let mut probed = vec![false; self.results.len()];

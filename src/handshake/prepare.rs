@@ -74,6 +74,68 @@ pub enum Launch {
     },
 }
 
+impl Launch {
+    /// The values mcpctl itself hands the server that must not be printed when the
+    /// server repeats them (on stderr, in its tool list, its errors, its results): every
+    /// header value (and a `Bearer` token alone), the secret parts of the URL, every env
+    /// value (a literal, a secret from the store, or a variable expanded into it), and
+    /// the secret arguments (`--api-key VALUE`, `?api_key=` in a URL argument).
+    ///
+    /// Left out, so that ordinary output stays readable: values shorter than 4
+    /// characters, numbers and booleans, paths, and a variable of mcpctl's own
+    /// environment passed on unchanged under its own name (`PATH`), unless its name or
+    /// its shape says it is a secret. `parent_env` is that environment.
+    pub fn passed_secrets(&self, parent_env: &IndexMap<String, String>) -> Vec<String> {
+        use crate::secrets;
+        let mut out: Vec<String> = Vec::new();
+        let url_parts = |url: &str, out: &mut Vec<String>| {
+            for found in secrets::url_secrets(url) {
+                if let Some(part) = url.get(found.at) {
+                    out.push(part.to_owned());
+                }
+            }
+        };
+        match self {
+            Launch::Stdio { args, env, .. } => {
+                out.extend(secrets::arg_secrets(args).into_iter().map(|a| a.value));
+                for arg in args.iter().filter(|a| a.contains("://")) {
+                    url_parts(arg, &mut out);
+                }
+                for (key, value) in env {
+                    let secret =
+                        secrets::secret_name(key) || secrets::literal_secret(key, value).is_some();
+                    let ordinary = value.parse::<f64>().is_ok()
+                        || ["true", "false", "yes", "no", "on", "off"]
+                            .iter()
+                            .any(|word| value.eq_ignore_ascii_case(word))
+                        || value.starts_with(['/', '~', '.'])
+                        || value.get(1..3).is_some_and(|d| d == ":\\" || d == ":/")
+                        || parent_env.get(key) == Some(value);
+                    if secret || !ordinary {
+                        out.push(value.clone());
+                    }
+                }
+            }
+            Launch::Remote { url, headers, .. } => {
+                url_parts(url, &mut out);
+                for (_, Secret(value)) in headers {
+                    if let Some(token) = value
+                        .strip_prefix("Bearer ")
+                        .or_else(|| value.strip_prefix("bearer "))
+                    {
+                        out.push(token.trim().to_owned());
+                    }
+                    out.push(value.clone());
+                }
+            }
+        }
+        out.retain(|value| value.trim().chars().count() >= 4);
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
 /// A header value that must never be displayed.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Secret(pub(crate) String);
@@ -415,6 +477,60 @@ pub fn target_of(transport: &Transport) -> String {
 #[allow(clippy::disallowed_methods, reason = "tests write scratch files")]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_values_passed_to_a_server_are_its_secrets_but_ordinary_ones() {
+        let map = |pairs: &[(&str, &str)]| -> IndexMap<String, String> {
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect()
+        };
+        let parent = map(&[("PATH", "/usr/bin:/bin"), ("GITHUB_TOKEN", "fromMyShell99")]);
+        let stdio = Launch::Stdio {
+            program: PathBuf::from("/bin/srv"),
+            command: "srv".to_owned(),
+            args: ["--api-key", "Wq3rT8yUi2oP5aSd", "--port", "8080"]
+                .map(str::to_owned)
+                .to_vec(),
+            env: map(&[
+                ("DB", "plainDsnValue42"),
+                ("GITHUB_TOKEN", "fromMyShell99"),
+                ("PATH", "/usr/bin:/bin"),
+                ("DATA", "/var/data"),
+                ("PORT", "5432"),
+                ("DEBUG", "true"),
+                ("K", "abc"),
+            ]),
+            cwd: None,
+        };
+        assert_eq!(
+            stdio.passed_secrets(&parent),
+            ["Wq3rT8yUi2oP5aSd", "fromMyShell99", "plainDsnValue42"]
+        );
+        let remote = Launch::Remote {
+            url: "https://alice:hunter2Passw0rdQ@example.com/mcp?api_key=QuerySecretf8Kd92LmQz71"
+                .to_owned(),
+            kind: RemoteKind::Http,
+            headers: vec![
+                (
+                    "Authorization".to_owned(),
+                    Secret("Bearer plainTok3n".to_owned()),
+                ),
+                ("X-Id".to_owned(), Secret("team-a".to_owned())),
+            ],
+        };
+        assert_eq!(
+            remote.passed_secrets(&parent),
+            [
+                "Bearer plainTok3n",
+                "QuerySecretf8Kd92LmQz71",
+                "alice:hunter2Passw0rdQ",
+                "plainTok3n",
+                "team-a"
+            ]
+        );
+    }
 
     fn host<'a>(env: &'a IndexMap<String, String>, cwd: &'a Path) -> Host<'a> {
         Host {

@@ -62,6 +62,10 @@ pub struct Printer {
     width: Option<usize>,
     /// `list --show-secrets`: print secrets as they are.
     reveal: bool,
+    /// Values mcpctl passed to a server (`hide`): hidden wherever they appear.
+    hidden: crate::secrets::Redactor,
+    /// The values behind `hidden`.
+    hidden_values: Vec<String>,
     /// The home directory: paths under it are shown as `~/…` to a person, never under
     /// `--json`.
     home: Option<PathBuf>,
@@ -95,6 +99,8 @@ impl Printer {
             stderr_tty,
             width: None,
             reveal: false,
+            hidden: crate::secrets::Redactor::default(),
+            hidden_values: Vec::new(),
             home: None,
         }
     }
@@ -116,18 +122,39 @@ impl Printer {
         self.reveal = true;
     }
 
+    /// Hide `values` wherever they appear in what is printed from now on, `--json`
+    /// included: the values mcpctl passed to a server (env and header values, secrets
+    /// from the store, secret arguments), which the server may repeat in its stderr, its
+    /// tool list, its errors or its results. Text a server sends carries no name beside
+    /// the value, so `secrets::scrub` alone cannot tell it is one.
+    pub fn hide(&mut self, values: Vec<String>) {
+        if values.is_empty() {
+            return;
+        }
+        let mut all = self.hidden_values.clone();
+        all.extend(values);
+        all.sort_unstable();
+        all.dedup();
+        self.hidden = crate::secrets::Redactor::new(&all);
+        self.hidden_values = all;
+    }
+
     /// `text` as it may be printed: the files it names shown (`shown_files`), secrets
     /// scrubbed unless revealed.
     fn safe<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
-        let text = shown_files(self.shown_home(), text);
+        use std::borrow::Cow;
         if self.reveal {
-            return text;
+            return shown_files(self.shown_home(), text);
         }
+        // The known values first, whole: `scrub` may take a part of one.
+        let text = self.hidden.apply(text);
+        let text = match text {
+            Cow::Borrowed(text) => shown_files(self.shown_home(), text),
+            Cow::Owned(text) => Cow::Owned(shown_files(self.shown_home(), &text).into_owned()),
+        };
         match text {
-            std::borrow::Cow::Borrowed(text) => crate::secrets::scrub(text),
-            std::borrow::Cow::Owned(text) => {
-                std::borrow::Cow::Owned(crate::secrets::scrub(&text).into_owned())
-            }
+            Cow::Borrowed(text) => crate::secrets::scrub(text),
+            Cow::Owned(text) => Cow::Owned(crate::secrets::scrub(&text).into_owned()),
         }
     }
 

@@ -258,3 +258,275 @@ fn restore_dry_run_hides_env_values_as_list_does() {
         assert!(!all.contains("plainDsnValue42"), "{all}");
     }
 }
+
+/// Issue 39, G3: a server that repeats a secret mcpctl gave it (on stderr, in a tool's
+/// description, in a JSON-RPC error) never gets it printed: every value mcpctl passed to
+/// the server is hidden in what `doctor`, `tools` and `call` show of its answers, text
+/// and `--json`. The values here match no token pattern and sit under no secret-sounding
+/// name in the server's text, so only knowing what was passed can hide them: an env
+/// value, a secret from the store (through the launcher), and an argument.
+#[test]
+#[ignore = "needs cargo build -p fixture-server"]
+fn what_a_server_echoes_of_its_secrets_is_never_printed() {
+    let env = TestEnv::new();
+    let fixture = crate::fixture_server::fixture_binary()
+        .display()
+        .to_string();
+    let env_value = "Opensesame4Kq9Zt7Wx";
+    let stored = "tok_storedEcho_31337";
+    let arg_value = "Wq3rT8yUi2oP5aSd";
+    env.run(&[
+        "secret",
+        "set",
+        "db",
+        "--command",
+        "printf 'tok_%s_%s' storedEcho 31337",
+    ])
+    .ok();
+    env.run(&[
+        "add",
+        "stored",
+        "-c",
+        "cursor",
+        "--secret",
+        "MY_PASSWORD=db",
+        "--",
+        &fixture,
+        "echo-env=MY_PASSWORD",
+    ])
+    .ok();
+    let config = env.read_str(".cursor/mcp.json");
+    let mut config: serde_json::Value = crate::env::jsonc(config.as_bytes());
+    let servers = config["mcpServers"].as_object_mut().unwrap();
+    servers.insert(
+        "literal".to_owned(),
+        serde_json::json!({"command": fixture, "args": ["echo-env=MY_PASSWORD"], "env": {"MY_PASSWORD": env_value}}),
+    );
+    servers.insert(
+        "dead".to_owned(),
+        serde_json::json!({"command": fixture, "args": ["echo-env=MY_PASSWORD", "exit=1"], "env": {"MY_PASSWORD": env_value}}),
+    );
+    servers.insert(
+        "flag".to_owned(),
+        serde_json::json!({"command": fixture, "args": ["--api-key", arg_value, "echo-env=ECHO"], "env": {"ECHO": arg_value}}),
+    );
+    env.write(".cursor/mcp.json", config.to_string().as_bytes());
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["doctor", "-c", "cursor"],
+        vec!["doctor", "dead", "-c", "cursor"],
+        vec!["tools", "literal", "-c", "cursor"],
+        vec!["tools", "stored", "-c", "cursor"],
+        vec!["tools", "dead", "-c", "cursor"],
+        vec!["tools", "flag", "-c", "cursor"],
+        vec!["call", "literal", "login", "-c", "cursor"],
+        vec!["call", "stored", "login", "-c", "cursor"],
+        vec!["call", "flag", "login", "-c", "cursor"],
+    ];
+    let mut found = Vec::new();
+    for args in &commands {
+        for json in [false, true] {
+            let mut argv = args.clone();
+            if json {
+                argv.insert(0, "--json");
+            }
+            let run = env.run(&argv);
+            let text = format!("{}{}", run.stdout, run.stderr);
+            let leaked: Vec<&str> = [env_value, stored, arg_value]
+                .into_iter()
+                .filter(|v| text.contains(v))
+                .collect();
+            if !leaked.is_empty() {
+                found.push(format!("mcpctl {}: {leaked:?}\n{text}", argv.join(" ")));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "echoed secrets printed:\n\n{}",
+        found.join("\n\n")
+    );
+    // What the server said is still shown, the secret hidden.
+    let tools = env.run(&["tools", "literal", "-c", "cursor"]).ok();
+    assert!(
+        tools.stdout.contains("Log in as <redacted>"),
+        "{}",
+        tools.stdout
+    );
+    let call = env
+        .run(&["call", "literal", "login", "-c", "cursor"])
+        .code(2);
+    assert!(
+        call.stderr.contains("login refused for <redacted>"),
+        "{}",
+        call.stderr
+    );
+}
+
+/// Issue 39, F11: a literal secret argument whose value matches no token pattern
+/// (`--api-key VALUE`, `--token=VALUE`) is hidden where a pretty-printed file or diff puts
+/// the flag and its value on lines of their own, as it is on one line.
+const ARG_SECRET: &str = "Wq3rT8yUi2oP5aSdQ";
+
+/// Cursor holds `leaky` (the secret argument); Claude Code's file is pretty-printed, so
+/// what is written there puts each argument on its own line; the manifest asks for it.
+fn arg_secret_setup() -> (TestEnv, String) {
+    let env = TestEnv::new();
+    env.write(
+        ".cursor/mcp.json",
+        format!(
+            "{{\n  \"mcpServers\": {{\n    \"leaky\": {{\n      \"command\": \"node\",\n      \"args\": [\n        \"s.js\",\n        \"--api-key\",\n        \"{ARG_SECRET}\"\n      ]\n    }}\n  }}\n}}\n"
+        )
+        .as_bytes(),
+    );
+    env.write(
+        ".claude.json",
+        b"{\n  \"mcpServers\": {\n    \"x\": {\n      \"command\": \"a\",\n      \"args\": [\n        \"b\"\n      ]\n    }\n  }\n}\n",
+    );
+    let manifest = env.write(
+        "team.toml",
+        format!("clients = [\"claude-code\"]\n\n[servers.leaky]\ncommand = \"node\"\nargs = [\"s.js\", \"--api-key\", \"{ARG_SECRET}\"]\n").as_bytes(),
+    );
+    let manifest = manifest.to_str().unwrap().to_owned();
+    (env, manifest)
+}
+
+fn assert_hidden(env: &TestEnv, args: &[&str]) {
+    let run = env.run(args);
+    let text = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        !text.contains(ARG_SECRET),
+        "mcpctl {} printed the secret argument:\n{text}",
+        args.join(" ")
+    );
+}
+
+#[test]
+fn list_json_hides_a_secret_argument_on_its_own_line() {
+    let (env, _) = arg_secret_setup();
+    assert_hidden(&env, &["list", "--json"]);
+    assert_hidden(&env, &["list", "leaky", "--json"]);
+    let json = env.run(&["list", "--json"]).ok().json();
+    let leaky = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|row| row["name"] == "leaky")
+        .unwrap();
+    assert_eq!(leaky["args"][2], "<redacted>", "{json}");
+}
+
+#[test]
+fn plan_hides_a_secret_argument_on_its_own_line() {
+    let (env, manifest) = arg_secret_setup();
+    assert_hidden(&env, &["plan", "--manifest", &manifest]);
+}
+
+#[test]
+fn apply_dry_run_hides_a_secret_argument_on_its_own_line() {
+    let (env, manifest) = arg_secret_setup();
+    assert_hidden(&env, &["apply", "--manifest", &manifest, "--dry-run"]);
+}
+
+#[test]
+fn dry_run_diffs_hide_a_secret_argument_on_its_own_line() {
+    let (env, _) = arg_secret_setup();
+    assert_hidden(
+        &env,
+        &[
+            "copy",
+            "leaky",
+            "--from",
+            "cursor",
+            "-c",
+            "claude-code",
+            "--dry-run",
+        ],
+    );
+    assert_hidden(
+        &env,
+        &[
+            "add",
+            "fresh",
+            "-c",
+            "claude-code",
+            "--dry-run",
+            "--",
+            "node",
+            "s.js",
+            "--api-key",
+            ARG_SECRET,
+        ],
+    );
+    // A YAML list puts `- VALUE` under `- --api-key`.
+    assert_hidden(
+        &env,
+        &[
+            "add",
+            "fresh",
+            "-c",
+            "continue",
+            "--dry-run",
+            "--",
+            "node",
+            "s.js",
+            "--api-key",
+            ARG_SECRET,
+        ],
+    );
+}
+
+/// Issue 39, G10: `export` of an entry holding a literal secret (an argument, a URL
+/// query) is refused, naming the entry and the manifest: an allow-list holds the command
+/// line as written, so it would publish the secret, and a redacted one never matches.
+#[test]
+fn export_refuses_an_entry_holding_a_literal_secret() {
+    let env = TestEnv::new();
+    let manifest = env.write(
+        "team.toml",
+        format!(
+            "[servers.leaky]\ncommand = \"node\"\nargs = [\"s.js\", \"--api-key\", \"{ARG_SECRET}\"]\n\n[servers.remote]\nurl = \"https://example.com/mcp?api_key=QuerySecretf8Kd92LmQz71\"\n\n[servers.fine]\ncommand = \"node\"\nargs = [\"ok.js\"]\n"
+        )
+        .as_bytes(),
+    );
+    let manifest = manifest.to_str().unwrap();
+    for format in ["claude-managed", "copilot-managed", "codex-requirements"] {
+        for json in [false, true] {
+            let mut argv = vec!["export", "--manifest", manifest, "--format", format];
+            if json {
+                argv.insert(0, "--json");
+            }
+            let run = env.run(&argv).code(2);
+            assert!(
+                run.stdout.is_empty() && !run.stdout.contains("<redacted>"),
+                "{format}: {}",
+                run.stdout
+            );
+            for needle in ["`leaky`", "`remote`", "team.toml", "--api-key", "api_key"] {
+                assert!(
+                    run.stderr.contains(needle),
+                    "{format}: no {needle}: {}",
+                    run.stderr
+                );
+            }
+            assert!(!run.stderr.contains(ARG_SECRET), "{}", run.stderr);
+            assert!(
+                !run.stderr.contains("QuerySecretf8Kd92LmQz71"),
+                "{}",
+                run.stderr
+            );
+        }
+    }
+    // Without them, the rest exports.
+    let clean = env.write(
+        "clean.toml",
+        b"[servers.fine]\ncommand = \"node\"\nargs = [\"ok.js\"]\n",
+    );
+    env.run(&[
+        "export",
+        "--manifest",
+        clean.to_str().unwrap(),
+        "--format",
+        "claude-managed",
+    ])
+    .ok();
+}
