@@ -29,29 +29,45 @@ cargo build --target "$triple" -p mcpctl-cli --bin mcpctl
 cargo build --target "$triple" -p fixture-server
 cargo test --target "$triple" --lib --no-run
 
-# A throwaway prefix, its wineserver ended and the folder removed at exit.
+# Throwaway prefixes, their wineservers ended and the folder removed at exit.
 scratch="$(mktemp -d)"
-export WINEPREFIX="$scratch/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 end_wine() {
-  wineserver -k 2>/dev/null || true
+  for prefix in "$scratch"/*/; do
+    WINEPREFIX="$prefix" wineserver -k 2>/dev/null || true
+  done
   rm -rf "$scratch"
 }
 trap end_wine EXIT
-echo "== wine: boot a prefix (Windows 10, bcryptprimitives.dll stand-in)"
-wineboot -i >/dev/null 2>&1 || true
-wine winecfg -v win10 >/dev/null 2>&1
 x86_64-w64-mingw32-gcc -O2 -shared -o "$scratch/bcryptprimitives.dll" \
   .ci/wine/bcryptprimitives.c -ladvapi32
-cp "$scratch/bcryptprimitives.dll" "$WINEPREFIX/drive_c/windows/system32/"
+# boot NAME USER: a Windows 10 prefix $scratch/NAME whose user (profile folder) is USER.
+boot() {
+  # USER for every later wine call too: Wine builds %USERPROFILE% from it at each start.
+  export WINEPREFIX="$scratch/$1" USER="$2"
+  echo "== wine: boot a prefix for user '$2' (Windows 10, bcryptprimitives.dll stand-in)"
+  wineboot -i >/dev/null 2>&1 || true
+  wine winecfg -v win10 >/dev/null 2>&1
+  cp "$scratch/bcryptprimitives.dll" "$WINEPREFIX/drive_c/windows/system32/"
+}
 
+boot plain "$(id -un)"
 echo "== wine: library unit tests (cargo test --target $triple --lib)"
 CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine cargo test --target "$triple" --lib
 
+scenarios() {
+  MCPCTL_EXE="$exe/mcpctl.exe" FIXTURE_EXE="$exe/fixture-server.exe" bash .ci/wine/scenarios.sh
+}
 echo "== wine: scenarios (.ci/wine/scenarios.sh)"
-MCPCTL_EXE="$exe/mcpctl.exe" FIXTURE_EXE="$exe/fixture-server.exe" bash .ci/wine/scenarios.sh
-
+scenarios
 # The Linux build of the same tree (.ci/run built it; built here when run alone), outside
 # the cross-build's target directory.
 echo "== wine: the simulation (--platform windows) and mcpctl.exe agree (.ci/wine/agree.sh)"
 env -u CARGO_TARGET_DIR cargo build --quiet
 MCPCTL_EXE="$exe/mcpctl.exe" LINUX_MCPCTL="$root/target/debug/mcpctl" bash .ci/wine/agree.sh
+# The scenarios again for a user whose name has spaces and non-ASCII letters (Wine takes
+# the profile's name from USER when the prefix is made; it ignores USERPROFILE set from
+# Linux).
+boot spaced 'Zoë Ünal Smith'
+echo "== wine: scenarios for user 'Zoë Ünal Smith'"
+scenarios

@@ -27,8 +27,12 @@ printf '@ECHO OFF\r\nSET "P=C:\\tools;%%PATH%%"\r\nSET PATH=\r\nSET "Path=%%P%%"
 printf '@ECHO OFF\r\nSET "PATH=C:\\tools;%%PATH%%"\r\n"C:\\tools\\mcpctl.exe" %%*\r\n' \
   >"$tools/upper.cmd"
 
-winprofile="$(wine cmd /c echo %USERPROFILE% | tr -d '\r\n')"
-profile="$(winepath -u "$winprofile")"
+# The prefix's user (the one profile besides Public; its name may have spaces and
+# non-ASCII letters, which cmd's `echo` would print in the console code page).
+user="$(ls "$WINEPREFIX/drive_c/users" | grep -vx Public | head -n 1)"
+winprofile="C:\\users\\$user"
+profile="$WINEPREFIX/drive_c/users/$user"
+echo "user profile: $winprofile"
 here="$(cd "$(dirname "$0")" && pwd)"
 orig="$(mktemp -d)"
 out="$orig/.out" err="$orig/.err"
@@ -43,7 +47,8 @@ rc=0
 mc() {
   local script=m
   case "${1:-}" in upper.cmd) script=upper; shift ;; esac
-  wine cmd /c "C:\\tools\\$script.cmd" "$@" >"$out" 2>"$err"
+  # Wine hands the Linux environment on: this script's inputs are not mcpctl's.
+  env -u MCPCTL_EXE -u FIXTURE_EXE wine cmd /c "C:\\tools\\$script.cmd" "$@" >"$out" 2>"$err"
   rc=$?
 }
 
@@ -193,6 +198,59 @@ claude_local_scope_is_written_under_claudes_key() {
   mc remove loc2 -c claude-code -s local
 }
 
+# A batch file under Program Files, its path and an argument with spaces (item 3): written
+# so that cmd.exe parses it when a client starts it with an argument list, and started.
+program_files_cmd_with_spaces_is_started() {
+  mkdir -p "$WINEPREFIX/drive_c/Program Files/Srv"
+  printf '@ECHO OFF\r\n"C:\\tools\\fixture-server.exe" %%*\r\n' \
+    >"$WINEPREFIX/drive_c/Program Files/Srv/srv.cmd"
+  mc add pf -c cursor -- 'C:\Program Files\Srv\srv.cmd' 'a b'
+  expect_rc 0
+  mc doctor pf
+  expect_rc 0
+  expect_out "fixture-server 0.0.0"
+  mc remove pf -c cursor
+  expect_rc 0
+  expect_same .cursor/mcp.json
+}
+
+# A config path over 260 characters (item 5): written, backed up and put back.
+long_config_path_is_written_and_removed() {
+  local seg1 seg2 dir
+  seg1="$(printf 'd%.0s' $(seq 130))" seg2="$(printf 'e%.0s' $(seq 130))"
+  dir="$profile/$seg1/$seg2"
+  mkdir -p "$dir"
+  cp "$orig/.codex/config.toml" "$dir/config.toml"
+  CODEX_HOME="$winprofile\\$seg1\\$seg2" mc add x -c codex -- node x.js
+  expect_rc 0
+  grep -q 'mcp_servers.x' "$dir/config.toml" || no "the long-path config.toml has no x"
+  CODEX_HOME="$winprofile\\$seg1\\$seg2" mc remove x -c codex
+  expect_rc 0
+  cmp -s "$dir/config.toml" "$orig/.codex/config.toml" || no "the long-path config.toml is not byte-identical"
+  rm -rf "${profile:?}/$seg1"
+}
+
+# doctor over Streamable HTTP to the fixture server on loopback.
+doctor_reaches_a_loopback_http_server() {
+  local port=$((20000 + RANDOM % 20000)) server i
+  wine 'C:\tools\fixture-server.exe' "http=$port" >/dev/null 2>&1 &
+  server=$!
+  for i in $(seq 100); do
+    curl -s -o /dev/null "http://127.0.0.1:$port/" && break
+    sleep 0.2
+  done
+  mc add web -c vscode --url "http://127.0.0.1:$port/mcp"
+  expect_rc 0
+  mc doctor web
+  expect_rc 0
+  expect_out "fixture-server 0.0.0"
+  mc remove web -c vscode
+  expect_rc 0
+  expect_same AppData/Roaming/Code/User/mcp.json
+  kill "$server" 2>/dev/null
+  wait "$server" 2>/dev/null
+}
+
 scenario version -
 scenario clients_are_detected_at_their_windows_paths -
 scenario list_reads_crlf_bom_jsonc_and_toml -
@@ -203,6 +261,9 @@ scenario doctor_finds_cmd_on_path_spelled_PATH -
 scenario doctor_finds_cmd_on_path_spelled_Path -
 scenario claude_local_scope_is_read_from_claudes_key -
 scenario claude_local_scope_is_written_under_claudes_key -
+scenario program_files_cmd_with_spaces_is_started -
+scenario long_config_path_is_written_and_removed -
+scenario doctor_reaches_a_loopback_http_server -
 
 echo "scenarios: $passed passed, $failed failed, $xfailed expected failures, $xpassed unexpected passes"
 [ "$failed" = 0 ]

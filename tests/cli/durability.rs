@@ -3,7 +3,9 @@
 //! numbered case of the issue, each run first against the code before the fix.
 //! See: issue 19.
 
-use std::path::{Path, PathBuf};
+#[cfg(target_os = "linux")]
+use std::path::Path;
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
