@@ -93,7 +93,9 @@ drive() {
   echo "land: checking a train of ${names[*]} on main ($batch); log: $log" >&2
   # The check runs ahead of the worktrees' own builds (as root, at nice -10): on 2 shared
   # cores a starved check takes 3-4x longer and its peers' hang guards fire. As in .ci/run,
-  # the fixture server is built and a Secret Service started (its daemons ended when the
+  # the other OSes are linted (.ci/cross.sh: Windows and macOS, ~1 min warm; main broke
+  # for them twice in one afternoon without it), the fixture server is built and a
+  # Secret Service started (its daemons ended when the
   # check ends) before `cargo test -- --include-ignored`: every test runs, none is skipped.
   if (renice -n -10 -p "$BASHPID" >/dev/null 2>&1 || true
     trap 'for pid in ${MCPCTL_CI_KEYRING_PIDS:-}; do kill "$pid" 2>/dev/null || true; done' EXIT
@@ -103,6 +105,7 @@ drive() {
     cargo clippy --no-default-features --all-targets -- -D warnings &&
     cargo build -p fixture-server &&
     cargo clippy -p fixture-server --all-targets -- -D warnings &&
+    bash .ci/cross.sh &&
     keyring_env="$(bash .ci/keyring.sh)" &&
     eval "$keyring_env" &&
     cargo test -- --include-ignored) >"$log" 2>&1 &&
