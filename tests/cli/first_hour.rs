@@ -900,3 +900,38 @@ fn an_unset_variable_is_one_rule_in_every_command() {
         "{remote}"
     );
 }
+
+/// Issue 40: bare `mcpctl` prints the help on stdout and exits 0 (as `gh` and `cargo`
+/// do), and the top level groups its commands under headings, the first session's five
+/// first, plumbing last.
+#[test]
+fn bare_mcpctl_prints_the_grouped_help_on_stdout_and_succeeds() {
+    let env = TestEnv::new();
+    let run = env.run(&[]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.stderr, "");
+    let help = &run.stdout;
+    let at = |text: &str| {
+        help.find(text)
+            .unwrap_or_else(|| panic!("no `{text}` in the help:\n{help}"))
+    };
+    let everyday = at("Everyday commands:\n  clients ");
+    let first_five: Vec<usize> = ["clients", "add", "list", "doctor", "remove"]
+        .iter()
+        .map(|name| at(&format!("\n  {name} ")))
+        .collect();
+    assert!(first_five.is_sorted() && everyday < first_five[0], "{help}");
+    let plumbing = at("Plumbing: what clients start, shell set-up:\n");
+    assert!(
+        at("\n  run ") > plumbing && at("\n  bridge ") > plumbing,
+        "{help}"
+    );
+    assert!(at("\n  add ") < at("\n  secret "), "{help}");
+    assert!(!help.contains("\nCommands:\n"), "an ungrouped list: {help}");
+    // `--help` and `help` give the same grouping.
+    for args in [&["--help"][..], &["help"][..]] {
+        let run = env.run(args);
+        assert_eq!(run.code, 0, "{run:?}");
+        assert!(run.stdout.contains("Everyday commands:"), "{}", run.stdout);
+    }
+}
