@@ -151,6 +151,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         no_color,
     );
     printer.set_home(platform.home().ok());
+    printer.set_dry_run(commands::dry_run(&cli.command));
     printer.set_width(
         platform
             .var("COLUMNS")

@@ -935,3 +935,55 @@ fn bare_mcpctl_prints_the_grouped_help_on_stdout_and_succeeds() {
         assert!(run.stdout.contains("Everyday commands:"), "{}", run.stdout);
     }
 }
+
+/// Issue 40: `--dry-run --json` said `"action": "added"`, indistinguishable from a real
+/// run. Every writing command's rows now carry `"dry_run": true` under `--dry-run`, and
+/// a real run has no such field.
+#[test]
+fn dry_run_json_says_it_is_a_dry_run() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", b"{\n  \"mcpServers\": {}\n}\n");
+    let rows = |args: &[&str]| -> Vec<serde_json::Value> {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        let run = env.run(&all).ok();
+        match run.json() {
+            serde_json::Value::Array(rows) => rows,
+            one => vec![one],
+        }
+    };
+    let dry = |args: &[&str]| {
+        let rows = rows(args);
+        assert!(!rows.is_empty(), "{args:?}");
+        for row in rows {
+            assert_eq!(row["dry_run"], true, "{args:?}: {row}");
+        }
+    };
+    dry(&[
+        "add",
+        "mem",
+        "-c",
+        "cursor",
+        "--dry-run",
+        "--",
+        "npx",
+        "-y",
+        "m",
+    ]);
+    for row in rows(&["add", "mem", "-c", "cursor", "--", "npx", "-y", "m"]) {
+        assert_eq!(row["action"], "added", "{row}");
+        assert!(
+            row.get("dry_run").is_none(),
+            "a real run says dry_run: {row}"
+        );
+    }
+    dry(&["disable", "mem", "-c", "cursor", "--dry-run"]);
+    dry(&["remove", "mem", "-c", "cursor", "--dry-run"]);
+    dry(&["undo", "--dry-run"]);
+    assert!(
+        String::from_utf8(env.read(".cursor/mcp.json"))
+            .unwrap()
+            .contains("\"mem\""),
+        "a dry run wrote"
+    );
+}
