@@ -987,3 +987,30 @@ fn dry_run_json_says_it_is_a_dry_run() {
         "a dry run wrote"
     );
 }
+
+/// Issue 40: `-c vsc` (the start of an id) gets a did-you-mean, `-c all` points to
+/// `--all`, and neither lists every id there is.
+#[test]
+fn a_mistyped_client_gets_the_one_it_meant() {
+    let env = TestEnv::new();
+    let run = env.run(&["list", "-c", "vsc"]).code(2);
+    assert!(
+        run.stderr.contains("unknown client `vsc`"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("did you mean `vscode`?"),
+        "{}",
+        run.stderr
+    );
+    let run = env
+        .run(&["add", "x", "-c", "all", "--", "npx", "x"])
+        .code(2);
+    assert!(
+        run.stderr.contains("`-c all` names no client"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("use `--all`"), "{}", run.stderr);
+}
