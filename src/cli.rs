@@ -550,7 +550,7 @@ const ADD_EXAMPLES: &str = "Examples:
   mcpctl add --from-json @snippet.json --all
   pbpaste | mcpctl add github -c vscode --from-json -
   mcpctl add io.github.upstash/context7 --all          # from the MCP Registry, pinned
-  mcpctl add io.elevenlabs/mcp -c codex --env 'ELEVENLABS_API_KEY=${XI_KEY}'";
+  mcpctl add io.elevenlabs/mcp -c cursor --env 'ELEVENLABS_API_KEY=${XI_KEY}'   # a variable by another name";
 
 /// `--transport`: stdio is the default for a command; http and sse need a URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -349,11 +349,17 @@ impl Report for ListReport {
                     || "no servers configured".to_owned(),
                     |n| format!("no server named `{n}`"),
                 );
-                blocks.push(Block::Note(format!(
-                    "{what} in {} client(s): {}",
-                    self.searched.len(),
-                    self.searched.join(", ")
-                )));
+                blocks.push(Block::Note(match self.searched.as_slice() {
+                    [] => format!(
+                        "{what}: no client detected here (`mcpctl clients --all` lists every client mcpctl knows and where it looks)"
+                    ),
+                    [one] => format!("{what} in {one}"),
+                    many => format!(
+                        "{what} in {} clients: {}",
+                        many.len(),
+                        many.join(", ")
+                    ),
+                }));
             }
             return blocks;
         }

@@ -1014,3 +1014,21 @@ fn a_mistyped_client_gets_the_one_it_meant() {
     );
     assert!(run.stderr.contains("use `--all`"), "{}", run.stderr);
 }
+
+/// Issue 40: on a machine with no client, `list` said "no servers configured in 0
+/// client(s): " and `doctor` "no servers configured in 0 clients"; both now say no client
+/// was detected and where to see every client mcpctl knows.
+#[test]
+fn an_empty_machine_says_no_client_was_detected() {
+    let env = TestEnv::new();
+    for verb in ["list", "doctor"] {
+        let run = env.run(&[verb]).ok();
+        assert!(
+            run.stderr.contains("no client detected here")
+                && run.stderr.contains("mcpctl clients --all"),
+            "{verb}: {}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("0 client"), "{verb}: {}", run.stderr);
+    }
+}
