@@ -448,6 +448,9 @@ pub struct ListArgs {
     /// Client id (repeat or separate with commas) [default: detected clients]
     #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
     pub clients: Vec<String>,
+    /// Only entries of this scope: user, project or local
+    #[arg(short = 's', long, value_enum)]
+    pub scope: Option<Scope>,
     /// Show env and header values instead of redacting them
     #[arg(long)]
     pub show_secrets: bool,

@@ -135,6 +135,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
     let ListArgs {
         name,
         clients,
+        scope,
         show_secrets,
     } = args;
     if show_secrets {
@@ -215,6 +216,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         })
         .collect();
     rows.extend(parked_rows(&probe, &clients, name.as_deref(), show_secrets));
+    rows.retain(|row| scope.is_none_or(|scope| row.scope == scope.as_str()));
     // A name that matches nothing is an error with the closest name, as `remove` and
     // `doctor` say it. When a file could not be read it may hold the name: its error
     // speaks instead.
