@@ -1032,3 +1032,29 @@ fn an_empty_machine_says_no_client_was_detected() {
         assert!(!run.stderr.contains("0 client"), "{verb}: {}", run.stderr);
     }
 }
+
+/// Issue 40: `add -- node /missing/script.js` was written without a word; a script path
+/// that does not exist is now named (the entry is still written, as for a command not on
+/// PATH), and one that exists is not.
+#[test]
+fn add_names_a_script_path_that_does_not_exist() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", b"{}\n");
+    let missing = env.dir.path().join("missing/server.js");
+    let missing = missing.to_str().unwrap();
+    let run = env
+        .run(&["add", "s", "-c", "cursor", "--", "node", missing])
+        .ok();
+    assert!(
+        run.stderr
+            .contains(&format!("`{missing}` does not exist here")),
+        "{}",
+        run.stderr
+    );
+    let there = env.write("srv/server.js", b"// a server\n");
+    let there = there.to_str().unwrap();
+    let run = env
+        .run(&["add", "t", "-c", "cursor", "--", "node", there])
+        .ok();
+    assert!(!run.stderr.contains("does not exist"), "{}", run.stderr);
+}
