@@ -116,6 +116,8 @@ pub(crate) enum Answer {
     Forbidden,
     /// 404 with a web server's HTML page (the wrong path on a site).
     NotFoundHtml,
+    /// 200 with a web page (a site's front page where the MCP endpoint was expected).
+    PageHtml,
 }
 
 /// Answer every request with `answer`.
@@ -130,6 +132,11 @@ pub(crate) async fn status(listener: TcpListener, port: u16, answer: Answer) {
             };
             let json = "Content-Type: application/json\r\n";
             match answer {
+                Answer::PageHtml => {
+                    let body = "<!DOCTYPE html>\n<html><head><title>Example</title></head>\n\
+                                <body><h1>Welcome</h1></body></html>";
+                    respond_and_close(stream, "200 OK", "Content-Type: text/html\r\n", body).await;
+                }
                 Answer::NotFoundHtml => {
                     let body = "<!DOCTYPE html>\n<html><head><title>404</title></head>\n\
                                 <body><h1>Not Found</h1><p>The page you asked for is not here.</p>\

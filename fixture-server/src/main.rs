@@ -4,7 +4,7 @@
 //! Modes are argv words (several may be combined). One picks the transport:
 //! - stdio (the default), or `http=PORT` (the SDK's Streamable HTTP), `sse=PORT` (legacy
 //!   HTTP+SSE around the SDK), or a fixed HTTP answer: `http-401=PORT`,
-//!   `http-401-bare=PORT`, `http-403=PORT`, `http-404-html=PORT`;
+//!   `http-401-bare=PORT`, `http-403=PORT`, `http-404-html=PORT`, `http-200-html=PORT` (a web page);
 //!
 //! the rest shape the server on any transport (every mode also answers the unlisted tools
 //! `env` and `header`, see `handler::seen`): `paginate`, `repeat-cursor`,
@@ -83,7 +83,7 @@ type Listener = (&'static str, fn(u16) -> Transport);
 impl Transport {
     fn from_modes(modes: &Modes) -> Self {
         let port = |text: &str| text.parse().expect("PORT");
-        let listeners: [Listener; 6] = [
+        let listeners: [Listener; 7] = [
             ("http=", Transport::Http),
             ("sse=", Transport::Sse),
             ("http-401=", |p| {
@@ -97,6 +97,9 @@ impl Transport {
             }),
             ("http-404-html=", |p| {
                 Transport::Status(http::Answer::NotFoundHtml, p)
+            }),
+            ("http-200-html=", |p| {
+                Transport::Status(http::Answer::PageHtml, p)
             }),
         ];
         for (prefix, make) in listeners {
