@@ -20,7 +20,7 @@ pub(super) fn merge_probe(
     let era_mismatch = probe
         .protocol_era
         .filter(|_| probe.failure.is_none())
-        .and_then(|era| era_mismatch(client, era, &probe.supported_versions));
+        .and_then(|era| era_mismatch(client, era, &probe.supported_versions, &probe.initialize));
     let (status, message) = match (&probe.status, &probe.failure) {
         _ if era_mismatch.is_some() => (Status::Fail, era_mismatch.clone().unwrap_or_default()),
         (ProbeStatus::Fail, Some(f @ handshake::ProbeError::Timeout { .. }))
@@ -68,6 +68,18 @@ pub(super) fn merge_probe(
         ),
     };
     result.record("handshake", status, message);
+    if let (None, Some(Ok(version))) = (&era_mismatch, &probe.initialize) {
+        result.record(
+            "protocol",
+            Status::Ok,
+            format!(
+                "names only {} in `server/discover` but answers `initialize` too (protocol \
+                 {version}): {} connects through it",
+                crate::handshake::MODERN_PROTOCOL_VERSION,
+                client.name
+            ),
+        );
+    }
     if let Some(version) = &probe.protocol_version
         && version != handshake::PROTOCOL_VERSION
         && probe.failure.is_none()
@@ -132,17 +144,28 @@ fn launcher(target: &str) -> Option<String> {
 }
 
 /// Why `client` cannot use a server that answered in `era` naming `supported` versions,
-/// if it cannot.
+/// if it cannot. `initialize`: what a fresh start opened with `initialize` got, if that
+/// was tried ([`Probe::initialize`]); a server that answered it is dual-era.
 #[must_use]
-pub fn era_mismatch(client: &Client, era: Era, supported: &[String]) -> Option<String> {
+pub fn era_mismatch(
+    client: &Client,
+    era: Era,
+    supported: &[String],
+    initialize: &Option<Result<String, String>>,
+) -> Option<String> {
     match era {
         Era::Modern => {
             let older = supported
                 .iter()
-                .any(|v| crate::handshake::KNOWN_PROTOCOL_VERSIONS.contains(&v.as_str()));
+                .any(|v| crate::handshake::KNOWN_PROTOCOL_VERSIONS.contains(&v.as_str()))
+                || matches!(initialize, Some(Ok(_)));
             (!older && client.loading.speaks(EraName::Modern) == Some(false)).then(|| {
+                let got = match initialize {
+                    Some(Err(got)) => format!(", and a fresh `initialize` got{got}"),
+                    _ => " (it gets -32022)".to_owned(),
+                };
                 format!(
-                    "speaks only {}: {} speaks only the `initialize` era (it gets -32022 and connects to nothing)",
+                    "speaks only {}: {} speaks only the `initialize` era{got}, so it connects to nothing",
                     crate::handshake::MODERN_PROTOCOL_VERSION,
                     client.name
                 )

@@ -62,7 +62,7 @@ pub(crate) fn probe(
     let mut plan = Plan {
         deadline,
         budget: options.budget(),
-        discover: true,
+        discover: options.opening != super::Opening::Initialize,
         call,
         capabilities: options.capabilities.clone(),
     };

@@ -154,6 +154,23 @@ pub struct ProbeOptions {
     /// The client capabilities to declare (a client's own, for `doctor --as`); `None`:
     /// mcpctl's.
     pub capabilities: Option<serde_json::Value>,
+    /// How the conversation opens.
+    pub opening: Opening,
+}
+
+/// How a probe opens the conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Opening {
+    /// `server/discover` first, `initialize` as the fallback: mcpctl's own way.
+    #[default]
+    Discover,
+    /// As [`Opening::Discover`]; and when `server/discover` names no version that has
+    /// `initialize`, a fresh start opened with `initialize` as well, as a client that
+    /// speaks only that era opens ([`Probe::initialize`]): such a server may answer it
+    /// all the same (the Python SDK 2.x does).
+    DiscoverThenInitialize,
+    /// `initialize` only, as a client of the handshake era.
+    Initialize,
 }
 
 impl ProbeOptions {
@@ -264,6 +281,12 @@ pub struct Probe {
     /// The versions a modern-era server's `server/discover` names (empty in the
     /// handshake era): whether it also speaks `initialize` to older clients.
     pub supported_versions: Vec<String>,
+    /// What a fresh start opened with `initialize` got, when
+    /// [`Opening::DiscoverThenInitialize`] asked for it and `supported_versions` named no
+    /// version that has `initialize`: the version it agreed, or what it got instead (to
+    /// follow "got", as ": timed out …" or " -32022 …").
+    #[serde(skip)]
+    pub initialize: Option<Result<String, String>>,
     /// Number of tools, when `tools/list` completed (`None` when the server declares no
     /// `tools` capability or the probe failed earlier).
     pub tools: Option<usize>,
@@ -579,6 +602,7 @@ impl Report {
             protocol_era: self.protocol_era,
             protocol_version: self.protocol_version,
             supported_versions: self.supported_versions,
+            initialize: None,
             tools: listed.then_some(self.tool_definitions.len()),
             // Server-provided text never reaches a terminal with its control characters.
             tool_names: self
@@ -665,7 +689,40 @@ pub fn call_launch(launch: &Launch, options: &ProbeOptions, call: &ToolCall) -> 
 
 fn session(launch: &Launch, options: &ProbeOptions, call: Option<&ToolCall>) -> Probe {
     // One server: its report is complete with the handshake.
-    handshake(launch, options, call).end(&process::Hurry::now())
+    let hurry = process::Hurry::now();
+    let probe = handshake(launch, options, call).end(&hurry);
+    initialize_too(probe, launch, options, &hurry)
+}
+
+/// `probe`, with what a fresh start opened with `initialize` got
+/// ([`Opening::DiscoverThenInitialize`]) when its `server/discover` named no version that
+/// has `initialize`: a client that speaks only that era tries nothing else.
+fn initialize_too(
+    mut probe: Probe,
+    launch: &Launch,
+    options: &ProbeOptions,
+    hurry: &process::Hurry,
+) -> Probe {
+    let modern_only = probe.failure.is_none()
+        && probe.protocol_era == Some(Era::Modern)
+        && !probe
+            .supported_versions
+            .iter()
+            .any(|v| KNOWN_PROTOCOL_VERSIONS.contains(&v.as_str()));
+    if options.opening != Opening::DiscoverThenInitialize || !modern_only {
+        return probe;
+    }
+    let options = ProbeOptions {
+        opening: Opening::Initialize,
+        ..options.clone()
+    };
+    let second = handshake(launch, &options, None).end(hurry);
+    probe.initialize = Some(match (second.failure, second.protocol_era) {
+        (None, Some(Era::Handshake)) => Ok(second.protocol_version.unwrap_or_default()),
+        (Some(failure), _) => Err(format!(": {failure}")),
+        (None, _) => Err(format!(" -32022 naming only {MODERN_PROTOCOL_VERSION}")),
+    });
+    probe
 }
 
 /// A handshake whose outcome is known; a stdio server may still have to be ended.
@@ -748,7 +805,10 @@ fn handshake(launch: &Launch, options: &ProbeOptions, call: Option<&ToolCall>) -
 /// time limit, environment and declared capabilities.
 #[must_use]
 pub fn same_probe(a: (&Launch, &ProbeOptions), b: (&Launch, &ProbeOptions)) -> bool {
+    // A probe that also tries `initialize` serves one that does not.
+    let opens = |o: &ProbeOptions| o.opening == Opening::Initialize;
     a.0 == b.0
+        && opens(a.1) == opens(b.1)
         && a.1.timeout == b.1.timeout
         && a.1.timeout_set_by == b.1.timeout_set_by
         && a.1.capabilities == b.1.capabilities
@@ -770,12 +830,20 @@ pub fn probe_many(
     };
     let mut unique: Vec<usize> = Vec::new();
     let mut owner: Vec<usize> = Vec::with_capacity(items.len());
+    // Whether any item sharing unique[k] asks for `initialize` too.
+    let mut also_initialize: Vec<bool> = Vec::new();
     for (index, item) in items.iter().enumerate() {
         match unique.iter().position(|&u| same(&items[u], item)) {
-            Some(k) => owner.push(k),
+            Some(k) => {
+                owner.push(k);
+                if item.1.opening == Opening::DiscoverThenInitialize {
+                    also_initialize[k] = true;
+                }
+            }
             None => {
                 owner.push(unique.len());
                 unique.push(index);
+                also_initialize.push(item.1.opening == Opening::DiscoverThenInitialize);
             }
         }
     }
@@ -806,6 +874,7 @@ pub fn probe_many(
                     let Some(&first) = unique.get(k) else { break };
                     let (launch, options) = &items[first];
                     let handshaken = handshake(launch, options, None);
+                    let also_initialize = also_initialize[k];
                     let over = handshakes_over.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                     if over + 1 == unique.len() {
                         hurry.set();
@@ -817,7 +886,14 @@ pub fn probe_many(
                     // job, the order of the config).
                     let previous = last.take();
                     last = Some(scope.spawn(move || {
-                        let result = handshaken.end(hurry_ref);
+                        let mut result = handshaken.end(hurry_ref);
+                        if also_initialize {
+                            let options = ProbeOptions {
+                                opening: Opening::DiscoverThenInitialize,
+                                ..options.clone()
+                            };
+                            result = initialize_too(result, launch, &options, hurry_ref);
+                        }
                         if let Some(previous) = previous {
                             let _ = previous.join();
                         }
