@@ -64,7 +64,11 @@ pub(super) fn merge_probe(
         ),
         (ProbeStatus::Ok, _) => (
             Status::Ok,
-            "initialize, notifications/initialized and tools/list succeeded".to_owned(),
+            match probe.protocol_era {
+                Some(Era::Modern) => "server/discover and tools/list succeeded",
+                _ => "initialize, notifications/initialized and tools/list succeeded",
+            }
+            .to_owned(),
         ),
     };
     result.record("handshake", status, message);
@@ -80,17 +84,19 @@ pub(super) fn merge_probe(
             ),
         );
     }
+    // Compared, as dates, with the newest version mcpctl speaks in the server's era.
+    let newest = match probe.protocol_era {
+        Some(Era::Modern) => handshake::MODERN_PROTOCOL_VERSION,
+        _ => handshake::PROTOCOL_VERSION,
+    };
     if let Some(version) = &probe.protocol_version
-        && version != handshake::PROTOCOL_VERSION
+        && handshake::version_order(version, newest) == Some(std::cmp::Ordering::Less)
         && probe.failure.is_none()
     {
         result.record(
             "protocol",
             Status::Ok,
-            format!(
-                "speaks protocol {version}, older than mcpctl's {} (clients accept it)",
-                handshake::PROTOCOL_VERSION
-            ),
+            format!("speaks protocol {version}, older than mcpctl's {newest} (clients accept it)"),
         );
     }
     result.server_name = probe.server_name;

@@ -140,6 +140,22 @@ pub const KNOWN_PROTOCOL_VERSIONS: [&str; 5] = [
     "2024-10-07",
 ];
 
+/// How protocol versions `a` and `b` (dates, `YYYY-MM-DD`) are ordered: as dates, never
+/// by whichever constant is mcpctl's; `None` when either is not a date.
+#[must_use]
+pub fn version_order(a: &str, b: &str) -> Option<std::cmp::Ordering> {
+    fn date(version: &str) -> Option<(u32, u32, u32)> {
+        let mut parts = version.split('-').map(|p| {
+            (!p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| p.parse::<u32>().ok())
+                .flatten()
+        });
+        let date = (parts.next()??, parts.next()??, parts.next()??);
+        parts.next().is_none().then_some(date)
+    }
+    Some(date(a)?.cmp(&date(b)?))
+}
+
 /// How to probe.
 #[derive(Debug, Clone)]
 pub struct ProbeOptions {
@@ -956,6 +972,25 @@ mod tests {
         assert!(other.to_string().contains("error -1: no"), "{other}");
     }
     use super::*;
+
+    #[test]
+    fn protocol_versions_compare_as_dates() {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        assert_eq!(version_order("2026-07-28", PROTOCOL_VERSION), Some(Greater));
+        assert_eq!(version_order("2025-03-26", "2025-11-25"), Some(Less));
+        assert_eq!(version_order("2025-11-25", "2025-11-25"), Some(Equal));
+        assert_eq!(version_order("2025-9-01", "2025-10-01"), Some(Less));
+        for odd in [
+            "",
+            "draft",
+            "2025-11",
+            "2025-11-25-x",
+            "2025--25",
+            "+2025-01-01",
+        ] {
+            assert_eq!(version_order(odd, "2025-11-25"), None, "{odd}");
+        }
+    }
 
     #[test]
     fn timeout_message_names_phase_and_flag() {

@@ -1049,6 +1049,34 @@ fn doctor_reports_an_older_protocol_version_as_information() {
     );
 }
 
+/// Issue 38 item 2: a server on 2026-07-28 was said to speak a protocol "older than
+/// mcpctl's 2025-11-25". Versions are dates: a modern server is not older than anything
+/// mcpctl speaks, and the handshake it makes is not called `initialize`.
+#[test]
+#[ignore = "needs cargo build -p fixture-server"]
+fn doctor_compares_protocol_versions_as_dates() {
+    let env = TestEnv::new();
+    cursor_config(
+        &env,
+        json!({
+            "new": {"command": fixture(), "args": ["modern"]},
+            "old": {"command": fixture(), "args": ["older"]},
+        }),
+    );
+    let report = env.run(&["doctor", "-c", "cursor", "--json"]).ok().json();
+    let new = result(&report, "new");
+    assert_eq!(new["protocol_version"], "2026-07-28", "{new}");
+    let checks = new["checks"].to_string();
+    assert!(!checks.contains("older than"), "{new}");
+    assert!(!checks.contains("initialize"), "{new}");
+    assert!(checks.contains("server/discover"), "{new}");
+    let old = result(&report, "old")["checks"].to_string();
+    assert!(
+        old.contains("speaks protocol 2025-03-26, older than mcpctl's 2025-11-25"),
+        "{old}"
+    );
+}
+
 #[test]
 #[ignore = "needs cargo build -p fixture-server"]
 fn tools_honours_the_entry_startup_timeout_too() {
