@@ -397,6 +397,14 @@ pub enum ProbeError {
         "server refused access during {phase} (HTTP 403): the credentials lack a scope it needs, or it rejects this client; log in again through your client"
     )]
     Forbidden { phase: Phase },
+    #[error(
+        "the server refused the key in header `{header}` (HTTP 401): no login helps, the client sends this key; check its value (or the variable it comes from) and that it is still valid"
+    )]
+    KeyRefused { header: String },
+    #[error(
+        "the server asks for a login (HTTP 401) but its OAuth metadata `{url}` answers 404: no client can find where to log in (tell the server's maintainer, or check the URL)"
+    )]
+    NoLoginMetadata { url: String },
     #[error("cannot connect to `{url}`: {reason}")]
     Connect { url: String, reason: String },
     #[error("invalid server URL `{url}`: {reason}")]
@@ -461,6 +469,8 @@ impl ProbeError {
             ProbeError::Http { .. } => "http",
             ProbeError::NotSse { .. } => "not_sse",
             ProbeError::Forbidden { .. } => "forbidden",
+            ProbeError::KeyRefused { .. } => "key_refused",
+            ProbeError::NoLoginMetadata { .. } => "no_login_metadata",
             ProbeError::Connect { .. } => "connect",
             ProbeError::BadUrl { .. } => "bad_url",
             ProbeError::UnsetVariable { .. } => "unset_variable",
