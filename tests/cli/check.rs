@@ -641,3 +641,33 @@ fn token_with_a_reference_appended_is_a_secret_for_check_and_list() {
         .ok();
     assert!(!listed.stdout.contains(&token), "{}", listed.stdout);
 }
+
+/// Issue 38 item 9: `check` lints committed files, so its verdict must not depend on the
+/// environment it runs in. MCP503 (a variable unset here) fired for every `${VAR}` in a
+/// project file, so `check --deny warning` failed in CI, where nothing is set. It is
+/// `doctor`'s and `list`'s to say (and `check`'s for the user's own files).
+#[test]
+fn check_of_project_files_does_not_depend_on_the_environment() {
+    let mut env = TestEnv::new();
+    env.write(
+        "proj/.mcp.json",
+        br#"{ "mcpServers": {
+            "gh": { "command": "github-mcp-server", "env": { "GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_TOKEN}" } },
+            "web": { "type": "http", "url": "https://example.invalid/mcp", "headers": { "X-Api-Key": "${WEB_KEY}" } }
+        } }"#,
+    );
+    env.write(
+        "proj/.cursor/mcp.json",
+        br#"{ "mcpServers": { "gh": { "command": "github-mcp-server", "env": { "GITHUB_PERSONAL_ACCESS_TOKEN": "${env:GITHUB_TOKEN}" } } } }"#,
+    );
+    let unset = env
+        .run_in("proj", &["check", "--deny", "warning", "--format", "json"])
+        .ok();
+    assert!(!unset.stdout.contains("MCP503"), "{}", unset.stdout);
+    env.extra_env.push(("GITHUB_TOKEN".into(), "set".into()));
+    env.extra_env.push(("WEB_KEY".into(), "set".into()));
+    let set = env
+        .run_in("proj", &["check", "--deny", "warning", "--format", "json"])
+        .ok();
+    assert_eq!(unset.stdout, set.stdout);
+}
