@@ -123,8 +123,12 @@ pub fn switch(
         },
     };
     let identity = crate::fs::identity(&target.place.path);
-    let memory = store::load(ctx)?
-        .memory(&identity, &target.at, &target.field)
+    let stored = store::load(ctx)?;
+    let memory = stored.memory(&identity, &target.at, &target.field).cloned();
+    // A file of its own that mcpctl created for switches goes once it is empty again.
+    let created_file = stored
+        .created(&identity)
+        .filter(|_| !matches!(switch, Switch::Field { .. }) && want == Want::On)
         .cloned();
     // What the field was before this change, and whether its parent object existed.
     let seen: RefCell<Option<Value>> = RefCell::new(None);
@@ -138,70 +142,87 @@ pub fn switch(
     };
     // A field switch edits the entry itself (also a named item of a list of servers).
     let field_switch = matches!(switch, Switch::Field { .. });
-    let outcome = edit::apply(ctx, &reader, &target.place, dry_run, &|doc| {
-        let current = if field_switch {
-            super::entry_field(doc, location, name, &target.field)?
-        } else {
-            member(doc, &target.at, &target.field)?
-        };
-        *seen.borrow_mut() = current.clone();
-        parent_existed
-            .set(field_switch || target.at.is_empty() || doc.position(&target.at).is_some());
-        let next = match (switch, want) {
-            (Switch::Field { off, .. }, Want::Off) => {
-                (current.as_ref() != Some(off)).then(|| Some(off.clone()))
+    let delete_with = created_file.as_ref().map(|c| c.dirs.as_slice());
+    let outcome =
+        edit::apply_then_delete(ctx, &reader, &target.place, dry_run, delete_with, &|doc| {
+            let current = if field_switch {
+                super::entry_field(doc, location, name, &target.field)?
+            } else {
+                member(doc, &target.at, &target.field)?
+            };
+            *seen.borrow_mut() = current.clone();
+            parent_existed
+                .set(field_switch || target.at.is_empty() || doc.position(&target.at).is_some());
+            let next = match (switch, want) {
+                (Switch::Field { off, .. }, Want::Off) => {
+                    (current.as_ref() != Some(off)).then(|| Some(off.clone()))
+                }
+                (Switch::Field { off, .. }, Want::On) => (current.as_ref() == Some(off))
+                    .then(|| memory.as_ref().and_then(|m| m.before.clone())),
+                (Switch::List { .. }, _) => {
+                    list_next(current.as_ref(), name, want, memory.as_ref())
+                }
+                (Switch::Enablement { .. }, Want::Off) => {
+                    (!current.as_ref().is_some_and(enablement_off))
+                        .then(|| Some(json!({ "enabled": false })))
+                }
+                (Switch::Enablement { .. }, Want::On) => current
+                    .as_ref()
+                    .is_some_and(enablement_off)
+                    .then(|| memory.as_ref().and_then(|m| m.before.clone())),
+            };
+            let Some(next) = next else {
+                return Ok(Edit::Unchanged);
+            };
+            restored.set(want == Want::On && memory.as_ref().is_none_or(|m| m.before == next));
+            let edit = if field_switch {
+                super::set_entry_field(doc, location, name, &target.field, next.as_ref())?
+            } else {
+                match &next {
+                    Some(value) => doc.upsert(ServersAt::map(&target.at), &target.field, value)?,
+                    None => doc.remove(ServersAt::map(&target.at), &target.field)?,
+                }
+            };
+            // A parent object mcpctl created for the list goes with it.
+            if next.is_none()
+                && memory.as_ref().is_some_and(|m| m.created_parent)
+                && let Some((last, parent)) = target.at.split_last()
+                && doc.servers(ServersAt::map(&target.at))?.is_empty()
+            {
+                doc.remove(ServersAt::map(parent), last)?;
             }
-            (Switch::Field { off, .. }, Want::On) => (current.as_ref() == Some(off))
-                .then(|| memory.as_ref().and_then(|m| m.before.clone())),
-            (Switch::List { .. }, _) => list_next(current.as_ref(), name, want, memory.as_ref()),
-            (Switch::Enablement { .. }, Want::Off) => {
-                (!current.as_ref().is_some_and(enablement_off))
-                    .then(|| Some(json!({ "enabled": false })))
-            }
-            (Switch::Enablement { .. }, Want::On) => current
-                .as_ref()
-                .is_some_and(enablement_off)
-                .then(|| memory.as_ref().and_then(|m| m.before.clone())),
-        };
-        let Some(next) = next else {
-            return Ok(Edit::Unchanged);
-        };
-        restored.set(want == Want::On && memory.as_ref().is_none_or(|m| m.before == next));
-        let edit = if field_switch {
-            super::set_entry_field(doc, location, name, &target.field, next.as_ref())?
-        } else {
-            match &next {
-                Some(value) => doc.upsert(ServersAt::map(&target.at), &target.field, value)?,
-                None => doc.remove(ServersAt::map(&target.at), &target.field)?,
-            }
-        };
-        // A parent object mcpctl created for the list goes with it.
-        if next.is_none()
-            && memory.as_ref().is_some_and(|m| m.created_parent)
-            && let Some((last, parent)) = target.at.split_last()
-            && doc.servers(ServersAt::map(&target.at))?.is_empty()
-        {
-            doc.remove(ServersAt::map(parent), last)?;
-        }
-        Ok(edit)
-    })?;
+            Ok(edit)
+        })?;
     let changed = outcome.action != edit::Action::Unchanged;
     let mut unfinished = None;
     if changed && !dry_run {
         let before = seen.borrow().clone();
         let created_parent = !parent_existed.get();
+        // Known by its identity now that it exists.
+        let created = (outcome.created && !field_switch).then(|| store::CreatedFile {
+            path: crate::fs::identity(&target.place.path),
+            dirs: outcome.created_dirs.clone(),
+        });
         // The file is switched already: a failure to remember the old value is a partial
         // outcome (`enable` then sets the field's default), not a failed one.
-        if let Err(error) = store::update(ctx, false, |s| match want {
-            Want::Off => s.remember(Memory {
-                path: identity.clone(),
-                at: target.at.clone(),
-                field: target.field.clone(),
-                before,
-                created_parent,
-            }),
-            Want::On if restored.get() => s.forget(&identity, &target.at, &target.field),
-            Want::On => {}
+        if let Err(error) = store::update(ctx, false, |s| {
+            match want {
+                Want::Off => s.remember(Memory {
+                    path: identity.clone(),
+                    at: target.at.clone(),
+                    field: target.field.clone(),
+                    before,
+                    created_parent,
+                }),
+                Want::On if restored.get() => s.forget(&identity, &target.at, &target.field),
+                Want::On => {}
+            }
+            if let Some(created) = created {
+                s.remember_created(created);
+            }
+            if outcome.deleted {
+                s.forget_created(&identity);
+            }
         }) {
             unfinished = Some(error.to_string());
         }
@@ -216,10 +237,19 @@ pub fn switch(
         path: target.place.path.clone(),
         diff: outcome.diff,
         backup: outcome.backup,
-        note: (!changed).then(|| match want {
-            Want::Off => "already disabled".to_owned(),
-            Want::On => "not disabled".to_owned(),
-        }),
+        note: match (changed, want) {
+            (false, Want::Off) => Some("already disabled".to_owned()),
+            (false, Want::On) => Some("not disabled".to_owned()),
+            (true, _) if outcome.deleted => Some(format!(
+                "file {}: mcpctl had created it, and it is empty again",
+                if dry_run {
+                    "would be deleted"
+                } else {
+                    "deleted"
+                }
+            )),
+            (true, _) => None,
+        },
         unfinished,
     })
 }
