@@ -463,6 +463,7 @@ impl ProbeError {
             ProbeError::ClosedEarly { .. } => "closed_early",
             ProbeError::Timeout { .. } => "timeout",
             ProbeError::NonJson { .. } => "non_json",
+            ProbeError::JsonRpc { code, .. } if PROTOCOL_CODES.contains(code) => "protocol",
             ProbeError::JsonRpc { .. } => "json_rpc",
             ProbeError::BadResult { .. } => "bad_result",
             ProbeError::UnsupportedVersion { .. } => "unsupported_version",
@@ -542,17 +543,25 @@ fn raise(set_by: TimeoutSource) -> String {
     }
 }
 
+/// The JSON-RPC error codes MCP 2026-07-28 reserves for the protocol: an answer with one
+/// is a protocol error (client and server disagree about the protocol), not a fault of
+/// the server's own.
+pub const PROTOCOL_CODES: std::ops::RangeInclusive<i64> = -32099..=-32020;
+
 /// The names MCP 2026-07-28 gives its own error codes (and the JSON-RPC ones a probe meets
 /// most), so a message says what the number means.
 fn rpc_code_name(code: i64) -> &'static str {
     match code {
         -32020 => {
-            " (HeaderMismatch: the Mcp-Method/Mcp-Name headers disagree with the request body)"
+            " (HeaderMismatch, a protocol error: the Mcp-Method/Mcp-Name headers disagree with the request body)"
         }
         -32021 => {
-            " (MissingRequiredClientCapability: the server needs a capability mcpctl's probe does not declare)"
+            " (MissingRequiredClientCapability, a protocol error: the server needs a capability mcpctl's probe does not declare)"
         }
-        -32022 => " (UnsupportedProtocolVersion)",
+        -32022 => " (UnsupportedProtocolVersion, a protocol error)",
+        code if PROTOCOL_CODES.contains(&code) => {
+            " (a protocol error: MCP 2026-07-28 reserves -32020..-32099 for them)"
+        }
         -32601 => " (method not found)",
         -32602 => " (invalid params)",
         _ => "",
@@ -982,6 +991,27 @@ mod tests {
         assert!(other.to_string().contains("error -1: no"), "{other}");
     }
     use super::*;
+
+    /// Issue 38 item 8: 2026-07-28 reserves -32020..-32099 for the protocol; an answer
+    /// with such a code is a protocol error, not a fault of the server's own.
+    #[test]
+    fn reserved_codes_are_protocol_errors() {
+        let error = |code| ProbeError::JsonRpc {
+            code,
+            message: "no".to_owned(),
+            phase: Phase::ToolsList,
+        };
+        for code in [-32020, -32022, -32023, -32050, -32099] {
+            let e = error(code);
+            assert_eq!(e.kind(), "protocol", "{code}");
+            assert!(e.to_string().contains("protocol error"), "{e}");
+        }
+        for code in [-32000, -32019, -32100, -32601, -32603] {
+            let e = error(code);
+            assert_eq!(e.kind(), "json_rpc", "{code}");
+            assert!(!e.to_string().contains("protocol error"), "{e}");
+        }
+    }
 
     #[test]
     fn protocol_versions_compare_as_dates() {
