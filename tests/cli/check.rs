@@ -671,3 +671,38 @@ fn check_of_project_files_does_not_depend_on_the_environment() {
         .ok();
     assert_eq!(unset.stdout, set.stdout);
 }
+
+/// Issue 38 item 8: a token in `-e NAME=value` was "the `--e` argument" and the fix
+/// suggested a variable named after the server (`${GH}`), not the one the value sets.
+#[test]
+fn a_secret_argument_is_named_as_written_with_the_variable_it_sets() {
+    let env = TestEnv::new();
+    env.write(
+        ".mcp.json",
+        br#"{ "mcpServers": {
+            "gh": { "command": "docker", "args": ["run", "-i", "--rm", "-e", "GITHUB_TOKEN=ghp_R8x2Lq9ZtB4mN7vC1kD5sF0hJ3gW6yP2aE8u", "ghcr.io/github/github-mcp-server"] },
+            "api": { "command": "api-mcp", "args": ["--api-key=sk-proj-Zq8Xw2Lr5Tn9Vb4Mk7Jh3Gf6Dd1Ss0Aa"] },
+            "tok": { "command": "tok-mcp", "args": ["--token", "ghp_R8x2Lq9ZtB4mN7vC1kD5sF0hJ3gW6yP2aE8u"] }
+        } }"#,
+    );
+    let run = env.run(&["check"]).code(1);
+    let line = |server: &str| {
+        run.stdout
+            .lines()
+            .find(|l| l.contains(&format!("server `{server}`")))
+            .unwrap_or_else(|| panic!("no {server}: {}", run.stdout))
+            .to_owned()
+    };
+    let gh = line("gh");
+    assert!(gh.contains("the `-e` argument"), "{gh}");
+    assert!(
+        gh.contains("`${GITHUB_TOKEN}`") && !gh.contains("${GH}"),
+        "{gh}"
+    );
+    let api = line("api");
+    assert!(api.contains("the `--api-key` argument"), "{api}");
+    assert!(api.contains("`${API_KEY}`"), "{api}");
+    let tok = line("tok");
+    assert!(tok.contains("the `--token` argument"), "{tok}");
+    assert!(tok.contains("`${TOKEN}`"), "{tok}");
+}
