@@ -92,36 +92,7 @@ pub fn switch(
     if super::entry_in(ctx, client, location, name)?.is_none() {
         return Ok(Switched::missing(method, location.path.clone()));
     }
-    let target = match switch {
-        Switch::Field { key, .. } => Target {
-            place: location.clone(),
-            at: [location.key.clone(), vec![name.to_owned()]].concat(),
-            field: key.clone(),
-        },
-        Switch::List { file, at, key, .. } => {
-            let (path, at) = list_place(ctx, client, file.as_deref(), at)?;
-            Target {
-                place: Location {
-                    scope: location.scope,
-                    path,
-                    key: at.clone(),
-                    name_key: None,
-                },
-                at,
-                field: key.clone(),
-            }
-        }
-        Switch::Enablement { file } => Target {
-            place: Location {
-                scope: location.scope,
-                path: ctx.platform.expand(file)?,
-                key: Vec::new(),
-                name_key: None,
-            },
-            at: Vec::new(),
-            field: enablement_name(name),
-        },
-    };
+    let target = target(ctx, client, switch, location, name)?;
     let identity = crate::fs::identity(&target.place.path);
     let stored = store::load(ctx)?;
     let memory = stored.memory(&identity, &target.at, &target.field).cloned();
@@ -237,21 +208,66 @@ pub fn switch(
         path: target.place.path.clone(),
         diff: outcome.diff,
         backup: outcome.backup,
-        note: match (changed, want) {
-            (false, Want::Off) => Some("already disabled".to_owned()),
-            (false, Want::On) => Some("not disabled".to_owned()),
-            (true, _) if outcome.deleted => Some(format!(
-                "file {}: mcpctl had created it, and it is empty again",
-                if dry_run {
-                    "would be deleted"
-                } else {
-                    "deleted"
-                }
-            )),
-            (true, _) => None,
-        },
+        note: note(changed, want, outcome.deleted, dry_run),
         unfinished,
     })
+}
+
+/// Where `name`'s switch is: the file, the object in it and the field.
+fn target(
+    ctx: &Context,
+    client: &Client,
+    switch: &Switch,
+    location: &Location,
+    name: &str,
+) -> anyhow::Result<Target> {
+    Ok(match switch {
+        Switch::Field { key, .. } => Target {
+            place: location.clone(),
+            at: [location.key.clone(), vec![name.to_owned()]].concat(),
+            field: key.clone(),
+        },
+        Switch::List { file, at, key, .. } => {
+            let (path, at) = list_place(ctx, client, file.as_deref(), at)?;
+            Target {
+                place: Location {
+                    scope: location.scope,
+                    path,
+                    key: at.clone(),
+                    name_key: None,
+                },
+                at,
+                field: key.clone(),
+            }
+        }
+        Switch::Enablement { file } => Target {
+            place: Location {
+                scope: location.scope,
+                path: ctx.platform.expand(file)?,
+                key: Vec::new(),
+                name_key: None,
+            },
+            at: Vec::new(),
+            field: enablement_name(name),
+        },
+    })
+}
+
+/// What a switch's report adds: nothing to do, or the file mcpctl created going.
+fn note(changed: bool, want: Want, deleted: bool, dry_run: bool) -> Option<String> {
+    match (changed, want) {
+        (false, Want::Off) => Some("already disabled".to_owned()),
+        (false, Want::On) => Some("not disabled".to_owned()),
+        (true, _) if deleted => Some(format!(
+            "file {}: mcpctl had created it, and it is empty again",
+            if dry_run {
+                "would be deleted"
+            } else {
+                "deleted"
+            }
+        )),
+        (true, _) => None,
+    }
 }
 
 /// The value of `field` in the object at `at` (`None`: absent).
