@@ -21,8 +21,64 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The top-level help's groups, as `gh` groups its commands: the first session's
+/// commands first, plumbing last. Every subcommand is in exactly one group (a test says
+/// so), and a group's line for a command is the command's own one-line about.
+pub const GROUPS: &[(&str, &[&str])] = &[
+    (
+        "Everyday commands",
+        &[
+            "clients", "add", "list", "doctor", "remove", "disable", "enable",
+        ],
+    ),
+    ("A server up close", &["tools", "call", "check"]),
+    (
+        "Teams: one manifest for every client",
+        &["plan", "apply", "profiles", "import", "export", "copy"],
+    ),
+    ("The MCP Registry", &["search", "outdated", "update"]),
+    ("Secrets", &["secret"]),
+    ("History", &["backups", "restore", "undo", "redo"]),
+    (
+        "Plumbing: what clients start, shell set-up",
+        &["run", "bridge", "completions", "man"],
+    ),
+];
+
+/// The command line as clap parses it, with the top-level help grouped by [`GROUPS`].
+#[must_use]
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    let command = Cli::command();
+    let width = GROUPS
+        .iter()
+        .flat_map(|(_, names)| names.iter())
+        .map(|name| name.len())
+        .max()
+        .unwrap_or(0);
+    let mut listing = String::new();
+    for (heading, names) in GROUPS {
+        listing.push_str(heading);
+        listing.push_str(":\n");
+        for name in *names {
+            let about = command
+                .find_subcommand(name)
+                .and_then(clap::Command::get_about)
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            listing.push_str(&format!("  {name:width$}  {about}\n"));
+        }
+        listing.push('\n');
+    }
+    command.help_template(format!(
+        "{{about-with-newline}}\n{{usage-heading}} {{usage}}\n\n{listing}Global options:\n{{options}}{{after-help}}"
+    ))
+}
+
 const TOP_HELP: &str = concat!(
-    "Examples:
+    "`mcpctl COMMAND --help` gives a command's options and examples.
+
+Examples:
   mcpctl clients
   mcpctl add memory -c cursor,claude-code -- npx -y @modelcontextprotocol/server-memory
   mcpctl list
@@ -861,4 +917,32 @@ pub struct CheckArgs {
     /// Explain a rule code and show a fixed example
     #[arg(long, value_name = "CODE")]
     pub explain: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::GROUPS;
+
+    /// Every subcommand (clap's own `help` aside) is in exactly one group of the top-level
+    /// help, and every name a group lists is a subcommand.
+    #[test]
+    fn every_command_is_in_exactly_one_help_group() {
+        use clap::CommandFactory;
+        let command = super::Cli::command();
+        let grouped: Vec<&str> = GROUPS
+            .iter()
+            .flat_map(|(_, names)| names.iter().copied())
+            .collect();
+        for sub in command.get_subcommands() {
+            let name = sub.get_name();
+            let times = grouped.iter().filter(|n| **n == name).count();
+            assert_eq!(times, 1, "`{name}` is in {times} help groups");
+        }
+        for name in grouped {
+            assert!(
+                command.find_subcommand(name).is_some(),
+                "`{name}` is not a command"
+            );
+        }
+    }
 }

@@ -93,7 +93,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, FromArgMatches};
+use clap::FromArgMatches;
 
 use crate::cli::Cli;
 use crate::clients::ClientTable;
@@ -105,14 +105,23 @@ use crate::session::Context;
 /// Run mcpctl with these arguments (the first is the program name).
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     let args: Vec<OsString> = args.into_iter().collect();
+    // Bare `mcpctl` is asking what there is: the help on stdout, exit 0, as `gh` and
+    // `cargo` do (clap's own answer is a usage error on stderr).
+    if args.len() <= 1 {
+        return ExitCode::from(if cli::command().print_help().is_ok() {
+            0
+        } else {
+            2
+        });
+    }
     // What `Cli::try_parse_from` does, keeping the matches for the journal's label.
-    let parsed = Cli::command()
+    let parsed = cli::command()
         .try_get_matches_from(&args)
         .and_then(|mut matches| {
             let label = commands::Label::of(&matches);
             Cli::from_arg_matches_mut(&mut matches)
                 .map(|cli| (cli, label))
-                .map_err(|e| e.format(&mut Cli::command()))
+                .map_err(|e| e.format(&mut cli::command()))
         });
     let (cli, label) = match parsed {
         Ok(parsed) => parsed,
@@ -142,6 +151,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         no_color,
     );
     printer.set_home(platform.home().ok());
+    printer.set_dry_run(commands::dry_run(&cli.command));
     printer.set_width(
         platform
             .var("COLUMNS")

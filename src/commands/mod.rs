@@ -32,8 +32,6 @@ use crate::error::ExitStatus;
 use crate::output::Printer;
 use crate::session::Context;
 
-/// Whether `command` may write files (client files, the manifest): not for reading
-/// commands, nor with `--dry-run`.
 /// Whether the command was given `--force` (it then also writes over an existing config
 /// file of 0 bytes; see `session::Context::write_empty`).
 pub fn forced(command: &Command) -> bool {
@@ -47,6 +45,29 @@ pub fn forced(command: &Command) -> bool {
     }
 }
 
+/// Whether the command was given `--dry-run` (its JSON then says `"dry_run": true`).
+pub fn dry_run(command: &Command) -> bool {
+    use crate::cli::SecretCommand;
+    match command {
+        Command::Add(args) => args.dry_run,
+        Command::Remove(args) => args.dry_run,
+        Command::Disable(args) => args.dry_run,
+        Command::Enable(args) => args.dry_run,
+        Command::Apply(args) => args.dry_run,
+        Command::Copy(args) => args.dry_run,
+        Command::Update(args) => args.dry_run,
+        Command::Restore(args) => args.dry_run,
+        Command::Undo(args) => args.dry_run,
+        Command::Redo(args) => args.dry_run,
+        Command::Secret(SecretCommand::Adopt(args)) => args.dry_run,
+        Command::Check(args) => args.dry_run,
+        Command::Backups(args) => args.dry_run,
+        _ => false,
+    }
+}
+
+/// Whether `command` may write files (client files, the manifest): not for reading
+/// commands, nor with `--dry-run`.
 pub fn writes(command: &Command) -> bool {
     use crate::cli::SecretCommand;
     // No wildcard: a new verb must say here whether it writes, or it would escape the

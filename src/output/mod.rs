@@ -69,6 +69,26 @@ pub struct Printer {
     /// The home directory: paths under it are shown as `~/…` to a person, never under
     /// `--json`.
     home: Option<PathBuf>,
+    /// The command is a `--dry-run`: its JSON says so (`"dry_run": true`), so a script
+    /// cannot take "would add" for "added".
+    dry_run: bool,
+}
+
+/// `"dry_run": true` in a report's JSON object, or in each object of its array of rows.
+fn mark_dry_run(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(map) => {
+            map.insert("dry_run".to_owned(), serde_json::Value::Bool(true));
+        }
+        serde_json::Value::Array(rows) => {
+            for row in rows {
+                if let serde_json::Value::Object(map) = row {
+                    map.insert("dry_run".to_owned(), serde_json::Value::Bool(true));
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Narrowest a wrapped column gets, however little room is left.
@@ -102,11 +122,18 @@ impl Printer {
             hidden: crate::secrets::Redactor::default(),
             hidden_values: Vec::new(),
             home: None,
+            dry_run: false,
         }
     }
 
     /// Show the files messages name (`file`) and report rows' paths (`Paint::path`) under
     /// `home` as `~/…` (not under `--json`). A relative or empty home shortens nothing.
+    /// The command writes nothing (`--dry-run`): every JSON object it prints says
+    /// `"dry_run": true`, the report's or each of its rows.
+    pub fn set_dry_run(&mut self, dry_run: bool) {
+        self.dry_run = dry_run;
+    }
+
     pub fn set_home(&mut self, home: Option<PathBuf>) {
         self.home = home.filter(|h| h.is_absolute());
     }
@@ -381,7 +408,11 @@ impl Printer {
         }
         self.write_out(&pending);
         if self.json {
-            self.json_value(&report.json()?)?;
+            let mut value = report.json()?;
+            if self.dry_run {
+                mark_dry_run(&mut value);
+            }
+            self.json_value(&value)?;
         }
         Ok(report.status())
     }

@@ -900,3 +900,90 @@ fn an_unset_variable_is_one_rule_in_every_command() {
         "{remote}"
     );
 }
+
+/// Issue 40: bare `mcpctl` prints the help on stdout and exits 0 (as `gh` and `cargo`
+/// do), and the top level groups its commands under headings, the first session's five
+/// first, plumbing last.
+#[test]
+fn bare_mcpctl_prints_the_grouped_help_on_stdout_and_succeeds() {
+    let env = TestEnv::new();
+    let run = env.run(&[]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.stderr, "");
+    let help = &run.stdout;
+    let at = |text: &str| {
+        help.find(text)
+            .unwrap_or_else(|| panic!("no `{text}` in the help:\n{help}"))
+    };
+    let everyday = at("Everyday commands:\n  clients ");
+    let first_five: Vec<usize> = ["clients", "add", "list", "doctor", "remove"]
+        .iter()
+        .map(|name| at(&format!("\n  {name} ")))
+        .collect();
+    assert!(first_five.is_sorted() && everyday < first_five[0], "{help}");
+    let plumbing = at("Plumbing: what clients start, shell set-up:\n");
+    assert!(
+        at("\n  run ") > plumbing && at("\n  bridge ") > plumbing,
+        "{help}"
+    );
+    assert!(at("\n  add ") < at("\n  secret "), "{help}");
+    assert!(!help.contains("\nCommands:\n"), "an ungrouped list: {help}");
+    // `--help` and `help` give the same grouping.
+    for args in [&["--help"][..], &["help"][..]] {
+        let run = env.run(args);
+        assert_eq!(run.code, 0, "{run:?}");
+        assert!(run.stdout.contains("Everyday commands:"), "{}", run.stdout);
+    }
+}
+
+/// Issue 40: `--dry-run --json` said `"action": "added"`, indistinguishable from a real
+/// run. Every writing command's rows now carry `"dry_run": true` under `--dry-run`, and
+/// a real run has no such field.
+#[test]
+fn dry_run_json_says_it_is_a_dry_run() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", b"{\n  \"mcpServers\": {}\n}\n");
+    let rows = |args: &[&str]| -> Vec<serde_json::Value> {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        let run = env.run(&all).ok();
+        match run.json() {
+            serde_json::Value::Array(rows) => rows,
+            one => vec![one],
+        }
+    };
+    let dry = |args: &[&str]| {
+        let rows = rows(args);
+        assert!(!rows.is_empty(), "{args:?}");
+        for row in rows {
+            assert_eq!(row["dry_run"], true, "{args:?}: {row}");
+        }
+    };
+    dry(&[
+        "add",
+        "mem",
+        "-c",
+        "cursor",
+        "--dry-run",
+        "--",
+        "npx",
+        "-y",
+        "m",
+    ]);
+    for row in rows(&["add", "mem", "-c", "cursor", "--", "npx", "-y", "m"]) {
+        assert_eq!(row["action"], "added", "{row}");
+        assert!(
+            row.get("dry_run").is_none(),
+            "a real run says dry_run: {row}"
+        );
+    }
+    dry(&["disable", "mem", "-c", "cursor", "--dry-run"]);
+    dry(&["remove", "mem", "-c", "cursor", "--dry-run"]);
+    dry(&["undo", "--dry-run"]);
+    assert!(
+        String::from_utf8(env.read(".cursor/mcp.json"))
+            .unwrap()
+            .contains("\"mem\""),
+        "a dry run wrote"
+    );
+}
