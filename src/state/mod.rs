@@ -384,6 +384,18 @@ impl State {
         }
     }
 
+    /// Whether `path`'s current version (`digest`) is one this command wrote itself: a
+    /// later write of the same file then keeps no backup of it (one per file per command:
+    /// nobody else ever had that version, and `undo` goes back to the first).
+    pub fn wrote_version(&self, path: &Path, digest: Option<&str>) -> bool {
+        digest.is_some()
+            && self
+                .session()
+                .files
+                .iter()
+                .any(|c| c.path == path && c.after.as_deref() == digest)
+    }
+
     /// Every file this command changed so far (first backup, last digest), to take a
     /// failed command back whole.
     pub fn written(&self) -> Vec<FileChange> {
@@ -506,6 +518,7 @@ impl State {
             }
         }
         prune_journal(&dir);
+        self.prune_backups(&root, &record.files);
         fs::lock::prune(&root);
         let mut session = self.session();
         session.changes.clear();
@@ -513,6 +526,35 @@ impl State {
         // The command is over: let the next mcpctl in.
         session.lock = None;
         Ok(())
+    }
+
+    /// Delete the backups of `files` (the ones this command wrote) that nothing needs any
+    /// more (`fs::backup::prune`), the state lock held: what the journal records and the
+    /// intents of running commands name is kept, so every command the journal remembers
+    /// can still be undone.
+    fn prune_backups(&self, root: &Path, files: &[FileChange]) {
+        let Some(backups) = self.backups() else {
+            return;
+        };
+        // Backups first, then intents, then the journal: a backup listed here was taken
+        // after its command's intent named it, and an intent that becomes a journal
+        // record meanwhile is read as one or the other.
+        let over: Vec<Vec<fs::Backup>> = files
+            .iter()
+            .map(|file| fs::backups_of(&backups, &file.path))
+            .filter(|kept| fs::backup::over_kept(kept.len()))
+            .collect();
+        if over.is_empty() {
+            return;
+        }
+        let needed = Needed::read(root);
+        for kept in &over {
+            fs::backup::prune(
+                kept,
+                &|path| path.file_name().is_some_and(|n| needed.names.contains(n)),
+                &needed.digests,
+            );
+        }
     }
 
     /// Merge `changes` into the ledger on disk (the state lock held). A `replay` (a dead
@@ -618,6 +660,64 @@ impl State {
                 Some(entry)
             })
             .collect()
+    }
+}
+
+/// The backups the journal and the intents in the state directory still name: by name
+/// (a record's `backup`, wherever the state directory was then), or by the digest of the version before (a file whose backup a
+/// record does not name, found again by its digest when the record is settled).
+#[derive(Debug, Default)]
+struct Needed {
+    names: std::collections::HashSet<std::ffi::OsString>,
+    digests: std::collections::HashSet<String>,
+}
+
+impl Needed {
+    fn read(root: &Path) -> Needed {
+        /// Only the files of a record (a record of an apply also holds thousands of
+        /// ledger changes, skipped unread).
+        #[derive(serde::Deserialize)]
+        struct Files {
+            #[serde(default)]
+            files: Vec<FileChange>,
+        }
+        let mut needed = Needed::default();
+        let mut add = |bytes: &[u8]| {
+            let records: Vec<Files> = match serde_json::from_slice::<Files>(bytes) {
+                Ok(record) => vec![record],
+                // JSON lines (an intent, or a record that still ends with one): every
+                // line, for an earlier one may name a file a later one lost.
+                Err(_) => bytes
+                    .split(|b| *b == b'\n')
+                    .filter_map(|line| serde_json::from_slice::<Files>(line).ok())
+                    .collect(),
+            };
+            for file in records.into_iter().flat_map(|r| r.files) {
+                match file.backup {
+                    Some(backup) => {
+                        if let Some(name) = backup.file_name() {
+                            needed.names.insert(name.to_owned());
+                        }
+                    }
+                    None => {
+                        if let Some(before) = file.before {
+                            needed.digests.insert(before);
+                        }
+                    }
+                }
+            }
+        };
+        for dir in [intent::DIR, JOURNAL_DIR] {
+            let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                if let Ok(Some(bytes)) = fs::read_bytes(&entry.path()) {
+                    add(&bytes);
+                }
+            }
+        }
+        needed
     }
 }
 
