@@ -305,6 +305,7 @@ pub fn write_file(
         after: None,
         before: source.digest.clone(),
         created_dirs,
+        wrote: Vec::new(),
     };
     // Three things must be durable before the file changes, in no order among them: what
     // this command replaced before (its directories' fsyncs, left for later), the intent
@@ -372,6 +373,7 @@ fn delete_created(
         after: None,
         before: source.digest.clone(),
         created_dirs: Vec::new(),
+        wrote: Vec::new(),
     };
     ctx.state.sync_pending()?;
     ctx.state.intend(&change)?;

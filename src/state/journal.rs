@@ -26,6 +26,12 @@ pub struct FileChange {
     /// Directories the command created for the file, deepest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub created_dirs: Vec<PathBuf>,
+    /// The digests of the versions the command left the file in before `after` (it wrote
+    /// the file more than once: an apply parking several entries). In an intent: a crash
+    /// before the last write leaves the file in one of these, which is still the
+    /// command's version, not another program's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wrote: Vec<String>,
 }
 
 /// One ledger record a command changed.
@@ -55,10 +61,18 @@ pub struct Entry {
     /// This record is a `redo`: it reverted the `undo` record with this id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redoes: Option<String>,
+    /// This record puts back what interrupted `undo`s or `redo`s of the record with this
+    /// id had reverted (the state before them, which the stacks already describe).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rolls_back: Option<String>,
     /// An intent's line (`intent`): what the command was about to write, not yet what it
     /// did; a record that ends with one is settled against the files when read.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pending: bool,
+    /// The command died before its end (settled from its intent): the files listed are
+    /// the ones whose write happened.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 impl Entry {
@@ -86,17 +100,42 @@ pub struct Stacks {
     pub redo: Vec<String>,
 }
 
+impl Entry {
+    /// The record this one reverts: an `undo`'s command, a `redo`'s undo.
+    pub fn reverts(&self) -> Option<&str> {
+        self.undoes.as_deref().or(self.redoes.as_deref())
+    }
+
+    /// An `undo` or `redo` (or the putting back of one) that died half-way: it counts as
+    /// neither done nor not done until the next `undo` or `redo` settles it (`dangling`).
+    pub fn half_step(&self) -> bool {
+        self.interrupted && (self.reverts().is_some() || self.rolls_back.is_some())
+    }
+}
+
 /// The undo and redo stacks the journal (`newest_first`, as `State::journal` gives it)
 /// comes down to, replayed from the oldest record: a command pushes onto the undo stack
 /// and empties the redo stack; an undo moves its command from the undo stack to the redo
-/// stack (as itself); a redo moves that undo back (as itself). Ids the journal pruned are
-/// simply not there.
+/// stack (as itself); a redo moves that undo back (as itself). An interrupted command's
+/// undo is not redone (the command's half would come back: run it again instead). An
+/// `undo` or `redo` that died half-way, and the record that put back what it reverted,
+/// change neither stack (see `dangling`). Ids the journal pruned are simply not there.
 pub fn stacks(newest_first: &[Entry]) -> Stacks {
     let mut stacks = Stacks::default();
+    let interrupted: std::collections::HashSet<&str> = newest_first
+        .iter()
+        .filter(|e| e.interrupted)
+        .map(|e| e.id.as_str())
+        .collect();
     for entry in newest_first.iter().rev() {
+        if entry.half_step() || entry.rolls_back.is_some() {
+            continue;
+        }
         if let Some(undone) = &entry.undoes {
             stacks.undo.retain(|id| id != undone);
-            stacks.redo.push(entry.id.clone());
+            if !interrupted.contains(undone.as_str()) {
+                stacks.redo.push(entry.id.clone());
+            }
         } else if let Some(redone) = &entry.redoes {
             stacks.redo.retain(|id| id != redone);
             stacks.undo.push(entry.id.clone());
@@ -106,6 +145,28 @@ pub fn stacks(newest_first: &[Entry]) -> Stacks {
         }
     }
     stacks
+}
+
+/// The record an `undo` or `redo` that died half-way was reverting, when that half step
+/// is the newest record (nothing else happened since): its files are part reverted, and
+/// the next `undo` or `redo` either finishes it or puts them back (`commands::undo`).
+pub fn dangling(newest_first: &[Entry]) -> Option<&str> {
+    let newest = newest_first.first()?;
+    if !newest.half_step() {
+        return None;
+    }
+    newest.reverts().or(newest.rolls_back.as_deref())
+}
+
+/// The records of `undo`s and `redo`s that died half-way while reverting `target`,
+/// newest first: their files are the ones already reverted.
+pub fn half_steps<'a>(
+    newest_first: &'a [Entry],
+    target: &'a str,
+) -> impl Iterator<Item = &'a Entry> {
+    newest_first
+        .iter()
+        .filter(move |e| e.half_step() && e.reverts() == Some(target))
 }
 
 /// The command a record stands for, for messages: an undo or redo record names the
@@ -156,7 +217,9 @@ mod tests {
             ledger: Vec::new(),
             undoes: undoes.map(str::to_owned),
             redoes: redoes.map(str::to_owned),
+            rolls_back: None,
             pending: false,
+            interrupted: false,
         }
     }
 

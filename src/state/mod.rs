@@ -71,20 +71,23 @@ struct Session {
     recorded_at: Option<String>,
 }
 
-/// What an `undo` or a `redo` reverts: the journal record with this id.
+/// What an `undo` or a `redo` reverts: the journal record with this id; or what an
+/// `undo`/`redo` that died half-way while reverting it had reverted (`RollBack`).
 #[derive(Debug, Clone)]
 pub enum Reverts {
     Undo(String),
     Redo(String),
+    RollBack(String),
 }
 
 impl Reverts {
-    /// The record's `(undoes, redoes)` fields.
-    fn fields(reverts: Option<&Reverts>) -> (Option<String>, Option<String>) {
+    /// The record's `(undoes, redoes, rolls_back)` fields.
+    fn fields(reverts: Option<&Reverts>) -> (Option<String>, Option<String>, Option<String>) {
         match reverts {
-            Some(Reverts::Undo(id)) => (Some(id.clone()), None),
-            Some(Reverts::Redo(id)) => (None, Some(id.clone())),
-            None => (None, None),
+            Some(Reverts::Undo(id)) => (Some(id.clone()), None, None),
+            Some(Reverts::Redo(id)) => (None, Some(id.clone()), None),
+            Some(Reverts::RollBack(id)) => (None, None, Some(id.clone())),
+            None => (None, None, None),
         }
     }
 }
@@ -291,7 +294,7 @@ impl State {
             return intent.add(change).map_err(err);
         }
         let now = SystemTime::now();
-        let (undoes, redoes) = Reverts::fields(session.reverts.as_ref());
+        let (undoes, redoes, rolls_back) = Reverts::fields(session.reverts.as_ref());
         let entry = JournalEntry {
             id: journal_id(now),
             time: rfc3339(now),
@@ -300,7 +303,9 @@ impl State {
             ledger: Vec::new(),
             undoes,
             redoes,
+            rolls_back,
             pending: true,
+            interrupted: false,
         };
         let id = entry.id.clone();
         session.intent = Some(intent::Intent::create(root, &id, entry, &change.path).map_err(err)?);
@@ -475,7 +480,7 @@ impl State {
         };
         let now = SystemTime::now();
         let mut intent = self.session().intent.take();
-        let (undoes, redoes) = Reverts::fields(reverts.as_ref());
+        let (undoes, redoes, rolls_back) = Reverts::fields(reverts.as_ref());
         let record = JournalEntry {
             id: intent
                 .as_ref()
@@ -486,8 +491,10 @@ impl State {
             // The ledger changes are saved from here below.
             ledger: changes,
             pending: false,
+            interrupted: false,
             undoes,
             redoes,
+            rolls_back,
         };
         let dir = root.join(JOURNAL_DIR);
         let journaled = dir.join(format!("{}.json", record.id));
