@@ -61,49 +61,15 @@ fn step(
     let stacks = journal::stacks(&all);
     // An `undo` or `redo` that died half-way is finished by the same step again, and put
     // back by the other one: either way the files end as some command left them.
-    if let Some(target) = journal::dangling(&all) {
-        let reverting = if stacks.undo.last().map(String::as_str) == Some(target) {
-            Some(Step::Undo)
-        } else if stacks.redo.last().map(String::as_str) == Some(target) {
-            Some(Step::Redo)
-        } else {
-            None
-        };
-        if let Some(way) = reverting
-            && way != step
-            && let Some(record) = all.iter().find(|e| e.id == target)
-        {
-            return put_back(step, way, record, &all, force, dry_run, ctx, printer);
-        }
+    if let Some((way, record)) = half_way_the_other_way(step, &stacks, &all) {
+        return put_back(step, way, record, &all, force, dry_run, ctx, printer);
     }
     let top = match step {
         Step::Undo => stacks.undo.last(),
         Step::Redo => stacks.redo.last(),
     };
     let Some(last) = top.and_then(|id| all.iter().find(|e| &e.id == id)).cloned() else {
-        return Err(match step {
-            Step::Undo if all.is_empty() => {
-                UserError::new("nothing to undo: mcpctl has not written any file yet")
-                    .hint("`mcpctl backups` lists older versions of files, and `mcpctl restore` puts one back")
-            }
-            Step::Undo => UserError::new(
-                "nothing to undo: every command mcpctl still remembers is undone",
-            )
-            .hint("`mcpctl redo` re-applies the newest one; `mcpctl backups` lists older versions of files"),
-            Step::Redo => match all.first().filter(|e| e.interrupted && !e.half_step()) {
-                // What an interrupted command wrote is taken back, never re-applied.
-                Some(newest) => UserError::new(format!(
-                    "nothing to redo: the last command, `{}`, was interrupted",
-                    newest.command
-                ))
-                .hint("`mcpctl undo` takes back what it wrote; or run it again to finish it"),
-                None => UserError::new(
-                    "nothing to redo: no `mcpctl undo` since the last command that wrote files",
-                )
-                .hint("`mcpctl undo` takes back the last command; `mcpctl backups` lists older versions of files"),
-            },
-        }
-        .into());
+        return Err(nothing_to(step, &all));
     };
     let shown = journal::described(&last, &all).to_owned();
     let verb = step.verb();
@@ -209,25 +175,7 @@ fn step(
                 .change(change.entry.clone(), change.before.clone())?;
         }
     }
-    let next = if dry_run {
-        None
-    } else {
-        // What the next `undo` would take, now that this step is done.
-        let mut after = stacks;
-        match step {
-            Step::Undo => {
-                after.undo.pop();
-            }
-            Step::Redo => {
-                after.redo.pop();
-            }
-        }
-        after
-            .undo
-            .last()
-            .and_then(|id| all.iter().find(|e| &e.id == id))
-            .map(|e| journal::described(e, &all).to_owned())
-    };
+    let next = (!dry_run).then(|| next_undo(step, stacks, &all)).flatten();
     printer.emit(&UndoReport {
         rows,
         step,
@@ -239,6 +187,73 @@ fn step(
         put_back: None,
         interrupted: last.interrupted,
     })
+}
+
+/// The record an `undo` or `redo` that died half-way was reverting (`journal::dangling`)
+/// and which way it went, when `step` goes the other way.
+fn half_way_the_other_way<'a>(
+    step: Step,
+    stacks: &journal::Stacks,
+    all: &'a [journal::Entry],
+) -> Option<(Step, &'a journal::Entry)> {
+    let target = journal::dangling(all)?;
+    let way = if stacks.undo.last().map(String::as_str) == Some(target) {
+        Step::Undo
+    } else if stacks.redo.last().map(String::as_str) == Some(target) {
+        Step::Redo
+    } else {
+        return None;
+    };
+    let record = all
+        .iter()
+        .find(|e| e.id == target)
+        .filter(|_| way != step)?;
+    // Nothing of it is reverted any more (a putting back that lost only its record):
+    // the step goes its normal way.
+    let reverted = record.files.iter().any(|f| {
+        crate::fs::read_bytes(&f.path).map_or(true, |now| !is(f.after.as_deref(), now.as_deref()))
+    });
+    reverted.then_some((way, record))
+}
+
+/// The command the next `undo` would take back, once this step is done.
+fn next_undo(step: Step, mut stacks: journal::Stacks, all: &[journal::Entry]) -> Option<String> {
+    match step {
+        Step::Undo => stacks.undo.pop(),
+        Step::Redo => stacks.redo.pop(),
+    };
+    stacks
+        .undo
+        .last()
+        .and_then(|id| all.iter().find(|e| &e.id == id))
+        .map(|e| journal::described(e, all).to_owned())
+}
+
+/// Why there is nothing to undo or redo, and what to do instead.
+fn nothing_to(step: Step, all: &[journal::Entry]) -> anyhow::Error {
+    match step {
+        Step::Undo if all.is_empty() => {
+            UserError::new("nothing to undo: mcpctl has not written any file yet")
+                .hint("`mcpctl backups` lists older versions of files, and `mcpctl restore` puts one back")
+        }
+        Step::Undo => UserError::new(
+            "nothing to undo: every command mcpctl still remembers is undone",
+        )
+        .hint("`mcpctl redo` re-applies the newest one; `mcpctl backups` lists older versions of files"),
+        Step::Redo => match all.first().filter(|e| e.interrupted && !e.half_step()) {
+            // What an interrupted command wrote is taken back, never re-applied.
+            Some(newest) => UserError::new(format!(
+                "nothing to redo: the last command, `{}`, was interrupted",
+                newest.command
+            ))
+            .hint("`mcpctl undo` takes back what it wrote; or run it again to finish it"),
+            None => UserError::new(
+                "nothing to redo: no `mcpctl undo` since the last command that wrote files",
+            )
+            .hint("`mcpctl undo` takes back the last command; `mcpctl backups` lists older versions of files"),
+        },
+    }
+    .into()
 }
 
 /// Whether the file's bytes `now` (`None`: no file) are the version `digest` names

@@ -265,4 +265,39 @@ mod tests {
             (ids(&["5", "6"]), ids(&[]))
         );
     }
+
+    #[test]
+    fn a_half_step_changes_no_stack_until_settled_and_an_interrupted_command_is_not_redone() {
+        let a = record("1", None, None);
+        let b = record("2", None, None);
+        let mut half = record("3", Some("2"), None);
+        half.interrupted = true;
+        let all = [a.clone(), b.clone(), half.clone()];
+        assert_eq!(stacks_of(&all), (ids(&["1", "2"]), ids(&[])));
+        let newest_first: Vec<Entry> = all.iter().rev().cloned().collect();
+        assert_eq!(dangling(&newest_first), Some("2"));
+        assert_eq!(half_steps(&newest_first, "2").count(), 1);
+        // Finished by an undo of the same command: b is undone.
+        let finished = record("4", Some("2"), None);
+        let done = [a.clone(), b.clone(), half.clone(), finished];
+        assert_eq!(stacks_of(&done), (ids(&["1"]), ids(&["4"])));
+        assert_eq!(
+            dangling(&done.iter().rev().cloned().collect::<Vec<_>>()),
+            None
+        );
+        // Or put back: as before the half step, and nothing dangles any more.
+        let mut back = record("4", None, None);
+        back.rolls_back = Some("2".to_owned());
+        let put = [a.clone(), b.clone(), half, back];
+        assert_eq!(stacks_of(&put), (ids(&["1", "2"]), ids(&[])));
+        assert_eq!(
+            dangling(&put.iter().rev().cloned().collect::<Vec<_>>()),
+            None
+        );
+        // An interrupted command is undone, not redone.
+        let mut c = record("5", None, None);
+        c.interrupted = true;
+        let uc = record("6", Some("5"), None);
+        assert_eq!(stacks_of(&[a, b, c, uc]), (ids(&["1", "2"]), ids(&[])));
+    }
 }

@@ -463,6 +463,14 @@ impl State {
                 files.push(file);
             }
         }
+        // A file written back to the version it had (a failed command put back what it
+        // wrote) and a record set back as it was are no change: a command that comes
+        // down to none leaves no record for `undo` to take back.
+        files.retain(|f| f.before != f.after);
+        if any_change {
+            self.session().changes.retain(|c| c.before != c.after);
+        }
+        let any_change = any_change && !self.session().changes.is_empty();
         if !any_change && files.is_empty() {
             if let Some(intent) = self.session().intent.take() {
                 intent.done();
