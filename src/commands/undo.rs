@@ -105,13 +105,7 @@ fn step(
         }
     }
     if !changed.is_empty() && !force {
-        return Err(UserError::new(format!(
-            "cannot {verb} `{shown}`: {} changed since mcpctl wrote {}",
-            changed.join(", "),
-            if changed.len() == 1 { "it" } else { "them" }
-        ))
-        .hint("nothing was reverted; pass `--force` to revert anyway (the current bytes are kept as a backup)")
-        .into());
+        return Err(changed_since(verb, &shown, &last, &all, &changed));
     }
     // Each file is written back only over the version the command left (`--force`: any),
     // also when another writer comes in between the check above and the write.
@@ -214,6 +208,42 @@ fn half_way_the_other_way<'a>(
         crate::fs::read_bytes(&f.path).map_or(true, |now| !is(f.after.as_deref(), now.as_deref()))
     });
     reverted.then_some((way, record))
+}
+
+/// The refusal of a step whose files (`changed`, as shown) changed since `record` wrote
+/// them. `--force` is offered only when no other command mcpctl remembers wrote them
+/// since: reverting over that one's write would lose what it wrote.
+fn changed_since(
+    verb: &str,
+    shown: &str,
+    record: &journal::Entry,
+    all: &[journal::Entry],
+    changed: &[String],
+) -> anyhow::Error {
+    let later = record.files.iter().find_map(|file| {
+        let now = crate::fs::read_bytes(&file.path).ok().flatten()?;
+        all.iter()
+            .filter(|e| e.id != record.id)
+            .find(|e| {
+                e.files.iter().any(|f| {
+                    f.path == file.path
+                        && f.after.as_ref().is_some_and(|a| journal::matches(a, &now))
+                })
+            })
+            .map(|e| journal::described(e, all).to_owned())
+    });
+    let error = UserError::new(format!(
+        "cannot {verb} `{shown}`: {} changed since mcpctl wrote {}",
+        changed.join(", "),
+        if changed.len() == 1 { "it" } else { "them" }
+    ));
+    match later {
+        Some(other) => error.hint(format!(
+            "nothing was reverted; `{other}` wrote it since, and reverting over it would lose what it wrote: `mcpctl backups` and `mcpctl restore` reach any kept version"
+        )),
+        None => error.hint("nothing was reverted; pass `--force` to revert anyway (the current bytes are kept as a backup)"),
+    }
+    .into()
 }
 
 /// The command the next `undo` would take back, once this step is done.

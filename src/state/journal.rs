@@ -45,7 +45,8 @@ pub struct LedgerChange {
 /// What one command did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
-    /// The file name of the record (sortable: a zero-padded nanosecond stamp first).
+    /// The file name of the record (sortable: a zero-padded nanosecond stamp of when it was
+    /// committed first, see `State::save`).
     #[serde(skip)]
     pub id: String,
     /// RFC 3339, UTC.

@@ -490,9 +490,10 @@ impl State {
         let mut intent = self.session().intent.take();
         let (undoes, redoes, rolls_back) = Reverts::fields(reverts.as_ref());
         let record = JournalEntry {
-            id: intent
-                .as_ref()
-                .map_or_else(|| journal_id(now), |i| i.entry.id.clone()),
+            // Named when it is committed (the state lock held), not when its first write
+            // began: of two overlapping commands, the one that finished last is the newest
+            // record, the one `undo` takes back first (its files are as it left them).
+            id: journal_id(now),
             time: rfc3339(now),
             command: command.to_owned(),
             files,
@@ -736,7 +737,9 @@ impl Needed {
     }
 }
 
-/// A journal record's id: a zero-padded nanosecond stamp (sortable), then the pid.
+/// A journal record's id: a zero-padded nanosecond stamp (sortable), then the pid. A
+/// command's record is stamped when it is committed; an intent (and the record recovered
+/// from it) when its first write began.
 fn journal_id(now: SystemTime) -> String {
     let nanos = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     format!("{nanos:020}-{}", std::process::id())
