@@ -606,3 +606,37 @@ fn a_list_the_user_wrote_on_one_line_comes_back_as_written() {
         .ok();
     assert_eq!(env.read(WINDSURF), original);
 }
+
+/// Issue 39 F5: `list` shows a parked entry, so `remove` removes it (its parked bytes),
+/// named or not by client, and `undo` brings it back parked.
+#[test]
+fn remove_of_a_parked_entry_drops_it_and_undo_brings_it_back() {
+    let env = TestEnv::new();
+    env.write(VSCODE, &fixture("vscode/mcp.json"));
+    env.run(&["disable", "github", "-c", "vscode"]).ok();
+    let file = env.read(VSCODE);
+    let listed = |env: &TestEnv| {
+        env.run(&["list", "--json", "-c", "vscode"])
+            .ok()
+            .json()
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["name"] == "github")
+    };
+    for args in [
+        &["remove", "github"][..],
+        &["remove", "github", "-c", "vscode"],
+    ] {
+        let run = env.run(args).ok();
+        assert!(run.stderr.contains("was parked"), "{}", run.stderr);
+        assert!(!listed(&env), "{args:?}");
+        assert_eq!(env.read(VSCODE), file, "the file is not written");
+        env.run(&["undo"]).ok();
+        assert!(listed(&env));
+        assert_eq!(list_row(&env, "vscode", "github")["parked"], true);
+    }
+    // And it still comes back on `enable`.
+    env.run(&["enable", "github", "-c", "vscode"]).ok();
+    assert_eq!(env.read(VSCODE), fixture("vscode/mcp.json"));
+}
