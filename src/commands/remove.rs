@@ -33,6 +33,14 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     // of parsing a many-MB `~/.claude.json` again (`edit::apply_from`).
     let read = RefCell::new(Read::new());
     let holds = |client: &Client| scopes_having(ctx, client, &name, scope, &read);
+    // In no file, but parked by `disable` (`list` shows it): its parked bytes go.
+    let named = !target_args.clients.is_empty() || target_args.all;
+    if !named
+        && targets::detected(ctx).iter().all(|c| holds(c).is_empty())
+        && let Some(report) = remove_parked(ctx, None, &name, scope, dry_run)?
+    {
+        return printer.emit(&report);
+    }
     let clients = choose_clients(ctx, printer, &target_args, &name, &holds)?;
     // `--all` sweeps every detected client: an entry of that name that is someone else's
     // server (hand-made, different) is left unless `--force`, and named.
@@ -76,11 +84,60 @@ pub fn run(args: RemoveArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         if let Some(error) = inventory::read_only_holder(ctx, &clients, &name) {
             return Err(error);
         }
+        if let Some(report) = remove_parked(ctx, Some(&clients), &name, scope, dry_run)? {
+            return printer.emit(&report);
+        }
         // Not found anywhere is an error whether or not a similar name exists: the exit
         // code must not depend on the neighbours' names.
         return Err(targets::no_server_named(ctx, &clients, &name));
     }
     printer.emit(&report)
+}
+
+/// `name` as `disable` parked it (cut out of its file, its bytes in mcpctl's state) for
+/// `clients` (`None`: any) in `scope`: dropped from the record of parked entries
+/// (journaled, so `undo` brings it back) and from the ledger. `None` when none is parked.
+fn remove_parked(
+    ctx: &Context,
+    clients: Option<&[&Client]>,
+    name: &str,
+    scope: Option<Scope>,
+    dry_run: bool,
+) -> anyhow::Result<Option<edit::EditReport>> {
+    use crate::toggle::store;
+    let parked: Vec<store::Parked> = store::load(ctx)?
+        .parked
+        .into_iter()
+        .filter(|p| {
+            p.entry.name == name
+                && clients.is_none_or(|cs| cs.iter().any(|c| c.id == p.client))
+                && scope.is_none_or(|s| p.scope == s)
+        })
+        .collect();
+    if parked.is_empty() {
+        return Ok(None);
+    }
+    store::update(ctx, dry_run, |s| {
+        s.parked.retain(|p| !parked.contains(p));
+    })?;
+    let mut report = edit::EditReport::new(dry_run);
+    for p in &parked {
+        if !dry_run {
+            ctx.state.forget(&p.entry)?;
+        }
+        let Some(client) = ctx.table.all().iter().find(|c| c.id == p.client) else {
+            continue;
+        };
+        let mut outcome = edit::Outcome::unchanged();
+        outcome.action = edit::Action::Removed;
+        report.push(ctx, client, p.scope, Ok((p.path.clone(), outcome)));
+    }
+    report.note = Some(format!(
+        "`{name}` was parked (switched off by `mcpctl disable`, not in the file): its parked bytes {} dropped; the file {} unchanged",
+        if dry_run { "would be" } else { "were" },
+        if dry_run { "stays" } else { "is" },
+    ));
+    Ok(Some(report))
 }
 
 /// The clients to remove `name` from: the ones named (`-c`, `--all`), else those that

@@ -6,6 +6,9 @@
 //! to a temp name, fsynced and renamed, so a failed copy never becomes a backup. A copy
 //! keeps the original's owner and its mode, narrowed to what the original's directory lets
 //! others reach; a link is narrowed the same way once it is the backup's alone.
+//! Old backups are pruned once a command is journaled (`prune`, called by `state`), never
+//! one a journal record or a running command still needs, nor the first version of a
+//! file mcpctl saw.
 
 use std::fs;
 use std::io::{self, Write};
@@ -15,7 +18,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use super::temp::Temp;
 use super::{Stamp, stamp_of_path, sync_dir};
 
-/// How many backups of one file are kept (a big `~/.claude.json` is tens of MB each).
+/// How many backups of one file are kept at least (a big `~/.claude.json` is tens of MB
+/// each); more while the journal needs them (`prune`).
 const BACKUPS_KEPT: usize = 10;
 
 /// One kept previous version of a file.
@@ -77,7 +81,7 @@ pub fn keep(
     let Some(digest) = digest else {
         return Ok(None);
     };
-    let (path, suffix) = name(target, backups, digest)?;
+    let path = name(target, backups, digest)?;
     if fs::hard_link(target, &path).is_ok() {
         if stamp_of_path(&path).as_ref() != Some(read) {
             let _ = fs::remove_file(&path);
@@ -86,7 +90,6 @@ pub fn keep(
         // No fsync of its own: a link lives on the client file's file system, whose
         // journal commits it no later than the swap's directory fsync that follows.
         crate::fault::step_at("backup", target)?;
-        prune(backups, &suffix);
         return Ok(Some(path));
     }
     let bytes = fs::read(target)?;
@@ -96,17 +99,15 @@ pub fn keep(
     let meta = fs::metadata(target).ok();
     copy(&bytes, &path, meta.as_ref(), target)?;
     crate::fault::step_at("backup", target)?;
-    prune(backups, &suffix);
     Ok(Some(path))
 }
 
 /// Keep `bytes` (a version of `target` that is out of place, or about to be deleted) as a
 /// backup: copied, named by their digest.
 pub fn keep_bytes(target: &Path, bytes: &[u8], backups: &Path) -> io::Result<PathBuf> {
-    let (path, suffix) = name(target, backups, &super::digest(bytes))?;
+    let path = name(target, backups, &super::digest(bytes))?;
     let meta = fs::metadata(target).ok();
     copy(bytes, &path, meta.as_ref(), target)?;
-    prune(backups, &suffix);
     Ok(path)
 }
 
@@ -183,9 +184,9 @@ fn restrict(file: &fs::File, meta: Option<&fs::Metadata>, target: &Path) -> io::
     }
 }
 
-/// A new backup path for `target` and the suffix all its backups share. The backups
-/// directory is made private when mcpctl creates it.
-fn name(target: &Path, backups: &Path, digest: &str) -> io::Result<(PathBuf, String)> {
+/// A new backup path for `target`. The backups directory is made private when mcpctl
+/// creates it.
+fn name(target: &Path, backups: &Path, digest: &str) -> io::Result<PathBuf> {
     if !backups.is_dir() {
         fs::create_dir_all(backups)?;
         #[cfg(unix)]
@@ -199,8 +200,7 @@ fn name(target: &Path, backups: &Path, digest: &str) -> io::Result<(PathBuf, Str
         .map_or(0, |d| d.as_nanos());
     let suffix = suffix(target);
     let hex = digest.strip_prefix(super::DIGEST_PREFIX).unwrap_or(digest);
-    let path = backups.join(format!("{stamp:020}-{}.{hex}{suffix}", std::process::id()));
-    Ok((path, suffix))
+    Ok(backups.join(format!("{stamp:020}-{}.{hex}{suffix}", std::process::id())))
 }
 
 /// The longest suffix that is the whole flattened path. With the stamp, pid and digest
@@ -257,26 +257,34 @@ fn digest_in(name: &str) -> Option<String> {
         .then(|| format!("{}{hex}", super::DIGEST_PREFIX))
 }
 
-/// Delete all but the newest `BACKUPS_KEPT` backups whose name ends with `suffix`.
-fn prune(backups: &Path, suffix: &str) {
-    let Ok(entries) = fs::read_dir(backups) else {
-        return;
-    };
-    let mut names: Vec<String> = entries
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| {
-            n.ends_with(suffix)
-                && n.split('-')
-                    .next()
-                    .is_some_and(|s| s.chars().all(|c| c.is_ascii_digit()))
-        })
-        .collect();
-    // Names start with a zero-padded nanosecond stamp: lexical order is age order.
-    names.sort_unstable();
-    let excess = names.len().saturating_sub(BACKUPS_KEPT);
-    for name in &names[..excess] {
-        let _ = fs::remove_file(backups.join(name));
+/// Delete the backups of one file (`kept`, newest first, as `of` gives them) that nothing
+/// needs any more. Kept are: the newest `BACKUPS_KEPT`; the oldest (the first version
+/// mcpctl saw of the file, until the user deletes it); each one `needed` says a journal
+/// record or a running command's intent names by its path; and, for each digest in
+/// `needed_digests` (a version a record names only by its digest, found again by it),
+/// the newest backup with that digest. Returns how many were deleted.
+pub fn prune(
+    kept: &[Backup],
+    needed: &dyn Fn(&Path) -> bool,
+    needed_digests: &std::collections::HashSet<String>,
+) -> usize {
+    let mut found_digests: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut deleted = 0;
+    for (i, backup) in kept.iter().enumerate() {
+        let by_digest =
+            needed_digests.contains(&backup.digest) && found_digests.insert(backup.digest.as_str());
+        let keep = i < BACKUPS_KEPT || i + 1 == kept.len() || needed(&backup.path) || by_digest;
+        if !keep && fs::remove_file(&backup.path).is_ok() {
+            deleted += 1;
+        }
     }
+    deleted
+}
+
+/// Whether a file with `count` backups has more than `prune` ever keeps without asking
+/// what is needed (the newest `BACKUPS_KEPT` and the oldest).
+pub fn over_kept(count: usize) -> bool {
+    count > BACKUPS_KEPT + 1
 }
 
 /// The backups of the file at `path` (symlinks followed, the same identity the lock
@@ -360,7 +368,7 @@ mod tests {
     fn names_carry_the_digest_and_old_names_have_none() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("c.json");
-        let (path, _) = name(&target, &dir.path().join("b"), &super::super::digest(b"x")).unwrap();
+        let path = name(&target, &dir.path().join("b"), &super::super::digest(b"x")).unwrap();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         assert_eq!(digest_in(&name), Some(super::super::digest(b"x")));
         assert_eq!(digest_in("00000000000000000001-42-tmp_c.json"), None);
@@ -379,6 +387,39 @@ mod tests {
         assert_eq!(narrowed(0o644, &sub.join("f")), 0o640);
         fs::set_permissions(&sub, fs::Permissions::from_mode(0o755)).unwrap();
         assert_eq!(narrowed(0o644, &sub.join("f")), 0o644);
+    }
+
+    #[test]
+    fn prune_keeps_the_newest_ten_the_first_and_what_is_needed() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("c.json");
+        let backups = dir.path().join("b");
+        fs::write(&target, "x").unwrap();
+        let mut made = Vec::new();
+        for i in 0..20 {
+            // Versions 3 and 5 have the same bytes (and digest).
+            let bytes = if i == 5 {
+                "v3".to_owned()
+            } else {
+                format!("v{i}")
+            };
+            made.push(keep_bytes(&target, bytes.as_bytes(), &backups).unwrap());
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        fs::write(backups.join("other"), "another file's").unwrap();
+        let all = of(&backups, &target);
+        assert_eq!(all.len(), 20);
+        let named = made[7].clone();
+        let digests = std::collections::HashSet::from([super::super::digest(b"v3")]);
+        let deleted = prune(&all, &|p| p == named, &digests);
+        let left: Vec<PathBuf> = of(&backups, &target).into_iter().map(|b| b.path).collect();
+        // The newest ten (10..20), the first (0), the named one (7), the newest with v3 (5).
+        let mut expected: Vec<PathBuf> = made[10..].iter().rev().cloned().collect();
+        expected.extend([made[7].clone(), made[5].clone(), made[0].clone()]);
+        assert_eq!(left, expected);
+        assert_eq!(deleted, 20 - expected.len());
+        assert!(backups.join("other").exists());
+        assert!(!over_kept(11) && over_kept(12));
     }
 
     #[test]

@@ -309,6 +309,7 @@ pub fn write_file(
         after: None,
         before: source.digest.clone(),
         created_dirs,
+        wrote: Vec::new(),
     };
     // Three things must be durable before the file changes, in no order among them: what
     // this command replaced before (its directories' fsyncs, left for later), the intent
@@ -325,7 +326,7 @@ pub fn write_file(
     // temp file nobody names (swept when stale). This file's own directory fsync is left
     // for later in turn (`State::sync_later`).
     let mut intended: Option<FileChange> = None;
-    let written = write_atomic_when(lock, source, text, ctx.backups.as_deref(), true, || {
+    let written = write_atomic_when(lock, source, text, backups_for(ctx, source), true, || {
         ctx.state.sync_pending()?;
         let mut change = change.clone();
         change.after = Some(crate::fs::digest(&source.bytes_for(text)));
@@ -347,6 +348,19 @@ pub fn write_file(
     Ok(change)
 }
 
+/// Where to keep the version `source` read before it changes: the backups, unless this
+/// command wrote that version itself (an apply that parks eleven entries in one file
+/// keeps one backup of it, the version before the command, not eleven).
+fn backups_for<'a>(ctx: &'a Context, source: &Source) -> Option<&'a Path> {
+    if ctx
+        .state
+        .wrote_version(&source.path, source.digest.as_deref())
+    {
+        return None;
+    }
+    ctx.backups.as_deref()
+}
+
 /// Delete a file mcpctl created and emptied again (`source`, read under `lock`), then the
 /// directories it created for it that are empty; journaled, so `undo` brings it back.
 fn delete_created(
@@ -363,10 +377,11 @@ fn delete_created(
         after: None,
         before: source.digest.clone(),
         created_dirs: Vec::new(),
+        wrote: Vec::new(),
     };
     ctx.state.sync_pending()?;
     ctx.state.intend(&change)?;
-    change.backup = crate::fs::delete_atomic(lock, source, ctx.backups.as_deref())?.backup;
+    change.backup = crate::fs::delete_atomic(lock, source, backups_for(ctx, source))?.backup;
     crate::fs::remove_created(&source.path, dirs)?;
     ctx.state.wrote(change.clone());
     Ok(change)

@@ -76,6 +76,13 @@ impl Intent {
                 if existing.after == change.after {
                     return Ok(());
                 }
+                // The version it leaves now is this command's too, should the next write
+                // not happen (see `happened`).
+                if let Some(left) = existing.after.take()
+                    && !existing.wrote.contains(&left)
+                {
+                    existing.wrote.push(left);
+                }
                 existing.after.clone_from(&change.after);
             }
             None => self.entry.files.push(change.clone()),
@@ -244,6 +251,18 @@ pub fn happened(file: &FileChange, backups: Option<&Path>) -> Option<FileChange>
         return None;
     }
     let mut file = file.clone();
+    // Its last intended write did not happen, an earlier one of the same command did: the
+    // file is as the command left it then (not changed by anyone else since).
+    if let Some(bytes) = &now
+        && !file
+            .after
+            .as_ref()
+            .is_some_and(|after| matches(after, bytes))
+        && let Some(left) = file.wrote.iter().find(|w| matches(w, bytes))
+    {
+        file.after = Some(left.clone());
+    }
+    file.wrote.clear();
     if file.backup.is_none()
         && let (Some(before), Some(backups)) = (&file.before, backups)
     {
@@ -280,5 +299,6 @@ fn settle(mut entry: Entry, backups: Option<&Path>) -> Option<Entry> {
         return None;
     }
     entry.command = format!("{} (interrupted)", entry.command);
+    entry.interrupted = true;
     Some(entry)
 }

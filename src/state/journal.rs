@@ -26,6 +26,12 @@ pub struct FileChange {
     /// Directories the command created for the file, deepest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub created_dirs: Vec<PathBuf>,
+    /// The digests of the versions the command left the file in before `after` (it wrote
+    /// the file more than once: an apply parking several entries). In an intent: a crash
+    /// before the last write leaves the file in one of these, which is still the
+    /// command's version, not another program's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wrote: Vec<String>,
 }
 
 /// One ledger record a command changed.
@@ -39,7 +45,8 @@ pub struct LedgerChange {
 /// What one command did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
-    /// The file name of the record (sortable: a zero-padded nanosecond stamp first).
+    /// The file name of the record (sortable: a zero-padded nanosecond stamp of when it was
+    /// committed first, see `State::save`).
     #[serde(skip)]
     pub id: String,
     /// RFC 3339, UTC.
@@ -55,10 +62,18 @@ pub struct Entry {
     /// This record is a `redo`: it reverted the `undo` record with this id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redoes: Option<String>,
+    /// This record puts back what interrupted `undo`s or `redo`s of the record with this
+    /// id had reverted (the state before them, which the stacks already describe).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rolls_back: Option<String>,
     /// An intent's line (`intent`): what the command was about to write, not yet what it
     /// did; a record that ends with one is settled against the files when read.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pending: bool,
+    /// The command died before its end (settled from its intent): the files listed are
+    /// the ones whose write happened.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 impl Entry {
@@ -86,17 +101,42 @@ pub struct Stacks {
     pub redo: Vec<String>,
 }
 
+impl Entry {
+    /// The record this one reverts: an `undo`'s command, a `redo`'s undo.
+    pub fn reverts(&self) -> Option<&str> {
+        self.undoes.as_deref().or(self.redoes.as_deref())
+    }
+
+    /// An `undo` or `redo` (or the putting back of one) that died half-way: it counts as
+    /// neither done nor not done until the next `undo` or `redo` settles it (`dangling`).
+    pub fn half_step(&self) -> bool {
+        self.interrupted && (self.reverts().is_some() || self.rolls_back.is_some())
+    }
+}
+
 /// The undo and redo stacks the journal (`newest_first`, as `State::journal` gives it)
 /// comes down to, replayed from the oldest record: a command pushes onto the undo stack
 /// and empties the redo stack; an undo moves its command from the undo stack to the redo
-/// stack (as itself); a redo moves that undo back (as itself). Ids the journal pruned are
-/// simply not there.
+/// stack (as itself); a redo moves that undo back (as itself). An interrupted command's
+/// undo is not redone (the command's half would come back: run it again instead). An
+/// `undo` or `redo` that died half-way, and the record that put back what it reverted,
+/// change neither stack (see `dangling`). Ids the journal pruned are simply not there.
 pub fn stacks(newest_first: &[Entry]) -> Stacks {
     let mut stacks = Stacks::default();
+    let interrupted: std::collections::HashSet<&str> = newest_first
+        .iter()
+        .filter(|e| e.interrupted)
+        .map(|e| e.id.as_str())
+        .collect();
     for entry in newest_first.iter().rev() {
+        if entry.half_step() || entry.rolls_back.is_some() {
+            continue;
+        }
         if let Some(undone) = &entry.undoes {
             stacks.undo.retain(|id| id != undone);
-            stacks.redo.push(entry.id.clone());
+            if !interrupted.contains(undone.as_str()) {
+                stacks.redo.push(entry.id.clone());
+            }
         } else if let Some(redone) = &entry.redoes {
             stacks.redo.retain(|id| id != redone);
             stacks.undo.push(entry.id.clone());
@@ -106,6 +146,28 @@ pub fn stacks(newest_first: &[Entry]) -> Stacks {
         }
     }
     stacks
+}
+
+/// The record an `undo` or `redo` that died half-way was reverting, when that half step
+/// is the newest record (nothing else happened since): its files are part reverted, and
+/// the next `undo` or `redo` either finishes it or puts them back (`commands::undo`).
+pub fn dangling(newest_first: &[Entry]) -> Option<&str> {
+    let newest = newest_first.first()?;
+    if !newest.half_step() {
+        return None;
+    }
+    newest.reverts().or(newest.rolls_back.as_deref())
+}
+
+/// The records of `undo`s and `redo`s that died half-way while reverting `target`,
+/// newest first: their files are the ones already reverted.
+pub fn half_steps<'a>(
+    newest_first: &'a [Entry],
+    target: &'a str,
+) -> impl Iterator<Item = &'a Entry> {
+    newest_first
+        .iter()
+        .filter(move |e| e.half_step() && e.reverts() == Some(target))
 }
 
 /// The command a record stands for, for messages: an undo or redo record names the
@@ -156,7 +218,9 @@ mod tests {
             ledger: Vec::new(),
             undoes: undoes.map(str::to_owned),
             redoes: redoes.map(str::to_owned),
+            rolls_back: None,
             pending: false,
+            interrupted: false,
         }
     }
 
@@ -201,5 +265,40 @@ mod tests {
             stacks_of(&[a, b, ub, ua, ra, c]),
             (ids(&["5", "6"]), ids(&[]))
         );
+    }
+
+    #[test]
+    fn a_half_step_changes_no_stack_until_settled_and_an_interrupted_command_is_not_redone() {
+        let a = record("1", None, None);
+        let b = record("2", None, None);
+        let mut half = record("3", Some("2"), None);
+        half.interrupted = true;
+        let all = [a.clone(), b.clone(), half.clone()];
+        assert_eq!(stacks_of(&all), (ids(&["1", "2"]), ids(&[])));
+        let newest_first: Vec<Entry> = all.iter().rev().cloned().collect();
+        assert_eq!(dangling(&newest_first), Some("2"));
+        assert_eq!(half_steps(&newest_first, "2").count(), 1);
+        // Finished by an undo of the same command: b is undone.
+        let finished = record("4", Some("2"), None);
+        let done = [a.clone(), b.clone(), half.clone(), finished];
+        assert_eq!(stacks_of(&done), (ids(&["1"]), ids(&["4"])));
+        assert_eq!(
+            dangling(&done.iter().rev().cloned().collect::<Vec<_>>()),
+            None
+        );
+        // Or put back: as before the half step, and nothing dangles any more.
+        let mut back = record("4", None, None);
+        back.rolls_back = Some("2".to_owned());
+        let put = [a.clone(), b.clone(), half, back];
+        assert_eq!(stacks_of(&put), (ids(&["1", "2"]), ids(&[])));
+        assert_eq!(
+            dangling(&put.iter().rev().cloned().collect::<Vec<_>>()),
+            None
+        );
+        // An interrupted command is undone, not redone.
+        let mut c = record("5", None, None);
+        c.interrupted = true;
+        let uc = record("6", Some("5"), None);
+        assert_eq!(stacks_of(&[a, b, c, uc]), (ids(&["1", "2"]), ids(&[])));
     }
 }

@@ -71,20 +71,23 @@ struct Session {
     recorded_at: Option<String>,
 }
 
-/// What an `undo` or a `redo` reverts: the journal record with this id.
+/// What an `undo` or a `redo` reverts: the journal record with this id; or what an
+/// `undo`/`redo` that died half-way while reverting it had reverted (`RollBack`).
 #[derive(Debug, Clone)]
 pub enum Reverts {
     Undo(String),
     Redo(String),
+    RollBack(String),
 }
 
 impl Reverts {
-    /// The record's `(undoes, redoes)` fields.
-    fn fields(reverts: Option<&Reverts>) -> (Option<String>, Option<String>) {
+    /// The record's `(undoes, redoes, rolls_back)` fields.
+    fn fields(reverts: Option<&Reverts>) -> (Option<String>, Option<String>, Option<String>) {
         match reverts {
-            Some(Reverts::Undo(id)) => (Some(id.clone()), None),
-            Some(Reverts::Redo(id)) => (None, Some(id.clone())),
-            None => (None, None),
+            Some(Reverts::Undo(id)) => (Some(id.clone()), None, None),
+            Some(Reverts::Redo(id)) => (None, Some(id.clone()), None),
+            Some(Reverts::RollBack(id)) => (None, None, Some(id.clone())),
+            None => (None, None, None),
         }
     }
 }
@@ -291,7 +294,7 @@ impl State {
             return intent.add(change).map_err(err);
         }
         let now = SystemTime::now();
-        let (undoes, redoes) = Reverts::fields(session.reverts.as_ref());
+        let (undoes, redoes, rolls_back) = Reverts::fields(session.reverts.as_ref());
         let entry = JournalEntry {
             id: journal_id(now),
             time: rfc3339(now),
@@ -300,7 +303,9 @@ impl State {
             ledger: Vec::new(),
             undoes,
             redoes,
+            rolls_back,
             pending: true,
+            interrupted: false,
         };
         let id = entry.id.clone();
         session.intent = Some(intent::Intent::create(root, &id, entry, &change.path).map_err(err)?);
@@ -384,6 +389,18 @@ impl State {
         }
     }
 
+    /// Whether `path`'s current version (`digest`) is one this command wrote itself: a
+    /// later write of the same file then keeps no backup of it (one per file per command:
+    /// nobody else ever had that version, and `undo` goes back to the first).
+    pub fn wrote_version(&self, path: &Path, digest: Option<&str>) -> bool {
+        digest.is_some()
+            && self
+                .session()
+                .files
+                .iter()
+                .any(|c| c.path == path && c.after.as_deref() == digest)
+    }
+
     /// Every file this command changed so far (first backup, last digest), to take a
     /// failed command back whole.
     pub fn written(&self) -> Vec<FileChange> {
@@ -446,6 +463,14 @@ impl State {
                 files.push(file);
             }
         }
+        // A file written back to the version it had (a failed command put back what it
+        // wrote) and a record set back as it was are no change: a command that comes
+        // down to none leaves no record for `undo` to take back.
+        files.retain(|f| f.before != f.after);
+        if any_change {
+            self.session().changes.retain(|c| c.before != c.after);
+        }
+        let any_change = any_change && !self.session().changes.is_empty();
         if !any_change && files.is_empty() {
             if let Some(intent) = self.session().intent.take() {
                 intent.done();
@@ -463,19 +488,22 @@ impl State {
         };
         let now = SystemTime::now();
         let mut intent = self.session().intent.take();
-        let (undoes, redoes) = Reverts::fields(reverts.as_ref());
+        let (undoes, redoes, rolls_back) = Reverts::fields(reverts.as_ref());
         let record = JournalEntry {
-            id: intent
-                .as_ref()
-                .map_or_else(|| journal_id(now), |i| i.entry.id.clone()),
+            // Named when it is committed (the state lock held), not when its first write
+            // began: of two overlapping commands, the one that finished last is the newest
+            // record, the one `undo` takes back first (its files are as it left them).
+            id: journal_id(now),
             time: rfc3339(now),
             command: command.to_owned(),
             files,
             // The ledger changes are saved from here below.
             ledger: changes,
             pending: false,
+            interrupted: false,
             undoes,
             redoes,
+            rolls_back,
         };
         let dir = root.join(JOURNAL_DIR);
         let journaled = dir.join(format!("{}.json", record.id));
@@ -506,6 +534,7 @@ impl State {
             }
         }
         prune_journal(&dir);
+        self.prune_backups(&root, &record.files);
         fs::lock::prune(&root);
         let mut session = self.session();
         session.changes.clear();
@@ -513,6 +542,35 @@ impl State {
         // The command is over: let the next mcpctl in.
         session.lock = None;
         Ok(())
+    }
+
+    /// Delete the backups of `files` (the ones this command wrote) that nothing needs any
+    /// more (`fs::backup::prune`), the state lock held: what the journal records and the
+    /// intents of running commands name is kept, so every command the journal remembers
+    /// can still be undone.
+    fn prune_backups(&self, root: &Path, files: &[FileChange]) {
+        let Some(backups) = self.backups() else {
+            return;
+        };
+        // Backups first, then intents, then the journal: a backup listed here was taken
+        // after its command's intent named it, and an intent that becomes a journal
+        // record meanwhile is read as one or the other.
+        let over: Vec<Vec<fs::Backup>> = files
+            .iter()
+            .map(|file| fs::backups_of(&backups, &file.path))
+            .filter(|kept| fs::backup::over_kept(kept.len()))
+            .collect();
+        if over.is_empty() {
+            return;
+        }
+        let needed = Needed::read(root);
+        for kept in &over {
+            fs::backup::prune(
+                kept,
+                &|path| path.file_name().is_some_and(|n| needed.names.contains(n)),
+                &needed.digests,
+            );
+        }
     }
 
     /// Merge `changes` into the ledger on disk (the state lock held). A `replay` (a dead
@@ -621,7 +679,67 @@ impl State {
     }
 }
 
-/// A journal record's id: a zero-padded nanosecond stamp (sortable), then the pid.
+/// The backups the journal and the intents in the state directory still name: by name
+/// (a record's `backup`, wherever the state directory was then), or by the digest of the version before (a file whose backup a
+/// record does not name, found again by its digest when the record is settled).
+#[derive(Debug, Default)]
+struct Needed {
+    names: std::collections::HashSet<std::ffi::OsString>,
+    digests: std::collections::HashSet<String>,
+}
+
+impl Needed {
+    fn read(root: &Path) -> Needed {
+        /// Only the files of a record (a record of an apply also holds thousands of
+        /// ledger changes, skipped unread).
+        #[derive(serde::Deserialize)]
+        struct Files {
+            #[serde(default)]
+            files: Vec<FileChange>,
+        }
+        let mut needed = Needed::default();
+        let mut add = |bytes: &[u8]| {
+            let records: Vec<Files> = match serde_json::from_slice::<Files>(bytes) {
+                Ok(record) => vec![record],
+                // JSON lines (an intent, or a record that still ends with one): every
+                // line, for an earlier one may name a file a later one lost.
+                Err(_) => bytes
+                    .split(|b| *b == b'\n')
+                    .filter_map(|line| serde_json::from_slice::<Files>(line).ok())
+                    .collect(),
+            };
+            for file in records.into_iter().flat_map(|r| r.files) {
+                match file.backup {
+                    Some(backup) => {
+                        if let Some(name) = backup.file_name() {
+                            needed.names.insert(name.to_owned());
+                        }
+                    }
+                    None => {
+                        if let Some(before) = file.before {
+                            needed.digests.insert(before);
+                        }
+                    }
+                }
+            }
+        };
+        for dir in [intent::DIR, JOURNAL_DIR] {
+            let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                if let Ok(Some(bytes)) = fs::read_bytes(&entry.path()) {
+                    add(&bytes);
+                }
+            }
+        }
+        needed
+    }
+}
+
+/// A journal record's id: a zero-padded nanosecond stamp (sortable), then the pid. A
+/// command's record is stamped when it is committed; an intent (and the record recovered
+/// from it) when its first write began.
 fn journal_id(now: SystemTime) -> String {
     let nanos = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     format!("{nanos:020}-{}", std::process::id())

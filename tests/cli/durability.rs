@@ -702,3 +702,68 @@ fn a_long_config_path_is_backed_up_undone_and_restored() {
         assert_eq!(std::fs::read_to_string(&config).unwrap(), with_x);
     }
 }
+
+/// Issue 39 G14: two overlapping commands, the one started first writing last. The
+/// journal is in the order the commands finished, so `undo` takes back the one that
+/// wrote last (whose files are as it left them), then the other; no `--force`, and no
+/// entry lost.
+#[test]
+fn overlapping_commands_are_undone_in_the_order_they_finished() {
+    let env = TestEnv::new();
+    env.write(CURSOR, ORIGINAL.as_bytes());
+    env.write(CLAUDE, b"{\"theme\": \"dark\"}\n");
+    let (first, gate) = paused(
+        &env,
+        &["add", "a", "-c", "cursor,claude-code", "--", "npx", "a"],
+        "pause@swapped:mcp.json",
+    );
+    // Started second, finished first: `b` into the file `a` is still to be written to.
+    env.run(&["add", "b", "-c", "claude-code", "--", "npx", "b"])
+        .ok();
+    std::fs::write(&gate, b"go").unwrap();
+    let out = first.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(names(&env.read(CLAUDE)), ["b", "a"]);
+    let run = env.run(&["undo"]).ok();
+    assert!(run.stderr.contains("undid `add a`"), "{}", run.stderr);
+    assert_eq!(names(&env.read(CLAUDE)), ["b"]);
+    assert_eq!(names(&env.read(CURSOR)), ["keep"]);
+    let run = env.run(&["undo"]).ok();
+    assert!(run.stderr.contains("undid `add b`"), "{}", run.stderr);
+    assert_eq!(env.read(CLAUDE), b"{\"theme\": \"dark\"}\n");
+}
+
+/// Issue 39 G14: where `undo` must refuse because another command mcpctl remembers wrote
+/// the file since (here one that died after writing it, recorded by when it began), it
+/// never suggests a `--force` that would lose that command's entry.
+#[test]
+fn undo_never_suggests_a_force_that_loses_another_commands_entry() {
+    let env = TestEnv::new();
+    env.write(CURSOR, ORIGINAL.as_bytes());
+    env.write(CLAUDE, b"{\"theme\": \"dark\"}\n");
+    let (first, gate) = paused(
+        &env,
+        &["add", "a", "-c", "cursor,claude-code", "--", "npx", "a"],
+        "pause@swapped:mcp.json,kill@swapped:.claude.json",
+    );
+    env.run(&["add", "b", "-c", "claude-code", "--", "npx", "b"])
+        .ok();
+    std::fs::write(&gate, b"go").unwrap();
+    let out = first.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), None, "killed");
+    assert_eq!(names(&env.read(CLAUDE)), ["b", "a"]);
+    // `add b` committed last, but the file is as the dead `add a` left it.
+    let run = env.run(&["undo"]).code(2);
+    assert!(run.stderr.contains("cannot undo `add b`"), "{}", run.stderr);
+    assert!(!run.stderr.contains("--force"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("`add a (interrupted)` wrote it since"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(names(&env.read(CLAUDE)), ["b", "a"]);
+}

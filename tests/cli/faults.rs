@@ -186,3 +186,214 @@ fn kill_at_every_step_of_a_profile_switch_loses_nothing() {
         }
     });
 }
+
+/// The bytes of the files a scenario touches (`None`: no such file), home-relative, and
+/// `state/...` for mcpctl's own.
+type Snapshot = Vec<Option<Vec<u8>>>;
+
+fn snapshot(env: &TestEnv, files: &[&str]) -> Snapshot {
+    files
+        .iter()
+        .map(|f| match f.strip_prefix("state/") {
+            Some(rest) => std::fs::read(env.dir.path().join("state").join(rest))
+                .ok()
+                .map(|bytes| portable(env, &bytes)),
+            None => std::fs::read(env.path(f)).ok(),
+        })
+        .collect()
+}
+
+/// One of mcpctl's own JSON files as it would read in any test's directory, at any time:
+/// the directory and every `time` replaced.
+fn portable(env: &TestEnv, bytes: &[u8]) -> Vec<u8> {
+    fn untimed(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, value) in map.iter_mut() {
+                    if key == "time" {
+                        *value = serde_json::Value::Null;
+                    } else {
+                        untimed(value);
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(untimed),
+            _ => {}
+        }
+    }
+    let text = String::from_utf8_lossy(bytes).replace(&*env.dir.path().to_string_lossy(), "<dir>");
+    let Ok(mut value) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return text.into_bytes();
+    };
+    untimed(&mut value);
+    value.to_string().into_bytes()
+}
+
+/// Which of `known` (named states, each one some command made) `now` is.
+fn which(known: &[(String, Snapshot)], now: &Snapshot) -> Option<String> {
+    known
+        .iter()
+        .find(|(_, s)| s == now)
+        .map(|(name, _)| name.clone())
+}
+
+/// Kill `args` at every durable step in turn (after `setup`, which records the states
+/// its commands made); after each kill and the next run's recovery, `undo` (and, in a
+/// fresh copy of the same kill, `redo`) must reach a state some command made — never a
+/// mix — and further `undo`s and `redo`s must too. A step may refuse ("nothing to redo"
+/// after an interrupted command: what it wrote is undone, not redone), writing nothing;
+/// with `strict` (an `undo` or `redo` was killed) only where the files are as some
+/// command left them already. Returns how many steps `args` has.
+fn sweep_states(
+    setup: &dyn Fn() -> (TestEnv, Vec<(String, Snapshot)>),
+    files: &[&str],
+    args: &[&str],
+    strict: bool,
+) -> usize {
+    // What the command makes when it runs to its end is a state some command made too.
+    let (env, mut known) = setup();
+    env.run(args).ok();
+    known.push((format!("{args:?} done"), snapshot(&env, files)));
+    for step in 1..200 {
+        for then in ["undo", "redo"] {
+            let (env, _) = setup();
+            let run = faulty(&env, &format!("kill@{step}"), args);
+            if run.code != -1 {
+                assert_eq!(run.code, 0, "step {step}: {}{}", run.stdout, run.stderr);
+                return step - 1;
+            }
+            let recovered = env.run(&["list", "--json"]);
+            assert_eq!(recovered.code, 0, "step {step}: {}", recovered.stderr);
+            assert_eq!(intents(&env), Vec::<String>::new(), "step {step}");
+            // Then `then`, and more steps both ways: each ends in a known state.
+            for (i, verb) in [then, "undo", "undo", "redo", "redo", "redo"]
+                .into_iter()
+                .enumerate()
+            {
+                let was = snapshot(&env, files);
+                let run = env.run(&[verb]);
+                let now = snapshot(&env, files);
+                let refused = run.stderr.contains(&format!("nothing to {verb}"));
+                // After a kill of an `undo` or `redo`, a refusal is only right where the
+                // files are as some command left them already.
+                let settled = which(&known, &was).is_some();
+                assert!(
+                    run.code == 0 || (refused && (settled || !strict)),
+                    "{args:?} killed at step {step}, then `{then}`, step {i} `{verb}`: {}",
+                    run.stderr
+                );
+                if run.code != 0 {
+                    assert!(now == was, "step {step}: a refused `{verb}` wrote");
+                    continue;
+                }
+                assert!(
+                    which(&known, &now).is_some(),
+                    "{args:?} killed at step {step}, then `{then}`, step {i} `{verb}` left a state no command made:\n{}\n{}",
+                    run.stderr,
+                    now.iter()
+                        .map(|b| b
+                            .as_deref()
+                            .map_or("<none>".into(), String::from_utf8_lossy))
+                        .collect::<Vec<_>>()
+                        .join("\n---\n")
+                );
+            }
+        }
+    }
+    panic!("{args:?} never ran to its end");
+}
+
+const CODEX: &str = ".codex/config.toml";
+/// What the undo/redo sweeps look at.
+const UNDONE: &[&str] = &[CURSOR, CLAUDE, CODEX];
+
+/// Three commands' states: the original files, `add w` (one file), `add x` (three: one
+/// modified, one created, one more modified).
+fn two_commands() -> (TestEnv, Vec<(String, Snapshot)>) {
+    let env = cursor_env();
+    env.write(CLAUDE, b"{\"theme\": \"dark\", \"mcpServers\": {}}\n");
+    let mut known = vec![("original".to_owned(), snapshot(&env, UNDONE))];
+    env.run(&["add", "w", "-c", "cursor", "--", "npx", "w"])
+        .ok();
+    known.push(("add w".to_owned(), snapshot(&env, UNDONE)));
+    env.run(&[
+        "add",
+        "x",
+        "-c",
+        "cursor,codex,claude-code",
+        "--",
+        "npx",
+        "x",
+    ])
+    .ok();
+    known.push(("add x".to_owned(), snapshot(&env, UNDONE)));
+    (env, known)
+}
+
+#[test]
+fn kill_at_every_step_of_undo_reaches_a_state_some_command_made() {
+    let steps = sweep_states(&two_commands, UNDONE, &["undo"], true);
+    assert!(steps >= 3 * 4, "{steps} steps");
+}
+
+#[test]
+fn kill_at_every_step_of_redo_reaches_a_state_some_command_made() {
+    let setup = || {
+        let (env, known) = two_commands();
+        env.run(&["undo"]).ok();
+        (env, known)
+    };
+    let steps = sweep_states(&setup, UNDONE, &["redo"], true);
+    assert!(steps >= 3 * 4, "{steps} steps");
+}
+
+#[test]
+fn kill_at_every_step_of_restore_reaches_a_state_some_command_made() {
+    sweep_states(
+        &two_commands,
+        UNDONE,
+        &["restore", "-c", "cursor", "--backup", "2"],
+        false,
+    );
+}
+
+#[test]
+fn kill_at_every_step_of_a_profile_switch_then_undo_reaches_a_state_some_command_made() {
+    const FILES: &[&str] = &[CURSOR, "state/disabled.json"];
+    let setup = || {
+        let env = cursor_env();
+        env.write(".config/mcpctl/mcpctl.toml", PROFILES.as_bytes());
+        let mut known = vec![("original".to_owned(), snapshot(&env, FILES))];
+        env.run(&["apply", "--profile", "one"]).ok();
+        known.push(("one".to_owned(), snapshot(&env, FILES)));
+        env.run(&["apply", "--profile", "two"]).ok();
+        known.push(("two".to_owned(), snapshot(&env, FILES)));
+        (env, known)
+    };
+    sweep_states(&setup, FILES, &["apply", "--profile", "one"], false);
+}
+
+/// Issue 39 G5: a profile switch writes the same files more than once; killed after the
+/// intent of a later write and before that write, the files are as the switch left them
+/// one write earlier. `undo` takes the switch back instead of calling them changed.
+#[test]
+fn a_profile_switch_killed_between_two_writes_of_one_file_is_undone() {
+    let env = cursor_env();
+    env.write(".config/mcpctl/mcpctl.toml", PROFILES.as_bytes());
+    env.run(&["apply", "--profile", "one"]).ok();
+    env.run(&["apply", "--profile", "two"]).ok();
+    let two = (env.read(CURSOR), snapshot(&env, &["state/disabled.json"]));
+    // The second write of disabled.json: its intent is durable, the file not written.
+    let run = faulty(
+        &env,
+        "kill@synced:disabled.json#2",
+        &["apply", "--profile", "one"],
+    );
+    assert_eq!(run.code, -1, "{}", run.stderr);
+    let run = env.run(&["undo"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        (env.read(CURSOR), snapshot(&env, &["state/disabled.json"])),
+        two
+    );
+}

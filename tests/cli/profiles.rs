@@ -741,3 +741,24 @@ fn cycling_three_profiles_and_back_gives_every_file_its_bytes_and_order_back() {
         assert!(now == original, "{client}:\n{}", shown(&now));
     }
 }
+
+/// Issue 39 G6: an apply that failed and put back every file it wrote leaves nothing to
+/// undo: `undo` takes back the command before it, not that no-op.
+#[cfg(unix)]
+#[test]
+fn a_failed_apply_that_put_everything_back_is_not_what_undo_takes_back() {
+    let env = switched_env();
+    let original = [env.read(VSCODE), env.read(CODEX)];
+    let two = SWITCHED.replace("\"vscode\", \"codex\", \"cursor\"", "\"vscode\", \"codex\"");
+    manifest(&env, &two);
+    env.run(&["apply", "--profile", "coding"]).ok();
+    let journal = env.journal().len();
+    std::fs::remove_file(env.path(CURSOR)).unwrap();
+    std::os::unix::fs::symlink("/proc/mcpctl-no-such-dir/mcp.json", env.path(CURSOR)).unwrap();
+    manifest(&env, SWITCHED);
+    env.run(&["apply", "--profile", "writing"]).code(2);
+    assert_eq!(env.journal().len(), journal, "{:#?}", env.journal());
+    let run = env.run(&["undo"]).ok();
+    assert!(run.stderr.contains("undid `apply`"), "{}", run.stderr);
+    assert_eq!([env.read(VSCODE), env.read(CODEX)], original);
+}

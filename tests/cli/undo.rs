@@ -240,3 +240,74 @@ fn restore_json_says_what_it_did_and_a_dry_run_stays_json() {
     assert_eq!(done["action"], "restored");
     assert_eq!(done["client"], "cursor");
 }
+
+/// A manifest of twelve servers for Cursor and a profile `lean` of one of them.
+fn twelve_and_lean(env: &TestEnv) {
+    let mut text = String::from("clients = [\"cursor\"]\n");
+    for i in 1..=12 {
+        text.push_str(&format!(
+            "[servers.s{i:02}]\ncommand = \"npx\"\nargs = [\"-y\", \"pkg{i:02}\"]\n"
+        ));
+    }
+    text.push_str("[profiles.lean]\nservers = [\"s01\"]\n");
+    env.write(".config/mcpctl/mcpctl.toml", text.as_bytes());
+}
+
+#[test]
+fn a_profile_switch_that_parks_eleven_entries_in_one_file_is_undone_and_so_is_its_return() {
+    let env = TestEnv::new();
+    let original = fixture("cursor/mcp.json");
+    env.write(".cursor/mcp.json", &original);
+    twelve_and_lean(&env);
+    env.run(&["apply"]).ok();
+    let all = env.read(".cursor/mcp.json");
+    env.run(&["apply", "--profile", "lean"]).ok();
+    let lean = env.read(".cursor/mcp.json");
+    let disabled = env.dir.path().join("state/disabled.json");
+    let parked = std::fs::read(&disabled).unwrap();
+    assert_ne!(lean, all);
+    env.run(&["apply"]).ok();
+    assert_eq!(env.read(".cursor/mcp.json"), all);
+
+    // One backup per file per command: eleven entry writes are one version kept.
+    let listed = env.run(&["backups", "--json", "-c", "cursor"]).ok().json();
+    assert_eq!(listed.as_array().unwrap().len(), 3, "{listed:#}");
+
+    let run = env.run(&["undo"]).ok();
+    assert!(run.stderr.contains("undid `apply`"), "{}", run.stderr);
+    assert_eq!(env.read(".cursor/mcp.json"), lean);
+    assert_eq!(std::fs::read(&disabled).unwrap(), parked);
+    let run = env.run(&["undo"]).ok();
+    assert!(run.stderr.contains("undid `apply`"), "{}", run.stderr);
+    assert_eq!(env.read(".cursor/mcp.json"), all);
+    env.run(&["undo"]).ok();
+    assert_eq!(env.read(".cursor/mcp.json"), original);
+}
+
+#[test]
+fn every_command_the_journal_remembers_can_be_undone_and_the_first_version_stays() {
+    let env = TestEnv::new();
+    let original = fixture("cursor/mcp.json");
+    env.write(".cursor/mcp.json", &original);
+    // 100 commands on one file, each leaving another version: more than the ten
+    // versions kept per file.
+    for i in 0..100 {
+        let name = format!("s{i}");
+        env.run(&["add", &name, "-c", "cursor", "--", "npx", &name])
+            .ok();
+    }
+    let listed = env.run(&["backups", "--json", "-c", "cursor"]).ok().json();
+    let first = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|b| std::fs::read(b["backup"].as_str().unwrap()).unwrap() == original);
+    assert!(
+        first,
+        "the version before mcpctl's first write is still listed"
+    );
+    // The twenty newest commands are all still undoable (each needs its own backup).
+    for _ in 0..20 {
+        env.run(&["undo"]).ok();
+    }
+}
