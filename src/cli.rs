@@ -187,12 +187,25 @@ pub enum Command {
     Bridge(BridgeArgs),
     /// Print a shell completion script (client ids included)
     Completions(CompletionsArgs),
-    /// Print the man page (roff)
-    Man,
+    /// Print the man page (roff), or write one per command with --dir
+    Man(ManArgs),
 }
 
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
+  mkdir -p ~/.local/share/man/man1
+  mcpctl man > ~/.local/share/man/man1/mcpctl.1     # the top page
+  mcpctl man --dir ~/.local/share/man/man1           # mcpctl.1, mcpctl-add.1, … (man mcpctl-add)")]
+pub struct ManArgs {
+    /// Write a page for every command into DIR (`mcpctl.1`, `mcpctl-add.1`, …; the
+    /// directory is created) instead of printing the top page
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mkdir -p ~/.local/share/bash-completion/completions
   mcpctl completions bash > ~/.local/share/bash-completion/completions/mcpctl
   mcpctl completions zsh > \"${fpath[1]}/_mcpctl\"
   mcpctl completions fish > ~/.config/fish/completions/mcpctl.fish
