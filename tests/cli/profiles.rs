@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use crate::doctor::fixture;
 use crate::env::TestEnv;
 
-const MANIFEST: &str = ".config/mcpctl/mcpctl.toml";
+const MANIFEST: &str = crate::env::MANIFEST;
 
 fn manifest(env: &TestEnv, text: &str) {
     env.write(MANIFEST, text.as_bytes());
@@ -167,7 +167,7 @@ fn tools_remembers_the_tokens_too() {
     );
 }
 
-const VSCODE: &str = ".config/Code/User/mcp.json";
+const VSCODE: &str = crate::env::VSCODE;
 const CODEX: &str = ".codex/config.toml";
 const CURSOR: &str = ".cursor/mcp.json";
 
@@ -457,6 +457,7 @@ fn a_failed_write_puts_back_every_switch_already_made() {
 }
 
 #[test]
+#[cfg(unix)] // Claude Code's projects keyed by Unix paths
 fn a_project_manifest_switches_claude_codes_project_servers_by_its_per_project_list() {
     let env = TestEnv::new();
     let project = env.path("app");
@@ -517,6 +518,7 @@ fn switched_off(claude_json: &[u8], project: &str) -> Vec<String> {
 }
 
 #[test]
+#[cfg(unix)] // entries spell npx unwrapped, which Windows wants as `cmd /c npx`
 fn import_keeps_servers_that_are_off_or_parked_switched_off() {
     let env = TestEnv::new();
     env.write(
@@ -697,6 +699,7 @@ fn shown(files: &[Vec<u8>; 4]) -> String {
 }
 
 #[test]
+#[cfg(unix)] // its own client row has only a Linux path
 fn cycling_three_profiles_and_back_gives_every_file_its_bytes_and_order_back() {
     let (env, table) = cycled_env();
     let run = |args: &[&str]| {

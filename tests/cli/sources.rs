@@ -92,6 +92,7 @@ const CLAUDE_JSON: &str = r#"{
 "#;
 
 #[test]
+#[cfg(unix)] // expected paths are joined with `/`
 fn list_shows_plugin_servers_read_only_with_their_origin() {
     let env = TestEnv::new();
     env.write(".claude.json", CLAUDE_JSON.as_bytes());
@@ -112,7 +113,7 @@ fn list_shows_plugin_servers_read_only_with_their_origin() {
     // A flat `.mcp.json` (no `mcpServers` wrapper), as the official plugin ships it.
     let pw = row(&rows, "playwright");
     assert_eq!(pw["read_only"], true);
-    assert_eq!(pw["command"], "npx");
+    assert_eq!(crate::env::command_of(&pw), "npx");
     assert_eq!(pw["origin"]["kind"], "plugin");
     assert_eq!(pw["origin"]["name"], "playwright@claude-plugins-official");
     assert_eq!(
@@ -221,6 +222,7 @@ const MANAGED: &str = r#"{
 "#;
 
 #[test]
+#[cfg(unix)] // managed-mcp.json at its Linux system path (/etc/…)
 fn managed_mcp_json_takes_exclusive_control_and_list_says_so() {
     let env = TestEnv::new();
     env.write(".claude.json", CLAUDE_JSON.as_bytes());
@@ -261,6 +263,7 @@ fn managed_mcp_json_takes_exclusive_control_and_list_says_so() {
 }
 
 #[test]
+#[cfg(unix)] // managed-mcp.json at its Linux system path (/etc/…)
 fn add_and_remove_refuse_under_managed_control_and_write_nothing() {
     let env = TestEnv::new();
     env.write(".claude.json", CLAUDE_JSON.as_bytes());
@@ -348,6 +351,7 @@ fn gemini_extension(env: &TestEnv) -> PathBuf {
 }
 
 #[test]
+#[cfg(unix)] // expected paths are joined with `/`
 fn gemini_extensions_are_listed_with_extension_path_and_enablement() {
     let env = TestEnv::new();
     env.write(
@@ -468,6 +472,7 @@ fn doctor_starts_an_enabled_plugin_server_and_skips_a_disabled_one() {
 }
 
 #[test]
+#[cfg(unix)] // the plugin's server is a Unix command
 fn doctor_does_not_start_a_plugin_only_the_project_enables() {
     let env = TestEnv::new();
     let project = env.path("work/app");
@@ -516,6 +521,7 @@ enabled = true
 "#;
 
 #[test]
+#[cfg(unix)] // expected paths are joined with `/`
 fn codex_plugin_servers_are_listed_from_the_plugin_cache() {
     let env = TestEnv::new();
     env.write(".codex/config.toml", CODEX_CONFIG.as_bytes());
