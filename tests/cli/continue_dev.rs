@@ -3,6 +3,7 @@
 
 use crate::env::TestEnv;
 
+#[cfg(unix)] // only Unix-only tests use it
 const MINE: &str = ".continue/mcpServers/mcpctl.json";
 
 #[test]

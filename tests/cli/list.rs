@@ -14,7 +14,7 @@ fn list_json_redacts_secrets_and_unwraps_cmd() {
     let rows = run.json();
     let rows = rows.as_array().unwrap();
     let mem = rows.iter().find(|r| r["name"] == "mem").unwrap();
-    assert_eq!(crate::env::command_of(&mem), "npx");
+    assert_eq!(crate::env::command_of(mem), "npx");
     assert_eq!(mem["args"], serde_json::json!(["-y", "m"]));
     assert_eq!(mem["wrapped"], true);
     assert_eq!(mem["env"]["T"], "<redacted>");

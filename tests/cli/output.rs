@@ -2,7 +2,6 @@
 //! `golden.rs`), and the one way errors look: `error:` / `caused by:` / `hint:`.
 
 use crate::env::{TestEnv, fixture};
-use crate::fixture_server;
 use crate::golden::{assert_golden, filter};
 use crate::registry_server::{RegistryServer, SAMPLES};
 
@@ -250,7 +249,7 @@ fn golden_search_and_outdated() {
 #[cfg(unix)] // golden files hold the Linux output
 fn golden_tools_and_call() {
     let env = TestEnv::new();
-    let bin = fixture_server::fixture_binary();
+    let bin = crate::fixture_server::fixture_binary();
     let bin = bin.to_str().unwrap();
     env.write(
         ".cursor/mcp.json",

@@ -47,7 +47,6 @@ fn row<'a>(rows: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
 }
 
 #[test]
-#[cfg(unix)] // policy files at Linux system paths (/etc/…)
 fn list_and_doctor_show_what_claude_codes_managed_settings_block() {
     let env = TestEnv::new();
     env.write(".claude.json", CLAUDE_JSON.as_bytes());
@@ -117,7 +116,6 @@ fn list_and_doctor_show_what_claude_codes_managed_settings_block() {
 }
 
 #[test]
-#[cfg(unix)] // policy files at Linux system paths (/etc/…)
 fn add_refuses_a_server_the_policy_blocks_and_writes_nothing() {
     let env = TestEnv::new();
     env.write(".claude.json", CLAUDE_JSON.as_bytes());
@@ -158,7 +156,6 @@ fn add_refuses_a_server_the_policy_blocks_and_writes_nothing() {
 }
 
 #[test]
-#[cfg(unix)] // policy files at Linux system paths (/etc/…)
 fn codex_requirements_and_copilot_managed_settings_are_judged_too() {
     let env = TestEnv::new();
     env.write(
@@ -201,7 +198,6 @@ fn codex_requirements_and_copilot_managed_settings_are_judged_too() {
 }
 
 #[test]
-#[cfg(unix)] // policy files at Linux system paths (/etc/…)
 fn apply_refuses_a_manifest_server_the_policy_blocks() {
     let env = TestEnv::new();
     env.write(".claude.json", b"{}\n");
@@ -226,7 +222,6 @@ fn apply_refuses_a_manifest_server_the_policy_blocks() {
 }
 
 #[test]
-#[cfg(unix)] // policy files at Linux system paths (/etc/…)
 fn a_policy_file_that_does_not_parse_is_reported_and_judges_nothing() {
     let env = TestEnv::new();
     env.write(".claude.json", CLAUDE_JSON.as_bytes());
@@ -244,7 +239,6 @@ fn a_policy_file_that_does_not_parse_is_reported_and_judges_nothing() {
 }
 
 #[test]
-#[cfg(unix)] // policy files at Linux system paths (/etc/…)
 fn check_flags_entries_the_policy_blocks_as_mcp210() {
     let env = TestEnv::new();
     let path = env.write(".claude.json", CLAUDE_JSON.as_bytes());

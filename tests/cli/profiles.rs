@@ -507,6 +507,7 @@ servers = ["docs"]
 
 /// The names a project's record in `~/.claude.json` switches off (whichever of Claude
 /// Code's two lists the switch uses).
+#[cfg(unix)] // only Unix-only tests use it
 fn switched_off(claude_json: &[u8], project: &str) -> Vec<String> {
     let user = crate::env::jsonc(claude_json);
     ["disabledMcpServers", "disabledMcpjsonServers"]
@@ -623,11 +624,14 @@ fn a_parked_server_dropped_from_the_manifest_is_removed_from_the_parked_record()
 }
 
 /// A client table row for a YAML file with no switch of its own (entries are parked).
+#[cfg(unix)] // only Unix-only tests use it
 const YAML_ROW: &str = "[[client]]\nid = \"yaml-agent\"\nname = \"YAML Agent\"\nformat = \"yaml\"\nservers_key = [\"mcp_servers\"]\ndialect = \"standard\"\npaths.linux = \"{home}/.yaml-agent/config.yaml\"\nfields = { cwd_key = \"\" }\nsource = \"local\"\n";
+#[cfg(unix)] // only Unix-only tests use it
 const YAML_AGENT: &str = ".yaml-agent/config.yaml";
 
 /// Five servers in a known order, in every file as the manifest spells them; profile
 /// `all` is the files as they are.
+#[cfg(unix)] // only Unix-only tests use it
 const CYCLED: &str = r#"clients = ["cursor", "vscode", "codex", "yaml-agent"]
 
 [servers.alpha]
@@ -657,6 +661,7 @@ servers = ["alpha", "echo"]
 servers = ["bravo", "delta"]
 "#;
 
+#[cfg(unix)] // only Unix-only tests use it
 fn cycled_env() -> (TestEnv, String) {
     let env = TestEnv::new();
     env.write(
@@ -680,6 +685,7 @@ fn cycled_env() -> (TestEnv, String) {
     (env, table.display().to_string())
 }
 
+#[cfg(unix)] // only Unix-only tests use it
 fn cycled_files(env: &TestEnv) -> [Vec<u8>; 4] {
     [
         env.read(CURSOR),
@@ -690,6 +696,7 @@ fn cycled_files(env: &TestEnv) -> [Vec<u8>; 4] {
 }
 
 /// Show the four files as text, for a failed comparison.
+#[cfg(unix)] // only Unix-only tests use it
 fn shown(files: &[Vec<u8>; 4]) -> String {
     files
         .iter()

@@ -251,6 +251,7 @@ fn a_secret_is_never_taken_from_the_command_line() {
 }
 
 /// A provider script that prints its argument's token, as `pass show NAME` would.
+#[cfg(unix)] // only Unix-only tests use it
 fn provider_script(env: &TestEnv) -> String {
     let path = env.write(
         "bin/fake-pass",

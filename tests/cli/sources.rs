@@ -75,6 +75,7 @@ fn install_plugins(env: &TestEnv, plugins: &[(&str, &str, bool)]) -> Vec<PathBuf
     roots
 }
 
+#[cfg(unix)] // only Unix-only tests use it
 fn row<'a>(rows: &'a Value, name: &str) -> &'a Value {
     rows.as_array()
         .unwrap()
@@ -113,7 +114,7 @@ fn list_shows_plugin_servers_read_only_with_their_origin() {
     // A flat `.mcp.json` (no `mcpServers` wrapper), as the official plugin ships it.
     let pw = row(&rows, "playwright");
     assert_eq!(pw["read_only"], true);
-    assert_eq!(crate::env::command_of(&pw), "npx");
+    assert_eq!(crate::env::command_of(pw), "npx");
     assert_eq!(pw["origin"]["kind"], "plugin");
     assert_eq!(pw["origin"]["name"], "playwright@claude-plugins-official");
     assert_eq!(
@@ -202,6 +203,7 @@ fn a_project_install_for_another_project_is_not_listed() {
     );
 }
 
+#[cfg(unix)] // only Unix-only tests use it
 fn managed(env: &TestEnv, text: &str) -> PathBuf {
     let path = env.sysroot().join("etc/claude-code/managed-mcp.json");
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -209,6 +211,7 @@ fn managed(env: &TestEnv, text: &str) -> PathBuf {
     path
 }
 
+#[cfg(unix)] // only Unix-only tests use it
 const MANAGED: &str = r#"{
   "mcpServers": {
     "company-internal": {
@@ -344,6 +347,7 @@ fn add_and_remove_of_a_plugin_server_explain_where_it_is_managed() {
     assert_eq!(env.read(".claude/settings.json"), settings_before);
 }
 
+#[cfg(unix)] // only Unix-only tests use it
 fn gemini_extension(env: &TestEnv) -> PathBuf {
     let dir = env.path(".gemini/extensions/gcs-tools");
     copy_tree("gemini-extensions/gcs-tools", &dir);
@@ -499,6 +503,7 @@ fn doctor_does_not_start_a_plugin_only_the_project_enables() {
     assert_eq!(pw["origin"]["chosen_by"], "project");
 }
 
+#[cfg(unix)] // only Unix-only tests use it
 const CODEX_CONFIG: &str = r#"# Codex settings
 model = "gpt-5-codex"
 
