@@ -19,12 +19,23 @@ pub struct Run {
 impl Run {
     /// Run `command` to the end and keep its exit code and output.
     pub fn of(mut command: Command) -> Run {
-        let output = match command.output() {
-            // Wine under load now and then fails a CreateProcess with ERROR_INTERNAL_ERROR
-            // (1359), which real Windows does not: once more.
-            Err(e) if cfg!(windows) && e.raw_os_error() == Some(1359) => command.output(),
-            other => other,
-        };
+        let mut output = command.output();
+        for _ in 0..20 {
+            match &output {
+                // Wine under load now and then fails a CreateProcess with
+                // ERROR_INTERNAL_ERROR (1359), which real Windows does not; a binary a test
+                // just copied is busy (ETXTBSY) while another test's fork still holds the
+                // copy's write handle. Both pass: try again.
+                Err(e)
+                    if (cfg!(windows) && e.raw_os_error() == Some(1359))
+                        || e.kind() == std::io::ErrorKind::ExecutableFileBusy =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    output = command.output();
+                }
+                _ => break,
+            }
+        }
         let Output {
             status,
             stdout,
