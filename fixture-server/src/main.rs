@@ -4,7 +4,8 @@
 //! Modes are argv words (several may be combined). One picks the transport:
 //! - stdio (the default), or `http=PORT` (the SDK's Streamable HTTP), `sse=PORT` (legacy
 //!   HTTP+SSE around the SDK), or a fixed HTTP answer: `http-401=PORT`,
-//!   `http-401-bare=PORT`, `http-403=PORT`, `http-404-html=PORT`;
+//!   `http-401-bare=PORT`, `http-401-gone=PORT` (a 401 whose metadata URL answers 404),
+//!   `http-403=PORT`, `http-404-html=PORT`;
 //!
 //! the rest shape the server on any transport (every mode also answers the unlisted tools
 //! `env` and `header`, see `handler::seen`): `paginate`, `repeat-cursor`,
@@ -83,7 +84,7 @@ type Listener = (&'static str, fn(u16) -> Transport);
 impl Transport {
     fn from_modes(modes: &Modes) -> Self {
         let port = |text: &str| text.parse().expect("PORT");
-        let listeners: [Listener; 6] = [
+        let listeners: [Listener; 7] = [
             ("http=", Transport::Http),
             ("sse=", Transport::Sse),
             ("http-401=", |p| {
@@ -91,6 +92,9 @@ impl Transport {
             }),
             ("http-401-bare=", |p| {
                 Transport::Status(http::Answer::UnauthorizedBare, p)
+            }),
+            ("http-401-gone=", |p| {
+                Transport::Status(http::Answer::UnauthorizedMetadataGone, p)
             }),
             ("http-403=", |p| {
                 Transport::Status(http::Answer::Forbidden, p)
