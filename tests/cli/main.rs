@@ -41,6 +41,7 @@ mod output;
 mod peer;
 mod peers;
 mod picker;
+#[cfg(unix)] // every policy file is at its Linux system path (/etc/…)
 mod policy;
 mod policy_clients;
 mod profiles;
