@@ -39,8 +39,8 @@ pub(crate) mod vars;
 pub mod api {
     pub mod handshake {
         pub use crate::handshake::{
-            Era, Host, Launch, Phase, Probe, ProbeError, ProbeOptions, ProbeWarning, Status,
-            TimeoutSource, ToolCall, call, prepare, probe, probe_many,
+            Era, Host, Launch, Opening, Phase, Probe, ProbeError, ProbeOptions, ProbeWarning,
+            Status, TimeoutSource, ToolCall, call, prepare, probe, probe_many,
         };
     }
     pub mod entry {

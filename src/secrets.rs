@@ -172,26 +172,25 @@ pub fn redact_args(args: &[String]) -> Vec<String> {
 /// names it): what `check` reports and `import` moves out.
 pub fn arg_secrets(args: &[String]) -> Vec<ArgSecret> {
     let mut out = Vec::new();
-    let mut previous_flag: Option<String> = None;
+    let mut previous_flag: Option<&str> = None;
     for (index, arg) in args.iter().enumerate() {
-        let (flag, value) = match arg.split_once('=') {
-            Some((k, v)) if k.starts_with('-') => (Some(k.trim_start_matches('-').to_owned()), v),
+        let (written, value) = match arg.split_once('=') {
+            Some((k, v)) if k.starts_with('-') => (Some(k), v),
             _ => (previous_flag.take(), arg.as_str()),
         };
+        let flag = written.map(|w| w.trim_start_matches('-').to_owned());
         let kind = literal_secret(flag.as_deref().unwrap_or(""), value)
             .filter(|_| !names_stored_secret(flag.as_deref().unwrap_or(""), value));
         if let Some(kind) = kind {
             out.push(ArgSecret {
                 index,
                 flag: flag.clone(),
+                written: written.map(str::to_owned),
                 value: value.to_owned(),
                 kind,
             });
         }
-        previous_flag = arg
-            .strip_prefix('-')
-            .filter(|f| !f.contains('='))
-            .map(|f| f.trim_start_matches('-').to_owned());
+        previous_flag = Some(arg.as_str()).filter(|a| a.starts_with('-') && !a.contains('='));
     }
     out
 }
@@ -216,6 +215,8 @@ pub struct ArgSecret {
     pub index: usize,
     /// The flag naming it (`api-key`), if any.
     pub flag: Option<String>,
+    /// That flag as written (`-e`, `--api-key`).
+    pub written: Option<String>,
     /// The secret itself (after `=` for `--flag=VALUE`).
     pub value: String,
     pub kind: &'static str,

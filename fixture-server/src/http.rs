@@ -118,6 +118,9 @@ pub(crate) enum Answer {
     Unauthorized,
     /// 401 with a bare challenge; only the RFC 9728 well-known path serves the metadata.
     UnauthorizedBare,
+    /// 401 whose challenge names its resource metadata, which answers 404 (as every
+    /// well-known path does): no client can find where to log in.
+    UnauthorizedMetadataGone,
     /// 403: a token without the scope the server needs.
     Forbidden,
     /// 404 with a web server's HTML page (the wrong path on a site).
@@ -185,7 +188,13 @@ pub(crate) async fn status(listener: TcpListener, port: u16, answer: Answer) {
                     )
                     .await;
                 }
-                Answer::Unauthorized => {
+                Answer::UnauthorizedMetadataGone
+                    if request.method == "GET" && request.target.starts_with("/.well-known/") =>
+                {
+                    respond_and_close(stream, "404 Not Found", json, r#"{"error":"not_found"}"#)
+                        .await;
+                }
+                Answer::Unauthorized | Answer::UnauthorizedMetadataGone => {
                     let headers = format!(
                         "WWW-Authenticate: Bearer error=\"invalid_token\", \
                          resource_metadata=\"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp\", \

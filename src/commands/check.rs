@@ -383,8 +383,10 @@ fn push<'a>(
     }
 }
 
-/// Check one file (`lint_file`), then its entries' variables against this environment
-/// (MCP503, the one rule of `unset`), judged on the file as it is now.
+/// Check one file (`lint_file`), then, in the user's own files, its entries' variables
+/// against this environment (MCP503, the one rule of `unset`), judged on the file as it
+/// is now. A project file is committed and checked in CI, where its variables are not
+/// set: its verdict must not depend on where `check` runs (`doctor` and `list` say it).
 fn check_file(
     ctx: &Context,
     file: &File<'_>,
@@ -397,6 +399,10 @@ fn check_file(
         && !findings.iter().any(|f| f.code == "MCP001")
         && let Ok(source) = fs::read_source(&file.path)
         && let Some((client, scope)) = check::choose_client(&file.candidates, &source.text)
+        && (scope != Scope::Project
+            || client
+                .user_path(&ctx.platform)
+                .is_ok_and(|user| user.as_deref() == Some(file.path.as_path())))
         && let Ok(doc) = client.format.parse(source.text)
     {
         let target = Target {

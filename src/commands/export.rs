@@ -105,8 +105,8 @@ fn literal_secret(transport: &crate::entry::Transport) -> Option<String> {
         crate::entry::Transport::Stdio { args, .. } => {
             let mut parts: Vec<String> = arg_secrets(args)
                 .into_iter()
-                .map(|s| match s.flag {
-                    Some(flag) => format!("the argument of `--{flag}`"),
+                .map(|s| match s.written {
+                    Some(flag) => format!("the argument of `{flag}`"),
                     None => format!("argument {}", s.index + 1),
                 })
                 .collect();

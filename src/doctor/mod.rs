@@ -17,9 +17,10 @@ pub(crate) use rows::{Rows, mark_of, plural};
 pub(crate) use totals::{ClientTokens, Shared, Summary};
 
 use crate::check::Finding;
+use crate::clients::loading::EraName;
 use crate::clients::{Client, Scope};
 use crate::doctor::probe::{DoctorResult, Status, as_started_by, entry_options, static_checks};
-use crate::handshake::{self, Launch, ProbeOptions};
+use crate::handshake::{self, Launch, Opening, ProbeOptions};
 use crate::output::Printer;
 use crate::session::inventory::{Found, Inventory, collect_all};
 use crate::session::{Context, targets};
@@ -151,12 +152,13 @@ pub(crate) fn gather<'c>(ctx: &Context, request: &Request<'_, 'c>) -> anyhow::Re
                 // Each server starts with the environment its client would give it; with
                 // `--as`, as that client would start it, capabilities included.
                 let mut probe_options = entry_options(options, f);
-                let launch = as_started_by(
-                    as_client.unwrap_or(f.client),
-                    t,
-                    &mut probe_options,
-                    as_client.is_some(),
-                );
+                let judged_as = as_client.unwrap_or(f.client);
+                let launch = as_started_by(judged_as, t, &mut probe_options, as_client.is_some());
+                // A client that speaks only the `initialize` era opens with it: before a
+                // server is failed for naming only modern versions, that is tried too.
+                if judged_as.loading.speaks(EraName::Modern) == Some(false) {
+                    probe_options.opening = Opening::DiscoverThenInitialize;
+                }
                 to_probe.push((index, launch, probe_options));
             }
             result

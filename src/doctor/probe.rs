@@ -187,6 +187,7 @@ pub(crate) fn probe_options(ctx: &Context, timeout: f64) -> anyhow::Result<Probe
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect::<IndexMap<_, _>>(),
+        opening: handshake::Opening::Discover,
     })
 }
 

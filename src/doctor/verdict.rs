@@ -20,7 +20,7 @@ pub(super) fn merge_probe(
     let era_mismatch = probe
         .protocol_era
         .filter(|_| probe.failure.is_none())
-        .and_then(|era| era_mismatch(client, era, &probe.supported_versions));
+        .and_then(|era| era_mismatch(client, era, &probe.supported_versions, &probe.initialize));
     let (status, message) = match (&probe.status, &probe.failure) {
         _ if era_mismatch.is_some() => (Status::Fail, era_mismatch.clone().unwrap_or_default()),
         (ProbeStatus::Fail, Some(f @ handshake::ProbeError::Timeout { .. }))
@@ -64,21 +64,39 @@ pub(super) fn merge_probe(
         ),
         (ProbeStatus::Ok, _) => (
             Status::Ok,
-            "initialize, notifications/initialized and tools/list succeeded".to_owned(),
+            match probe.protocol_era {
+                Some(Era::Modern) => "server/discover and tools/list succeeded",
+                _ => "initialize, notifications/initialized and tools/list succeeded",
+            }
+            .to_owned(),
         ),
     };
     result.record("handshake", status, message);
+    if let (None, Some(Ok(version))) = (&era_mismatch, &probe.initialize) {
+        result.record(
+            "protocol",
+            Status::Ok,
+            format!(
+                "names only {} in `server/discover` but answers `initialize` too (protocol \
+                 {version}): {} connects through it",
+                crate::handshake::MODERN_PROTOCOL_VERSION,
+                client.name
+            ),
+        );
+    }
+    // Compared, as dates, with the newest version mcpctl speaks in the server's era.
+    let newest = match probe.protocol_era {
+        Some(Era::Modern) => handshake::MODERN_PROTOCOL_VERSION,
+        _ => handshake::PROTOCOL_VERSION,
+    };
     if let Some(version) = &probe.protocol_version
-        && version != handshake::PROTOCOL_VERSION
+        && handshake::version_order(version, newest) == Some(std::cmp::Ordering::Less)
         && probe.failure.is_none()
     {
         result.record(
             "protocol",
             Status::Ok,
-            format!(
-                "speaks protocol {version}, older than mcpctl's {} (clients accept it)",
-                handshake::PROTOCOL_VERSION
-            ),
+            format!("speaks protocol {version}, older than mcpctl's {newest} (clients accept it)"),
         );
     }
     result.server_name = probe.server_name;
@@ -132,17 +150,28 @@ fn launcher(target: &str) -> Option<String> {
 }
 
 /// Why `client` cannot use a server that answered in `era` naming `supported` versions,
-/// if it cannot.
+/// if it cannot. `initialize`: what a fresh start opened with `initialize` got, if that
+/// was tried ([`Probe::initialize`]); a server that answered it is dual-era.
 #[must_use]
-pub fn era_mismatch(client: &Client, era: Era, supported: &[String]) -> Option<String> {
+pub fn era_mismatch(
+    client: &Client,
+    era: Era,
+    supported: &[String],
+    initialize: &Option<Result<String, String>>,
+) -> Option<String> {
     match era {
         Era::Modern => {
             let older = supported
                 .iter()
-                .any(|v| crate::handshake::KNOWN_PROTOCOL_VERSIONS.contains(&v.as_str()));
+                .any(|v| crate::handshake::KNOWN_PROTOCOL_VERSIONS.contains(&v.as_str()))
+                || matches!(initialize, Some(Ok(_)));
             (!older && client.loading.speaks(EraName::Modern) == Some(false)).then(|| {
+                let got = match initialize {
+                    Some(Err(got)) => format!(", and a fresh `initialize` got{got}"),
+                    _ => " (it gets -32022)".to_owned(),
+                };
                 format!(
-                    "speaks only {}: {} speaks only the `initialize` era (it gets -32022 and connects to nothing)",
+                    "speaks only {}: {} speaks only the `initialize` era{got}, so it connects to nothing",
                     crate::handshake::MODERN_PROTOCOL_VERSION,
                     client.name
                 )

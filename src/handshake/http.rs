@@ -2,7 +2,9 @@
 //! `Mcp-Session-Id`, `MCP-Protocol-Version`, DELETE at the end) and legacy HTTP+SSE (GET
 //! stream, `endpoint` event, POSTs to it), chosen by the entry or by the spec's fallback
 //! when the initialize POST answers 400, 404 or 405. A 401 is a warning, not a failure:
-//! the server is up and wants a login.
+//! the server is up and wants a login; unless the entry sends a key of its own (the key
+//! is wrong: no login replaces it) or the OAuth metadata the 401 names answers 404 (no
+//! client can log in).
 //!
 //! Header values arrive expanded by `prepare`; they are sent and never shown: not in
 //! errors, warnings or `Debug` output.
@@ -47,6 +49,7 @@ pub(crate) fn probe(
     call: Option<&ToolCall>,
     report: &mut Report,
 ) -> Result<(), ProbeError> {
+    let key = key_header(headers);
     let headers = Headers(headers.to_vec());
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
@@ -62,7 +65,7 @@ pub(crate) fn probe(
     let mut plan = Plan {
         deadline,
         budget: options.budget(),
-        discover: true,
+        discover: options.opening != super::Opening::Initialize,
         call,
         capabilities: options.capabilities.clone(),
     };
@@ -72,6 +75,13 @@ pub(crate) fn probe(
     };
     match result {
         Outcome::Done(result) => result,
+        // A key the entry sends itself was refused: logging in through the client does
+        // not replace it.
+        Outcome::NeedsLogin(_) if let Some(header) = key => Err(ProbeError::KeyRefused { header }),
+        // The metadata the challenge names is not there: no client can log in.
+        Outcome::NeedsLogin(Some(named)) if not_found(&agent, &named, deadline) => {
+            Err(ProbeError::NoLoginMetadata { url: named })
+        }
         Outcome::NeedsLogin(resource_metadata) => {
             let resource_metadata =
                 resource_metadata.or_else(|| discover_metadata(&agent, url, deadline));
@@ -79,6 +89,29 @@ pub(crate) fn probe(
             Ok(())
         }
     }
+}
+
+/// The first header the entry sends that carries a key of its own (`Authorization`,
+/// `X-Api-Key`, a name like a secret's).
+fn key_header(headers: &[(String, Secret)]) -> Option<String> {
+    headers
+        .iter()
+        .find(|(name, _)| crate::secrets::secret_name(name))
+        .map(|(name, _)| name.clone())
+}
+
+/// Whether `url` answers 404 (or 410) to a GET before `deadline`.
+fn not_found(agent: &ureq::Agent, url: &str, deadline: Instant) -> bool {
+    let left = deadline.saturating_duration_since(Instant::now());
+    !left.is_zero()
+        && agent
+            .get(url)
+            .config()
+            .timeout_global(Some(left))
+            .build()
+            .header("Accept", "application/json")
+            .call()
+            .is_ok_and(|response| matches!(response.status().as_u16(), 404 | 410))
 }
 
 /// How a remote probe ended: normally, or at a 401 (carrying `resource_metadata`).

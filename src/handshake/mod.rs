@@ -140,6 +140,22 @@ pub const KNOWN_PROTOCOL_VERSIONS: [&str; 5] = [
     "2024-10-07",
 ];
 
+/// How protocol versions `a` and `b` (dates, `YYYY-MM-DD`) are ordered: as dates, never
+/// by whichever constant is mcpctl's; `None` when either is not a date.
+#[must_use]
+pub fn version_order(a: &str, b: &str) -> Option<std::cmp::Ordering> {
+    fn date(version: &str) -> Option<(u32, u32, u32)> {
+        let mut parts = version.split('-').map(|p| {
+            (!p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| p.parse::<u32>().ok())
+                .flatten()
+        });
+        let date = (parts.next()??, parts.next()??, parts.next()??);
+        parts.next().is_none().then_some(date)
+    }
+    Some(date(a)?.cmp(&date(b)?))
+}
+
 /// How to probe.
 #[derive(Debug, Clone)]
 pub struct ProbeOptions {
@@ -154,6 +170,23 @@ pub struct ProbeOptions {
     /// The client capabilities to declare (a client's own, for `doctor --as`); `None`:
     /// mcpctl's.
     pub capabilities: Option<serde_json::Value>,
+    /// How the conversation opens.
+    pub opening: Opening,
+}
+
+/// How a probe opens the conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Opening {
+    /// `server/discover` first, `initialize` as the fallback: mcpctl's own way.
+    #[default]
+    Discover,
+    /// As [`Opening::Discover`]; and when `server/discover` names no version that has
+    /// `initialize`, a fresh start opened with `initialize` as well, as a client that
+    /// speaks only that era opens ([`Probe::initialize`]): such a server may answer it
+    /// all the same (the Python SDK 2.x does).
+    DiscoverThenInitialize,
+    /// `initialize` only, as a client of the handshake era.
+    Initialize,
 }
 
 impl ProbeOptions {
@@ -264,6 +297,12 @@ pub struct Probe {
     /// The versions a modern-era server's `server/discover` names (empty in the
     /// handshake era): whether it also speaks `initialize` to older clients.
     pub supported_versions: Vec<String>,
+    /// What a fresh start opened with `initialize` got, when
+    /// [`Opening::DiscoverThenInitialize`] asked for it and `supported_versions` named no
+    /// version that has `initialize`: the version it agreed, or what it got instead (to
+    /// follow "got", as ": timed out …" or " -32022 …").
+    #[serde(skip)]
+    pub initialize: Option<Result<String, String>>,
     /// Number of tools, when `tools/list` completed (`None` when the server declares no
     /// `tools` capability or the probe failed earlier).
     pub tools: Option<usize>,
@@ -358,6 +397,14 @@ pub enum ProbeError {
         "server refused access during {phase} (HTTP 403): the credentials lack a scope it needs, or it rejects this client; log in again through your client"
     )]
     Forbidden { phase: Phase },
+    #[error(
+        "the server refused the key in header `{header}` (HTTP 401): no login helps, the client sends this key; check its value (or the variable it comes from) and that it is still valid"
+    )]
+    KeyRefused { header: String },
+    #[error(
+        "the server asks for a login (HTTP 401) but its OAuth metadata `{url}` answers 404: no client can find where to log in (tell the server's maintainer, or check the URL)"
+    )]
+    NoLoginMetadata { url: String },
     #[error("cannot connect to `{url}`: {reason}")]
     Connect { url: String, reason: String },
     #[error("invalid server URL `{url}`: {reason}")]
@@ -416,12 +463,15 @@ impl ProbeError {
             ProbeError::ClosedEarly { .. } => "closed_early",
             ProbeError::Timeout { .. } => "timeout",
             ProbeError::NonJson { .. } => "non_json",
+            ProbeError::JsonRpc { code, .. } if PROTOCOL_CODES.contains(code) => "protocol",
             ProbeError::JsonRpc { .. } => "json_rpc",
             ProbeError::BadResult { .. } => "bad_result",
             ProbeError::UnsupportedVersion { .. } => "unsupported_version",
             ProbeError::Http { .. } => "http",
             ProbeError::NotSse { .. } => "not_sse",
             ProbeError::Forbidden { .. } => "forbidden",
+            ProbeError::KeyRefused { .. } => "key_refused",
+            ProbeError::NoLoginMetadata { .. } => "no_login_metadata",
             ProbeError::Connect { .. } => "connect",
             ProbeError::BadUrl { .. } => "bad_url",
             ProbeError::UnsetVariable { .. } => "unset_variable",
@@ -493,17 +543,25 @@ fn raise(set_by: TimeoutSource) -> String {
     }
 }
 
+/// The JSON-RPC error codes MCP 2026-07-28 reserves for the protocol: an answer with one
+/// is a protocol error (client and server disagree about the protocol), not a fault of
+/// the server's own.
+pub const PROTOCOL_CODES: std::ops::RangeInclusive<i64> = -32099..=-32020;
+
 /// The names MCP 2026-07-28 gives its own error codes (and the JSON-RPC ones a probe meets
 /// most), so a message says what the number means.
 fn rpc_code_name(code: i64) -> &'static str {
     match code {
         -32020 => {
-            " (HeaderMismatch: the Mcp-Method/Mcp-Name headers disagree with the request body)"
+            " (HeaderMismatch, a protocol error: the Mcp-Method/Mcp-Name headers disagree with the request body)"
         }
         -32021 => {
-            " (MissingRequiredClientCapability: the server needs a capability mcpctl's probe does not declare)"
+            " (MissingRequiredClientCapability, a protocol error: the server needs a capability mcpctl's probe does not declare)"
         }
-        -32022 => " (UnsupportedProtocolVersion)",
+        -32022 => " (UnsupportedProtocolVersion, a protocol error)",
+        code if PROTOCOL_CODES.contains(&code) => {
+            " (a protocol error: MCP 2026-07-28 reserves -32020..-32099 for them)"
+        }
         -32601 => " (method not found)",
         -32602 => " (invalid params)",
         _ => "",
@@ -579,6 +637,7 @@ impl Report {
             protocol_era: self.protocol_era,
             protocol_version: self.protocol_version,
             supported_versions: self.supported_versions,
+            initialize: None,
             tools: listed.then_some(self.tool_definitions.len()),
             // Server-provided text never reaches a terminal with its control characters.
             tool_names: self
@@ -665,7 +724,40 @@ pub fn call_launch(launch: &Launch, options: &ProbeOptions, call: &ToolCall) -> 
 
 fn session(launch: &Launch, options: &ProbeOptions, call: Option<&ToolCall>) -> Probe {
     // One server: its report is complete with the handshake.
-    handshake(launch, options, call).end(&process::Hurry::now())
+    let hurry = process::Hurry::now();
+    let probe = handshake(launch, options, call).end(&hurry);
+    initialize_too(probe, launch, options, &hurry)
+}
+
+/// `probe`, with what a fresh start opened with `initialize` got
+/// ([`Opening::DiscoverThenInitialize`]) when its `server/discover` named no version that
+/// has `initialize`: a client that speaks only that era tries nothing else.
+fn initialize_too(
+    mut probe: Probe,
+    launch: &Launch,
+    options: &ProbeOptions,
+    hurry: &process::Hurry,
+) -> Probe {
+    let modern_only = probe.failure.is_none()
+        && probe.protocol_era == Some(Era::Modern)
+        && !probe
+            .supported_versions
+            .iter()
+            .any(|v| KNOWN_PROTOCOL_VERSIONS.contains(&v.as_str()));
+    if options.opening != Opening::DiscoverThenInitialize || !modern_only {
+        return probe;
+    }
+    let options = ProbeOptions {
+        opening: Opening::Initialize,
+        ..options.clone()
+    };
+    let second = handshake(launch, &options, None).end(hurry);
+    probe.initialize = Some(match (second.failure, second.protocol_era) {
+        (None, Some(Era::Handshake)) => Ok(second.protocol_version.unwrap_or_default()),
+        (Some(failure), _) => Err(format!(": {failure}")),
+        (None, _) => Err(format!(" -32022 naming only {MODERN_PROTOCOL_VERSION}")),
+    });
+    probe
 }
 
 /// A handshake whose outcome is known; a stdio server may still have to be ended.
@@ -748,7 +840,10 @@ fn handshake(launch: &Launch, options: &ProbeOptions, call: Option<&ToolCall>) -
 /// time limit, environment and declared capabilities.
 #[must_use]
 pub fn same_probe(a: (&Launch, &ProbeOptions), b: (&Launch, &ProbeOptions)) -> bool {
+    // A probe that also tries `initialize` serves one that does not.
+    let opens = |o: &ProbeOptions| o.opening == Opening::Initialize;
     a.0 == b.0
+        && opens(a.1) == opens(b.1)
         && a.1.timeout == b.1.timeout
         && a.1.timeout_set_by == b.1.timeout_set_by
         && a.1.capabilities == b.1.capabilities
@@ -770,12 +865,20 @@ pub fn probe_many(
     };
     let mut unique: Vec<usize> = Vec::new();
     let mut owner: Vec<usize> = Vec::with_capacity(items.len());
+    // Whether any item sharing unique[k] asks for `initialize` too.
+    let mut also_initialize: Vec<bool> = Vec::new();
     for (index, item) in items.iter().enumerate() {
         match unique.iter().position(|&u| same(&items[u], item)) {
-            Some(k) => owner.push(k),
+            Some(k) => {
+                owner.push(k);
+                if item.1.opening == Opening::DiscoverThenInitialize {
+                    also_initialize[k] = true;
+                }
+            }
             None => {
                 owner.push(unique.len());
                 unique.push(index);
+                also_initialize.push(item.1.opening == Opening::DiscoverThenInitialize);
             }
         }
     }
@@ -806,6 +909,7 @@ pub fn probe_many(
                     let Some(&first) = unique.get(k) else { break };
                     let (launch, options) = &items[first];
                     let handshaken = handshake(launch, options, None);
+                    let also_initialize = also_initialize[k];
                     let over = handshakes_over.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                     if over + 1 == unique.len() {
                         hurry.set();
@@ -817,7 +921,14 @@ pub fn probe_many(
                     // job, the order of the config).
                     let previous = last.take();
                     last = Some(scope.spawn(move || {
-                        let result = handshaken.end(hurry_ref);
+                        let mut result = handshaken.end(hurry_ref);
+                        if also_initialize {
+                            let options = ProbeOptions {
+                                opening: Opening::DiscoverThenInitialize,
+                                ..options.clone()
+                            };
+                            result = initialize_too(result, launch, &options, hurry_ref);
+                        }
                         if let Some(previous) = previous {
                             let _ = previous.join();
                         }
@@ -880,6 +991,46 @@ mod tests {
         assert!(other.to_string().contains("error -1: no"), "{other}");
     }
     use super::*;
+
+    /// Issue 38 item 8: 2026-07-28 reserves -32020..-32099 for the protocol; an answer
+    /// with such a code is a protocol error, not a fault of the server's own.
+    #[test]
+    fn reserved_codes_are_protocol_errors() {
+        let error = |code| ProbeError::JsonRpc {
+            code,
+            message: "no".to_owned(),
+            phase: Phase::ToolsList,
+        };
+        for code in [-32020, -32022, -32023, -32050, -32099] {
+            let e = error(code);
+            assert_eq!(e.kind(), "protocol", "{code}");
+            assert!(e.to_string().contains("protocol error"), "{e}");
+        }
+        for code in [-32000, -32019, -32100, -32601, -32603] {
+            let e = error(code);
+            assert_eq!(e.kind(), "json_rpc", "{code}");
+            assert!(!e.to_string().contains("protocol error"), "{e}");
+        }
+    }
+
+    #[test]
+    fn protocol_versions_compare_as_dates() {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        assert_eq!(version_order("2026-07-28", PROTOCOL_VERSION), Some(Greater));
+        assert_eq!(version_order("2025-03-26", "2025-11-25"), Some(Less));
+        assert_eq!(version_order("2025-11-25", "2025-11-25"), Some(Equal));
+        assert_eq!(version_order("2025-9-01", "2025-10-01"), Some(Less));
+        for odd in [
+            "",
+            "draft",
+            "2025-11",
+            "2025-11-25-x",
+            "2025--25",
+            "+2025-01-01",
+        ] {
+            assert_eq!(version_order(odd, "2025-11-25"), None, "{odd}");
+        }
+    }
 
     #[test]
     fn timeout_message_names_phase_and_flag() {

@@ -107,7 +107,7 @@ fn probe_with_window(
     let plan = Plan {
         deadline,
         budget: options.budget(),
-        discover: true,
+        discover: options.opening != super::Opening::Initialize,
         call,
         capabilities: options.capabilities.clone(),
     };
@@ -588,6 +588,7 @@ mod tests {
             timeout_set_by: super::super::TimeoutSource::Option,
             parent_env: std::env::vars().collect(),
             capabilities: None,
+            opening: super::super::Opening::Discover,
         };
         let mut report = Report::default();
         let closing = probe_with_window(

@@ -92,7 +92,136 @@ pub fn switch(
     if super::entry_in(ctx, client, location, name)?.is_none() {
         return Ok(Switched::missing(method, location.path.clone()));
     }
-    let target = match switch {
+    let target = target(ctx, client, switch, location, name)?;
+    let identity = crate::fs::identity(&target.place.path);
+    let stored = store::load(ctx)?;
+    let memory = stored.memory(&identity, &target.at, &target.field).cloned();
+    // A file of its own that mcpctl created for switches goes once it is empty again.
+    let created_file = stored
+        .created(&identity)
+        .filter(|_| !matches!(switch, Switch::Field { .. }) && want == Want::On)
+        .cloned();
+    // What the field was before this change, and whether its parent object existed.
+    let seen: RefCell<Option<Value>> = RefCell::new(None);
+    let parent_existed = Cell::new(true);
+    // `enable` put back what was there before the first `disable`.
+    let restored = Cell::new(false);
+    // The file holding a list switch may have a format of its own.
+    let reader = match switch {
+        Switch::List { format, .. } => list_reader(client, *format),
+        _ => Cow::Borrowed(client),
+    };
+    // A field switch edits the entry itself (also a named item of a list of servers).
+    let field_switch = matches!(switch, Switch::Field { .. });
+    let delete_with = created_file.as_ref().map(|c| c.dirs.as_slice());
+    let outcome =
+        edit::apply_then_delete(ctx, &reader, &target.place, dry_run, delete_with, &|doc| {
+            let current = if field_switch {
+                super::entry_field(doc, location, name, &target.field)?
+            } else {
+                member(doc, &target.at, &target.field)?
+            };
+            *seen.borrow_mut() = current.clone();
+            parent_existed
+                .set(field_switch || target.at.is_empty() || doc.position(&target.at).is_some());
+            let next = match (switch, want) {
+                (Switch::Field { off, .. }, Want::Off) => {
+                    (current.as_ref() != Some(off)).then(|| Some(off.clone()))
+                }
+                (Switch::Field { off, .. }, Want::On) => (current.as_ref() == Some(off))
+                    .then(|| memory.as_ref().and_then(|m| m.before.clone())),
+                (Switch::List { .. }, _) => {
+                    list_next(current.as_ref(), name, want, memory.as_ref())
+                }
+                (Switch::Enablement { .. }, Want::Off) => {
+                    (!current.as_ref().is_some_and(enablement_off))
+                        .then(|| Some(json!({ "enabled": false })))
+                }
+                (Switch::Enablement { .. }, Want::On) => current
+                    .as_ref()
+                    .is_some_and(enablement_off)
+                    .then(|| memory.as_ref().and_then(|m| m.before.clone())),
+            };
+            let Some(next) = next else {
+                return Ok(Edit::Unchanged);
+            };
+            restored.set(want == Want::On && memory.as_ref().is_none_or(|m| m.before == next));
+            let edit = if field_switch {
+                super::set_entry_field(doc, location, name, &target.field, next.as_ref())?
+            } else {
+                match &next {
+                    Some(value) => doc.upsert(ServersAt::map(&target.at), &target.field, value)?,
+                    None => doc.remove(ServersAt::map(&target.at), &target.field)?,
+                }
+            };
+            // A parent object mcpctl created for the list goes with it.
+            if next.is_none()
+                && memory.as_ref().is_some_and(|m| m.created_parent)
+                && let Some((last, parent)) = target.at.split_last()
+                && doc.servers(ServersAt::map(&target.at))?.is_empty()
+            {
+                doc.remove(ServersAt::map(parent), last)?;
+            }
+            Ok(edit)
+        })?;
+    let changed = outcome.action != edit::Action::Unchanged;
+    let mut unfinished = None;
+    if changed && !dry_run {
+        let before = seen.borrow().clone();
+        let created_parent = !parent_existed.get();
+        // Known by its identity now that it exists.
+        let created = (outcome.created && !field_switch).then(|| store::CreatedFile {
+            path: crate::fs::identity(&target.place.path),
+            dirs: outcome.created_dirs.clone(),
+        });
+        // The file is switched already: a failure to remember the old value is a partial
+        // outcome (`enable` then sets the field's default), not a failed one.
+        if let Err(error) = store::update(ctx, false, |s| {
+            match want {
+                Want::Off => s.remember(Memory {
+                    path: identity.clone(),
+                    at: target.at.clone(),
+                    field: target.field.clone(),
+                    before,
+                    created_parent,
+                }),
+                Want::On if restored.get() => s.forget(&identity, &target.at, &target.field),
+                Want::On => {}
+            }
+            if let Some(created) = created {
+                s.remember_created(created);
+            }
+            if outcome.deleted {
+                s.forget_created(&identity);
+            }
+        }) {
+            unfinished = Some(error.to_string());
+        }
+    }
+    Ok(Switched {
+        action: match (changed, want) {
+            (false, _) => Action::Unchanged,
+            (true, Want::Off) => Action::Disabled,
+            (true, Want::On) => Action::Enabled,
+        },
+        method,
+        path: target.place.path.clone(),
+        diff: outcome.diff,
+        backup: outcome.backup,
+        note: note(changed, want, outcome.deleted, dry_run),
+        unfinished,
+    })
+}
+
+/// Where `name`'s switch is: the file, the object in it and the field.
+fn target(
+    ctx: &Context,
+    client: &Client,
+    switch: &Switch,
+    location: &Location,
+    name: &str,
+) -> anyhow::Result<Target> {
+    Ok(match switch {
         Switch::Field { key, .. } => Target {
             place: location.clone(),
             at: [location.key.clone(), vec![name.to_owned()]].concat(),
@@ -121,107 +250,24 @@ pub fn switch(
             at: Vec::new(),
             field: enablement_name(name),
         },
-    };
-    let identity = crate::fs::identity(&target.place.path);
-    let memory = store::load(ctx)?
-        .memory(&identity, &target.at, &target.field)
-        .cloned();
-    // What the field was before this change, and whether its parent object existed.
-    let seen: RefCell<Option<Value>> = RefCell::new(None);
-    let parent_existed = Cell::new(true);
-    // `enable` put back what was there before the first `disable`.
-    let restored = Cell::new(false);
-    // The file holding a list switch may have a format of its own.
-    let reader = match switch {
-        Switch::List { format, .. } => list_reader(client, *format),
-        _ => Cow::Borrowed(client),
-    };
-    // A field switch edits the entry itself (also a named item of a list of servers).
-    let field_switch = matches!(switch, Switch::Field { .. });
-    let outcome = edit::apply(ctx, &reader, &target.place, dry_run, &|doc| {
-        let current = if field_switch {
-            super::entry_field(doc, location, name, &target.field)?
-        } else {
-            member(doc, &target.at, &target.field)?
-        };
-        *seen.borrow_mut() = current.clone();
-        parent_existed
-            .set(field_switch || target.at.is_empty() || doc.position(&target.at).is_some());
-        let next = match (switch, want) {
-            (Switch::Field { off, .. }, Want::Off) => {
-                (current.as_ref() != Some(off)).then(|| Some(off.clone()))
-            }
-            (Switch::Field { off, .. }, Want::On) => (current.as_ref() == Some(off))
-                .then(|| memory.as_ref().and_then(|m| m.before.clone())),
-            (Switch::List { .. }, _) => list_next(current.as_ref(), name, want, memory.as_ref()),
-            (Switch::Enablement { .. }, Want::Off) => {
-                (!current.as_ref().is_some_and(enablement_off))
-                    .then(|| Some(json!({ "enabled": false })))
-            }
-            (Switch::Enablement { .. }, Want::On) => current
-                .as_ref()
-                .is_some_and(enablement_off)
-                .then(|| memory.as_ref().and_then(|m| m.before.clone())),
-        };
-        let Some(next) = next else {
-            return Ok(Edit::Unchanged);
-        };
-        restored.set(want == Want::On && memory.as_ref().is_none_or(|m| m.before == next));
-        let edit = if field_switch {
-            super::set_entry_field(doc, location, name, &target.field, next.as_ref())?
-        } else {
-            match &next {
-                Some(value) => doc.upsert(ServersAt::map(&target.at), &target.field, value)?,
-                None => doc.remove(ServersAt::map(&target.at), &target.field)?,
-            }
-        };
-        // A parent object mcpctl created for the list goes with it.
-        if next.is_none()
-            && memory.as_ref().is_some_and(|m| m.created_parent)
-            && let Some((last, parent)) = target.at.split_last()
-            && doc.servers(ServersAt::map(&target.at))?.is_empty()
-        {
-            doc.remove(ServersAt::map(parent), last)?;
-        }
-        Ok(edit)
-    })?;
-    let changed = outcome.action != edit::Action::Unchanged;
-    let mut unfinished = None;
-    if changed && !dry_run {
-        let before = seen.borrow().clone();
-        let created_parent = !parent_existed.get();
-        // The file is switched already: a failure to remember the old value is a partial
-        // outcome (`enable` then sets the field's default), not a failed one.
-        if let Err(error) = store::update(ctx, false, |s| match want {
-            Want::Off => s.remember(Memory {
-                path: identity.clone(),
-                at: target.at.clone(),
-                field: target.field.clone(),
-                before,
-                created_parent,
-            }),
-            Want::On if restored.get() => s.forget(&identity, &target.at, &target.field),
-            Want::On => {}
-        }) {
-            unfinished = Some(error.to_string());
-        }
-    }
-    Ok(Switched {
-        action: match (changed, want) {
-            (false, _) => Action::Unchanged,
-            (true, Want::Off) => Action::Disabled,
-            (true, Want::On) => Action::Enabled,
-        },
-        method,
-        path: target.place.path.clone(),
-        diff: outcome.diff,
-        backup: outcome.backup,
-        note: (!changed).then(|| match want {
-            Want::Off => "already disabled".to_owned(),
-            Want::On => "not disabled".to_owned(),
-        }),
-        unfinished,
     })
+}
+
+/// What a switch's report adds: nothing to do, or the file mcpctl created going.
+fn note(changed: bool, want: Want, deleted: bool, dry_run: bool) -> Option<String> {
+    match (changed, want) {
+        (false, Want::Off) => Some("already disabled".to_owned()),
+        (false, Want::On) => Some("not disabled".to_owned()),
+        (true, _) if deleted => Some(format!(
+            "file {}: mcpctl had created it, and it is empty again",
+            if dry_run {
+                "would be deleted"
+            } else {
+                "deleted"
+            }
+        )),
+        (true, _) => None,
+    }
 }
 
 /// The value of `field` in the object at `at` (`None`: absent).

@@ -25,6 +25,20 @@ pub struct Store {
     pub parked: Vec<Parked>,
     #[serde(default)]
     pub switched: Vec<Memory>,
+    /// Files a native switch created (Gemini CLI's enablement file, Copilot CLI's
+    /// `settings.json`): `enable` deletes one once it is empty again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub created: Vec<CreatedFile>,
+}
+
+/// A file mcpctl created to switch a server, and the directories it created for it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CreatedFile {
+    /// The file's identity (`fs::identity`).
+    pub path: PathBuf,
+    /// Deepest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dirs: Vec<PathBuf>,
 }
 
 /// An entry `disable` cut out of its file.
@@ -103,6 +117,22 @@ impl Store {
         {
             self.switched.push(memory);
         }
+    }
+
+    /// The record that mcpctl created the file `path` (its identity), if it did.
+    pub fn created(&self, path: &std::path::Path) -> Option<&CreatedFile> {
+        self.created.iter().find(|c| c.path == path)
+    }
+
+    /// Remember that mcpctl created `file` (once).
+    pub fn remember_created(&mut self, file: CreatedFile) {
+        if self.created(&file.path).is_none() {
+            self.created.push(file);
+        }
+    }
+
+    pub fn forget_created(&mut self, path: &std::path::Path) {
+        self.created.retain(|c| c.path != path);
     }
 
     pub fn forget(&mut self, path: &std::path::Path, at: &[String], field: &str) {

@@ -641,3 +641,68 @@ fn token_with_a_reference_appended_is_a_secret_for_check_and_list() {
         .ok();
     assert!(!listed.stdout.contains(&token), "{}", listed.stdout);
 }
+
+/// Issue 38 item 9: `check` lints committed files, so its verdict must not depend on the
+/// environment it runs in. MCP503 (a variable unset here) fired for every `${VAR}` in a
+/// project file, so `check --deny warning` failed in CI, where nothing is set. It is
+/// `doctor`'s and `list`'s to say (and `check`'s for the user's own files).
+#[test]
+fn check_of_project_files_does_not_depend_on_the_environment() {
+    let mut env = TestEnv::new();
+    env.write(
+        "proj/.mcp.json",
+        br#"{ "mcpServers": {
+            "gh": { "command": "github-mcp-server", "env": { "GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_TOKEN}" } },
+            "web": { "type": "http", "url": "https://example.invalid/mcp", "headers": { "X-Api-Key": "${WEB_KEY}" } }
+        } }"#,
+    );
+    env.write(
+        "proj/.cursor/mcp.json",
+        br#"{ "mcpServers": { "gh": { "command": "github-mcp-server", "env": { "GITHUB_PERSONAL_ACCESS_TOKEN": "${env:GITHUB_TOKEN}" } } } }"#,
+    );
+    let unset = env
+        .run_in("proj", &["check", "--deny", "warning", "--format", "json"])
+        .ok();
+    assert!(!unset.stdout.contains("MCP503"), "{}", unset.stdout);
+    env.extra_env.push(("GITHUB_TOKEN".into(), "set".into()));
+    env.extra_env.push(("WEB_KEY".into(), "set".into()));
+    let set = env
+        .run_in("proj", &["check", "--deny", "warning", "--format", "json"])
+        .ok();
+    assert_eq!(unset.stdout, set.stdout);
+}
+
+/// Issue 38 item 8: a token in `-e NAME=value` was "the `--e` argument" and the fix
+/// suggested a variable named after the server (`${GH}`), not the one the value sets.
+#[test]
+fn a_secret_argument_is_named_as_written_with_the_variable_it_sets() {
+    let env = TestEnv::new();
+    env.write(
+        ".mcp.json",
+        br#"{ "mcpServers": {
+            "gh": { "command": "docker", "args": ["run", "-i", "--rm", "-e", "GITHUB_TOKEN=ghp_R8x2Lq9ZtB4mN7vC1kD5sF0hJ3gW6yP2aE8u", "ghcr.io/github/github-mcp-server"] },
+            "api": { "command": "api-mcp", "args": ["--api-key=sk-proj-Zq8Xw2Lr5Tn9Vb4Mk7Jh3Gf6Dd1Ss0Aa"] },
+            "tok": { "command": "tok-mcp", "args": ["--token", "ghp_R8x2Lq9ZtB4mN7vC1kD5sF0hJ3gW6yP2aE8u"] }
+        } }"#,
+    );
+    let run = env.run(&["check"]).code(1);
+    let line = |server: &str| {
+        run.stdout
+            .lines()
+            .find(|l| l.contains(&format!("server `{server}`")))
+            .unwrap_or_else(|| panic!("no {server}: {}", run.stdout))
+            .to_owned()
+    };
+    let gh = line("gh");
+    assert!(gh.contains("the `-e` argument"), "{gh}");
+    assert!(
+        gh.contains("`${GITHUB_TOKEN}`") && !gh.contains("${GH}"),
+        "{gh}"
+    );
+    let api = line("api");
+    assert!(api.contains("the `--api-key` argument"), "{api}");
+    assert!(api.contains("`${API_KEY}`"), "{api}");
+    let tok = line("tok");
+    assert!(tok.contains("the `--token` argument"), "{tok}");
+    assert!(tok.contains("`${TOKEN}`"), "{tok}");
+}

@@ -1049,6 +1049,34 @@ fn doctor_reports_an_older_protocol_version_as_information() {
     );
 }
 
+/// Issue 38 item 2: a server on 2026-07-28 was said to speak a protocol "older than
+/// mcpctl's 2025-11-25". Versions are dates: a modern server is not older than anything
+/// mcpctl speaks, and the handshake it makes is not called `initialize`.
+#[test]
+#[ignore = "needs cargo build -p fixture-server"]
+fn doctor_compares_protocol_versions_as_dates() {
+    let env = TestEnv::new();
+    cursor_config(
+        &env,
+        json!({
+            "new": {"command": fixture(), "args": ["modern"]},
+            "old": {"command": fixture(), "args": ["older"]},
+        }),
+    );
+    let report = env.run(&["doctor", "-c", "cursor", "--json"]).ok().json();
+    let new = result(&report, "new");
+    assert_eq!(new["protocol_version"], "2026-07-28", "{new}");
+    let checks = new["checks"].to_string();
+    assert!(!checks.contains("older than"), "{new}");
+    assert!(!checks.contains("initialize"), "{new}");
+    assert!(checks.contains("server/discover"), "{new}");
+    let old = result(&report, "old")["checks"].to_string();
+    assert!(
+        old.contains("speaks protocol 2025-03-26, older than mcpctl's 2025-11-25"),
+        "{old}"
+    );
+}
+
 #[test]
 #[ignore = "needs cargo build -p fixture-server"]
 fn tools_honours_the_entry_startup_timeout_too() {
@@ -1252,4 +1280,65 @@ fn an_old_or_damaged_token_cache_fails_nothing() {
     std::fs::create_dir_all(&cache).unwrap();
     let run = env.run(&doctor).ok();
     assert_eq!(run.json()["summary"]["ok"], 2, "{}", run.stdout);
+}
+
+/// Issue 38 item 5: an entry that sends a key of its own and gets 401 was "⚠ log in
+/// through your client" with exit 0, though no login helps: the key is wrong. And a 401
+/// whose OAuth metadata URL answers 404 leaves every client unable to log in. Both are
+/// ✘ now; a 401 to an entry with no key, whose metadata is there, stays a ⚠.
+#[test]
+#[ignore = "needs cargo build -p fixture-server"]
+fn a_refused_key_and_a_login_without_metadata_are_failures() {
+    let start = |mode: &str| {
+        let port = free_port();
+        let server = KillOnDrop(
+            Command::new(fixture())
+                .arg(format!("{mode}={port}"))
+                .stdin(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+        wait_listening(port);
+        (server, format!("http://127.0.0.1:{port}/mcp"))
+    };
+    let (_login, login) = start("http-401-bare");
+    let (_gone, gone) = start("http-401-gone");
+    let mut env = TestEnv::new();
+    env.extra_env
+        .push(("TEAM_KEY".into(), "not-the-right-key".into()));
+    cursor_config(
+        &env,
+        json!({
+            "bearer": {"url": login, "headers": {"Authorization": "Bearer ${env:TEAM_KEY}"}},
+            "api-key": {"url": login, "headers": {"X-Api-Key": "${env:TEAM_KEY}"}},
+            "login": {"url": login, "headers": {"X-Client": "mcpctl-test"}},
+            "gone": {"url": gone},
+        }),
+    );
+    let run = env.run(&["doctor", "-c", "cursor", "--json"]).code(1);
+    assert!(!run.stdout.contains("not-the-right-key"), "{}", run.stdout);
+    let report = run.json();
+    for (name, header) in [("bearer", "Authorization"), ("api-key", "X-Api-Key")] {
+        let row = result(&report, name);
+        assert_eq!(row["status"], "fail", "{row}");
+        let error = row["error"].as_str().unwrap();
+        assert!(
+            error.contains("the server refused the key") && error.contains(header),
+            "{error}"
+        );
+        assert!(!error.contains("log in"), "{error}");
+    }
+    let row = result(&report, "gone");
+    assert_eq!(row["status"], "fail", "{row}");
+    let error = row["error"].as_str().unwrap();
+    assert!(error.contains("answers 404"), "{error}");
+    assert_eq!(result(&report, "login")["status"], "warn");
+    // The key alone: the exit status says it too.
+    let run = env.run(&["doctor", "-c", "cursor", "api-key"]).code(1);
+    assert!(
+        run.stdout.contains("✘ cursor/api-key") && run.stdout.contains("refused the key"),
+        "{}",
+        run.stdout
+    );
 }

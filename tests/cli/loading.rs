@@ -293,6 +293,68 @@ fn a_modern_only_server_is_judged_per_client_from_one_handshake() {
     }
 }
 
+/// Issue 38 item 1: a server on the official Python SDK 2.x names only 2026-07-28 in
+/// `server/discover` yet answers `initialize`, and the clients that speak only that era
+/// connect to it; doctor failed it for them from `supportedVersions` alone. Now it tries
+/// `initialize` before a ✘; a modern-only server that refuses it still fails for them.
+#[test]
+#[ignore = "needs .ci/peers.sh and .ci/clients.sh"]
+fn a_python_sdk_server_that_answers_initialize_passes_for_every_client() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let python = root.join(".cache/peers/venv/bin/python");
+    if !python.is_file() {
+        crate::peer::missing("the PyPI `mcp` venv is not installed (run .ci/peers.sh)");
+    }
+    let script = root.join("tests/fixtures/servers/python_mcp_server.py");
+    let env = TestEnv::new();
+    everywhere(
+        &env,
+        "py",
+        python.to_str().unwrap(),
+        &[script.to_str().unwrap()],
+        &[],
+    );
+    let ids = "claude-code,codex,gemini-cli,qwen-code";
+    let report = env
+        .run(&["doctor", "--json", "-c", ids, "--timeout", "60"])
+        .ok()
+        .json();
+    for id in ["claude-code", "codex", "gemini-cli", "qwen-code"] {
+        let row = by_client(&report, id);
+        assert_eq!(row["status"], "ok", "{id}: {row:#}");
+        assert_eq!(row["protocol_era"], "modern", "{id}: {row:#}");
+    }
+    // Only the clients that need it cost a second start, and they share it.
+    assert!(
+        by_client(&report, "qwen-code")["checks"]
+            .to_string()
+            .contains("answers `initialize` too"),
+        "{report:#}"
+    );
+    // The clients agree.
+    for bin in ["gemini", "qwen"] {
+        let run = client(&env, bin, &["mcp", "list"]);
+        let line = listed_line(&run, "py").unwrap_or_default();
+        assert!(
+            line.ends_with("Connected"),
+            "{bin}: {}{}",
+            run.stdout,
+            run.stderr
+        );
+    }
+    // A modern-only server that refuses `initialize` still fails for them, saying so.
+    everywhere(&env, "py", &fixture(), &["modern"], &[]);
+    let report = env.run(&["doctor", "--json", "-c", ids]).code(1).json();
+    assert_eq!(by_client(&report, "claude-code")["status"], "ok");
+    for id in ["codex", "gemini-cli", "qwen-code"] {
+        let row = by_client(&report, id);
+        assert_eq!(row["status"], "fail", "{id}: {row:#}");
+        let error = row["error"].as_str().unwrap();
+        assert!(error.contains("speaks only 2026-07-28"), "{id}: {error}");
+        assert!(error.contains("a fresh `initialize` got"), "{id}: {error}");
+    }
+}
+
 /// Issue 21: Gemini CLI drops `PYTHONPATH` (and the rest of its blocked list) from a
 /// server's env, and inherited variables named like secrets (`*TOKEN*`); doctor started
 /// the server with them and said ✔. Now each client's server starts with the

@@ -280,10 +280,63 @@ fn gemini_uses_its_enablement_file_and_leaves_settings_alone() {
     assert_eq!(list_row(&env, "gemini-cli", "time")["disabled"], true);
     env.run(&["enable", "time", "-c", "gemini-cli"]).ok();
     assert_eq!(list_row(&env, "gemini-cli", "time")["disabled"], false);
-    assert_eq!(
-        jsonc(&env.read(".gemini/mcp-server-enablement.json")),
-        serde_json::json!({})
+    // mcpctl created the file: empty again, it goes (issue 38 item 7).
+    assert!(!env.path(".gemini/mcp-server-enablement.json").exists());
+}
+
+/// Issue 38 item 7 and issue 39 G9: disable then enable left files mcpctl had created for
+/// a switch behind, empty (`{}` in Gemini CLI's enablement file and Copilot CLI's
+/// `settings.json`, a 0-byte `~/.rovodev/config.yml`). Such a file goes when it is empty
+/// again, however many servers were switched through it; a file the user had stays.
+#[test]
+fn switch_files_mcpctl_created_go_when_empty_again() {
+    let env = TestEnv::new();
+    env.write(GEMINI, &fixture("gemini-cli/settings.json"));
+    let enablement = ".gemini/mcp-server-enablement.json";
+    let names = ["time", "fs"];
+    let mut settings: serde_json::Value = jsonc(&env.read(GEMINI));
+    settings["mcpServers"]["fs"] = serde_json::json!({"command": "fs-mcp"});
+    env.write(
+        GEMINI,
+        serde_json::to_string_pretty(&settings).unwrap().as_bytes(),
     );
+    for name in names {
+        env.run(&["disable", name, "-c", "gemini-cli"]).ok();
+    }
+    for name in names {
+        assert!(env.path(enablement).exists(), "gone before {name}");
+        env.run(&["enable", name, "-c", "gemini-cli"]).ok();
+    }
+    assert!(!env.path(enablement).exists());
+    // The user's own empty file stays, byte for byte.
+    env.write(enablement, b"{}\n");
+    env.run(&["disable", "time", "-c", "gemini-cli"]).ok();
+    env.run(&["enable", "time", "-c", "gemini-cli"]).ok();
+    assert_eq!(env.read(enablement), b"{}\n");
+
+    for (client, servers, switch) in [
+        (
+            "copilot-cli",
+            ".copilot/mcp-config.json",
+            ".copilot/settings.json",
+        ),
+        ("rovo-dev", ".rovodev/mcp.json", ".rovodev/config.yml"),
+    ] {
+        env.write(
+            servers,
+            br#"{ "mcpServers": { "gh": { "type": "local", "command": "gh-mcp", "tools": ["*"] } } }"#,
+        );
+        env.run(&["disable", "gh", "-c", client]).ok();
+        assert!(env.path(switch).exists(), "{client}");
+        assert_eq!(list_row(&env, client, "gh")["disabled"], true, "{client}");
+        env.run(&["enable", "gh", "-c", client]).ok();
+        assert_eq!(list_row(&env, client, "gh")["disabled"], false, "{client}");
+        assert!(
+            !env.path(switch).exists(),
+            "{client}: {}",
+            env.read_str(switch)
+        );
+    }
 }
 
 #[test]

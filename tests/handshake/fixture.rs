@@ -29,6 +29,7 @@ pub(crate) fn options(timeout: Duration) -> ProbeOptions {
         timeout_set_by: mcpctl::api::handshake::TimeoutSource::Option,
         parent_env: std::env::vars().collect(),
         capabilities: None,
+        opening: mcpctl::api::handshake::Opening::Discover,
     }
 }
 

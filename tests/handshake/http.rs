@@ -181,6 +181,26 @@ fn http_entry_falls_back_to_legacy_sse() {
 #[ignore = "needs cargo build -p fixture-server"]
 fn unauthorized_server_is_a_warning_with_its_metadata_url() {
     let (_server, port) = fixture_http("http-401");
+    let result = probe(
+        &remote(format!("http://127.0.0.1:{port}/mcp"), RemoteKind::Http),
+        &generous(),
+    );
+    assert_eq!(result.status, Status::Warn, "{result:#?}");
+    let expected = format!("http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp");
+    assert_eq!(
+        result.warnings,
+        [ProbeWarning::NeedsAuthorization {
+            resource_metadata: Some(expected)
+        }]
+    );
+}
+
+/// Issue 38 item 5: a 401 to a key the entry sends itself is that key refused, a failure
+/// no login mends; the key is never shown.
+#[test]
+#[ignore = "needs cargo build -p fixture-server"]
+fn unauthorized_server_refuses_the_entry_s_own_key() {
+    let (_server, port) = fixture_http("http-401");
     let mut headers = IndexMap::new();
     headers.insert(
         "Authorization".to_owned(),
@@ -196,13 +216,12 @@ fn unauthorized_server_is_a_warning_with_its_metadata_url() {
         .parent_env
         .insert("MCPCTL_TEST_TOKEN".into(), "do-not-print-me".into());
     let result = probe(&transport, &options);
-    assert_eq!(result.status, Status::Warn, "{result:#?}");
-    let expected = format!("http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp");
+    assert_eq!(result.status, Status::Fail, "{result:#?}");
     assert_eq!(
-        result.warnings,
-        [ProbeWarning::NeedsAuthorization {
-            resource_metadata: Some(expected)
-        }]
+        result.failure,
+        Some(ProbeError::KeyRefused {
+            header: "Authorization".to_owned()
+        })
     );
     let json = serde_json::to_string(&result).unwrap();
     assert!(

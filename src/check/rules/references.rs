@@ -35,8 +35,8 @@ pub const UNSET_VARIABLE: Rule = Rule {
     name: "unset-variable",
     severity: Severity::Warning,
     fixable: false,
-    title: "a variable the entry uses is not set here",
-    explanation: "The entry uses `${VAR}` and this environment does not set it, so a client started from here gives the server the reference as literal text (or nothing). A warning here, as in `list` and `add`: the file is still right where the variable is set; `doctor`, `tools` and `call` stop on it, since they would start the server without it. Set it (`export VAR=…`; on Windows `setx VAR …`) where mcpctl and the client run, or keep a secret in mcpctl's store (`mcpctl secret set NAME`). Judged against mcpctl's own environment.",
+    title: "a variable an entry of a user file uses is not set here",
+    explanation: "The entry uses `${VAR}` and this environment does not set it, so a client started from here gives the server the reference as literal text (or nothing). A warning here, as in `list` and `add`: the file is still right where the variable is set; `doctor`, `tools` and `call` stop on it, since they would start the server without it. Set it (`export VAR=…`; on Windows `setx VAR …`) where mcpctl and the client run, or keep a secret in mcpctl's store (`mcpctl secret set NAME`). Judged against mcpctl's own environment, so `check` applies it to the user's own files only (`--user`): a project file is committed and checked in CI, where its variables are not set, and its verdict does not depend on where `check` runs (`list` and `doctor` say which are unset here).",
     example: "{ \"mcpServers\": { \"github\": { \"command\": \"github-mcp-server\", \"env\": { \"GITHUB_PERSONAL_ACCESS_TOKEN\": \"${env:GITHUB_TOKEN}\" } } } }",
 };
 

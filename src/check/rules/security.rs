@@ -111,11 +111,25 @@ impl Linter<'_> {
     pub(in crate::check) fn secret_args(&mut self, name: &str, args: &[(String, usize)]) {
         let plain: Vec<String> = args.iter().map(|(a, _)| a.clone()).collect();
         for found in secrets::arg_secrets(&plain) {
-            let label = found.flag.map_or_else(
+            let label = found.written.as_deref().map_or_else(
                 || "an argument".to_owned(),
-                |f| format!("the `--{f}` argument"),
+                |f| format!("the `{f}` argument"),
             );
-            let suggestion = self.suggest(&name.to_ascii_uppercase().replace('-', "_"), "args");
+            // The variable the value sets (`-e NAME=value`), else the flag's name, else
+            // the server's.
+            let set = found
+                .value
+                .split_once('=')
+                .map(|(variable, _)| variable)
+                .filter(|v| {
+                    !v.is_empty() && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                });
+            let variable = set
+                .or(found.flag.as_deref().filter(|f| f.len() > 1))
+                .unwrap_or(name)
+                .to_ascii_uppercase()
+                .replace('-', "_");
+            let suggestion = self.suggest(&variable, "args");
             self.report_secret(
                 args[found.index].1,
                 format!(
