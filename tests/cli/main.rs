@@ -9,6 +9,7 @@
 )]
 mod add;
 mod approval;
+mod bridge;
 mod check;
 #[path = "../common/client_cli.rs"]
 mod client_cli;

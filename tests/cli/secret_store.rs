@@ -397,7 +397,7 @@ fn the_launcher_names_a_missing_secret_before_starting_anything() {
 }
 
 /// A TCP port nobody listens on right now.
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -406,10 +406,10 @@ fn free_port() -> u16 {
 }
 
 /// The fixture server on a loopback port (`http=PORT` or `sse=PORT`), ended on drop.
-struct HttpFixture(Child);
+pub(crate) struct HttpFixture(Child);
 
 impl HttpFixture {
-    fn start(mode: &str, port: u16) -> HttpFixture {
+    pub(crate) fn start(mode: &str, port: u16) -> HttpFixture {
         let child = Command::new(fixture_binary())
             .arg(format!("{mode}={port}"))
             .stdin(Stdio::null())
