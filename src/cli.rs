@@ -874,6 +874,10 @@ pub struct BridgeArgs {
     /// The server's HTTP transport
     #[arg(long, value_enum, default_value_t = RemoteKind::Http)]
     pub transport: RemoteKind,
+    /// Answer a request with an error when the server has not replied within this many
+    /// seconds (each request on its own; the others go on meanwhile)
+    #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: u64,
 }
 
 /// Output formats of `check`.

@@ -204,7 +204,14 @@ pub fn read_source(path: &Path) -> Result<Source, FsError> {
                 digest: None,
             });
         }
-        Err(e) => return Err(read_err(e)),
+        Err(e) => {
+            // Windows cannot open a directory as a file ("Access denied"): say what it is
+            // rather than blame its permissions.
+            if let Ok(meta) = fs::metadata(path) {
+                regular(path, &meta)?;
+            }
+            return Err(read_err(e));
+        }
     };
     let meta = file.metadata().map_err(read_err)?;
     regular(path, &meta)?;

@@ -225,10 +225,10 @@ fn foreign_platform(
     Err(UserError::new(format!(
         "`--platform {os}` on this {} machine would write {os}'s spelling ({}) into the files this machine's clients read; nothing was written",
         host.as_str(),
-        if ctx.platform.os == platform::Os::Windows {
-            "`cmd /c npx …`, Windows paths"
-        } else {
-            "its paths, such as `~/Library/…`"
+        match ctx.platform.os {
+            platform::Os::Windows => "`cmd /c npx …`, Windows paths",
+            platform::Os::Macos => "its paths, such as `~/Library/…`",
+            platform::Os::Linux => "its paths, such as `~/.config/…`",
         }
     ))
     .hint(format!(

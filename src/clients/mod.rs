@@ -194,7 +194,7 @@ impl ReadOnlySource {
         if template.contains('{') {
             platform.expand(template)
         } else {
-            Ok(project.join(template))
+            Ok(crate::platform::join_relative(project, template))
         }
     }
 
@@ -454,9 +454,9 @@ impl Client {
                 scope,
                 path: self
                     .project_files()
-                    .map(|rel| project.join(rel))
+                    .map(|rel| crate::platform::join_relative(project, rel))
                     .find(|path| path.exists())
-                    .unwrap_or_else(|| project.join(rel)),
+                    .unwrap_or_else(|| crate::platform::join_relative(project, rel)),
                 key: self.servers_key.clone(),
                 name_key: self.servers_name_key.clone(),
             }),

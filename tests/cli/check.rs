@@ -450,7 +450,10 @@ fn user_flag_adds_detected_clients_user_files() {
     let findings = run.json();
     assert_eq!(findings[0]["code"], "MCP302");
     assert_eq!(findings[0]["severity"], "error");
-    assert_eq!(findings[0]["path"], "~/.cursor/mcp.json");
+    assert_eq!(
+        findings[0]["path"],
+        crate::env::os_path("~/.cursor/mcp.json")
+    );
 }
 
 #[test]

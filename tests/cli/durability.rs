@@ -22,10 +22,17 @@ pub fn faulty(env: &TestEnv, fault: &str, args: &[&str]) -> crate::env::Run {
     run_of(command)
 }
 
+/// [`crate::env::Run`] of `command`, a kill as code -1: a signal on Unix (no exit code);
+/// on Windows the fault hook's `abort()`, which ends the process with
+/// `STATUS_STACK_BUFFER_OVERRUN` (0xC0000409).
 pub fn run_of(mut command: std::process::Command) -> crate::env::Run {
     let out = command.output().unwrap();
+    let code = match out.status.code() {
+        Some(code) if !(cfg!(windows) && code as u32 == 0xC000_0409) => code,
+        _ => -1,
+    };
     crate::env::Run {
-        code: out.status.code().unwrap_or(-1),
+        code,
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
@@ -365,7 +372,7 @@ fn apply_rollback_never_erases_a_concurrent_add() {
     env.write(CURSOR, ORIGINAL.as_bytes());
     env.write(CLAUDE, b"{\"theme\": \"dark\"}\n");
     env.write(".gemini/settings.json", b"{}\n");
-    env.write(".config/mcpctl/mcpctl.toml", THREE.as_bytes());
+    env.write(crate::env::MANIFEST, THREE.as_bytes());
     let gate = env.dir.path().join("gate");
     let mut command = env.command(&["apply"]);
     command
@@ -414,7 +421,10 @@ fn apply_rollback_never_erases_a_concurrent_add() {
         servers.contains(&"concurrent".to_owned()),
         "the concurrent add was erased: {servers:?}\n{stderr}"
     );
-    assert!(stderr.contains(".cursor/mcp.json"), "{stderr}");
+    assert!(
+        stderr.contains(&crate::env::os_path(".cursor/mcp.json")),
+        "{stderr}"
+    );
 }
 
 /// A command whose intent file exists but is not locked yet is alive, not dead: a

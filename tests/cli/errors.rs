@@ -8,7 +8,7 @@ use crate::env::TestEnv;
 fn all_say(file: &str, client: &str, text: &str, expected: &str) {
     let env = TestEnv::new();
     env.write(file, text.as_bytes());
-    let shown = format!("~/{file}{expected}");
+    let shown = format!("{}{expected}", crate::env::os_path(&format!("~/{file}")));
     let absolute = format!("{}{expected}", env.path(file).display());
     let list = env.run(&["list", "-c", client]).code(2);
     assert!(
@@ -49,7 +49,12 @@ fn all_say(file: &str, client: &str, text: &str, expected: &str) {
     let doctor = env
         .run(&["doctor", "-c", client, "--no-spawn", "--json"])
         .json();
-    assert!(doctor.to_string().contains(&absolute), "{text:?}: {doctor}");
+    // As JSON spells it (a Windows path's `\` doubled).
+    let in_json = serde_json::Value::from(absolute.as_str()).to_string();
+    assert!(
+        doctor.to_string().contains(in_json.trim_matches('"')),
+        "{text:?}: {doctor}"
+    );
     // The file is never written.
     assert_eq!(env.read_str(file), text);
 }
@@ -91,7 +96,7 @@ fn parse_errors_are_located_in_json_jsonc_and_toml() {
         ":2:8: not valid JSON: ",
     );
     all_say(
-        ".config/zed/settings.json",
+        crate::env::ZED,
         "zed",
         "// Zed\n{\n  \"context_servers\": {,\n}\n",
         ":3:23: not valid JSONC: ",
@@ -126,8 +131,9 @@ fn an_entry_of_the_wrong_type_is_located() {
     assert_eq!(bad["error"].as_str(), Some(expected.as_str()));
     let text = env.run(&["list", "-c", "cursor"]).ok();
     assert!(
-        text.stdout
-            .contains("~/.cursor/mcp.json:4:5: invalid Cursor entry `bad`"),
+        text.stdout.contains(&crate::env::os_path(
+            "~/.cursor/mcp.json:4:5: invalid Cursor entry `bad`"
+        )),
         "{}",
         text.stdout
     );

@@ -42,7 +42,7 @@ fn a_servers_key_the_add_created_goes_with_the_entry() {
         ),
         (
             "zed",
-            ".config/zed/settings.json",
+            crate::env::ZED,
             &[],
             "// Zed settings\n{\n  \"theme\": \"One Dark\", // mine\n}\n",
         ),
@@ -98,12 +98,12 @@ fn an_empty_map_gets_its_own_spelling_back() {
         ("cursor", ".cursor/mcp.json", "{\"mcpServers\":{ }}"),
         (
             "zed",
-            ".config/zed/settings.json",
+            crate::env::ZED,
             "{\n  \"context_servers\": { /* none */ },\n}\n",
         ),
         (
             "zed",
-            ".config/zed/settings.json",
+            crate::env::ZED,
             "{\n  \"context_servers\": {\n    // none yet\n  }\n}\n",
         ),
         (CODEX_ID, CODEX, "model = \"o3\"\nmcp_servers = { }\n"),

@@ -342,6 +342,50 @@ fn a_python_sdk_server_that_answers_initialize_passes_for_every_client() {
             run.stderr
         );
     }
+    // The same SDK over Streamable HTTP: a fresh connection opened with `initialize`.
+    let port = crate::doctor::free_port();
+    let mut http = crate::doctor::KillOnDrop(
+        std::process::Command::new(&python)
+            .arg(&script)
+            .args(["streamable-http", &port.to_string()])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            http.0.try_wait().unwrap().is_none() && std::time::Instant::now() < until,
+            "the Python SDK server never listened"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let remote = serde_json::json!({ "mcpServers": { "py": { "httpUrl": url } } }).to_string();
+    env.write(".qwen/settings.json", remote.as_bytes());
+    let report = env
+        .run(&["doctor", "--json", "-c", "qwen-code", "--timeout", "60"])
+        .ok()
+        .json();
+    let row = by_client(&report, "qwen-code");
+    assert_eq!(row["status"], "ok", "{row:#}");
+    assert!(
+        row["checks"]
+            .to_string()
+            .contains("answers `initialize` too"),
+        "{row:#}"
+    );
+    let run = client(&env, "qwen", &["mcp", "list"]);
+    let line = listed_line(&run, "py").unwrap_or_default();
+    assert!(
+        line.ends_with("Connected"),
+        "qwen: {}{}",
+        run.stdout,
+        run.stderr
+    );
+    drop(http);
     // A modern-only server that refuses `initialize` still fails for them, saying so.
     everywhere(&env, "py", &fixture(), &["modern"], &[]);
     let report = env.run(&["doctor", "--json", "-c", ids]).code(1).json();

@@ -251,6 +251,7 @@ fn a_secret_is_never_taken_from_the_command_line() {
 }
 
 /// A provider script that prints its argument's token, as `pass show NAME` would.
+#[cfg(unix)] // only Unix-only tests use it
 fn provider_script(env: &TestEnv) -> String {
     let path = env.write(
         "bin/fake-pass",
@@ -265,6 +266,7 @@ fn provider_script(env: &TestEnv) -> String {
 }
 
 #[test]
+#[cfg(unix)] // the password manager is a sh script
 fn the_command_provider_runs_its_command_and_stores_only_the_command() {
     let env = TestEnv::new();
     let script = provider_script(&env);
@@ -395,7 +397,7 @@ fn the_launcher_names_a_missing_secret_before_starting_anything() {
 }
 
 /// A TCP port nobody listens on right now.
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -404,10 +406,10 @@ fn free_port() -> u16 {
 }
 
 /// The fixture server on a loopback port (`http=PORT` or `sse=PORT`), ended on drop.
-struct HttpFixture(Child);
+pub(crate) struct HttpFixture(Child);
 
 impl HttpFixture {
-    fn start(mode: &str, port: u16) -> HttpFixture {
+    pub(crate) fn start(mode: &str, port: u16) -> HttpFixture {
         let child = Command::new(fixture_binary())
             .arg(format!("{mode}={port}"))
             .stdin(Stdio::null())
@@ -505,16 +507,22 @@ fn the_bridge_speaks_legacy_sse_too() {
     bridge.finish();
 }
 
-/// mcpctl's own binary as `add` writes it into a launcher entry.
+/// mcpctl's own binary as `add` writes it into a launcher entry: its real path (on
+/// Windows without the `\\?\` prefix `canonicalize` gives).
 fn mcpctl_path() -> String {
-    std::fs::canonicalize(env!("CARGO_BIN_EXE_mcpctl"))
+    let path = std::fs::canonicalize(env!("CARGO_BIN_EXE_mcpctl"))
         .unwrap()
         .display()
-        .to_string()
+        .to_string();
+    match path.strip_prefix(r"\\?\") {
+        Some(plain) => plain.to_owned(),
+        None => path,
+    }
 }
 
 #[test]
 #[ignore = "needs cargo build -p fixture-server"]
+#[cfg(unix)] // the secret's command is `printf`, a Unix program
 fn add_writes_the_launcher_and_every_command_sees_the_server_behind_it() {
     let env = TestEnv::new();
     let value = "tok_launcherEntry_31337";
@@ -625,6 +633,7 @@ fn windows_wrapping_applies_to_what_the_launcher_starts() {
 
 #[test]
 #[ignore = "needs cargo build -p fixture-server"]
+#[cfg(unix)] // the secret's command is `printf`, a Unix program
 fn add_writes_the_bridge_for_a_header_secret_and_doctor_reaches_the_server() {
     let env = TestEnv::new();
     let value = "tok_bridgeEntry_2718281";
@@ -867,6 +876,7 @@ fn secret_adopt_moves_a_literal_into_the_keychain_and_rewrites_the_entry_in_plac
 
 #[test]
 #[ignore = "needs cargo build -p fixture-server"]
+#[cfg(unix)] // Windows always has its Credential Manager
 fn secret_adopt_without_a_secret_service_changes_no_file() {
     let env = TestEnv::new();
     let value = "ghp_noServiceLiteral0123456789abcdefXYZ";
@@ -1004,7 +1014,7 @@ fn a_manifests_secrets_become_the_launcher_form_and_import_gives_them_back() {
     let value = "ghp_manifestSecret_0123456789abcdef";
     let fixture = fixture_binary().display().to_string();
     env.write(
-        ".config/mcpctl/mcpctl.toml",
+        crate::env::MANIFEST,
         format!(
             "clients = [\"cursor\", \"codex\"]\n\n[servers.gh]\ncommand = \"{fixture}\"\nenv = {{ LOG = \"debug\" }}\nsecrets = {{ GITHUB_TOKEN = \"github\" }}\n"
         )
@@ -1084,6 +1094,7 @@ fn a_manifests_secrets_become_the_launcher_form_and_import_gives_them_back() {
 /// A remote server's `secrets` name headers: the bridge, and `import` gives back its
 /// `{secret:NAME}` headers. A bad secret name is the manifest's error, with its position.
 #[test]
+#[cfg(unix)] // entries spell npx unwrapped
 fn manifest_secrets_compare_by_server_and_reach_remote_servers_through_the_bridge() {
     let env = TestEnv::new();
     env.write(
@@ -1093,7 +1104,7 @@ fn manifest_secrets_compare_by_server_and_reach_remote_servers_through_the_bridg
     env.run(&["secret", "set", "docs", "--command", "printf docs-key"])
         .ok();
     env.write(
-        ".config/mcpctl/mcpctl.toml",
+        crate::env::MANIFEST,
         b"clients = [\"cursor\"]\n\n[servers.gh]\ncommand = \"npx\"\nargs = [\"-y\", \"server-github\"]\nsecrets = { GITHUB_TOKEN = \"github\" }\n\n[servers.docs]\nurl = \"https://docs.example.com/mcp\"\nsecrets = { X-Api-Key = \"docs\" }\n",
     );
     let plan = env.run(&["plan", "--json"]).ok().json();
