@@ -44,6 +44,10 @@ struct ListRow {
     /// are the server behind it.
     #[serde(skip_serializing_if = "Option::is_none")]
     via: Option<Via>,
+    /// With `via`: the command line the file holds (mcpctl's launcher or bridge), as the
+    /// client starts it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    written: Option<Written>,
     /// The stored secrets it gives the server (names only, never values).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     secrets: Vec<SecretRow>,
@@ -79,6 +83,13 @@ impl ListRow {
             Some(l) => {
                 self.transport = Some(l.transport.name().as_str());
                 self.via = Some(l.via);
+                if let Transport::Stdio { command, args, .. } = transport {
+                    self.written = Some(Written {
+                        command: command.clone(),
+                        // Scrubbed by the printer, as `args` is.
+                        args: args.clone(),
+                    });
+                }
                 self.secrets = l
                     .secrets
                     .iter()
@@ -107,6 +118,13 @@ impl ListRow {
             }
         }
     }
+}
+
+/// The command line an entry that runs through mcpctl holds in the file.
+#[derive(Debug, Serialize)]
+struct Written {
+    command: String,
+    args: Vec<String>,
 }
 
 /// One secret a launcher or bridge entry names: the variable or header it fills.
@@ -171,6 +189,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                 builtin: entry::is_builtin(f.raw()),
                 wrapped: false,
                 via: None,
+                written: None,
                 secrets: Vec::new(),
                 read_only: f.origin.is_some() || entry::is_builtin(f.raw()),
                 origin: f.origin.as_ref().map(|o| OriginRow {
@@ -286,6 +305,7 @@ fn parked_rows(
                 builtin: false,
                 wrapped: false,
                 via: None,
+                written: None,
                 secrets: Vec::new(),
                 read_only: false,
                 origin: None,

@@ -331,3 +331,43 @@ fn a_project_files_path_has_the_hosts_separators_only() {
         env.path("proj/.cursor/mcp.json").display().to_string()
     );
 }
+
+/// Issue 38 item 11: an entry that runs through mcpctl's launcher or bridge is listed as
+/// the server behind it (the command or URL the user added, the secrets it takes named),
+/// whatever the binary is called, with the command line the file holds as `written`.
+#[test]
+fn a_launcher_or_bridge_entry_is_listed_as_the_server_behind_it() {
+    let env = TestEnv::new();
+    env.write(
+        ".cursor/mcp.json",
+        br#"{"mcpServers":{
+  "gh":{"command":"/opt/tools/mcpctl-0.1.0","args":["run","--secret","GITHUB_TOKEN=gh","--","python3","srv.py"]},
+  "rem":{"command":"/usr/local/bin/mcpctl","args":["bridge","https://x.example/mcp","--header","Authorization=Bearer {secret:docs}"]}
+}}"#,
+    );
+    let run = env.run(&["list", "-c", "cursor"]).ok();
+    assert!(
+        run.stdout
+            .contains("python3 srv.py (via mcpctl run; secrets: gh)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("https://x.example/mcp (via mcpctl bridge; secrets: docs)"),
+        "{}",
+        run.stdout
+    );
+    let rows = env.run(&["list", "--json", "-c", "cursor"]).ok().json();
+    let gh = &rows[0];
+    assert_eq!(gh["command"], "python3", "{gh}");
+    assert_eq!(gh["args"], serde_json::json!(["srv.py"]), "{gh}");
+    assert_eq!(gh["via"], "launcher", "{gh}");
+    assert_eq!(gh["secrets"][0]["to"], "GITHUB_TOKEN", "{gh}");
+    assert_eq!(gh["written"]["command"], "/opt/tools/mcpctl-0.1.0", "{gh}");
+    assert_eq!(gh["written"]["args"][0], "run", "{gh}");
+    let rem = &rows[1];
+    assert_eq!(rem["url"], "https://x.example/mcp", "{rem}");
+    assert_eq!(rem["via"], "bridge", "{rem}");
+    assert_eq!(rem["written"]["args"][0], "bridge", "{rem}");
+}
