@@ -1653,3 +1653,110 @@ fn backups_scrub_secrets_scrubs_what_a_fix_left_and_undo_still_works() {
     assert!(undo.stderr.contains("undid"), "{}", undo.stderr);
     assert_eq!(env.read_str("proj/.mcp.json"), now);
 }
+
+/// Issue 39 (G11): `secret rm` of a secret that entries still name says which entries
+/// (they cannot start without it) and how to set it again; `add --secret` of a secret
+/// the store does not hold says so at once.
+#[test]
+fn secret_rm_names_the_entries_that_still_use_it_and_add_warns_of_an_unset_secret() {
+    let env = TestEnv::new();
+    let add = env
+        .run(&[
+            "add",
+            "gh",
+            "-c",
+            "cursor",
+            "--secret",
+            "GITHUB_TOKEN=nosuch",
+            "--",
+            "npx",
+            "-y",
+            "server-github",
+        ])
+        .ok();
+    assert!(
+        add.stderr
+            .contains("secret `nosuch` is not in the store yet")
+            && add.stderr.contains("mcpctl secret set nosuch"),
+        "{}",
+        add.stderr
+    );
+    env.run(&["secret", "set", "gh", "--command", "printf tok"])
+        .ok();
+    env.run(&[
+        "add",
+        "gh",
+        "-c",
+        "cursor,codex",
+        "--force",
+        "--secret",
+        "GITHUB_TOKEN=gh",
+        "--",
+        "npx",
+        "-y",
+        "server-github",
+    ])
+    .ok();
+    env.run(&[
+        "add",
+        "docs",
+        "-c",
+        "cursor",
+        "--url",
+        "https://example.com/mcp",
+        "-H",
+        "Authorization: Bearer {secret:gh}",
+    ])
+    .ok();
+    env.run(&["add", "other", "-c", "cursor", "--", "npx", "other"])
+        .ok();
+    let rm = env.run(&["secret", "rm", "gh"]).ok();
+    let words = rm.stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("still name secret `gh`"), "{}", rm.stderr);
+    for user in [
+        "`gh` (cursor, ~/.cursor/mcp.json)",
+        "`gh` (codex, ~/.codex/config.toml)",
+        "`docs` (cursor, ~/.cursor/mcp.json)",
+    ] {
+        assert!(words.contains(user), "{user}: {}", rm.stderr);
+    }
+    assert!(!words.contains("`other`"), "{}", rm.stderr);
+    assert!(words.contains("mcpctl secret set gh"), "{}", rm.stderr);
+    // A secret no entry names is removed without a word of warning.
+    env.run(&["secret", "set", "spare", "--command", "printf x"])
+        .ok();
+    let quiet = env.run(&["secret", "rm", "spare"]).ok();
+    assert!(!quiet.stderr.contains("warning"), "{}", quiet.stderr);
+}
+
+/// Issue 39 (G11): a command provider that prints several lines (a password manager's
+/// whole record) is refused, saying how many lines and how to print only the secret,
+/// never printing what it printed.
+#[test]
+fn a_provider_that_prints_several_lines_is_refused_with_the_way_to_pick_one() {
+    let env = TestEnv::new();
+    env.run(&[
+        "secret",
+        "set",
+        "pw",
+        "--command",
+        "printf 'tok3n-value\\nlogin: me\\nurl: https://x\\n'",
+    ])
+    .ok();
+    let got = env.run(&["secret", "get", "pw", "--reveal"]).code(2);
+    assert!(got.stderr.contains("printed 3 lines"), "{}", got.stderr);
+    assert!(got.stderr.contains("| head -n 1"), "{}", got.stderr);
+    assert!(!got.stdout.contains("tok3n-value"), "{}", got.stdout);
+    assert!(!got.stderr.contains("tok3n-value\n"), "{}", got.stderr);
+    // One line (with its final newline) is the value.
+    env.run(&[
+        "secret",
+        "set",
+        "one",
+        "--command",
+        "printf 'tok3n-value\\n'",
+    ])
+    .ok();
+    let one = env.run(&["secret", "get", "one", "--reveal"]).ok();
+    assert_eq!(one.stdout.trim_end(), "tok3n-value");
+}
