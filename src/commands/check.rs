@@ -514,6 +514,18 @@ fn lint_file(
         on_the_way.extend(adopted.backups.map(Block::Aside));
         moved = true;
     }
+    // What makes the client reject the whole file goes first: the entries' fixes then
+    // run on a file the client reads.
+    let mut repaired = false;
+    if plan.rewrite
+        && findings
+            .iter()
+            .any(|f| f.fixable && matches!(f.code, "MCP002" | "MCP003"))
+        && let Some(text) = write::repair_rejected(ctx, client, &file.path, &file.shown, dry_run)?
+    {
+        on_the_way.push(diff(text));
+        repaired = true;
+    }
     if !plan.rewrite {
         return Ok(if moved && !dry_run {
             let source = read(&file.path)?;
@@ -526,7 +538,7 @@ fn lint_file(
     if let Some(text) = outcome.diff {
         on_the_way.push(diff(text));
     }
-    if outcome.action == edit::Action::Unchanged {
+    if outcome.action == edit::Action::Unchanged && !repaired {
         return Ok(findings);
     }
     if dry_run {
