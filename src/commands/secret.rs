@@ -22,7 +22,7 @@ pub fn run(
         SecretCommand::Set(args) => set(args, ctx, &store, printer),
         SecretCommand::List => list(&store, printer),
         SecretCommand::Get(args) => get(args, &store, printer),
-        SecretCommand::Rm(args) => rm(args, &store, printer),
+        SecretCommand::Rm(args) => rm(args, ctx, &store, printer),
         SecretCommand::Adopt(args) => adopt_secrets(args, ctx, &store, printer),
     }
 }
@@ -199,7 +199,12 @@ fn get(args: SecretGetArgs, store: &Store, printer: &mut Printer) -> anyhow::Res
     })
 }
 
-fn rm(args: SecretNameArg, store: &Store, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
+fn rm(
+    args: SecretNameArg,
+    ctx: &Context,
+    store: &Store,
+    printer: &mut Printer,
+) -> anyhow::Result<ExitStatus> {
     let SecretNameArg { name } = args;
     let backend = store.backend_of(&name);
     if !store.remove(&name)? {
@@ -213,10 +218,45 @@ fn rm(args: SecretNameArg, store: &Store, printer: &mut Printer) -> anyhow::Resu
         }
         _ => format!("secret `{name}` removed from the OS keychain"),
     };
+    let users = users_of(ctx, &name);
+    if !users.is_empty() {
+        printer.warn(&format!(
+            "{} still name{} secret `{name}`: {}; {} cannot start until you run `mcpctl secret set {name}` (or remove {})",
+            if users.len() == 1 { "an entry" } else { "entries" },
+            if users.len() == 1 { "s" } else { "" },
+            users.join(", "),
+            if users.len() == 1 { "it" } else { "they" },
+            if users.len() == 1 { "the entry" } else { "the entries" },
+        ));
+    }
     printer.emit(&Done {
         blocks: vec![Block::Note(message)],
-        json: serde_json::json!({ "name": name, "action": "removed" }),
+        json: serde_json::json!({ "name": name, "action": "removed", "still_used_by": users }),
     })
+}
+
+/// The entries of the detected clients' files that name secret `name` (behind the
+/// launcher or the bridge): `SERVER (CLIENT, FILE)`.
+fn users_of(ctx: &Context, name: &str) -> Vec<String> {
+    let clients = targets::detected(ctx);
+    let (found, _) = inventory::collect(ctx, &clients, None);
+    found
+        .iter()
+        .filter(|f| {
+            f.entry().as_ref().is_ok_and(|e| {
+                crate::entry::launcher::logical(&e.transport)
+                    .is_some_and(|l| l.secrets.iter().any(|s| s.secret == name))
+            })
+        })
+        .map(|f| {
+            format!(
+                "`{}` ({}, {})",
+                f.name,
+                f.client.id,
+                crate::output::file(&f.path)
+            )
+        })
+        .collect()
 }
 
 /// One literal secret `adopt` moved (`--json` item). Never the value.

@@ -58,6 +58,19 @@ pub enum SecretError {
     )]
     #[cfg(not(feature = "keychain"))]
     KeychainNotBuilt { name: String },
+    #[error(
+        "the Secret Service did not answer within {secs} s while mcpctl asked it for secret `{name}` (the session bus{bus} or the keyring daemon on it hangs); restart the keyring daemon or the D-Bus session (log out and in), or keep the secret in a password manager: mcpctl secret set {name} --command 'pass show {name}' (MCPCTL_KEYRING_TIMEOUT sets how many seconds mcpctl waits)"
+    )]
+    NoAnswer {
+        name: String,
+        secs: u64,
+        /// ` (`ADDRESS`)` when known.
+        bus: String,
+    },
+    #[error(
+        "the keyring that holds secret `{name}` is locked, and the Secret Service could not ask for its password here ({detail}); unlock it and run this again: in a desktop session unlock it in your keyring app (Seahorse \"Passwords and Keys\", KeePassXC) or log in again; without a desktop, start the keyring daemon unlocked (`gnome-keyring-daemon --unlock` reads the password on stdin as it starts); or keep the secret in a password manager: mcpctl secret set {name} --command 'pass show {name}'"
+    )]
+    Locked { name: String, detail: String },
     #[error("the keychain refused secret `{name}`: {detail}")]
     Keychain { name: String, detail: String },
     #[error("the command for secret `{name}` (`{command}`) {reason}")]
@@ -90,6 +103,11 @@ pub struct Store {
     /// State directory (the index file's lock lives there).
     root: Option<PathBuf>,
     service: String,
+    /// How long a keychain call may take before mcpctl stops waiting (a D-Bus that never
+    /// answers): `MCPCTL_KEYRING_TIMEOUT` seconds, default `keychain::WAIT`.
+    wait: std::time::Duration,
+    /// `DBUS_SESSION_BUS_ADDRESS`, for messages.
+    bus: Option<String>,
     /// The OS mcpctl runs on (which shell runs a provider command).
     host: Os,
 }
@@ -106,6 +124,15 @@ impl Store {
                 .filter(|s| !s.is_empty())
                 .unwrap_or(DEFAULT_SERVICE)
                 .to_owned(),
+            wait: platform
+                .var("MCPCTL_KEYRING_TIMEOUT")
+                .and_then(|s| s.trim().parse::<f64>().ok())
+                .filter(|s| s.is_finite() && *s > 0.0)
+                .map_or(keychain::WAIT, std::time::Duration::from_secs_f64),
+            bus: platform
+                .var("DBUS_SESSION_BUS_ADDRESS")
+                .filter(|a| !a.is_empty())
+                .map(str::to_owned),
             host: Os::host(),
         }
     }
@@ -119,6 +146,14 @@ impl Store {
                 .as_deref(),
         );
         Store::new(platform, root)
+    }
+
+    fn keychain(&self) -> keychain::Keychain {
+        keychain::Keychain {
+            service: self.service.clone(),
+            wait: self.wait,
+            bus: self.bus.clone(),
+        }
     }
 
     /// The index as it is on disk (empty when there is none).
@@ -149,7 +184,7 @@ impl Store {
         if self.index_path.is_none() {
             return Err(Store::no_state());
         }
-        keychain::set(&self.service, name, value)?;
+        keychain::set(&self.keychain(), name, value)?;
         self.update(|index| index.put(name, Backend::Keychain))
     }
 
@@ -173,7 +208,7 @@ impl Store {
         })?;
         // A value the keychain held under this name is no longer what `name` means.
         if matches!(previous.map(|r| r.backend), Some(Backend::Keychain)) {
-            keychain::delete(&self.service, name)?;
+            keychain::delete(&self.keychain(), name)?;
         }
         Ok(())
     }
@@ -189,7 +224,7 @@ impl Store {
                 ..
             }) => false,
             // Not in the index: it may still be in the keychain (a lost index).
-            _ => keychain::delete(&self.service, name)?,
+            _ => keychain::delete(&self.keychain(), name)?,
         };
         if record.is_some() {
             self.update(|index| index.remove(name))?;
@@ -204,7 +239,7 @@ impl Store {
         let record = self.index().ok().and_then(|index| index.get(name).cloned());
         match record.map(|r| r.backend) {
             Some(Backend::Command { command }) => provider::run(self.host, name, &command),
-            Some(Backend::Keychain) | None => keychain::get(&self.service, name),
+            Some(Backend::Keychain) | None => keychain::get(&self.keychain(), name),
         }
     }
 

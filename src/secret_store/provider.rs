@@ -62,6 +62,15 @@ pub fn run(host: Os, name: &str, command: &str) -> Result<Value, SecretError> {
     if text.is_empty() {
         return Err(failed("printed nothing".to_owned()));
     }
+    // Several lines: a password manager's whole record (`pass show` prints the password,
+    // then other fields). Taking one of them silently could start a server with the
+    // wrong one; the user says which.
+    let lines = text.lines().count();
+    if lines > 1 {
+        return Err(failed(format!(
+            "printed {lines} lines, and a secret is one line; make the command print only the secret, e.g. end it with `| head -n 1` when it is the first line (as `pass show` prints it): `mcpctl secret set {name} --command '{command} | head -n 1'`"
+        )));
+    }
     Ok(Value(text))
 }
 
@@ -88,5 +97,16 @@ mod tests {
         );
         let empty = run(Os::Linux, "gh", "true").err().map(|e| e.to_string());
         assert!(empty.is_some_and(|e| e.ends_with("printed nothing")));
+    }
+
+    #[test]
+    fn several_lines_are_refused_naming_how_to_pick_one() {
+        let error = run(Os::Linux, "gh", "printf 'tok\\nlogin: me\\nurl: x\\n'")
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(error.contains("printed 3 lines"), "{error}");
+        assert!(error.contains("| head -n 1"), "{error}");
+        assert!(!error.contains("tok\n"), "{error}");
     }
 }

@@ -1653,3 +1653,285 @@ fn backups_scrub_secrets_scrubs_what_a_fix_left_and_undo_still_works() {
     assert!(undo.stderr.contains("undid"), "{}", undo.stderr);
     assert_eq!(env.read_str("proj/.mcp.json"), now);
 }
+
+/// Issue 39 (G11): `secret rm` of a secret that entries still name says which entries
+/// (they cannot start without it) and how to set it again; `add --secret` of a secret
+/// the store does not hold says so at once.
+#[test]
+fn secret_rm_names_the_entries_that_still_use_it_and_add_warns_of_an_unset_secret() {
+    let env = TestEnv::new();
+    let add = env
+        .run(&[
+            "add",
+            "gh",
+            "-c",
+            "cursor",
+            "--secret",
+            "GITHUB_TOKEN=nosuch",
+            "--",
+            "npx",
+            "-y",
+            "server-github",
+        ])
+        .ok();
+    assert!(
+        add.stderr
+            .contains("secret `nosuch` is not in the store yet")
+            && add.stderr.contains("mcpctl secret set nosuch"),
+        "{}",
+        add.stderr
+    );
+    env.run(&["secret", "set", "gh", "--command", "printf tok"])
+        .ok();
+    env.run(&[
+        "add",
+        "gh",
+        "-c",
+        "cursor,codex",
+        "--force",
+        "--secret",
+        "GITHUB_TOKEN=gh",
+        "--",
+        "npx",
+        "-y",
+        "server-github",
+    ])
+    .ok();
+    env.run(&[
+        "add",
+        "docs",
+        "-c",
+        "cursor",
+        "--url",
+        "https://example.com/mcp",
+        "-H",
+        "Authorization: Bearer {secret:gh}",
+    ])
+    .ok();
+    env.run(&["add", "other", "-c", "cursor", "--", "npx", "other"])
+        .ok();
+    let rm = env.run(&["secret", "rm", "gh"]).ok();
+    let words = rm.stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("still name secret `gh`"), "{}", rm.stderr);
+    for user in [
+        "`gh` (cursor, ~/.cursor/mcp.json)",
+        "`gh` (codex, ~/.codex/config.toml)",
+        "`docs` (cursor, ~/.cursor/mcp.json)",
+    ] {
+        assert!(words.contains(user), "{user}: {}", rm.stderr);
+    }
+    assert!(!words.contains("`other`"), "{}", rm.stderr);
+    assert!(words.contains("mcpctl secret set gh"), "{}", rm.stderr);
+    // A secret no entry names is removed without a word of warning.
+    env.run(&["secret", "set", "spare", "--command", "printf x"])
+        .ok();
+    let quiet = env.run(&["secret", "rm", "spare"]).ok();
+    assert!(!quiet.stderr.contains("warning"), "{}", quiet.stderr);
+}
+
+/// Issue 39 (G11): a command provider that prints several lines (a password manager's
+/// whole record) is refused, saying how many lines and how to print only the secret,
+/// never printing what it printed.
+#[test]
+fn a_provider_that_prints_several_lines_is_refused_with_the_way_to_pick_one() {
+    let env = TestEnv::new();
+    env.run(&[
+        "secret",
+        "set",
+        "pw",
+        "--command",
+        "printf 'tok3n-value\\nlogin: me\\nurl: https://x\\n'",
+    ])
+    .ok();
+    let got = env.run(&["secret", "get", "pw", "--reveal"]).code(2);
+    assert!(got.stderr.contains("printed 3 lines"), "{}", got.stderr);
+    assert!(got.stderr.contains("| head -n 1"), "{}", got.stderr);
+    assert!(!got.stdout.contains("tok3n-value"), "{}", got.stdout);
+    assert!(!got.stderr.contains("tok3n-value\n"), "{}", got.stderr);
+    // One line (with its final newline) is the value.
+    env.run(&[
+        "secret",
+        "set",
+        "one",
+        "--command",
+        "printf 'tok3n-value\\n'",
+    ])
+    .ok();
+    let one = env.run(&["secret", "get", "one", "--reveal"]).ok();
+    assert_eq!(one.stdout.trim_end(), "tok3n-value");
+}
+
+/// `command` run to its end, or killed after `limit` (then `None`): stdout, stderr, the
+/// exit code and how long it took.
+#[cfg(unix)]
+fn run_bounded(
+    mut command: Command,
+    limit: std::time::Duration,
+) -> Option<(Run, std::time::Duration)> {
+    let started = std::time::Instant::now();
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            let took = started.elapsed();
+            let output = child.wait_with_output().unwrap();
+            return Some((
+                Run {
+                    code: output.status.code().unwrap_or(-1),
+                    stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+                    stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+                },
+                took,
+            ));
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Issue 39 (G8): the launcher on a session bus that takes the connection and never
+/// answers (a socket nobody reads) stops waiting after `MCPCTL_KEYRING_TIMEOUT` seconds
+/// and says the Secret Service did not answer, naming the bus; it used to hang for ever,
+/// and with it the client that started the server.
+#[cfg(unix)]
+#[test]
+fn the_launcher_stops_waiting_for_a_bus_that_never_answers_and_says_so() {
+    let mut env = TestEnv::new();
+    let socket = env.dir.path().join("bus");
+    // Listening, never accepting: the connection is made and nothing ever answers.
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let address = format!("unix:path={}", socket.display());
+    env.extra_env
+        .push(("DBUS_SESSION_BUS_ADDRESS".to_owned(), address.clone()));
+    env.extra_env
+        .push(("MCPCTL_KEYRING_TIMEOUT".to_owned(), "1".to_owned()));
+    let command = env.command(&["run", "--secret", "TOKEN=gh", "--", "true"]);
+    let (run, took) = run_bounded(command, std::time::Duration::from_secs(20))
+        .expect("mcpctl run still waits for the bus after 20 s");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+    let words = run.stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("the Secret Service did not answer within 1 s"),
+        "{}",
+        run.stderr
+    );
+    assert!(words.contains(&address), "{}", run.stderr);
+    assert!(words.contains("MCPCTL_KEYRING_TIMEOUT"), "{}", run.stderr);
+    assert!(
+        !words.contains("no Secret Service answers"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// Issue 39 (G8), with a real Secret Service on a bus of its own (`.ci/keyring.sh`): a
+/// locked keyring is said to be locked, with how to unlock it (not "no Secret
+/// Service"); and with the bus daemon stopped (SIGSTOP) the launcher stops waiting and
+/// says the bus hangs.
+#[cfg(unix)]
+#[test]
+#[ignore = "needs .ci/keyring.sh"]
+fn a_locked_keyring_is_said_locked_and_a_stopped_bus_is_not_waited_for() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let started = Command::new("bash")
+        .arg(root.join(".ci/keyring.sh"))
+        .stderr(Stdio::null())
+        .output()
+        .unwrap();
+    let exports = String::from_utf8_lossy(&started.stdout).into_owned();
+    let value_of = |name: &str| {
+        exports.lines().find_map(|l| {
+            l.strip_prefix(&format!("export {name}="))
+                .map(|v| v.replace('\\', ""))
+        })
+    };
+    let Some(address) = value_of("DBUS_SESSION_BUS_ADDRESS") else {
+        crate::peer::missing("no Secret Service could be started (.ci/keyring.sh)");
+    };
+    let pids: Vec<String> = value_of("MCPCTL_CI_KEYRING_PIDS")
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect();
+    /// Ends the test's own bus and keyring daemons however the test ends.
+    struct Daemons(Vec<String>);
+    impl Drop for Daemons {
+        fn drop(&mut self) {
+            for pid in &self.0 {
+                let _ = Command::new("kill").args(["-CONT", pid]).status();
+                let _ = Command::new("kill").arg(pid).status();
+            }
+        }
+    }
+    let daemons = Daemons(pids);
+    let mut env = TestEnv::new();
+    env.extra_env
+        .push(("DBUS_SESSION_BUS_ADDRESS".to_owned(), address.clone()));
+    env.extra_env.push((
+        "MCPCTL_KEYRING_SERVICE".to_owned(),
+        "mcpctl-test-locked".to_owned(),
+    ));
+    env.extra_env
+        .push(("MCPCTL_KEYRING_TIMEOUT".to_owned(), "3".to_owned()));
+    let set = set_secret(&env, "gh", "ghp_lockedKeyring0123456789abcdefXYZ");
+    assert_eq!(set.code, 0, "{}", set.stderr);
+
+    // Lock the collection; this daemon has no prompter to ask for the password.
+    let locked = Command::new("dbus-send")
+        .env("DBUS_SESSION_BUS_ADDRESS", &address)
+        .args([
+            "--session",
+            "--print-reply",
+            "--dest=org.freedesktop.secrets",
+            "/org/freedesktop/secrets",
+            "org.freedesktop.Secret.Service.Lock",
+            "array:objpath:/org/freedesktop/secrets/collection/login",
+        ])
+        .output()
+        .unwrap();
+    assert!(locked.status.success(), "{locked:?}");
+    let command = env.command(&["run", "--secret", "TOKEN=gh", "--", "true"]);
+    let (run, _) = run_bounded(command, std::time::Duration::from_secs(30))
+        .expect("mcpctl run still waits for a locked keyring after 30 s");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let words = run.stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("is locked"), "{}", run.stderr);
+    assert!(words.contains("unlock it"), "{}", run.stderr);
+    assert!(
+        !words.contains("no Secret Service answers"),
+        "{}",
+        run.stderr
+    );
+
+    // The bus daemon stopped: it takes connections into its backlog and never answers.
+    let bus_pid = daemons.0.first().cloned().unwrap_or_default();
+    assert!(
+        Command::new("kill")
+            .args(["-STOP", &bus_pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let command = env.command(&["run", "--secret", "TOKEN=gh", "--", "true"]);
+    let outcome = run_bounded(command, std::time::Duration::from_secs(30));
+    let _ = Command::new("kill").args(["-CONT", &bus_pid]).status();
+    let (run, took) = outcome.expect("mcpctl run still waits for a stopped bus after 30 s");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(took < std::time::Duration::from_secs(15), "{took:?}");
+    let words = run.stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("the Secret Service did not answer within 3 s"),
+        "{}",
+        run.stderr
+    );
+    drop(daemons);
+}
