@@ -125,6 +125,8 @@ pub(crate) enum Answer {
     Forbidden,
     /// 404 with a web server's HTML page (the wrong path on a site).
     NotFoundHtml,
+    /// 200 with a web page (a site's front page where the MCP endpoint was expected).
+    PageHtml,
     /// 200 JSON whose body stops in the middle: the connection drops mid-reply.
     DropJson,
     /// 200 event stream that stops in the middle of its first event.
@@ -148,6 +150,11 @@ pub(crate) async fn status(listener: TcpListener, port: u16, answer: Answer) {
                 )
             };
             match answer {
+                Answer::PageHtml => {
+                    let body = "<!DOCTYPE html>\n<html><head><title>Example</title></head>\n\
+                                <body><h1>Welcome</h1></body></html>";
+                    respond_and_close(stream, "200 OK", "Content-Type: text/html\r\n", body).await;
+                }
                 Answer::DropJson | Answer::DropSse => {
                     let _ = request;
                     let response = if matches!(answer, Answer::DropJson) {

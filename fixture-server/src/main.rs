@@ -6,9 +6,9 @@
 //!   stateless, every reply a JSON body), `sse=PORT` (legacy
 //!   HTTP+SSE around the SDK), or a fixed HTTP answer: `http-401=PORT`,
 //!   `http-401-bare=PORT`, `http-401-gone=PORT` (a 401 whose metadata URL answers 404),
-//!   `http-403=PORT`, `http-404-html=PORT`, or a server that drops the connection in the
-//!   middle of every reply: `http-drop=PORT` (a JSON body), `http-drop-sse=PORT` (an
-//!   event stream);
+//!   `http-403=PORT`, `http-404-html=PORT`, `http-200-html=PORT` (a web page), or a server
+//!   that drops the connection in the middle of every reply: `http-drop=PORT` (a JSON
+//!   body), `http-drop-sse=PORT` (an event stream);
 //!
 //! the rest shape the server on any transport (every mode also answers the unlisted tools
 //! `env` and `header`, see `handler::seen`, and `sleep`, `{"ms": N}`, which answers after N ms): `paginate`, `repeat-cursor`,
@@ -89,7 +89,7 @@ type Listener = (&'static str, fn(u16) -> Transport);
 impl Transport {
     fn from_modes(modes: &Modes) -> Self {
         let port = |text: &str| text.parse().expect("PORT");
-        let listeners: [Listener; 10] = [
+        let listeners: [Listener; 11] = [
             ("http=", Transport::Http),
             ("http-json=", Transport::HttpJson),
             ("sse=", Transport::Sse),
@@ -107,6 +107,9 @@ impl Transport {
             }),
             ("http-404-html=", |p| {
                 Transport::Status(http::Answer::NotFoundHtml, p)
+            }),
+            ("http-200-html=", |p| {
+                Transport::Status(http::Answer::PageHtml, p)
             }),
             ("http-drop=", |p| {
                 Transport::Status(http::Answer::DropJson, p)

@@ -27,6 +27,8 @@ pub struct Fix {
     pub dry_run: bool,
     /// `--secrets`: move literal secrets into the store too.
     pub secrets: bool,
+    /// `--yes`: scrub the moved values out of the backups without asking.
+    pub yes: bool,
 }
 
 /// What `--fix` does to one file, decided from the file's findings before anything is

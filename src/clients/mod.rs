@@ -726,6 +726,15 @@ impl ClientTable {
                         .flat_map(|c| std::iter::once(&c.id).chain(&c.aliases))
                         .map(String::as_str),
                 )
+                // The start of a name (`vsc`, `claude-d`): the shortest id or alias it begins.
+                .or_else(|| {
+                    self.clients
+                        .iter()
+                        .flat_map(|c| std::iter::once(&c.id).chain(&c.aliases))
+                        .map(String::as_str)
+                        .filter(|name| word.chars().count() >= 2 && name.starts_with(&*word))
+                        .min_by_key(|name| name.len())
+                })
                 .map(|hit| {
                     // Suggest the id, also when the near miss was an alias.
                     self.clients

@@ -41,6 +41,7 @@ pub fn run(args: CheckArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         fix,
         dry_run,
         secrets,
+        yes,
         explain,
     } = args;
     if let Some(code) = explain {
@@ -96,6 +97,7 @@ pub fn run(args: CheckArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
             on: fix,
             dry_run,
             secrets,
+            yes,
         };
         match check_file(ctx, file, fix, (format, paint), &mut report.on_the_way) {
             Ok(mut found) => report.findings.append(&mut found),
@@ -469,6 +471,11 @@ fn lint_file(
         source.bom,
         &target,
     );
+    let scrubbing = if fix.yes {
+        crate::session::adopt::Scrubbing::Yes
+    } else {
+        crate::session::adopt::Scrubbing::Ask
+    };
     let plan = fix.plan(&findings);
     let dry_run = plan.dry_run;
     // A diff goes to stdout beside text, to stderr beside JSON; its header names the
@@ -490,6 +497,7 @@ fn lint_file(
             &file.shown,
             &source.text,
             dry_run,
+            scrubbing,
         )?
     {
         on_the_way.extend(adopted.diffs.into_iter().map(diff));

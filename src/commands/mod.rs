@@ -126,7 +126,7 @@ pub fn writes(command: &Command) -> bool {
         | Command::Run(_)
         | Command::Bridge(_)
         | Command::Completions(_)
-        | Command::Man => false,
+        | Command::Man(_) => false,
     }
 }
 
@@ -209,7 +209,7 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Tools(args) => tools::run(args, ctx, printer),
         Command::Call(args) => call::run(args, ctx, printer),
         Command::Completions(args) => completions::run(args, ctx, printer),
-        Command::Man => completions::man(printer),
+        Command::Man(args) => completions::man(args, printer),
         Command::Plan(args) => plan::run(args, ctx, printer),
         Command::Apply(args) => apply::run(args, ctx, printer),
         Command::Profiles(args) => profiles::run(args, ctx, printer),

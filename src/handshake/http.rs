@@ -426,7 +426,7 @@ impl Streamable {
                 let _ = self.post(reply, None, deadline, phase);
                 None
             }
-            Incoming::Invalid(line) => Some(Err(ProbeError::NonJson { line, phase })),
+            Incoming::Invalid(line) => Some(Err(ProbeError::NonJsonBody { line, phase })),
             Incoming::Response { .. } | Incoming::Notification => None,
         }
     }
@@ -767,7 +767,7 @@ impl Channel for Legacy {
                 Incoming::Request { id, method } => {
                     self.post(jsonrpc::reply_to_server(&id, &method), until, phase)?;
                 }
-                Incoming::Invalid(line) => return Err(ProbeError::NonJson { line, phase }),
+                Incoming::Invalid(line) => return Err(ProbeError::NonJsonBody { line, phase }),
                 Incoming::Notification => {}
             }
         }

@@ -142,9 +142,13 @@ pub fn lock(ctx: &Context, path: &Path) -> anyhow::Result<FileLock> {
         .into());
     };
     fs::lock::acquire(path, root).map_err(|e| {
-        UserError::new(e.to_string())
-            .hint("another mcpctl is writing this file; wait for it, or end it if it hangs")
-            .into()
+        let hint = e.hint();
+        let error = UserError::new(e.to_string());
+        match hint {
+            Some(hint) => error.hint(hint),
+            None => error,
+        }
+        .into()
     })
 }
 

@@ -14,6 +14,7 @@ pub mod inventory;
 pub mod loads;
 pub mod program;
 pub mod registry;
+pub mod scrub;
 pub mod targets;
 pub mod write;
 

@@ -168,3 +168,20 @@ fn errors_without_a_position_name_the_file() {
     let path = env.path(".cursor/mcp.json").display().to_string();
     assert!(list.stderr.contains(&path), "{}", list.stderr);
 }
+
+/// Issue 39 F24: a file where mcpctl's lock folder should be (ENOTDIR/EEXIST) was blamed
+/// on "another mcpctl is writing this file"; the hint now says what is in the way.
+#[test]
+fn a_file_in_the_way_of_the_state_directory_is_named_not_another_mcpctl() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", b"{}\n");
+    let state = env.dir.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(state.join("locks"), b"").unwrap();
+    let run = env.run(&["add", "x", "-c", "cursor", "--", "npx", "x"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    let said = format!("{}{}", run.stdout, run.stderr);
+    assert!(!said.contains("another mcpctl"), "{said}");
+    assert!(said.contains("a file stands where"), "{said}");
+    assert_eq!(env.read(".cursor/mcp.json"), b"{}\n");
+}

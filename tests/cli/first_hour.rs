@@ -1002,3 +1002,74 @@ fn dry_run_json_says_it_is_a_dry_run() {
         "a dry run wrote"
     );
 }
+
+/// Issue 40: `-c vsc` (the start of an id) gets a did-you-mean, `-c all` points to
+/// `--all`, and neither lists every id there is.
+#[test]
+fn a_mistyped_client_gets_the_one_it_meant() {
+    let env = TestEnv::new();
+    let run = env.run(&["list", "-c", "vsc"]).code(2);
+    assert!(
+        run.stderr.contains("unknown client `vsc`"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("did you mean `vscode`?"),
+        "{}",
+        run.stderr
+    );
+    let run = env
+        .run(&["add", "x", "-c", "all", "--", "npx", "x"])
+        .code(2);
+    assert!(
+        run.stderr.contains("`-c all` names no client"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("use `--all`"), "{}", run.stderr);
+}
+
+/// Issue 40: on a machine with no client, `list` said "no servers configured in 0
+/// client(s): " and `doctor` "no servers configured in 0 clients"; both now say no client
+/// was detected and where to see every client mcpctl knows.
+#[test]
+fn an_empty_machine_says_no_client_was_detected() {
+    let env = TestEnv::new();
+    for verb in ["list", "doctor"] {
+        let run = env.run(&[verb]).ok();
+        assert!(
+            run.stderr.contains("no client detected here")
+                && run.stderr.contains("mcpctl clients --all"),
+            "{verb}: {}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("0 client"), "{verb}: {}", run.stderr);
+    }
+}
+
+/// Issue 40: `add -- node /missing/script.js` was written without a word; a script path
+/// that does not exist is now named (the entry is still written, as for a command not on
+/// PATH), and one that exists is not.
+#[test]
+fn add_names_a_script_path_that_does_not_exist() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", b"{}\n");
+    let missing = env.dir.path().join("missing/server.js");
+    let missing = missing.to_str().unwrap();
+    let run = env
+        .run(&["add", "s", "-c", "cursor", "--", "node", missing])
+        .ok();
+    assert!(
+        run.stderr
+            .contains(&format!("`{missing}` does not exist here")),
+        "{}",
+        run.stderr
+    );
+    let there = env.write("srv/server.js", b"// a server\n");
+    let there = there.to_str().unwrap();
+    let run = env
+        .run(&["add", "t", "-c", "cursor", "--", "node", there])
+        .ok();
+    assert!(!run.stderr.contains("does not exist"), "{}", run.stderr);
+}

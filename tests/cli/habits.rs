@@ -609,6 +609,36 @@ fn completions_name_client_ids_and_man_prints_roff() {
     assert!(man.contains("completions"), "subcommands listed");
 }
 
+/// Issue 40: the man page was the top level only; `man --dir` writes a page for every
+/// command (`man mcpctl-add`), creating the directory on a fresh HOME.
+#[test]
+fn man_dir_writes_a_page_for_every_command() {
+    let env = TestEnv::new();
+    let dir = env.path(".local/share/man/man1");
+    let run = env.run(&["man", "--dir", dir.to_str().unwrap()]).ok();
+    for page in [
+        "mcpctl.1",
+        "mcpctl-add.1",
+        "mcpctl-doctor.1",
+        "mcpctl-secret-set.1",
+    ] {
+        let text =
+            std::fs::read_to_string(dir.join(page)).unwrap_or_else(|e| panic!("{page}: {e}"));
+        assert!(text.contains(".TH"), "{page}: {text}");
+    }
+    let add = std::fs::read_to_string(dir.join("mcpctl-add.1")).unwrap();
+    assert!(
+        add.contains("from\\-json") || add.contains("from-json"),
+        "{add}"
+    );
+    let count = std::fs::read_dir(&dir).unwrap().count();
+    assert!(
+        run.stderr.contains(&format!("wrote {count} man pages")),
+        "{count}: {}",
+        run.stderr
+    );
+}
+
 // §6 check without false alarms
 
 #[test]

@@ -266,6 +266,46 @@ fn project_files_besides_the_main_one_are_read_and_edited() {
     }
 }
 
+/// Issue 40: `list --scope` shows the entries of one scope only (a user and a project
+/// file of Cursor here).
+#[test]
+fn list_scope_filters_to_one_scope() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
+    env.write(
+        "proj/.cursor/mcp.json",
+        b"{\n  \"mcpServers\": {\n    \"team\": { \"command\": \"npx\", \"args\": [\"t\"] }\n  }\n}\n",
+    );
+    let scopes = |args: &[&str]| -> Vec<(String, String)> {
+        let mut all = vec!["list", "--json", "-c", "cursor"];
+        all.extend_from_slice(args);
+        env.run_in("proj", &all)
+            .ok()
+            .json()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["scope"].as_str().unwrap().to_owned(),
+                    r["name"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let every = scopes(&[]);
+    assert!(every.iter().any(|(s, _)| s == "user"), "{every:?}");
+    assert_eq!(
+        scopes(&["--scope", "project"]),
+        [("project".to_owned(), "team".to_owned())]
+    );
+    let user = scopes(&["-s", "user"]);
+    assert!(
+        !user.is_empty() && user.iter().all(|(s, _)| s == "user"),
+        "{user:?}"
+    );
+}
+
 /// A project file's path has one separator style, the host's: on Windows
 /// `…\proj\.cursor\mcp.json`, never `…\proj\.cursor/mcp.json` (a row's relative path
 /// joined as one piece).

@@ -362,7 +362,13 @@ fn bad_manifests_are_errors_that_write_nothing() {
         (
             "clients = [\"cursor\", \"no-such\"]\n",
             ":1:22: unknown client `no-such`",
-            "known clients",
+            "known ids",
+        ),
+        // A typo gets the id it meant, not every id there is (issue 40).
+        (
+            "clients = [\"cursr\"]\n",
+            ":1:12: unknown client `cursr`",
+            "did you mean `cursor`?",
         ),
         (
             "[servers.a]\ncommand = \"x\"\nurl = \"https://x\"\n",

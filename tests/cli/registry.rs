@@ -1121,3 +1121,35 @@ fn registry_secrets_point_at_the_store_and_a_stored_one_is_never_to_export() {
         "{entry}"
     );
 }
+
+/// Issue 40: `search --json` called `io.github.example/weather`'s namespace `github`; a
+/// registry given as the listing's address (`…/v0.1/servers`) doubled the path; and a
+/// read-only command's registry error ended "nothing was written".
+#[test]
+fn search_names_the_namespace_and_takes_a_copied_listing_address() {
+    let server = RegistryServer::start();
+    let env = TestEnv::new();
+    for file in SAMPLES {
+        server.publish_sample(file);
+    }
+    let listing = format!("{}/v0.1/servers", server.url.trim_end_matches('/'));
+    let run = env
+        .run(&["search", "github", "--json", "--registry", &listing])
+        .ok();
+    let hits = run.json();
+    let hit = hits
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["name"] == "io.github.github/github-mcp-server")
+        .unwrap_or_else(|| panic!("{hits}"));
+    assert_eq!(hit["namespace"], "io.github.github", "{hit}");
+    assert_eq!(hit["verified_by"], "github", "{hit}");
+    let run = env.run(&["search", "github", "--registry", &closed_url()]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        !run.stderr.contains("nothing was written"),
+        "a read-only command: {}",
+        run.stderr
+    );
+}
