@@ -361,9 +361,14 @@ fn offences(text: &str, comments: bool, commas: bool) -> Vec<Offence> {
                     i += 1;
                 }
                 if comments {
+                    let mut end = (i + 1).min(bytes.len());
+                    // A `//` comment ends before a CRLF's `\r`.
+                    if !block && end > start + 2 && bytes[end - 1] == b'\r' {
+                        end -= 1;
+                    }
                     out.push(Offence {
                         start,
-                        end: (i + 1).min(bytes.len()),
+                        end,
                         what: "a comment",
                     });
                 }
@@ -473,6 +478,26 @@ mod tests {
         assert_eq!(strict.rejects(url), None);
         assert_eq!(parser(Parser::Lenient).rejects(trailing), None);
         assert_eq!(Loading::default().rejects(trailing), None);
+    }
+
+    #[test]
+    fn repair_removes_what_the_parser_rejects_and_nothing_else() {
+        let text = "{\r\n  // alone\r\n  \"a\": [1, 2,], // after\r\n  \"b\": \"x // y,]\" /* mid */ ,\r\n}\r\n";
+        assert_eq!(
+            Parser::Strict.repaired(text).as_deref(),
+            Some("{\r\n  \"a\": [1, 2],\r\n  \"b\": \"x // y,]\"  \r\n}\r\n")
+        );
+        assert_eq!(
+            Parser::Comments.repaired(text).as_deref(),
+            Some(
+                "{\r\n  // alone\r\n  \"a\": [1, 2], // after\r\n  \"b\": \"x // y,]\" /* mid */ \r\n}\r\n"
+            )
+        );
+        assert_eq!(Parser::Lenient.repaired(text), None);
+        assert_eq!(Parser::Strict.repaired("{\"a\": 1}"), None);
+        for repaired in [Parser::Strict, Parser::Comments].map(|p| p.repaired(text).unwrap()) {
+            assert_eq!(Parser::Comments.rejects(&repaired), None, "{repaired}");
+        }
     }
 
     #[test]
