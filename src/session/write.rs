@@ -286,6 +286,17 @@ pub(crate) fn add_to(
             }
         };
         let edited = doc.upsert(location.at(), name, &raw)?;
+        if !dry_run {
+            expect(
+                ctx,
+                &dialect,
+                &location,
+                name,
+                &raw,
+                &how.origin,
+                before.borrow().clone(),
+            );
+        }
         *written.borrow_mut() = Some(raw);
         let inputs_edit = if inputs.is_empty() {
             Edit::Unchanged
@@ -315,6 +326,33 @@ pub(crate) fn add_to(
         record(ctx, &dialect, key, raw, &how.origin, created)?;
     }
     Ok((path, outcome, notes, entry))
+}
+
+/// Say what `add_to` will record for `raw` once the file is written (`State::expect`):
+/// the record `add_to` makes after the write, as far as it is known before it.
+fn expect(
+    ctx: &Context,
+    dialect: &Dialect<'_>,
+    location: &Location,
+    name: &str,
+    raw: &Value,
+    origin: &Origin,
+    created_map: Option<crate::formats::MapState>,
+) {
+    let Some(fingerprint) = ledger::fingerprint_raw(dialect, raw) else {
+        return;
+    };
+    let key = edit::entry_key(location, name);
+    let mut created = Created {
+        created_file: std::fs::symlink_metadata(&location.path).is_err(),
+        created_dirs: crate::fs::missing_dirs(&location.path),
+        created_map: created_map.filter(|m| !m.created_nothing(&location.key)),
+    };
+    if let Ok(records) = ctx.state.records(&|r| r.entry.path == key.path) {
+        created.inherit(&key, &records);
+    }
+    ctx.state
+        .expect_record(key, fingerprint, origin.clone(), created);
 }
 
 /// The one ledger recorder of every writing command (`add`, `copy`, installs, `update`,
