@@ -309,6 +309,7 @@ pub(crate) fn add_to(
             edited
         })
     })?;
+    let mut outcome = outcome;
     if !dry_run
         && matches!(outcome.action, Action::Added | Action::Updated)
         && let Some(raw) = written.borrow().as_ref()
@@ -322,8 +323,18 @@ pub(crate) fn add_to(
                 .clone()
                 .filter(|m| !m.created_nothing(&location.key)),
         };
-        created.inherit(&key, &ctx.state.records(&|r| r.entry.path == key.path)?);
-        record(ctx, &dialect, key, raw, &how.origin, created)?;
+        // The file is written whatever happens here: a ledger that cannot be read or
+        // written is said with the row, not as a failed write (issue 39 F16).
+        let recorded = ctx
+            .state
+            .records(&|r| r.entry.path == key.path)
+            .and_then(|records| {
+                created.inherit(&key, &records);
+                record(ctx, &dialect, key, raw, &how.origin, created)
+            });
+        if let Err(error) = recorded {
+            outcome.unrecorded = Some(edit::Unrecorded::of(&error));
+        }
     }
     Ok((path, outcome, notes, entry))
 }
