@@ -334,7 +334,7 @@ fn list_never_panics_while_a_big_file_is_rewritten_in_place() {
             run.code,
             run.stderr
         );
-        if run.code != 0 && codes.get(&run.code).is_none() {
+        if run.code != 0 && !codes.contains_key(&run.code) {
             eprintln!("rc {}: {}", run.code, run.stderr);
         }
         *codes.entry(run.code).or_insert(0) += 1;
