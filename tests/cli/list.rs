@@ -267,7 +267,8 @@ fn project_files_besides_the_main_one_are_read_and_edited() {
 /// once in 600 runs while another program rewrote a ≥ 1 MiB `~/.claude.json` in place
 /// under it. A real in-place writer (truncate, then write the file back in chunks, as
 /// Node's `writeFileSync` does; non-ASCII text, so a torn read can end inside a
-/// character) runs while `list` runs again and again: no run ends in a panic.
+/// character) runs while `list` runs again and again: no run ends in a panic, and none
+/// calls the file broken (a read caught mid-save is read again).
 #[cfg(unix)]
 #[test]
 fn list_never_panics_while_a_big_file_is_rewritten_in_place() {
@@ -332,6 +333,12 @@ fn list_never_panics_while_a_big_file_is_rewritten_in_place() {
             run.code != 101 && !run.stderr.contains("panicked"),
             "run {runs}: rc {}: {}",
             run.code,
+            run.stderr
+        );
+        // Nor is a file caught mid-save called broken: it is read again.
+        assert!(
+            !run.stderr.contains("not valid JSON") && !run.stderr.contains("not UTF-8"),
+            "run {runs}: {}",
             run.stderr
         );
         if run.code != 0 && !codes.contains_key(&run.code) {
