@@ -76,11 +76,10 @@ impl Intent {
     /// with the ledger changes the command made or will make once it is written
     /// (`State::intended_ledger`).
     pub fn add(&mut self, change: &FileChange, ledger: Vec<LedgerChange>) -> std::io::Result<()> {
-        let ledger_changed = !ledger.is_empty() && {
-            let was = self.entry.ledger.clone();
-            self.entry.ledger = merged(std::mem::take(&mut self.entry.ledger), ledger);
-            was != self.entry.ledger
-        };
+        // Each line names only the ledger changes new with it; `Entry::parse` merges the
+        // lines' (an apply of 10,000 servers would write them again with every file).
+        let ledger_changed = !ledger.is_empty();
+        self.entry.ledger = ledger;
         match self.entry.files.iter_mut().find(|f| f.path == change.path) {
             Some(existing) => {
                 if existing.after == change.after {
@@ -102,7 +101,10 @@ impl Intent {
 
     /// Append the intent as it is now and make it durable.
     fn save(&mut self) -> std::io::Result<()> {
-        self.append(&self.entry.clone())?;
+        let mut line = serde_json::to_vec(&self.entry).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        self.entry.ledger.clear();
+        self.file.write_all(&line)?;
         self.file.sync_data()?;
         crate::fault::step_at("intent", &self.path)
     }

@@ -80,14 +80,25 @@ impl Entry {
     /// The record a journal or intent file holds: one JSON document (a record `recover`
     /// wrote for a command that died), or JSON lines of which the last one that parses
     /// counts (an intent appends a line per change; a line cut short by a crash is skipped).
+    /// An intent's lines each name the ledger changes new with them: a last line that is
+    /// an intent's gets them all (a final record names every change itself).
     pub fn parse(bytes: &[u8]) -> Option<Entry> {
         if let Ok(entry) = serde_json::from_slice::<Entry>(bytes) {
             return Some(entry);
         }
-        bytes
+        let mut lines: Vec<Entry> = bytes
             .split(|b| *b == b'\n')
-            .rev()
-            .find_map(|line| serde_json::from_slice::<Entry>(line).ok())
+            .filter_map(|line| serde_json::from_slice::<Entry>(line).ok())
+            .collect();
+        let mut last = lines.pop()?;
+        if last.pending {
+            let mine = std::mem::take(&mut last.ledger);
+            let earlier = lines.into_iter().fold(Vec::new(), |all, line| {
+                super::intent::merged(all, line.ledger)
+            });
+            last.ledger = super::intent::merged(earlier, mine);
+        }
+        Some(last)
     }
 }
 

@@ -372,7 +372,7 @@ impl State {
             time: rfc3339(now),
             command: session.command.clone(),
             files: vec![change.clone()],
-            ledger: intent::merged(Vec::new(), ledger),
+            ledger,
             undoes,
             redoes,
             rolls_back,
