@@ -3,8 +3,12 @@
 # release one takes ~10 min cold on 2 cores) under Wine. Installs MinGW and 64-bit Wine
 # from Debian when missing, cross-builds into .cache/wine/target (gitignored, kept between
 # runs like the peers), boots a throwaway Wine prefix, then runs
-#   1. the library's unit tests under Wine (cargo's runner), and
-#   2. the scenario suite (.ci/wine/scenarios.sh): mcpctl.exe under cmd.exe with the
+#   1. the library's unit tests under Wine (cargo's runner),
+#   2. the `cli` integration tests against mcpctl.exe: the test binary is built for
+#      Windows too and runs under Wine, so `CARGO_BIN_EXE_mcpctl` is the .exe (tests that
+#      assume Unix are `#[cfg(unix)]`, each saying why), then the ignored ones that need
+#      only the fixture server (fixture-server.exe, beside the test binary), and
+#   3. the scenario suite (.ci/wine/scenarios.sh): mcpctl.exe under cmd.exe with the
 #      search path spelled `Path`, on Windows-shaped client files.
 # Known Wine gaps are worked around here and in .ci/wine/, never in mcpctl:
 #   - Debian 12's Wine 8.0 lacks bcryptprimitives.dll (every Rust >= 1.78 .exe then exits
@@ -24,10 +28,11 @@ rustup target add "$triple"
 
 export CARGO_TARGET_DIR="$root/.cache/wine/target"
 exe="$CARGO_TARGET_DIR/$triple/debug"
-echo "== wine: cross-build mcpctl.exe, fixture-server.exe and the unit tests (debug)"
+echo "== wine: cross-build mcpctl.exe, fixture-server.exe, the unit and cli tests (debug)"
 cargo build --target "$triple" -p mcpctl-cli --bin mcpctl
 cargo build --target "$triple" -p fixture-server
 cargo test --target "$triple" --lib --no-run
+cargo test --target "$triple" --test cli --no-run
 
 # Throwaway prefixes, their wineservers ended and the folder removed at exit.
 scratch="$(mktemp -d)"
@@ -54,6 +59,13 @@ boot() {
 boot plain "$(id -un)"
 echo "== wine: library unit tests (cargo test --target $triple --lib)"
 CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine cargo test --target "$triple" --lib
+echo "== wine: the cli tests against mcpctl.exe (cargo test --target $triple --test cli)"
+CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine cargo test --target "$triple" --test cli
+echo "== wine: the cli tests that need only the fixture server"
+# One name per test: word splitting is the point.
+# shellcheck disable=SC2046
+CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine cargo test --target "$triple" --test cli -- \
+  --ignored --exact $(bash .ci/ignored.sh "needs cargo build -p fixture-server")
 
 scenarios() {
   MCPCTL_EXE="$exe/mcpctl.exe" FIXTURE_EXE="$exe/fixture-server.exe" bash .ci/wine/scenarios.sh

@@ -187,12 +187,25 @@ pub enum Command {
     Bridge(BridgeArgs),
     /// Print a shell completion script (client ids included)
     Completions(CompletionsArgs),
-    /// Print the man page (roff)
-    Man,
+    /// Print the man page (roff), or write one per command with --dir
+    Man(ManArgs),
 }
 
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
+  mkdir -p ~/.local/share/man/man1
+  mcpctl man > ~/.local/share/man/man1/mcpctl.1     # the top page
+  mcpctl man --dir ~/.local/share/man/man1           # mcpctl.1, mcpctl-add.1, … (man mcpctl-add)")]
+pub struct ManArgs {
+    /// Write a page for every command into DIR (`mcpctl.1`, `mcpctl-add.1`, …; the
+    /// directory is created) instead of printing the top page
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mkdir -p ~/.local/share/bash-completion/completions
   mcpctl completions bash > ~/.local/share/bash-completion/completions/mcpctl
   mcpctl completions zsh > \"${fpath[1]}/_mcpctl\"
   mcpctl completions fish > ~/.config/fish/completions/mcpctl.fish
@@ -366,16 +379,22 @@ pub struct UpdateArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("purge_or_scrub").args(["purge_secrets", "scrub_secrets"])))]
 pub struct BackupsArgs {
     /// Client id (repeat or separate with commas) [default: every client]
     #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
     pub clients: Vec<String>,
     /// Delete the backups that hold a literal secret (what `secret adopt` left behind);
     /// `undo` cannot use them afterwards
-    #[arg(long)]
+    #[arg(long, conflicts_with = "scrub_secrets")]
     pub purge_secrets: bool,
-    /// With --purge-secrets: list what would be deleted; delete nothing
-    #[arg(long, requires = "purge_secrets")]
+    /// In the backups that hold the value of a secret the store keeps, replace it by the
+    /// secret's name (as `secret adopt` writes the entry); `undo` and `restore` keep
+    /// working and put back the scrubbed versions
+    #[arg(long)]
+    pub scrub_secrets: bool,
+    /// With --purge-secrets or --scrub-secrets: list what would change; change nothing
+    #[arg(long, requires = "purge_or_scrub")]
     pub dry_run: bool,
 }
 
@@ -448,6 +467,9 @@ pub struct ListArgs {
     /// Client id (repeat or separate with commas) [default: detected clients]
     #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
     pub clients: Vec<String>,
+    /// Only entries of this scope: user, project or local
+    #[arg(short = 's', long, value_enum)]
+    pub scope: Option<Scope>,
     /// Show env and header values instead of redacting them
     #[arg(long)]
     pub show_secrets: bool,
@@ -550,7 +572,7 @@ const ADD_EXAMPLES: &str = "Examples:
   mcpctl add --from-json @snippet.json --all
   pbpaste | mcpctl add github -c vscode --from-json -
   mcpctl add io.github.upstash/context7 --all          # from the MCP Registry, pinned
-  mcpctl add io.elevenlabs/mcp -c codex --env 'ELEVENLABS_API_KEY=${XI_KEY}'";
+  mcpctl add io.elevenlabs/mcp -c cursor --env 'ELEVENLABS_API_KEY=${XI_KEY}'   # a variable by another name";
 
 /// `--transport`: stdio is the default for a command; http and sse need a URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -806,6 +828,10 @@ pub struct SecretAdoptArgs {
     /// Print what would move and the diff; store and write nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Also replace the moved values in the backups of those files by the stored
+    /// secrets' names, without asking (`backups --scrub-secrets`)
+    #[arg(long, short = 'y', conflicts_with = "dry_run")]
+    pub yes: bool,
 }
 
 #[derive(Debug, Args)]
@@ -864,6 +890,10 @@ pub struct BridgeArgs {
     /// The server's HTTP transport
     #[arg(long, value_enum, default_value_t = RemoteKind::Http)]
     pub transport: RemoteKind,
+    /// Answer a request with an error when the server has not replied within this many
+    /// seconds (each request on its own; the others go on meanwhile)
+    #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: u64,
 }
 
 /// Output formats of `check`.
@@ -914,6 +944,10 @@ pub struct CheckArgs {
     /// secret adopt` does
     #[arg(long, requires = "fix")]
     pub secrets: bool,
+    /// With --secrets: also replace the moved values in the backups of those files by
+    /// the stored secrets' names, without asking (`backups --scrub-secrets`)
+    #[arg(long, short = 'y', requires = "secrets")]
+    pub yes: bool,
     /// Explain a rule code and show a fixed example
     #[arg(long, value_name = "CODE")]
     pub explain: Option<String>,

@@ -162,8 +162,11 @@ impl FsError {
     /// What to do about it, where that differs from the caller's general advice.
     pub fn hint(&self) -> Option<&'static str> {
         match self {
-            FsError::Backup { source, .. } | FsError::Intent { source, .. } => {
-                Some(state_dir_hint(source.kind()))
+            FsError::Backup { source, .. }
+            | FsError::Intent { source, .. }
+            | FsError::Lock { source, .. } => Some(state_dir_hint(source.kind())),
+            FsError::Locked { .. } => {
+                Some("another mcpctl is writing this file; wait for it, or end it if it hangs")
             }
             FsError::Foreign(foreign) => Some(foreign.hint()),
             FsError::BeingWritten { .. } => Some(
@@ -180,6 +183,9 @@ fn state_dir_hint(kind: io::ErrorKind) -> &'static str {
     match kind {
         io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded => {
             "free space in mcpctl's state directory (or point MCPCTL_STATE_DIR at a disk with room), then run the command again"
+        }
+        io::ErrorKind::NotADirectory | io::ErrorKind::AlreadyExists => {
+            "a file stands where mcpctl's state directory (or a folder in it) should be: move that file away (or point MCPCTL_STATE_DIR at a directory), then run the command again"
         }
         io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem => {
             "make mcpctl's state directory writable for you (or point MCPCTL_STATE_DIR at a directory you own), then run the command again"
@@ -209,7 +215,14 @@ pub fn read_source(path: &Path) -> Result<Source, FsError> {
                 digest: None,
             });
         }
-        Err(e) => return Err(read_err(e)),
+        Err(e) => {
+            // Windows cannot open a directory as a file ("Access denied"): say what it is
+            // rather than blame its permissions.
+            if let Ok(meta) = fs::metadata(path) {
+                regular(path, &meta)?;
+            }
+            return Err(read_err(e));
+        }
     };
     let meta = file.metadata().map_err(read_err)?;
     regular(path, &meta)?;

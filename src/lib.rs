@@ -181,6 +181,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     let ctx = match context(&cli.global, platform, argv) {
         Ok(ctx) => Context {
             write_empty: commands::forced(&command),
+            rejected: commands::rejected(&command),
             ..ctx
         },
         Err(error) => {
@@ -235,10 +236,10 @@ fn foreign_platform(
     Err(UserError::new(format!(
         "`--platform {os}` on this {} machine would write {os}'s spelling ({}) into the files this machine's clients read; nothing was written",
         host.as_str(),
-        if ctx.platform.os == platform::Os::Windows {
-            "`cmd /c npx …`, Windows paths"
-        } else {
-            "its paths, such as `~/Library/…`"
+        match ctx.platform.os {
+            platform::Os::Windows => "`cmd /c npx …`, Windows paths",
+            platform::Os::Macos => "its paths, such as `~/Library/…`",
+            platform::Os::Linux => "its paths, such as `~/.config/…`",
         }
     ))
     .hint(format!(
@@ -307,6 +308,7 @@ fn context(
         state,
         argv,
         write_empty: false,
+        rejected: session::Rejected::Refuse { force: false },
     })
 }
 

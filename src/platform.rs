@@ -329,6 +329,15 @@ impl Platform {
     }
 }
 
+/// `base` joined with a `/`-separated relative path (a row's `.cursor/mcp.json`), one
+/// component at a time, so the result has the host's separators throughout (on Windows
+/// `…\proj\.cursor\mcp.json`, never `…\proj\.cursor/mcp.json`).
+pub fn join_relative(base: &Path, rel: &str) -> PathBuf {
+    rel.split('/')
+        .filter(|part| !part.is_empty())
+        .fold(base.to_path_buf(), |path, part| path.join(part))
+}
+
 fn matching_brace(s: &str) -> Option<usize> {
     let mut depth = 0usize;
     for (i, c) in s.char_indices() {

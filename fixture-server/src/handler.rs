@@ -195,6 +195,20 @@ impl ServerHandler for Fixture {
                 None,
             ));
         }
+        if request.name == "sleep" {
+            // Unlisted: `{"ms": N}` answers after N ms (a slow tool, for the bridge's
+            // concurrency and timeout tests).
+            let ms = request
+                .arguments
+                .as_ref()
+                .and_then(|args| args.get("ms"))
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or(0);
+            tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+            return Ok(
+                CallToolResult::success(vec![ContentBlock::text(format!("slept {ms} ms"))]).into(),
+            );
+        }
         if let Some(seen) = seen(&request, &context) {
             return Ok(CallToolResult::success(vec![ContentBlock::text(seen)]).into());
         }

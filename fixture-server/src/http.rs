@@ -17,12 +17,18 @@ use tokio::net::{TcpListener, TcpStream};
 
 use crate::handler::Fixture;
 
-/// Serve the SDK's Streamable HTTP transport at any path.
-pub(crate) async fn streamable(listener: TcpListener, fixture: Fixture) {
+/// Serve the SDK's Streamable HTTP transport at any path; with `json`, stateless and
+/// answering each request with a JSON body instead of an event stream.
+pub(crate) async fn streamable(listener: TcpListener, fixture: Fixture, json: bool) {
+    let mut config = StreamableHttpServerConfig::default();
+    if json {
+        config.legacy_session_mode = false;
+        config.json_response = true;
+    }
     let service = StreamableHttpService::new(
         move || Ok(fixture.clone()),
         Arc::new(LocalSessionManager::default()),
-        StreamableHttpServerConfig::default(),
+        config,
     );
     loop {
         let Ok((stream, _)) = listener.accept().await else {
@@ -119,6 +125,12 @@ pub(crate) enum Answer {
     Forbidden,
     /// 404 with a web server's HTML page (the wrong path on a site).
     NotFoundHtml,
+    /// 200 with a web page (a site's front page where the MCP endpoint was expected).
+    PageHtml,
+    /// 200 JSON whose body stops in the middle: the connection drops mid-reply.
+    DropJson,
+    /// 200 event stream that stops in the middle of its first event.
+    DropSse,
 }
 
 /// Answer every request with `answer`.
@@ -132,7 +144,27 @@ pub(crate) async fn status(listener: TcpListener, port: u16, answer: Answer) {
                 return;
             };
             let json = "Content-Type: application/json\r\n";
+            let cut = |content_type: &str, partial: &str| {
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: 4096\r\n\r\n{partial}"
+                )
+            };
             match answer {
+                Answer::PageHtml => {
+                    let body = "<!DOCTYPE html>\n<html><head><title>Example</title></head>\n\
+                                <body><h1>Welcome</h1></body></html>";
+                    respond_and_close(stream, "200 OK", "Content-Type: text/html\r\n", body).await;
+                }
+                Answer::DropJson | Answer::DropSse => {
+                    let _ = request;
+                    let response = if matches!(answer, Answer::DropJson) {
+                        cut("application/json", r#"{"jsonrpc":"2.0","id":"#)
+                    } else {
+                        cut("text/event-stream", "event: message\ndata: {\"jsonrpc\":")
+                    };
+                    let _ = stream.write_all(response.as_bytes()).await;
+                    // Dropped here, unfinished: the server went away mid-reply.
+                }
                 Answer::NotFoundHtml => {
                     let body = "<!DOCTYPE html>\n<html><head><title>404</title></head>\n\
                                 <body><h1>Not Found</h1><p>The page you asked for is not here.</p>\

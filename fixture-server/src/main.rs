@@ -2,13 +2,16 @@
 //! so the tests speak to an implementation mcpctl did not write.
 //!
 //! Modes are argv words (several may be combined). One picks the transport:
-//! - stdio (the default), or `http=PORT` (the SDK's Streamable HTTP), `sse=PORT` (legacy
+//! - stdio (the default), or `http=PORT` (the SDK's Streamable HTTP; `http-json=PORT`:
+//!   stateless, every reply a JSON body), `sse=PORT` (legacy
 //!   HTTP+SSE around the SDK), or a fixed HTTP answer: `http-401=PORT`,
 //!   `http-401-bare=PORT`, `http-401-gone=PORT` (a 401 whose metadata URL answers 404),
-//!   `http-403=PORT`, `http-404-html=PORT`;
+//!   `http-403=PORT`, `http-404-html=PORT`, `http-200-html=PORT` (a web page), or a server
+//!   that drops the connection in the middle of every reply: `http-drop=PORT` (a JSON
+//!   body), `http-drop-sse=PORT` (an event stream);
 //!
 //! the rest shape the server on any transport (every mode also answers the unlisted tools
-//! `env` and `header`, see `handler::seen`): `paginate`, `repeat-cursor`,
+//! `env` and `header`, see `handler::seen`, and `sleep`, `{"ms": N}`, which answers after N ms): `paginate`, `repeat-cursor`,
 //! `crash-on-tools-list`, `roots-tool` (a third tool for clients that answer
 //! `roots/list`), the protocol era — `modern` (2026-07-28 only: `server/discover`,
 //! `initialize` refused), `dual` (both, the SDK's default), and without either only the
@@ -72,6 +75,8 @@ enum Transport {
     Raw(raw::Quirks),
     /// The SDK's Streamable HTTP on a loopback port.
     Http(u16),
+    /// The same, stateless, each reply a JSON body (`json_response`).
+    HttpJson(u16),
     /// Legacy HTTP+SSE around the SDK on a loopback port.
     Sse(u16),
     /// One fixed answer to every HTTP request.
@@ -84,8 +89,9 @@ type Listener = (&'static str, fn(u16) -> Transport);
 impl Transport {
     fn from_modes(modes: &Modes) -> Self {
         let port = |text: &str| text.parse().expect("PORT");
-        let listeners: [Listener; 7] = [
+        let listeners: [Listener; 11] = [
             ("http=", Transport::Http),
+            ("http-json=", Transport::HttpJson),
             ("sse=", Transport::Sse),
             ("http-401=", |p| {
                 Transport::Status(http::Answer::Unauthorized, p)
@@ -101,6 +107,15 @@ impl Transport {
             }),
             ("http-404-html=", |p| {
                 Transport::Status(http::Answer::NotFoundHtml, p)
+            }),
+            ("http-200-html=", |p| {
+                Transport::Status(http::Answer::PageHtml, p)
+            }),
+            ("http-drop=", |p| {
+                Transport::Status(http::Answer::DropJson, p)
+            }),
+            ("http-drop-sse=", |p| {
+                Transport::Status(http::Answer::DropSse, p)
             }),
         ];
         for (prefix, make) in listeners {
@@ -311,7 +326,10 @@ fn serve(transport: Transport, fixture: Fixture) {
             let _ = std::io::stdin().read_to_end(&mut Vec::new());
         }
         Transport::Raw(quirks) => raw::serve(&quirks),
-        Transport::Http(port) => runtime.block_on(http::streamable(listen(port), fixture)),
+        Transport::Http(port) => runtime.block_on(http::streamable(listen(port), fixture, false)),
+        Transport::HttpJson(port) => {
+            runtime.block_on(http::streamable(listen(port), fixture, true));
+        }
         Transport::Sse(port) => runtime.block_on(sse::serve(listen(port), fixture)),
         Transport::Status(answer, port) => {
             runtime.block_on(http::status(listen(port), port, answer));

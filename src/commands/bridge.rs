@@ -29,6 +29,7 @@ fn bridge(args: BridgeArgs, platform: &Platform) -> anyhow::Result<()> {
         url,
         headers,
         transport,
+        timeout,
     } = args;
     if !(url.starts_with("http://") || url.starts_with("https://")) {
         return Err(UserError::new(format!("`{url}` is not an http:// or https:// URL")).into());
@@ -46,5 +47,10 @@ fn bridge(args: BridgeArgs, platform: &Platform) -> anyhow::Result<()> {
             .map_err(|e| UserError::new(format!("cannot connect to {url}: {e}")))?;
         filled.push((name.trim().to_owned(), Secret(value)));
     }
-    crate::handshake::bridge::serve(&url, transport, filled)
+    crate::handshake::bridge::serve(
+        &url,
+        transport,
+        filled,
+        std::time::Duration::from_secs(timeout),
+    )
 }

@@ -8,8 +8,8 @@
 use clap::CommandFactory;
 use clap::builder::PossibleValuesParser;
 
-use crate::cli::{Cli, CompletionsArgs};
-use crate::error::ExitStatus;
+use crate::cli::{Cli, CompletionsArgs, ManArgs};
+use crate::error::{ExitStatus, UserError};
 use crate::output::Printer;
 use crate::session::Context;
 
@@ -53,7 +53,28 @@ pub fn run(
     Ok(ExitStatus::Success)
 }
 
-pub fn man(printer: &mut Printer) -> anyhow::Result<ExitStatus> {
+pub fn man(args: ManArgs, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
+    if let Some(dir) = args.dir {
+        let shown = crate::output::file(&dir);
+        let unwritable = |e: std::io::Error| {
+            UserError::new(format!("cannot write the man pages into `{shown}`: {e}"))
+                .hint("give a directory you can write to, such as ~/.local/share/man/man1")
+        };
+        std::fs::create_dir_all(&dir).map_err(unwritable)?;
+        clap_mangen::generate_to(Cli::command(), &dir).map_err(unwritable)?;
+        fn pages(command: &clap::Command) -> usize {
+            1 + command
+                .get_subcommands()
+                .filter(|s| !s.is_hide_set())
+                .map(pages)
+                .sum::<usize>()
+        }
+        let pages = pages(&Cli::command());
+        printer.note(&format!(
+            "wrote {pages} man pages into `{shown}`: `man mcpctl`, `man mcpctl-add`, …"
+        ));
+        return Ok(ExitStatus::Success);
+    }
     let mut page = Vec::new();
     clap_mangen::Man::new(Cli::command()).render(&mut page)?;
     printer.raw(&String::from_utf8_lossy(&page));

@@ -143,11 +143,15 @@ impl Report for DoctorReport {
     fn human(&self, paint: Paint) -> Vec<Block> {
         let s = &self.summary;
         if s.ok + s.warn + s.fail + s.skipped == 0 {
-            return vec![Block::Note(format!(
-                "no servers configured in {} client{}",
-                self.clients,
-                plural(self.clients)
-            ))];
+            return vec![Block::Note(if self.clients == 0 {
+                "nothing to check: no client detected here (`mcpctl clients --all` lists every client mcpctl knows and where it looks)".to_owned()
+            } else {
+                format!(
+                    "no servers configured in {} client{}",
+                    self.clients,
+                    plural(self.clients)
+                )
+            })];
         }
         let mut blocks = Vec::new();
         if let Some(rows) = &self.rows {

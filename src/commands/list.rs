@@ -135,6 +135,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
     let ListArgs {
         name,
         clients,
+        scope,
         show_secrets,
     } = args;
     if show_secrets {
@@ -215,6 +216,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         })
         .collect();
     rows.extend(parked_rows(&probe, &clients, name.as_deref(), show_secrets));
+    rows.retain(|row| scope.is_none_or(|scope| row.scope == scope.as_str()));
     // A name that matches nothing is an error with the closest name, as `remove` and
     // `doctor` say it. When a file could not be read it may hold the name: its error
     // speaks instead.
@@ -349,11 +351,17 @@ impl Report for ListReport {
                     || "no servers configured".to_owned(),
                     |n| format!("no server named `{n}`"),
                 );
-                blocks.push(Block::Note(format!(
-                    "{what} in {} client(s): {}",
-                    self.searched.len(),
-                    self.searched.join(", ")
-                )));
+                blocks.push(Block::Note(match self.searched.as_slice() {
+                    [] => format!(
+                        "{what}: no client detected here (`mcpctl clients --all` lists every client mcpctl knows and where it looks)"
+                    ),
+                    [one] => format!("{what} in {one}"),
+                    many => format!(
+                        "{what} in {} clients: {}",
+                        many.len(),
+                        many.join(", ")
+                    ),
+                }));
             }
             return blocks;
         }

@@ -45,6 +45,25 @@ pub fn forced(command: &Command) -> bool {
     }
 }
 
+/// What the command does with a file its client rejects as a whole: with `--force`, and
+/// for `check` (whose `--fix` repairs it before anything else), write it; else refuse.
+pub fn rejected(command: &Command) -> crate::session::Rejected {
+    use crate::session::Rejected;
+    if forced(command) || matches!(command, Command::Check(_)) {
+        return Rejected::Write;
+    }
+    Rejected::Refuse {
+        force: matches!(
+            command,
+            Command::Add(_)
+                | Command::Remove(_)
+                | Command::Apply(_)
+                | Command::Copy(_)
+                | Command::Update(_)
+        ),
+    }
+}
+
 /// Whether the command was given `--dry-run` (its JSON then says `"dry_run": true`).
 pub fn dry_run(command: &Command) -> bool {
     use crate::cli::SecretCommand;
@@ -107,7 +126,7 @@ pub fn writes(command: &Command) -> bool {
         | Command::Run(_)
         | Command::Bridge(_)
         | Command::Completions(_)
-        | Command::Man => false,
+        | Command::Man(_) => false,
     }
 }
 
@@ -190,7 +209,7 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Tools(args) => tools::run(args, ctx, printer),
         Command::Call(args) => call::run(args, ctx, printer),
         Command::Completions(args) => completions::run(args, ctx, printer),
-        Command::Man => completions::man(printer),
+        Command::Man(args) => completions::man(args, printer),
         Command::Plan(args) => plan::run(args, ctx, printer),
         Command::Apply(args) => apply::run(args, ctx, printer),
         Command::Profiles(args) => profiles::run(args, ctx, printer),

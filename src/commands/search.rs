@@ -22,8 +22,11 @@ pub struct Hit {
     pub runs: Vec<String>,
     pub description: String,
     pub status: Status,
-    /// `github` for `io.github.*` names (verified by GitHub login), else `domain`.
-    pub namespace: &'static str,
+    /// The name's namespace (`io.github.example` of `io.github.example/weather`).
+    pub namespace: String,
+    /// How the registry verified the namespace: `github` for `io.github.*` names (a
+    /// GitHub login), else `domain` (DNS or HTTP proof of the reversed domain).
+    pub verified_by: &'static str,
     /// The entry name `add` would use.
     pub entry_name: String,
 }
@@ -62,7 +65,8 @@ pub fn run(args: SearchArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                 runs,
                 description: registry::clean(&s.description),
                 status: i.status(),
-                namespace: if s.name.starts_with("io.github.") {
+                namespace: registry::clean(s.name.split_once('/').map_or("", |(ns, _)| ns)),
+                verified_by: if s.name.starts_with("io.github.") {
                     "github"
                 } else {
                     "domain"

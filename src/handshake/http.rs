@@ -129,6 +129,10 @@ struct Http {
     challenge: Option<Option<String>>,
 }
 
+/// Winsock's answers for a name that does not resolve (`WSAHOST_NOT_FOUND`,
+/// `WSANO_DATA`): what getaddrinfo's error is on Windows. No Unix errno has these values.
+const WINSOCK_HOST_NOT_FOUND: [i32; 2] = [11001, 11004];
+
 /// "cannot resolve host `mcp.example.com`": the host of `url`, named, with what to check.
 fn unresolved(url: &str) -> String {
     let host = url
@@ -166,8 +170,14 @@ impl Http {
                 reason: unresolved(url),
             },
             // getaddrinfo's own words ("failed to lookup address information: Name or
-            // service not known") name no host.
-            ureq::Error::Io(io) if io.to_string().contains("failed to lookup address") => {
+            // service not known") name no host; Windows' ("Host not found. (os error
+            // 11001)") neither.
+            ureq::Error::Io(io)
+                if io.to_string().contains("failed to lookup address")
+                    || io
+                        .raw_os_error()
+                        .is_some_and(|code| WINSOCK_HOST_NOT_FOUND.contains(&code)) =>
+            {
                 ProbeError::Connect {
                     url: url.to_owned(),
                     reason: unresolved(url),
@@ -416,7 +426,7 @@ impl Streamable {
                 let _ = self.post(reply, None, deadline, phase);
                 None
             }
-            Incoming::Invalid(line) => Some(Err(ProbeError::NonJson { line, phase })),
+            Incoming::Invalid(line) => Some(Err(ProbeError::NonJsonBody { line, phase })),
             Incoming::Response { .. } | Incoming::Notification => None,
         }
     }
@@ -757,7 +767,7 @@ impl Channel for Legacy {
                 Incoming::Request { id, method } => {
                     self.post(jsonrpc::reply_to_server(&id, &method), until, phase)?;
                 }
-                Incoming::Invalid(line) => return Err(ProbeError::NonJson { line, phase }),
+                Incoming::Invalid(line) => return Err(ProbeError::NonJsonBody { line, phase }),
                 Incoming::Notification => {}
             }
         }

@@ -375,6 +375,10 @@ pub enum ProbeError {
         "server wrote a line that is not JSON-RPC on stdout during {phase}: `{line}` (an MCP server must log to stderr, never stdout)"
     )]
     NonJson { line: String, phase: Phase },
+    #[error(
+        "the server's HTTP reply to {phase} is not JSON-RPC: `{line}` (is this the MCP endpoint? they are usually `/mcp`)"
+    )]
+    NonJsonBody { line: String, phase: Phase },
     #[error("server answered {phase} with JSON-RPC error {code}{}: {message}", rpc_code_name(*.code))]
     JsonRpc {
         code: i64,
@@ -462,7 +466,7 @@ impl ProbeError {
             ProbeError::EchoesInput { .. } => "not_mcp",
             ProbeError::ClosedEarly { .. } => "closed_early",
             ProbeError::Timeout { .. } => "timeout",
-            ProbeError::NonJson { .. } => "non_json",
+            ProbeError::NonJson { .. } | ProbeError::NonJsonBody { .. } => "non_json",
             ProbeError::JsonRpc { code, .. } if PROTOCOL_CODES.contains(code) => "protocol",
             ProbeError::JsonRpc { .. } => "json_rpc",
             ProbeError::BadResult { .. } => "bad_result",

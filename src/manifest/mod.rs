@@ -315,13 +315,16 @@ impl TomlParser<'_> {
     }
 
     fn unknown(&self, id: &str, offset: usize) -> ManifestError {
-        self.err_at(
-            Some(offset),
-            format!(
-                "unknown client `{id}`; known clients: {}",
-                self.table.ids().join(", ")
+        let said = match self.table.lookup(id) {
+            crate::clients::Lookup::Unknown {
+                suggestion: Some(near),
+            } => format!("unknown client `{id}`; did you mean `{near}`?"),
+            _ => format!(
+                "unknown client `{id}`; `mcpctl clients --all` lists the {} known ids",
+                self.table.ids().len()
             ),
-        )
+        };
+        self.err_at(Some(offset), said)
     }
 
     /// The top-level `clients`: "detected" (or left out), or known ids.

@@ -53,13 +53,13 @@ impl RegistryError {
     pub fn hint(&self) -> String {
         match self {
             RegistryError::Unreachable { .. } => {
-                "check the network or proxy, or point `--registry`/MCPCTL_REGISTRY at a reachable registry; nothing was written".to_owned()
+                "check the network or proxy, or point `--registry`/MCPCTL_REGISTRY at a reachable registry".to_owned()
             }
             RegistryError::Status { status, .. } if *status >= 500 => {
-                "the registry has a problem; try again later; nothing was written".to_owned()
+                "the registry has a problem; try again later".to_owned()
             }
             RegistryError::Status { .. } | RegistryError::BadJson { .. } => {
-                "is `--registry`/MCPCTL_REGISTRY the base URL of an MCP registry (it serves /v0.1/servers)? nothing was written".to_owned()
+                "is `--registry`/MCPCTL_REGISTRY the base URL of an MCP registry (it serves /v0.1/servers)?".to_owned()
             }
             RegistryError::NotFound { closest, .. } if !closest.is_empty() => {
                 format!("closest names: {}", closest.join(", "))
@@ -74,7 +74,7 @@ impl RegistryError {
                 format!("drop the version to get the newest: `mcpctl add {name}`")
             }
             RegistryError::Redirect { to, .. } => format!(
-                "if you trust it, point `--registry`/MCPCTL_REGISTRY at {} itself; nothing was written",
+                "if you trust it, point `--registry`/MCPCTL_REGISTRY at {} itself",
                 origin(to)
             ),
         }
@@ -120,6 +120,17 @@ pub struct Found {
     pub offline: Option<(RegistryError, u64)>,
 }
 
+/// The registry's base URL from what a person gave: the address of a listing they copied
+/// (`…/v0.1/servers`, `…/v0/servers/`) stands for the registry it belongs to, so the API
+/// paths are not doubled.
+fn api_base(given: &str) -> String {
+    let mut base = given.trim_end_matches('/');
+    for tail in ["/servers", "/v0.1", "/v0"] {
+        base = base.strip_suffix(tail).unwrap_or(base);
+    }
+    base.to_owned()
+}
+
 impl Registry {
     pub fn new(base: &str, cache_dir: Option<PathBuf>) -> Registry {
         let agent: ureq::Agent = ureq::Agent::config_builder()
@@ -132,7 +143,7 @@ impl Registry {
             .build()
             .into();
         Registry {
-            base: base.trim_end_matches('/').to_owned(),
+            base: api_base(base),
             agent,
             cache_dir,
         }
@@ -475,4 +486,25 @@ pub fn sse_alternatives(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod base_tests {
+    #[test]
+    fn a_copied_listing_address_stands_for_its_registry() {
+        for given in [
+            "https://r.example",
+            "https://r.example/",
+            "https://r.example/v0.1/servers",
+            "https://r.example/v0.1/servers/",
+            "https://r.example/v0/servers",
+            "https://r.example/v0.1",
+        ] {
+            assert_eq!(super::api_base(given), "https://r.example", "{given}");
+        }
+        assert_eq!(
+            super::api_base("https://r.example/mirror"),
+            "https://r.example/mirror"
+        );
+    }
 }

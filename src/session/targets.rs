@@ -8,6 +8,11 @@ use crate::session::Context;
 
 /// One client named on the command line: an id in any case, an alias or a display name.
 pub fn resolve<'a>(ctx: &'a Context, word: &str) -> anyhow::Result<&'a Client> {
+    if word.trim().eq_ignore_ascii_case("all") {
+        return Err(UserError::new("`-c all` names no client")
+            .hint("use `--all` for every detected client; `mcpctl clients --all` lists every id")
+            .into());
+    }
     match ctx.table.lookup(word) {
         Lookup::Found(client) => Ok(client),
         Lookup::Ambiguous(clients) => Err(UserError::new(format!(

@@ -99,6 +99,16 @@ impl Intent {
         self.save()
     }
 
+    /// Change what the intent says of its files (`State::rebase`: a backup it names was
+    /// kept again without a secret), durably, as a new line.
+    pub fn rebase(&mut self, change: &dyn Fn(&mut FileChange) -> bool) -> std::io::Result<()> {
+        let mut changed = false;
+        for file in &mut self.entry.files {
+            changed |= change(file);
+        }
+        if changed { self.save() } else { Ok(()) }
+    }
+
     /// Append the intent as it is now and make it durable.
     fn save(&mut self) -> std::io::Result<()> {
         let mut line = serde_json::to_vec(&self.entry).map_err(std::io::Error::other)?;
@@ -225,7 +235,32 @@ fn process_exists(pid: u32) -> bool {
     result == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
 }
 
-#[cfg(not(unix))]
+/// Whether a process with this pid exists: one that can be opened and has not exited.
+/// A pid Windows knows nothing of makes `OpenProcess` fail with `ERROR_INVALID_PARAMETER`;
+/// any other failure (access denied) counts as running.
+#[cfg(windows)]
+fn process_exists(pid: u32) -> bool {
+    use windows_sys::Win32::Foundation::{
+        CloseHandle, ERROR_INVALID_PARAMETER, GetLastError, STILL_ACTIVE,
+    };
+    use windows_sys::Win32::System::Threading::{
+        GetExitCodeProcess, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION,
+    };
+    // SAFETY: OpenProcess takes plain values; the handle it returns is closed below.
+    let handle = unsafe { OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid) };
+    if handle.is_null() {
+        // SAFETY: reads this thread's last error, set by the failed call above.
+        return unsafe { GetLastError() } != ERROR_INVALID_PARAMETER;
+    }
+    let mut code = 0u32;
+    // SAFETY: `handle` is an open process handle and `code` a valid u32 to write.
+    let read = unsafe { GetExitCodeProcess(handle, &raw mut code) };
+    // SAFETY: `handle` was opened above and is closed once.
+    unsafe { CloseHandle(handle) };
+    read == 0 || code == STILL_ACTIVE.cast_unsigned()
+}
+
+#[cfg(not(any(unix, windows)))]
 fn process_exists(_pid: u32) -> bool {
     true
 }

@@ -13,9 +13,9 @@ fn args<'a>(head: &[&'a str], tail: &[&'a str]) -> Vec<&'a str> {
 fn add_then_remove_restores_every_fixture_byte_for_byte() {
     let cases = [
         ("cursor", "cursor/mcp.json", ".cursor/mcp.json"),
-        ("vscode", "vscode/mcp.json", ".config/Code/User/mcp.json"),
+        ("vscode", "vscode/mcp.json", crate::env::VSCODE),
         ("codex", "codex/config.toml", ".codex/config.toml"),
-        ("zed", "zed/settings.json", ".config/zed/settings.json"),
+        ("zed", "zed/settings.json", crate::env::ZED),
         (
             "gemini-cli",
             "gemini-cli/settings.json",
@@ -70,7 +70,10 @@ fn add_preserves_crlf_and_bom() {
         text.matches("\r\n").count(),
         "a bare LF crept in:\n{text}"
     );
-    assert_eq!(jsonc(&bytes)["mcpServers"]["mem"]["command"], "npx");
+    assert_eq!(
+        crate::env::command_of(&jsonc(&bytes)["mcpServers"]["mem"]),
+        "npx"
+    );
     assert_eq!(jsonc(&bytes)["mcpServers"]["time"]["timeout"], 30000);
 }
 
@@ -98,14 +101,12 @@ fn add_writes_each_clients_dialect() {
         get(".codeium/windsurf/mcp_config.json")["mcpServers"]["docs"]["serverUrl"],
         "https://docs.example.com/mcp"
     );
+    assert_eq!(get(crate::env::VSCODE)["servers"]["docs"]["type"], "http");
     assert_eq!(
-        get(".config/Code/User/mcp.json")["servers"]["docs"]["type"],
-        "http"
-    );
-    assert_eq!(
-        get(
-            ".config/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"
-        )["mcpServers"]["docs"]["type"],
+        get(&format!(
+            "{}/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json",
+            crate::env::CONFIG_HOME
+        ))["mcpServers"]["docs"]["type"],
         "streamableHttp"
     );
     assert_eq!(
@@ -126,13 +127,31 @@ fn add_writes_each_clients_dialect() {
         MEMORY,
     ))
     .ok();
+    // Windows starts npx (a batch shim there) through `cmd /c`.
+    let (command, wrapped) = if cfg!(windows) {
+        (
+            json!([
+                "cmd",
+                "/c",
+                "npx",
+                "-y",
+                "@modelcontextprotocol/server-memory"
+            ]),
+            "cmd",
+        )
+    } else {
+        (
+            json!(["npx", "-y", "@modelcontextprotocol/server-memory"]),
+            "npx",
+        )
+    };
     assert_eq!(
         get(".config/opencode/opencode.json")["mcp"]["mem"],
-        json!({"type":"local","command":["npx","-y","@modelcontextprotocol/server-memory"],"environment":{"A":"1"}})
+        json!({"type":"local","command":command,"environment":{"A":"1"}})
     );
     let toml = env.read_str(".codex/config.toml");
     assert!(toml.contains("[mcp_servers.mem]"), "{toml}");
-    assert!(toml.contains("command = \"npx\""), "{toml}");
+    assert!(toml.contains(&format!("command = \"{wrapped}\"")), "{toml}");
 }
 
 #[test]
@@ -191,7 +210,7 @@ fn windows_target_wraps_npx_in_cmd_c_once() {
     ))
     .ok();
     assert_eq!(
-        jsonc(&env.read(".cursor/mcp.json"))["mcpServers"]["plain"]["command"],
+        crate::env::command_of(&jsonc(&env.read(".cursor/mcp.json"))["mcpServers"]["plain"]),
         "npx"
     );
     env.run(&[
@@ -284,7 +303,9 @@ fn unparsable_file_is_never_written_and_error_names_line_and_column() {
         .run(&args(&["add", "mem", "-c", "cursor"], MEMORY))
         .code(2);
     assert!(
-        run.stdout.contains("~/.cursor/mcp.json") && run.stdout.contains("4:"),
+        run.stdout
+            .contains(&crate::env::os_path("~/.cursor/mcp.json"))
+            && run.stdout.contains("4:"),
         "{}",
         run.stdout
     );
@@ -309,7 +330,7 @@ fn empty_file_counts_as_empty_config() {
     env.write(".cursor/mcp.json", b"  \n");
     env.run(&args(&["add", "mem", "-c", "cursor"], MEMORY)).ok();
     assert_eq!(
-        jsonc(&env.read(".cursor/mcp.json"))["mcpServers"]["mem"]["command"],
+        crate::env::command_of(&jsonc(&env.read(".cursor/mcp.json"))["mcpServers"]["mem"]),
         "npx"
     );
 }
@@ -397,7 +418,10 @@ fn dry_run_prints_a_diff_and_writes_nothing() {
         .run(&args(&["add", "mem", "-c", "cursor", "--dry-run"], MEMORY))
         .ok();
     assert!(
-        run.stdout.contains("+++ b/~/.cursor/mcp.json"),
+        run.stdout.contains(&format!(
+            "+++ b/{}",
+            crate::env::os_path("~/.cursor/mcp.json")
+        )),
         "{}",
         run.stdout
     );
@@ -428,7 +452,9 @@ fn local_and_project_scopes() {
     .ok();
     let v = jsonc(&env.read(".claude.json"));
     assert_eq!(
-        v["projects"][project_arg]["mcpServers"]["mem"]["command"],
+        crate::env::command_of(
+            &v["projects"][crate::env::claude_key(project_arg)]["mcpServers"]["mem"]
+        ),
         "npx"
     );
     assert_eq!(v["numStartups"], 42);
@@ -447,7 +473,7 @@ fn local_and_project_scopes() {
     ))
     .ok();
     assert_eq!(
-        jsonc(&env.read("code/app/.cursor/mcp.json"))["mcpServers"]["mem"]["command"],
+        crate::env::command_of(&jsonc(&env.read("code/app/.cursor/mcp.json"))["mcpServers"]["mem"]),
         "npx"
     );
     assert_eq!(
@@ -539,7 +565,7 @@ fn variable_references_are_spelled_the_way_each_client_expands_them() {
         "${MODE:-fast}"
     );
     assert_eq!(
-        get(".config/Code/User/mcp.json")["servers"]["gh"]["env"]["GITHUB_TOKEN"],
+        get(crate::env::VSCODE)["servers"]["gh"]["env"]["GITHUB_TOKEN"],
         "${env:GITHUB_TOKEN}"
     );
     assert_eq!(
@@ -606,6 +632,7 @@ fn variable_references_are_spelled_the_way_each_client_expands_them() {
 }
 
 #[test]
+#[cfg(unix)] // the big file's projects are keyed by Unix paths (`/home/alice/…`)
 fn big_claude_json_add_remove_is_byte_identical() {
     // Real ~/.claude.json files reach tens to hundreds of MB; this one is a few MB with
     // the shapes that matter: a large `projects` map, escapes, unicode, floats.
@@ -648,9 +675,9 @@ fn big_claude_json_add_remove_is_byte_identical() {
     ))
     .ok();
     let v = jsonc(&env.read(".claude.json"));
-    assert_eq!(v["mcpServers"]["mem2"]["command"], "npx");
+    assert_eq!(crate::env::command_of(&v["mcpServers"]["mem2"]), "npx");
     assert_eq!(
-        v["projects"]["/home/alice/code/p7"]["mcpServers"]["mem2"]["command"],
+        crate::env::command_of(&v["projects"]["/home/alice/code/p7"]["mcpServers"]["mem2"]),
         "npx"
     );
     env.run(&["remove", "mem2", "-c", "claude-code"]).ok();
@@ -764,8 +791,15 @@ fn claude_local_scope_on_windows_keys_by_the_forward_slash_path() {
     let env = TestEnv::new();
     let home = env.home().to_str().unwrap().to_owned();
     let project = r"C:\Users\dev\proj";
-    let slashed = format!("{home}/C:/Users/dev/proj");
-    let native = format!("{home}/{project}");
+    // The simulation on Linux takes `C:\…` as a relative path (under HOME).
+    let (slashed, native) = if cfg!(windows) {
+        ("C:/Users/dev/proj".to_owned(), project.to_owned())
+    } else {
+        (
+            format!("{home}/C:/Users/dev/proj"),
+            format!("{home}/{project}"),
+        )
+    };
     let win = |rest: &[&str]| {
         let mut all = vec!["--platform", "windows", "--project", project];
         all.extend_from_slice(rest);
@@ -838,8 +872,15 @@ fn claude_local_add_on_windows_moves_an_entry_from_the_backslash_key() {
     let env = TestEnv::new();
     let home = env.home().to_str().unwrap().to_owned();
     let project = r"C:\Users\dev\proj";
-    let slashed = format!("{home}/C:/Users/dev/proj");
-    let native = format!("{home}/{project}");
+    // The simulation on Linux takes `C:\…` as a relative path (under HOME).
+    let (slashed, native) = if cfg!(windows) {
+        ("C:/Users/dev/proj".to_owned(), project.to_owned())
+    } else {
+        (
+            format!("{home}/C:/Users/dev/proj"),
+            format!("{home}/{project}"),
+        )
+    };
     let old = json!({"type": "stdio", "command": "node", "args": ["old.js"]});
     env.write(
         ".claude.json",

@@ -20,7 +20,9 @@ fn clients_json_has_every_row_with_contract_fields() {
     let absolute = env.path(".cursor/mcp.json").display().to_string();
     assert_eq!(cursor["path"], absolute.as_str());
     let desktop = rows.iter().find(|r| r["id"] == "claude-desktop").unwrap();
-    assert_eq!(desktop["path"], serde_json::Value::Null, "no Linux build");
+    if !cfg!(windows) {
+        assert_eq!(desktop["path"], serde_json::Value::Null, "no Linux build");
+    }
 }
 
 #[test]
@@ -154,7 +156,7 @@ fn clients_override_file_adds_a_client() {
     let env = TestEnv::new();
     let table = env.write(
         "extra.toml",
-        b"[[client]]\nid = \"my-agent\"\nname = \"My Agent\"\nformat = \"json\"\nservers_key = [\"mcpServers\"]\ndialect = \"standard\"\npaths.linux = \"{home}/.my-agent/mcp.json\"\nsource = \"local\"\n",
+        b"[[client]]\nid = \"my-agent\"\nname = \"My Agent\"\nformat = \"json\"\nservers_key = [\"mcpServers\"]\ndialect = \"standard\"\npaths.linux = \"{home}/.my-agent/mcp.json\"\npaths.windows = \"{home}/.my-agent/mcp.json\"\nsource = \"local\"\n",
     );
     std::fs::create_dir_all(env.path(".my-agent")).unwrap();
     let run = env
@@ -198,7 +200,7 @@ fn a_new_field_spelling_is_only_a_table_row() {
     let env = TestEnv::new();
     let table = env.write(
         "extra.toml",
-        b"[[client]]\nid = \"spelled\"\nname = \"Spelled\"\nformat = \"json\"\nservers_key = [\"extensions\"]\ndialect = \"standard\"\npaths.linux = \"{home}/.spelled/config.json\"\nfields = { command_key = \"cmd\", env_key = \"envs\", url_key = \"uri\", extra_keys = [] }\nsource = \"local\"\n",
+        b"[[client]]\nid = \"spelled\"\nname = \"Spelled\"\nformat = \"json\"\nservers_key = [\"extensions\"]\ndialect = \"standard\"\npaths.linux = \"{home}/.spelled/config.json\"\npaths.windows = \"{home}/.spelled/config.json\"\nfields = { command_key = \"cmd\", env_key = \"envs\", url_key = \"uri\", extra_keys = [] }\nsource = \"local\"\n",
     );
     let table = table.to_str().unwrap();
     std::fs::create_dir_all(env.path(".spelled")).unwrap();
@@ -208,7 +210,7 @@ fn a_new_field_spelling_is_only_a_table_row() {
         env.run(&all)
     };
     with_table(&[
-        "add", "mem", "-c", "spelled", "--env", "A=1", "--", "npx", "-y", "m@1",
+        "add", "mem", "-c", "spelled", "--env", "A=1", "--", "node", "-y", "m@1",
     ])
     .ok();
     with_table(&[
@@ -225,7 +227,7 @@ fn a_new_field_spelling_is_only_a_table_row() {
     assert_eq!(
         written["extensions"],
         serde_json::json!({
-            "mem": {"cmd": "npx", "args": ["-y", "m@1"], "envs": {"A": "1"}},
+            "mem": {"cmd": "node", "args": ["-y", "m@1"], "envs": {"A": "1"}},
             "web": {"uri": "https://x.example/mcp"}
         })
     );
@@ -233,7 +235,7 @@ fn a_new_field_spelling_is_only_a_table_row() {
     let mem = &listed.as_array().unwrap()[0];
     assert_eq!(
         (mem["command"].as_str(), mem["env"]["A"].as_str()),
-        (Some("npx"), Some("<redacted>"))
+        (Some("node"), Some("<redacted>"))
     );
     let path = env.path(".spelled/config.json");
     let checked = with_table(&[

@@ -3,9 +3,11 @@
 
 use crate::env::TestEnv;
 
+#[cfg(unix)] // only Unix-only tests use it
 const MINE: &str = ".continue/mcpServers/mcpctl.json";
 
 #[test]
+#[cfg(unix)] // expects npx unwrapped (Windows writes `cmd /c npx`)
 fn servers_go_to_mcpctls_own_file_and_nothing_else_is_touched() {
     let env = TestEnv::new();
     let config = "name: Local Assistant\nversion: 1.0.0\nschema: v1\nmcpServers:\n  - name: SQLite\n    command: npx\n    args: [-y, mcp-sqlite]\n";

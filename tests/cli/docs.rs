@@ -78,6 +78,7 @@ fn markdown_files() -> Vec<String> {
 // The command reference: one page per subcommand, its `--help` generated from clap.
 
 /// Every subcommand but clap's own `help`, in `--help` order.
+#[cfg(unix)] // only Unix-only tests use it
 fn subcommands() -> Vec<(String, String)> {
     use clap::CommandFactory;
     mcpctl::api::cli::Cli::command()
@@ -89,6 +90,7 @@ fn subcommands() -> Vec<(String, String)> {
         .collect()
 }
 
+#[cfg(unix)] // only Unix-only tests use it
 fn help_of(command: &str) -> String {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpctl"))
         .args([command, "--help"])
@@ -101,10 +103,13 @@ fn help_of(command: &str) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+#[cfg(unix)] // only Unix-only tests use it
 const HELP_START: &str = "<!-- help:start: generated from `mcpctl COMMAND --help` (src/cli.rs); `MCPCTL_UPDATE_README=1 cargo test --test cli docs` rewrites it -->\n";
+#[cfg(unix)] // only Unix-only tests use it
 const HELP_END: &str = "<!-- help:end -->";
 
 #[test]
+#[cfg(unix)] // the pages are generated from the Linux binary's --help
 fn command_reference_is_generated_from_clap() {
     let commands = subcommands();
     let mut index = String::from("| command | what it does |\n|---|---|\n");

@@ -13,7 +13,7 @@ use crate::env::{TestEnv, jsonc};
 
 const CURSOR: &str = ".cursor/mcp.json";
 const CLAUDE: &str = ".claude.json";
-const ORIGINAL: &str = "{\n  // hand-made\n  \"mcpServers\": {\n    \"keep\": {\"command\": \"uvx\", \"args\": [\"keep-server\"]}\n  },\n  \"theme\": \"dark\"\n}\n";
+const ORIGINAL: &str = "{\n  \"note\": \"hand-made\",\n  \"mcpServers\": {\n    \"keep\": {\"command\": \"uvx\", \"args\": [\"keep-server\"]}\n  },\n  \"theme\": \"dark\"\n}\n";
 
 /// `env.command(args)` with a fault armed (see `src/fault.rs`).
 pub fn faulty(env: &TestEnv, fault: &str, args: &[&str]) -> crate::env::Run {
@@ -22,10 +22,17 @@ pub fn faulty(env: &TestEnv, fault: &str, args: &[&str]) -> crate::env::Run {
     run_of(command)
 }
 
+/// [`crate::env::Run`] of `command`, a kill as code -1: a signal on Unix (no exit code);
+/// on Windows the fault hook's `abort()`, which ends the process with
+/// `STATUS_STACK_BUFFER_OVERRUN` (0xC0000409).
 pub fn run_of(mut command: std::process::Command) -> crate::env::Run {
     let out = command.output().unwrap();
+    let code = match out.status.code() {
+        Some(code) if !(cfg!(windows) && code as u32 == 0xC000_0409) => code,
+        _ => -1,
+    };
     crate::env::Run {
-        code: out.status.code().unwrap_or(-1),
+        code,
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
@@ -59,7 +66,12 @@ pub fn parked(env: &TestEnv, name: &str) -> bool {
 fn in_place_writer_mid_write_is_waited_for_not_read_as_empty() {
     use std::io::Write;
     let env = TestEnv::new();
-    let path = env.write(CLAUDE, ORIGINAL.replace("// hand-made\n  ", "").as_bytes());
+    let path = env.write(
+        CLAUDE,
+        ORIGINAL
+            .replace("\"note\": \"hand-made\",\n  ", "")
+            .as_bytes(),
+    );
     env.run(&["add", "a", "-c", "claude-code", "--", "npx", "a"])
         .ok();
     let content = env.read(CLAUDE);
@@ -136,7 +148,11 @@ fn in_place_writer_of_a_file_mcpctl_never_wrote_is_waited_for() {
     );
     assert!(out.status.success(), "{stderr}");
     assert!(servers.contains(&"b".to_owned()), "{servers:?}");
-    assert!(env.read(CLAUDE).starts_with(b"{\n  // hand-made"), "{now}");
+    assert!(
+        env.read(CLAUDE)
+            .starts_with(b"{\n  \"note\": \"hand-made\""),
+        "{now}"
+    );
 }
 
 /// Issue 39 G1: a config file of 0 bytes that nobody is writing is reported, not replaced
@@ -365,7 +381,7 @@ fn apply_rollback_never_erases_a_concurrent_add() {
     env.write(CURSOR, ORIGINAL.as_bytes());
     env.write(CLAUDE, b"{\"theme\": \"dark\"}\n");
     env.write(".gemini/settings.json", b"{}\n");
-    env.write(".config/mcpctl/mcpctl.toml", THREE.as_bytes());
+    env.write(crate::env::MANIFEST, THREE.as_bytes());
     let gate = env.dir.path().join("gate");
     let mut command = env.command(&["apply"]);
     command
@@ -414,7 +430,10 @@ fn apply_rollback_never_erases_a_concurrent_add() {
         servers.contains(&"concurrent".to_owned()),
         "the concurrent add was erased: {servers:?}\n{stderr}"
     );
-    assert!(stderr.contains(".cursor/mcp.json"), "{stderr}");
+    assert!(
+        stderr.contains(&crate::env::os_path(".cursor/mcp.json")),
+        "{stderr}"
+    );
 }
 
 /// A command whose intent file exists but is not locked yet is alive, not dead: a

@@ -19,11 +19,28 @@ pub struct Run {
 impl Run {
     /// Run `command` to the end and keep its exit code and output.
     pub fn of(mut command: Command) -> Run {
+        let mut output = command.output();
+        for _ in 0..20 {
+            match &output {
+                // Wine under load now and then fails a CreateProcess with
+                // ERROR_INTERNAL_ERROR (1359), which real Windows does not; a binary a test
+                // just copied is busy (ETXTBSY) while another test's fork still holds the
+                // copy's write handle. Both pass: try again.
+                Err(e)
+                    if (cfg!(windows) && e.raw_os_error() == Some(1359))
+                        || e.kind() == std::io::ErrorKind::ExecutableFileBusy =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    output = command.output();
+                }
+                _ => break,
+            }
+        }
         let Output {
             status,
             stdout,
             stderr,
-        } = command.output().unwrap();
+        } = output.unwrap();
         Run {
             code: status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&stdout).into_owned(),
@@ -83,8 +100,11 @@ impl TestEnv {
         self.dir.path().join("sysroot")
     }
 
+    /// `rel` (`/`-separated) under HOME, with the host's separators (as mcpctl prints it).
     pub fn path(&self, rel: &str) -> PathBuf {
-        self.home().join(rel)
+        rel.split('/')
+            .filter(|part| !part.is_empty())
+            .fold(self.home(), |path, part| path.join(part))
     }
 
     pub fn write(&self, rel: &str, bytes: &[u8]) -> PathBuf {
@@ -115,6 +135,7 @@ impl TestEnv {
         let mut cmd = Command::new(program);
         cmd.args(args)
             .env_clear()
+            .envs(windows_basics())
             .env("HOME", &home)
             .env("USERPROFILE", &home)
             .env("APPDATA", home.join("AppData/Roaming"))
@@ -124,7 +145,7 @@ impl TestEnv {
             // System paths (Claude Code's managed-mcp.json) resolve inside the temp dir.
             .env("MCPCTL_SYSROOT", self.sysroot())
             .env("ProgramFiles", self.sysroot().join("Program Files"))
-            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+            .env("PATH", search_path(&[bin]))
             // Row ages (`clients`: stale after 90 days) as of the day the table was checked,
             // so outputs do not change with the calendar.
             .env("MCPCTL_TODAY", "2026-12-01")
@@ -162,9 +183,10 @@ impl TestEnv {
         std::fs::create_dir_all(&home).unwrap();
         let bin = self.dir.path().join("bin");
         std::fs::create_dir_all(&bin).unwrap();
-        let inherited = std::env::var("PATH").unwrap_or_default();
+        let inherited = std::env::var_os("PATH").unwrap_or_default();
         let mut cmd = Command::new(program);
         cmd.env_clear()
+            .envs(windows_basics())
             .env("HOME", &home)
             .env("USERPROFILE", &home)
             .env("APPDATA", home.join("AppData/Roaming"))
@@ -172,7 +194,11 @@ impl TestEnv {
             .env("XDG_CONFIG_HOME", home.join(".config"))
             .env(
                 "PATH",
-                format!("{}:{inherited}:/usr/bin:/bin", bin.display()),
+                search_path(
+                    &std::iter::once(bin)
+                        .chain(std::env::split_paths(&inherited))
+                        .collect::<Vec<_>>(),
+                ),
             )
             .env("NO_COLOR", "1")
             .env("COLUMNS", "100")
@@ -184,16 +210,130 @@ impl TestEnv {
         cmd
     }
 
-    /// Make a fake executable named `name` on PATH (for detection).
+    /// Make a fake executable named `name` on PATH (for detection): a `sh` script, on
+    /// Windows a `NAME.cmd` (found through `PATHEXT`, as npm's shims are).
     pub fn on_path(&self, name: &str) {
-        let path = self.dir.path().join("bin").join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, "#!/bin/sh\nexit 0\n").unwrap();
+        let bin = self.dir.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        #[cfg(windows)]
+        std::fs::write(bin.join(format!("{name}.cmd")), "@exit /b 0\r\n").unwrap();
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
+            let path = bin.join(name);
+            std::fs::write(&path, "#!/bin/sh\nexit 0\n").unwrap();
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
+    }
+}
+
+/// A search path: `dirs`, then the system's programs (`/usr/bin`, `/bin`; on Windows
+/// `%SystemRoot%\System32` and `%SystemRoot%`), joined as the host joins them.
+pub fn search_path(dirs: &[PathBuf]) -> std::ffi::OsString {
+    let system: Vec<PathBuf> = if cfg!(windows) {
+        let root =
+            PathBuf::from(std::env::var_os("SystemRoot").unwrap_or_else(|| r"C:\windows".into()));
+        vec![root.join("System32"), root]
+    } else {
+        vec![PathBuf::from("/usr/bin"), PathBuf::from("/bin")]
+    };
+    std::env::join_paths(dirs.iter().cloned().chain(system)).unwrap()
+}
+
+/// What every Windows process has, kept through `env_clear` (none elsewhere): the system
+/// folder (sockets and `cmd.exe` need it), `cmd.exe` itself and the extensions a command
+/// is found by.
+pub fn windows_basics() -> Vec<(&'static str, std::ffi::OsString)> {
+    if !cfg!(windows) {
+        return Vec::new();
+    }
+    ["SystemRoot", "windir", "ComSpec", "PATHEXT"]
+        .into_iter()
+        .filter_map(|name| Some((name, std::env::var_os(name)?)))
+        .collect()
+}
+
+/// `rel` (`/`-separated) with the host's separators: how mcpctl shows `~/rel` here.
+pub fn os_path(rel: &str) -> String {
+    if cfg!(windows) {
+        rel.replace('/', "\\")
+    } else {
+        rel.to_owned()
+    }
+}
+
+/// The per-user settings folder under HOME that VS Code and mcpctl's own manifest use:
+/// `.config` (XDG) on Linux, `%APPDATA%` on Windows.
+pub const CONFIG_HOME: &str = if cfg!(windows) {
+    "AppData/Roaming"
+} else {
+    ".config"
+};
+
+/// VS Code's user `mcp.json` under HOME on this OS.
+pub const VSCODE: &str = if cfg!(windows) {
+    "AppData/Roaming/Code/User/mcp.json"
+} else {
+    ".config/Code/User/mcp.json"
+};
+
+/// VS Code's user `settings.json` under HOME on this OS.
+pub const VSCODE_SETTINGS: &str = if cfg!(windows) {
+    "AppData/Roaming/Code/User/settings.json"
+} else {
+    ".config/Code/User/settings.json"
+};
+
+/// Zed's user `settings.json` under HOME on this OS.
+pub const ZED: &str = if cfg!(windows) {
+    "AppData/Roaming/Zed/settings.json"
+} else {
+    ".config/zed/settings.json"
+};
+
+/// Goose's `config.yaml` under HOME on this OS.
+pub const GOOSE: &str = if cfg!(windows) {
+    "AppData/Roaming/Block/goose/config/config.yaml"
+} else {
+    ".config/goose/config.yaml"
+};
+
+/// An entry's command with Windows' `cmd /c` wrapper taken off: mcpctl writes `npx` (a
+/// batch shim there) as `cmd /c npx …` on Windows, so `"npx"` holds on every OS.
+pub fn command_of(entry: &serde_json::Value) -> serde_json::Value {
+    let (command, args) = (&entry["command"], &entry["args"]);
+    if cfg!(windows) && command == "cmd" && args[0] == "/c" {
+        args[1].clone()
+    } else {
+        command.clone()
+    }
+}
+
+/// An entry's arguments with Windows' `cmd /c COMMAND` taken off (see [`command_of`]).
+pub fn args_of(entry: &serde_json::Value) -> serde_json::Value {
+    let (command, args) = (&entry["command"], &entry["args"]);
+    match args.as_array() {
+        Some(list) if cfg!(windows) && command == "cmd" && args[0] == "/c" => {
+            serde_json::Value::Array(list[2..].to_vec())
+        }
+        _ => args.clone(),
+    }
+}
+
+/// mcpctl's own user manifest under HOME on this OS.
+pub const MANIFEST: &str = if cfg!(windows) {
+    "AppData/Roaming/mcpctl/mcpctl.toml"
+} else {
+    ".config/mcpctl/mcpctl.toml"
+};
+
+/// How Claude Code keys a project directory in `~/.claude.json`: the path as given, with
+/// every `\\` made `/` on Windows.
+pub fn claude_key(project: &str) -> String {
+    if cfg!(windows) {
+        project.replace('\\', "/")
+    } else {
+        project.to_owned()
     }
 }
 

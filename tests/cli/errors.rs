@@ -8,7 +8,7 @@ use crate::env::TestEnv;
 fn all_say(file: &str, client: &str, text: &str, expected: &str) {
     let env = TestEnv::new();
     env.write(file, text.as_bytes());
-    let shown = format!("~/{file}{expected}");
+    let shown = format!("{}{expected}", crate::env::os_path(&format!("~/{file}")));
     let absolute = format!("{}{expected}", env.path(file).display());
     let list = env.run(&["list", "-c", client]).code(2);
     assert!(
@@ -49,7 +49,12 @@ fn all_say(file: &str, client: &str, text: &str, expected: &str) {
     let doctor = env
         .run(&["doctor", "-c", client, "--no-spawn", "--json"])
         .json();
-    assert!(doctor.to_string().contains(&absolute), "{text:?}: {doctor}");
+    // As JSON spells it (a Windows path's `\` doubled).
+    let in_json = serde_json::Value::from(absolute.as_str()).to_string();
+    assert!(
+        doctor.to_string().contains(in_json.trim_matches('"')),
+        "{text:?}: {doctor}"
+    );
     // The file is never written.
     assert_eq!(env.read_str(file), text);
 }
@@ -91,7 +96,7 @@ fn parse_errors_are_located_in_json_jsonc_and_toml() {
         ":2:8: not valid JSON: ",
     );
     all_say(
-        ".config/zed/settings.json",
+        crate::env::ZED,
         "zed",
         "// Zed\n{\n  \"context_servers\": {,\n}\n",
         ":3:23: not valid JSONC: ",
@@ -126,8 +131,9 @@ fn an_entry_of_the_wrong_type_is_located() {
     assert_eq!(bad["error"].as_str(), Some(expected.as_str()));
     let text = env.run(&["list", "-c", "cursor"]).ok();
     assert!(
-        text.stdout
-            .contains("~/.cursor/mcp.json:4:5: invalid Cursor entry `bad`"),
+        text.stdout.contains(&crate::env::os_path(
+            "~/.cursor/mcp.json:4:5: invalid Cursor entry `bad`"
+        )),
         "{}",
         text.stdout
     );
@@ -161,4 +167,21 @@ fn errors_without_a_position_name_the_file() {
     let list = env.run(&["list", "-c", "cursor"]).code(2);
     let path = env.path(".cursor/mcp.json").display().to_string();
     assert!(list.stderr.contains(&path), "{}", list.stderr);
+}
+
+/// Issue 39 F24: a file where mcpctl's lock folder should be (ENOTDIR/EEXIST) was blamed
+/// on "another mcpctl is writing this file"; the hint now says what is in the way.
+#[test]
+fn a_file_in_the_way_of_the_state_directory_is_named_not_another_mcpctl() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", b"{}\n");
+    let state = env.dir.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(state.join("locks"), b"").unwrap();
+    let run = env.run(&["add", "x", "-c", "cursor", "--", "npx", "x"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    let said = format!("{}{}", run.stdout, run.stderr);
+    assert!(!said.contains("another mcpctl"), "{said}");
+    assert!(said.contains("a file stands where"), "{said}");
+    assert_eq!(env.read(".cursor/mcp.json"), b"{}\n");
 }

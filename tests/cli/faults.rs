@@ -129,7 +129,7 @@ fn kill_at_every_step_of_apply_to_three_files_loses_nothing() {
             b"{\"theme\": \"dark\", \"mcpServers\": {\"mine\": {\"command\": \"m\"}}}\n",
         );
         env.write(GEMINI, b"{\"mcpServers\": {\"g\": {\"command\": \"g\"}}}\n");
-        env.write(".config/mcpctl/mcpctl.toml", THREE.as_bytes());
+        env.write(crate::env::MANIFEST, THREE.as_bytes());
         env
     };
     let steps = sweep(&setup, &["apply"], &|env, when| {
@@ -162,7 +162,7 @@ servers = ["b"]
 fn kill_at_every_step_of_a_profile_switch_loses_nothing() {
     let setup = || {
         let env = cursor_env();
-        env.write(".config/mcpctl/mcpctl.toml", PROFILES.as_bytes());
+        env.write(crate::env::MANIFEST, PROFILES.as_bytes());
         env.run(&["apply", "--profile", "one"]).ok();
         env.run(&["apply", "--profile", "two"]).ok();
         assert!(parked(&env, "a"));

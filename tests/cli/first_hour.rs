@@ -246,7 +246,7 @@ fn backups_say_which_command_replaced_them_and_name_from_json_adds() {
     assert_eq!(json[0]["command"], "add kk");
 }
 
-const VSCODE: &str = ".config/Code/User/mcp.json";
+const VSCODE: &str = crate::env::VSCODE;
 
 #[test]
 fn a_vscode_snippet_with_inputs_adds_its_input_beside_the_users_and_remove_takes_it_back() {
@@ -306,6 +306,7 @@ fn a_dns_failure_names_the_host() {
 }
 
 #[test]
+#[cfg(unix)] // its npx is a sh script
 fn npm_update_notices_do_not_fill_the_stderr_tail() {
     let env = TestEnv::new();
     let mut script = String::from("#!/bin/sh\n");
@@ -332,6 +333,7 @@ fn npm_update_notices_do_not_fill_the_stderr_tail() {
 }
 
 #[test]
+#[cfg(unix)] // the fixture's entries spell npx unwrapped, which Windows wants as `cmd /c npx`
 fn import_turns_vscode_prompts_into_variables_and_apply_writes_none_elsewhere() {
     let env = TestEnv::new();
     env.write(VSCODE, &fixture("vscode/mcp.json"));
@@ -400,7 +402,12 @@ fn a_foreign_platform_does_not_write_this_machines_files_without_force_platform(
     let env = TestEnv::new();
     let original = fixture("cursor/mcp.json");
     env.write(".cursor/mcp.json", &original);
-    for os in ["windows", "macos"] {
+    let foreign = if cfg!(windows) {
+        ["linux", "macos"]
+    } else {
+        ["windows", "macos"]
+    };
+    for os in foreign {
         let run = |extra: &[&str]| {
             let mut args = vec!["--platform", os, "add", "mem", "-c", "cursor"];
             args.extend_from_slice(extra);
@@ -419,6 +426,12 @@ fn a_foreign_platform_does_not_write_this_machines_files_without_force_platform(
         assert!(
             stderr.contains("--dry-run") && stderr.contains("--force-platform"),
             "{stderr}"
+        );
+        // The example is that OS's own spelling (`~/Library/…` is macOS's only).
+        assert_eq!(
+            stderr.contains("~/Library"),
+            os == "macos",
+            "{os}: {stderr}"
         );
         assert_eq!(
             env.read(".cursor/mcp.json"),
@@ -441,11 +454,12 @@ fn a_foreign_platform_does_not_write_this_machines_files_without_force_platform(
 /// (`commands::writes` names each verb; a new writing verb must be added there and here).
 #[test]
 fn every_writing_verb_is_refused_under_a_foreign_platform_without_dry_run() {
+    const FOREIGN: &str = if cfg!(windows) { "linux" } else { "windows" };
     let env = TestEnv::new();
     let original = fixture("cursor/mcp.json");
     env.write(".cursor/mcp.json", &original);
     let run = |args: &[&str]| {
-        let mut all = vec!["--platform", "windows"];
+        let mut all = vec!["--platform", FOREIGN];
         all.extend_from_slice(args);
         let mut command = env.command(&all);
         command.env_remove("MCPCTL_FORCE_PLATFORM");
@@ -455,7 +469,7 @@ fn every_writing_verb_is_refused_under_a_foreign_platform_without_dry_run() {
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
     };
-    let refusal = "would write windows's spelling";
+    let refusal = &format!("would write {FOREIGN}'s spelling");
     // (the command, and its dry run when it has one)
     let writing: &[(&[&str], Option<&[&str]>)] = &[
         (
@@ -567,7 +581,7 @@ fn copy_without_from_takes_the_one_client_that_has_it() {
         .ok();
     env.run(&["copy", "mem", "-c", "claude-code"]).ok();
     let claude = jsonc(&env.read(".claude.json"));
-    assert_eq!(claude["mcpServers"]["mem"]["command"], "npx");
+    assert_eq!(crate::env::command_of(&claude["mcpServers"]["mem"]), "npx");
     // Two different servers of that name: `--from` decides.
     env.write(
         ".codex/config.toml",
@@ -623,7 +637,7 @@ fn a_snippet_with_two_servers_adds_both() {
         run.stderr
     );
     let servers = cursor_servers(&env);
-    assert_eq!(servers["one"]["args"][1], "one-mcp");
+    assert_eq!(crate::env::args_of(&servers["one"])[1], "one-mcp");
     assert_eq!(servers["two"]["url"], "https://two.example.com/mcp");
     let claude = jsonc(&env.read(".claude.json"));
     assert_eq!(claude["mcpServers"]["two"]["type"], "http");
@@ -658,7 +672,7 @@ fn readme_lines_work_when_pasted_on_a_fresh_machine() {
     }
     let env = TestEnv::new();
     env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
-    let manifest = env.path(".config/mcpctl/mcpctl.toml");
+    let manifest = env.path(crate::env::MANIFEST);
     // `plan` without a manifest says the line that makes the one it looked for.
     let run = env.run(&["plan"]).code(2);
     assert!(
@@ -820,6 +834,7 @@ fn doctor_token_totals_leave_out_servers_a_client_cannot_use() {
 /// still do its job, an error where it must start the server.
 #[test]
 #[ignore = "needs cargo build -p fixture-server"]
+#[cfg(unix)] // expects the Unix advice (`export VAR=…`) Windows words as `setx`
 fn an_unset_variable_is_one_rule_in_every_command() {
     let env = TestEnv::new();
     crate::doctor::cursor_config(
@@ -986,4 +1001,75 @@ fn dry_run_json_says_it_is_a_dry_run() {
             .contains("\"mem\""),
         "a dry run wrote"
     );
+}
+
+/// Issue 40: `-c vsc` (the start of an id) gets a did-you-mean, `-c all` points to
+/// `--all`, and neither lists every id there is.
+#[test]
+fn a_mistyped_client_gets_the_one_it_meant() {
+    let env = TestEnv::new();
+    let run = env.run(&["list", "-c", "vsc"]).code(2);
+    assert!(
+        run.stderr.contains("unknown client `vsc`"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("did you mean `vscode`?"),
+        "{}",
+        run.stderr
+    );
+    let run = env
+        .run(&["add", "x", "-c", "all", "--", "npx", "x"])
+        .code(2);
+    assert!(
+        run.stderr.contains("`-c all` names no client"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("use `--all`"), "{}", run.stderr);
+}
+
+/// Issue 40: on a machine with no client, `list` said "no servers configured in 0
+/// client(s): " and `doctor` "no servers configured in 0 clients"; both now say no client
+/// was detected and where to see every client mcpctl knows.
+#[test]
+fn an_empty_machine_says_no_client_was_detected() {
+    let env = TestEnv::new();
+    for verb in ["list", "doctor"] {
+        let run = env.run(&[verb]).ok();
+        assert!(
+            run.stderr.contains("no client detected here")
+                && run.stderr.contains("mcpctl clients --all"),
+            "{verb}: {}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("0 client"), "{verb}: {}", run.stderr);
+    }
+}
+
+/// Issue 40: `add -- node /missing/script.js` was written without a word; a script path
+/// that does not exist is now named (the entry is still written, as for a command not on
+/// PATH), and one that exists is not.
+#[test]
+fn add_names_a_script_path_that_does_not_exist() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", b"{}\n");
+    let missing = env.dir.path().join("missing/server.js");
+    let missing = missing.to_str().unwrap();
+    let run = env
+        .run(&["add", "s", "-c", "cursor", "--", "node", missing])
+        .ok();
+    assert!(
+        run.stderr
+            .contains(&format!("`{missing}` does not exist here")),
+        "{}",
+        run.stderr
+    );
+    let there = env.write("srv/server.js", b"// a server\n");
+    let there = there.to_str().unwrap();
+    let run = env
+        .run(&["add", "t", "-c", "cursor", "--", "node", there])
+        .ok();
+    assert!(!run.stderr.contains("does not exist"), "{}", run.stderr);
 }

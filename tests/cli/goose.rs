@@ -3,7 +3,7 @@
 
 use crate::env::{TestEnv, fixture};
 
-const GOOSE: &str = ".config/goose/config.yaml";
+const GOOSE: &str = crate::env::GOOSE;
 
 fn goose_env() -> (TestEnv, String) {
     let env = TestEnv::new();
@@ -13,6 +13,7 @@ fn goose_env() -> (TestEnv, String) {
 }
 
 #[test]
+#[cfg(unix)] // expects npx unwrapped (Windows writes `cmd /c npx`)
 fn add_then_remove_gives_back_every_byte_with_comments_builtins_and_settings() {
     let (env, text) = goose_env();
     env.run(&[
@@ -155,9 +156,10 @@ fn a_file_that_does_not_parse_is_named_and_left_alone() {
         .run(&["add", "github", "-c", "goose", "--", "npx", "-y", "x"])
         .code(2);
     assert!(
-        run.stdout.contains(
-            "~/.config/goose/config.yaml:4:4: not valid YAML: while parsing a block mapping"
-        ),
+        run.stdout.contains(&format!(
+            "{}:4:4: not valid YAML: while parsing a block mapping",
+            crate::env::os_path(&format!("~/{GOOSE}"))
+        )),
         "{}",
         run.stdout
     );
@@ -195,7 +197,7 @@ fn windows_targets_get_the_cmd_wrap_in_yaml_form() {
         .run(&["--platform", "windows", "list", "-c", "goose", "--json"])
         .ok()
         .json();
-    assert_eq!(rows[0]["command"], "npx");
+    assert_eq!(crate::env::command_of(&rows[0]), "npx");
     assert_eq!(rows[0]["wrapped"], true);
 }
 

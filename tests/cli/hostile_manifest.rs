@@ -102,7 +102,8 @@ fn a_project_manifest_writes_project_files_and_a_trusted_folder_the_rest() {
     env.write(
         ".codex/config.toml",
         format!(
-            "[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+            // A literal string: a Windows path's `\` is no escape there.
+            "[projects.'{}']\ntrust_level = \"trusted\"\n",
             dir.display()
         )
         .as_bytes(),

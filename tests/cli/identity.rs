@@ -42,7 +42,7 @@ fn a_servers_key_the_add_created_goes_with_the_entry() {
         ),
         (
             "zed",
-            ".config/zed/settings.json",
+            crate::env::ZED,
             &[],
             "// Zed settings\n{\n  \"theme\": \"One Dark\", // mine\n}\n",
         ),
@@ -98,12 +98,12 @@ fn an_empty_map_gets_its_own_spelling_back() {
         ("cursor", ".cursor/mcp.json", "{\"mcpServers\":{ }}"),
         (
             "zed",
-            ".config/zed/settings.json",
+            crate::env::ZED,
             "{\n  \"context_servers\": { /* none */ },\n}\n",
         ),
         (
             "zed",
-            ".config/zed/settings.json",
+            crate::env::ZED,
             "{\n  \"context_servers\": {\n    // none yet\n  }\n}\n",
         ),
         (CODEX_ID, CODEX, "model = \"o3\"\nmcp_servers = { }\n"),
@@ -192,7 +192,9 @@ fn add_then_remove_on_each_client_with_other_settings_is_identity() {
         }
         let text = match client["format"].as_str().unwrap() {
             "toml" => "# mine\nmodel = \"o3\"\n",
-            "jsonc" => "{\n  // mine\n  \"editor.fontSize\": 14,\n}\n",
+            // No trailing comma: Gemini CLI and Qwen Code reject it (and `add` refuses the
+            // file); the zed case above keeps one.
+            "jsonc" => "{\n  // mine\n  \"editor.fontSize\": 14\n}\n",
             _ => "{\n  \"theme\": \"dark\"\n}\n",
         };
         let path = std::path::Path::new(path);

@@ -14,7 +14,7 @@ fn list_json_redacts_secrets_and_unwraps_cmd() {
     let rows = run.json();
     let rows = rows.as_array().unwrap();
     let mem = rows.iter().find(|r| r["name"] == "mem").unwrap();
-    assert_eq!(mem["command"], "npx");
+    assert_eq!(crate::env::command_of(mem), "npx");
     assert_eq!(mem["args"], serde_json::json!(["-y", "m"]));
     assert_eq!(mem["wrapped"], true);
     assert_eq!(mem["env"]["T"], "<redacted>");
@@ -51,7 +51,7 @@ fn list_json_redacts_secrets_and_unwraps_cmd() {
 fn list_table_covers_detected_clients() {
     let env = TestEnv::new();
     env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
-    env.write(".config/zed/settings.json", &fixture("zed/settings.json"));
+    env.write(crate::env::ZED, &fixture("zed/settings.json"));
     let run = env.run(&["list"]).ok();
     assert!(
         run.stdout.contains("postgres") && run.stdout.contains("notes"),
@@ -73,7 +73,9 @@ fn list_reports_a_broken_file_and_still_lists_others() {
     let run = env.run(&["list", "-c", "cursor,codex"]).code(2);
     assert!(run.stdout.contains("postgres"), "{}", run.stdout);
     assert!(
-        run.stderr.contains("~/.codex/config.toml") && run.stderr.contains("1:"),
+        run.stderr
+            .contains(&crate::env::os_path("~/.codex/config.toml"))
+            && run.stderr.contains("1:"),
         "{}",
         run.stderr
     );
@@ -136,7 +138,7 @@ fn a_file_reached_through_a_symlinked_home_is_one_file() {
 fn list_does_not_show_files_the_client_no_longer_reads() {
     let env = TestEnv::new();
     env.write(
-        ".config/Code/User/settings.json",
+        crate::env::VSCODE_SETTINGS,
         b"{\n  // editor settings\n  \"editor.fontSize\": 14,\n  \"mcp\": { \"servers\": { \"old\": { \"type\": \"stdio\", \"command\": \"uvx\", \"args\": [\"x\"] } } }\n}\n",
     );
     env.write(
@@ -149,19 +151,17 @@ fn list_does_not_show_files_the_client_no_longer_reads() {
     assert_eq!(run.json(), serde_json::json!([]), "{}", run.stdout);
     let check = env.run(&["check", "--user"]).code(0);
     for file in [
-        "~/.config/Code/User/settings.json:4:12: warning[MCP006]",
-        "~/.gemini/antigravity/mcp_config.json:1:2: warning[MCP006]",
+        format!("~/{}:4:12: warning[MCP006]", crate::env::VSCODE_SETTINGS),
+        "~/.gemini/antigravity/mcp_config.json:1:2: warning[MCP006]".to_owned(),
     ] {
-        assert!(check.stdout.contains(file), "{}", check.stdout);
+        let file = crate::env::os_path(&file);
+        assert!(check.stdout.contains(&file), "{}", check.stdout);
     }
     env.run(&["add", "new", "-c", "vscode", "--", "uvx", "y"])
         .ok();
+    assert!(env.read_str(crate::env::VSCODE).contains("\"new\""));
     assert!(
-        env.read_str(".config/Code/User/mcp.json")
-            .contains("\"new\"")
-    );
-    assert!(
-        !env.read_str(".config/Code/User/settings.json")
+        !env.read_str(crate::env::VSCODE_SETTINGS)
             .contains("\"new\"")
     );
 }
@@ -190,7 +190,10 @@ fn json_paths_are_absolute_and_text_paths_short() {
         .json();
     assert_eq!(added[0]["path"], absolute.as_str(), "{added:#}");
     let text = env.run(&["clients"]).ok().stdout;
-    assert!(text.contains("~/.cursor/mcp.json"), "{text}");
+    assert!(
+        text.contains(&crate::env::os_path("~/.cursor/mcp.json")),
+        "{text}"
+    );
 }
 
 /// Project files the research lists besides the main one are read (and edited when they
@@ -354,5 +357,71 @@ fn list_never_panics_while_a_big_file_is_rewritten_in_place() {
     assert!(
         runs >= 20 && rewrites >= 20,
         "{runs} runs, {rewrites} rewrites"
+    );
+}
+
+/// Issue 40: `list --scope` shows the entries of one scope only (a user and a project
+/// file of Cursor here).
+#[test]
+fn list_scope_filters_to_one_scope() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
+    env.write(
+        "proj/.cursor/mcp.json",
+        b"{\n  \"mcpServers\": {\n    \"team\": { \"command\": \"npx\", \"args\": [\"t\"] }\n  }\n}\n",
+    );
+    let scopes = |args: &[&str]| -> Vec<(String, String)> {
+        let mut all = vec!["list", "--json", "-c", "cursor"];
+        all.extend_from_slice(args);
+        env.run_in("proj", &all)
+            .ok()
+            .json()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["scope"].as_str().unwrap().to_owned(),
+                    r["name"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let every = scopes(&[]);
+    assert!(every.iter().any(|(s, _)| s == "user"), "{every:?}");
+    assert_eq!(
+        scopes(&["--scope", "project"]),
+        [("project".to_owned(), "team".to_owned())]
+    );
+    let user = scopes(&["-s", "user"]);
+    assert!(
+        !user.is_empty() && user.iter().all(|(s, _)| s == "user"),
+        "{user:?}"
+    );
+}
+
+/// A project file's path has one separator style, the host's: on Windows
+/// `…\proj\.cursor\mcp.json`, never `…\proj\.cursor/mcp.json` (a row's relative path
+/// joined as one piece).
+#[test]
+fn a_project_files_path_has_the_hosts_separators_only() {
+    let env = TestEnv::new();
+    env.write(
+        "proj/.cursor/mcp.json",
+        br#"{"mcpServers":{"a":{"command":"node","args":["a.js"]}}}"#,
+    );
+    let rows = env
+        .run_in("proj", &["list", "--json", "-c", "cursor"])
+        .ok()
+        .json();
+    let row = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["scope"] == "project")
+        .unwrap_or_else(|| panic!("no project row in {rows}"));
+    assert_eq!(
+        row["path"],
+        env.path("proj/.cursor/mcp.json").display().to_string()
     );
 }

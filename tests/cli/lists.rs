@@ -64,7 +64,7 @@ fn vibe_list_reads_items_by_name_and_remove_leaves_the_others() {
         "{rows}"
     );
     let fetch = &rows[1];
-    assert_eq!(fetch["command"], "uvx");
+    assert_eq!(crate::env::command_of(fetch), "uvx");
     assert_eq!(fetch["transport"], "stdio", "{fetch}");
     assert_eq!(rows[2]["transport"], "http", "{}", rows[2]);
 

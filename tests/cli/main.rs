@@ -9,6 +9,7 @@
 )]
 mod add;
 mod approval;
+mod bridge;
 mod check;
 #[path = "../common/client_cli.rs"]
 mod client_cli;
@@ -41,6 +42,7 @@ mod output;
 mod peer;
 mod peers;
 mod picker;
+#[cfg(unix)] // every policy file is at its Linux system path (/etc/…)
 mod policy;
 mod policy_clients;
 mod profiles;

@@ -3,7 +3,7 @@
 
 use crate::env::{TestEnv, fixture};
 
-const MANIFEST: &str = ".config/mcpctl/mcpctl.toml";
+const MANIFEST: &str = crate::env::MANIFEST;
 
 fn manifest(env: &TestEnv, text: &str) {
     env.write(MANIFEST, text.as_bytes());
@@ -38,6 +38,7 @@ fn triple(client: &str, name: &str, action: &str) -> (String, String, String) {
 }
 
 #[test]
+#[cfg(unix)] // hand-made entries spell npx unwrapped, which Windows wants as `cmd /c npx`
 fn add_then_ok_renders_per_client_and_leaves_hand_made_entries_alone() {
     let env = TestEnv::new();
     env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
@@ -124,6 +125,7 @@ fn update_and_remove_touch_only_mcpctls_entries() {
 }
 
 #[test]
+#[cfg(unix)] // hand-made entries spell npx unwrapped, which Windows wants as `cmd /c npx`
 fn identical_hand_made_entry_is_adopted_without_a_write() {
     let env = TestEnv::new();
     let hand = br#"{
@@ -179,6 +181,7 @@ fn hand_made_entry_with_other_content_is_a_conflict_until_force() {
 }
 
 #[test]
+#[cfg(unix)] // hand-made entries spell npx unwrapped, which Windows wants as `cmd /c npx`
 fn hand_edit_of_an_applied_entry_is_drift_and_toggles_are_not() {
     let env = TestEnv::new();
     env.write(".cursor/mcp.json", &fixture("cursor/mcp.json"));
@@ -240,6 +243,7 @@ fn exclusive_manifest_removes_extras_and_check_fails_on_them() {
 }
 
 #[test]
+#[cfg(unix)] // hand-made entries spell npx unwrapped, which Windows wants as `cmd /c npx`
 fn plan_check_in_a_fresh_checkout_reports_through_checks_renderers() {
     let env = TestEnv::new();
     let repo = env.home().join("repo");
@@ -358,7 +362,13 @@ fn bad_manifests_are_errors_that_write_nothing() {
         (
             "clients = [\"cursor\", \"no-such\"]\n",
             ":1:22: unknown client `no-such`",
-            "known clients",
+            "known ids",
+        ),
+        // A typo gets the id it meant, not every id there is (issue 40).
+        (
+            "clients = [\"cursr\"]\n",
+            ":1:12: unknown client `cursr`",
+            "did you mean `cursor`?",
         ),
         (
             "[servers.a]\ncommand = \"x\"\nurl = \"https://x\"\n",
@@ -507,6 +517,7 @@ fn apply_never_prunes_entries_mcpctl_add_wrote() {
 /// memory first. Positions come from one pass over the file as read, not from the
 /// document half-way through the plan's edits.
 #[test]
+#[cfg(unix)] // expects GitHub annotations with `/` paths
 fn plan_points_at_entries_where_the_file_on_disk_has_them() {
     let env = TestEnv::new();
     let two = "clients = [\"cursor\", \"codex\"]\n\n[servers.first]\ncommand = \"a\"\n\n[servers.second]\ncommand = \"b\"\n";
@@ -552,6 +563,7 @@ fn plan_points_at_entries_where_the_file_on_disk_has_them() {
 /// defaults add fields to every new entry), adopted (a hand-made identical entry) and
 /// recorded again for another manifest, so the next plan is in sync everywhere.
 #[test]
+#[cfg(unix)] // hand-made entries spell npx unwrapped, which Windows wants as `cmd /c npx`
 fn applied_entries_are_recorded_as_their_files_read_them() {
     let env = TestEnv::new();
     env.write(

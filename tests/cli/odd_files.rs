@@ -54,7 +54,11 @@ fn refused_everywhere(env: &TestEnv, what: &str) {
         // `add`/`remove` report per target on stdout; the others fail on stderr.
         let said = format!("{}{}", run.stdout, run.stderr);
         assert!(
-            said.contains(".cursor/mcp.json") && said.contains(what),
+            // (`check` joins the row's `.cursor/mcp.json` as one piece: on Windows it
+            // shows `…\home\.cursor/mcp.json`.)
+            (said.contains(&crate::env::os_path(".cursor/mcp.json"))
+                || said.contains(".cursor/mcp.json"))
+                && said.contains(what),
             "`{}`: {said}",
             args.join(" "),
         );

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use crate::doctor::fixture;
 use crate::env::TestEnv;
 
-const MANIFEST: &str = ".config/mcpctl/mcpctl.toml";
+const MANIFEST: &str = crate::env::MANIFEST;
 
 fn manifest(env: &TestEnv, text: &str) {
     env.write(MANIFEST, text.as_bytes());
@@ -167,7 +167,7 @@ fn tools_remembers_the_tokens_too() {
     );
 }
 
-const VSCODE: &str = ".config/Code/User/mcp.json";
+const VSCODE: &str = crate::env::VSCODE;
 const CODEX: &str = ".codex/config.toml";
 const CURSOR: &str = ".cursor/mcp.json";
 
@@ -457,6 +457,7 @@ fn a_failed_write_puts_back_every_switch_already_made() {
 }
 
 #[test]
+#[cfg(unix)] // Claude Code's projects keyed by Unix paths
 fn a_project_manifest_switches_claude_codes_project_servers_by_its_per_project_list() {
     let env = TestEnv::new();
     let project = env.path("app");
@@ -506,6 +507,7 @@ servers = ["docs"]
 
 /// The names a project's record in `~/.claude.json` switches off (whichever of Claude
 /// Code's two lists the switch uses).
+#[cfg(unix)] // only Unix-only tests use it
 fn switched_off(claude_json: &[u8], project: &str) -> Vec<String> {
     let user = crate::env::jsonc(claude_json);
     ["disabledMcpServers", "disabledMcpjsonServers"]
@@ -517,6 +519,7 @@ fn switched_off(claude_json: &[u8], project: &str) -> Vec<String> {
 }
 
 #[test]
+#[cfg(unix)] // entries spell npx unwrapped, which Windows wants as `cmd /c npx`
 fn import_keeps_servers_that_are_off_or_parked_switched_off() {
     let env = TestEnv::new();
     env.write(
@@ -621,11 +624,14 @@ fn a_parked_server_dropped_from_the_manifest_is_removed_from_the_parked_record()
 }
 
 /// A client table row for a YAML file with no switch of its own (entries are parked).
+#[cfg(unix)] // only Unix-only tests use it
 const YAML_ROW: &str = "[[client]]\nid = \"yaml-agent\"\nname = \"YAML Agent\"\nformat = \"yaml\"\nservers_key = [\"mcp_servers\"]\ndialect = \"standard\"\npaths.linux = \"{home}/.yaml-agent/config.yaml\"\nfields = { cwd_key = \"\" }\nsource = \"local\"\n";
+#[cfg(unix)] // only Unix-only tests use it
 const YAML_AGENT: &str = ".yaml-agent/config.yaml";
 
 /// Five servers in a known order, in every file as the manifest spells them; profile
 /// `all` is the files as they are.
+#[cfg(unix)] // only Unix-only tests use it
 const CYCLED: &str = r#"clients = ["cursor", "vscode", "codex", "yaml-agent"]
 
 [servers.alpha]
@@ -655,6 +661,7 @@ servers = ["alpha", "echo"]
 servers = ["bravo", "delta"]
 "#;
 
+#[cfg(unix)] // only Unix-only tests use it
 fn cycled_env() -> (TestEnv, String) {
     let env = TestEnv::new();
     env.write(
@@ -678,6 +685,7 @@ fn cycled_env() -> (TestEnv, String) {
     (env, table.display().to_string())
 }
 
+#[cfg(unix)] // only Unix-only tests use it
 fn cycled_files(env: &TestEnv) -> [Vec<u8>; 4] {
     [
         env.read(CURSOR),
@@ -688,6 +696,7 @@ fn cycled_files(env: &TestEnv) -> [Vec<u8>; 4] {
 }
 
 /// Show the four files as text, for a failed comparison.
+#[cfg(unix)] // only Unix-only tests use it
 fn shown(files: &[Vec<u8>; 4]) -> String {
     files
         .iter()
@@ -697,6 +706,7 @@ fn shown(files: &[Vec<u8>; 4]) -> String {
 }
 
 #[test]
+#[cfg(unix)] // its own client row has only a Linux path
 fn cycling_three_profiles_and_back_gives_every_file_its_bytes_and_order_back() {
     let (env, table) = cycled_env();
     let run = |args: &[&str]| {

@@ -143,6 +143,7 @@ fn secrets_are_references_and_literal_secrets_are_refused() {
 }
 
 #[test]
+#[cfg(unix)] // expects the unwrapped form Windows writes as `cmd /c`
 fn missing_required_inputs_are_listed_under_no_input_and_nothing_is_written() {
     let server = RegistryServer::start();
     let env = env_with(&server);
@@ -346,6 +347,7 @@ fn search_lists_servers_and_answers_offline_from_the_cache() {
 }
 
 #[test]
+#[cfg(unix)] // expects the unwrapped form Windows writes as `cmd /c`
 fn forms_can_be_chosen_and_mcpb_is_refused() {
     let server = RegistryServer::start();
     let env = env_with(&server);
@@ -376,7 +378,10 @@ fn forms_can_be_chosen_and_mcpb_is_refused() {
     ])
     .ok();
     let desktop = jsonc(&env.read("Library/Application Support/Claude/claude_desktop_config.json"));
-    assert_eq!(desktop["mcpServers"]["firecrawl"]["command"], "npx");
+    assert_eq!(
+        crate::env::command_of(&desktop["mcpServers"]["firecrawl"]),
+        "npx"
+    );
     assert_eq!(
         cursor(&env)["mcpServers"]["firecrawl"]["url"],
         "https://mcp.firecrawl.dev/v2/mcp"
@@ -541,6 +546,7 @@ fn update_leaves_a_hand_edited_entry_alone_without_force() {
 }
 
 #[test]
+#[cfg(unix)] // expects the unwrapped form Windows writes as `cmd /c`
 fn nuget_installs_as_dnx_and_windows_wraps_it() {
     let server = RegistryServer::start();
     let env = env_with(&server);
@@ -833,7 +839,8 @@ fn a_manifest_server_from_the_registry_renders_per_client_pinned() {
     // Claude Desktop speaks only stdio: firecrawl's npm package.
     let desktop = jsonc(&env.read("Library/Application Support/Claude/claude_desktop_config.json"));
     assert_eq!(
-        desktop["mcpServers"]["firecrawl"]["command"], "npx",
+        crate::env::command_of(&desktop["mcpServers"]["firecrawl"]),
+        "npx",
         "{desktop:#}"
     );
     // A second plan is in sync; an unpinned registry name is refused with the fix.
@@ -862,6 +869,7 @@ fn a_manifest_server_from_the_registry_renders_per_client_pinned() {
 /// nothing; with one it runs `cargo install --locked CRATE@VERSION`, then writes the
 /// crate's binary as the command.
 #[test]
+#[cfg(unix)] // its cargo is a sh script
 fn cargo_package_needs_a_toolchain_then_runs_the_binary() {
     let server = RegistryServer::start();
     let item = json!({
@@ -1111,5 +1119,37 @@ fn registry_secrets_point_at_the_store_and_a_stored_one_is_never_to_export() {
             .unwrap()
             .contains(&json!("Authorization=Bearer {secret:airtable}")),
         "{entry}"
+    );
+}
+
+/// Issue 40: `search --json` called `io.github.example/weather`'s namespace `github`; a
+/// registry given as the listing's address (`…/v0.1/servers`) doubled the path; and a
+/// read-only command's registry error ended "nothing was written".
+#[test]
+fn search_names_the_namespace_and_takes_a_copied_listing_address() {
+    let server = RegistryServer::start();
+    let env = TestEnv::new();
+    for file in SAMPLES {
+        server.publish_sample(file);
+    }
+    let listing = format!("{}/v0.1/servers", server.url.trim_end_matches('/'));
+    let run = env
+        .run(&["search", "github", "--json", "--registry", &listing])
+        .ok();
+    let hits = run.json();
+    let hit = hits
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["name"] == "io.github.github/github-mcp-server")
+        .unwrap_or_else(|| panic!("{hits}"));
+    assert_eq!(hit["namespace"], "io.github.github", "{hit}");
+    assert_eq!(hit["verified_by"], "github", "{hit}");
+    let run = env.run(&["search", "github", "--registry", &closed_url()]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        !run.stderr.contains("nothing was written"),
+        "a read-only command: {}",
+        run.stderr
     );
 }

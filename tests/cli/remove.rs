@@ -53,7 +53,7 @@ fn remove_all_dry_run_shows_diff_per_file() {
     );
     assert!(run.stdout.contains("would remove"), "{}", run.stdout);
     assert_eq!(
-        jsonc(&env.read(".cursor/mcp.json"))["mcpServers"]["postgres"]["command"],
+        crate::env::command_of(&jsonc(&env.read(".cursor/mcp.json"))["mcpServers"]["postgres"]),
         "npx"
     );
 }

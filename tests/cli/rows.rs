@@ -57,7 +57,7 @@ fn unknown_keys(found: &[(String, String)]) -> Vec<&str> {
 #[test]
 fn vscode_oauth_is_an_entry_key_and_sandbox_moved_to_the_top_level() {
     let env = TestEnv::new();
-    let rel = ".config/Code/User/mcp.json";
+    let rel = crate::env::VSCODE;
     env.write(
         rel,
         br#"{
@@ -230,6 +230,7 @@ fn kimi_code_home_switch_filter_and_cwd() {
 /// Devin Local >= v3000.3 and Devin Desktop read `mcp_config.json`; the old `config.json`
 /// is listed (legacy) but never written.
 #[test]
+#[cfg(unix)] // Devin's Linux paths
 fn devin_writes_mcp_config_json_and_lists_the_legacy_config_json() {
     let env = TestEnv::new();
     let legacy = b"{\n  // model and permissions stay here\n  \"agent\": { \"model\": \"swe-1\" },\n  \"mcpServers\": {\n    \"old\": { \"command\": \"mcp-old\", \"args\": [] }\n  }\n}\n";
@@ -276,6 +277,7 @@ fn claude_code_reserved_names_are_refused_in_add() {
 /// The clients added this month write the shape their docs show and switch with their own
 /// field.
 #[test]
+#[cfg(unix)] // the rows' Linux paths
 fn new_clients_write_their_documented_shape() {
     let env = TestEnv::new();
     // Crush: an `mcp` map with `type`; `disabled` switch, `disabled_tools` filter.

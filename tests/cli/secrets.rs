@@ -186,6 +186,7 @@ fn no_command_prints_a_secret() {
 /// `variables` (a word no other client uses) has its values hidden in the add-conflict
 /// message and its literal secrets flagged, like any other client's.
 #[test]
+#[cfg(unix)] // its own client row has only a Linux path
 fn a_new_field_word_is_redacted_and_linted_by_its_row() {
     let env = TestEnv::new();
     let table = env.write(

@@ -75,6 +75,7 @@ fn install_plugins(env: &TestEnv, plugins: &[(&str, &str, bool)]) -> Vec<PathBuf
     roots
 }
 
+#[cfg(unix)] // only Unix-only tests use it
 fn row<'a>(rows: &'a Value, name: &str) -> &'a Value {
     rows.as_array()
         .unwrap()
@@ -92,6 +93,7 @@ const CLAUDE_JSON: &str = r#"{
 "#;
 
 #[test]
+#[cfg(unix)] // expected paths are joined with `/`
 fn list_shows_plugin_servers_read_only_with_their_origin() {
     let env = TestEnv::new();
     env.write(".claude.json", CLAUDE_JSON.as_bytes());
@@ -112,7 +114,7 @@ fn list_shows_plugin_servers_read_only_with_their_origin() {
     // A flat `.mcp.json` (no `mcpServers` wrapper), as the official plugin ships it.
     let pw = row(&rows, "playwright");
     assert_eq!(pw["read_only"], true);
-    assert_eq!(pw["command"], "npx");
+    assert_eq!(crate::env::command_of(pw), "npx");
     assert_eq!(pw["origin"]["kind"], "plugin");
     assert_eq!(pw["origin"]["name"], "playwright@claude-plugins-official");
     assert_eq!(
@@ -201,6 +203,7 @@ fn a_project_install_for_another_project_is_not_listed() {
     );
 }
 
+#[cfg(unix)] // only Unix-only tests use it
 fn managed(env: &TestEnv, text: &str) -> PathBuf {
     let path = env.sysroot().join("etc/claude-code/managed-mcp.json");
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -208,6 +211,7 @@ fn managed(env: &TestEnv, text: &str) -> PathBuf {
     path
 }
 
+#[cfg(unix)] // only Unix-only tests use it
 const MANAGED: &str = r#"{
   "mcpServers": {
     "company-internal": {
@@ -221,6 +225,7 @@ const MANAGED: &str = r#"{
 "#;
 
 #[test]
+#[cfg(unix)] // managed-mcp.json at its Linux system path (/etc/…)
 fn managed_mcp_json_takes_exclusive_control_and_list_says_so() {
     let env = TestEnv::new();
     env.write(".claude.json", CLAUDE_JSON.as_bytes());
@@ -261,6 +266,7 @@ fn managed_mcp_json_takes_exclusive_control_and_list_says_so() {
 }
 
 #[test]
+#[cfg(unix)] // managed-mcp.json at its Linux system path (/etc/…)
 fn add_and_remove_refuse_under_managed_control_and_write_nothing() {
     let env = TestEnv::new();
     env.write(".claude.json", CLAUDE_JSON.as_bytes());
@@ -341,6 +347,7 @@ fn add_and_remove_of_a_plugin_server_explain_where_it_is_managed() {
     assert_eq!(env.read(".claude/settings.json"), settings_before);
 }
 
+#[cfg(unix)] // only Unix-only tests use it
 fn gemini_extension(env: &TestEnv) -> PathBuf {
     let dir = env.path(".gemini/extensions/gcs-tools");
     copy_tree("gemini-extensions/gcs-tools", &dir);
@@ -348,6 +355,7 @@ fn gemini_extension(env: &TestEnv) -> PathBuf {
 }
 
 #[test]
+#[cfg(unix)] // expected paths are joined with `/`
 fn gemini_extensions_are_listed_with_extension_path_and_enablement() {
     let env = TestEnv::new();
     env.write(
@@ -468,6 +476,7 @@ fn doctor_starts_an_enabled_plugin_server_and_skips_a_disabled_one() {
 }
 
 #[test]
+#[cfg(unix)] // the plugin's server is a Unix command
 fn doctor_does_not_start_a_plugin_only_the_project_enables() {
     let env = TestEnv::new();
     let project = env.path("work/app");
@@ -494,6 +503,7 @@ fn doctor_does_not_start_a_plugin_only_the_project_enables() {
     assert_eq!(pw["origin"]["chosen_by"], "project");
 }
 
+#[cfg(unix)] // only Unix-only tests use it
 const CODEX_CONFIG: &str = r#"# Codex settings
 model = "gpt-5-codex"
 
@@ -516,6 +526,7 @@ enabled = true
 "#;
 
 #[test]
+#[cfg(unix)] // expected paths are joined with `/`
 fn codex_plugin_servers_are_listed_from_the_plugin_cache() {
     let env = TestEnv::new();
     env.write(".codex/config.toml", CODEX_CONFIG.as_bytes());

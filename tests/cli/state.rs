@@ -48,7 +48,12 @@ fn add_records_the_entry_in_the_ledger_and_remove_forgets_it() {
     assert_eq!(entries.len(), 2, "{ledger:#}");
     let cursor = entries
         .iter()
-        .find(|e| e["path"].as_str().unwrap().ends_with(".cursor/mcp.json"))
+        .find(|e| {
+            e["path"]
+                .as_str()
+                .unwrap()
+                .ends_with(&crate::env::os_path(".cursor/mcp.json"))
+        })
         .unwrap();
     assert_eq!(cursor["name"], "mem");
     assert_eq!(cursor["key"], serde_json::json!(["mcpServers"]));
@@ -62,7 +67,12 @@ fn add_records_the_entry_in_the_ledger_and_remove_forgets_it() {
     );
     let codex = entries
         .iter()
-        .find(|e| e["path"].as_str().unwrap().ends_with(".codex/config.toml"))
+        .find(|e| {
+            e["path"]
+                .as_str()
+                .unwrap()
+                .ends_with(&crate::env::os_path(".codex/config.toml"))
+        })
         .unwrap();
     assert_eq!(codex["created_file"], true);
 
@@ -105,7 +115,12 @@ fn every_writing_command_leaves_one_journal_record_and_dry_runs_none() {
     assert_eq!(files.len(), 2);
     let cursor = files
         .iter()
-        .find(|f| f["path"].as_str().unwrap().ends_with(".cursor/mcp.json"))
+        .find(|f| {
+            f["path"]
+                .as_str()
+                .unwrap()
+                .ends_with(&crate::env::os_path(".cursor/mcp.json"))
+        })
         .unwrap();
     assert_eq!(cursor["created"], false);
     assert!(

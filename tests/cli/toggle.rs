@@ -4,7 +4,7 @@
 
 use crate::env::{TestEnv, fixture, jsonc};
 
-const VSCODE: &str = ".config/Code/User/mcp.json";
+const VSCODE: &str = crate::env::VSCODE;
 const CODEX: &str = ".codex/config.toml";
 const WINDSURF: &str = ".codeium/windsurf/mcp_config.json";
 const CURSOR: &str = ".cursor/mcp.json";
@@ -62,7 +62,7 @@ fn parked_entry_is_listed_from_the_state_directory() {
         row["path"]
             .as_str()
             .unwrap()
-            .ends_with("Code/User/mcp.json")
+            .ends_with(&crate::env::os_path("Code/User/mcp.json"))
     );
     let text = env.run(&["list", "-c", "vscode"]).ok().stdout;
     assert!(text.contains("github (parked)"), "{text}");
@@ -199,7 +199,8 @@ fn disabled_state_shows_in_list() {
 fn claude_code_local_entry_uses_the_per_project_list() {
     let env = TestEnv::new();
     let home = env.home();
-    let project = home.display().to_string();
+    // The key as Claude Code spells it (on Windows with `/`: nothing to escape in JSON).
+    let project = crate::env::claude_key(&home.display().to_string());
     let text = format!(
         "{{\n  \"numStartups\": 3,\n  \"projects\": {{\n    \"{project}\": {{\n      \"allowedTools\": [],\n      \"mcpServers\": {{\n        \"loc\": {{\n          \"type\": \"stdio\",\n          \"command\": \"node\",\n          \"args\": []\n        }}\n      }},\n      \"hasTrustDialogAccepted\": true\n    }}\n  }},\n  \"mcpServers\": {{\n    \"usr\": {{\n      \"type\": \"http\",\n      \"url\": \"https://example.com/mcp\"\n    }}\n  }}\n}}"
     );
@@ -246,7 +247,7 @@ fn claude_code_project_entry_is_listed_in_the_user_file() {
     assert_eq!(run.json()[0]["method"], "list");
     let value = jsonc(&env.read(CLAUDE));
     assert_eq!(
-        value["projects"][&p]["disabledMcpServers"],
+        value["projects"][crate::env::claude_key(&p)]["disabledMcpServers"],
         serde_json::json!(["team"])
     );
     assert_eq!(

@@ -256,6 +256,7 @@ fn call_types_arguments_by_schema_and_exits_1_when_the_tool_fails() {
 }
 
 #[test]
+#[cfg(unix)] // the server is `touch`, a Unix program
 fn tools_and_call_never_start_unapproved_project_servers() {
     // The rule doctor follows: a cloned repository's .cursor/mcp.json runs nothing
     // unless the client approved it or the user says --trust-project.

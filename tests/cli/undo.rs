@@ -126,8 +126,9 @@ fn redo_never_clobbers_a_newer_edit() {
 
     let run = env.run(&["redo"]).code(2);
     assert!(
-        run.stderr
-            .contains("cannot redo `add a`: ~/.cursor/mcp.json changed since"),
+        run.stderr.contains(&crate::env::os_path(
+            "cannot redo `add a`: ~/.cursor/mcp.json changed since"
+        )),
         "{}",
         run.stderr
     );
@@ -152,7 +153,8 @@ fn undo_refuses_when_a_file_changed_since_and_force_overrides() {
 
     let run = env.run(&["undo"]).code(2);
     assert!(
-        run.stderr.contains("~/.cursor/mcp.json changed since"),
+        run.stderr
+            .contains(&crate::env::os_path("~/.cursor/mcp.json changed since")),
         "{}",
         run.stderr
     );
@@ -191,11 +193,11 @@ fn backups_lists_versions_and_restore_puts_one_back() {
     assert_eq!(items[0]["number"], 1);
     assert_eq!(items[0]["command"], "add b");
     assert_eq!(items[1]["command"], "add a");
-    assert!(items[0]["path"].as_str().unwrap().starts_with('/'));
+    assert!(std::path::Path::new(items[0]["path"].as_str().unwrap()).is_absolute());
     assert_eq!(items[1]["size"], original.len());
     let text = env.run(&["backups"]).ok().stdout;
     assert!(
-        text.contains("add b") && text.contains("~/.cursor/mcp.json"),
+        text.contains("add b") && text.contains(&crate::env::os_path("~/.cursor/mcp.json")),
         "{text}"
     );
 

@@ -36,7 +36,15 @@ pub(crate) fn fixture_binary() -> &'static Path {
         places
             .iter()
             .find(|path| path.is_file())
-            .cloned()
+            // On Windows with `/` (which Windows takes too): tests write the path into
+            // JSON and TOML strings with `format!`, where a `\` would be an escape.
+            .map(|path| {
+                if cfg!(windows) {
+                    PathBuf::from(path.to_string_lossy().replace('\\', "/"))
+                } else {
+                    path.clone()
+                }
+            })
             .unwrap_or_else(|| {
                 panic!(
                     "fixture-server is not built (looked for {}): run `cargo build -p fixture-server` first",

@@ -318,3 +318,19 @@ fn an_html_404_shows_its_text_and_the_usual_path() {
         "{message}"
     );
 }
+
+/// Issue 39 F29: a web page where the MCP endpoint was expected was reported as a line
+/// "on stdout", which a remote server does not have.
+#[test]
+#[ignore = "needs cargo build -p fixture-server"]
+fn a_web_page_is_called_the_http_reply_not_stdout() {
+    let (_server, port) = fixture_http("http-200-html");
+    let result = probe(
+        &remote(format!("http://127.0.0.1:{port}/"), RemoteKind::Http),
+        &generous(),
+    );
+    assert_eq!(result.status, Status::Fail, "{result:#?}");
+    let message = crate::fixture::failure_message(&result);
+    assert!(!message.contains("stdout"), "{message}");
+    assert!(message.contains("HTTP reply"), "{message}");
+}

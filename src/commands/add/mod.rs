@@ -323,17 +323,43 @@ fn warn_flags_after_dashes(printer: &Printer, command: &[String]) -> bool {
 /// client may see another PATH), but said now rather than at the first `doctor`. Only
 /// for this host's own platform, and not for paths or variable references.
 fn warn_missing_command(ctx: &Context, printer: &Printer, entry: &ServerEntry) {
-    let Transport::Stdio { command, .. } = &entry.transport else {
+    let Transport::Stdio { command, args, .. } = &entry.transport else {
         return;
     };
-    let plain = !command.is_empty()
-        && !command.contains(['/', '\\', '$', '{', '%'])
-        && ctx.platform.os == Os::host();
+    if ctx.platform.os != Os::host() {
+        return;
+    }
+    let plain = !command.is_empty() && !command.contains(['/', '\\', '$', '{', '%']);
     if plain && !ctx.platform.on_path(command) {
         printer.warn(&format!(
             "`{command}` is not on PATH here: the entry is written, but a client with this PATH cannot start it; install it, or give its full path (`mcpctl doctor` checks again)"
         ));
     }
+    // `node /path/to/server.js`: the command is there, the script it runs is not.
+    for script in args.iter().filter(|arg| is_script_path(arg)) {
+        if !std::path::Path::new(script).exists() {
+            printer.warn(&format!(
+                "`{script}` does not exist here: the entry is written, but `{command}` will fail to start it; check the path (README placeholders such as `/path/to/…` need your own)"
+            ));
+        }
+    }
+}
+
+/// An absolute path to a script or program file an interpreter runs (`/srv/index.js`,
+/// `C:\\srv\\server.py`): worth checking it exists.
+fn is_script_path(arg: &str) -> bool {
+    const SCRIPTS: &[&str] = &[
+        "js", "mjs", "cjs", "ts", "mts", "py", "rb", "php", "pl", "jar", "sh", "ps1",
+    ];
+    let absolute = std::path::Path::new(arg).is_absolute()
+        || arg.get(1..3).is_some_and(|s| s == ":\\" || s == ":/");
+    let extension = arg
+        .rsplit_once('.')
+        .map(|(_, ext)| ext.to_ascii_lowercase())
+        .filter(|ext| !ext.contains(['/', '\\']));
+    absolute
+        && !arg.contains(['$', '{', '%'])
+        && extension.is_some_and(|ext| SCRIPTS.contains(&ext.as_str()))
 }
 
 /// Literal secrets given with `-e`/`-H` end up in plain text in every client's file: say
