@@ -161,30 +161,6 @@ impl Intent {
     }
 }
 
-/// `changes` merged into `into` by entry: a change of an entry already there keeps its
-/// first `before` and takes the new `after` (one hash per change: an apply names
-/// thousands).
-pub fn merged(mut into: Vec<LedgerChange>, changes: Vec<LedgerChange>) -> Vec<LedgerChange> {
-    if changes.is_empty() {
-        return into;
-    }
-    let mut at: std::collections::HashMap<super::EntryKey, usize> = into
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.entry.clone(), i))
-        .collect();
-    for change in changes {
-        match at.get(&change.entry) {
-            Some(&i) => into[i].after = change.after,
-            None => {
-                at.insert(change.entry.clone(), into.len());
-                into.push(change);
-            }
-        }
-    }
-    into
-}
-
 /// What became of one dead command.
 pub struct Recovered {
     pub id: String,

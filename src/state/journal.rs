@@ -93,13 +93,37 @@ impl Entry {
         let mut last = lines.pop()?;
         if last.pending {
             let mine = std::mem::take(&mut last.ledger);
-            let earlier = lines.into_iter().fold(Vec::new(), |all, line| {
-                super::intent::merged(all, line.ledger)
-            });
-            last.ledger = super::intent::merged(earlier, mine);
+            let earlier = lines
+                .into_iter()
+                .fold(Vec::new(), |all, line| merged(all, line.ledger));
+            last.ledger = merged(earlier, mine);
         }
         Some(last)
     }
+}
+
+/// `changes` merged into `into` by entry: a change of an entry already there keeps its
+/// first `before` and takes the new `after` (one hash per change: an apply names
+/// thousands).
+pub fn merged(mut into: Vec<LedgerChange>, changes: Vec<LedgerChange>) -> Vec<LedgerChange> {
+    if changes.is_empty() {
+        return into;
+    }
+    let mut at: std::collections::HashMap<EntryKey, usize> = into
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.entry.clone(), i))
+        .collect();
+    for change in changes {
+        match at.get(&change.entry) {
+            Some(&i) => into[i].after = change.after,
+            None => {
+                at.insert(change.entry.clone(), into.len());
+                into.push(change);
+            }
+        }
+    }
+    into
 }
 
 /// What `undo` and `redo` would take next, each a stack of record ids (top last).
