@@ -13,6 +13,9 @@ pub enum ExitStatus {
     Problems,
     /// 1: `apply --exit-code` changed a client file (with `--dry-run`: would change one).
     Changed,
+    /// 1: a writing command wrote its files but could not record what it wrote in
+    /// mcpctl's ledger (a damaged ledger): the write stands, it is not a failure.
+    Unrecorded,
     /// 2: error (usage, unknown client, unparsable file, I/O, a failed target).
     Error,
     /// 130: the person cancelled a prompt (Esc, Ctrl-C).
@@ -23,7 +26,7 @@ impl From<ExitStatus> for ExitCode {
     fn from(status: ExitStatus) -> ExitCode {
         ExitCode::from(match status {
             ExitStatus::Success => 0,
-            ExitStatus::Problems | ExitStatus::Changed => 1,
+            ExitStatus::Problems | ExitStatus::Changed | ExitStatus::Unrecorded => 1,
             ExitStatus::Error => 2,
             ExitStatus::Cancelled => 130,
         })
@@ -35,7 +38,7 @@ impl From<ExitStatus> for ExitCode {
 #[macro_export]
 macro_rules! exit_codes_help {
     () => {
-        "Exit codes:\n  0    success\n  1    `check`, `doctor` or `plan --check` ran and found problems; the tool `call` called reported an error; `apply --exit-code` changed a file\n  2    error: bad usage, unknown client, unparsable file, I/O failure, or a failed target\n  130  a prompt was cancelled (Esc, Ctrl-C)"
+        "Exit codes:\n  0    success\n  1    `check`, `doctor` or `plan --check` ran and found problems; the tool `call` called reported an error; `apply --exit-code` changed a file; a write mcpctl could not record in its ledger\n  2    error: bad usage, unknown client, unparsable file, I/O failure, or a failed target\n  130  a prompt was cancelled (Esc, Ctrl-C)"
     };
 }
 

@@ -112,7 +112,12 @@ pub enum FsError {
     #[error("cannot read `{path}`: {source}")]
     Read { path: PathBuf, source: io::Error },
     #[error("`{path}` is not UTF-8 text (byte {offset})")]
-    NotUtf8 { path: PathBuf, offset: usize },
+    NotUtf8 {
+        path: PathBuf,
+        offset: usize,
+        /// The version read (to tell a file caught mid-save: `changed_since`).
+        stamp: Option<Stamp>,
+    },
     #[error("cannot write `{path}`: {source}")]
     Write { path: PathBuf, source: io::Error },
     #[error(
@@ -231,6 +236,7 @@ pub fn read_source(path: &Path) -> Result<Source, FsError> {
     let mut text = String::from_utf8(bytes).map_err(|e| FsError::NotUtf8 {
         path: path.to_path_buf(),
         offset: e.utf8_error().valid_up_to(),
+        stamp: Some(Stamp::of(&meta)),
     })?;
     let bom = text.starts_with(BOM);
     if bom {
@@ -319,6 +325,25 @@ pub fn read_settled(
             return Ok(last);
         }
     }
+}
+
+/// How long a read that does not parse is read again while the file is being rewritten
+/// (`may_be_mid_write`): a save of a many-MB file takes a fraction of this.
+pub const REREAD_FOR: Duration = Duration::from_secs(3);
+/// Between two such reads.
+pub const REREAD_STEP: Duration = SETTLE_STEP;
+
+/// Whether `source` (a read) may have caught its file in the middle of another program's
+/// save, so that text which does not parse says nothing about the file: it changed since
+/// the read, or (Linux) another process has it open for writing now.
+pub fn may_be_mid_write(source: &Source) -> bool {
+    source.exists() && changed_since(&source.path, source.stamp.as_ref())
+}
+
+/// Whether the file at `path` is no longer the version `stamp` (read earlier), or
+/// (Linux) another process has it open for writing now.
+pub fn changed_since(path: &Path, stamp: Option<&Stamp>) -> bool {
+    stamp_of_path(path).as_ref() != stamp || writer_has_open(path) == Some(true)
 }
 
 /// Whether another process has `path` open for writing now. Linux: a read lease

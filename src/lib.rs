@@ -105,6 +105,16 @@ use crate::session::Context;
 /// Run mcpctl with these arguments (the first is the program name).
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     let args: Vec<OsString> = args.into_iter().collect();
+    // The guard of another mcpctl's servers (`handshake::process`), not a command.
+    if args
+        .get(1)
+        .is_some_and(|a| a == handshake::process::GUARD_ARG)
+    {
+        return handshake::process::guard(
+            &args.get(2).map(|a| a.to_string_lossy()).unwrap_or_default(),
+        );
+    }
+    handshake::process::guard_servers();
     // Bare `mcpctl` is asking what there is: the help on stdout, exit 0, as `gh` and
     // `cargo` do (clap's own answer is a usage error on stderr).
     if args.len() <= 1 {

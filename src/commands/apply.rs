@@ -218,24 +218,7 @@ fn execute<'a>(
     }
     let origin = Origin::manifest(&manifest.path);
     for plan in plans.iter() {
-        let created = !plan.document.source.exists();
-        // The file's identity once, not once per entry (a `readlink` per component).
-        let identity = crate::fs::identity(&plan.location.path);
-        for op in &plan.ledger {
-            match op {
-                LedgerOp::Record { name, raw, known } => write::record_fingerprint(
-                    ctx,
-                    edit::entry_key_at(&identity, &plan.location, name),
-                    plan.fingerprint(raw, known),
-                    &origin,
-                    crate::state::Created::file(created),
-                )?,
-                LedgerOp::Forget { name } => {
-                    ctx.state
-                        .forget(&edit::entry_key_at(&identity, &plan.location, name))?;
-                }
-            }
-        }
+        record_plan(ctx, plan, &origin, false)?;
     }
     // Client files only (the record of parked entries is mcpctl's own); a switch kept in
     // another file (Claude Code's lists) changes the planned file's client too.
@@ -250,6 +233,47 @@ fn execute<'a>(
         written,
         unchanged: plans.len().saturating_sub(written),
     });
+    Ok(())
+}
+
+/// Record what `plan` wrote in the ledger; with `expect`, before it is written, say what
+/// will be recorded (`State::expect`: the intent names it with the write, issue 39 G13).
+fn record_plan(
+    ctx: &Context,
+    plan: &FilePlan<'_>,
+    origin: &Origin,
+    expect: bool,
+) -> anyhow::Result<()> {
+    let created = !plan.document.source.exists();
+    // The file's identity once, not once per entry (a `readlink` per component).
+    let identity = crate::fs::identity(&plan.location.path);
+    for op in &plan.ledger {
+        match op {
+            LedgerOp::Record { name, raw, known } => {
+                let key = edit::entry_key_at(&identity, &plan.location, name);
+                let fingerprint = plan.fingerprint(raw, known);
+                let created = crate::state::Created::file(created);
+                match (expect, fingerprint) {
+                    (true, Some(fingerprint)) => {
+                        ctx.state
+                            .expect_record(key, fingerprint, origin.clone(), created);
+                    }
+                    (true, None) => {}
+                    (false, fingerprint) => {
+                        write::record_fingerprint(ctx, key, fingerprint, origin, created)?;
+                    }
+                }
+            }
+            LedgerOp::Forget { name } => {
+                let key = edit::entry_key_at(&identity, &plan.location, name);
+                if expect {
+                    ctx.state.expect(key, None);
+                } else {
+                    ctx.state.forget(&key)?;
+                }
+            }
+        }
+    }
     Ok(())
 }
 
@@ -323,6 +347,7 @@ fn write_plan(
         let Some(text) = plan.new_text() else {
             return Ok(Some(()));
         };
+        record_plan(ctx, plan, &Origin::manifest(&manifest.path), true)?;
         match edit::write_file(ctx, &lock, &plan.document.source, text) {
             Ok(_) => Ok(Some(())),
             Err(FsError::Changed { .. }) => {

@@ -234,6 +234,10 @@ fn remove_from(
             .and_then(|at| read.remove(at).1)
     };
     let spellings = spellings(ctx, client, &location);
+    if !dry_run {
+        // Named in the intent with the write (issue 39 G13).
+        ctx.state.expect(key.clone(), None);
+    }
     let outcome = edit::apply_from(
         ctx,
         client,

@@ -14,6 +14,12 @@
 //! runs no clean-up) still ends it; the rest of its group sees its stdin close.
 //! The kernel sends that signal when the *thread* that started the server exits, not the
 //! process: whoever starts a server keeps that thread alive until the server has ended.
+//! What the server started gets no such signal (it is cleared on fork): a child in its
+//! group that does not read stdin, one that `setsid`s away. So (Linux) the first server a
+//! run starts also starts a guard: mcpctl itself again (`guard`), in a group of its own,
+//! reading a pipe only this mcpctl holds open. When mcpctl dies, however it dies, the
+//! pipe ends, and the guard kills every process carrying a tag of this run (issue 39
+//! F21); after a clean end there are none left to kill.
 //!
 //! Must never signal a process group it did not create, and never return while the
 //! group it is ending still has live members it could kill.
@@ -181,9 +187,76 @@ extern "C" fn on_interrupt(signal: libc::c_int) {
     }
 }
 
+/// The first argument that makes mcpctl the guard of another mcpctl's servers (see the
+/// module note); the second is that mcpctl's pid. Not a command anyone types.
+pub const GUARD_ARG: &str = "__guard-servers";
+
+/// Set by [`guard_servers`]: this process is the mcpctl binary (`/proc/self/exe` can be
+/// the guard), not a test harness that links the library.
+static GUARDED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Have the servers this process starts guarded (see the module note); `lib::run` calls
+/// it, for the binary.
+pub fn guard_servers() {
+    GUARDED.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Start the guard of this run's servers, once (Linux; see the module note). The pipe's
+/// write end is kept for the rest of the process: only its end closes it.
+#[cfg(target_os = "linux")]
+fn start_guard() {
+    if !GUARDED.load(std::sync::atomic::Ordering::SeqCst) {
+        return;
+    }
+    static GUARD: std::sync::OnceLock<Option<ChildStdin>> = std::sync::OnceLock::new();
+    GUARD.get_or_init(|| {
+        use std::os::unix::process::CommandExt;
+        // Std's pipes are close-on-exec: no server inherits the write end.
+        Command::new("/proc/self/exe")
+            .arg0("mcpctl")
+            .args([GUARD_ARG, &std::process::id().to_string()])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            // Out of mcpctl's group: a Ctrl-C or a group kill that ends mcpctl leaves it
+            // to do its work.
+            .process_group(0)
+            .spawn()
+            .ok()
+            .and_then(|mut child| child.stdin.take())
+    });
+}
+
+/// The guard's side (`mcpctl __guard-servers PID`, started by [`start_guard`]): wait for
+/// the end of the pipe from mcpctl `of`, then kill every process carrying a tag of that
+/// run, a few rounds apart (one may be forking while the first round runs).
+pub fn guard(of: &str) -> std::process::ExitCode {
+    #[cfg(target_os = "linux")]
+    {
+        use std::io::Read;
+        if of.parse::<u32>().is_err() {
+            return std::process::ExitCode::from(2);
+        }
+        let mut sink = [0u8; 64];
+        let mut stdin = std::io::stdin().lock();
+        while stdin.read(&mut sink).is_ok_and(|n| n > 0) {}
+        let prefix = format!("{TAG_VARIABLE}={of}-");
+        for _ in 0..3 {
+            sweep_where(|value| value.starts_with(prefix.as_bytes()));
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = of;
+    std::process::ExitCode::SUCCESS
+}
+
 /// Put the child in a new process group (its pid is the group id), tag its
-/// environment, and (Linux) have it killed when mcpctl dies. The tag goes to [`track`].
+/// environment, and (Linux) have it killed when mcpctl dies — with what it starts, by
+/// the guard. The tag goes to [`track`].
 pub(crate) fn configure(command: &mut Command) -> Tag {
+    #[cfg(target_os = "linux")]
+    start_guard();
     let tag = Tag::new();
     command.env(TAG_VARIABLE, &tag.0);
     #[cfg(unix)]
@@ -273,6 +346,13 @@ pub(crate) fn end(
 #[cfg(target_os = "linux")]
 fn sweep(tag: &Tag) {
     let wanted = format!("{TAG_VARIABLE}={}", tag.0);
+    sweep_where(|value| value == wanted.as_bytes());
+}
+
+/// Kill every process (other than this one) with an environment variable (`NAME=value`)
+/// that `tagged` picks.
+#[cfg(target_os = "linux")]
+fn sweep_where(tagged: impl Fn(&[u8]) -> bool) {
     let own = std::process::id();
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return;
@@ -291,9 +371,10 @@ fn sweep(tag: &Tag) {
         let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
             continue;
         };
-        if environ.split(|b| *b == 0).any(|v| v == wanted.as_bytes()) {
+        if environ.split(|b| *b == 0).any(&tagged) {
             // SAFETY: kill has no memory-safety preconditions; the process carries the
-            // tag of a server this run started and has already ended.
+            // tag of a server this run started and has already ended (or of a run that
+            // died: the guard's).
             unsafe {
                 libc::kill(pid, libc::SIGKILL);
             }

@@ -187,6 +187,24 @@ pub struct Outcome {
     pub created_dirs: Vec<std::path::PathBuf>,
     /// The file was deleted (or would be): mcpctl had created it and it is empty again.
     pub deleted: bool,
+    /// The file was written, but what was written could not be recorded in the ledger.
+    pub unrecorded: Option<Unrecorded>,
+}
+
+/// Why a write that happened is not in mcpctl's ledger (issue 39 F16).
+#[derive(Debug, Clone)]
+pub struct Unrecorded {
+    pub error: String,
+    pub hint: Option<String>,
+}
+
+impl Unrecorded {
+    pub fn of(error: &anyhow::Error) -> Unrecorded {
+        Unrecorded {
+            error: error.to_string(),
+            hint: crate::error::hint_of(error).map(str::to_owned),
+        }
+    }
 }
 
 impl Outcome {
@@ -199,6 +217,7 @@ impl Outcome {
             created: false,
             created_dirs: Vec::new(),
             deleted: false,
+            unrecorded: None,
         }
     }
 }
@@ -303,6 +322,7 @@ pub fn apply_from(
                 created,
                 created_dirs: Vec::new(),
                 deleted: delete.is_some(),
+                unrecorded: None,
             });
         }
         let Some(lock) = &lock else {
@@ -321,6 +341,7 @@ pub fn apply_from(
                     created,
                     created_dirs: change.created_dirs,
                     deleted: delete.is_some(),
+                    unrecorded: None,
                 });
             }
             Err(FsError::Changed { .. }) => {}
@@ -610,6 +631,11 @@ pub struct FileReport {
     /// The file was deleted: mcpctl had created it, and it held nothing else.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub deleted: bool,
+    /// The file was written; the entry could not be recorded in mcpctl's ledger (why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unrecorded: Option<String>,
+    #[serde(skip)]
+    pub unrecorded_hint: Option<String>,
     #[serde(skip)]
     pub hint: Option<String>,
     #[serde(skip)]
@@ -653,6 +679,8 @@ impl EditReport {
                 error: None,
                 backup: outcome.backup,
                 deleted: outcome.deleted,
+                unrecorded: outcome.unrecorded.as_ref().map(|u| u.error.clone()),
+                unrecorded_hint: outcome.unrecorded.and_then(|u| u.hint),
                 hint: None,
                 diff: outcome.diff,
             },
@@ -668,6 +696,8 @@ impl EditReport {
                 error: Some(error.to_string()),
                 backup: None,
                 deleted: false,
+                unrecorded: None,
+                unrecorded_hint: None,
                 hint: crate::error::hint_of(&error).map(str::to_owned),
                 diff: None,
             },
@@ -723,6 +753,19 @@ impl Report for EditReport {
                 }
             };
             blocks.push(Block::Line(line));
+            if let Some(error) = &r.unrecorded {
+                // The write stands (issue 39 F16): say so, and what was not recorded.
+                let mut hint = "the entry is in the file and the client loads it; mcpctl did not record that it wrote it, so it reads as hand-made (`apply`, `update` and `remove --all` leave it alone)".to_owned();
+                if let Some(more) = &r.unrecorded_hint {
+                    hint.push_str("; ");
+                    hint.push_str(more);
+                }
+                blocks.push(Block::Warning(format!(
+                    "not recorded: {}\n  hint: {}",
+                    paint.text(error),
+                    paint.text(&hint)
+                )));
+            }
         }
         let backups: Vec<String> = self
             .files
@@ -749,6 +792,8 @@ impl Report for EditReport {
     fn status(&self) -> ExitStatus {
         if self.files.iter().any(|r| r.action == Action::Failed) {
             ExitStatus::Error
+        } else if self.files.iter().any(|r| r.unrecorded.is_some()) {
+            ExitStatus::Unrecorded
         } else {
             ExitStatus::Success
         }

@@ -70,31 +70,54 @@ pub fn read_document(ctx: &Context, client: &Client, path: &Path) -> anyhow::Res
             crate::output::file(path)
         ));
     };
-    let mut source =
-        fs::read_settled(path, || ctx.state.wrote_into(path), waiting).map_err(|e| {
-            let hint = e
-                .hint()
-                .unwrap_or("check the file's permissions and encoding; mcpctl left it unchanged");
-            UserError::new(e.to_string()).hint(hint)
-        })?;
-    // The document takes the text over (no second copy of a big file); `source` keeps
-    // what a write needs: path, BOM and the version stamp.
-    let doc = client.format.parse(source.take_text()).map_err(|e| {
-        let position = Position {
-            line: e.line,
-            column: e.column,
+    let started = std::time::Instant::now();
+    loop {
+        let mut source = match fs::read_settled(path, || ctx.state.wrote_into(path), waiting) {
+            Ok(source) => source,
+            // Bytes cut inside a character by another program's save: read again.
+            Err(fs::FsError::NotUtf8 { stamp, .. })
+                if started.elapsed() < fs::REREAD_FOR
+                    && fs::changed_since(path, stamp.as_ref()) =>
+            {
+                continue;
+            }
+            Err(e) => {
+                let hint = e.hint().unwrap_or(
+                    "check the file's permissions and encoding; mcpctl left it unchanged",
+                );
+                return Err(UserError::new(e.to_string()).hint(hint).into());
+            }
         };
-        file_error(
-            path,
-            Some(position),
-            format_args!("not valid {}: {}", client.format.display_name(), e.message),
-        )
-        .hint(format!(
-            "mcpctl left the file unchanged; fix the syntax, then run `mcpctl list -c {}`",
-            client.id
-        ))
-    })?;
-    Ok(Document { source, doc })
+        // The document takes the text over (no second copy of a big file); `source` keeps
+        // what a write needs: path, BOM and the version stamp.
+        match client.format.parse(source.take_text()) {
+            Ok(doc) => return Ok(Document { source, doc }),
+            // Caught in the middle of another program's save (rewritten in place): read
+            // the file again rather than call it broken.
+            Err(_) if started.elapsed() < fs::REREAD_FOR && fs::may_be_mid_write(&source) => {
+                std::thread::sleep(fs::REREAD_STEP);
+            }
+            Err(e) => return Err(parse_error(client, path, &e)),
+        }
+    }
+}
+
+/// The error of a file that does not parse, at its line and column.
+fn parse_error(client: &Client, path: &Path, e: &crate::formats::ParseError) -> anyhow::Error {
+    let position = Position {
+        line: e.line,
+        column: e.column,
+    };
+    file_error(
+        path,
+        Some(position),
+        format_args!("not valid {}: {}", client.format.display_name(), e.message),
+    )
+    .hint(format!(
+        "mcpctl left the file unchanged; fix the syntax, then run `mcpctl list -c {}`",
+        client.id
+    ))
+    .into()
 }
 
 impl Found<'_> {

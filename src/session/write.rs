@@ -286,6 +286,17 @@ pub(crate) fn add_to(
             }
         };
         let edited = doc.upsert(location.at(), name, &raw)?;
+        if !dry_run {
+            expect(
+                ctx,
+                &dialect,
+                &location,
+                name,
+                &raw,
+                &how.origin,
+                before.borrow().clone(),
+            );
+        }
         *written.borrow_mut() = Some(raw);
         let inputs_edit = if inputs.is_empty() {
             Edit::Unchanged
@@ -298,6 +309,7 @@ pub(crate) fn add_to(
             edited
         })
     })?;
+    let mut outcome = outcome;
     if !dry_run
         && matches!(outcome.action, Action::Added | Action::Updated)
         && let Some(raw) = written.borrow().as_ref()
@@ -311,10 +323,47 @@ pub(crate) fn add_to(
                 .clone()
                 .filter(|m| !m.created_nothing(&location.key)),
         };
-        created.inherit(&key, &ctx.state.records(&|r| r.entry.path == key.path)?);
-        record(ctx, &dialect, key, raw, &how.origin, created)?;
+        // The file is written whatever happens here: a ledger that cannot be read or
+        // written is said with the row, not as a failed write (issue 39 F16).
+        let recorded = ctx
+            .state
+            .records(&|r| r.entry.path == key.path)
+            .and_then(|records| {
+                created.inherit(&key, &records);
+                record(ctx, &dialect, key, raw, &how.origin, created)
+            });
+        if let Err(error) = recorded {
+            outcome.unrecorded = Some(edit::Unrecorded::of(&error));
+        }
     }
     Ok((path, outcome, notes, entry))
+}
+
+/// Say what `add_to` will record for `raw` once the file is written (`State::expect`):
+/// the record `add_to` makes after the write, as far as it is known before it.
+fn expect(
+    ctx: &Context,
+    dialect: &Dialect<'_>,
+    location: &Location,
+    name: &str,
+    raw: &Value,
+    origin: &Origin,
+    created_map: Option<crate::formats::MapState>,
+) {
+    let Some(fingerprint) = ledger::fingerprint_raw(dialect, raw) else {
+        return;
+    };
+    let key = edit::entry_key(location, name);
+    let mut created = Created {
+        created_file: std::fs::symlink_metadata(&location.path).is_err(),
+        created_dirs: crate::fs::missing_dirs(&location.path),
+        created_map: created_map.filter(|m| !m.created_nothing(&location.key)),
+    };
+    if let Ok(records) = ctx.state.records(&|r| r.entry.path == key.path) {
+        created.inherit(&key, &records);
+    }
+    ctx.state
+        .expect_record(key, fingerprint, origin.clone(), created);
 }
 
 /// The one ledger recorder of every writing command (`add`, `copy`, installs, `update`,

@@ -4,8 +4,10 @@
 //!
 //! A command's intent is `intents/{id}.json` in the state directory: JSON lines in the
 //! journal record's own shape, appended and never rewritten. Before each client file
-//! changes, a line listing every file so far (each with its digest before and after) is
-//! appended and synced (`fdatasync`): the one fsync the record costs. A line cut short by
+//! changes, a line listing every file so far (each with its digest before and after), and
+//! the ledger changes the command made or will make once those files are written
+//! (`State::expect`), is appended and synced (`fdatasync`): the one fsync the record
+//! costs. A line cut short by
 //! a crash is for a file that had not changed yet, and the line before it still parses.
 //! The command holds an advisory lock on the file while it runs. At the end
 //! (`State::finish`) the final record (backups, ledger changes, the command's label) is
@@ -14,14 +16,15 @@
 //! command was writing, and whoever reads the record settles it against the files
 //! (`settle`). An intent whose lock is free belongs to a command that died: the next
 //! mcpctl run moves it into the journal, settled to what did change (each file's digest
-//! now says whether its write happened), so `undo` reverts the interrupted command — not
-//! the one before it.
+//! now says whether its write happened), and saves the ledger changes named with the
+//! writes that happened (an entry written is never recorded nowhere), so `undo` reverts
+//! the interrupted command — not the one before it.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::journal::{Entry, FileChange, matches};
+use super::journal::{Entry, FileChange, LedgerChange, matches};
 
 pub const DIR: &str = "intents";
 
@@ -69,12 +72,18 @@ impl Intent {
         Ok(intent)
     }
 
-    /// Add a file about to be written (a file already listed keeps its first `before`).
-    pub fn add(&mut self, change: &FileChange) -> std::io::Result<()> {
+    /// Add a file about to be written (a file already listed keeps its first `before`),
+    /// with the ledger changes the command made or will make once it is written
+    /// (`State::intended_ledger`).
+    pub fn add(&mut self, change: &FileChange, ledger: Vec<LedgerChange>) -> std::io::Result<()> {
+        // Each line names only the ledger changes new with it; `Entry::parse` merges the
+        // lines' (an apply of 10,000 servers would write them again with every file).
+        let ledger_changed = !ledger.is_empty();
+        self.entry.ledger = ledger;
         match self.entry.files.iter_mut().find(|f| f.path == change.path) {
             Some(existing) => {
                 if existing.after == change.after {
-                    return Ok(());
+                    return if ledger_changed { self.save() } else { Ok(()) };
                 }
                 // The version it leaves now is this command's too, should the next write
                 // not happen (see `happened`).
@@ -102,7 +111,10 @@ impl Intent {
 
     /// Append the intent as it is now and make it durable.
     fn save(&mut self) -> std::io::Result<()> {
-        self.append(&self.entry.clone())?;
+        let mut line = serde_json::to_vec(&self.entry).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        self.entry.ledger.clear();
+        self.file.write_all(&line)?;
         self.file.sync_data()?;
         crate::fault::step_at("intent", &self.path)
     }
@@ -333,6 +345,14 @@ fn settle(mut entry: Entry, backups: Option<&Path>) -> Option<Entry> {
     if entry.files.is_empty() {
         return None;
     }
+    // The ledger changes named with a write that happened (issue 39 G13); the others
+    // were for a file still as it was.
+    let written: Vec<PathBuf> = entry
+        .files
+        .iter()
+        .map(|f| crate::fs::identity(&f.path))
+        .collect();
+    entry.ledger.retain(|c| written.contains(&c.entry.path));
     entry.command = format!("{} (interrupted)", entry.command);
     entry.interrupted = true;
     Some(entry)

@@ -80,15 +80,50 @@ impl Entry {
     /// The record a journal or intent file holds: one JSON document (a record `recover`
     /// wrote for a command that died), or JSON lines of which the last one that parses
     /// counts (an intent appends a line per change; a line cut short by a crash is skipped).
+    /// An intent's lines each name the ledger changes new with them: a last line that is
+    /// an intent's gets them all (a final record names every change itself).
     pub fn parse(bytes: &[u8]) -> Option<Entry> {
         if let Ok(entry) = serde_json::from_slice::<Entry>(bytes) {
             return Some(entry);
         }
-        bytes
+        let mut lines: Vec<Entry> = bytes
             .split(|b| *b == b'\n')
-            .rev()
-            .find_map(|line| serde_json::from_slice::<Entry>(line).ok())
+            .filter_map(|line| serde_json::from_slice::<Entry>(line).ok())
+            .collect();
+        let mut last = lines.pop()?;
+        if last.pending {
+            let mine = std::mem::take(&mut last.ledger);
+            let earlier = lines
+                .into_iter()
+                .fold(Vec::new(), |all, line| merged(all, line.ledger));
+            last.ledger = merged(earlier, mine);
+        }
+        Some(last)
     }
+}
+
+/// `changes` merged into `into` by entry: a change of an entry already there keeps its
+/// first `before` and takes the new `after` (one hash per change: an apply names
+/// thousands).
+pub fn merged(mut into: Vec<LedgerChange>, changes: Vec<LedgerChange>) -> Vec<LedgerChange> {
+    if changes.is_empty() {
+        return into;
+    }
+    let mut at: std::collections::HashMap<EntryKey, usize> = into
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.entry.clone(), i))
+        .collect();
+    for change in changes {
+        match at.get(&change.entry) {
+            Some(&i) => into[i].after = change.after,
+            None => {
+                at.insert(change.entry.clone(), into.len());
+                into.push(change);
+            }
+        }
+    }
+    into
 }
 
 /// What `undo` and `redo` would take next, each a stack of record ids (top last).

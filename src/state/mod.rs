@@ -69,6 +69,9 @@ struct Session {
     /// When this command recorded its first entry (`rfc3339`): the time of all of them,
     /// formatted once (an apply records thousands).
     recorded_at: Option<String>,
+    /// What the next write of a file will record (`expect`), named in the intent with
+    /// that write; keyed by entry (its `path` is the file's identity).
+    expected: HashMap<EntryKey, Option<Record>>,
     /// Files whose version before this command was scrubbed to the one it left
     /// (`rebase`): still this command's change, for `undo` to name.
     rebased: Vec<PathBuf>,
@@ -231,6 +234,74 @@ impl State {
         self.change(entry, Some(record))
     }
 
+    /// Say, before the write, what this command will record for an entry once the write
+    /// of its file (`entry.path`) happened (`None`: forget it). `intend` names it in the
+    /// intent with that write, so a kill after the write and before `record`/`forget`
+    /// leaves the entry recorded by the next run's recovery, not recorded nowhere (read as
+    /// hand-made from then on; issue 39 G13). The record itself is still `record`'s.
+    pub fn expect(&self, entry: EntryKey, after: Option<Record>) {
+        if self.root.is_some() {
+            self.session().expected.insert(entry, after);
+        }
+    }
+
+    /// [`State::expect`] of the record `record` would make.
+    pub fn expect_record(
+        &self,
+        entry: EntryKey,
+        fingerprint: Fingerprint,
+        source: Origin,
+        created: Created,
+    ) {
+        let time = self
+            .session()
+            .recorded_at
+            .get_or_insert_with(|| rfc3339(SystemTime::now()))
+            .clone();
+        let record = Record {
+            entry: entry.clone(),
+            fingerprint,
+            source,
+            created,
+            time,
+        };
+        self.expect(entry, Some(record));
+    }
+
+    /// The ledger changes an intent names with a write of `path`: every change this
+    /// command recorded so far, and what it expects to record for `path` (each with the
+    /// record before it, as this command reads the ledger). A ledger that cannot be read
+    /// names none: the write goes ahead, and its record fails as it would have.
+    fn intended_ledger(&self, path: &Path) -> Vec<LedgerChange> {
+        let identity = fs::identity(path);
+        let expected: Vec<(EntryKey, Option<Record>)> = {
+            let mut session = self.session();
+            let keys: Vec<EntryKey> = session
+                .expected
+                .keys()
+                .filter(|k| k.path == identity)
+                .cloned()
+                .collect();
+            keys.into_iter()
+                .filter_map(|k| session.expected.remove_entry(&k))
+                .collect()
+        };
+        let mut out = self.session().changes.clone();
+        for (entry, after) in expected {
+            let Ok(before) = self.lookup(&entry) else {
+                return self.session().changes.clone();
+            };
+            if before != after {
+                out.push(LedgerChange {
+                    entry,
+                    before,
+                    after,
+                });
+            }
+        }
+        out
+    }
+
     /// Forget an entry (mcpctl removed it, or it no longer exists).
     pub fn forget(&self, key: &EntryKey) -> anyhow::Result<()> {
         self.change(key.clone(), None)
@@ -292,9 +363,10 @@ impl State {
             dir: root.join(intent::DIR),
             source,
         };
+        let ledger = self.intended_ledger(&change.path);
         let mut session = self.session();
         if let Some(intent) = &mut session.intent {
-            return intent.add(change).map_err(err);
+            return intent.add(change, ledger).map_err(err);
         }
         let now = SystemTime::now();
         let (undoes, redoes, rolls_back) = Reverts::fields(session.reverts.as_ref());
@@ -303,7 +375,7 @@ impl State {
             time: rfc3339(now),
             command: session.command.clone(),
             files: vec![change.clone()],
-            ledger: Vec::new(),
+            ledger,
             undoes,
             redoes,
             rolls_back,
@@ -345,10 +417,11 @@ impl State {
         };
         for dead in intent::dead(&root, self.backups().as_deref()) {
             let journaled = root.join(JOURNAL_DIR).join(format!("{}.json", dead.id));
-            if let Some(record) = dead.record.as_ref().filter(|_| dead.finished) {
+            if let Some(record) = dead.record.as_ref() {
                 // It wrote its final record and died before the move, maybe before its
                 // ledger changes were saved: they are saved now, and the file is the
-                // journal record as it is.
+                // journal record as it is. Or it died before its end: the changes its
+                // intent named with the writes that happened are saved (issue 39 G13).
                 if !record.ledger.is_empty() {
                     self.lock()?;
                     self.save_ledger(&root, &record.ledger, true)?

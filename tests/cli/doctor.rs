@@ -1155,6 +1155,71 @@ fn servers_die_when_mcpctl_is_killed() {
     assert!(!survived, "server {pid} outlived mcpctl's kill -9");
 }
 
+/// Issue 39 F21: `kill -9` of mcpctl ended the server it started, but not what the
+/// server started: a child in its process group that does not read stdin, and one that
+/// `setsid`s away. Nothing a server started outlives mcpctl's death either.
+#[cfg(target_os = "linux")]
+#[test]
+#[ignore = "needs cargo build -p fixture-server"]
+fn what_a_server_started_dies_when_mcpctl_is_killed() {
+    let env = TestEnv::new();
+    let pids = env.path("pids");
+    let children = env.path("children");
+    let script = format!(
+        "sleep 1000 & echo $! >> {c}; (setsid sh -c 'echo $$ >> {c}; exec sleep 1000' </dev/null >/dev/null 2>&1 &); \
+         while [ $(wc -l < {c}) -lt 2 ]; do sleep 0.01; done; exec {fixture} slow-start=600000",
+        c = children.display(),
+        fixture = fixture()
+    );
+    cursor_config(
+        &env,
+        json!({
+            "slow": {"command": "sh", "args": ["-c", script],
+                     "env": {"FIXTURE_PID_FILE": pids.display().to_string()}}
+        }),
+    );
+    let mut mcpctl = env
+        .command(&["doctor", "-c", "cursor", "--timeout", "600"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut waited = 0;
+    while std::fs::read_to_string(&pids).map_or(true, |t| t.trim().is_empty()) {
+        assert!(waited < 6000, "the server never started");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        waited += 1;
+    }
+    mcpctl.kill().unwrap();
+    mcpctl.wait().unwrap();
+    let mut all: Vec<i32> = std::fs::read_to_string(&children)
+        .unwrap()
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
+    all.push(
+        std::fs::read_to_string(&pids)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap(),
+    );
+    let survivors: Vec<i32> = all
+        .into_iter()
+        .filter(|pid| fixture_server::alive(*pid))
+        .collect();
+    for pid in &survivors {
+        // SAFETY: pids the test's own server script wrote.
+        unsafe {
+            libc::kill(*pid, libc::SIGKILL);
+        }
+    }
+    assert!(
+        survivors.is_empty(),
+        "{survivors:?} outlived mcpctl's kill -9"
+    );
+}
+
 /// A server that stays after its input closes must not hold its job slot while it is
 /// being ended (issue 26): with one job, the second server starts before the first one
 /// is told to stop, and both are still ended (by SIGTERM, not by mcpctl's death) before

@@ -401,3 +401,77 @@ fn a_profile_switch_killed_between_two_writes_of_one_file_is_undone() {
         two
     );
 }
+
+/// Whether mcpctl's ledger holds a record of `name`.
+fn recorded(env: &TestEnv, name: &str) -> bool {
+    let Ok(bytes) = std::fs::read(env.dir.path().join("state/ledger.json")) else {
+        return false;
+    };
+    let ledger: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    ledger["entries"]
+        .as_array()
+        .is_some_and(|e| e.iter().any(|r| r["name"] == name))
+}
+
+/// Issue 39 G13: killed after the swap (the file holds the new entry) and before the
+/// ledger record, the entry was recorded nowhere: it read as hand-made from then on. The
+/// intent names the entry, so recovery records it (and `undo` forgets it again).
+#[test]
+fn an_add_killed_after_its_swap_still_owns_the_entry() {
+    let env = cursor_env();
+    let run = faulty(
+        &env,
+        "kill@swapped:mcp.json",
+        &["add", "a", "-c", "cursor", "--", "npx", "a"],
+    );
+    assert_eq!(run.code, -1, "{}", run.stderr);
+    assert!(names(&env.read(CURSOR)).contains(&"a".to_owned()));
+    env.run(&["list"]).ok();
+    assert!(recorded(&env, "a"), "the entry is recorded nowhere");
+    let run = env.run(&["undo"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(names(&env.read(CURSOR)), ["keep"]);
+    assert!(!recorded(&env, "a"), "undo left the record");
+}
+
+/// G13 for `apply`: killed after the first file's swap, the entries it wrote are the
+/// manifest's, so an `apply` of a manifest without them takes them out again.
+#[test]
+fn an_apply_killed_after_a_swap_still_owns_its_entries() {
+    let env = cursor_env();
+    env.write(".config/mcpctl/mcpctl.toml", THREE.as_bytes());
+    let run = faulty(&env, "kill@swapped:mcp.json", &["apply"]);
+    assert_eq!(run.code, -1, "{}", run.stderr);
+    assert!(names(&env.read(CURSOR)).contains(&"memory".to_owned()));
+    env.write(
+        ".config/mcpctl/mcpctl.toml",
+        b"clients = [\"cursor\", \"claude-code\", \"gemini-cli\"]\n\n[servers]\n",
+    );
+    let run = env.run(&["apply"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(names(&env.read(CURSOR)), ["keep"], "{}", run.stdout);
+}
+
+/// G13 across whole commands: after a kill at any step and the next run's recovery, an
+/// entry the command left in its file is recorded in the ledger.
+#[test]
+fn kill_at_every_step_leaves_no_entry_recorded_nowhere() {
+    let check = |name: &'static str| {
+        move |env: &TestEnv, when: &str| {
+            if when.ends_with("recovered") && names(&env.read(CURSOR)).contains(&name.to_owned()) {
+                assert!(recorded(env, name), "{when}: `{name}` is recorded nowhere");
+            }
+        }
+    };
+    sweep(
+        &cursor_env,
+        &["add", "a", "-c", "cursor", "--", "npx", "a"],
+        &check("a"),
+    );
+    let setup = || {
+        let env = cursor_env();
+        env.write(".config/mcpctl/mcpctl.toml", THREE.as_bytes());
+        env
+    };
+    sweep(&setup, &["apply"], &check("memory"));
+}

@@ -261,6 +261,100 @@ fn project_files_besides_the_main_one_are_read_and_edited() {
     }
 }
 
+/// Issue 39 G15: `list` panicked (rc 101, a UTF-8 check's `unwrap_err` on an `Ok`) about
+/// once in 600 runs while another program rewrote a ≥ 1 MiB `~/.claude.json` in place
+/// under it. A real in-place writer (truncate, then write the file back in chunks, as
+/// Node's `writeFileSync` does; non-ASCII text, so a torn read can end inside a
+/// character) runs while `list` runs again and again: no run ends in a panic, and none
+/// calls the file broken (a read caught mid-save is read again).
+#[cfg(unix)]
+#[test]
+fn list_never_panics_while_a_big_file_is_rewritten_in_place() {
+    use std::io::Write;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let env = TestEnv::new();
+    // Two versions of different lengths, each over 1 MiB, full of multi-byte characters.
+    let version = |pad: usize| {
+        let mut projects = serde_json::Map::new();
+        for i in 0..(1000 + pad) {
+            projects.insert(
+                format!("/home/ü/プロジェクト-{i}"),
+                serde_json::json!({"history": ["é".repeat(300 + pad), "日本語のテキスト".repeat(20)]}),
+            );
+        }
+        let doc = serde_json::json!({
+            "theme": "dark",
+            "mcpServers": {"keep": {"command": "npx", "args": ["ключ"]}},
+            "projects": projects,
+        });
+        serde_json::to_vec_pretty(&doc).unwrap()
+    };
+    let versions = [version(0), version(7)];
+    assert!(
+        versions.iter().all(|v| v.len() >= 1 << 20),
+        "{}",
+        versions[0].len()
+    );
+    let path = env.write(".claude.json", &versions[0]);
+    let stop = Arc::new(AtomicBool::new(false));
+    let rewrites = Arc::new(AtomicUsize::new(0));
+    let writer = {
+        let (stop, rewrites) = (Arc::clone(&stop), Arc::clone(&rewrites));
+        std::thread::spawn(move || {
+            let mut n = 0usize;
+            while !stop.load(Ordering::Relaxed) {
+                let bytes = &versions[n % 2];
+                let mut file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .truncate(true)
+                    .open(&path)
+                    .unwrap();
+                for chunk in bytes.chunks(64 * 1024 + n % 3) {
+                    file.write_all(chunk).unwrap();
+                    std::thread::yield_now();
+                }
+                drop(file);
+                n += 1;
+                rewrites.store(n, Ordering::Relaxed);
+                // Between saves, as a client does: a moment, sometimes none.
+                std::thread::sleep(std::time::Duration::from_millis((n % 4) as u64 * 5));
+            }
+        })
+    };
+    let started = std::time::Instant::now();
+    let mut runs = 0;
+    let mut codes = std::collections::BTreeMap::new();
+    while started.elapsed() < std::time::Duration::from_secs(8) {
+        let run = env.run(&["list", "--json", "-c", "claude-code"]);
+        assert!(
+            run.code != 101 && !run.stderr.contains("panicked"),
+            "run {runs}: rc {}: {}",
+            run.code,
+            run.stderr
+        );
+        // Nor is a file caught mid-save called broken: it is read again.
+        assert!(
+            !run.stderr.contains("not valid JSON") && !run.stderr.contains("not UTF-8"),
+            "run {runs}: {}",
+            run.stderr
+        );
+        if run.code != 0 && !codes.contains_key(&run.code) {
+            eprintln!("rc {}: {}", run.code, run.stderr);
+        }
+        *codes.entry(run.code).or_insert(0) += 1;
+        runs += 1;
+    }
+    stop.store(true, Ordering::Relaxed);
+    writer.join().unwrap();
+    let rewrites = rewrites.load(Ordering::Relaxed);
+    eprintln!("{runs} runs of list ({codes:?}) during {rewrites} rewrites");
+    assert!(
+        runs >= 20 && rewrites >= 20,
+        "{runs} runs, {rewrites} rewrites"
+    );
+}
+
 /// Issue 40: `list --scope` shows the entries of one scope only (a user and a project
 /// file of Cursor here).
 #[test]

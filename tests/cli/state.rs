@@ -147,3 +147,36 @@ fn every_writing_command_leaves_one_journal_record_and_dry_runs_none() {
     .ok();
     assert_eq!(env.journal().len(), 1);
 }
+
+/// Issue 39 F16: with a damaged ledger, `add` writes the client file and then cannot
+/// record the entry. It said the row "failed" (rc 2) although the write happened. It says
+/// what was written and what was not recorded, with what to do, and exits 1 (written,
+/// with a problem to look at; docs/reference/exit-codes.md), not 2.
+#[test]
+fn add_with_a_damaged_ledger_says_it_wrote_the_file_and_did_not_record_it() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", b"{\"mcpServers\": {}}\n");
+    std::fs::create_dir_all(env.dir.path().join("state")).unwrap();
+    std::fs::write(env.dir.path().join("state/ledger.json"), "{\"entries\": [").unwrap();
+    let run = env.run(&["add", "a", "-c", "cursor", "--", "npx", "a"]);
+    assert!(env.read_str(".cursor/mcp.json").contains("\"a\""));
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let out = format!("{}{}", run.stdout, run.stderr);
+    assert!(!out.contains("failed"), "{out}");
+    assert!(out.contains("added"), "{out}");
+    assert!(
+        out.contains("not recorded") && out.contains("ledger.json:1:"),
+        "{out}"
+    );
+    assert!(out.contains("move it aside"), "{out}");
+    let run = env.run(&["add", "b", "-c", "cursor", "--json", "--", "npx", "b"]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let rows = run.json();
+    assert_eq!(rows[0]["action"], "added", "{rows:#}");
+    assert!(
+        rows[0]["unrecorded"]
+            .as_str()
+            .is_some_and(|e| e.contains("not mcpctl's ledger")),
+        "{rows:#}"
+    );
+}
