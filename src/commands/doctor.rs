@@ -63,6 +63,21 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         (true, None) => targets::detected_to_read(ctx),
         (false, _) => targets::by_ids(ctx, &clients)?,
     };
+    // `--as` defaults to `-c CLIENT` (as `--help` says): one named client is measured and
+    // judged as it starts servers, its declared capabilities included.
+    let named = as_client.is_some();
+    let as_client = match (as_client, clients.as_slice()) {
+        (None, [one]) => Some(*one),
+        (as_client, _) => as_client,
+    };
+    if let Some(fallback) = as_client.and_then(crate::doctor::probe::capability_fallback) {
+        // Asked for with `--as`: a warning; implied by `-c`: a note.
+        printer.stream(&[if named {
+            Block::Warning(fallback)
+        } else {
+            Block::Note(fallback)
+        }]);
+    }
     let mut checkup = doctor::gather(
         ctx,
         &Request {
