@@ -379,16 +379,22 @@ pub struct UpdateArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("purge_or_scrub").args(["purge_secrets", "scrub_secrets"])))]
 pub struct BackupsArgs {
     /// Client id (repeat or separate with commas) [default: every client]
     #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
     pub clients: Vec<String>,
     /// Delete the backups that hold a literal secret (what `secret adopt` left behind);
     /// `undo` cannot use them afterwards
-    #[arg(long)]
+    #[arg(long, conflicts_with = "scrub_secrets")]
     pub purge_secrets: bool,
-    /// With --purge-secrets: list what would be deleted; delete nothing
-    #[arg(long, requires = "purge_secrets")]
+    /// In the backups that hold the value of a secret the store keeps, replace it by the
+    /// secret's name (as `secret adopt` writes the entry); `undo` and `restore` keep
+    /// working and put back the scrubbed versions
+    #[arg(long)]
+    pub scrub_secrets: bool,
+    /// With --purge-secrets or --scrub-secrets: list what would change; change nothing
+    #[arg(long, requires = "purge_or_scrub")]
     pub dry_run: bool,
 }
 
@@ -822,6 +828,10 @@ pub struct SecretAdoptArgs {
     /// Print what would move and the diff; store and write nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Also replace the moved values in the backups of those files by the stored
+    /// secrets' names, without asking (`backups --scrub-secrets`)
+    #[arg(long, short = 'y', conflicts_with = "dry_run")]
+    pub yes: bool,
 }
 
 #[derive(Debug, Args)]
@@ -934,6 +944,10 @@ pub struct CheckArgs {
     /// secret adopt` does
     #[arg(long, requires = "fix")]
     pub secrets: bool,
+    /// With --secrets: also replace the moved values in the backups of those files by
+    /// the stored secrets' names, without asking (`backups --scrub-secrets`)
+    #[arg(long, short = 'y', requires = "secrets")]
+    pub yes: bool,
     /// Explain a rule code and show a fixed example
     #[arg(long, value_name = "CODE")]
     pub explain: Option<String>,

@@ -171,6 +171,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     let ctx = match context(&cli.global, platform, argv) {
         Ok(ctx) => Context {
             write_empty: commands::forced(&command),
+            rejected: commands::rejected(&command),
             ..ctx
         },
         Err(error) => {
@@ -297,6 +298,7 @@ fn context(
         state,
         argv,
         write_empty: false,
+        rejected: session::Rejected::Refuse { force: false },
     })
 }
 

@@ -27,6 +27,8 @@ pub struct Fix {
     pub dry_run: bool,
     /// `--secrets`: move literal secrets into the store too.
     pub secrets: bool,
+    /// `--yes`: scrub the moved values out of the backups without asking.
+    pub yes: bool,
 }
 
 /// What `--fix` does to one file, decided from the file's findings before anything is
@@ -85,10 +87,16 @@ pub fn mark_fixable(
     if !candidates || super::has_parse_error(findings) {
         return;
     }
-    let Ok(mut doc) = target.client.format.parse(text.to_owned()) else {
+    // `--fix` first removes what makes the client reject the whole file (MCP002, MCP003).
+    let repaired = target.client.repaired(text);
+    let Ok(mut doc) = target
+        .client
+        .format
+        .parse(repaired.clone().unwrap_or_else(|| text.to_owned()))
+    else {
         return;
     };
-    if !matches!(apply_fixes(doc.as_mut(), target), Ok(true)) {
+    if !matches!(apply_fixes(doc.as_mut(), target), Ok(true)) && repaired.is_none() {
         return;
     }
     let after = super::check_text(shown, &doc.render(), bom, target);

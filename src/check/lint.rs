@@ -103,9 +103,9 @@ impl<'a> Linter<'a> {
             .find_map(|k| node.get(k))
     }
 
-    /// The client reads the file with a strict parser.
-    pub(in crate::check) fn strict_reader(&self) -> bool {
-        self.client.format.strict()
+    /// The client's parser, as every command judges it (`Client::parser`).
+    pub(in crate::check) fn parser(&self) -> Option<crate::clients::loading::Parser> {
+        self.client.parser()
     }
 
     pub(crate) fn run(&mut self, parsed: &Parsed) {

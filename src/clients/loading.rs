@@ -45,6 +45,53 @@ pub struct Loading {
     pub whole_file: bool,
 }
 
+impl Parser {
+    /// (comments rejected, trailing commas rejected).
+    fn refuses(self) -> (bool, bool) {
+        match self {
+            Parser::Strict => (true, true),
+            Parser::Comments => (false, true),
+            Parser::Lenient => (false, false),
+        }
+    }
+
+    /// Whether a comment alone makes this parser reject a file.
+    #[must_use]
+    pub fn rejects_comments(self) -> bool {
+        self.refuses().0
+    }
+
+    /// Whether a trailing comma makes this parser reject a file.
+    #[must_use]
+    pub fn rejects_trailing_commas(self) -> bool {
+        self.refuses().1
+    }
+
+    /// What in `text` (a JSON-family file) makes this parser reject the whole file, if
+    /// anything: the first offending byte.
+    #[must_use]
+    pub fn rejects(self, text: &str) -> Option<Rejection> {
+        let (comments, commas) = self.refuses();
+        if !comments && !commas {
+            return None;
+        }
+        first_offence(text, comments, commas)
+    }
+
+    /// `text` without what makes this parser reject it (every trailing comma, and every
+    /// comment when it rejects comments), or `None` when it rejects nothing there. Nothing
+    /// else changes: a comment alone on its line goes with its line.
+    #[must_use]
+    pub fn repaired(self, text: &str) -> Option<String> {
+        let (comments, commas) = self.refuses();
+        if !comments && !commas {
+            return None;
+        }
+        let offences = offences(text, comments, commas);
+        (!offences.is_empty()).then(|| without(text, &offences))
+    }
+}
+
 /// A protocol era, as the table spells it.
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -116,15 +163,10 @@ impl Loading {
     }
 
     /// What in `text` (a JSON-family file) makes the client reject the whole file, if
-    /// anything.
+    /// anything (by the row's own `parser` only: `Client::rejects` also reads `format`).
     #[must_use]
     pub fn rejects(&self, text: &str) -> Option<Rejection> {
-        let (comments, commas) = match self.parser? {
-            Parser::Strict => (true, true),
-            Parser::Comments => (false, true),
-            Parser::Lenient => return None,
-        };
-        first_offence(text, comments, commas)
+        self.parser?.rejects(text)
     }
 
     /// The entry's `env` names the client drops (as written in the entry).
@@ -263,9 +305,26 @@ fn glob(pattern: &str, name: &str) -> bool {
     true
 }
 
+/// One thing a client's parser rejects: its byte range in the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Offence {
+    start: usize,
+    end: usize,
+    what: &'static str,
+}
+
 /// The first comment (when `comments`) or trailing comma (when `commas`) outside strings.
 fn first_offence(text: &str, comments: bool, commas: bool) -> Option<Rejection> {
+    offences(text, comments, commas)
+        .first()
+        .map(|o| at(text, o.start, o.what))
+}
+
+/// Every comment (when `comments`) and trailing comma (when `commas`) outside strings, in
+/// order. A comment's range runs to the end of its line (a `//` comment) or past its `*/`.
+fn offences(text: &str, comments: bool, commas: bool) -> Vec<Offence> {
     let bytes = text.as_bytes();
+    let mut out = Vec::new();
     let mut i = 0;
     let mut in_string = false;
     // The last comma outside strings with only whitespace or comments after it.
@@ -287,9 +346,7 @@ fn first_offence(text: &str, comments: bool, commas: bool) -> Option<Rejection> 
                 comma = None;
             }
             b'/' if matches!(bytes.get(i + 1), Some(b'/' | b'*')) => {
-                if comments {
-                    return Some(at(text, i, "a comment"));
-                }
+                let start = i;
                 let block = bytes[i + 1] == b'*';
                 i += 2;
                 while i < bytes.len() {
@@ -298,15 +355,27 @@ fn first_offence(text: &str, comments: bool, commas: bool) -> Option<Rejection> 
                         break;
                     }
                     if !block && bytes[i] == b'\n' {
+                        i -= 1;
                         break;
                     }
                     i += 1;
+                }
+                if comments {
+                    out.push(Offence {
+                        start,
+                        end: (i + 1).min(bytes.len()),
+                        what: "a comment",
+                    });
                 }
             }
             b',' => comma = Some(i),
             b'}' | b']' => {
                 if let (Some(c), true) = (comma, commas) {
-                    return Some(at(text, c, "a trailing comma"));
+                    out.push(Offence {
+                        start: c,
+                        end: c + 1,
+                        what: "a trailing comma",
+                    });
                 }
                 comma = None;
             }
@@ -315,7 +384,41 @@ fn first_offence(text: &str, comments: bool, commas: bool) -> Option<Rejection> 
         }
         i += 1;
     }
-    None
+    out.sort_by_key(|o| o.start);
+    out
+}
+
+/// `text` without `offences`; a comment alone on its line goes with its line, one after
+/// other text with the blanks before it.
+fn without(text: &str, offences: &[Offence]) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut from = 0;
+    for o in offences {
+        let mut start = o.start;
+        let mut end = o.end;
+        if o.what == "a comment" {
+            while start > from && matches!(bytes[start - 1], b' ' | b'\t') {
+                start -= 1;
+            }
+            let line_start = start == 0 || bytes[start - 1] == b'\n';
+            let mut after = end;
+            while after < bytes.len() && matches!(bytes[after], b' ' | b'\t' | b'\r') {
+                after += 1;
+            }
+            let line_end = after == bytes.len() || bytes[after] == b'\n';
+            if line_start && line_end {
+                end = (after + 1).min(bytes.len());
+            } else if !line_start && !line_end {
+                // Between two tokens: keep one blank between them.
+                start = o.start;
+            }
+        }
+        out.push_str(&text[from..start]);
+        from = end;
+    }
+    out.push_str(&text[from..]);
+    out
 }
 
 fn at(text: &str, offset: usize, what: &'static str) -> Rejection {

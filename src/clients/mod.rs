@@ -282,6 +282,33 @@ impl Location {
 }
 
 impl Client {
+    /// How strictly the client parses its file, as every command judges it (one loading
+    /// model for `check`, `list`, `doctor` and the writing commands): the row's
+    /// `loading.parser`, else what `format` says (`json`: a strict reader; the other
+    /// formats: their own reader, nothing more refused).
+    #[must_use]
+    pub fn parser(&self) -> Option<loading::Parser> {
+        if !matches!(self.format, Format::Json | Format::Jsonc) {
+            return None;
+        }
+        self.loading
+            .parser
+            .or_else(|| self.format.strict().then_some(loading::Parser::Strict))
+    }
+
+    /// What in `text` (this client's file) makes the client reject the whole file: the
+    /// first offending byte, or `None`.
+    #[must_use]
+    pub fn rejects(&self, text: &str) -> Option<loading::Rejection> {
+        self.parser()?.rejects(text)
+    }
+
+    /// `text` without what makes the client reject it, or `None` when nothing does.
+    #[must_use]
+    pub fn repaired(&self, text: &str) -> Option<String> {
+        self.parser()?.repaired(text)
+    }
+
     /// The `type` values this client takes in an entry, when its row says: a row that
     /// names an HTTP type validates `type` (`None`: any value is left to the client).
     /// `check` lints against it, and a client that refuses a whole file for one entry it

@@ -1,7 +1,10 @@
 //! `mcpctl backups`: the previous versions mcpctl kept of every client file it wrote,
 //! newest first, with the command that replaced each (from the journal). Never writes a
 //! client file; `--purge-secrets` deletes the backups that still hold a literal secret
-//! (the secret rule of `check`, MCP401), which moving secrets into the store leaves.
+//! (the secret rule of `check`, MCP401), which moving secrets into the store leaves;
+//! `--scrub-secrets` keeps them instead with each value the store holds replaced by the
+//! stored secret's name (`session::scrub`), so `undo` and `restore` keep working.
+//! The listing marks each version that holds a plaintext secret.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -30,12 +33,16 @@ pub struct BackupRow {
     pub size: u64,
     /// The command that replaced it, when the journal still knows.
     pub command: Option<String>,
+    /// `server: env GITHUB_TOKEN`, per literal secret it holds in plaintext (never the
+    /// value); empty when it holds none.
+    pub secrets: Vec<String>,
 }
 
 pub fn run(args: BackupsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
     let BackupsArgs {
         clients,
         purge_secrets,
+        scrub_secrets,
         dry_run,
     } = args;
     let clients: Vec<&Client> = if clients.is_empty() {
@@ -45,7 +52,10 @@ pub fn run(args: BackupsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
     };
     let rows = rows(ctx, &clients);
     if purge_secrets {
-        return purge(ctx, &clients, rows, dry_run, printer);
+        return purge(rows, dry_run, printer);
+    }
+    if scrub_secrets {
+        return scrub(ctx, &clients, &rows, dry_run, printer);
     }
     printer.emit(&BackupsReport { rows })
 }
@@ -78,20 +88,43 @@ impl Report for BackupsReport {
                     r.time.clone(),
                     r.size.to_string(),
                     r.command.clone().unwrap_or_else(|| "-".to_owned()),
+                    if r.secrets.is_empty() {
+                        "-".to_owned()
+                    } else {
+                        "plaintext secret".to_owned()
+                    },
                     paint.path(&r.path),
                 ]
             })
             .collect();
-        vec![
+        let mut blocks = vec![
             Block::Table {
-                header: vec!["CLIENT", "SCOPE", "N", "TIME", "BYTES", "REPLACED BY", "FILE"],
+                header: vec![
+                    "CLIENT",
+                    "SCOPE",
+                    "N",
+                    "TIME",
+                    "BYTES",
+                    "REPLACED BY",
+                    "HOLDS",
+                    "FILE",
+                ],
                 rows,
             },
             Block::Note(
                 "each backup is the file as it was before the command in REPLACED BY ran; put one back with `mcpctl restore -c CLIENT --backup N`"
                     .to_owned(),
             ),
-        ]
+        ];
+        let holding = self.rows.iter().filter(|r| !r.secrets.is_empty()).count();
+        if holding > 0 {
+            blocks.push(Block::Note(format!(
+                "{holding} backup{} hold{} a plaintext secret: `mcpctl backups --scrub-secrets` replaces the values the secret store keeps by their names (undo keeps working), `--purge-secrets` deletes every backup holding one",
+                if holding == 1 { "" } else { "s" },
+                if holding == 1 { "s" } else { "" },
+            )));
+        }
+        blocks
     }
 
     fn status(&self) -> ExitStatus {
@@ -132,7 +165,12 @@ pub fn rows(ctx: &Context, clients: &[&Client]) -> Vec<BackupRow> {
                 .into_iter()
                 .enumerate()
             {
+                let secrets = backup
+                    .verified_bytes()
+                    .map(|bytes| literal_secrets(ctx, client, scope, &bytes))
+                    .unwrap_or_default();
                 rows.push(BackupRow {
+                    secrets,
                     client: client.id.clone(),
                     scope,
                     path: location.path.clone(),
@@ -211,22 +249,10 @@ impl Report for PurgeReport {
 
 /// `--purge-secrets`: every backup of `rows` whose entries hold a literal secret, deleted
 /// (listed with `dry_run`). A backup that does not parse is left alone.
-fn purge(
-    ctx: &Context,
-    clients: &[&Client],
-    rows: Vec<BackupRow>,
-    dry_run: bool,
-    printer: &mut Printer,
-) -> anyhow::Result<ExitStatus> {
+fn purge(rows: Vec<BackupRow>, dry_run: bool, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
     let mut purged = Vec::new();
     for row in rows {
-        let Some(client) = clients.iter().find(|c| c.id == row.client) else {
-            continue;
-        };
-        let Ok(bytes) = crate::fs::backup::at(&row.backup).verified_bytes() else {
-            continue;
-        };
-        let secrets = literal_secrets(ctx, client, row.scope, &bytes);
+        let secrets = row.secrets;
         if secrets.is_empty() {
             continue;
         }
@@ -279,4 +305,125 @@ fn literal_secrets(ctx: &Context, client: &Client, scope: Scope, bytes: &[u8]) -
                 .map(move |l| format!("{name}: {} {}", l.place.label(), l.field))
         })
         .collect()
+}
+
+/// One backup `--scrub-secrets` scrubs (`backups --scrub-secrets --json` item).
+#[derive(Debug, Serialize)]
+pub struct ScrubRow {
+    pub client: String,
+    /// The client file (absolute).
+    pub path: PathBuf,
+    /// The backup (absolute): the scrubbed one's name is its new digest's.
+    pub backup: PathBuf,
+    /// `server: env GITHUB_TOKEN → secret NAME`, per value replaced (never the value).
+    pub secrets: Vec<String>,
+    /// `scrubbed`, `would scrub`, or `left` (it holds a stored value where no entry
+    /// rewrite reaches: `--purge-secrets` deletes it).
+    pub action: &'static str,
+}
+
+struct ScrubReport {
+    rows: Vec<ScrubRow>,
+    dry_run: bool,
+}
+
+impl Report for ScrubReport {
+    fn json(&self) -> serde_json::Result<serde_json::Value> {
+        serde_json::to_value(&self.rows)
+    }
+
+    fn human(&self, paint: Paint) -> Vec<Block> {
+        if self.rows.is_empty() {
+            return vec![Block::Note(
+                "no backup holds the value of a secret the store keeps: nothing to scrub"
+                    .to_owned(),
+            )];
+        }
+        let rows = self
+            .rows
+            .iter()
+            .map(|r| {
+                vec![
+                    r.action.to_owned(),
+                    r.client.clone(),
+                    r.secrets.join(", "),
+                    paint.path(&r.path),
+                    r.backup.display().to_string(),
+                ]
+            })
+            .collect();
+        vec![
+            Block::Table {
+                header: vec!["ACTION", "CLIENT", "REPLACED", "FILE", "BACKUP"],
+                rows,
+            },
+            Block::Note(if self.dry_run {
+                "dry run: nothing was changed; run without --dry-run to scrub them".to_owned()
+            } else {
+                "the scrubbed backups name the stored secrets as the files do; `undo` and `restore` put them back so (undoing the move of a secret leaves its entries naming the stored secret)".to_owned()
+            }),
+        ]
+    }
+
+    fn status(&self) -> ExitStatus {
+        ExitStatus::Success
+    }
+}
+
+/// `--scrub-secrets`: every backup of `rows` that holds the value of a secret the OS
+/// keychain keeps, kept again with that value replaced by the secret's name
+/// (`session::scrub`; listed with `dry_run`). Secrets a command provides are not asked.
+fn scrub(
+    ctx: &Context,
+    clients: &[&Client],
+    rows: &[BackupRow],
+    dry_run: bool,
+    printer: &mut Printer,
+) -> anyhow::Result<ExitStatus> {
+    let mut files: Vec<(&Client, Scope, PathBuf)> = Vec::new();
+    for row in rows.iter().filter(|r| !r.secrets.is_empty()) {
+        let Some(client) = clients.iter().find(|c| c.id == row.client) else {
+            continue;
+        };
+        if !files.iter().any(|(_, _, p)| *p == row.path) {
+            files.push((client, row.scope, row.path.clone()));
+        }
+    }
+    let mut values = Vec::new();
+    if !files.is_empty() {
+        let store = ctx.secret_store();
+        for (name, record) in store.index()?.secrets {
+            if record.backend == crate::secret_store::Backend::Keychain {
+                values.push((name.clone(), store.resolve(&name)?));
+            }
+        }
+    }
+    let program = crate::session::write::program(ctx)?;
+    let found = crate::session::scrub::find(ctx, &files, &values, &program);
+    if !dry_run {
+        crate::session::scrub::carry_out(ctx, &found.scrubs)?;
+    }
+    let mut out: Vec<ScrubRow> = found
+        .scrubs
+        .iter()
+        .map(|s| ScrubRow {
+            client: s.client.id.clone(),
+            path: s.path.clone(),
+            backup: s.backup.path.clone(),
+            secrets: s.moved.clone(),
+            action: if dry_run { "would scrub" } else { "scrubbed" },
+        })
+        .collect();
+    for backup in found.left {
+        if let Some(row) = rows.iter().find(|r| r.backup == backup) {
+            out.push(ScrubRow {
+                client: row.client.clone(),
+                path: row.path.clone(),
+                backup,
+                secrets: row.secrets.clone(),
+                action: "left",
+            });
+        }
+    }
+    printer.emit(&ScrubReport { rows: out, dry_run })
 }

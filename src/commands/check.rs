@@ -41,6 +41,7 @@ pub fn run(args: CheckArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         fix,
         dry_run,
         secrets,
+        yes,
         explain,
     } = args;
     if let Some(code) = explain {
@@ -96,6 +97,7 @@ pub fn run(args: CheckArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
             on: fix,
             dry_run,
             secrets,
+            yes,
         };
         match check_file(ctx, file, fix, (format, paint), &mut report.on_the_way) {
             Ok(mut found) => report.findings.append(&mut found),
@@ -469,6 +471,11 @@ fn lint_file(
         source.bom,
         &target,
     );
+    let scrubbing = if fix.yes {
+        crate::session::adopt::Scrubbing::Yes
+    } else {
+        crate::session::adopt::Scrubbing::Ask
+    };
     let plan = fix.plan(&findings);
     let dry_run = plan.dry_run;
     // A diff goes to stdout beside text, to stderr beside JSON; its header names the
@@ -490,6 +497,7 @@ fn lint_file(
             &file.shown,
             &source.text,
             dry_run,
+            scrubbing,
         )?
     {
         on_the_way.extend(adopted.diffs.into_iter().map(diff));
@@ -506,6 +514,18 @@ fn lint_file(
         on_the_way.extend(adopted.backups.map(Block::Aside));
         moved = true;
     }
+    // What makes the client reject the whole file goes first: the entries' fixes then
+    // run on a file the client reads.
+    let mut repaired = false;
+    if plan.rewrite
+        && findings
+            .iter()
+            .any(|f| f.fixable && matches!(f.code, "MCP002" | "MCP003"))
+        && let Some(text) = write::repair_rejected(ctx, client, &file.path, &file.shown, dry_run)?
+    {
+        on_the_way.push(diff(text));
+        repaired = true;
+    }
     if !plan.rewrite {
         return Ok(if moved && !dry_run {
             let source = read(&file.path)?;
@@ -518,7 +538,7 @@ fn lint_file(
     if let Some(text) = outcome.diff {
         on_the_way.push(diff(text));
     }
-    if outcome.action == edit::Action::Unchanged {
+    if outcome.action == edit::Action::Unchanged && !repaired {
         return Ok(findings);
     }
     if dry_run {

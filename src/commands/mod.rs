@@ -45,6 +45,25 @@ pub fn forced(command: &Command) -> bool {
     }
 }
 
+/// What the command does with a file its client rejects as a whole: with `--force`, and
+/// for `check` (whose `--fix` repairs it before anything else), write it; else refuse.
+pub fn rejected(command: &Command) -> crate::session::Rejected {
+    use crate::session::Rejected;
+    if forced(command) || matches!(command, Command::Check(_)) {
+        return Rejected::Write;
+    }
+    Rejected::Refuse {
+        force: matches!(
+            command,
+            Command::Add(_)
+                | Command::Remove(_)
+                | Command::Apply(_)
+                | Command::Copy(_)
+                | Command::Update(_)
+        ),
+    }
+}
+
 /// Whether the command was given `--dry-run` (its JSON then says `"dry_run": true`).
 pub fn dry_run(command: &Command) -> bool {
     use crate::cli::SecretCommand;

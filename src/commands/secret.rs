@@ -307,6 +307,7 @@ fn adopt_secrets(
         name,
         clients,
         dry_run,
+        yes,
     } = args;
     let clients = if clients.is_empty() {
         targets::detected(ctx)
@@ -318,7 +319,17 @@ fn adopt_secrets(
         printer.warn(&format!("{:#} (its secrets stay where they are)", b.error));
     }
     let plan = adopt::plan(store, &adopt::Candidate::of_found(&found));
-    let adopt::Carried { rewritten, backups } = adopt::carry_out(ctx, store, &plan, dry_run)?;
+    let adopt::Carried { rewritten, backups } = adopt::carry_out(
+        ctx,
+        store,
+        &plan,
+        dry_run,
+        if yes {
+            adopt::Scrubbing::Yes
+        } else {
+            adopt::Scrubbing::Ask
+        },
+    )?;
     let rows = plan
         .items
         .iter()

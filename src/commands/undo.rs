@@ -152,6 +152,14 @@ fn step(
             if edit::put_bytes(ctx, &file.path, &bytes, expect(force, file))? {
                 "restored"
             } else {
+                if file.before.is_some() && file.before == file.after {
+                    // A change its backup's scrub made the same as what it left
+                    // (`backups --scrub-secrets`): still a step the stacks must take.
+                    ctx.state.kept(crate::state::FileChange {
+                        backup: file.backup.clone(),
+                        ..file.clone()
+                    });
+                }
                 "unchanged"
             }
         };

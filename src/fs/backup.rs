@@ -111,6 +111,47 @@ pub fn keep_bytes(target: &Path, bytes: &[u8], backups: &Path) -> io::Result<Pat
     Ok(path)
 }
 
+/// Keep `bytes` (the version `backup` holds, with a secret taken out of it: `backups
+/// --scrub-secrets`) in place of `backup`: a new backup of `target` with the same stamp
+/// and pid (so it keeps its place among the file's versions), named by the new digest,
+/// written and fsynced beside the old one, which the caller deletes once nothing names
+/// it. The same bytes give the same backup back.
+pub fn rekeep(backup: &Backup, target: &Path, bytes: &[u8]) -> io::Result<Backup> {
+    let digest = super::digest(bytes);
+    if digest == backup.digest {
+        return Ok(backup.clone());
+    }
+    let name = backup
+        .path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| io::Error::other("not a backup name"))?;
+    let (stamp, rest) = name
+        .split_once('-')
+        .ok_or_else(|| io::Error::other("not a backup name"))?;
+    let dot = rest
+        .find('.')
+        .ok_or_else(|| io::Error::other("not a backup name"))?;
+    let suffix_at = rest
+        .find('-')
+        .filter(|at| *at > dot)
+        .ok_or_else(|| io::Error::other("not a backup name"))?;
+    let hex = digest.strip_prefix(super::DIGEST_PREFIX).unwrap_or(&digest);
+    let path = backup.path.with_file_name(format!(
+        "{stamp}-{}.{hex}{}",
+        &rest[..dot],
+        &rest[suffix_at..]
+    ));
+    let meta = fs::metadata(&backup.path).ok();
+    copy(bytes, &path, meta.as_ref(), target)?;
+    Ok(Backup {
+        path,
+        time: backup.time,
+        size: bytes.len() as u64,
+        digest,
+    })
+}
+
 /// Write `bytes` to `path` through a temp file (fsynced, then renamed), with the
 /// original's owner and narrowed mode.
 fn copy(bytes: &[u8], path: &Path, meta: Option<&fs::Metadata>, target: &Path) -> io::Result<()> {

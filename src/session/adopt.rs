@@ -146,21 +146,94 @@ pub struct Carried {
     pub backups: Option<String>,
 }
 
+/// Whether to scrub the moved values out of the backups that still hold them
+/// (`session::scrub`) once the files are rewritten.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scrubbing {
+    /// `--yes`: scrub them.
+    Yes,
+    /// Ask on a terminal; elsewhere only say how.
+    Ask,
+    /// Only say how.
+    Never,
+}
+
 /// Carry out `plan`: keep the values in the store (not on a dry run), then rewrite each
-/// file to start mcpctl's launcher or bridge at this binary's path.
+/// file to start mcpctl's launcher or bridge at this binary's path, then scrub the
+/// backups that still hold the values as `scrubbing` says.
 pub fn carry_out(
     ctx: &Context,
     store: &Store,
     plan: &Plan<'_>,
     dry_run: bool,
+    scrubbing: Scrubbing,
 ) -> anyhow::Result<Carried> {
     if !dry_run {
         keep(store, plan)?;
     }
     let program = crate::session::write::program(ctx)?;
     let rewritten = rewrite(ctx, plan, &program, dry_run)?;
-    let backups = backups_note(ctx, &rewritten);
+    let backups = if dry_run {
+        None
+    } else {
+        scrub_backups(ctx, plan, &program, &rewritten, scrubbing)?
+    };
     Ok(Carried { rewritten, backups })
+}
+
+/// After the files are rewritten: the backups of those files that hold a moved value,
+/// scrubbed (`--yes`, or a yes at the prompt), and the note saying so; else the note
+/// naming them and how to scrub or delete them.
+fn scrub_backups(
+    ctx: &Context,
+    plan: &Plan<'_>,
+    program: &str,
+    rewritten: &[Rewritten],
+    scrubbing: Scrubbing,
+) -> anyhow::Result<Option<String>> {
+    let mut files: Vec<(&Client, Scope, PathBuf)> = Vec::new();
+    for item in &plan.items {
+        if !files.iter().any(|(_, _, p)| *p == item.path) {
+            files.push((item.client, item.scope, item.path.clone()));
+        }
+    }
+    let found = crate::session::scrub::find(ctx, &files, &plan.values, program);
+    let count = found.scrubs.len();
+    if count == 0 {
+        return Ok(backups_note(ctx, rewritten));
+    }
+    let plural = if count == 1 { "" } else { "s" };
+    let go = match scrubbing {
+        Scrubbing::Yes => true,
+        Scrubbing::Never => false,
+        Scrubbing::Ask => {
+            ctx.interactive
+                && dialoguer::Confirm::new()
+                    .with_prompt(format!(
+                        "{count} backup{plural} of these files still hold the plaintext: replace it there by the stored secret (as in the files now)? `undo` of this command then keeps the entries naming the stored secrets"
+                    ))
+                    .default(true)
+                    .interact_opt()?
+                    == Some(true)
+        }
+    };
+    if !go {
+        return Ok(backups_note(ctx, rewritten));
+    }
+    let done = crate::session::scrub::carry_out(ctx, &found.scrubs)?;
+    let plural = if done == 1 { "" } else { "s" };
+    let mut note = format!(
+        "scrubbed {done} backup{plural}: the plaintext secret is replaced there by the stored secret's name, as in the files now; `mcpctl undo` of this command leaves the entries naming the stored secrets, and undoing the commands before it works as before"
+    );
+    if !found.left.is_empty() {
+        note.push_str(&format!(
+            "; {} backup{} still hold{} it where no entry rewrite reaches (`mcpctl backups --purge-secrets` deletes them)",
+            found.left.len(),
+            if found.left.len() == 1 { "" } else { "s" },
+            if found.left.len() == 1 { "s" } else { "" },
+        ));
+    }
+    Ok(Some(note))
 }
 
 /// `import`: the literal secrets of the `scope` entries in `found`, into the store and out
@@ -205,7 +278,7 @@ pub fn offer_on_import(
             return Ok(false);
         }
     }
-    let carried = carry_out(ctx, &store, &plan, false)?;
+    let carried = carry_out(ctx, &store, &plan, false, Scrubbing::Never)?;
     for item in &plan.items {
         printer.note(&format!(
             "moved {} `{}` of `{}` ({}) into secret `{}`",
@@ -271,7 +344,7 @@ pub fn backups_note(ctx: &Context, rewritten: &[Rewritten]) -> Option<String> {
         )
     };
     Some(format!(
-        "{verb} the plaintext secret{} (`mcpctl undo` restores from {them}); once you need no undo, delete {them}: {} {} (or `mcpctl backups --purge-secrets`, every backup holding one)",
+        "{verb} the plaintext secret{} (`mcpctl undo` restores from {them}); `mcpctl backups --scrub-secrets` replaces it there by the stored secret's name (undo keeps working), or once you need no undo, delete {them}: {} {} (or `mcpctl backups --purge-secrets`, every backup holding one)",
         if quoted.len() == 1 { "" } else { "s" },
         if windows { "del" } else { "rm" },
         quoted.join(" ")
@@ -420,6 +493,7 @@ pub fn adopt_literals(
     shown: &str,
     text: &str,
     dry_run: bool,
+    scrubbing: Scrubbing,
 ) -> anyhow::Result<Option<Adopted>> {
     let client = target.client;
     let doc = client.format.parse(text.to_owned()).map_err(|e| {
@@ -442,7 +516,7 @@ pub fn adopt_literals(
     if plan.items.is_empty() {
         return Ok(None);
     }
-    let Carried { rewritten, backups } = carry_out(ctx, &store, &plan, dry_run)?;
+    let Carried { rewritten, backups } = carry_out(ctx, &store, &plan, dry_run, scrubbing)?;
     let diffs = rewritten
         .into_iter()
         .filter_map(|r| r.outcome.diff)

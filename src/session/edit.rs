@@ -94,6 +94,42 @@ pub fn refuse_builtin(
     }
 }
 
+/// Refuse to write into a file `client` rejects as a whole (`text`, as read): it loads
+/// none of its servers, so an entry written there would not load either. The error names
+/// the offending byte and the fix.
+pub fn refuse_rejected(
+    client: &Client,
+    path: &Path,
+    text: &str,
+    force: bool,
+) -> anyhow::Result<()> {
+    let Some(r) = client.rejects(text) else {
+        return Ok(());
+    };
+    let shown = crate::output::file(path);
+    let hint = format!(
+        "remove it: `mcpctl check --fix {shown}` does, and shows the diff (`--dry-run` shows it without writing){}",
+        if force {
+            "; or run the command again with `--force` to write into the file as it is"
+        } else {
+            ""
+        }
+    );
+    Err(crate::session::inventory::file_error(
+        path,
+        Some(crate::formats::Position {
+            line: r.line,
+            column: r.column,
+        }),
+        format_args!(
+            "{} rejects this file ({} at line {}, column {}), so it loads none of its servers; nothing was changed",
+            client.name, r.what, r.line, r.column
+        ),
+    )
+    .hint(hint)
+    .into())
+}
+
 /// Take the lock every mcpctl process takes before it reads a file it will write (see
 /// `fs::lock`). Take `state.lock()` first if both are needed, never the other way round.
 pub fn lock(ctx: &Context, path: &Path) -> anyhow::Result<FileLock> {
@@ -217,6 +253,9 @@ pub fn apply_from(
             Some(document) => document,
             None => read_document(ctx, client, &location.path)?,
         };
+        if let crate::session::Rejected::Refuse { force } = ctx.rejected {
+            refuse_rejected(client, &location.path, &document.doc.render(), force)?;
+        }
         let before = dry_run.then(|| document.doc.render().into_owned());
         let mut secrets = if dry_run {
             secret_values(client, document.doc.as_ref(), location.at())

@@ -13,7 +13,6 @@ use serde_json::Value;
 
 use crate::clients::loading::Rejection;
 use crate::clients::{Client, Scope};
-use crate::formats::Format;
 use crate::platform::Platform;
 use crate::session::found::{Broken, Found, NotLoaded};
 
@@ -30,11 +29,9 @@ pub fn rejected(client: &Client, r: &Rejection) -> NotLoaded {
 /// unreadable file: nothing).
 #[must_use]
 pub fn rejection(client: &Client, path: &std::path::Path) -> Option<Rejection> {
-    if client.loading.parser.is_none() || !matches!(client.format, Format::Json | Format::Jsonc) {
-        return None;
-    }
+    client.parser()?;
     let source = crate::fs::read_source(path).ok()?;
-    client.loading.rejects(&source.text)
+    client.rejects(&source.text)
 }
 
 /// Mark the entries their client will not load, with the reason.

@@ -14,6 +14,7 @@ pub mod inventory;
 pub mod loads;
 pub mod program;
 pub mod registry;
+pub mod scrub;
 pub mod targets;
 pub mod write;
 
@@ -41,6 +42,19 @@ pub struct Context {
     /// `--force`: an existing config file of 0 bytes may be written as a new document
     /// (without it, such a file is reported: it may be another program's half-done write).
     pub write_empty: bool,
+    /// What a writing command does with a file its client rejects (a comment or trailing
+    /// comma its parser refuses, `Client::rejects`).
+    pub rejected: Rejected,
+}
+
+/// What a writing command does with a file its client rejects as a whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rejected {
+    /// Refuse, naming the offending byte and the fix; `force`: the command takes
+    /// `--force` (the hint then offers it).
+    Refuse { force: bool },
+    /// Write it anyway (`--force`; `check --fix`, which repairs the file first).
+    Write,
 }
 
 impl Context {

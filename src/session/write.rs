@@ -530,3 +530,37 @@ pub fn fix_entries(
         })
     })
 }
+
+/// `check --fix`: remove what makes `client` reject the file at `path` as a whole (every
+/// trailing comma, and every comment where its parser takes none), through the journal
+/// like any write. Returns the diff (shown before the "fixed" line, with or without
+/// `--dry-run`), or `None` when the client rejects nothing there.
+pub fn repair_rejected(
+    ctx: &Context,
+    client: &Client,
+    path: &std::path::Path,
+    label: &str,
+    dry_run: bool,
+) -> anyhow::Result<Option<String>> {
+    let diff = |source: &crate::fs::Source, repaired: &str| {
+        edit::unified_diff(label, &source.text, repaired, true)
+    };
+    if dry_run {
+        let source = crate::fs::read_source(path).map_err(|e| UserError::new(e.to_string()))?;
+        return Ok(client
+            .repaired(&source.text)
+            .map(|repaired| diff(&source, &repaired)));
+    }
+    let lock = edit::lock(ctx, path)?;
+    edit::retry(path, "fix", || {
+        let source = lock.read(path).map_err(|e| UserError::new(e.to_string()))?;
+        let Some(repaired) = client.repaired(&source.text) else {
+            return Ok(Some(None));
+        };
+        match edit::write_file(ctx, &lock, &source, &repaired) {
+            Ok(_) => Ok(Some(Some(diff(&source, &repaired)))),
+            Err(crate::fs::FsError::Changed { .. }) => Ok(None),
+            Err(e) => Err(edit::write_error(&e)),
+        }
+    })
+}

@@ -90,6 +90,16 @@ impl Intent {
         self.save()
     }
 
+    /// Change what the intent says of its files (`State::rebase`: a backup it names was
+    /// kept again without a secret), durably, as a new line.
+    pub fn rebase(&mut self, change: &dyn Fn(&mut FileChange) -> bool) -> std::io::Result<()> {
+        let mut changed = false;
+        for file in &mut self.entry.files {
+            changed |= change(file);
+        }
+        if changed { self.save() } else { Ok(()) }
+    }
+
     /// Append the intent as it is now and make it durable.
     fn save(&mut self) -> std::io::Result<()> {
         self.append(&self.entry.clone())?;

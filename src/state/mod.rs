@@ -69,6 +69,9 @@ struct Session {
     /// When this command recorded its first entry (`rfc3339`): the time of all of them,
     /// formatted once (an apply records thousands).
     recorded_at: Option<String>,
+    /// Files whose version before this command was scrubbed to the one it left
+    /// (`rebase`): still this command's change, for `undo` to name.
+    rebased: Vec<PathBuf>,
 }
 
 /// What an `undo` or a `redo` reverts: the journal record with this id; or what an
@@ -389,6 +392,18 @@ impl State {
         }
     }
 
+    /// Remember a change that left `change.path` as it was (its `before` is its
+    /// `after`): an `undo` of a command whose version before was scrubbed to the one it
+    /// left (`rebase`) still journals the step, or the stacks would never move past it.
+    pub fn kept(&self, change: FileChange) {
+        let path = change.path.clone();
+        self.wrote(change);
+        let mut session = self.session();
+        if !session.rebased.contains(&path) {
+            session.rebased.push(path);
+        }
+    }
+
     /// Whether `path`'s current version (`digest`) is one this command wrote itself: a
     /// later write of the same file then keeps no backup of it (one per file per command:
     /// nobody else ever had that version, and `undo` goes back to the first).
@@ -466,7 +481,8 @@ impl State {
         // A file written back to the version it had (a failed command put back what it
         // wrote) and a record set back as it was are no change: a command that comes
         // down to none leaves no record for `undo` to take back.
-        files.retain(|f| f.before != f.after);
+        let rebased = std::mem::take(&mut self.session().rebased);
+        files.retain(|f| f.before != f.after || rebased.contains(&f.path));
         if any_change {
             self.session().changes.retain(|c| c.before != c.after);
         }
@@ -655,6 +671,157 @@ impl State {
         let mut text = serde_json::to_string_pretty(&cache).unwrap_or_default();
         text.push('\n');
         fs::write_atomic(&lock, &source, &text, None).map(|_| ())
+    }
+
+    /// Whether a backup (its file `name`, its `digest`) is named by what `rebase` cannot
+    /// rewrite: the intent of another running command, or a journal record that still
+    /// ends with an intent line (a command that died: settled when read).
+    pub fn pinned(&self, name: &std::ffi::OsStr, digest: &str) -> bool {
+        let Some(root) = &self.root else {
+            return false;
+        };
+        let own = self
+            .session()
+            .intent
+            .as_ref()
+            .map(|i| format!("{}.json", i.entry.id));
+        let name = name.to_string_lossy();
+        let names = |bytes: &[u8]| {
+            let text = String::from_utf8_lossy(bytes);
+            text.contains(name.as_ref()) || text.contains(digest)
+        };
+        for dir in [intent::DIR, JOURNAL_DIR] {
+            let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let file = entry.file_name();
+                if own.as_deref() == file.to_str() {
+                    continue;
+                }
+                let Ok(Some(bytes)) = fs::read_bytes(&entry.path()) else {
+                    continue;
+                };
+                let intent =
+                    dir == intent::DIR || JournalEntry::parse(&bytes).is_none_or(|e| e.pending);
+                if intent && names(&bytes) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// The version of `file` kept as `old` is kept as `new` from now on (the same
+    /// version with a secret taken out, `backups --scrub-secrets`): every journal record,
+    /// and this command's own record, that names `old` (by its path, or its digest as the
+    /// version a command left or found) names `new`, and an entry's fingerprint in
+    /// `fingerprints` (the entry as it was → as it is in `new`) is replaced, so `undo`
+    /// restores `new` and takes its entries for mcpctl's. The state lock is held.
+    pub fn rebase(
+        &self,
+        file: &Path,
+        old: &fs::Backup,
+        new: &fs::Backup,
+        fingerprints: &[(Fingerprint, Fingerprint)],
+    ) -> anyhow::Result<()> {
+        let Some(root) = self.root.clone() else {
+            return Ok(());
+        };
+        self.lock()?;
+        let identity = fs::identity(file);
+        let old_name = old.path.file_name().map(std::ffi::OsStr::to_os_string);
+        let new_name = new.path.file_name().map(std::ffi::OsStr::to_os_string);
+        let (Some(old_name), Some(new_name)) = (old_name, new_name) else {
+            return Ok(());
+        };
+        let same = |path: &Path| path == file || fs::identity(path) == identity;
+        let digest = |d: &mut Option<String>| {
+            if d.as_deref() == Some(old.digest.as_str()) {
+                *d = Some(new.digest.clone());
+                true
+            } else {
+                false
+            }
+        };
+        let change = |f: &mut FileChange| {
+            if !same(&f.path) {
+                return false;
+            }
+            let mut changed = false;
+            if let Some(backup) = &mut f.backup
+                && backup.file_name() == Some(old_name.as_os_str())
+            {
+                *backup = backup.with_file_name(&new_name);
+                changed = true;
+            }
+            changed |= digest(&mut f.before);
+            changed |= digest(&mut f.after);
+            for w in &mut f.wrote {
+                if *w == old.digest {
+                    w.clone_from(&new.digest);
+                    changed = true;
+                }
+            }
+            changed
+        };
+        let print = |fp: &mut Fingerprint| {
+            if let Some((_, to)) = fingerprints.iter().find(|(from, _)| from == fp) {
+                *fp = to.clone();
+                true
+            } else {
+                false
+            }
+        };
+        let dir = root.join(JOURNAL_DIR);
+        for id in journal_ids(&dir) {
+            let path = dir.join(format!("{id}.json"));
+            let Ok(Some(bytes)) = fs::read_bytes(&path) else {
+                continue;
+            };
+            // A record that ends with an intent is `pinned`, never rewritten; a finished
+            // one (its intent's lines, then the final record) becomes that record alone.
+            let Some(mut record) = JournalEntry::parse(&bytes).filter(|e| !e.pending) else {
+                continue;
+            };
+            let mut changed = false;
+            for f in &mut record.files {
+                changed |= change(f);
+            }
+            for c in &mut record.ledger {
+                if !same(&c.entry.path) {
+                    continue;
+                }
+                for r in [&mut c.before, &mut c.after].into_iter().flatten() {
+                    changed |= print(&mut r.fingerprint);
+                }
+            }
+            if changed {
+                let mut text = serde_json::to_string_pretty(&record)?;
+                text.push('\n');
+                write_state_file(&root, &path, &text).map_err(|e| UserError::new(e.to_string()))?;
+            }
+        }
+        let mut session = self.session();
+        let session = &mut *session;
+        for f in &mut session.files {
+            if change(f) && !session.rebased.contains(&f.path) {
+                session.rebased.push(f.path.clone());
+            }
+        }
+        for c in &mut session.changes {
+            if same(&c.entry.path) {
+                for r in [&mut c.before, &mut c.after].into_iter().flatten() {
+                    print(&mut r.fingerprint);
+                }
+            }
+        }
+        if let Some(intent) = &mut session.intent {
+            intent
+                .rebase(&change)
+                .map_err(|e| UserError::new(format!("cannot update this command's intent: {e}")))?;
+        }
+        Ok(())
     }
 
     /// Journal records, newest first. Records that do not parse are skipped.

@@ -323,7 +323,7 @@ fn github_format_emits_workflow_commands() {
     env.write(".cursor/mcp.json", &fixture("check/MCP003-bad.json"));
     let run = env.run(&["check", "--format", "github"]).code(1);
     let lines: Vec<&str> = run.stdout.lines().collect();
-    assert!(lines.contains(&"::error file=.cursor/mcp.json,line=2,col=68,title=MCP003::trailing comma in a file Cursor reads as strict JSON; it rejects the whole file"), "{}", run.stdout);
+    assert!(lines.contains(&"::error file=.cursor/mcp.json,line=2,col=68,title=MCP003::trailing comma in a file Cursor reads as JSON with comments but no trailing commas; it rejects the whole file and loads none of its servers"), "{}", run.stdout);
     assert!(
         lines
             .iter()
@@ -481,7 +481,8 @@ fn fix_renames_windsurf_url_and_keeps_other_bytes() {
     // Fix: only the entry changes; the rest is byte-identical; the finding is gone.
     let run = env.run(&["check", "--fix", path]);
     let fixed = env.read_str(rel);
-    let head = "{\n  // keep me\n  \"mcpServers\": {\n    \"a\": { \"command\": \"mcp-a\" },\n    \"docs\": ";
+    // The comment goes too: Windsurf reads strict JSON (MCP002, fixed first).
+    let head = "{\n  \"mcpServers\": {\n    \"a\": { \"command\": \"mcp-a\" },\n    \"docs\": ";
     let tail = ",\n    \"z\": { \"command\": \"mcp-z\" }\n  },\n  \"other\": 1\n}\n";
     assert!(fixed.starts_with(head) && fixed.ends_with(tail), "{fixed}");
     let entry = &fixed[head.len()..fixed.len() - tail.len()];

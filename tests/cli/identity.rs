@@ -192,7 +192,9 @@ fn add_then_remove_on_each_client_with_other_settings_is_identity() {
         }
         let text = match client["format"].as_str().unwrap() {
             "toml" => "# mine\nmodel = \"o3\"\n",
-            "jsonc" => "{\n  // mine\n  \"editor.fontSize\": 14,\n}\n",
+            // No trailing comma: Gemini CLI and Qwen Code reject it (and `add` refuses the
+            // file); the zed case above keeps one.
+            "jsonc" => "{\n  // mine\n  \"editor.fontSize\": 14\n}\n",
             _ => "{\n  \"theme\": \"dark\"\n}\n",
         };
         let path = std::path::Path::new(path);

@@ -252,13 +252,8 @@ fn project_files_besides_the_main_one_are_read_and_edited() {
             "npx",
             "n",
         ]);
-        assert!(
-            add.current_dir(env.path("proj"))
-                .output()
-                .unwrap()
-                .status
-                .success()
-        );
+        add.current_dir(env.path("proj"));
+        crate::env::Run::of(add).ok();
         assert!(
             env.read_str(&format!("proj/{file}")).contains("\"new\""),
             "{client}"

@@ -791,3 +791,221 @@ fn a_comment_in_clines_settings_makes_it_load_none_of_the_file() {
     let said = format!("{}{}", run.stdout, run.stderr);
     assert!(said.contains("Failed to parse MCP settings JSON"), "{said}");
 }
+
+/// Issue 38 item 4: one loading model. `check`, `list` and `doctor` judge a file by the
+/// same row fields: Gemini CLI reads comments but not a trailing comma, Cursor (its row's
+/// `loading.parser = "comments"`) the same, Claude Code neither.
+#[test]
+fn check_list_and_doctor_agree_on_the_files_a_client_rejects() {
+    for (id, file, text, rejected) in [
+        (
+            "gemini-cli",
+            ".gemini/settings.json",
+            "{\n  \"mcpServers\": {\n    \"t\": { \"command\": \"mcp-t\" },\n  }\n}\n",
+            Some(("MCP003", 3, 32, "a trailing comma at line 3, column 32")),
+        ),
+        (
+            "cursor",
+            ".cursor/mcp.json",
+            "{\n  \"mcpServers\": {\n    \"t\": { \"command\": \"mcp-t\" },\n  }\n}\n",
+            Some(("MCP003", 3, 32, "a trailing comma at line 3, column 32")),
+        ),
+        (
+            "cursor",
+            ".cursor/mcp.json",
+            "{\n  // a note\n  \"mcpServers\": {\n    \"t\": { \"command\": \"mcp-t\" }\n  }\n}\n",
+            None,
+        ),
+        (
+            "claude-code",
+            ".claude.json",
+            "{\n  // a note\n  \"mcpServers\": {\n    \"t\": { \"command\": \"mcp-t\" }\n  }\n}\n",
+            Some(("MCP002", 2, 3, "a comment at line 2, column 3")),
+        ),
+    ] {
+        let env = TestEnv::new();
+        let path = env.write(file, text.as_bytes());
+        let check = env
+            .run(&["check", "--format", "json", path.to_str().unwrap()])
+            .json();
+        let codes: Vec<(&str, u64, u64)> = check
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| matches!(f["code"].as_str(), Some("MCP002" | "MCP003")))
+            .map(|f| {
+                (
+                    f["code"].as_str().unwrap(),
+                    f["line"].as_u64().unwrap(),
+                    f["column"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        let (list, doctor) = list_and_doctor(&env, id);
+        let why = row(&list, "t")["not_loaded"].as_str().map(str::to_owned);
+        let human = env.run(&["list", "-c", id]).ok();
+        let t = row(&doctor["results"], "t");
+        let status = t["status"].clone();
+        let error = t["error"].as_str().unwrap_or_default().to_owned();
+        match rejected {
+            Some((code, line, column, at)) => {
+                assert_eq!(codes, [(code, line, column)], "{id}: {check:#}");
+                let why = why.unwrap_or_default();
+                assert!(why.starts_with("file rejected"), "{id}: {list:#}");
+                assert!(why.contains(at), "{id}: {why}");
+                assert!(
+                    human.stdout.contains("t (file rejected)"),
+                    "{id}: {}",
+                    human.stdout
+                );
+                assert_eq!(status, "fail", "{id}: {doctor:#}");
+                assert!(error.starts_with("file rejected"), "{id}: {error}");
+            }
+            None => {
+                assert_eq!(codes, [], "{id}: {check:#}");
+                assert_eq!(why, None, "{id}: {list:#}");
+                assert!(!human.stdout.contains("file rejected"), "{id}");
+                // (It fails for another reason: `mcp-t` is not installed.)
+                assert!(!error.starts_with("file rejected"), "{id}: {doctor:#}");
+            }
+        }
+    }
+}
+
+/// `add` and `remove` do not write into a file the client rejects (the entry would not
+/// load either): the error names the offending byte and the fix; `--force` writes.
+#[test]
+fn add_and_remove_refuse_a_file_the_client_rejects_unless_forced() {
+    let env = TestEnv::new();
+    let text =
+        "{\n  // a note\n  \"mcpServers\": {\n    \"t\": { \"command\": \"mcp-t\" }\n  }\n}\n";
+    env.write(".claude.json", text.as_bytes());
+    for args in [
+        &["add", "n", "-c", "claude-code", "--", "mcp-n"][..],
+        &["remove", "t", "-c", "claude-code"][..],
+    ] {
+        let run = env.run(args);
+        assert_ne!(run.code, 0, "{args:?}: {}", run.stdout);
+        let said = format!("{}{}", run.stdout, run.stderr);
+        assert!(
+            said.contains(
+                ".claude.json:2:3: Claude Code rejects this file (a comment at line 2, column 3)"
+            ),
+            "{args:?}: {said}"
+        );
+        assert!(said.contains("mcpctl check --fix"), "{said}");
+        assert!(said.contains("--force"), "{said}");
+        assert_eq!(env.read_str(".claude.json"), text, "{args:?}");
+    }
+    // A file the client reads is written as before.
+    env.write(
+        ".gemini/settings.json",
+        b"{\n  // fine for Gemini\n  \"mcpServers\": {}\n}\n",
+    );
+    env.run(&["add", "n", "-c", "gemini-cli", "--", "mcp-n"])
+        .ok();
+    // --force writes into the rejected file anyway.
+    env.run(&["add", "n", "-c", "claude-code", "--force", "--", "mcp-n"])
+        .ok();
+    let after = env.read_str(".claude.json");
+    assert!(
+        after.contains("// a note") && after.contains("mcp-n"),
+        "{after}"
+    );
+}
+
+/// `check --fix` removes what makes the client reject the file, showing the diff: trailing
+/// commas always, comments only where the client reads none. Then the servers load.
+#[test]
+fn check_fix_removes_what_the_client_rejects_after_showing_the_diff() {
+    let env = TestEnv::new();
+    let gemini = "{\n  // kept: Gemini reads comments\n  \"mcpServers\": {\n    \"t\": { \"command\": \"mcp-t\" },\n  }\n}\n";
+    let claude = "{\n  // a note\n  \"mcpServers\": {\n    \"t\": { \"command\": \"mcp-t\" } /* inline */\n  }\n}\n";
+    let g = env.write(".gemini/settings.json", gemini.as_bytes());
+    let c = env.write(".claude.json", claude.as_bytes());
+    for (id, rel, path, before, after) in [
+        (
+            "gemini-cli",
+            ".gemini/settings.json",
+            &g,
+            gemini,
+            "{\n  // kept: Gemini reads comments\n  \"mcpServers\": {\n    \"t\": { \"command\": \"mcp-t\" }\n  }\n}\n",
+        ),
+        (
+            "claude-code",
+            ".claude.json",
+            &c,
+            claude,
+            "{\n  \"mcpServers\": {\n    \"t\": { \"command\": \"mcp-t\" }\n  }\n}\n",
+        ),
+    ] {
+        let path = path.to_str().unwrap();
+        let dry = env.run(&["check", "--fix", "--dry-run", path]);
+        assert_eq!(env.read_str(rel), before, "{id}: dry run writes nothing");
+        assert!(
+            dry.stdout.contains("(fixable)") || dry.stdout.contains("@@"),
+            "{id}: {}",
+            dry.stdout
+        );
+        let run = env.run(&["check", "--fix", path]);
+        assert!(
+            run.stdout.contains("@@"),
+            "{id}: the diff is shown: {}",
+            run.stdout
+        );
+        assert!(run.stdout.contains("-    \"t\""), "{id}: {}", run.stdout);
+        assert_eq!(env.read_str(rel), after, "{id}");
+        let (list, _) = list_and_doctor(&env, id);
+        assert!(
+            row(&list, "t").get("not_loaded").is_none(),
+            "{id}: {list:#}"
+        );
+    }
+}
+
+/// Cross-check with the clients themselves: the file `add` refuses is one the client
+/// rejects (written anyway with `--force`, the client still lists nothing), and after
+/// `check --fix` the client lists the servers.
+#[test]
+#[ignore = "needs .ci/clients.sh"]
+fn the_clients_reject_what_add_refuses_and_read_what_check_fix_leaves() {
+    for (bin, id, file, text) in [
+        (
+            "claude",
+            "claude-code",
+            ".claude.json",
+            "{\n  // a note\n  \"mcpServers\": {\n    \"t\": { \"command\": \"FIXTURE\" }\n  }\n}\n",
+        ),
+        (
+            "gemini",
+            "gemini-cli",
+            ".gemini/settings.json",
+            "{\n  // a note\n  \"mcpServers\": {\n    \"t\": { \"command\": \"FIXTURE\" },\n  }\n}\n",
+        ),
+    ] {
+        let env = TestEnv::new();
+        let text = text.replace("FIXTURE", &fixture());
+        let path = env.write(file, text.as_bytes());
+        let refused = env.run(&["add", "n", "-c", id, "--", &fixture()]);
+        assert_ne!(refused.code, 0, "{id}: {}", refused.stdout);
+        env.run(&["add", "n", "-c", id, "--force", "--", &fixture()])
+            .ok();
+        let run = client(&env, bin, &["mcp", "list"]);
+        assert!(
+            listed_line(&run, "n").is_none(),
+            "{id}: {}{}",
+            run.stdout,
+            run.stderr
+        );
+        env.run(&["check", "--fix", path.to_str().unwrap()]);
+        let run = client(&env, bin, &["mcp", "list"]);
+        for name in ["t", "n"] {
+            assert!(
+                listed_line(&run, name).is_some(),
+                "{id}: {name}: {}{}",
+                run.stdout,
+                run.stderr
+            );
+        }
+    }
+}

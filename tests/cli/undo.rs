@@ -252,7 +252,7 @@ fn twelve_and_lean(env: &TestEnv) {
         ));
     }
     text.push_str("[profiles.lean]\nservers = [\"s01\"]\n");
-    env.write(".config/mcpctl/mcpctl.toml", text.as_bytes());
+    env.write(crate::env::MANIFEST, text.as_bytes());
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! and servers in a file no client reads (reported by `check::check_unread`).
 
 use crate::check::lint::Linter;
+use crate::clients::loading::Parser;
 use crate::formats::tree::{Parsed, Syntax};
 
 use super::Rule;
@@ -22,9 +23,9 @@ pub const COMMENT_IN_STRICT_JSON: Rule = Rule {
     code: "MCP002",
     name: "comment-in-strict-json",
     severity: Severity::Error,
-    fixable: false,
+    fixable: true,
     title: "comment in a file the client reads as strict JSON",
-    explanation: "Clients whose table row says `format = \"json\"` (Claude Code, Cursor, Windsurf, Cline, Roo, Kiro, ...) parse the file with a strict JSON parser: a `//` or `/* */` comment makes the whole file invalid. Move the note into a README, or into a key the client ignores.",
+    explanation: "Clients whose table row says `loading.parser = \"strict\"`, or `format = \"json\"` with no `parser` (Claude Code, Windsurf, Cline, Roo, Kiro, ...), parse the file with a strict JSON parser: a `//` or `/* */` comment makes the whole file invalid, and the client loads none of its servers (`list` marks them `file rejected`, `doctor` fails them, `add` and `remove` refuse to write there without `--force`). `--fix` removes the comments after showing the diff; move a note you want to keep into a README, or into a key the client ignores.",
     example: "{\n  \"mcpServers\": {\n    \"github\": { \"command\": \"github-mcp-server\", \"args\": [\"stdio\"] }\n  }\n}",
 };
 
@@ -32,9 +33,9 @@ pub const TRAILING_COMMA_IN_STRICT_JSON: Rule = Rule {
     code: "MCP003",
     name: "trailing-comma-in-strict-json",
     severity: Severity::Error,
-    fixable: false,
-    title: "trailing comma in a file the client reads as strict JSON",
-    explanation: "A comma before `}` or `]` is accepted by JSONC readers (VS Code, Zed, OpenCode) but rejected by the strict JSON parsers of Claude Code, Cursor, Windsurf and others, which then load no server from the file.",
+    fixable: true,
+    title: "trailing comma in a file the client rejects with one",
+    explanation: "A comma before `}` or `]` is accepted by JSONC readers (VS Code, Zed, OpenCode) but rejected by the strict JSON parsers of Claude Code, Windsurf and others, and by the comment-stripping readers of Gemini CLI, Qwen Code and Cursor (`loading.parser = \"comments\"`), which then load no server from the file (`list` marks them `file rejected`, `doctor` fails them, `add` and `remove` refuse to write there without `--force`). `--fix` removes the comma after showing the diff.",
     example: "{ \"mcpServers\": { \"memory\": { \"command\": \"mcp-memory\", \"args\": [] } } }",
 };
 
@@ -80,16 +81,27 @@ impl Linter<'_> {
                     self.findings.retain(|f| f.code == PARSE_ERROR.code);
                     return true;
                 }
-                Syntax::Comment(offset) if self.strict_reader() => self.report(
-                    *offset,
-                    &COMMENT_IN_STRICT_JSON,
-                    format!("comment in a file {} reads as strict JSON; it rejects the whole file", self.name()),
-                ),
-                Syntax::TrailingComma(offset) if self.strict_reader() => self.report(
-                    *offset,
-                    &TRAILING_COMMA_IN_STRICT_JSON,
-                    format!("trailing comma in a file {} reads as strict JSON; it rejects the whole file", self.name()),
-                ),
+                Syntax::Comment(offset) if self.parser().is_some_and(Parser::rejects_comments) => {
+                    self.report(
+                        *offset,
+                        &COMMENT_IN_STRICT_JSON,
+                        format!("comment in a file {} reads as strict JSON; it rejects the whole file and loads none of its servers", self.name()),
+                    );
+                }
+                Syntax::TrailingComma(offset)
+                    if self.parser().is_some_and(Parser::rejects_trailing_commas) =>
+                {
+                    let reads = if self.parser() == Some(Parser::Strict) {
+                        "strict JSON"
+                    } else {
+                        "JSON with comments but no trailing commas"
+                    };
+                    self.report(
+                        *offset,
+                        &TRAILING_COMMA_IN_STRICT_JSON,
+                        format!("trailing comma in a file {} reads as {reads}; it rejects the whole file and loads none of its servers", self.name()),
+                    );
+                }
                 Syntax::DuplicateKey(offset, key) => self.report(
                     *offset,
                     &DUPLICATE_KEY,
