@@ -70,13 +70,13 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         (None, [one]) => Some(*one),
         (as_client, _) => as_client,
     };
-    if let Some(fallback) = as_client.and_then(crate::doctor::probe::capability_fallback) {
-        // Asked for with `--as`: a warning; implied by `-c`: a note.
-        printer.stream(&[if named {
-            Block::Warning(fallback)
-        } else {
-            Block::Note(fallback)
-        }]);
+    // Asked for with `--as`, a client whose capabilities are not recorded is a warning;
+    // implied by `-c`, the measurement is as near as mcpctl can get and says nothing.
+    if let Some(fallback) = as_client
+        .filter(|_| named)
+        .and_then(crate::doctor::probe::capability_fallback)
+    {
+        printer.stream(&[Block::Warning(fallback)]);
     }
     let mut checkup = doctor::gather(
         ctx,
