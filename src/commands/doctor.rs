@@ -63,6 +63,21 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         (true, None) => targets::detected_to_read(ctx),
         (false, _) => targets::by_ids(ctx, &clients)?,
     };
+    // `--as` defaults to `-c CLIENT` (as `--help` says): one named client is measured and
+    // judged as it starts servers, its declared capabilities included.
+    let named = as_client.is_some();
+    let as_client = match (as_client, clients.as_slice()) {
+        (None, [one]) => Some(*one),
+        (as_client, _) => as_client,
+    };
+    // Asked for with `--as`, a client whose capabilities are not recorded is a warning;
+    // implied by `-c`, the measurement is as near as mcpctl can get and says nothing.
+    if let Some(fallback) = as_client
+        .filter(|_| named)
+        .and_then(crate::doctor::probe::capability_fallback)
+    {
+        printer.stream(&[Block::Warning(fallback)]);
+    }
     let mut checkup = doctor::gather(
         ctx,
         &Request {

@@ -58,6 +58,7 @@ pub fn run(args: ToolsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         }
     }
     warnings.extend(probe.warnings.iter().map(|w| clean_text(&w.to_string())));
+    warnings.extend(resolved.fallback.clone());
     printer.emit(&ToolsReport {
         client: resolved.client,
         name: resolved.name,

@@ -495,6 +495,19 @@ pub(crate) struct Resolved {
     pub(crate) startup: ProbeOptions,
     /// The entry as its client reads it (the key of the remembered token estimate).
     pub(crate) entry: Option<crate::entry::ServerEntry>,
+    /// `--as` named a client whose row records no capabilities: said, not hidden.
+    pub(crate) fallback: Option<String>,
+}
+
+/// What to say when `--as CLIENT` cannot declare what that client declares: its row
+/// records no capabilities, so the server is measured with mcpctl's own.
+pub(crate) fn capability_fallback(client: &crate::clients::Client) -> Option<String> {
+    client.loading.capabilities.is_none().then(|| {
+        format!(
+            "{} (`{}`): its row records no capabilities it declares, so the server was started with mcpctl's own; what it shows {} may differ",
+            client.name, client.id, client.name
+        )
+    })
 }
 
 /// The entry `name` in `client` (or in the detected clients, which must agree on it),
@@ -604,6 +617,7 @@ pub(crate) fn resolve(
         startup: entry_options(&options, first),
         options,
         entry: first.entry().as_ref().ok().cloned(),
+        fallback: as_client.and_then(capability_fallback),
     })
 }
 

@@ -404,3 +404,57 @@ fn call_starts_the_server_with_its_clients_environment() {
         .ok();
     assert!(run.stdout.contains("/opt/p"), "{}", run.stdout);
 }
+
+/// Issue 38 item 6: `doctor -c CLIENT` measures as that client, as `--help` says `--as`
+/// defaults to `-c`: Gemini CLI declares roots only, so server-everything shows it 14
+/// tools, not the 15 mcpctl's own declaration gets (`--as` is not needed for that).
+#[test]
+#[ignore = "needs .ci/peers.sh"]
+fn doctor_for_one_client_measures_as_that_client() {
+    let entry = everything_entry(&[]);
+    let env = TestEnv::new();
+    env.write(
+        ".gemini/settings.json",
+        serde_json::to_string_pretty(&json!({"mcpServers": {"everything": entry}}))
+            .unwrap()
+            .as_bytes(),
+    );
+    let tools = |args: &[&str]| {
+        let mut all = vec!["doctor", "--json", "-c", "gemini-cli"];
+        all.extend_from_slice(args);
+        let run = env.run(&all);
+        let report = run.json();
+        report["results"][0]["tools"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("no tool count: {report}"))
+    };
+    assert_eq!(tools(&[]), 14);
+    assert_eq!(tools(&["--as", "gemini-cli"]), 14);
+}
+
+/// Issue 38 item 6: `tools --as CLIENT` for a client whose row records no capabilities
+/// fell back to mcpctl's own without a word; it now says so (and a client that has them
+/// gets no such warning).
+#[test]
+#[ignore = "needs .ci/peers.sh"]
+fn tools_as_a_client_without_recorded_capabilities_says_it_fell_back() {
+    let entry = everything_entry(&[]);
+    let env = TestEnv::new();
+    cursor_config(&env, json!({"everything": entry}));
+    let run = env
+        .run(&["tools", "everything", "-c", "cursor", "--as", "opencode"])
+        .ok();
+    assert!(
+        run.stderr.contains("records no capabilities") && run.stderr.contains("mcpctl's own"),
+        "{}",
+        run.stderr
+    );
+    let run = env
+        .run(&["tools", "everything", "-c", "cursor", "--as", "codex"])
+        .ok();
+    assert!(
+        !run.stderr.contains("records no capabilities"),
+        "{}",
+        run.stderr
+    );
+}
