@@ -6,7 +6,7 @@
 //! loses nothing either.
 
 use crate::durability::{faulty, names, parked};
-use crate::env::{TestEnv, jsonc};
+use crate::env::{MANIFEST, TestEnv, jsonc};
 
 const CURSOR: &str = ".cursor/mcp.json";
 const CLAUDE: &str = ".claude.json";
@@ -439,12 +439,12 @@ fn an_add_killed_after_its_swap_still_owns_the_entry() {
 #[test]
 fn an_apply_killed_after_a_swap_still_owns_its_entries() {
     let env = cursor_env();
-    env.write(".config/mcpctl/mcpctl.toml", THREE.as_bytes());
+    env.write(MANIFEST, THREE.as_bytes());
     let run = faulty(&env, "kill@swapped:mcp.json", &["apply"]);
     assert_eq!(run.code, -1, "{}", run.stderr);
     assert!(names(&env.read(CURSOR)).contains(&"memory".to_owned()));
     env.write(
-        ".config/mcpctl/mcpctl.toml",
+        MANIFEST,
         b"clients = [\"cursor\", \"claude-code\", \"gemini-cli\"]\n\n[servers]\n",
     );
     let run = env.run(&["apply"]);
@@ -470,7 +470,7 @@ fn kill_at_every_step_leaves_no_entry_recorded_nowhere() {
     );
     let setup = || {
         let env = cursor_env();
-        env.write(".config/mcpctl/mcpctl.toml", THREE.as_bytes());
+        env.write(MANIFEST, THREE.as_bytes());
         env
     };
     sweep(&setup, &["apply"], &check("memory"));
