@@ -494,3 +494,83 @@ pub fn verdict(
     }
     say("on", None, None)
 }
+
+/// Where `enable NAME --here` finds a server the target clients lack: in a detected
+/// client's files for this project, else in another project's entries of a client that
+/// keeps them per project in its user file (Claude Code's `projects["<dir>"].mcpServers`).
+/// `(the client's id, where, the entry made portable)`, for a person and for `add`.
+pub fn elsewhere(
+    ctx: &Context,
+    clients: &[&Client],
+    name: &str,
+) -> Option<(String, String, crate::entry::ServerEntry)> {
+    let portable = |f: &crate::session::found::Found<'_>| {
+        let mut entry = crate::entry::render::portable_entry(f.entry().as_ref().ok()?);
+        entry
+            .extras
+            .retain(|k, _| !crate::state::ledger::HOUSEKEEPING_KEYS.contains(&k.as_str()));
+        Some(entry)
+    };
+    let (found, _) = crate::session::inventory::collect(ctx, clients, Some(name));
+    if let Some((f, entry)) = found
+        .iter()
+        .filter(|f| f.origin.is_none())
+        .find_map(|f| Some((f, portable(f)?)))
+    {
+        return Some((
+            f.client.id.clone(),
+            format!(
+                "{}'s {} file {}",
+                f.client.name,
+                f.scope.as_str(),
+                f.path.display()
+            ),
+            entry,
+        ));
+    }
+    for client in clients {
+        let Some(key) = &client.local_key else {
+            continue;
+        };
+        let Some(at) = key.iter().position(|k| k == "{project}") else {
+            continue;
+        };
+        let (prefix, suffix) = (&key[..at], &key[at + 1..]);
+        let Ok(Some(path)) = client.user_path(&ctx.platform) else {
+            continue;
+        };
+        if !path.is_file() {
+            continue;
+        }
+        let Ok(document) = read_document(ctx, client, &path) else {
+            continue;
+        };
+        let doc = document.doc.as_ref();
+        for project in doc.names(ServersAt::map(prefix)).unwrap_or_default() {
+            let servers = [prefix, std::slice::from_ref(&project), suffix].concat();
+            let Some(raw) = super::find(doc, ServersAt::map(&servers), name)
+                .ok()
+                .flatten()
+            else {
+                continue;
+            };
+            let f = crate::session::found::Found::new(
+                client,
+                Scope::Local,
+                path.clone(),
+                servers,
+                name.to_owned(),
+                raw,
+                |_| None,
+            );
+            if let Some(entry) = portable(&f) {
+                return Some((
+                    client.id.clone(),
+                    format!("{}'s entries for {project}", client.name),
+                    entry,
+                ));
+            }
+        }
+    }
+    None
+}

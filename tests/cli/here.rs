@@ -578,3 +578,36 @@ fn here_at_home_refuses_where_the_project_file_is_the_user_file() {
 fn snapshot_user(env: &TestEnv) -> Vec<Vec<u8>> {
     FILES.iter().take(4).map(|f| env.read(f)).collect()
 }
+
+/// `enable NAME --here` of a server only in another project's entries (Claude Code's
+/// `projects["<other>"].mcpServers`) names `--yes`; with it, the server is added to this
+/// project's file, recorded, and `undo` takes it back.
+#[test]
+fn enable_here_of_a_server_from_another_project_offers_to_add_it_here() {
+    let env = TestEnv::new();
+    env.write("app/.git/HEAD", b"ref: refs/heads/main\n");
+    let old = claude_key(&env.path("old").display().to_string());
+    let claude = serde_json::json!({
+        "mcpServers": {},
+        "projects": { old: { "mcpServers": { "pg": { "type": "stdio", "command": "pg-mcp", "args": ["--ro"] } } } }
+    });
+    env.write(".claude.json", claude.to_string().as_bytes());
+    let asked = env
+        .run_in("app", &["--json", "enable", "pg", "--here"])
+        .code(2);
+    let r = &rows(&asked)[0];
+    assert_eq!(r["action"], "missing", "{r:#}");
+    assert!(r["note"].as_str().unwrap().contains("--yes"), "{r:#}");
+    assert!(!env.path("app/.mcp.json").exists());
+    let added = env
+        .run_in("app", &["--json", "enable", "pg", "--here", "--yes"])
+        .ok();
+    assert_eq!(rows(&added)[0]["action"], "added", "{}", added.stdout);
+    let mcp: Value = serde_json::from_slice(&env.read("app/.mcp.json")).unwrap();
+    assert_eq!(mcp["mcpServers"]["pg"]["command"], "pg-mcp", "{mcp:#}");
+    assert_eq!(mcp["mcpServers"]["pg"]["args"], serde_json::json!(["--ro"]));
+    let list = env.run_in("app", &["list", "--json", "pg"]).ok().json();
+    assert_eq!(list[0]["scope"], "project", "{list:#}");
+    env.run_in("app", &["undo"]).ok();
+    assert!(!env.path("app/.mcp.json").exists());
+}
