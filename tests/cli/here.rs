@@ -611,3 +611,79 @@ fn enable_here_of_a_server_from_another_project_offers_to_add_it_here() {
     env.run_in("app", &["undo"]).ok();
     assert!(!env.path("app/.mcp.json").exists());
 }
+
+/// The manifest's `[here]`: `apply` in the project writes each client's project-level
+/// switch, `plan --check` is in sync afterwards and reports drift when the switch is taken
+/// back by hand; a client without a switch is noted and left alone; `undo` reverts it.
+#[test]
+fn manifest_here_is_applied_in_the_project_and_plan_check_reports_drift() {
+    let env = TestEnv::new();
+    user_files(&env);
+    project_files(&env);
+    env.write(
+        ".cursor/mcp.json",
+        b"{\n  \"mcpServers\": { \"slack\": { \"command\": \"slack-mcp\" } }\n}\n",
+    );
+    env.write(
+        "app/mcpctl.toml",
+        b"clients = [\"claude-code\", \"opencode\", \"cursor\"]\nscope = \"project\"\n\n[here]\noff = [\"slack\"]\n\n[here.client.codex]\noff = [\"pg\"]\n",
+    );
+    let before = snapshot(&env);
+    let plan = env.run_in("app", &["plan", "--check"]).code(1);
+    assert!(plan.stdout.contains("v disable   slack"), "{}", plan.stdout);
+    assert!(
+        plan.stderr.contains("Cursor has no project-level switch"),
+        "{}",
+        plan.stderr
+    );
+    let items = env.run_in("app", &["plan", "--json"]).json();
+    let pg = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["client"] == "codex")
+        .unwrap_or_else(|| panic!("{items:#}"));
+    assert_eq!(pg["name"], "pg");
+    assert_eq!(pg["action"], "disable");
+    env.run_in("app", &["apply"]).ok();
+    env.run_in("app", &["plan", "--check"]).ok();
+    assert_eq!(
+        env.read_str("app/.codex/config.toml"),
+        "# team settings\nmodel_reasoning_effort = \"high\"\n\n[mcp_servers.pg]\nenabled = false\n\n[mcp_servers.slack]\nenabled = false\n",
+        "[here.client.codex] targets Codex: its own line and the manifest-wide one"
+    );
+    let list = env
+        .run_in("app", &["list", "--here", "--json", "-c", "claude-code"])
+        .json();
+    assert_eq!(list[0]["here"]["state"], "off", "{list:#}");
+    // Switched back on by hand: drift.
+    env.run_in("app", &["enable", "slack", "--here", "-c", "opencode"])
+        .ok();
+    let drift = env.run_in("app", &["plan", "--check"]).code(1);
+    assert!(drift.stdout.contains("opencode"), "{}", drift.stdout);
+    env.run_in("app", &["undo"]).ok();
+    env.run_in("app", &["undo"]).ok();
+    let after = snapshot(&env);
+    for (i, file) in FILES.iter().enumerate() {
+        assert_eq!(
+            String::from_utf8_lossy(&after[i]),
+            String::from_utf8_lossy(&before[i]),
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn manifest_here_with_a_name_both_off_and_on_is_an_error_at_its_line() {
+    let env = TestEnv::new();
+    env.write(
+        "app/mcpctl.toml",
+        b"scope = \"project\"\n\n[here]\noff = [\"slack\"]\non = [\"slack\"]\n",
+    );
+    let run = env.run_in("app", &["plan"]).code(2);
+    assert!(
+        run.stderr.contains("mcpctl.toml:4:") && run.stderr.contains("both `off` and `on`"),
+        "{}",
+        run.stderr
+    );
+}
