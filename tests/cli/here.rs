@@ -687,3 +687,31 @@ fn manifest_here_with_a_name_both_off_and_on_is_an_error_at_its_line() {
         run.stderr
     );
 }
+
+#[test]
+fn qwen_code_gets_mcp_excluded_in_its_project_settings_in_place() {
+    let env = TestEnv::new();
+    env.write(
+        ".qwen/settings.json",
+        b"{\n  \"mcpServers\": { \"slack\": { \"command\": \"slack-mcp\" } }\n}\n",
+    );
+    env.write("app/.git/HEAD", b"ref: refs/heads/main\n");
+    let team = b"{\r\n  // team\r\n  \"mcp\": { \"excluded\": [\"legacy\"] },\r\n  \"model\": { \"name\": \"qwen3-coder\" }\r\n}\r\n";
+    env.write("app/.qwen/settings.json", team);
+    let run = env
+        .run_in(
+            "app",
+            &["--json", "disable", "slack", "--here", "-c", "qwen-code"],
+        )
+        .ok();
+    let r = &rows(&run)[0];
+    assert_eq!(r["action"], "disabled", "{r:#}");
+    assert_eq!(r["note"], Value::Null, "{r:#}");
+    assert_eq!(
+        env.read_str("app/.qwen/settings.json"),
+        "{\r\n  // team\r\n  \"mcp\": { \"excluded\": [\"legacy\", \"slack\"] },\r\n  \"model\": { \"name\": \"qwen3-coder\" }\r\n}\r\n"
+    );
+    env.run_in("app", &["enable", "slack", "--here", "-c", "qwen-code"])
+        .ok();
+    assert_eq!(env.read("app/.qwen/settings.json"), team);
+}
