@@ -574,3 +574,26 @@ pub fn elsewhere(
     }
     None
 }
+
+/// The file whose project-level switch has `f` off in the project the command runs in
+/// (the repository of the working directory without `--project`), where the client reads
+/// it: `doctor` does not start such a server.
+pub fn off_here(ctx: &Context, f: &crate::session::found::Found<'_>) -> Option<PathBuf> {
+    let client = f.client;
+    let here = client.here.as_ref()?;
+    let root = if ctx.project == ctx.platform.cwd {
+        repository(&ctx.project)
+    } else {
+        ctx.project.clone()
+    };
+    let trust = crate::trust::TrustRule::new(&ctx.platform, &root, false);
+    if here.trust.is_some() && !trust.client_folder(client).allows_start() {
+        return None;
+    }
+    [true, false]
+        .into_iter()
+        .filter(|local| !local || here.local.is_some())
+        .find(|local| state(ctx, client, here, &root, *local, &f.name) == Some(true))
+        .and_then(|local| place(ctx, client, here, &root, local).ok())
+        .map(|(path, _)| path)
+}

@@ -715,3 +715,45 @@ fn qwen_code_gets_mcp_excluded_in_its_project_settings_in_place() {
         .ok();
     assert_eq!(env.read("app/.qwen/settings.json"), team);
 }
+
+/// `doctor` in the project does not start a server the project switched off, and says by
+/// which file; elsewhere it is checked as before.
+#[test]
+fn doctor_in_the_project_skips_a_server_switched_off_here() {
+    let env = TestEnv::new();
+    user_files(&env);
+    project_files(&env);
+    env.run_in("app", &["disable", "slack", "--here", "-c", "opencode"])
+        .ok();
+    let doctor = env
+        .run_in(
+            "app/src",
+            &["doctor", "--json", "--no-spawn", "-c", "opencode"],
+        )
+        .json();
+    let slack = doctor["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "slack" && r["scope"] == "user")
+        .unwrap_or_else(|| panic!("{doctor:#}"))
+        .clone();
+    assert_eq!(slack["status"], "skipped", "{slack:#}");
+    assert!(
+        slack.to_string().contains("switched off for this project"),
+        "{slack:#}"
+    );
+    let elsewhere = env
+        .run_in(
+            "other",
+            &["doctor", "--json", "--no-spawn", "-c", "opencode"],
+        )
+        .json();
+    let slack = elsewhere["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "slack")
+        .unwrap_or_else(|| panic!("{elsewhere:#}"));
+    assert_ne!(slack["status"], "skipped", "{slack:#}");
+}
