@@ -444,7 +444,13 @@ pub fn verdict(
         by,
         why,
     };
-    if let Some(not) = &f.not_loaded {
+    // A policy or a rejected file keeps it out whatever the project says; a settings list
+    // (Gemini CLI's `mcp.excluded`) may be the project's own switch, said as such below.
+    let gated = matches!(
+        f.not_loaded,
+        Some(crate::session::found::NotLoaded::Gated(_))
+    );
+    if let Some(not) = f.not_loaded.as_ref().filter(|_| !gated) {
         let state = if not.policy().is_some() {
             "blocked"
         } else {
@@ -483,6 +489,9 @@ pub fn verdict(
                 say("on", by, Some("turned on for this project".to_owned()))
             };
         }
+    }
+    if let Some(not) = f.not_loaded.as_ref() {
+        return say("not-loaded", None, Some(not.to_string()));
     }
     if disabled {
         return say("off", Some(f.path.clone()), None);

@@ -757,3 +757,47 @@ fn doctor_in_the_project_skips_a_server_switched_off_here() {
         .unwrap_or_else(|| panic!("{elsewhere:#}"));
     assert_ne!(slack["status"], "skipped", "{slack:#}");
 }
+
+/// Gemini CLI: off by the project's `mcp.excluded` in a trusted folder; untrusted, the
+/// project file is not read, and `list --here` says so.
+#[test]
+fn list_here_names_gemini_projects_excluded_list_and_its_trust() {
+    let env = TestEnv::new();
+    user_files(&env);
+    project_files(&env);
+    env.run_in("app", &["disable", "slack", "--here", "-c", "gemini-cli"])
+        .ok();
+    let slack = |env: &TestEnv| {
+        let list = env
+            .run_in("app", &["list", "--here", "--json", "-c", "gemini-cli"])
+            .ok()
+            .json();
+        list.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == "slack")
+            .unwrap_or_else(|| panic!("{list:#}"))["here"]
+            .clone()
+    };
+    let untrusted = slack(&env);
+    assert!(
+        untrusted["why"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("until the folder is trusted"),
+        "{untrusted:#}"
+    );
+    let project = env.path("app").display().to_string();
+    env.write(
+        ".gemini/trustedFolders.json",
+        serde_json::json!({ project: "TRUST_FOLDER" })
+            .to_string()
+            .as_bytes(),
+    );
+    let trusted = slack(&env);
+    assert_eq!(trusted["state"], "off", "{trusted:#}");
+    assert_eq!(
+        trusted["by"],
+        env.path("app/.gemini/settings.json").display().to_string()
+    );
+}
