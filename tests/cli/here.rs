@@ -801,3 +801,26 @@ fn list_here_names_gemini_projects_excluded_list_and_its_trust() {
         env.path("app/.gemini/settings.json").display().to_string()
     );
 }
+
+/// Pi's adapter keeps per-project overrides in `.pi/mcp-adapter.json`: `"disabled": true`
+/// for the name, the rest of the file untouched.
+#[test]
+fn pi_gets_a_disabled_override_in_its_adapter_file() {
+    let env = TestEnv::new();
+    env.write(
+        ".pi/agent/mcp.json",
+        b"{\n  \"mcpServers\": { \"slack\": { \"command\": \"slack-mcp\" } }\n}\n",
+    );
+    env.write("app/.git/HEAD", b"ref: refs/heads/main\n");
+    let theirs = b"{\n  \"settings\": { \"directTools\": true }\n}\n";
+    env.write("app/.pi/mcp-adapter.json", theirs);
+    env.run_in("app", &["disable", "slack", "--here", "-c", "pi"])
+        .ok();
+    assert_eq!(
+        env.read_str("app/.pi/mcp-adapter.json"),
+        "{\n  \"settings\": { \"directTools\": true },\n  \"mcpServers\": {\n    \"slack\": {\n      \"disabled\": true\n    }\n  }\n}\n"
+    );
+    env.run_in("app", &["enable", "slack", "--here", "-c", "pi"])
+        .ok();
+    assert_eq!(env.read("app/.pi/mcp-adapter.json"), theirs);
+}
