@@ -121,10 +121,9 @@ fn spelled(
     })
 }
 
-/// Switch `name` off (`Want::Off`) or back on in the project at `root`, in `client`'s own
-/// project-level switch. `turn_on`: the user switched the server off and the client lets
-/// a project turn it on (`here.on`): write that value instead of only taking the
-/// project's `off` back.
+/// Switch `name` off (`Want::Off`) or back on (what was there before the project's `off`)
+/// in the project at `root`, in `client`'s own project-level switch (`local`: its
+/// uncommitted file).
 #[allow(clippy::too_many_arguments)]
 pub fn switch(
     ctx: &Context,
@@ -141,10 +140,9 @@ pub fn switch(
         HereKind::Field => Method::Field,
     };
     let (switch, target) = spelled(ctx, client, here, root, local, name, here.off.as_ref())?;
-    let done = native::switch_member(
+    native::switch_member(
         ctx, client, &switch, &target, None, name, want, method, dry_run,
-    )?;
-    Ok(done)
+    )
 }
 
 /// Write `here.on` for `name` in the project (a server the user switched off, turned on
