@@ -180,33 +180,6 @@ pub(crate) fn gather<'c>(ctx: &Context, request: &Request<'_, 'c>) -> anyhow::Re
 }
 
 impl Checkup<'_> {
-    /// Compare each server's tools with `lock` (read from `file`) as its verdict comes.
-    pub(crate) fn compare_with(&mut self, file: std::path::PathBuf, lock: crate::lock::Lock) {
-        self.lock = Some((file, lock));
-    }
-
-    /// Start only the entries `keep` (by name) wants; the others are not started.
-    pub(crate) fn retain(&mut self, keep: impl Fn(&str) -> bool) {
-        let found = &self.found;
-        self.to_probe.retain(|(i, _, _)| keep(&found[*i].name));
-    }
-
-    /// The names of the entries found, in order, each once.
-    pub(crate) fn names(&self) -> Vec<&str> {
-        let mut names: Vec<&str> = Vec::new();
-        for f in &self.found {
-            if !names.contains(&f.name.as_str()) {
-                names.push(&f.name);
-            }
-        }
-        names
-    }
-
-    /// The index in `results` of each entry started (after `probe`: its verdict).
-    pub(crate) fn started(&self) -> Vec<usize> {
-        self.to_probe.iter().map(|(i, _, _)| *i).collect()
-    }
-
     /// How many servers will be started.
     pub(crate) fn starting(&self) -> usize {
         self.to_probe.len()
@@ -272,6 +245,33 @@ impl Checkup<'_> {
             .iter()
             .zip(probed)
             .filter_map(|(r, probed)| (!probed).then_some(r))
+    }
+
+    /// Compare each server's tools with `lock` (read from `file`) as its verdict comes.
+    pub(crate) fn compare_with(&mut self, file: std::path::PathBuf, lock: crate::lock::Lock) {
+        self.lock = Some((file, lock));
+    }
+
+    /// Start only the entries `keep` (by name) wants; the others are not started.
+    pub(crate) fn retain(&mut self, keep: impl Fn(&str) -> bool) {
+        let found = &self.found;
+        self.to_probe.retain(|(i, _, _)| keep(&found[*i].name));
+    }
+
+    /// The names of the entries found, in order, each once.
+    pub(crate) fn names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for f in &self.found {
+            if !names.contains(&f.name.as_str()) {
+                names.push(&f.name);
+            }
+        }
+        names
+    }
+
+    /// The index in `results` of each entry started (after `probe`: its verdict).
+    pub(crate) fn started(&self) -> Vec<usize> {
+        self.to_probe.iter().map(|(i, _, _)| *i).collect()
     }
 
     /// Start the queued servers, at most `jobs` at once, and fold each handshake into its

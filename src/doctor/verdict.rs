@@ -106,7 +106,6 @@ pub(super) fn merge_probe(
     result.tools = probe.tools;
     result.tokens = probe.tokens;
     result.tool_names = probe.tool_names;
-    result.tool_definitions = probe.tool_definitions;
     result.capabilities = probe.capabilities;
     result.instructions_chars = probe.instructions_chars;
     if status == Status::Fail {
@@ -115,6 +114,7 @@ pub(super) fn merge_probe(
     result.elapsed_ms = Some(probe.elapsed_ms);
     result.phases = probe.phases;
     result.stderr_tail = probe.stderr_tail;
+    result.tool_definitions = probe.tool_definitions;
 }
 
 /// What was started, for a failure report: the resolved program with the entry's
