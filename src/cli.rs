@@ -31,10 +31,12 @@ pub const GROUPS: &[(&str, &[&str])] = &[
             "clients", "add", "list", "doctor", "remove", "disable", "enable",
         ],
     ),
-    ("A server up close", &["tools", "call", "check", "lock"]),
+    ("A server up close", &["tools", "call", "check"]),
     (
         "Teams: one manifest for every client",
-        &["plan", "apply", "profiles", "import", "export", "copy"],
+        &[
+            "plan", "apply", "profiles", "import", "export", "copy", "lock",
+        ],
     ),
     ("The MCP Registry", &["search", "outdated", "update"]),
     ("Secrets", &["secret"]),
