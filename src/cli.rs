@@ -34,7 +34,9 @@ pub const GROUPS: &[(&str, &[&str])] = &[
     ("A server up close", &["tools", "call", "check"]),
     (
         "Teams: one manifest for every client",
-        &["plan", "apply", "profiles", "import", "export", "copy"],
+        &[
+            "plan", "apply", "profiles", "import", "export", "copy", "lock",
+        ],
     ),
     ("The MCP Registry", &["search", "outdated", "update"]),
     ("Secrets", &["secret"]),
@@ -150,6 +152,8 @@ pub enum Command {
     Check(CheckArgs),
     /// A server's tools: parameters, annotations, and the tokens their definitions cost
     Tools(ToolsArgs),
+    /// Record each server's tools (digests, tokens) in mcpctl.lock; doctor reports changes
+    Lock(LockArgs),
     /// Call one tool of a server and print what it returns
     Call(CallArgs),
     /// What `apply` would change to make every client match the manifest (mcpctl.toml)
@@ -756,6 +760,38 @@ pub struct DoctorArgs {
     /// [default: -c CLIENT]
     #[arg(long = "as", value_name = "CLIENT")]
     pub as_client: Option<String>,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl lock
+  mcpctl lock github -c cursor
+  mcpctl lock --json
+
+The lock goes beside the manifest in use (mcpctl.toml), else into mcpctl's state directory.
+A server that does not answer keeps its old record. `mcpctl doctor` reports a server whose
+tools were added, removed or changed since, with a diff of each changed description;
+`doctor --strict` then exits 1.")]
+pub struct LockArgs {
+    /// Only these servers [default: the manifest's, else every configured server]
+    #[arg(value_name = "NAME")]
+    pub names: Vec<String>,
+    /// Client id (repeat or separate with commas) [default: detected clients]
+    #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
+    pub clients: Vec<String>,
+    /// Seconds each server gets for the whole handshake
+    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+    pub timeout: f64,
+    /// How many servers to start at once [default: the machine's parallelism]
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Also start project-file servers (.mcp.json, ...) the client has not approved
+    #[arg(long)]
+    pub trust_project: bool,
+    /// The manifest whose servers to lock, beside it [default: ./mcpctl.toml if present,
+    /// else the user manifest if present, else every configured server, in the state dir]
+    #[arg(long, env = "MCPCTL_MANIFEST", value_name = "FILE")]
+    pub manifest: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -36,6 +36,7 @@ mod import;
 mod list;
 mod lists;
 mod loading;
+mod lock;
 mod manifest;
 mod odd_files;
 mod output;
