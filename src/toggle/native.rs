@@ -202,17 +202,7 @@ pub(crate) fn switch_member(
                 } else {
                     memory.as_ref().map_or(0, |m| m.created_above)
                 };
-                let mut at = parent;
-                for _ in 0..above {
-                    let Some((last, up)) = at.split_last() else {
-                        break;
-                    };
-                    if !doc.servers(ServersAt::map(at))?.is_empty() {
-                        break;
-                    }
-                    doc.remove(ServersAt::map(up), last)?;
-                    at = up;
-                }
+                prune_empty(doc, parent, above)?;
             }
             Ok(edit)
         })?;
@@ -264,6 +254,23 @@ pub(crate) fn switch_member(
         note: note(changed, want, outcome.deleted, dry_run),
         unfinished,
     })
+}
+
+/// Remove the object at `at` and up to `above - 1` objects above it, each only while it
+/// is empty.
+fn prune_empty(doc: &mut dyn ConfigDoc, at: &[String], above: usize) -> anyhow::Result<()> {
+    let mut at = at;
+    for _ in 0..above {
+        let Some((last, up)) = at.split_last() else {
+            break;
+        };
+        if !doc.servers(ServersAt::map(at))?.is_empty() {
+            break;
+        }
+        doc.remove(ServersAt::map(up), last)?;
+        at = up;
+    }
+    Ok(())
 }
 
 /// Where `name`'s switch is: the file, the object in it and the field.
