@@ -15,6 +15,7 @@ mod export;
 mod import;
 mod launch;
 mod list;
+mod login;
 mod outdated;
 mod plan;
 mod profiles;
@@ -114,6 +115,8 @@ pub fn writes(command: &Command) -> bool {
             | SecretCommand::Rm(_),
         ) => false,
         Command::Clients(_)
+        | Command::Login(_)
+        | Command::Logout(_)
         | Command::List(_)
         | Command::Doctor(_)
         | Command::Tools(_)
@@ -224,6 +227,8 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Undo(args) => undo::run(args, ctx, printer),
         Command::Redo(args) => undo::redo(args, ctx, printer),
         Command::Secret(command) => secret::run(command, ctx, printer),
+        Command::Login(args) => login::login(args, ctx, printer),
+        Command::Logout(args) => login::logout(args, ctx, printer),
         // Dispatched by `without_context` before a context is built.
         Command::Run(_) | Command::Bridge(_) => Ok(ExitStatus::Error),
     }

@@ -35,6 +35,7 @@ mod import;
 mod list;
 mod lists;
 mod loading;
+mod login;
 mod manifest;
 mod odd_files;
 mod output;

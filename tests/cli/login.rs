@@ -1,0 +1,396 @@
+//! `mcpctl login`/`logout` and the signed-in bridge (issue 42), end to end through the
+//! binary against the TypeScript SDK's own OAuth example (`@modelcontextprotocol/sdk`
+//! 1.32.2 `examples/server/simpleStreamableHttp.js --oauth`: protected-resource metadata,
+//! authorization server metadata, dynamic client registration, an authorize endpoint
+//! that approves at once, a token endpoint; installed by `.ci/peers.sh`). The grant lives
+//! in a real Secret Service (`.ci/keyring.sh`). The browser is a script `$BROWSER` names
+//! that follows the authorize redirect with curl, as a person's browser would.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::env::{Run, TestEnv};
+use crate::secret_store::{Peer, command_lines, files_holding, free_port, keyring_env};
+
+const NEEDS: &str = "the SDK's OAuth example server (run .ci/peers.sh)";
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The SDK's example server with `--oauth` on two loopback ports, ended on drop.
+pub(crate) struct OauthServer {
+    child: Child,
+    pub(crate) mcp_port: u16,
+    pub(crate) auth_port: u16,
+}
+
+impl OauthServer {
+    pub(crate) fn start() -> OauthServer {
+        let script = repo().join(
+            ".cache/peers/npm/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js",
+        );
+        if !script.is_file() {
+            crate::peer::missing(NEEDS);
+        }
+        let (mcp_port, auth_port) = (free_port(), free_port());
+        let child = Command::new("node")
+            .arg("--require")
+            .arg(repo().join("tests/fixtures/servers/loopback.cjs"))
+            .arg(&script)
+            .arg("--oauth")
+            .env("MCP_PORT", mcp_port.to_string())
+            .env("MCP_AUTH_PORT", auth_port.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| crate::peer::missing(&format!("node ({e})")));
+        let server = OauthServer {
+            child,
+            mcp_port,
+            auth_port,
+        };
+        let until = Instant::now() + Duration::from_secs(30);
+        for port in [mcp_port, auth_port] {
+            while TcpStream::connect(("127.0.0.1", port)).is_err() {
+                assert!(Instant::now() < until, "nothing listened on {port}");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        server
+    }
+
+    /// The MCP endpoint, as the server names itself (`localhost`).
+    pub(crate) fn url(&self) -> String {
+        format!("http://localhost:{}/mcp", self.mcp_port)
+    }
+
+    /// The secret a login to [`OauthServer::url`] is kept under.
+    pub(crate) fn secret(&self) -> String {
+        format!("oauth.localhost-{}-mcp", self.mcp_port)
+    }
+}
+
+impl Drop for OauthServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[cfg(unix)]
+/// A program on the test process's PATH (the test env's PATH holds only its own bin).
+fn program(name: &str) -> PathBuf {
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| crate::peer::missing(name))
+}
+
+#[cfg(unix)]
+/// `$BROWSER` for `env`: a script that opens the URL (after `sed` edits it) by following
+/// its redirects with curl, so the authorization server's redirect reaches mcpctl's
+/// loopback listener.
+pub(crate) fn browser(env: &mut TestEnv, sed: &str) {
+    let script = env.dir.path().join("browser.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nurl=$(printf '%s' \"$1\" | {} '{sed}')\nexec {} -s -o /dev/null -L \"$url\"\n",
+            program("sed").display(),
+            program("curl").display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    env.extra_env
+        .push(("BROWSER".to_owned(), script.display().to_string()));
+}
+
+/// The grant kept for `secret`, as JSON (the test reads the token to look for it).
+fn grant(env: &TestEnv, secret: &str) -> Value {
+    let run = env.run(&["secret", "get", secret, "--reveal"]).ok();
+    serde_json::from_str(run.stdout.trim()).unwrap()
+}
+
+fn assert_nowhere(token: &str, env: &TestEnv, runs: &[&Run]) {
+    assert!(token.len() > 10, "{token}");
+    for run in runs {
+        assert!(
+            !run.stdout.contains(token) && !run.stderr.contains(token),
+            "the token was printed:\n{}\n{}",
+            run.stdout,
+            run.stderr
+        );
+    }
+    assert_eq!(files_holding(env.dir.path(), token), Vec::<String>::new());
+}
+
+#[test]
+#[ignore = "needs .ci/peers.sh and .ci/keyring.sh"]
+#[cfg(unix)] // the browser is a shell script around curl
+fn login_signs_in_through_the_browser_and_the_bridge_sends_the_token() {
+    let server = OauthServer::start();
+    let mut env = keyring_env();
+    browser(&mut env, "s/^//");
+    let url = server.url();
+    let login = env.run(&["login", &url]).ok();
+    assert!(
+        login.stdout.contains(&format!(
+            "✔ signed in to `localhost-{}-mcp` ({url}) at http://localhost:{}/",
+            server.mcp_port, server.auth_port
+        )),
+        "{}",
+        login.stdout
+    );
+    assert!(login.stderr.contains("/authorize?"), "{}", login.stderr);
+    assert!(login.stderr.contains("code_challenge_method=S256"));
+    let kept = grant(&env, &server.secret());
+    assert_eq!(
+        kept["issuer"],
+        format!("http://localhost:{}/", server.auth_port)
+    );
+    assert_eq!(kept["scope"], "mcp:tools");
+    assert!(kept["expires_at"].as_u64().unwrap() > 1_700_000_000);
+    let token = kept["access_token"].as_str().unwrap().to_owned();
+
+    let json = env.run(&["--json", "login", &url]).ok();
+    assert_eq!(json.json()["kept_as"], server.secret());
+    assert_eq!(json.json()["scope"], "mcp:tools");
+    assert!(json.json().get("access_token").is_none());
+    let token2 = grant(&env, &server.secret())["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_ne!(token, token2, "a second login gets a new token");
+
+    let label = format!("localhost-{}-mcp", server.mcp_port);
+    let mut bridge = Peer::start(env.command(&["bridge", &url, "--oauth", &label]));
+    let init = bridge.handshake();
+    assert_eq!(
+        init["result"]["serverInfo"]["name"], "simple-streamable-http-server",
+        "{init}"
+    );
+    let tools = bridge.request("tools/list", json!({}));
+    assert!(
+        tools["result"]["tools"].to_string().contains("greet"),
+        "{tools}"
+    );
+    let argv = command_lines(bridge.pid());
+    assert!(
+        argv.contains("--oauth") && !argv.contains(&token2),
+        "{argv}"
+    );
+    drop(bridge);
+    assert_nowhere(&token, &env, &[&login]);
+    assert_nowhere(&token2, &env, &[&login, &json]);
+
+    let logout = env.run(&["logout", &url]).ok();
+    assert!(logout.stdout.contains("signed out"), "{}", logout.stdout);
+    let list = env.run(&["secret", "list", "--json"]).ok();
+    assert!(!list.stdout.contains("oauth."), "{}", list.stdout);
+    let after = env.run(&["bridge", &url, "--oauth", &label]).code(2);
+    assert!(
+        after
+            .stderr
+            .contains(&format!("not signed in to `{label}`"))
+            && after.stderr.contains(&format!("mcpctl login {label}")),
+        "{}",
+        after.stderr
+    );
+}
+
+#[test]
+#[ignore = "needs .ci/peers.sh and .ci/keyring.sh"]
+fn no_browser_prints_the_url_and_takes_the_redirected_url_pasted_back() {
+    let server = OauthServer::start();
+    let env = keyring_env();
+    let url = server.url();
+    let mut child = env
+        .command(&["login", &url, "--no-browser"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    let authorize = loop {
+        let mut line = String::new();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "no URL printed:\n{seen}"
+        );
+        seen.push_str(&line);
+        if line.contains("/authorize?") {
+            break line.trim().to_owned();
+        }
+    };
+    // The person's browser, elsewhere: the authorize endpoint redirects to 127.0.0.1,
+    // which does not load there; the address bar holds the URL to paste.
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .max_redirects(0)
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let answer = agent.get(&authorize).call().unwrap();
+    assert_eq!(answer.status().as_u16(), 302);
+    let landed = answer.headers()["location"].to_str().unwrap().to_owned();
+    assert!(landed.starts_with("http://127.0.0.1:"), "{landed}");
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "{landed}").unwrap();
+    drop(stdin);
+    let mut rest = String::new();
+    stderr.read_to_string(&mut rest).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{seen}{rest}");
+    assert!(seen.contains("Open this URL"), "{seen}");
+    assert!(rest.contains("Paste the address"), "{rest}");
+    assert!(stdout.contains("✔ signed in"), "{stdout}");
+    let kept = grant(&env, &server.secret());
+    assert!(kept["access_token"].as_str().is_some_and(|t| t.len() > 10));
+}
+
+#[test]
+#[ignore = "needs .ci/peers.sh and .ci/keyring.sh"]
+#[cfg(unix)] // the browser is a shell script around curl
+fn an_answer_with_another_state_is_refused() {
+    let server = OauthServer::start();
+    let mut env = keyring_env();
+    // The redirect comes back with a state this sign-in never sent.
+    browser(&mut env, "s/state=[^&]*/state=forged/");
+    let login = env.run(&["login", &server.url()]).code(2);
+    assert!(
+        login.stderr.contains("`state` does not match"),
+        "{}",
+        login.stderr
+    );
+    let list = env.run(&["secret", "list"]).ok();
+    assert!(!list.stdout.contains("oauth."), "{}", list.stdout);
+}
+
+/// A proxy in front of the real server that names itself as the authorization server in
+/// the resource metadata while the real authorization server's metadata (forwarded as
+/// is) names the real issuer: what a tampered resource metadata looks like.
+fn spoofing_proxy(server: &OauthServer) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (mcp, auth) = (server.mcp_port, server.auth_port);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let _ = relay(stream, port, mcp, auth);
+        }
+    });
+    port
+}
+
+fn relay(mut stream: TcpStream, me: u16, mcp: u16, auth: u16) -> std::io::Result<()> {
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut first = String::new();
+    reader.read_line(&mut first)?;
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line)?;
+        if line.trim().is_empty() {
+            break;
+        }
+        if let Some((k, v)) = line.split_once(':')
+            && k.eq_ignore_ascii_case("content-length")
+        {
+            length = v.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body)?;
+    let mut words = first.split_whitespace();
+    let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or("/"));
+    let to_auth = path.starts_with("/.well-known/oauth-authorization-server");
+    let upstream = format!(
+        "http://127.0.0.1:{}{path}",
+        if to_auth { auth } else { mcp }
+    );
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .max_redirects(0)
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let response = if method == "POST" {
+        agent
+            .post(&upstream)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .send(&body[..])
+    } else {
+        agent.get(&upstream).call()
+    }
+    .map_err(std::io::Error::other)?;
+    let status = response.status().as_u16();
+    let www = response
+        .headers()
+        .get("www-authenticate")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let mut text = response.into_body().read_to_string().unwrap_or_default();
+    let rewrite = |s: &str| {
+        s.replace(&format!("localhost:{mcp}"), &format!("127.0.0.1:{me}"))
+            .replace(&format!("localhost:{auth}"), &format!("127.0.0.1:{me}"))
+    };
+    if !to_auth {
+        text = rewrite(&text);
+    }
+    let www = www
+        .map(|w| format!("WWW-Authenticate: {}\r\n", rewrite(&w)))
+        .unwrap_or_default();
+    write!(
+        stream,
+        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\n{www}Content-Length: {}\r\nConnection: close\r\n\r\n{text}",
+        text.len()
+    )
+}
+
+#[test]
+#[ignore = "needs .ci/peers.sh and .ci/keyring.sh"]
+fn an_authorization_server_with_another_issuer_is_refused() {
+    let server = OauthServer::start();
+    let env = keyring_env();
+    let proxy = spoofing_proxy(&server);
+    let url = format!("http://127.0.0.1:{proxy}/mcp");
+    let login = env.run(&["login", &url, "--no-browser"]).code(2);
+    assert!(
+        login.stderr.contains(&format!(
+            "names issuer `http://localhost:{}/`, not `http://127.0.0.1:{proxy}/`",
+            server.auth_port
+        )),
+        "{}",
+        login.stderr
+    );
+    // Refused before any URL was shown or client registered.
+    assert!(!login.stderr.contains("/authorize?"), "{}", login.stderr);
+}
+
+#[test]
+fn login_refuses_plain_http_to_another_machine() {
+    let env = TestEnv::new();
+    let login = env
+        .run(&["login", "http://mcp.example.com/mcp", "--no-browser"])
+        .code(2);
+    assert!(
+        login
+            .stderr
+            .contains("is not https (mcpctl sends sign-in requests only over https"),
+        "{}",
+        login.stderr
+    );
+}
