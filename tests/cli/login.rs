@@ -8,14 +8,22 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+#[cfg(unix)]
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::Value;
+#[cfg(unix)]
+use serde_json::json;
 
-use crate::env::{Run, TestEnv};
-use crate::secret_store::{Peer, command_lines, files_holding, free_port, keyring_env};
+#[cfg(unix)]
+use crate::env::Run;
+use crate::env::TestEnv;
+#[cfg(unix)]
+use crate::secret_store::{Peer, command_lines, files_holding};
+use crate::secret_store::{free_port, keyring_env};
 
 const NEEDS: &str = "the SDK's OAuth example server (run .ci/peers.sh)";
 
@@ -123,6 +131,7 @@ fn grant(env: &TestEnv, secret: &str) -> Value {
     serde_json::from_str(run.stdout.trim()).unwrap()
 }
 
+#[cfg(unix)]
 fn assert_nowhere(token: &str, env: &TestEnv, runs: &[&Run]) {
     assert!(token.len() > 10, "{token}");
     for run in runs {
