@@ -538,6 +538,13 @@ pub struct AddArgs {
     #[arg(long)]
     pub no_wrap: bool,
     /// The server command and its arguments, after `--`
+    /// Sign in to the remote server (`mcpctl login NAME`, unless signed in already) and
+    /// write the bridge that sends the token, for every client chosen (also one without OAuth)
+    #[arg(long)]
+    pub login: bool,
+    /// With --login: print the sign-in URL and read back the redirected address (SSH, containers)
+    #[arg(long, requires = "login")]
+    pub no_browser: bool,
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
     /// Registry server: value of a `{variable}` or argument (repeatable)
@@ -862,6 +869,7 @@ pub struct SecretGetArgs {
   mcpctl login https://mcp.example.com/mcp      a server by its URL
   mcpctl login docs --no-browser                on an SSH host or in a container: open the URL
                                                 elsewhere, paste back the URL you land on
+  mcpctl login docs --yes                       also rewrite `docs` in every client to use it
 
 The browser is opened with $BROWSER when set, else the system's opener. The tokens
 (access, refresh, expiry, scopes, issuer, client id) are kept in the secret store as
@@ -883,6 +891,10 @@ pub struct LoginArgs {
     /// How long to wait for the browser's answer, in seconds
     #[arg(long, value_name = "SECONDS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
+    /// Rewrite NAME's entries that reach the server by themselves into mcpctl's bridge with
+    /// this sign-in, without asking
+    #[arg(long, short = 'y')]
+    pub yes: bool,
 }
 
 #[derive(Debug, Args)]

@@ -2,8 +2,6 @@
 //! server once, for every client (`crate::oauth` does the protocol), and keep the grant
 //! in the secret store as `oauth.NAME`. Nothing here prints a token.
 
-use std::io::BufRead;
-
 use serde::Serialize;
 
 use crate::cli::{LoginArgs, LogoutArgs};
@@ -11,7 +9,7 @@ use crate::entry::Transport;
 use crate::error::{ExitStatus, UserError};
 use crate::oauth::{self, flow};
 use crate::output::{Block, Paint, Printer, Report};
-use crate::session::{Context, inventory, targets};
+use crate::session::{Context, inventory, signin, targets};
 
 /// What was signed in to (`--json`: these fields; never a token).
 #[derive(Serialize)]
@@ -26,6 +24,10 @@ struct LoginReport {
     expires_at: Option<u64>,
     scope: Option<String>,
     refreshable: bool,
+    /// The clients whose entry was rewritten into the bridge with this sign-in.
+    rewritten: Vec<String>,
+    /// The clients whose entry still reaches the server by itself (the rewrite declined).
+    left: Vec<String>,
 }
 
 impl Report for LoginReport {
@@ -37,7 +39,7 @@ impl Report for LoginReport {
         let expiry = match self.expires_at {
             Some(at) => format!(
                 "; the token expires in {}",
-                minutes(at.saturating_sub(oauth::now()))
+                oauth::duration_text(at.saturating_sub(oauth::now()))
             ),
             None => String::new(),
         };
@@ -57,6 +59,23 @@ impl Report for LoginReport {
                 self.name
             )),
         ]
+        .into_iter()
+        .chain((!self.rewritten.is_empty()).then(|| {
+            Block::Line(format!(
+                "✔ `{}` in {} now reaches the server through mcpctl's bridge with this sign-in",
+                self.name,
+                self.rewritten.join(", ")
+            ))
+        }))
+        .chain((!self.left.is_empty()).then(|| {
+            Block::Note(format!(
+                "`{}` in {} still signs in by itself (the client's own sign-in); `mcpctl login {} --yes` makes it use this one",
+                self.name,
+                self.left.join(", "),
+                self.name
+            ))
+        }))
+        .collect()
     }
 
     fn status(&self) -> ExitStatus {
@@ -64,20 +83,14 @@ impl Report for LoginReport {
     }
 }
 
-/// `3 h 5 min`, `12 min`, `40 s`.
-pub fn minutes(secs: u64) -> String {
-    match secs {
-        0..60 => format!("{secs} s"),
-        60..3600 => format!("{} min", secs / 60),
-        _ if secs % 3600 < 60 => format!("{} h", secs / 3600),
-        _ => format!("{} h {} min", secs / 3600, secs % 3600 / 60),
-    }
-}
-
-/// The server a NAME or URL stands for: (label, URL).
-fn target(ctx: &Context, name: &str) -> anyhow::Result<(String, String)> {
+/// The server a NAME or URL stands for: (label, URL, the entries of NAME that reach it
+/// by themselves).
+fn target<'a>(
+    ctx: &'a Context,
+    name: &str,
+) -> anyhow::Result<(String, String, Vec<signin::Target<'a>>)> {
     if name.starts_with("http://") || name.starts_with("https://") {
-        return Ok((oauth::url_label(name), name.to_owned()));
+        return Ok((oauth::url_label(name), name.to_owned(), Vec::new()));
     }
     let clients = targets::detected_to_read(ctx);
     let inventory = inventory::collect_all(ctx, &clients, Some(name));
@@ -92,86 +105,94 @@ fn target(ctx: &Context, name: &str) -> anyhow::Result<(String, String)> {
             Transport::Stdio { .. } => None,
         }
     });
-    match remote {
-        Some(url) => Ok((name.to_owned(), url)),
-        None if inventory.found.is_empty() => Err(targets::no_server_named(ctx, &clients, name)),
-        None => Err(UserError::new(format!(
+    let Some(url) = remote else {
+        if inventory.found.is_empty() {
+            return Err(targets::no_server_named(ctx, &clients, name));
+        }
+        return Err(UserError::new(format!(
             "`{name}` is a local (stdio) server: there is nothing to sign in to"
         ))
         .hint("sign in to a remote server: mcpctl login NAME|URL")
-        .into()),
-    }
+        .into());
+    };
+    let own = inventory
+        .found
+        .iter()
+        .filter(|f| f.origin.is_none())
+        .filter(|f| {
+            f.entry()
+                .as_ref()
+                .is_ok_and(|e| signin::signs_in_by_itself(&e.transport, &url))
+        })
+        .map(|f| signin::Target {
+            client: f.client,
+            scope: f.scope,
+            path: f.path.clone(),
+            key: f.key.clone(),
+        })
+        .collect();
+    Ok((name.to_owned(), url, own))
 }
 
 pub fn login(args: LoginArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
-    let (label, server) = target(ctx, &args.name)?;
-    let failed = |e: &dyn std::fmt::Display| {
-        UserError::new(format!("cannot sign in to `{label}` ({server}): {e}"))
-    };
-    printer.progress(&format!("asking {server} where to sign in…"));
-    let discovery = oauth::discover::discover(&server).map_err(|e| failed(&e));
-    printer.progress_done();
-    let discovery = discovery?;
-    let opener = ctx.platform.opener();
-    let no_browser = args.no_browser;
-    let mut show = |url: &str| {
-        if no_browser {
-            printer.ask(&format!(
-                "Open this URL in a browser on any machine and sign in:\n\n  {url}\n\nThe browser then goes to a 127.0.0.1 address that may not load; copy that address from its address bar."
-            ));
-            return;
-        }
-        printer.ask(&format!(
-            "Opening the browser to sign in to `{label}`; if it does not open, visit:\n\n  {url}\n"
-        ));
-        let Some((program, words)) = opener.split_first() else {
-            return;
-        };
-        let opened = std::process::Command::new(program)
-            .args(words)
-            .arg(url)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn();
-        if let Err(e) = opened {
-            printer.warn(&format!("could not start `{program}` to open the URL: {e}"));
-        }
-    };
-    let mut paste = || {
-        printer.ask("Paste the address here and press Enter:");
-        let mut line = String::new();
-        std::io::stdin().lock().read_line(&mut line)?;
-        Ok(line)
-    };
-    let how = if args.no_browser {
-        flow::Return::Paste
-    } else {
-        flow::Return::Loopback(std::time::Duration::from_secs(args.timeout))
-    };
-    let grant = flow::sign_in(
-        &discovery,
-        args.client_id.as_deref(),
-        args.scope.as_deref(),
-        how,
-        flow::Person {
-            show: &mut show,
-            paste: &mut paste,
+    let (label, server, own) = target(ctx, &args.name)?;
+    let grant = oauth::person::sign_in(
+        printer,
+        &ctx.platform,
+        &ctx.secret_store(),
+        &label,
+        &server,
+        &oauth::person::Options {
+            no_browser: args.no_browser,
+            client_id: args.client_id,
+            scope: args.scope,
+            timeout: std::time::Duration::from_secs(args.timeout),
         },
-    )
-    .map_err(|e| failed(&e))?;
-    let secret = oauth::secret_name(&label);
-    oauth::save(&ctx.secret_store(), &secret, &grant)?;
+    )?;
+    let (rewritten, left) = offer_rewrite(ctx, &label, &own, args.yes)?;
     printer.emit(&LoginReport {
+        kept_as: oauth::secret_name(&label),
         name: label,
         server,
         issuer: grant.issuer,
         client_id: grant.client_id,
-        kept_as: secret,
         expires_at: grant.expires_at,
         scope: grant.scope,
         refreshable: grant.refresh_token.is_some(),
+        rewritten,
+        left,
     })
+}
+
+/// NAME's entries that reach the server by themselves: rewritten into the bridge with
+/// this sign-in when the person says so (`--yes`, or yes at the prompt), else left.
+/// Returns the client ids of each.
+fn offer_rewrite(
+    ctx: &Context,
+    label: &str,
+    own: &[signin::Target<'_>],
+    yes: bool,
+) -> anyhow::Result<(Vec<String>, Vec<String>)> {
+    let ids: Vec<String> = own.iter().map(|t| t.client.id.clone()).collect();
+    if own.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let go = yes
+        || (ctx.interactive
+            && dialoguer::Confirm::new()
+                .with_prompt(format!(
+                    "`{label}` in {} reaches the server by itself: rewrite it to use this sign-in (mcpctl bridge --oauth {label})?",
+                    ids.join(", ")
+                ))
+                .default(true)
+                .interact_opt()?
+                == Some(true));
+    if !go {
+        return Ok((Vec::new(), ids));
+    }
+    let program = crate::session::write::program(ctx)?;
+    signin::rewrite(ctx, own, label, label, &program, false)?;
+    Ok((ids, Vec::new()))
 }
 
 /// What `logout` did.

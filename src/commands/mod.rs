@@ -106,6 +106,8 @@ pub fn writes(command: &Command) -> bool {
         Command::Secret(SecretCommand::Adopt(args)) => !args.dry_run,
         Command::Check(args) => args.fix && !args.dry_run,
         Command::Import(args) => args.manifest.is_some() || args.store_secrets,
+        // It may rewrite NAME's entries into the bridge (asked, or `--yes`).
+        Command::Login(args) => !args.name.contains("://"),
         Command::Backups(args) => args.purge_secrets && !args.dry_run,
         // The secret store is not a client file: no platform spelling goes into it.
         Command::Secret(
@@ -115,7 +117,6 @@ pub fn writes(command: &Command) -> bool {
             | SecretCommand::Rm(_),
         ) => false,
         Command::Clients(_)
-        | Command::Login(_)
         | Command::Logout(_)
         | Command::List(_)
         | Command::Doctor(_)

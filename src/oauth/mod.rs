@@ -16,6 +16,7 @@
 
 pub mod discover;
 pub mod flow;
+pub mod person;
 pub mod web;
 
 use serde::{Deserialize, Serialize};
@@ -71,7 +72,28 @@ pub fn now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
+/// `3 h 5 min`, `12 min`, `40 s`.
+pub fn duration_text(secs: u64) -> String {
+    match secs {
+        0..60 => format!("{secs} s"),
+        60..3600 => format!("{} min", secs / 60),
+        _ if secs % 3600 < 60 => format!("{} h", secs / 3600),
+        _ => format!("{} h {} min", secs / 3600, secs % 3600 / 60),
+    }
+}
+
 impl Grant {
+    /// `; the token expires in 59 min` (empty when the server gave no expiry).
+    pub fn expiry_text(&self) -> String {
+        match self.expires_at {
+            Some(at) => format!(
+                "; the token expires in {}",
+                duration_text(at.saturating_sub(now()))
+            ),
+            None => String::new(),
+        }
+    }
+
     /// Whether the access token is past (or within `margin` seconds of) its expiry.
     pub fn due(&self, margin: u64) -> bool {
         self.expires_at

@@ -22,7 +22,7 @@ use serde_json::json;
 use crate::env::Run;
 use crate::env::TestEnv;
 #[cfg(unix)]
-use crate::secret_store::{Peer, command_lines, files_holding};
+use crate::secret_store::{Peer, command_lines, files_holding, set_secret};
 use crate::secret_store::{free_port, keyring_env};
 
 const NEEDS: &str = "the SDK's OAuth example server (run .ci/peers.sh)";
@@ -40,16 +40,28 @@ pub(crate) struct OauthServer {
 
 impl OauthServer {
     pub(crate) fn start() -> OauthServer {
-        let script = repo().join(
-            ".cache/peers/npm/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js",
-        );
+        OauthServer::start_with(None)
+    }
+
+    /// With `Some(ttl)`, the demo provider issues tokens that live `ttl` seconds and
+    /// refresh tokens (tests/fixtures/servers/oauth_refresh.mjs).
+    pub(crate) fn start_with(refresh_ttl: Option<u64>) -> OauthServer {
+        let sdk = repo().join(".cache/peers/npm/node_modules/@modelcontextprotocol/sdk");
+        let script = sdk.join("dist/esm/examples/server/simpleStreamableHttp.js");
         if !script.is_file() {
             crate::peer::missing(NEEDS);
         }
         let (mcp_port, auth_port) = (free_port(), free_port());
-        let child = Command::new("node")
-            .arg("--require")
-            .arg(repo().join("tests/fixtures/servers/loopback.cjs"))
+        let mut node = Command::new("node");
+        node.arg("--require")
+            .arg(repo().join("tests/fixtures/servers/loopback.cjs"));
+        if let Some(ttl) = refresh_ttl {
+            node.arg("--import")
+                .arg(repo().join("tests/fixtures/servers/oauth_refresh.mjs"))
+                .env("MCP_SDK_DIR", &sdk)
+                .env("MCP_TOKEN_TTL", ttl.to_string());
+        }
+        let child = node
             .arg(&script)
             .arg("--oauth")
             .env("MCP_PORT", mcp_port.to_string())
@@ -402,4 +414,195 @@ fn login_refuses_plain_http_to_another_machine() {
         "{}",
         login.stderr
     );
+}
+
+#[test]
+#[ignore = "needs .ci/peers.sh and .ci/keyring.sh"]
+#[cfg(unix)] // the browser is a shell script around curl
+fn a_token_near_its_expiry_is_renewed_with_the_refresh_token() {
+    // Tokens that live 61 s: within a minute of expiry (mcpctl renews that early) after 1 s.
+    let server = OauthServer::start_with(Some(61));
+    let mut env = keyring_env();
+    browser(&mut env, "s/^//");
+    let url = server.url();
+    let login = env.run(&["login", &url]).ok();
+    assert!(
+        login.stdout.contains("expires in 1 min"),
+        "{}",
+        login.stdout
+    );
+    assert!(
+        !login.stderr.contains("no refresh token"),
+        "{}",
+        login.stderr
+    );
+    let first = grant(&env, &server.secret());
+    assert!(first["refresh_token"].is_string(), "{first}");
+    std::thread::sleep(Duration::from_millis(1500));
+    let label = format!("localhost-{}-mcp", server.mcp_port);
+    let mut bridge = Peer::start(env.command(&["bridge", &url, "--oauth", &label]));
+    let init = bridge.handshake();
+    assert_eq!(
+        init["result"]["serverInfo"]["name"], "simple-streamable-http-server",
+        "{init}"
+    );
+    drop(bridge);
+    let renewed = grant(&env, &server.secret());
+    assert_ne!(renewed["access_token"], first["access_token"]);
+    assert_ne!(renewed["refresh_token"], first["refresh_token"], "rotated");
+    assert!(renewed["expires_at"].as_u64() > first["expires_at"].as_u64());
+    for token in [&first, &renewed] {
+        let token = token["access_token"].as_str().unwrap();
+        assert_nowhere(token, &env, &[&login]);
+    }
+}
+
+/// A remote entry in Cursor, checked by doctor before and after `add --login`.
+#[test]
+#[ignore = "needs .ci/peers.sh and .ci/keyring.sh"]
+#[cfg(unix)] // the browser is a shell script around curl
+fn doctor_says_sign_in_then_passes_through_the_bridge_then_says_sign_in_again() {
+    let server = OauthServer::start_with(Some(3600));
+    let mut env = keyring_env();
+    browser(&mut env, "s/^//");
+    let url = server.url();
+    env.run(&["add", "docs", "-c", "cursor", "--url", &url])
+        .ok();
+    let before = env.run(&["doctor", "docs"]).ok();
+    assert!(
+        before
+            .stdout
+            .contains("server needs authorization (HTTP 401); sign in: `mcpctl login docs`"),
+        "{}",
+        before.stdout
+    );
+
+    let add = env
+        .run(&[
+            "add",
+            "docs",
+            "-c",
+            "cursor,gemini",
+            "--url",
+            &url,
+            "--login",
+            "--force",
+        ])
+        .ok();
+    assert!(add.stderr.contains("/authorize?"), "{}", add.stderr);
+    let cursor = crate::env::jsonc(env.read_str(".cursor/mcp.json").as_bytes());
+    assert_eq!(
+        cursor["mcpServers"]["docs"]["args"],
+        json!(["bridge", url, "--oauth", "docs"])
+    );
+    assert_eq!(
+        cursor["mcpServers"]["docs"]["command"],
+        crate::secret_store::mcpctl_path().as_str()
+    );
+    let list = env.run(&["list", "--json"]).ok();
+    for row in list.json().as_array().unwrap() {
+        assert_eq!(row["url"], url.as_str(), "{row}");
+        assert_eq!(row["via"], "bridge");
+        assert_eq!(row["oauth"], "docs");
+    }
+    let table = env.run(&["list"]).ok();
+    assert!(
+        table
+            .stdout
+            .contains(&format!("{url} (via mcpctl bridge; signed in: docs)")),
+        "{}",
+        table.stdout
+    );
+    let after = env.run(&["doctor", "docs"]).ok();
+    assert!(after.stdout.contains("✔ cursor/docs"), "{}", after.stdout);
+    assert!(
+        after.stdout.contains("✔ gemini-cli/docs"),
+        "{}",
+        after.stdout
+    );
+    assert!(
+        after.stdout.contains("signed in, token expires in 59 min"),
+        "{}",
+        after.stdout
+    );
+    let json = env.run(&["doctor", "docs", "--json"]).ok();
+    let token = grant(&env, "oauth.docs")["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_nowhere(&token, &env, &[&add, &list, &table, &after, &json]);
+
+    // The access token has expired and the server no longer knows the refresh token.
+    let mut stale = grant(&env, "oauth.docs");
+    stale["expires_at"] = json!(1);
+    stale["refresh_token"] = json!("revoked-refresh-token");
+    set_secret(&env, "oauth.docs", &stale.to_string()).ok();
+    let expired = env.run(&["doctor", "docs"]).code(1);
+    assert!(
+        expired.stdout.contains(
+            "✘ cursor/docs      the sign-in to `docs` has expired and could not be renewed"
+        ) && expired.stdout.contains("invalid_grant")
+            && expired.stdout.contains("sign in again: mcpctl login docs"),
+        "{}",
+        expired.stdout
+    );
+}
+
+#[test]
+#[ignore = "needs .ci/peers.sh and .ci/keyring.sh"]
+#[cfg(unix)] // the browser is a shell script around curl
+fn login_on_an_existing_entry_rewrites_it_only_when_asked() {
+    let server = OauthServer::start();
+    let mut env = keyring_env();
+    browser(&mut env, "s/^//");
+    let url = server.url();
+    env.run(&["add", "docs", "-c", "cursor,gemini", "--url", &url])
+        .ok();
+    let plain = env.read_str(".cursor/mcp.json");
+    // No terminal to ask at: the entries stay, and login says how to rewrite them.
+    let login = env.run(&["login", "docs", "--json"]).ok();
+    assert_eq!(login.json()["rewritten"], json!([]));
+    assert_eq!(login.json()["left"], json!(["cursor", "gemini-cli"]));
+    assert_eq!(env.read_str(".cursor/mcp.json"), plain);
+    let doctor = env.run(&["doctor", "docs", "-c", "cursor"]).ok();
+    let words = doctor
+        .stdout
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        words.contains(
+            "⚠ cursor/docs server needs authorization (HTTP 401); Cursor signs in by itself (mcpctl has a sign-in: `mcpctl login docs --yes` makes Cursor use it)"
+        ),
+        "{}",
+        doctor.stdout
+    );
+
+    let yes = env.run(&["login", "docs", "--yes"]).ok();
+    assert!(
+        yes.stdout.contains(
+            "✔ `docs` in cursor, gemini-cli now reaches the server through mcpctl's bridge with this sign-in"
+        ),
+        "{}",
+        yes.stdout
+    );
+    for file in [".cursor/mcp.json", ".gemini/settings.json"] {
+        let entry = &crate::env::jsonc(env.read_str(file).as_bytes())["mcpServers"]["docs"];
+        assert_eq!(
+            entry["args"],
+            json!(["bridge", url, "--oauth", "docs"]),
+            "{file}"
+        );
+    }
+    let after = env.run(&["doctor", "docs"]).ok();
+    assert!(
+        after.stdout.contains("0 failed, 0 warnings, 2 ok"),
+        "{}",
+        after.stdout
+    );
+    let token = grant(&env, "oauth.docs")["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_nowhere(&token, &env, &[&login, &doctor, &yes, &after]);
 }

@@ -45,7 +45,7 @@ pub(crate) fn keyring_env() -> TestEnv {
 }
 
 /// `mcpctl secret set NAME` with `value` on stdin.
-fn set_secret(env: &TestEnv, name: &str, value: &str) -> Run {
+pub(crate) fn set_secret(env: &TestEnv, name: &str, value: &str) -> Run {
     let mut command = env.command(&["secret", "set", name]);
     command
         .stdin(Stdio::piped())
