@@ -606,3 +606,105 @@ fn login_on_an_existing_entry_rewrites_it_only_when_asked() {
         .to_owned();
     assert_nowhere(&token, &env, &[&login, &doctor, &yes, &after]);
 }
+
+/// `CLI mcp list` of a client installed by `.ci/clients.sh`, in `env`, ANSI stripped.
+#[cfg(unix)]
+fn client_list(env: &TestEnv, bin: &str) -> String {
+    let program = crate::client_cli::installed(bin, "signed-in server cross-check");
+    let mut command = env.client_command(Path::new("timeout"));
+    command
+        .args(["-k", "5", "90"])
+        .arg(program)
+        .args(["mcp", "list"]);
+    crate::client_cli::quiet(&mut command);
+    let out = command.output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text.replace("\u{1b}[32m", "").replace("\u{1b}[0m", "")
+}
+
+#[test]
+#[ignore = "needs .ci/peers.sh, .ci/clients.sh and .ci/keyring.sh"]
+#[cfg(unix)] // the browser is a shell script around curl
+fn claude_and_qwen_connect_to_the_signed_in_server_through_the_bridge() {
+    let server = OauthServer::start();
+    let mut env = keyring_env();
+    browser(&mut env, "s/^//");
+    for (k, v) in crate::client_cli::QUIET {
+        env.extra_env.push((k.into(), v.into()));
+    }
+    let url = server.url();
+    env.run(&[
+        "add",
+        "docs",
+        "-c",
+        "claude-code,qwen",
+        "--url",
+        &url,
+        "--login",
+    ])
+    .ok();
+    let bridge = format!("bridge {url} --oauth docs");
+    let claude = client_list(&env, "claude");
+    assert!(
+        claude
+            .lines()
+            .any(|l| l.starts_with("docs: ") && l.contains(&bridge) && l.ends_with("✔ Connected")),
+        "{claude}"
+    );
+    let qwen = client_list(&env, "qwen");
+    assert!(
+        qwen.lines()
+            .any(|l| l.contains("docs: ") && l.contains(&bridge) && l.ends_with("- Connected")),
+        "{qwen}"
+    );
+}
+
+#[test]
+#[ignore = "needs .ci/peers.sh and .ci/keyring.sh"]
+#[cfg(unix)] // the browser is a shell script around curl
+fn logout_revokes_the_tokens_where_the_server_offers_revocation() {
+    let server = OauthServer::start_with(Some(3600));
+    let mut env = keyring_env();
+    browser(&mut env, "s/^//");
+    let url = server.url();
+    env.run(&["login", &url]).ok();
+    let kept = grant(&env, &server.secret());
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let call = |token: &str| {
+        agent
+            .post(format!("http://127.0.0.1:{}/mcp", server.mcp_port))
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("Authorization", format!("Bearer {token}"))
+            .send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#)
+            .unwrap()
+            .status()
+            .as_u16()
+    };
+    let access = kept["access_token"].as_str().unwrap();
+    assert_eq!(call(access), 200);
+    let logout = env.run(&["logout", &url, "--json"]).ok();
+    assert_eq!(logout.json()["revoked"], true, "{}", logout.stdout);
+    let list = env.run(&["secret", "list"]).ok();
+    assert!(!list.stdout.contains("oauth."), "{}", list.stdout);
+    // The server no longer takes the refresh token, nor the access token issued with it
+    // (the example's token check answers an unknown token with 500, not 401).
+    let refresh = agent
+        .post(format!("http://127.0.0.1:{}/token", server.auth_port))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .send(format!(
+            "grant_type=refresh_token&refresh_token={}&client_id={}",
+            kept["refresh_token"].as_str().unwrap(),
+            kept["client_id"].as_str().unwrap()
+        ))
+        .unwrap();
+    assert_eq!(refresh.status().as_u16(), 400);
+    assert_ne!(call(access), 200);
+}
