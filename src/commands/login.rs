@@ -83,14 +83,25 @@ impl Report for LoginReport {
     }
 }
 
-/// The server a NAME or URL stands for: (label, URL, the entries of NAME that reach it
-/// by themselves).
-fn target<'a>(
-    ctx: &'a Context,
-    name: &str,
-) -> anyhow::Result<(String, String, Vec<signin::Target<'a>>)> {
+/// What NAME or URL stands for.
+struct Target<'a> {
+    label: String,
+    url: String,
+    /// NAME's entries that reach the server by themselves.
+    own: Vec<signin::Target<'a>>,
+    /// What the entry's own `oauth` fields say (a pre-registered client).
+    hints: oauth::person::EntryOauth,
+}
+
+/// The server a NAME or URL stands for.
+fn target<'a>(ctx: &'a Context, name: &str) -> anyhow::Result<Target<'a>> {
     if name.starts_with("http://") || name.starts_with("https://") {
-        return Ok((oauth::url_label(name), name.to_owned(), Vec::new()));
+        return Ok(Target {
+            label: oauth::url_label(name),
+            url: name.to_owned(),
+            own: Vec::new(),
+            hints: oauth::person::EntryOauth::default(),
+        });
     }
     let clients = targets::detected_to_read(ctx);
     let inventory = inventory::collect_all(ctx, &clients, Some(name));
@@ -131,11 +142,28 @@ fn target<'a>(
             key: f.key.clone(),
         })
         .collect();
-    Ok((name.to_owned(), url, own))
+    let hints = inventory
+        .found
+        .iter()
+        .filter_map(|f| f.entry().as_ref().ok())
+        .map(|e| oauth::person::EntryOauth::of(&e.extras))
+        .find(|h| *h != oauth::person::EntryOauth::default())
+        .unwrap_or_default();
+    Ok(Target {
+        label: name.to_owned(),
+        url,
+        own,
+        hints,
+    })
 }
 
 pub fn login(args: LoginArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
-    let (label, server, own) = target(ctx, &args.name)?;
+    let Target {
+        label,
+        url: server,
+        own,
+        hints,
+    } = target(ctx, &args.name)?;
     let grant = oauth::person::sign_in(
         printer,
         &ctx.platform,
@@ -144,8 +172,9 @@ pub fn login(args: LoginArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
         &server,
         &oauth::person::Options {
             no_browser: args.no_browser,
-            client_id: args.client_id,
-            scope: args.scope,
+            client_id: args.client_id.or(hints.client_id),
+            scope: args.scope.or(hints.scope),
+            callback_port: hints.callback_port,
             timeout: std::time::Duration::from_secs(args.timeout),
         },
     )?;

@@ -111,16 +111,23 @@ pub struct Person<'a> {
     pub paste: &'a mut dyn FnMut() -> std::io::Result<String>,
 }
 
-/// Sign in: register, authorize, check `state`, exchange the code.
+/// Sign in: register, authorize, check `state`, exchange the code. The redirect comes to
+/// `callback_port` on 127.0.0.1 when given (a pre-registered client's fixed redirect),
+/// else to a port the OS picks.
 pub fn sign_in(
     discovery: &Discovery,
     client_id: Option<&str>,
     scope: Option<&str>,
+    callback_port: Option<u16>,
     how: Return,
     person: Person<'_>,
 ) -> Result<Grant, FlowError> {
-    let listener = TcpListener::bind("127.0.0.1:0")
-        .map_err(|e| FlowError::Io(format!("cannot listen on 127.0.0.1: {e}")))?;
+    let listener = TcpListener::bind(("127.0.0.1", callback_port.unwrap_or(0))).map_err(|e| {
+        FlowError::Io(format!(
+            "cannot listen on 127.0.0.1:{}: {e}",
+            callback_port.unwrap_or(0)
+        ))
+    })?;
     let port = listener
         .local_addr()
         .map_err(|e| FlowError::Io(e.to_string()))?

@@ -19,6 +19,8 @@ pub struct Options {
     /// A client id registered beforehand (else mcpctl registers itself).
     pub client_id: Option<String>,
     pub scope: Option<String>,
+    /// The loopback port a pre-registered client's redirect names.
+    pub callback_port: Option<u16>,
     /// How long to wait for the browser's answer.
     pub timeout: Duration,
 }
@@ -80,6 +82,7 @@ pub fn sign_in(
         &discovery,
         options.client_id.as_deref(),
         options.scope.as_deref(),
+        options.callback_port,
         how,
         flow::Person {
             show: &mut show,
@@ -89,4 +92,68 @@ pub fn sign_in(
     .map_err(|e| failed(&e))?;
     save(store, &secret_name(label), &grant)?;
     Ok(grant)
+}
+
+/// What an entry's own `oauth` object says about signing in (Claude Code's `clientId`,
+/// `callbackPort`, `scopes`; VS Code's `clientId`; a `client_id`/`scopes` table): a
+/// client registered beforehand, and where its redirect goes.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct EntryOauth {
+    pub client_id: Option<String>,
+    pub callback_port: Option<u16>,
+    pub scope: Option<String>,
+}
+
+impl EntryOauth {
+    /// Read from an entry's fields mcpctl does not model (`extras`).
+    pub fn of(extras: &serde_json::Map<String, serde_json::Value>) -> EntryOauth {
+        use serde_json::Value;
+        let Some(Value::Object(oauth)) = extras.get("oauth") else {
+            return EntryOauth::default();
+        };
+        let field = |names: &[&str]| names.iter().find_map(|n| oauth.get(*n));
+        EntryOauth {
+            client_id: field(&["clientId", "client_id"])
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned),
+            callback_port: field(&["callbackPort", "callback_port"])
+                .and_then(Value::as_u64)
+                .and_then(|p| u16::try_from(p).ok()),
+            scope: field(&["scopes", "scope"]).and_then(|v| match v {
+                Value::String(s) => Some(s.clone()),
+                Value::Array(a) => Some(
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
+                _ => None,
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entrys_oauth_object_names_its_client() {
+        let extras = serde_json::json!({"oauth": {"clientId": "abc", "callbackPort": 8123, "scopes": ["a", "b"]}});
+        let got = EntryOauth::of(extras.as_object().unwrap());
+        assert_eq!(
+            got,
+            EntryOauth {
+                client_id: Some("abc".into()),
+                callback_port: Some(8123),
+                scope: Some("a b".into())
+            }
+        );
+        let none = serde_json::json!({"oauth": "x", "type": "http"});
+        assert_eq!(
+            EntryOauth::of(none.as_object().unwrap()),
+            EntryOauth::default()
+        );
+    }
 }

@@ -708,3 +708,57 @@ fn logout_revokes_the_tokens_where_the_server_offers_revocation() {
     assert_eq!(refresh.status().as_u16(), 400);
     assert_ne!(call(access), 200);
 }
+
+#[test]
+#[ignore = "needs .ci/peers.sh and .ci/keyring.sh"]
+#[cfg(unix)] // the browser is a shell script around curl
+fn a_client_id_in_the_entrys_oauth_fields_is_used_with_its_callback_port() {
+    let server = OauthServer::start();
+    let mut env = keyring_env();
+    browser(&mut env, "s/^//");
+    let url = server.url();
+    // Registered beforehand, as an administrator would, for one fixed redirect.
+    let port = free_port();
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let registered: Value = serde_json::from_str(
+        &agent
+            .post(format!("http://127.0.0.1:{}/register", server.auth_port))
+            .header("Content-Type", "application/json")
+            .send(
+                json!({
+                    "client_name": "pre-registered",
+                    "redirect_uris": [format!("http://127.0.0.1:{port}/callback")],
+                    "token_endpoint_auth_method": "none",
+                    "grant_types": ["authorization_code"],
+                    "response_types": ["code"]
+                })
+                .to_string(),
+            )
+            .unwrap()
+            .into_body()
+            .read_to_string()
+            .unwrap(),
+    )
+    .unwrap();
+    let id = registered["client_id"].as_str().unwrap();
+    env.write(
+        ".claude.json",
+        json!({"mcpServers": {"docs": {"type": "http", "url": url,
+            "oauth": {"clientId": id, "callbackPort": port}}}})
+        .to_string()
+        .as_bytes(),
+    );
+    let login = env.run(&["login", "docs", "--json"]).ok();
+    assert_eq!(login.json()["client_id"], id, "{}", login.stdout);
+    assert!(
+        login.stderr.contains(&format!(
+            "redirect_uri=http%3A%2F%2F127.0.0.1%3A{port}%2Fcallback"
+        )),
+        "{}",
+        login.stderr
+    );
+    assert_eq!(login.json()["left"], json!(["claude-code"]));
+}

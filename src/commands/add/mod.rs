@@ -215,6 +215,7 @@ fn signed_in(
                         no_browser,
                         client_id: None,
                         scope: None,
+                        callback_port: None,
                         timeout: std::time::Duration::from_secs(300),
                     },
                 )?;
