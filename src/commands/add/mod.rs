@@ -198,7 +198,8 @@ fn signed_in(
     if !dry_run {
         let store = ctx.secret_store();
         let kept = crate::oauth::load(&store, &crate::oauth::secret_name(&spec.name))?;
-        match kept.filter(|g| g.server == *url) {
+        // A kept sign-in for this URL that is live or can be renewed is used as it is.
+        match kept.filter(|g| g.server == *url && (!g.due(0) || g.refresh_token.is_some())) {
             Some(grant) => printer.note(&format!(
                 "already signed in to `{}` ({url}){}",
                 spec.name,
