@@ -427,7 +427,7 @@ fn a_token_near_its_expiry_is_renewed_with_the_refresh_token() {
     let url = server.url();
     let login = env.run(&["login", &url]).ok();
     assert!(
-        login.stdout.contains("expires in 1 min"),
+        login.stdout.contains("the token expires in "),
         "{}",
         login.stdout
     );
@@ -438,6 +438,11 @@ fn a_token_near_its_expiry_is_renewed_with_the_refresh_token() {
     );
     let first = grant(&env, &server.secret());
     assert!(first["refresh_token"].is_string(), "{first}");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    assert!(first["expires_at"].as_u64().unwrap() <= now + 61, "{first}");
     std::thread::sleep(Duration::from_millis(1500));
     let label = format!("localhost-{}-mcp", server.mcp_port);
     let mut bridge = Peer::start(env.command(&["bridge", &url, "--oauth", &label]));
@@ -521,7 +526,8 @@ fn doctor_says_sign_in_then_passes_through_the_bridge_then_says_sign_in_again() 
         after.stdout
     );
     assert!(
-        after.stdout.contains("signed in, token expires in 59 min"),
+        // 1 h, 59 min, or less on a loaded machine.
+        after.stdout.contains("signed in, token expires in "),
         "{}",
         after.stdout
     );
