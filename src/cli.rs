@@ -474,6 +474,10 @@ pub struct ListArgs {
     /// Only entries of this scope: user, project or local
     #[arg(short = 's', long, value_enum)]
     pub scope: Option<Scope>,
+    /// What each client loads in this project (`--project DIR`, default the repository
+    /// root), with where each row comes from and which file switches it
+    #[arg(long, conflicts_with = "scope")]
+    pub here: bool,
     /// Show env and header values instead of redacting them
     #[arg(long)]
     pub show_secrets: bool,
@@ -637,6 +641,13 @@ pub struct DisableArgs {
     /// Switch off only these tools of the server (the client's deny-list), not the server
     #[arg(long, value_delimiter = ',', value_name = "TOOL")]
     pub deny_tools: Vec<String>,
+    /// Only in this project (`--project DIR`, default the repository root): the client's
+    /// own project-level switch, the user's entry untouched
+    #[arg(long, conflicts_with_all = ["scope", "deny_tools"])]
+    pub here: bool,
+    /// With --here: the project's uncommitted file, where the client has one
+    #[arg(long, requires = "here")]
+    pub local: bool,
     /// Print the diff of each file; write nothing
     #[arg(long)]
     pub dry_run: bool,
@@ -646,6 +657,7 @@ const DISABLE_EXAMPLES: &str = "Examples:
   mcpctl disable playwright --all
   mcpctl disable github -c codex --deny-tools delete_repo,merge_pull_request
   mcpctl disable memory -c cursor --dry-run
+  mcpctl disable slack --here          # off in this repository only, every client
 
 Clients with their own switch get it (`\"disabled\": true`, Codex `enabled = false`, Claude
 Code's per-project `disabledMcpServers`, Gemini's enablement file); others (Cursor, VS Code,
@@ -677,6 +689,16 @@ pub struct EnableArgs {
     /// Remove the server's tool filters: every tool on
     #[arg(long)]
     pub all_tools: bool,
+    /// Only in this project (`--project DIR`, default the repository root): the client's
+    /// own project-level switch, the user's entry untouched
+    #[arg(long, conflicts_with_all = ["scope", "deny_tools", "allow_tools", "all_tools"])]
+    pub here: bool,
+    /// With --here: the project's uncommitted file, where the client has one
+    #[arg(long, requires = "here")]
+    pub local: bool,
+    /// With --here: add a server this project's clients do not have without asking
+    #[arg(long, short = 'y', requires = "here")]
+    pub yes: bool,
     /// Print the diff of each file; write nothing
     #[arg(long)]
     pub dry_run: bool,
@@ -686,7 +708,8 @@ const ENABLE_EXAMPLES: &str = "Examples:
   mcpctl enable playwright -c cursor
   mcpctl enable github -c codex --deny-tools merge_pull_request
   mcpctl enable github -c codex --allow-tools search_code,get_file_contents
-  mcpctl enable github -c codex --all-tools";
+  mcpctl enable github -c codex --all-tools
+  mcpctl enable slack --here -c opencode";
 
 const REMOVE_EXAMPLES: &str = "Examples:
   mcpctl remove memory -c cursor

@@ -181,6 +181,12 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         .collect();
     let ctx = match context(&cli.global, platform, argv) {
         Ok(ctx) => Context {
+            // `--here` without `--project` means the repository the working directory is in.
+            project: if commands::here(&command) && cli.global.project.is_none() {
+                toggle::here::repository(&ctx.project)
+            } else {
+                ctx.project.clone()
+            },
             write_empty: commands::forced(&command),
             rejected: commands::rejected(&command),
             ..ctx

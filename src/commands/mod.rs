@@ -181,6 +181,17 @@ impl Label {
     }
 }
 
+/// Whether the command works on "this project" (`--here`): without `--project`, the
+/// project is then the repository root, not the working directory.
+pub fn here(command: &Command) -> bool {
+    match command {
+        Command::Disable(args) => args.here,
+        Command::Enable(args) => args.here,
+        Command::List(args) => args.here,
+        _ => false,
+    }
+}
+
 /// `run` (the launcher) and `bridge` start servers for clients: no client table, no
 /// context, nothing on stdout but the protocol. `Err` gives every other command back.
 pub fn without_context(

@@ -28,6 +28,7 @@ mod fixture_server;
 mod golden;
 mod goose;
 mod habits;
+mod here;
 mod hostile_manifest;
 mod hostile_registry;
 mod identity;
