@@ -408,11 +408,14 @@ pub fn ownership(
     match (owner, matches) {
         (Ownership::HandMade, true) => (
             Action::Adopt,
-            Some("identical hand-made entry: recorded as mcpctl's, bytes untouched"),
+            Some("identical hand-made entry: `apply` records it as mcpctl's, bytes untouched"),
         ),
         (_, true) => (Action::Ok, None),
         (Ownership::Mcpctl, false) => (Action::Update, None),
-        (Ownership::Edited, false) => (Action::Drift, Some("edited by hand since mcpctl wrote it")),
+        (Ownership::Edited, false) => (
+            Action::Drift,
+            Some("edited by hand since mcpctl wrote or adopted it"),
+        ),
         (Ownership::HandMade, false) => (
             Action::Conflict,
             Some("a hand-made entry with other content"),
@@ -437,7 +440,7 @@ pub fn prune(
         } else {
             (
                 Action::Drift,
-                "no longer in the manifest, but edited by hand since mcpctl wrote it",
+                "no longer in the manifest, but edited by hand since mcpctl wrote or adopted it",
             )
         }),
         _ if exclusive => Some((
