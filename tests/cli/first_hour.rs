@@ -1,6 +1,6 @@
-//! The first hour's frictions (issue 24): what a newcomer trying every command ran into.
+//! The first hour's frictions (issues 24 and 40): what a newcomer trying every command ran into.
 //! Each test failed before its fix.
-// See: issue 24
+// See: issues 24, 40
 
 use serde_json::json;
 
@@ -1072,4 +1072,171 @@ fn add_names_a_script_path_that_does_not_exist() {
         .run(&["add", "t", "-c", "cursor", "--", "node", there])
         .ok();
     assert!(!run.stderr.contains("does not exist"), "{}", run.stderr);
+}
+
+/// Issue 40: a Goose builtin was listed with transport `?`, and `list --json` had a
+/// `builtin` field no doc mentioned. The table says `builtin`, and every field `list
+/// --json` prints is named in docs/reference/json.md.
+#[test]
+fn a_goose_builtin_says_builtin_and_every_list_json_field_is_documented() {
+    let env = TestEnv::new();
+    env.write(crate::env::GOOSE, &fixture("goose/config.yaml"));
+    let table = env.run(&["list", "-c", "goose"]).ok().stdout;
+    let developer = table
+        .lines()
+        .find(|l| l.split_whitespace().nth(1) == Some("developer"))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert_eq!(
+        developer.split_whitespace().nth(2),
+        Some("builtin"),
+        "{table}"
+    );
+    assert!(
+        !table
+            .lines()
+            .any(|l| l.split_whitespace().any(|c| c == "?")),
+        "{table}"
+    );
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/reference/json.md"),
+    )
+    .unwrap();
+    let list_doc = doc
+        .split("\n- `list`:")
+        .nth(1)
+        .and_then(|rest| rest.split("\n- `").next())
+        .unwrap();
+    let rows = env.run(&["list", "-c", "goose", "--json"]).ok().json();
+    for row in rows.as_array().unwrap() {
+        for key in row.as_object().unwrap().keys() {
+            assert!(
+                list_doc.contains(&format!("\"{key}\"")) || list_doc.contains(&format!("`{key}`")),
+                "`list --json` prints `{key}`, which docs/reference/json.md does not name"
+            );
+        }
+    }
+}
+
+/// Issue 40: `clients` counted the servers of the user file while `list -c X` showed every
+/// scope; the count is now the entries `list -c X` shows.
+#[test]
+fn clients_counts_the_servers_list_shows_in_every_scope() {
+    let env = TestEnv::new();
+    env.write(
+        ".cursor/mcp.json",
+        br#"{"mcpServers": {"a": {"command": "npx", "args": ["a"]}}}"#,
+    );
+    env.write(
+        "proj/.cursor/mcp.json",
+        br#"{"mcpServers": {"b": {"command": "npx", "args": ["b"]}}}"#,
+    );
+    let listed = env
+        .run_in("proj", &["list", "-c", "cursor", "--json"])
+        .ok()
+        .json();
+    assert_eq!(listed.as_array().unwrap().len(), 2, "{listed}");
+    let clients = env.run_in("proj", &["clients", "--json"]).ok().json();
+    let cursor = clients
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "cursor")
+        .unwrap();
+    assert_eq!(cursor["servers"], 2, "{cursor}");
+    let table = env.run_in("proj", &["clients"]).ok().stdout;
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("cursor "))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert_eq!(row.split_whitespace().nth(3), Some("2"), "{table}");
+}
+
+/// Issue 40: `disable`/`enable` said "previous version kept in FILE" for the first of the
+/// files it backed up; like `add`, the note now counts every one.
+#[test]
+fn disable_and_enable_count_every_backup_they_kept() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", b"{}\n");
+    env.write(".claude.json", b"{}\n");
+    env.write(crate::env::VSCODE, b"{}\n");
+    env.run(&[
+        "add",
+        "mem",
+        "-c",
+        "cursor",
+        "-c",
+        "claude-code",
+        "-c",
+        "vscode",
+        "--",
+        "npx",
+        "mem",
+    ])
+    .ok();
+    for verb in ["disable", "enable"] {
+        let run = env
+            .run(&[
+                verb,
+                "mem",
+                "-c",
+                "cursor",
+                "-c",
+                "claude-code",
+                "-c",
+                "vscode",
+            ])
+            .ok();
+        assert!(
+            run.stderr.contains("(and 2 more in the same directory)"),
+            "{verb}: {}",
+            run.stderr
+        );
+    }
+}
+
+/// Issue 40: `plan --check` (which records nothing) said `adopt … (recorded as mcpctl's)`,
+/// and an adopted entry changed by hand was "edited by hand since mcpctl wrote it",
+/// which mcpctl never did.
+#[test]
+#[cfg(unix)] // the hand-made entry spells npx unwrapped, which Windows wants as `cmd /c npx`
+fn a_plan_says_apply_adopts_and_an_adopted_entry_is_not_called_written() {
+    let env = TestEnv::new();
+    env.write(
+        ".cursor/mcp.json",
+        br#"{"mcpServers": {"memory": {"command": "npx", "args": ["-y", "m"]}}}"#,
+    );
+    env.write(
+        crate::env::MANIFEST,
+        b"clients = [\"cursor\"]\n\n[servers.memory]\ncommand = \"npx\"\nargs = [\"-y\", \"m\"]\n",
+    );
+    let check = env.run(&["plan", "--check"]).ok().stdout;
+    assert!(!check.contains("recorded as mcpctl's"), "{check}");
+    assert!(check.contains("`apply` records it as mcpctl's"), "{check}");
+    env.run(&["apply"]).ok();
+    let edited = env.read_str(".cursor/mcp.json").replace("\"m\"", "\"m2\"");
+    env.write(".cursor/mcp.json", edited.as_bytes());
+    let plan = env.run(&["plan"]).ok().stdout;
+    assert!(!plan.contains("since mcpctl wrote it"), "{plan}");
+    assert!(
+        plan.contains("edited by hand since mcpctl wrote or adopted it"),
+        "{plan}"
+    );
+}
+
+/// Issue 40: `.pre-commit-hooks.yaml` offered a hook that installs `mcpctl@VERSION` from
+/// npm, which is published only with that release: every hook it offers works from a
+/// clone today (the npm form is in docs/guide/ci.md, marked with its release).
+#[test]
+fn every_pre_commit_hook_works_before_the_first_release() {
+    let hooks = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".pre-commit-hooks.yaml"),
+    )
+    .unwrap();
+    for line in hooks.lines().filter(|l| !l.trim_start().starts_with('#')) {
+        assert!(
+            !line.contains("mcpctl@") && !line.contains("language: node"),
+            "a hook installs a package not published yet: {line}"
+        );
+    }
+    assert!(hooks.contains("language: rust"), "{hooks}");
 }
