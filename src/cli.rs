@@ -814,7 +814,10 @@ has several); the same value in several clients becomes one secret. The entry is
 rewritten in place to `mcpctl run --secret ENV=NAME -- COMMAND` (stdio) or `mcpctl bridge
 URL --header 'NAME=Bearer {secret:NAME}'` (remote); the rest of the file keeps its bytes.
 `mcpctl undo` puts the file back (the secret stays in the store). Values are never
-printed.")]
+printed.
+
+An env or header value that is only `${VAR}`, with VAR not set here and a secret named
+VAR in the store (`mcpctl secret set VAR`), is pointed at that secret the same way.")]
     Adopt(SecretAdoptArgs),
 }
 

@@ -844,7 +844,7 @@ fn an_unset_variable_is_one_rule_in_every_command() {
             "remote": {"url": "https://example.invalid/mcp", "headers": {"X-Tenant": "${env:TENANT_ID}"}}
         }),
     );
-    let token = "uses `${MY_API_TOKEN}`, which is not set in this environment; `export MY_API_TOKEN=…` where mcpctl and the client run, or keep the secret in mcpctl's store: `mcpctl secret set MY_API_TOKEN`";
+    let token = "uses `${MY_API_TOKEN}`, which is not set in this environment; `export MY_API_TOKEN=…` where mcpctl and the client run, or keep the secret in mcpctl's store: `mcpctl secret set MY_API_TOKEN`, then `mcpctl secret adopt";
     let tenant = "uses `${TENANT_ID}`, which is not set in this environment; `export TENANT_ID=…` where mcpctl and the client run";
     let said = |run: &crate::env::Run| format!("{}{}", run.stdout, run.stderr);
     // It can still do its job: a warning, exit 0.
@@ -1239,4 +1239,74 @@ fn every_pre_commit_hook_works_before_the_first_release() {
         );
     }
     assert!(hooks.contains("language: rust"), "{hooks}");
+}
+
+/// Issue 40: the unset-variable hint ended at `mcpctl secret set VAR`, after which the same
+/// warning came back (the entry still asks the environment for the variable). It names the
+/// whole way now, and the way works: `secret set`, then `secret adopt SERVER` points the
+/// entry at the stored secret, the warning is gone, and the server gets the value.
+#[test]
+#[cfg(unix)] // the secret comes from `printf`, the server is `sh`
+fn the_unset_variable_hint_names_the_whole_way_and_following_it_works() {
+    let env = TestEnv::new();
+    let seen = env.dir.path().join("seen");
+    let script = format!("printf %s \"$API_TOKEN\" > '{}'", seen.display());
+    env.write(
+        ".cursor/mcp.json",
+        json!({"mcpServers": {"local": {
+            "command": "sh",
+            "args": ["-c", script],
+            "env": {"API_TOKEN": "${MY_API_TOKEN}"}
+        }}})
+        .to_string()
+        .as_bytes(),
+    );
+    let list = env.run(&["list", "-c", "cursor"]).ok();
+    assert!(
+        list.stderr.contains(
+            "`mcpctl secret set MY_API_TOKEN`, then `mcpctl secret adopt local` points the entry at it"
+        ),
+        "{}",
+        list.stderr
+    );
+    env.run(&[
+        "secret",
+        "set",
+        "MY_API_TOKEN",
+        "--command",
+        "printf tok-123",
+    ])
+    .ok();
+    let adopt = env.run(&["secret", "adopt", "local", "-c", "cursor"]).ok();
+    let list = env.run(&["list", "-c", "cursor"]).ok();
+    assert!(
+        !list.stderr.contains("MY_API_TOKEN"),
+        "{}{}{}",
+        adopt.stdout,
+        adopt.stderr,
+        list.stderr
+    );
+    let file = env.read_str(".cursor/mcp.json");
+    assert!(
+        file.contains("API_TOKEN=MY_API_TOKEN") && !file.contains("${MY_API_TOKEN}"),
+        "{file}"
+    );
+    assert!(!file.contains("tok-123"), "{file}");
+    // What the client starts gives the server the value.
+    let entry = &cursor_servers(&env)["local"];
+    let args: Vec<&str> = entry["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    let status = env
+        .command_of(
+            std::path::Path::new(entry["command"].as_str().unwrap()),
+            &args,
+        )
+        .status()
+        .unwrap();
+    assert!(status.success(), "{entry}");
+    assert_eq!(std::fs::read_to_string(&seen).unwrap(), "tok-123");
 }
