@@ -1365,3 +1365,28 @@ fn call_names_the_parameter_a_mistyped_argument_meant() {
         run.stderr
     );
 }
+
+/// Issue 40: `--scope globl` got clap's "a similar value exists: 'local'"; it means the
+/// user scope, which `global` (and `-g`) also name.
+#[test]
+fn a_mistyped_global_scope_is_taken_for_global() {
+    let env = TestEnv::new();
+    for args in [
+        &[
+            "add", "x", "-c", "cursor", "--scope", "globl", "--", "npx", "x",
+        ][..],
+        &["list", "--scope", "globl"][..],
+    ] {
+        let run = env.run(args).code(2);
+        assert!(
+            run.stderr
+                .contains("invalid scope `globl`: did you mean `--scope user` (also spelled `global`, or `-g`)?"),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("'local'"), "{}", run.stderr);
+    }
+    // A value near no scope keeps clap's own message.
+    let run = env.run(&["list", "--scope", "everywhere"]).code(2);
+    assert!(run.stderr.contains("possible values"), "{}", run.stderr);
+}
