@@ -274,7 +274,7 @@ impl Checkup<'_> {
             let merged = &mut *merged;
             verdict::merge_probe(
                 &mut merged.results[*index],
-                as_client.unwrap_or(found[*index].client),
+                Some(as_client.unwrap_or(found[*index].client)),
                 launch,
                 probe.clone(),
                 busy,
@@ -291,7 +291,7 @@ impl Checkup<'_> {
             if !merged.done[i] {
                 verdict::merge_probe(
                     &mut merged.results[*index],
-                    as_client.unwrap_or(found[*index].client),
+                    Some(as_client.unwrap_or(found[*index].client)),
                     launch,
                     probe,
                     busy,
@@ -325,6 +325,49 @@ impl Checkup<'_> {
             summary,
         }
     }
+}
+
+/// `mcpctl doctor URL`: an endpoint no config file names yet (MCP209's "does it also
+/// serve Streamable HTTP?"), contacted once as doctor contacts a remote entry: the URL's
+/// static checks (`prepare`), then the handshake, judged as `as_client` would judge it
+/// when one is named. Nothing is started: a URL the user typed is only connected to,
+/// so no trust rule holds it back (doctor's is for what project files start). The
+/// transport is the URL's (`/sse`: legacy SSE, else Streamable HTTP).
+pub(crate) fn probe_url(
+    ctx: &Context,
+    url: &str,
+    options: &ProbeOptions,
+    as_client: Option<&Client>,
+) -> DoctorResult {
+    let transport = crate::entry::Transport::Remote {
+        url: url.to_owned(),
+        kind: crate::entry::RemoteKind::of_url(url),
+        headers: crate::entry::StringMap::new(),
+    };
+    let mut result = DoctorResult::empty("", Scope::User, url.to_owned(), ctx.platform.cwd.clone());
+    let host = handshake::Host {
+        target_os: ctx.platform.os,
+        host_os: crate::platform::Os::host(),
+        env: &options.parent_env,
+        cwd: &ctx.platform.cwd,
+        wrap_windows: false,
+    };
+    let prepared = handshake::prepare(&transport, &host);
+    result.target = prepared.target;
+    for finding in prepared.findings {
+        let status = match finding.level {
+            handshake::Level::Ok => Status::Ok,
+            handshake::Level::Warn => Status::Warn,
+            handshake::Level::Fail => Status::Fail,
+        };
+        result.record(finding.check, status, finding.message);
+    }
+    let Ok(launch) = prepared.launch else {
+        return result;
+    };
+    let probe = handshake::probe_launch(&launch, options);
+    verdict::merge_probe(&mut result, as_client, &launch, probe, 1);
+    result
 }
 
 /// The shared state of the probe threads: the results, and who is told of each verdict.

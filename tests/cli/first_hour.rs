@@ -1390,3 +1390,42 @@ fn a_mistyped_global_scope_is_taken_for_global() {
     let run = env.run(&["list", "--scope", "everywhere"]).code(2);
     assert!(run.stderr.contains("possible values"), "{}", run.stderr);
 }
+
+/// Issue 40: MCP209's hint named `mcpctl doctor URL`, a form that did not exist (the URL
+/// was taken for a server name). It contacts the endpoint as doctor contacts a remote
+/// entry and says what it speaks, with no config file naming it; a dead one fails.
+#[test]
+#[ignore = "needs cargo build -p fixture-server"]
+fn doctor_url_checks_an_endpoint_no_config_file_names() {
+    let env = TestEnv::new();
+    let port = crate::secret_store::free_port();
+    let _server = crate::secret_store::HttpFixture::start("http", port);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let run = env.run(&["doctor", &url]).ok();
+    let row = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with('✔'))
+        .unwrap_or_else(|| panic!("{}{}", run.stdout, run.stderr));
+    assert!(
+        row.contains(&url) && row.contains("fixture-server") && row.contains("2 tools"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains(&format!("connecting to `{url}`")),
+        "{}",
+        run.stderr
+    );
+    let json = env.run(&["doctor", &url, "--json"]).ok().json();
+    assert_eq!(json["results"][0]["status"], "ok", "{json}");
+    assert_eq!(json["results"][0]["name"], url, "{json}");
+    // Nothing listens here: a failure, exit 1.
+    let dead = format!("http://127.0.0.1:{}/mcp", crate::secret_store::free_port());
+    let run = env.run(&["doctor", &dead, "--timeout", "5"]).code(1);
+    assert!(
+        run.stdout.contains('✘') && run.stdout.contains(&dead),
+        "{}",
+        run.stdout
+    );
+}
