@@ -234,12 +234,18 @@ impl Report for DoctorReport {
         }
         for total in &self.tokens {
             blocks.push(Block::Line(format!(
-                "{}: tool definitions ≈ {} tokens over {} server{} ({})",
+                "{}: tool definitions ≈ {} tokens over {} server{}",
                 total.client,
                 total.tokens,
                 total.servers,
                 plural(total.servers),
-                self.token_method
+            )));
+        }
+        // How tokens are estimated, once under the totals (not on every client's line).
+        if !self.tokens.is_empty() {
+            blocks.push(Block::Line(paint.paint(
+                crate::output::Style::Dim,
+                &format!("(tokens: {})", self.token_method),
             )));
         }
         let s = &self.summary;

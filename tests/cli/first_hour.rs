@@ -1429,3 +1429,32 @@ fn doctor_url_checks_an_endpoint_no_config_file_names() {
         run.stdout
     );
 }
+
+/// Issue 40: doctor printed how tokens are estimated on every client's total line; it
+/// says it once, under the totals.
+#[test]
+#[ignore = "needs cargo build -p fixture-server"]
+fn doctor_says_how_tokens_are_estimated_once() {
+    let env = TestEnv::new();
+    let server = json!({"command": crate::doctor::fixture()});
+    crate::doctor::cursor_config(&env, json!({"one": server}));
+    env.write(
+        ".claude.json",
+        json!({"mcpServers": {"two": server}})
+            .to_string()
+            .as_bytes(),
+    );
+    let run = env.run(&["doctor"]).ok();
+    let totals = run
+        .stdout
+        .lines()
+        .filter(|l| l.contains(": tool definitions ≈"))
+        .count();
+    assert_eq!(totals, 2, "{}", run.stdout);
+    assert_eq!(
+        run.stdout.matches("compact JSON / 4").count(),
+        1,
+        "{}",
+        run.stdout
+    );
+}
