@@ -1458,3 +1458,45 @@ fn doctor_says_how_tokens_are_estimated_once() {
         run.stdout
     );
 }
+
+/// Issue 40: `add --secret` run from a source build wrote `<clone>/target/…/mcpctl` into
+/// client files, so `cargo clean` broke every launcher entry. The installed `mcpctl` of
+/// this version on PATH is preferred; without one the entry names the build, and a
+/// warning says why that breaks and names `MCPCTL_EXE`.
+#[test]
+#[cfg(unix)] // the installed copy is a hard link named `mcpctl` (no `.exe`)
+fn add_secret_from_a_source_build_prefers_the_installed_mcpctl() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", b"{}\n");
+    let build = std::path::Path::new(env!("CARGO_BIN_EXE_mcpctl"));
+    // Without an installed mcpctl: the build, and the warning.
+    let run = env
+        .run(&[
+            "add", "a", "-c", "cursor", "--secret", "T=s", "--", "npx", "a",
+        ])
+        .ok();
+    assert!(
+        run.stderr.contains("a build in a source tree") && run.stderr.contains("MCPCTL_EXE"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        cursor_servers(&env)["a"]["command"],
+        build.display().to_string()
+    );
+    // With one on PATH: that one, and no warning.
+    let installed = env.dir.path().join("bin").join("mcpctl");
+    std::fs::hard_link(build, &installed)
+        .or_else(|_| std::fs::copy(build, &installed).map(|_| ()))
+        .unwrap();
+    let run = env
+        .run(&[
+            "add", "b", "-c", "cursor", "--secret", "T=s", "--", "npx", "b",
+        ])
+        .ok();
+    assert!(!run.stderr.contains("source tree"), "{}", run.stderr);
+    assert_eq!(
+        cursor_servers(&env)["b"]["command"],
+        installed.display().to_string()
+    );
+}
