@@ -815,9 +815,14 @@ impl<'r, 'a> Planner<'r, 'a> {
         // An administrator's policy keeps it out of this client: apply would write an
         // entry the client refuses to load.
         crate::session::write::refuse_blocked_by(&self.policies, client, name, &rendered)?;
-        self.plan
-            .notes
-            .extend(notes.into_iter().map(|n| format!("{}: {n}", client.id)));
+        // A note about the client, not the entry (Goose and `${VAR}`), is said once per
+        // file, not once per entry.
+        for note in notes {
+            let note = format!("{}: {note}", client.id);
+            if !self.plan.notes.contains(&note) {
+                self.plan.notes.push(note);
+            }
+        }
         if let (Some(fields), Value::Object(map)) =
             (spec.client_fields.get(&client.id), &mut wanted)
         {

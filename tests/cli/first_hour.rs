@@ -1500,3 +1500,24 @@ fn add_secret_from_a_source_build_prefers_the_installed_mcpctl() {
         installed.display().to_string()
     );
 }
+
+/// Issue 40: a plan repeated a note about the client (Goose and `${VAR}`) once per entry;
+/// it is said once per file.
+#[test]
+fn a_plan_says_a_note_about_the_client_once() {
+    let env = TestEnv::new();
+    env.write(crate::env::GOOSE, &fixture("goose/config.yaml"));
+    env.write(
+        crate::env::MANIFEST,
+        b"clients = [\"goose\"]\n\n[servers.a]\ncommand = \"npx\"\nargs = [\"a\"]\nenv = { A_TOKEN = \"${A_TOKEN}\" }\n\n[servers.b]\ncommand = \"npx\"\nargs = [\"b\"]\nenv = { B_TOKEN = \"${B_TOKEN}\" }\n",
+    );
+    let run = env.run(&["plan"]).ok();
+    assert_eq!(
+        run.stderr
+            .matches("mcpctl does not know whether Goose expands")
+            .count(),
+        1,
+        "{}",
+        run.stderr
+    );
+}
