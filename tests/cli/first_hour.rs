@@ -1521,3 +1521,35 @@ fn a_plan_says_a_note_about_the_client_once() {
         run.stderr
     );
 }
+
+/// Issue 40: a literal token in an `Authorization` header got the advice to read it from
+/// a variable named `AUTHORIZATION`; the variable is named after the server.
+#[test]
+fn a_header_secret_suggests_a_variable_named_after_the_server() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", b"{}\n");
+    let token = format!("ghp_{}", "a1B2c3D4e5".repeat(4).get(..36).unwrap());
+    let header = format!("Authorization: Bearer {token}");
+    let add = env
+        .run(&[
+            "add",
+            "docs",
+            "-c",
+            "cursor",
+            "--url",
+            "https://docs.example.com/mcp",
+            "-H",
+            &header,
+        ])
+        .ok();
+    assert!(
+        add.stderr
+            .contains("-H 'Authorization: Bearer ${DOCS_TOKEN}'"),
+        "{}",
+        add.stderr
+    );
+    assert!(!add.stderr.contains("AUTHORIZATION"), "{}", add.stderr);
+    let check = env.run(&["check", "--user", "-c", "cursor"]).code(1);
+    assert!(check.stdout.contains("DOCS_TOKEN"), "{}", check.stdout);
+    assert!(!check.stdout.contains("AUTHORIZATION"), "{}", check.stdout);
+}
