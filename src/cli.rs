@@ -442,7 +442,12 @@ pub struct RedoArgs {
 #[command(after_help = "Examples:
   mcpctl clients
   mcpctl clients --all
-  mcpctl --platform windows clients --all --json")]
+  mcpctl --platform windows clients --all --json
+
+SERVERS: the entries `mcpctl list -c ID` shows (every scope here). VERIFIED: the day
+mcpctl's facts about the client (its config path and entry shape) were last checked
+against the client itself or its documentation (`--json`: `verified_against` says which);
+`(unverified)` when they come from a secondary source, `(stale)` after 90 days.")]
 pub struct ClientsArgs {
     /// Show every client in the table, also those not detected here
     #[arg(long)]

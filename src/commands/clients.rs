@@ -163,7 +163,9 @@ impl Report for ClientsReport {
             })
             .collect();
         let mut blocks = vec![Block::Table {
-            header: vec!["CLIENT", "NAME", "DETECTED", "SERVERS", "CHECKED", "CONFIG"],
+            header: vec![
+                "CLIENT", "NAME", "DETECTED", "SERVERS", "VERIFIED", "CONFIG",
+            ],
             rows,
         }];
         if shown.iter().any(|r| r.verified == false) {

@@ -1553,3 +1553,18 @@ fn a_header_secret_suggests_a_variable_named_after_the_server() {
     assert!(check.stdout.contains("DOCS_TOKEN"), "{}", check.stdout);
     assert!(!check.stdout.contains("AUTHORIZATION"), "{}", check.stdout);
 }
+
+/// Issue 40: `clients`' CHECKED column was explained nowhere. It is VERIFIED, and the
+/// command's help and the client reference say what it means.
+#[test]
+fn clients_says_what_its_verified_column_means() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", b"{}\n");
+    let table = env.run(&["clients"]).ok().stdout;
+    assert!(
+        table.lines().next().unwrap().contains(" VERIFIED "),
+        "{table}"
+    );
+    let help = env.run(&["clients", "--help"]).ok().stdout;
+    assert!(help.contains("VERIFIED: the day"), "{help}");
+}
