@@ -284,10 +284,13 @@ Every server the manifest sends to that client becomes an allow rule its client 
 exactly (Claude Code and Copilot: serverCommand or serverUrl; Codex: the server's name
 with its executable and arguments, or its URL), so servers outside the manifest are blocked. Deploy the file
 at the client's system path (docs/guide/policy.md).")]
+#[command(mut_arg("trust_project", |arg| arg.hide(true)))]
 pub struct ExportArgs {
+    // `--trust-project` is not shown: `export` only prints, so there is nothing for a
+    // project's manifest to be trusted with.
     #[command(flatten)]
     pub manifest: ManifestArgs,
-    /// Which vendor's policy file to write
+    /// Which vendor's policy file to print
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: crate::policy::PolicyKind,
 }

@@ -1568,3 +1568,31 @@ fn clients_says_what_its_verified_column_means() {
     let help = env.run(&["clients", "--help"]).ok().stdout;
     assert!(help.contains("VERIFIED: the day"), "{help}");
 }
+
+/// Issue 40: `import --json` printed TOML. It prints a JSON object holding the manifest.
+#[test]
+fn import_json_prints_json() {
+    let env = TestEnv::new();
+    env.write(
+        ".cursor/mcp.json",
+        br#"{"mcpServers": {"a": {"command": "npx", "args": ["a"]}}}"#,
+    );
+    let out = env.run(&["--json", "import", "-c", "cursor"]).ok().json();
+    assert_eq!(out["servers"], json!(["a"]), "{out}");
+    assert_eq!(out["written"], false, "{out}");
+    assert!(
+        out["document"].as_str().unwrap().contains("[servers.a]"),
+        "{out}"
+    );
+}
+
+/// Issue 40: `export --help` documented `--trust-project` as letting the manifest write
+/// files, but `export` only prints.
+#[test]
+fn export_help_promises_no_writes() {
+    let env = TestEnv::new();
+    let help = env.run(&["export", "--help"]).ok().stdout;
+    let own = help.split("Global options:").next().unwrap();
+    assert!(!own.contains("--trust-project"), "{help}");
+    assert!(!own.contains("write"), "{help}");
+}
