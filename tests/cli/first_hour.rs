@@ -1596,3 +1596,24 @@ fn export_help_promises_no_writes() {
     assert!(!own.contains("--trust-project"), "{help}");
     assert!(!own.contains("write"), "{help}");
 }
+
+/// Issue 40: a name in two scopes got a hint naming only one of them.
+#[test]
+fn a_name_in_two_scopes_names_both_in_the_hint() {
+    let env = TestEnv::new();
+    env.write(
+        ".cursor/mcp.json",
+        br#"{"mcpServers": {"x": {"command": "npx", "args": ["a"]}}}"#,
+    );
+    env.write(
+        "proj/.cursor/mcp.json",
+        br#"{"mcpServers": {"x": {"command": "npx", "args": ["b"]}}}"#,
+    );
+    let run = env.run_in("proj", &["remove", "x", "-c", "cursor"]);
+    assert_ne!(run.code, 0, "{run:?}");
+    let said = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        said.contains("say which: `--scope user` or `--scope project`"),
+        "{said}"
+    );
+}
