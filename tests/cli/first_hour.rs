@@ -1617,3 +1617,27 @@ fn a_name_in_two_scopes_names_both_in_the_hint() {
         "{said}"
     );
 }
+
+/// Issue 40: a TOML duplicate key was "duplicate key", naming no key; `check` and every
+/// command reading the file name it.
+#[test]
+fn a_toml_duplicate_key_is_named() {
+    let env = TestEnv::new();
+    env.write(
+        ".codex/config.toml",
+        b"[mcp_servers.a]\ncommand = \"npx\"\ncommand = \"uvx\"\n",
+    );
+    let check = env.run(&["check", "--user", "-c", "codex"]).code(1);
+    assert!(
+        check.stdout.contains("duplicate key `command`"),
+        "{}",
+        check.stdout
+    );
+    let list = env.run(&["list", "-c", "codex"]);
+    assert!(
+        list.stderr
+            .contains("3:1: not valid TOML: duplicate key `command`"),
+        "{}",
+        list.stderr
+    );
+}
