@@ -1641,3 +1641,29 @@ fn a_toml_duplicate_key_is_named() {
         list.stderr
     );
 }
+
+/// Issue 40: `check --fix` reflowed a one-line entry into several lines to rename one
+/// key (MCP201), and its diff header named the file by another path than the findings.
+#[test]
+fn check_fix_keeps_a_one_line_entry_and_names_the_file_as_the_findings_do() {
+    let env = TestEnv::new();
+    env.write(
+        "proj/.cursor/mcp.json",
+        b"{\n  \"mcpServers\": {\n    \"docs\": { \"serverUrl\": \"https://mcp.example.com/mcp\" },\n    \"other\": { \"command\": \"npx\", \"args\": [\"-y\", \"x@1\"] }\n  }\n}\n",
+    );
+    let shown = std::path::Path::new(".cursor").join("mcp.json");
+    let shown = shown.to_str().unwrap();
+    let dry = env.run_in("proj", &["check", "--fix", "--dry-run"]).code(1);
+    assert!(
+        dry.stdout
+            .contains(&format!("--- a/{shown}\n+++ b/{shown}\n")),
+        "{}",
+        dry.stdout
+    );
+    env.run_in("proj", &["check", "--fix"]).ok();
+    let fixed = env.read_str("proj/.cursor/mcp.json");
+    assert!(
+        fixed.contains("\n    \"docs\": { \"url\": \"https://mcp.example.com/mcp\" },\n"),
+        "{fixed}"
+    );
+}
