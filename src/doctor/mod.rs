@@ -306,7 +306,7 @@ impl Checkup<'_> {
             let merged = &mut *merged;
             verdict::merge_probe(
                 &mut merged.results[*index],
-                Some(as_client.unwrap_or(found[*index].client)),
+                as_client.unwrap_or(found[*index].client),
                 launch,
                 probe.clone(),
                 busy,
@@ -326,7 +326,7 @@ impl Checkup<'_> {
             if !merged.done[i] {
                 verdict::merge_probe(
                     &mut merged.results[*index],
-                    Some(as_client.unwrap_or(found[*index].client)),
+                    as_client.unwrap_or(found[*index].client),
                     launch,
                     probe,
                     busy,
@@ -404,8 +404,53 @@ pub(crate) fn probe_url(
         return result;
     };
     let probe = handshake::probe_launch(&launch, options);
-    verdict::merge_probe(&mut result, as_client, &launch, probe, 1);
+    match as_client {
+        Some(client) => verdict::merge_probe(&mut result, client, &launch, probe, 1),
+        None => url_verdict(&mut result, probe),
+    }
     result
+}
+
+/// A URL's handshake judged by the protocol alone (no client to judge it as): the
+/// failure, the warnings, or what succeeded, and what the server said of itself.
+fn url_verdict(result: &mut DoctorResult, probe: handshake::Probe) {
+    let (status, message) = match (&probe.status, &probe.failure) {
+        (handshake::Status::Fail, Some(failure)) => (Status::Fail, failure.to_string()),
+        (handshake::Status::Fail, None) => (Status::Fail, "handshake failed".to_owned()),
+        (handshake::Status::Warn, _) => (
+            Status::Warn,
+            probe
+                .warnings
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+        (handshake::Status::Ok, _) => (
+            Status::Ok,
+            match probe.protocol_era {
+                Some(handshake::Era::Modern) => "server/discover and tools/list succeeded",
+                _ => "initialize, notifications/initialized and tools/list succeeded",
+            }
+            .to_owned(),
+        ),
+    };
+    result.record("handshake", status, message);
+    if status == Status::Fail {
+        result.started = Some(result.target.clone());
+    }
+    result.server_name = probe.server_name;
+    result.server_version = probe.server_version;
+    result.protocol_era = probe.protocol_era;
+    result.protocol_version = probe.protocol_version;
+    result.tools = probe.tools;
+    result.tokens = probe.tokens;
+    result.tool_names = probe.tool_names;
+    result.capabilities = probe.capabilities;
+    result.instructions_chars = probe.instructions_chars;
+    result.elapsed_ms = Some(probe.elapsed_ms);
+    result.phases = probe.phases;
+    result.stderr_tail = probe.stderr_tail;
 }
 
 /// The shared state of the probe threads: the results, and who is told of each verdict.

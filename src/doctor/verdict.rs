@@ -8,11 +8,10 @@ use crate::handshake::{self, Era, Launch, Probe, ProbeWarning, Status as ProbeSt
 
 use super::rows::plural;
 
-/// Fold a probe into the result, judged as `client` would (`None`: a URL no client has
-/// yet, judged by the protocol alone). `busy`: how many servers were probed at once.
+/// Fold a probe into the result. `busy`: how many servers were probed at once.
 pub(super) fn merge_probe(
     result: &mut DoctorResult,
-    client: Option<&Client>,
+    client: &Client,
     launch: &Launch,
     probe: Probe,
     busy: usize,
@@ -21,7 +20,7 @@ pub(super) fn merge_probe(
     let era_mismatch = probe
         .protocol_era
         .filter(|_| probe.failure.is_none())
-        .and_then(|era| era_mismatch(client?, era, &probe.supported_versions, &probe.initialize));
+        .and_then(|era| era_mismatch(client, era, &probe.supported_versions, &probe.initialize));
     let (status, message) = match (&probe.status, &probe.failure) {
         _ if era_mismatch.is_some() => (Status::Fail, era_mismatch.clone().unwrap_or_default()),
         (ProbeStatus::Fail, Some(f @ handshake::ProbeError::Timeout { .. }))
@@ -35,18 +34,13 @@ pub(super) fn merge_probe(
                 ),
             )
         }
-        (ProbeStatus::Warn, _)
-            if fell_back && client.is_some_and(|client| !client.fields.sse_fallback) =>
-        {
-            (
-                Status::Fail,
-                format!(
-                    "`{}` serves only legacy SSE, and {} does not fall back to it (it reports \"MCP endpoint not found\"); set the entry's transport to `sse`",
-                    result.target,
-                    client.map_or("the client", |c| c.name.as_str())
-                ),
-            )
-        }
+        (ProbeStatus::Warn, _) if fell_back && !client.fields.sse_fallback => (
+            Status::Fail,
+            format!(
+                "`{}` serves only legacy SSE, and {} does not fall back to it (it reports \"MCP endpoint not found\"); set the entry's transport to `sse`",
+                result.target, client.name
+            ),
+        ),
         (ProbeStatus::Fail, Some(f @ handshake::ProbeError::Timeout { .. })) if busy > 1 => (
             Status::Fail,
             format!(
@@ -86,7 +80,7 @@ pub(super) fn merge_probe(
                 "names only {} in `server/discover` but answers `initialize` too (protocol \
                  {version}): {} connects through it",
                 crate::handshake::MODERN_PROTOCOL_VERSION,
-                client.map_or("a client", |c| c.name.as_str())
+                client.name
             ),
         );
     }
