@@ -5,6 +5,7 @@ mod add;
 mod apply;
 mod backups;
 mod bridge;
+mod budget;
 mod call;
 mod check;
 mod clients;
@@ -81,6 +82,7 @@ pub fn dry_run(command: &Command) -> bool {
         Command::Secret(SecretCommand::Adopt(args)) => args.dry_run,
         Command::Check(args) => args.dry_run,
         Command::Backups(args) => args.dry_run,
+        Command::Budget(args) => args.max.is_some() && !args.apply,
         _ => false,
     }
 }
@@ -106,6 +108,7 @@ pub fn writes(command: &Command) -> bool {
         Command::Check(args) => args.fix && !args.dry_run,
         Command::Import(args) => args.manifest.is_some() || args.store_secrets,
         Command::Backups(args) => args.purge_secrets && !args.dry_run,
+        Command::Budget(args) => args.apply,
         // The secret store is not a client file: no platform spelling goes into it.
         Command::Secret(
             SecretCommand::Set(_)
@@ -208,6 +211,7 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Check(args) => check::run(args, ctx, printer),
         Command::Tools(args) => tools::run(args, ctx, printer),
         Command::Call(args) => call::run(args, ctx, printer),
+        Command::Budget(args) => budget::run(args, ctx, printer),
         Command::Completions(args) => completions::run(args, ctx, printer),
         Command::Man(args) => completions::man(args, printer),
         Command::Plan(args) => plan::run(args, ctx, printer),

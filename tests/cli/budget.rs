@@ -1,0 +1,330 @@
+//! `mcpctl budget` (issue 41): what each client's servers cost its context, per tool,
+//! through each entry's tool filter and each client's deferral rule, measured from real
+//! servers (server-memory from `.ci/peers.sh`, the fixture server); and `--max N`, the
+//! smallest cut through the client's own tool filter or switch, kept tools honoured,
+//! idempotent, and taken back byte for byte by one `undo`.
+
+use serde_json::{Value, json};
+
+use crate::doctor::fixture;
+use crate::env::TestEnv;
+
+const CODEX: &str = ".codex/config.toml";
+const GEMINI: &str = ".gemini/settings.json";
+const CURSOR: &str = ".cursor/mcp.json";
+const CLAUDE: &str = ".claude.json";
+
+/// The real memory server's script (9 tools); fails the test when it is not installed.
+fn memory_script() -> String {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(".cache")
+        .join("peers")
+        .join("npm")
+        .join("node_modules")
+        .join("@modelcontextprotocol")
+        .join("server-memory")
+        .join("dist")
+        .join("index.js");
+    if !script.is_file() {
+        crate::peer::missing("server-memory is not installed (run .ci/peers.sh)");
+    }
+    script.display().to_string()
+}
+
+/// TOML string of a path (backslashes escaped).
+fn toml_str(s: &str) -> String {
+    toml_edit::value(s).to_string().trim().to_owned()
+}
+
+fn codex_config(extra_memory: &str) -> String {
+    format!(
+        "[mcp_servers.memory]\ncommand = \"node\"\nargs = [{}]\n{extra_memory}\n[mcp_servers.fixture]\ncommand = {}\n",
+        toml_str(&memory_script()),
+        toml_str(fixture())
+    )
+}
+
+fn json_servers(memory: Value, fixture_extra: Value) -> Value {
+    let mut fx = json!({"command": fixture()});
+    if let (Some(fx), Some(extra)) = (fx.as_object_mut(), fixture_extra.as_object()) {
+        fx.extend(extra.clone());
+    }
+    let mut mem = json!({"command": "node", "args": [memory_script()]});
+    if let (Some(mem), Some(extra)) = (mem.as_object_mut(), memory.as_object()) {
+        mem.extend(extra.clone());
+    }
+    json!({"mcpServers": {"memory": mem, "fixture": fx}})
+}
+
+fn write_json(env: &TestEnv, rel: &str, value: &Value) {
+    env.write(rel, serde_json::to_string_pretty(value).unwrap().as_bytes());
+}
+
+fn client<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["client"] == id)
+        .unwrap_or_else(|| panic!("no client {id} in {report}"))
+}
+
+fn server<'a>(client: &'a Value, name: &str) -> &'a Value {
+    client["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no server {name} in {client}"))
+}
+
+fn n(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+fn tools_of(server: &Value) -> Vec<(String, u64)> {
+    server["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap().to_owned(), n(&t["tokens"])))
+        .collect()
+}
+
+#[test]
+#[ignore = "needs .ci/peers.sh and cargo build -p fixture-server"]
+fn budget_counts_each_tool_as_each_client_receives_it() {
+    let env = TestEnv::new();
+    env.write(
+        CODEX,
+        codex_config("disabled_tools = [\"read_graph\"]\n").as_bytes(),
+    );
+    write_json(
+        &env,
+        CLAUDE,
+        &json_servers(json!({"type": "stdio"}), json!({"alwaysLoad": true})),
+    );
+    // Nothing measured yet: unknown, never a silent undercount.
+    let report = env
+        .run(&["budget", "-c", "codex,claude-code", "--json"])
+        .ok()
+        .json();
+    assert_eq!(client(&report, "codex")["tokens"], Value::Null, "{report}");
+    assert_eq!(
+        client(&report, "codex")["unknown"],
+        json!(["fixture", "memory"])
+    );
+
+    let report = env
+        .run(&["budget", "--measure", "-c", "codex,claude-code", "--json"])
+        .ok()
+        .json();
+    let codex = client(&report, "codex");
+    let memory = server(codex, "memory");
+    let tools = tools_of(memory);
+    // The entry's disabled_tools keeps read_graph from Codex: 8 of the server's 9.
+    assert_eq!(tools.len(), 8, "{memory}");
+    assert_eq!(memory["filtered"], json!(["read_graph"]));
+    assert!(!tools.iter().any(|(t, _)| t == "read_graph"));
+    let memory_tokens = n(&memory["tokens"]);
+    assert_eq!(memory_tokens, tools.iter().map(|(_, t)| t).sum::<u64>());
+    assert!(memory_tokens < n(&memory["full"]), "{memory}");
+    let fixture_tokens = n(&server(codex, "fixture")["tokens"]);
+    assert_eq!(n(&codex["tokens"]), memory_tokens + fixture_tokens);
+    // Costliest first: servers and tools.
+    assert_eq!(codex["servers"][0]["name"], "memory");
+    let costliest: Vec<u64> = codex["costliest"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| n(&c["tokens"]))
+        .collect();
+    assert_eq!(costliest.len(), 5);
+    assert!(costliest.windows(2).all(|w| w[0] >= w[1]), "{costliest:?}");
+
+    // Claude Code defers MCP tools behind tool search: a deferred tool costs its listed
+    // name; `alwaysLoad: true` loads the fixture's in full. The rule and its source show.
+    let claude = client(&report, "claude-code");
+    assert_eq!(claude["deferral"]["active"], true, "{claude}");
+    assert!(
+        claude["deferral"]["source"]
+            .as_str()
+            .unwrap()
+            .contains("claude 2.1.332"),
+        "{claude}"
+    );
+    let deferred = server(claude, "memory");
+    assert_eq!(deferred["deferred"], true);
+    for (tool, tokens) in tools_of(deferred) {
+        let listed = format!("mcp__memory__{tool}");
+        assert_eq!(tokens as usize, listed.len().div_ceil(4), "{tool}");
+    }
+    let loaded = server(claude, "fixture");
+    assert_eq!(loaded["deferred"], false);
+    assert_eq!(n(&loaded["tokens"]), fixture_tokens);
+
+    // ENABLE_TOOL_SEARCH=false: every definition in full.
+    let mut off = env.command(&["budget", "-c", "claude-code", "--json"]);
+    off.env("ENABLE_TOOL_SEARCH", "false");
+    let report = crate::env::Run::of(off).ok().json();
+    let claude = client(&report, "claude-code");
+    assert_eq!(claude["deferral"]["active"], false, "{claude}");
+    assert_eq!(
+        n(&server(claude, "memory")["tokens"]),
+        n(&server(claude, "memory")["full"])
+    );
+
+    // The human table: sorted by cost, the costliest tools named.
+    let text = env.run(&["budget", "-c", "codex"]).ok().stdout;
+    assert!(text.contains("codex ≈ "), "{text}");
+    assert!(text.contains("1 filtered out"), "{text}");
+    assert!(text.contains("costliest: memory/"), "{text}");
+}
+
+/// The tool names a cut denies, in order.
+fn denied(report: &Value, id: &str) -> Vec<String> {
+    report["cuts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["client"] == id)
+        .unwrap_or_else(|| panic!("no cut for {id} in {report}"))["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["tools"].as_array().cloned().unwrap_or_default())
+        .map(|t| t["tool"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+#[ignore = "needs .ci/peers.sh and cargo build -p fixture-server"]
+fn a_cut_denies_the_costliest_tools_through_codex_and_gemini_filters() {
+    let env = TestEnv::new();
+    env.write(CODEX, codex_config("").as_bytes());
+    write_json(&env, GEMINI, &json_servers(json!({}), json!({})));
+    let report = env
+        .run(&["budget", "--measure", "-c", "codex,gemini", "--json"])
+        .ok()
+        .json();
+    let codex = client(&report, "codex");
+    let total = n(&codex["tokens"]);
+    let mut memory = tools_of(server(codex, "memory"));
+    memory.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    // Keep the costliest tool; the cut must take the next ones, costliest first.
+    let kept = memory[0].0.clone();
+    let max = total - memory[1].1 - memory[2].1 + 1;
+    let keep = format!("memory/{kept}");
+    let max_arg = max.to_string();
+    let before = (env.read(CODEX), env.read(GEMINI));
+    let args = [
+        "budget",
+        "--max",
+        &max_arg,
+        "-c",
+        "codex,gemini",
+        "--keep",
+        &keep,
+    ];
+
+    let shown = env.run(&[&args[..], &["--json"]].concat()).ok().json();
+    let want = vec![memory[1].0.clone(), memory[2].0.clone()];
+    assert_eq!(denied(&shown, "codex"), want, "{shown}");
+    assert_eq!(denied(&shown, "gemini-cli"), want, "{shown}");
+    assert_eq!((env.read(CODEX), env.read(GEMINI)), before, "a plan wrote");
+    let text = env.run(&args).ok().stdout;
+    assert!(
+        text.contains(&format!("deny `{}` (", memory[1].0))
+            && text.contains("— memory has 9 tools, 1 kept"),
+        "{text}"
+    );
+    assert!(text.contains("+disabled_tools = ["), "{text}");
+    assert!(text.contains("\"excludeTools\""), "{text}");
+
+    env.run(&[&args[..], &["--apply"]].concat()).ok();
+    let codex_file = env.read_str(CODEX);
+    assert!(
+        codex_file.contains(&format!(
+            "disabled_tools = [\"{}\", \"{}\"]",
+            memory[1].0, memory[2].0
+        )),
+        "{codex_file}"
+    );
+    let gemini = crate::env::jsonc(&env.read(GEMINI));
+    assert_eq!(gemini["mcpServers"]["memory"]["excludeTools"], json!(want));
+    let after = env
+        .run(&["budget", "-c", "codex,gemini", "--json"])
+        .ok()
+        .json();
+    for id in ["codex", "gemini-cli"] {
+        let c = client(&after, id);
+        assert!(n(&c["tokens"]) <= max, "{c}");
+        assert!(
+            tools_of(server(c, "memory"))
+                .iter()
+                .any(|(t, _)| *t == kept),
+            "{c}"
+        );
+    }
+
+    // The same cut again changes nothing.
+    let applied = (env.read(CODEX), env.read(GEMINI));
+    let again = env
+        .run(&[&args[..], &["--apply", "--json"]].concat())
+        .ok()
+        .json();
+    assert_eq!(denied(&again, "codex"), Vec::<String>::new(), "{again}");
+    assert_eq!((env.read(CODEX), env.read(GEMINI)), applied);
+
+    // One undo takes the whole cut back, byte for byte.
+    env.run(&["undo"]).ok();
+    assert_eq!((env.read(CODEX), env.read(GEMINI)), before);
+}
+
+#[test]
+#[ignore = "needs .ci/peers.sh and cargo build -p fixture-server"]
+fn a_client_without_a_filter_gets_whole_servers_switched_off() {
+    let env = TestEnv::new();
+    write_json(&env, CURSOR, &json_servers(json!({}), json!({})));
+    let report = env
+        .run(&["budget", "--measure", "-c", "cursor", "--json"])
+        .ok()
+        .json();
+    let cursor = client(&report, "cursor");
+    let fixture_tokens = n(&server(cursor, "fixture")["tokens"]);
+    let max = (fixture_tokens + 1).to_string();
+    let before = env.read(CURSOR);
+
+    // memory kept: nothing else can get it under, and it says so (exit 1), writing nothing.
+    let run = env
+        .run(&[
+            "budget", "--max", &max, "-c", "cursor", "--keep", "memory", "--apply",
+        ])
+        .code(1);
+    assert!(run.stdout.contains("cannot get under"), "{}", run.stdout);
+    assert_eq!(env.read(CURSOR), before);
+
+    let run = env
+        .run(&["budget", "--max", &max, "-c", "cursor", "--apply"])
+        .ok();
+    assert!(
+        run.stdout.contains("switch off `memory` (")
+            && run
+                .stdout
+                .contains("the client has no per-server tool filter"),
+        "{}",
+        run.stdout
+    );
+    let file = crate::env::jsonc(&env.read(CURSOR));
+    assert!(file["mcpServers"].get("memory").is_none(), "{file}");
+    assert!(file["mcpServers"].get("fixture").is_some(), "{file}");
+    let after = env.run(&["budget", "-c", "cursor", "--json"]).ok().json();
+    assert_eq!(n(&client(&after, "cursor")["tokens"]), fixture_tokens);
+    let again = env
+        .run(&["budget", "--max", &max, "-c", "cursor", "--apply"])
+        .ok();
+    assert!(again.stdout.contains("nothing to cut"), "{}", again.stdout);
+
+    env.run(&["undo"]).ok();
+    assert_eq!(env.read(CURSOR), before);
+}
