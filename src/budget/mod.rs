@@ -246,11 +246,7 @@ pub fn passes(lists: &(Option<Vec<String>>, Option<Vec<String>>), tool: &str) ->
             .is_some_and(|d| d.iter().any(|t| t == tool))
 }
 
-fn server_cost(
-    client: &Client,
-    f: &Found<'_>,
-    measured: Option<&Measured>,
-) -> ServerCost {
+fn server_cost(client: &Client, f: &Found<'_>, measured: Option<&Measured>) -> ServerCost {
     let mut cost = ServerCost {
         name: f.name.clone(),
         scope: f.scope,
@@ -387,6 +383,18 @@ pub fn measure_unmeasured(
         let jobs = std::thread::available_parallelism().map_or(4, usize::from);
         checkup.probe(jobs, |_, _| {});
     }
-    checkup.finish(ctx, printer);
+    let finished = checkup.finish(ctx, printer);
+    // A server that could not be measured stays unknown; say why.
+    for r in &finished.results {
+        if let (Some(error), None) = (&r.error, r.tokens)
+            && !r.name.is_empty()
+            && r.elapsed_ms.is_some()
+        {
+            printer.warn(&format!(
+                "could not measure `{}` in {}: {error}",
+                r.name, r.client
+            ));
+        }
+    }
     Ok(started)
 }

@@ -328,3 +328,91 @@ fn a_client_without_a_filter_gets_whole_servers_switched_off() {
     env.run(&["undo"]).ok();
     assert_eq!(env.read(CURSOR), before);
 }
+
+/// The manifest's servers for codex: the memory server and the fixture, with `budget`.
+fn budget_manifest(budget: &str) -> String {
+    format!(
+        "clients = [\"codex\"]\n\n[servers.memory]\ncommand = \"node\"\nargs = [{}]\n\n[servers.fixture]\ncommand = {}\n{budget}",
+        toml_str(&memory_script()),
+        toml_str(fixture())
+    )
+}
+
+#[test]
+#[ignore = "needs .ci/peers.sh and cargo build -p fixture-server"]
+fn a_manifest_budget_fails_plan_check_and_apply_trims_it() {
+    let env = TestEnv::new();
+    let manifest = crate::env::MANIFEST;
+    env.write(manifest, budget_manifest("").as_bytes());
+    env.run(&["apply"]).ok();
+    let report = env
+        .run(&["budget", "--measure", "-c", "codex", "--json"])
+        .ok()
+        .json();
+    let codex = client(&report, "codex");
+    let total = n(&codex["tokens"]);
+    let mut memory = tools_of(server(codex, "memory"));
+    memory.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let max = total - memory[1].1 + 1;
+    env.write(
+        manifest,
+        budget_manifest(&format!(
+            "\n[budget]\ndefault = 100000\nkeep = [\"memory/{}\"]\ncodex = {max}\n",
+            memory[0].0
+        ))
+        .as_bytes(),
+    );
+    let before = env.read(CODEX);
+
+    // Over its budget as the files are: plan --check fails, naming the cut apply makes.
+    let check = env.run(&["plan", "--check"]).code(1);
+    assert!(
+        check.stdout.contains(&format!(
+            "budget codex: {} tokens, over",
+            crate_thousands(total)
+        )) && check.stdout.contains(&format!("deny `{}` (", memory[1].0)),
+        "{}",
+        check.stdout
+    );
+    assert_eq!(env.read(CODEX), before, "plan wrote");
+
+    env.run(&["apply"]).ok();
+    let file = env.read_str(CODEX);
+    assert!(
+        file.contains(&format!("disabled_tools = [\"{}\"]", memory[1].0)),
+        "{file}"
+    );
+    let check = env.run(&["plan", "--check"]).ok();
+    assert!(check.stdout.contains("within"), "{}", check.stdout);
+    // Applying again changes nothing.
+    env.run(&["apply"]).ok();
+    assert_eq!(env.read_str(CODEX), file);
+
+    env.run(&["undo"]).ok();
+    assert_eq!(env.read(CODEX), before);
+
+    // A budget naming an unknown client is the manifest's error, at its line.
+    env.write(
+        manifest,
+        budget_manifest("\n[budget]\ncodx = 5\n").as_bytes(),
+    );
+    let run = env.run(&["plan"]).code(2);
+    assert!(
+        run.stderr
+            .contains("mcpctl.toml:11:1: unknown client `codx`"),
+        "{}",
+        run.stderr
+    );
+}
+
+fn crate_thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
