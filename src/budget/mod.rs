@@ -11,7 +11,7 @@
 
 pub mod cut;
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -133,28 +133,66 @@ pub fn loaded<'c>(ctx: &Context, clients: &[&'c Client]) -> Vec<Found<'c>> {
 
 /// Each client's budget, from what state remembers.
 pub fn count(ctx: &Context, clients: &[&Client]) -> Vec<ClientBudget> {
+    count_with(ctx, clients, &Locked::new(), false)
+}
+
+/// Measurements by server name, read from a tool lock (`mcpctl.lock`): `time` says where.
+pub type Locked = BTreeMap<String, Measured>;
+
+/// Each client's budget: a server's tools from state, else from `locked` by its name
+/// (`lock_first`: from `locked` first, as CI counts from the committed lock).
+pub fn count_with(
+    ctx: &Context,
+    clients: &[&Client],
+    locked: &Locked,
+    lock_first: bool,
+) -> Vec<ClientBudget> {
     let found = loaded(ctx, clients);
     let measured = ctx.state.tokens();
+    let sources = Sources {
+        measured: &measured,
+        locked,
+        lock_first,
+    };
     clients
         .iter()
         .filter_map(|client| {
             let mine: Vec<&Found<'_>> = found.iter().filter(|f| f.client.id == client.id).collect();
-            (!mine.is_empty()).then(|| count_client(ctx, client, &mine, &measured))
+            (!mine.is_empty()).then(|| count_client(ctx, client, &mine, &sources))
         })
         .collect()
+}
+
+/// Where a server's measurement comes from.
+struct Sources<'a> {
+    measured: &'a Tokens,
+    locked: &'a Locked,
+    lock_first: bool,
+}
+
+impl Sources<'_> {
+    fn of(&self, name: &str, entry: &crate::entry::ServerEntry) -> Option<&Measured> {
+        let state = || self.measured.get(entry).filter(|m| !m.per_tool.is_empty());
+        let lock = || self.locked.get(name);
+        if self.lock_first {
+            lock().or_else(state).or_else(|| self.measured.get(entry))
+        } else {
+            state().or_else(lock).or_else(|| self.measured.get(entry))
+        }
+    }
 }
 
 fn count_client(
     ctx: &Context,
     client: &Client,
     found: &[&Found<'_>],
-    measured: &Tokens,
+    measured: &Sources<'_>,
 ) -> ClientBudget {
     let mut servers: Vec<ServerCost> = found
         .iter()
         .filter_map(|f| {
             let entry = f.entry().as_ref().ok()?;
-            Some(server_cost(client, f, measured.get(entry)))
+            Some(server_cost(client, f, measured.of(&f.name, entry)))
         })
         .collect();
     // Deferral: on, off, or by threshold over the definitions the client receives.

@@ -94,6 +94,14 @@ impl Report for BudgetReport {
         for c in &self.clients {
             let total = match c.tokens {
                 Some(n) => format!("≈ {} tokens", thousands(n)),
+                None if c.known == 0 => format!(
+                    "tokens unknown, {} not measured (`mcpctl budget --measure`)",
+                    c.unknown
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
                 None => format!(
                     "≥ {} tokens, {} not measured (`mcpctl budget --measure`)",
                     thousands(c.known),
