@@ -436,3 +436,34 @@ pub fn measure_unmeasured(
     }
     Ok(started)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn filter(allow: Option<&str>, deny: Option<&str>, wildcard: Option<&str>) -> ToolFilter {
+        ToolFilter {
+            allow: allow.map(str::to_owned),
+            deny: deny.map(str::to_owned),
+            wildcard: wildcard.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn a_tool_passes_the_allow_list_and_not_the_deny_list() {
+        let codex = filter(Some("enabled_tools"), Some("disabled_tools"), None);
+        let raw = json!({"enabled_tools": ["a", "b"], "disabled_tools": ["b"]});
+        let lists = filter_lists(Some(&codex), &raw);
+        assert!(passes(&lists, "a"));
+        assert!(!passes(&lists, "b"), "denied wins");
+        assert!(!passes(&lists, "c"), "not allowed");
+        // Copilot CLI's `tools: ["*"]` allows every tool.
+        let copilot = filter(Some("tools"), None, Some("*"));
+        let lists = filter_lists(Some(&copilot), &json!({"tools": ["*"]}));
+        assert!(passes(&lists, "anything"));
+        // No filter, or no fields: everything.
+        assert!(passes(&filter_lists(None, &raw), "b"));
+        assert!(passes(&filter_lists(Some(&codex), &json!({})), "b"));
+    }
+}
