@@ -7,7 +7,9 @@
 #   2. the `cli` integration tests against mcpctl.exe: the test binary is built for
 #      Windows too and runs under Wine, so `CARGO_BIN_EXE_mcpctl` is the .exe (tests that
 #      assume Unix are `#[cfg(unix)]`, each saying why), then the ignored ones that need
-#      only the fixture server (fixture-server.exe, beside the test binary), and
+#      only the fixture server (fixture-server.exe, beside the test binary), then the
+#      `handshake` tests (the probe itself: timeouts, Job Objects, ending a server's
+#      tree) the same way, and
 #   3. the scenario suite (.ci/wine/scenarios.sh): mcpctl.exe under cmd.exe with the
 #      search path spelled `Path`, on Windows-shaped client files.
 # Known Wine gaps are worked around here and in .ci/wine/, never in mcpctl:
@@ -33,6 +35,7 @@ cargo build --target "$triple" -p mcpctl-cli --bin mcpctl
 cargo build --target "$triple" -p fixture-server
 cargo test --target "$triple" --lib --no-run
 cargo test --target "$triple" --test cli --no-run
+cargo test --target "$triple" --test handshake --no-run
 
 # Throwaway prefixes, their wineservers ended and the folder removed at exit.
 scratch="$(mktemp -d)"
@@ -76,6 +79,11 @@ echo "== wine: the cli tests that need only the fixture server"
 CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine cargo test --target "$triple" --test cli -- \
   --ignored --exact $(bash .ci/ignored.sh "needs cargo build -p fixture-server")
 
+echo "== wine: the handshake tests (the probe in the library, fixture-server.exe)"
+CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine cargo test --target "$triple" --test handshake
+# shellcheck disable=SC2046
+CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine cargo test --target "$triple" --test handshake -- \
+  --ignored --exact $(bash .ci/ignored.sh "needs cargo build -p fixture-server")
 scenarios() {
   MCPCTL_EXE="$exe/mcpctl.exe" FIXTURE_EXE="$exe/fixture-server.exe" bash .ci/wine/scenarios.sh
 }

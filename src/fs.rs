@@ -636,7 +636,7 @@ pub fn write_atomic_when(
             Ok(Written { backup, unsynced })
         }
         Ok(Swapped::Unsupported) => {
-            fs::rename(&temp.path, &target).map_err(|e| {
+            swap::rename(&temp.path, &target).map_err(|e| {
                 drop_backup();
                 write_err(e)
             })?;
@@ -670,7 +670,7 @@ pub fn write_own(lock: &FileLock, source: &Source, text: &str) -> Result<(), FsE
             path: source.path.clone(),
         });
     }
-    fs::rename(&temp.path, &target).map_err(write_err)?;
+    swap::rename(&temp.path, &target).map_err(write_err)?;
     crate::fault::step_at("swapped", &target).map_err(write_err)
 }
 
@@ -712,7 +712,7 @@ pub fn delete_atomic(
     };
     let (aside, _) = Temp::create(&target).map_err(write_err)?;
     before_swap();
-    if let Err(e) = fs::rename(&target, &aside.path) {
+    if let Err(e) = swap::rename(&target, &aside.path) {
         drop_backup();
         return Err(write_err(e));
     }

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 /// The variable syntax lives in `vars`; the table names it (`fields.var_syntax`).
 pub use crate::vars::VarSyntax;
 pub use row::{
-    Approval, DeferredTools, PolicyKind, ProjectKey, SourceKind, Switch, ToolFilter, Unread,
+    Approval, DeferredTools, Here, HereKind, PolicyKind, ProjectKey, SourceKind, Switch,
+    ToolFilter, Unread,
 };
 pub use row::{DialectName, Fields, TransportName, UntypedRemote};
 use row::{Row, TableFile};
@@ -70,6 +71,9 @@ pub struct Client {
     pub approval: Option<Approval>,
     /// How the client switches a server off; `None`: `disable` parks entries.
     pub switch: Option<Switch>,
+    /// How the client switches a server off for one project (`--here`); `None`: it has
+    /// no project-level switch.
+    pub here: Option<Here>,
     /// The entry's tool allow/deny fields; `None`: the file has none.
     pub tool_filter: Option<ToolFilter>,
     /// How the client defers tool definitions; `None`: every tool is loaded up front.
@@ -350,6 +354,7 @@ impl Client {
             remote_hint: row.remote_hint,
             approval: row.approval,
             switch: row.switch,
+            here: row.here,
             tool_filter: row.tool_filter,
             deferred_tools: row.deferred_tools,
             reserved_names: row.reserved_names,

@@ -87,25 +87,29 @@ pub fn swap(new: &Path, target: &Path) -> io::Result<Swapped> {
     old.push(".old");
     let old = PathBuf::from(old);
     let (target_w, new_w, old_w) = (wide(target), wide(new), wide(&old));
-    // SAFETY: three valid NUL-terminated UTF-16 paths; the reserved pointers are null.
-    let ok = unsafe {
-        ReplaceFileW(
-            target_w.as_ptr(),
-            new_w.as_ptr(),
-            old_w.as_ptr(),
-            REPLACEFILE_IGNORE_MERGE_ERRORS,
-            std::ptr::null(),
-            std::ptr::null(),
-        )
-    };
-    if ok != 0 {
-        return Ok(Swapped::Done { old });
-    }
-    let error = io::Error::last_os_error();
-    // ERROR_INVALID_FUNCTION, ERROR_NOT_SUPPORTED: a file system without it.
-    match error.raw_os_error() {
-        Some(1 | 50) => Ok(Swapped::Unsupported),
-        _ => Err(error),
+    let replaced = while_shared(|| {
+        // SAFETY: three valid NUL-terminated UTF-16 paths; the reserved pointers are null.
+        let ok = unsafe {
+            ReplaceFileW(
+                target_w.as_ptr(),
+                new_w.as_ptr(),
+                old_w.as_ptr(),
+                REPLACEFILE_IGNORE_MERGE_ERRORS,
+                std::ptr::null(),
+                std::ptr::null(),
+            )
+        };
+        if ok != 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    });
+    match replaced {
+        Ok(()) => Ok(Swapped::Done { old }),
+        // ERROR_INVALID_FUNCTION, ERROR_NOT_SUPPORTED: a file system without it.
+        Err(e) if matches!(e.raw_os_error(), Some(1 | 50)) => Ok(Swapped::Unsupported),
+        Err(e) => Err(e),
     }
 }
 
@@ -160,6 +164,44 @@ pub fn swap(_new: &Path, _target: &Path) -> io::Result<Swapped> {
 #[cfg(unix)]
 fn c_path(bytes: &[u8]) -> io::Result<std::ffi::CString> {
     std::ffi::CString::new(bytes).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))
+}
+
+/// Rename `from` over `to` (std's rename): one step, whatever `to` was. On Windows a
+/// file another process has open for a moment cannot be replaced (see `while_shared`).
+pub fn rename(from: &Path, to: &Path) -> io::Result<()> {
+    while_shared(|| std::fs::rename(from, to))
+}
+
+/// Run `step` again while Windows says the file is open elsewhere, for up to ~2 s.
+///
+/// On Windows a file that another process has open — a client reading its config,
+/// another mcpctl reading the ledger, a virus scanner or indexer looking at a file just
+/// written — cannot be renamed over or replaced until that handle closes: the call
+/// fails with "Access denied" (5), a sharing violation (32) or a lock violation (33),
+/// and `ReplaceFileW` with "unable to remove the replaced file" (1175) or "unable to move
+/// the replacement" (1176), both of which leave both files as they were. Those are
+/// waits, not failures, as in Git for Windows' and npm's renames. A real "Access denied"
+/// (a read-only folder) costs the wait, then fails as before. Elsewhere `step` runs once.
+fn while_shared<T>(mut step: impl FnMut() -> io::Result<T>) -> io::Result<T> {
+    if !cfg!(windows) {
+        return step();
+    }
+    const RETRYABLE: &[i32] = &[5, 32, 33, 1175, 1176];
+    let mut pause = std::time::Duration::from_millis(1);
+    let mut waited = std::time::Duration::ZERO;
+    loop {
+        match step() {
+            Err(e)
+                if e.raw_os_error().is_some_and(|c| RETRYABLE.contains(&c))
+                    && waited < std::time::Duration::from_secs(2) =>
+            {
+                std::thread::sleep(pause);
+                waited += pause;
+                pause = (pause * 2).min(std::time::Duration::from_millis(100));
+            }
+            other => return other,
+        }
+    }
 }
 
 /// Put `new` at `target` only if `target` does not exist; `new` is gone afterwards.
@@ -221,6 +263,49 @@ mod tests {
         assert_eq!(long_form(r"C:\Users\dev\.cursor\mcp.json"), None);
         assert_eq!(long_form(&format!(r"\\?\{long}")), None);
         assert_eq!(long_form(&format!(r"rel\{dir}\{dir}\c.json")), None);
+    }
+
+    /// Issue 37: on Windows a file another process has open (a client reading its
+    /// config, another mcpctl reading the ledger, a virus scanner) cannot be replaced
+    /// for that moment: the rename answers "Access denied" or a sharing violation. It is
+    /// a wait, not a failure.
+    #[cfg(windows)]
+    #[test]
+    fn a_file_open_elsewhere_for_a_moment_is_still_replaced() {
+        use std::os::windows::fs::OpenOptionsExt;
+        const FILE_SHARE_READ: u32 = 1;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("ledger.json");
+        std::fs::write(&target, "old").unwrap();
+        for round in 0..2 {
+            let new = dir.path().join(format!("new{round}.tmp"));
+            std::fs::write(&new, format!("new{round}")).unwrap();
+            // A reader that does not share delete access, as many programs open files.
+            let reader = std::fs::OpenOptions::new()
+                .read(true)
+                .share_mode(FILE_SHARE_READ)
+                .open(&target)
+                .unwrap();
+            let held = std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                drop(reader);
+            });
+            if round == 0 {
+                rename(&new, &target).unwrap();
+            } else {
+                match swap(&new, &target).unwrap() {
+                    Swapped::Done { old } => {
+                        let _ = std::fs::remove_file(old);
+                    }
+                    Swapped::Unsupported => rename(&new, &target).unwrap(),
+                }
+            }
+            held.join().unwrap();
+            assert_eq!(
+                std::fs::read_to_string(&target).unwrap(),
+                format!("new{round}")
+            );
+        }
     }
 
     #[test]

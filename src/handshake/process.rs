@@ -513,23 +513,33 @@ fn wait_while_working(child: &mut Child, job: &job::Job, patience: Duration) -> 
     let Some(mut used) = cpu(child) else {
         return false;
     };
+    let mut idle_looks = 0;
     while Instant::now() < until {
         if wait_for(child, WORK_LOOK).is_some() {
             return true;
         }
         match cpu(child) {
-            Some(now) if now > used => used = now,
+            Some(now) if now > used => {
+                used = now;
+                idle_looks = 0;
+            }
+            Some(_) if idle_looks + 1 < IDLE_LOOKS => idle_looks += 1,
             _ => return false,
         }
     }
     false
 }
 
-/// How long a Windows server must use no CPU time at all to count as idle. Under load a
-/// busy server may get only a small share of a CPU (12 servers at work on 2 busy cores
-/// got under a tenth each, under Wine), so any time used counts as work.
+/// How long a Windows server must use no CPU time at all to count as idle: `IDLE_LOOKS`
+/// looks of `WORK_LOOK` in a row. Under load a busy server may get only a small share of
+/// a CPU (12 servers at work on 2 busy cores got under a tenth each, under Wine), so any
+/// time used counts as work; with the machine's load near 9 on 2 cores one look of
+/// 200 ms now and then saw none at all (CPU time is counted in clock ticks), and a server
+/// about to exit by itself was terminated and flagged.
 #[cfg(windows)]
 const WORK_LOOK: Duration = Duration::from_millis(200);
+#[cfg(windows)]
+const IDLE_LOOKS: u32 = 3;
 
 #[cfg(unix)]
 fn signal_group(group: libc::pid_t, signal: libc::c_int) {

@@ -182,13 +182,20 @@ fn doctor_ends_a_server_behind_sh_c() {
     let Transport::Stdio { env, .. } = fixture(&[], dir.path()) else {
         unreachable!()
     };
+    // The shell that stands between a client and the server: `sh -c`, and on Windows
+    // `cmd /c` (the way every npx server is started there).
+    let (shell, flag, then) = if cfg!(windows) {
+        ("cmd", "/c", "&")
+    } else {
+        ("sh", "-c", ";")
+    };
     let script = format!(
-        "{} spawn-child ignore-sigterm; echo unreachable",
+        "{} spawn-child ignore-sigterm{then} echo unreachable",
         fixture_binary().display()
     );
     let transport = Transport::Stdio {
-        command: "sh".into(),
-        args: vec!["-c".into(), script],
+        command: shell.into(),
+        args: vec![flag.into(), script],
         env,
         cwd: None,
     };
@@ -363,6 +370,7 @@ fn doctor_reports_a_missing_command() {
     );
 }
 
+#[cfg(unix)] // a POSIX `sh` script checks the environment it was given
 #[test]
 #[ignore = "needs cargo build -p fixture-server"]
 fn entry_env_overrides_parent_env_and_nothing_else_leaks() {
@@ -437,6 +445,7 @@ fn server_text_loses_its_control_characters() {
     assert_eq!(result.capabilities, Some(serde_json::json!({"tools": {}})));
 }
 
+#[cfg(unix)] // `cat`
 #[test]
 fn a_command_that_echoes_its_input_is_not_an_mcp_server() {
     let transport = Transport::Stdio {
@@ -459,9 +468,14 @@ fn a_command_that_echoes_its_input_is_not_an_mcp_server() {
 
 #[test]
 fn a_silent_exit_does_not_point_at_an_empty_stderr() {
+    let (shell, flag) = if cfg!(windows) {
+        ("cmd", "/c")
+    } else {
+        ("sh", "-c")
+    };
     let transport = Transport::Stdio {
-        command: "sh".into(),
-        args: vec!["-c".into(), "exit 4".into()],
+        command: shell.into(),
+        args: vec![flag.into(), "exit 4".into()],
         env: IndexMap::new(),
         cwd: None,
     };
