@@ -131,13 +131,43 @@ pub fn loaded<'c>(ctx: &Context, clients: &[&'c Client]) -> Vec<Found<'c>> {
         .collect()
 }
 
-/// Each client's budget, from what state remembers.
-pub fn count(ctx: &Context, clients: &[&Client]) -> Vec<ClientBudget> {
-    count_with(ctx, clients, &Locked::new(), false)
-}
-
 /// Measurements by server name, read from a tool lock (`mcpctl.lock`): `time` says where.
 pub type Locked = BTreeMap<String, Measured>;
+
+/// The lock at `path` as measurements by server name (no file: none). Its `time` is
+/// `mcpctl.lock`, so a row says where its numbers came from.
+pub fn locked(path: Option<&std::path::Path>) -> anyhow::Result<Locked> {
+    let Some(path) = path else {
+        return Ok(Locked::new());
+    };
+    let lock = crate::lock::Lock::read(path).map_err(|e| {
+        let hint = e.hint();
+        crate::error::UserError::new(e.to_string()).hint(hint)
+    })?;
+    Ok(lock
+        .map(|lock| {
+            lock.servers
+                .iter()
+                .map(|(name, server)| {
+                    let per_tool: Vec<crate::state::tokens::ToolTokens> = server
+                        .tool_tokens()
+                        .map(|(name, tokens)| crate::state::tokens::ToolTokens {
+                            name: name.to_owned(),
+                            tokens,
+                        })
+                        .collect();
+                    let measured = Measured {
+                        tokens: server.tokens,
+                        tools: per_tool.len(),
+                        time: crate::lock::FILE_NAME.to_owned(),
+                        per_tool,
+                    };
+                    (name.clone(), measured)
+                })
+                .collect()
+        })
+        .unwrap_or_default())
+}
 
 /// Each client's budget: a server's tools from state, else from `locked` by its name
 /// (`lock_first`: from `locked` first, as CI counts from the committed lock).

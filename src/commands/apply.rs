@@ -59,11 +59,12 @@ pub fn run(args: ApplyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         &mut report,
     );
     // `[budget]`: the trims, in the same command (one `undo` takes the apply back whole).
-    if result.is_ok() {
+    let result = result.and_then(|()| {
         let clients = crate::manifest::budget::planned_clients(&plans);
-        report.plan.budget = crate::manifest::budget::trims(ctx, &manifest, &clients, !dry_run);
+        report.plan.budget = crate::manifest::budget::trims(ctx, &manifest, &clients, !dry_run)?;
         report.plan.budget_made = !dry_run;
-    }
+        Ok(())
+    });
     let status = printer.emit(&report)?;
     // The error that stopped the run reaches the edge with its kind (and `hint:`).
     result?;

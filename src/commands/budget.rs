@@ -32,7 +32,10 @@ pub fn run(args: BudgetArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     if args.measure {
         budget::measure_unmeasured(ctx, printer, &clients, args.trust_project, args.timeout)?;
     }
-    let mut counted = budget::count(ctx, &clients);
+    // What state does not know comes from the tool lock (`mcpctl lock`), by name.
+    let lock = crate::manifest::lock_file(None, &ctx.project, &ctx.platform, ctx.state.root())?;
+    let locked = budget::locked(lock.as_deref())?;
+    let mut counted = budget::count_with(ctx, &clients, &locked, false);
     sort(&mut counted);
     let cuts = match args.max {
         None => None,
@@ -54,7 +57,7 @@ pub fn run(args: BudgetArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     };
     if args.apply {
         // What the client receives now: the numbers after the cut.
-        counted = budget::count(ctx, &clients);
+        counted = budget::count_with(ctx, &clients, &locked, false);
         sort(&mut counted);
     }
     printer.emit(&BudgetReport {

@@ -1,7 +1,8 @@
 //! The manifest's `[budget]`: what each targeted client's servers cost it against its
 //! budget (`plan`, `plan --check`), and the cut that brings it under (`apply` makes it,
 //! in the same command: one `undo` takes both back). Counted as `budget` counts: the
-//! client's files as they are, the tokens from what was measured (state `tokens.json`).
+//! client's files as they are, each server's tools from the committed `mcpctl.lock`
+//! beside the manifest (no network needed), else from what was measured here (state).
 
 use crate::budget::cut::{self, Cut, Keep, thousands};
 use crate::budget::{self, ClientBudget};
@@ -73,16 +74,25 @@ impl Trim {
 
 /// Every client of `clients` the manifest gives a budget, counted and cut; the cut is
 /// made when `write`, else shown (its diffs in `cut.done`).
-pub fn trims(ctx: &Context, manifest: &Manifest, clients: &[&Client], write: bool) -> Vec<Trim> {
+pub fn trims(
+    ctx: &Context,
+    manifest: &Manifest,
+    clients: &[&Client],
+    write: bool,
+) -> anyhow::Result<Vec<Trim>> {
     let Some(spec) = &manifest.budget else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
     let budgeted: Vec<(&Client, usize, Vec<String>)> = clients
         .iter()
         .filter_map(|c| spec.of(&c.id).map(|(max, keep)| (*c, max, keep)))
         .collect();
     let only: Vec<&Client> = budgeted.iter().map(|(c, _, _)| *c).collect();
-    let counted = budget::count(ctx, &only);
+    // The committed lock beside the manifest first (CI counts without starting anything
+    // or needing the network), else what was measured here.
+    let lock = crate::lock::path_for(Some(&manifest.path), ctx.state.root());
+    let locked = budget::locked(lock.as_deref())?;
+    let counted = budget::count_with(ctx, &only, &locked, true);
     let mut out = Vec::new();
     for (client, max, keep) in budgeted {
         let Some(counted) = counted.iter().find(|b| b.client == client.id) else {
@@ -98,7 +108,7 @@ pub fn trims(ctx: &Context, manifest: &Manifest, clients: &[&Client], write: boo
             cut,
         });
     }
-    out
+    Ok(out)
 }
 
 /// The distinct clients of the planned files, in order.

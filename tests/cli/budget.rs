@@ -416,3 +416,45 @@ fn crate_thousands(n: u64) -> String {
     }
     out
 }
+
+/// CI: no state, nothing started, no network: `plan --check` counts from the committed
+/// `mcpctl.lock` beside the manifest and fails on a client over its budget.
+#[test]
+#[ignore = "needs .ci/peers.sh and cargo build -p fixture-server"]
+fn plan_check_counts_from_the_lock_without_starting_anything() {
+    let env = TestEnv::new();
+    let manifest = crate::env::MANIFEST;
+    env.write(manifest, budget_manifest("").as_bytes());
+    env.run(&["apply"]).ok();
+    env.run(&["lock"]).ok();
+    let lock_path = env.path(manifest).with_file_name("mcpctl.lock");
+    assert!(lock_path.is_file(), "no lock beside the manifest");
+    let measured = env.run(&["budget", "-c", "codex", "--json"]).ok().json();
+    let total = n(&client(&measured, "codex")["tokens"]);
+    // A fresh checkout: no state at all (nothing measured here).
+    let state = env.home().parent().unwrap().join("state");
+    std::fs::remove_dir_all(&state).unwrap();
+    env.write(
+        manifest,
+        budget_manifest(&format!("\n[budget]\ncodex = {}\n", total - 1)).as_bytes(),
+    );
+    let check = env.run(&["plan", "--check"]).code(1);
+    assert!(
+        check.stdout.contains(&format!(
+            "budget codex: {} tokens, over {} by 1",
+            crate_thousands(total),
+            crate_thousands(total - 1)
+        )),
+        "{}",
+        check.stdout
+    );
+    // The lock's numbers, not a measurement: the row says where they came from.
+    let report = env.run(&["budget", "-c", "codex", "--json"]).ok().json();
+    let memory = server(client(&report, "codex"), "memory");
+    assert_eq!(memory["measured"], "mcpctl.lock", "{memory}");
+    env.write(
+        manifest,
+        budget_manifest(&format!("\n[budget]\ncodex = {total}\n")).as_bytes(),
+    );
+    env.run(&["plan", "--check"]).ok();
+}
