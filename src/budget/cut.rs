@@ -141,7 +141,15 @@ pub fn thousands(n: usize) -> String {
 }
 
 /// The changes that bring `budget` under `max`.
-pub fn plan(client: &Client, budget: &ClientBudget, max: usize, keep: &Keep) -> Cut {
+/// `here`: the client's project-level switch, used to switch servers off in this project
+/// only (`super::project_switch`).
+pub fn plan(
+    client: &Client,
+    budget: &ClientBudget,
+    max: usize,
+    keep: &Keep,
+    here: Option<&crate::clients::Here>,
+) -> Cut {
     let mut cut = Cut {
         client: client.id.clone(),
         max,
@@ -267,9 +275,13 @@ pub fn plan(client: &Client, budget: &ClientBudget, max: usize, keep: &Keep) -> 
         } else {
             "the client has no per-server tool filter"
         };
-        let switch = match toggle::method(client, scope_of(budget, &name)) {
-            toggle::Method::Park => "parked (kept in mcpctl's state directory)",
-            _ => "switched off by the client's own switch",
+        let switch = match (here, toggle::method(client, scope_of(budget, &name))) {
+            (Some(here), _) => format!(
+                "switched off in this project only ({} in its project-level switch)",
+                here.key
+            ),
+            (None, toggle::Method::Park) => "parked (kept in mcpctl's state directory)".to_owned(),
+            _ => "switched off by the client's own switch".to_owned(),
         };
         cut.changes.push(Change::SwitchOff {
             why: format!(
@@ -346,7 +358,22 @@ pub fn make(ctx: &Context, client: &Client, budget: &ClientBudget, cut: &mut Cut
                 }
             }
             Change::SwitchOff { .. } => {
-                match toggle::switch(ctx, client, &location, &server.name, Want::Off, dry_run) {
+                let switched = match super::project_switch(ctx, client) {
+                    Some(here) => toggle::here::switch(
+                        ctx,
+                        client,
+                        here,
+                        &ctx.project,
+                        &server.name,
+                        Want::Off,
+                        false,
+                        dry_run,
+                    ),
+                    None => {
+                        toggle::switch(ctx, client, &location, &server.name, Want::Off, dry_run)
+                    }
+                };
+                match switched {
                     Ok(s) => {
                         done.action = match s.action {
                             toggle::Action::Disabled => "disabled",

@@ -23,6 +23,19 @@ use crate::session::Context;
 use crate::session::inventory::{Found, collect_all};
 use crate::state::tokens::{Measured, Tokens};
 
+/// The client's project-level switch (`here`), when a cut may use it for the project
+/// `budget` runs in: one that needs no trust step (a project file an untrusted folder's
+/// client would not read), and whose file is not the user's own file (a project at HOME).
+pub fn project_switch<'c>(ctx: &Context, client: &'c Client) -> Option<&'c crate::clients::Here> {
+    let here = client.here.as_ref().filter(|h| h.trust.is_none())?;
+    if crate::toggle::here::personal(here) {
+        return Some(here);
+    }
+    let (file, _) = crate::toggle::here::place(ctx, client, here, &ctx.project, false).ok()?;
+    let user = client.user_path(&ctx.platform).ok().flatten();
+    (!user.is_some_and(|u| crate::fs::same_file(&file, &u))).then_some(here)
+}
+
 /// How many of the costliest tools a client's row names.
 pub const COSTLIEST: usize = 5;
 
@@ -126,6 +139,15 @@ pub fn loaded<'c>(ctx: &Context, clients: &[&'c Client]) -> Vec<Found<'c>> {
             !switches
                 .as_ref()
                 .is_some_and(|p| crate::toggle::switched_off(p, f))
+        })
+        // Switched off in this project by the client's project-level switch.
+        .filter(|f| {
+            !f.client.here.as_ref().is_some_and(|here| {
+                [false, true].into_iter().any(|local| {
+                    crate::toggle::here::state(ctx, f.client, here, &ctx.project, local, &f.name)
+                        == Some(true)
+                })
+            })
         })
         .filter(|f| seen.insert((f.client.id.clone(), f.name.clone())))
         .collect()

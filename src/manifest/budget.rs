@@ -98,7 +98,8 @@ pub fn trims(
         let Some(counted) = counted.iter().find(|b| b.client == client.id) else {
             continue;
         };
-        let mut cut = cut::plan(client, counted, max, &Keep::parse(&keep));
+        let here = budget::project_switch(ctx, client);
+        let mut cut = cut::plan(client, counted, max, &Keep::parse(&keep), here);
         if !cut.changes.is_empty() {
             let dry_run = !(write && cut.short.is_none());
             cut::make(ctx, client, counted, &mut cut, dry_run);

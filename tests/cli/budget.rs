@@ -458,3 +458,64 @@ fn plan_check_counts_from_the_lock_without_starting_anything() {
     );
     env.run(&["plan", "--check"]).ok();
 }
+
+/// Claude Code has no tool filter but a per-project switch: the cut switches a server off
+/// in the project `budget` runs in (`disabledMcpServers` under the project's entry), the
+/// user's entry stays, other projects still load it, and one undo gives the bytes back.
+#[test]
+#[ignore = "needs .ci/peers.sh and cargo build -p fixture-server"]
+fn claude_code_servers_are_switched_off_in_this_project_only() {
+    let mut env = TestEnv::new();
+    // Tool search off: every definition counts in full.
+    env.extra_env
+        .push(("ENABLE_TOOL_SEARCH".into(), "false".into()));
+    write_json(
+        &env,
+        CLAUDE,
+        &json_servers(json!({"type": "stdio"}), json!({"type": "stdio"})),
+    );
+    let report = env
+        .run_in(
+            "proj",
+            &["budget", "--measure", "-c", "claude-code", "--json"],
+        )
+        .ok()
+        .json();
+    let claude = client(&report, "claude-code");
+    let fixture_tokens = n(&server(claude, "fixture")["tokens"]);
+    let total = n(&claude["tokens"]);
+    let max = (fixture_tokens + 1).to_string();
+    let before = env.read(CLAUDE);
+    let args = ["budget", "--max", &max, "-c", "claude-code", "--apply"];
+    let run = env.run_in("proj", &args).ok();
+    assert!(
+        run.stdout.contains("switch off `memory` (")
+            && run
+                .stdout
+                .contains("in this project only (disabledMcpServers"),
+        "{}",
+        run.stdout
+    );
+    let file = crate::env::jsonc(&env.read(CLAUDE));
+    assert!(file["mcpServers"].get("memory").is_some(), "{file}");
+    let project = crate::env::claude_key(&env.path("proj").display().to_string());
+    assert_eq!(
+        file["projects"][&project]["disabledMcpServers"],
+        json!(["memory"]),
+        "{file}"
+    );
+    let here = env
+        .run_in("proj", &["budget", "-c", "claude-code", "--json"])
+        .ok()
+        .json();
+    assert_eq!(n(&client(&here, "claude-code")["tokens"]), fixture_tokens);
+    let elsewhere = env
+        .run_in("other", &["budget", "-c", "claude-code", "--json"])
+        .ok()
+        .json();
+    assert_eq!(n(&client(&elsewhere, "claude-code")["tokens"]), total);
+    let again = env.run_in("proj", &args).ok();
+    assert!(again.stdout.contains("nothing to cut"), "{}", again.stdout);
+    env.run_in("proj", &["undo"]).ok();
+    assert_eq!(env.read(CLAUDE), before);
+}
