@@ -34,7 +34,11 @@ pub fn run(args: BudgetArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     }
     // What state does not know comes from the tool lock (`mcpctl lock`), by name.
     let lock = crate::manifest::lock_file(None, &ctx.project, &ctx.platform, ctx.state.root())?;
-    let locked = budget::locked(lock.as_deref())?;
+    // A damaged lock is said, not fatal: state's measurements still count.
+    let locked = budget::locked(lock.as_deref()).unwrap_or_else(|e| {
+        printer.warn(&format!("{e:#}; counting without it"));
+        budget::Locked::new()
+    });
     let mut counted = budget::count_with(ctx, &clients, &locked, false);
     sort(&mut counted);
     let cuts = match args.max {
