@@ -246,6 +246,28 @@ pub fn plan(
     }
     // A server switched off needs none of its tools denied.
     denied.retain(|(name, _)| !off.iter().any(|(n, _)| n == name));
+    explain(&mut cut, client, budget, keep, here, denied, off);
+    cut.after = Some(total);
+    if total > max {
+        cut.short = Some(format!(
+            "cannot get under {}: {} tokens are kept (`--keep`) or in read-only sources",
+            thousands(max),
+            thousands(total)
+        ));
+    }
+    cut
+}
+
+/// The changes chosen, each with its line of explanation.
+fn explain(
+    cut: &mut Cut,
+    client: &Client,
+    budget: &ClientBudget,
+    keep: &Keep,
+    here: Option<&crate::clients::Here>,
+    denied: Vec<(String, Vec<Denied>)>,
+    off: Vec<(String, usize)>,
+) {
     for (name, tools) in denied {
         let Some(server) = budget.servers.iter().find(|s| s.name == name) else {
             continue;
@@ -292,15 +314,6 @@ pub fn plan(
             tokens,
         });
     }
-    cut.after = Some(total);
-    if total > max {
-        cut.short = Some(format!(
-            "cannot get under {}: {} tokens are kept (`--keep`) or in read-only sources",
-            thousands(max),
-            thousands(total)
-        ));
-    }
-    cut
 }
 
 fn scope_of(budget: &ClientBudget, server: &str) -> crate::clients::Scope {
