@@ -1009,3 +1009,94 @@ fn the_clients_reject_what_add_refuses_and_read_what_check_fix_leaves() {
         }
     }
 }
+
+/// Issue 38 item 3: OpenCode, Kilo and Factory Droid fail a server that speaks only
+/// 2026-07-28 (opencode 1.18.33 and kilo 7.7.7: "MCP error -32022: Unsupported protocol
+/// version"; droid 0.225.2: "failed"), but their rows recorded no protocol era, so doctor
+/// passed it; and Droid does not fall back from Streamable HTTP to legacy SSE (an `http`
+/// entry on an SSE endpoint fails in `droid mcp list`), where doctor warned as if it did.
+#[test]
+#[ignore = "needs .ci/clients.sh"]
+fn opencode_kilo_and_droid_speak_the_handshake_era_only_and_droid_has_no_sse_fallback() {
+    let env = TestEnv::new();
+    let fx = fixture();
+    let stdio = |name: &str, args: &[&str]| {
+        let mut command = vec![fx.clone()];
+        command.extend(args.iter().map(|a| (*a).to_owned()));
+        (
+            name.to_owned(),
+            serde_json::json!({"type": "local", "command": command}),
+        )
+    };
+    let opencode: serde_json::Map<String, Value> = [stdio("m", &["modern"]), stdio("d", &["dual"])]
+        .into_iter()
+        .collect();
+    let text = serde_json::json!({ "mcp": opencode }).to_string();
+    env.write(".config/opencode/opencode.json", text.as_bytes());
+    env.write(".config/kilo/kilo.json", text.as_bytes());
+    let port = crate::doctor::free_port();
+    let _server = crate::doctor::KillOnDrop(
+        std::process::Command::new(&fx)
+            .arg(format!("sse={port}"))
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    crate::doctor::wait_listening(port);
+    let url = format!("http://127.0.0.1:{port}/sse");
+    env.write(
+        ".factory/mcp.json",
+        serde_json::json!({"mcpServers": {
+            "m": {"type": "stdio", "command": fx, "args": ["modern"]},
+            "d": {"type": "stdio", "command": fx, "args": ["dual"]},
+            "old": {"type": "http", "url": url},
+        }})
+        .to_string()
+        .as_bytes(),
+    );
+    let ids = "opencode,kilo,factory";
+    let report = env.run(&["doctor", "--json", "-c", ids]).code(1).json();
+    let status = |client: &str, name: &str| {
+        report["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["client"] == client && r["name"] == name)
+            .unwrap_or_else(|| panic!("no {client}/{name} in {report:#}"))
+            .clone()
+    };
+    for id in ["opencode", "kilo", "factory"] {
+        let row = status(id, "m");
+        assert_eq!(row["status"], "fail", "{id}: {row:#}");
+        assert!(
+            row["error"]
+                .as_str()
+                .unwrap()
+                .contains("speaks only 2026-07-28"),
+            "{id}: {row:#}"
+        );
+        assert_eq!(status(id, "d")["status"], "ok", "{id}: {report:#}");
+    }
+    let old = status("factory", "old");
+    assert_eq!(old["status"], "fail", "{old:#}");
+    // The clients agree.
+    for bin in ["opencode", "kilo"] {
+        let run = client(&env, bin, &["mcp", "list"]);
+        let all = format!("{}{}", run.stdout, run.stderr);
+        assert!(all.contains("✗ m"), "{bin}: {all}");
+        assert!(all.contains("✓ d"), "{bin}: {all}");
+    }
+    let run = client(&env, "droid", &["mcp", "list"]);
+    let line = |name: &str| {
+        run.stdout
+            .lines()
+            .map(str::trim)
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("{name}: {}{}", run.stdout, run.stderr))
+            .to_owned()
+    };
+    assert!(line("m").contains("failed"), "{}", run.stdout);
+    assert!(line("old").contains("failed"), "{}", run.stdout);
+    assert!(line("d").contains("connected"), "{}", run.stdout);
+}
