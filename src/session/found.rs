@@ -51,6 +51,13 @@ pub enum NotLoaded {
     },
     /// An administrator's file has exclusive control of the client's servers.
     Exclusive { file: PathBuf, client: String },
+    /// The client skips the whole file the server is in (a system file that is not
+    /// root's alone), `why`.
+    Skipped {
+        file: PathBuf,
+        why: String,
+        client: String,
+    },
     /// A server of the same name in the client's settings takes precedence (over an
     /// extension's).
     Shadowed { name: String, client: String },
@@ -78,7 +85,9 @@ impl NotLoaded {
             NotLoaded::Rejected(_) => "file rejected",
             NotLoaded::Gated(gate) => gate.tag(),
             NotLoaded::Overridden { .. } => "overridden",
-            NotLoaded::Exclusive { .. } | NotLoaded::Shadowed { .. } => "not loaded",
+            NotLoaded::Exclusive { .. }
+            | NotLoaded::Shadowed { .. }
+            | NotLoaded::Skipped { .. } => "not loaded",
             NotLoaded::Policy { block, .. } => block.word(),
         }
     }
@@ -96,6 +105,11 @@ impl std::fmt::Display for NotLoaded {
             NotLoaded::Exclusive { file, client } => write!(
                 f,
                 "not loaded: `{}` has exclusive control of {client}'s servers",
+                file.display()
+            ),
+            NotLoaded::Skipped { file, why, client } => write!(
+                f,
+                "not loaded: {client} skips `{}` because {why}",
                 file.display()
             ),
             NotLoaded::Shadowed { name, client } => write!(

@@ -167,11 +167,23 @@ fn overridden(found: &mut [Found<'_>]) {
 /// The client's user and project settings, parsed (files that are missing or do not
 /// parse are left out).
 fn settings_of(platform: &Platform, project: &Path, client: &Client) -> Vec<Value> {
+    // An administrator's settings file (Gemini CLI's system settings) gates the user's
+    // servers too, when the client reads it at all.
+    let system = client
+        .read_only
+        .iter()
+        .filter(|s| s.kind == crate::clients::SourceKind::ManagedFile)
+        .filter_map(|s| {
+            let path = s.path(platform).ok().flatten()?;
+            (!s.root_owned || crate::fs::not_root_only(&path).is_none()).then_some(path)
+        });
     [Scope::User, Scope::Project]
         .into_iter()
         .filter_map(|scope| client.location(scope, platform, project).ok().flatten())
-        .filter_map(|location| {
-            let source = crate::fs::read_source(&location.path).ok()?;
+        .map(|location| location.path)
+        .chain(system)
+        .filter_map(|path| {
+            let source = crate::fs::read_source(&path).ok()?;
             jsonc_parser::parse_to_serde_value::<Value>(&source.text, &Default::default()).ok()
         })
         .collect()

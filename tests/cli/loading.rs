@@ -1100,3 +1100,91 @@ fn opencode_kilo_and_droid_speak_the_handshake_era_only_and_droid_has_no_sse_fal
     assert!(line("old").contains("failed"), "{}", run.stdout);
     assert!(line("d").contains("connected"), "{}", run.stdout);
 }
+
+/// Issue 38 item 3: Gemini CLI reads its system settings file only when the file and every
+/// folder above it are owned by root and writable by no one else (gemini-cli 0.61.0
+/// `isFileAndDirectorySecureSync`: "Security Warning: Skipping system settings file …"),
+/// and `mcp.excluded` there keeps a user's server out too. mcpctl listed the system file's
+/// servers whatever its folder, and ran servers its exclusion list blocks.
+#[cfg(unix)]
+#[test]
+#[ignore = "needs .ci/clients.sh"]
+fn gemini_system_exclusions_apply_and_an_insecure_system_file_is_skipped() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut env = TestEnv::new();
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    if world_writable_ancestor(dir.path()).is_some() || unsafe_uid() {
+        crate::peer::missing("a checkout outside world-writable folders, run as root");
+    }
+    let system = dir.path().join("settings.json");
+    let fx = fixture();
+    std::fs::write(
+        &system,
+        format!(
+            "{{\"mcp\": {{\"excluded\": [\"u\"]}}, \"mcpServers\": {{\"sys\": {{\"command\": \"{fx}\"}}}}}}"
+        ),
+    )
+    .unwrap();
+    env.extra_env.push((
+        "GEMINI_CLI_SYSTEM_SETTINGS_PATH".into(),
+        system.display().to_string(),
+    ));
+    env.write(
+        ".gemini/settings.json",
+        format!(
+            "{{\"mcpServers\": {{\"u\": {{\"command\": \"{fx}\"}}, \"v\": {{\"command\": \"{fx}\"}}}}}}"
+        )
+        .as_bytes(),
+    );
+    // A trusted folder: in an untrusted one Gemini CLI starts no server at all.
+    let home = env.home().display().to_string();
+    env.write(
+        ".gemini/trustedFolders.json",
+        serde_json::json!({ home: "TRUST_FOLDER" })
+            .to_string()
+            .as_bytes(),
+    );
+    let (list, doctor) = list_and_doctor(&env, "gemini-cli");
+    let why = |list: &Value, name: &str| row(list, name)["not_loaded"].as_str().map(str::to_owned);
+    assert!(why(&list, "u").unwrap().starts_with("excluded"), "{list:#}");
+    assert_eq!(why(&list, "v"), None, "{list:#}");
+    assert_eq!(
+        row(&doctor["results"], "u")["status"],
+        "skipped",
+        "{doctor:#}"
+    );
+    let run = client(&env, "gemini", &["mcp", "list"]);
+    let line = listed_line(&run, "u").unwrap_or_else(|| panic!("{}{}", run.stdout, run.stderr));
+    assert!(line.ends_with("Blocked"), "{line}");
+    assert!(listed_line(&run, "sys").is_some(), "{}", run.stdout);
+    // A folder above it that the group may write: Gemini CLI skips the whole file.
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o775)).unwrap();
+    let (list, doctor) = list_and_doctor(&env, "gemini-cli");
+    assert_eq!(why(&list, "u"), None, "{list:#}");
+    let sys = row(&list, "sys");
+    assert!(
+        sys["not_loaded"]
+            .as_str()
+            .is_some_and(|w| w.contains("writable by group or others")),
+        "{list:#}"
+    );
+    assert_eq!(row(&doctor["results"], "u")["status"], "ok", "{doctor:#}");
+    assert_eq!(
+        row(&doctor["results"], "sys")["status"],
+        "skipped",
+        "{doctor:#}"
+    );
+    let run = client(&env, "gemini", &["mcp", "list"]);
+    assert!(listed_line(&run, "sys").is_none(), "{}", run.stdout);
+    let line = listed_line(&run, "u").unwrap_or_else(|| panic!("{}{}", run.stdout, run.stderr));
+    assert!(line.ends_with("Connected"), "{line}");
+}
+
+/// Gemini CLI's rule wants root's files; a test run by another user cannot make them.
+#[cfg(unix)]
+fn unsafe_uid() -> bool {
+    std::fs::metadata(env!("CARGO_TARGET_TMPDIR")).is_ok_and(|m| {
+        use std::os::unix::fs::MetadataExt;
+        m.uid() != 0
+    })
+}
