@@ -51,6 +51,13 @@ pub enum NotLoaded {
     },
     /// An administrator's file has exclusive control of the client's servers.
     Exclusive { file: PathBuf, client: String },
+    /// The client starts no server in this folder until the user trusts it (Gemini CLI's
+    /// folder trust): `how` says how.
+    Untrusted {
+        folder: PathBuf,
+        client: String,
+        how: String,
+    },
     /// The client skips the whole file the server is in (a system file that is not
     /// root's alone), `why`.
     Skipped {
@@ -88,6 +95,7 @@ impl NotLoaded {
             NotLoaded::Exclusive { .. }
             | NotLoaded::Shadowed { .. }
             | NotLoaded::Skipped { .. } => "not loaded",
+            NotLoaded::Untrusted { .. } => "untrusted folder",
             NotLoaded::Policy { block, .. } => block.word(),
         }
     }
@@ -106,6 +114,15 @@ impl std::fmt::Display for NotLoaded {
                 f,
                 "not loaded: `{}` has exclusive control of {client}'s servers",
                 file.display()
+            ),
+            NotLoaded::Untrusted {
+                folder,
+                client,
+                how,
+            } => write!(
+                f,
+                "untrusted folder: {client} starts no server in `{}` until the folder is trusted; {how}",
+                folder.display()
             ),
             NotLoaded::Skipped { file, why, client } => write!(
                 f,

@@ -123,6 +123,7 @@ fn a_trailing_comma_makes_gemini_and_qwen_reject_their_settings() {
         ("qwen", "qwen-code", ".qwen/settings.json"),
     ] {
         let env = TestEnv::new();
+        env.trust_in_gemini();
         let text = format!(
             "{{\n  // comments are fine\n  \"mcpServers\": {{ \"t\": {{ \"command\": \"{}\" }}, }}\n}}\n",
             fixture()
@@ -919,6 +920,7 @@ fn add_and_remove_refuse_a_file_the_client_rejects_unless_forced() {
 #[test]
 fn check_fix_removes_what_the_client_rejects_after_showing_the_diff() {
     let env = TestEnv::new();
+    env.trust_in_gemini();
     let gemini = "{\n  // kept: Gemini reads comments\n  \"mcpServers\": {\n    \"t\": { \"command\": \"mcp-t\" },\n  }\n}\n";
     let claude = "{\n  // a note\n  \"mcpServers\": {\n    \"t\": { \"command\": \"mcp-t\" } /* inline */\n  }\n}\n";
     let g = env.write(".gemini/settings.json", gemini.as_bytes());
@@ -1187,4 +1189,59 @@ fn unsafe_uid() -> bool {
         use std::os::unix::fs::MetadataExt;
         m.uid() != 0
     })
+}
+
+/// Issue 38 item 3: with folder trust on (gemini-cli 0.61.0's default) Gemini CLI starts
+/// no server, the user's own included, in a folder no rule of `trustedFolders.json`
+/// trusts: `gemini mcp list` shows them Disabled. mcpctl listed them as loaded and
+/// doctor started them.
+#[test]
+#[ignore = "needs .ci/clients.sh"]
+fn gemini_starts_no_server_in_an_untrusted_folder() {
+    let env = TestEnv::new();
+    let fx = fixture();
+    env.write(
+        ".gemini/settings.json",
+        format!("{{\"mcpServers\": {{\"u\": {{\"command\": \"{fx}\"}}}}}}").as_bytes(),
+    );
+    let (list, doctor) = list_and_doctor(&env, "gemini-cli");
+    let why = row(&list, "u")["not_loaded"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(why.starts_with("untrusted folder"), "{list:#}");
+    assert!(why.contains("/permissions"), "{why}");
+    assert_eq!(
+        row(&doctor["results"], "u")["status"],
+        "skipped",
+        "{doctor:#}"
+    );
+    let run = client(&env, "gemini", &["mcp", "list"]);
+    let line = listed_line(&run, "u").unwrap_or_else(|| panic!("{}{}", run.stdout, run.stderr));
+    assert!(line.ends_with("Disabled"), "{line}");
+    // Its parent trusted by a TRUST_PARENT rule on a sibling: loaded, and it connects.
+    let sibling = env.home().join("sibling").display().to_string();
+    env.write(
+        ".gemini/trustedFolders.json",
+        serde_json::json!({ sibling: "TRUST_PARENT" })
+            .to_string()
+            .as_bytes(),
+    );
+    let (list, doctor) = list_and_doctor(&env, "gemini-cli");
+    assert!(row(&list, "u")["not_loaded"].is_null(), "{list:#}");
+    assert_eq!(row(&doctor["results"], "u")["status"], "ok", "{doctor:#}");
+    let run = client(&env, "gemini", &["mcp", "list"]);
+    let line = listed_line(&run, "u").unwrap_or_else(|| panic!("{}{}", run.stdout, run.stderr));
+    assert!(line.ends_with("Connected"), "{line}");
+    // Folder trust switched off in the user's settings: loaded without a rule.
+    env.write(".gemini/trustedFolders.json", b"{}");
+    env.write(
+        ".gemini/settings.json",
+        format!("{{\"security\": {{\"folderTrust\": {{\"enabled\": false}}}}, \"mcpServers\": {{\"u\": {{\"command\": \"{fx}\"}}}}}}").as_bytes(),
+    );
+    let (list, _) = list_and_doctor(&env, "gemini-cli");
+    assert!(row(&list, "u")["not_loaded"].is_null(), "{list:#}");
+    let run = client(&env, "gemini", &["mcp", "list"]);
+    let line = listed_line(&run, "u").unwrap_or_else(|| panic!("{}{}", run.stdout, run.stderr));
+    assert!(line.ends_with("Connected"), "{line}");
 }
