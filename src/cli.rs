@@ -34,7 +34,9 @@ pub const GROUPS: &[(&str, &[&str])] = &[
     ("A server up close", &["tools", "call", "check"]),
     (
         "Teams: one manifest for every client",
-        &["plan", "apply", "profiles", "import", "export", "copy"],
+        &[
+            "plan", "apply", "profiles", "import", "export", "copy", "lock",
+        ],
     ),
     ("The MCP Registry", &["search", "outdated", "update"]),
     ("Secrets", &["secret"]),
@@ -150,6 +152,8 @@ pub enum Command {
     Check(CheckArgs),
     /// A server's tools: parameters, annotations, and the tokens their definitions cost
     Tools(ToolsArgs),
+    /// Record each server's tools (digests, tokens) in mcpctl.lock; doctor reports changes
+    Lock(LockArgs),
     /// Call one tool of a server and print what it returns
     Call(CallArgs),
     /// What `apply` would change to make every client match the manifest (mcpctl.toml)
@@ -470,6 +474,10 @@ pub struct ListArgs {
     /// Only entries of this scope: user, project or local
     #[arg(short = 's', long, value_enum)]
     pub scope: Option<Scope>,
+    /// What each client loads in this project (`--project DIR`, default the repository
+    /// root), with where each row comes from and which file switches it
+    #[arg(long, conflicts_with = "scope")]
+    pub here: bool,
     /// Show env and header values instead of redacting them
     #[arg(long)]
     pub show_secrets: bool,
@@ -633,6 +641,13 @@ pub struct DisableArgs {
     /// Switch off only these tools of the server (the client's deny-list), not the server
     #[arg(long, value_delimiter = ',', value_name = "TOOL")]
     pub deny_tools: Vec<String>,
+    /// Only in this project (`--project DIR`, default the repository root): the client's
+    /// own project-level switch, the user's entry untouched
+    #[arg(long, conflicts_with_all = ["scope", "deny_tools"])]
+    pub here: bool,
+    /// With --here: the project's uncommitted file, where the client has one
+    #[arg(long, requires = "here")]
+    pub local: bool,
     /// Print the diff of each file; write nothing
     #[arg(long)]
     pub dry_run: bool,
@@ -642,6 +657,7 @@ const DISABLE_EXAMPLES: &str = "Examples:
   mcpctl disable playwright --all
   mcpctl disable github -c codex --deny-tools delete_repo,merge_pull_request
   mcpctl disable memory -c cursor --dry-run
+  mcpctl disable slack --here          # off in this repository only, every client
 
 Clients with their own switch get it (`\"disabled\": true`, Codex `enabled = false`, Claude
 Code's per-project `disabledMcpServers`, Gemini's enablement file); others (Cursor, VS Code,
@@ -673,6 +689,16 @@ pub struct EnableArgs {
     /// Remove the server's tool filters: every tool on
     #[arg(long)]
     pub all_tools: bool,
+    /// Only in this project (`--project DIR`, default the repository root): the client's
+    /// own project-level switch, the user's entry untouched
+    #[arg(long, conflicts_with_all = ["scope", "deny_tools", "allow_tools", "all_tools"])]
+    pub here: bool,
+    /// With --here: the project's uncommitted file, where the client has one
+    #[arg(long, requires = "here")]
+    pub local: bool,
+    /// With --here: add a server this project's clients do not have without asking
+    #[arg(long, short = 'y', requires = "here")]
+    pub yes: bool,
     /// Print the diff of each file; write nothing
     #[arg(long)]
     pub dry_run: bool,
@@ -682,7 +708,8 @@ const ENABLE_EXAMPLES: &str = "Examples:
   mcpctl enable playwright -c cursor
   mcpctl enable github -c codex --deny-tools merge_pull_request
   mcpctl enable github -c codex --allow-tools search_code,get_file_contents
-  mcpctl enable github -c codex --all-tools";
+  mcpctl enable github -c codex --all-tools
+  mcpctl enable slack --here -c opencode";
 
 const REMOVE_EXAMPLES: &str = "Examples:
   mcpctl remove memory -c cursor
@@ -733,6 +760,38 @@ pub struct DoctorArgs {
     /// [default: -c CLIENT]
     #[arg(long = "as", value_name = "CLIENT")]
     pub as_client: Option<String>,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl lock
+  mcpctl lock github -c cursor
+  mcpctl lock --json
+
+The lock goes beside the manifest in use (mcpctl.toml), else into mcpctl's state directory.
+A server that does not answer keeps its old record. `mcpctl doctor` reports a server whose
+tools were added, removed or changed since, with a diff of each changed description;
+`doctor --strict` then exits 1.")]
+pub struct LockArgs {
+    /// Only these servers [default: the manifest's, else every configured server]
+    #[arg(value_name = "NAME")]
+    pub names: Vec<String>,
+    /// Client id (repeat or separate with commas) [default: detected clients]
+    #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
+    pub clients: Vec<String>,
+    /// Seconds each server gets for the whole handshake
+    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+    pub timeout: f64,
+    /// How many servers to start at once [default: the machine's parallelism]
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Also start project-file servers (.mcp.json, ...) the client has not approved
+    #[arg(long)]
+    pub trust_project: bool,
+    /// The manifest whose servers to lock, beside it [default: ./mcpctl.toml if present,
+    /// else the user manifest if present, else every configured server, in the state dir]
+    #[arg(long, env = "MCPCTL_MANIFEST", value_name = "FILE")]
+    pub manifest: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

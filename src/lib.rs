@@ -15,6 +15,7 @@ pub(crate) mod fault;
 pub(crate) mod formats;
 pub(crate) mod fs;
 pub(crate) mod handshake;
+pub(crate) mod lock;
 pub(crate) mod manifest;
 pub(crate) mod output;
 pub(crate) mod picker;
@@ -81,7 +82,7 @@ pub const FLOORS: &[(&str, &[&str])] = &[
     ("records and printing", &["state", "secret_store", "output"]),
     (
         "the protocol, the lint rules, the registry, the command line",
-        &["handshake", "check", "registry", "cli"],
+        &["handshake", "lock", "check", "registry", "cli"],
     ),
     ("the session every command stands on", &["session"]),
     ("engines", &["toggle", "doctor", "manifest"]),
@@ -180,6 +181,12 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         .collect();
     let ctx = match context(&cli.global, platform, argv) {
         Ok(ctx) => Context {
+            // `--here` without `--project` means the repository the working directory is in.
+            project: if commands::here(&command) && cli.global.project.is_none() {
+                toggle::here::repository(&ctx.project)
+            } else {
+                ctx.project.clone()
+            },
             write_empty: commands::forced(&command),
             rejected: commands::rejected(&command),
             ..ctx

@@ -171,6 +171,14 @@ impl<'a> TrustRule<'a> {
         }
     }
 
+    /// Does `client` itself record this folder as trusted (its trusted folders, Codex's
+    /// `trust_level`)? Clients that read a project's settings only in a trusted folder
+    /// ignore them until it does.
+    #[must_use]
+    pub fn client_folder(&self, client: &Client) -> Trust {
+        self.decide(client, Scope::Project, FOLDER)
+    }
+
     /// May a read-only source's entry be started? What the user installed (a plugin, an
     /// extension) is their own choice, an administrator's file is trusted as deployed;
     /// a plugin only a project's committed settings enable is the repository's choice.

@@ -28,6 +28,9 @@
 //! `echo-env=NAME` (repeats NAME's value: on stderr as it starts, in the description of
 //! a `login` tool and in the error every call of it gets: a server that echoes a secret),
 //! `echo-header=NAME` (the same `login` with the request's header NAME, over HTTP),
+//! `tools-v2` (`hello` described differently, `pid` gone, `upload` new: a server whose
+//! tools changed since they were locked), `tools-v2-when=PATH` (the same when PATH
+//! exists as it starts, so one entry changes between two starts),
 //! `spawn-child`, `linger` (stays after its input closes, as many real servers do, until
 //! SIGTERM, which ends it: unix only). With `FIXTURE_LOG` set, it appends `start PID` to
 //! that file as it starts and, in `linger` mode, `end PID` when SIGTERM ends it, so a test

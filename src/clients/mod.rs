@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 
 /// The variable syntax lives in `vars`; the table names it (`fields.var_syntax`).
 pub use crate::vars::VarSyntax;
-pub use row::{Approval, PolicyKind, ProjectKey, SourceKind, Switch, ToolFilter, Unread};
+pub use row::{
+    Approval, Here, HereKind, PolicyKind, ProjectKey, SourceKind, Switch, ToolFilter, Unread,
+};
 pub use row::{DialectName, Fields, TransportName, UntypedRemote};
 use row::{Row, TableFile};
 pub use verified::{Date, Verified};
@@ -68,6 +70,9 @@ pub struct Client {
     pub approval: Option<Approval>,
     /// How the client switches a server off; `None`: `disable` parks entries.
     pub switch: Option<Switch>,
+    /// How the client switches a server off for one project (`--here`); `None`: it has
+    /// no project-level switch.
+    pub here: Option<Here>,
     /// The entry's tool allow/deny fields; `None`: the file has none.
     pub tool_filter: Option<ToolFilter>,
     /// Names the client keeps for its own servers (row field `reserved_names`): `add`
@@ -349,6 +354,7 @@ impl Client {
             remote_hint: row.remote_hint,
             approval: row.approval,
             switch: row.switch,
+            here: row.here,
             tool_filter: row.tool_filter,
             reserved_names: row.reserved_names,
             owned_by: row.owned_by,

@@ -79,6 +79,8 @@ pub(crate) struct Row {
     #[serde(default)]
     pub(crate) switch: Option<Switch>,
     #[serde(default)]
+    pub(crate) here: Option<Here>,
+    #[serde(default)]
     pub(crate) tool_filter: Option<ToolFilter>,
     #[serde(default)]
     pub(crate) legacy: Option<Legacy>,
@@ -246,6 +248,54 @@ pub enum Switch {
     /// A file of its own mapping each (lower-cased) server name to `{"enabled": false}`
     /// (Gemini CLI's `mcp-server-enablement.json`); it covers every scope.
     Enablement { file: String },
+}
+
+/// How a client switches a server off (or on) for one project only, whatever scope the
+/// server comes from (`clients.toml` field `here`; `disable NAME --here`). Absent: the
+/// client has no project-level switch, and `--here` says so and writes nothing there.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Here {
+    /// `list` (names at `at` + `key`) or `field` (the entry `NAME` in the servers map at
+    /// `at` carries `key` = `off`, the entry written with that field alone when the
+    /// project does not define the server: OpenCode, Codex merge it into the user's).
+    pub kind: HereKind,
+    /// The file, relative to the project root; a template (with `{`) for a user file
+    /// (Claude Code's `~/.claude.json`); absent = the client's project file.
+    #[serde(default)]
+    pub file: Option<String>,
+    /// The project's uncommitted variant of `file` (`--local`), relative to the root.
+    #[serde(default)]
+    pub local: Option<String>,
+    /// Key path of the list's parent object (`list`) or of the servers map (`field`);
+    /// `{project}` is the absolute project root, spelled as the client does.
+    #[serde(default)]
+    pub at: Vec<String>,
+    pub key: String,
+    /// The value of `key` that switches the server off (`field` only).
+    #[serde(default)]
+    pub off: Option<serde_json::Value>,
+    /// The value that switches a server the user turned off back on in this project
+    /// (`field` only, when the client lets a project do it: OpenCode, Codex).
+    #[serde(default)]
+    pub on: Option<serde_json::Value>,
+    /// The client reads the file only in a folder the user trusted: the client's own
+    /// trust step, for people.
+    #[serde(default)]
+    pub trust: Option<String>,
+    /// What a project entry of the same name does to the user's entry (for people).
+    #[serde(default)]
+    pub same_name: Option<String>,
+    /// How the fact was verified (the client's own CLI run in the project).
+    pub source: String,
+}
+
+/// The shape of a project-level switch ([`Here`]).
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HereKind {
+    List,
+    Field,
 }
 
 /// A client's per-server tool filter fields (`clients.toml` field `tool_filter`): an

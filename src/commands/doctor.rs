@@ -89,6 +89,29 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             options: &options,
         },
     )?;
+    // Each server's tools are compared with `mcpctl.lock`, if there is one.
+    if !no_spawn {
+        let explicit = ctx
+            .platform
+            .var("MCPCTL_MANIFEST")
+            .map(std::path::PathBuf::from);
+        let file = crate::manifest::lock_file(
+            explicit.as_deref(),
+            &ctx.project,
+            &ctx.platform,
+            ctx.state.root(),
+        )
+        .ok()
+        .flatten();
+        match file.map(|file| (crate::lock::Lock::read(&file), file)) {
+            Some((Ok(Some(lock)), file)) => checkup.compare_with(file, lock),
+            Some((Err(error), _)) => printer.stream(&[Block::Warning(format!(
+                "{error}; tools not compared with it ({})",
+                error.hint()
+            ))]),
+            _ => {}
+        }
+    }
     // What a server repeats of the secrets it was given is never printed.
     printer.hide(checkup.passed_secrets());
     for (client, ex) in &checkup.exclusive {

@@ -16,6 +16,7 @@ use crate::session::found::NotLoaded;
 use crate::session::inventory::{Inventory, collect_all};
 use crate::session::{Context, targets};
 use crate::toggle::Power;
+use crate::toggle::here::Verdict as HereRow;
 
 #[derive(Debug, Serialize)]
 struct ListRow {
@@ -71,6 +72,9 @@ struct ListRow {
     /// list is still right).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     unset: Vec<String>,
+    /// `list --here`: what the client does with the entry in this project, and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    here: Option<HereRow>,
 }
 
 impl ListRow {
@@ -154,6 +158,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         name,
         clients,
         scope,
+        here,
         show_secrets,
     } = args;
     if show_secrets {
@@ -170,6 +175,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         exclusive,
     } = collect_all(ctx, &clients, name.as_deref());
     let probe = crate::toggle::Probe::new(ctx)?;
+    let trust = crate::trust::TrustRule::new(&ctx.platform, &ctx.project, false);
     let mut rows: Vec<ListRow> = found
         .iter()
         .map(|f| {
@@ -204,6 +210,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                 policy: f.not_loaded.as_ref().and_then(NotLoaded::policy).cloned(),
                 error: None,
                 unset: Vec::new(),
+                here: None,
             };
             match f.entry() {
                 Ok(e) => {
@@ -231,10 +238,17 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
             if f.origin.as_ref().is_some_and(|o| !o.enabled) && f.not_loaded.is_none() {
                 row.disabled = true;
             }
+            if here {
+                row.here = Some(crate::toggle::here::verdict(ctx, f, row.disabled, &trust));
+            }
             row
         })
         .collect();
-    rows.extend(parked_rows(&probe, &clients, name.as_deref(), show_secrets));
+    let parked = parked_rows(&probe, &clients, name.as_deref(), show_secrets);
+    rows.extend(parked);
+    if here {
+        here_rows(&mut rows);
+    }
     rows.retain(|row| scope.is_none_or(|scope| row.scope == scope.as_str()));
     // A name that matches nothing is an error with the closest name, as `remove` and
     // `doctor` say it. When a file could not be read it may hold the name: its error
@@ -261,6 +275,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         name,
         searched: clients.iter().map(|c| c.id.clone()).collect(),
         show_secrets,
+        here,
         exclusive: exclusive
             .iter()
             .map(|(client, ex)| {
@@ -314,6 +329,7 @@ fn parked_rows(
                 policy: None,
                 error: None,
                 unset: Vec::new(),
+                here: None,
             };
             if let Ok(e) = Dialect::of(client).read_raw(&p.raw) {
                 row.transport = Some(e.transport.name().as_str());
@@ -352,6 +368,8 @@ struct ListReport {
     searched: Vec<String>,
     /// `--show-secrets`: the table gets an env/headers column.
     show_secrets: bool,
+    /// `--here`: the table gets a column saying what the client does with it here.
+    here: bool,
     /// One line per client whose servers an administrator's file controls exclusively.
     exclusive: Vec<String>,
 }
@@ -431,6 +449,23 @@ impl Report for ListReport {
                     format!("{} ({})", r.client, r.scope)
                 };
                 let mut cells = vec![scope, name, r.transport.unwrap_or("?").to_owned(), target];
+                if let Some(h) = &r.here {
+                    let by =
+                        h.by.as_ref()
+                            .map(|p| format!(" by {}", paint.path(p)))
+                            .unwrap_or_default();
+                    let state = match h.state {
+                        "on" => format!("loads{by}"),
+                        "off" => format!("off{by}"),
+                        other => other.to_owned(),
+                    };
+                    let style = if h.loads { Style::Ok } else { Style::Dim };
+                    let why = match (h.state, &h.why) {
+                        ("off", _) | (_, None) => String::new(),
+                        (_, Some(why)) => format!(": {why}"),
+                    };
+                    cells.push(paint.paint(style, &format!("{state} ({}){why}", h.from)));
+                }
                 if show_secrets {
                     cells.push(
                         r.env
@@ -445,6 +480,9 @@ impl Report for ListReport {
             })
             .collect();
         let mut header = vec!["CLIENT", "NAME", "TRANSPORT", "COMMAND / URL"];
+        if self.here {
+            header.push("HERE");
+        }
         if show_secrets {
             header.push("ENV / HEADERS");
         }
@@ -466,4 +504,21 @@ impl Report for ListReport {
             ExitStatus::Error
         }
     }
+}
+
+/// `list --here`: a parked entry is off here too, and a project's override of a user
+/// entry (`{"enabled": false}` alone) is the user row's `by`, not a server of its own.
+fn here_rows(rows: &mut Vec<ListRow>) {
+    for row in rows.iter_mut().filter(|r| r.parked) {
+        row.here = Some(HereRow {
+            loads: false,
+            from: row.scope.to_owned(),
+            state: "off",
+            by: None,
+            why: Some("parked by `mcpctl disable`: cut out of the file".to_owned()),
+        });
+    }
+    rows.retain(|row| {
+        !(row.scope == "project" && row.transport.is_none() && row.error.is_none() && !row.builtin)
+    });
 }

@@ -15,6 +15,7 @@ mod export;
 mod import;
 mod launch;
 mod list;
+mod lock;
 mod outdated;
 mod plan;
 mod profiles;
@@ -117,6 +118,8 @@ pub fn writes(command: &Command) -> bool {
         | Command::List(_)
         | Command::Doctor(_)
         | Command::Tools(_)
+        // mcpctl.lock holds no platform spelling.
+        | Command::Lock(_)
         | Command::Call(_)
         | Command::Plan(_)
         | Command::Profiles(_)
@@ -178,6 +181,17 @@ impl Label {
     }
 }
 
+/// Whether the command works on "this project" (`--here`): without `--project`, the
+/// project is then the repository root, not the working directory.
+pub fn here(command: &Command) -> bool {
+    match command {
+        Command::Disable(args) => args.here,
+        Command::Enable(args) => args.here,
+        Command::List(args) => args.here,
+        _ => false,
+    }
+}
+
 /// `run` (the launcher) and `bridge` start servers for clients: no client table, no
 /// context, nothing on stdout but the protocol. `Err` gives every other command back.
 pub fn without_context(
@@ -207,6 +221,7 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Doctor(args) => doctor::run(args, ctx, printer),
         Command::Check(args) => check::run(args, ctx, printer),
         Command::Tools(args) => tools::run(args, ctx, printer),
+        Command::Lock(args) => lock::run(args, ctx, printer),
         Command::Call(args) => call::run(args, ctx, printer),
         Command::Completions(args) => completions::run(args, ctx, printer),
         Command::Man(args) => completions::man(args, printer),

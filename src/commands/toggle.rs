@@ -16,7 +16,7 @@ use crate::output::{Block, Paint, Printer, Report, Style};
 use crate::session::inventory::{self, read_document};
 use crate::session::{Context, edit, targets};
 use crate::toggle::filters::{self, FilterAction, ToolOp};
-use crate::toggle::{self, Method, Want, store};
+use crate::toggle::{self, Method, Want, here, store};
 
 pub fn disable(
     args: DisableArgs,
@@ -31,6 +31,9 @@ pub fn disable(
         scope: args.scope,
         dry_run: args.dry_run,
     };
+    if args.here {
+        return run_here(&request, &args.targets, args.local, ctx, printer);
+    }
     run(request, &args.targets, ctx, printer)
 }
 
@@ -55,6 +58,9 @@ pub fn enable(
         scope: args.scope,
         dry_run: args.dry_run,
     };
+    if args.here {
+        return run_here(&request, &args.targets, args.local, ctx, printer);
+    }
     run(request, &args.targets, ctx, printer)
 }
 
@@ -137,6 +143,85 @@ fn run(
         }
     }
     printer.emit(&report)
+}
+
+/// `disable NAME --here` / `enable NAME --here`: each target client's own project-level
+/// switch in the project (`toggle::here`), the user's entry untouched. Without a target,
+/// the detected clients that have the server; a client without a project-level switch is
+/// reported and left alone.
+fn run_here(
+    request: &Request,
+    target_args: &TargetArgs,
+    local: bool,
+    ctx: &Context,
+    printer: &mut Printer,
+) -> anyhow::Result<ExitStatus> {
+    let name = request.name.as_str();
+    let has = |client: &Client| {
+        !inventory::collect_all(ctx, &[client], Some(name))
+            .found
+            .is_empty()
+    };
+    let named = !target_args.clients.is_empty() || target_args.all;
+    let clients = if named {
+        targets::choose(ctx, target_args, request.verb(), &has)?
+    } else {
+        let detected = targets::detected(ctx);
+        let have: Vec<&Client> = detected.iter().copied().filter(|c| has(c)).collect();
+        if have.is_empty() {
+            return Err(targets::no_server_named(ctx, &detected, name));
+        }
+        have
+    };
+    let trust = crate::trust::TrustRule::new(&ctx.platform, &ctx.project, false);
+    let mut report = ToggleReport {
+        rows: Vec::new(),
+        dry_run: request.dry_run,
+    };
+    for client in clients {
+        report
+            .rows
+            .push(here_one(ctx, client, request, local, has(client), &trust));
+    }
+    printer.emit(&report)
+}
+
+/// One client's project-level switch, as a report row.
+fn here_one(
+    ctx: &Context,
+    client: &Client,
+    request: &Request,
+    local: bool,
+    has: bool,
+    trust: &crate::trust::TrustRule<'_>,
+) -> Row {
+    let name = request.name.as_str();
+    let scope = if local { Scope::Local } else { Scope::Project };
+    let mut row = Row::new(client, scope, name, &ctx.project, "unsupported");
+    let ask = here::Ask {
+        name,
+        want: request.want,
+        local,
+        has,
+        dry_run: request.dry_run,
+        verb: request.verb(),
+    };
+    match here::apply(ctx, client, &ask, trust) {
+        Ok(done) => {
+            row.action = done.action;
+            row.method = done.method;
+            row.how = done.how;
+            if let Some(path) = done.path {
+                row.path = path;
+            }
+            row.note = done.note;
+            row.diff = done.diff;
+            row.backup = done.backup;
+            row.error = done.unfinished;
+        }
+        Err(error) => row.fail(&error),
+    }
+    row
 }
 
 /// The locations of `client` that hold `name` (or, for a plain `enable`, hold it parked).

@@ -4,6 +4,7 @@
 //! the handshake itself lives in `handshake`.
 
 mod lint;
+pub(crate) mod locked;
 pub mod probe;
 mod rows;
 mod totals;
@@ -48,6 +49,8 @@ pub(crate) struct Checkup<'c> {
     /// Clients whose servers an administrator's file controls exclusively.
     pub(crate) exclusive: Vec<(&'c Client, Exclusive)>,
     as_client: Option<&'c Client>,
+    /// `mcpctl.lock` and where it was read, to compare each server's tools with.
+    lock: Option<(std::path::PathBuf, crate::lock::Lock)>,
 }
 
 /// What doctor adds up once every verdict is in.
@@ -172,6 +175,7 @@ pub(crate) fn gather<'c>(ctx: &Context, request: &Request<'_, 'c>) -> anyhow::Re
         to_probe,
         exclusive,
         as_client,
+        lock: None,
     })
 }
 
@@ -243,6 +247,33 @@ impl Checkup<'_> {
             .filter_map(|(r, probed)| (!probed).then_some(r))
     }
 
+    /// Compare each server's tools with `lock` (read from `file`) as its verdict comes.
+    pub(crate) fn compare_with(&mut self, file: std::path::PathBuf, lock: crate::lock::Lock) {
+        self.lock = Some((file, lock));
+    }
+
+    /// Start only the entries `keep` (by name) wants; the others are not started.
+    pub(crate) fn retain(&mut self, keep: impl Fn(&str) -> bool) {
+        let found = &self.found;
+        self.to_probe.retain(|(i, _, _)| keep(&found[*i].name));
+    }
+
+    /// The names of the entries found, in order, each once.
+    pub(crate) fn names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for f in &self.found {
+            if !names.contains(&f.name.as_str()) {
+                names.push(&f.name);
+            }
+        }
+        names
+    }
+
+    /// The index in `results` of each entry started (after `probe`: its verdict).
+    pub(crate) fn started(&self) -> Vec<usize> {
+        self.to_probe.iter().map(|(i, _, _)| *i).collect()
+    }
+
     /// Start the queued servers, at most `jobs` at once, and fold each handshake into its
     /// result; `on_done(result, count)` runs as each verdict is ready (`count` of them so
     /// far), from the probe threads. They start in the order of the rows.
@@ -252,9 +283,10 @@ impl Checkup<'_> {
             results,
             to_probe,
             as_client,
+            lock,
             ..
         } = self;
-        let (found, to_probe, as_client) = (&*found, &*to_probe, *as_client);
+        let (found, to_probe, as_client, lock) = (&*found, &*to_probe, *as_client, &*lock);
         let busy = jobs.min(to_probe.len());
         let launches: Vec<(Launch, ProbeOptions)> = to_probe
             .iter()
@@ -279,6 +311,9 @@ impl Checkup<'_> {
                 probe.clone(),
                 busy,
             );
+            if let Some((file, lock)) = lock {
+                locked::compare(&mut merged.results[*index], file, lock);
+            }
             merged.done[i] = true;
             merged.count += 1;
             (merged.on_done)(&merged.results[*index], merged.count);
@@ -296,6 +331,9 @@ impl Checkup<'_> {
                     probe,
                     busy,
                 );
+                if let Some((file, lock)) = lock {
+                    locked::compare(&mut merged.results[*index], file, lock);
+                }
                 merged.count += 1;
                 (merged.on_done)(&merged.results[*index], merged.count);
             }

@@ -77,6 +77,34 @@ pub(crate) struct DoctorResult {
     /// The administrator's policy rule that keeps it out: `{kind, file, verdict, rule}`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) policy: Option<crate::policy::Block>,
+    /// How its tools compare with `mcpctl.lock`, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) lock: Option<LockCheck>,
+    /// The tools exactly as the server listed them (compared with the lock, recorded
+    /// by `mcpctl lock`).
+    #[serde(skip)]
+    pub(crate) tool_definitions: Vec<serde_json::Value>,
+}
+
+/// How a server's tools compare with the lock, in `--json` (`lock` on a result).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct LockCheck {
+    #[serde(serialize_with = "crate::output::path_json")]
+    pub(crate) file: PathBuf,
+    pub(crate) status: LockStatus,
+    #[serde(flatten)]
+    pub(crate) changes: crate::lock::Changes,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum LockStatus {
+    /// The tools are the ones locked.
+    Same,
+    /// Tools added, removed or changed since the lock.
+    Changed,
+    /// The lock has no record of the server.
+    NotLocked,
 }
 
 impl DoctorResult {
@@ -107,6 +135,8 @@ impl DoctorResult {
             read_only: false,
             origin: None,
             policy: None,
+            lock: None,
+            tool_definitions: Vec::new(),
         }
     }
 

@@ -151,6 +151,17 @@ impl Rows {
             text.push_str(line);
         }
         let mut blocks = vec![Block::Line(text.trim_end().to_owned())];
+        // What changed in each tool's description since the lock (sanitized as made).
+        for changed in r.lock.iter().flat_map(|l| &l.changes.changed) {
+            for line in changed.description_diff.iter().flat_map(|d| d.lines()) {
+                let style = match line.chars().next() {
+                    Some('+') if !line.starts_with("+++") => Style::Ok,
+                    Some('-') if !line.starts_with("---") => Style::Fail,
+                    _ => Style::Dim,
+                };
+                blocks.push(Block::Line(paint.paint(style, &format!("    {line}"))));
+            }
+        }
         if r.status == Status::Fail && !r.stderr_tail.is_empty() {
             for line in &handshake::stderr_excerpt(&r.stderr_tail, STDERR_LINES) {
                 blocks.push(Block::Line(

@@ -114,6 +114,7 @@ pub(super) fn merge_probe(
     result.elapsed_ms = Some(probe.elapsed_ms);
     result.phases = probe.phases;
     result.stderr_tail = probe.stderr_tail;
+    result.tool_definitions = probe.tool_definitions;
 }
 
 /// What was started, for a failure report: the resolved program with the entry's

@@ -588,6 +588,19 @@ pub fn locate(
     user_manifest(platform)
 }
 
+/// Where `mcpctl.lock` is: beside the manifest in use (the file [`locate`] finds, when it
+/// exists), else in mcpctl's state directory (`None`: there is none).
+pub fn lock_file(
+    explicit: Option<&Path>,
+    project: &Path,
+    platform: &crate::platform::Platform,
+    state_dir: Option<&Path>,
+) -> anyhow::Result<Option<PathBuf>> {
+    let manifest = locate(explicit, project, platform)?;
+    let in_use = manifest.is_file().then_some(manifest.as_path());
+    Ok(crate::lock::path_for(in_use, state_dir))
+}
+
 /// The user manifest's path.
 pub fn user_manifest(platform: &crate::platform::Platform) -> anyhow::Result<PathBuf> {
     let template = match platform.os {

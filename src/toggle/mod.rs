@@ -28,6 +28,7 @@
 //! state without writing (for `list`, `doctor`, `plan`).
 
 pub mod filters;
+pub mod here;
 pub mod native;
 pub mod park;
 pub mod store;

@@ -67,10 +67,10 @@ pub fn enablement_off(state: &Value) -> bool {
 }
 
 /// One field to switch: in the object at `at` of the file at `place`, field `field`.
-struct Target {
-    place: Location,
-    at: Vec<String>,
-    field: String,
+pub(crate) struct Target {
+    pub(crate) place: Location,
+    pub(crate) at: Vec<String>,
+    pub(crate) field: String,
 }
 
 pub fn switch(
@@ -93,30 +93,54 @@ pub fn switch(
         return Ok(Switched::missing(method, location.path.clone()));
     }
     let target = target(ctx, client, switch, location, name)?;
-    let identity = crate::fs::identity(&target.place.path);
-    let stored = store::load(ctx)?;
-    let memory = stored.memory(&identity, &target.at, &target.field).cloned();
-    // A file of its own that mcpctl created for switches goes once it is empty again.
-    let created_file = stored
-        .created(&identity)
-        .filter(|_| !matches!(switch, Switch::Field { .. }) && want == Want::On)
-        .cloned();
-    // What the field was before this change, and whether its parent object existed.
-    let seen: RefCell<Option<Value>> = RefCell::new(None);
-    let parent_existed = Cell::new(true);
-    // `enable` put back what was there before the first `disable`.
-    let restored = Cell::new(false);
     // The file holding a list switch may have a format of its own.
     let reader = match switch {
         Switch::List { format, .. } => list_reader(client, *format),
         _ => Cow::Borrowed(client),
     };
     // A field switch edits the entry itself (also a named item of a list of servers).
-    let field_switch = matches!(switch, Switch::Field { .. });
+    let via_entry = matches!(switch, Switch::Field { .. }).then_some(location);
+    switch_member(
+        ctx, &reader, switch, &target, via_entry, name, want, method, dry_run,
+    )
+}
+
+/// Switch `name` at `target` (the file, the object in it, the field) the way `switch`
+/// says, remembering what was there so the opposite switch restores it. `via_entry`: the
+/// field is the entry's own, edited through its location (a named item of a list of
+/// servers too); `None`: the field is a member of the object at `target.at`, which is
+/// created when missing and goes again (with the file mcpctl created for it) once it is
+/// empty.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn switch_member(
+    ctx: &Context,
+    reader: &Client,
+    switch: &Switch,
+    target: &Target,
+    via_entry: Option<&Location>,
+    name: &str,
+    want: Want,
+    method: super::Method,
+    dry_run: bool,
+) -> anyhow::Result<Switched> {
+    let identity = crate::fs::identity(&target.place.path);
+    let stored = store::load(ctx)?;
+    let memory = stored.memory(&identity, &target.at, &target.field).cloned();
+    // A file of its own that mcpctl created for switches goes once it is empty again.
+    let created_file = stored
+        .created(&identity)
+        .filter(|_| via_entry.is_none() && want == Want::On)
+        .cloned();
+    // What the field was before this change, and whether its parent object existed.
+    let seen: RefCell<Option<Value>> = RefCell::new(None);
+    let parent_existed = Cell::new(true);
+    // `enable` put back what was there before the first `disable`.
+    let restored = Cell::new(false);
+    let field_switch = via_entry.is_some();
     let delete_with = created_file.as_ref().map(|c| c.dirs.as_slice());
     let outcome =
-        edit::apply_then_delete(ctx, &reader, &target.place, dry_run, delete_with, &|doc| {
-            let current = if field_switch {
+        edit::apply_then_delete(ctx, reader, &target.place, dry_run, delete_with, &|doc| {
+            let current = if let Some(location) = via_entry {
                 super::entry_field(doc, location, name, &target.field)?
             } else {
                 member(doc, &target.at, &target.field)?
@@ -146,7 +170,7 @@ pub fn switch(
                 return Ok(Edit::Unchanged);
             };
             restored.set(want == Want::On && memory.as_ref().is_none_or(|m| m.before == next));
-            let edit = if field_switch {
+            let edit = if let Some(location) = via_entry {
                 super::set_entry_field(doc, location, name, &target.field, next.as_ref())?
             } else {
                 match &next {
@@ -161,6 +185,17 @@ pub fn switch(
                 && doc.servers(ServersAt::map(&target.at))?.is_empty()
             {
                 doc.remove(ServersAt::map(parent), last)?;
+                // In a file mcpctl created for switches, every object it made on the way
+                // goes once empty, so the file can go too.
+                if created_file.is_some() {
+                    let mut at = parent;
+                    while let Some((last, parent)) = at.split_last()
+                        && doc.servers(ServersAt::map(at))?.is_empty()
+                    {
+                        doc.remove(ServersAt::map(parent), last)?;
+                        at = parent;
+                    }
+                }
             }
             Ok(edit)
         })?;
