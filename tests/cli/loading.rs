@@ -527,11 +527,12 @@ exec '{}'
 }
 
 /// Issue 21: Cline CLI and Mistral Vibe pass `${VAR}` through literally; `add` wrote
-/// the entry anyway. Qwen Code expands it (mcpctl said it did not know).
+/// the entry anyway. Qwen Code expands it (mcpctl said it did not know). Issue 38 item 3:
+/// the legacy kimi-cli passes it literally too (its row said it did not know).
 #[test]
 fn add_refuses_variables_where_the_client_does_not_expand_them() {
     let env = TestEnv::new();
-    for id in ["cline-cli", "mistral-vibe"] {
+    for id in ["cline-cli", "mistral-vibe", "kimi-cli"] {
         let run = env
             .run(&[
                 "add",
