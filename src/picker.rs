@@ -33,6 +33,24 @@ pub fn multi_select(prompt: &str, items: &[String]) -> anyhow::Result<Vec<usize>
     }
 }
 
+/// Ask a yes/no question (default no); Esc or Ctrl-C cancel.
+pub fn confirm(prompt: &str) -> anyhow::Result<bool> {
+    let _guard = CtrlCGuard::install();
+    let answer = dialoguer::Confirm::new()
+        .with_prompt(prompt)
+        .default(false)
+        .interact_opt();
+    let _ = console::Term::stderr().show_cursor();
+    match answer {
+        Ok(Some(yes)) => Ok(yes),
+        Ok(None) => Err(Cancelled.into()),
+        Err(dialoguer::Error::IO(e)) if e.kind() == io::ErrorKind::Interrupted => {
+            Err(Cancelled.into())
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// While the prompt is up, Ctrl-C (which the terminal turns into SIGINT) shows the cursor,
 /// says "cancelled" and exits 130 instead of leaving the cursor hidden.
 struct CtrlCGuard {

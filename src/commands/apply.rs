@@ -42,8 +42,11 @@ pub fn run(args: ApplyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         ctx.state.lock()?;
     }
     let mut plans = plan::plan_all(ctx, &manifest, profile, force)?;
+    let (here, notes) = plan::plan_here(ctx, &manifest)?;
+    let mut plan_report = PlanReport::new(ctx, &manifest, &plans, CheckFormat::Text, false);
+    plan_report.add_here(&here, notes);
     let mut report = ApplyReport {
-        plan: PlanReport::new(ctx, &manifest, &plans, CheckFormat::Text, false),
+        plan: plan_report,
         reverted: Vec::new(),
         outcome: None,
         changed: Vec::new(),
@@ -52,7 +55,7 @@ pub fn run(args: ApplyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
     let result = execute(
         ctx,
         &manifest,
-        profile,
+        (profile, &here),
         dry_run,
         force,
         &mut plans,
@@ -133,7 +136,7 @@ impl Report for ApplyReport {
 fn execute<'a>(
     ctx: &'a Context,
     manifest: &Manifest,
-    profile: Option<&str>,
+    (profile, here): (Option<&str>, &[plan::HerePlan<'_>]),
     dry_run: bool,
     force: bool,
     plans: &mut Vec<FilePlan<'a>>,
@@ -175,16 +178,23 @@ fn execute<'a>(
             return Err(edit::write_error(&e));
         }
     }
+    let here_changed = here
+        .iter()
+        .filter(|h| h.item.action != plan::Action::Ok)
+        .map(|h| h.item.path.clone());
     if dry_run {
         report.changed = plans
             .iter()
             .filter(|p| p.new_text().is_some() || !p.switches.is_empty())
             .map(|p| p.location.path.clone())
+            .chain(here_changed)
             .collect();
         report.outcome = Some(Outcome::DryRun);
         return Ok(());
     }
-    if let Err(error) = write_all(ctx, manifest, profile, force, plans) {
+    if let Err(error) =
+        write_all(ctx, manifest, profile, force, plans).and_then(|()| switch_here(ctx, here))
+    {
         let written = ctx.state.written();
         let mut reverted = Vec::new();
         let mut kept = Vec::new();
@@ -227,7 +237,10 @@ fn execute<'a>(
         .iter()
         .filter(|p| !p.switches.is_empty() || written.iter().any(|w| w.path == p.location.path))
         .map(|p| p.location.path.clone())
+        .chain(here_changed)
         .collect();
+    report.changed.sort();
+    report.changed.dedup();
     let written = report.changed.len();
     report.outcome = Some(Outcome::Applied {
         written,
@@ -306,6 +319,34 @@ fn write_all<'a>(
     if !dropped.is_empty() {
         toggle::store::update(ctx, false, |store| {
             store.parked.retain(|p| !dropped.contains(&&p.entry));
+        })?;
+    }
+    Ok(())
+}
+
+/// Make the `[here]` switches out of sync, each in its client's project-level switch.
+fn switch_here(ctx: &Context, here: &[plan::HerePlan<'_>]) -> anyhow::Result<()> {
+    for h in here.iter().filter(|h| h.item.action != plan::Action::Ok) {
+        let Some(switch) = &h.client.here else {
+            continue;
+        };
+        toggle::here::switch(
+            ctx,
+            h.client,
+            switch,
+            &ctx.project,
+            &h.item.name,
+            h.want,
+            false,
+            false,
+        )
+        .map_err(|e| {
+            e.context(format!(
+                "switching `{}` {} here in {}",
+                h.item.name,
+                if h.want == Want::On { "on" } else { "off" },
+                crate::output::file(&h.item.path)
+            ))
         })?;
     }
     Ok(())

@@ -32,7 +32,7 @@ pub fn disable(
         dry_run: args.dry_run,
     };
     if args.here {
-        return run_here(&request, &args.targets, args.local, ctx, printer);
+        return run_here(&request, &args.targets, (args.local, false), ctx, printer);
     }
     run(request, &args.targets, ctx, printer)
 }
@@ -59,7 +59,13 @@ pub fn enable(
         dry_run: args.dry_run,
     };
     if args.here {
-        return run_here(&request, &args.targets, args.local, ctx, printer);
+        return run_here(
+            &request,
+            &args.targets,
+            (args.local, args.yes),
+            ctx,
+            printer,
+        );
     }
     run(request, &args.targets, ctx, printer)
 }
@@ -148,11 +154,12 @@ fn run(
 /// `disable NAME --here` / `enable NAME --here`: each target client's own project-level
 /// switch in the project (`toggle::here`), the user's entry untouched. Without a target,
 /// the detected clients that have the server; a client without a project-level switch is
-/// reported and left alone.
+/// reported and left alone. `enable` of a server a target lacks, found in another client
+/// or another project, offers to add it to this project's scope (`--yes`: without asking).
 fn run_here(
     request: &Request,
     target_args: &TargetArgs,
-    local: bool,
+    (local, yes): (bool, bool),
     ctx: &Context,
     printer: &mut Printer,
 ) -> anyhow::Result<ExitStatus> {
@@ -162,16 +169,22 @@ fn run_here(
             .found
             .is_empty()
     };
+    let readable = targets::detected_to_read(ctx);
+    let source = (request.want == Want::On)
+        .then(|| here::elsewhere(ctx, &readable, name))
+        .flatten();
     let named = !target_args.clients.is_empty() || target_args.all;
     let clients = if named {
         targets::choose(ctx, target_args, request.verb(), &has)?
     } else {
         let detected = targets::detected(ctx);
         let have: Vec<&Client> = detected.iter().copied().filter(|c| has(c)).collect();
-        if have.is_empty() {
-            return Err(targets::no_server_named(ctx, &detected, name));
+        match (&source, have.is_empty()) {
+            (_, false) => have,
+            // Only in another project: the client that has it there.
+            (Some((id, _, _)), true) => targets::by_ids(ctx, std::slice::from_ref(id))?,
+            (None, true) => return Err(targets::no_server_named(ctx, &detected, name)),
         }
-        have
     };
     let trust = crate::trust::TrustRule::new(&ctx.platform, &ctx.project, false);
     let mut report = ToggleReport {
@@ -179,11 +192,72 @@ fn run_here(
         dry_run: request.dry_run,
     };
     for client in clients {
-        report
-            .rows
-            .push(here_one(ctx, client, request, local, has(client), &trust));
+        let row = match (has(client), &source) {
+            (false, Some((_, from, entry))) => {
+                offer_add(ctx, client, request, (local, yes), from, entry)
+            }
+            (has, _) => here_one(ctx, client, request, local, has, &trust),
+        };
+        report.rows.push(row);
     }
     printer.emit(&report)
+}
+
+/// `enable NAME --here` for a client without the server: add the entry found `from`
+/// elsewhere to this project's scope (`--local`: the client's local scope), asking first
+/// unless `--yes` (a dry run shows the diff without asking).
+fn offer_add(
+    ctx: &Context,
+    client: &Client,
+    request: &Request,
+    (local, yes): (bool, bool),
+    from: &str,
+    entry: &crate::entry::ServerEntry,
+) -> Row {
+    use crate::session::write::{Flags, Provenance, add_to};
+    let name = request.name.as_str();
+    let scope = if local { Scope::Local } else { Scope::Project };
+    let mut row = Row::new(client, scope, name, &ctx.project, "missing");
+    let place = if local {
+        "your own entries for this project"
+    } else {
+        "this project's file"
+    };
+    let question = format!(
+        "`{name}` is in {from}, not in {}: add it to {place}?",
+        client.name
+    );
+    if !(yes
+        || request.dry_run
+        || (ctx.interactive && crate::picker::confirm(&question).unwrap_or(false)))
+    {
+        row.note = Some(format!(
+            "`{name}` is in {from}: `mcpctl enable {name} --here -c {} --yes` adds it to \
+             {place}",
+            client.id
+        ));
+        return row;
+    }
+    let flags = Flags {
+        force: false,
+        dry_run: request.dry_run,
+        no_wrap: false,
+    };
+    let how = Provenance {
+        origin: crate::state::ledger::Origin::copy(),
+        guard: None,
+    };
+    match add_to(ctx, client, scope, name, entry, &[], flags, &how) {
+        Ok((path, outcome, _, _)) => {
+            row.action = "added";
+            row.path = path;
+            row.diff = outcome.diff;
+            row.backup = outcome.backup;
+            row.note = Some(format!("from {from}"));
+        }
+        Err(error) => row.fail(&error),
+    }
+    row
 }
 
 /// One client's project-level switch, as a report row.
@@ -341,7 +415,8 @@ struct Row {
     name: String,
     #[serde(serialize_with = "crate::output::path_json")]
     path: PathBuf,
-    /// disabled | enabled | unchanged | missing | filtered | unsupported | failed
+    /// disabled | enabled | unchanged | missing | filtered | unsupported | failed | added
+    /// (`enable --here` of a server from elsewhere)
     action: &'static str,
     /// field | list | enablement | park (switches only)
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -415,6 +490,7 @@ impl Report for ToggleReport {
                 ("disabled", true) => "would disable",
                 ("enabled", true) => "would enable",
                 ("filtered", true) => "would filter",
+                ("added", true) => "would add",
                 ("missing", _) => "not there",
                 (action, _) => action,
             };
@@ -473,7 +549,12 @@ impl Report for ToggleReport {
     }
 
     fn status(&self) -> ExitStatus {
-        let done = |r: &Row| matches!(r.action, "disabled" | "enabled" | "unchanged" | "filtered");
+        let done = |r: &Row| {
+            matches!(
+                r.action,
+                "disabled" | "enabled" | "unchanged" | "filtered" | "added"
+            )
+        };
         if self
             .rows
             .iter()

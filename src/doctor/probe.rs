@@ -299,6 +299,18 @@ pub(crate) fn static_checks(
     let Some(entry) = loaded_entry(switches, f, scopes, &mut result) else {
         return (result, None);
     };
+    if let Some(by) = crate::toggle::here::off_here(ctx, f) {
+        result.record(
+            "enabled",
+            Status::Skipped,
+            format!(
+                "switched off for this project in {}; not started",
+                crate::output::file(&by)
+            ),
+        );
+        result.target = handshake::prepare::target_of(&entry.transport);
+        return (result, None);
+    }
     let Some(resolved) = secrets_resolved(ctx, entry, &mut result) else {
         return (result, None);
     };

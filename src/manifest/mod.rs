@@ -33,6 +33,46 @@ pub enum ClientChoice {
     Ids(Vec<String>),
 }
 
+/// `[here]` of a manifest: names switched off / on in this project, for every targeted
+/// client and per client (`[here.client.ID]`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HereSpec {
+    pub off: Vec<String>,
+    pub on: Vec<String>,
+    pub client: IndexMap<String, (Vec<String>, Vec<String>)>,
+}
+
+impl HereSpec {
+    pub fn is_empty(&self) -> bool {
+        self.off.is_empty() && self.on.is_empty() && self.client.is_empty()
+    }
+
+    /// What `client` should have in this project: `(name, off)`, a client's own line
+    /// winning over the manifest-wide one.
+    pub fn wanted(&self, client: &str) -> Vec<(String, bool)> {
+        let mut out: Vec<(String, bool)> = Vec::new();
+        let (own_off, own_on) = self
+            .client
+            .get(client)
+            .map(|(off, on)| (off.as_slice(), on.as_slice()))
+            .unwrap_or_default();
+        let lines = [
+            (own_off, true),
+            (own_on, false),
+            (&self.off[..], true),
+            (&self.on[..], false),
+        ];
+        for (names, off) in lines {
+            for name in names {
+                if !out.iter().any(|(n, _)| n == name) {
+                    out.push((name.clone(), off));
+                }
+            }
+        }
+        out
+    }
+}
+
 /// One wanted server.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerSpec {
@@ -74,6 +114,9 @@ pub struct Manifest {
     pub profile: Option<String>,
     pub servers: IndexMap<String, ServerSpec>,
     pub profiles: IndexMap<String, Vec<String>>,
+    /// `[here]`: per-project overrides, applied through each client's project-level
+    /// switch in the project `apply` runs in.
+    pub here: HereSpec,
 }
 
 /// The manifest is not usable. Carries the position when there is one.
@@ -106,6 +149,29 @@ struct RawManifest {
     servers: IndexMap<String, toml::Spanned<RawServer>>,
     #[serde(default)]
     profiles: IndexMap<String, toml::Spanned<RawProfile>>,
+    here: Option<RawHere>,
+}
+
+/// `[here]`: servers switched off (or back on) in this project only, through each
+/// client's own project-level switch; `[here.client.ID]` for one client.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawHere {
+    #[serde(default)]
+    off: Vec<String>,
+    #[serde(default)]
+    on: Vec<String>,
+    #[serde(default)]
+    client: IndexMap<String, RawHereSet>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawHereSet {
+    #[serde(default)]
+    off: Vec<String>,
+    #[serde(default)]
+    on: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -171,6 +237,7 @@ impl Manifest {
                 format!("`profile = \"{profile}\"` names no `[profiles.{profile}]`"),
             ));
         }
+        let here = parser.here(raw.here)?;
         Ok(Manifest {
             path: path.to_path_buf(),
             clients,
@@ -180,6 +247,7 @@ impl Manifest {
             profile: raw.profile,
             servers,
             profiles,
+            here,
         })
     }
 
@@ -233,6 +301,7 @@ impl Manifest {
             profile: None,
             servers: specs,
             profiles: IndexMap::new(),
+            here: HereSpec::default(),
         })
     }
 
@@ -346,6 +415,37 @@ impl TomlParser<'_> {
                 }
                 ClientChoice::Ids(ids)
             }
+        })
+    }
+
+    fn here(&self, raw: Option<RawHere>) -> Result<HereSpec, ManifestError> {
+        let Some(raw) = raw else {
+            return Ok(HereSpec::default());
+        };
+        let both = |off: &[String], on: &[String]| off.iter().find(|n| on.contains(n)).cloned();
+        if let Some(name) = both(&raw.off, &raw.on) {
+            return Err(self.err_at(
+                Some(find_string(self.text, &name, 0)),
+                format!("`[here]` has `{name}` both `off` and `on`"),
+            ));
+        }
+        let mut client = IndexMap::new();
+        for (id, set) in raw.client {
+            if !self.known(&id) {
+                return Err(self.unknown(&id, find_string(self.text, &id, 0)));
+            }
+            if let Some(name) = both(&set.off, &set.on) {
+                return Err(self.err_at(
+                    Some(find_string(self.text, &name, 0)),
+                    format!("`[here.client.{id}]` has `{name}` both `off` and `on`"),
+                ));
+            }
+            client.insert(id, (set.off, set.on));
+        }
+        Ok(HereSpec {
+            off: raw.off,
+            on: raw.on,
+            client,
         })
     }
 

@@ -356,6 +356,97 @@ pub fn plan_all<'a>(
     Ok(plans)
 }
 
+/// One `[here]` line for one client: in sync, or the project-level switch `apply` makes.
+pub struct HerePlan<'a> {
+    pub client: &'a Client,
+    pub want: Want,
+    pub item: Item,
+}
+
+/// Plan the manifest's `[here]` for the project (`ctx.project`): per targeted client and
+/// name, whether the client's own project-level switch already says it; notes for the
+/// clients that have none (they are left alone, never parked).
+pub fn plan_here<'a>(
+    ctx: &'a Context,
+    manifest: &Manifest,
+) -> anyhow::Result<(Vec<HerePlan<'a>>, Vec<String>)> {
+    let mut plans = Vec::new();
+    let mut notes = Vec::new();
+    if manifest.here.is_empty() {
+        return Ok((plans, notes));
+    }
+    let mut ids: Vec<String> = manifest
+        .named_clients()
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    ids.extend(
+        manifest
+            .here
+            .client
+            .keys()
+            .filter(|id| !ids.contains(id))
+            .cloned()
+            .collect::<Vec<_>>(),
+    );
+    let mut clients: Vec<&Client> = match &manifest.clients {
+        ClientChoice::Ids(_) => Vec::new(),
+        ClientChoice::Detected => targets::detected(ctx),
+    };
+    for client in targets::by_ids(ctx, &ids)? {
+        if !clients.iter().any(|c| c.id == client.id) {
+            clients.push(client);
+        }
+    }
+    for client in clients {
+        let wanted = manifest.here.wanted(&client.id);
+        if wanted.is_empty() {
+            continue;
+        }
+        let Some(here) = &client.here else {
+            notes.push(format!(
+                "{} has no project-level switch: `[here]` leaves it alone",
+                client.name
+            ));
+            continue;
+        };
+        let (path, _) = crate::toggle::here::place(ctx, client, here, &ctx.project, false)?;
+        for (name, off) in wanted {
+            let state = crate::toggle::here::state(ctx, client, here, &ctx.project, false, &name);
+            let in_sync = if off {
+                state == Some(true)
+            } else {
+                state != Some(true)
+            };
+            let action = match (in_sync, off) {
+                (true, _) => Action::Ok,
+                (false, true) => Action::Disable,
+                (false, false) => Action::Enable,
+            };
+            plans.push(HerePlan {
+                client,
+                want: if off { Want::Off } else { Want::On },
+                item: Item {
+                    client: client.id.clone(),
+                    scope: Scope::Project,
+                    path: path.clone(),
+                    name: name.clone(),
+                    action,
+                    reason: Some(format!(
+                        "[here] {}: {} in this project",
+                        if off { "off" } else { "on" },
+                        here.key
+                    )),
+                    needs_force: false,
+                    line: 0,
+                    column: 0,
+                },
+            });
+        }
+    }
+    Ok((plans, notes))
+}
+
 /// One manifest server a file wants, and whether it is to be on.
 #[derive(Debug)]
 pub struct Wanted<'m> {

@@ -110,6 +110,38 @@ impl PlanReport {
         }
     }
 
+    /// The manifest's `[here]` lines, one summary per file holding a project-level switch,
+    /// and the notes on clients that have none.
+    pub fn add_here(&mut self, here: &[crate::manifest::plan::HerePlan<'_>], notes: Vec<String>) {
+        for plan in here {
+            let item = plan.item.clone();
+            match self
+                .files
+                .iter_mut()
+                .find(|f| f.path == item.path && f.title.starts_with(" (here"))
+            {
+                Some(file) => file.items.push(item),
+                None => self.files.push(FileSummary {
+                    path: item.path.clone(),
+                    title: format!(" (here: {})", plan.client.id),
+                    items: vec![item],
+                    diff: None,
+                    notes: Vec::new(),
+                }),
+            }
+        }
+        if notes.is_empty() {
+            return;
+        }
+        self.files.push(FileSummary {
+            path: PathBuf::from(&self.manifest),
+            title: " ([here])".to_owned(),
+            items: Vec::new(),
+            diff: None,
+            notes,
+        });
+    }
+
     fn items(&self) -> impl Iterator<Item = &Item> {
         self.files.iter().flat_map(|f| &f.items)
     }

@@ -265,6 +265,7 @@ pub fn filter(
                         field,
                         before,
                         created_parent: false,
+                        created_above: 0,
                     }),
                 }
             }

@@ -121,10 +121,9 @@ fn spelled(
     })
 }
 
-/// Switch `name` off (`Want::Off`) or back on in the project at `root`, in `client`'s own
-/// project-level switch. `turn_on`: the user switched the server off and the client lets
-/// a project turn it on (`here.on`): write that value instead of only taking the
-/// project's `off` back.
+/// Switch `name` off (`Want::Off`) or back on (what was there before the project's `off`)
+/// in the project at `root`, in `client`'s own project-level switch (`local`: its
+/// uncommitted file).
 #[allow(clippy::too_many_arguments)]
 pub fn switch(
     ctx: &Context,
@@ -141,10 +140,9 @@ pub fn switch(
         HereKind::Field => Method::Field,
     };
     let (switch, target) = spelled(ctx, client, here, root, local, name, here.off.as_ref())?;
-    let done = native::switch_member(
+    native::switch_member(
         ctx, client, &switch, &target, None, name, want, method, dry_run,
-    )?;
-    Ok(done)
+    )
 }
 
 /// Write `here.on` for `name` in the project (a server the user switched off, turned on
@@ -444,7 +442,13 @@ pub fn verdict(
         by,
         why,
     };
-    if let Some(not) = &f.not_loaded {
+    // A policy or a rejected file keeps it out whatever the project says; a settings list
+    // (Gemini CLI's `mcp.excluded`) may be the project's own switch, said as such below.
+    let gated = matches!(
+        f.not_loaded,
+        Some(crate::session::found::NotLoaded::Gated(_))
+    );
+    if let Some(not) = f.not_loaded.as_ref().filter(|_| !gated) {
         let state = if not.policy().is_some() {
             "blocked"
         } else {
@@ -484,6 +488,9 @@ pub fn verdict(
             };
         }
     }
+    if let Some(not) = f.not_loaded.as_ref() {
+        return say("not-loaded", None, Some(not.to_string()));
+    }
     if disabled {
         return say("off", Some(f.path.clone()), None);
     }
@@ -493,4 +500,107 @@ pub fn verdict(
         return say("pending", None, Some(reason));
     }
     say("on", None, None)
+}
+
+/// Where `enable NAME --here` finds a server the target clients lack: in a detected
+/// client's files for this project, else in another project's entries of a client that
+/// keeps them per project in its user file (Claude Code's `projects["<dir>"].mcpServers`).
+/// `(the client's id, where, the entry made portable)`, for a person and for `add`.
+pub fn elsewhere(
+    ctx: &Context,
+    clients: &[&Client],
+    name: &str,
+) -> Option<(String, String, crate::entry::ServerEntry)> {
+    let portable = |f: &crate::session::found::Found<'_>| {
+        let mut entry = crate::entry::render::portable_entry(f.entry().as_ref().ok()?);
+        entry
+            .extras
+            .retain(|k, _| !crate::state::ledger::HOUSEKEEPING_KEYS.contains(&k.as_str()));
+        Some(entry)
+    };
+    let (found, _) = crate::session::inventory::collect(ctx, clients, Some(name));
+    if let Some((f, entry)) = found
+        .iter()
+        .filter(|f| f.origin.is_none())
+        .find_map(|f| Some((f, portable(f)?)))
+    {
+        return Some((
+            f.client.id.clone(),
+            format!(
+                "{}'s {} file {}",
+                f.client.name,
+                f.scope.as_str(),
+                f.path.display()
+            ),
+            entry,
+        ));
+    }
+    for client in clients {
+        let Some(key) = &client.local_key else {
+            continue;
+        };
+        let Some(at) = key.iter().position(|k| k == "{project}") else {
+            continue;
+        };
+        let (prefix, suffix) = (&key[..at], &key[at + 1..]);
+        let Ok(Some(path)) = client.user_path(&ctx.platform) else {
+            continue;
+        };
+        if !path.is_file() {
+            continue;
+        }
+        let Ok(document) = read_document(ctx, client, &path) else {
+            continue;
+        };
+        let doc = document.doc.as_ref();
+        for project in doc.names(ServersAt::map(prefix)).unwrap_or_default() {
+            let servers = [prefix, std::slice::from_ref(&project), suffix].concat();
+            let Some(raw) = super::find(doc, ServersAt::map(&servers), name)
+                .ok()
+                .flatten()
+            else {
+                continue;
+            };
+            let f = crate::session::found::Found::new(
+                client,
+                Scope::Local,
+                path.clone(),
+                servers,
+                name.to_owned(),
+                raw,
+                |_| None,
+            );
+            if let Some(entry) = portable(&f) {
+                return Some((
+                    client.id.clone(),
+                    format!("{}'s entries for {project}", client.name),
+                    entry,
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// The file whose project-level switch has `f` off in the project the command runs in
+/// (the repository of the working directory without `--project`), where the client reads
+/// it: `doctor` does not start such a server.
+pub fn off_here(ctx: &Context, f: &crate::session::found::Found<'_>) -> Option<PathBuf> {
+    let client = f.client;
+    let here = client.here.as_ref()?;
+    let root = if ctx.project == ctx.platform.cwd {
+        repository(&ctx.project)
+    } else {
+        ctx.project.clone()
+    };
+    let trust = crate::trust::TrustRule::new(&ctx.platform, &root, false);
+    if here.trust.is_some() && !trust.client_folder(client).allows_start() {
+        return None;
+    }
+    [true, false]
+        .into_iter()
+        .filter(|local| !local || here.local.is_some())
+        .find(|local| state(ctx, client, here, &root, *local, &f.name) == Some(true))
+        .and_then(|local| place(ctx, client, here, &root, local).ok())
+        .map(|(path, _)| path)
 }

@@ -134,6 +134,8 @@ pub(crate) fn switch_member(
     // What the field was before this change, and whether its parent object existed.
     let seen: RefCell<Option<Value>> = RefCell::new(None);
     let parent_existed = Cell::new(true);
+    // Objects above the parent that did not exist either.
+    let missing_above = Cell::new(0usize);
     // `enable` put back what was there before the first `disable`.
     let restored = Cell::new(false);
     let field_switch = via_entry.is_some();
@@ -148,6 +150,14 @@ pub(crate) fn switch_member(
             *seen.borrow_mut() = current.clone();
             parent_existed
                 .set(field_switch || target.at.is_empty() || doc.position(&target.at).is_some());
+            missing_above.set(if parent_existed.get() {
+                0
+            } else {
+                (1..target.at.len())
+                    .rev()
+                    .take_while(|&n| doc.position(&target.at[..n]).is_none())
+                    .count()
+            });
             let next = match (switch, want) {
                 (Switch::Field { off, .. }, Want::Off) => {
                     (current.as_ref() != Some(off)).then(|| Some(off.clone()))
@@ -185,17 +195,14 @@ pub(crate) fn switch_member(
                 && doc.servers(ServersAt::map(&target.at))?.is_empty()
             {
                 doc.remove(ServersAt::map(parent), last)?;
-                // In a file mcpctl created for switches, every object it made on the way
-                // goes once empty, so the file can go too.
-                if created_file.is_some() {
-                    let mut at = parent;
-                    while let Some((last, parent)) = at.split_last()
-                        && doc.servers(ServersAt::map(at))?.is_empty()
-                    {
-                        doc.remove(ServersAt::map(parent), last)?;
-                        at = parent;
-                    }
-                }
+                // The objects above it mcpctl made on the way (every one, in a file mcpctl
+                // created for switches) go once empty, so the file can go too.
+                let above = if created_file.is_some() {
+                    parent.len()
+                } else {
+                    memory.as_ref().map_or(0, |m| m.created_above)
+                };
+                prune_empty(doc, parent, above)?;
             }
             Ok(edit)
         })?;
@@ -219,6 +226,7 @@ pub(crate) fn switch_member(
                     field: target.field.clone(),
                     before,
                     created_parent,
+                    created_above: missing_above.get(),
                 }),
                 Want::On if restored.get() => s.forget(&identity, &target.at, &target.field),
                 Want::On => {}
@@ -246,6 +254,23 @@ pub(crate) fn switch_member(
         note: note(changed, want, outcome.deleted, dry_run),
         unfinished,
     })
+}
+
+/// Remove the object at `at` and up to `above - 1` objects above it, each only while it
+/// is empty.
+fn prune_empty(doc: &mut dyn ConfigDoc, at: &[String], above: usize) -> anyhow::Result<()> {
+    let mut at = at;
+    for _ in 0..above {
+        let Some((last, up)) = at.split_last() else {
+            break;
+        };
+        if !doc.servers(ServersAt::map(at))?.is_empty() {
+            break;
+        }
+        doc.remove(ServersAt::map(up), last)?;
+        at = up;
+    }
+    Ok(())
 }
 
 /// Where `name`'s switch is: the file, the object in it and the field.

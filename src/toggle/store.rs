@@ -95,6 +95,14 @@ pub struct Memory {
     /// The object at `at` did not exist either (mcpctl created it).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub created_parent: bool,
+    /// How many more objects above `at` mcpctl created with it (a project file's servers
+    /// map made for `--here`): they go too once empty again.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub created_above: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Store {

@@ -578,3 +578,249 @@ fn here_at_home_refuses_where_the_project_file_is_the_user_file() {
 fn snapshot_user(env: &TestEnv) -> Vec<Vec<u8>> {
     FILES.iter().take(4).map(|f| env.read(f)).collect()
 }
+
+/// `enable NAME --here` of a server only in another project's entries (Claude Code's
+/// `projects["<other>"].mcpServers`) names `--yes`; with it, the server is added to this
+/// project's file, recorded, and `undo` takes it back.
+#[test]
+fn enable_here_of_a_server_from_another_project_offers_to_add_it_here() {
+    let env = TestEnv::new();
+    env.write("app/.git/HEAD", b"ref: refs/heads/main\n");
+    let old = claude_key(&env.path("old").display().to_string());
+    let claude = serde_json::json!({
+        "mcpServers": {},
+        "projects": { old: { "mcpServers": { "pg": { "type": "stdio", "command": "pg-mcp", "args": ["--ro"] } } } }
+    });
+    env.write(".claude.json", claude.to_string().as_bytes());
+    let asked = env
+        .run_in("app", &["--json", "enable", "pg", "--here"])
+        .code(2);
+    let r = &rows(&asked)[0];
+    assert_eq!(r["action"], "missing", "{r:#}");
+    assert!(r["note"].as_str().unwrap().contains("--yes"), "{r:#}");
+    assert!(!env.path("app/.mcp.json").exists());
+    let added = env
+        .run_in("app", &["--json", "enable", "pg", "--here", "--yes"])
+        .ok();
+    assert_eq!(rows(&added)[0]["action"], "added", "{}", added.stdout);
+    let mcp: Value = serde_json::from_slice(&env.read("app/.mcp.json")).unwrap();
+    assert_eq!(mcp["mcpServers"]["pg"]["command"], "pg-mcp", "{mcp:#}");
+    assert_eq!(mcp["mcpServers"]["pg"]["args"], serde_json::json!(["--ro"]));
+    let list = env.run_in("app", &["list", "--json", "pg"]).ok().json();
+    assert_eq!(list[0]["scope"], "project", "{list:#}");
+    env.run_in("app", &["undo"]).ok();
+    assert!(!env.path("app/.mcp.json").exists());
+}
+
+/// The manifest's `[here]`: `apply` in the project writes each client's project-level
+/// switch, `plan --check` is in sync afterwards and reports drift when the switch is taken
+/// back by hand; a client without a switch is noted and left alone; `undo` reverts it.
+#[test]
+fn manifest_here_is_applied_in_the_project_and_plan_check_reports_drift() {
+    let env = TestEnv::new();
+    user_files(&env);
+    project_files(&env);
+    env.write(
+        ".cursor/mcp.json",
+        b"{\n  \"mcpServers\": { \"slack\": { \"command\": \"slack-mcp\" } }\n}\n",
+    );
+    env.write(
+        "app/mcpctl.toml",
+        b"clients = [\"claude-code\", \"opencode\", \"cursor\"]\nscope = \"project\"\n\n[here]\noff = [\"slack\"]\n\n[here.client.codex]\noff = [\"pg\"]\n",
+    );
+    let before = snapshot(&env);
+    let plan = env.run_in("app", &["plan", "--check"]).code(1);
+    assert!(plan.stdout.contains("v disable   slack"), "{}", plan.stdout);
+    assert!(
+        plan.stderr.contains("Cursor has no project-level switch"),
+        "{}",
+        plan.stderr
+    );
+    let items = env.run_in("app", &["plan", "--json"]).json();
+    let pg = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["client"] == "codex")
+        .unwrap_or_else(|| panic!("{items:#}"));
+    assert_eq!(pg["name"], "pg");
+    assert_eq!(pg["action"], "disable");
+    env.run_in("app", &["apply"]).ok();
+    env.run_in("app", &["plan", "--check"]).ok();
+    assert_eq!(
+        env.read_str("app/.codex/config.toml"),
+        "# team settings\nmodel_reasoning_effort = \"high\"\n\n[mcp_servers.pg]\nenabled = false\n\n[mcp_servers.slack]\nenabled = false\n",
+        "[here.client.codex] targets Codex: its own line and the manifest-wide one"
+    );
+    let list = env
+        .run_in("app", &["list", "--here", "--json", "-c", "claude-code"])
+        .json();
+    assert_eq!(list[0]["here"]["state"], "off", "{list:#}");
+    // Switched back on by hand: drift.
+    env.run_in("app", &["enable", "slack", "--here", "-c", "opencode"])
+        .ok();
+    let drift = env.run_in("app", &["plan", "--check"]).code(1);
+    assert!(drift.stdout.contains("opencode"), "{}", drift.stdout);
+    env.run_in("app", &["undo"]).ok();
+    env.run_in("app", &["undo"]).ok();
+    let after = snapshot(&env);
+    for (i, file) in FILES.iter().enumerate() {
+        assert_eq!(
+            String::from_utf8_lossy(&after[i]),
+            String::from_utf8_lossy(&before[i]),
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn manifest_here_with_a_name_both_off_and_on_is_an_error_at_its_line() {
+    let env = TestEnv::new();
+    env.write(
+        "app/mcpctl.toml",
+        b"scope = \"project\"\n\n[here]\noff = [\"slack\"]\non = [\"slack\"]\n",
+    );
+    let run = env.run_in("app", &["plan"]).code(2);
+    assert!(
+        run.stderr.contains("mcpctl.toml:4:") && run.stderr.contains("both `off` and `on`"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn qwen_code_gets_mcp_excluded_in_its_project_settings_in_place() {
+    let env = TestEnv::new();
+    env.write(
+        ".qwen/settings.json",
+        b"{\n  \"mcpServers\": { \"slack\": { \"command\": \"slack-mcp\" } }\n}\n",
+    );
+    env.write("app/.git/HEAD", b"ref: refs/heads/main\n");
+    let team = b"{\r\n  // team\r\n  \"mcp\": { \"excluded\": [\"legacy\"] },\r\n  \"model\": { \"name\": \"qwen3-coder\" }\r\n}\r\n";
+    env.write("app/.qwen/settings.json", team);
+    let run = env
+        .run_in(
+            "app",
+            &["--json", "disable", "slack", "--here", "-c", "qwen-code"],
+        )
+        .ok();
+    let r = &rows(&run)[0];
+    assert_eq!(r["action"], "disabled", "{r:#}");
+    assert_eq!(r["note"], Value::Null, "{r:#}");
+    assert_eq!(
+        env.read_str("app/.qwen/settings.json"),
+        "{\r\n  // team\r\n  \"mcp\": { \"excluded\": [\"legacy\", \"slack\"] },\r\n  \"model\": { \"name\": \"qwen3-coder\" }\r\n}\r\n"
+    );
+    env.run_in("app", &["enable", "slack", "--here", "-c", "qwen-code"])
+        .ok();
+    assert_eq!(env.read("app/.qwen/settings.json"), team);
+}
+
+/// `doctor` in the project does not start a server the project switched off, and says by
+/// which file; elsewhere it is checked as before.
+#[test]
+fn doctor_in_the_project_skips_a_server_switched_off_here() {
+    let env = TestEnv::new();
+    user_files(&env);
+    project_files(&env);
+    env.run_in("app", &["disable", "slack", "--here", "-c", "opencode"])
+        .ok();
+    let doctor = env
+        .run_in(
+            "app/src",
+            &["doctor", "--json", "--no-spawn", "-c", "opencode"],
+        )
+        .json();
+    let slack = doctor["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "slack" && r["scope"] == "user")
+        .unwrap_or_else(|| panic!("{doctor:#}"))
+        .clone();
+    assert_eq!(slack["status"], "skipped", "{slack:#}");
+    assert!(
+        slack.to_string().contains("switched off for this project"),
+        "{slack:#}"
+    );
+    let elsewhere = env
+        .run_in(
+            "other",
+            &["doctor", "--json", "--no-spawn", "-c", "opencode"],
+        )
+        .json();
+    let slack = elsewhere["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "slack")
+        .unwrap_or_else(|| panic!("{elsewhere:#}"));
+    assert_ne!(slack["status"], "skipped", "{slack:#}");
+}
+
+/// Gemini CLI: off by the project's `mcp.excluded` in a trusted folder; untrusted, the
+/// project file is not read, and `list --here` says so.
+#[test]
+fn list_here_names_gemini_projects_excluded_list_and_its_trust() {
+    let env = TestEnv::new();
+    user_files(&env);
+    project_files(&env);
+    env.run_in("app", &["disable", "slack", "--here", "-c", "gemini-cli"])
+        .ok();
+    let slack = |env: &TestEnv| {
+        let list = env
+            .run_in("app", &["list", "--here", "--json", "-c", "gemini-cli"])
+            .ok()
+            .json();
+        list.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == "slack")
+            .unwrap_or_else(|| panic!("{list:#}"))["here"]
+            .clone()
+    };
+    let untrusted = slack(&env);
+    assert!(
+        untrusted["why"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("until the folder is trusted"),
+        "{untrusted:#}"
+    );
+    let project = env.path("app").display().to_string();
+    env.write(
+        ".gemini/trustedFolders.json",
+        serde_json::json!({ project: "TRUST_FOLDER" })
+            .to_string()
+            .as_bytes(),
+    );
+    let trusted = slack(&env);
+    assert_eq!(trusted["state"], "off", "{trusted:#}");
+    assert_eq!(
+        trusted["by"],
+        env.path("app/.gemini/settings.json").display().to_string()
+    );
+}
+
+/// Pi's adapter keeps per-project overrides in `.pi/mcp-adapter.json`: `"disabled": true`
+/// for the name, the rest of the file untouched.
+#[test]
+fn pi_gets_a_disabled_override_in_its_adapter_file() {
+    let env = TestEnv::new();
+    env.write(
+        ".pi/agent/mcp.json",
+        b"{\n  \"mcpServers\": { \"slack\": { \"command\": \"slack-mcp\" } }\n}\n",
+    );
+    env.write("app/.git/HEAD", b"ref: refs/heads/main\n");
+    let theirs = b"{\n  \"settings\": { \"directTools\": true }\n}\n";
+    env.write("app/.pi/mcp-adapter.json", theirs);
+    env.run_in("app", &["disable", "slack", "--here", "-c", "pi"])
+        .ok();
+    assert_eq!(
+        env.read_str("app/.pi/mcp-adapter.json"),
+        "{\n  \"settings\": { \"directTools\": true },\n  \"mcpServers\": {\n    \"slack\": {\n      \"disabled\": true\n    }\n  }\n}\n"
+    );
+    env.run_in("app", &["enable", "slack", "--here", "-c", "pi"])
+        .ok();
+    assert_eq!(env.read("app/.pi/mcp-adapter.json"), theirs);
+}
