@@ -828,11 +828,7 @@ fn an_http_entry_on_a_legacy_sse_endpoint_fails_only_where_the_client_does_not_f
             .to_string()
             .as_bytes(),
     );
-    let home = env.home().display().to_string();
-    env.write(
-        ".gemini/trustedFolders.json",
-        json!({ home: "TRUST_FOLDER" }).to_string().as_bytes(),
-    );
+    env.trust_in_gemini();
     cursor_config(&env, json!({"old": {"url": url}}));
     let report = env
         .run(&["doctor", "-c", "claude-code,gemini-cli,cursor", "--json"])

@@ -158,13 +158,7 @@ fn a_trailing_comma_makes_gemini_and_qwen_reject_their_settings() {
 fn gemini_excluded_and_allowed_lists_keep_servers_out() {
     let env = TestEnv::new();
     let bin = fixture();
-    let home = env.home().display().to_string();
-    env.write(
-        ".gemini/trustedFolders.json",
-        serde_json::json!({ home: "TRUST_FOLDER" })
-            .to_string()
-            .as_bytes(),
-    );
+    env.trust_in_gemini();
     let text = format!(
         "{{\n  \"mcp\": {{ \"excluded\": [\"a\"], \"allowed\": [\"a\", \"b\"] }},\n  \"mcpServers\": {{\n    \"a\": {{ \"command\": \"{bin}\" }},\n    \"b\": {{ \"command\": \"{bin}\" }},\n    \"c\": {{ \"command\": \"{bin}\" }}\n  }}\n}}\n"
     );
@@ -211,13 +205,7 @@ fn everywhere(env: &TestEnv, name: &str, command: &str, args: &[&str], vars: &[(
         }
     }
     env.write(".codex/config.toml", toml.as_bytes());
-    let home = env.home().display().to_string();
-    env.write(
-        ".gemini/trustedFolders.json",
-        serde_json::json!({ home: "TRUST_FOLDER" })
-            .to_string()
-            .as_bytes(),
-    );
+    env.trust_in_gemini();
 }
 
 fn by_client<'a>(report: &'a Value, client: &str) -> &'a Value {
@@ -1140,13 +1128,7 @@ fn gemini_system_exclusions_apply_and_an_insecure_system_file_is_skipped() {
         .as_bytes(),
     );
     // A trusted folder: in an untrusted one Gemini CLI starts no server at all.
-    let home = env.home().display().to_string();
-    env.write(
-        ".gemini/trustedFolders.json",
-        serde_json::json!({ home: "TRUST_FOLDER" })
-            .to_string()
-            .as_bytes(),
-    );
+    env.trust_in_gemini();
     let (list, doctor) = list_and_doctor(&env, "gemini-cli");
     let why = |list: &Value, name: &str| row(list, name)["not_loaded"].as_str().map(str::to_owned);
     assert!(why(&list, "u").unwrap().starts_with("excluded"), "{list:#}");
