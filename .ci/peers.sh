@@ -2,7 +2,10 @@
 # Install real MCP servers from the registries into .cache/peers/ (gitignored) so the
 # handshake tests can speak to independent implementations. Safe to re-run; the tests
 # that need them are `#[ignore = "needs .ci/peers.sh"]` and fail, when run, without them.
-#   npm:  @modelcontextprotocol/server-everything, @modelcontextprotocol/server-memory
+#   npm:  @modelcontextprotocol/server-everything, @modelcontextprotocol/server-memory,
+#         @modelcontextprotocol/sdk 1.32.2 (its examples/server/simpleStreamableHttp.js
+#         --oauth is the OAuth server tests/cli/login.rs signs in to; pinned because the
+#         login tests were verified against this release's demo provider)
 #   PyPI: mcp 2.3.0 (into a venv), used by tests/fixtures/servers/python_mcp_server.py;
 #         pinned because 2.x serves both protocol eras (2026-07-28 and the handshake era)
 #         and the era tests were verified against this release
@@ -13,7 +16,8 @@ mkdir -p "$peers/npm"
 
 if command -v npm >/dev/null 2>&1; then
     npm install --no-audit --no-fund --prefix "$peers/npm" \
-        @modelcontextprotocol/server-everything @modelcontextprotocol/server-memory
+        @modelcontextprotocol/server-everything @modelcontextprotocol/server-memory \
+        @modelcontextprotocol/sdk@1.32.2
 else
     echo "peers: npm not found; tests of the node servers will fail" >&2
 fi

@@ -39,7 +39,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
         ],
     ),
     ("The MCP Registry", &["search", "outdated", "update"]),
-    ("Secrets", &["secret"]),
+    ("Signing in and secrets", &["login", "logout", "secret"]),
     ("History", &["backups", "restore", "undo", "redo"]),
     (
         "Plumbing: what clients start, shell set-up",
@@ -182,6 +182,10 @@ pub enum Command {
     Undo(UndoArgs),
     /// Re-apply what the last `undo` took back
     Redo(RedoArgs),
+    /// Sign in to a remote server (OAuth) once, for every client; the tokens go to the secret store
+    Login(LoginArgs),
+    /// Sign out of a remote server: revoke its tokens where it can, and forget them
+    Logout(LogoutArgs),
     /// Secrets kept out of config files: in the OS keychain or your password manager
     #[command(subcommand)]
     Secret(SecretCommand),
@@ -542,6 +546,13 @@ pub struct AddArgs {
     #[arg(long)]
     pub no_wrap: bool,
     /// The server command and its arguments, after `--`
+    /// Sign in to the remote server (`mcpctl login NAME`, unless signed in already) and
+    /// write the bridge that sends the token, for every client chosen (also one without OAuth)
+    #[arg(long)]
+    pub login: bool,
+    /// With --login: print the sign-in URL and read back the redirected address (SSH, containers)
+    #[arg(long, requires = "login")]
+    pub no_browser: bool,
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
     /// Registry server: value of a `{variable}` or argument (repeatable)
@@ -912,6 +923,46 @@ pub struct SecretGetArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl login docs                             the remote server `docs` of your clients
+  mcpctl login https://mcp.example.com/mcp      a server by its URL
+  mcpctl login docs --no-browser                on an SSH host or in a container: open the URL
+                                                elsewhere, paste back the URL you land on
+  mcpctl login docs --yes                       also rewrite `docs` in every client to use it
+
+The browser is opened with $BROWSER when set, else the system's opener. The tokens
+(access, refresh, expiry, scopes, issuer, client id) are kept in the secret store as
+`oauth.NAME`, never in a client's file or mcpctl's output.")]
+pub struct LoginArgs {
+    /// The configured remote server's name, or its URL
+    pub name: String,
+    /// Print the sign-in URL instead of opening a browser, and read the URL the browser
+    /// was sent to from stdin (SSH, containers)
+    #[arg(long)]
+    pub no_browser: bool,
+    /// A client id registered with the authorization server beforehand (else mcpctl
+    /// registers itself, RFC 7591)
+    #[arg(long, value_name = "ID")]
+    pub client_id: Option<String>,
+    /// The scopes to ask for, space-separated [default: what the server names]
+    #[arg(long, value_name = "SCOPES")]
+    pub scope: Option<String>,
+    /// How long to wait for the browser's answer, in seconds
+    #[arg(long, value_name = "SECONDS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: u64,
+    /// Rewrite NAME's entries that reach the server by themselves into mcpctl's bridge with
+    /// this sign-in, without asking
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct LogoutArgs {
+    /// The server's name or URL, as given to `mcpctl login`
+    pub name: String,
+}
+
+#[derive(Debug, Args)]
 pub struct SecretNameArg {
     /// The secret's name
     pub name: String,
@@ -946,6 +997,9 @@ pub struct BridgeArgs {
     /// A header to send; `{secret:NAME}` is replaced by the stored secret
     #[arg(long = "header", short = 'H', value_name = "NAME=VALUE")]
     pub headers: Vec<String>,
+    /// Send the token of `mcpctl login NAME` (`Authorization: Bearer`), renewed before it expires
+    #[arg(long, value_name = "NAME")]
+    pub oauth: Option<String>,
     /// The server's HTTP transport
     #[arg(long, value_enum, default_value_t = RemoteKind::Http)]
     pub transport: RemoteKind,

@@ -17,6 +17,7 @@ pub(crate) mod fs;
 pub(crate) mod handshake;
 pub(crate) mod lock;
 pub(crate) mod manifest;
+pub(crate) mod oauth;
 pub(crate) mod output;
 pub(crate) mod picker;
 pub(crate) mod platform;
@@ -82,7 +83,7 @@ pub const FLOORS: &[(&str, &[&str])] = &[
     ("records and printing", &["state", "secret_store", "output"]),
     (
         "the protocol, the lint rules, the registry, the command line",
-        &["handshake", "lock", "check", "registry", "cli"],
+        &["oauth", "handshake", "lock", "check", "registry", "cli"],
     ),
     ("the session every command stands on", &["session"]),
     ("engines", &["toggle", "doctor", "manifest"]),

@@ -208,6 +208,21 @@ impl Platform {
         &self.vars
     }
 
+    /// The command that opens a URL in the person's browser, the URL to be appended:
+    /// `$BROWSER` when set (as `git`, `gh` and Python's `webbrowser` honour it), else the
+    /// OS's opener.
+    pub fn opener(&self) -> Vec<String> {
+        if let Some(browser) = self.var("BROWSER") {
+            return vec![browser.to_owned()];
+        }
+        let words: &[&str] = match self.os {
+            Os::Macos => &["open"],
+            Os::Windows => &["rundll32", "url.dll,FileProtocolHandler"],
+            Os::Linux => &["xdg-open"],
+        };
+        words.iter().map(|w| (*w).to_owned()).collect()
+    }
+
     /// `PATH` for executable lookups.
     pub fn path_var(&self) -> Option<OsString> {
         self.var("PATH").map(OsString::from)

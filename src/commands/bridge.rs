@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use crate::cli::BridgeArgs;
 use crate::entry::launcher::fill;
-use crate::error::{ExitStatus, UserError};
+use crate::error::{ExitStatus, UserError, hint_of};
 use crate::handshake::prepare::Secret;
 use crate::output::Printer;
 use crate::platform::Platform;
@@ -28,6 +28,7 @@ fn bridge(args: BridgeArgs, platform: &Platform) -> anyhow::Result<()> {
     let BridgeArgs {
         url,
         headers,
+        oauth,
         transport,
         timeout,
     } = args;
@@ -47,10 +48,28 @@ fn bridge(args: BridgeArgs, platform: &Platform) -> anyhow::Result<()> {
             .map_err(|e| UserError::new(format!("cannot connect to {url}: {e}")))?;
         filled.push((name.trim().to_owned(), Secret(value)));
     }
+    // Signed in (`mcpctl login`): a token now, or the bridge stops before sending anything.
+    let bearer = match oauth {
+        Some(label) => {
+            let bearer = crate::oauth::Bearer::new(store.clone(), &label);
+            bearer
+                .token()
+                .map_err(|e| e.context(format!("cannot connect to {url}")))?;
+            let bearer: crate::handshake::bridge::Bearer = Box::new(move || {
+                bearer.token().map(Secret).map_err(|e| match hint_of(&e) {
+                    Some(hint) => format!("{e:#} ({hint})"),
+                    None => format!("{e:#}"),
+                })
+            });
+            Some(bearer)
+        }
+        None => None,
+    };
     crate::handshake::bridge::serve(
         &url,
         transport,
         filled,
+        bearer,
         std::time::Duration::from_secs(timeout),
     )
 }

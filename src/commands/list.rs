@@ -52,6 +52,9 @@ struct ListRow {
     /// The stored secrets it gives the server (names only, never values).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     secrets: Vec<SecretRow>,
+    /// The sign-in (`mcpctl login NAME`) whose token the bridge sends.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    oauth: Option<String>,
     /// The entry comes from a read-only source (a plugin, an extension, an
     /// administrator's file): mcpctl never edits it.
     read_only: bool,
@@ -94,6 +97,7 @@ impl ListRow {
                         args: args.clone(),
                     });
                 }
+                self.oauth = l.oauth.clone();
                 self.secrets = l
                     .secrets
                     .iter()
@@ -197,6 +201,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                 via: None,
                 written: None,
                 secrets: Vec::new(),
+                oauth: None,
                 read_only: f.origin.is_some() || entry::is_builtin(f.raw()),
                 origin: f.origin.as_ref().map(|o| OriginRow {
                     kind: o.kind,
@@ -322,6 +327,7 @@ fn parked_rows(
                 via: None,
                 written: None,
                 secrets: Vec::new(),
+                oauth: None,
                 read_only: false,
                 origin: None,
                 not_loaded: None,
@@ -350,6 +356,9 @@ fn secrets_note(row: &ListRow) -> String {
         Via::Bridge => "mcpctl bridge",
     };
     let names: Vec<&str> = row.secrets.iter().map(|s| s.secret.as_str()).collect();
+    if let Some(name) = &row.oauth {
+        return format!(" (via {verb}; signed in: {name})");
+    }
     if names.is_empty() {
         format!(" (via {verb})")
     } else {

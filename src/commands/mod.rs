@@ -16,6 +16,7 @@ mod import;
 mod launch;
 mod list;
 mod lock;
+mod login;
 mod outdated;
 mod plan;
 mod profiles;
@@ -106,6 +107,8 @@ pub fn writes(command: &Command) -> bool {
         Command::Secret(SecretCommand::Adopt(args)) => !args.dry_run,
         Command::Check(args) => args.fix && !args.dry_run,
         Command::Import(args) => args.manifest.is_some() || args.store_secrets,
+        // It may rewrite NAME's entries into the bridge (asked, or `--yes`).
+        Command::Login(args) => !args.name.contains("://"),
         Command::Backups(args) => args.purge_secrets && !args.dry_run,
         // The secret store is not a client file: no platform spelling goes into it.
         Command::Secret(
@@ -115,6 +118,7 @@ pub fn writes(command: &Command) -> bool {
             | SecretCommand::Rm(_),
         ) => false,
         Command::Clients(_)
+        | Command::Logout(_)
         | Command::List(_)
         | Command::Doctor(_)
         | Command::Tools(_)
@@ -239,6 +243,8 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Undo(args) => undo::run(args, ctx, printer),
         Command::Redo(args) => undo::redo(args, ctx, printer),
         Command::Secret(command) => secret::run(command, ctx, printer),
+        Command::Login(args) => login::login(args, ctx, printer),
+        Command::Logout(args) => login::logout(args, ctx, printer),
         // Dispatched by `without_context` before a context is built.
         Command::Run(_) | Command::Bridge(_) => Ok(ExitStatus::Error),
     }

@@ -447,7 +447,57 @@ fn secrets_resolved(
             return None;
         }
     };
-    if let Some((_, names)) = &resolved {
+    let mut resolved = resolved;
+    // A remote entry the client reaches by itself while mcpctl keeps a sign-in under its
+    // name: the person declined `login`'s rewrite (or has not run it yet).
+    if matches!(entry.transport, entry::Transport::Remote { .. })
+        && store
+            .backend_of(&crate::oauth::secret_name(&result.name))
+            .is_some()
+    {
+        result.record(
+            "client sign-in",
+            Status::Ok,
+            format!(
+                "the client signs in by itself; mcpctl's own sign-in is not used here (`mcpctl login {} --yes` makes the client use it)",
+                result.name
+            ),
+        );
+    }
+    let oauth = crate::entry::launcher::logical(&entry.transport).and_then(|l| l.oauth);
+    if let (Some(label), Some((entry::Transport::Remote { headers, .. }, _))) =
+        (&oauth, resolved.as_mut())
+    {
+        match crate::oauth::current(&store, &crate::oauth::secret_name(label)) {
+            Ok(grant) => {
+                headers.insert(
+                    "Authorization".to_owned(),
+                    format!("Bearer {}", grant.access_token),
+                );
+                result.record(
+                    "sign-in",
+                    Status::Ok,
+                    format!(
+                        "signed in at {} (mcpctl login {label}){}",
+                        grant.issuer,
+                        grant.expiry_text()
+                    ),
+                );
+            }
+            Err(error) => {
+                let hint = crate::error::hint_of(&error)
+                    .map(|h| format!("; {h}"))
+                    .unwrap_or_default();
+                result.record("sign-in", Status::Fail, format!("{error:#}{hint}"));
+                result.target = handshake::prepare::target_of(
+                    &crate::entry::launcher::logical(&entry.transport)
+                        .map_or_else(|| entry.transport.clone(), |l| l.transport),
+                );
+                return None;
+            }
+        }
+    }
+    if let Some((_, names)) = resolved.as_ref().filter(|(_, n)| !n.is_empty()) {
         result.record(
             "secrets",
             Status::Ok,

@@ -109,6 +109,17 @@ impl Rows {
                 if let Some(ms) = r.elapsed_ms {
                     parts.push(format!("{ms} ms"));
                 }
+                // Through the bridge with mcpctl's sign-in: until when the token holds.
+                if let Some(signed) = r
+                    .checks
+                    .iter()
+                    .find(|c| c.check == "sign-in" && c.status == Status::Ok)
+                {
+                    parts.push(match signed.message.split_once("; the ") {
+                        Some((_, expiry)) => format!("signed in, {expiry}"),
+                        None => "signed in".to_owned(),
+                    });
+                }
                 parts.join(" · ")
             }
             Status::Ok => format!(

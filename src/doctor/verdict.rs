@@ -17,6 +17,7 @@ pub(super) fn merge_probe(
     busy: usize,
 ) {
     let fell_back = probe.warnings.contains(&ProbeWarning::FellBackToSse);
+    let signs_in_by_itself = result.checks.iter().any(|c| c.check == "client sign-in");
     let era_mismatch = probe
         .protocol_era
         .filter(|_| probe.failure.is_none())
@@ -58,7 +59,22 @@ pub(super) fn merge_probe(
             probe
                 .warnings
                 .iter()
-                .map(ToString::to_string)
+                .map(|w| match w {
+                    // The server names where to sign in: mcpctl can, for every client.
+                    ProbeWarning::NeedsAuthorization {
+                        resource_metadata: Some(_),
+                    } if signs_in_by_itself => format!(
+                        "server needs authorization (HTTP 401); {} signs in by itself (mcpctl has a sign-in: `mcpctl login {} --yes` makes {} use it)",
+                        client.name, result.name, client.name
+                    ),
+                    ProbeWarning::NeedsAuthorization {
+                        resource_metadata: Some(_),
+                    } => format!(
+                        "server needs authorization (HTTP 401); sign in: `mcpctl login {}`",
+                        result.name
+                    ),
+                    other => other.to_string(),
+                })
                 .collect::<Vec<_>>()
                 .join("; "),
         ),

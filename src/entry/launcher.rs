@@ -96,8 +96,9 @@ fn is_own_form(command: &str, args: &[String]) -> bool {
                 && rest.len() > server.len()
                 && rest[rest.len() - server.len() - 1] == "--"
         }),
-        "bridge" => parse_bridge(rest)
-            .is_ok_and(|b| b.headers.values().any(|v| !placeholders(v).is_empty())),
+        "bridge" => parse_bridge(rest).is_ok_and(|b| {
+            b.oauth.is_some() || b.headers.values().any(|v| !placeholders(v).is_empty())
+        }),
         _ => false,
     }
 }
@@ -127,6 +128,20 @@ pub fn bridge_args(url: &str, kind: RemoteKind, headers: &StringMap) -> Vec<Stri
         out.push("--header".to_owned());
         out.push(format!("{name}={value}"));
     }
+    out
+}
+
+/// The bridge's arguments for a remote server signed in to with `mcpctl login NAME`
+/// (`--oauth NAME`: the token comes from the store, renewed, never from the file).
+pub fn oauth_bridge_args(
+    url: &str,
+    kind: RemoteKind,
+    headers: &StringMap,
+    name: &str,
+) -> Vec<String> {
+    let mut out = bridge_args(url, kind, headers);
+    out.push("--oauth".to_owned());
+    out.push(name.to_owned());
     out
 }
 
@@ -216,7 +231,10 @@ pub fn same_form(a: &Transport, b: &Transport) -> bool {
                 pairs.sort_unstable();
                 pairs
             }
-            a.via == b.via && a.transport == b.transport && sorted(&a) == sorted(&b)
+            a.via == b.via
+                && a.transport == b.transport
+                && a.oauth == b.oauth
+                && sorted(&a) == sorted(&b)
         }
         (None, None) => a == b,
         _ => false,
@@ -257,6 +275,8 @@ pub struct Logical {
     /// `--secret` pairs (launcher) or the header placeholders as `HEADER=NAME` (bridge).
     pub secrets: Vec<EnvSecret>,
     pub via: Via,
+    /// The bridge's `--oauth NAME`: the sign-in (`mcpctl login NAME`) whose token it sends.
+    pub oauth: Option<String>,
 }
 
 /// Which of mcpctl's forms an entry is.
@@ -296,6 +316,7 @@ pub fn logical(transport: &Transport) -> Option<Logical> {
                 },
                 secrets,
                 via: Via::Launcher,
+                oauth: None,
             })
         }
         "bridge" => {
@@ -318,6 +339,7 @@ pub fn logical(transport: &Transport) -> Option<Logical> {
                 },
                 secrets,
                 via: Via::Bridge,
+                oauth: bridge.oauth,
             })
         }
         _ => None,
@@ -358,6 +380,8 @@ pub struct Bridge {
     pub url: String,
     pub kind: RemoteKind,
     pub headers: StringMap,
+    /// `--oauth NAME`.
+    pub oauth: Option<String>,
 }
 
 /// `bridge`'s arguments after the verb.
@@ -365,6 +389,7 @@ pub fn parse_bridge(args: &[String]) -> Result<Bridge, String> {
     let mut url = None;
     let mut kind = RemoteKind::Http;
     let mut headers = StringMap::new();
+    let mut oauth = None;
     let mut i = 0;
     let value = |i: usize, flag: &str| {
         args.get(i + 1)
@@ -392,6 +417,15 @@ pub fn parse_bridge(args: &[String]) -> Result<Bridge, String> {
                     .ok_or_else(|| format!("`{text}` is not NAME=VALUE"))?;
                 headers.insert(name.trim().to_owned(), v.trim_start().to_owned());
             }
+            "--oauth" => {
+                oauth = Some(match inline {
+                    Some(v) => v,
+                    None => {
+                        i += 1;
+                        value(i - 1, flag)?
+                    }
+                });
+            }
             "--transport" => {
                 let text = match inline {
                     Some(v) => v,
@@ -418,6 +452,7 @@ pub fn parse_bridge(args: &[String]) -> Result<Bridge, String> {
         url: url.ok_or_else(|| "`mcpctl bridge` needs the server's URL".to_owned())?,
         kind,
         headers,
+        oauth,
     })
 }
 

@@ -172,11 +172,17 @@ fn note_version(learned: &Mutex<Learned>, value: &Value) {
     }
 }
 
+/// Where a signed-in bridge gets its `Authorization: Bearer` token for each request
+/// (`mcpctl bridge --oauth NAME`: the grant in the secret store, renewed before it
+/// expires); `Err` says why there is none.
+pub type Bearer = Box<dyn Fn() -> Result<Secret, String> + Send + Sync>;
+
 /// Everything the relaying threads share.
 struct Link {
     agent: ureq::Agent,
     url: String,
-    headers: Vec<(String, Secret)>,
+    fixed: Vec<(String, Secret)>,
+    bearer: Option<Bearer>,
     out: Out,
     learned: Mutex<Learned>,
     pending: Pending,
@@ -191,6 +197,7 @@ pub fn serve(
     url: &str,
     kind: RemoteKind,
     headers: Vec<(String, Secret)>,
+    bearer: Option<Bearer>,
     timeout: Duration,
 ) -> anyhow::Result<()> {
     let agent: ureq::Agent = ureq::Agent::config_builder()
@@ -202,7 +209,8 @@ pub fn serve(
     let link = Arc::new(Link {
         agent,
         url: url.to_owned(),
-        headers,
+        fixed: headers,
+        bearer,
         out: Out(Arc::new(Mutex::new(std::io::stdout()))),
         learned: Mutex::default(),
         pending: Pending::default(),
@@ -313,6 +321,22 @@ fn answers(value: &Value) -> Option<&Value> {
 }
 
 impl Link {
+    /// The headers of one request: the fixed ones, and the bearer token when signed in
+    /// (fetched per request, so a renewed token is used as soon as there is one).
+    fn headers(&self) -> Vec<(String, Secret)> {
+        let mut headers = self.fixed.clone();
+        if let Some(bearer) = &self.bearer {
+            match bearer() {
+                Ok(token) => headers.push((
+                    "Authorization".to_owned(),
+                    Secret(format!("Bearer {}", token.0)),
+                )),
+                Err(why) => log(&why),
+            }
+        }
+        headers
+    }
+
     fn learned(&self) -> MutexGuard<'_, Learned> {
         lock(&self.learned)
     }
@@ -444,7 +468,7 @@ impl Link {
         if let Some(name) = &route.name {
             request = request.header("Mcp-Name", header_value(name));
         }
-        for (name, value) in &self.headers {
+        for (name, value) in &self.headers() {
             request = request.header(name, &value.0);
         }
         request
@@ -549,7 +573,7 @@ impl Link {
         if let Some(version) = &version {
             request = request.header("MCP-Protocol-Version", version);
         }
-        for (name, value) in &self.headers {
+        for (name, value) in &self.headers() {
             request = request.header(name, &value.0);
         }
         let link = Arc::clone(self);
@@ -570,7 +594,7 @@ impl Link {
             .agent
             .post(endpoint)
             .header("Content-Type", "application/json");
-        for (name, value) in &self.headers {
+        for (name, value) in &self.headers() {
             request = request.header(name, &value.0);
         }
         match request.send(text) {
@@ -603,7 +627,7 @@ impl Link {
         if let Some(version) = &version {
             request = request.header("MCP-Protocol-Version", version);
         }
-        for (name, value) in &self.headers {
+        for (name, value) in &self.headers() {
             request = request.header(name, &value.0);
         }
         let _ = request.call();
@@ -618,7 +642,7 @@ fn connect_legacy(link: &Arc<Link>) -> anyhow::Result<()> {
         .agent
         .get(&link.url)
         .header("Accept", "text/event-stream");
-    for (name, value) in &link.headers {
+    for (name, value) in &link.headers() {
         request = request.header(name, &value.0);
     }
     let response = request

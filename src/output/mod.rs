@@ -316,6 +316,12 @@ impl Printer {
         }
     }
 
+    /// What the person must see to go on (a URL to open, a prompt): on stderr, also
+    /// with `--quiet` and `--json`.
+    pub fn ask(&self, message: &str) {
+        eprintln!("{}", self.safe(message));
+    }
+
     /// A long note (a banner) on stderr, unless `--quiet`, wrapped at spaces to the
     /// terminal's width.
     pub fn note_wrapped(&self, message: &str) {

@@ -451,7 +451,7 @@ impl Plan<'_> {
 
 /// An entry mcpctl owned before the rewrite is recorded with its new content (same
 /// source); any other entry stays hand-made.
-fn keep_ownership(
+pub(crate) fn keep_ownership(
     ctx: &Context,
     dialect: &Dialect<'_>,
     location: &Location,

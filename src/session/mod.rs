@@ -15,6 +15,7 @@ pub mod loads;
 pub mod program;
 pub mod registry;
 pub mod scrub;
+pub mod signin;
 pub mod targets;
 pub mod write;
 

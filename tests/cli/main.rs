@@ -37,6 +37,7 @@ mod list;
 mod lists;
 mod loading;
 mod lock;
+mod login;
 mod manifest;
 mod odd_files;
 mod output;

@@ -45,7 +45,7 @@ pub(crate) fn keyring_env() -> TestEnv {
 }
 
 /// `mcpctl secret set NAME` with `value` on stdin.
-fn set_secret(env: &TestEnv, name: &str, value: &str) -> Run {
+pub(crate) fn set_secret(env: &TestEnv, name: &str, value: &str) -> Run {
     let mut command = env.command(&["secret", "set", name]);
     command
         .stdin(Stdio::piped())
@@ -86,7 +86,7 @@ pub(crate) fn files_holding(dir: &Path, needle: &str) -> Vec<String> {
 }
 
 /// A client's end of a stdio MCP connection to a process the test started.
-struct Peer {
+pub(crate) struct Peer {
     child: Child,
     stdin: Option<ChildStdin>,
     stdout: BufReader<ChildStdout>,
@@ -94,7 +94,7 @@ struct Peer {
 }
 
 impl Peer {
-    fn start(mut command: Command) -> Peer {
+    pub(crate) fn start(mut command: Command) -> Peer {
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -117,7 +117,7 @@ impl Peer {
     }
 
     /// Send a request and read lines until its response.
-    fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next;
         self.next += 1;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
@@ -143,7 +143,7 @@ impl Peer {
     }
 
     /// `initialize` and `notifications/initialized`, as a client does first.
-    fn handshake(&mut self) -> Value {
+    pub(crate) fn handshake(&mut self) -> Value {
         let reply = self.request(
             "initialize",
             json!({
@@ -165,7 +165,7 @@ impl Peer {
             .to_owned()
     }
 
-    fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
@@ -184,7 +184,7 @@ impl Drop for Peer {
 }
 
 /// The command line of process `pid` as `ps` and `/proc/PID/cmdline` show it.
-fn command_lines(pid: u32) -> String {
+pub(crate) fn command_lines(pid: u32) -> String {
     let ps = Command::new("ps")
         .args(["-ww", "-o", "args=", "-p", &pid.to_string()])
         .output()
@@ -509,7 +509,7 @@ fn the_bridge_speaks_legacy_sse_too() {
 
 /// mcpctl's own binary as `add` writes it into a launcher entry: its real path (on
 /// Windows without the `\\?\` prefix `canonicalize` gives).
-fn mcpctl_path() -> String {
+pub(crate) fn mcpctl_path() -> String {
     let path = std::fs::canonicalize(env!("CARGO_BIN_EXE_mcpctl"))
         .unwrap()
         .display()

@@ -45,6 +45,8 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         force,
         dry_run,
         no_wrap,
+        login,
+        no_browser,
         command,
         vars,
         package,
@@ -127,6 +129,18 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
             printer.warn(&unset.sentence(&spec.name, None));
         }
     }
+    let specs = if login {
+        signed_in(
+            ctx,
+            printer,
+            specs,
+            !secrets.is_empty(),
+            dry_run,
+            no_browser,
+        )?
+    } else {
+        specs
+    };
     let specs = specs
         .into_iter()
         .map(|mut spec| {
@@ -151,6 +165,72 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         },
     );
     printer.emit(&report)
+}
+
+/// `add NAME --url URL --login`: sign in (unless a live sign-in for that URL is kept) and
+/// make the entry mcpctl's bridge with `--oauth NAME`, so every client reaches the server
+/// with mcpctl's token. With `--dry-run`, only the entry is shown.
+fn signed_in(
+    ctx: &Context,
+    printer: &Printer,
+    mut specs: Vec<Spec>,
+    secrets: bool,
+    dry_run: bool,
+    no_browser: bool,
+) -> anyhow::Result<Vec<Spec>> {
+    let wrong = || {
+        UserError::new("`--login` signs in to one remote server")
+            .hint("mcpctl add NAME --url URL --login")
+    };
+    let [spec] = specs.as_mut_slice() else {
+        return Err(wrong().into());
+    };
+    let Transport::Remote { url, kind, headers } = &spec.entry.transport else {
+        return Err(wrong().into());
+    };
+    if secrets {
+        return Err(
+            UserError::new("`--login` and `--secret` do not go together")
+                .hint("the bridge sends the sign-in's token; give other headers with --header")
+                .into(),
+        );
+    }
+    if !dry_run {
+        let store = ctx.secret_store();
+        let kept = crate::oauth::load(&store, &crate::oauth::secret_name(&spec.name))?;
+        // A kept sign-in for this URL that is live or can be renewed is used as it is.
+        match kept.filter(|g| g.server == *url && (!g.due(0) || g.refresh_token.is_some())) {
+            Some(grant) => printer.note(&format!(
+                "already signed in to `{}` ({url}){}",
+                spec.name,
+                grant.expiry_text()
+            )),
+            None => {
+                crate::oauth::person::sign_in(
+                    printer,
+                    &ctx.platform,
+                    &store,
+                    &spec.name,
+                    url,
+                    &crate::oauth::person::Options {
+                        no_browser,
+                        client_id: None,
+                        scope: None,
+                        callback_port: None,
+                        timeout: std::time::Duration::from_secs(300),
+                    },
+                )?;
+            }
+        }
+    }
+    let args = crate::entry::launcher::oauth_bridge_args(url, *kind, headers, &spec.name);
+    spec.entry.transport = Transport::Stdio {
+        command: crate::session::write::program(ctx)?,
+        args,
+        env: crate::entry::StringMap::new(),
+        cwd: None,
+    };
+    Ok(specs)
 }
 
 /// Words after NAME that are neither flags nor after `--`: a URL, as `claude mcp add

@@ -396,6 +396,8 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         force,
         dry_run,
         no_wrap,
+        login,
+        no_browser: _,
         command: _,
         vars,
         package,
@@ -403,6 +405,13 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
         entry_name,
         registry: registry_args,
     } = args;
+    if login {
+        return Err(crate::error::UserError::new(
+            "`--login` signs in to a remote server given with --url",
+        )
+        .hint("add the registry server, then `mcpctl login NAME`")
+        .into());
+    }
     let scope = if global {
         crate::clients::Scope::User
     } else {
