@@ -31,7 +31,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
             "clients", "add", "list", "doctor", "remove", "disable", "enable",
         ],
     ),
-    ("A server up close", &["tools", "call", "check"]),
+    ("A server up close", &["tools", "call", "budget", "check"]),
     (
         "Teams: one manifest for every client",
         &[
@@ -156,6 +156,8 @@ pub enum Command {
     Lock(LockArgs),
     /// Call one tool of a server and print what it returns
     Call(CallArgs),
+    /// What the servers each client loads cost its context; --max N cuts it to N
+    Budget(BudgetArgs),
     /// What `apply` would change to make every client match the manifest (mcpctl.toml)
     Plan(PlanArgs),
     /// Make every client's file match the manifest; all files or none
@@ -823,6 +825,46 @@ pub struct ToolsArgs {
     /// environment, mcpctl's capabilities]
     #[arg(long = "as", value_name = "CLIENT")]
     pub as_client: Option<String>,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl budget                               tokens per client, costliest first
+  mcpctl budget --measure                     start the servers never measured first
+  mcpctl budget --max 20000 -c codex          what would bring codex under 20,000 tokens
+  mcpctl budget --max 20000 -c codex --keep github --keep playwright/browser_click --apply
+
+Token estimates come from the last `mcpctl doctor` or `mcpctl tools` run of each server
+(bytes of the tool definitions as compact JSON / 4), per tool, as each client receives
+them: through the entry's tool filter, and deferred where the client defers them.")]
+pub struct BudgetArgs {
+    /// Client id (repeat or separate with commas) [default: detected clients]
+    #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
+    pub clients: Vec<String>,
+    /// Bring each client under N tokens: deny its costliest tools through its own tool
+    /// filter, else switch off whole servers (shown as a diff; --apply writes it)
+    #[arg(long, value_name = "N")]
+    pub max: Option<usize>,
+    /// With --max: never cut this server, or this one tool (SERVER/TOOL)
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "SERVER|SERVER/TOOL",
+        requires = "max"
+    )]
+    pub keep: Vec<String>,
+    /// With --max: write the changes (one command: one `undo` takes them back)
+    #[arg(long, requires = "max")]
+    pub apply: bool,
+    /// Start the servers never measured first (as `doctor` starts them)
+    #[arg(long)]
+    pub measure: bool,
+    /// With --measure: also start project-file servers the client has not approved
+    #[arg(long)]
+    pub trust_project: bool,
+    /// With --measure: seconds each server gets
+    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+    pub timeout: f64,
 }
 
 #[derive(Debug, Args)]

@@ -4,6 +4,7 @@
 //! `formats` (document) → `entry` (dialect) → `commands` (verb) → `output` (printing).
 //! `run` is the only place an error becomes an exit code.
 
+pub(crate) mod budget;
 pub(crate) mod check;
 pub(crate) mod cli;
 pub(crate) mod clients;
@@ -86,7 +87,7 @@ pub const FLOORS: &[(&str, &[&str])] = &[
         &["oauth", "handshake", "lock", "check", "registry", "cli"],
     ),
     ("the session every command stands on", &["session"]),
-    ("engines", &["toggle", "doctor", "manifest"]),
+    ("engines", &["toggle", "doctor", "manifest", "budget"]),
     ("verbs", &["commands"]),
 ];
 

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 /// The variable syntax lives in `vars`; the table names it (`fields.var_syntax`).
 pub use crate::vars::VarSyntax;
 pub use row::{
-    Approval, Here, HereKind, PolicyKind, ProjectKey, SourceKind, Switch, ToolFilter, Unread,
+    Approval, DeferredTools, Here, HereKind, PolicyKind, ProjectKey, SourceKind, Switch,
+    ToolFilter, Unread,
 };
 pub use row::{DialectName, Fields, TransportName, UntypedRemote};
 use row::{Row, TableFile};
@@ -75,6 +76,8 @@ pub struct Client {
     pub here: Option<Here>,
     /// The entry's tool allow/deny fields; `None`: the file has none.
     pub tool_filter: Option<ToolFilter>,
+    /// How the client defers tool definitions; `None`: every tool is loaded up front.
+    pub deferred_tools: Option<DeferredTools>,
     /// Names the client keeps for its own servers (row field `reserved_names`): `add`
     /// refuses them.
     pub reserved_names: Vec<String>,
@@ -356,6 +359,7 @@ impl Client {
             switch: row.switch,
             here: row.here,
             tool_filter: row.tool_filter,
+            deferred_tools: row.deferred_tools,
             reserved_names: row.reserved_names,
             owned_by: row.owned_by,
             source: row.source,

@@ -83,6 +83,8 @@ pub(crate) struct Row {
     #[serde(default)]
     pub(crate) tool_filter: Option<ToolFilter>,
     #[serde(default)]
+    pub(crate) deferred_tools: Option<DeferredTools>,
+    #[serde(default)]
     pub(crate) legacy: Option<Legacy>,
     #[serde(default)]
     pub(crate) unread: Vec<Unread>,
@@ -310,6 +312,34 @@ pub struct ToolFilter {
     /// An allow-list holding this value allows every tool (Copilot CLI's `"*"`).
     #[serde(default)]
     pub wildcard: Option<String>,
+}
+
+/// How a client that defers MCP tool definitions (loads them on demand, behind a search
+/// tool) counts them (`clients.toml` field `deferred_tools`): what `budget` counts a tool
+/// as, with the rule and where it was read.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct DeferredTools {
+    /// The entry field that decides per server: `true` loads every tool up front, `false`
+    /// defers them; absent: the client's default (deferred while deferral is on).
+    pub load_key: String,
+    /// The variable that turns deferral off (`false`, `0`, `no`, `off`, `standard`,
+    /// `auto:100`) or makes it a threshold (`auto`, `auto:N`: deferred only when the
+    /// definitions exceed N% of `window`); unset: deferred.
+    #[serde(default)]
+    pub env: Option<String>,
+    /// The context window `auto:N` takes its share of, in tokens.
+    #[serde(default)]
+    pub window: Option<usize>,
+    /// N of a bare `auto`.
+    #[serde(default)]
+    pub auto_percent: Option<usize>,
+    /// How a deferred tool is still listed to the model (`mcp__{server}__{tool}`): its
+    /// cost is that name's.
+    pub listed_as: String,
+    /// The rule in words, and where it was read.
+    pub rule: String,
+    pub source: String,
 }
 
 /// A file that looks like one of the client's but that it does not read: servers put

@@ -61,6 +61,13 @@ pub fn run(args: ApplyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         &mut plans,
         &mut report,
     );
+    // `[budget]`: the trims, in the same command (one `undo` takes the apply back whole).
+    let result = result.and_then(|()| {
+        let clients = crate::manifest::budget::planned_clients(&plans);
+        report.plan.budget = crate::manifest::budget::trims(ctx, &manifest, &clients, !dry_run)?;
+        report.plan.budget_made = !dry_run;
+        Ok(())
+    });
     let status = printer.emit(&report)?;
     // The error that stopped the run reaches the edge with its kind (and `hint:`).
     result?;
@@ -125,6 +132,15 @@ impl Report for ApplyReport {
     fn status(&self) -> ExitStatus {
         match self.outcome {
             None => ExitStatus::Error,
+            Some(_)
+                if self
+                    .plan
+                    .budget
+                    .iter()
+                    .any(crate::manifest::budget::Trim::failed) =>
+            {
+                ExitStatus::Error
+            }
             Some(_) if self.exit_code && !self.changed.is_empty() => ExitStatus::Changed,
             Some(_) => ExitStatus::Success,
         }

@@ -5,6 +5,7 @@ mod add;
 mod apply;
 mod backups;
 mod bridge;
+mod budget;
 mod call;
 mod check;
 mod clients;
@@ -83,6 +84,7 @@ pub fn dry_run(command: &Command) -> bool {
         Command::Secret(SecretCommand::Adopt(args)) => args.dry_run,
         Command::Check(args) => args.dry_run,
         Command::Backups(args) => args.dry_run,
+        Command::Budget(args) => args.max.is_some() && !args.apply,
         _ => false,
     }
 }
@@ -110,6 +112,7 @@ pub fn writes(command: &Command) -> bool {
         // It may rewrite NAME's entries into the bridge (asked, or `--yes`).
         Command::Login(args) => !args.name.contains("://"),
         Command::Backups(args) => args.purge_secrets && !args.dry_run,
+        Command::Budget(args) => args.apply,
         // The secret store is not a client file: no platform spelling goes into it.
         Command::Secret(
             SecretCommand::Set(_)
@@ -227,6 +230,7 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Tools(args) => tools::run(args, ctx, printer),
         Command::Lock(args) => lock::run(args, ctx, printer),
         Command::Call(args) => call::run(args, ctx, printer),
+        Command::Budget(args) => budget::run(args, ctx, printer),
         Command::Completions(args) => completions::run(args, ctx, printer),
         Command::Man(args) => completions::man(args, printer),
         Command::Plan(args) => plan::run(args, ctx, printer),

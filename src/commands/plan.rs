@@ -33,5 +33,7 @@ pub fn run(args: PlanArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         .profile
         .as_deref()
         .and_then(|p| plan_line(&manifest, &plans, ctx, p));
+    let clients = crate::manifest::budget::planned_clients(&plans);
+    report.budget = crate::manifest::budget::trims(ctx, &manifest, &clients, false)?;
     printer.emit(&report)
 }

@@ -52,8 +52,8 @@ pub fn run(args: ToolsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
     let tokens = probe.tokens.unwrap_or(0);
     let mut warnings = Vec::new();
     if let Some(entry) = &resolved.entry {
-        let count = probe.tool_definitions.len();
-        if let Err(e) = ctx.state.remember_tokens(&[(entry, tokens, count)]) {
+        let per_tool = handshake::tools::per_tool_tokens(&probe.tool_definitions);
+        if let Err(e) = ctx.state.remember_tokens(&[(entry, tokens, per_tool)]) {
             warnings.push(format!("could not remember the token estimate: {e}"));
         }
     }

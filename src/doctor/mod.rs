@@ -180,6 +180,12 @@ pub(crate) fn gather<'c>(ctx: &Context, request: &Request<'_, 'c>) -> anyhow::Re
 }
 
 impl Checkup<'_> {
+    /// Start only the entries `keep` says yes to (`budget --measure`: the unmeasured).
+    pub(crate) fn keep_probes(&mut self, keep: impl Fn(&Found<'_>) -> bool) {
+        let found = &self.found;
+        self.to_probe.retain(|(index, _, _)| keep(&found[*index]));
+    }
+
     /// How many servers will be started.
     pub(crate) fn starting(&self) -> usize {
         self.to_probe.len()

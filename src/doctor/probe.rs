@@ -56,6 +56,9 @@ pub(crate) struct DoctorResult {
     /// Estimated tokens the server's tool definitions add to a client's context.
     pub(crate) tokens: Option<usize>,
     pub(crate) tool_names: Vec<String>,
+    /// Each tool's own estimate, for `budget` (state `tokens.json`).
+    #[serde(skip)]
+    pub(crate) tool_tokens: Vec<crate::state::tokens::ToolTokens>,
     /// The capabilities the server declared.
     pub(crate) capabilities: Option<serde_json::Value>,
     /// Length of the server's `instructions`, in characters.
@@ -124,6 +127,7 @@ impl DoctorResult {
             tools: None,
             tokens: None,
             tool_names: Vec::new(),
+            tool_tokens: Vec::new(),
             capabilities: None,
             instructions_chars: None,
             started: None,

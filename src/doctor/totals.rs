@@ -69,7 +69,8 @@ pub(super) fn remember_tokens(
         .filter_map(|(index, _, _)| {
             let result = &results[*index];
             let entry = found[*index].entry().as_ref().ok()?;
-            Some((entry, result.tokens?, result.tools?))
+            result.tools?;
+            Some((entry, result.tokens?, result.tool_tokens.clone()))
         })
         .collect();
     if let Err(e) = ctx.state.remember_tokens(&measured) {

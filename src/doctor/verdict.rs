@@ -122,6 +122,7 @@ pub(super) fn merge_probe(
     result.tools = probe.tools;
     result.tokens = probe.tokens;
     result.tool_names = probe.tool_names;
+    result.tool_tokens = handshake::tools::per_tool_tokens(&probe.tool_definitions);
     result.capabilities = probe.capabilities;
     result.instructions_chars = probe.instructions_chars;
     if status == Status::Fail {

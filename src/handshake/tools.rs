@@ -32,6 +32,18 @@ pub fn estimate_tokens(definitions: &[Value]) -> usize {
     bytes.div_ceil(4)
 }
 
+/// Each tool's own estimate ([`TOKEN_METHOD`] over its definition alone), in order.
+#[must_use]
+pub fn per_tool_tokens(definitions: &[Value]) -> Vec<crate::state::tokens::ToolTokens> {
+    definitions
+        .iter()
+        .map(|d| crate::state::tokens::ToolTokens {
+            name: name_of(d).to_owned(),
+            tokens: estimate_tokens(std::slice::from_ref(d)),
+        })
+        .collect()
+}
+
 /// The tool's name, or `(unnamed)`.
 #[must_use]
 pub fn name_of(definition: &Value) -> &str {

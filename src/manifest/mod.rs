@@ -5,6 +5,7 @@
 //! `entry::render`; deciding what to do per file is `plan`, showing it `report`, what a
 //! profile costs `cost`.
 
+pub mod budget;
 pub mod cost;
 pub mod plan;
 pub mod report;
@@ -114,9 +115,39 @@ pub struct Manifest {
     pub profile: Option<String>,
     pub servers: IndexMap<String, ServerSpec>,
     pub profiles: IndexMap<String, Vec<String>>,
+    /// `[budget]`: the most tokens each client's tool definitions may cost.
+    pub budget: Option<Budget>,
     /// `[here]`: per-project overrides, applied through each client's project-level
     /// switch in the project `apply` runs in.
     pub here: HereSpec,
+}
+
+/// `[budget]`: `default = N`, `keep = [SERVER | SERVER/TOOL, …]`, and per client
+/// `ID = N` or `[budget.ID] max = N, keep = […]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Budget {
+    pub default: Option<usize>,
+    pub keep: Vec<String>,
+    pub clients: IndexMap<String, ClientBudget>,
+}
+
+/// One client's budget.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClientBudget {
+    pub max: Option<usize>,
+    pub keep: Vec<String>,
+}
+
+impl Budget {
+    /// The budget of `client` and what it keeps (the manifest's `keep` and its own), if it
+    /// has one.
+    pub fn of(&self, client: &str) -> Option<(usize, Vec<String>)> {
+        let own = self.clients.get(client);
+        let max = own.and_then(|c| c.max).or(self.default)?;
+        let mut keep = self.keep.clone();
+        keep.extend(own.map(|c| c.keep.clone()).unwrap_or_default());
+        Some((max, keep))
+    }
 }
 
 /// The manifest is not usable. Carries the position when there is one.
@@ -149,7 +180,28 @@ struct RawManifest {
     servers: IndexMap<String, toml::Spanned<RawServer>>,
     #[serde(default)]
     profiles: IndexMap<String, toml::Spanned<RawProfile>>,
+    budget: Option<toml::Spanned<RawBudget>>,
     here: Option<RawHere>,
+}
+
+#[derive(Deserialize)]
+struct RawBudget {
+    default: Option<usize>,
+    #[serde(default)]
+    keep: Vec<String>,
+    #[serde(flatten)]
+    clients: IndexMap<String, RawClientBudget>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawClientBudget {
+    Max(usize),
+    Table {
+        max: Option<usize>,
+        #[serde(default)]
+        keep: Vec<String>,
+    },
 }
 
 /// `[here]`: servers switched off (or back on) in this project only, through each
@@ -229,6 +281,7 @@ impl Manifest {
             servers.insert(name, server);
         }
         let profiles = parser.profiles(raw.profiles, &servers)?;
+        let budget = raw.budget.map(|b| parser.budget(b)).transpose()?;
         if let Some(profile) = &raw.profile
             && !profiles.contains_key(profile)
         {
@@ -247,6 +300,7 @@ impl Manifest {
             profile: raw.profile,
             servers,
             profiles,
+            budget,
             here,
         })
     }
@@ -301,6 +355,7 @@ impl Manifest {
             profile: None,
             servers: specs,
             profiles: IndexMap::new(),
+            budget: None,
             here: HereSpec::default(),
         })
     }
@@ -534,6 +589,36 @@ impl TomlParser<'_> {
     }
 
     /// `[profiles.NAME]`, each naming servers of this manifest.
+    /// `[budget]`: every key but `default` and `keep` is a known client id.
+    fn budget(&self, raw: toml::Spanned<RawBudget>) -> Result<Budget, ManifestError> {
+        let start = raw.span().start;
+        let raw = raw.into_inner();
+        let mut clients = IndexMap::new();
+        for (id, value) in raw.clients {
+            if !self.known(&id) {
+                let at = self
+                    .text
+                    .get(start..)
+                    .and_then(|rest| rest.find(&id))
+                    .map_or(start, |o| start + o);
+                return Err(self.unknown(&id, at));
+            }
+            let spec = match value {
+                RawClientBudget::Max(max) => ClientBudget {
+                    max: Some(max),
+                    keep: Vec::new(),
+                },
+                RawClientBudget::Table { max, keep } => ClientBudget { max, keep },
+            };
+            clients.insert(id, spec);
+        }
+        Ok(Budget {
+            default: raw.default,
+            keep: raw.keep,
+            clients,
+        })
+    }
+
     fn profiles(
         &self,
         raw: IndexMap<String, toml::Spanned<RawProfile>>,

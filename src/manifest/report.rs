@@ -63,6 +63,10 @@ pub struct PlanReport {
     /// `--profile`: what the profile costs each client (`profiles::plan_line`), after
     /// the text.
     pub profile_line: Option<String>,
+    /// `[budget]`: each budgeted client against its budget, and the cut `apply` makes.
+    pub budget: Vec<crate::manifest::budget::Trim>,
+    /// The budget's cut was made (by `apply`), not only shown.
+    pub budget_made: bool,
 }
 
 /// One planned file, ready to print.
@@ -107,6 +111,8 @@ impl PlanReport {
             check,
             files,
             profile_line: None,
+            budget: Vec::new(),
+            budget_made: false,
         }
     }
 
@@ -234,6 +240,18 @@ impl Report for PlanReport {
             CheckFormat::Text => {
                 let mut blocks = self.text(paint);
                 blocks.extend(self.profile_line.clone().map(Block::Line));
+                for trim in &self.budget {
+                    if !self.budget_made {
+                        blocks.extend(
+                            trim.cut
+                                .done
+                                .iter()
+                                .filter_map(|d| d.diff.as_deref())
+                                .map(|d| Block::Raw(paint.diff(d))),
+                        );
+                    }
+                    blocks.extend(trim.lines(self.budget_made).into_iter().map(Block::Line));
+                }
                 blocks
             }
             CheckFormat::Github => self
@@ -247,7 +265,10 @@ impl Report for PlanReport {
     }
 
     fn status(&self) -> ExitStatus {
-        if self.check && self.items().any(|i| !i.action.in_sync()) {
+        // A client over its budget is out of sync too (CI catches a server added by hand
+        // that `apply` has not trimmed yet).
+        let over = self.budget.iter().any(crate::manifest::budget::Trim::over);
+        if self.check && (over || self.items().any(|i| !i.action.in_sync())) {
             ExitStatus::Problems
         } else {
             ExitStatus::Success

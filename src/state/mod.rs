@@ -712,12 +712,13 @@ impl State {
             .unwrap_or_default()
     }
 
-    /// Remember what `doctor` or `tools` measured: `(entry, tokens, tools)` per server.
+    /// Remember what `doctor` or `tools` measured: `(entry, tokens, each tool's tokens)` per
+    /// server.
     /// Read and written under the cache file's own lock, so it never waits for a
     /// writing command's state lock, and concurrent runs keep each other's numbers.
     pub fn remember_tokens(
         &self,
-        measured: &[(&crate::entry::ServerEntry, usize, usize)],
+        measured: &[(&crate::entry::ServerEntry, usize, Vec<tokens::ToolTokens>)],
     ) -> Result<(), fs::FsError> {
         let Some(root) = &self.root else {
             return Ok(());
@@ -730,13 +731,14 @@ impl State {
         let source = lock.read(&path)?;
         let mut cache: tokens::Tokens = serde_json::from_str(&source.text).unwrap_or_default();
         let time = rfc3339(SystemTime::now());
-        for (entry, tokens, tools) in measured {
+        for (entry, tokens, per_tool) in measured {
             cache.put(
                 entry,
                 tokens::Measured {
                     tokens: *tokens,
-                    tools: *tools,
+                    tools: per_tool.len(),
                     time: time.clone(),
+                    per_tool: per_tool.clone(),
                 },
             );
         }

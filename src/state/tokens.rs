@@ -31,6 +31,17 @@ pub struct Measured {
     pub tools: usize,
     /// When (RFC 3339, UTC).
     pub time: String,
+    /// Each tool's own estimate (its definition alone, same method), in the order the
+    /// server listed them; empty in a measurement an older mcpctl made.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_tool: Vec<ToolTokens>,
+}
+
+/// One tool's estimated tokens.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolTokens {
+    pub name: String,
+    pub tokens: usize,
 }
 
 /// The file's content.
@@ -110,6 +121,7 @@ mod tests {
                     tokens: i,
                     tools: 1,
                     time: format!("2026-12-01T10:{:02}:{:02}Z", i / 60 % 60, i % 60),
+                    per_tool: Vec::new(),
                 },
             );
         }

@@ -10,6 +10,7 @@
 mod add;
 mod approval;
 mod bridge;
+mod budget;
 mod check;
 #[path = "../common/client_cli.rs"]
 mod client_cli;

@@ -770,6 +770,40 @@ fn codex_sees_what_disable_writes() {
     assert_eq!(std::fs::read(&config).unwrap(), before);
 }
 
+/// A `budget --max` cut is read by Codex itself: `codex mcp get NAME --json` shows the
+/// tools the cut denied in `disabled_tools`, and one `undo` gives the file back.
+#[test]
+#[ignore = "needs .ci/clients.sh and .ci/peers.sh"]
+fn codex_reads_the_tools_a_budget_cut_denies() {
+    let p = peer("codex");
+    let mem = memory_server();
+    p.mcpctl(&["add", "mem", "-c", "codex", "--", "node", &mem])
+        .ok();
+    let config = p.env.path(".codex/config.toml");
+    let before = std::fs::read(&config).unwrap();
+    let report = p
+        .mcpctl(&["budget", "--measure", "-c", "codex", "--json"])
+        .ok()
+        .json();
+    let total = report["clients"][0]["tokens"].as_u64().unwrap();
+    let max = (total - 1).to_string();
+    let cut = p
+        .mcpctl(&["budget", "--max", &max, "-c", "codex", "--apply", "--json"])
+        .ok()
+        .json();
+    let denied: Vec<Value> = cut["cuts"][0]["changes"][0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["tool"].clone())
+        .collect();
+    assert_eq!(denied.len(), 1, "{cut:#}");
+    let got = p.client(&["mcp", "get", "mem", "--json"]).ok().json();
+    assert_eq!(got["disabled_tools"], Value::Array(denied), "{got:#}");
+    p.mcpctl(&["undo"]).ok();
+    assert_eq!(std::fs::read(&config).unwrap(), before);
+}
+
 /// Gemini CLI shows a server mcpctl disabled as `Disabled` (its enablement file), and
 /// mcpctl reads what `gemini mcp enable/disable` write.
 #[test]

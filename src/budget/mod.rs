@@ -1,0 +1,521 @@
+//! What the servers each client loads cost its context (`mcpctl budget`), and the
+//! smallest set of changes that brings a client under a budget (`cut`).
+//!
+//! The servers are what `list` and `doctor` see a client load (`collect_all`, with what
+//! the client will not load and what is switched off left out); each server's tools come
+//! from what `doctor` and `tools` last measured (state `tokens.json`, per tool), as the
+//! client receives them: only the tools the entry's own tool filter lets through, and for
+//! a client that defers tool definitions (row field `deferred_tools`) a deferred tool
+//! costs only the name it is listed by. `--measure` starts the servers never measured,
+//! through doctor (the same trust rules).
+
+pub mod cut;
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::clients::{Client, DeferredTools, Location, Scope, ToolFilter};
+use crate::formats::RawEntry;
+use crate::session::Context;
+use crate::session::inventory::{Found, collect_all};
+use crate::state::tokens::{Measured, Tokens};
+
+/// The client's project-level switch (`here`), when a cut may use it for the project
+/// `budget` runs in: one that needs no trust step (a project file an untrusted folder's
+/// client would not read), and whose file is not the user's own file (a project at HOME).
+pub fn project_switch<'c>(ctx: &Context, client: &'c Client) -> Option<&'c crate::clients::Here> {
+    let here = client.here.as_ref().filter(|h| h.trust.is_none())?;
+    if crate::toggle::here::personal(here) {
+        return Some(here);
+    }
+    let (file, _) = crate::toggle::here::place(ctx, client, here, &ctx.project, false).ok()?;
+    let user = client.user_path(&ctx.platform).ok().flatten();
+    (!user.is_some_and(|u| crate::fs::same_file(&file, &u))).then_some(here)
+}
+
+/// How many of the costliest tools a client's row names.
+pub const COSTLIEST: usize = 5;
+
+/// One tool as a client receives it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ToolCost {
+    pub name: String,
+    /// What it costs this client (its name only, when deferred).
+    pub tokens: usize,
+    /// Its whole definition's estimate.
+    pub definition: usize,
+}
+
+/// One server a client loads.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerCost {
+    pub name: String,
+    pub scope: Scope,
+    #[serde(serialize_with = "crate::output::path_json")]
+    pub path: PathBuf,
+    /// What it costs the client: `null` when it was never measured.
+    pub tokens: Option<usize>,
+    /// Its tools' definitions with no filter and no deferral.
+    pub full: Option<usize>,
+    /// The tools the client receives (empty when measured before per-tool costs were
+    /// kept: then `tokens` is the server's whole estimate).
+    pub tools: Vec<ToolCost>,
+    /// Tools the entry's tool filter keeps from the client.
+    pub filtered: Vec<String>,
+    /// The client defers this server's tools (lists their names only).
+    pub deferred: bool,
+    /// When it was measured.
+    pub measured: Option<String>,
+    /// From a read-only source (a plugin, an extension): mcpctl cannot trim it.
+    pub read_only: bool,
+    #[serde(skip)]
+    pub(crate) key: Vec<String>,
+}
+
+impl ServerCost {
+    /// Where the entry lives, for a switch or a filter.
+    pub fn location(&self, client: &Client) -> Location {
+        Location {
+            scope: self.scope,
+            path: self.path.clone(),
+            key: self.key.clone(),
+            name_key: client.servers_name_key.clone(),
+        }
+    }
+}
+
+/// How a deferring client counts, as the row says.
+#[derive(Debug, Clone, Serialize)]
+pub struct Deferral {
+    /// Whether deferral is on here (the variable, the threshold).
+    pub active: bool,
+    pub rule: String,
+    pub source: String,
+    /// Why it is on or off (`ENABLE_TOOL_SEARCH=false`).
+    pub why: String,
+}
+
+/// One of the costliest tools.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Costly {
+    pub server: String,
+    pub tool: String,
+    pub tokens: usize,
+}
+
+/// What one client loads and what it costs.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClientBudget {
+    pub client: String,
+    /// The project it was counted in (project scopes change what a client loads).
+    #[serde(serialize_with = "crate::output::path_json")]
+    pub project: PathBuf,
+    /// The total: `null` when a server was never measured (`unknown`).
+    pub tokens: Option<usize>,
+    /// The total of what was measured.
+    pub known: usize,
+    /// Servers never measured.
+    pub unknown: Vec<String>,
+    /// Sorted by cost, the costliest first.
+    pub servers: Vec<ServerCost>,
+    pub costliest: Vec<Costly>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deferral: Option<Deferral>,
+}
+
+/// The entries each client loads, once per name (the first, as doctor counts them): not
+/// what it will not load, not what is switched off, not what does not read as a server.
+pub fn loaded<'c>(ctx: &Context, clients: &[&'c Client]) -> Vec<Found<'c>> {
+    let found = collect_all(ctx, clients, None).found;
+    let switches = crate::toggle::Probe::new(ctx).ok();
+    let mut seen: HashSet<(String, String)> = HashSet::new();
+    found
+        .into_iter()
+        .filter(|f| f.not_loaded.is_none() && f.entry().is_ok())
+        .filter(|f| {
+            !switches
+                .as_ref()
+                .is_some_and(|p| crate::toggle::switched_off(p, f))
+        })
+        // Switched off in this project by the client's project-level switch.
+        .filter(|f| {
+            !f.client.here.as_ref().is_some_and(|here| {
+                [false, true].into_iter().any(|local| {
+                    crate::toggle::here::state(ctx, f.client, here, &ctx.project, local, &f.name)
+                        == Some(true)
+                })
+            })
+        })
+        .filter(|f| seen.insert((f.client.id.clone(), f.name.clone())))
+        .collect()
+}
+
+/// Measurements by server name, read from a tool lock (`mcpctl.lock`): `time` says where.
+pub type Locked = BTreeMap<String, Measured>;
+
+/// The lock at `path` as measurements by server name (no file: none). Its `time` is
+/// `mcpctl.lock`, so a row says where its numbers came from.
+pub fn locked(path: Option<&std::path::Path>) -> anyhow::Result<Locked> {
+    let Some(path) = path else {
+        return Ok(Locked::new());
+    };
+    let lock = crate::lock::Lock::read(path).map_err(|e| {
+        let hint = e.hint();
+        crate::error::UserError::new(e.to_string()).hint(hint)
+    })?;
+    Ok(lock
+        .map(|lock| {
+            lock.servers
+                .iter()
+                .map(|(name, server)| {
+                    let per_tool: Vec<crate::state::tokens::ToolTokens> = server
+                        .tool_tokens()
+                        .map(|(name, tokens)| crate::state::tokens::ToolTokens {
+                            name: name.to_owned(),
+                            tokens,
+                        })
+                        .collect();
+                    let measured = Measured {
+                        tokens: server.tokens,
+                        tools: per_tool.len(),
+                        time: crate::lock::FILE_NAME.to_owned(),
+                        per_tool,
+                    };
+                    (name.clone(), measured)
+                })
+                .collect()
+        })
+        .unwrap_or_default())
+}
+
+/// Each client's budget: a server's tools from state, else from `locked` by its name
+/// (`lock_first`: from `locked` first, as CI counts from the committed lock).
+pub fn count_with(
+    ctx: &Context,
+    clients: &[&Client],
+    locked: &Locked,
+    lock_first: bool,
+) -> Vec<ClientBudget> {
+    let found = loaded(ctx, clients);
+    let measured = ctx.state.tokens();
+    let sources = Sources {
+        measured: &measured,
+        locked,
+        lock_first,
+    };
+    clients
+        .iter()
+        .filter_map(|client| {
+            let mine: Vec<&Found<'_>> = found.iter().filter(|f| f.client.id == client.id).collect();
+            (!mine.is_empty()).then(|| count_client(ctx, client, &mine, &sources))
+        })
+        .collect()
+}
+
+/// Where a server's measurement comes from.
+struct Sources<'a> {
+    measured: &'a Tokens,
+    locked: &'a Locked,
+    lock_first: bool,
+}
+
+impl Sources<'_> {
+    fn of(&self, name: &str, entry: &crate::entry::ServerEntry) -> Option<&Measured> {
+        let state = || self.measured.get(entry).filter(|m| !m.per_tool.is_empty());
+        let lock = || self.locked.get(name);
+        if self.lock_first {
+            lock().or_else(state).or_else(|| self.measured.get(entry))
+        } else {
+            state().or_else(lock).or_else(|| self.measured.get(entry))
+        }
+    }
+}
+
+fn count_client(
+    ctx: &Context,
+    client: &Client,
+    found: &[&Found<'_>],
+    measured: &Sources<'_>,
+) -> ClientBudget {
+    let mut servers: Vec<ServerCost> = found
+        .iter()
+        .filter_map(|f| {
+            let entry = f.entry().as_ref().ok()?;
+            Some(server_cost(client, f, measured.of(&f.name, entry)))
+        })
+        .collect();
+    // Deferral: on, off, or by threshold over the definitions the client receives.
+    let deferral = client.deferred_tools.as_ref().map(|row| {
+        let full: usize = servers.iter().filter_map(|s| s.tokens).sum();
+        deferral(ctx, row, full)
+    });
+    if let (Some(row), Some(d)) = (&client.deferred_tools, &deferral)
+        && d.active
+    {
+        for (server, f) in servers.iter_mut().zip(found) {
+            defer(row, server, f.raw());
+        }
+    }
+    servers.sort_by(|a, b| {
+        b.tokens
+            .unwrap_or(usize::MAX)
+            .cmp(&a.tokens.unwrap_or(usize::MAX))
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    let known: usize = servers.iter().filter_map(|s| s.tokens).sum();
+    let unknown: Vec<String> = servers
+        .iter()
+        .filter(|s| s.tokens.is_none())
+        .map(|s| s.name.clone())
+        .collect();
+    let mut costliest: Vec<Costly> = servers
+        .iter()
+        .flat_map(|s| {
+            s.tools.iter().map(|t| Costly {
+                server: s.name.clone(),
+                tool: t.name.clone(),
+                tokens: t.tokens,
+            })
+        })
+        .collect();
+    costliest.sort_by(|a, b| {
+        b.tokens
+            .cmp(&a.tokens)
+            .then_with(|| (&a.server, &a.tool).cmp(&(&b.server, &b.tool)))
+    });
+    costliest.truncate(COSTLIEST);
+    ClientBudget {
+        client: client.id.clone(),
+        project: ctx.project.clone(),
+        tokens: unknown.is_empty().then_some(known),
+        known,
+        unknown,
+        servers,
+        costliest,
+        deferral,
+    }
+}
+
+/// The allow-list and deny-list the entry's tool filter holds (`None`: no such field, or
+/// an allow-list that allows every tool).
+pub fn filter_lists(
+    filter: Option<&ToolFilter>,
+    raw: &RawEntry,
+) -> (Option<Vec<String>>, Option<Vec<String>>) {
+    let Some(filter) = filter else {
+        return (None, None);
+    };
+    let list = |field: &Option<String>| -> Option<Vec<String>> {
+        let value = raw.get(field.as_deref()?)?;
+        Some(
+            value
+                .as_array()?
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect(),
+        )
+    };
+    let allow = list(&filter.allow).filter(|l| {
+        !filter
+            .wildcard
+            .as_ref()
+            .is_some_and(|w| l.iter().any(|t| t == w))
+    });
+    (allow, list(&filter.deny))
+}
+
+/// Whether a tool gets through the lists.
+pub fn passes(lists: &(Option<Vec<String>>, Option<Vec<String>>), tool: &str) -> bool {
+    lists.0.as_ref().is_none_or(|a| a.iter().any(|t| t == tool))
+        && !lists
+            .1
+            .as_ref()
+            .is_some_and(|d| d.iter().any(|t| t == tool))
+}
+
+fn server_cost(client: &Client, f: &Found<'_>, measured: Option<&Measured>) -> ServerCost {
+    let mut cost = ServerCost {
+        name: f.name.clone(),
+        scope: f.scope,
+        path: f.path.clone(),
+        tokens: None,
+        full: None,
+        tools: Vec::new(),
+        filtered: Vec::new(),
+        deferred: false,
+        measured: None,
+        read_only: f.origin.is_some(),
+        key: f.key.clone(),
+    };
+    let Some(m) = measured else {
+        return cost;
+    };
+    cost.measured = Some(m.time.clone());
+    cost.full = Some(m.tokens);
+    if m.per_tool.is_empty() {
+        cost.tokens = Some(m.tokens);
+        return cost;
+    }
+    let lists = filter_lists(client.tool_filter.as_ref(), f.raw());
+    for tool in &m.per_tool {
+        if passes(&lists, &tool.name) {
+            cost.tools.push(ToolCost {
+                name: tool.name.clone(),
+                tokens: tool.tokens,
+                definition: tool.tokens,
+            });
+        } else {
+            cost.filtered.push(tool.name.clone());
+        }
+    }
+    // Counted tool by tool, so that a filtered server and an unfiltered one add up alike
+    // (the sum of the parts is a few tokens more than the estimate of the whole list).
+    cost.tokens = Some(cost.tools.iter().map(|t| t.tokens).sum());
+    cost.full = Some(m.per_tool.iter().map(|t| t.tokens).sum());
+    cost
+}
+
+/// Whether deferral is on for this client here, and why.
+fn deferral(ctx: &Context, row: &DeferredTools, full: usize) -> Deferral {
+    let value = row
+        .env
+        .as_deref()
+        .and_then(|name| ctx.platform.var(name).map(|v| (name, v.trim().to_owned())));
+    let (active, why) = match &value {
+        None => (true, "on by default".to_owned()),
+        Some((name, v)) => {
+            let lower = v.to_ascii_lowercase();
+            let percent = if lower == "auto" {
+                row.auto_percent
+            } else {
+                lower
+                    .strip_prefix("auto:")
+                    .and_then(|n| n.parse::<usize>().ok())
+            };
+            match (lower.as_str(), percent) {
+                (_, Some(0)) => (true, format!("{name}={v}")),
+                (_, Some(100)) => (false, format!("{name}={v}")),
+                (_, Some(p)) => {
+                    let window = row.window.unwrap_or(0);
+                    let threshold = window * p.min(100) / 100;
+                    (
+                        full > threshold,
+                        format!(
+                            "{name}={v}: deferred above {threshold} tokens ({p}% of {window}); these come to {full}"
+                        ),
+                    )
+                }
+                ("false" | "0" | "no" | "off" | "standard", None) => (false, format!("{name}={v}")),
+                _ => (true, format!("{name}={v}")),
+            }
+        }
+    };
+    Deferral {
+        active,
+        rule: row.rule.clone(),
+        source: row.source.clone(),
+        why,
+    }
+}
+
+/// Count the server's tools as deferred unless the entry loads them up front.
+fn defer(row: &DeferredTools, server: &mut ServerCost, raw: &RawEntry) {
+    if raw.get(&row.load_key) == Some(&Value::Bool(true)) || server.tools.is_empty() {
+        return;
+    }
+    server.deferred = true;
+    for tool in &mut server.tools {
+        let listed = row
+            .listed_as
+            .replace("{server}", &server.name)
+            .replace("{tool}", &tool.name);
+        tool.tokens = listed.len().div_ceil(4);
+    }
+    server.tokens = Some(server.tools.iter().map(|t| t.tokens).sum());
+}
+
+/// Start the servers of `clients` never measured (doctor's probe and trust rules; what
+/// it measures is remembered). Returns how many were started.
+pub fn measure_unmeasured(
+    ctx: &Context,
+    printer: &mut crate::output::Printer,
+    clients: &[&Client],
+    trust_project: bool,
+    timeout: f64,
+) -> anyhow::Result<usize> {
+    let measured = ctx.state.tokens();
+    let options = crate::doctor::probe::probe_options(ctx, timeout)?;
+    let mut checkup = crate::doctor::gather(
+        ctx,
+        &crate::doctor::Request {
+            clients,
+            name: None,
+            no_spawn: false,
+            trust_project,
+            as_client: None,
+            options: &options,
+        },
+    )?;
+    checkup.keep_probes(|f| {
+        f.entry()
+            .as_ref()
+            .is_ok_and(|e| measured.get(e).is_none_or(|m| m.per_tool.is_empty()))
+    });
+    let started = checkup.starting();
+    if started > 0 {
+        printer.stream(&[crate::output::Block::Note(format!(
+            "measuring {started} server{} never measured — this starts the commands and contacts the URLs in your config files",
+            if started == 1 { "" } else { "s" }
+        ))]);
+        let jobs = std::thread::available_parallelism().map_or(4, usize::from);
+        checkup.probe(jobs, |_, _| {});
+    }
+    let finished = checkup.finish(ctx, printer);
+    // A server that could not be measured stays unknown; say why.
+    for r in &finished.results {
+        if let (Some(error), None) = (&r.error, r.tokens)
+            && !r.name.is_empty()
+            && r.elapsed_ms.is_some()
+        {
+            printer.warn(&format!(
+                "could not measure `{}` in {}: {error}",
+                r.name, r.client
+            ));
+        }
+    }
+    Ok(started)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn filter(allow: Option<&str>, deny: Option<&str>, wildcard: Option<&str>) -> ToolFilter {
+        ToolFilter {
+            allow: allow.map(str::to_owned),
+            deny: deny.map(str::to_owned),
+            wildcard: wildcard.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn a_tool_passes_the_allow_list_and_not_the_deny_list() {
+        let codex = filter(Some("enabled_tools"), Some("disabled_tools"), None);
+        let raw = json!({"enabled_tools": ["a", "b"], "disabled_tools": ["b"]});
+        let lists = filter_lists(Some(&codex), &raw);
+        assert!(passes(&lists, "a"));
+        assert!(!passes(&lists, "b"), "denied wins");
+        assert!(!passes(&lists, "c"), "not allowed");
+        // Copilot CLI's `tools: ["*"]` allows every tool.
+        let copilot = filter(Some("tools"), None, Some("*"));
+        let lists = filter_lists(Some(&copilot), &json!({"tools": ["*"]}));
+        assert!(passes(&lists, "anything"));
+        // No filter, or no fields: everything.
+        assert!(passes(&filter_lists(None, &raw), "b"));
+        assert!(passes(&filter_lists(Some(&codex), &json!({})), "b"));
+    }
+}

@@ -1,0 +1,521 @@
+//! `mcpctl budget` (issue 41): what each client's servers cost its context, per tool,
+//! through each entry's tool filter and each client's deferral rule, measured from real
+//! servers (server-memory from `.ci/peers.sh`, the fixture server); and `--max N`, the
+//! smallest cut through the client's own tool filter or switch, kept tools honoured,
+//! idempotent, and taken back byte for byte by one `undo`.
+
+use serde_json::{Value, json};
+
+use crate::doctor::fixture;
+use crate::env::TestEnv;
+
+const CODEX: &str = ".codex/config.toml";
+const GEMINI: &str = ".gemini/settings.json";
+const CURSOR: &str = ".cursor/mcp.json";
+const CLAUDE: &str = ".claude.json";
+
+/// The real memory server's script (9 tools); fails the test when it is not installed.
+fn memory_script() -> String {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(".cache")
+        .join("peers")
+        .join("npm")
+        .join("node_modules")
+        .join("@modelcontextprotocol")
+        .join("server-memory")
+        .join("dist")
+        .join("index.js");
+    if !script.is_file() {
+        crate::peer::missing("server-memory is not installed (run .ci/peers.sh)");
+    }
+    script.display().to_string()
+}
+
+/// TOML string of a path (backslashes escaped).
+fn toml_str(s: &str) -> String {
+    toml_edit::value(s).to_string().trim().to_owned()
+}
+
+fn codex_config(extra_memory: &str) -> String {
+    format!(
+        "[mcp_servers.memory]\ncommand = \"node\"\nargs = [{}]\n{extra_memory}\n[mcp_servers.fixture]\ncommand = {}\n",
+        toml_str(&memory_script()),
+        toml_str(fixture())
+    )
+}
+
+fn json_servers(memory: Value, fixture_extra: Value) -> Value {
+    let mut fx = json!({"command": fixture()});
+    if let (Some(fx), Some(extra)) = (fx.as_object_mut(), fixture_extra.as_object()) {
+        fx.extend(extra.clone());
+    }
+    let mut mem = json!({"command": "node", "args": [memory_script()]});
+    if let (Some(mem), Some(extra)) = (mem.as_object_mut(), memory.as_object()) {
+        mem.extend(extra.clone());
+    }
+    json!({"mcpServers": {"memory": mem, "fixture": fx}})
+}
+
+fn write_json(env: &TestEnv, rel: &str, value: &Value) {
+    env.write(rel, serde_json::to_string_pretty(value).unwrap().as_bytes());
+}
+
+fn client<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["client"] == id)
+        .unwrap_or_else(|| panic!("no client {id} in {report}"))
+}
+
+fn server<'a>(client: &'a Value, name: &str) -> &'a Value {
+    client["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no server {name} in {client}"))
+}
+
+fn n(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+fn tools_of(server: &Value) -> Vec<(String, u64)> {
+    server["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap().to_owned(), n(&t["tokens"])))
+        .collect()
+}
+
+#[test]
+#[ignore = "needs .ci/peers.sh and cargo build -p fixture-server"]
+fn budget_counts_each_tool_as_each_client_receives_it() {
+    let env = TestEnv::new();
+    env.write(
+        CODEX,
+        codex_config("disabled_tools = [\"read_graph\"]\n").as_bytes(),
+    );
+    write_json(
+        &env,
+        CLAUDE,
+        &json_servers(json!({"type": "stdio"}), json!({"alwaysLoad": true})),
+    );
+    // Nothing measured yet: unknown, never a silent undercount.
+    let report = env
+        .run(&["budget", "-c", "codex,claude-code", "--json"])
+        .ok()
+        .json();
+    assert_eq!(client(&report, "codex")["tokens"], Value::Null, "{report}");
+    assert_eq!(
+        client(&report, "codex")["unknown"],
+        json!(["fixture", "memory"])
+    );
+
+    let report = env
+        .run(&["budget", "--measure", "-c", "codex,claude-code", "--json"])
+        .ok()
+        .json();
+    let codex = client(&report, "codex");
+    let memory = server(codex, "memory");
+    let tools = tools_of(memory);
+    // The entry's disabled_tools keeps read_graph from Codex: 8 of the server's 9.
+    assert_eq!(tools.len(), 8, "{memory}");
+    assert_eq!(memory["filtered"], json!(["read_graph"]));
+    assert!(!tools.iter().any(|(t, _)| t == "read_graph"));
+    let memory_tokens = n(&memory["tokens"]);
+    assert_eq!(memory_tokens, tools.iter().map(|(_, t)| t).sum::<u64>());
+    assert!(memory_tokens < n(&memory["full"]), "{memory}");
+    let fixture_tokens = n(&server(codex, "fixture")["tokens"]);
+    assert_eq!(n(&codex["tokens"]), memory_tokens + fixture_tokens);
+    // Costliest first: servers and tools.
+    assert_eq!(codex["servers"][0]["name"], "memory");
+    let costliest: Vec<u64> = codex["costliest"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| n(&c["tokens"]))
+        .collect();
+    assert_eq!(costliest.len(), 5);
+    assert!(costliest.windows(2).all(|w| w[0] >= w[1]), "{costliest:?}");
+
+    // Claude Code defers MCP tools behind tool search: a deferred tool costs its listed
+    // name; `alwaysLoad: true` loads the fixture's in full. The rule and its source show.
+    let claude = client(&report, "claude-code");
+    assert_eq!(claude["deferral"]["active"], true, "{claude}");
+    assert!(
+        claude["deferral"]["source"]
+            .as_str()
+            .unwrap()
+            .contains("claude 2.1.332"),
+        "{claude}"
+    );
+    let deferred = server(claude, "memory");
+    assert_eq!(deferred["deferred"], true);
+    for (tool, tokens) in tools_of(deferred) {
+        let listed = format!("mcp__memory__{tool}");
+        assert_eq!(tokens as usize, listed.len().div_ceil(4), "{tool}");
+    }
+    let loaded = server(claude, "fixture");
+    assert_eq!(loaded["deferred"], false);
+    assert_eq!(n(&loaded["tokens"]), fixture_tokens);
+
+    // ENABLE_TOOL_SEARCH=false: every definition in full.
+    let mut off = env.command(&["budget", "-c", "claude-code", "--json"]);
+    off.env("ENABLE_TOOL_SEARCH", "false");
+    let report = crate::env::Run::of(off).ok().json();
+    let claude = client(&report, "claude-code");
+    assert_eq!(claude["deferral"]["active"], false, "{claude}");
+    assert_eq!(
+        n(&server(claude, "memory")["tokens"]),
+        n(&server(claude, "memory")["full"])
+    );
+
+    // The human table: sorted by cost, the costliest tools named.
+    let text = env.run(&["budget", "-c", "codex"]).ok().stdout;
+    assert!(text.contains("codex ≈ "), "{text}");
+    assert!(text.contains("1 filtered out"), "{text}");
+    assert!(text.contains("costliest: memory/"), "{text}");
+}
+
+/// The tool names a cut denies, in order.
+fn denied(report: &Value, id: &str) -> Vec<String> {
+    report["cuts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["client"] == id)
+        .unwrap_or_else(|| panic!("no cut for {id} in {report}"))["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["tools"].as_array().cloned().unwrap_or_default())
+        .map(|t| t["tool"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+#[ignore = "needs .ci/peers.sh and cargo build -p fixture-server"]
+fn a_cut_denies_the_costliest_tools_through_codex_and_gemini_filters() {
+    let env = TestEnv::new();
+    env.write(CODEX, codex_config("").as_bytes());
+    write_json(&env, GEMINI, &json_servers(json!({}), json!({})));
+    let report = env
+        .run(&["budget", "--measure", "-c", "codex,gemini", "--json"])
+        .ok()
+        .json();
+    let codex = client(&report, "codex");
+    let total = n(&codex["tokens"]);
+    let mut memory = tools_of(server(codex, "memory"));
+    memory.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    // Keep the costliest tool; the cut must take the next ones, costliest first.
+    let kept = memory[0].0.clone();
+    let max = total - memory[1].1 - memory[2].1 + 1;
+    let keep = format!("memory/{kept}");
+    let max_arg = max.to_string();
+    let before = (env.read(CODEX), env.read(GEMINI));
+    let args = [
+        "budget",
+        "--max",
+        &max_arg,
+        "-c",
+        "codex,gemini",
+        "--keep",
+        &keep,
+    ];
+
+    let shown = env.run(&[&args[..], &["--json"]].concat()).ok().json();
+    let want = vec![memory[1].0.clone(), memory[2].0.clone()];
+    assert_eq!(denied(&shown, "codex"), want, "{shown}");
+    assert_eq!(denied(&shown, "gemini-cli"), want, "{shown}");
+    assert_eq!((env.read(CODEX), env.read(GEMINI)), before, "a plan wrote");
+    let text = env.run(&args).ok().stdout;
+    assert!(
+        text.contains(&format!("deny `{}` (", memory[1].0))
+            && text.contains("— memory has 9 tools, 1 kept"),
+        "{text}"
+    );
+    assert!(text.contains("+disabled_tools = ["), "{text}");
+    assert!(text.contains("\"excludeTools\""), "{text}");
+
+    env.run(&[&args[..], &["--apply"]].concat()).ok();
+    let codex_file = env.read_str(CODEX);
+    assert!(
+        codex_file.contains(&format!(
+            "disabled_tools = [\"{}\", \"{}\"]",
+            memory[1].0, memory[2].0
+        )),
+        "{codex_file}"
+    );
+    let gemini = crate::env::jsonc(&env.read(GEMINI));
+    assert_eq!(gemini["mcpServers"]["memory"]["excludeTools"], json!(want));
+    let after = env
+        .run(&["budget", "-c", "codex,gemini", "--json"])
+        .ok()
+        .json();
+    for id in ["codex", "gemini-cli"] {
+        let c = client(&after, id);
+        assert!(n(&c["tokens"]) <= max, "{c}");
+        assert!(
+            tools_of(server(c, "memory"))
+                .iter()
+                .any(|(t, _)| *t == kept),
+            "{c}"
+        );
+    }
+
+    // The same cut again changes nothing.
+    let applied = (env.read(CODEX), env.read(GEMINI));
+    let again = env
+        .run(&[&args[..], &["--apply", "--json"]].concat())
+        .ok()
+        .json();
+    assert_eq!(denied(&again, "codex"), Vec::<String>::new(), "{again}");
+    assert_eq!((env.read(CODEX), env.read(GEMINI)), applied);
+
+    // One undo takes the whole cut back, byte for byte.
+    env.run(&["undo"]).ok();
+    assert_eq!((env.read(CODEX), env.read(GEMINI)), before);
+}
+
+#[test]
+#[ignore = "needs .ci/peers.sh and cargo build -p fixture-server"]
+fn a_client_without_a_filter_gets_whole_servers_switched_off() {
+    let env = TestEnv::new();
+    write_json(&env, CURSOR, &json_servers(json!({}), json!({})));
+    let report = env
+        .run(&["budget", "--measure", "-c", "cursor", "--json"])
+        .ok()
+        .json();
+    let cursor = client(&report, "cursor");
+    let fixture_tokens = n(&server(cursor, "fixture")["tokens"]);
+    let max = (fixture_tokens + 1).to_string();
+    let before = env.read(CURSOR);
+
+    // memory kept: nothing else can get it under, and it says so (exit 1), writing nothing.
+    let run = env
+        .run(&[
+            "budget", "--max", &max, "-c", "cursor", "--keep", "memory", "--apply",
+        ])
+        .code(1);
+    assert!(run.stdout.contains("cannot get under"), "{}", run.stdout);
+    assert_eq!(env.read(CURSOR), before);
+
+    let run = env
+        .run(&["budget", "--max", &max, "-c", "cursor", "--apply"])
+        .ok();
+    assert!(
+        run.stdout.contains("switch off `memory` (")
+            && run
+                .stdout
+                .contains("the client has no per-server tool filter"),
+        "{}",
+        run.stdout
+    );
+    let file = crate::env::jsonc(&env.read(CURSOR));
+    assert!(file["mcpServers"].get("memory").is_none(), "{file}");
+    assert!(file["mcpServers"].get("fixture").is_some(), "{file}");
+    let after = env.run(&["budget", "-c", "cursor", "--json"]).ok().json();
+    assert_eq!(n(&client(&after, "cursor")["tokens"]), fixture_tokens);
+    let again = env
+        .run(&["budget", "--max", &max, "-c", "cursor", "--apply"])
+        .ok();
+    assert!(again.stdout.contains("nothing to cut"), "{}", again.stdout);
+
+    env.run(&["undo"]).ok();
+    assert_eq!(env.read(CURSOR), before);
+}
+
+/// The manifest's servers for codex: the memory server and the fixture, with `budget`.
+fn budget_manifest(budget: &str) -> String {
+    format!(
+        "clients = [\"codex\"]\n\n[servers.memory]\ncommand = \"node\"\nargs = [{}]\n\n[servers.fixture]\ncommand = {}\n{budget}",
+        toml_str(&memory_script()),
+        toml_str(fixture())
+    )
+}
+
+#[test]
+#[ignore = "needs .ci/peers.sh and cargo build -p fixture-server"]
+fn a_manifest_budget_fails_plan_check_and_apply_trims_it() {
+    let env = TestEnv::new();
+    let manifest = crate::env::MANIFEST;
+    env.write(manifest, budget_manifest("").as_bytes());
+    env.run(&["apply"]).ok();
+    let report = env
+        .run(&["budget", "--measure", "-c", "codex", "--json"])
+        .ok()
+        .json();
+    let codex = client(&report, "codex");
+    let total = n(&codex["tokens"]);
+    let mut memory = tools_of(server(codex, "memory"));
+    memory.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let max = total - memory[1].1 + 1;
+    env.write(
+        manifest,
+        budget_manifest(&format!(
+            "\n[budget]\ndefault = 100000\nkeep = [\"memory/{}\"]\ncodex = {max}\n",
+            memory[0].0
+        ))
+        .as_bytes(),
+    );
+    let before = env.read(CODEX);
+
+    // Over its budget as the files are: plan --check fails, naming the cut apply makes.
+    let check = env.run(&["plan", "--check"]).code(1);
+    assert!(
+        check.stdout.contains(&format!(
+            "budget codex: {} tokens, over",
+            crate_thousands(total)
+        )) && check.stdout.contains(&format!("deny `{}` (", memory[1].0)),
+        "{}",
+        check.stdout
+    );
+    assert_eq!(env.read(CODEX), before, "plan wrote");
+
+    env.run(&["apply"]).ok();
+    let file = env.read_str(CODEX);
+    assert!(
+        file.contains(&format!("disabled_tools = [\"{}\"]", memory[1].0)),
+        "{file}"
+    );
+    let check = env.run(&["plan", "--check"]).ok();
+    assert!(check.stdout.contains("within"), "{}", check.stdout);
+    // Applying again changes nothing.
+    env.run(&["apply"]).ok();
+    assert_eq!(env.read_str(CODEX), file);
+
+    env.run(&["undo"]).ok();
+    assert_eq!(env.read(CODEX), before);
+
+    // A budget naming an unknown client is the manifest's error, at its line.
+    env.write(
+        manifest,
+        budget_manifest("\n[budget]\ncodx = 5\n").as_bytes(),
+    );
+    let run = env.run(&["plan"]).code(2);
+    assert!(
+        run.stderr
+            .contains("mcpctl.toml:11:1: unknown client `codx`"),
+        "{}",
+        run.stderr
+    );
+}
+
+fn crate_thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// CI: no state, nothing started, no network: `plan --check` counts from the committed
+/// `mcpctl.lock` beside the manifest and fails on a client over its budget.
+#[test]
+#[ignore = "needs .ci/peers.sh and cargo build -p fixture-server"]
+fn plan_check_counts_from_the_lock_without_starting_anything() {
+    let env = TestEnv::new();
+    let manifest = crate::env::MANIFEST;
+    env.write(manifest, budget_manifest("").as_bytes());
+    env.run(&["apply"]).ok();
+    env.run(&["lock"]).ok();
+    let lock_path = env.path(manifest).with_file_name("mcpctl.lock");
+    assert!(lock_path.is_file(), "no lock beside the manifest");
+    let measured = env.run(&["budget", "-c", "codex", "--json"]).ok().json();
+    let total = n(&client(&measured, "codex")["tokens"]);
+    // A fresh checkout: no state at all (nothing measured here).
+    let state = env.home().parent().unwrap().join("state");
+    std::fs::remove_dir_all(&state).unwrap();
+    env.write(
+        manifest,
+        budget_manifest(&format!("\n[budget]\ncodex = {}\n", total - 1)).as_bytes(),
+    );
+    let check = env.run(&["plan", "--check"]).code(1);
+    assert!(
+        check.stdout.contains(&format!(
+            "budget codex: {} tokens, over {} by 1",
+            crate_thousands(total),
+            crate_thousands(total - 1)
+        )),
+        "{}",
+        check.stdout
+    );
+    // The lock's numbers, not a measurement: the row says where they came from.
+    let report = env.run(&["budget", "-c", "codex", "--json"]).ok().json();
+    let memory = server(client(&report, "codex"), "memory");
+    assert_eq!(memory["measured"], "mcpctl.lock", "{memory}");
+    env.write(
+        manifest,
+        budget_manifest(&format!("\n[budget]\ncodex = {total}\n")).as_bytes(),
+    );
+    env.run(&["plan", "--check"]).ok();
+}
+
+/// Claude Code has no tool filter but a per-project switch: the cut switches a server off
+/// in the project `budget` runs in (`disabledMcpServers` under the project's entry), the
+/// user's entry stays, other projects still load it, and one undo gives the bytes back.
+#[test]
+#[ignore = "needs .ci/peers.sh and cargo build -p fixture-server"]
+fn claude_code_servers_are_switched_off_in_this_project_only() {
+    let mut env = TestEnv::new();
+    // Tool search off: every definition counts in full.
+    env.extra_env
+        .push(("ENABLE_TOOL_SEARCH".into(), "false".into()));
+    write_json(
+        &env,
+        CLAUDE,
+        &json_servers(json!({"type": "stdio"}), json!({"type": "stdio"})),
+    );
+    let report = env
+        .run_in(
+            "proj",
+            &["budget", "--measure", "-c", "claude-code", "--json"],
+        )
+        .ok()
+        .json();
+    let claude = client(&report, "claude-code");
+    let fixture_tokens = n(&server(claude, "fixture")["tokens"]);
+    let total = n(&claude["tokens"]);
+    let max = (fixture_tokens + 1).to_string();
+    let before = env.read(CLAUDE);
+    let args = ["budget", "--max", &max, "-c", "claude-code", "--apply"];
+    let run = env.run_in("proj", &args).ok();
+    assert!(
+        run.stdout.contains("switch off `memory` (")
+            && run
+                .stdout
+                .contains("in this project only (disabledMcpServers"),
+        "{}",
+        run.stdout
+    );
+    let file = crate::env::jsonc(&env.read(CLAUDE));
+    assert!(file["mcpServers"].get("memory").is_some(), "{file}");
+    let project = crate::env::claude_key(&env.path("proj").display().to_string());
+    assert_eq!(
+        file["projects"][&project]["disabledMcpServers"],
+        json!(["memory"]),
+        "{file}"
+    );
+    let here = env
+        .run_in("proj", &["budget", "-c", "claude-code", "--json"])
+        .ok()
+        .json();
+    assert_eq!(n(&client(&here, "claude-code")["tokens"]), fixture_tokens);
+    let elsewhere = env
+        .run_in("other", &["budget", "-c", "claude-code", "--json"])
+        .ok()
+        .json();
+    assert_eq!(n(&client(&elsewhere, "claude-code")["tokens"]), total);
+    let again = env.run_in("proj", &args).ok();
+    assert!(again.stdout.contains("nothing to cut"), "{}", again.stdout);
+    env.run_in("proj", &["undo"]).ok();
+    assert_eq!(env.read(CLAUDE), before);
+}
