@@ -290,10 +290,13 @@ Every server the manifest sends to that client becomes an allow rule its client 
 exactly (Claude Code and Copilot: serverCommand or serverUrl; Codex: the server's name
 with its executable and arguments, or its URL), so servers outside the manifest are blocked. Deploy the file
 at the client's system path (docs/guide/policy.md).")]
+#[command(mut_arg("trust_project", |arg| arg.hide(true)))]
 pub struct ExportArgs {
+    // `--trust-project` is not shown: `export` only prints, so there is nothing for a
+    // project's manifest to be trusted with.
     #[command(flatten)]
     pub manifest: ManifestArgs,
-    /// Which vendor's policy file to write
+    /// Which vendor's policy file to print
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: crate::policy::PolicyKind,
 }
@@ -448,7 +451,12 @@ pub struct RedoArgs {
 #[command(after_help = "Examples:
   mcpctl clients
   mcpctl clients --all
-  mcpctl --platform windows clients --all --json")]
+  mcpctl --platform windows clients --all --json
+
+SERVERS: the entries `mcpctl list -c ID` shows (every scope here). VERIFIED: the day
+mcpctl's facts about the client (its config path and entry shape) were last checked
+against the client itself or its documentation (`--json`: `verified_against` says which);
+`(unverified)` when they come from a secondary source, `(stale)` after 90 days.")]
 pub struct ClientsArgs {
     /// Show every client in the table, also those not detected here
     #[arg(long)]
@@ -746,9 +754,12 @@ impl ValueEnum for RemoteKind {
 #[command(after_help = "Examples:
   mcpctl doctor
   mcpctl doctor github -c cursor --timeout 60
-  mcpctl doctor --no-spawn --json")]
+  mcpctl doctor --no-spawn --json
+  mcpctl doctor https://mcp.example.com/mcp          an endpoint no config file names yet")]
 pub struct DoctorArgs {
-    /// Only servers with this name
+    /// Only servers with this name; or a URL (http://, https://): contact that endpoint
+    /// (Streamable HTTP, or legacy SSE for a path ending in /sse) and say what it speaks
+    #[arg(value_name = "NAME|URL")]
     pub name: Option<String>,
     /// Client id (repeat or separate with commas) [default: detected clients]
     #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
@@ -926,7 +937,10 @@ has several); the same value in several clients becomes one secret. The entry is
 rewritten in place to `mcpctl run --secret ENV=NAME -- COMMAND` (stdio) or `mcpctl bridge
 URL --header 'NAME=Bearer {secret:NAME}'` (remote); the rest of the file keeps its bytes.
 `mcpctl undo` puts the file back (the secret stays in the store). Values are never
-printed.")]
+printed.
+
+An env or header value that is only `${VAR}`, with VAR not set here and a secret named
+VAR in the store (`mcpctl secret set VAR`), is pointed at that secret the same way.")]
     Adopt(SecretAdoptArgs),
 }
 

@@ -146,6 +146,11 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
                 printer.error(&error);
                 return ExitStatus::Error.into();
             }
+            if let Some(error) = scope_typo(&e) {
+                let printer = Printer::new(false, false, output::ColorWhen::Auto, true);
+                printer.error(&error);
+                return ExitStatus::Error.into();
+            }
             // clap prints help/version to stdout (exit 0) and usage errors to stderr (2).
             let _ = e.print();
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
@@ -270,6 +275,38 @@ fn foreign_verb(args: &[OsString]) -> Option<anyhow::Error> {
         UserError::new(format!("`{word}` is not an mcpctl command"))
             .hint(format!("try `{line}`; `mcpctl --help` lists the commands"))
             .into(),
+    )
+}
+
+/// `--scope globl`: clap suggests only the visible values (`local`), not the `global`
+/// alias of `user` that was meant; the scope words are matched here, aliases included.
+fn scope_typo(e: &clap::Error) -> Option<anyhow::Error> {
+    use clap::error::{ContextKind, ContextValue};
+    if e.kind() != clap::error::ErrorKind::InvalidValue {
+        return None;
+    }
+    let arg = match e.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(arg)) => arg,
+        _ => return None,
+    };
+    if !arg.starts_with("--scope") {
+        return None;
+    }
+    let value = match e.get(ContextKind::InvalidValue) {
+        Some(ContextValue::String(value)) => value,
+        _ => return None,
+    };
+    let meant = suggest::closest(value, ["user", "global", "project", "local"])?;
+    let said = match meant {
+        "global" | "user" => "`--scope user` (also spelled `global`, or `-g`)".to_owned(),
+        other => format!("`--scope {other}`"),
+    };
+    Some(
+        UserError::new(format!(
+            "invalid scope `{value}`: did you mean {said}?"
+        ))
+        .hint("the scopes are user (every project), project (this project's file) and local (this project, in the user file)")
+        .into(),
     )
 }
 

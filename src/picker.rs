@@ -60,7 +60,7 @@ struct CtrlCGuard {
 
 #[cfg(unix)]
 extern "C" fn on_interrupt(_: libc::c_int) {
-    const TEXT: &[u8] = b"\x1b[?25h\ncancelled\n";
+    const TEXT: &[u8] = b"\x1b[?25h\ncancelled: nothing was changed\n";
     // SAFETY: write(2) and _exit(2) are async-signal-safe; TEXT is a static buffer.
     unsafe {
         libc::write(2, TEXT.as_ptr().cast(), TEXT.len());

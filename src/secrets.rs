@@ -65,6 +65,36 @@ pub fn secret_name(name: &str) -> bool {
         || name.ends_with("_PAT")
 }
 
+/// The variable to suggest for a secret in `field` (an env name or a header) of server
+/// `server`: the field itself as a variable name (`X-Api-Key` → `X_API_KEY`), except an
+/// `Authorization` header, which every server has: `DOCS_TOKEN` for server `docs`, not
+/// `AUTHORIZATION` (issue 40).
+#[must_use]
+pub fn variable_for(server: &str, field: &str) -> String {
+    let upper = |text: &str| -> String {
+        text.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_uppercase()
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    if field.eq_ignore_ascii_case("authorization")
+        || field.eq_ignore_ascii_case("proxy-authorization")
+    {
+        let server = upper(server);
+        let server = server.trim_matches('_');
+        if server.is_empty() || server.starts_with(|c: char| c.is_ascii_digit()) {
+            return "API_TOKEN".to_owned();
+        }
+        return format!("{server}_TOKEN");
+    }
+    upper(field)
+}
+
 /// Characters a provider's token is made of.
 fn token_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '-'

@@ -82,24 +82,30 @@ pub fn sentence(variable: &str, place: &str, os: Os) -> String {
         "URL" | "command" | "cwd" => format!("the {place}"),
         named => named.to_owned(),
     };
-    worded(variable, &place, os)
+    worded(variable, &place, os, None)
 }
 
-fn worded(variable: &str, place: &str, os: Os) -> String {
+fn worded(variable: &str, place: &str, os: Os, server: Option<&str>) -> String {
     format!(
         "{place} uses `${{{variable}}}`, which is not set in this environment; {}",
-        todo(variable, os)
+        todo(variable, os, server)
     )
 }
 
 /// What to do about it, said the way `os` sets a variable: set it, or keep a
-/// secret-looking one in mcpctl's store.
+/// secret-looking one in mcpctl's store, the whole way: storing it alone changes nothing
+/// (the entry still asks the environment), so `secret adopt` then points the entry of
+/// `server` (every entry using it when `None`) at the stored secret.
 #[must_use]
-pub fn todo(variable: &str, os: Os) -> String {
+pub fn todo(variable: &str, os: Os, server: Option<&str>) -> String {
     let set = os.set_var_command(variable);
     if crate::secrets::secret_name(variable) {
+        let adopt = match server {
+            Some(server) => format!("mcpctl secret adopt {server}"),
+            None => "mcpctl secret adopt".to_owned(),
+        };
         format!(
-            "{set} where mcpctl and the client run, or keep the secret in mcpctl's store: `mcpctl secret set {variable}`"
+            "{set} where mcpctl and the client run, or keep the secret in mcpctl's store: `mcpctl secret set {variable}`, then `{adopt}` points the entry at it"
         )
     } else {
         format!("{set} where mcpctl and the client run")
@@ -122,6 +128,7 @@ impl Unset {
             &self.variable,
             &format!("server `{server}`'s {}{file}", self.place),
             self.os,
+            Some(server),
         )
     }
 }

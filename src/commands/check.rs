@@ -423,6 +423,32 @@ fn check_file(
     Ok(findings)
 }
 
+/// A unified diff of one file with its `--- a/…`/`+++ b/…` header naming the file as the
+/// findings do (`.cursor/mcp.json`), not by the absolute path the edit loop labels it with.
+fn relabel(diff: &str, shown: &str) -> String {
+    let lines: Vec<&str> = diff.split_inclusive('\n').collect();
+    let mut out = String::with_capacity(diff.len());
+    let mut at = 0;
+    while at < lines.len() {
+        let header = lines[at].starts_with("--- ")
+            && lines.get(at + 1).is_some_and(|l| l.starts_with("+++ b/"))
+            && lines.get(at + 2).is_some_and(|l| l.starts_with("@@"));
+        if header {
+            if lines[at].starts_with("--- a/") {
+                out.push_str(&format!("--- a/{shown}\n"));
+            } else {
+                out.push_str(lines[at]);
+            }
+            out.push_str(&format!("+++ b/{shown}\n"));
+            at += 2;
+        } else {
+            out.push_str(lines[at]);
+            at += 1;
+        }
+    }
+    out
+}
+
 /// Lint one file; with `fix`, repair it first (or show the diff) and check the result.
 fn lint_file(
     ctx: &Context,
@@ -481,7 +507,7 @@ fn lint_file(
     // A diff goes to stdout beside text, to stderr beside JSON; its header names the
     // file as the findings do.
     let diff = |diff: String| {
-        let diff = paint.diff(&diff);
+        let diff = paint.diff(&relabel(&diff, &file.shown));
         if format == CheckFormat::Text {
             Block::Raw(diff)
         } else {

@@ -10,7 +10,8 @@ use crate::error::ExitStatus;
 use crate::output::{Block, Paint, Printer, Report, Style};
 use crate::platform::Os;
 use crate::session::Context;
-use crate::session::inventory::read_document;
+use crate::session::inventory::{collect_all, read_document};
+use crate::toggle::Probe;
 
 #[derive(Debug, Serialize)]
 struct ClientRow {
@@ -31,7 +32,8 @@ struct ClientRow {
     stale: bool,
     /// Where the row's facts come from.
     source: String,
-    /// Servers in the user file; `null` when the file is missing or unreadable.
+    /// The entries `list -c ID` shows (every scope here, parked ones included); `null`
+    /// when the user file is unreadable, or missing with nothing elsewhere.
     servers: Option<usize>,
     /// The tool that writes the file (`home-manager`): read, never written by mcpctl.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -51,6 +53,8 @@ pub fn run(args: ClientsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
     let ClientsArgs { all } = args;
     let today = Date::today();
     let mut rows = Vec::new();
+    // Parked entries are listed by `list`, so they count here too.
+    let parked = Probe::new(ctx).ok();
     for client in ctx.table.all() {
         let detected = client.detected(&ctx.platform);
         let path = client.user_path(&ctx.platform).ok().flatten();
@@ -61,9 +65,14 @@ pub fn run(args: ClientsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
                     .servers(client.servers_at())
                     .map_err(|e| crate::session::inventory::shape_error(p, &e).into())
             }) {
-                Ok(entries) => (Some(entries.len()), None),
+                Ok(_) => (Some(listed(ctx, client, parked.as_ref())), None),
                 Err(e) => (None, Some(e.to_string())),
             },
+            // No user file: the project's may still have entries.
+            _ if detected => {
+                let n = listed(ctx, client, parked.as_ref());
+                ((n > 0).then_some(n), None)
+            }
             _ => (None, None),
         };
         rows.push(ClientRow {
@@ -90,6 +99,16 @@ pub fn run(args: ClientsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
         all,
         os: ctx.platform.os,
     })
+}
+
+/// The entries `list -c ID` shows for `client`: every scope here (user, project, local),
+/// read-only sources and parked entries included, so the two commands agree.
+fn listed(ctx: &Context, client: &crate::clients::Client, parked: Option<&Probe<'_>>) -> usize {
+    let found = collect_all(ctx, &[client], None).found.len();
+    let parked = parked.map_or(0, |p| {
+        p.parked().iter().filter(|e| e.client == client.id).count()
+    });
+    found + parked
 }
 
 impl Report for ClientsReport {
@@ -144,7 +163,9 @@ impl Report for ClientsReport {
             })
             .collect();
         let mut blocks = vec![Block::Table {
-            header: vec!["CLIENT", "NAME", "DETECTED", "SERVERS", "CHECKED", "CONFIG"],
+            header: vec![
+                "CLIENT", "NAME", "DETECTED", "SERVERS", "VERIFIED", "CONFIG",
+            ],
             rows,
         }];
         if shown.iter().any(|r| r.verified == false) {

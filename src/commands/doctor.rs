@@ -58,6 +58,13 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             .copied(),
         None => None,
     };
+    // `doctor URL`: an endpoint no config file names (yet).
+    if let Some(url) = name
+        .as_deref()
+        .filter(|n| n.starts_with("http://") || n.starts_with("https://"))
+    {
+        return url_report(ctx, printer, url, &options, as_client, strict);
+    }
     let clients = match (clients.is_empty(), as_client) {
         (true, Some(client)) => vec![client],
         (true, None) => targets::detected_to_read(ctx),
@@ -173,6 +180,38 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     printer.emit(&report)
 }
 
+/// `doctor URL`: one row for the endpoint, contacted once; the same JSON document as
+/// doctor's, with `client` empty.
+fn url_report(
+    ctx: &Context,
+    printer: &mut Printer,
+    url: &str,
+    options: &handshake::ProbeOptions,
+    as_client: Option<&crate::clients::Client>,
+    strict: bool,
+) -> anyhow::Result<ExitStatus> {
+    printer.stream(&[Block::Note(format!(
+        "connecting to `{url}` (named on the command line, in no config file)…"
+    ))]);
+    let result = doctor::probe_url(ctx, url, options, as_client);
+    let mut summary = Summary::default();
+    summary.count(result.status);
+    let results = vec![result];
+    let rows = Rows::new(&results, false, printer.width());
+    let handshakes = usize::from(results[0].elapsed_ms.is_some());
+    printer.emit(&DoctorReport {
+        results,
+        tokens: Vec::new(),
+        token_method: handshake::tools::TOKEN_METHOD,
+        handshakes,
+        shared: Vec::new(),
+        summary,
+        strict,
+        rows: Some(rows),
+        clients: 1,
+    })
+}
+
 impl Report for DoctorReport {
     fn json(&self) -> serde_json::Result<serde_json::Value> {
         serde_json::to_value(self)
@@ -218,12 +257,18 @@ impl Report for DoctorReport {
         }
         for total in &self.tokens {
             blocks.push(Block::Line(format!(
-                "{}: tool definitions ≈ {} tokens over {} server{} ({})",
+                "{}: tool definitions ≈ {} tokens over {} server{}",
                 total.client,
                 total.tokens,
                 total.servers,
                 plural(total.servers),
-                self.token_method
+            )));
+        }
+        // How tokens are estimated, once under the totals (not on every client's line).
+        if !self.tokens.is_empty() {
+            blocks.push(Block::Line(paint.paint(
+                crate::output::Style::Dim,
+                &format!("(tokens: {})", self.token_method),
             )));
         }
         let s = &self.summary;

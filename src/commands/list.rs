@@ -457,7 +457,14 @@ impl Report for ListReport {
                 } else {
                     format!("{} ({})", r.client, r.scope)
                 };
-                let mut cells = vec![scope, name, r.transport.unwrap_or("?").to_owned(), target];
+                // A builtin runs inside the client; a switch or an extension's entry has no
+                // transport of its own.
+                let transport = match (r.transport, r.builtin) {
+                    (Some(t), _) => t.to_owned(),
+                    (None, true) => "builtin".to_owned(),
+                    (None, false) => paint.paint(Style::Dim, "-"),
+                };
+                let mut cells = vec![scope, name, transport, target];
                 if let Some(h) = &r.here {
                     let by =
                         h.by.as_ref()

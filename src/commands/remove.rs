@@ -196,7 +196,13 @@ fn which_scope(
                 .collect::<Vec<_>>()
                 .join(", ")
         ))
-        .hint(format!("say which: `--scope {}`", many[0].as_str()))
+        .hint(format!(
+            "say which: {}",
+            many.iter()
+                .map(|s| format!("`--scope {}`", s.as_str()))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        ))
         .into()),
     }
 }

@@ -358,7 +358,9 @@ fn adopt_secrets(
     for b in &broken {
         printer.warn(&format!("{:#} (its secrets stay where they are)", b.error));
     }
-    let plan = adopt::plan(store, &adopt::Candidate::of_found(&found));
+    let plan = adopt::plan_with_references(store, &adopt::Candidate::of_found(&found), &|var| {
+        ctx.platform.lookup(var).is_none()
+    });
     let adopt::Carried { rewritten, backups } = adopt::carry_out(
         ctx,
         store,

@@ -536,10 +536,20 @@ impl Report for ToggleReport {
             }
             blocks.push(Block::Line(line));
         }
-        if let Some(first) = self.rows.iter().find_map(|r| r.backup.as_deref()) {
+        // Every file backed up, counted as `add` counts them.
+        let backups: Vec<&std::path::Path> = self
+            .rows
+            .iter()
+            .filter_map(|r| r.backup.as_deref())
+            .collect();
+        if let Some(first) = backups.first() {
+            let more = match backups.len() {
+                1 => String::new(),
+                n => format!(" (and {} more in the same directory)", n - 1),
+            };
             blocks.push(Block::Note(paint.paint(
                 Style::Dim,
-                &format!("previous version kept in {}", paint.path(first)),
+                &format!("previous version kept in {}{more}", paint.path(first)),
             )));
         }
         if self.dry_run {

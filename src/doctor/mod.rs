@@ -371,6 +371,94 @@ impl Checkup<'_> {
     }
 }
 
+/// `mcpctl doctor URL`: an endpoint no config file names yet (MCP209's "does it also
+/// serve Streamable HTTP?"), contacted once as doctor contacts a remote entry: the URL's
+/// static checks (`prepare`), then the handshake, judged as `as_client` would judge it
+/// when one is named. Nothing is started: a URL the user typed is only connected to,
+/// so no trust rule holds it back (doctor's is for what project files start). The
+/// transport is the URL's (`/sse`: legacy SSE, else Streamable HTTP).
+pub(crate) fn probe_url(
+    ctx: &Context,
+    url: &str,
+    options: &ProbeOptions,
+    as_client: Option<&Client>,
+) -> DoctorResult {
+    let transport = crate::entry::Transport::Remote {
+        url: url.to_owned(),
+        kind: crate::entry::RemoteKind::of_url(url),
+        headers: crate::entry::StringMap::new(),
+    };
+    let mut result = DoctorResult::empty("", Scope::User, url.to_owned(), ctx.platform.cwd.clone());
+    let host = handshake::Host {
+        target_os: ctx.platform.os,
+        host_os: crate::platform::Os::host(),
+        env: &options.parent_env,
+        cwd: &ctx.platform.cwd,
+        wrap_windows: false,
+    };
+    let prepared = handshake::prepare(&transport, &host);
+    result.target = prepared.target;
+    for finding in prepared.findings {
+        let status = match finding.level {
+            handshake::Level::Ok => Status::Ok,
+            handshake::Level::Warn => Status::Warn,
+            handshake::Level::Fail => Status::Fail,
+        };
+        result.record(finding.check, status, finding.message);
+    }
+    let Ok(launch) = prepared.launch else {
+        return result;
+    };
+    let probe = handshake::probe_launch(&launch, options);
+    match as_client {
+        Some(client) => verdict::merge_probe(&mut result, client, &launch, probe, 1),
+        None => url_verdict(&mut result, probe),
+    }
+    result
+}
+
+/// A URL's handshake judged by the protocol alone (no client to judge it as): the
+/// failure, the warnings, or what succeeded, and what the server said of itself.
+fn url_verdict(result: &mut DoctorResult, probe: handshake::Probe) {
+    let (status, message) = match (&probe.status, &probe.failure) {
+        (handshake::Status::Fail, Some(failure)) => (Status::Fail, failure.to_string()),
+        (handshake::Status::Fail, None) => (Status::Fail, "handshake failed".to_owned()),
+        (handshake::Status::Warn, _) => (
+            Status::Warn,
+            probe
+                .warnings
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+        (handshake::Status::Ok, _) => (
+            Status::Ok,
+            match probe.protocol_era {
+                Some(handshake::Era::Modern) => "server/discover and tools/list succeeded",
+                _ => "initialize, notifications/initialized and tools/list succeeded",
+            }
+            .to_owned(),
+        ),
+    };
+    result.record("handshake", status, message);
+    if status == Status::Fail {
+        result.started = Some(result.target.clone());
+    }
+    result.server_name = probe.server_name;
+    result.server_version = probe.server_version;
+    result.protocol_era = probe.protocol_era;
+    result.protocol_version = probe.protocol_version;
+    result.tools = probe.tools;
+    result.tokens = probe.tokens;
+    result.tool_names = probe.tool_names;
+    result.capabilities = probe.capabilities;
+    result.instructions_chars = probe.instructions_chars;
+    result.elapsed_ms = Some(probe.elapsed_ms);
+    result.phases = probe.phases;
+    result.stderr_tail = probe.stderr_tail;
+}
+
 /// The shared state of the probe threads: the results, and who is told of each verdict.
 struct Merged<'r, F> {
     results: &'r mut Vec<DoctorResult>,

@@ -731,8 +731,13 @@ pub(crate) fn exchange(
     resolved: &Resolved,
     call: Option<&handshake::ToolCall>,
 ) -> Probe {
+    // A URL is connected to; only a command is started.
+    let verb = match resolved.launch {
+        Launch::Remote { .. } => "connecting to",
+        Launch::Stdio { .. } => "starting",
+    };
     printer.progress(&format!(
-        "starting `{}` from {}…",
+        "{verb} `{}` from {}…",
         resolved.name, resolved.client
     ));
     let probe = match call {

@@ -34,6 +34,8 @@ fn label_of(r: &DoctorResult) -> String {
             o["kind"].as_str().unwrap_or_default(),
             o["name"].as_str().unwrap_or_default()
         ),
+        // `doctor URL`: an endpoint of no client.
+        None if r.client.is_empty() => r.name.clone(),
         None => format!("{}/{}{}", r.client, r.name, scope_suffix(r.scope)),
     }
 }

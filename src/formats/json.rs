@@ -360,7 +360,9 @@ impl JsonDoc {
                 }
                 let indent = line_indent(&self.text, member.key_start).to_owned();
                 let old_text = &self.text[member.value_start..member.value_end];
-                let rendered = match one_line_list(old_text, entry) {
+                let rendered = match one_line_list(old_text, entry)
+                    .or_else(|| one_line_object(old_text, entry))
+                {
                     Some(line) => line,
                     None => render(entry, style.indent.as_deref(), &indent, &style.newline)?,
                 };
@@ -943,6 +945,45 @@ fn one_line_list(old: &str, new: &Value) -> Option<String> {
     Some(format!("[{}]", items.join(separator)))
 }
 
+/// An entry written on one line (`{ "url": "…" }`) replaced by another stays on one
+/// line, spaced as the old one was (`{ "a": 1 }` or `{"a":1}`): `check --fix` renaming a
+/// key must not reflow a one-line entry into eight (issue 40).
+fn one_line_object(old: &str, new: &Value) -> Option<String> {
+    if old.contains('\n') || !old.starts_with('{') || !new.is_object() {
+        return None;
+    }
+    let spaced = old.contains(": ");
+    let padded = old.starts_with("{ ");
+    fn line(value: &Value, spaced: bool, padded: bool) -> Option<String> {
+        let (colon, comma) = if spaced { (": ", ", ") } else { (":", ",") };
+        Some(match value {
+            Value::Object(map) if !map.is_empty() => {
+                let members: Vec<String> = map
+                    .iter()
+                    .map(|(k, v)| {
+                        Some(format!(
+                            "{}{colon}{}",
+                            serde_json::to_string(k).ok()?,
+                            line(v, spaced, padded)?
+                        ))
+                    })
+                    .collect::<Option<_>>()?;
+                let pad = if padded { " " } else { "" };
+                format!("{{{pad}{}{pad}}}", members.join(comma))
+            }
+            Value::Array(items) => {
+                let items: Vec<String> = items
+                    .iter()
+                    .map(|v| line(v, spaced, padded))
+                    .collect::<Option<_>>()?;
+                format!("[{}]", items.join(comma))
+            }
+            other => serde_json::to_string(other).ok()?,
+        })
+    }
+    line(new, spaced, padded)
+}
+
 /// The spaces and tabs at the start of the line holding `at`.
 fn line_indent(text: &str, at: usize) -> &str {
     let start = line_start(text, at);
@@ -1313,7 +1354,8 @@ mod tests {
         );
         assert_eq!(
             doc.render(),
-            "{\n  \"mcpServers\": {\n    \"s\": {\n      \"command\": \"y\"\n    }, // note\n    \"t\": {}\n  }\n}"
+            // Written on one line, it stays on one line (issue 40).
+            "{\n  \"mcpServers\": {\n    \"s\": { \"command\": \"y\" }, // note\n    \"t\": {}\n  }\n}"
         );
     }
 
@@ -1587,7 +1629,7 @@ mod tests {
         assert_eq!(doc.map_remove(&key, "s3").unwrap(), Edit::Removed);
         let rendered = doc.render();
         assert!(
-            rendered.contains("\"a\": {\n      \"url\": \"u\"\n    }, // note\n    \"s0\""),
+            rendered.contains("\"a\": {\"url\": \"u\"}, // note\n    \"s0\""),
             "{rendered}"
         );
         assert!(rendered.ends_with("    \"s19\": {\n      \"command\": \"y\",\n      \"args\": [\n        19\n      ]\n    }\n  },\n  \"after\": [1]\n}\n"), "{rendered}");

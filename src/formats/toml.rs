@@ -31,7 +31,7 @@ impl TomlDoc {
             ParseError {
                 line: position.line,
                 column: position.column,
-                message: err.message().trim().to_owned(),
+                message: super::tree::toml_message(err.message(), &text, err.span()),
             }
         })?;
         Ok(Self {

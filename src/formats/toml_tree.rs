@@ -11,7 +11,11 @@ pub(super) fn parse(text: &str) -> Parsed {
             empty_root(),
             vec![Syntax::Error(
                 error.span().map_or(0, |s| s.start),
-                lowercase_first(error.message().trim()),
+                lowercase_first(&super::tree::toml_message(
+                    error.message(),
+                    text,
+                    error.span(),
+                )),
             )],
         ),
     }

@@ -93,6 +93,26 @@ pub(super) fn empty_root() -> Node {
     }
 }
 
+/// toml_edit's "duplicate key" names no key: the key is the text its span covers
+/// (`duplicate key `command``), so the person knows which line of two to look at.
+pub(super) fn toml_message(
+    message: &str,
+    text: &str,
+    span: Option<std::ops::Range<usize>>,
+) -> String {
+    let message = message.trim();
+    let key = span
+        .and_then(|span| text.get(span))
+        .map(str::trim)
+        .filter(|key| !key.is_empty() && !key.contains('\n'));
+    match key {
+        Some(key) if message.eq_ignore_ascii_case("duplicate key") => {
+            format!("{message} `{key}`")
+        }
+        _ => message.to_owned(),
+    }
+}
+
 pub(super) fn lowercase_first(message: &str) -> String {
     let mut chars = message.chars();
     match chars.next() {

@@ -74,6 +74,21 @@ pub(crate) fn arguments(call: &ToolCall, definitions: &[Value]) -> Result<Value,
     let mut arguments = call.json.clone();
     for (key, raw) in &call.args {
         let property = properties.and_then(|p| p.get(key));
+        // A key the tool does not take, near one it does: a typo, not an extra.
+        if property.is_none()
+            && let Some(meant) =
+                properties.and_then(|p| crate::suggest::closest(key, p.keys().map(String::as_str)))
+        {
+            return Err(ProbeError::BadArgument {
+                reason: format!(
+                    "unknown argument `{}`, did you mean `{}`? (`{}` takes: {})",
+                    quote(key),
+                    quote(meant),
+                    quote(&call.tool),
+                    list(properties.map(|p| p.keys().map(|k| quote(k)).collect()))
+                ),
+            });
+        }
         if property.is_none() && closed {
             return Err(ProbeError::BadArgument {
                 reason: format!(

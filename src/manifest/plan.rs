@@ -499,11 +499,14 @@ pub fn ownership(
     match (owner, matches) {
         (Ownership::HandMade, true) => (
             Action::Adopt,
-            Some("identical hand-made entry: recorded as mcpctl's, bytes untouched"),
+            Some("identical hand-made entry: `apply` records it as mcpctl's, bytes untouched"),
         ),
         (_, true) => (Action::Ok, None),
         (Ownership::Mcpctl, false) => (Action::Update, None),
-        (Ownership::Edited, false) => (Action::Drift, Some("edited by hand since mcpctl wrote it")),
+        (Ownership::Edited, false) => (
+            Action::Drift,
+            Some("edited by hand since mcpctl wrote or adopted it"),
+        ),
         (Ownership::HandMade, false) => (
             Action::Conflict,
             Some("a hand-made entry with other content"),
@@ -528,7 +531,7 @@ pub fn prune(
         } else {
             (
                 Action::Drift,
-                "no longer in the manifest, but edited by hand since mcpctl wrote it",
+                "no longer in the manifest, but edited by hand since mcpctl wrote or adopted it",
             )
         }),
         _ if exclusive => Some((
@@ -903,9 +906,14 @@ impl<'r, 'a> Planner<'r, 'a> {
         // An administrator's policy keeps it out of this client: apply would write an
         // entry the client refuses to load.
         crate::session::write::refuse_blocked_by(&self.policies, client, name, &rendered)?;
-        self.plan
-            .notes
-            .extend(notes.into_iter().map(|n| format!("{}: {n}", client.id)));
+        // A note about the client, not the entry (Goose and `${VAR}`), is said once per
+        // file, not once per entry.
+        for note in notes {
+            let note = format!("{}: {note}", client.id);
+            if !self.plan.notes.contains(&note) {
+                self.plan.notes.push(note);
+            }
+        }
         if let (Some(fields), Value::Object(map)) =
             (spec.client_fields.get(&client.id), &mut wanted)
         {

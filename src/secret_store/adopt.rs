@@ -76,6 +76,25 @@ pub fn literals(transport: &Transport) -> Vec<Literal> {
         .collect()
 }
 
+/// An env value (stdio) or header value (remote) that is nothing but a reference to a
+/// variable (`${VAR}`, `${env:VAR}`, `Bearer ${VAR}`), looking through mcpctl's launcher
+/// and bridge: (field, place, variable). `secret adopt` points such a field at the stored
+/// secret of the variable's name.
+pub fn references(transport: &Transport) -> Vec<(String, Place, String)> {
+    let (inner, _, _) = unwrap(transport);
+    let (place, map) = match &inner {
+        Transport::Stdio { env, .. } => (Place::Env, env),
+        Transport::Remote { headers, .. } => (Place::Header, headers),
+    };
+    map.iter()
+        .filter_map(|(field, value)| {
+            let (_, rest) = split_bearer(value);
+            let variable = crate::vars::sole_reference(rest)?;
+            Some((field.clone(), place, variable))
+        })
+        .collect()
+}
+
 /// `Bearer TOKEN` → (`Bearer `, `TOKEN`); any other value is all secret.
 fn split_bearer(value: &str) -> (&str, &str) {
     for prefix in ["Bearer ", "bearer "] {

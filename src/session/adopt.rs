@@ -112,6 +112,38 @@ pub fn plan<'a>(store: &Store, found: &[Candidate<'a>]) -> Plan<'a> {
     Plan { items, values }
 }
 
+/// [`plan`], and also each env or header value that is only a reference to a variable
+/// `unset` here for which the store holds a secret of that very name (`${MY_TOKEN}`
+/// after `mcpctl secret set MY_TOKEN`): `secret adopt` points those entries at the
+/// stored secret, which is the way on the unset-variable hint names (`crate::unset`).
+pub fn plan_with_references<'a>(
+    store: &Store,
+    found: &[Candidate<'a>],
+    unset: &dyn Fn(&str) -> bool,
+) -> Plan<'a> {
+    let mut plan = plan(store, found);
+    for f in found {
+        for (field, place, variable) in adopt::references(&f.entry.transport) {
+            if !unset(&variable) || store.backend_of(&variable).is_none() {
+                continue;
+            }
+            plan.items.push(Adoption {
+                client: f.client,
+                scope: f.scope,
+                path: f.path.clone(),
+                key: f.key.clone(),
+                server: f.name.clone(),
+                field,
+                place,
+                what: "a variable the store keeps as a secret",
+                secret: variable,
+                stored: true,
+            });
+        }
+    }
+    plan
+}
+
 /// `base`, or `base-2`, `base-3` … : the first name neither this plan nor the store uses
 /// for another value; `true` when the store has it with this very value.
 fn free_name(
@@ -403,7 +435,7 @@ pub fn rewrite(
                 let Ok(entry) = dialect.read_raw(&raw) else {
                     continue;
                 };
-                let named: Vec<(String, String)> = adopt::literals(&entry.transport)
+                let mut named: Vec<(String, String)> = adopt::literals(&entry.transport)
                     .into_iter()
                     .filter_map(|l| {
                         let item = mine.iter().find(|i| i.field == l.field)?;
@@ -412,6 +444,16 @@ pub fn rewrite(
                             .then(|| (l.field.clone(), item.secret.clone()))
                     })
                     .collect();
+                // A reference still to the variable the plan saw.
+                for (field, _, variable) in adopt::references(&entry.transport) {
+                    if mine
+                        .iter()
+                        .any(|i| i.field == field && i.secret == variable)
+                        && !named.iter().any(|(f, _)| *f == field)
+                    {
+                        named.push((field, variable));
+                    }
+                }
                 if named.is_empty() {
                     continue;
                 }

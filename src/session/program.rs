@@ -52,14 +52,45 @@ pub fn runner_cache(path: &str) -> Option<&'static str> {
     None
 }
 
+/// Whether `path` is a binary cargo built in a source tree (`…/target/debug/mcpctl`,
+/// `…/target/release/mcpctl`, `…/target/<triple>/<profile>/mcpctl`): `cargo clean` or
+/// the next build removes or replaces it (issue 40).
+pub fn source_build(path: &str) -> bool {
+    let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
+    let n = parts.len();
+    let at = |back: usize| n.checked_sub(back).map(|i| parts[i]);
+    at(3) == Some("target") || (at(4) == Some("target") && at(3).is_some_and(|t| t.contains('-')))
+}
+
+/// What to say when launcher or bridge entries start mcpctl at `program`, a source build
+/// (`source_build`) nobody chose with `MCPCTL_EXE`: the entries break with `cargo clean`.
+#[must_use]
+pub fn source_build_warning(platform: &Platform, program: &str) -> Option<String> {
+    (source_build(program) && platform.var("MCPCTL_EXE").is_none()).then(|| {
+        format!(
+            "the entry starts mcpctl at `{program}`, a build in a source tree: `cargo clean` or the next build removes it, and every entry that starts it stops working; install mcpctl (`cargo install --locked --path .`) and run the command again, or set MCPCTL_EXE to a path that stays"
+        )
+    })
+}
+
 /// The absolute path launcher and bridge entries start mcpctl by: this binary, unless it
-/// runs from a package runner's cache (then the installed `mcpctl` of this version).
+/// runs from a package runner's cache (then the installed `mcpctl` of this version) or
+/// is a build in a source tree (then the installed `mcpctl` of this version on PATH, if
+/// there is one; `MCPCTL_EXE` keeps this binary).
 pub fn program(platform: &Platform) -> anyhow::Result<String> {
     let exe = platform.exe().ok_or_else(|| {
         UserError::new("cannot tell where this mcpctl binary is")
             .hint("the launcher entry needs mcpctl's absolute path; run mcpctl by its path")
     })?;
     let shown = platform.os.plain_path(&exe.display().to_string());
+    if source_build(&shown) && platform.var("MCPCTL_EXE").is_none() {
+        let installed = installed(platform).into_iter().find(|candidate| {
+            let real = std::fs::canonicalize(candidate).unwrap_or_else(|_| candidate.clone());
+            !source_build(&real.display().to_string())
+                && version_of(candidate).as_deref() == Some(VERSION)
+        });
+        return Ok(installed.map_or(shown, |p| p.display().to_string()));
+    }
     let Some(runner) = runner_cache(&shown) else {
         return Ok(shown);
     };
@@ -194,6 +225,21 @@ mod tests {
             ("/home/a/src/dlx/target/debug/mcpctl", None),
         ] {
             assert_eq!(runner_cache(path), runner, "{path}");
+        }
+    }
+
+    #[test]
+    fn knows_a_build_in_a_source_tree() {
+        for (path, built) in [
+            ("/home/a/src/mcpctl/target/debug/mcpctl", true),
+            ("/home/a/src/mcpctl/target/release/mcpctl", true),
+            (r"C:\src\mcpctl\target\release\mcpctl.exe", true),
+            ("/src/target/x86_64-unknown-linux-musl/release/mcpctl", true),
+            ("/home/a/.cargo/bin/mcpctl", false),
+            ("/usr/local/bin/mcpctl", false),
+            ("/opt/target/mcpctl", false),
+        ] {
+            assert_eq!(source_build(path), built, "{path}");
         }
     }
 

@@ -132,6 +132,14 @@ pub fn choose<'a>(
         }
         return Ok(detected);
     }
+    // Nothing detected: `--all` would fail the same way, so only `-c` is a way on.
+    if detected.is_empty() {
+        return Err(UserError::new(format!(
+            "no client detected here: say which clients to {verb} with `-c ID` (repeatable)"
+        ))
+        .hint("`mcpctl clients --all` lists every client mcpctl knows; mcpctl creates the file of the one you name")
+        .into());
+    }
     let detected: Vec<&Client> = detected.into_iter().filter(|c| offer(c)).collect();
     let ids: Vec<&str> = detected.iter().map(|c| c.id.as_str()).collect();
     if !ctx.interactive || detected.is_empty() {

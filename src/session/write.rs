@@ -502,6 +502,12 @@ pub(crate) fn with_secrets(
         })
         .collect::<Result<Vec<_>, _>>()?;
     let entry = secret_form(ctx, entry, &secrets)?;
+    if let crate::entry::Transport::Stdio { command, .. } = &entry.transport
+        && crate::entry::launcher::logical(&entry.transport).is_some()
+        && let Some(warning) = crate::session::program::source_build_warning(&ctx.platform, command)
+    {
+        printer.warn(&warning);
+    }
     for name in unset_secrets(ctx, &entry.transport) {
         printer.warn(&format!(
             "secret `{name}` is not in the store yet: the server cannot start until you run `mcpctl secret set {name}`"

@@ -1,6 +1,6 @@
-//! The first hour's frictions (issue 24): what a newcomer trying every command ran into.
+//! The first hour's frictions (issues 24 and 40): what a newcomer trying every command ran into.
 //! Each test failed before its fix.
-// See: issue 24
+// See: issues 24, 40
 
 use serde_json::json;
 
@@ -845,7 +845,7 @@ fn an_unset_variable_is_one_rule_in_every_command() {
             "remote": {"url": "https://example.invalid/mcp", "headers": {"X-Tenant": "${env:TENANT_ID}"}}
         }),
     );
-    let token = "uses `${MY_API_TOKEN}`, which is not set in this environment; `export MY_API_TOKEN=…` where mcpctl and the client run, or keep the secret in mcpctl's store: `mcpctl secret set MY_API_TOKEN`";
+    let token = "uses `${MY_API_TOKEN}`, which is not set in this environment; `export MY_API_TOKEN=…` where mcpctl and the client run, or keep the secret in mcpctl's store: `mcpctl secret set MY_API_TOKEN`, then `mcpctl secret adopt";
     let tenant = "uses `${TENANT_ID}`, which is not set in this environment; `export TENANT_ID=…` where mcpctl and the client run";
     let said = |run: &crate::env::Run| format!("{}{}", run.stdout, run.stderr);
     // It can still do its job: a warning, exit 0.
@@ -1073,4 +1073,598 @@ fn add_names_a_script_path_that_does_not_exist() {
         .run(&["add", "t", "-c", "cursor", "--", "node", there])
         .ok();
     assert!(!run.stderr.contains("does not exist"), "{}", run.stderr);
+}
+
+/// Issue 40: a Goose builtin was listed with transport `?`, and `list --json` had a
+/// `builtin` field no doc mentioned. The table says `builtin`, and every field `list
+/// --json` prints is named in docs/reference/json.md.
+#[test]
+fn a_goose_builtin_says_builtin_and_every_list_json_field_is_documented() {
+    let env = TestEnv::new();
+    env.write(crate::env::GOOSE, &fixture("goose/config.yaml"));
+    let table = env.run(&["list", "-c", "goose"]).ok().stdout;
+    let developer = table
+        .lines()
+        .find(|l| l.split_whitespace().nth(1) == Some("developer"))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert_eq!(
+        developer.split_whitespace().nth(2),
+        Some("builtin"),
+        "{table}"
+    );
+    assert!(
+        !table
+            .lines()
+            .any(|l| l.split_whitespace().any(|c| c == "?")),
+        "{table}"
+    );
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/reference/json.md"),
+    )
+    .unwrap();
+    let list_doc = doc
+        .split("\n- `list`:")
+        .nth(1)
+        .and_then(|rest| rest.split("\n- `").next())
+        .unwrap();
+    let rows = env.run(&["list", "-c", "goose", "--json"]).ok().json();
+    for row in rows.as_array().unwrap() {
+        for key in row.as_object().unwrap().keys() {
+            assert!(
+                list_doc.contains(&format!("\"{key}\"")) || list_doc.contains(&format!("`{key}`")),
+                "`list --json` prints `{key}`, which docs/reference/json.md does not name"
+            );
+        }
+    }
+}
+
+/// Issue 40: `clients` counted the servers of the user file while `list -c X` showed every
+/// scope; the count is now the entries `list -c X` shows.
+#[test]
+fn clients_counts_the_servers_list_shows_in_every_scope() {
+    let env = TestEnv::new();
+    env.write(
+        ".cursor/mcp.json",
+        br#"{"mcpServers": {"a": {"command": "npx", "args": ["a"]}}}"#,
+    );
+    env.write(
+        "proj/.cursor/mcp.json",
+        br#"{"mcpServers": {"b": {"command": "npx", "args": ["b"]}}}"#,
+    );
+    let listed = env
+        .run_in("proj", &["list", "-c", "cursor", "--json"])
+        .ok()
+        .json();
+    assert_eq!(listed.as_array().unwrap().len(), 2, "{listed}");
+    let clients = env.run_in("proj", &["clients", "--json"]).ok().json();
+    let cursor = clients
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "cursor")
+        .unwrap();
+    assert_eq!(cursor["servers"], 2, "{cursor}");
+    let table = env.run_in("proj", &["clients"]).ok().stdout;
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("cursor "))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert_eq!(row.split_whitespace().nth(3), Some("2"), "{table}");
+}
+
+/// Issue 40: `disable`/`enable` said "previous version kept in FILE" for the first of the
+/// files it backed up; like `add`, the note now counts every one.
+#[test]
+fn disable_and_enable_count_every_backup_they_kept() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", b"{}\n");
+    env.write(".claude.json", b"{}\n");
+    env.write(crate::env::VSCODE, b"{}\n");
+    env.run(&[
+        "add",
+        "mem",
+        "-c",
+        "cursor",
+        "-c",
+        "claude-code",
+        "-c",
+        "vscode",
+        "--",
+        "npx",
+        "mem",
+    ])
+    .ok();
+    for verb in ["disable", "enable"] {
+        let run = env
+            .run(&[
+                verb,
+                "mem",
+                "-c",
+                "cursor",
+                "-c",
+                "claude-code",
+                "-c",
+                "vscode",
+            ])
+            .ok();
+        assert!(
+            run.stderr.contains("(and 2 more in the same directory)"),
+            "{verb}: {}",
+            run.stderr
+        );
+    }
+}
+
+/// Issue 40: `plan --check` (which records nothing) said `adopt … (recorded as mcpctl's)`,
+/// and an adopted entry changed by hand was "edited by hand since mcpctl wrote it",
+/// which mcpctl never did.
+#[test]
+#[cfg(unix)] // the hand-made entry spells npx unwrapped, which Windows wants as `cmd /c npx`
+fn a_plan_says_apply_adopts_and_an_adopted_entry_is_not_called_written() {
+    let env = TestEnv::new();
+    env.write(
+        ".cursor/mcp.json",
+        br#"{"mcpServers": {"memory": {"command": "npx", "args": ["-y", "m"]}}}"#,
+    );
+    env.write(
+        crate::env::MANIFEST,
+        b"clients = [\"cursor\"]\n\n[servers.memory]\ncommand = \"npx\"\nargs = [\"-y\", \"m\"]\n",
+    );
+    let check = env.run(&["plan", "--check"]).ok().stdout;
+    assert!(!check.contains("recorded as mcpctl's"), "{check}");
+    assert!(check.contains("`apply` records it as mcpctl's"), "{check}");
+    env.run(&["apply"]).ok();
+    let edited = env.read_str(".cursor/mcp.json").replace("\"m\"", "\"m2\"");
+    env.write(".cursor/mcp.json", edited.as_bytes());
+    let plan = env.run(&["plan"]).ok().stdout;
+    assert!(!plan.contains("since mcpctl wrote it"), "{plan}");
+    assert!(
+        plan.contains("edited by hand since mcpctl wrote or adopted it"),
+        "{plan}"
+    );
+}
+
+/// Issue 40: `.pre-commit-hooks.yaml` offered a hook that installs `mcpctl@VERSION` from
+/// npm, which is published only with that release: every hook it offers works from a
+/// clone today (the npm form is in docs/guide/ci.md, marked with its release).
+#[test]
+fn every_pre_commit_hook_works_before_the_first_release() {
+    let hooks = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".pre-commit-hooks.yaml"),
+    )
+    .unwrap();
+    for line in hooks.lines().filter(|l| !l.trim_start().starts_with('#')) {
+        assert!(
+            !line.contains("mcpctl@") && !line.contains("language: node"),
+            "a hook installs a package not published yet: {line}"
+        );
+    }
+    assert!(hooks.contains("language: rust"), "{hooks}");
+}
+
+/// Issue 40: the unset-variable hint ended at `mcpctl secret set VAR`, after which the same
+/// warning came back (the entry still asks the environment for the variable). It names the
+/// whole way now, and the way works: `secret set`, then `secret adopt SERVER` points the
+/// entry at the stored secret, the warning is gone, and the server gets the value.
+#[test]
+#[cfg(unix)] // the secret comes from `printf`, the server is `sh`
+fn the_unset_variable_hint_names_the_whole_way_and_following_it_works() {
+    let env = TestEnv::new();
+    let seen = env.dir.path().join("seen");
+    let script = format!("printf %s \"$API_TOKEN\" > '{}'", seen.display());
+    env.write(
+        ".cursor/mcp.json",
+        json!({"mcpServers": {"local": {
+            "command": "sh",
+            "args": ["-c", script],
+            "env": {"API_TOKEN": "${MY_API_TOKEN}"}
+        }}})
+        .to_string()
+        .as_bytes(),
+    );
+    let list = env.run(&["list", "-c", "cursor"]).ok();
+    assert!(
+        list.stderr.contains(
+            "`mcpctl secret set MY_API_TOKEN`, then `mcpctl secret adopt local` points the entry at it"
+        ),
+        "{}",
+        list.stderr
+    );
+    env.run(&[
+        "secret",
+        "set",
+        "MY_API_TOKEN",
+        "--command",
+        "printf tok-123",
+    ])
+    .ok();
+    let adopt = env.run(&["secret", "adopt", "local", "-c", "cursor"]).ok();
+    let list = env.run(&["list", "-c", "cursor"]).ok();
+    assert!(
+        !list.stderr.contains("MY_API_TOKEN"),
+        "{}{}{}",
+        adopt.stdout,
+        adopt.stderr,
+        list.stderr
+    );
+    let file = env.read_str(".cursor/mcp.json");
+    assert!(
+        file.contains("API_TOKEN=MY_API_TOKEN") && !file.contains("${MY_API_TOKEN}"),
+        "{file}"
+    );
+    assert!(!file.contains("tok-123"), "{file}");
+    // What the client starts gives the server the value.
+    let entry = &cursor_servers(&env)["local"];
+    let args: Vec<&str> = entry["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    let status = env
+        .command_of(
+            std::path::Path::new(entry["command"].as_str().unwrap()),
+            &args,
+        )
+        .status()
+        .unwrap();
+    assert!(status.success(), "{entry}");
+    assert_eq!(std::fs::read_to_string(&seen).unwrap(), "tok-123");
+}
+
+/// Issue 40: with no client detected, `add` without `-c` suggested "`-c ID` … or
+/// `--all`", and `--all` then failed for the same reason: it says no client was detected
+/// and how to name one.
+#[test]
+fn with_no_client_detected_add_does_not_suggest_all() {
+    let env = TestEnv::new();
+    let run = env.run(&["add", "x", "--", "npx", "x"]).code(2);
+    assert!(
+        run.stderr.contains("no client detected here"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("-c ID"), "{}", run.stderr);
+    assert!(!run.stderr.contains("or `--all`"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("mcpctl clients --all"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// Issue 40: `tools` of a remote entry said "starting `NAME`", though nothing is started:
+/// mcpctl connects to a URL.
+#[test]
+fn tools_of_a_remote_entry_says_connecting_not_starting() {
+    let env = TestEnv::new();
+    crate::doctor::cursor_config(&env, json!({"evhttp": {"url": "http://127.0.0.1:9/mcp"}}));
+    let run = env.run(&["tools", "evhttp", "-c", "cursor", "--timeout", "5"]);
+    assert_ne!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr.contains("connecting to `evhttp` from cursor"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("starting `evhttp`"), "{}", run.stderr);
+}
+
+/// Issue 40: `call --arg reasn=…` was passed to the server as is, which then missed
+/// `reason`; a key the tool does not take that is near one it does is refused, naming it.
+#[test]
+#[ignore = "needs .ci/peers.sh"]
+fn call_names_the_parameter_a_mistyped_argument_meant() {
+    let env = TestEnv::new();
+    crate::doctor::cursor_config(&env, json!({"py": crate::tools::python_entry()}));
+    let run = env
+        .run(&["call", "py", "fail", "--arg", "reasn=boom"])
+        .code(2);
+    assert!(
+        run.stderr
+            .contains("unknown argument `reasn`, did you mean `reason`?"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// Issue 40: `--scope globl` got clap's "a similar value exists: 'local'"; it means the
+/// user scope, which `global` (and `-g`) also name.
+#[test]
+fn a_mistyped_global_scope_is_taken_for_global() {
+    let env = TestEnv::new();
+    for args in [
+        &[
+            "add", "x", "-c", "cursor", "--scope", "globl", "--", "npx", "x",
+        ][..],
+        &["list", "--scope", "globl"][..],
+    ] {
+        let run = env.run(args).code(2);
+        assert!(
+            run.stderr
+                .contains("invalid scope `globl`: did you mean `--scope user` (also spelled `global`, or `-g`)?"),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("'local'"), "{}", run.stderr);
+    }
+    // A value near no scope keeps clap's own message.
+    let run = env.run(&["list", "--scope", "everywhere"]).code(2);
+    assert!(run.stderr.contains("possible values"), "{}", run.stderr);
+}
+
+/// Issue 40: MCP209's hint named `mcpctl doctor URL`, a form that did not exist (the URL
+/// was taken for a server name). It contacts the endpoint as doctor contacts a remote
+/// entry and says what it speaks, with no config file naming it; a dead one fails.
+#[test]
+#[ignore = "needs cargo build -p fixture-server"]
+fn doctor_url_checks_an_endpoint_no_config_file_names() {
+    let env = TestEnv::new();
+    let port = crate::secret_store::free_port();
+    let _server = crate::secret_store::HttpFixture::start("http", port);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let run = env.run(&["doctor", &url]).ok();
+    let row = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with('✔'))
+        .unwrap_or_else(|| panic!("{}{}", run.stdout, run.stderr));
+    assert!(
+        row.contains(&url) && row.contains("fixture-server") && row.contains("2 tools"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains(&format!("connecting to `{url}`")),
+        "{}",
+        run.stderr
+    );
+    let json = env.run(&["doctor", &url, "--json"]).ok().json();
+    assert_eq!(json["results"][0]["status"], "ok", "{json}");
+    assert_eq!(json["results"][0]["name"], url, "{json}");
+    // Nothing listens here: a failure, exit 1.
+    let dead = format!("http://127.0.0.1:{}/mcp", crate::secret_store::free_port());
+    let run = env.run(&["doctor", &dead, "--timeout", "5"]).code(1);
+    assert!(
+        run.stdout.contains('✘') && run.stdout.contains(&dead),
+        "{}",
+        run.stdout
+    );
+}
+
+/// Issue 40: doctor printed how tokens are estimated on every client's total line; it
+/// says it once, under the totals.
+#[test]
+#[ignore = "needs cargo build -p fixture-server"]
+fn doctor_says_how_tokens_are_estimated_once() {
+    let env = TestEnv::new();
+    let server = json!({"command": crate::doctor::fixture()});
+    crate::doctor::cursor_config(&env, json!({"one": server}));
+    env.write(
+        ".claude.json",
+        json!({"mcpServers": {"two": server}})
+            .to_string()
+            .as_bytes(),
+    );
+    let run = env.run(&["doctor"]).ok();
+    let totals = run
+        .stdout
+        .lines()
+        .filter(|l| l.contains(": tool definitions ≈"))
+        .count();
+    assert_eq!(totals, 2, "{}", run.stdout);
+    assert_eq!(
+        run.stdout.matches("compact JSON / 4").count(),
+        1,
+        "{}",
+        run.stdout
+    );
+}
+
+/// Issue 40: `add --secret` run from a source build wrote `<clone>/target/…/mcpctl` into
+/// client files, so `cargo clean` broke every launcher entry. The installed `mcpctl` of
+/// this version on PATH is preferred; without one the entry names the build, and a
+/// warning says why that breaks and names `MCPCTL_EXE`.
+#[test]
+#[cfg(unix)] // the installed copy is a hard link named `mcpctl` (no `.exe`)
+fn add_secret_from_a_source_build_prefers_the_installed_mcpctl() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", b"{}\n");
+    let build = std::path::Path::new(env!("CARGO_BIN_EXE_mcpctl"));
+    // Without an installed mcpctl: the build, and the warning.
+    let run = env
+        .run(&[
+            "add", "a", "-c", "cursor", "--secret", "T=s", "--", "npx", "a",
+        ])
+        .ok();
+    assert!(
+        run.stderr.contains("a build in a source tree") && run.stderr.contains("MCPCTL_EXE"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        cursor_servers(&env)["a"]["command"],
+        build.display().to_string()
+    );
+    // With one on PATH: that one, and no warning.
+    let installed = env.dir.path().join("bin").join("mcpctl");
+    std::fs::hard_link(build, &installed)
+        .or_else(|_| std::fs::copy(build, &installed).map(|_| ()))
+        .unwrap();
+    let run = env
+        .run(&[
+            "add", "b", "-c", "cursor", "--secret", "T=s", "--", "npx", "b",
+        ])
+        .ok();
+    assert!(!run.stderr.contains("source tree"), "{}", run.stderr);
+    assert_eq!(
+        cursor_servers(&env)["b"]["command"],
+        installed.display().to_string()
+    );
+}
+
+/// Issue 40: a plan repeated a note about the client (Goose and `${VAR}`) once per entry;
+/// it is said once per file.
+#[test]
+fn a_plan_says_a_note_about_the_client_once() {
+    let env = TestEnv::new();
+    env.write(crate::env::GOOSE, &fixture("goose/config.yaml"));
+    env.write(
+        crate::env::MANIFEST,
+        b"clients = [\"goose\"]\n\n[servers.a]\ncommand = \"npx\"\nargs = [\"a\"]\nenv = { A_TOKEN = \"${A_TOKEN}\" }\n\n[servers.b]\ncommand = \"npx\"\nargs = [\"b\"]\nenv = { B_TOKEN = \"${B_TOKEN}\" }\n",
+    );
+    let run = env.run(&["plan"]).ok();
+    assert_eq!(
+        run.stderr
+            .matches("mcpctl does not know whether Goose expands")
+            .count(),
+        1,
+        "{}",
+        run.stderr
+    );
+}
+
+/// Issue 40: a literal token in an `Authorization` header got the advice to read it from
+/// a variable named `AUTHORIZATION`; the variable is named after the server.
+#[test]
+fn a_header_secret_suggests_a_variable_named_after_the_server() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", b"{}\n");
+    let token = format!("ghp_{}", "a1B2c3D4e5".repeat(4).get(..36).unwrap());
+    let header = format!("Authorization: Bearer {token}");
+    let add = env
+        .run(&[
+            "add",
+            "docs",
+            "-c",
+            "cursor",
+            "--url",
+            "https://docs.example.com/mcp",
+            "-H",
+            &header,
+        ])
+        .ok();
+    assert!(
+        add.stderr
+            .contains("-H 'Authorization: Bearer ${DOCS_TOKEN}'"),
+        "{}",
+        add.stderr
+    );
+    assert!(!add.stderr.contains("AUTHORIZATION"), "{}", add.stderr);
+    let check = env.run(&["check", "--user", "-c", "cursor"]).code(1);
+    assert!(check.stdout.contains("DOCS_TOKEN"), "{}", check.stdout);
+    assert!(!check.stdout.contains("AUTHORIZATION"), "{}", check.stdout);
+}
+
+/// Issue 40: `clients`' CHECKED column was explained nowhere. It is VERIFIED, and the
+/// command's help and the client reference say what it means.
+#[test]
+fn clients_says_what_its_verified_column_means() {
+    let env = TestEnv::new();
+    env.write(".cursor/mcp.json", b"{}\n");
+    let table = env.run(&["clients"]).ok().stdout;
+    assert!(
+        table.lines().next().unwrap().contains(" VERIFIED "),
+        "{table}"
+    );
+    let help = env.run(&["clients", "--help"]).ok().stdout;
+    assert!(help.contains("VERIFIED: the day"), "{help}");
+}
+
+/// Issue 40: `import --json` printed TOML. It prints a JSON object holding the manifest.
+#[test]
+fn import_json_prints_json() {
+    let env = TestEnv::new();
+    env.write(
+        ".cursor/mcp.json",
+        br#"{"mcpServers": {"a": {"command": "npx", "args": ["a"]}}}"#,
+    );
+    let out = env.run(&["--json", "import", "-c", "cursor"]).ok().json();
+    assert_eq!(out["servers"], json!(["a"]), "{out}");
+    assert_eq!(out["written"], false, "{out}");
+    assert!(
+        out["document"].as_str().unwrap().contains("[servers.a]"),
+        "{out}"
+    );
+}
+
+/// Issue 40: `export --help` documented `--trust-project` as letting the manifest write
+/// files, but `export` only prints.
+#[test]
+fn export_help_promises_no_writes() {
+    let env = TestEnv::new();
+    let help = env.run(&["export", "--help"]).ok().stdout;
+    let own = help.split("Global options:").next().unwrap();
+    assert!(!own.contains("--trust-project"), "{help}");
+    assert!(!own.contains("write"), "{help}");
+}
+
+/// Issue 40: a name in two scopes got a hint naming only one of them.
+#[test]
+fn a_name_in_two_scopes_names_both_in_the_hint() {
+    let env = TestEnv::new();
+    env.write(
+        ".cursor/mcp.json",
+        br#"{"mcpServers": {"x": {"command": "npx", "args": ["a"]}}}"#,
+    );
+    env.write(
+        "proj/.cursor/mcp.json",
+        br#"{"mcpServers": {"x": {"command": "npx", "args": ["b"]}}}"#,
+    );
+    let run = env.run_in("proj", &["remove", "x", "-c", "cursor"]);
+    assert_ne!(run.code, 0, "{run:?}");
+    let said = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        said.contains("say which: `--scope user` or `--scope project`"),
+        "{said}"
+    );
+}
+
+/// Issue 40: a TOML duplicate key was "duplicate key", naming no key; `check` and every
+/// command reading the file name it.
+#[test]
+fn a_toml_duplicate_key_is_named() {
+    let env = TestEnv::new();
+    env.write(
+        ".codex/config.toml",
+        b"[mcp_servers.a]\ncommand = \"npx\"\ncommand = \"uvx\"\n",
+    );
+    let check = env.run(&["check", "--user", "-c", "codex"]).code(1);
+    assert!(
+        check.stdout.contains("duplicate key `command`"),
+        "{}",
+        check.stdout
+    );
+    let list = env.run(&["list", "-c", "codex"]);
+    assert!(
+        list.stderr
+            .contains("3:1: not valid TOML: duplicate key `command`"),
+        "{}",
+        list.stderr
+    );
+}
+
+/// Issue 40: `check --fix` reflowed a one-line entry into several lines to rename one
+/// key (MCP201), and its diff header named the file by another path than the findings.
+#[test]
+fn check_fix_keeps_a_one_line_entry_and_names_the_file_as_the_findings_do() {
+    let env = TestEnv::new();
+    env.write(
+        "proj/.cursor/mcp.json",
+        b"{\n  \"mcpServers\": {\n    \"docs\": { \"serverUrl\": \"https://mcp.example.com/mcp\" },\n    \"other\": { \"command\": \"npx\", \"args\": [\"-y\", \"x@1\"] }\n  }\n}\n",
+    );
+    let shown = std::path::Path::new(".cursor").join("mcp.json");
+    let shown = shown.to_str().unwrap();
+    let dry = env.run_in("proj", &["check", "--fix", "--dry-run"]).code(1);
+    assert!(
+        dry.stdout
+            .contains(&format!("--- a/{shown}\n+++ b/{shown}\n")),
+        "{}",
+        dry.stdout
+    );
+    env.run_in("proj", &["check", "--fix"]).ok();
+    let fixed = env.read_str("proj/.cursor/mcp.json");
+    assert!(
+        fixed.contains("\n    \"docs\": { \"url\": \"https://mcp.example.com/mcp\" },\n"),
+        "{fixed}"
+    );
 }

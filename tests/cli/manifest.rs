@@ -467,7 +467,7 @@ fn hand_edited_entry_dropped_from_the_manifest_is_drift_not_pruned() {
     );
     let text = env.run(&["plan"]).ok().stdout;
     assert!(
-        text.contains("edited by hand since mcpctl wrote it"),
+        text.contains("edited by hand since mcpctl wrote or adopted it"),
         "{text}"
     );
     env.run(&["plan", "--check"]).code(1);

@@ -167,3 +167,28 @@ fn picker_space_and_enter_add_to_the_chosen_client() {
     assert_eq!(pane.exit_code(), 0, "{}", pane.screen());
     assert!(env.read_str(".cursor/mcp.json").contains("\"mem\""));
 }
+
+/// Issue 40: Esc said "cancelled: nothing was changed" and Ctrl-C only "cancelled"; both
+/// say the same now.
+#[test]
+#[ignore = "needs tmux"]
+fn picker_esc_and_ctrl_c_say_the_same() {
+    let mut said = Vec::new();
+    for (name, key) in [("same-esc", "Escape"), ("same-ctrlc", "C-c")] {
+        let env = two_clients();
+        let pane = Pane::start(&env, name, "add mem -- npx -y m");
+        pane.wait_for("which clients?");
+        pane.keys(&[key]);
+        assert_eq!(pane.exit_code(), 130, "{}", pane.screen());
+        let screen = pane.screen();
+        let line = screen
+            .lines()
+            .find(|l| l.contains("cancelled"))
+            .unwrap_or_else(|| panic!("{screen}"))
+            .trim()
+            .to_owned();
+        said.push(line);
+    }
+    assert_eq!(said[0], "cancelled: nothing was changed", "{said:?}");
+    assert_eq!(said[0], said[1], "{said:?}");
+}

@@ -9,7 +9,7 @@ use crate::env::TestEnv;
 use crate::doctor::{cursor_config, fixture, result};
 
 /// The Python SDK server entry; fails the test when the venv is missing.
-fn python_entry() -> Value {
+pub(crate) fn python_entry() -> Value {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let python = root.join(".cache/peers/venv/bin/python");
     if !python.is_file() {

@@ -163,7 +163,7 @@ impl Linter<'_> {
         what: &str,
     ) {
         if let Some(kind) = literal_secret(key, value) {
-            let variable = key.to_ascii_uppercase().replace(['-', ' ', '.'], "_");
+            let variable = crate::secrets::variable_for(name, key);
             let suggestion = self.suggest(&variable, what);
             self.report_secret(
                 offset,

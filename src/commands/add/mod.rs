@@ -469,7 +469,7 @@ fn warn_plaintext_secrets(printer: &Printer, name: &str, entry: &ServerEntry) {
             };
             format!("-H '{key}: {bearer}{{secret:{secret}}}'")
         };
-        let variable = crate::vars::input_variable(key);
+        let variable = crate::secrets::variable_for(name, key);
         let reference = if stdio {
             format!("-e '{key}=${{{variable}}}'")
         } else if key.eq_ignore_ascii_case("authorization") {

@@ -120,7 +120,17 @@ pub fn run(args: ImportArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             if imported.len() == 1 { "" } else { "s" },
             crate::output::file(&path)
         ));
-    } else {
+    }
+    if printer.json {
+        // `--json`: the manifest as a string in a JSON object, as `export` prints its
+        // document, never TOML on stdout.
+        printer.json_value(&serde_json::json!({
+            "path": manifest_file.is_some().then(|| path.display().to_string()),
+            "written": manifest_file.is_some(),
+            "servers": imported.iter().map(|(name, _)| name.as_str()).collect::<Vec<_>>(),
+            "document": text,
+        }))?;
+    } else if manifest_file.is_none() {
         printer.raw(&text);
     }
     adopt(ctx, &parsed, &imported)?;
