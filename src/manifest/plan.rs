@@ -1121,6 +1121,14 @@ impl<'r, 'a> Planner<'r, 'a> {
             if self.wanted_names.contains(name) {
                 continue;
             }
+            // A project's override of a server from another scope (`{"enabled": false}`
+            // alone, `disable --here`, `[here]`) is a switch, not a server of this file.
+            let overrides = self.client.here.as_ref().is_some_and(|h| {
+                h.kind == crate::clients::HereKind::Field && self.location.scope == Scope::Project
+            });
+            if overrides && crate::entry::is_toggle(existing) {
+                continue;
+            }
             let key = edit::entry_key_at(&self.identity, &self.location, name);
             let record = self.ctx.state.lookup(&key)?;
             let now = ledger::fingerprint_raw(&self.dialect, existing);

@@ -824,3 +824,23 @@ fn pi_gets_a_disabled_override_in_its_adapter_file() {
         .ok();
     assert_eq!(env.read("app/.pi/mcp-adapter.json"), theirs);
 }
+
+/// An exclusive project manifest: the project's override (`"slack": {"enabled": false}`,
+/// a switch of the user's server) is not an entry to remove, so `plan --check` is in sync
+/// after `apply`.
+#[test]
+fn an_exclusive_manifest_keeps_the_projects_override_and_is_in_sync() {
+    let env = TestEnv::new();
+    user_files(&env);
+    env.write("app/.git/HEAD", b"ref: refs/heads/main\n");
+    env.write(
+        "app/mcpctl.toml",
+        b"clients = [\"opencode\", \"codex\"]\nscope = \"project\"\nexclusive = true\n\n[servers.docs]\nurl = \"https://docs.example/mcp\"\n\n[here]\noff = [\"slack\"]\n",
+    );
+    env.run_in("app", &["apply"]).ok();
+    let check = env.run_in("app", &["plan", "--check"]);
+    assert_eq!(check.code, 0, "{}\n{}", check.stdout, check.stderr);
+    let open = crate::env::jsonc(&env.read("app/opencode.json"));
+    assert_eq!(open["mcp"]["slack"]["enabled"], false, "{open:#}");
+    assert_eq!(open["mcp"]["docs"]["url"], "https://docs.example/mcp");
+}
