@@ -472,6 +472,19 @@ mod tests {
     }
 
     #[test]
+    fn the_lock_sits_beside_the_manifest_else_in_the_state_dir() {
+        let beside = path_for(Some(Path::new("/p/mcpctl.toml")), Some(Path::new("/s")));
+        assert_eq!(beside, Some(Path::new("/p").join(FILE_NAME)));
+        let state = path_for(None, Some(Path::new("/s")));
+        assert_eq!(state, Some(Path::new("/s").join(FILE_NAME)));
+        assert_eq!(path_for(None, None), None);
+        let missing = std::env::temp_dir()
+            .join("mcpctl-no-such-dir")
+            .join(FILE_NAME);
+        assert_eq!(Lock::read(&missing).unwrap(), None);
+    }
+
+    #[test]
     fn a_damaged_or_newer_lock_is_an_error_naming_the_place() {
         let error =
             Lock::parse(Path::new("/p/mcpctl.lock"), "version = 1\n[servers.x\n").unwrap_err();
