@@ -487,7 +487,7 @@ fn doctor_says_sign_in_then_passes_through_the_bridge_then_says_sign_in_again() 
             "add",
             "docs",
             "-c",
-            "cursor,gemini",
+            "cursor,claude-code",
             "--url",
             &url,
             "--login",
@@ -521,7 +521,7 @@ fn doctor_says_sign_in_then_passes_through_the_bridge_then_says_sign_in_again() 
     let after = env.run(&["doctor", "docs"]).ok();
     assert!(after.stdout.contains("✔ cursor/docs"), "{}", after.stdout);
     assert!(
-        after.stdout.contains("✔ gemini-cli/docs"),
+        after.stdout.contains("✔ claude-code/docs"),
         "{}",
         after.stdout
     );
@@ -544,11 +544,15 @@ fn doctor_says_sign_in_then_passes_through_the_bridge_then_says_sign_in_again() 
     stale["refresh_token"] = json!("revoked-refresh-token");
     set_secret(&env, "oauth.docs", &stale.to_string()).ok();
     let expired = env.run(&["doctor", "docs"]).code(1);
+    let words = expired
+        .stdout
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(
-        expired.stdout.contains(
-            "✘ cursor/docs      the sign-in to `docs` has expired and could not be renewed"
-        ) && expired.stdout.contains("invalid_grant")
-            && expired.stdout.contains("sign in again: mcpctl login docs"),
+        words.contains("✘ cursor/docs the sign-in to `docs` has expired and could not be renewed")
+            && words.contains("invalid_grant")
+            && words.contains("sign in again: mcpctl login docs"),
         "{}",
         expired.stdout
     );
@@ -562,13 +566,14 @@ fn login_on_an_existing_entry_rewrites_it_only_when_asked() {
     let mut env = keyring_env();
     browser(&mut env, "s/^//");
     let url = server.url();
-    env.run(&["add", "docs", "-c", "cursor,gemini", "--url", &url])
+    // Not Gemini CLI: it starts no server in a folder it does not trust (the test's HOME).
+    env.run(&["add", "docs", "-c", "cursor,claude-code", "--url", &url])
         .ok();
     let plain = env.read_str(".cursor/mcp.json");
     // No terminal to ask at: the entries stay, and login says how to rewrite them.
     let login = env.run(&["login", "docs", "--json"]).ok();
     assert_eq!(login.json()["rewritten"], json!([]));
-    assert_eq!(login.json()["left"], json!(["cursor", "gemini-cli"]));
+    assert_eq!(login.json()["left"], json!(["claude-code", "cursor"]));
     assert_eq!(env.read_str(".cursor/mcp.json"), plain);
     let doctor = env.run(&["doctor", "docs", "-c", "cursor"]).ok();
     let words = doctor
@@ -587,12 +592,12 @@ fn login_on_an_existing_entry_rewrites_it_only_when_asked() {
     let yes = env.run(&["login", "docs", "--yes"]).ok();
     assert!(
         yes.stdout.contains(
-            "✔ `docs` in cursor, gemini-cli now reaches the server through mcpctl's bridge with this sign-in"
+            "✔ `docs` in claude-code, cursor now reaches the server through mcpctl's bridge with this sign-in"
         ),
         "{}",
         yes.stdout
     );
-    for file in [".cursor/mcp.json", ".gemini/settings.json"] {
+    for file in [".cursor/mcp.json", ".claude.json"] {
         let entry = &crate::env::jsonc(env.read_str(file).as_bytes())["mcpServers"]["docs"];
         assert_eq!(
             entry["args"],
