@@ -452,6 +452,62 @@ pub fn refuse_foreign(path: &Path) -> Result<(), FsError> {
     }
 }
 
+/// Why a file that must be root's alone is not (POSIX: the file, and every folder above it,
+/// owned by root and not writable by group or others — the rule Gemini CLI applies to its
+/// system settings file before it reads it), naming the first path that breaks it;
+/// `None` when it holds or the file does not exist. Windows: `None` (the rule there is an
+/// ACL check mcpctl does not make).
+#[cfg(unix)]
+pub fn not_root_only(path: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    if !exists(path) {
+        return None;
+    }
+    let mut paths = vec![path.to_path_buf()];
+    if let Ok(real) = fs::canonicalize(path)
+        && real != path
+    {
+        paths.push(real);
+    }
+    let mut checked = std::collections::HashSet::new();
+    for start in &paths {
+        for at in start.ancestors().filter(|a| !a.as_os_str().is_empty()) {
+            if !checked.insert(at.to_path_buf()) {
+                continue;
+            }
+            let what = if at == start.as_path() {
+                "file"
+            } else {
+                "folder"
+            };
+            let meta = match fs::metadata(at) {
+                Ok(meta) => meta,
+                Err(e) => return Some(format!("`{}` cannot be read: {e}", at.display())),
+            };
+            if meta.uid() != 0 {
+                return Some(format!(
+                    "the {what} `{}` is not owned by root (uid {})",
+                    at.display(),
+                    meta.uid()
+                ));
+            }
+            if meta.mode() & 0o022 != 0 {
+                return Some(format!(
+                    "the {what} `{}` is writable by group or others (mode {:o})",
+                    at.display(),
+                    meta.mode() & 0o7777
+                ));
+            }
+        }
+    }
+    None
+}
+
+#[cfg(not(unix))]
+pub fn not_root_only(_path: &Path) -> Option<String> {
+    None
+}
+
 /// Whether something (a file, or anything else, or a broken symlink chain) is at `path`:
 /// `false` only for "no such file", so odd files are reported instead of skipped.
 pub fn exists(path: &Path) -> bool {

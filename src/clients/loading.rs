@@ -43,6 +43,75 @@ pub struct Loading {
     /// One entry the client's schema refuses makes it refuse the whole file: it loads
     /// none of the file's servers (Cline CLI: `Invalid MCP settings at …`).
     pub whole_file: bool,
+    /// In a folder the user has not trusted the client starts no server at all, the
+    /// user's own included (Gemini CLI's folder trust); `None`: no such rule.
+    pub folder_trust: Option<FolderTrust>,
+}
+
+/// A client's folder trust (`[client.loading] folder_trust`): rules in `file`, an object
+/// of folder → level; the rule with the longest folder that covers the project decides.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FolderTrust {
+    /// The rules file (a path template).
+    pub file: String,
+    /// Key path of the on/off switch in the user's settings; absent there: `default_on`.
+    pub enabled: Vec<String>,
+    pub default_on: bool,
+    /// Levels that trust the rule's folder and every folder below it.
+    pub trust: Vec<String>,
+    /// Levels that trust the rule folder's parent and every folder below it.
+    pub trust_parent: Vec<String>,
+    /// Levels that distrust the rule's folder and below.
+    pub distrust: Vec<String>,
+    /// How a person trusts a folder in the client.
+    pub how: String,
+}
+
+impl FolderTrust {
+    /// Whether `rules` (the rules file, parsed) trust `folder` (absolute, resolved):
+    /// `Some(false)` distrusted, `None` when no rule covers it (the client does not
+    /// trust it either).
+    #[must_use]
+    pub fn verdict(&self, rules: &Value, folder: &std::path::Path) -> Option<bool> {
+        let mut best: Option<(usize, bool)> = None;
+        for (rule, level) in rules.as_object()? {
+            let Some(level) = level.as_str() else {
+                continue;
+            };
+            let rule_path = std::path::Path::new(rule);
+            let (covers, trusted) = if self.trust.iter().any(|l| l == level) {
+                (rule_path, true)
+            } else if self.trust_parent.iter().any(|l| l == level) {
+                (rule_path.parent().unwrap_or(rule_path), true)
+            } else if self.distrust.iter().any(|l| l == level) {
+                (rule_path, false)
+            } else {
+                continue;
+            };
+            if folder.starts_with(covers) && best.is_none_or(|(len, _)| rule.len() > len) {
+                best = Some((rule.len(), trusted));
+            }
+        }
+        best.map(|(_, trusted)| trusted)
+    }
+
+    /// Whether the switch in `settings` (the user's documents, later ones winning) leaves
+    /// folder trust on.
+    #[must_use]
+    pub fn is_on(&self, settings: &[&Value]) -> bool {
+        let mut on = self.default_on;
+        for doc in settings {
+            let mut node = Some(*doc);
+            for key in &self.enabled {
+                node = node.and_then(|n| n.get(key));
+            }
+            if let Some(value) = node.and_then(Value::as_bool) {
+                on = value;
+            }
+        }
+        on
+    }
 }
 
 impl Parser {
@@ -562,5 +631,55 @@ mod tests {
         // The entry's own env is only filtered by the blocked list.
         assert_eq!(entry.keys().collect::<Vec<_>>(), ["API_KEY"]);
         assert_eq!(Loading::default().speaks(EraName::Modern), None);
+    }
+}
+
+#[cfg(test)]
+mod folder_trust_tests {
+    use super::FolderTrust;
+    use serde_json::json;
+    use std::path::Path;
+
+    fn gemini() -> FolderTrust {
+        FolderTrust {
+            file: String::new(),
+            enabled: vec!["security".into(), "folderTrust".into(), "enabled".into()],
+            default_on: true,
+            trust: vec!["TRUST_FOLDER".into()],
+            trust_parent: vec!["TRUST_PARENT".into()],
+            distrust: vec!["DO_NOT_TRUST".into()],
+            how: String::new(),
+        }
+    }
+
+    /// gemini-cli 0.61.0 `isPathTrusted`: the longest rule path that covers the folder
+    /// decides; TRUST_PARENT covers the rule's parent; no rule is not trust.
+    #[test]
+    fn the_longest_covering_rule_decides() {
+        let t = gemini();
+        let rules = json!({
+            "/home/u/work": "TRUST_FOLDER",
+            "/home/u/work/secret": "DO_NOT_TRUST",
+            "/home/u/other/x": "TRUST_PARENT",
+            "/home/u/odd": "SOMETHING",
+        });
+        let v = |p: &str| t.verdict(&rules, Path::new(p));
+        assert_eq!(v("/home/u/work"), Some(true));
+        assert_eq!(v("/home/u/work/app/src"), Some(true));
+        assert_eq!(v("/home/u/work/secret/a"), Some(false));
+        assert_eq!(v("/home/u/other/y"), Some(true));
+        assert_eq!(v("/home/u/workshop"), None);
+        assert_eq!(v("/home/u/odd"), None);
+        assert_eq!(v("/home/u"), None);
+    }
+
+    #[test]
+    fn the_switch_defaults_on_and_a_later_file_wins() {
+        let t = gemini();
+        assert!(t.is_on(&[]));
+        let off = json!({"security": {"folderTrust": {"enabled": false}}});
+        let on = json!({"security": {"folderTrust": {"enabled": true}}});
+        assert!(!t.is_on(&[&off]));
+        assert!(t.is_on(&[&off, &on]));
     }
 }

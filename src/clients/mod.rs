@@ -177,6 +177,9 @@ pub struct ReadOnlySource {
     pub servers_key: Vec<String>,
     /// When present, the client loads only this source's servers.
     pub exclusive: bool,
+    /// The client skips the file unless it and every folder above it are root's and
+    /// writable by no one else (POSIX; `crate::fs::not_root_only`).
+    pub root_owned: bool,
     /// How a person changes these servers; `{origin}` is the plugin or extension name.
     pub manage: String,
 }
@@ -375,6 +378,7 @@ impl Client {
                     settings: r.settings,
                     servers_key: r.servers_key,
                     exclusive: r.exclusive,
+                    root_owned: r.root_owned,
                     manage: r.manage,
                 })
                 .collect(),

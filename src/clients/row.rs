@@ -136,6 +136,10 @@ pub(crate) struct ReadOnlyRow {
     /// `managed-mcp.json`): the user's own entries and other sources are not loaded.
     #[serde(default)]
     pub(crate) exclusive: bool,
+    /// The client reads the file only when it and every folder above it are owned by root
+    /// and writable by no one else (Gemini CLI's system settings file); POSIX only.
+    #[serde(default)]
+    pub(crate) root_owned: bool,
     /// How a person changes these servers, for `add`/`remove`; `{origin}` is the plugin or
     /// extension name.
     pub(crate) manage: String,

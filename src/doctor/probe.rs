@@ -335,7 +335,15 @@ fn loaded_entry<'f>(
     scopes: &[Scope],
     result: &mut DoctorResult,
 ) -> Option<&'f entry::ServerEntry> {
-    if let Some(why) = &f.not_loaded {
+    // An entry the user switched off says so, also in a folder the client does not trust.
+    let off_anyway = matches!(
+        f.not_loaded,
+        Some(crate::session::found::NotLoaded::Untrusted { .. })
+    ) && f
+        .entry()
+        .as_ref()
+        .is_ok_and(|e| e.disabled() || switches.is_some_and(|s| crate::toggle::switched_off(s, f)));
+    if let Some(why) = f.not_loaded.as_ref().filter(|_| !off_anyway) {
         // A file the client rejects is a fault: none of its servers works there.
         let status = if why.is_rejection() {
             Status::Fail

@@ -51,6 +51,20 @@ pub enum NotLoaded {
     },
     /// An administrator's file has exclusive control of the client's servers.
     Exclusive { file: PathBuf, client: String },
+    /// The client starts no server in this folder until the user trusts it (Gemini CLI's
+    /// folder trust): `how` says how.
+    Untrusted {
+        folder: PathBuf,
+        client: String,
+        how: String,
+    },
+    /// The client skips the whole file the server is in (a system file that is not
+    /// root's alone), `why`.
+    Skipped {
+        file: PathBuf,
+        why: String,
+        client: String,
+    },
     /// A server of the same name in the client's settings takes precedence (over an
     /// extension's).
     Shadowed { name: String, client: String },
@@ -78,7 +92,10 @@ impl NotLoaded {
             NotLoaded::Rejected(_) => "file rejected",
             NotLoaded::Gated(gate) => gate.tag(),
             NotLoaded::Overridden { .. } => "overridden",
-            NotLoaded::Exclusive { .. } | NotLoaded::Shadowed { .. } => "not loaded",
+            NotLoaded::Exclusive { .. }
+            | NotLoaded::Shadowed { .. }
+            | NotLoaded::Skipped { .. } => "not loaded",
+            NotLoaded::Untrusted { .. } => "untrusted folder",
             NotLoaded::Policy { block, .. } => block.word(),
         }
     }
@@ -96,6 +113,20 @@ impl std::fmt::Display for NotLoaded {
             NotLoaded::Exclusive { file, client } => write!(
                 f,
                 "not loaded: `{}` has exclusive control of {client}'s servers",
+                file.display()
+            ),
+            NotLoaded::Untrusted {
+                folder,
+                client,
+                how,
+            } => write!(
+                f,
+                "untrusted folder: {client} starts no server in `{}` until the folder is trusted; {how}",
+                folder.display()
+            ),
+            NotLoaded::Skipped { file, why, client } => write!(
+                f,
+                "not loaded: {client} skips `{}` because {why}",
                 file.display()
             ),
             NotLoaded::Shadowed { name, client } => write!(

@@ -195,6 +195,16 @@ pub fn collect_all<'a>(ctx: &Context, clients: &[&'a Client], name: Option<&str>
                     file: ex.file.clone(),
                     client: client.name.clone(),
                 })
+            } else if let Some((file, why)) = read
+                .skipped
+                .iter()
+                .find(|(file, _)| *file == entry.origin.file)
+            {
+                Some(NotLoaded::Skipped {
+                    file: file.clone(),
+                    why: why.clone(),
+                    client: client.name.clone(),
+                })
             } else if shadowed_by_settings {
                 Some(NotLoaded::Shadowed {
                     name: entry.name.clone(),

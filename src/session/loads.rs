@@ -64,6 +64,65 @@ pub fn mark(platform: &Platform, project: &Path, found: &mut [Found<'_>]) {
             f.not_loaded = Some(NotLoaded::Gated(why));
         }
     }
+    // Last: a rejected file, an exclusion list or a later file say more than the folder.
+    untrusted_folder(platform, project, found);
+}
+
+/// In a folder the user has not trusted, a client with folder trust (Gemini CLI) starts
+/// none of its servers, the user's own included.
+fn untrusted_folder(platform: &Platform, project: &Path, found: &mut [Found<'_>]) {
+    let mut verdicts: HashMap<String, Option<NotLoaded>> = HashMap::new();
+    for f in found.iter_mut() {
+        if f.not_loaded.is_some() {
+            continue;
+        }
+        let client = f.client;
+        let Some(trust) = &client.loading.folder_trust else {
+            continue;
+        };
+        let why = verdicts
+            .entry(client.id.clone())
+            .or_insert_with(|| {
+                let read = |path: &Path| -> Option<Value> {
+                    let source = crate::fs::read_source(path).ok()?;
+                    jsonc_parser::parse_to_serde_value::<Value>(&source.text, &Default::default())
+                        .ok()
+                };
+                // The switch: the user's settings, then an administrator's (a project
+                // cannot turn it off).
+                let user = client
+                    .location(Scope::User, platform, project)
+                    .ok()
+                    .flatten()
+                    .and_then(|l| read(&l.path));
+                let system = client
+                    .read_only
+                    .iter()
+                    .filter(|s| s.kind == crate::clients::SourceKind::ManagedFile)
+                    .filter_map(|s| s.path(platform).ok().flatten())
+                    .filter_map(|p| read(&p));
+                let docs: Vec<Value> = user.into_iter().chain(system).collect();
+                if !trust.is_on(&docs.iter().collect::<Vec<_>>()) {
+                    return None;
+                }
+                let rules = platform
+                    .expand(&trust.file)
+                    .ok()
+                    .and_then(|p| read(&p))
+                    .unwrap_or(Value::Null);
+                let folder =
+                    std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+                let trusted = trust.verdict(&rules, &folder) == Some(true)
+                    || trust.verdict(&rules, project) == Some(true);
+                (!trusted).then(|| NotLoaded::Untrusted {
+                    folder: project.to_path_buf(),
+                    client: client.name.clone(),
+                    how: trust.how.clone(),
+                })
+            })
+            .clone();
+        f.not_loaded = why;
+    }
 }
 
 /// In a client that refuses a whole file for one entry it cannot read (Cline CLI), every
@@ -167,11 +226,23 @@ fn overridden(found: &mut [Found<'_>]) {
 /// The client's user and project settings, parsed (files that are missing or do not
 /// parse are left out).
 fn settings_of(platform: &Platform, project: &Path, client: &Client) -> Vec<Value> {
+    // An administrator's settings file (Gemini CLI's system settings) gates the user's
+    // servers too, when the client reads it at all.
+    let system = client
+        .read_only
+        .iter()
+        .filter(|s| s.kind == crate::clients::SourceKind::ManagedFile)
+        .filter_map(|s| {
+            let path = s.path(platform).ok().flatten()?;
+            (!s.root_owned || crate::fs::not_root_only(&path).is_none()).then_some(path)
+        });
     [Scope::User, Scope::Project]
         .into_iter()
         .filter_map(|scope| client.location(scope, platform, project).ok().flatten())
-        .filter_map(|location| {
-            let source = crate::fs::read_source(&location.path).ok()?;
+        .map(|location| location.path)
+        .chain(system)
+        .filter_map(|path| {
+            let source = crate::fs::read_source(&path).ok()?;
             jsonc_parser::parse_to_serde_value::<Value>(&source.text, &Default::default()).ok()
         })
         .collect()

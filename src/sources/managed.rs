@@ -18,6 +18,11 @@ pub(super) fn read(source: &ReadOnlySource, path: &Path, out: &mut SourceRead) {
             return;
         }
     };
+    if source.root_owned
+        && let Some(why) = crate::fs::not_root_only(path)
+    {
+        out.skipped.push((path.to_path_buf(), why));
+    }
     let name = path
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());

@@ -71,6 +71,9 @@ pub struct SourceRead {
     pub exclusive: Option<Exclusive>,
     /// Files that exist but could not be read or parsed (message names the file).
     pub broken: Vec<(PathBuf, String)>,
+    /// Files the client skips although they parse (a system file not root's alone): its
+    /// entries are listed, not loaded, for this reason.
+    pub skipped: Vec<(PathBuf, String)>,
 }
 
 /// Where to look, resolved once per run.

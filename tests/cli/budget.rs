@@ -203,6 +203,13 @@ fn a_cut_denies_the_costliest_tools_through_codex_and_gemini_filters() {
     let env = TestEnv::new();
     env.write(CODEX, codex_config("").as_bytes());
     write_json(&env, GEMINI, &json_servers(json!({}), json!({})));
+    // Gemini CLI starts no server in a folder it does not trust: trust the project (HOME).
+    let home = env.home().display().to_string();
+    write_json(
+        &env,
+        ".gemini/trustedFolders.json",
+        &json!({ home: "TRUST_FOLDER" }),
+    );
     let report = env
         .run(&["budget", "--measure", "-c", "codex,gemini", "--json"])
         .ok()

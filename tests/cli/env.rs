@@ -91,6 +91,18 @@ impl TestEnv {
         }
     }
 
+    /// Trust the home folder (where every command runs) in Gemini CLI, whose folder trust
+    /// otherwise keeps every server out there.
+    pub fn trust_in_gemini(&self) {
+        let home = self.home().display().to_string();
+        self.write(
+            ".gemini/trustedFolders.json",
+            serde_json::json!({ home: "TRUST_FOLDER" })
+                .to_string()
+                .as_bytes(),
+        );
+    }
+
     pub fn home(&self) -> PathBuf {
         self.dir.path().join("home")
     }

@@ -809,6 +809,7 @@ fn doctor_token_totals_leave_out_servers_a_client_cannot_use() {
             .to_string()
             .as_bytes(),
     );
+    env.trust_in_gemini();
     let report = env
         .run(&["doctor", "-c", "claude-code,gemini-cli", "--json"])
         .json();

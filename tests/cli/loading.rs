@@ -123,6 +123,7 @@ fn a_trailing_comma_makes_gemini_and_qwen_reject_their_settings() {
         ("qwen", "qwen-code", ".qwen/settings.json"),
     ] {
         let env = TestEnv::new();
+        env.trust_in_gemini();
         let text = format!(
             "{{\n  // comments are fine\n  \"mcpServers\": {{ \"t\": {{ \"command\": \"{}\" }}, }}\n}}\n",
             fixture()
@@ -157,13 +158,7 @@ fn a_trailing_comma_makes_gemini_and_qwen_reject_their_settings() {
 fn gemini_excluded_and_allowed_lists_keep_servers_out() {
     let env = TestEnv::new();
     let bin = fixture();
-    let home = env.home().display().to_string();
-    env.write(
-        ".gemini/trustedFolders.json",
-        serde_json::json!({ home: "TRUST_FOLDER" })
-            .to_string()
-            .as_bytes(),
-    );
+    env.trust_in_gemini();
     let text = format!(
         "{{\n  \"mcp\": {{ \"excluded\": [\"a\"], \"allowed\": [\"a\", \"b\"] }},\n  \"mcpServers\": {{\n    \"a\": {{ \"command\": \"{bin}\" }},\n    \"b\": {{ \"command\": \"{bin}\" }},\n    \"c\": {{ \"command\": \"{bin}\" }}\n  }}\n}}\n"
     );
@@ -210,13 +205,7 @@ fn everywhere(env: &TestEnv, name: &str, command: &str, args: &[&str], vars: &[(
         }
     }
     env.write(".codex/config.toml", toml.as_bytes());
-    let home = env.home().display().to_string();
-    env.write(
-        ".gemini/trustedFolders.json",
-        serde_json::json!({ home: "TRUST_FOLDER" })
-            .to_string()
-            .as_bytes(),
-    );
+    env.trust_in_gemini();
 }
 
 fn by_client<'a>(report: &'a Value, client: &str) -> &'a Value {
@@ -526,11 +515,12 @@ exec '{}'
 }
 
 /// Issue 21: Cline CLI and Mistral Vibe pass `${VAR}` through literally; `add` wrote
-/// the entry anyway. Qwen Code expands it (mcpctl said it did not know).
+/// the entry anyway. Qwen Code expands it (mcpctl said it did not know). Issue 38 item 3:
+/// the legacy kimi-cli passes it literally too (its row said it did not know).
 #[test]
 fn add_refuses_variables_where_the_client_does_not_expand_them() {
     let env = TestEnv::new();
-    for id in ["cline-cli", "mistral-vibe"] {
+    for id in ["cline-cli", "mistral-vibe", "kimi-cli"] {
         let run = env
             .run(&[
                 "add",
@@ -919,6 +909,7 @@ fn add_and_remove_refuse_a_file_the_client_rejects_unless_forced() {
 #[test]
 fn check_fix_removes_what_the_client_rejects_after_showing_the_diff() {
     let env = TestEnv::new();
+    env.trust_in_gemini();
     let gemini = "{\n  // kept: Gemini reads comments\n  \"mcpServers\": {\n    \"t\": { \"command\": \"mcp-t\" },\n  }\n}\n";
     let claude = "{\n  // a note\n  \"mcpServers\": {\n    \"t\": { \"command\": \"mcp-t\" } /* inline */\n  }\n}\n";
     let g = env.write(".gemini/settings.json", gemini.as_bytes());
@@ -1008,4 +999,232 @@ fn the_clients_reject_what_add_refuses_and_read_what_check_fix_leaves() {
             );
         }
     }
+}
+
+/// Issue 38 item 3: OpenCode, Kilo and Factory Droid fail a server that speaks only
+/// 2026-07-28 (opencode 1.18.33 and kilo 7.7.7: "MCP error -32022: Unsupported protocol
+/// version"; droid 0.225.2: "failed"), but their rows recorded no protocol era, so doctor
+/// passed it; and Droid does not fall back from Streamable HTTP to legacy SSE (an `http`
+/// entry on an SSE endpoint fails in `droid mcp list`), where doctor warned as if it did.
+#[test]
+#[ignore = "needs .ci/clients.sh"]
+fn opencode_kilo_and_droid_speak_the_handshake_era_only_and_droid_has_no_sse_fallback() {
+    let env = TestEnv::new();
+    let fx = fixture();
+    let stdio = |name: &str, args: &[&str]| {
+        let mut command = vec![fx.clone()];
+        command.extend(args.iter().map(|a| (*a).to_owned()));
+        (
+            name.to_owned(),
+            serde_json::json!({"type": "local", "command": command}),
+        )
+    };
+    let opencode: serde_json::Map<String, Value> = [stdio("m", &["modern"]), stdio("d", &["dual"])]
+        .into_iter()
+        .collect();
+    let text = serde_json::json!({ "mcp": opencode }).to_string();
+    env.write(".config/opencode/opencode.json", text.as_bytes());
+    env.write(".config/kilo/kilo.json", text.as_bytes());
+    let port = crate::doctor::free_port();
+    let _server = crate::doctor::KillOnDrop(
+        std::process::Command::new(&fx)
+            .arg(format!("sse={port}"))
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    crate::doctor::wait_listening(port);
+    let url = format!("http://127.0.0.1:{port}/sse");
+    env.write(
+        ".factory/mcp.json",
+        serde_json::json!({"mcpServers": {
+            "m": {"type": "stdio", "command": fx, "args": ["modern"]},
+            "d": {"type": "stdio", "command": fx, "args": ["dual"]},
+            "old": {"type": "http", "url": url},
+        }})
+        .to_string()
+        .as_bytes(),
+    );
+    let ids = "opencode,kilo,factory";
+    let report = env.run(&["doctor", "--json", "-c", ids]).code(1).json();
+    let status = |client: &str, name: &str| {
+        report["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["client"] == client && r["name"] == name)
+            .unwrap_or_else(|| panic!("no {client}/{name} in {report:#}"))
+            .clone()
+    };
+    for id in ["opencode", "kilo", "factory"] {
+        let row = status(id, "m");
+        assert_eq!(row["status"], "fail", "{id}: {row:#}");
+        assert!(
+            row["error"]
+                .as_str()
+                .unwrap()
+                .contains("speaks only 2026-07-28"),
+            "{id}: {row:#}"
+        );
+        assert_eq!(status(id, "d")["status"], "ok", "{id}: {report:#}");
+    }
+    let old = status("factory", "old");
+    assert_eq!(old["status"], "fail", "{old:#}");
+    // The clients agree.
+    for bin in ["opencode", "kilo"] {
+        let run = client(&env, bin, &["mcp", "list"]);
+        let all = format!("{}{}", run.stdout, run.stderr);
+        assert!(all.contains("✗ m"), "{bin}: {all}");
+        assert!(all.contains("✓ d"), "{bin}: {all}");
+    }
+    let run = client(&env, "droid", &["mcp", "list"]);
+    let line = |name: &str| {
+        run.stdout
+            .lines()
+            .map(str::trim)
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("{name}: {}{}", run.stdout, run.stderr))
+            .to_owned()
+    };
+    assert!(line("m").contains("failed"), "{}", run.stdout);
+    assert!(line("old").contains("failed"), "{}", run.stdout);
+    assert!(line("d").contains("connected"), "{}", run.stdout);
+}
+
+/// Issue 38 item 3: Gemini CLI reads its system settings file only when the file and every
+/// folder above it are owned by root and writable by no one else (gemini-cli 0.61.0
+/// `isFileAndDirectorySecureSync`: "Security Warning: Skipping system settings file …"),
+/// and `mcp.excluded` there keeps a user's server out too. mcpctl listed the system file's
+/// servers whatever its folder, and ran servers its exclusion list blocks.
+#[cfg(unix)]
+#[test]
+#[ignore = "needs .ci/clients.sh"]
+fn gemini_system_exclusions_apply_and_an_insecure_system_file_is_skipped() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut env = TestEnv::new();
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    if world_writable_ancestor(dir.path()).is_some() || unsafe_uid() {
+        crate::peer::missing("a checkout outside world-writable folders, run as root");
+    }
+    let system = dir.path().join("settings.json");
+    let fx = fixture();
+    std::fs::write(
+        &system,
+        format!(
+            "{{\"mcp\": {{\"excluded\": [\"u\"]}}, \"mcpServers\": {{\"sys\": {{\"command\": \"{fx}\"}}}}}}"
+        ),
+    )
+    .unwrap();
+    env.extra_env.push((
+        "GEMINI_CLI_SYSTEM_SETTINGS_PATH".into(),
+        system.display().to_string(),
+    ));
+    env.write(
+        ".gemini/settings.json",
+        format!(
+            "{{\"mcpServers\": {{\"u\": {{\"command\": \"{fx}\"}}, \"v\": {{\"command\": \"{fx}\"}}}}}}"
+        )
+        .as_bytes(),
+    );
+    // A trusted folder: in an untrusted one Gemini CLI starts no server at all.
+    env.trust_in_gemini();
+    let (list, doctor) = list_and_doctor(&env, "gemini-cli");
+    let why = |list: &Value, name: &str| row(list, name)["not_loaded"].as_str().map(str::to_owned);
+    assert!(why(&list, "u").unwrap().starts_with("excluded"), "{list:#}");
+    assert_eq!(why(&list, "v"), None, "{list:#}");
+    assert_eq!(
+        row(&doctor["results"], "u")["status"],
+        "skipped",
+        "{doctor:#}"
+    );
+    let run = client(&env, "gemini", &["mcp", "list"]);
+    let line = listed_line(&run, "u").unwrap_or_else(|| panic!("{}{}", run.stdout, run.stderr));
+    assert!(line.ends_with("Blocked"), "{line}");
+    assert!(listed_line(&run, "sys").is_some(), "{}", run.stdout);
+    // A folder above it that the group may write: Gemini CLI skips the whole file.
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o775)).unwrap();
+    let (list, doctor) = list_and_doctor(&env, "gemini-cli");
+    assert_eq!(why(&list, "u"), None, "{list:#}");
+    let sys = row(&list, "sys");
+    assert!(
+        sys["not_loaded"]
+            .as_str()
+            .is_some_and(|w| w.contains("writable by group or others")),
+        "{list:#}"
+    );
+    assert_eq!(row(&doctor["results"], "u")["status"], "ok", "{doctor:#}");
+    assert_eq!(
+        row(&doctor["results"], "sys")["status"],
+        "skipped",
+        "{doctor:#}"
+    );
+    let run = client(&env, "gemini", &["mcp", "list"]);
+    assert!(listed_line(&run, "sys").is_none(), "{}", run.stdout);
+    let line = listed_line(&run, "u").unwrap_or_else(|| panic!("{}{}", run.stdout, run.stderr));
+    assert!(line.ends_with("Connected"), "{line}");
+}
+
+/// Gemini CLI's rule wants root's files; a test run by another user cannot make them.
+#[cfg(unix)]
+fn unsafe_uid() -> bool {
+    std::fs::metadata(env!("CARGO_TARGET_TMPDIR")).is_ok_and(|m| {
+        use std::os::unix::fs::MetadataExt;
+        m.uid() != 0
+    })
+}
+
+/// Issue 38 item 3: with folder trust on (gemini-cli 0.61.0's default) Gemini CLI starts
+/// no server, the user's own included, in a folder no rule of `trustedFolders.json`
+/// trusts: `gemini mcp list` shows them Disabled. mcpctl listed them as loaded and
+/// doctor started them.
+#[test]
+#[ignore = "needs .ci/clients.sh"]
+fn gemini_starts_no_server_in_an_untrusted_folder() {
+    let env = TestEnv::new();
+    let fx = fixture();
+    env.write(
+        ".gemini/settings.json",
+        format!("{{\"mcpServers\": {{\"u\": {{\"command\": \"{fx}\"}}}}}}").as_bytes(),
+    );
+    let (list, doctor) = list_and_doctor(&env, "gemini-cli");
+    let why = row(&list, "u")["not_loaded"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(why.starts_with("untrusted folder"), "{list:#}");
+    assert!(why.contains("/permissions"), "{why}");
+    assert_eq!(
+        row(&doctor["results"], "u")["status"],
+        "skipped",
+        "{doctor:#}"
+    );
+    let run = client(&env, "gemini", &["mcp", "list"]);
+    let line = listed_line(&run, "u").unwrap_or_else(|| panic!("{}{}", run.stdout, run.stderr));
+    assert!(line.ends_with("Disabled"), "{line}");
+    // Its parent trusted by a TRUST_PARENT rule on a sibling: loaded, and it connects.
+    let sibling = env.home().join("sibling").display().to_string();
+    env.write(
+        ".gemini/trustedFolders.json",
+        serde_json::json!({ sibling: "TRUST_PARENT" })
+            .to_string()
+            .as_bytes(),
+    );
+    let (list, doctor) = list_and_doctor(&env, "gemini-cli");
+    assert!(row(&list, "u")["not_loaded"].is_null(), "{list:#}");
+    assert_eq!(row(&doctor["results"], "u")["status"], "ok", "{doctor:#}");
+    let run = client(&env, "gemini", &["mcp", "list"]);
+    let line = listed_line(&run, "u").unwrap_or_else(|| panic!("{}{}", run.stdout, run.stderr));
+    assert!(line.ends_with("Connected"), "{line}");
+    // Folder trust switched off in the user's settings: loaded without a rule.
+    env.write(".gemini/trustedFolders.json", b"{}");
+    env.write(
+        ".gemini/settings.json",
+        format!("{{\"security\": {{\"folderTrust\": {{\"enabled\": false}}}}, \"mcpServers\": {{\"u\": {{\"command\": \"{fx}\"}}}}}}").as_bytes(),
+    );
+    let (list, _) = list_and_doctor(&env, "gemini-cli");
+    assert!(row(&list, "u")["not_loaded"].is_null(), "{list:#}");
+    let run = client(&env, "gemini", &["mcp", "list"]);
+    let line = listed_line(&run, "u").unwrap_or_else(|| panic!("{}{}", run.stdout, run.stderr));
+    assert!(line.ends_with("Connected"), "{line}");
 }

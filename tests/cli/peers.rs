@@ -811,11 +811,7 @@ fn codex_reads_the_tools_a_budget_cut_denies() {
 fn gemini_sees_what_disable_writes() {
     let p = peer("gemini");
     // A trusted folder: gemini reports each server's own state, not "untrusted".
-    let home = p.env.home().display().to_string();
-    p.env.write(
-        ".gemini/trustedFolders.json",
-        json!({ home: "TRUST_FOLDER" }).to_string().as_bytes(),
-    );
+    p.env.trust_in_gemini();
     p.mcpctl(&[
         "add",
         "off",

@@ -385,6 +385,7 @@ fn call_starts_the_server_with_its_clients_environment() {
             .unwrap()
             .as_bytes(),
     );
+    env.trust_in_gemini();
     let run = env
         .run(&["call", "everything", "get-env", "-c", "gemini-cli"])
         .ok();
@@ -419,6 +420,7 @@ fn doctor_for_one_client_measures_as_that_client() {
             .unwrap()
             .as_bytes(),
     );
+    env.trust_in_gemini();
     let tools = |args: &[&str]| {
         let mut all = vec!["doctor", "--json", "-c", "gemini-cli"];
         all.extend_from_slice(args);
