@@ -953,40 +953,7 @@ fn discover_metadata(agent: &ureq::Agent, url: &str, deadline: Instant) -> Optio
 
 /// The `resource_metadata` parameter of a `WWW-Authenticate` header (RFC 9728).
 fn resource_metadata(header: &str) -> Option<String> {
-    let lower = header.to_ascii_lowercase();
-    let mut from = 0;
-    while let Some(found) = lower[from..].find("resource_metadata") {
-        let start = from + found;
-        from = start + "resource_metadata".len();
-        // Must be a whole parameter name: preceded by start, space or comma.
-        let before = header[..start].chars().next_back();
-        if before.is_some_and(|c| !(c == ' ' || c == ',' || c == '\t')) {
-            continue;
-        }
-        let rest = header[from..].trim_start();
-        let Some(value) = rest.strip_prefix('=') else {
-            continue;
-        };
-        let value = value.trim_start();
-        if let Some(quoted) = value.strip_prefix('"') {
-            let mut out = String::new();
-            let mut chars = quoted.chars();
-            while let Some(c) = chars.next() {
-                match c {
-                    '"' => return Some(out),
-                    '\\' => out.extend(chars.next()),
-                    c => out.push(c),
-                }
-            }
-            return None;
-        }
-        let token: String = value
-            .chars()
-            .take_while(|c| !(c.is_whitespace() || *c == ','))
-            .collect();
-        return (!token.is_empty()).then_some(token);
-    }
-    None
+    crate::oauth::discover::auth_param(header, "resource_metadata")
 }
 
 #[cfg(test)]
