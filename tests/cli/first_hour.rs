@@ -1652,8 +1652,9 @@ fn check_fix_keeps_a_one_line_entry_and_names_the_file_as_the_findings_do() {
         "proj/.cursor/mcp.json",
         b"{\n  \"mcpServers\": {\n    \"docs\": { \"serverUrl\": \"https://mcp.example.com/mcp\" },\n    \"other\": { \"command\": \"npx\", \"args\": [\"-y\", \"x@1\"] }\n  }\n}\n",
     );
-    let shown = std::path::Path::new(".cursor").join("mcp.json");
-    let shown = shown.to_str().unwrap();
+    // The diff names the file as the findings do (`check` prints project paths with `/`
+    // on every OS, so the same spelling under Wine).
+    let shown = ".cursor/mcp.json";
     let dry = env.run_in("proj", &["check", "--fix", "--dry-run"]).code(1);
     assert!(
         dry.stdout
@@ -1661,6 +1662,7 @@ fn check_fix_keeps_a_one_line_entry_and_names_the_file_as_the_findings_do() {
         "{}",
         dry.stdout
     );
+    assert!(dry.stdout.contains(&format!("\n{shown}:3:15: ")), "{}", dry.stdout);
     env.run_in("proj", &["check", "--fix"]).ok();
     let fixed = env.read_str("proj/.cursor/mcp.json");
     assert!(
