@@ -1662,7 +1662,11 @@ fn check_fix_keeps_a_one_line_entry_and_names_the_file_as_the_findings_do() {
         "{}",
         dry.stdout
     );
-    assert!(dry.stdout.contains(&format!("\n{shown}:3:15: ")), "{}", dry.stdout);
+    assert!(
+        dry.stdout.contains(&format!("\n{shown}:3:15: ")),
+        "{}",
+        dry.stdout
+    );
     env.run_in("proj", &["check", "--fix"]).ok();
     let fixed = env.read_str("proj/.cursor/mcp.json");
     assert!(

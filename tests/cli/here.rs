@@ -844,3 +844,71 @@ fn an_exclusive_manifest_keeps_the_projects_override_and_is_in_sync() {
     assert_eq!(open["mcp"]["slack"]["enabled"], false, "{open:#}");
     assert_eq!(open["mcp"]["docs"]["url"], "https://docs.example/mcp");
 }
+
+/// Kilo (an OpenCode fork) takes OpenCode's project override in its own project file: after
+/// `disable slack --here -c kilo`, `kilo mcp list` in the project says disabled and
+/// elsewhere does not; `undo` takes the created file away again.
+#[cfg(unix)]
+#[test]
+#[ignore = "needs .ci/clients.sh"]
+fn kilo_takes_the_project_override_in_its_own_file() {
+    let env = TestEnv::new();
+    let fx = crate::fixture_server::fixture_binary()
+        .display()
+        .to_string();
+    env.write(
+        ".config/kilo/kilo.json",
+        serde_json::json!({"mcp": {"slack": {"type": "local", "command": [fx]}}})
+            .to_string()
+            .as_bytes(),
+    );
+    env.write("app/.git/HEAD", b"ref: refs/heads/main\n");
+    let app = env.home().join("app");
+    let app_s = app.display().to_string();
+    env.run(&[
+        "disable",
+        "slack",
+        "--here",
+        "-c",
+        "kilo",
+        "--project",
+        &app_s,
+    ])
+    .ok();
+    let written = env.read_str("app/kilo.jsonc");
+    assert!(written.contains("\"enabled\": false"), "{written}");
+    env.run(&["undo"]).ok();
+    assert!(!app.join("kilo.jsonc").exists());
+    // Again, for Kilo itself (its `mcp list` rewrites the project file it reads, so it
+    // comes after the undo check).
+    env.run(&[
+        "disable",
+        "slack",
+        "--here",
+        "-c",
+        "kilo",
+        "--project",
+        &app_s,
+    ])
+    .ok();
+    let list = |dir: &std::path::Path| {
+        let path = crate::client_cli::installed("kilo", "kilo");
+        let mut cmd = env.client_command(std::path::Path::new("timeout"));
+        cmd.args(["-k", "5", "90"])
+            .arg(&path)
+            .args(["mcp", "list"])
+            .current_dir(dir);
+        let out = crate::client_cli::quiet(&mut cmd).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let here = list(&app);
+    let slack = |text: &str| {
+        text.lines()
+            .find(|l| l.contains("slack"))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(slack(&here).contains("disabled"), "{here}");
+    let elsewhere = list(&env.home());
+    assert!(!slack(&elsewhere).contains("disabled"), "{elsewhere}");
+}
