@@ -186,6 +186,21 @@ pub fn rows(ctx: &Context, clients: &[&Client]) -> Vec<BackupRow> {
     rows
 }
 
+/// The rows of the `--purge-secrets` and `--scrub-secrets` tables.
+fn secret_rows(rows: &[PurgeRow], paint: Paint) -> Vec<Vec<String>> {
+    rows.iter()
+        .map(|r| {
+            vec![
+                r.action.to_owned(),
+                r.client.clone(),
+                r.secrets.join(", "),
+                paint.path(&r.path),
+                r.backup.display().to_string(),
+            ]
+        })
+        .collect()
+}
+
 /// One backup `--purge-secrets` deletes (`backups --purge-secrets --json` item).
 #[derive(Debug, Serialize)]
 pub struct PurgeRow {
@@ -216,19 +231,7 @@ impl Report for PurgeReport {
                 "no backup holds a literal secret: nothing to delete".to_owned(),
             )];
         }
-        let rows = self
-            .rows
-            .iter()
-            .map(|r| {
-                vec![
-                    r.action.to_owned(),
-                    r.client.clone(),
-                    r.secrets.join(", "),
-                    paint.path(&r.path),
-                    r.backup.display().to_string(),
-                ]
-            })
-            .collect();
+        let rows = secret_rows(&self.rows, paint);
         vec![
             Block::Table {
                 header: vec!["ACTION", "CLIENT", "HOLDS", "FILE", "BACKUP"],
@@ -307,20 +310,11 @@ fn literal_secrets(ctx: &Context, client: &Client, scope: Scope, bytes: &[u8]) -
         .collect()
 }
 
-/// One backup `--scrub-secrets` scrubs (`backups --scrub-secrets --json` item).
-#[derive(Debug, Serialize)]
-pub struct ScrubRow {
-    pub client: String,
-    /// The client file (absolute).
-    pub path: PathBuf,
-    /// The backup (absolute): the scrubbed one's name is its new digest's.
-    pub backup: PathBuf,
-    /// `server: env GITHUB_TOKEN → secret NAME`, per value replaced (never the value).
-    pub secrets: Vec<String>,
-    /// `scrubbed`, `would scrub`, or `left` (it holds a stored value where no entry
-    /// rewrite reaches: `--purge-secrets` deletes it).
-    pub action: &'static str,
-}
+/// One backup `--scrub-secrets` scrubs (`backups --scrub-secrets --json` item): the
+/// fields of a purge row; `secrets` says `server: env GITHUB_TOKEN → secret NAME` per value
+/// replaced, `action` is `scrubbed`, `would scrub`, or `left` (it holds a stored value where
+/// no entry rewrite reaches: `--purge-secrets` deletes it).
+pub type ScrubRow = PurgeRow;
 
 struct ScrubReport {
     rows: Vec<ScrubRow>,
@@ -339,19 +333,7 @@ impl Report for ScrubReport {
                     .to_owned(),
             )];
         }
-        let rows = self
-            .rows
-            .iter()
-            .map(|r| {
-                vec![
-                    r.action.to_owned(),
-                    r.client.clone(),
-                    r.secrets.join(", "),
-                    paint.path(&r.path),
-                    r.backup.display().to_string(),
-                ]
-            })
-            .collect();
+        let rows = secret_rows(&self.rows, paint);
         vec![
             Block::Table {
                 header: vec!["ACTION", "CLIENT", "REPLACED", "FILE", "BACKUP"],
