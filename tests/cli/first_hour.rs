@@ -1507,15 +1507,18 @@ fn add_secret_from_a_source_build_prefers_the_installed_mcpctl() {
 #[test]
 fn a_plan_says_a_note_about_the_client_once() {
     let env = TestEnv::new();
-    env.write(crate::env::GOOSE, &fixture("goose/config.yaml"));
+    env.write(
+        ".codeium/windsurf/mcp_config.json",
+        b"{\"mcpServers\": {}}\n",
+    );
     env.write(
         crate::env::MANIFEST,
-        b"clients = [\"goose\"]\n\n[servers.a]\ncommand = \"npx\"\nargs = [\"a\"]\nenv = { A_TOKEN = \"${A_TOKEN}\" }\n\n[servers.b]\ncommand = \"npx\"\nargs = [\"b\"]\nenv = { B_TOKEN = \"${B_TOKEN}\" }\n",
+        b"clients = [\"windsurf\"]\n\n[servers.a]\ncommand = \"npx\"\nargs = [\"a\"]\nenv = { A_TOKEN = \"${A_TOKEN}\" }\n\n[servers.b]\ncommand = \"npx\"\nargs = [\"b\"]\nenv = { B_TOKEN = \"${B_TOKEN}\" }\n",
     );
     let run = env.run(&["plan"]).ok();
     assert_eq!(
         run.stderr
-            .matches("mcpctl does not know whether Goose expands")
+            .matches("mcpctl does not know whether Windsurf (legacy) expands")
             .count(),
         1,
         "{}",
@@ -1672,5 +1675,104 @@ fn check_fix_keeps_a_one_line_entry_and_names_the_file_as_the_findings_do() {
     assert!(
         fixed.contains("\n    \"docs\": { \"url\": \"https://mcp.example.com/mcp\" },\n"),
         "{fixed}"
+    );
+}
+
+/// Issue 40: the Goose `${VAR}` warning contradicted the README. The README says variables
+/// are written the way each client expands them; for Goose mcpctl wrote `envs:
+/// {TOKEN: "${TOKEN}"}` with "mcpctl does not know whether Goose expands", while the
+/// clients page said Goose expands none. Goose passes `envs` as written and takes the
+/// names listed in `env_keys` from its environment (or keyring), so a same-name
+/// reference is written there, read back as the same entry, and a reference Goose would
+/// keep as text is refused naming `env_keys`.
+#[test]
+#[cfg(unix)] // expects npx unwrapped (Windows writes `cmd /c npx`)
+fn goose_gets_env_keys_for_a_variable_as_the_readme_says() {
+    let env = TestEnv::new();
+    let text = String::from_utf8(fixture("goose/config.yaml")).unwrap();
+    env.write(crate::env::GOOSE, text.as_bytes());
+    let run = env
+        .run(&[
+            "add",
+            "github",
+            "-c",
+            "goose",
+            "-e",
+            "GITHUB_TOKEN=${GITHUB_TOKEN}",
+            "-e",
+            "MODE=fast",
+            "--",
+            "npx",
+            "-y",
+            "server-github",
+        ])
+        .ok();
+    assert!(!run.stderr.contains("does not know"), "{}", run.stderr);
+    let file = env.read_str(crate::env::GOOSE);
+    assert!(
+        file.contains("    envs:\n      MODE: fast\n    env_keys:\n    - GITHUB_TOKEN\n"),
+        "{file}"
+    );
+    assert!(!file.contains("${GITHUB_TOKEN}"), "{file}");
+    // Read back, it is the entry that was added: a second add is a no-op, list shows it.
+    let again = env
+        .run(&[
+            "add",
+            "github",
+            "-c",
+            "goose",
+            "-e",
+            "GITHUB_TOKEN=${GITHUB_TOKEN}",
+            "-e",
+            "MODE=fast",
+            "--",
+            "npx",
+            "-y",
+            "server-github",
+        ])
+        .ok();
+    assert_eq!(env.read_str(crate::env::GOOSE), file, "{}", again.stderr);
+    let rows = env.run(&["list", "-c", "goose", "--json"]).ok().json();
+    let github = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "github")
+        .unwrap()
+        .to_string();
+    assert!(github.contains("GITHUB_TOKEN"), "{github}");
+    // A reference Goose would pass as text is refused, naming the way that works.
+    let refused = env
+        .run(&[
+            "add",
+            "other",
+            "-c",
+            "goose",
+            "-e",
+            "API_KEY=${XI_KEY}",
+            "--",
+            "npx",
+            "-y",
+            "other",
+        ])
+        .code(2);
+    assert!(
+        refused
+            .stdout
+            .contains("Goose expands no variables in env `API_KEY`")
+            && refused.stdout.contains("`env_keys`"),
+        "{}",
+        refused.stdout
+    );
+    // The README and the clients page say the same.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(readme.contains("`env_keys` for Goose"), "README");
+    let clients =
+        std::fs::read_to_string(root.join("docs").join("reference").join("clients.md")).unwrap();
+    assert!(
+        clients.contains("`env_keys`")
+            && !clients.contains("mcpctl warns\n  and writes the value as given"),
+        "clients.md"
     );
 }
