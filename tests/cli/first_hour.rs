@@ -1776,3 +1776,60 @@ fn goose_gets_env_keys_for_a_variable_as_the_readme_says() {
         "clients.md"
     );
 }
+
+/// Issue 40: `--deny-tools write_fil` (a typo of a tool `doctor`/`tools` measured) was
+/// written silently, denying nothing. A name the server was measured not to have is
+/// refused with the one it meant, or with the list; an unmeasured server's names are
+/// taken as given.
+#[test]
+#[ignore = "needs cargo build -p fixture-server"]
+fn deny_tools_names_the_measured_tool_a_typo_meant() {
+    let env = TestEnv::new();
+    let codex = ".codex/config.toml";
+    let text = format!(
+        "[mcp_servers.fx]\ncommand = {}\n",
+        serde_json::Value::String(crate::doctor::fixture().to_owned())
+    );
+    env.write(codex, text.as_bytes());
+    // Not measured yet: taken as given.
+    env.run(&[
+        "disable",
+        "fx",
+        "-c",
+        "codex",
+        "--deny-tools",
+        "anything",
+        "--dry-run",
+    ])
+    .ok();
+    env.run(&["tools", "fx"]).ok();
+    let typo = env
+        .run(&["disable", "fx", "-c", "codex", "--deny-tools", "helo"])
+        .code(2);
+    let said = format!("{}{}", typo.stdout, typo.stderr);
+    assert!(
+        said.contains("`helo`") && said.contains("did you mean `hello`"),
+        "{said}"
+    );
+    assert_eq!(env.read_str(codex), text, "nothing was written");
+    let unknown = env
+        .run(&[
+            "disable",
+            "fx",
+            "-c",
+            "codex",
+            "--deny-tools",
+            "hello,zzz_unrelated",
+        ])
+        .code(2);
+    let said = format!("{}{}", unknown.stdout, unknown.stderr);
+    assert!(
+        said.contains("`zzz_unrelated`") && said.contains("hello, pid"),
+        "{said}"
+    );
+    assert_eq!(env.read_str(codex), text, "nothing was written");
+    // A measured name goes through.
+    env.run(&["disable", "fx", "-c", "codex", "--deny-tools", "pid"])
+        .ok();
+    assert!(env.read_str(codex).contains("disabled_tools = [\"pid\"]"));
+}
