@@ -106,7 +106,7 @@ impl Drop for OauthServer {
 
 #[cfg(unix)]
 /// A program on the test process's PATH (the test env's PATH holds only its own bin).
-fn program(name: &str) -> PathBuf {
+pub(crate) fn program(name: &str) -> PathBuf {
     std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
         .unwrap_or_default()
@@ -138,13 +138,13 @@ pub(crate) fn browser(env: &mut TestEnv, sed: &str) {
 }
 
 /// The grant kept for `secret`, as JSON (the test reads the token to look for it).
-fn grant(env: &TestEnv, secret: &str) -> Value {
+pub(crate) fn grant(env: &TestEnv, secret: &str) -> Value {
     let run = env.run(&["secret", "get", secret, "--reveal"]).ok();
     serde_json::from_str(run.stdout.trim()).unwrap()
 }
 
 #[cfg(unix)]
-fn assert_nowhere(token: &str, env: &TestEnv, runs: &[&Run]) {
+pub(crate) fn assert_nowhere(token: &str, env: &TestEnv, runs: &[&Run]) {
     assert!(token.len() > 10, "{token}");
     for run in runs {
         assert!(
