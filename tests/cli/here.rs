@@ -697,14 +697,20 @@ fn manifest_here_is_applied_in_the_project_and_plan_check_reports_drift() {
         b"clients = [\"claude-code\", \"opencode\", \"cursor\"]\nscope = \"project\"\n\n[here]\noff = [\"slack\"]\n\n[here.client.codex]\noff = [\"pg\"]\n",
     );
     let before = snapshot(&env);
-    let plan = env.run_in("app", &["plan", "--check"]).code(1);
+    // Trusted: Claude Code's switch is in ~/.claude.json, outside the project (see
+    // `a_project_manifest_here_leaves_files_outside_the_project_alone_until_trusted`).
+    let plan = env
+        .run_in("app", &["plan", "--check", "--trust-project"])
+        .code(1);
     assert!(plan.stdout.contains("v disable   slack"), "{}", plan.stdout);
     assert!(
         plan.stderr.contains("Cursor has no project-level switch"),
         "{}",
         plan.stderr
     );
-    let items = env.run_in("app", &["plan", "--json"]).json();
+    let items = env
+        .run_in("app", &["plan", "--json", "--trust-project"])
+        .json();
     let pg = items
         .as_array()
         .unwrap()
@@ -713,8 +719,9 @@ fn manifest_here_is_applied_in_the_project_and_plan_check_reports_drift() {
         .unwrap_or_else(|| panic!("{items:#}"));
     assert_eq!(pg["name"], "pg");
     assert_eq!(pg["action"], "disable");
-    env.run_in("app", &["apply"]).ok();
-    env.run_in("app", &["plan", "--check"]).ok();
+    env.run_in("app", &["apply", "--trust-project"]).ok();
+    env.run_in("app", &["plan", "--check", "--trust-project"])
+        .ok();
     assert_eq!(
         env.read_str("app/.codex/config.toml"),
         "# team settings\nmodel_reasoning_effort = \"high\"\n\n[mcp_servers.pg]\nenabled = false\n\n[mcp_servers.slack]\nenabled = false\n",
@@ -727,7 +734,9 @@ fn manifest_here_is_applied_in_the_project_and_plan_check_reports_drift() {
     // Switched back on by hand: drift.
     env.run_in("app", &["enable", "slack", "--here", "-c", "opencode"])
         .ok();
-    let drift = env.run_in("app", &["plan", "--check"]).code(1);
+    let drift = env
+        .run_in("app", &["plan", "--check", "--trust-project"])
+        .code(1);
     assert!(drift.stdout.contains("opencode"), "{}", drift.stdout);
     env.run_in("app", &["undo"]).ok();
     env.run_in("app", &["undo"]).ok();
@@ -739,6 +748,42 @@ fn manifest_here_is_applied_in_the_project_and_plan_check_reports_drift() {
             "{file}"
         );
     }
+}
+
+/// A project's own manifest (it came with the repository) writes only inside the project:
+/// its `[here]` leaves Claude Code's switch, which lives in `~/.claude.json`, alone — with a
+/// note naming the way to trust it — while switches in project files are written; trusted
+/// (`--trust-project`), the same `apply` writes Claude Code's too.
+#[test]
+fn a_project_manifest_here_leaves_files_outside_the_project_alone_until_trusted() {
+    let env = TestEnv::new();
+    user_files(&env);
+    project_files(&env);
+    env.write(
+        "app/mcpctl.toml",
+        b"clients = [\"claude-code\", \"opencode\"]\nscope = \"project\"\n\n[here]\noff = [\"slack\"]\n",
+    );
+    let claude = env.read(".claude.json");
+    let plan = env.run_in("app", &["plan", "--check"]).code(1);
+    assert!(
+        plan.stderr
+            .contains("Claude Code's switch for this project is in")
+            && plan.stderr.contains("--trust-project"),
+        "{}",
+        plan.stderr
+    );
+    let apply = env.run_in("app", &["apply"]).ok();
+    assert_eq!(env.read(".claude.json"), claude, "{}", apply.stderr);
+    let list = env
+        .run_in("app", &["list", "--here", "--json", "-c", "opencode"])
+        .json();
+    assert_eq!(list[0]["here"]["state"], "off", "{list:#}");
+    env.run_in("app", &["plan", "--check"]).ok();
+    env.run_in("app", &["apply", "--trust-project"]).ok();
+    let list = env
+        .run_in("app", &["list", "--here", "--json", "-c", "claude-code"])
+        .json();
+    assert_eq!(list[0]["here"]["state"], "off", "{list:#}");
 }
 
 #[test]
