@@ -268,3 +268,55 @@ fn check_flags_entries_the_policy_blocks_as_mcp210() {
     let explain = env.run(&["check", "--explain", "MCP210"]).ok().stdout;
     assert!(explain.contains("blocked-by-policy"), "{explain}");
 }
+
+/// Issue 38 item 10: an administrator's Copilot policy applies to every Copilot client,
+/// VS Code too; `add -c vscode` of a server it denies succeeded, and `list` and `check`
+/// said nothing, while copilot-cli refused the same server.
+#[test]
+fn a_copilot_policy_applies_to_vs_code_too() {
+    let env = TestEnv::new();
+    let code = crate::env::VSCODE;
+    let path = env.write(
+        code,
+        br#"{ "servers": {
+  "ok": { "type": "stdio", "command": "uvx", "args": ["ok-mcp"] },
+  "evil": { "type": "stdio", "command": "npx", "args": ["evil-mcp"] }
+} }
+"#,
+    );
+    let policy = system_file(
+        &env,
+        if cfg!(windows) {
+            "Program Files/GitHubCopilot/managed-settings.json"
+        } else {
+            "etc/github-copilot/managed-settings.json"
+        },
+        r#"{"deniedMcpServers": [{"serverName": "evil"}, {"serverName": "worse"}]}"#,
+    );
+    let before = env.read_str(code);
+    for client in ["vscode", "copilot-cli"] {
+        let run = env
+            .run(&["add", "worse", "-c", client, "--", "uvx", "worse-mcp"])
+            .code(2);
+        let out = format!("{}{}", run.stdout, run.stderr);
+        assert!(out.contains("blocked by policy"), "{client}: {out}");
+    }
+    assert_eq!(env.read_str(code), before, "nothing written");
+    let rows = env.run(&["list", "-c", "vscode", "--json"]).ok().json();
+    assert!(row(&rows, "ok").get("policy").is_none(), "{rows}");
+    let evil = row(&rows, "evil");
+    assert_eq!(evil["policy"]["file"], policy.to_str().unwrap(), "{evil}");
+    assert_eq!(evil["policy"]["verdict"], "denied", "{evil}");
+    let findings = env
+        .run(&["check", path.to_str().unwrap(), "-c", "vscode", "--json"])
+        .code(1)
+        .json();
+    let blocked: Vec<&str> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "MCP210")
+        .map(|f| f["message"].as_str().unwrap().split('`').nth(1).unwrap())
+        .collect();
+    assert_eq!(blocked, ["evil"], "{findings}");
+}
