@@ -193,7 +193,7 @@ fn files<'a>(
     forced: Option<&'a Client>,
     user: bool,
     paint: Paint<'_>,
-) -> anyhow::Result<(Vec<File<'a>>, Vec<(PathBuf, String)>)> {
+) -> anyhow::Result<(Vec<File<'a>>, Manifests)> {
     let mut out = Files::default();
     let mut manifests = Vec::new();
     let missing: Vec<String> = paths
@@ -290,6 +290,9 @@ fn files<'a>(
     Ok((out.list, manifests))
 }
 
+/// Manifests named on the command line: the file, and as findings name it.
+type Manifests = Vec<(PathBuf, String)>;
+
 /// An mcpctl manifest: `mcpctl.toml` by name, or another TOML file that reads as one.
 fn is_manifest(ctx: &Context, path: &Path) -> bool {
     if path
@@ -323,8 +326,10 @@ fn check_manifest(ctx: &Context, path: &Path, shown: &str) -> anyhow::Result<Vec
             .filter(|c| c.detected(&ctx.platform))
             .collect(),
     };
-    let rule = check::rule("MCP210").expect("MCP210 is a rule");
     let mut findings = Vec::new();
+    let Some(rule) = check::rule("MCP210") else {
+        return Ok(findings);
+    };
     for client in targeted.iter().copied() {
         if client.policy.is_empty() {
             continue;
