@@ -73,12 +73,16 @@ pub fn run(args: CheckArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
     // Findings name their file as the printer shows a path.
     let home = printer.shown_home().map(Path::to_path_buf);
     let paint = Paint::none().with_home(home.as_deref());
-    let (files, manifests) = files(ctx, &paths, forced, user, paint)?;
+    // A manifest named (`mcpctl.toml`): its servers against the targeted clients' policies.
+    let (manifests, paths): (Vec<PathBuf>, Vec<PathBuf>) = paths.into_iter().partition(|p| {
+        forced.is_none() && crate::manifest::lint::is_manifest(ctx, &ctx.platform.cwd.join(p))
+    });
+    let files = files(ctx, &paths, forced, user, paint)?;
     let mut report = CheckReport {
         on_the_way: Vec::new(),
         findings: Vec::new(),
         format,
-        files: files.len(),
+        files: files.len() + manifests.len(),
         fix,
         failed: false,
         deny: match deny {
@@ -86,21 +90,19 @@ pub fn run(args: CheckArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
             DenyLevel::Error => Severity::Error,
         },
     };
-    for (path, shown) in &manifests {
-        match check_manifest(ctx, path, shown) {
-            Ok(mut found) => report.findings.append(&mut found),
-            Err(error) => {
-                report.on_the_way.push(Block::Error(ErrorText::of(&error)));
-                report.failed = true;
-            }
-        }
-    }
-    report.files += manifests.len();
     if files.is_empty() && manifests.is_empty() {
         report.on_the_way.push(Block::Aside(format!(
             "no MCP config files found under `{}`; name files to check, or pass `--user`",
             crate::output::file(&ctx.project)
         )));
+    }
+    for path in &manifests {
+        let found = crate::manifest::lint::policy_findings(ctx, path);
+        report.findings.extend(found.unwrap_or_else(|error| {
+            report.on_the_way.push(Block::Error(ErrorText::of(&error)));
+            report.failed = true;
+            Vec::new()
+        }));
     }
     for file in &files {
         let fix = Fix {
@@ -193,9 +195,8 @@ fn files<'a>(
     forced: Option<&'a Client>,
     user: bool,
     paint: Paint<'_>,
-) -> anyhow::Result<(Vec<File<'a>>, Manifests)> {
+) -> anyhow::Result<Vec<File<'a>>> {
     let mut out = Files::default();
-    let mut manifests = Vec::new();
     let missing: Vec<String> = paths
         .iter()
         .filter(|p| !ctx.platform.cwd.join(p).exists())
@@ -248,10 +249,6 @@ fn files<'a>(
                 }
                 continue;
             }
-            (None, None) if is_manifest(ctx, &absolute) => {
-                manifests.push((absolute, path.display().to_string()));
-                continue;
-            }
             (None, None) => {
                 return Err(UserError::new(format!(
                     "cannot tell which client reads `{}`",
@@ -287,84 +284,7 @@ fn files<'a>(
             }
         }
     }
-    Ok((out.list, manifests))
-}
-
-/// Manifests named on the command line: the file, and as findings name it.
-type Manifests = Vec<(PathBuf, String)>;
-
-/// An mcpctl manifest: `mcpctl.toml` by name, or another TOML file that reads as one.
-fn is_manifest(ctx: &Context, path: &Path) -> bool {
-    if path
-        .file_name()
-        .is_some_and(|n| n == crate::manifest::FILE_NAME)
-    {
-        return true;
-    }
-    path.extension().is_some_and(|e| e == "toml")
-        && fs::read_source(path).is_ok_and(|source| {
-            crate::manifest::Manifest::parse(path, &source.text, &ctx.table).is_ok()
-        })
-}
-
-/// A manifest's servers against the administrators' policies of the clients it targets
-/// (its `clients`, or the detected ones; narrowed per server): MCP210 at the server's
-/// `[servers.NAME]` line for each client whose policy keeps the entry `apply` would write
-/// out. A registry server is judged once resolved, by `apply`.
-fn check_manifest(ctx: &Context, path: &Path, shown: &str) -> anyhow::Result<Vec<Finding>> {
-    let source = fs::read_source(path).map_err(|e| UserError::new(e.to_string()))?;
-    let manifest = crate::manifest::Manifest::parse(path, &source.text, &ctx.table)
-        .map_err(|e| UserError::new(e.to_string()).hint("fix the manifest"))?;
-    let targeted: Vec<&Client> = match &manifest.clients {
-        crate::manifest::ClientChoice::Ids(ids) => {
-            ids.iter().filter_map(|id| ctx.table.get(id)).collect()
-        }
-        crate::manifest::ClientChoice::Detected => ctx
-            .table
-            .all()
-            .iter()
-            .filter(|c| c.detected(&ctx.platform))
-            .collect(),
-    };
-    let mut findings = Vec::new();
-    let Some(rule) = check::rule("MCP210") else {
-        return Ok(findings);
-    };
-    for client in targeted.iter().copied() {
-        if client.policy.is_empty() {
-            continue;
-        }
-        let policies = crate::policy::read::load(client, &ctx.platform);
-        for (name, spec) in &manifest.servers {
-            if spec.registry.is_some()
-                || spec
-                    .clients
-                    .as_ref()
-                    .is_some_and(|ids| !ids.contains(&client.id))
-            {
-                continue;
-            }
-            let (entry, _) = crate::entry::render::for_client_inputs(&spec.entry, client);
-            let Ok((rendered, _, _)) =
-                crate::entry::render::render(ctx.platform.os, client, &entry, false)
-            else {
-                continue;
-            };
-            if let Some(block) = policies.blocks(name, &rendered) {
-                findings.push(Finding {
-                    path: shown.to_owned(),
-                    line: spec.line,
-                    column: 1,
-                    severity: rule.severity,
-                    code: rule.code,
-                    message: format!("`{name}`: {}", block.reason(&client.name)),
-                    server: Some(name.clone()),
-                    fixable: false,
-                });
-            }
-        }
-    }
-    Ok(findings)
+    Ok(out.list)
 }
 
 /// The files to check, each once (a second client reading it joins its candidates).
