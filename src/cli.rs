@@ -868,7 +868,8 @@ pub struct BudgetArgs {
     /// With --max: write the changes (one command: one `undo` takes them back)
     #[arg(long, requires = "max")]
     pub apply: bool,
-    /// Start the servers never measured first (as `doctor` starts them)
+    /// Start the servers never measured as each client first (as `doctor -c CLIENT`
+    /// starts them, declaring that client's capabilities)
     #[arg(long)]
     pub measure: bool,
     /// With --measure: also start project-file servers the client has not approved
