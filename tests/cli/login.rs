@@ -795,7 +795,7 @@ fn import_and_apply_keep_a_signed_in_bridge_entry() {
     );
     env.run(&["import", "-c", "cursor", "--manifest", "team.toml"])
         .ok();
-    let team = env.read_str("team.toml");
+    let team = env.read_str("team.toml").replace("\r\n", "\n");
     assert!(
         team.contains(&format!("[servers.docs]\nurl = \"{url}\"\nlogin = true\n")),
         "{team}"
