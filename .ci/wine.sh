@@ -29,8 +29,10 @@ fi
 rustup target add "$triple"
 
 export CARGO_TARGET_DIR="$root/.cache/wine/target"
+# Each stage's start, in seconds since the job began: the job's budget is ≤ 5 min warm.
+stage() { echo "== wine: [${SECONDS} s] $*"; }
 exe="$CARGO_TARGET_DIR/$triple/debug"
-echo "== wine: cross-build mcpctl.exe, fixture-server.exe, the unit and cli tests (debug)"
+stage "cross-build mcpctl.exe, fixture-server.exe, the unit and cli tests (debug)"
 cargo build --target "$triple" -p mcpctl-cli --bin mcpctl
 cargo build --target "$triple" -p fixture-server
 cargo test --target "$triple" --lib --no-run
@@ -53,16 +55,16 @@ x86_64-w64-mingw32-gcc -O2 -shared -o "$scratch/bcryptprimitives.dll" \
 boot() {
   # USER for every later wine call too: Wine builds %USERPROFILE% from it at each start.
   export WINEPREFIX="$scratch/$1" USER="$2"
-  echo "== wine: boot a prefix for user '$2' (Windows 10, bcryptprimitives.dll stand-in)"
+  stage "boot a prefix for user '$2' (Windows 10, bcryptprimitives.dll stand-in)"
   wineboot -i >/dev/null 2>&1 || true
   wine winecfg -v win10 >/dev/null 2>&1
   cp "$scratch/bcryptprimitives.dll" "$WINEPREFIX/drive_c/windows/system32/"
 }
 
 boot plain "$(id -un)"
-echo "== wine: library unit tests (cargo test --target $triple --lib)"
+stage "library unit tests (cargo test --target $triple --lib)"
 CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine cargo test --target "$triple" --lib
-echo "== wine: the cli tests against mcpctl.exe (cargo test --target $triple --test cli)"
+stage "the cli tests against mcpctl.exe (cargo test --target $triple --test cli)"
 # The kill-at-every-step sweeps start mcpctl some hundreds of times each (7 minutes under
 # Wine on 2 cores): the one for `add` runs here, the others on Linux only.
 sweeps=()
@@ -75,13 +77,13 @@ for sweep in disable_and_enable_loses_nothing apply_to_three_files_loses_nothing
 done
 CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine cargo test --target "$triple" --test cli -- \
   --exact "${sweeps[@]}" --skip records::kill_at_every_step_of_a_big_file_write_loses_nothing
-echo "== wine: the cli tests that need only the fixture server"
+stage "the cli tests that need only the fixture server"
 # One name per test: word splitting is the point.
 # shellcheck disable=SC2046
 CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine cargo test --target "$triple" --test cli -- \
   --ignored --exact $(bash .ci/ignored.sh "needs cargo build -p fixture-server")
 
-echo "== wine: the handshake tests (the probe in the library, fixture-server.exe)"
+stage "the handshake tests (the probe in the library, fixture-server.exe)"
 CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine cargo test --target "$triple" --test handshake
 # shellcheck disable=SC2046
 CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine cargo test --target "$triple" --test handshake -- \
@@ -89,16 +91,17 @@ CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine cargo test --target "$triple" --t
 scenarios() {
   MCPCTL_EXE="$exe/mcpctl.exe" FIXTURE_EXE="$exe/fixture-server.exe" bash .ci/wine/scenarios.sh
 }
-echo "== wine: scenarios (.ci/wine/scenarios.sh)"
+stage "scenarios (.ci/wine/scenarios.sh)"
 scenarios
 # The Linux build of the same tree (.ci/run built it; built here when run alone), outside
 # the cross-build's target directory.
-echo "== wine: the simulation (--platform windows) and mcpctl.exe agree (.ci/wine/agree.sh)"
+stage "the simulation (--platform windows) and mcpctl.exe agree (.ci/wine/agree.sh)"
 env -u CARGO_TARGET_DIR cargo build --quiet
 MCPCTL_EXE="$exe/mcpctl.exe" LINUX_MCPCTL="$root/target/debug/mcpctl" bash .ci/wine/agree.sh
 # The scenarios again for a user whose name has spaces and non-ASCII letters (Wine takes
 # the profile's name from USER when the prefix is made; it ignores USERPROFILE set from
 # Linux).
 boot spaced 'Zoë Ünal Smith'
-echo "== wine: scenarios for user 'Zoë Ünal Smith'"
+stage "scenarios for user 'Zoë Ünal Smith'"
 scenarios
+stage "done"
