@@ -50,6 +50,11 @@ pub struct ToolCost {
     pub tokens: usize,
     /// Its whole definition's estimate.
     pub definition: usize,
+    /// The client lists only its name (deferred tool definitions).
+    pub deferred: bool,
+    /// The keys of its `_meta` set to `true`, as measured.
+    #[serde(skip)]
+    pub meta_true: Vec<String>,
 }
 
 /// One server a client loads.
@@ -196,6 +201,7 @@ pub fn locked(path: Option<&std::path::Path>) -> anyhow::Result<Locked> {
                         .map(|(name, tokens)| crate::state::tokens::ToolTokens {
                             name: name.to_owned(),
                             tokens,
+                            meta_true: Vec::new(),
                         })
                         .collect();
                     let measured = Measured {
@@ -452,6 +458,8 @@ fn server_cost(
                 name: tool.name.clone(),
                 tokens: tool.tokens,
                 definition: tool.tokens,
+                deferred: false,
+                meta_true: tool.meta_true.clone(),
             });
         } else {
             cost.filtered.push(tool.name.clone());
@@ -507,19 +515,31 @@ fn deferral(ctx: &Context, row: &DeferredTools, full: usize) -> Deferral {
     }
 }
 
-/// Count the server's tools as deferred unless the entry loads them up front.
+/// Count the server's tools as deferred unless the entry loads them up front (its
+/// `load_key` true), or, the entry saying nothing, the tool itself does (its `_meta`
+/// `tool_key` true); an entry's `false` defers every tool.
 fn defer(row: &DeferredTools, server: &mut ServerCost, raw: &RawEntry) {
-    if raw.get(&row.load_key) == Some(&Value::Bool(true)) || server.tools.is_empty() {
+    let entry = raw.get(&row.load_key).and_then(Value::as_bool);
+    if entry == Some(true) || server.tools.is_empty() {
         return;
     }
-    server.deferred = true;
     for tool in &mut server.tools {
+        let own = entry.is_none()
+            && row
+                .tool_key
+                .as_ref()
+                .is_some_and(|key| tool.meta_true.contains(key));
+        if own {
+            continue;
+        }
         let listed = row
             .listed_as
             .replace("{server}", &server.name)
             .replace("{tool}", &tool.name);
         tool.tokens = listed.len().div_ceil(4);
+        tool.deferred = true;
     }
+    server.deferred = server.tools.iter().any(|t| t.deferred);
     server.tokens = Some(server.tools.iter().map(|t| t.tokens).sum());
 }
 

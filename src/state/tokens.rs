@@ -59,6 +59,10 @@ pub struct Measurement<'a> {
 pub struct ToolTokens {
     pub name: String,
     pub tokens: usize,
+    /// The keys of the tool's `_meta` whose value is `true` (a client may load such a
+    /// tool its own way: Claude Code's `anthropic/alwaysLoad`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub meta_true: Vec<String>,
 }
 
 /// The file's content.

@@ -612,3 +612,62 @@ fn budget_counts_the_tools_each_client_is_listed_with_its_own_capabilities() {
         human.stdout
     );
 }
+
+/// Issue 41, Claude Code's tool search per tool: a tool the server lists with `_meta:
+/// {"anthropic/alwaysLoad": true}` loads in full while the entry leaves `alwaysLoad`
+/// unset (read in the claude 2.1.332 binary); the others stay deferred, listed by name;
+/// the entry's `alwaysLoad: false` defers that tool too.
+#[test]
+#[ignore = "needs cargo build -p fixture-server"]
+fn a_tool_that_asks_to_always_load_is_counted_in_full_by_claude_code() {
+    let env = TestEnv::new();
+    let entry = json!({"type": "stdio", "command": fixture(), "args": ["always-load"]});
+    write_json(&env, CLAUDE, &json!({"mcpServers": {"fx": entry}}));
+    let report = env
+        .run(&["budget", "--measure", "-c", "claude-code", "--json"])
+        .ok()
+        .json();
+    let fx = server(client(&report, "claude-code"), "fx");
+    let tool = |name: &str| {
+        fx["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {fx}"))
+            .clone()
+    };
+    let hello = tool("hello");
+    assert_eq!(hello["tokens"], hello["definition"], "{fx}");
+    assert_eq!(hello["deferred"], false, "{fx}");
+    let pid = tool("pid");
+    assert_eq!(pid["deferred"], true, "{fx}");
+    // Deferred: only `mcp__fx__pid` (12 bytes) is listed.
+    assert_eq!(n(&pid["tokens"]), 3, "{fx}");
+    assert_eq!(fx["deferred"], true, "{fx}");
+    assert_eq!(
+        n(&fx["tokens"]),
+        n(&hello["definition"]) + n(&pid["tokens"]),
+        "{fx}"
+    );
+    let human = env.run(&["budget", "-c", "claude-code"]).ok();
+    assert!(human.stdout.contains("1 of 2 deferred"), "{}", human.stdout);
+
+    // The entry's own `alwaysLoad: false` wins: every tool deferred.
+    let mut entry = entry;
+    entry["alwaysLoad"] = json!(false);
+    write_json(&env, CLAUDE, &json!({"mcpServers": {"fx": entry}}));
+    let report = env
+        .run(&["budget", "-c", "claude-code", "--json"])
+        .ok()
+        .json();
+    let fx = server(client(&report, "claude-code"), "fx");
+    assert!(
+        fx["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["deferred"] == true),
+        "{fx}"
+    );
+}

@@ -1664,8 +1664,9 @@ fn clients_declare_the_capabilities_their_rows_record() {
 
 /// server-everything's script from `.ci/peers.sh` (fails the test when missing).
 fn everything_server() -> String {
-    let script = repo()
-        .join(".cache/peers/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let script = repo().join(
+        ".cache/peers/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    );
     if !script.is_file() {
         crate::peer::missing("server-everything is not installed (run .ci/peers.sh)");
     }
@@ -1703,9 +1704,20 @@ fn amp_lists_what_budget_counts_and_nothing_of_a_server_a_cut_switched_off() {
         .extra_env
         .push(("AMP_API_KEY".into(), "sgamp_test".into()));
     let everything = everything_server();
-    let fixture = crate::fixture_server::fixture_binary().display().to_string();
-    p.mcpctl(&["add", "everything", "-c", "amp", "--", "node", &everything, "stdio"])
-        .ok();
+    let fixture = crate::fixture_server::fixture_binary()
+        .display()
+        .to_string();
+    p.mcpctl(&[
+        "add",
+        "everything",
+        "-c",
+        "amp",
+        "--",
+        "node",
+        &everything,
+        "stdio",
+    ])
+    .ok();
     p.mcpctl(&["add", "fx", "-c", "amp", "--", &fixture]).ok();
     let config = p.env.path(".config/amp/settings.json");
     let before = std::fs::read(&config).unwrap();
@@ -1772,7 +1784,15 @@ fn copilot_reads_the_tools_a_budget_cut_denies() {
     assert_eq!(tools.len(), 9, "{server:#}");
     let max = (n_of(&report["clients"][0]["tokens"]) - 1).to_string();
     let cut = p
-        .mcpctl(&["budget", "--max", &max, "-c", "copilot-cli", "--apply", "--json"])
+        .mcpctl(&[
+            "budget",
+            "--max",
+            &max,
+            "-c",
+            "copilot-cli",
+            "--apply",
+            "--json",
+        ])
         .ok()
         .json();
     let denied: Vec<String> = cut["cuts"][0]["changes"][0]["tools"]
