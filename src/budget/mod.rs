@@ -441,17 +441,67 @@ fn server_cost(
         read_only: f.origin.is_some(),
         key: f.key.clone(),
     };
+    fill_tools(client, &mut cost, f.raw(), measured);
+    cost
+}
+
+/// What `name`, started as `entry` and written as `raw`, would cost `client` once
+/// switched on, counted as `budget` counts a server it loads; `None`: never measured.
+pub fn would_cost(
+    ctx: &Context,
+    client: &Client,
+    name: &str,
+    entry: &crate::entry::ServerEntry,
+    raw: &RawEntry,
+    locked: &Locked,
+) -> Option<usize> {
+    let measured = ctx.state.tokens();
+    let sources = Sources {
+        measured: &measured,
+        locked,
+        lock_first: true,
+    };
+    let mut cost = ServerCost {
+        name: name.to_owned(),
+        scope: Scope::User,
+        path: PathBuf::new(),
+        tokens: None,
+        full: None,
+        tools: Vec::new(),
+        filtered: Vec::new(),
+        deferred: false,
+        measured: None,
+        measured_as: None,
+        read_only: false,
+        key: Vec::new(),
+    };
+    fill_tools(client, &mut cost, raw, sources.of(client, name, entry));
+    if let (Some(row), Some(full)) = (&client.deferred_tools, cost.tokens)
+        && deferral(ctx, row, full).active
+    {
+        defer(row, &mut cost, raw);
+    }
+    cost.tokens
+}
+
+/// The server's tools from its measurement, through the entry's tool filter.
+fn fill_tools(
+    client: &Client,
+    cost: &mut ServerCost,
+    raw: &RawEntry,
+    measured: Option<(&Measured, MeasuredAs)>,
+) {
     let Some((m, measured_as)) = measured else {
-        return cost;
+        return;
     };
     cost.measured = Some(m.time.clone());
     cost.measured_as = Some(measured_as);
     cost.full = Some(m.tokens);
     if m.per_tool.is_empty() {
         cost.tokens = Some(m.tokens);
-        return cost;
+        return;
     }
-    let lists = filter_lists(client.tool_filter.as_ref(), f.raw());
+    let lists = filter_lists(client.tool_filter.as_ref(), raw);
     for tool in &m.per_tool {
         if passes(&lists, &tool.name) {
             cost.tools.push(ToolCost {
@@ -469,7 +519,6 @@ fn server_cost(
     // (the sum of the parts is a few tokens more than the estimate of the whole list).
     cost.tokens = Some(cost.tools.iter().map(|t| t.tokens).sum());
     cost.full = Some(m.per_tool.iter().map(|t| t.tokens).sum());
-    cost
 }
 
 /// Whether deferral is on for this client here, and why.

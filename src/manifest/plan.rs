@@ -934,6 +934,20 @@ impl<'r, 'a> Planner<'r, 'a> {
         Ok((wanted, read))
     }
 
+    /// Why a server the manifest wants on stays off: switching it on would put the client
+    /// over the manifest's `[budget]`, and `apply`'s cut would switch it off again.
+    fn held_off(&self, wanted: &Rendered<'_>) -> Option<String> {
+        let (_, entry) = self.plan.rendered.get(wanted.read?)?;
+        crate::manifest::budget::holds_off(
+            self.ctx,
+            self.manifest,
+            self.client,
+            wanted.name,
+            entry,
+            &wanted.raw,
+        )
+    }
+
     /// Parked by `disable` (or a previous profile): its bytes wait in the state
     /// directory. Off is in sync; on puts the same bytes back (and the next plan compares
     /// their content).
@@ -941,7 +955,9 @@ impl<'r, 'a> Planner<'r, 'a> {
         let Rendered {
             name, on, why, at, ..
         } = *wanted;
-        if on {
+        if let (true, Some(held)) = (on, self.held_off(wanted)) {
+            self.push(name, Action::Ok, Some(format!("parked; {held}")), at);
+        } else if on {
             self.plan.switches.push((name.to_owned(), Want::On));
             self.push(name, Action::Enable, Some(format!("parked; {why}")), at);
         } else {
@@ -1079,6 +1095,10 @@ impl<'r, 'a> Planner<'r, 'a> {
             != Power::On;
         if !(on == off_now && (writes || !action.blocks())) {
             return (action, reason);
+        }
+        if let (true, Some(held), Action::Ok | Action::Adopt) = (on, self.held_off(wanted), action)
+        {
+            return (action, Some(held));
         }
         self.plan
             .switches

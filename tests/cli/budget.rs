@@ -671,3 +671,79 @@ fn a_tool_that_asks_to_always_load_is_counted_in_full_by_claude_code() {
         "{fx}"
     );
 }
+
+/// Issue 41: a server the manifest's budget switched off (parked: Cursor has no tool filter
+/// and no switch) stays off — the next `plan` does not want it back ("1 to enable"), `plan
+/// --check` passes and `apply` again writes nothing; `plan --json` carries each budgeted
+/// client's line.
+#[test]
+#[ignore = "needs .ci/peers.sh and cargo build -p fixture-server"]
+fn a_server_the_manifest_budget_switched_off_stays_off_in_the_next_plan() {
+    let env = TestEnv::new();
+    let manifest = crate::env::MANIFEST;
+    let servers = budget_manifest("").replace("clients = [\"codex\"]", "clients = [\"cursor\"]");
+    env.write(manifest, servers.as_bytes());
+    env.run(&["apply"]).ok();
+    let report = env
+        .run(&["budget", "--measure", "-c", "cursor", "--json"])
+        .ok()
+        .json();
+    let max = n(&server(client(&report, "cursor"), "fixture")["tokens"]) + 1;
+    env.write(
+        manifest,
+        format!("{servers}\n[budget]\ncursor = {max}\n").as_bytes(),
+    );
+    let plan = env.run(&["plan", "--json"]).ok().json();
+    let line = plan
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["action"] == "budget")
+        .unwrap_or_else(|| panic!("no budget line in {plan:#}"));
+    assert_eq!(line["client"], "cursor", "{line}");
+    assert_eq!(line["over"], true, "{line}");
+    assert!(
+        line["lines"][0]
+            .as_str()
+            .is_some_and(|l| l.starts_with("budget cursor: ")),
+        "{line}"
+    );
+    env.run(&["apply"]).ok();
+    let file = env.read(CURSOR);
+    assert!(!env.read_str(CURSOR).contains("memory"), "not parked");
+    let plan = env.run(&["plan", "--check"]).ok();
+    assert!(
+        !plan.stdout.contains("to enable") && plan.stdout.contains("within"),
+        "{}",
+        plan.stdout
+    );
+    let plan = env.run(&["plan", "--json"]).ok().json();
+    assert!(
+        plan.as_array()
+            .unwrap()
+            .iter()
+            .all(|i| i["action"] == "ok" || i["action"] == "budget"),
+        "{plan:#}"
+    );
+    env.run(&["apply"]).ok();
+    assert_eq!(env.read(CURSOR), file, "apply again changed the file");
+    // A budget it fits in brings it back.
+    env.write(
+        manifest,
+        format!(
+            "{servers}
+[budget]
+cursor = 100000
+"
+        )
+        .as_bytes(),
+    );
+    let plan = env.run(&["plan", "--json"]).ok().json();
+    assert!(
+        plan.as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["name"] == "memory" && i["action"] == "enable"),
+        "{plan:#}"
+    );
+}
