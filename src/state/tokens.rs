@@ -86,6 +86,14 @@ impl Tokens {
         self.servers.get(&key_as(entry, declared))
     }
 
+    /// What a client that declares `declared` gets: its own measurement, else the one
+    /// made with mcpctl's own capabilities.
+    pub fn for_client(&self, entry: &ServerEntry, declared: Option<&Value>) -> Option<&Measured> {
+        declared
+            .and_then(|d| self.get_as(entry, Some(d)))
+            .or_else(|| self.get(entry))
+    }
+
     /// Remember a measurement made declaring `declared` (replacing the older one),
     /// keeping at most `KEPT`.
     pub fn put_as(&mut self, entry: &ServerEntry, declared: Option<&Value>, measured: Measured) {
