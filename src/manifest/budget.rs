@@ -112,42 +112,6 @@ pub fn trims(
     Ok(out)
 }
 
-/// Whether switching `name` on would put `client` over the manifest's budget, so that the
-/// cut `apply` makes would switch it off again (a client with no tool filter loses whole
-/// servers): `Some(why)` keeps it off, and the next plan does not want it back. A server
-/// the budget keeps, an unmeasured total or cost, or a client without a budget: `None`.
-pub fn holds_off(
-    ctx: &Context,
-    manifest: &Manifest,
-    client: &Client,
-    name: &str,
-    entry: &crate::entry::ServerEntry,
-    raw: &crate::formats::RawEntry,
-) -> Option<String> {
-    if client.tool_filter.is_some() {
-        return None;
-    }
-    let (max, keep) = manifest.budget.as_ref()?.of(&client.id)?;
-    if Keep::parse(&keep).touches(name) {
-        return None;
-    }
-    let lock = crate::lock::path_for(Some(&manifest.path), ctx.state.root());
-    let locked = budget::locked(lock.as_deref()).ok()?;
-    let total = budget::count_with(ctx, &[client], &locked, true)
-        .first()
-        .map_or(Some(0), |c| c.tokens)?;
-    let cost = budget::would_cost(ctx, client, name, entry, raw, &locked)?;
-    (total + cost > max).then(|| {
-        format!(
-            "kept off by the budget: its {} tokens would bring {} to {}, over {}",
-            thousands(cost),
-            client.id,
-            thousands(total + cost),
-            thousands(max)
-        )
-    })
-}
-
 /// The distinct clients of the planned files, in order.
 pub fn planned_clients<'c>(plans: &[crate::manifest::plan::FilePlan<'c>]) -> Vec<&'c Client> {
     let mut out: Vec<&Client> = Vec::new();

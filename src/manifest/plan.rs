@@ -959,7 +959,7 @@ impl<'r, 'a> Planner<'r, 'a> {
     /// over the manifest's `[budget]`, and `apply`'s cut would switch it off again.
     fn held_off(&self, wanted: &Rendered<'_>) -> Option<String> {
         let (_, entry) = self.plan.rendered.get(wanted.read?)?;
-        crate::manifest::budget::holds_off(
+        holds_off(
             self.ctx,
             self.manifest,
             self.client,
@@ -1300,6 +1300,42 @@ impl<'r, 'a> Planner<'r, 'a> {
         }
         plan
     }
+}
+
+/// Whether switching `name` on would put `client` over the manifest's budget, so that the
+/// cut `apply` makes would switch it off again (a client with no tool filter loses whole
+/// servers): `Some(why)` keeps it off, and the next plan does not want it back. A server
+/// the budget keeps, an unmeasured total or cost, or a client without a budget: `None`.
+fn holds_off(
+    ctx: &Context,
+    manifest: &Manifest,
+    client: &Client,
+    name: &str,
+    entry: &crate::entry::ServerEntry,
+    raw: &crate::formats::RawEntry,
+) -> Option<String> {
+    if client.tool_filter.is_some() {
+        return None;
+    }
+    let (max, keep) = manifest.budget.as_ref()?.of(&client.id)?;
+    if crate::budget::cut::Keep::parse(&keep).touches(name) {
+        return None;
+    }
+    let lock = crate::lock::path_for(Some(&manifest.path), ctx.state.root());
+    let locked = crate::budget::locked(lock.as_deref()).ok()?;
+    let total = crate::budget::count_with(ctx, &[client], &locked, true)
+        .first()
+        .map_or(Some(0), |c| c.tokens)?;
+    let cost = crate::budget::would_cost(ctx, client, name, entry, raw, &locked)?;
+    (total + cost > max).then(|| {
+        format!(
+            "kept off by the budget: its {} tokens would bring {} to {}, over {}",
+            crate::budget::cut::thousands(cost),
+            client.id,
+            crate::budget::cut::thousands(total + cost),
+            crate::budget::cut::thousands(max)
+        )
+    })
 }
 
 /// The reason of an item for an entry in the file, from `ownership`'s fixed part and the
