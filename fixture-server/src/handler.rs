@@ -36,6 +36,9 @@ pub(crate) struct Fixture {
     /// a server that changed since it was approved (`hello`'s description rewritten, `pid`
     /// gone, `upload` new), for the lock tests.
     tools_v2: bool,
+    /// `always-load`: `hello` is listed with `_meta: {"anthropic/alwaysLoad": true}`, the
+    /// key with which a tool asks Claude Code to load it in full under tool search.
+    always_load: bool,
 }
 
 /// Which protocol eras the SDK server speaks.
@@ -76,6 +79,7 @@ impl Fixture {
                 || modes
                     .value("tools-v2-when=")
                     .is_some_and(|path| std::path::Path::new(path).exists()),
+            always_load: modes.has("always-load"),
         }
     }
 }
@@ -166,6 +170,17 @@ impl ServerHandler for Fixture {
                 }
                 let schema = serde_json::Map::from_iter([("type".to_owned(), "object".into())]);
                 tools.push(Tool::new("upload", "Upload a file to the fixture", schema));
+            }
+            if self.always_load {
+                for tool in &mut tools {
+                    if tool.name == "hello" {
+                        let meta = serde_json::Map::from_iter([(
+                            "anthropic/alwaysLoad".to_owned(),
+                            true.into(),
+                        )]);
+                        tool.meta = Some(rmcp::model::MetaObject(meta));
+                    }
+                }
             }
             let declares_roots = context
                 .client_capabilities()

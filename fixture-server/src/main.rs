@@ -31,6 +31,7 @@
 //! `tools-v2` (`hello` described differently, `pid` gone, `upload` new: a server whose
 //! tools changed since they were locked), `tools-v2-when=PATH` (the same when PATH
 //! exists as it starts, so one entry changes between two starts),
+//! `always-load` (`hello` listed with `_meta: {"anthropic/alwaysLoad": true}`),
 //! `log-requests=PATH` (stdio: appends every line the client sends, as it arrived, to
 //! PATH, so a test can read the `initialize` a real client sends: its capabilities,
 //! clientInfo and protocol version),

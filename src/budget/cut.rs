@@ -52,7 +52,7 @@ impl Keep {
     }
 
     /// Whether anything of `server` is kept.
-    fn touches(&self, server: &str) -> bool {
+    pub fn touches(&self, server: &str) -> bool {
         self.server(server) || self.tools.iter().any(|(s, _)| s == server)
     }
 }

@@ -50,6 +50,11 @@ pub struct ToolCost {
     pub tokens: usize,
     /// Its whole definition's estimate.
     pub definition: usize,
+    /// The client lists only its name (deferred tool definitions).
+    pub deferred: bool,
+    /// The keys of its `_meta` set to `true`, as measured.
+    #[serde(skip)]
+    pub meta_true: Vec<String>,
 }
 
 /// One server a client loads.
@@ -196,6 +201,7 @@ pub fn locked(path: Option<&std::path::Path>) -> anyhow::Result<Locked> {
                         .map(|(name, tokens)| crate::state::tokens::ToolTokens {
                             name: name.to_owned(),
                             tokens,
+                            meta_true: Vec::new(),
                         })
                         .collect();
                     let measured = Measured {
@@ -435,23 +441,75 @@ fn server_cost(
         read_only: f.origin.is_some(),
         key: f.key.clone(),
     };
+    fill_tools(client, &mut cost, f.raw(), measured);
+    cost
+}
+
+/// What `name`, started as `entry` and written as `raw`, would cost `client` once
+/// switched on, counted as `budget` counts a server it loads; `None`: never measured.
+pub fn would_cost(
+    ctx: &Context,
+    client: &Client,
+    name: &str,
+    entry: &crate::entry::ServerEntry,
+    raw: &RawEntry,
+    locked: &Locked,
+) -> Option<usize> {
+    let measured = ctx.state.tokens();
+    let sources = Sources {
+        measured: &measured,
+        locked,
+        lock_first: true,
+    };
+    let mut cost = ServerCost {
+        name: name.to_owned(),
+        scope: Scope::User,
+        path: PathBuf::new(),
+        tokens: None,
+        full: None,
+        tools: Vec::new(),
+        filtered: Vec::new(),
+        deferred: false,
+        measured: None,
+        measured_as: None,
+        read_only: false,
+        key: Vec::new(),
+    };
+    fill_tools(client, &mut cost, raw, sources.of(client, name, entry));
+    if let (Some(row), Some(full)) = (&client.deferred_tools, cost.tokens)
+        && deferral(ctx, row, full).active
+    {
+        defer(row, &mut cost, raw);
+    }
+    cost.tokens
+}
+
+/// The server's tools from its measurement, through the entry's tool filter.
+fn fill_tools(
+    client: &Client,
+    cost: &mut ServerCost,
+    raw: &RawEntry,
+    measured: Option<(&Measured, MeasuredAs)>,
+) {
     let Some((m, measured_as)) = measured else {
-        return cost;
+        return;
     };
     cost.measured = Some(m.time.clone());
     cost.measured_as = Some(measured_as);
     cost.full = Some(m.tokens);
     if m.per_tool.is_empty() {
         cost.tokens = Some(m.tokens);
-        return cost;
+        return;
     }
-    let lists = filter_lists(client.tool_filter.as_ref(), f.raw());
+    let lists = filter_lists(client.tool_filter.as_ref(), raw);
     for tool in &m.per_tool {
         if passes(&lists, &tool.name) {
             cost.tools.push(ToolCost {
                 name: tool.name.clone(),
                 tokens: tool.tokens,
                 definition: tool.tokens,
+                deferred: false,
+                meta_true: tool.meta_true.clone(),
             });
         } else {
             cost.filtered.push(tool.name.clone());
@@ -461,7 +519,6 @@ fn server_cost(
     // (the sum of the parts is a few tokens more than the estimate of the whole list).
     cost.tokens = Some(cost.tools.iter().map(|t| t.tokens).sum());
     cost.full = Some(m.per_tool.iter().map(|t| t.tokens).sum());
-    cost
 }
 
 /// Whether deferral is on for this client here, and why.
@@ -507,19 +564,31 @@ fn deferral(ctx: &Context, row: &DeferredTools, full: usize) -> Deferral {
     }
 }
 
-/// Count the server's tools as deferred unless the entry loads them up front.
+/// Count the server's tools as deferred unless the entry loads them up front (its
+/// `load_key` true), or, the entry saying nothing, the tool itself does (its `_meta`
+/// `tool_key` true); an entry's `false` defers every tool.
 fn defer(row: &DeferredTools, server: &mut ServerCost, raw: &RawEntry) {
-    if raw.get(&row.load_key) == Some(&Value::Bool(true)) || server.tools.is_empty() {
+    let entry = raw.get(&row.load_key).and_then(Value::as_bool);
+    if entry == Some(true) || server.tools.is_empty() {
         return;
     }
-    server.deferred = true;
     for tool in &mut server.tools {
+        let own = entry.is_none()
+            && row
+                .tool_key
+                .as_ref()
+                .is_some_and(|key| tool.meta_true.contains(key));
+        if own {
+            continue;
+        }
         let listed = row
             .listed_as
             .replace("{server}", &server.name)
             .replace("{tool}", &tool.name);
         tool.tokens = listed.len().div_ceil(4);
+        tool.deferred = true;
     }
+    server.deferred = server.tools.iter().any(|t| t.deferred);
     server.tokens = Some(server.tools.iter().map(|t| t.tokens).sum());
 }
 

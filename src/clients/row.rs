@@ -337,6 +337,11 @@ pub struct DeferredTools {
     /// How a deferred tool is still listed to the model (`mcp__{server}__{tool}`): its
     /// cost is that name's.
     pub listed_as: String,
+    /// The key of a tool's own `_meta` that, `true`, loads that tool in full while the
+    /// entry leaves `load_key` unset (`anthropic/alwaysLoad`); `false` in `load_key`
+    /// defers it all the same.
+    #[serde(default)]
+    pub tool_key: Option<String>,
     /// The rule in words, and where it was read.
     pub rule: String,
     pub source: String,

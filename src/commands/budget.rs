@@ -154,8 +154,14 @@ impl Report for BudgetReport {
                         note.push(format!("{} filtered out", s.filtered.len()));
                     }
                     if s.deferred {
+                        let deferred = s.tools.iter().filter(|t| t.deferred).count();
+                        let which = if deferred == s.tools.len() {
+                            "deferred".to_owned()
+                        } else {
+                            format!("{deferred} of {} deferred", s.tools.len())
+                        };
                         note.push(format!(
-                            "deferred ({} in full)",
+                            "{which} ({} in full)",
                             thousands(s.tools.iter().map(|t| t.definition).sum())
                         ));
                     }

@@ -31,6 +31,10 @@ enum Outcome {
     Unchanged,
     /// Not started or did not answer: its old record (if any) is kept.
     Failed,
+    /// Not started because every client that has it has it switched off or does not load
+    /// it (nothing is wrong with it): its old record (if any) is kept, and the run does
+    /// not fail.
+    Skipped,
     /// No longer configured (or no longer in the manifest): its record is removed.
     Dropped,
 }
@@ -316,6 +320,18 @@ fn lock_one(
             (None, None) => "configured in none of the clients read (`mcpctl apply` installs the manifest's servers)".to_owned(),
         });
         row.client = started_row.or(rows.first()).map(|(_, r)| r.client.clone());
+        // Switched off, or not loaded by its client: nothing to fix, so not a failure (a
+        // project server not approved yet is: `--trust-project` locks it).
+        let off = |r: &DoctorResult| {
+            r.status == Status::Skipped
+                && r.checks.iter().any(|c| {
+                    c.status == Status::Skipped
+                        && matches!(c.check, "enabled" | "loaded" | "policy" | "entry")
+                })
+        };
+        if started_row.is_none() && !rows.is_empty() && rows.iter().all(|(_, r)| off(r)) {
+            row.outcome = Outcome::Skipped;
+        }
         return (row, None);
     };
     let record = LockedServer::of(
@@ -379,9 +395,18 @@ impl Report for LockReport {
             let (mark, style) = match row.outcome {
                 Outcome::Added | Outcome::Updated | Outcome::Unchanged => ("✔", Style::Ok),
                 Outcome::Failed => ("✘", Style::Fail),
-                Outcome::Dropped => ("-", Style::Dim),
+                Outcome::Skipped | Outcome::Dropped => ("-", Style::Dim),
             };
             let detail = match row.outcome {
+                Outcome::Skipped => format!(
+                    "skipped: {}; {}",
+                    clean_text(row.reason.as_deref().unwrap_or_default()),
+                    if row.kept {
+                        "its old record is kept"
+                    } else {
+                        "it has no record"
+                    }
+                ),
                 Outcome::Failed => format!(
                     "not locked: {}; {}",
                     clean_text(row.reason.as_deref().unwrap_or_default()),

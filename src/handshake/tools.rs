@@ -40,6 +40,14 @@ pub fn per_tool_tokens(definitions: &[Value]) -> Vec<crate::state::tokens::ToolT
         .map(|d| crate::state::tokens::ToolTokens {
             name: name_of(d).to_owned(),
             tokens: estimate_tokens(std::slice::from_ref(d)),
+            meta_true: d
+                .get("_meta")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+                .filter(|(_, v)| **v == Value::Bool(true))
+                .map(|(k, _)| k.clone())
+                .collect(),
         })
         .collect()
 }

@@ -36,7 +36,7 @@ pub fn costs(plans: &[FilePlan<'_>], measured: &Tokens, servers: &[String]) -> V
                 continue;
             };
             any = true;
-            match measured.get(entry) {
+            match measured.for_client(entry, plan.client.loading.capabilities.as_ref()) {
                 Some(m) => cost.tokens = cost.tokens.map(|t| t + m.tokens),
                 None => cost.unknown.push(name.clone()),
             }

@@ -977,6 +977,20 @@ impl<'r, 'a> Planner<'r, 'a> {
         Ok((wanted, read))
     }
 
+    /// Why a server the manifest wants on stays off: switching it on would put the client
+    /// over the manifest's `[budget]`, and `apply`'s cut would switch it off again.
+    fn held_off(&self, wanted: &Rendered<'_>) -> Option<String> {
+        let (_, entry) = self.plan.rendered.get(wanted.read?)?;
+        holds_off(
+            self.ctx,
+            self.manifest,
+            self.client,
+            wanted.name,
+            entry,
+            &wanted.raw,
+        )
+    }
+
     /// Parked by `disable` (or a previous profile): its bytes wait in the state
     /// directory. Off is in sync; on puts the same bytes back (and the next plan compares
     /// their content).
@@ -984,7 +998,9 @@ impl<'r, 'a> Planner<'r, 'a> {
         let Rendered {
             name, on, why, at, ..
         } = *wanted;
-        if on {
+        if let (true, Some(held)) = (on, self.held_off(wanted)) {
+            self.push(name, Action::Ok, Some(format!("parked; {held}")), at);
+        } else if on {
             self.plan.switches.push((name.to_owned(), Want::On));
             self.push(name, Action::Enable, Some(format!("parked; {why}")), at);
         } else {
@@ -1122,6 +1138,10 @@ impl<'r, 'a> Planner<'r, 'a> {
             != Power::On;
         if !(on == off_now && (writes || !action.blocks())) {
             return (action, reason);
+        }
+        if let (true, Some(held), Action::Ok | Action::Adopt) = (on, self.held_off(wanted), action)
+        {
+            return (action, Some(held));
         }
         self.plan
             .switches
@@ -1302,6 +1322,42 @@ impl<'r, 'a> Planner<'r, 'a> {
         }
         plan
     }
+}
+
+/// Whether switching `name` on would put `client` over the manifest's budget, so that the
+/// cut `apply` makes would switch it off again (a client with no tool filter loses whole
+/// servers): `Some(why)` keeps it off, and the next plan does not want it back. A server
+/// the budget keeps, an unmeasured total or cost, or a client without a budget: `None`.
+fn holds_off(
+    ctx: &Context,
+    manifest: &Manifest,
+    client: &Client,
+    name: &str,
+    entry: &crate::entry::ServerEntry,
+    raw: &crate::formats::RawEntry,
+) -> Option<String> {
+    if client.tool_filter.is_some() {
+        return None;
+    }
+    let (max, keep) = manifest.budget.as_ref()?.of(&client.id)?;
+    if crate::budget::cut::Keep::parse(&keep).touches(name) {
+        return None;
+    }
+    let lock = crate::lock::path_for(Some(&manifest.path), ctx.state.root());
+    let locked = crate::budget::locked(lock.as_deref()).ok()?;
+    let total = crate::budget::count_with(ctx, &[client], &locked, true)
+        .first()
+        .map_or(Some(0), |c| c.tokens)?;
+    let cost = crate::budget::would_cost(ctx, client, name, entry, raw, &locked)?;
+    (total + cost > max).then(|| {
+        format!(
+            "kept off by the budget: its {} tokens would bring {} to {}, over {}",
+            crate::budget::cut::thousands(cost),
+            client.id,
+            crate::budget::cut::thousands(total + cost),
+            crate::budget::cut::thousands(max)
+        )
+    })
 }
 
 /// The reason of an item for an entry in the file, from `ownership`'s fixed part and the

@@ -225,7 +225,25 @@ impl PlanReport {
 impl Report for PlanReport {
     /// The items, whatever `--format` says (`--json` wins over it).
     fn json(&self) -> serde_json::Result<Value> {
-        serde_json::to_value(self.items().collect::<Vec<_>>())
+        let mut items = serde_json::to_value(self.items().collect::<Vec<_>>())?;
+        // `[budget]`: one line per budgeted client, after the items.
+        if let Value::Array(items) = &mut items {
+            for trim in &self.budget {
+                let mut line = serde_json::Map::new();
+                line.insert("client".into(), trim.cut.client.clone().into());
+                line.insert("action".into(), "budget".into());
+                line.insert("tokens".into(), serde_json::to_value(trim.counted.tokens)?);
+                line.insert("max".into(), trim.cut.max.into());
+                line.insert("over".into(), trim.over().into());
+                line.insert(
+                    "lines".into(),
+                    serde_json::to_value(trim.lines(self.budget_made))?,
+                );
+                line.insert("changes".into(), serde_json::to_value(&trim.cut.changes)?);
+                items.push(Value::Object(line));
+            }
+        }
+        Ok(items)
     }
 
     fn human(&self, paint: Paint) -> Vec<Block> {

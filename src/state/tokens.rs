@@ -59,6 +59,10 @@ pub struct Measurement<'a> {
 pub struct ToolTokens {
     pub name: String,
     pub tokens: usize,
+    /// The keys of the tool's `_meta` whose value is `true` (a client may load such a
+    /// tool its own way: Claude Code's `anthropic/alwaysLoad`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub meta_true: Vec<String>,
 }
 
 /// The file's content.
@@ -80,6 +84,14 @@ impl Tokens {
     /// (`None`: mcpctl's own capabilities).
     pub fn get_as(&self, entry: &ServerEntry, declared: Option<&Value>) -> Option<&Measured> {
         self.servers.get(&key_as(entry, declared))
+    }
+
+    /// What a client that declares `declared` gets: its own measurement, else the one
+    /// made with mcpctl's own capabilities.
+    pub fn for_client(&self, entry: &ServerEntry, declared: Option<&Value>) -> Option<&Measured> {
+        declared
+            .and_then(|d| self.get_as(entry, Some(d)))
+            .or_else(|| self.get(entry))
     }
 
     /// Remember a measurement made declaring `declared` (replacing the older one),

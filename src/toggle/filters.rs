@@ -189,7 +189,11 @@ fn measured_names(
         return Ok(());
     };
     let measured = ctx.state.tokens();
-    let Some(seen) = measured.get(&entry).filter(|m| !m.per_tool.is_empty()) else {
+    // What this client was last listed (its own capabilities), else mcpctl's listing.
+    let Some(seen) = measured
+        .for_client(&entry, client.loading.capabilities.as_ref())
+        .filter(|m| !m.per_tool.is_empty())
+    else {
         return Ok(());
     };
     let known: Vec<&str> = seen.per_tool.iter().map(|t| t.name.as_str()).collect();

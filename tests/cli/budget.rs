@@ -612,3 +612,138 @@ fn budget_counts_the_tools_each_client_is_listed_with_its_own_capabilities() {
         human.stdout
     );
 }
+
+/// Issue 41, Claude Code's tool search per tool: a tool the server lists with `_meta:
+/// {"anthropic/alwaysLoad": true}` loads in full while the entry leaves `alwaysLoad`
+/// unset (read in the claude 2.1.332 binary); the others stay deferred, listed by name;
+/// the entry's `alwaysLoad: false` defers that tool too.
+#[test]
+#[ignore = "needs cargo build -p fixture-server"]
+fn a_tool_that_asks_to_always_load_is_counted_in_full_by_claude_code() {
+    let env = TestEnv::new();
+    let entry = json!({"type": "stdio", "command": fixture(), "args": ["always-load"]});
+    write_json(&env, CLAUDE, &json!({"mcpServers": {"fx": entry}}));
+    let report = env
+        .run(&["budget", "--measure", "-c", "claude-code", "--json"])
+        .ok()
+        .json();
+    let fx = server(client(&report, "claude-code"), "fx");
+    let tool = |name: &str| {
+        fx["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {fx}"))
+            .clone()
+    };
+    let hello = tool("hello");
+    assert_eq!(hello["tokens"], hello["definition"], "{fx}");
+    assert_eq!(hello["deferred"], false, "{fx}");
+    let pid = tool("pid");
+    assert_eq!(pid["deferred"], true, "{fx}");
+    // Deferred: only `mcp__fx__pid` (12 bytes) is listed.
+    assert_eq!(n(&pid["tokens"]), 3, "{fx}");
+    assert_eq!(fx["deferred"], true, "{fx}");
+    assert_eq!(
+        n(&fx["tokens"]),
+        n(&hello["definition"]) + n(&pid["tokens"]),
+        "{fx}"
+    );
+    let human = env.run(&["budget", "-c", "claude-code"]).ok();
+    assert!(human.stdout.contains("1 of 2 deferred"), "{}", human.stdout);
+
+    // The entry's own `alwaysLoad: false` wins: every tool deferred.
+    let mut entry = entry;
+    entry["alwaysLoad"] = json!(false);
+    write_json(&env, CLAUDE, &json!({"mcpServers": {"fx": entry}}));
+    let report = env
+        .run(&["budget", "-c", "claude-code", "--json"])
+        .ok()
+        .json();
+    let fx = server(client(&report, "claude-code"), "fx");
+    assert!(
+        fx["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["deferred"] == true),
+        "{fx}"
+    );
+}
+
+/// Issue 41: a server the manifest's budget switched off (parked: Cursor has no tool filter
+/// and no switch) stays off — the next `plan` does not want it back ("1 to enable"), `plan
+/// --check` passes and `apply` again writes nothing; `plan --json` carries each budgeted
+/// client's line.
+#[test]
+#[ignore = "needs .ci/peers.sh and cargo build -p fixture-server"]
+fn a_server_the_manifest_budget_switched_off_stays_off_in_the_next_plan() {
+    let env = TestEnv::new();
+    let manifest = crate::env::MANIFEST;
+    let servers = budget_manifest("").replace("clients = [\"codex\"]", "clients = [\"cursor\"]");
+    env.write(manifest, servers.as_bytes());
+    env.run(&["apply"]).ok();
+    let report = env
+        .run(&["budget", "--measure", "-c", "cursor", "--json"])
+        .ok()
+        .json();
+    let max = n(&server(client(&report, "cursor"), "fixture")["tokens"]) + 1;
+    env.write(
+        manifest,
+        format!("{servers}\n[budget]\ncursor = {max}\n").as_bytes(),
+    );
+    let plan = env.run(&["plan", "--json"]).ok().json();
+    let line = plan
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["action"] == "budget")
+        .unwrap_or_else(|| panic!("no budget line in {plan:#}"));
+    assert_eq!(line["client"], "cursor", "{line}");
+    assert_eq!(line["over"], true, "{line}");
+    assert!(
+        line["lines"][0]
+            .as_str()
+            .is_some_and(|l| l.starts_with("budget cursor: ")),
+        "{line}"
+    );
+    env.run(&["apply"]).ok();
+    let file = env.read(CURSOR);
+    assert!(!env.read_str(CURSOR).contains("memory"), "not parked");
+    let plan = env.run(&["plan", "--check"]).ok();
+    assert!(
+        !plan.stdout.contains("to enable") && plan.stdout.contains("within"),
+        "{}",
+        plan.stdout
+    );
+    let plan = env.run(&["plan", "--json"]).ok().json();
+    assert!(
+        plan.as_array()
+            .unwrap()
+            .iter()
+            .all(|i| i["action"] == "ok" || i["action"] == "budget"),
+        "{plan:#}"
+    );
+    env.run(&["apply"]).ok();
+    assert_eq!(env.read(CURSOR), file, "apply again changed the file");
+    // A budget it fits in brings it back.
+    env.write(
+        manifest,
+        format!(
+            "{servers}
+[budget]
+cursor = 100000
+"
+        )
+        .as_bytes(),
+    );
+    let plan = env.run(&["plan", "--json"]).ok().json();
+    assert!(
+        plan.as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["name"] == "memory" && i["action"] == "enable"),
+        "{plan:#}"
+    );
+}

@@ -1702,3 +1702,156 @@ fn clients_declare_the_capabilities_their_rows_record() {
         );
     }
 }
+
+/// server-everything's script from `.ci/peers.sh` (fails the test when missing).
+fn everything_server() -> String {
+    let script = repo().join(
+        ".cache/peers/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    );
+    if !script.is_file() {
+        crate::peer::missing("server-everything is not installed (run .ci/peers.sh)");
+    }
+    script.display().to_string()
+}
+
+/// Each server's tool names as `amp mcp doctor` lists them (it starts every server and
+/// lists its tools: "NAME (user settings): connected (N tools: a, b)").
+fn amp_tools(p: &Peer) -> Vec<(String, Vec<String>)> {
+    let run = p.client(&["mcp", "doctor"]).ok();
+    run.stdout
+        .lines()
+        .filter_map(|line| {
+            let (name, rest) = line.split_once(" (")?;
+            let tools = rest.split_once("tools: ")?.1.strip_suffix(')')?;
+            Some((
+                name.trim().to_owned(),
+                tools.split(", ").map(str::to_owned).collect(),
+            ))
+        })
+        .collect()
+}
+
+/// Issue 41, a second client's own tool listing: `amp mcp doctor` starts each server and
+/// names its tools. It lists server-everything's 13 — what `budget --measure -c amp`
+/// counts, declaring Amp's (empty) capabilities — and once a `budget --max` cut switched
+/// the server off (Amp has no tool filter: parked), none of them; one `undo` brings them
+/// back.
+#[test]
+#[ignore = "needs .ci/clients.sh, .ci/peers.sh and cargo build -p fixture-server"]
+fn amp_lists_what_budget_counts_and_nothing_of_a_server_a_cut_switched_off() {
+    let mut p = peer("amp");
+    // `amp mcp doctor` asks for a key before it starts anything; none is checked offline.
+    p.env
+        .extra_env
+        .push(("AMP_API_KEY".into(), "sgamp_test".into()));
+    let everything = everything_server();
+    let fixture = crate::fixture_server::fixture_binary()
+        .display()
+        .to_string();
+    p.mcpctl(&[
+        "add",
+        "everything",
+        "-c",
+        "amp",
+        "--",
+        "node",
+        &everything,
+        "stdio",
+    ])
+    .ok();
+    p.mcpctl(&["add", "fx", "-c", "amp", "--", &fixture]).ok();
+    let config = p.env.path(".config/amp/settings.json");
+    let before = std::fs::read(&config).unwrap();
+    let listed = amp_tools(&p);
+    let report = p
+        .mcpctl(&["budget", "--measure", "-c", "amp", "--json"])
+        .ok()
+        .json();
+    let amp = &report["clients"][0];
+    for (name, tools) in &listed {
+        let counted: Vec<String> = row(amp["servers"].as_array().unwrap(), name)["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(&counted, tools, "{name}: amp lists {tools:?}");
+    }
+    let everything_tools = &listed.iter().find(|(n, _)| n == "everything").unwrap().1;
+    assert_eq!(everything_tools.len(), 13, "{listed:?}");
+    // A budget only the fixture fits: the cut switches server-everything off.
+    let max = (n_of(&row(amp["servers"].as_array().unwrap(), "fx")["tokens"]) + 1).to_string();
+    p.mcpctl(&["budget", "--max", &max, "-c", "amp", "--apply"])
+        .ok();
+    let after = amp_tools(&p);
+    assert_eq!(
+        after.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+        ["fx"],
+        "{after:?}"
+    );
+    p.mcpctl(&["undo"]).ok();
+    assert_eq!(std::fs::read(&config).unwrap(), before);
+    assert_eq!(amp_tools(&p), listed);
+}
+
+fn n_of(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// Issue 41, a second client's own reading of a cut: GitHub Copilot CLI's tool filter is
+/// an allow-list (`tools`); a `budget --max` cut writes the list without the costliest
+/// tool, and `copilot mcp get NAME --json` shows exactly that list. One `undo` restores the
+/// file byte for byte.
+#[test]
+#[ignore = "needs .ci/clients.sh and .ci/peers.sh"]
+fn copilot_reads_the_tools_a_budget_cut_denies() {
+    let p = peer("copilot");
+    let mem = memory_server();
+    p.mcpctl(&["add", "mem", "-c", "copilot-cli", "--", "node", &mem])
+        .ok();
+    let config = p.env.path(".copilot/mcp-config.json");
+    let before = std::fs::read(&config).unwrap();
+    let report = p
+        .mcpctl(&["budget", "--measure", "-c", "copilot-cli", "--json"])
+        .ok()
+        .json();
+    let server = &report["clients"][0]["servers"][0];
+    let tools: Vec<String> = server["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(tools.len(), 9, "{server:#}");
+    let max = (n_of(&report["clients"][0]["tokens"]) - 1).to_string();
+    let cut = p
+        .mcpctl(&[
+            "budget",
+            "--max",
+            &max,
+            "-c",
+            "copilot-cli",
+            "--apply",
+            "--json",
+        ])
+        .ok()
+        .json();
+    let denied: Vec<String> = cut["cuts"][0]["changes"][0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["tool"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(denied.len(), 1, "{cut:#}");
+    let got = p.client(&["mcp", "get", "mem", "--json"]).ok().json();
+    let allowed: Vec<String> = got["mem"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{got:#}"))
+        .iter()
+        .map(|t| t.as_str().unwrap().to_owned())
+        .collect();
+    let kept: Vec<String> = tools.into_iter().filter(|t| !denied.contains(t)).collect();
+    assert_eq!(allowed, kept, "{got:#}");
+    p.mcpctl(&["undo"]).ok();
+    assert_eq!(std::fs::read(&config).unwrap(), before);
+}

@@ -772,3 +772,24 @@ fn a_failed_apply_that_put_everything_back_is_not_what_undo_takes_back() {
     assert!(run.stderr.contains("undid `apply`"), "{}", run.stderr);
     assert_eq!([env.read(VSCODE), env.read(CODEX)], original);
 }
+
+/// `doctor -c codex` measures as Codex (its declared capabilities), and tokens.json keeps
+/// that measurement apart from one made with mcpctl's own: `profiles` counts it for Codex
+/// (the client's own measurement first, else mcpctl's) rather than calling it unknown.
+#[test]
+#[ignore = "needs cargo build -p fixture-server"]
+fn profiles_count_what_doctor_measured_as_the_client() {
+    let env = TestEnv::new();
+    manifest(&env, &measurable("\"codex\""));
+    env.run(&["apply"]).ok();
+    let doctor = env.run(&["doctor", "-c", "codex", "--json"]).json();
+    let tokens = crate::doctor::result(&doctor, "old")["tokens"]
+        .as_u64()
+        .unwrap();
+    let report = env.run(&["profiles", "--json"]).ok().json();
+    assert_eq!(
+        profile(&report, "both")["clients"],
+        json!([{"client": "codex", "tokens": 2 * tokens, "unknown": []}]),
+        "{report}"
+    );
+}
