@@ -74,7 +74,7 @@ use crate::clients::{Client, DialectName, Fields, TransportName, UntypedRemote};
 use crate::formats::kind_of;
 use crate::vars::VarSyntax;
 use spelling::{
-    ARGS_KEYS, COMMAND_KEYS, CWD_KEYS, ENV_KEYS, HEADER_KEYS, HTTP_URL_KEYS,
+    ARGS_KEYS, COMMAND_KEYS, CWD_KEYS, ENV_KEYS, GOOSE_ENV_KEYS, HEADER_KEYS, HTTP_URL_KEYS,
     PASSTHROUGH_BEARER_KEY, PASSTHROUGH_ENV_KEY, PASSTHROUGH_HEADERS_KEY, SSE_TYPES, TOGGLE_KEYS,
     TYPE_KEY, URL_KEYS,
 };
@@ -344,8 +344,10 @@ impl<'a> Dialect<'a> {
             extras.insert(type_key, Value::String(t));
         }
         let mut entry = ServerEntry { transport, extras };
-        if self.passes_through() {
-            passthrough_in(&mut entry);
+        match self.fields.var_syntax {
+            Some(VarSyntax::Codex) => passthrough_in(&mut entry),
+            Some(VarSyntax::Goose) => goose_env_keys_in(&mut entry),
+            _ => {}
         }
         Ok(entry)
     }
@@ -364,11 +366,6 @@ impl<'a> Dialect<'a> {
                 UntypedRemote::Http | UntypedRemote::None => RemoteKind::Http,
             },
         }
-    }
-
-    /// Codex expands no `${VAR}`: it passes named variables through instead.
-    fn passes_through(&self) -> bool {
-        self.fields.var_syntax == Some(VarSyntax::Codex)
     }
 
     /// Write an entry as the client spells it: modelled fields first, then the extras.
@@ -414,11 +411,16 @@ impl<'a> Dialect<'a> {
 
     fn raw_fields(&self, entry: &ServerEntry) -> Result<Map<String, Value>, EntryError> {
         let passthrough;
-        let entry = if self.passes_through() {
-            passthrough = passthrough_out(entry);
-            &passthrough
-        } else {
-            entry
+        let entry = match self.fields.var_syntax {
+            Some(VarSyntax::Codex) => {
+                passthrough = passthrough_out(entry);
+                &passthrough
+            }
+            Some(VarSyntax::Goose) => {
+                passthrough = goose_env_keys_out(entry);
+                &passthrough
+            }
+            _ => entry,
         };
         let f = self.fields;
         let name = entry.transport.name();
@@ -592,6 +594,81 @@ fn passthrough_out(entry: &ServerEntry) -> ServerEntry {
         }
     }
     out
+}
+
+/// Goose's `env_keys` as canonical references: a stdio entry's `env_keys: [T]` is env
+/// `T = "${T}"` (a value in `envs` wins, as in Goose); a remote entry's names are those
+/// its headers' `${VAR}` read, so they go when every one is referenced there.
+fn goose_env_keys_in(entry: &mut ServerEntry) {
+    let extras = &mut entry.extras;
+    let Some(Value::Array(names)) = extras.get(GOOSE_ENV_KEYS) else {
+        return;
+    };
+    if !names.iter().all(Value::is_string) {
+        return;
+    }
+    let names: Vec<String> = names
+        .iter()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect();
+    match &mut entry.transport {
+        Transport::Stdio { env, .. } => {
+            for name in names {
+                env.entry(name.clone())
+                    .or_insert_with(|| format!("${{{name}}}"));
+            }
+            extras.shift_remove(GOOSE_ENV_KEYS);
+        }
+        Transport::Remote { headers, .. } => {
+            let read = header_variables(headers);
+            if names.iter().all(|n| read.contains(n)) {
+                extras.shift_remove(GOOSE_ENV_KEYS);
+            }
+        }
+    }
+}
+
+/// The inverse of `goose_env_keys_in`: an env value that is exactly a reference to the
+/// variable of its own name goes to `env_keys`; a remote entry lists every variable its
+/// headers read. Anything else stays as written (Goose would see it literally;
+/// `render` refuses it first).
+fn goose_env_keys_out(entry: &ServerEntry) -> ServerEntry {
+    let mut out = entry.clone();
+    let names: Vec<String> = match &mut out.transport {
+        Transport::Stdio { env, .. } => {
+            let mut names = Vec::new();
+            env.retain(|key, value| {
+                let passes = crate::vars::sole_reference(value).as_deref() == Some(key.as_str());
+                if passes {
+                    names.push(key.clone());
+                }
+                !passes
+            });
+            names
+        }
+        Transport::Remote { headers, .. } => header_variables(headers),
+    };
+    if !names.is_empty() {
+        out.extras.insert(
+            GOOSE_ENV_KEYS.to_owned(),
+            Value::Array(names.into_iter().map(Value::String).collect()),
+        );
+    }
+    out
+}
+
+/// The variables header values reference, in order, each once.
+fn header_variables(headers: &StringMap) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for value in headers.values() {
+        for r in crate::vars::references(value) {
+            if r.syntax != crate::vars::Syntax::Input && !names.contains(&r.name) {
+                names.push(r.name);
+            }
+        }
+    }
+    names
 }
 
 fn strings(items: &[String]) -> Value {

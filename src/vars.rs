@@ -27,6 +27,10 @@ pub enum VarSyntax {
     /// No expansion; names listed in `env_vars` pass through, `bearer_token_env_var`
     /// holds a header token (Codex).
     Codex,
+    /// No expansion in `envs`, `args`, `cmd` or `uri`; names listed in `env_keys` pass
+    /// through from Goose's environment (or its keyring), and header values expand
+    /// `${VAR}` from those (Goose's `merge_environments` and `substitute_env_vars`).
+    Goose,
 }
 
 /// One reference found in a string.
@@ -281,6 +285,8 @@ pub fn respell(text: &str, syntax: VarSyntax) -> String {
         last = r.offset + r.text.len();
         let spelled = match (r.syntax, syntax) {
             (Syntax::Input, _) | (_, VarSyntax::Codex) => r.text.clone(),
+            (_, VarSyntax::Goose) if r.default.is_some() => r.text.clone(),
+            (_, VarSyntax::Goose) => format!("${{{}}}", r.name),
             (_, VarSyntax::Shell) => match &r.default {
                 Some(default) => format!("${{{}:-{default}}}", r.name),
                 None => format!("${{{}}}", r.name),

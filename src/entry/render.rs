@@ -42,13 +42,14 @@ pub fn render(
             ));
         }
     }
-    // Codex: a reference no pass-through field carries would stay literal text.
+    // Codex, Goose: a reference no pass-through field carries would stay literal text.
     if let Some(refused) = literal {
-        return Err(UserError::new(refused)
-            .hint(
-                "reference a variable of the same name (`-e X='${X}'`, passed through `env_vars`; headers through `env_http_headers`) and set it where Codex starts, or write the value itself",
-            )
-            .into());
+        let hint = if client.fields.var_syntax == Some(VarSyntax::Goose) {
+            "reference a variable of the same name (`-e X='${X}'`, passed through Goose's `env_keys`) and set it where Goose starts, or write the value itself"
+        } else {
+            "reference a variable of the same name (`-e X='${X}'`, passed through `env_vars`; headers through `env_http_headers`) and set it where Codex starts, or write the value itself"
+        };
+        return Err(UserError::new(refused).hint(hint).into());
     }
     let raw = Dialect::of(client)
         .to_raw(&entry)
@@ -104,6 +105,11 @@ fn for_client_vars(
         ));
         return (entry, notes, None);
     };
+    if syntax == VarSyntax::Goose {
+        each_string(&mut entry, &mut |s| *s = vars::respell(s, syntax));
+        let refused = goose_literal(&entry, &env_refs);
+        return (entry, notes, refused);
+    }
     if syntax != VarSyntax::Codex {
         each_string(&mut entry, &mut |s| *s = vars::respell(s, syntax));
         return (entry, notes, None);
@@ -154,6 +160,54 @@ fn for_client_vars(
         )
     });
     (entry, notes, refused)
+}
+
+/// Goose expands no `${VAR}` in `envs`, `args`, `cmd` or `uri`: an env value that is a
+/// reference to its own name passes through `env_keys`, a header's `${VAR}` is expanded
+/// from those; anything else would reach the server as the `${...}` text. Returns the
+/// message `render` refuses such an entry with.
+fn goose_literal(entry: &ServerEntry, env_refs: &dyn Fn(&str) -> bool) -> Option<String> {
+    let mut literal = Vec::new();
+    match &entry.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            literal.extend(
+                env.iter()
+                    .filter(|(k, v)| {
+                        env_refs(v) && vars::sole_reference(v).as_deref() != Some(k.as_str())
+                    })
+                    .map(|(k, _)| format!("env `{k}`")),
+            );
+            literal.extend(
+                std::iter::once(command)
+                    .chain(args)
+                    .chain(cwd)
+                    .filter(|s| env_refs(s))
+                    .map(|s| format!("`{s}`")),
+            );
+        }
+        Transport::Remote { url, headers, .. } => {
+            literal.extend(
+                headers
+                    .iter()
+                    .filter(|(_, v)| vars::references(v).iter().any(|r| r.default.is_some()))
+                    .map(|(k, _)| format!("header `{k}` (Goose has no `:-default`)")),
+            );
+            if env_refs(url) {
+                literal.push("the URL".to_owned());
+            }
+        }
+    }
+    (!literal.is_empty()).then(|| {
+        format!(
+            "Goose expands no variables in {}: it would hold the `${{...}}` text literally",
+            literal.join(", ")
+        )
+    })
 }
 
 /// Wrap npm-style shims as `cmd /c` for Windows targets that need it.

@@ -71,6 +71,9 @@ pub const STARTUP_TIMEOUT_KEYS: &[(&str, f64)] =
 
 /// Codex's pass-through fields: names of variables passed from the client's environment.
 pub const PASSTHROUGH_ENV_KEY: &str = "env_vars";
+/// Goose's pass-through field: names of variables Goose takes from its environment (or
+/// its keyring) into a server's env, and into its header values' `${VAR}`.
+pub const GOOSE_ENV_KEYS: &str = "env_keys";
 /// Codex: header name → variable name.
 pub const PASSTHROUGH_HEADERS_KEY: &str = "env_http_headers";
 /// Codex: the variable holding an `Authorization: Bearer` token.

@@ -365,10 +365,14 @@ pub struct HerePlan<'a> {
 
 /// Plan the manifest's `[here]` for the project (`ctx.project`): per targeted client and
 /// name, whether the client's own project-level switch already says it; notes for the
-/// clients that have none (they are left alone, never parked).
+/// clients that have none (they are left alone, never parked). A project's own manifest
+/// switches only inside the project: a client whose switch lives in a file outside it
+/// (Claude Code's `~/.claude.json`) is left alone, with a note, unless the user trusts
+/// the folder as [`trust_gate`] asks — the repository's file does not write the user's.
 pub fn plan_here<'a>(
     ctx: &'a Context,
     manifest: &Manifest,
+    args: &ManifestArgs,
 ) -> anyhow::Result<(Vec<HerePlan<'a>>, Vec<String>)> {
     let mut plans = Vec::new();
     let mut notes = Vec::new();
@@ -398,6 +402,14 @@ pub fn plan_here<'a>(
             clients.push(client);
         }
     }
+    let mut trust = None;
+    let mut trusted = || {
+        *trust.get_or_insert_with(|| {
+            crate::trust::TrustRule::new(&ctx.platform, &ctx.project, args.trust_project)
+                .folder(&ctx.table)
+                .allows_start()
+        })
+    };
     for client in clients {
         let wanted = manifest.here.wanted(&client.id);
         if wanted.is_empty() {
@@ -411,6 +423,16 @@ pub fn plan_here<'a>(
             continue;
         };
         let (path, _) = crate::toggle::here::place(ctx, client, here, &ctx.project, false)?;
+        if manifest.from_project && !path.starts_with(&ctx.project) && !trusted() {
+            notes.push(format!(
+                "{}'s switch for this project is in `{}`, outside the project: `{}` is the project's own manifest, so `[here]` leaves it alone; if you trust this repository: `--manifest {}` or `--trust-project`",
+                client.name,
+                path.display(),
+                manifest.path.display(),
+                manifest.path.display()
+            ));
+            continue;
+        }
         for (name, off) in wanted {
             let state = crate::toggle::here::state(ctx, client, here, &ctx.project, false, &name);
             let in_sync = if off {
@@ -884,6 +906,27 @@ impl<'r, 'a> Planner<'r, 'a> {
         // holds each person's own values; one not set here is said, not a failure: the
         // entry can be written before the value is set.
         let entry = crate::session::write::secret_form(ctx, entry, &spec.secrets)?;
+        // `login`: the bridge with the sign-in `mcpctl login` keeps; one this machine has
+        // not made yet is said the same way.
+        let entry = match &spec.login {
+            Some(label) => {
+                let entry = crate::session::write::login_form(ctx, entry, label)?;
+                let secret = crate::oauth::secret_name(label);
+                if ctx.secret_store().backend_of(&secret).is_none() {
+                    self.plan.notes.push(format!(
+                        "{}: `{name}` sends the sign-in `{secret}`, which is not on this machine: {} (the entry is written; the server answers 401 until then)",
+                        client.id,
+                        if label == name {
+                            format!("run `mcpctl login {name}`")
+                        } else {
+                            format!("sign in with `mcpctl login {label}` where a server is named `{label}`, or write `login = true` to use `mcpctl login {name}`")
+                        }
+                    ));
+                }
+                entry
+            }
+            None => entry,
+        };
         for secret in crate::session::write::unset_secrets(ctx, &entry.transport) {
             self.plan.notes.push(format!(
                 "{}: `{name}` uses secret `{secret}`, which is not set on this machine: run `mcpctl secret set {secret}` (the entry is written; the server cannot start until then)",

@@ -170,6 +170,57 @@ fn next(
     })
 }
 
+/// Refuse a tool name the server was measured not to have (`doctor` and `tools` keep
+/// each tool's name in state `tokens.json`): a typo would deny nothing, or allow
+/// nothing. Names of a server never measured are taken as given; `enable --deny-tools`
+/// takes back any name.
+fn measured_names(
+    ctx: &Context,
+    client: &Client,
+    raw: &crate::formats::RawEntry,
+    name: &str,
+    op: &ToolOp,
+    wildcard: Option<&str>,
+) -> anyhow::Result<()> {
+    let (ToolOp::Deny(tools) | ToolOp::AllowOnly(tools)) = op else {
+        return Ok(());
+    };
+    let Ok(entry) = crate::entry::Dialect::of(client).read_raw(raw) else {
+        return Ok(());
+    };
+    let measured = ctx.state.tokens();
+    let Some(seen) = measured.get(&entry).filter(|m| !m.per_tool.is_empty()) else {
+        return Ok(());
+    };
+    let known: Vec<&str> = seen.per_tool.iter().map(|t| t.name.as_str()).collect();
+    let unknown: Vec<&String> = tools
+        .iter()
+        .filter(|t| !known.contains(&t.as_str()) && Some(t.as_str()) != wildcard)
+        .collect();
+    let Some(first) = unknown.first() else {
+        return Ok(());
+    };
+    let listed = unknown
+        .iter()
+        .map(|t| format!("`{t}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut message = format!(
+        "server `{name}` has no tool {listed} (it listed {} when last measured, {})",
+        known.len(),
+        seen.time.get(..10).unwrap_or(&seen.time)
+    );
+    if let Some(meant) = crate::suggest::closest(first, known.iter().copied()) {
+        message.push_str(&format!(": did you mean `{meant}`?"));
+    }
+    Err(crate::error::UserError::new(message)
+        .hint(format!(
+            "its tools: {}; if the server changed since, `mcpctl tools {name}` lists them again; nothing was written",
+            known.join(", ")
+        ))
+        .into())
+}
+
 /// Apply `op` to the server `name` at `location`.
 pub fn filter(
     ctx: &Context,
@@ -187,9 +238,10 @@ pub fn filter(
         deny: None,
         wildcard: None,
     });
-    if entry_in(ctx, client, location, name)?.is_none() {
+    let Some(raw) = entry_in(ctx, client, location, name)? else {
         return Ok(Filtered::plain(FilterAction::Missing, None));
-    }
+    };
+    measured_names(ctx, client, &raw, name, op, filter.wildcard.as_deref())?;
     let at: Vec<String> = [location.key.clone(), vec![name.to_owned()]].concat();
     let identity = crate::fs::identity(&location.path);
     let store_now = store::load(ctx)?;

@@ -1507,15 +1507,18 @@ fn add_secret_from_a_source_build_prefers_the_installed_mcpctl() {
 #[test]
 fn a_plan_says_a_note_about_the_client_once() {
     let env = TestEnv::new();
-    env.write(crate::env::GOOSE, &fixture("goose/config.yaml"));
+    env.write(
+        ".codeium/windsurf/mcp_config.json",
+        b"{\"mcpServers\": {}}\n",
+    );
     env.write(
         crate::env::MANIFEST,
-        b"clients = [\"goose\"]\n\n[servers.a]\ncommand = \"npx\"\nargs = [\"a\"]\nenv = { A_TOKEN = \"${A_TOKEN}\" }\n\n[servers.b]\ncommand = \"npx\"\nargs = [\"b\"]\nenv = { B_TOKEN = \"${B_TOKEN}\" }\n",
+        b"clients = [\"windsurf\"]\n\n[servers.a]\ncommand = \"npx\"\nargs = [\"a\"]\nenv = { A_TOKEN = \"${A_TOKEN}\" }\n\n[servers.b]\ncommand = \"npx\"\nargs = [\"b\"]\nenv = { B_TOKEN = \"${B_TOKEN}\" }\n",
     );
     let run = env.run(&["plan"]).ok();
     assert_eq!(
         run.stderr
-            .matches("mcpctl does not know whether Goose expands")
+            .matches("mcpctl does not know whether Windsurf (legacy) expands")
             .count(),
         1,
         "{}",
@@ -1673,4 +1676,160 @@ fn check_fix_keeps_a_one_line_entry_and_names_the_file_as_the_findings_do() {
         fixed.contains("\n    \"docs\": { \"url\": \"https://mcp.example.com/mcp\" },\n"),
         "{fixed}"
     );
+}
+
+/// Issue 40: the Goose `${VAR}` warning contradicted the README. The README says variables
+/// are written the way each client expands them; for Goose mcpctl wrote `envs:
+/// {TOKEN: "${TOKEN}"}` with "mcpctl does not know whether Goose expands", while the
+/// clients page said Goose expands none. Goose passes `envs` as written and takes the
+/// names listed in `env_keys` from its environment (or keyring), so a same-name
+/// reference is written there, read back as the same entry, and a reference Goose would
+/// keep as text is refused naming `env_keys`.
+#[test]
+#[cfg(unix)] // expects npx unwrapped (Windows writes `cmd /c npx`)
+fn goose_gets_env_keys_for_a_variable_as_the_readme_says() {
+    let env = TestEnv::new();
+    let text = String::from_utf8(fixture("goose/config.yaml")).unwrap();
+    env.write(crate::env::GOOSE, text.as_bytes());
+    let run = env
+        .run(&[
+            "add",
+            "github",
+            "-c",
+            "goose",
+            "-e",
+            "GITHUB_TOKEN=${GITHUB_TOKEN}",
+            "-e",
+            "MODE=fast",
+            "--",
+            "npx",
+            "-y",
+            "server-github",
+        ])
+        .ok();
+    assert!(!run.stderr.contains("does not know"), "{}", run.stderr);
+    let file = env.read_str(crate::env::GOOSE);
+    assert!(
+        file.contains("    envs:\n      MODE: fast\n    env_keys:\n    - GITHUB_TOKEN\n"),
+        "{file}"
+    );
+    assert!(!file.contains("${GITHUB_TOKEN}"), "{file}");
+    // Read back, it is the entry that was added: a second add is a no-op, list shows it.
+    let again = env
+        .run(&[
+            "add",
+            "github",
+            "-c",
+            "goose",
+            "-e",
+            "GITHUB_TOKEN=${GITHUB_TOKEN}",
+            "-e",
+            "MODE=fast",
+            "--",
+            "npx",
+            "-y",
+            "server-github",
+        ])
+        .ok();
+    assert_eq!(env.read_str(crate::env::GOOSE), file, "{}", again.stderr);
+    let rows = env.run(&["list", "-c", "goose", "--json"]).ok().json();
+    let github = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "github")
+        .unwrap()
+        .to_string();
+    assert!(github.contains("GITHUB_TOKEN"), "{github}");
+    // A reference Goose would pass as text is refused, naming the way that works.
+    let refused = env
+        .run(&[
+            "add",
+            "other",
+            "-c",
+            "goose",
+            "-e",
+            "API_KEY=${XI_KEY}",
+            "--",
+            "npx",
+            "-y",
+            "other",
+        ])
+        .code(2);
+    assert!(
+        refused
+            .stdout
+            .contains("Goose expands no variables in env `API_KEY`")
+            && refused.stdout.contains("`env_keys`"),
+        "{}",
+        refused.stdout
+    );
+    // The README and the clients page say the same.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(readme.contains("`env_keys` for Goose"), "README");
+    let clients =
+        std::fs::read_to_string(root.join("docs").join("reference").join("clients.md")).unwrap();
+    assert!(
+        clients.contains("`env_keys`")
+            && !clients.contains("mcpctl warns\n  and writes the value as given"),
+        "clients.md"
+    );
+}
+
+/// Issue 40: `--deny-tools write_fil` (a typo of a tool `doctor`/`tools` measured) was
+/// written silently, denying nothing. A name the server was measured not to have is
+/// refused with the one it meant, or with the list; an unmeasured server's names are
+/// taken as given.
+#[test]
+#[ignore = "needs cargo build -p fixture-server"]
+fn deny_tools_names_the_measured_tool_a_typo_meant() {
+    let env = TestEnv::new();
+    let codex = ".codex/config.toml";
+    let text = format!(
+        "[mcp_servers.fx]\ncommand = {}\n",
+        serde_json::Value::String(crate::doctor::fixture().to_owned())
+    );
+    env.write(codex, text.as_bytes());
+    // Not measured yet: taken as given.
+    env.run(&[
+        "disable",
+        "fx",
+        "-c",
+        "codex",
+        "--deny-tools",
+        "anything",
+        "--dry-run",
+    ])
+    .ok();
+    env.run(&["tools", "fx"]).ok();
+    let typo = env
+        .run(&["disable", "fx", "-c", "codex", "--deny-tools", "helo"])
+        .code(2);
+    let said = format!("{}{}", typo.stdout, typo.stderr);
+    assert!(
+        said.contains("`helo`") && said.contains("did you mean `hello`"),
+        "{said}"
+    );
+    assert_eq!(env.read_str(codex), text, "nothing was written");
+    let unknown = env
+        .run(&[
+            "disable",
+            "fx",
+            "-c",
+            "codex",
+            "--deny-tools",
+            "hello,zzz_unrelated",
+        ])
+        .code(2);
+    let said = format!("{}{}", unknown.stdout, unknown.stderr);
+    assert!(
+        said.contains("`zzz_unrelated`") && said.contains("hello, pid"),
+        "{said}"
+    );
+    assert_eq!(env.read_str(codex), text, "nothing was written");
+    // A measured name goes through.
+    env.run(&["disable", "fx", "-c", "codex", "--deny-tools", "pid"])
+        .ok();
+    assert!(env.read_str(codex).contains("disabled_tools = [\"pid\"]"));
 }

@@ -44,7 +44,7 @@ fn add_then_remove_gives_back_every_byte_with_comments_builtins_and_settings() {
     // streamable_http one; the rest of the file is as it was.
     assert!(
         added.contains(
-            "    uri: https://mcp.context7.com/mcp\n  github:\n    description: \"\"\n    enabled: true\n    name: github\n    timeout: 300\n    type: stdio\n    cmd: npx\n    args:\n    - -y\n    - \"@modelcontextprotocol/server-github\"\n    envs:\n      GITHUB_TOKEN: \"${GITHUB_TOKEN}\"\n  docs:\n    description: \"\"\n    enabled: true\n    name: docs\n    timeout: 300\n    type: streamable_http\n    uri: https://x.example/mcp\n# Everything below is about the UI\n"
+            "    uri: https://mcp.context7.com/mcp\n  github:\n    description: \"\"\n    enabled: true\n    name: github\n    timeout: 300\n    type: stdio\n    cmd: npx\n    args:\n    - -y\n    - \"@modelcontextprotocol/server-github\"\n    env_keys:\n    - GITHUB_TOKEN\n  docs:\n    description: \"\"\n    enabled: true\n    name: docs\n    timeout: 300\n    type: streamable_http\n    uri: https://x.example/mcp\n# Everything below is about the UI\n"
         ),
         "{added}"
     );

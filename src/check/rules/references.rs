@@ -86,8 +86,22 @@ impl Linter<'_> {
             return;
         };
         let mut strings = Vec::new();
-        collect_strings(node, &mut strings);
-        for (text, offset) in strings {
+        // Goose expands `${VAR}` in header values only (from `envs` and `env_keys`).
+        let mut expanded = Vec::new();
+        match (syntax, node.members()) {
+            (VarSyntax::Goose, Some(members)) => {
+                for member in members {
+                    if member.key == self.client.fields.headers_key {
+                        collect_strings(&member.node, &mut expanded);
+                    } else {
+                        collect_strings(&member.node, &mut strings);
+                    }
+                }
+            }
+            _ => collect_strings(node, &mut strings),
+        }
+        let in_headers = expanded.len();
+        for (index, (text, offset)) in expanded.into_iter().chain(strings).enumerate() {
             for reference in vars::references(&text) {
                 let variable = reference.name.as_str();
                 let problem = match (reference.syntax, syntax) {
@@ -106,6 +120,11 @@ impl Linter<'_> {
                     (vars::Syntax::DollarEnv, VarSyntax::Editor | VarSyntax::Vscode)
                     | (vars::Syntax::BraceEnv, VarSyntax::Opencode)
                     | (vars::Syntax::Dollar, VarSyntax::Shell) => None,
+                    (vars::Syntax::Dollar, VarSyntax::Goose)
+                        if index < in_headers && reference.default.is_none() =>
+                    {
+                        None
+                    }
                     (vars::Syntax::Dollar, VarSyntax::Editor | VarSyntax::Vscode)
                         if vars::EDITOR_VARIABLES.contains(&variable) =>
                     {
@@ -123,6 +142,9 @@ impl Linter<'_> {
                         VarSyntax::Codex => {
                             format!("Codex expands no variables: list `{variable}` in `env_vars`")
                         }
+                        VarSyntax::Goose => format!(
+                            "Goose expands variables in headers only: list `{variable}` in `env_keys`"
+                        ),
                     };
                     self.report(
                         offset,

@@ -205,6 +205,12 @@ impl Linter<'_> {
             Some(VarSyntax::Codex) => {
                 format!("list `{variable}` in `env_vars` so Codex passes it from your environment")
             }
+            Some(VarSyntax::Goose) if what == "header" => format!(
+                "reference it as `${{{variable}}}` and list `{variable}` in `env_keys` so Goose reads it from your environment"
+            ),
+            Some(VarSyntax::Goose) => {
+                format!("list `{variable}` in `env_keys` so Goose passes it from your environment")
+            }
             None => format!(
                 "{} expands no variables here: set it in the environment the client starts from",
                 self.name()
