@@ -664,6 +664,7 @@ mod tests {
                 keep: vec!["PATH".into()],
                 drop: vec!["DATABASE_URL".into()],
                 drop_containing: vec!["TOKEN".into(), "KEY".into()],
+                keep_only: false,
             }),
             ..Loading::default()
         };
@@ -689,6 +690,13 @@ mod tests {
         // The entry's own env is only filtered by the blocked list.
         assert_eq!(entry.keys().collect::<Vec<_>>(), ["API_KEY"]);
         assert_eq!(Loading::default().speaks(EraName::Modern), None);
+        // Codex: nothing but what it keeps.
+        let only = Inherit {
+            keep: vec!["PATH".into()],
+            keep_only: true,
+            ..Inherit::default()
+        };
+        assert!(only.passes("PATH") && !only.passes("LANG") && !only.passes("GITHUB_TOKEN"));
     }
 }
 
