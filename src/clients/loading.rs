@@ -241,7 +241,8 @@ pub enum Parser {
 
 /// The environment filter a client applies to what it passes on (names compared in upper
 /// case): a name is kept when it starts with one of `keep_prefixes` or is in `keep`,
-/// dropped when it is in `drop` or contains one of `drop_containing`, else kept.
+/// dropped when it is in `drop` or contains one of `drop_containing`, else kept — or,
+/// with `keep_only`, dropped (Codex passes only the few names it lists).
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields, default)]
 pub struct Inherit {
@@ -249,6 +250,7 @@ pub struct Inherit {
     pub keep: Vec<String>,
     pub drop: Vec<String>,
     pub drop_containing: Vec<String>,
+    pub keep_only: bool,
 }
 
 impl Inherit {
@@ -262,7 +264,8 @@ impl Inherit {
         {
             return true;
         }
-        !(self.drop.contains(&upper)
+        !(self.keep_only
+            || self.drop.contains(&upper)
             || self
                 .drop_containing
                 .iter()
@@ -661,6 +664,7 @@ mod tests {
                 keep: vec!["PATH".into()],
                 drop: vec!["DATABASE_URL".into()],
                 drop_containing: vec!["TOKEN".into(), "KEY".into()],
+                keep_only: false,
             }),
             ..Loading::default()
         };
@@ -686,6 +690,13 @@ mod tests {
         // The entry's own env is only filtered by the blocked list.
         assert_eq!(entry.keys().collect::<Vec<_>>(), ["API_KEY"]);
         assert_eq!(Loading::default().speaks(EraName::Modern), None);
+        // Codex: nothing but what it keeps.
+        let only = Inherit {
+            keep: vec!["PATH".into()],
+            keep_only: true,
+            ..Inherit::default()
+        };
+        assert!(only.passes("PATH") && !only.passes("LANG") && !only.passes("GITHUB_TOKEN"));
     }
 }
 

@@ -243,8 +243,9 @@ fn a_modern_only_server_is_judged_per_client_from_one_handshake() {
         );
     }
     // One handshake per distinct environment: Gemini CLI's filter takes nothing out of
-    // this one (no secret-like names), so all four clients share a single handshake.
-    assert_eq!(report["handshakes"], 1, "{report:#}");
+    // this one (no secret-like names), so three clients share a single handshake; Codex
+    // passes only its own few names (HOME, PATH, ...), so it gets its own.
+    assert_eq!(report["handshakes"], 2, "{report:#}");
     let human = env.run(&["doctor", "-c", ids]).code(1);
     assert!(
         human
@@ -1363,4 +1364,71 @@ fn add_and_doctor_say_cursor_starts_a_new_project_server_switched_off() {
     );
     let mine = row(&doctor["results"], "mine");
     assert_ne!(mine["status"], "warn", "{doctor:#}");
+}
+
+/// Codex starts a stdio server with only a few names of its own environment (codex
+/// 0.171.0: HOME, LANG, LC_ALL, LOGNAME, PATH, SHELL, TERM, TMPDIR, TZ, USER), plus the
+/// entry's `env` and the names `env_vars` lists. Its row said nothing, so doctor passed a
+/// server that needs a variable of the user's environment, which fails in Codex
+/// (bench/agreement.py: "needs-token"). `codex exec` (its model on a closed port) starts
+/// every server and logs each that fails.
+#[cfg(unix)]
+#[test]
+#[ignore = "needs .ci/clients.sh"]
+fn codex_passes_a_server_only_its_own_few_variables_and_what_env_vars_lists() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut env = TestEnv::new();
+    env.extra_env
+        .push(("AGREE_TOKEN".into(), "from-the-environment".into()));
+    let script = env.write(
+        "needs-token.sh",
+        format!(
+            "#!/bin/sh\ntest -n \"$AGREE_TOKEN\" || {{ echo 'AGREE_TOKEN is not set' >&2; exit 3; }}\nexec '{}'\n",
+            fixture()
+        )
+        .as_bytes(),
+    );
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let script = script.display().to_string();
+    env.write(
+        ".codex/config.toml",
+        format!(
+            "[mcp_servers.plain]\ncommand = \"{script}\"\n\n[mcp_servers.passed]\ncommand = \"{script}\"\nenv_vars = [\"AGREE_TOKEN\"]\n"
+        )
+        .as_bytes(),
+    );
+    let report = env.run(&["doctor", "--json", "-c", "codex"]).code(1).json();
+    assert_eq!(
+        row(&report["results"], "plain")["status"],
+        "fail",
+        "{report:#}"
+    );
+    assert_eq!(
+        row(&report["results"], "passed")["status"],
+        "ok",
+        "{report:#}"
+    );
+    // Codex agrees: its session logs the one that failed to start, and only that one.
+    let mut cmd = env.client_command(Path::new("timeout"));
+    cmd.args(["-k", "5", "30"])
+        .arg(client_cli::installed("codex", "codex"))
+        .args([
+            "exec",
+            "--skip-git-repo-check",
+            "-c",
+            "model_providers.closed={name=\"closed\",base_url=\"http://127.0.0.1:9/v1\",wire_api=\"responses\"}",
+            "-c",
+            "model_provider=closed",
+            "hi",
+        ])
+        .env("RUST_LOG", "codex_mcp=info")
+        .env("OPENAI_API_KEY", "closed");
+    let out = client_cli::quiet(&mut cmd).output().unwrap();
+    let log =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    assert!(
+        log.contains("startup failed server_name=\"plain\""),
+        "{log}"
+    );
+    assert!(!log.contains("server_name=\"passed\""), "{log}");
 }
