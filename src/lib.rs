@@ -139,21 +139,30 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     let (cli, label) = match parsed {
         Ok(parsed) => parsed,
         Err(e) => {
+            // `--json` before any `--`: the error is JSON too (docs/reference/json.md).
+            let json = args
+                .iter()
+                .skip(1)
+                .take_while(|a| *a != "--")
+                .any(|a| a == "--json");
+            let printer = Printer::new(json, false, output::ColorWhen::Auto, true);
             if e.kind() == clap::error::ErrorKind::InvalidSubcommand
                 && let Some(error) = foreign_verb(&args)
             {
-                let printer = Printer::new(false, false, output::ColorWhen::Auto, true);
                 printer.error(&error);
                 return ExitStatus::Error.into();
             }
             if let Some(error) = scope_typo(&e) {
-                let printer = Printer::new(false, false, output::ColorWhen::Auto, true);
                 printer.error(&error);
                 return ExitStatus::Error.into();
             }
             // clap prints help/version to stdout (exit 0) and usage errors to stderr (2).
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+            if !e.use_stderr() {
+                let _ = e.print();
+                return ExitCode::from(0);
+            }
+            printer.usage_error(&e);
+            return ExitCode::from(2);
         }
     };
     let platform = Platform::from_env(cli.global.platform);

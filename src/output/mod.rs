@@ -344,6 +344,10 @@ impl Printer {
     }
 
     fn error_text(&self, error: &ErrorText) {
+        if self.json {
+            self.error_json(error, None);
+            return;
+        }
         let mut text = format!(
             "{} {}",
             self.paint_err(Style::Fail, "error:"),
@@ -359,6 +363,60 @@ impl Printer {
             ));
         }
         eprintln!("{}", self.safe(&text));
+    }
+
+    /// An error under `--json`: one JSON object on stderr (stdout keeps only a report's
+    /// JSON, so a script piping it into `jq` never parses an error as a result):
+    /// `{"error": {"message", "hint", "causes", "usage"}}`, `usage` only for a command
+    /// line clap could not read.
+    fn error_json(&self, error: &ErrorText, usage: Option<&str>) {
+        let mut object = serde_json::json!({
+            "message": self.safe(&error.message),
+            "hint": error.hint.as_deref().map(|h| self.safe(h)),
+            "causes": error.causes.iter().map(|c| self.safe(c)).collect::<Vec<_>>(),
+        });
+        if let Some(usage) = usage {
+            object["usage"] = serde_json::Value::String(usage.to_owned());
+        }
+        eprintln!("{}", serde_json::json!({ "error": object }));
+    }
+
+    /// A command line clap could not read (`e`, rendered without colour): its own text,
+    /// or under `--json` the JSON error with the usage line. The exit code is the
+    /// caller's (2).
+    pub fn usage_error(&self, e: &clap::Error) {
+        if !self.json {
+            let _ = e.print();
+            return;
+        }
+        let rendered = e.render().to_string();
+        let mut message = String::new();
+        let mut tips = Vec::new();
+        let mut usage = None;
+        for line in rendered.lines().map(str::trim) {
+            if let Some(rest) = line.strip_prefix("error: ") {
+                message = rest.to_owned();
+            } else if let Some(rest) = line.strip_prefix("tip: ") {
+                tips.push(rest.to_owned());
+            } else if let Some(rest) = line.strip_prefix("Usage: ") {
+                usage = Some(rest.to_owned());
+            }
+        }
+        if message.is_empty() {
+            message = rendered
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_owned();
+        }
+        tips.push("`--help` says more".to_owned());
+        let error = ErrorText {
+            message,
+            causes: Vec::new(),
+            hint: Some(tips.join("; ")),
+        };
+        self.error_json(&error, usage.as_deref());
     }
 
     /// The painter for stdout, handed to `Report::human`.

@@ -1833,3 +1833,52 @@ fn deny_tools_names_the_measured_tool_a_typo_meant() {
         .ok();
     assert!(env.read_str(codex).contains("disabled_tools = [\"pid\"]"));
 }
+
+/// Issue 40: a usage error under `--json` was plain text. Under `--json` every error is
+/// one JSON object on stderr (stdout stays empty, so `| jq` never takes it for a
+/// result), with the exit code kept: 2 for a command line mcpctl cannot read.
+#[test]
+fn a_usage_error_under_json_is_json() {
+    let env = TestEnv::new();
+    for args in [
+        &["list", "--bogus", "--json"][..],
+        &["--json", "lst"],
+        &["list", "--scope", "globl", "--json"],
+        &["add", "--json"],
+    ] {
+        let run = env.run(args).code(2);
+        assert_eq!(run.stdout, "", "{args:?}");
+        let last = run.stderr.lines().last().unwrap_or_default();
+        let error: serde_json::Value =
+            serde_json::from_str(last).unwrap_or_else(|e| panic!("{args:?}: {e}: {}", run.stderr));
+        assert!(
+            error["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty()),
+            "{args:?}: {error}"
+        );
+    }
+    let run = env.run(&["list", "--bogus", "--json"]).code(2);
+    let error: serde_json::Value = serde_json::from_str(run.stderr.trim()).unwrap();
+    assert_eq!(
+        error["error"]["message"],
+        "unexpected argument '--bogus' found"
+    );
+    assert_eq!(error["error"]["usage"], "mcpctl list [OPTIONS] [NAME]");
+    // Without --json, and after `--`, the text is clap's own.
+    let run = env.run(&["list", "--bogus"]).code(2);
+    assert!(
+        run.stderr.starts_with("error: unexpected argument"),
+        "{}",
+        run.stderr
+    );
+    // The reference documents it.
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("docs")
+            .join("reference")
+            .join("json.md"),
+    )
+    .unwrap();
+    assert!(doc.contains("{\"error\": {\"message\""), "json.md");
+}
