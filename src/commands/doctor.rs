@@ -9,7 +9,9 @@ use serde::Serialize;
 
 use crate::cli::DoctorArgs;
 use crate::doctor::probe::{DoctorResult, Status, probe_options};
-use crate::doctor::{self, ClientTokens, Request, Rows, Shared, Summary, mark_of, plural};
+use crate::doctor::{
+    self, ClientTokens, Piece, Request, Rows, Shared, Summary, group, mark_of, plural,
+};
 use crate::error::ExitStatus;
 use crate::handshake;
 use crate::output::{Block, Paint, Printer, Report};
@@ -37,6 +39,9 @@ struct DoctorReport {
     /// Clients looked at, for "no servers configured".
     #[serde(skip)]
     clients: usize,
+    /// The terminal's width, to wrap the lines that are not rows.
+    #[serde(skip)]
+    columns: Option<usize>,
 }
 
 pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
@@ -59,11 +64,19 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         None => None,
     };
     // `doctor URL`: an endpoint no config file names (yet).
-    if let Some(url) = name
-        .as_deref()
-        .filter(|n| n.starts_with("http://") || n.starts_with("https://"))
-    {
-        return url_report(ctx, printer, url, &options, as_client, strict);
+    let is_url = |n: &String| n.starts_with("http://") || n.starts_with("https://");
+    match name.as_slice() {
+        [url] if is_url(url) => {
+            return url_report(ctx, printer, url, &options, as_client, strict);
+        }
+        several if several.iter().any(is_url) => {
+            return Err(crate::error::UserError::new(
+                "`doctor URL` takes one URL, and no server name beside it",
+            )
+            .hint("run `mcpctl doctor URL` once per endpoint")
+            .into());
+        }
+        _ => {}
     }
     let clients = match (clients.is_empty(), as_client) {
         (true, Some(client)) => vec![client],
@@ -89,7 +102,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         ctx,
         &Request {
             clients: &clients,
-            name: name.as_deref(),
+            names: &name,
             no_spawn,
             trust_project,
             as_client,
@@ -119,6 +132,9 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             _ => {}
         }
     }
+    for warning in &checkup.unread {
+        printer.stream(&[Block::Warning(warning.clone())]);
+    }
     // What a server repeats of the secrets it was given is never printed.
     printer.hide(checkup.passed_secrets());
     for (client, ex) in &checkup.exclusive {
@@ -140,9 +156,17 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     let paint = printer.painter().with_home(home.as_deref());
     if streamed {
         printer.stream(&[Block::Note(checkup.announcement())]);
-        for result in checkup.not_started() {
-            printer.stream(&human.row(result, paint));
+        let known: Vec<Piece> = checkup
+            .not_started()
+            .map(|r| human.piece(r, paint))
+            .collect();
+        for same in group(known) {
+            printer.stream(&human.render(&same, paint));
         }
+        // A failure of a name started for several clients waits for the others: the
+        // same failure in each is one row (`✘ filesystem in 6 clients (…)`).
+        let mut pending = checkup.starting_names();
+        let mut held: Vec<Piece> = Vec::new();
         // A redrawn count on a terminal only: in a log the rows are the progress.
         let counting = printer.stderr_tty;
         if counting {
@@ -154,11 +178,36 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             .max(1);
         let out = &mut *printer;
         checkup.probe(jobs, |result, count| {
-            let row = human.row(result, paint);
+            let piece = human.piece(result, paint);
+            let left = pending.get_mut(&piece.name).map_or(0, |n| {
+                *n = n.saturating_sub(1);
+                *n
+            });
+            let several = left > 0 || held.iter().any(|p| p.name == piece.name);
+            let mut rows = Vec::new();
+            if piece.status == Status::Fail && several {
+                held.push(piece.clone());
+            } else {
+                rows.extend(human.render(&[piece.clone()], paint));
+            }
+            if left == 0 {
+                let (now, later): (Vec<Piece>, Vec<Piece>) =
+                    held.drain(..).partition(|p| p.name == piece.name);
+                held = later;
+                for same in group(now) {
+                    rows.extend(human.render(&same, paint));
+                }
+            }
+            if rows.is_empty() {
+                if counting && count < total {
+                    out.progress(&format!("[{count}/{total}] checked"));
+                }
+                return;
+            }
             if counting {
                 out.progress_done();
             }
-            out.stream(&row);
+            out.stream(&rows);
             if counting && count < total {
                 out.progress(&format!("[{count}/{total}] checked"));
             }
@@ -176,6 +225,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         strict,
         rows: (!streamed).then_some(human),
         clients: clients.len(),
+        columns: printer.width(),
     };
     printer.emit(&report)
 }
@@ -209,6 +259,7 @@ fn url_report(
         strict,
         rows: Some(rows),
         clients: 1,
+        columns: printer.width(),
     })
 }
 
@@ -232,11 +283,21 @@ impl Report for DoctorReport {
         }
         let mut blocks = Vec::new();
         if let Some(rows) = &self.rows {
-            for result in &self.results {
-                blocks.extend(rows.row(result, paint));
+            let pieces = self.results.iter().map(|r| rows.piece(r, paint)).collect();
+            for same in group(pieces) {
+                blocks.extend(rows.render(&same, paint));
             }
         }
         for shared in &self.shared {
+            // Every client alike: its row (`✘ NAME in N clients`) already says it.
+            if shared.clients.iter().all(|v| {
+                shared
+                    .clients
+                    .first()
+                    .is_some_and(|f| f.status == v.status && f.reason == v.reason)
+            }) {
+                continue;
+            }
             let verdicts: Vec<String> = shared
                 .clients
                 .iter()
@@ -249,11 +310,13 @@ impl Report for DoctorReport {
                     text
                 })
                 .collect();
-            blocks.push(Block::Line(format!(
-                "{}: {}",
-                shared.name,
-                verdicts.join(" · ")
-            )));
+            let line = format!("{}: {}", shared.name, verdicts.join(" · "));
+            blocks.push(Block::Line(match self.columns {
+                Some(columns) => {
+                    crate::output::wrap(&line, columns.saturating_sub(2).max(30)).join("\n  ")
+                }
+                None => line,
+            }));
         }
         for total in &self.tokens {
             blocks.push(Block::Line(format!(

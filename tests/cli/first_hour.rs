@@ -1882,3 +1882,87 @@ fn a_usage_error_under_json_is_json() {
     .unwrap();
     assert!(doc.contains("{\"error\": {\"message\""), "json.md");
 }
+
+/// Issue 40: doctor printed one MCP002/MCP003 line per comma (column dropped), the same
+/// failure and its stderr tail once per client, and lines wider than the terminal. A
+/// file's findings are one line per rule with every `line:column`, identical failures of
+/// a server are one row (`✘ fs in 2 clients (…)`, its stderr tail once), and no line is
+/// wider than `COLUMNS`.
+#[test]
+#[cfg(unix)] // the failing server is `sh`
+fn doctor_says_each_failure_once_and_fits_the_terminal() {
+    let env = TestEnv::new();
+    let failing = json!({"command": "sh", "args": ["-c", "echo fsboom >&2; exit 1"]});
+    env.write(
+        ".claude.json",
+        json!({"mcpServers": {"fs": failing}})
+            .to_string()
+            .as_bytes(),
+    );
+    crate::doctor::cursor_config(&env, json!({"fs": failing}));
+    env.write(
+        ".codeium/windsurf/mcp_config.json",
+        b"{\n  // mine\n  \"mcpServers\": {\n    \"w1\": {\"command\": \"w1\", \"args\": [],},\n    \"w2\": {\"command\": \"w2\", \"args\": [],},\n  },\n}\n",
+    );
+    let run = env
+        .command(&["doctor", "-c", "claude-code,cursor,windsurf"])
+        .env("COLUMNS", "80")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert_eq!(stdout.matches("fsboom").count(), 1, "{stdout}");
+    assert!(
+        stdout.contains("✘ fs in 2 clients (claude-code, cursor)"),
+        "{stdout}"
+    );
+    assert_eq!(stdout.matches("MCP003").count(), 1, "{stdout}");
+    assert_eq!(stdout.matches("MCP002").count(), 1, "{stdout}");
+    assert!(stdout.contains("MCP002, line 2:3"), "{stdout}");
+    assert!(stdout.contains("MCP003, lines 4:"), "{stdout}");
+    for line in stdout.lines() {
+        assert!(line.chars().count() <= 80, "{line:?}\n{stdout}");
+    }
+    // The rows still count every client's verdict.
+    assert!(stdout.contains("5 failed"), "{stdout}");
+}
+
+/// Issue 40: doctor took one NAME only, and a NAME filter still printed and counted an
+/// unrelated file's row. Several NAMEs are taken; a file that could not be read is a
+/// warning (it may hold them), not a row of theirs.
+#[test]
+#[cfg(unix)] // the failing server is `sh`
+fn doctor_takes_several_names_and_counts_only_their_rows() {
+    let env = TestEnv::new();
+    let failing = json!({"command": "sh", "args": ["-c", "exit 1"]});
+    crate::doctor::cursor_config(
+        &env,
+        json!({"alpha": failing, "beta": failing, "gamma": failing}),
+    );
+    env.write(".codeium/windsurf/mcp_config.json", b"{\"mcpServers\": {\n");
+    let run = env.run(&["doctor", "alpha", "beta", "--no-spawn"]).code(0);
+    assert!(
+        run.stdout.contains("cursor/alpha") && run.stdout.contains("cursor/beta"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("cursor/gamma"), "{}", run.stdout);
+    assert!(!run.stdout.contains("windsurf"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("0 failed, 0 warnings, 2 ok"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains("mcp_config.json:2:1")
+            && run.stderr.contains("may hold `alpha`, `beta`"),
+        "{}",
+        run.stderr
+    );
+    // A name nothing has is still an error, with the one meant.
+    let typo = env.run(&["doctor", "alpha", "betta", "--no-spawn"]).code(2);
+    assert!(
+        typo.stderr.contains("`betta`") && typo.stderr.contains("beta"),
+        "{}",
+        typo.stderr
+    );
+}
