@@ -1966,3 +1966,28 @@ fn doctor_takes_several_names_and_counts_only_their_rows() {
         typo.stderr
     );
 }
+
+/// Issue 40: `check`'s findings were not in file order: the unset-variable findings
+/// (MCP503) came after every other, whatever their line. Each file's findings are
+/// sorted by line and column.
+#[test]
+fn check_findings_are_in_file_order() {
+    let env = TestEnv::new();
+    env.write(
+        ".cursor/mcp.json",
+        b"{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"npx\", \"args\": [\"-y\", \"server-a\"], \"env\": {\"K\": \"${env:UNSET_FIRST_HOUR_A}\"}},\n    \"b\": {\"command\": \"npx\", \"args\": [\"-y\", \"server-b\"]},\n    \"c\": {\"command\": \"npx\", \"args\": [\"-y\", \"server-c\"], \"env\": {\"K\": \"${env:UNSET_FIRST_HOUR_C}\"}}\n  }\n}\n",
+    );
+    let run = env.run(&["check", "--user", "--json"]);
+    let findings = run.json();
+    let places: Vec<(u64, u64)> = findings["findings"]
+        .as_array()
+        .or_else(|| findings.as_array())
+        .unwrap_or_else(|| panic!("{findings}"))
+        .iter()
+        .map(|f| (f["line"].as_u64().unwrap(), f["column"].as_u64().unwrap()))
+        .collect();
+    assert!(places.len() >= 4, "{findings}");
+    let mut sorted = places.clone();
+    sorted.sort_unstable();
+    assert_eq!(places, sorted, "{findings}");
+}
