@@ -412,6 +412,13 @@ impl Report for ListReport {
             }
             return blocks;
         }
+        // Which variables (and headers) an entry sets, by name only: the values are
+        // `--show-secrets`'.
+        let names = !show_secrets
+            && self
+                .rows
+                .iter()
+                .any(|r| !r.env.is_empty() || !r.headers.is_empty());
         let rows = self
             .rows
             .iter()
@@ -482,6 +489,16 @@ impl Report for ListReport {
                     };
                     cells.push(paint.paint(style, &format!("{state} ({}){why}", h.from)));
                 }
+                if names {
+                    cells.push(
+                        r.env
+                            .keys()
+                            .chain(r.headers.keys())
+                            .cloned()
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                    );
+                }
                 if show_secrets {
                     cells.push(
                         r.env
@@ -499,7 +516,7 @@ impl Report for ListReport {
         if self.here {
             header.push("HERE");
         }
-        if show_secrets {
+        if show_secrets || names {
             header.push("ENV / HEADERS");
         }
         blocks.push(Block::Table { header, rows });

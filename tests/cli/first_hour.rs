@@ -1991,3 +1991,27 @@ fn check_findings_are_in_file_order() {
     sorted.sort_unstable();
     assert_eq!(places, sorted, "{findings}");
 }
+
+/// Issue 40: `list` did not show which variables an entry sets. An ENV / HEADERS
+/// column names them (never their values, which `--show-secrets` shows).
+#[test]
+fn list_names_the_variables_an_entry_sets_never_their_values() {
+    let env = TestEnv::new();
+    crate::doctor::cursor_config(
+        &env,
+        json!({
+            "gh": {"command": "npx", "args": ["-y", "gh"], "env": {"GITHUB_TOKEN": "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "MODE": "fast"}},
+            "web": {"url": "https://x.example/mcp", "headers": {"Authorization": "Bearer secret-value-123"}},
+            "plain": {"command": "npx", "args": ["-y", "plain"]}
+        }),
+    );
+    let run = env.run(&["list", "-c", "cursor"]).ok();
+    assert!(run.stdout.contains("ENV / HEADERS"), "{}", run.stdout);
+    let gh = run.stdout.lines().find(|l| l.contains(" gh ")).unwrap();
+    assert!(gh.ends_with("GITHUB_TOKEN MODE"), "{}", run.stdout);
+    let web = run.stdout.lines().find(|l| l.contains(" web ")).unwrap();
+    assert!(web.ends_with("Authorization"), "{}", run.stdout);
+    for value in ["ghp_", "fast", "secret-value-123"] {
+        assert!(!run.stdout.contains(value), "{value}: {}", run.stdout);
+    }
+}
