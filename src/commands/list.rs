@@ -490,7 +490,9 @@ impl Report for ListReport {
                     cells.push(paint.paint(style, &format!("{state} ({}){why}", h.from)));
                 }
                 if names {
-                    cells.push(
+                    // Before COMMAND / URL, the column that wraps to the terminal.
+                    cells.insert(
+                        3,
                         r.env
                             .keys()
                             .chain(r.headers.keys())
@@ -513,10 +515,13 @@ impl Report for ListReport {
             })
             .collect();
         let mut header = vec!["CLIENT", "NAME", "TRANSPORT", "COMMAND / URL"];
+        if names {
+            header.insert(3, "ENV");
+        }
         if self.here {
             header.push("HERE");
         }
-        if show_secrets || names {
+        if show_secrets {
             header.push("ENV / HEADERS");
         }
         blocks.push(Block::Table { header, rows });
