@@ -72,6 +72,8 @@ pub struct Printer {
     /// The command is a `--dry-run`: its JSON says so (`"dry_run": true`), so a script
     /// cannot take "would add" for "added".
     dry_run: bool,
+    /// Something printed for a person said to run `` `mcpctl …` `` (see `said_mcpctl`).
+    said_mcpctl: std::cell::Cell<bool>,
 }
 
 /// `"dry_run": true` in a report's JSON object, or in each object of its array of rows.
@@ -123,7 +125,14 @@ impl Printer {
             hidden_values: Vec::new(),
             home: None,
             dry_run: false,
+            said_mcpctl: std::cell::Cell::new(false),
         }
+    }
+
+    /// Whether a line printed for a person told them to run `` `mcpctl …` `` (a hint,
+    /// a note): where `mcpctl` is not on PATH, the caller says how to run it instead.
+    pub fn said_mcpctl(&self) -> bool {
+        self.said_mcpctl.get()
     }
 
     /// Show the files messages name (`file`) and report rows' paths (`Paint::path`) under
@@ -170,6 +179,9 @@ impl Printer {
     /// scrubbed unless revealed.
     fn safe<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
         use std::borrow::Cow;
+        if !self.json && text.contains("`mcpctl ") {
+            self.said_mcpctl.set(true);
+        }
         if self.reveal {
             return shown_files(self.shown_home(), text);
         }

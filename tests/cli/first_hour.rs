@@ -2015,3 +2015,43 @@ fn list_names_the_variables_an_entry_sets_never_their_values() {
         assert!(!run.stdout.contains(value), "{value}: {}", run.stdout);
     }
 }
+
+/// Issue 40: run through `cargo run` (no `mcpctl` on PATH), a hint said "try `mcpctl
+/// add memory`", which that shell cannot run. After such a hint a note says how to run
+/// this mcpctl: by its path, or `cargo run --` in the clone; a script reading the output
+/// (no terminal, not `cargo run`) gets the hint alone.
+#[test]
+fn hints_say_how_to_run_mcpctl_when_it_is_not_on_path() {
+    let mut env = TestEnv::new();
+    let plain = env.run(&["install", "memory"]).code(2);
+    assert!(
+        plain.stderr.contains("`mcpctl add memory`"),
+        "{}",
+        plain.stderr
+    );
+    assert!(!plain.stderr.contains("not on PATH"), "{}", plain.stderr);
+    // As `cargo run` starts it.
+    env.extra_env.push((
+        "CARGO_MANIFEST_DIR".to_owned(),
+        env!("CARGO_MANIFEST_DIR").to_owned(),
+    ));
+    let run = env.run(&["install", "memory"]).code(2);
+    assert!(
+        run.stderr.contains("mcpctl is not on PATH") && run.stderr.contains("`cargo run -- …`"),
+        "{}",
+        run.stderr
+    );
+    let exe = std::path::Path::new(env!("CARGO_BIN_EXE_mcpctl"));
+    assert!(
+        run.stderr.contains(&format!("`{} …`", exe.display())),
+        "{}",
+        run.stderr
+    );
+    // A command that says no `mcpctl …` adds nothing.
+    crate::doctor::cursor_config(
+        &env,
+        json!({"plain": {"command": "npx", "args": ["-y", "plain"]}}),
+    );
+    let quiet = env.run(&["list"]).ok();
+    assert!(!quiet.stderr.contains("not on PATH"), "{}", quiet.stderr);
+}
