@@ -5,7 +5,10 @@
 #   npm:  @modelcontextprotocol/server-everything, @modelcontextprotocol/server-memory,
 #         @modelcontextprotocol/sdk 1.32.2 (its examples/server/simpleStreamableHttp.js
 #         --oauth is the OAuth server tests/cli/login.rs signs in to; pinned because the
-#         login tests were verified against this release's demo provider)
+#         login tests were verified against this release's demo provider),
+#         oidc-provider 9.13.3 (a real authorization server with Client ID Metadata
+#         Documents and the device flow, for tests/fixtures/servers/oidc_mcp.mjs; pinned:
+#         its CIMD support is a draft-02 feature that may change between releases)
 #   PyPI: mcp 2.3.0 (into a venv), used by tests/fixtures/servers/python_mcp_server.py;
 #         pinned because 2.x serves both protocol eras (2026-07-28 and the handshake era)
 #         and the era tests were verified against this release
@@ -17,7 +20,7 @@ mkdir -p "$peers/npm"
 if command -v npm >/dev/null 2>&1; then
     npm install --no-audit --no-fund --prefix "$peers/npm" \
         @modelcontextprotocol/server-everything @modelcontextprotocol/server-memory \
-        @modelcontextprotocol/sdk@1.32.2
+        @modelcontextprotocol/sdk@1.32.2 oidc-provider@9.13.3
 else
     echo "peers: npm not found; tests of the node servers will fail" >&2
 fi

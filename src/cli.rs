@@ -560,7 +560,8 @@ pub struct AddArgs {
     /// write the bridge that sends the token, for every client chosen (also one without OAuth)
     #[arg(long)]
     pub login: bool,
-    /// With --login: print the sign-in URL and read back the redirected address (SSH, containers)
+    /// With --login: open no browser here (SSH, containers): the device flow where the
+    /// server offers it, else print the sign-in URL and read back the redirected address
     #[arg(long, requires = "login")]
     pub no_browser: bool,
     #[arg(last = true, value_name = "COMMAND")]
@@ -869,7 +870,8 @@ pub struct BudgetArgs {
     /// With --max: write the changes (one command: one `undo` takes them back)
     #[arg(long, requires = "max")]
     pub apply: bool,
-    /// Start the servers never measured first (as `doctor` starts them)
+    /// Start the servers never measured as each client first (as `doctor -c CLIENT`
+    /// starts them, declaring that client's capabilities)
     #[arg(long)]
     pub measure: bool,
     /// With --measure: also start project-file servers the client has not approved
@@ -987,17 +989,29 @@ pub struct SecretGetArgs {
   mcpctl login docs --no-browser                on an SSH host or in a container: open the URL
                                                 elsewhere, paste back the URL you land on
   mcpctl login docs --yes                       also rewrite `docs` in every client to use it
+  mcpctl login docs --device                    confirm a code on any device (RFC 8628)
 
-The browser is opened with $BROWSER when set, else the system's opener. The tokens
-(access, refresh, expiry, scopes, issuer, client id) are kept in the secret store as
-`oauth.NAME`, never in a client's file or mcpctl's output.")]
+The browser is opened with $BROWSER when set, else the system's opener. With
+--no-browser, the device flow is used where the server offers it (else the paste-back).
+mcpctl names itself by its client-metadata document's URL where the server accepts one
+(--client-metadata-url), else registers itself. The tokens (access, refresh, expiry,
+scopes, issuer, client id) are kept in the secret store as `oauth.NAME`, never in a
+client's file or mcpctl's output.")]
 pub struct LoginArgs {
     /// The configured remote server's name, or its URL
     pub name: String,
-    /// Print the sign-in URL instead of opening a browser, and read the URL the browser
-    /// was sent to from stdin (SSH, containers)
+    /// Open no browser here (SSH, containers): the device flow where the server offers
+    /// it, else print the sign-in URL and read back the URL the browser was sent to
     #[arg(long)]
     pub no_browser: bool,
+    /// Sign in with the device flow (RFC 8628): confirm a code on any device
+    #[arg(long)]
+    pub device: bool,
+    /// The https URL where mcpctl's client-metadata document is hosted
+    /// (docs/client-metadata.json, its `client_id` set to this URL): the client id where
+    /// the server accepts client-metadata documents (CIMD), instead of registering
+    #[arg(long, value_name = "URL", env = "MCPCTL_CLIENT_METADATA_URL")]
+    pub client_metadata_url: Option<String>,
     /// A client id registered with the authorization server beforehand (else mcpctl
     /// registers itself, RFC 7591)
     #[arg(long, value_name = "ID")]

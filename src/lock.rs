@@ -362,7 +362,7 @@ pub fn digest(definition: &Value) -> String {
     // Inserted in sorted order: `annotations`, `description`, `inputSchema`, `name`.
     for key in ["annotations", "description", "inputSchema", "name"] {
         if let Some(value) = definition.get(key) {
-            parts.insert(key.to_owned(), canonical(value));
+            parts.insert(key.to_owned(), crate::formats::sorted_keys(value));
         }
     }
     let text = Value::Object(parts).to_string();
@@ -371,24 +371,6 @@ pub fn digest(definition: &Value) -> String {
         .map(|b| format!("{b:02x}"))
         .collect();
     format!("sha256:{hex}")
-}
-
-/// `value` with every object's keys in sorted order (what it prints compactly is the
-/// canonical text).
-fn canonical(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            Value::Object(
-                keys.into_iter()
-                    .map(|k| (k.clone(), canonical(&map[k])))
-                    .collect(),
-            )
-        }
-        Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
-        other => other.clone(),
-    }
 }
 
 /// The unified diff from the locked description to the current one, each line sanitized

@@ -31,6 +31,9 @@
 //! `tools-v2` (`hello` described differently, `pid` gone, `upload` new: a server whose
 //! tools changed since they were locked), `tools-v2-when=PATH` (the same when PATH
 //! exists as it starts, so one entry changes between two starts),
+//! `log-requests=PATH` (stdio: appends every line the client sends, as it arrived, to
+//! PATH, so a test can read the `initialize` a real client sends: its capabilities,
+//! clientInfo and protocol version),
 //! `spawn-child`, `linger` (stays after its input closes, as many real servers do, until
 //! SIGTERM, which ends it: unix only). With `FIXTURE_LOG` set, it appends `start PID` to
 //! that file as it starts and, in `linger` mode, `end PID` when SIGTERM ends it, so a test
@@ -69,8 +72,9 @@ impl Modes {
 
 /// What the fixture serves, and how.
 enum Transport {
-    /// The SDK over stdin/stdout.
-    Stdio,
+    /// The SDK over stdin/stdout; with a path (`log-requests=PATH`), every line read is
+    /// appended there first.
+    Stdio(Option<String>),
     /// Read stdin and never answer.
     Silent,
     /// Hand-written stdio replies (`odd-version`, `ping-first`, `evil-name`,
@@ -147,7 +151,7 @@ impl Transport {
                 strict_modern: modes.has("strict-modern"),
             })
         } else {
-            Transport::Stdio
+            Transport::Stdio(modes.value("log-requests=").map(str::to_owned))
         }
     }
 }
@@ -307,9 +311,17 @@ fn serve(transport: Transport, fixture: Fixture) {
             .expect("bind the loopback port")
     };
     match transport {
-        Transport::Stdio => {
+        Transport::Stdio(log) => {
             let refused = runtime.block_on(async {
-                match fixture.serve(rmcp::transport::stdio()).await {
+                let served = match log {
+                    Some(path) => {
+                        fixture
+                            .serve((logged_stdin(path), tokio::io::stdout()))
+                            .await
+                    }
+                    None => fixture.serve(rmcp::transport::stdio()).await,
+                };
+                match served {
                     Ok(service) => {
                         let _ = service.waiting().await;
                         None
@@ -338,4 +350,36 @@ fn serve(transport: Transport, fixture: Fixture) {
             runtime.block_on(http::status(listen(port), port, answer));
         }
     }
+}
+
+/// stdin as the SDK reads it, each line the client sent first appended to `path`
+/// (`log-requests=PATH`): the raw JSON, unknown fields included.
+fn logged_stdin(path: String) -> tokio::io::DuplexStream {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let (mut ours, theirs) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            {
+                use std::io::Write;
+                let mut log = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&path)
+                    .expect("open the request log");
+                log.write_all(format!("{line}\n").as_bytes())
+                    .expect("write the request log");
+            }
+            if ours
+                .write_all(format!("{line}\n").as_bytes())
+                .await
+                .is_err()
+            {
+                break;
+            }
+        }
+        // Input closed: the SDK sees the end of its input too.
+        drop(ours);
+    });
+    theirs
 }

@@ -6,8 +6,11 @@
 //! from what `doctor` and `tools` last measured (state `tokens.json`, per tool), as the
 //! client receives them: only the tools the entry's own tool filter lets through, and for
 //! a client that defers tool definitions (row field `deferred_tools`) a deferred tool
-//! costs only the name it is listed by. `--measure` starts the servers never measured,
-//! through doctor (the same trust rules).
+//! costs only the name it is listed by. A server may list other tools to a client that
+//! declares other capabilities, so a client's count comes from the measurement made
+//! declaring its own (row field `[client.loading] capabilities`), and says so when it
+//! falls back to one made with mcpctl's own. `--measure` starts the servers never
+//! measured as each client, through doctor (the same trust rules).
 
 pub mod cut;
 
@@ -69,6 +72,8 @@ pub struct ServerCost {
     pub deferred: bool,
     /// When it was measured.
     pub measured: Option<String>,
+    /// Declaring whose capabilities it was measured (`null`: never measured).
+    pub measured_as: Option<MeasuredAs>,
     /// From a read-only source (a plugin, an extension): mcpctl cannot trim it.
     pub read_only: bool,
     #[serde(skip)]
@@ -85,6 +90,18 @@ impl ServerCost {
             name_key: client.servers_name_key.clone(),
         }
     }
+}
+
+/// Whose capabilities a measurement declared.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum MeasuredAs {
+    /// This client's own (its row's `[client.loading] capabilities`).
+    Client,
+    /// mcpctl's own: the row records none, or the server was not measured as this client.
+    Mcpctl,
+    /// From the tool lock (`mcpctl.lock`), however `mcpctl lock` started it.
+    Lock,
 }
 
 /// How a deferring client counts, as the row says.
@@ -124,6 +141,9 @@ pub struct ClientBudget {
     pub costliest: Vec<Costly>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deferral: Option<Deferral>,
+    /// Servers counted from a measurement made with mcpctl's own capabilities rather
+    /// than this client's: why, and what to do (`null`: none).
+    pub fallback: Option<String>,
 }
 
 /// The entries each client loads, once per name (the first, as doctor counts them): not
@@ -223,13 +243,34 @@ struct Sources<'a> {
 }
 
 impl Sources<'_> {
-    fn of(&self, name: &str, entry: &crate::entry::ServerEntry) -> Option<&Measured> {
-        let state = || self.measured.get(entry).filter(|m| !m.per_tool.is_empty());
-        let lock = || self.locked.get(name);
+    /// The measurement to count for `client`: the one made declaring its capabilities,
+    /// else mcpctl's own, per tool before a whole-server estimate; the lock's by name
+    /// before state when `lock_first`, else after state's per-tool ones.
+    fn of(
+        &self,
+        client: &Client,
+        name: &str,
+        entry: &crate::entry::ServerEntry,
+    ) -> Option<(&Measured, MeasuredAs)> {
+        let declared = client.loading.capabilities.as_ref();
+        let as_client = || {
+            declared
+                .and_then(|d| self.measured.get_as(entry, Some(d)))
+                .map(|m| (m, MeasuredAs::Client))
+        };
+        let own = || self.measured.get(entry).map(|m| (m, MeasuredAs::Mcpctl));
+        let per_tool = |m: &(&Measured, MeasuredAs)| !m.0.per_tool.is_empty();
+        let state = || {
+            as_client()
+                .filter(per_tool)
+                .or_else(|| own().filter(per_tool))
+        };
+        let lock = || self.locked.get(name).map(|m| (m, MeasuredAs::Lock));
+        let any = || as_client().or_else(own);
         if self.lock_first {
-            lock().or_else(state).or_else(|| self.measured.get(entry))
+            lock().or_else(state).or_else(any)
         } else {
-            state().or_else(lock).or_else(|| self.measured.get(entry))
+            state().or_else(lock).or_else(any)
         }
     }
 }
@@ -244,7 +285,7 @@ fn count_client(
         .iter()
         .filter_map(|f| {
             let entry = f.entry().as_ref().ok()?;
-            Some(server_cost(client, f, measured.of(&f.name, entry)))
+            Some(server_cost(client, f, measured.of(client, &f.name, entry)))
         })
         .collect();
     // Deferral: on, off, or by threshold over the definitions the client receives.
@@ -287,6 +328,7 @@ fn count_client(
             .then_with(|| (&a.server, &a.tool).cmp(&(&b.server, &b.tool)))
     });
     costliest.truncate(COSTLIEST);
+    let fallback = fallback(client, &servers);
     ClientBudget {
         client: client.id.clone(),
         project: ctx.project.clone(),
@@ -296,7 +338,45 @@ fn count_client(
         servers,
         costliest,
         deferral,
+        fallback,
     }
+}
+
+/// What to say when servers were counted from a measurement made with mcpctl's own
+/// capabilities: the row records none, or they were not measured as this client yet.
+fn fallback(client: &Client, servers: &[ServerCost]) -> Option<String> {
+    let names: Vec<String> = servers
+        .iter()
+        .filter(|s| s.measured_as == Some(MeasuredAs::Mcpctl))
+        .map(|s| format!("`{}`", s.name))
+        .collect();
+    if names.is_empty() {
+        return None;
+    }
+    Some(if client.loading.capabilities.is_none() {
+        format!(
+            "{} (`{}`): its row records no capabilities it declares, so {} counted as the server lists {} to mcpctl's own; what {} receives may differ",
+            client.name,
+            client.id,
+            names.join(", "),
+            if names.len() == 1 {
+                "its tools"
+            } else {
+                "their tools"
+            },
+            client.name
+        )
+    } else {
+        format!(
+            "{} measured with mcpctl's own capabilities, not {}'s: `mcpctl budget --measure -c {}` measures {} as {} receives {}",
+            names.join(", "),
+            client.name,
+            client.id,
+            if names.len() == 1 { "it" } else { "them" },
+            client.name,
+            if names.len() == 1 { "it" } else { "them" },
+        )
+    })
 }
 
 /// The allow-list and deny-list the entry's tool filter holds (`None`: no such field, or
@@ -336,7 +416,11 @@ pub fn passes(lists: &(Option<Vec<String>>, Option<Vec<String>>), tool: &str) ->
             .is_some_and(|d| d.iter().any(|t| t == tool))
 }
 
-fn server_cost(client: &Client, f: &Found<'_>, measured: Option<&Measured>) -> ServerCost {
+fn server_cost(
+    client: &Client,
+    f: &Found<'_>,
+    measured: Option<(&Measured, MeasuredAs)>,
+) -> ServerCost {
     let mut cost = ServerCost {
         name: f.name.clone(),
         scope: f.scope,
@@ -347,13 +431,15 @@ fn server_cost(client: &Client, f: &Found<'_>, measured: Option<&Measured>) -> S
         filtered: Vec::new(),
         deferred: false,
         measured: None,
+        measured_as: None,
         read_only: f.origin.is_some(),
         key: f.key.clone(),
     };
-    let Some(m) = measured else {
+    let Some((m, measured_as)) = measured else {
         return cost;
     };
     cost.measured = Some(m.time.clone());
+    cost.measured_as = Some(measured_as);
     cost.full = Some(m.tokens);
     if m.per_tool.is_empty() {
         cost.tokens = Some(m.tokens);
@@ -437,8 +523,9 @@ fn defer(row: &DeferredTools, server: &mut ServerCost, raw: &RawEntry) {
     server.tokens = Some(server.tools.iter().map(|t| t.tokens).sum());
 }
 
-/// Start the servers of `clients` never measured (doctor's probe and trust rules; what
-/// it measures is remembered). Returns how many were started.
+/// Start the servers of `clients` never measured as that client (declaring its own
+/// capabilities where its row records them; doctor's probe and trust rules; what it
+/// measures is remembered). Returns how many were started.
 pub fn measure_unmeasured(
     ctx: &Context,
     printer: &mut crate::output::Printer,
@@ -456,13 +543,16 @@ pub fn measure_unmeasured(
             no_spawn: false,
             trust_project,
             as_client: None,
+            own_capabilities: true,
             options: &options,
         },
     )?;
     checkup.keep_probes(|f| {
-        f.entry()
-            .as_ref()
-            .is_ok_and(|e| measured.get(e).is_none_or(|m| m.per_tool.is_empty()))
+        f.entry().as_ref().is_ok_and(|e| {
+            measured
+                .get_as(e, f.client.loading.capabilities.as_ref())
+                .is_none_or(|m| m.per_tool.is_empty())
+        })
     });
     let started = checkup.starting();
     if started > 0 {

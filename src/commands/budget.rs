@@ -182,6 +182,11 @@ impl Report for BudgetReport {
                 header: vec!["  SERVER", "SCOPE", "TOKENS", "TOOLS", "NOTE"],
                 rows,
             });
+            if let Some(fallback) = &c.fallback {
+                blocks.push(Block::Line(
+                    paint.paint(Style::Dim, &format!("  {fallback}")),
+                ));
+            }
             if !c.costliest.is_empty() {
                 blocks.push(Block::Line(format!(
                     "  costliest: {}",

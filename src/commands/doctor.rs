@@ -25,6 +25,9 @@ struct DoctorReport {
     /// Estimated tokens of tool definitions per client, with how they are estimated.
     tokens: Vec<ClientTokens>,
     token_method: &'static str,
+    /// One client measured (`-c CLIENT` or `--as`) whose row records no capabilities:
+    /// its servers were started declaring mcpctl's own (`null`: no fallback).
+    capabilities_fallback: Option<String>,
     /// Distinct handshakes made (identical entries in several clients share one).
     handshakes: usize,
     /// Entries several clients share: a verdict per client.
@@ -91,12 +94,10 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         (as_client, _) => as_client,
     };
     // Asked for with `--as`, a client whose capabilities are not recorded is a warning;
-    // implied by `-c`, the measurement is as near as mcpctl can get and says nothing.
-    if let Some(fallback) = as_client
-        .filter(|_| named)
-        .and_then(crate::doctor::probe::capability_fallback)
-    {
-        printer.stream(&[Block::Warning(fallback)]);
+    // implied by `-c`, the measurement is as near as mcpctl can get: said in `--json`.
+    let fallback = as_client.and_then(crate::doctor::probe::capability_fallback);
+    if let Some(fallback) = fallback.as_ref().filter(|_| named) {
+        printer.stream(&[Block::Warning(fallback.clone())]);
     }
     let mut checkup = doctor::gather(
         ctx,
@@ -106,6 +107,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             no_spawn,
             trust_project,
             as_client,
+            own_capabilities: false,
             options: &options,
         },
     )?;
@@ -219,6 +221,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         results: finished.results,
         tokens: finished.tokens,
         token_method: handshake::tools::TOKEN_METHOD,
+        capabilities_fallback: fallback,
         handshakes: finished.handshakes,
         shared: finished.shared,
         summary: finished.summary,
@@ -253,6 +256,7 @@ fn url_report(
         results,
         tokens: Vec::new(),
         token_method: handshake::tools::TOKEN_METHOD,
+        capabilities_fallback: as_client.and_then(crate::doctor::probe::capability_fallback),
         handshakes,
         shared: Vec::new(),
         summary,

@@ -116,6 +116,7 @@ pub fn run(args: LockArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
             no_spawn: false,
             trust_project,
             as_client,
+            own_capabilities: false,
             options: &options,
         },
     )?;

@@ -24,6 +24,14 @@ struct LoginReport {
     expires_at: Option<u64>,
     scope: Option<String>,
     refreshable: bool,
+    /// How mcpctl was a client: `given`, `client-metadata-document` (CIMD), `dynamic`.
+    registration: flow::Registration,
+    /// Why no client-metadata document was used (`null` when one was, or the id given).
+    client_metadata_document_unused: Option<String>,
+    #[serde(skip)]
+    cimd_unused: Option<flow::CimdUnused>,
+    /// `browser`, `paste` or `device`.
+    way: oauth::person::Way,
     /// The clients whose entry was rewritten into the bridge with this sign-in.
     rewritten: Vec<String>,
     /// The clients whose entry still reaches the server by itself (the rewrite declined).
@@ -43,6 +51,20 @@ impl Report for LoginReport {
             ),
             None => String::new(),
         };
+        let client = match self.registration {
+            flow::Registration::ClientMetadataDocument => Some(format!(
+                "mcpctl named itself by its client-metadata document {}",
+                self.client_id
+            )),
+            // Said when it could have been used: the server accepts documents, or a URL is set.
+            flow::Registration::Dynamic => self.cimd_unused.filter(|c| c.worth_saying()).map(|c| {
+                format!(
+                    "{}: mcpctl registered itself (RFC 7591)",
+                    c.why(&self.issuer)
+                )
+            }),
+            flow::Registration::Given => None,
+        };
         vec![
             Block::Line(format!(
                 "✔ signed in to `{}` ({}) at {}{expiry}",
@@ -60,6 +82,7 @@ impl Report for LoginReport {
             )),
         ]
         .into_iter()
+        .chain(client.map(Block::Note))
         .chain((!self.rewritten.is_empty()).then(|| {
             Block::Line(format!(
                 "✔ `{}` in {} now reaches the server through mcpctl's bridge with this sign-in",
@@ -164,7 +187,7 @@ pub fn login(args: LoginArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
         own,
         hints,
     } = target(ctx, &args.name)?;
-    let grant = oauth::person::sign_in(
+    let oauth::person::Signed { grant, client, way } = oauth::person::sign_in(
         printer,
         &ctx.platform,
         &ctx.secret_store(),
@@ -172,6 +195,8 @@ pub fn login(args: LoginArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
         &server,
         &oauth::person::Options {
             no_browser: args.no_browser,
+            device: args.device,
+            client_metadata_url: args.client_metadata_url.filter(|u| !u.is_empty()),
             client_id: args.client_id.or(hints.client_id),
             scope: args.scope.or(hints.scope),
             callback_port: hints.callback_port,
@@ -179,6 +204,7 @@ pub fn login(args: LoginArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
         },
     )?;
     let (rewritten, left) = offer_rewrite(ctx, &label, &own, args.yes)?;
+    let unused = client.cimd_unused.map(|c| c.why(&grant.issuer));
     printer.emit(&LoginReport {
         kept_as: oauth::secret_name(&label),
         name: label,
@@ -188,6 +214,10 @@ pub fn login(args: LoginArgs, ctx: &Context, printer: &mut Printer) -> anyhow::R
         expires_at: grant.expires_at,
         scope: grant.scope,
         refreshable: grant.refresh_token.is_some(),
+        registration: client.how,
+        client_metadata_document_unused: unused,
+        cimd_unused: client.cimd_unused,
+        way,
         rewritten,
         left,
     })

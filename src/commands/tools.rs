@@ -29,6 +29,11 @@ struct ToolsReport {
     tools: Vec<Value>,
     tokens: usize,
     token_method: &'static str,
+    /// Whose capabilities were declared: the `--as` client's id, or `mcpctl` (its own).
+    capabilities_of: String,
+    /// `--as` named a client whose row records no capabilities, so mcpctl's own were
+    /// declared and what that client receives may differ (`null`: no fallback).
+    fallback: Option<String>,
     /// What went wrong beside the listing (printable).
     #[serde(skip)]
     warnings: Vec<String>,
@@ -53,7 +58,13 @@ pub fn run(args: ToolsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
     let mut warnings = Vec::new();
     if let Some(entry) = &resolved.entry {
         let per_tool = handshake::tools::per_tool_tokens(&probe.tool_definitions);
-        if let Err(e) = ctx.state.remember_tokens(&[(entry, tokens, per_tool)]) {
+        let measured = crate::state::tokens::Measurement {
+            entry,
+            declared: resolved.options.capabilities.as_ref(),
+            tokens,
+            per_tool,
+        };
+        if let Err(e) = ctx.state.remember_tokens(&[measured]) {
             warnings.push(format!("could not remember the token estimate: {e}"));
         }
     }
@@ -69,6 +80,11 @@ pub fn run(args: ToolsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         tools: probe.tool_definitions,
         tokens,
         token_method: TOKEN_METHOD,
+        capabilities_of: resolved
+            .declared_as
+            .clone()
+            .unwrap_or_else(|| "mcpctl".to_owned()),
+        fallback: resolved.fallback.clone(),
         warnings,
     })
 }

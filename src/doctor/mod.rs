@@ -37,6 +37,9 @@ pub(crate) struct Request<'a, 'c> {
     pub(crate) trust_project: bool,
     /// `--as X`: every entry started and judged as X would start it.
     pub(crate) as_client: Option<&'c Client>,
+    /// Each entry declares its own client's capabilities (where its row records them),
+    /// as `budget --measure` measures each client's tools: without it, mcpctl's own.
+    pub(crate) own_capabilities: bool,
     pub(crate) options: &'a ProbeOptions,
 }
 
@@ -75,6 +78,7 @@ pub(crate) fn gather<'c>(ctx: &Context, request: &Request<'_, 'c>) -> anyhow::Re
         no_spawn,
         trust_project,
         as_client,
+        own_capabilities,
         options,
     } = *request;
     let one = match names {
@@ -178,7 +182,8 @@ pub(crate) fn gather<'c>(ctx: &Context, request: &Request<'_, 'c>) -> anyhow::Re
                 // `--as`, as that client would start it, capabilities included.
                 let mut probe_options = entry_options(options, f);
                 let judged_as = as_client.unwrap_or(f.client);
-                let launch = as_started_by(judged_as, t, &mut probe_options, as_client.is_some());
+                let declare = as_client.is_some() || own_capabilities;
+                let launch = as_started_by(judged_as, t, &mut probe_options, declare);
                 // A client that speaks only the `initialize` era opens with it: before a
                 // server is failed for naming only modern versions, that is tried too.
                 if judged_as.loading.speaks(EraName::Modern) == Some(false) {

@@ -601,6 +601,9 @@ pub(crate) struct Resolved {
     pub(crate) entry: Option<crate::entry::ServerEntry>,
     /// `--as` named a client whose row records no capabilities: said, not hidden.
     pub(crate) fallback: Option<String>,
+    /// The client whose capabilities were declared (`--as` one whose row records them);
+    /// `None`: mcpctl's own.
+    pub(crate) declared_as: Option<String>,
 }
 
 /// What to say when `--as CLIENT` cannot declare what that client declares: its row
@@ -722,6 +725,9 @@ pub(crate) fn resolve(
         options,
         entry: first.entry().as_ref().ok().cloned(),
         fallback: as_client.and_then(capability_fallback),
+        declared_as: as_client
+            .filter(|c| c.loading.capabilities.is_some())
+            .map(|c| c.id.clone()),
     })
 }
 

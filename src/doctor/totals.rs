@@ -66,11 +66,16 @@ pub(super) fn remember_tokens(
 ) {
     let measured: Vec<_> = probed
         .iter()
-        .filter_map(|(index, _, _)| {
+        .filter_map(|(index, _, options)| {
             let result = &results[*index];
             let entry = found[*index].entry().as_ref().ok()?;
             result.tools?;
-            Some((entry, result.tokens?, result.tool_tokens.clone()))
+            Some(crate::state::tokens::Measurement {
+                entry,
+                declared: options.capabilities.as_ref(),
+                tokens: result.tokens?,
+                per_tool: result.tool_tokens.clone(),
+            })
         })
         .collect();
     if let Err(e) = ctx.state.remember_tokens(&measured) {

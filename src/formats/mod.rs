@@ -434,6 +434,25 @@ pub fn kind_of(value: &Value) -> &'static str {
     }
 }
 
+/// `value` with every object's keys in sorted order: what it prints compactly is its
+/// canonical text (a digest of it does not depend on the order a file gave the keys).
+#[must_use]
+pub fn sorted_keys(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), sorted_keys(&map[k])))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted_keys).collect()),
+        other => other.clone(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -95,6 +95,10 @@ pub struct ServerSpec {
     /// the stored secret NAME. The manifest names secrets, never holds them: `apply`
     /// writes the launcher (or bridge) form, and each machine's store has its own values.
     pub secrets: Vec<crate::entry::launcher::EnvSecret>,
+    /// `login = true` (or `login = "LABEL"`) on a remote server: it is reached through
+    /// mcpctl's bridge with the sign-in `mcpctl login` keeps as `oauth.LABEL` (the
+    /// server's name for `true`). The manifest names the sign-in, never a token.
+    pub login: Option<String>,
     /// 1-based line of `[servers.NAME]`, for messages.
     pub line: usize,
 }
@@ -244,10 +248,19 @@ struct RawServer {
     transport: Option<String>,
     headers: Option<IndexMap<String, String>>,
     secrets: Option<IndexMap<String, String>>,
+    login: Option<RawLogin>,
     clients: Option<Vec<String>>,
     enabled: Option<bool>,
     registry: Option<String>,
     client: Option<IndexMap<String, toml::Table>>,
+}
+
+/// `login = true` or `login = "LABEL"`.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawLogin {
+    On(bool),
+    Label(String),
 }
 
 #[derive(Deserialize)]
@@ -332,7 +345,7 @@ impl Manifest {
                 .read_raw(raw)
                 .map_err(|e| err(0, 0, format!("server `{name}`: {e}")))?;
             entry.extras.retain(|k, _| k != "disabled");
-            let (entry, secrets) = portable_server(&entry);
+            let (entry, secrets, login) = portable_server(&entry);
             specs.insert(
                 name.clone(),
                 ServerSpec {
@@ -342,6 +355,7 @@ impl Manifest {
                     client_fields: IndexMap::new(),
                     registry: None,
                     secrets,
+                    login,
                     line: 0,
                 },
             );
@@ -395,10 +409,15 @@ impl Manifest {
 /// A client's entry as a manifest server: made portable (`portable_entry`), and a
 /// launcher entry read back into the server it starts plus its `secrets`; a bridge entry
 /// into its URL, whose headers keep their `{secret:NAME}` placeholders (`Bearer
-/// {secret:docs}` is more than a whole-header secret). `apply` writes each form back.
+/// {secret:docs}` is more than a whole-header secret), and the sign-in its `--oauth
+/// LABEL` sends (`login`). `apply` writes each form back.
 pub fn portable_server(
     entry: &ServerEntry,
-) -> (ServerEntry, Vec<crate::entry::launcher::EnvSecret>) {
+) -> (
+    ServerEntry,
+    Vec<crate::entry::launcher::EnvSecret>,
+    Option<String>,
+) {
     use crate::entry::launcher::{self, Via};
     match launcher::logical(&entry.transport) {
         Some(logical) => {
@@ -410,9 +429,9 @@ pub fn portable_server(
                 transport: logical.transport,
                 extras: entry.extras.clone(),
             };
-            (portable_entry(&behind), secrets)
+            (portable_entry(&behind), secrets, logical.oauth)
         }
-        None => (portable_entry(entry), Vec::new()),
+        None => (portable_entry(entry), Vec::new(), None),
     }
 }
 
@@ -542,6 +561,29 @@ impl TomlParser<'_> {
                 })?,
             );
         }
+        let login = match server.login.take() {
+            None | Some(RawLogin::On(false)) => None,
+            Some(RawLogin::On(true)) => Some(name.to_owned()),
+            Some(RawLogin::Label(label)) => {
+                if !crate::entry::launcher::is_secret_name(&label) {
+                    return Err(self.err_at(
+                        Some(find_string(self.text, &label, start)),
+                        format!(
+                            "server `{name}`: `login = \"{label}\"` is not a sign-in name: use letters, digits, `_`, `-` and `.`, or `login = true` for the server's own name"
+                        ),
+                    ));
+                }
+                Some(label)
+            }
+        };
+        if login.is_some() && (server.url.is_none() || registry.is_some()) {
+            return Err(self.err_at(
+                Some(find_string(self.text, "login", start)),
+                format!(
+                    "server `{name}`: `login` is for remote (`url`) servers: mcpctl signs in to a URL (`mcpctl login NAME`) and its bridge sends the token"
+                ),
+            ));
+        }
         let stand_in = registry.as_ref().map(|(name, _)| name.clone());
         let mut transport = transport_of(&mut server, stand_in, &at)?;
         if let Transport::Stdio { command, args, .. } = &mut transport {
@@ -584,6 +626,7 @@ impl TomlParser<'_> {
             client_fields,
             registry,
             secrets,
+            login,
             line,
         })
     }

@@ -884,6 +884,27 @@ impl<'r, 'a> Planner<'r, 'a> {
         // holds each person's own values; one not set here is said, not a failure: the
         // entry can be written before the value is set.
         let entry = crate::session::write::secret_form(ctx, entry, &spec.secrets)?;
+        // `login`: the bridge with the sign-in `mcpctl login` keeps; one this machine has
+        // not made yet is said the same way.
+        let entry = match &spec.login {
+            Some(label) => {
+                let entry = crate::session::write::login_form(ctx, entry, label)?;
+                let secret = crate::oauth::secret_name(label);
+                if ctx.secret_store().backend_of(&secret).is_none() {
+                    self.plan.notes.push(format!(
+                        "{}: `{name}` sends the sign-in `{secret}`, which is not on this machine: {} (the entry is written; the server answers 401 until then)",
+                        client.id,
+                        if label == name {
+                            format!("run `mcpctl login {name}`")
+                        } else {
+                            format!("sign in with `mcpctl login {label}` where a server is named `{label}`, or write `login = true` to use `mcpctl login {name}`")
+                        }
+                    ));
+                }
+                entry
+            }
+            None => entry,
+        };
         for secret in crate::session::write::unset_secrets(ctx, &entry.transport) {
             self.plan.notes.push(format!(
                 "{}: `{name}` uses secret `{secret}`, which is not set on this machine: run `mcpctl secret set {secret}` (the entry is written; the server cannot start until then)",

@@ -1,7 +1,9 @@
 //! From a server's URL to its authorization server: the 401's `WWW-Authenticate`
 //! `resource_metadata` (RFC 9728; the well-known URLs when the header does not name it),
 //! the protected resource's metadata, then the authorization server's metadata (RFC 8414,
-//! then OpenID Connect discovery), whose `issuer` must be the one the resource named.
+//! then OpenID Connect discovery), whose `issuer` must be the one the resource named, and
+//! what it offers: dynamic registration, client-metadata documents (CIMD), the device
+//! flow (RFC 8628), revocation.
 
 use serde_json::{Map, Value, json};
 
@@ -53,6 +55,11 @@ pub struct Discovery {
     pub token_endpoint: String,
     pub registration_endpoint: Option<String>,
     pub revocation_endpoint: Option<String>,
+    /// RFC 8628's endpoint, where the server offers the device flow.
+    pub device_authorization_endpoint: Option<String>,
+    /// `client_id_metadata_document_supported`: a client may name itself by the https
+    /// URL of its metadata document (CIMD) instead of registering.
+    pub client_metadata_documents: bool,
 }
 
 /// The value of parameter `name` in a `WWW-Authenticate` header (quoted or a token).
@@ -267,6 +274,11 @@ fn server_metadata(
         token_endpoint,
         registration_endpoint: optional("registration_endpoint"),
         revocation_endpoint: optional("revocation_endpoint"),
+        device_authorization_endpoint: optional("device_authorization_endpoint"),
+        client_metadata_documents: metadata
+            .get("client_id_metadata_document_supported")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
     })
 }
 

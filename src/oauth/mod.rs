@@ -4,10 +4,11 @@
 //! - `discover`: the server's 401 and its `WWW-Authenticate` `resource_metadata` (RFC
 //!   9728), the protected resource's metadata, the authorization server's metadata (RFC
 //!   8414, then OpenID discovery), its issuer checked against the resource metadata.
-//! - `flow`: client registration (a pre-registered id, else dynamic registration, RFC
+//! - `flow`: mcpctl as a client (a pre-registered id, else its client-metadata
+//!   document's URL where the server accepts one (CIMD), else dynamic registration, RFC
 //!   7591), the authorization code with PKCE (S256) on a loopback redirect with `state`
-//!   checked, or the redirected URL pasted back (`--no-browser`); the token exchange,
-//!   refresh and revocation (RFC 7009).
+//!   checked, or the redirected URL pasted back; the device flow (RFC 8628); the token
+//!   exchange, refresh and revocation (RFC 7009).
 //! - `web`: the HTTP calls: only `https`, or `http` to this machine (loopback), no
 //!   redirects followed.
 //!

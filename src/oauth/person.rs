@@ -1,7 +1,9 @@
 //! Signing in with a person at the keyboard: the authorization URL opened in their
 //! browser (`Platform::opener`: `$BROWSER`, else the OS's opener) with the answer taken on
-//! the loopback listener, or printed (`--no-browser`) with the redirected address read
-//! back from stdin. What `mcpctl login` and `mcpctl add --login` share.
+//! the loopback listener; or, with no browser here (`--no-browser`), the device flow where
+//! the server offers it (a code to confirm on any device), else the URL printed with the
+//! redirected address read back from stdin; or the device flow asked for (`--device`).
+//! What `mcpctl login` and `mcpctl add --login` share.
 
 use std::io::BufRead;
 use std::time::Duration;
@@ -16,6 +18,11 @@ use super::{Grant, discover, flow, save, secret_name};
 /// How to sign in.
 pub struct Options {
     pub no_browser: bool,
+    /// The device flow (RFC 8628), whether or not a browser is here.
+    pub device: bool,
+    /// The https URL of mcpctl's client-metadata document, the client id where the
+    /// server accepts one (CIMD).
+    pub client_metadata_url: Option<String>,
     /// A client id registered beforehand (else mcpctl registers itself).
     pub client_id: Option<String>,
     pub scope: Option<String>,
@@ -23,6 +30,26 @@ pub struct Options {
     pub callback_port: Option<u16>,
     /// How long to wait for the browser's answer.
     pub timeout: Duration,
+}
+
+/// How the person signed in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Way {
+    /// The code flow, its answer on the loopback listener.
+    Browser,
+    /// The code flow, the redirected address pasted back.
+    Paste,
+    /// The device flow (RFC 8628).
+    Device,
+}
+
+/// What signing in gave: the grant (kept), who mcpctl was to the server, and the way.
+#[derive(Debug)]
+pub struct Signed {
+    pub grant: Grant,
+    pub client: flow::Registered,
+    pub way: Way,
 }
 
 /// Sign in to `server` and keep the grant as `oauth.LABEL`.
@@ -33,7 +60,7 @@ pub fn sign_in(
     label: &str,
     server: &str,
     options: &Options,
-) -> anyhow::Result<Grant> {
+) -> anyhow::Result<Signed> {
     let failed = |e: &dyn std::fmt::Display| {
         UserError::new(format!("cannot sign in to `{label}` ({server}): {e}"))
     };
@@ -41,6 +68,49 @@ pub fn sign_in(
     let discovery = discover::discover(server).map_err(|e| failed(&e));
     printer.progress_done();
     let discovery = discovery?;
+    if let Some(url) = &options.client_metadata_url {
+        check_metadata_url(url)?;
+    }
+    let metadata_url = options.client_metadata_url.as_deref();
+    let offered = discovery.device_authorization_endpoint.is_some();
+    if options.device || (options.no_browser && offered) {
+        let mut show = |code: &flow::DeviceCode| {
+            let minutes = super::duration_text(code.expires_in);
+            printer.ask(&match &code.verification_uri_complete {
+                Some(complete) => format!(
+                    "To sign in to `{label}`, open this URL in a browser on any device:\n\n  {complete}\n\nand check that it shows the code {} (it expires in {minutes}). Waiting for the sign-in…",
+                    code.user_code
+                ),
+                None => format!(
+                    "To sign in to `{label}`, open this URL in a browser on any device:\n\n  {}\n\nand enter the code {} (it expires in {minutes}). Waiting for the sign-in…",
+                    code.verification_uri, code.user_code
+                ),
+            });
+        };
+        match flow::device_sign_in(
+            &discovery,
+            options.client_id.as_deref(),
+            metadata_url,
+            options.scope.as_deref(),
+            &mut show,
+        ) {
+            Ok((grant, client)) => {
+                save(store, &secret_name(label), &grant)?;
+                return Ok(Signed {
+                    grant,
+                    client,
+                    way: Way::Device,
+                });
+            }
+            // Chosen for `--no-browser` only because it is offered: a server that then
+            // refuses it still has the paste-back.
+            Err(flow::FlowError::DeviceRefused(e)) if !options.device => printer.warn(&format!(
+                "{} offers the device flow but refused to start it ({e}); signing in with the URL to paste back instead",
+                discovery.issuer
+            )),
+            Err(e) => return Err(failed(&e).into()),
+        }
+    }
     let opener = platform.opener();
     let no_browser = options.no_browser;
     let mut show = |url: &str| {
@@ -78,9 +148,10 @@ pub fn sign_in(
     } else {
         flow::Return::Loopback(options.timeout)
     };
-    let grant = flow::sign_in(
+    let (grant, client) = flow::sign_in(
         &discovery,
         options.client_id.as_deref(),
+        metadata_url,
         options.scope.as_deref(),
         options.callback_port,
         how,
@@ -91,7 +162,37 @@ pub fn sign_in(
     )
     .map_err(|e| failed(&e))?;
     save(store, &secret_name(label), &grant)?;
-    Ok(grant)
+    Ok(Signed {
+        grant,
+        client,
+        way: if options.no_browser {
+            Way::Paste
+        } else {
+            Way::Browser
+        },
+    })
+}
+
+/// A client-metadata document's URL as the CIMD draft wants it: https, with a path, no
+/// fragment, no user info (the authorization server fetches it and compares the
+/// document's `client_id` with it).
+pub fn check_metadata_url(url: &str) -> Result<(), UserError> {
+    let ok = url.strip_prefix("https://").is_some_and(|rest| {
+        let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
+        !authority.is_empty()
+            && !authority.contains('@')
+            && rest.len() > authority.len() + 1
+            && !url.contains('#')
+            && !url.chars().any(|c| c.is_whitespace() || c.is_control())
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(UserError::new(format!(
+            "`{url}` is not a client-metadata document URL: it must be https with a path (e.g. https://example.com/mcpctl/client-metadata.json)"
+        ))
+        .hint("host docs/client-metadata.json with its `client_id` set to its own URL, and give that URL (--client-metadata-url or MCPCTL_CLIENT_METADATA_URL)"))
+    }
 }
 
 /// What an entry's own `oauth` object says about signing in (Claude Code's `clientId`,
@@ -137,6 +238,21 @@ impl EntryOauth {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn client_metadata_urls_are_https_with_a_path() {
+        assert!(check_metadata_url("https://example.com/mcpctl/client.json").is_ok());
+        for bad in [
+            "http://example.com/c.json",
+            "https://example.com",
+            "https://example.com/",
+            "https://u@example.com/c.json",
+            "https://example.com/c.json#x",
+            "https:///c.json",
+        ] {
+            assert!(check_metadata_url(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn an_entrys_oauth_object_names_its_client() {

@@ -539,6 +539,51 @@ pub(crate) fn secret_form(
     Ok(ServerEntry { transport, extras })
 }
 
+/// `entry` (a remote entry, or the bridge `secret_form` made of it) as mcpctl's bridge
+/// sending the sign-in `oauth.LABEL` (`--oauth LABEL`), started by this mcpctl binary.
+/// What a manifest's `login` writes; anything else is left as it is.
+pub(crate) fn login_form(
+    ctx: &Context,
+    entry: ServerEntry,
+    label: &str,
+) -> anyhow::Result<ServerEntry> {
+    use crate::entry::launcher;
+    let ServerEntry { transport, extras } = entry;
+    let transport = match transport {
+        entry::Transport::Remote { url, kind, headers } => entry::Transport::Stdio {
+            command: program(ctx)?,
+            args: launcher::oauth_bridge_args(&url, kind, &headers, label),
+            env: crate::entry::StringMap::new(),
+            cwd: None,
+        },
+        entry::Transport::Stdio {
+            command,
+            mut args,
+            env,
+            cwd,
+        } => {
+            let bridge = launcher::logical(&entry::Transport::Stdio {
+                command: command.clone(),
+                args: args.clone(),
+                env: env.clone(),
+                cwd: cwd.clone(),
+            })
+            .filter(|l| l.via == launcher::Via::Bridge);
+            if bridge.is_some_and(|b| b.oauth.is_none()) {
+                args.push("--oauth".to_owned());
+                args.push(label.to_owned());
+            }
+            entry::Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            }
+        }
+    };
+    Ok(ServerEntry { transport, extras })
+}
+
 /// The secrets a launcher or bridge entry names that this machine's store does not hold
 /// (in order, each once).
 pub(crate) fn unset_secrets(ctx: &Context, transport: &entry::Transport) -> Vec<String> {

@@ -716,10 +716,7 @@ impl State {
     /// server.
     /// Read and written under the cache file's own lock, so it never waits for a
     /// writing command's state lock, and concurrent runs keep each other's numbers.
-    pub fn remember_tokens(
-        &self,
-        measured: &[(&crate::entry::ServerEntry, usize, Vec<tokens::ToolTokens>)],
-    ) -> Result<(), fs::FsError> {
+    pub fn remember_tokens(&self, measured: &[tokens::Measurement<'_>]) -> Result<(), fs::FsError> {
         let Some(root) = &self.root else {
             return Ok(());
         };
@@ -731,14 +728,15 @@ impl State {
         let source = lock.read(&path)?;
         let mut cache: tokens::Tokens = serde_json::from_str(&source.text).unwrap_or_default();
         let time = rfc3339(SystemTime::now());
-        for (entry, tokens, per_tool) in measured {
-            cache.put(
-                entry,
+        for m in measured {
+            cache.put_as(
+                m.entry,
+                m.declared,
                 tokens::Measured {
-                    tokens: *tokens,
-                    tools: per_tool.len(),
+                    tokens: m.tokens,
+                    tools: m.per_tool.len(),
                     time: time.clone(),
-                    per_tool: per_tool.clone(),
+                    per_tool: m.per_tool.clone(),
                 },
             );
         }

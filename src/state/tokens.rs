@@ -4,8 +4,13 @@
 //!
 //! Keyed by how the server is started, not by where it is configured: a fingerprint of
 //! the entry made portable (logical command, `${VAR}` spelling) with client-only fields
-//! left out, so the same server in Cursor and in Codex is one measurement. A cache: a
-//! damaged or missing file reads as "nothing measured", never as an error.
+//! left out, so the same server in Cursor and in Codex is one measurement — and by the
+//! capabilities declared when it was measured: a server may list other tools to a client
+//! that declares other capabilities (server-everything shows Claude Code 16 tools,
+//! mcpctl 15), so a measurement made declaring a client's own capabilities (its row's
+//! `[client.loading] capabilities`) is kept apart, under the fingerprint followed by
+//! ` as sha256:…` of those capabilities; one made with mcpctl's own has the bare key.
+//! A cache: a damaged or missing file reads as "nothing measured", never as an error.
 //!
 //! A file an older mcpctl wrote may also hold `starts` (how long each handshake took,
 //! once used to order doctor's starts): it is ignored, and dropped when the file is
@@ -14,6 +19,8 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 use crate::entry::ServerEntry;
 
@@ -37,6 +44,16 @@ pub struct Measured {
     pub per_tool: Vec<ToolTokens>,
 }
 
+/// A measurement to remember: the server started as `entry`, declaring `declared`
+/// (`None`: mcpctl's own capabilities).
+#[derive(Debug, Clone)]
+pub struct Measurement<'a> {
+    pub entry: &'a ServerEntry,
+    pub declared: Option<&'a Value>,
+    pub tokens: usize,
+    pub per_tool: Vec<ToolTokens>,
+}
+
 /// One tool's estimated tokens.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolTokens {
@@ -53,15 +70,22 @@ pub struct Tokens {
 }
 
 impl Tokens {
-    /// What was last measured for a server started as `entry`.
+    /// What was last measured for a server started as `entry` with mcpctl's own
+    /// capabilities.
     pub fn get(&self, entry: &ServerEntry) -> Option<&Measured> {
-        self.servers.get(key(entry).as_str())
+        self.get_as(entry, None)
     }
 
-    /// Remember a measurement (replacing the older one), keeping at most `KEPT`.
-    pub fn put(&mut self, entry: &ServerEntry, measured: Measured) {
-        self.servers
-            .insert(key(entry).as_str().to_owned(), measured);
+    /// What was last measured for a server started as `entry` declaring `declared`
+    /// (`None`: mcpctl's own capabilities).
+    pub fn get_as(&self, entry: &ServerEntry, declared: Option<&Value>) -> Option<&Measured> {
+        self.servers.get(&key_as(entry, declared))
+    }
+
+    /// Remember a measurement made declaring `declared` (replacing the older one),
+    /// keeping at most `KEPT`.
+    pub fn put_as(&mut self, entry: &ServerEntry, declared: Option<&Value>, measured: Measured) {
+        self.servers.insert(key_as(entry, declared), measured);
         while self.servers.len() > KEPT {
             let oldest = self
                 .servers
@@ -81,6 +105,23 @@ pub fn key(entry: &ServerEntry) -> Fingerprint {
     let mut launch = crate::entry::render::portable_entry(entry);
     launch.extras.clear();
     fingerprint(&launch)
+}
+
+/// The key of a measurement made declaring `declared` (`None`: mcpctl's own
+/// capabilities, the bare fingerprint): clients that declare the same capabilities share
+/// it.
+pub fn key_as(entry: &ServerEntry, declared: Option<&Value>) -> String {
+    let base = key(entry).as_str().to_owned();
+    let Some(declared) = declared else {
+        return base;
+    };
+    let text = crate::formats::sorted_keys(declared).to_string();
+    let hex: String = Sha256::digest(text.as_bytes())
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("{base} as sha256:{hex}")
 }
 
 #[cfg(test)]
@@ -111,12 +152,35 @@ mod tests {
     }
 
     #[test]
+    fn a_measurement_declaring_a_clients_capabilities_is_kept_apart() {
+        let e = entry("cursor", json!({"command": "srv"}));
+        let measured = |tokens| Measured {
+            tokens,
+            tools: 1,
+            time: "2026-12-07T00:00:00Z".to_owned(),
+            per_tool: Vec::new(),
+        };
+        let claude =
+            json!({"roots": {"listChanged": true}, "elicitation": {"form": {}, "url": {}}});
+        let reordered =
+            json!({"elicitation": {"url": {}, "form": {}}, "roots": {"listChanged": true}});
+        let mut tokens = Tokens::default();
+        tokens.put_as(&e, None, measured(15));
+        tokens.put_as(&e, Some(&claude), measured(16));
+        assert_eq!(tokens.get(&e).unwrap().tokens, 15);
+        assert_eq!(tokens.get_as(&e, Some(&claude)).unwrap().tokens, 16);
+        assert_eq!(tokens.get_as(&e, Some(&reordered)).unwrap().tokens, 16);
+        assert!(tokens.get_as(&e, Some(&json!({}))).is_none());
+    }
+
+    #[test]
     fn only_the_newest_measurements_are_kept() {
         let mut tokens = Tokens::default();
         for i in 0..=KEPT {
             let e = entry("cursor", json!({"command": format!("s{i}")}));
-            tokens.put(
+            tokens.put_as(
                 &e,
+                None,
                 Measured {
                     tokens: i,
                     tools: 1,

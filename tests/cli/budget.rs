@@ -526,3 +526,89 @@ fn claude_code_servers_are_switched_off_in_this_project_only() {
     env.run_in("proj", &["undo"]).ok();
     assert_eq!(env.read(CLAUDE), before);
 }
+
+/// server-everything from `.ci/peers.sh`; fails the test when it is not installed.
+fn everything_entry() -> Value {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(".cache")
+        .join("peers")
+        .join("npm")
+        .join("node_modules")
+        .join("@modelcontextprotocol")
+        .join("server-everything")
+        .join("dist")
+        .join("index.js");
+    if !script.is_file() {
+        crate::peer::missing("server-everything is not installed (run .ci/peers.sh)");
+    }
+    json!({"command": "node", "args": [script.display().to_string(), "stdio"]})
+}
+
+/// Issue 41 "as that client would receive them": server-everything lists 16 tools to
+/// Claude Code (roots, form and URL elicitation) and 15 to mcpctl's own declaration.
+/// `tokens.json` keeps a measurement per capability profile, so `budget` counts Claude
+/// Code's own 16; a measurement made with mcpctl's capabilities (`tools` without `--as`)
+/// is used only as a fallback, said per client (Cursor's row records none), and
+/// `--measure` measures the server again as Claude Code.
+#[test]
+#[ignore = "needs .ci/peers.sh"]
+fn budget_counts_the_tools_each_client_is_listed_with_its_own_capabilities() {
+    let env = TestEnv::new();
+    let mut everything = everything_entry();
+    write_json(
+        &env,
+        CURSOR,
+        &json!({"mcpServers": {"everything": everything}}),
+    );
+    everything["type"] = json!("stdio");
+    // Loaded in full, so the count is the definitions, not the deferred names.
+    everything["alwaysLoad"] = json!(true);
+    write_json(
+        &env,
+        CLAUDE,
+        &json!({"mcpServers": {"everything": everything}}),
+    );
+    // Measured with mcpctl's own capabilities: 15 tools.
+    env.run(&["tools", "everything", "-c", "cursor", "--json"])
+        .ok();
+    let report = env
+        .run(&["budget", "-c", "claude-code,cursor", "--json"])
+        .ok()
+        .json();
+    for id in ["claude-code", "cursor"] {
+        let c = client(&report, id);
+        let everything = server(c, "everything");
+        assert_eq!(tools_of(everything).len(), 15, "{id}: {everything}");
+        assert_eq!(everything["measured_as"], "mcpctl", "{id}: {everything}");
+    }
+    let fallback = client(&report, "claude-code")["fallback"].as_str().unwrap();
+    assert!(
+        fallback.contains("not Claude Code's") && fallback.contains("--measure -c claude-code"),
+        "{fallback}"
+    );
+    let fallback = client(&report, "cursor")["fallback"].as_str().unwrap();
+    assert!(fallback.contains("records no capabilities"), "{fallback}");
+
+    // Measured as Claude Code: 16, kept apart from mcpctl's 15.
+    let report = env
+        .run(&["budget", "--measure", "-c", "claude-code,cursor", "--json"])
+        .ok()
+        .json();
+    let claude = client(&report, "claude-code");
+    let everything = server(claude, "everything");
+    let tools = tools_of(everything);
+    assert_eq!(tools.len(), 16, "{everything}");
+    assert!(tools.iter().any(|(t, _)| t == "trigger-url-elicitation"));
+    assert_eq!(everything["measured_as"], "client", "{everything}");
+    assert_eq!(claude["fallback"], Value::Null, "{claude}");
+    let cursor = server(client(&report, "cursor"), "everything");
+    assert_eq!(tools_of(cursor).len(), 15, "{cursor}");
+    assert!(n(&everything["tokens"]) > n(&cursor["tokens"]));
+    // The human table says it too.
+    let human = env.run(&["budget", "-c", "cursor"]).ok();
+    assert!(
+        human.stdout.contains("records no capabilities"),
+        "{}",
+        human.stdout
+    );
+}

@@ -26,7 +26,7 @@ pub fn faulty(env: &TestEnv, fault: &str, args: &[&str]) -> crate::env::Run {
 /// on Windows the fault hook's `abort()`, which ends the process with
 /// `STATUS_STACK_BUFFER_OVERRUN` (0xC0000409).
 pub fn run_of(mut command: std::process::Command) -> crate::env::Run {
-    let out = command.output().unwrap();
+    let out = crate::env::output_of(&mut command);
     let code = match out.status.code() {
         Some(code) if !(cfg!(windows) && code as u32 == 0xC000_0409) => code,
         _ => -1,

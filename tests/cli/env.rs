@@ -16,31 +16,36 @@ pub struct Run {
     pub stderr: String,
 }
 
+/// `command.output()`, started again when the start itself failed for a reason of the
+/// test machine rather than of the program: Wine under load now and then fails a
+/// CreateProcess with ERROR_INTERNAL_ERROR (1359), which real Windows does not; a binary a
+/// test just copied is busy (ETXTBSY) while another test's fork still holds the copy's
+/// write handle. Both pass: try again.
+pub fn output_of(command: &mut Command) -> Output {
+    let mut output = command.output();
+    for _ in 0..20 {
+        match &output {
+            Err(e)
+                if (cfg!(windows) && e.raw_os_error() == Some(1359))
+                    || e.kind() == std::io::ErrorKind::ExecutableFileBusy =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                output = command.output();
+            }
+            _ => break,
+        }
+    }
+    output.unwrap()
+}
+
 impl Run {
     /// Run `command` to the end and keep its exit code and output.
     pub fn of(mut command: Command) -> Run {
-        let mut output = command.output();
-        for _ in 0..20 {
-            match &output {
-                // Wine under load now and then fails a CreateProcess with
-                // ERROR_INTERNAL_ERROR (1359), which real Windows does not; a binary a test
-                // just copied is busy (ETXTBSY) while another test's fork still holds the
-                // copy's write handle. Both pass: try again.
-                Err(e)
-                    if (cfg!(windows) && e.raw_os_error() == Some(1359))
-                        || e.kind() == std::io::ErrorKind::ExecutableFileBusy =>
-                {
-                    std::thread::sleep(std::time::Duration::from_millis(50));
-                    output = command.output();
-                }
-                _ => break,
-            }
-        }
         let Output {
             status,
             stdout,
             stderr,
-        } = output.unwrap();
+        } = output_of(&mut command);
         Run {
             code: status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&stdout).into_owned(),

@@ -508,6 +508,74 @@ fn each_clients_own_list_shows_slack_off_here_and_on_elsewhere() {
     }
 }
 
+/// Qwen Code's own `mcp list` cannot confirm its project switch: 0.24.4 lists every
+/// configured server and never reads `mcp.excluded` (`listMcpServers` in its bundle). Its
+/// session does read it (`loadCliConfig` passes `settings.mcp.excluded` to `Config`, and
+/// discovery skips `isMcpServerDisabled` servers), so the cross-check runs Qwen itself:
+/// a headless prompt against a model endpoint that refuses connections starts the MCP
+/// servers first, and the fixture server logs each start. After `mcpctl disable slack
+/// --here`, Qwen starts `pg` but not `slack` in the project, and both elsewhere.
+#[cfg(unix)] // runs the client under `timeout`
+#[test]
+#[ignore = "needs .ci/clients.sh"]
+fn qwen_starts_no_server_switched_off_here_and_starts_it_elsewhere() {
+    let env = TestEnv::new();
+    let fixture = crate::fixture_server::fixture_binary()
+        .display()
+        .to_string();
+    let log = |name: &str| env.path(&format!("{name}.log"));
+    let entry =
+        |name: &str| serde_json::json!({ "command": fixture, "env": { "FIXTURE_LOG": log(name) } });
+    env.write(
+        ".qwen/settings.json",
+        serde_json::json!({ "mcpServers": { "slack": entry("slack"), "pg": entry("pg") } })
+            .to_string()
+            .as_bytes(),
+    );
+    env.write("app/.git/HEAD", b"ref: refs/heads/main\n");
+    env.write("other/.git/HEAD", b"ref: refs/heads/main\n");
+    env.run_in("app", &["disable", "slack", "--here", "-c", "qwen-code"])
+        .ok();
+    // A model endpoint that refuses the key: the prompt fails at once (a refused
+    // connection would be retried for minutes), after MCP discovery.
+    let model = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}/v1", model.local_addr().unwrap());
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for mut stream in model.incoming().flatten() {
+            let mut request = [0u8; 65536];
+            let _ = stream.read(&mut request);
+            let _ = stream.write_all(
+                b"HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: 40\r\nConnection: close\r\n\r\n{\"error\":{\"message\":\"invalid api key\"}}\n",
+            );
+        }
+    });
+    let qwen = [
+        "hi",
+        "--auth-type",
+        "openai",
+        "--openai-api-key",
+        "unused",
+        "--openai-base-url",
+        base.as_str(),
+        "-m",
+        "unused",
+    ];
+    let starts = |name: &str| {
+        std::fs::read_to_string(log(name))
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.starts_with("start "))
+            .count()
+    };
+    let here = client_in(&env, "app", "qwen", &qwen);
+    assert_eq!(starts("pg"), 1, "qwen in the project:\n{here}");
+    assert_eq!(starts("slack"), 0, "qwen in the project:\n{here}");
+    let elsewhere = client_in(&env, "other", "qwen", &qwen);
+    assert_eq!(starts("pg"), 2, "qwen elsewhere:\n{elsewhere}");
+    assert_eq!(starts("slack"), 1, "qwen elsewhere:\n{elsewhere}");
+}
+
 /// The line of a client's list that names slack.
 #[cfg(unix)]
 fn slack_line(text: &str) -> Option<String> {

@@ -106,7 +106,7 @@ impl Drop for OauthServer {
 
 #[cfg(unix)]
 /// A program on the test process's PATH (the test env's PATH holds only its own bin).
-fn program(name: &str) -> PathBuf {
+pub(crate) fn program(name: &str) -> PathBuf {
     std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
         .unwrap_or_default()
@@ -138,13 +138,13 @@ pub(crate) fn browser(env: &mut TestEnv, sed: &str) {
 }
 
 /// The grant kept for `secret`, as JSON (the test reads the token to look for it).
-fn grant(env: &TestEnv, secret: &str) -> Value {
+pub(crate) fn grant(env: &TestEnv, secret: &str) -> Value {
     let run = env.run(&["secret", "get", secret, "--reveal"]).ok();
     serde_json::from_str(run.stdout.trim()).unwrap()
 }
 
 #[cfg(unix)]
-fn assert_nowhere(token: &str, env: &TestEnv, runs: &[&Run]) {
+pub(crate) fn assert_nowhere(token: &str, env: &TestEnv, runs: &[&Run]) {
     assert!(token.len() > 10, "{token}");
     for run in runs {
         assert!(
@@ -772,4 +772,77 @@ fn a_client_id_in_the_entrys_oauth_fields_is_used_with_its_callback_port() {
         login.stderr
     );
     assert_eq!(login.json()["left"], json!(["claude-code"]));
+}
+
+/// `import` reads a signed-in bridge entry (`mcpctl bridge URL --oauth NAME`) as the
+/// remote server plus `login = …`, and `apply` writes the bridge with the same sign-in
+/// back into every client; a sign-in this machine does not have is said, with the
+/// command that makes it. No token is involved: the manifest names the sign-in only.
+#[test]
+fn import_and_apply_keep_a_signed_in_bridge_entry() {
+    let env = TestEnv::new();
+    let mcpctl = crate::secret_store::mcpctl_path();
+    let url = "https://docs.example.com/mcp";
+    env.write(
+        ".cursor/mcp.json",
+        serde_json::json!({"mcpServers": {
+            "docs": {"command": mcpctl, "args": ["bridge", url, "--oauth", "docs"]},
+            "wiki": {"command": mcpctl, "args": ["bridge", "https://wiki.example.com/mcp",
+                "--header", "X-Team=blue", "--oauth", "team-sso"]}
+        }})
+        .to_string()
+        .as_bytes(),
+    );
+    env.run(&["import", "-c", "cursor", "--manifest", "team.toml"])
+        .ok();
+    let team = env.read_str("team.toml");
+    assert!(
+        team.contains(&format!("[servers.docs]\nurl = \"{url}\"\nlogin = true\n")),
+        "{team}"
+    );
+    assert!(team.contains("login = \"team-sso\""), "{team}");
+    assert!(!team.contains("bridge"), "{team}");
+    env.run(&["plan", "--check", "--manifest", "team.toml"])
+        .ok();
+
+    // The same manifest on a machine whose Claude Code has neither server.
+    let team = team.replace(
+        "clients = [\"cursor\"]",
+        "clients = [\"cursor\", \"claude-code\"]",
+    );
+    env.write("team.toml", team.as_bytes());
+    let apply = env.run(&["apply", "--manifest", "team.toml"]).ok();
+    let said = format!("{}{}", apply.stdout, apply.stderr);
+    assert!(said.contains("mcpctl login docs"), "{said}");
+    assert!(said.contains("mcpctl login team-sso"), "{said}");
+    let claude = crate::env::jsonc(env.read_str(".claude.json").as_bytes());
+    assert_eq!(
+        claude["mcpServers"]["docs"]["args"],
+        serde_json::json!(["bridge", url, "--oauth", "docs"]),
+        "{claude}"
+    );
+    assert_eq!(
+        claude["mcpServers"]["wiki"]["args"],
+        serde_json::json!([
+            "bridge",
+            "https://wiki.example.com/mcp",
+            "--header",
+            "X-Team=blue",
+            "--oauth",
+            "team-sso"
+        ]),
+        "{claude}"
+    );
+    env.run(&["plan", "--check", "--manifest", "team.toml"])
+        .ok();
+    let list = env.run(&["list", "--json"]).ok();
+    assert!(list.stdout.contains("\"oauth\""), "{}", list.stdout);
+
+    env.write(
+        "bad.toml",
+        b"[servers.gh]\ncommand = \"npx\"\nlogin = true\n",
+    );
+    let bad = env.run(&["plan", "--manifest", "bad.toml"]).code(2);
+    assert!(bad.stderr.contains("bad.toml:"), "{}", bad.stderr);
+    assert!(bad.stderr.contains("`login`"), "{}", bad.stderr);
 }

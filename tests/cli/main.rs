@@ -39,6 +39,8 @@ mod lists;
 mod loading;
 mod lock;
 mod login;
+#[cfg(unix)] // openssl makes the document host's certificate; the browser is a script
+mod login_oidc;
 mod manifest;
 mod odd_files;
 mod output;

@@ -1587,3 +1587,77 @@ fn mcpctl_reads_what_vibe_writes() {
     p.client(&["mcp", "remove", "web"]).ok();
     assert!(p.mcpctl_rows("mistral-vibe").is_empty());
 }
+
+/// The capabilities `[client.loading] capabilities` records for `id` in clients.toml.
+fn row_capabilities(id: &str) -> Value {
+    let text = std::fs::read_to_string(repo().join("clients.toml")).unwrap();
+    let table: toml::Value = toml::from_str(&text).unwrap();
+    let row = table["client"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"].as_str() == Some(id))
+        .unwrap_or_else(|| panic!("no row `{id}`"));
+    let capabilities = row
+        .get("loading")
+        .and_then(|l| l.get("capabilities"))
+        .unwrap_or_else(|| panic!("`{id}` records no capabilities"));
+    serde_json::to_value(capabilities).unwrap()
+}
+
+/// What the client sent in `initialize`, from the fixture's `log-requests` file.
+fn initialize_sent(log: &Path) -> Value {
+    let text = std::fs::read_to_string(log)
+        .unwrap_or_else(|e| panic!("the client never started the server ({e})"));
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|m| m["method"] == "initialize")
+        .unwrap_or_else(|| panic!("no initialize in {text}"))["params"]
+        .clone()
+}
+
+/// Issue 38 item 6 / 41: `tools --as`, `doctor -c` and `budget` declare what each client
+/// declares, from its row. Each client CLI that connects from the command line starts the
+/// fixture server (its `log-requests` mode keeps every line it was sent) with an entry
+/// `mcpctl add` wrote, and the `initialize` it sends carries exactly the row's
+/// capabilities: OpenCode and Kilo `{roots}`, Amp and Factory Droid none.
+#[test]
+#[ignore = "needs .ci/clients.sh and cargo build -p fixture-server"]
+fn clients_declare_the_capabilities_their_rows_record() {
+    let fixture = crate::fixture_server::fixture_binary()
+        .display()
+        .to_string();
+    // (row, CLI, its command that connects to every server, extra environment)
+    type Case<'a> = (&'a str, &'a str, &'a [&'a str], &'a [(&'a str, &'a str)]);
+    let cases: [Case<'_>; 4] = [
+        ("opencode", "opencode", &["mcp", "list"], &[]),
+        ("kilo", "kilo", &["mcp", "list"], &[]),
+        // `amp mcp doctor` wants a key before it starts anything; none is checked offline.
+        (
+            "amp",
+            "amp",
+            &["mcp", "doctor"],
+            &[("AMP_API_KEY", "sgamp_test")],
+        ),
+        ("factory", "droid", &["mcp", "list"], &[]),
+    ];
+    for (id, bin, args, extra) in cases {
+        let mut p = peer(bin);
+        for (k, v) in extra {
+            p.env.extra_env.push(((*k).into(), (*v).into()));
+        }
+        let log = p.env.path("requests.log");
+        let mode = format!("log-requests={}", log.display());
+        p.mcpctl(&["add", "fx", "-c", id, "--", &fixture, &mode])
+            .ok();
+        let run = p.client(args);
+        let sent = initialize_sent(&log);
+        assert_eq!(
+            sent["capabilities"],
+            row_capabilities(id),
+            "{id}: {bin} sent {sent:#}\n{}\n{}",
+            run.stdout,
+            run.stderr
+        );
+    }
+}

@@ -444,7 +444,7 @@ fn tools_as_a_client_without_recorded_capabilities_says_it_fell_back() {
     let env = TestEnv::new();
     cursor_config(&env, json!({"everything": entry}));
     let run = env
-        .run(&["tools", "everything", "-c", "cursor", "--as", "opencode"])
+        .run(&["tools", "everything", "-c", "cursor", "--as", "windsurf"])
         .ok();
     assert!(
         run.stderr.contains("records no capabilities") && run.stderr.contains("mcpctl's own"),
@@ -458,5 +458,65 @@ fn tools_as_a_client_without_recorded_capabilities_says_it_fell_back() {
         !run.stderr.contains("records no capabilities"),
         "{}",
         run.stderr
+    );
+}
+
+/// Issue 38 item 6: the rows of OpenCode, Kilo, Amp, Factory Droid and Mistral Vibe now
+/// record what each sends (peers::clients_declare_the_capabilities_their_rows_record), so
+/// `tools --as` lists what each receives — Amp declares nothing and gets 13 tools, as its
+/// own `amp mcp doctor` counts them, where mcpctl's declaration gets 15 — and says whose
+/// capabilities it declared; a client whose row records none (Cursor) is said in `--json`.
+#[test]
+#[ignore = "needs .ci/peers.sh"]
+fn tools_as_each_client_declares_what_that_client_sends() {
+    let entry = everything_entry(&[]);
+    let env = TestEnv::new();
+    cursor_config(&env, json!({"everything": entry}));
+    let report = |as_client: &str| {
+        let run = env
+            .run(&[
+                "tools",
+                "everything",
+                "-c",
+                "cursor",
+                "--as",
+                as_client,
+                "--json",
+            ])
+            .ok();
+        assert!(
+            !run.stderr.contains("records no capabilities"),
+            "{as_client}: {}",
+            run.stderr
+        );
+        let report = run.json();
+        assert_eq!(report["capabilities_of"], as_client, "{report}");
+        assert_eq!(report["fallback"], Value::Null, "{report}");
+        report["tools"].as_array().unwrap().len()
+    };
+    assert_eq!(report("amp"), 13);
+    assert_eq!(report("factory"), 13);
+    assert_eq!(report("mistral-vibe"), 13);
+    // Roots without listChanged: server-everything's roots tool, no elicitation ones.
+    assert_eq!(report("opencode"), 14);
+    assert_eq!(report("kilo"), 14);
+    let cursor = env
+        .run(&[
+            "tools",
+            "everything",
+            "-c",
+            "cursor",
+            "--as",
+            "cursor",
+            "--json",
+        ])
+        .ok()
+        .json();
+    assert_eq!(cursor["capabilities_of"], "mcpctl", "{cursor}");
+    assert!(
+        cursor["fallback"]
+            .as_str()
+            .is_some_and(|f| f.contains("records no capabilities")),
+        "{cursor}"
     );
 }

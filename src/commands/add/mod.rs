@@ -214,6 +214,11 @@ fn signed_in(
                     url,
                     &crate::oauth::person::Options {
                         no_browser,
+                        device: false,
+                        // As `login` takes it (its --client-metadata-url's variable).
+                        client_metadata_url: std::env::var("MCPCTL_CLIENT_METADATA_URL")
+                            .ok()
+                            .filter(|u| !u.is_empty()),
                         client_id: None,
                         scope: None,
                         callback_port: None,

@@ -31,6 +31,8 @@ struct Variant<'a> {
     entry: ServerEntry,
     /// A launcher entry's `--secret` pairs: the manifest's `secrets = {…}`.
     secrets: Vec<crate::entry::launcher::EnvSecret>,
+    /// A signed-in bridge's `--oauth LABEL`: the manifest's `login`.
+    login: Option<String>,
     /// (client, file, raw entry as found)
     found: Vec<(&'a Client, crate::clients::Location, Value)>,
     /// Fields the manifest does not model, per client (`[servers.NAME.client.ID]`).
@@ -198,8 +200,9 @@ impl<'a> Gathered<'a> {
             ));
             return;
         };
-        // A launcher entry is the server it starts plus `secrets = {…}` (round trip).
-        let (mut portable, secrets) = manifest::portable_server(entry);
+        // A launcher entry is the server it starts plus `secrets = {…}`, a signed-in
+        // bridge its URL plus `login` (round trip).
+        let (mut portable, secrets, login) = manifest::portable_server(entry);
         let extras = std::mem::take(&mut portable.extras);
         let prompt_fields = prompts_to_variables(&mut portable, &f.raw, &mut self.prompts);
         if !keep_secrets {
@@ -221,13 +224,14 @@ impl<'a> Gathered<'a> {
         let variants = self.servers.entry(f.name.clone()).or_default();
         let variant = match variants
             .iter_mut()
-            .position(|v| v.entry == portable && v.secrets == secrets)
+            .position(|v| v.entry == portable && v.secrets == secrets && v.login == login)
         {
             Some(i) => &mut variants[i],
             None => {
                 variants.push(Variant {
                     entry: portable,
                     secrets,
+                    login,
                     found: Vec::new(),
                     client_fields: IndexMap::new(),
                     off: Vec::new(),
@@ -366,7 +370,7 @@ fn insert_servers<'v, 'a>(
             .all(|id| variant.found.iter().any(|(c, _, _)| c.id == *id))
             || variant.found.iter().all(|(c, _, _)| c.owned_by.is_some());
         warn_off_in_some(printer, name, variant);
-        table.insert(name, Item::Table(server_table(variant, !everywhere)));
+        table.insert(name, Item::Table(server_table(name, variant, !everywhere)));
         imported.push((name.clone(), variant));
     }
     Ok(imported)

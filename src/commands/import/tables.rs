@@ -39,7 +39,7 @@ fn inline(map: &StringMap) -> InlineTable {
 }
 
 /// `[servers.NAME]` for one variant.
-pub(super) fn server_table(variant: &Variant<'_>, narrow: bool) -> Table {
+pub(super) fn server_table(name: &str, variant: &Variant<'_>, narrow: bool) -> Table {
     let mut t = Table::new();
     match &variant.entry.transport {
         Transport::Stdio {
@@ -77,6 +77,15 @@ pub(super) fn server_table(variant: &Variant<'_>, narrow: bool) -> Table {
             }
             if !headers.is_empty() {
                 t.insert("headers", toml_edit::value(inline(headers)));
+            }
+            match variant.login.as_deref() {
+                Some(label) if label == name => {
+                    t.insert("login", toml_edit::value(true));
+                }
+                Some(label) => {
+                    t.insert("login", toml_edit::value(label));
+                }
+                None => {}
             }
         }
     }
