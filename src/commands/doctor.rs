@@ -190,7 +190,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             if piece.status == Status::Fail && several {
                 held.push(piece.clone());
             } else {
-                rows.extend(human.render(&[piece.clone()], paint));
+                rows.extend(human.render(std::slice::from_ref(&piece), paint));
             }
             if left == 0 {
                 let (now, later): (Vec<Piece>, Vec<Piece>) =
