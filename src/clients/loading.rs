@@ -44,26 +44,70 @@ pub struct Loading {
     /// none of the file's servers (Cline CLI: `Invalid MCP settings at …`).
     pub whole_file: bool,
     /// In a folder the user has not trusted the client starts no server at all, the
-    /// user's own included (Gemini CLI's folder trust); `None`: no such rule.
+    /// user's own included (Gemini CLI's folder trust), or none of the project's
+    /// (`project_only`: Copilot CLI); `None`: no such rule.
     pub folder_trust: Option<FolderTrust>,
+    /// The client registers a new server of these scopes switched off until the person
+    /// turns it on in its interface, a switch no file records (Cursor 3 and a project's
+    /// `.cursor/mcp.json`): `add` and `doctor` say so, since mcpctl cannot see it.
+    pub starts_off: Option<StartsOff>,
+}
+
+/// `[client.loading] starts_off`: the scopes whose new servers the client keeps off, and
+/// how a person switches one on.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct StartsOff {
+    pub scopes: Vec<crate::clients::Scope>,
+    pub how: String,
+}
+
+impl Loading {
+    /// What to tell a person about a server of `scope` that `client` (named) keeps off
+    /// until switched on in its interface; `None` when it does not.
+    #[must_use]
+    pub fn starts_off_note(&self, client: &str, scope: crate::clients::Scope) -> Option<String> {
+        let off = self.starts_off.as_ref()?;
+        off.scopes.contains(&scope).then(|| {
+            format!(
+                "{client} registers a new {} server switched off until you turn it on: {}; mcpctl cannot see that switch",
+                scope.as_str(),
+                off.how
+            )
+        })
+    }
 }
 
 /// A client's folder trust (`[client.loading] folder_trust`): rules in `file`, an object
-/// of folder → level; the rule with the longest folder that covers the project decides.
+/// of folder → level, or lists of trusted folders under the keys `folders`; the rule with
+/// the longest folder that covers the project decides.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct FolderTrust {
     /// The rules file (a path template).
     pub file: String,
-    /// Key path of the on/off switch in the user's settings; absent there: `default_on`.
+    /// Key path of the on/off switch in the user's settings; absent there (or no key
+    /// path): `default_on`.
+    #[serde(default)]
     pub enabled: Vec<String>,
     pub default_on: bool,
     /// Levels that trust the rule's folder and every folder below it.
+    #[serde(default)]
     pub trust: Vec<String>,
     /// Levels that trust the rule folder's parent and every folder below it.
+    #[serde(default)]
     pub trust_parent: Vec<String>,
     /// Levels that distrust the rule's folder and below.
+    #[serde(default)]
     pub distrust: Vec<String>,
+    /// Top-level keys of the rules file holding a list of folders, each trusting itself
+    /// and every folder below it (Copilot CLI's `trusted_folders` in `config.json`).
+    #[serde(default)]
+    pub folders: Vec<String>,
+    /// Only the servers of the project's own files wait for the trust; the user's load
+    /// anywhere (Copilot CLI). `false`: every server waits (Gemini CLI).
+    #[serde(default)]
+    pub project_only: bool,
     /// How a person trusts a folder in the client.
     pub how: String,
 }
@@ -75,6 +119,17 @@ impl FolderTrust {
     #[must_use]
     pub fn verdict(&self, rules: &Value, folder: &std::path::Path) -> Option<bool> {
         let mut best: Option<(usize, bool)> = None;
+        let listed = self
+            .folders
+            .iter()
+            .filter_map(|key| rules.get(key)?.as_array())
+            .flatten()
+            .filter_map(Value::as_str);
+        for rule in listed {
+            if folder.starts_with(rule) && best.is_none_or(|(len, _)| rule.len() > len) {
+                best = Some((rule.len(), true));
+            }
+        }
         for (rule, level) in rules.as_object()? {
             let Some(level) = level.as_str() else {
                 continue;
@@ -648,8 +703,33 @@ mod folder_trust_tests {
             trust: vec!["TRUST_FOLDER".into()],
             trust_parent: vec!["TRUST_PARENT".into()],
             distrust: vec!["DO_NOT_TRUST".into()],
+            folders: Vec::new(),
+            project_only: false,
             how: String::new(),
         }
+    }
+
+    /// copilot 1.0.102: `trusted_folders` in `~/.copilot/config.json` lists folders, each
+    /// trusting itself and every folder below it (`copilot mcp list` in a subfolder of one
+    /// shows the workspace servers); other keys of the file are no rules.
+    #[test]
+    fn a_list_of_trusted_folders_trusts_each_and_below() {
+        let t = FolderTrust {
+            folders: vec!["trusted_folders".into()],
+            project_only: true,
+            ..gemini()
+        };
+        let rules = json!({
+            "trusted_folders": ["/home/u/work", "/srv/app/"],
+            "model": "/home/u/other",
+        });
+        let v = |p: &str| t.verdict(&rules, Path::new(p));
+        assert_eq!(v("/home/u/work"), Some(true));
+        assert_eq!(v("/home/u/work/app"), Some(true));
+        assert_eq!(v("/srv/app/x"), Some(true));
+        assert_eq!(v("/home/u/workshop"), None);
+        assert_eq!(v("/home/u/other"), None);
+        assert_eq!(v("/home/u"), None);
     }
 
     /// gemini-cli 0.61.0 `isPathTrusted`: the longest rule path that covers the folder

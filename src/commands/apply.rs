@@ -42,7 +42,7 @@ pub fn run(args: ApplyArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
         ctx.state.lock()?;
     }
     let mut plans = plan::plan_all(ctx, &manifest, profile, force)?;
-    let (here, notes) = plan::plan_here(ctx, &manifest)?;
+    let (here, notes) = plan::plan_here(ctx, &manifest, &manifest_args)?;
     let mut plan_report = PlanReport::new(ctx, &manifest, &plans, CheckFormat::Text, false);
     plan_report.add_here(&here, notes);
     let mut report = ApplyReport {

@@ -73,12 +73,16 @@ pub fn run(args: CheckArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
     // Findings name their file as the printer shows a path.
     let home = printer.shown_home().map(Path::to_path_buf);
     let paint = Paint::none().with_home(home.as_deref());
+    // A manifest named (`mcpctl.toml`): its servers against the targeted clients' policies.
+    let (manifests, paths): (Vec<PathBuf>, Vec<PathBuf>) = paths.into_iter().partition(|p| {
+        forced.is_none() && crate::manifest::lint::is_manifest(ctx, &ctx.platform.cwd.join(p))
+    });
     let files = files(ctx, &paths, forced, user, paint)?;
     let mut report = CheckReport {
         on_the_way: Vec::new(),
         findings: Vec::new(),
         format,
-        files: files.len(),
+        files: files.len() + manifests.len(),
         fix,
         failed: false,
         deny: match deny {
@@ -86,11 +90,19 @@ pub fn run(args: CheckArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Res
             DenyLevel::Error => Severity::Error,
         },
     };
-    if files.is_empty() {
+    if files.is_empty() && manifests.is_empty() {
         report.on_the_way.push(Block::Aside(format!(
             "no MCP config files found under `{}`; name files to check, or pass `--user`",
             crate::output::file(&ctx.project)
         )));
+    }
+    for path in &manifests {
+        let found = crate::manifest::lint::policy_findings(ctx, path);
+        report.findings.extend(found.unwrap_or_else(|error| {
+            report.on_the_way.push(Block::Error(ErrorText::of(&error)));
+            report.failed = true;
+            Vec::new()
+        }));
     }
     for file in &files {
         let fix = Fix {

@@ -26,7 +26,7 @@ pub fn run(args: PlanArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         printer.warn(&format!("apply would refuse this: {refusal}"));
     }
     let plans = plan_all(ctx, &manifest, manifest_args.profile.as_deref(), false)?;
-    let (here, notes) = crate::manifest::plan::plan_here(ctx, &manifest)?;
+    let (here, notes) = crate::manifest::plan::plan_here(ctx, &manifest, &manifest_args)?;
     let mut report = PlanReport::new(ctx, &manifest, &plans, format, check);
     report.add_here(&here, notes);
     report.profile_line = manifest_args

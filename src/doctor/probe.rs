@@ -323,6 +323,13 @@ pub(crate) fn static_checks(
     if !trusted(trust, f, &mut result) {
         return (result, None);
     }
+    // A switch in the client's interface that no file records (Cursor 3 keeps a new
+    // project server off): the server may work and still not load there.
+    if f.origin.is_none()
+        && let Some(note) = f.client.loading.starts_off_note(&f.client.name, f.scope)
+    {
+        result.record("enabled", Status::Warn, note);
+    }
     (result, launch.ok())
 }
 

@@ -7,6 +7,7 @@
 
 pub mod budget;
 pub mod cost;
+pub mod lint;
 pub mod plan;
 pub mod report;
 

@@ -365,10 +365,14 @@ pub struct HerePlan<'a> {
 
 /// Plan the manifest's `[here]` for the project (`ctx.project`): per targeted client and
 /// name, whether the client's own project-level switch already says it; notes for the
-/// clients that have none (they are left alone, never parked).
+/// clients that have none (they are left alone, never parked). A project's own manifest
+/// switches only inside the project: a client whose switch lives in a file outside it
+/// (Claude Code's `~/.claude.json`) is left alone, with a note, unless the user trusts
+/// the folder as [`trust_gate`] asks — the repository's file does not write the user's.
 pub fn plan_here<'a>(
     ctx: &'a Context,
     manifest: &Manifest,
+    args: &ManifestArgs,
 ) -> anyhow::Result<(Vec<HerePlan<'a>>, Vec<String>)> {
     let mut plans = Vec::new();
     let mut notes = Vec::new();
@@ -398,6 +402,14 @@ pub fn plan_here<'a>(
             clients.push(client);
         }
     }
+    let mut trust = None;
+    let mut trusted = || {
+        *trust.get_or_insert_with(|| {
+            crate::trust::TrustRule::new(&ctx.platform, &ctx.project, args.trust_project)
+                .folder(&ctx.table)
+                .allows_start()
+        })
+    };
     for client in clients {
         let wanted = manifest.here.wanted(&client.id);
         if wanted.is_empty() {
@@ -411,6 +423,16 @@ pub fn plan_here<'a>(
             continue;
         };
         let (path, _) = crate::toggle::here::place(ctx, client, here, &ctx.project, false)?;
+        if manifest.from_project && !path.starts_with(&ctx.project) && !trusted() {
+            notes.push(format!(
+                "{}'s switch for this project is in `{}`, outside the project: `{}` is the project's own manifest, so `[here]` leaves it alone; if you trust this repository: `--manifest {}` or `--trust-project`",
+                client.name,
+                path.display(),
+                manifest.path.display(),
+                manifest.path.display()
+            ));
+            continue;
+        }
         for (name, off) in wanted {
             let state = crate::toggle::here::state(ctx, client, here, &ctx.project, false, &name);
             let in_sync = if off {

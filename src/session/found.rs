@@ -57,6 +57,8 @@ pub enum NotLoaded {
         folder: PathBuf,
         client: String,
         how: String,
+        /// Only the project's own servers wait (Copilot CLI); the user's load anywhere.
+        project_only: bool,
     },
     /// The client skips the whole file the server is in (a system file that is not
     /// root's alone), `why`.
@@ -119,9 +121,15 @@ impl std::fmt::Display for NotLoaded {
                 folder,
                 client,
                 how,
+                project_only,
             } => write!(
                 f,
-                "untrusted folder: {client} starts no server in `{}` until the folder is trusted; {how}",
+                "untrusted folder: {client} starts no {} in `{}` until the folder is trusted; {how}",
+                if *project_only {
+                    "server of the project's files"
+                } else {
+                    "server"
+                },
                 folder.display()
             ),
             NotLoaded::Skipped { file, why, client } => write!(

@@ -68,8 +68,9 @@ pub fn mark(platform: &Platform, project: &Path, found: &mut [Found<'_>]) {
     untrusted_folder(platform, project, found);
 }
 
-/// In a folder the user has not trusted, a client with folder trust (Gemini CLI) starts
-/// none of its servers, the user's own included.
+/// In a folder the user has not trusted, a client with folder trust starts none of its
+/// servers, the user's own included (Gemini CLI), or none of the project's files'
+/// (`project_only`: Copilot CLI).
 fn untrusted_folder(platform: &Platform, project: &Path, found: &mut [Found<'_>]) {
     let mut verdicts: HashMap<String, Option<NotLoaded>> = HashMap::new();
     for f in found.iter_mut() {
@@ -80,6 +81,9 @@ fn untrusted_folder(platform: &Platform, project: &Path, found: &mut [Found<'_>]
         let Some(trust) = &client.loading.folder_trust else {
             continue;
         };
+        if trust.project_only && (f.scope != Scope::Project || f.origin.is_some()) {
+            continue;
+        }
         let why = verdicts
             .entry(client.id.clone())
             .or_insert_with(|| {
@@ -118,6 +122,7 @@ fn untrusted_folder(platform: &Platform, project: &Path, found: &mut [Found<'_>]
                     folder: project.to_path_buf(),
                     client: client.name.clone(),
                     how: trust.how.clone(),
+                    project_only: trust.project_only,
                 })
             })
             .clone();

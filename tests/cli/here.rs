@@ -536,20 +536,7 @@ fn qwen_starts_no_server_switched_off_here_and_starts_it_elsewhere() {
     env.write("other/.git/HEAD", b"ref: refs/heads/main\n");
     env.run_in("app", &["disable", "slack", "--here", "-c", "qwen-code"])
         .ok();
-    // A model endpoint that refuses the key: the prompt fails at once (a refused
-    // connection would be retried for minutes), after MCP discovery.
-    let model = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}/v1", model.local_addr().unwrap());
-    std::thread::spawn(move || {
-        use std::io::{Read, Write};
-        for mut stream in model.incoming().flatten() {
-            let mut request = [0u8; 65536];
-            let _ = stream.read(&mut request);
-            let _ = stream.write_all(
-                b"HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: 40\r\nConnection: close\r\n\r\n{\"error\":{\"message\":\"invalid api key\"}}\n",
-            );
-        }
-    });
+    let base = refusing_model();
     let qwen = [
         "hi",
         "--auth-type",
@@ -574,6 +561,26 @@ fn qwen_starts_no_server_switched_off_here_and_starts_it_elsewhere() {
     let elsewhere = client_in(&env, "other", "qwen", &qwen);
     assert_eq!(starts("pg"), 2, "qwen elsewhere:\n{elsewhere}");
     assert_eq!(starts("slack"), 1, "qwen elsewhere:\n{elsewhere}");
+}
+
+/// An OpenAI-style model endpoint on loopback that refuses every key (401): a client's
+/// headless prompt fails at once (a refused connection would be retried for minutes),
+/// after its MCP servers started. Its base URL.
+#[cfg(unix)]
+fn refusing_model() -> String {
+    let model = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}/v1", model.local_addr().unwrap());
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for mut stream in model.incoming().flatten() {
+            let mut request = [0u8; 65536];
+            let _ = stream.read(&mut request);
+            let _ = stream.write_all(
+                b"HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: 40\r\nConnection: close\r\n\r\n{\"error\":{\"message\":\"invalid api key\"}}\n",
+            );
+        }
+    });
+    base
 }
 
 /// The line of a client's list that names slack.
@@ -697,14 +704,20 @@ fn manifest_here_is_applied_in_the_project_and_plan_check_reports_drift() {
         b"clients = [\"claude-code\", \"opencode\", \"cursor\"]\nscope = \"project\"\n\n[here]\noff = [\"slack\"]\n\n[here.client.codex]\noff = [\"pg\"]\n",
     );
     let before = snapshot(&env);
-    let plan = env.run_in("app", &["plan", "--check"]).code(1);
+    // Trusted: Claude Code's switch is in ~/.claude.json, outside the project (see
+    // `a_project_manifest_here_leaves_files_outside_the_project_alone_until_trusted`).
+    let plan = env
+        .run_in("app", &["plan", "--check", "--trust-project"])
+        .code(1);
     assert!(plan.stdout.contains("v disable   slack"), "{}", plan.stdout);
     assert!(
         plan.stderr.contains("Cursor has no project-level switch"),
         "{}",
         plan.stderr
     );
-    let items = env.run_in("app", &["plan", "--json"]).json();
+    let items = env
+        .run_in("app", &["plan", "--json", "--trust-project"])
+        .json();
     let pg = items
         .as_array()
         .unwrap()
@@ -713,8 +726,9 @@ fn manifest_here_is_applied_in_the_project_and_plan_check_reports_drift() {
         .unwrap_or_else(|| panic!("{items:#}"));
     assert_eq!(pg["name"], "pg");
     assert_eq!(pg["action"], "disable");
-    env.run_in("app", &["apply"]).ok();
-    env.run_in("app", &["plan", "--check"]).ok();
+    env.run_in("app", &["apply", "--trust-project"]).ok();
+    env.run_in("app", &["plan", "--check", "--trust-project"])
+        .ok();
     assert_eq!(
         env.read_str("app/.codex/config.toml"),
         "# team settings\nmodel_reasoning_effort = \"high\"\n\n[mcp_servers.pg]\nenabled = false\n\n[mcp_servers.slack]\nenabled = false\n",
@@ -727,7 +741,9 @@ fn manifest_here_is_applied_in_the_project_and_plan_check_reports_drift() {
     // Switched back on by hand: drift.
     env.run_in("app", &["enable", "slack", "--here", "-c", "opencode"])
         .ok();
-    let drift = env.run_in("app", &["plan", "--check"]).code(1);
+    let drift = env
+        .run_in("app", &["plan", "--check", "--trust-project"])
+        .code(1);
     assert!(drift.stdout.contains("opencode"), "{}", drift.stdout);
     env.run_in("app", &["undo"]).ok();
     env.run_in("app", &["undo"]).ok();
@@ -739,6 +755,42 @@ fn manifest_here_is_applied_in_the_project_and_plan_check_reports_drift() {
             "{file}"
         );
     }
+}
+
+/// A project's own manifest (it came with the repository) writes only inside the project:
+/// its `[here]` leaves Claude Code's switch, which lives in `~/.claude.json`, alone — with a
+/// note naming the way to trust it — while switches in project files are written; trusted
+/// (`--trust-project`), the same `apply` writes Claude Code's too.
+#[test]
+fn a_project_manifest_here_leaves_files_outside_the_project_alone_until_trusted() {
+    let env = TestEnv::new();
+    user_files(&env);
+    project_files(&env);
+    env.write(
+        "app/mcpctl.toml",
+        b"clients = [\"claude-code\", \"opencode\"]\nscope = \"project\"\n\n[here]\noff = [\"slack\"]\n",
+    );
+    let claude = env.read(".claude.json");
+    let plan = env.run_in("app", &["plan", "--check"]).code(1);
+    assert!(
+        plan.stderr
+            .contains("Claude Code's switch for this project is in")
+            && plan.stderr.contains("--trust-project"),
+        "{}",
+        plan.stderr
+    );
+    let apply = env.run_in("app", &["apply"]).ok();
+    assert_eq!(env.read(".claude.json"), claude, "{}", apply.stderr);
+    let list = env
+        .run_in("app", &["list", "--here", "--json", "-c", "opencode"])
+        .json();
+    assert_eq!(list[0]["here"]["state"], "off", "{list:#}");
+    env.run_in("app", &["plan", "--check"]).ok();
+    env.run_in("app", &["apply", "--trust-project"]).ok();
+    let list = env
+        .run_in("app", &["list", "--here", "--json", "-c", "claude-code"])
+        .json();
+    assert_eq!(list[0]["here"]["state"], "off", "{list:#}");
 }
 
 #[test]
@@ -870,27 +922,111 @@ fn list_here_names_gemini_projects_excluded_list_and_its_trust() {
     );
 }
 
-/// Pi's adapter keeps per-project overrides in `.pi/mcp-adapter.json`: `"disabled": true`
-/// for the name, the rest of the file untouched.
+/// Pi's adapter keeps per-project overrides in the project Pi layer `.pi/mcp.json` (what
+/// its own `/mcp disable` writes): `"disabled": true` for the name, merged beside the
+/// project's own servers, the rest of the file untouched; `enable` gives the bytes back.
 #[test]
-fn pi_gets_a_disabled_override_in_its_adapter_file() {
+fn pi_gets_a_disabled_override_in_its_project_file() {
     let env = TestEnv::new();
     env.write(
         ".pi/agent/mcp.json",
         b"{\n  \"mcpServers\": { \"slack\": { \"command\": \"slack-mcp\" } }\n}\n",
     );
     env.write("app/.git/HEAD", b"ref: refs/heads/main\n");
-    let theirs = b"{\n  \"settings\": { \"directTools\": true }\n}\n";
-    env.write("app/.pi/mcp-adapter.json", theirs);
+    let theirs = b"{\n  \"settings\": { \"directTools\": true },\n  \"mcpServers\": {\n    \"docs\": { \"url\": \"https://docs.example/mcp\" }\n  }\n}\n";
+    env.write("app/.pi/mcp.json", theirs);
     env.run_in("app", &["disable", "slack", "--here", "-c", "pi"])
         .ok();
     assert_eq!(
-        env.read_str("app/.pi/mcp-adapter.json"),
-        "{\n  \"settings\": { \"directTools\": true },\n  \"mcpServers\": {\n    \"slack\": {\n      \"disabled\": true\n    }\n  }\n}\n"
+        env.read_str("app/.pi/mcp.json"),
+        "{\n  \"settings\": { \"directTools\": true },\n  \"mcpServers\": {\n    \"docs\": { \"url\": \"https://docs.example/mcp\" },\n    \"slack\": {\n      \"disabled\": true\n    }\n  }\n}\n"
     );
+    assert!(!env.path("app/.pi/mcp-adapter.json").exists());
     env.run_in("app", &["enable", "slack", "--here", "-c", "pi"])
         .ok();
-    assert_eq!(env.read("app/.pi/mcp-adapter.json"), theirs);
+    assert_eq!(env.read("app/.pi/mcp.json"), theirs);
+}
+
+/// Pi (with pi-mcp-adapter, loaded as `pi -e` does) confirms the switch by running: a
+/// headless prompt against a model endpoint that refuses the key starts the user's
+/// `eager` servers first, and the fixture server logs each start. After `mcpctl disable
+/// slack --here -c pi`, Pi starts `pg` but not `slack` in the project, both elsewhere.
+#[cfg(unix)] // runs the client under `timeout`
+#[test]
+#[ignore = "needs .ci/clients.sh"]
+fn pi_starts_no_server_switched_off_here_and_starts_it_elsewhere() {
+    let env = TestEnv::new();
+    let fixture = crate::fixture_server::fixture_binary()
+        .display()
+        .to_string();
+    let log = |name: &str| env.path(&format!("{name}.log"));
+    let entry = |name: &str| serde_json::json!({ "command": fixture, "lifecycle": "eager", "env": { "FIXTURE_LOG": log(name) } });
+    env.write(
+        ".pi/agent/mcp.json",
+        serde_json::json!({ "mcpServers": { "slack": entry("slack"), "pg": entry("pg") } })
+            .to_string()
+            .as_bytes(),
+    );
+    env.write(
+        ".pi/agent/models.json",
+        serde_json::json!({ "providers": { "local": {
+            "baseUrl": refusing_model(),
+            "api": "openai-completions",
+            "apiKey": "unused",
+            "models": [{ "id": "unused" }]
+        } } })
+        .to_string()
+        .as_bytes(),
+    );
+    env.write("app/.git/HEAD", b"ref: refs/heads/main\n");
+    env.write("other/.git/HEAD", b"ref: refs/heads/main\n");
+    env.run_in("app", &["disable", "slack", "--here", "-c", "pi"])
+        .ok();
+    // `.ci/clients.sh` installs Pi with the Node it needs; its `node` comes first on PATH.
+    let pi = crate::client_cli::installed("pi", "pi");
+    let bin = pi.parent().unwrap().to_owned();
+    let adapter = bin.join("../pi-mcp-adapter/index.ts");
+    let adapter = adapter.display().to_string();
+    let args = [
+        "-e",
+        adapter.as_str(),
+        "-p",
+        "hi",
+        "--provider",
+        "local",
+        "--model",
+        "unused",
+    ];
+    let starts = |name: &str| {
+        std::fs::read_to_string(log(name))
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.starts_with("start "))
+            .count()
+    };
+    let run = |rel: &str| {
+        let mut cmd = env.client_command(std::path::Path::new("timeout"));
+        let path = std::env::join_paths(std::iter::once(bin.clone()).chain(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        )))
+        .unwrap();
+        cmd.args(["-k", "5", "90"])
+            .arg(&pi)
+            .args(args)
+            .env("PATH", path)
+            .current_dir(env.path(rel));
+        let out = crate::client_cli::quiet(&mut cmd).output().unwrap();
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    };
+    let here = run("app");
+    assert!(starts("pg") >= 1, "pi in the project:\n{here}");
+    assert_eq!(starts("slack"), 0, "pi in the project:\n{here}");
+    let elsewhere = run("other");
+    assert!(starts("slack") >= 1, "pi elsewhere:\n{elsewhere}");
 }
 
 /// An exclusive project manifest: the project's override (`"slack": {"enabled": false}`,

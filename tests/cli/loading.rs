@@ -1228,3 +1228,139 @@ fn gemini_starts_no_server_in_an_untrusted_folder() {
     let line = listed_line(&run, "u").unwrap_or_else(|| panic!("{}{}", run.stdout, run.stderr));
     assert!(line.ends_with("Connected"), "{line}");
 }
+
+/// Issue 38 item 8: Copilot CLI loads a project's servers (`.mcp.json`, `.github/mcp.json`)
+/// only in a folder `trusted_folders` of `~/.copilot/config.json` covers (copilot 1.0.102
+/// `copilot mcp list`: no "Workspace servers" elsewhere; a listed folder trusts the folders
+/// below it), the user's own servers anywhere. Its row said it keeps no approval, so `list`
+/// showed the project's servers as loaded and doctor refused to start them even in a
+/// trusted folder.
+#[test]
+#[ignore = "needs .ci/clients.sh"]
+fn copilot_loads_project_servers_only_in_a_folder_it_trusts() {
+    let env = TestEnv::new();
+    let fx = fixture();
+    let stdio = serde_json::json!({"type": "local", "command": fx, "args": []});
+    env.write(
+        ".copilot/mcp-config.json",
+        serde_json::json!({"mcpServers": {"us": stdio}})
+            .to_string()
+            .as_bytes(),
+    );
+    env.write(
+        "proj/.github/mcp.json",
+        serde_json::json!({"mcpServers": {"ws": stdio}})
+            .to_string()
+            .as_bytes(),
+    );
+    env.write(".copilot/config.json", b"{}");
+    let project = env.path("proj");
+    let list_doctor = || {
+        let list = env
+            .run_in("proj", &["list", "--json", "-c", "copilot-cli"])
+            .ok()
+            .json();
+        let doctor = env
+            .run_in("proj", &["doctor", "--json", "-c", "copilot-cli"])
+            .json();
+        (list, doctor)
+    };
+    let copilot_list = || {
+        let mut cmd = env.client_command(Path::new("timeout"));
+        cmd.current_dir(&project)
+            .args(["-k", "5", "90"])
+            .arg(client_cli::installed("copilot", "copilot"))
+            .args(["mcp", "list"]);
+        let out = client_cli::quiet(&mut cmd).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let (list, doctor) = list_doctor();
+    let why = row(&list, "ws")["not_loaded"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(why.starts_with("untrusted folder"), "{list:#}");
+    assert!(why.contains("trusted_folders"), "{why}");
+    assert!(row(&list, "us")["not_loaded"].is_null(), "{list:#}");
+    assert_eq!(
+        row(&doctor["results"], "ws")["status"],
+        "skipped",
+        "{doctor:#}"
+    );
+    assert_eq!(row(&doctor["results"], "us")["status"], "ok", "{doctor:#}");
+    let shown = copilot_list();
+    assert!(
+        shown.contains("us (local)") && !shown.contains("ws"),
+        "{shown}"
+    );
+    // A trusted parent folder: the workspace server loads and doctor starts it.
+    env.write(
+        ".copilot/config.json",
+        serde_json::json!({"trusted_folders": [env.home()]})
+            .to_string()
+            .as_bytes(),
+    );
+    let (list, doctor) = list_doctor();
+    assert!(row(&list, "ws")["not_loaded"].is_null(), "{list:#}");
+    assert_eq!(row(&doctor["results"], "ws")["status"], "ok", "{doctor:#}");
+    let shown = copilot_list();
+    assert!(shown.contains("ws (local)"), "{shown}");
+}
+
+/// Issue 38 item 8: Cursor 3 registers a server added through a project's
+/// `.cursor/mcp.json` switched off until it is turned on under Settings → Customize →
+/// MCPs (a switch in its UI, not the file: firecrawl/firecrawl-docs PR#1424). `add` and
+/// doctor said nothing, so a person waited for a server Cursor never started.
+#[test]
+fn add_and_doctor_say_cursor_starts_a_new_project_server_switched_off() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".cursor")).unwrap();
+    // A program that exists, so doctor's static checks pass.
+    let program = env!("CARGO_BIN_EXE_mcpctl");
+    let run = env
+        .run_in(
+            "proj",
+            &[
+                "add", "web", "-c", "cursor", "--scope", "project", "--", program,
+            ],
+        )
+        .ok();
+    let said = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        said.contains("Cursor registers a new project server switched off")
+            && said.contains("Settings → Customize → MCPs"),
+        "{said}"
+    );
+    // The user's own file: no such note.
+    let run = env
+        .run_in("proj", &["add", "mine", "-c", "cursor", "--", program])
+        .ok();
+    let said = format!("{}{}", run.stdout, run.stderr);
+    assert!(!said.contains("switched off"), "{said}");
+    let doctor = env
+        .run_in(
+            "proj",
+            &[
+                "doctor",
+                "--json",
+                "--no-spawn",
+                "--trust-project",
+                "-c",
+                "cursor",
+            ],
+        )
+        .json();
+    let web = row(&doctor["results"], "web");
+    assert_eq!(web["status"], "warn", "{doctor:#}");
+    assert!(
+        web["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["check"] == "enabled"
+                && c["message"].as_str().unwrap().contains("Customize → MCPs")),
+        "{web:#}"
+    );
+    let mine = row(&doctor["results"], "mine");
+    assert_ne!(mine["status"], "warn", "{doctor:#}");
+}

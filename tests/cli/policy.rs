@@ -268,3 +268,116 @@ fn check_flags_entries_the_policy_blocks_as_mcp210() {
     let explain = env.run(&["check", "--explain", "MCP210"]).ok().stdout;
     assert!(explain.contains("blocked-by-policy"), "{explain}");
 }
+
+/// Issue 38 item 10: an administrator's Copilot policy applies to every Copilot client,
+/// VS Code too; `add -c vscode` of a server it denies succeeded, and `list` and `check`
+/// said nothing, while copilot-cli refused the same server.
+#[test]
+fn a_copilot_policy_applies_to_vs_code_too() {
+    let env = TestEnv::new();
+    let code = crate::env::VSCODE;
+    let path = env.write(
+        code,
+        br#"{ "servers": {
+  "ok": { "type": "stdio", "command": "uvx", "args": ["ok-mcp"] },
+  "evil": { "type": "stdio", "command": "npx", "args": ["evil-mcp"] }
+} }
+"#,
+    );
+    let policy = system_file(
+        &env,
+        if cfg!(windows) {
+            "Program Files/GitHubCopilot/managed-settings.json"
+        } else {
+            "etc/github-copilot/managed-settings.json"
+        },
+        r#"{"deniedMcpServers": [{"serverName": "evil"}, {"serverName": "worse"}]}"#,
+    );
+    let before = env.read_str(code);
+    for client in ["vscode", "copilot-cli"] {
+        let run = env
+            .run(&["add", "worse", "-c", client, "--", "uvx", "worse-mcp"])
+            .code(2);
+        let out = format!("{}{}", run.stdout, run.stderr);
+        assert!(out.contains("blocked by policy"), "{client}: {out}");
+    }
+    assert_eq!(env.read_str(code), before, "nothing written");
+    let rows = env.run(&["list", "-c", "vscode", "--json"]).ok().json();
+    assert!(row(&rows, "ok").get("policy").is_none(), "{rows}");
+    let evil = row(&rows, "evil");
+    assert_eq!(evil["policy"]["file"], policy.to_str().unwrap(), "{evil}");
+    assert_eq!(evil["policy"]["verdict"], "denied", "{evil}");
+    let findings = env
+        .run(&["check", path.to_str().unwrap(), "-c", "vscode", "--json"])
+        .code(1)
+        .json();
+    let blocked: Vec<&str> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "MCP210")
+        .map(|f| f["message"].as_str().unwrap().split('`').nth(1).unwrap())
+        .collect();
+    assert_eq!(blocked, ["evil"], "{findings}");
+}
+
+/// Issue 38 item 10: `check mcpctl.toml` said "cannot tell which client reads" it, so a
+/// team's manifest could not be checked against the policies of the clients it targets
+/// before `apply` refused it on someone's machine. Each server is judged for each client
+/// it targets (the manifest's `clients`, narrowed per server), at its `[servers.NAME]` line.
+#[test]
+fn check_judges_a_manifest_by_the_policies_of_the_clients_it_targets() {
+    let env = TestEnv::new();
+    system_file(
+        &env,
+        if cfg!(windows) {
+            "Program Files/GitHubCopilot/managed-settings.json"
+        } else {
+            "etc/github-copilot/managed-settings.json"
+        },
+        r#"{"deniedMcpServers": [{"serverName": "evil"}, {"serverName": "claude-only"}]}"#,
+    );
+    system_file(
+        &env,
+        if cfg!(windows) {
+            "Program Files/ClaudeCode/managed-settings.json"
+        } else {
+            "etc/claude-code/managed-settings.json"
+        },
+        r#"{"allowedMcpServers": [{"serverName": "ok"}, {"serverName": "claude-only"}]}"#,
+    );
+    env.write(
+        "proj/mcpctl.toml",
+        b"clients = [\"vscode\", \"claude-code\"]\n\n[servers.ok]\ncommand = \"uvx\"\nargs = [\"ok-mcp\"]\n\n[servers.evil]\ncommand = \"npx\"\nargs = [\"evil-mcp\"]\n\n[servers.claude-only]\nclients = [\"claude-code\"]\ncommand = \"npx\"\nargs = [\"x-mcp\"]\n",
+    );
+    let findings = env
+        .run_in("proj", &["check", "mcpctl.toml", "--json"])
+        .code(1)
+        .json();
+    let blocked: Vec<(u64, &str)> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "MCP210")
+        .map(|f| (f["line"].as_u64().unwrap(), f["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(blocked.len(), 2, "{findings:#}");
+    assert!(
+        blocked.iter().any(|(line, m)| *line == 7
+            && m.starts_with("`evil`: blocked by policy")
+            && m.contains("VS Code will not load it")),
+        "{findings:#}"
+    );
+    assert!(
+        blocked.iter().any(|(line, m)| *line == 7
+            && m.starts_with("`evil`: not allowed by policy")
+            && m.contains("Claude Code will not load it")),
+        "{findings:#}"
+    );
+    // A manifest every targeted client's policy allows is clean.
+    env.write(
+        "proj/mcpctl.toml",
+        b"clients = [\"vscode\"]\n\n[servers.ok]\ncommand = \"uvx\"\nargs = [\"ok-mcp\"]\n",
+    );
+    env.run_in("proj", &["check", "mcpctl.toml"]).ok();
+}

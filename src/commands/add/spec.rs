@@ -163,6 +163,11 @@ pub(crate) fn write_each(
                 report.warnings.extend(notes);
                 (path, outcome)
             });
+            if result.is_ok()
+                && let Some(note) = client.loading.starts_off_note(&client.name, scope)
+            {
+                report.warnings.push(note);
+            }
             report.push(ctx, client, scope, result);
         }
     }
