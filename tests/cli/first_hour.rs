@@ -2055,3 +2055,42 @@ fn hints_say_how_to_run_mcpctl_when_it_is_not_on_path() {
     let quiet = env.run(&["list"]).ok();
     assert!(!quiet.stderr.contains("not on PATH"), "{}", quiet.stderr);
 }
+
+/// Issue 40: `add --help`'s example renamed a variable for Codex
+/// (`--env 'ELEVENLABS_API_KEY=${XI_KEY}' -c codex`), which Codex cannot do and refuses.
+/// Every `--env` example in `add --help` is run, against its client, as a dry run.
+#[test]
+fn add_help_env_examples_work_for_their_client() {
+    let env = TestEnv::new();
+    let help = env.run(&["add", "--help"]).ok().stdout;
+    let mut tried = 0;
+    for line in help.lines().filter(|l| l.contains("--env '")) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let client = words
+            .iter()
+            .position(|w| *w == "-c")
+            .and_then(|i| words.get(i + 1))
+            .unwrap_or_else(|| panic!("no -c in {line:?}"));
+        let value = line
+            .split("--env '")
+            .nth(1)
+            .and_then(|rest| rest.split('\'').next())
+            .unwrap();
+        let run = env.run(&[
+            "add",
+            "example",
+            "-c",
+            client,
+            "--env",
+            value,
+            "--dry-run",
+            "--",
+            "npx",
+            "-y",
+            "example",
+        ]);
+        assert_eq!(run.code, 0, "{line}\n{}{}", run.stdout, run.stderr);
+        tried += 1;
+    }
+    assert!(tried > 0, "{help}");
+}
