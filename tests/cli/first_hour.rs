@@ -2101,3 +2101,39 @@ fn add_help_env_examples_work_for_their_client() {
     }
     assert!(tried > 0, "{help}");
 }
+
+/// Issue 40: `json.md` called `clients --json`'s `verified` a boolean (`verified:
+/// false`), but a checked row says the day it was checked. Every value is a
+/// `YYYY-MM-DD` day or `false`, and the reference says so.
+#[test]
+fn clients_json_verified_is_a_day_or_false_as_json_md_says() {
+    let env = TestEnv::new();
+    let rows = env.run(&["clients", "--all", "--json"]).ok().json();
+    let mut days = 0;
+    for row in rows.as_array().unwrap() {
+        match &row["verified"] {
+            serde_json::Value::Bool(false) => {}
+            serde_json::Value::String(day) => {
+                let parts: Vec<&str> = day.split('-').collect();
+                assert!(
+                    parts.len() == 3 && parts.iter().all(|p| p.chars().all(|c| c.is_ascii_digit())),
+                    "{row}"
+                );
+                days += 1;
+            }
+            other => panic!("{other}: {row}"),
+        }
+    }
+    assert!(days > 0, "{rows}");
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("docs")
+            .join("reference")
+            .join("json.md"),
+    )
+    .unwrap();
+    assert!(
+        doc.contains("`verified`: the day the row was last checked"),
+        "json.md"
+    );
+}
