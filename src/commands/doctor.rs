@@ -157,64 +157,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     let home = printer.shown_home().map(std::path::Path::to_path_buf);
     let paint = printer.painter().with_home(home.as_deref());
     if streamed {
-        printer.stream(&[Block::Note(checkup.announcement())]);
-        let known: Vec<Piece> = checkup
-            .not_started()
-            .map(|r| human.piece(r, paint))
-            .collect();
-        for same in group(known) {
-            printer.stream(&human.render(&same, paint));
-        }
-        // A failure of a name started for several clients waits for the others: the
-        // same failure in each is one row (`✘ filesystem in 6 clients (…)`).
-        let mut pending = checkup.starting_names();
-        let mut held: Vec<Piece> = Vec::new();
-        // A redrawn count on a terminal only: in a log the rows are the progress.
-        let counting = printer.stderr_tty;
-        if counting {
-            printer.progress(&format!("[0/{total}] starting…"));
-        }
-        // More servers at once than cores made healthy servers time out on a busy machine.
-        let jobs = jobs
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(4, usize::from))
-            .max(1);
-        let out = &mut *printer;
-        checkup.probe(jobs, |result, count| {
-            let piece = human.piece(result, paint);
-            let left = pending.get_mut(&piece.name).map_or(0, |n| {
-                *n = n.saturating_sub(1);
-                *n
-            });
-            let several = left > 0 || held.iter().any(|p| p.name == piece.name);
-            let mut rows = Vec::new();
-            if piece.status == Status::Fail && several {
-                held.push(piece.clone());
-            } else {
-                rows.extend(human.render(std::slice::from_ref(&piece), paint));
-            }
-            if left == 0 {
-                let (now, later): (Vec<Piece>, Vec<Piece>) =
-                    held.drain(..).partition(|p| p.name == piece.name);
-                held = later;
-                for same in group(now) {
-                    rows.extend(human.render(&same, paint));
-                }
-            }
-            if rows.is_empty() {
-                if counting && count < total {
-                    out.progress(&format!("[{count}/{total}] checked"));
-                }
-                return;
-            }
-            if counting {
-                out.progress_done();
-            }
-            out.stream(&rows);
-            if counting && count < total {
-                out.progress(&format!("[{count}/{total}] checked"));
-            }
-        });
-        printer.progress_done();
+        stream_rows(&mut checkup, &human, paint, printer, jobs);
     }
     let finished = checkup.finish(ctx, printer);
     let report = DoctorReport {
@@ -231,6 +174,78 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         columns: printer.width(),
     };
     printer.emit(&report)
+}
+
+/// Print each row as its verdict comes: those of servers not started first, then each
+/// server's as it finishes, so one slow server hides nothing (and a CI log shows
+/// verdicts). A failure of a name started for several clients waits for the others:
+/// the same failure in each is one row (`✘ filesystem in 6 clients (…)`).
+fn stream_rows(
+    checkup: &mut doctor::Checkup<'_>,
+    human: &Rows,
+    paint: Paint<'_>,
+    printer: &mut Printer,
+    jobs: Option<usize>,
+) {
+    let total = checkup.starting();
+    printer.stream(&[Block::Note(checkup.announcement())]);
+    let known: Vec<Piece> = checkup
+        .not_started()
+        .map(|r| human.piece(r, paint))
+        .collect();
+    for same in group(known) {
+        printer.stream(&human.render(&same, paint));
+    }
+    // A failure of a name started for several clients waits for the others: the
+    // same failure in each is one row (`✘ filesystem in 6 clients (…)`).
+    let mut pending = checkup.starting_names();
+    let mut held: Vec<Piece> = Vec::new();
+    // A redrawn count on a terminal only: in a log the rows are the progress.
+    let counting = printer.stderr_tty;
+    if counting {
+        printer.progress(&format!("[0/{total}] starting…"));
+    }
+    // More servers at once than cores made healthy servers time out on a busy machine.
+    let jobs = jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(4, usize::from))
+        .max(1);
+    let out = &mut *printer;
+    checkup.probe(jobs, |result, count| {
+        let piece = human.piece(result, paint);
+        let left = pending.get_mut(&piece.name).map_or(0, |n| {
+            *n = n.saturating_sub(1);
+            *n
+        });
+        let several = left > 0 || held.iter().any(|p| p.name == piece.name);
+        let mut rows = Vec::new();
+        if piece.status == Status::Fail && several {
+            held.push(piece.clone());
+        } else {
+            rows.extend(human.render(std::slice::from_ref(&piece), paint));
+        }
+        if left == 0 {
+            let (now, later): (Vec<Piece>, Vec<Piece>) =
+                held.drain(..).partition(|p| p.name == piece.name);
+            held = later;
+            for same in group(now) {
+                rows.extend(human.render(&same, paint));
+            }
+        }
+        if rows.is_empty() {
+            if counting && count < total {
+                out.progress(&format!("[{count}/{total}] checked"));
+            }
+            return;
+        }
+        if counting {
+            out.progress_done();
+        }
+        out.stream(&rows);
+        if counting && count < total {
+            out.progress(&format!("[{count}/{total}] checked"));
+        }
+    });
+    printer.progress_done();
 }
 
 /// `doctor URL`: one row for the endpoint, contacted once; the same JSON document as
