@@ -628,6 +628,7 @@ fn readme_doctor_sample_counts_the_rows_it_shows() {
 }
 
 /// The `href`s and `id`s of an HTML page, entities decoded (`&amp;` in a query).
+#[cfg(unix)] // for the built book's test, Unix only
 fn hrefs_and_ids(html: &str) -> (Vec<String>, std::collections::HashSet<String>) {
     let values = |attribute: &str| -> Vec<String> {
         html.match_indices(attribute)
@@ -653,6 +654,7 @@ fn hrefs_and_ids(html: &str) -> (Vec<String>, std::collections::HashSet<String>)
 }
 
 /// `%XX` escapes decoded (mdBook writes them for spaces and non-ASCII in paths).
+#[cfg(unix)] // for the built book's test, Unix only
 fn percent_decoded(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
