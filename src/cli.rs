@@ -755,13 +755,15 @@ impl ValueEnum for RemoteKind {
 #[command(after_help = "Examples:
   mcpctl doctor
   mcpctl doctor github -c cursor --timeout 60
+  mcpctl doctor github memory                          only these servers
   mcpctl doctor --no-spawn --json
   mcpctl doctor https://mcp.example.com/mcp          an endpoint no config file names yet")]
 pub struct DoctorArgs {
-    /// Only servers with this name; or a URL (http://, https://): contact that endpoint
-    /// (Streamable HTTP, or legacy SSE for a path ending in /sse) and say what it speaks
+    /// Only servers with these names; or a URL (http://, https://): contact that
+    /// endpoint (Streamable HTTP, or legacy SSE for a path ending in /sse) and say what
+    /// it speaks
     #[arg(value_name = "NAME|URL")]
-    pub name: Option<String>,
+    pub name: Vec<String>,
     /// Client id (repeat or separate with commas) [default: detected clients]
     #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
     pub clients: Vec<String>,

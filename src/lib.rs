@@ -139,21 +139,35 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     let (cli, label) = match parsed {
         Ok(parsed) => parsed,
         Err(e) => {
+            // `--json` before any `--`: the error is JSON too (docs/reference/json.md).
+            let json = args
+                .iter()
+                .skip(1)
+                .take_while(|a| *a != "--")
+                .any(|a| a == "--json");
+            let printer = Printer::new(json, false, output::ColorWhen::Auto, true);
             if e.kind() == clap::error::ErrorKind::InvalidSubcommand
                 && let Some(error) = foreign_verb(&args)
             {
-                let printer = Printer::new(false, false, output::ColorWhen::Auto, true);
                 printer.error(&error);
+                if printer.said_mcpctl()
+                    && let Some(how) = how_to_run(&Platform::from_env(None), printer.stderr_tty)
+                {
+                    printer.note(&how);
+                }
                 return ExitStatus::Error.into();
             }
             if let Some(error) = scope_typo(&e) {
-                let printer = Printer::new(false, false, output::ColorWhen::Auto, true);
                 printer.error(&error);
                 return ExitStatus::Error.into();
             }
             // clap prints help/version to stdout (exit 0) and usage errors to stderr (2).
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+            if !e.use_stderr() {
+                let _ = e.print();
+                return ExitCode::from(0);
+            }
+            printer.usage_error(&e);
+            return ExitCode::from(2);
         }
     };
     let platform = Platform::from_env(cli.global.platform);
@@ -229,9 +243,48 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         printer.error(&error);
         status = ExitStatus::Error;
     }
+    // A hint said `mcpctl …`, but this mcpctl is not on PATH (`cargo run`, a build in a
+    // clone): say how to run it.
+    if printer.said_mcpctl()
+        && let Some(how) = how_to_run(&ctx.platform, printer.stderr_tty)
+    {
+        printer.note(&how);
+    }
     // A closed stdout (`mcpctl doctor | head -1`) is not an error of its own, and it
     // does not hide one either: the verdict (1 = problems found) is kept.
     status.into()
+}
+
+/// How to run this mcpctl where a hint says `mcpctl …` and no `mcpctl` is on PATH: by
+/// its path, or `cargo run --` in the clone it was built in (and how to install it).
+/// Said to whoever runs it through `cargo run` (cargo sets `CARGO_MANIFEST_DIR`), or
+/// at a terminal; `None` when `mcpctl` is on PATH, or for a script reading the output.
+fn how_to_run(platform: &Platform, terminal: bool) -> Option<String> {
+    let cargo_run = platform.var("CARGO_MANIFEST_DIR").is_some();
+    if !(cargo_run || terminal) || platform.on_path("mcpctl") {
+        return None;
+    }
+    let exe = platform.exe()?;
+    let shown = exe.display().to_string();
+    // `<clone>/target/<profile>/mcpctl` (or `<clone>/target/<triple>/<profile>/mcpctl`).
+    let clone = session::program::source_build(&shown)
+        .then(|| {
+            exe.ancestors()
+                .find(|a| a.file_name().is_some_and(|n| n == "target"))
+                .and_then(std::path::Path::parent)
+        })
+        .flatten()
+        .filter(|clone| clone.join("Cargo.toml").is_file());
+    Some(match clone {
+        Some(clone) => format!(
+            "mcpctl is not on PATH: where a line above says `mcpctl …`, run `{shown} …` (or `cargo run -- …` in `{}`); `cargo install --locked --path {}` puts it on PATH",
+            clone.display(),
+            clone.display()
+        ),
+        None => {
+            format!("mcpctl is not on PATH: where a line above says `mcpctl …`, run `{shown} …`")
+        }
+    })
 }
 
 /// `--platform windows` on a Linux machine resolves Windows paths and writes `cmd /c`:

@@ -608,7 +608,7 @@ pub fn measure_unmeasured(
         ctx,
         &crate::doctor::Request {
             clients,
-            name: None,
+            names: &[],
             no_spawn: false,
             trust_project,
             as_client: None,

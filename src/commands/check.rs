@@ -431,6 +431,8 @@ fn check_file(
             doc.as_ref(),
             &target,
         ));
+        // In file order, as `check_text` gives the others.
+        findings.sort_by_key(|f| (f.line, f.column));
     }
     Ok(findings)
 }

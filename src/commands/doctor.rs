@@ -9,7 +9,9 @@ use serde::Serialize;
 
 use crate::cli::DoctorArgs;
 use crate::doctor::probe::{DoctorResult, Status, probe_options};
-use crate::doctor::{self, ClientTokens, Request, Rows, Shared, Summary, mark_of, plural};
+use crate::doctor::{
+    self, ClientTokens, Piece, Request, Rows, Shared, Summary, group, mark_of, plural,
+};
 use crate::error::ExitStatus;
 use crate::handshake;
 use crate::output::{Block, Paint, Printer, Report};
@@ -40,6 +42,9 @@ struct DoctorReport {
     /// Clients looked at, for "no servers configured".
     #[serde(skip)]
     clients: usize,
+    /// The terminal's width, to wrap the lines that are not rows.
+    #[serde(skip)]
+    columns: Option<usize>,
 }
 
 pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
@@ -62,11 +67,19 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         None => None,
     };
     // `doctor URL`: an endpoint no config file names (yet).
-    if let Some(url) = name
-        .as_deref()
-        .filter(|n| n.starts_with("http://") || n.starts_with("https://"))
-    {
-        return url_report(ctx, printer, url, &options, as_client, strict);
+    let is_url = |n: &String| n.starts_with("http://") || n.starts_with("https://");
+    match name.as_slice() {
+        [url] if is_url(url) => {
+            return url_report(ctx, printer, url, &options, as_client, strict);
+        }
+        several if several.iter().any(is_url) => {
+            return Err(crate::error::UserError::new(
+                "`doctor URL` takes one URL, and no server name beside it",
+            )
+            .hint("run `mcpctl doctor URL` once per endpoint")
+            .into());
+        }
+        _ => {}
     }
     let clients = match (clients.is_empty(), as_client) {
         (true, Some(client)) => vec![client],
@@ -90,7 +103,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         ctx,
         &Request {
             clients: &clients,
-            name: name.as_deref(),
+            names: &name,
             no_spawn,
             trust_project,
             as_client,
@@ -121,6 +134,9 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
             _ => {}
         }
     }
+    for warning in &checkup.unread {
+        printer.stream(&[Block::Warning(warning.clone())]);
+    }
     // What a server repeats of the secrets it was given is never printed.
     printer.hide(checkup.passed_secrets());
     for (client, ex) in &checkup.exclusive {
@@ -141,31 +157,7 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
     let home = printer.shown_home().map(std::path::Path::to_path_buf);
     let paint = printer.painter().with_home(home.as_deref());
     if streamed {
-        printer.stream(&[Block::Note(checkup.announcement())]);
-        for result in checkup.not_started() {
-            printer.stream(&human.row(result, paint));
-        }
-        // A redrawn count on a terminal only: in a log the rows are the progress.
-        let counting = printer.stderr_tty;
-        if counting {
-            printer.progress(&format!("[0/{total}] starting…"));
-        }
-        // More servers at once than cores made healthy servers time out on a busy machine.
-        let jobs = jobs
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(4, usize::from))
-            .max(1);
-        let out = &mut *printer;
-        checkup.probe(jobs, |result, count| {
-            let row = human.row(result, paint);
-            if counting {
-                out.progress_done();
-            }
-            out.stream(&row);
-            if counting && count < total {
-                out.progress(&format!("[{count}/{total}] checked"));
-            }
-        });
-        printer.progress_done();
+        stream_rows(&mut checkup, &human, paint, printer, jobs);
     }
     let finished = checkup.finish(ctx, printer);
     let report = DoctorReport {
@@ -179,8 +171,81 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         strict,
         rows: (!streamed).then_some(human),
         clients: clients.len(),
+        columns: printer.width(),
     };
     printer.emit(&report)
+}
+
+/// Print each row as its verdict comes: those of servers not started first, then each
+/// server's as it finishes, so one slow server hides nothing (and a CI log shows
+/// verdicts). A failure of a name started for several clients waits for the others:
+/// the same failure in each is one row (`✘ filesystem in 6 clients (…)`).
+fn stream_rows(
+    checkup: &mut doctor::Checkup<'_>,
+    human: &Rows,
+    paint: Paint<'_>,
+    printer: &mut Printer,
+    jobs: Option<usize>,
+) {
+    let total = checkup.starting();
+    printer.stream(&[Block::Note(checkup.announcement())]);
+    let known: Vec<Piece> = checkup
+        .not_started()
+        .map(|r| human.piece(r, paint))
+        .collect();
+    for same in group(known) {
+        printer.stream(&human.render(&same, paint));
+    }
+    // A failure of a name started for several clients waits for the others: the
+    // same failure in each is one row (`✘ filesystem in 6 clients (…)`).
+    let mut pending = checkup.starting_names();
+    let mut held: Vec<Piece> = Vec::new();
+    // A redrawn count on a terminal only: in a log the rows are the progress.
+    let counting = printer.stderr_tty;
+    if counting {
+        printer.progress(&format!("[0/{total}] starting…"));
+    }
+    // More servers at once than cores made healthy servers time out on a busy machine.
+    let jobs = jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(4, usize::from))
+        .max(1);
+    let out = &mut *printer;
+    checkup.probe(jobs, |result, count| {
+        let piece = human.piece(result, paint);
+        let left = pending.get_mut(&piece.name).map_or(0, |n| {
+            *n = n.saturating_sub(1);
+            *n
+        });
+        let several = left > 0 || held.iter().any(|p| p.name == piece.name);
+        let mut rows = Vec::new();
+        if piece.status == Status::Fail && several {
+            held.push(piece.clone());
+        } else {
+            rows.extend(human.render(std::slice::from_ref(&piece), paint));
+        }
+        if left == 0 {
+            let (now, later): (Vec<Piece>, Vec<Piece>) =
+                held.drain(..).partition(|p| p.name == piece.name);
+            held = later;
+            for same in group(now) {
+                rows.extend(human.render(&same, paint));
+            }
+        }
+        if rows.is_empty() {
+            if counting && count < total {
+                out.progress(&format!("[{count}/{total}] checked"));
+            }
+            return;
+        }
+        if counting {
+            out.progress_done();
+        }
+        out.stream(&rows);
+        if counting && count < total {
+            out.progress(&format!("[{count}/{total}] checked"));
+        }
+    });
+    printer.progress_done();
 }
 
 /// `doctor URL`: one row for the endpoint, contacted once; the same JSON document as
@@ -213,6 +278,7 @@ fn url_report(
         strict,
         rows: Some(rows),
         clients: 1,
+        columns: printer.width(),
     })
 }
 
@@ -236,11 +302,21 @@ impl Report for DoctorReport {
         }
         let mut blocks = Vec::new();
         if let Some(rows) = &self.rows {
-            for result in &self.results {
-                blocks.extend(rows.row(result, paint));
+            let pieces = self.results.iter().map(|r| rows.piece(r, paint)).collect();
+            for same in group(pieces) {
+                blocks.extend(rows.render(&same, paint));
             }
         }
         for shared in &self.shared {
+            // Every client alike: its row (`✘ NAME in N clients`) already says it.
+            if shared.clients.iter().all(|v| {
+                shared
+                    .clients
+                    .first()
+                    .is_some_and(|f| f.status == v.status && f.reason == v.reason)
+            }) {
+                continue;
+            }
             let verdicts: Vec<String> = shared
                 .clients
                 .iter()
@@ -253,11 +329,13 @@ impl Report for DoctorReport {
                     text
                 })
                 .collect();
-            blocks.push(Block::Line(format!(
-                "{}: {}",
-                shared.name,
-                verdicts.join(" · ")
-            )));
+            let line = format!("{}: {}", shared.name, verdicts.join(" · "));
+            blocks.push(Block::Line(match self.columns {
+                Some(columns) => {
+                    crate::output::wrap(&line, columns.saturating_sub(2).max(30)).join("\n  ")
+                }
+                None => line,
+            }));
         }
         for total in &self.tokens {
             blocks.push(Block::Line(format!(

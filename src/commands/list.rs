@@ -412,6 +412,13 @@ impl Report for ListReport {
             }
             return blocks;
         }
+        // Which variables (and headers) an entry sets, by name only: the values are
+        // `--show-secrets`'.
+        let names = !show_secrets
+            && self
+                .rows
+                .iter()
+                .any(|r| !r.env.is_empty() || !r.headers.is_empty());
         let rows = self
             .rows
             .iter()
@@ -482,6 +489,18 @@ impl Report for ListReport {
                     };
                     cells.push(paint.paint(style, &format!("{state} ({}){why}", h.from)));
                 }
+                if names {
+                    // Before COMMAND / URL, the column that wraps to the terminal.
+                    cells.insert(
+                        3,
+                        r.env
+                            .keys()
+                            .chain(r.headers.keys())
+                            .cloned()
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                    );
+                }
                 if show_secrets {
                     cells.push(
                         r.env
@@ -496,6 +515,9 @@ impl Report for ListReport {
             })
             .collect();
         let mut header = vec!["CLIENT", "NAME", "TRANSPORT", "COMMAND / URL"];
+        if names {
+            header.insert(3, "ENV");
+        }
         if self.here {
             header.push("HERE");
         }

@@ -116,7 +116,7 @@ pub fn run(args: LockArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         ctx,
         &Request {
             clients: &clients,
-            name: None,
+            names: &[],
             no_spawn: false,
             trust_project,
             as_client,

@@ -87,16 +87,33 @@ pub(super) fn add_lint_findings(result: &mut DoctorResult, findings: &[&Finding]
     if result.status == Status::Skipped {
         return;
     }
+    // The same finding at several places (a trailing comma on six lines) is one line
+    // with every place, `line:column` as `check` says it.
+    let mut said: Vec<(Status, &str, &str, Vec<String>)> = Vec::new();
     for finding in findings {
         let status = match finding.severity {
             Severity::Error => Status::Fail,
             Severity::Warning => Status::Warn,
             Severity::Info => continue,
         };
-        let message = format!(
-            "{} (check {}, line {})",
-            finding.message, finding.code, finding.line
+        let at = format!("{}:{}", finding.line, finding.column);
+        match said.iter_mut().find(|(s, code, message, _)| {
+            *s == status && *code == finding.code && *message == finding.message
+        }) {
+            Some((_, _, _, places)) => {
+                if !places.contains(&at) {
+                    places.push(at);
+                }
+            }
+            None => said.push((status, finding.code, &finding.message, vec![at])),
+        }
+    }
+    for (status, code, message, places) in said {
+        let lines = if places.len() == 1 { "line" } else { "lines" };
+        result.record(
+            "config",
+            status,
+            format!("{message} (check {code}, {lines} {})", places.join(", ")),
         );
-        result.record("config", status, message);
     }
 }

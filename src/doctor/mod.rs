@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
 
-pub(crate) use rows::{Rows, mark_of, plural};
+pub(crate) use rows::{Piece, Rows, group, mark_of, plural};
 pub(crate) use totals::{ClientTokens, Shared, Summary};
 
 use crate::check::Finding;
@@ -31,7 +31,8 @@ use crate::trust::TrustRule;
 /// What doctor is asked to look at, and how.
 pub(crate) struct Request<'a, 'c> {
     pub(crate) clients: &'a [&'c Client],
-    pub(crate) name: Option<&'a str>,
+    /// Only servers of these names (none: every server).
+    pub(crate) names: &'a [String],
     pub(crate) no_spawn: bool,
     pub(crate) trust_project: bool,
     /// `--as X`: every entry started and judged as X would start it.
@@ -54,6 +55,8 @@ pub(crate) struct Checkup<'c> {
     as_client: Option<&'c Client>,
     /// `mcpctl.lock` and where it was read, to compare each server's tools with.
     lock: Option<(std::path::PathBuf, crate::lock::Lock)>,
+    /// With NAMEs: the files that could not be read (they may hold one), as warnings.
+    pub(crate) unread: Vec<String>,
 }
 
 /// What doctor adds up once every verdict is in.
@@ -71,26 +74,45 @@ pub(crate) struct Finished {
 pub(crate) fn gather<'c>(ctx: &Context, request: &Request<'_, 'c>) -> anyhow::Result<Checkup<'c>> {
     let Request {
         clients,
-        name,
+        names,
         no_spawn,
         trust_project,
         as_client,
         own_capabilities,
         options,
     } = *request;
+    let one = match names {
+        [one] => Some(one.as_str()),
+        _ => None,
+    };
     let Inventory {
-        found,
+        mut found,
         broken,
         exclusive,
-    } = collect_all(ctx, clients, name);
-    let parked = lint::parked_results(ctx, clients, name);
-    if let Some(name) = name
-        && found.is_empty()
-        && broken.is_empty()
-        && parked.is_empty()
-    {
-        return Err(targets::no_server_named(ctx, clients, name));
+    } = collect_all(ctx, clients, one);
+    if !names.is_empty() {
+        found.retain(|f| names.contains(&f.name));
     }
+    let mut parked = lint::parked_results(ctx, clients, one);
+    if !names.is_empty() {
+        parked.retain(|p| names.contains(&p.name));
+    }
+    // A name nothing has is an error (a typo checks nothing); a file that cannot be read
+    // may hold it, and is said on its own.
+    for name in names {
+        if !found.iter().any(|f| f.name == *name)
+            && !parked.iter().any(|p| p.name == *name)
+            && (broken.is_empty() || targets::closest_server(ctx, clients, name).is_some())
+        {
+            return Err(targets::no_server_named(ctx, clients, name));
+        }
+    }
+    // With NAMEs, an unreadable file is no row of theirs: a warning says it may hold them.
+    let (broken, unread) = if names.is_empty() {
+        (broken, Vec::new())
+    } else {
+        (Vec::new(), broken)
+    };
     let mut results: Vec<DoctorResult> = Vec::with_capacity(found.len() + broken.len());
     let env = &options.parent_env;
     let trust = TrustRule::new(&ctx.platform, &ctx.project, trust_project);
@@ -174,6 +196,20 @@ pub(crate) fn gather<'c>(ctx: &Context, request: &Request<'_, 'c>) -> anyhow::Re
         results.push(result);
     }
     results.extend(others);
+    let unread = unread
+        .iter()
+        .map(|b| {
+            format!(
+                "{:#}; not read, so it may hold {} too",
+                b.error,
+                names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+        .collect();
     Ok(Checkup {
         found,
         results,
@@ -181,6 +217,7 @@ pub(crate) fn gather<'c>(ctx: &Context, request: &Request<'_, 'c>) -> anyhow::Re
         exclusive,
         as_client,
         lock: None,
+        unread,
     })
 }
 
@@ -189,6 +226,16 @@ impl Checkup<'_> {
     pub(crate) fn keep_probes(&mut self, keep: impl Fn(&Found<'_>) -> bool) {
         let found = &self.found;
         self.to_probe.retain(|(index, _, _)| keep(&found[*index]));
+    }
+
+    /// How many of the servers to start have each name (a name started for several
+    /// clients can fail alike in each: `doctor` then prints one row for them).
+    pub(crate) fn starting_names(&self) -> HashMap<String, usize> {
+        let mut names: HashMap<String, usize> = HashMap::new();
+        for (index, _, _) in &self.to_probe {
+            *names.entry(self.results[*index].name.clone()).or_default() += 1;
+        }
+        names
     }
 
     /// How many servers will be started.

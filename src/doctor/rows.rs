@@ -78,10 +78,9 @@ impl Rows {
         }
     }
 
-    /// The verdict line for one server, and under a failure the telling lines of its
-    /// stderr.
-    pub(crate) fn row(&self, r: &DoctorResult, paint: Paint) -> Vec<Block> {
-        let (mark, style) = mark_of(r.status);
+    /// What one server's row says, before it is laid out (rows that say the same are
+    /// printed as one, see `group`).
+    pub(crate) fn piece(&self, r: &DoctorResult, paint: Paint) -> Piece {
         let label = if r.name.is_empty() {
             format!("{} ({})", r.client, paint.path(&r.path))
         } else {
@@ -122,7 +121,13 @@ impl Rows {
                         None => "signed in".to_owned(),
                     });
                 }
-                parts.join(" · ")
+                // Wrapped, a line breaks between parts only (never `57` / `ms`): each
+                // part's spaces, and the one before `·`, are no-break spaces until printed.
+                parts
+                    .iter()
+                    .map(|p| p.replace(' ', "\u{a0}"))
+                    .collect::<Vec<_>>()
+                    .join("\u{a0}· ")
             }
             Status::Ok => format!(
                 "{} · static checks passed{}",
@@ -139,9 +144,73 @@ impl Rows {
                 .iter()
                 .filter(|c| c.status == r.status)
                 .map(|c| paint.text(&c.message))
-                .collect::<Vec<_>>()
+                .fold(Vec::<String>::new(), |mut said, message| {
+                    // The same finding twice (two checks that see it) is said once.
+                    if !said.contains(&message) {
+                        said.push(message);
+                    }
+                    said
+                })
                 .join("\n"),
         };
+        // What changed in each tool's description since the lock (sanitized as made).
+        let mut extra = Vec::new();
+        for changed in r.lock.iter().flat_map(|l| &l.changes.changed) {
+            for line in changed.description_diff.iter().flat_map(|d| d.lines()) {
+                let style = match line.chars().next() {
+                    Some('+') if !line.starts_with("+++") => Style::Ok,
+                    Some('-') if !line.starts_with("---") => Style::Fail,
+                    _ => Style::Dim,
+                };
+                extra.push(Block::Line(paint.paint(style, &format!("    {line}"))));
+            }
+        }
+        let stderr = if r.status == Status::Fail && !r.stderr_tail.is_empty() {
+            handshake::stderr_excerpt(&r.stderr_tail, STDERR_LINES)
+        } else {
+            Vec::new()
+        };
+        Piece {
+            name: r.name.clone(),
+            label,
+            client: format!("{}{}", r.client, scope_suffix(r.scope)),
+            status: r.status,
+            detail,
+            stderr,
+            extra,
+        }
+    }
+
+    /// The row of servers that say the same (`group`): one label for all, the detail
+    /// and the stderr tail once.
+    pub(crate) fn render(&self, same: &[Piece], paint: Paint) -> Vec<Block> {
+        let Some(first) = same.first() else {
+            return Vec::new();
+        };
+        let (mark, style) = mark_of(first.status);
+        let label = match same {
+            [one] => one.label.clone(),
+            _ if same
+                .iter()
+                .all(|p| p.name == first.name && !p.name.is_empty()) =>
+            {
+                format!(
+                    "{} in {} clients ({})",
+                    first.name,
+                    same.len(),
+                    same.iter()
+                        .map(|p| p.client.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+            _ => same
+                .iter()
+                .map(|p| p.label.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
+        let detail = &first.detail;
         let width = self.width;
         // Each finding starts under the first and wraps within the terminal.
         let indent = width + 4;
@@ -153,35 +222,132 @@ impl Rows {
                 None => lines.push(finding.to_owned()),
             }
         }
-        let mut text = format!(
-            "{} {label:<width$}  {}",
-            paint.paint(style, mark),
-            lines.first().map_or("", String::as_str)
-        );
-        for line in lines.iter().skip(1) {
+        // A label wider than the column (a file's row names its path) goes on a line of
+        // its own, so no line is wider than the terminal.
+        let own_line = label.chars().count() > width;
+        let mut text = if own_line {
+            let label = match self.columns {
+                Some(columns) => {
+                    crate::output::wrap(&label, columns.saturating_sub(2).max(30)).join("\n  ")
+                }
+                None => label,
+            };
+            format!("{} {label}", paint.paint(style, mark))
+        } else {
+            format!(
+                "{} {label:<width$}  {}",
+                paint.paint(style, mark),
+                lines.first().map_or("", String::as_str)
+            )
+        };
+        for line in lines.iter().skip(usize::from(!own_line)) {
             text.push('\n');
             text.push_str(&" ".repeat(indent));
             text.push_str(line);
         }
+        // `57 ms` is kept together by a no-break space while wrapping; printed, a space.
+        let text = text.replace('\u{a0}', " ");
         let mut blocks = vec![Block::Line(text.trim_end().to_owned())];
-        // What changed in each tool's description since the lock (sanitized as made).
-        for changed in r.lock.iter().flat_map(|l| &l.changes.changed) {
-            for line in changed.description_diff.iter().flat_map(|d| d.lines()) {
-                let style = match line.chars().next() {
-                    Some('+') if !line.starts_with("+++") => Style::Ok,
-                    Some('-') if !line.starts_with("---") => Style::Fail,
-                    _ => Style::Dim,
-                };
-                blocks.push(Block::Line(paint.paint(style, &format!("    {line}"))));
-            }
-        }
-        if r.status == Status::Fail && !r.stderr_tail.is_empty() {
-            for line in &handshake::stderr_excerpt(&r.stderr_tail, STDERR_LINES) {
-                blocks.push(Block::Line(
-                    paint.paint(Style::Dim, &format!("    │ {line}")),
-                ));
-            }
+        blocks.extend(first.extra.iter().cloned());
+        for line in &first.stderr {
+            blocks.push(Block::Line(
+                paint.paint(Style::Dim, &format!("    │ {line}")),
+            ));
         }
         blocks
+    }
+}
+
+/// One server's row, laid out by `Rows::render`.
+#[derive(Debug, Clone)]
+pub(crate) struct Piece {
+    pub(crate) name: String,
+    label: String,
+    /// The client (and scope) alone, for a row of several clients.
+    client: String,
+    pub(crate) status: Status,
+    detail: String,
+    stderr: Vec<String>,
+    extra: Vec<Block>,
+}
+
+impl Piece {
+    /// The same failure, worded and told (stderr) alike: one row says it for both.
+    fn same_failure(&self, other: &Piece) -> bool {
+        self.status == Status::Fail
+            && other.status == Status::Fail
+            && self.detail == other.detail
+            && self.stderr == other.stderr
+            && self.extra.is_empty()
+            && other.extra.is_empty()
+    }
+}
+
+/// `pieces` in order, identical failures together (`✘ filesystem in 6 clients (…)`),
+/// each group where its first piece was.
+pub(crate) fn group(pieces: Vec<Piece>) -> Vec<Vec<Piece>> {
+    let mut groups: Vec<Vec<Piece>> = Vec::new();
+    for piece in pieces {
+        match groups
+            .iter_mut()
+            .find(|g| g.first().is_some_and(|f| f.same_failure(&piece)))
+        {
+            Some(group) => group.push(piece),
+            None => groups.push(vec![piece]),
+        }
+    }
+    groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block_text(blocks: &[Block]) -> String {
+        blocks
+            .iter()
+            .map(|b| match b {
+                Block::Line(text) => text.clone(),
+                other => format!("{other:?}"),
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Issue 40: a wrapped ok row split `· 57 ms` so that `ms` stood alone on a line; it
+    /// breaks between parts only, and no line is wider than the terminal.
+    #[test]
+    fn an_ok_row_wraps_between_parts_never_inside_one() {
+        let mut r = DoctorResult::empty(
+            "cursor",
+            Scope::User,
+            "memory".to_owned(),
+            std::path::PathBuf::from("/x"),
+        );
+        r.server_name = Some("memory-server".to_owned());
+        r.server_version = Some("2025.8.4".to_owned());
+        r.protocol_version = Some("2025-06-18".to_owned());
+        r.tools = Some(9);
+        r.tokens = Some(1234);
+        r.elapsed_ms = Some(57);
+        // Narrower than label + 30 columns, rows do not fit anyway (the detail keeps 30).
+        for columns in 48..100 {
+            let rows = Rows::new(std::slice::from_ref(&r), false, Some(columns));
+            let text = block_text(&rows.render(&[rows.piece(&r, Paint::none())], Paint::none()));
+            for line in text.lines() {
+                assert!(line.chars().count() <= columns, "{columns}: {text}");
+                // `ms` always after its number, `≈` always before its count.
+                let words: Vec<&str> = line.split_whitespace().collect();
+                for (i, word) in words.iter().enumerate() {
+                    if *word == "ms" {
+                        assert!(i > 0 && words[i - 1] == "57", "{columns}: {text}");
+                    }
+                    if *word == "≈" {
+                        assert_eq!(words.get(i + 1), Some(&"1234"), "{columns}: {text}");
+                    }
+                }
+            }
+            assert!(text.contains("57 ms") && !text.contains('\u{a0}'), "{text}");
+        }
     }
 }

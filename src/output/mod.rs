@@ -72,6 +72,8 @@ pub struct Printer {
     /// The command is a `--dry-run`: its JSON says so (`"dry_run": true`), so a script
     /// cannot take "would add" for "added".
     dry_run: bool,
+    /// Something printed for a person said to run `` `mcpctl …` `` (see `said_mcpctl`).
+    said_mcpctl: std::cell::Cell<bool>,
 }
 
 /// `"dry_run": true` in a report's JSON object, or in each object of its array of rows.
@@ -123,7 +125,14 @@ impl Printer {
             hidden_values: Vec::new(),
             home: None,
             dry_run: false,
+            said_mcpctl: std::cell::Cell::new(false),
         }
+    }
+
+    /// Whether a line printed for a person told them to run `` `mcpctl …` `` (a hint,
+    /// a note): where `mcpctl` is not on PATH, the caller says how to run it instead.
+    pub fn said_mcpctl(&self) -> bool {
+        self.said_mcpctl.get()
     }
 
     /// Show the files messages name (`file`) and report rows' paths (`Paint::path`) under
@@ -170,6 +179,9 @@ impl Printer {
     /// scrubbed unless revealed.
     fn safe<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
         use std::borrow::Cow;
+        if !self.json && text.contains("`mcpctl ") {
+            self.said_mcpctl.set(true);
+        }
         if self.reveal {
             return shown_files(self.shown_home(), text);
         }
@@ -344,6 +356,10 @@ impl Printer {
     }
 
     fn error_text(&self, error: &ErrorText) {
+        if self.json {
+            self.error_json(error, None);
+            return;
+        }
         let mut text = format!(
             "{} {}",
             self.paint_err(Style::Fail, "error:"),
@@ -359,6 +375,60 @@ impl Printer {
             ));
         }
         eprintln!("{}", self.safe(&text));
+    }
+
+    /// An error under `--json`: one JSON object on stderr (stdout keeps only a report's
+    /// JSON, so a script piping it into `jq` never parses an error as a result):
+    /// `{"error": {"message", "hint", "causes", "usage"}}`, `usage` only for a command
+    /// line clap could not read.
+    fn error_json(&self, error: &ErrorText, usage: Option<&str>) {
+        let mut object = serde_json::json!({
+            "message": self.safe(&error.message),
+            "hint": error.hint.as_deref().map(|h| self.safe(h)),
+            "causes": error.causes.iter().map(|c| self.safe(c)).collect::<Vec<_>>(),
+        });
+        if let Some(usage) = usage {
+            object["usage"] = serde_json::Value::String(usage.to_owned());
+        }
+        eprintln!("{}", serde_json::json!({ "error": object }));
+    }
+
+    /// A command line clap could not read (`e`, rendered without colour): its own text,
+    /// or under `--json` the JSON error with the usage line. The exit code is the
+    /// caller's (2).
+    pub fn usage_error(&self, e: &clap::Error) {
+        if !self.json {
+            let _ = e.print();
+            return;
+        }
+        let rendered = e.render().to_string();
+        let mut message = String::new();
+        let mut tips = Vec::new();
+        let mut usage = None;
+        for line in rendered.lines().map(str::trim) {
+            if let Some(rest) = line.strip_prefix("error: ") {
+                message = rest.to_owned();
+            } else if let Some(rest) = line.strip_prefix("tip: ") {
+                tips.push(rest.to_owned());
+            } else if let Some(rest) = line.strip_prefix("Usage: ") {
+                usage = Some(rest.to_owned());
+            }
+        }
+        if message.is_empty() {
+            message = rendered
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_owned();
+        }
+        tips.push("`--help` says more".to_owned());
+        let error = ErrorText {
+            message,
+            causes: Vec::new(),
+            hint: Some(tips.join("; ")),
+        };
+        self.error_json(&error, usage.as_deref());
     }
 
     /// The painter for stdout, handed to `Report::human`.

@@ -1833,3 +1833,307 @@ fn deny_tools_names_the_measured_tool_a_typo_meant() {
         .ok();
     assert!(env.read_str(codex).contains("disabled_tools = [\"pid\"]"));
 }
+
+/// Issue 40: a usage error under `--json` was plain text. Under `--json` every error is
+/// one JSON object on stderr (stdout stays empty, so `| jq` never takes it for a
+/// result), with the exit code kept: 2 for a command line mcpctl cannot read.
+#[test]
+fn a_usage_error_under_json_is_json() {
+    let env = TestEnv::new();
+    for args in [
+        &["list", "--bogus", "--json"][..],
+        &["--json", "lst"],
+        &["list", "--scope", "globl", "--json"],
+        &["add", "--json"],
+    ] {
+        let run = env.run(args).code(2);
+        assert_eq!(run.stdout, "", "{args:?}");
+        let last = run.stderr.lines().last().unwrap_or_default();
+        let error: serde_json::Value =
+            serde_json::from_str(last).unwrap_or_else(|e| panic!("{args:?}: {e}: {}", run.stderr));
+        assert!(
+            error["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty()),
+            "{args:?}: {error}"
+        );
+    }
+    let run = env.run(&["list", "--bogus", "--json"]).code(2);
+    let error: serde_json::Value = serde_json::from_str(run.stderr.trim()).unwrap();
+    assert_eq!(
+        error["error"]["message"],
+        "unexpected argument '--bogus' found"
+    );
+    // (`mcpctl.exe list …` where the binary is named so.)
+    assert!(
+        error["error"]["usage"]
+            .as_str()
+            .is_some_and(|u| u.ends_with("list [OPTIONS] [NAME]")),
+        "{error}"
+    );
+    // Without --json, and after `--`, the text is clap's own.
+    let run = env.run(&["list", "--bogus"]).code(2);
+    assert!(
+        run.stderr.starts_with("error: unexpected argument"),
+        "{}",
+        run.stderr
+    );
+    // The reference documents it.
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("docs")
+            .join("reference")
+            .join("json.md"),
+    )
+    .unwrap();
+    assert!(doc.contains("{\"error\": {\"message\""), "json.md");
+}
+
+/// Issue 40: doctor printed one MCP002/MCP003 line per comma (column dropped), the same
+/// failure and its stderr tail once per client, and lines wider than the terminal. A
+/// file's findings are one line per rule with every `line:column`, identical failures of
+/// a server are one row (`✘ fs in 2 clients (…)`, its stderr tail once), and no line is
+/// wider than `COLUMNS`.
+#[test]
+#[cfg(unix)] // the failing server is `sh`
+fn doctor_says_each_failure_once_and_fits_the_terminal() {
+    let env = TestEnv::new();
+    let failing = json!({"command": "sh", "args": ["-c", "echo fsboom >&2; exit 1"]});
+    env.write(
+        ".claude.json",
+        json!({"mcpServers": {"fs": failing}})
+            .to_string()
+            .as_bytes(),
+    );
+    crate::doctor::cursor_config(&env, json!({"fs": failing}));
+    env.write(
+        ".codeium/windsurf/mcp_config.json",
+        b"{\n  // mine\n  \"mcpServers\": {\n    \"w1\": {\"command\": \"w1\", \"args\": [],},\n    \"w2\": {\"command\": \"w2\", \"args\": [],},\n  },\n}\n",
+    );
+    let run = env
+        .command(&["doctor", "-c", "claude-code,cursor,windsurf"])
+        .env("COLUMNS", "80")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert_eq!(stdout.matches("fsboom").count(), 1, "{stdout}");
+    assert!(
+        stdout.contains("✘ fs in 2 clients (claude-code, cursor)"),
+        "{stdout}"
+    );
+    assert_eq!(stdout.matches("MCP003").count(), 1, "{stdout}");
+    assert_eq!(stdout.matches("MCP002").count(), 1, "{stdout}");
+    assert!(stdout.contains("MCP002, line 2:3"), "{stdout}");
+    assert!(stdout.contains("MCP003, lines 4:"), "{stdout}");
+    for line in stdout.lines() {
+        assert!(line.chars().count() <= 80, "{line:?}\n{stdout}");
+    }
+    // The rows still count every client's verdict.
+    assert!(stdout.contains("5 failed"), "{stdout}");
+}
+
+/// Issue 40: doctor took one NAME only, and a NAME filter still printed and counted an
+/// unrelated file's row. Several NAMEs are taken; a file that could not be read is a
+/// warning (it may hold them), not a row of theirs.
+#[test]
+#[cfg(unix)] // the failing server is `sh`
+fn doctor_takes_several_names_and_counts_only_their_rows() {
+    let env = TestEnv::new();
+    let failing = json!({"command": "sh", "args": ["-c", "exit 1"]});
+    crate::doctor::cursor_config(
+        &env,
+        json!({"alpha": failing, "beta": failing, "gamma": failing}),
+    );
+    env.write(".codeium/windsurf/mcp_config.json", b"{\"mcpServers\": {\n");
+    let run = env.run(&["doctor", "alpha", "beta", "--no-spawn"]).code(0);
+    assert!(
+        run.stdout.contains("cursor/alpha") && run.stdout.contains("cursor/beta"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("cursor/gamma"), "{}", run.stdout);
+    assert!(!run.stdout.contains("windsurf"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("0 failed, 0 warnings, 2 ok"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains("mcp_config.json:2:1")
+            && run.stderr.contains("may hold `alpha`, `beta`"),
+        "{}",
+        run.stderr
+    );
+    // A name nothing has is still an error, with the one meant.
+    let typo = env.run(&["doctor", "alpha", "betta", "--no-spawn"]).code(2);
+    assert!(
+        typo.stderr.contains("`betta`") && typo.stderr.contains("beta"),
+        "{}",
+        typo.stderr
+    );
+}
+
+/// Issue 40: `check`'s findings were not in file order: the unset-variable findings
+/// (MCP503) came after every other, whatever their line. Each file's findings are
+/// sorted by line and column.
+#[test]
+fn check_findings_are_in_file_order() {
+    let env = TestEnv::new();
+    env.write(
+        ".cursor/mcp.json",
+        b"{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"npx\", \"args\": [\"-y\", \"server-a\"], \"env\": {\"K\": \"${env:UNSET_FIRST_HOUR_A}\"}},\n    \"b\": {\"command\": \"npx\", \"args\": [\"-y\", \"server-b\"]},\n    \"c\": {\"command\": \"npx\", \"args\": [\"-y\", \"server-c\"], \"env\": {\"K\": \"${env:UNSET_FIRST_HOUR_C}\"}}\n  }\n}\n",
+    );
+    let run = env.run(&["check", "--user", "--json"]);
+    let findings = run.json();
+    let places: Vec<(u64, u64)> = findings["findings"]
+        .as_array()
+        .or_else(|| findings.as_array())
+        .unwrap_or_else(|| panic!("{findings}"))
+        .iter()
+        .map(|f| (f["line"].as_u64().unwrap(), f["column"].as_u64().unwrap()))
+        .collect();
+    assert!(places.len() >= 4, "{findings}");
+    let mut sorted = places.clone();
+    sorted.sort_unstable();
+    assert_eq!(places, sorted, "{findings}");
+}
+
+/// Issue 40: `list` did not show which variables an entry sets. An ENV column names
+/// them and the headers (never their values, which `--show-secrets` shows).
+#[test]
+fn list_names_the_variables_an_entry_sets_never_their_values() {
+    let env = TestEnv::new();
+    crate::doctor::cursor_config(
+        &env,
+        json!({
+            "gh": {"command": "npx", "args": ["-y", "gh"], "env": {"GITHUB_TOKEN": "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "MODE": "fast"}},
+            "web": {"url": "https://x.example/mcp", "headers": {"Authorization": "Bearer secret-value-123"}},
+            "plain": {"command": "npx", "args": ["-y", "plain"]}
+        }),
+    );
+    let run = env.run(&["list", "-c", "cursor"]).ok();
+    assert!(run.stdout.contains(" ENV "), "{}", run.stdout);
+    let gh = run.stdout.lines().find(|l| l.contains(" gh ")).unwrap();
+    assert!(gh.contains(" GITHUB_TOKEN MODE "), "{}", run.stdout);
+    let web = run.stdout.lines().find(|l| l.contains(" web ")).unwrap();
+    assert!(web.contains(" Authorization "), "{}", run.stdout);
+    for value in ["ghp_", "fast", "secret-value-123"] {
+        assert!(!run.stdout.contains(value), "{value}: {}", run.stdout);
+    }
+}
+
+/// Issue 40: run through `cargo run` (no `mcpctl` on PATH), a hint said "try `mcpctl
+/// add memory`", which that shell cannot run. After such a hint a note says how to run
+/// this mcpctl: by its path, or `cargo run --` in the clone; a script reading the output
+/// (no terminal, not `cargo run`) gets the hint alone.
+#[test]
+#[cfg(unix)] // compares the binary's path as this OS spells it
+fn hints_say_how_to_run_mcpctl_when_it_is_not_on_path() {
+    let mut env = TestEnv::new();
+    let plain = env.run(&["install", "memory"]).code(2);
+    assert!(
+        plain.stderr.contains("`mcpctl add memory`"),
+        "{}",
+        plain.stderr
+    );
+    assert!(!plain.stderr.contains("not on PATH"), "{}", plain.stderr);
+    // As `cargo run` starts it.
+    env.extra_env.push((
+        "CARGO_MANIFEST_DIR".to_owned(),
+        env!("CARGO_MANIFEST_DIR").to_owned(),
+    ));
+    let run = env.run(&["install", "memory"]).code(2);
+    assert!(
+        run.stderr.contains("mcpctl is not on PATH") && run.stderr.contains("`cargo run -- …`"),
+        "{}",
+        run.stderr
+    );
+    let exe = std::path::Path::new(env!("CARGO_BIN_EXE_mcpctl"));
+    assert!(
+        run.stderr.contains(&format!("`{} …`", exe.display())),
+        "{}",
+        run.stderr
+    );
+    // A command that says no `mcpctl …` adds nothing.
+    crate::doctor::cursor_config(
+        &env,
+        json!({"plain": {"command": "npx", "args": ["-y", "plain"]}}),
+    );
+    let quiet = env.run(&["list"]).ok();
+    assert!(!quiet.stderr.contains("not on PATH"), "{}", quiet.stderr);
+}
+
+/// Issue 40: `add --help`'s example renamed a variable for Codex
+/// (`--env 'ELEVENLABS_API_KEY=${XI_KEY}' -c codex`), which Codex cannot do and refuses.
+/// Every `--env` example in `add --help` is run, against its client, as a dry run.
+#[test]
+fn add_help_env_examples_work_for_their_client() {
+    let env = TestEnv::new();
+    let help = env.run(&["add", "--help"]).ok().stdout;
+    let mut tried = 0;
+    for line in help.lines().filter(|l| l.contains("--env '")) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let client = words
+            .iter()
+            .position(|w| *w == "-c")
+            .and_then(|i| words.get(i + 1))
+            .unwrap_or_else(|| panic!("no -c in {line:?}"));
+        let value = line
+            .split("--env '")
+            .nth(1)
+            .and_then(|rest| rest.split('\'').next())
+            .unwrap();
+        let run = env.run(&[
+            "add",
+            "example",
+            "-c",
+            client,
+            "--env",
+            value,
+            "--dry-run",
+            "--",
+            "npx",
+            "-y",
+            "example",
+        ]);
+        assert_eq!(run.code, 0, "{line}\n{}{}", run.stdout, run.stderr);
+        tried += 1;
+    }
+    assert!(tried > 0, "{help}");
+}
+
+/// Issue 40: `json.md` called `clients --json`'s `verified` a boolean (`verified:
+/// false`), but a checked row says the day it was checked. Every value is a
+/// `YYYY-MM-DD` day or `false`, and the reference says so.
+#[test]
+fn clients_json_verified_is_a_day_or_false_as_json_md_says() {
+    let env = TestEnv::new();
+    let rows = env.run(&["clients", "--all", "--json"]).ok().json();
+    let mut days = 0;
+    for row in rows.as_array().unwrap() {
+        match &row["verified"] {
+            serde_json::Value::Bool(false) => {}
+            serde_json::Value::String(day) => {
+                let parts: Vec<&str> = day.split('-').collect();
+                assert!(
+                    parts.len() == 3 && parts.iter().all(|p| p.chars().all(|c| c.is_ascii_digit())),
+                    "{row}"
+                );
+                days += 1;
+            }
+            other => panic!("{other}: {row}"),
+        }
+    }
+    assert!(days > 0, "{rows}");
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("docs")
+            .join("reference")
+            .join("json.md"),
+    )
+    .unwrap();
+    assert!(
+        doc.contains("`verified`: the day the row was last checked"),
+        "json.md"
+    );
+}

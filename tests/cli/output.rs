@@ -336,7 +336,7 @@ fn a_path_under_home_is_home_relative_for_a_person_and_absolute_in_json() {
     );
     assert!(!rows.to_string().contains("~/"), "{rows}");
 
-    // An error: on stderr for a person, in the row and on stderr under `--json`.
+    // An error: on stderr for a person, in the row and on stderr (as JSON) under `--json`.
     env.write(".cursor/mcp.json", b"{\"mcpServers\": {\n");
     let list = env.run(&["list", "-c", "cursor"]).code(2);
     assert!(
@@ -345,9 +345,14 @@ fn a_path_under_home_is_home_relative_for_a_person_and_absolute_in_json() {
         "{}",
         list.stderr
     );
+    // Under `--json` the error is a JSON object (docs/reference/json.md).
     let list = env.run(&["list", "-c", "cursor", "--json"]).code(2);
+    let error: serde_json::Value =
+        serde_json::from_str(list.stderr.lines().last().unwrap_or_default()).unwrap();
     assert!(
-        list.stderr.contains(&format!("error: {absolute}:2:1: ")),
+        error["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with(&format!("{absolute}:2:1: "))),
         "{}",
         list.stderr
     );
