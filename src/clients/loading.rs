@@ -51,6 +51,10 @@ pub struct Loading {
     /// turns it on in its interface, a switch no file records (Cursor 3 and a project's
     /// `.cursor/mcp.json`): `add` and `doctor` say so, since mcpctl cannot see it.
     pub starts_off: Option<StartsOff>,
+    /// The client goes on with a server whatever `protocolVersion` its `initialize`
+    /// answer names, one the spec never had included (Codex: rmcp does not check it);
+    /// doctor then warns where it would fail the server for a stricter client.
+    pub any_version: bool,
 }
 
 /// `[client.loading] starts_off`: the scopes whose new servers the client keeps off, and

@@ -52,6 +52,17 @@ pub(super) fn merge_probe(
                 result.name
             ),
         ),
+        (ProbeStatus::Fail, Some(f @ handshake::ProbeError::UnsupportedVersion { .. }))
+            if client.loading.any_version =>
+        {
+            (
+                Status::Warn,
+                format!(
+                    "{f}; {} goes on whatever version the server names, so it connects (mcpctl stopped there: its tools were not listed)",
+                    client.name
+                ),
+            )
+        }
         (ProbeStatus::Fail, Some(f)) => (Status::Fail, f.to_string()),
         (ProbeStatus::Fail, None) => (Status::Fail, "handshake failed".to_owned()),
         (ProbeStatus::Warn, _) => (

@@ -1432,3 +1432,71 @@ fn codex_passes_a_server_only_its_own_few_variables_and_what_env_vars_lists() {
     );
     assert!(!log.contains("server_name=\"passed\""), "{log}");
 }
+
+/// Codex goes on with a server whose `initialize` answer names a protocol version the spec
+/// never had (`1999-01-01`, the fixture's `odd-version`) and lists its tools; Claude Code
+/// does not. doctor warns for Codex (it used to fail the server: bench/agreement.py's one
+/// false failure) and still fails it for Claude Code; Codex's own session starts it
+/// without a failure.
+#[cfg(unix)]
+#[test]
+#[ignore = "needs .ci/clients.sh"]
+fn codex_goes_on_with_a_version_the_spec_never_had_so_doctor_only_warns_for_it() {
+    let env = TestEnv::new();
+    let fixture = fixture();
+    env.write(
+        ".codex/config.toml",
+        format!(
+            "[mcp_servers.odd]\ncommand = \"{fixture}\"\nargs = [\"odd-version\"]\nenv = {{ FIXTURE_LOG = {:?} }}\n",
+            env.path("odd.log").display().to_string()
+        )
+        .as_bytes(),
+    );
+    env.write(
+        ".claude.json",
+        serde_json::json!({ "mcpServers": { "odd": { "command": fixture, "args": ["odd-version"] } } })
+            .to_string()
+            .as_bytes(),
+    );
+    let codex = env.run(&["doctor", "--json", "-c", "codex"]).ok().json();
+    let odd = row(&codex["results"], "odd");
+    assert_eq!(odd["status"], "warn", "{codex:#}");
+    assert!(
+        odd.to_string().contains("1999-01-01") && odd.to_string().contains("Codex goes on"),
+        "{codex:#}"
+    );
+    let claude = env
+        .run(&["doctor", "--json", "-c", "claude-code"])
+        .code(1)
+        .json();
+    assert_eq!(
+        row(&claude["results"], "odd")["status"],
+        "fail",
+        "{claude:#}"
+    );
+    // Codex agrees: its session starts the server and logs no failure for it.
+    let _ = std::fs::remove_file(env.path("odd.log"));
+    let mut cmd = env.client_command(Path::new("timeout"));
+    cmd.args(["-k", "5", "30"])
+        .arg(client_cli::installed("codex", "codex"))
+        .args([
+            "exec",
+            "--skip-git-repo-check",
+            "-c",
+            "model_providers.closed={name=\"closed\",base_url=\"http://127.0.0.1:9/v1\",wire_api=\"responses\"}",
+            "-c",
+            "model_provider=closed",
+            "hi",
+        ])
+        .env("RUST_LOG", "codex_mcp=info")
+        .env("OPENAI_API_KEY", "closed");
+    let out = client_cli::quiet(&mut cmd).output().unwrap();
+    let log =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    assert!(!log.contains("startup failed server_name=\"odd\""), "{log}");
+    let started = std::fs::read_to_string(env.path("odd.log")).unwrap_or_default();
+    assert!(
+        started.starts_with("start "),
+        "codex did not start it:\n{log}"
+    );
+}
