@@ -1316,8 +1316,10 @@ fn copilot_loads_project_servers_only_in_a_folder_it_trusts() {
 fn add_and_doctor_say_cursor_starts_a_new_project_server_switched_off() {
     let env = TestEnv::new();
     std::fs::create_dir_all(env.path(".cursor")).unwrap();
-    // A program that exists, so doctor's static checks pass.
-    let program = env!("CARGO_BIN_EXE_mcpctl");
+    // A program that exists, so doctor's static checks pass: this test binary, by the
+    // path its own OS gives (under Wine `CARGO_BIN_EXE_mcpctl` is the Linux build path).
+    let program = std::env::current_exe().unwrap().display().to_string();
+    let program = program.as_str();
     let run = env
         .run_in(
             "proj",
