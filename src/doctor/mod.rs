@@ -497,18 +497,7 @@ fn url_verdict(result: &mut DoctorResult, probe: handshake::Probe) {
     if status == Status::Fail {
         result.started = Some(result.target.clone());
     }
-    result.server_name = probe.server_name;
-    result.server_version = probe.server_version;
-    result.protocol_era = probe.protocol_era;
-    result.protocol_version = probe.protocol_version;
-    result.tools = probe.tools;
-    result.tokens = probe.tokens;
-    result.tool_names = probe.tool_names;
-    result.capabilities = probe.capabilities;
-    result.instructions_chars = probe.instructions_chars;
-    result.elapsed_ms = Some(probe.elapsed_ms);
-    result.phases = probe.phases;
-    result.stderr_tail = probe.stderr_tail;
+    verdict::take_findings(result, probe);
 }
 
 /// The shared state of the probe threads: the results, and who is told of each verdict.

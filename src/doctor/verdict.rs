@@ -126,6 +126,16 @@ pub(super) fn merge_probe(
             format!("speaks protocol {version}, older than mcpctl's {newest} (clients accept it)"),
         );
     }
+    result.tool_tokens = handshake::tools::per_tool_tokens(&probe.tool_definitions);
+    if status == Status::Fail {
+        result.started = Some(started(launch, &result.target));
+    }
+    result.tool_definitions = take_findings(result, probe);
+}
+
+/// Move what the probe learned (server, protocol, tools, timings, stderr) into the
+/// result; the tool definitions are handed back for a caller that keeps them.
+pub(super) fn take_findings(result: &mut DoctorResult, probe: Probe) -> Vec<serde_json::Value> {
     result.server_name = probe.server_name;
     result.server_version = probe.server_version;
     result.protocol_era = probe.protocol_era;
@@ -133,16 +143,12 @@ pub(super) fn merge_probe(
     result.tools = probe.tools;
     result.tokens = probe.tokens;
     result.tool_names = probe.tool_names;
-    result.tool_tokens = handshake::tools::per_tool_tokens(&probe.tool_definitions);
     result.capabilities = probe.capabilities;
     result.instructions_chars = probe.instructions_chars;
-    if status == Status::Fail {
-        result.started = Some(started(launch, &result.target));
-    }
     result.elapsed_ms = Some(probe.elapsed_ms);
     result.phases = probe.phases;
     result.stderr_tail = probe.stderr_tail;
-    result.tool_definitions = probe.tool_definitions;
+    probe.tool_definitions
 }
 
 /// What was started, for a failure report: the resolved program with the entry's
