@@ -75,6 +75,9 @@ struct ListRow {
     /// list is still right).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     unset: Vec<String>,
+    /// The variables behind `unset`, for the table's one summary line.
+    #[serde(skip)]
+    unset_vars: Vec<String>,
     /// `list --here`: what the client does with the entry in this project, and why.
     #[serde(skip_serializing_if = "Option::is_none")]
     here: Option<HereRow>,
@@ -215,6 +218,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                 policy: f.not_loaded.as_ref().and_then(NotLoaded::policy).cloned(),
                 error: None,
                 unset: Vec::new(),
+                unset_vars: Vec::new(),
                 here: None,
             };
             match f.entry() {
@@ -229,10 +233,12 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                     row.disabled = e.disabled()
                         || probe.power(f.client, &location, &f.name, f.raw()) == Power::Off;
                     row.fill(&e.transport, show_secrets);
-                    row.unset = crate::unset::find_here(&ctx.platform, &e.transport)
+                    let unset = crate::unset::find_here(&ctx.platform, &e.transport);
+                    row.unset = unset
                         .iter()
                         .map(|u| u.sentence(&f.name, Some(&crate::output::file(&f.path))))
                         .collect();
+                    row.unset_vars = unset.into_iter().map(|u| u.variable).collect();
                 }
                 Err(_) if entry::is_toggle(f.raw()) => {
                     row.disabled = f.raw().get("enabled") == Some(&serde_json::Value::Bool(false))
@@ -335,6 +341,7 @@ fn parked_rows(
                 policy: None,
                 error: None,
                 unset: Vec::new(),
+                unset_vars: Vec::new(),
                 here: None,
             };
             if let Ok(e) = Dialect::of(client).read_raw(&p.raw) {
@@ -525,13 +532,7 @@ impl Report for ListReport {
             header.push("ENV / HEADERS");
         }
         blocks.push(Block::Table { header, rows });
-        blocks.extend(
-            self.rows
-                .iter()
-                .flat_map(|r| &r.unset)
-                .cloned()
-                .map(Block::Warning),
-        );
+        blocks.extend(unset_summary(&self.rows).map(Block::Warning));
         blocks
     }
 
@@ -542,6 +543,45 @@ impl Report for ListReport {
             ExitStatus::Error
         }
     }
+}
+
+/// One line for every `${VAR}` the listed entries use that is not set here, however many
+/// entries and clients share it: `list` runs often, and the whole sentence per entry
+/// (`--json`'s `unset`, `doctor`'s row) would repeat on every run. The line names each
+/// variable once with the servers using it, and the command that says what to do.
+fn unset_summary(rows: &[ListRow]) -> Option<String> {
+    let mut vars: Vec<(&str, Vec<&str>)> = Vec::new();
+    for row in rows {
+        for var in &row.unset_vars {
+            match vars.iter_mut().find(|(v, _)| v == var) {
+                Some((_, names)) if names.contains(&row.name.as_str()) => {}
+                Some((_, names)) => names.push(&row.name),
+                None => vars.push((var, vec![&row.name])),
+            }
+        }
+    }
+    if vars.is_empty() {
+        return None;
+    }
+    let mut servers: Vec<&str> = vars.iter().flat_map(|(_, n)| n.iter().copied()).collect();
+    servers.sort_unstable();
+    servers.dedup();
+    let listed = vars
+        .iter()
+        .map(|(var, names)| format!("`${{{var}}}` ({})", names.join(", ")))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (what, verb) = if vars.len() == 1 {
+        ("variable", "is")
+    } else {
+        ("variables", "are")
+    };
+    Some(format!(
+        "{} {what} the entries use {verb} not set in this environment: {listed}; `mcpctl doctor {}` says how to set {}",
+        vars.len(),
+        servers.join(" "),
+        if vars.len() == 1 { "it" } else { "them" }
+    ))
 }
 
 /// `list --here`: a parked entry is off here too, and a project's override of a user

@@ -848,13 +848,14 @@ fn an_unset_variable_is_one_rule_in_every_command() {
     let token = "uses `${MY_API_TOKEN}`, which is not set in this environment; `export MY_API_TOKEN=…` where mcpctl and the client run, or keep the secret in mcpctl's store: `mcpctl secret set MY_API_TOKEN`, then `mcpctl secret adopt";
     let tenant = "uses `${TENANT_ID}`, which is not set in this environment; `export TENANT_ID=…` where mcpctl and the client run";
     let said = |run: &crate::env::Run| format!("{}{}", run.stdout, run.stderr);
-    // It can still do its job: a warning, exit 0.
-    let list = said(&env.run(&["list", "-c", "cursor"]).ok());
+    // It can still do its job: exit 0, the sentence in `--json` (the table says it in
+    // one summary line: `list_says_unset_variables_in_one_line_however_many_entries`).
+    let list = env.run(&["list", "-c", "cursor", "--json"]).ok().stdout;
     assert!(
         list.contains(&format!(
-            "warning: server `local`'s env `API_TOKEN` in `~/.cursor/mcp.json` {token}"
+            "server `local`'s env `API_TOKEN` in `~/.cursor/mcp.json` {token}"
         )) && list.contains(&format!(
-            "warning: server `remote`'s header `X-Tenant` in `~/.cursor/mcp.json` {tenant}"
+            "server `remote`'s header `X-Tenant` in `~/.cursor/mcp.json` {tenant}"
         )),
         "{list}"
     );
@@ -2020,6 +2021,54 @@ fn list_names_the_variables_an_entry_sets_never_their_values() {
     for value in ["ghp_", "fast", "secret-value-123"] {
         assert!(!run.stdout.contains(value), "{value}: {}", run.stdout);
     }
+}
+
+/// Issue 40: `list` warned about each unset variable of each entry on stderr, every run
+/// (a sentence per entry and client: three lines for one unset token shared by two
+/// clients). Now one line names each variable once, with the servers using it and the
+/// command that says what to do; `--json` keeps the whole sentence per row.
+#[test]
+fn list_says_unset_variables_in_one_line_however_many_entries() {
+    let env = TestEnv::new();
+    let servers = json!({
+        "github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"], "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "${env:MCPCTL_TEST_UNSET_TOKEN}"}},
+        "pg": {"command": "npx", "args": ["-y", "pg"], "env": {"DB_URL": "${env:MCPCTL_TEST_UNSET_DB}"}}
+    });
+    crate::doctor::cursor_config(&env, servers.clone());
+    env.write(
+        ".gemini/settings.json",
+        serde_json::to_string_pretty(&json!({ "mcpServers": {"github": servers["github"]} }))
+            .unwrap()
+            .replace("${env:", "${")
+            .as_bytes(),
+    );
+    let run = env.run(&["list"]).ok();
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{}", run.stderr);
+    let line = warnings[0];
+    assert_eq!(
+        line.matches("MCPCTL_TEST_UNSET_TOKEN").count(),
+        1,
+        "each variable once: {line}"
+    );
+    assert!(
+        line.contains("`${MCPCTL_TEST_UNSET_TOKEN}` (github)")
+            && line.contains("`${MCPCTL_TEST_UNSET_DB}` (pg)")
+            && line.contains("`mcpctl doctor github pg`"),
+        "{line}"
+    );
+    let json = env.run(&["list", "--json"]).ok().json();
+    let sentences = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["unset"].is_array())
+        .count();
+    assert_eq!(sentences, 3, "every entry keeps its sentence in --json: {json}");
 }
 
 /// Issue 40: run through `cargo run` (no `mcpctl` on PATH), a hint said "try `mcpctl
