@@ -42,7 +42,7 @@ export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config"
 out="$(npx --no-install mcpctl --version)"
 echo "npx mcpctl --version: $out"
 [ "$out" = "mcpctl $version" ] || { echo "npm.sh: expected 'mcpctl $version'" >&2; exit 1; }
-npx --no-install mcpctl clients --all >/dev/null
+npx --no-install mcpctl clients --known >/dev/null
 npx --no-install mcpctl clients --json | node -e 'JSON.parse(require("fs").readFileSync(0, "utf8"))'
 echo "npx mcpctl clients: ok"
 # The launcher passes the binary's exit code through (2: usage error).

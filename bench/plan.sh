@@ -33,7 +33,7 @@ cd "$HOME"
 
 # Every client with a user file on Linux that mcpctl may write (not one another tool
 # owns: home-manager's file makes `apply` stop).
-ids=$("$BIN" --platform linux clients --all --json \
+ids=$("$BIN" --platform linux clients --known --json \
   | awk -F'"' '/^  \{/ {id=""; path=""; owned=0} /"id":/ {id=$4} /"path":/ {path=$4}
       /"owned_by":/ {owned=1} /^  \}/ && path != "" && !owned {print id}')
 if [ -n "$CLIENTS" ]; then ids=$(echo "$ids" | head -n "$CLIENTS"); fi

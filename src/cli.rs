@@ -450,16 +450,21 @@ pub struct RedoArgs {
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
   mcpctl clients
-  mcpctl clients --all
-  mcpctl --platform windows clients --all --json
+  mcpctl clients --known
+  mcpctl --platform windows clients --known --json
 
 SERVERS: the entries `mcpctl list -c ID` shows (every scope here). VERIFIED: the day
 mcpctl's facts about the client (its config path and entry shape) were last checked
 against the client itself or its documentation (`--json`: `verified_against` says which);
 `(unverified)` when they come from a secondary source, `(stale)` after 90 days.")]
 pub struct ClientsArgs {
-    /// Show every client in the table, also those not detected here
+    /// Show every client mcpctl knows, also those not detected here (`--all` in other
+    /// commands means every detected client)
     #[arg(long)]
+    pub known: bool,
+    /// The old spelling of `--known`, kept working: `--all` elsewhere means every
+    /// detected client, so it said something else here
+    #[arg(long = "all", hide = true)]
     pub all: bool,
 }
 
@@ -469,7 +474,8 @@ pub struct TargetArgs {
     /// Client id (repeat or separate with commas); see `mcpctl clients`
     #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
     pub clients: Vec<String>,
-    /// Every detected client
+    /// Every detected client (the ones `mcpctl clients` lists; `clients --known` lists
+    /// every client mcpctl knows)
     #[arg(long, conflicts_with = "clients")]
     pub all: bool,
 }

@@ -254,7 +254,9 @@ fn files<'a>(
                     "cannot tell which client reads `{}`",
                     path.display()
                 ))
-                .hint("pass `-c ID` to check it as that client's file (see `mcpctl clients --all`)")
+                .hint(
+                    "pass `-c ID` to check it as that client's file (see `mcpctl clients --known`)",
+                )
                 .into());
             }
         };

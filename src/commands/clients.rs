@@ -50,7 +50,13 @@ struct ClientsReport {
 }
 
 pub fn run(args: ClientsArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
-    let ClientsArgs { all } = args;
+    let ClientsArgs { known, all: old } = args;
+    if old {
+        printer.block(&Block::Note(
+            "`clients --known` is `clients --known` now: `--all` elsewhere means every detected client".to_owned(),
+        ));
+    }
+    let all = known || old;
     let today = Date::today();
     let mut rows = Vec::new();
     // Parked entries are listed by `list`, so they count here too.
@@ -124,7 +130,8 @@ impl Report for ClientsReport {
             .collect();
         if shown.is_empty() {
             return vec![Block::Note(
-                "no clients detected; `mcpctl clients --all` lists every known client".to_owned(),
+                "no clients detected; `mcpctl clients --known` lists every client mcpctl knows"
+                    .to_owned(),
             )];
         }
         let rows = shown
@@ -182,7 +189,7 @@ impl Report for ClientsReport {
         }
         if !self.all {
             blocks.push(Block::Note(
-                "showing detected clients; `--all` shows every known client".to_owned(),
+                "showing detected clients (the ones `--all` writes to); `--known` shows every client mcpctl knows".to_owned(),
             ));
         }
         blocks

@@ -291,7 +291,7 @@ impl Report for DoctorReport {
         let s = &self.summary;
         if s.ok + s.warn + s.fail + s.skipped == 0 {
             return vec![Block::Note(if self.clients == 0 {
-                "nothing to check: no client detected here (`mcpctl clients --all` lists every client mcpctl knows and where it looks)".to_owned()
+                "nothing to check: no client detected here (`mcpctl clients --known` lists every client mcpctl knows and where it looks)".to_owned()
             } else {
                 format!(
                     "no servers configured in {} client{}",

@@ -407,7 +407,7 @@ impl Report for ListReport {
                 );
                 blocks.push(Block::Note(match self.searched.as_slice() {
                     [] => format!(
-                        "{what}: no client detected here (`mcpctl clients --all` lists every client mcpctl knows and where it looks)"
+                        "{what}: no client detected here (`mcpctl clients --known` lists every client mcpctl knows and where it looks)"
                     ),
                     [one] => format!("{what} in {one}"),
                     many => format!(

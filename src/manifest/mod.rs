@@ -464,7 +464,7 @@ impl TomlParser<'_> {
                 suggestion: Some(near),
             } => format!("unknown client `{id}`; did you mean `{near}`?"),
             _ => format!(
-                "unknown client `{id}`; `mcpctl clients --all` lists the {} known ids",
+                "unknown client `{id}`; `mcpctl clients --known` lists the {} known ids",
                 self.table.ids().len()
             ),
         };

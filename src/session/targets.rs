@@ -10,7 +10,7 @@ use crate::session::Context;
 pub fn resolve<'a>(ctx: &'a Context, word: &str) -> anyhow::Result<&'a Client> {
     if word.trim().eq_ignore_ascii_case("all") {
         return Err(UserError::new("`-c all` names no client")
-            .hint("use `--all` for every detected client; `mcpctl clients --all` lists every id")
+            .hint("use `--all` for every detected client; `mcpctl clients --known` lists every id")
             .into());
     }
     match ctx.table.lookup(word) {
@@ -29,13 +29,13 @@ pub fn resolve<'a>(ctx: &'a Context, word: &str) -> anyhow::Result<&'a Client> {
             suggestion: Some(id),
         } => Err(UserError::new(format!("unknown client `{word}`"))
             .hint(format!(
-                "did you mean `{id}`? `mcpctl clients --all` lists every id"
+                "did you mean `{id}`? `mcpctl clients --known` lists every id"
             ))
             .into()),
         Lookup::Unknown { suggestion: None } => {
             Err(UserError::new(format!("unknown client `{word}`"))
                 .hint(format!(
-                    "`mcpctl clients --all` lists the {} known ids",
+                    "`mcpctl clients --known` lists the {} known ids",
                     ctx.table.all().len()
                 ))
                 .into())
@@ -127,7 +127,7 @@ pub fn choose<'a>(
     if args.all {
         if detected.is_empty() {
             return Err(UserError::new("no clients detected on this machine")
-                .hint("name clients with `-c ID` (see `mcpctl clients --all`); mcpctl creates their files")
+                .hint("name clients with `-c ID` (see `mcpctl clients --known`); mcpctl creates their files")
                 .into());
         }
         return Ok(detected);
@@ -137,7 +137,7 @@ pub fn choose<'a>(
         return Err(UserError::new(format!(
             "no client detected here: say which clients to {verb} with `-c ID` (repeatable)"
         ))
-        .hint("`mcpctl clients --all` lists every client mcpctl knows; mcpctl creates the file of the one you name")
+        .hint("`mcpctl clients --known` lists every client mcpctl knows; mcpctl creates the file of the one you name")
         .into());
     }
     let detected: Vec<&Client> = detected.into_iter().filter(|c| offer(c)).collect();

@@ -1042,7 +1042,7 @@ fn an_empty_machine_says_no_client_was_detected() {
         let run = env.run(&[verb]).ok();
         assert!(
             run.stderr.contains("no client detected here")
-                && run.stderr.contains("mcpctl clients --all"),
+                && run.stderr.contains("mcpctl clients --known"),
             "{verb}: {}",
             run.stderr
         );
@@ -1263,13 +1263,30 @@ fn the_unset_variable_hint_names_the_whole_way_and_following_it_works() {
         .to_string()
         .as_bytes(),
     );
+    // `list` points at `doctor NAME`, which names the way; `--json` has it per entry.
     let list = env.run(&["list", "-c", "cursor"]).ok();
     assert!(
-        list.stderr.contains(
-            "`mcpctl secret set MY_API_TOKEN`, then `mcpctl secret adopt local` points the entry at it"
-        ),
+        list.stderr.contains("`mcpctl doctor local`"),
         "{}",
         list.stderr
+    );
+    let doctor = env.run(&["doctor", "local"]);
+    assert!(
+        format!("{}{}", doctor.stdout, doctor.stderr)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains("`mcpctl secret set MY_API_TOKEN`, then `mcpctl secret adopt` points the entry at it"),
+        "{}{}",
+        doctor.stdout,
+        doctor.stderr
+    );
+    let json = env.run(&["list", "-c", "cursor", "--json"]).ok().stdout;
+    assert!(
+        json.contains(
+            "`mcpctl secret set MY_API_TOKEN`, then `mcpctl secret adopt local` points the entry at it"
+        ),
+        "{json}"
     );
     env.run(&[
         "secret",
@@ -1328,7 +1345,7 @@ fn with_no_client_detected_add_does_not_suggest_all() {
     assert!(run.stderr.contains("-c ID"), "{}", run.stderr);
     assert!(!run.stderr.contains("or `--all`"), "{}", run.stderr);
     assert!(
-        run.stderr.contains("mcpctl clients --all"),
+        run.stderr.contains("mcpctl clients --known"),
         "{}",
         run.stderr
     );
@@ -2023,6 +2040,58 @@ fn list_names_the_variables_an_entry_sets_never_their_values() {
     }
 }
 
+/// Issue 40: `--all` meant "every client in the table, detected or not" in `clients` and
+/// "every detected client" in `add`: a newcomer who saw 49 rows under `clients --all`
+/// expected `add --all` to write 49 files. `--all` now means every detected client
+/// wherever it is a flag; `clients --known` shows every client mcpctl knows (`--all`
+/// there still works, with a note).
+#[test]
+fn all_means_every_detected_client_in_clients_and_add() {
+    let env = TestEnv::new();
+    crate::doctor::cursor_config(&env, json!({}));
+    let help = env.run(&["clients", "--help"]).ok().stdout;
+    assert!(
+        help.contains("--known") && !help.contains("--all "),
+        "{help}"
+    );
+    let add_help = env.run(&["add", "--help"]).ok().stdout;
+    let all_line = add_help
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("--all"))
+        .take(2)
+        .collect::<String>();
+    assert!(
+        all_line.contains("detected") && all_line.contains("clients --known"),
+        "{add_help}"
+    );
+    // What `clients` shows is what `add --all` writes to.
+    let shown = env.run(&["clients"]).ok();
+    let ids: Vec<&str> = shown
+        .stdout
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(ids, ["cursor"], "{}", shown.stdout);
+    assert!(shown.stderr.contains("`--known`"), "{}", shown.stderr);
+    let known = env.run(&["clients", "--known"]).ok().stdout;
+    assert!(known.lines().count() > 20, "{known}");
+    env.run(&["add", "x", "--all", "--", "npx", "-y", "x-mcp"])
+        .ok();
+    let listed = env.run(&["list", "--json"]).ok().json();
+    let clients: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["client"].as_str().unwrap())
+        .collect();
+    assert_eq!(clients, ["cursor"], "{listed}");
+    // The old spelling keeps working and says the new one.
+    let old = env.run(&["clients", "--all"]).ok();
+    assert_eq!(old.stdout, env.run(&["clients", "--known"]).ok().stdout);
+    assert!(old.stderr.contains("`clients --known`"), "{}", old.stderr);
+}
+
 /// Issue 40: `list` warned about each unset variable of each entry on stderr, every run
 /// (a sentence per entry and client: three lines for one unset token shared by two
 /// clients). Now one line names each variable once, with the servers using it and the
@@ -2068,7 +2137,10 @@ fn list_says_unset_variables_in_one_line_however_many_entries() {
         .iter()
         .filter(|r| r["unset"].is_array())
         .count();
-    assert_eq!(sentences, 3, "every entry keeps its sentence in --json: {json}");
+    assert_eq!(
+        sentences, 3,
+        "every entry keeps its sentence in --json: {json}"
+    );
 }
 
 /// Issue 40: run through `cargo run` (no `mcpctl` on PATH), a hint said "try `mcpctl
@@ -2157,7 +2229,7 @@ fn add_help_env_examples_work_for_their_client() {
 #[test]
 fn clients_json_verified_is_a_day_or_false_as_json_md_says() {
     let env = TestEnv::new();
-    let rows = env.run(&["clients", "--all", "--json"]).ok().json();
+    let rows = env.run(&["clients", "--known", "--json"]).ok().json();
     let mut days = 0;
     for row in rows.as_array().unwrap() {
         match &row["verified"] {
