@@ -2040,6 +2040,79 @@ fn list_names_the_variables_an_entry_sets_never_their_values() {
     }
 }
 
+/// Issue 40: `json.md` sent `doctor`, `tools` and `call` to "their sections above", which
+/// did not exist: three of the most scripted commands had no documented JSON. Every
+/// command of the help's groups but plumbing (whose output is for a client, not a
+/// script) has its line in `json.md`, no line points at a section that is not there, and
+/// every key `doctor --json` prints, top level and per result, is named there.
+#[test]
+fn json_md_documents_every_command_and_every_doctor_key() {
+    let env = TestEnv::new();
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/reference/json.md"),
+    )
+    .unwrap();
+    for phrase in [
+        "sections above",
+        "section above",
+        "sections below",
+        "section below",
+    ] {
+        assert!(
+            !doc.contains(phrase),
+            "json.md points at a section: {phrase}"
+        );
+    }
+    let leads: Vec<&str> = doc
+        .lines()
+        .map(|l| l.trim_start().trim_start_matches("- "))
+        .filter_map(|l| l.split_once(": ").map(|(lead, _)| lead))
+        .collect();
+    let help = env.run(&["--help"]).ok().stdout;
+    let mut group = String::new();
+    let mut missing = Vec::new();
+    for line in help.lines() {
+        if !line.starts_with(' ') && line.ends_with(':') {
+            if line.contains("ptions") {
+                break; // the commands' groups are over
+            }
+            group = line.to_owned();
+            continue;
+        }
+        let Some(command) = line
+            .strip_prefix("  ")
+            .filter(|l| l.starts_with(|c: char| c.is_ascii_lowercase()))
+            .and_then(|l| l.split_whitespace().next())
+        else {
+            continue;
+        };
+        if group.is_empty() || group.starts_with("Plumbing") {
+            continue;
+        }
+        let named = |lead: &&str| {
+            lead.contains(&format!("`{command}`")) || lead.contains(&format!("`{command} "))
+        };
+        if !leads.iter().any(named) {
+            missing.push(command.to_owned());
+        }
+    }
+    assert!(missing.is_empty(), "json.md has no line for {missing:?}");
+    // doctor's keys, from the real binary (a server that cannot be reached still has a
+    // result with every key).
+    crate::doctor::cursor_config(&env, json!({"web": {"url": "http://127.0.0.1:9/mcp"}}));
+    let report = env.run(&["doctor", "--json"]).json();
+    let mut keys: Vec<String> = report.as_object().unwrap().keys().cloned().collect();
+    keys.extend(report["results"][0].as_object().unwrap().keys().cloned());
+    let undocumented: Vec<&String> = keys
+        .iter()
+        .filter(|k| !doc.contains(&format!("\"{k}\"")))
+        .collect();
+    assert!(
+        undocumented.is_empty(),
+        "json.md lacks doctor's {undocumented:?}"
+    );
+}
+
 /// Issue 40: `--all` meant "every client in the table, detected or not" in `clients` and
 /// "every detected client" in `add`: a newcomer who saw 49 rows under `clients --all`
 /// expected `add --all` to write 49 files. `--all` now means every detected client
