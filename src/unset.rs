@@ -119,6 +119,42 @@ pub fn find_here(platform: &crate::platform::Platform, transport: &Transport) ->
     })
 }
 
+/// One line for every unset variable of `uses` (`(variable, server)` pairs, in order),
+/// however many entries and clients share it: `list` runs often, and the whole sentence
+/// per entry (`--json`'s `unset`, `doctor`'s row) would repeat on every run. It names each
+/// variable once with the servers using it, and the `doctor` command that says what to do.
+pub fn summary<'a>(uses: impl Iterator<Item = (&'a str, &'a str)>) -> Option<String> {
+    let mut vars: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (var, server) in uses {
+        match vars.iter_mut().find(|(v, _)| *v == var) {
+            Some((_, names)) if names.contains(&server) => {}
+            Some((_, names)) => names.push(server),
+            None => vars.push((var, vec![server])),
+        }
+    }
+    if vars.is_empty() {
+        return None;
+    }
+    let mut servers: Vec<&str> = vars.iter().flat_map(|(_, n)| n.iter().copied()).collect();
+    servers.sort_unstable();
+    servers.dedup();
+    let listed = vars
+        .iter()
+        .map(|(var, names)| format!("`${{{var}}}` ({})", names.join(", ")))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (what, verb, them) = if vars.len() == 1 {
+        ("variable", "is", "it")
+    } else {
+        ("variables", "are", "them")
+    };
+    Some(format!(
+        "{} {what} the entries use {verb} not set in this environment: {listed}; `mcpctl doctor {}` says how to set {them}",
+        vars.len(),
+        servers.join(" "),
+    ))
+}
+
 impl Unset {
     /// The sentence for this entry: `server`'s place, in `file` when known.
     #[must_use]

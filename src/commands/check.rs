@@ -254,9 +254,7 @@ fn files<'a>(
                     "cannot tell which client reads `{}`",
                     path.display()
                 ))
-                .hint(
-                    "pass `-c ID` to check it as that client's file (see `mcpctl clients --known`)",
-                )
+                .hint("pass `-c ID` to check it as that client's file (`mcpctl clients --known`)")
                 .into());
             }
         };

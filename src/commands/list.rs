@@ -532,7 +532,11 @@ impl Report for ListReport {
             header.push("ENV / HEADERS");
         }
         blocks.push(Block::Table { header, rows });
-        blocks.extend(unset_summary(&self.rows).map(Block::Warning));
+        let unset = self
+            .rows
+            .iter()
+            .flat_map(|r| r.unset_vars.iter().map(|v| (v.as_str(), r.name.as_str())));
+        blocks.extend(crate::unset::summary(unset).map(Block::Warning));
         blocks
     }
 
@@ -543,45 +547,6 @@ impl Report for ListReport {
             ExitStatus::Error
         }
     }
-}
-
-/// One line for every `${VAR}` the listed entries use that is not set here, however many
-/// entries and clients share it: `list` runs often, and the whole sentence per entry
-/// (`--json`'s `unset`, `doctor`'s row) would repeat on every run. The line names each
-/// variable once with the servers using it, and the command that says what to do.
-fn unset_summary(rows: &[ListRow]) -> Option<String> {
-    let mut vars: Vec<(&str, Vec<&str>)> = Vec::new();
-    for row in rows {
-        for var in &row.unset_vars {
-            match vars.iter_mut().find(|(v, _)| v == var) {
-                Some((_, names)) if names.contains(&row.name.as_str()) => {}
-                Some((_, names)) => names.push(&row.name),
-                None => vars.push((var, vec![&row.name])),
-            }
-        }
-    }
-    if vars.is_empty() {
-        return None;
-    }
-    let mut servers: Vec<&str> = vars.iter().flat_map(|(_, n)| n.iter().copied()).collect();
-    servers.sort_unstable();
-    servers.dedup();
-    let listed = vars
-        .iter()
-        .map(|(var, names)| format!("`${{{var}}}` ({})", names.join(", ")))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let (what, verb) = if vars.len() == 1 {
-        ("variable", "is")
-    } else {
-        ("variables", "are")
-    };
-    Some(format!(
-        "{} {what} the entries use {verb} not set in this environment: {listed}; `mcpctl doctor {}` says how to set {}",
-        vars.len(),
-        servers.join(" "),
-        if vars.len() == 1 { "it" } else { "them" }
-    ))
 }
 
 /// `list --here`: a parked entry is off here too, and a project's override of a user
