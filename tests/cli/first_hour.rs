@@ -2040,6 +2040,109 @@ fn list_names_the_variables_an_entry_sets_never_their_values() {
     }
 }
 
+/// Issue 40: README, install.md and BENCHMARKS.md gave three different set-up commands
+/// (`cargo run --release`, `cargo run`, `cargo install`) and three different times, the
+/// install command (`cargo install --path .`) built the opt-level-1 binary while
+/// BENCHMARKS.md said users run `dist`, and the clone line was `git clone
+/// "$MCPCTL_REPO"`, a URL the reader was told is "the URL you clone this repository
+/// from". Now: one install command (`--profile dist`, the trade said) and one pair of
+/// set-up commands in both files; every time they quote is a figure of BENCHMARKS.md's
+/// build table; no unexplained repository variable.
+#[test]
+fn readme_install_and_benchmarks_give_one_set_up_and_its_measured_times() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |rel: &str| std::fs::read_to_string(root.join(rel)).unwrap();
+    let (readme, install, bench) = (
+        read("README.md"),
+        read("docs/install.md"),
+        read("BENCHMARKS.md"),
+    );
+    // The shell lines of the fenced `sh` blocks, comments dropped.
+    let commands = |text: &str| -> Vec<String> {
+        let mut out = Vec::new();
+        let mut inside = false;
+        for line in text.lines() {
+            if line.starts_with("```") {
+                inside = line == "```sh";
+                continue;
+            }
+            if inside && line.starts_with("cargo ") {
+                out.push(line.split(" #").next().unwrap().trim().to_owned());
+            }
+        }
+        out
+    };
+    let (r, i) = (commands(&readme), commands(&install));
+    let install_lines = |c: &[String]| -> Vec<String> {
+        c.iter()
+            .filter(|l| l.starts_with("cargo install"))
+            .cloned()
+            .collect()
+    };
+    assert_eq!(
+        install_lines(&r),
+        ["cargo install --locked --path . --profile dist"],
+        "{r:?}"
+    );
+    assert_eq!(install_lines(&r), install_lines(&i), "{i:?}");
+    for set_up in ["cargo run --release -- clients", "cargo test"] {
+        assert!(
+            r.iter().any(|l| l == set_up),
+            "README lacks `{set_up}`: {r:?}"
+        );
+        assert!(
+            i.iter().any(|l| l == set_up),
+            "install.md lacks `{set_up}`: {i:?}"
+        );
+        assert!(
+            bench.contains(&format!("`{set_up}")),
+            "BENCHMARKS.md lacks `{set_up}`"
+        );
+    }
+    // Every time quoted is one BENCHMARKS.md measured.
+    let times = |text: &str| -> Vec<String> {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let number = |w: &str| {
+            !w.is_empty()
+                && w.trim_start_matches("**")
+                    .chars()
+                    .all(|c| c.is_ascii_digit())
+        };
+        words
+            .windows(4)
+            .filter(|w| {
+                number(w[0])
+                    && w[1] == "min"
+                    && number(w[2])
+                    && w[3].trim_end_matches(['*', ',', ')', '.']) == "s"
+            })
+            .map(|w| format!("{} min {} s", w[0].trim_start_matches("**"), w[2]))
+            .collect()
+    };
+    let quoted: Vec<String> = times(&readme).into_iter().chain(times(&install)).collect();
+    assert!(quoted.len() >= 3, "{quoted:?}");
+    let measured = times(&bench);
+    for t in &quoted {
+        assert!(
+            measured.contains(t),
+            "`{t}` is quoted but not in BENCHMARKS.md: {measured:?}"
+        );
+    }
+    for (file, text) in [("README.md", &readme), ("docs/install.md", &install)] {
+        assert!(
+            !text.contains("MCPCTL_REPO"),
+            "{file} still names $MCPCTL_REPO"
+        );
+        assert!(!text.contains("DIST_"), "{file} has a placeholder left");
+    }
+    let ci = read("docs/guide/ci.md");
+    assert!(
+        !ci.contains("MCPCTL_REPO")
+            && ci.contains("`MCPCTL_GIT` is the git URL of your team's mirror or fork"),
+        "{ci}"
+    );
+}
+
 /// Issue 40: `json.md` sent `doctor`, `tools` and `call` to "their sections above", which
 /// did not exist: three of the most scripted commands had no documented JSON. Every
 /// command of the help's groups but plumbing (whose output is for a client, not a
