@@ -1075,6 +1075,88 @@ fn add_names_a_script_path_that_does_not_exist() {
     assert!(!run.stderr.contains("does not exist"), "{}", run.stderr);
 }
 
+/// Issue 40: `remove NAME` without a target listed every client rather than those that
+/// have NAME. With four clients configured and NAME in two, the refusal names exactly
+/// those two (fixed in 94ba948; this test fails on its parent).
+#[test]
+fn remove_without_a_target_names_only_the_clients_that_have_the_name() {
+    let env = TestEnv::new();
+    env.write(
+        ".cursor/mcp.json",
+        br#"{"mcpServers":{"memory":{"command":"npx","args":["-y","m"]}}}"#,
+    );
+    env.write(
+        ".codeium/windsurf/mcp_config.json",
+        br#"{"mcpServers":{"fetch":{"command":"uvx","args":["f"]}}}"#,
+    );
+    env.write(
+        ".gemini/settings.json",
+        br#"{"mcpServers":{"memory":{"command":"npx","args":["-y","m"]}}}"#,
+    );
+    env.write(
+        ".codex/config.toml",
+        b"[mcp_servers.fetch]\ncommand = \"uvx\"\nargs = [\"f\"]\n",
+    );
+    let run = env.run(&["remove", "memory"]).code(2);
+    assert!(
+        run.stderr
+            .contains("candidates detected here: cursor, gemini-cli\n"),
+        "{}",
+        run.stderr
+    );
+    for other in ["windsurf", "codex"] {
+        assert!(!run.stderr.contains(other), "{other}: {}", run.stderr);
+    }
+    // Nothing was removed.
+    assert!(env.read_str(".cursor/mcp.json").contains("memory"));
+}
+
+/// Issue 40: changing one argument everywhere (`add NAME --all -- …` over the entries
+/// one `add` wrote) printed four lines of "already exists" per client, 24 for six: the
+/// refusal is said in full once and each later client gets one line; then `--force`
+/// replaces it with one line per client and nothing about "already exists".
+#[test]
+fn changing_one_argument_everywhere_says_the_difference_once() {
+    let env = TestEnv::new();
+    env.on_path("npx");
+    env.write(".cursor/mcp.json", b"{}\n");
+    env.write(".codeium/windsurf/mcp_config.json", b"{}\n");
+    env.write(".gemini/settings.json", b"{}\n");
+    env.write(".codex/config.toml", b"# codex\n");
+    env.run(&["add", "mem", "--all", "--", "npx", "-y", "m@1"])
+        .ok();
+    let run = env
+        .run(&["add", "mem", "--all", "--", "npx", "-y", "m@2"])
+        .code(2);
+    let out = format!("{}{}", run.stdout, run.stderr);
+    assert_eq!(out.matches("existing:").count(), 1, "{out}");
+    assert_eq!(out.matches("--force").count(), 1, "{out}");
+    assert_eq!(out.matches("already exists").count(), 4, "{out}");
+    assert!(out.lines().count() <= 4 + 3, "{out}");
+    for client in ["cursor", "windsurf", "gemini-cli", "codex"] {
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with("failed") && l.contains(client)),
+            "{client}: {out}"
+        );
+    }
+    let run = env
+        .run(&["add", "mem", "--all", "--force", "--", "npx", "-y", "m@2"])
+        .ok();
+    assert!(!run.stdout.contains("already exists"), "{}", run.stdout);
+    assert!(!run.stderr.contains("already exists"), "{}", run.stderr);
+    assert_eq!(
+        run.stdout
+            .lines()
+            .filter(|l| l.starts_with("updated"))
+            .count(),
+        4,
+        "{}",
+        run.stdout
+    );
+    assert!(env.read_str(".codex/config.toml").contains("m@2"));
+}
+
 /// Issue 40: a Goose builtin was listed with transport `?`, and `list --json` had a
 /// `builtin` field no doc mentioned. The table says `builtin`, and every field `list
 /// --json` prints is named in docs/reference/json.md.
