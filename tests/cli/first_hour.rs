@@ -1157,6 +1157,44 @@ fn changing_one_argument_everywhere_says_the_difference_once() {
     assert!(env.read_str(".codex/config.toml").contains("m@2"));
 }
 
+/// Issue 40: a VS Code snippet whose `env` value is a prompt (`${input:ID}`) could not go
+/// into Codex, which expands no variables: the prompt becomes the variable named after
+/// the env key it feeds, which Codex passes through by name (`env_vars`), and the note
+/// says which variable to set.
+#[test]
+fn a_vscode_input_goes_into_codex_as_the_variable_its_env_key_names() {
+    let env = TestEnv::new();
+    env.on_path("npx");
+    env.write(".codex/config.toml", b"# codex\n");
+    env.write(".cursor/mcp.json", b"{}\n");
+    let snippet = r#"{"inputs":[{"type":"promptString","id":"github_token","description":"GitHub Personal Access Token","password":true}],
+        "servers":{"github":{"command":"npx","args":["-y","@modelcontextprotocol/server-github"],
+        "env":{"GITHUB_PERSONAL_ACCESS_TOKEN":"${input:github_token}"}}}}"#;
+    let run = env
+        .run(&["add", "-c", "codex", "-c", "cursor", "--from-json", snippet])
+        .ok();
+    assert!(
+        run.stderr.contains(
+            "other clients get the variable GITHUB_PERSONAL_ACCESS_TOKEN instead (the env key it feeds)"
+        ),
+        "{}",
+        run.stderr
+    );
+    let codex: toml::Value = toml::from_str(&env.read_str(".codex/config.toml")).unwrap();
+    let github = &codex["mcp_servers"]["github"];
+    assert_eq!(
+        github["env_vars"],
+        toml::Value::Array(vec!["GITHUB_PERSONAL_ACCESS_TOKEN".into()]),
+        "{codex}"
+    );
+    assert!(github.get("env").is_none(), "{codex}");
+    assert!(!env.read_str(".codex/config.toml").contains("input:"));
+    assert_eq!(
+        cursor_servers(&env)["github"]["env"]["GITHUB_PERSONAL_ACCESS_TOKEN"],
+        "${env:GITHUB_PERSONAL_ACCESS_TOKEN}"
+    );
+}
+
 /// Issue 40: a Goose builtin was listed with transport `?`, and `list --json` had a
 /// `builtin` field no doc mentioned. The table says `builtin`, and every field `list
 /// --json` prints is named in docs/reference/json.md.

@@ -284,12 +284,7 @@ fn prompts_to_variables(
     prompts: &mut IndexMap<String, String>,
 ) -> Map<String, Value> {
     let mut prompt_fields: Map<String, Value> = Map::new();
-    let mut ids: Vec<String> = Vec::new();
-    crate::entry::render::each_string(portable, &mut |s| {
-        let (text, found) = crate::vars::inputs_to_env(s);
-        *s = text;
-        ids.extend(found);
-    });
+    let ids = crate::entry::render::inputs_to_variables(portable);
     if !ids.is_empty() {
         if let Value::Object(raw) = raw {
             for (key, value) in raw {
@@ -298,8 +293,7 @@ fn prompts_to_variables(
                 }
             }
         }
-        for id in ids {
-            let variable = crate::vars::input_variable(&id);
+        for (id, variable) in ids {
             prompts.entry(variable).or_insert(id);
         }
     }
