@@ -1195,6 +1195,64 @@ fn a_vscode_input_goes_into_codex_as_the_variable_its_env_key_names() {
     );
 }
 
+/// Issue 40: `import` wrote `description = ""` and `name = "…"` for every Goose server
+/// (what Goose's row writes into every entry anyway), and dropped Codex's
+/// `startup_timeout_sec`. Only what differs from a fresh entry is kept, timeouts
+/// included: import, then apply on a file without the entry, writes the Codex entry back
+/// byte for byte.
+#[test]
+fn import_keeps_codex_timeouts_and_leaves_out_goose_defaults() {
+    let env = TestEnv::new();
+    env.write(crate::env::GOOSE, &fixture("goose/config.yaml"));
+    let manifest = env.path("goose.toml");
+    env.run(&[
+        "import",
+        "-c",
+        "goose",
+        "--keep-secrets",
+        "--manifest",
+        manifest.to_str().unwrap(),
+    ])
+    .ok();
+    let toml = env.read_str("goose.toml");
+    assert!(!toml.contains("description = \"\""), "{toml}");
+    assert!(!toml.contains("name = "), "{toml}");
+    assert!(!toml.contains("= []") && !toml.contains("= {}"), "{toml}");
+    assert!(toml.contains("description = \"docs\""), "{toml}");
+
+    let original = String::from_utf8(fixture("codex/config.toml")).unwrap();
+    let entry = |text: &str| -> String {
+        let start = text.find("[mcp_servers.context7]").expect(text);
+        let end = text.find("ctx7-secret-value\"\n").expect(text);
+        text[start..end].to_owned()
+    };
+    env.write(".codex/config.toml", original.as_bytes());
+    let manifest = env.path("codex.toml");
+    let manifest = manifest.to_str().unwrap();
+    env.run(&[
+        "import",
+        "-c",
+        "codex",
+        "--keep-secrets",
+        "--manifest",
+        manifest,
+    ])
+    .ok();
+    let toml = env.read_str("codex.toml");
+    assert!(
+        toml.contains("[servers.context7.client.codex]\nstartup_timeout_sec = 20.0\n"),
+        "{toml}"
+    );
+    env.write(".codex/config.toml", b"model = \"gpt-5-codex\"\n");
+    env.run(&["apply", "--manifest", manifest]).ok();
+    assert_eq!(
+        entry(&env.read_str(".codex/config.toml")),
+        entry(&original),
+        "{}",
+        env.read_str(".codex/config.toml")
+    );
+}
+
 /// Issue 40: a Goose builtin was listed with transport `?`, and `list --json` had a
 /// `builtin` field no doc mentioned. The table says `builtin`, and every field `list
 /// --json` prints is named in docs/reference/json.md.
