@@ -1253,6 +1253,26 @@ fn import_keeps_codex_timeouts_and_leaves_out_goose_defaults() {
     );
 }
 
+/// Issue 40: `secret adopt --dry-run` succeeded where the real run failed for lack of a
+/// Secret Service. The dry run asks the store whether it could keep the secret (writing
+/// nothing) and fails the same way: same message, same exit code, no file changed.
+#[test]
+#[cfg(unix)] // Windows always has its Credential Manager
+fn secret_adopt_dry_run_fails_as_the_real_run_does_without_a_secret_service() {
+    let env = TestEnv::new();
+    env.on_path("npx");
+    let original = r#"{"mcpServers":{"gh":{"command":"npx","args":["-y","g"],"env":{"GITHUB_TOKEN":"ghp_dryRunLiteral0123456789abcdefghiXYZ"}}}}"#;
+    env.write(".cursor/mcp.json", original.as_bytes());
+    let real = env.run(&["secret", "adopt", "-c", "cursor"]).code(2);
+    assert!(real.stderr.contains("no Secret Service"), "{}", real.stderr);
+    let dry = env
+        .run(&["secret", "adopt", "-c", "cursor", "--dry-run"])
+        .code(2);
+    assert_eq!(dry.stderr, real.stderr);
+    assert!(!dry.stdout.contains("would move"), "{}", dry.stdout);
+    assert_eq!(env.read_str(".cursor/mcp.json"), original);
+}
+
 /// Issue 40: a Goose builtin was listed with transport `?`, and `list --json` had a
 /// `builtin` field no doc mentioned. The table says `builtin`, and every field `list
 /// --json` prints is named in docs/reference/json.md.
