@@ -1273,6 +1273,39 @@ fn secret_adopt_dry_run_fails_as_the_real_run_does_without_a_secret_service() {
     assert_eq!(env.read_str(".cursor/mcp.json"), original);
 }
 
+/// Issue 40: the README's first command drew `info[MCP402] unpinned` in every file on
+/// `check`. The README pins the package, and its first session then checks clean; `add`
+/// of an unpinned package says so at once (the same rule as `check`) and how to pin it.
+#[test]
+fn the_readmes_first_command_checks_clean() {
+    let env = TestEnv::new();
+    env.on_path("npx");
+    env.write(".cursor/mcp.json", b"{}\n");
+    env.write(".codex/config.toml", b"# codex\n");
+    std::fs::create_dir_all(env.path(crate::env::VSCODE).parent().unwrap()).unwrap();
+    let line = crate::docs::readme_first_add();
+    let args: Vec<&str> = line.split_whitespace().skip(1).collect();
+    let add = env.run(&args).ok();
+    assert!(!add.stderr.contains("pinned"), "{line}: {}", add.stderr);
+    let check = env.run(&["check", "--user"]).ok();
+    assert!(!check.stdout.contains("MCP"), "{line}: {}", check.stdout);
+    assert!(
+        check.stderr.contains("0 errors, 0 warnings, 0 infos"),
+        "{}",
+        check.stderr
+    );
+    let unpinned = env
+        .run(&["add", "m2", "-c", "cursor", "--", "npx", "-y", "some-mcp"])
+        .ok();
+    assert!(
+        unpinned
+            .stderr
+            .contains("`some-mcp` is not pinned: every start may fetch a new release; pin a version as `some-mcp@VERSION`"),
+        "{}",
+        unpinned.stderr
+    );
+}
+
 /// Issue 40: a Goose builtin was listed with transport `?`, and `list --json` had a
 /// `builtin` field no doc mentioned. The table says `builtin`, and every field `list
 /// --json` prints is named in docs/reference/json.md.
