@@ -1306,6 +1306,34 @@ fn the_readmes_first_command_checks_clean() {
     );
 }
 
+/// Issue 40: MCP501 (`${K}` in a Cursor file, which Cursor does not expand) was not fixed
+/// by `--fix`. It respells the reference as Cursor reads it (`${env:K}`), in place, leaves
+/// Cursor's own `${workspaceFolder}` alone, and `check` is clean after.
+#[test]
+fn check_fix_respells_a_variable_as_cursor_reads_it() {
+    let env = TestEnv::new();
+    let original = "{\n  \"mcpServers\": {\n    \"gh\": { \"command\": \"npx\", \"args\": [\"-y\", \"gh-mcp@1\", \"${workspaceFolder}\"], \"env\": { \"GITHUB_TOKEN\": \"${GITHUB_TOKEN}\" } }\n  }\n}\n";
+    env.write("proj/.cursor/mcp.json", original.as_bytes());
+    let before = env.run_in("proj", &["check"]).ok();
+    assert!(
+        before.stdout.contains("warning[MCP501]") && before.stdout.contains("(fixable)"),
+        "{}",
+        before.stdout
+    );
+    env.run_in("proj", &["check", "--fix"]).ok();
+    assert_eq!(
+        env.read_str("proj/.cursor/mcp.json"),
+        original.replace("\"${GITHUB_TOKEN}\"", "\"${env:GITHUB_TOKEN}\"")
+    );
+    let after = env.run_in("proj", &["check"]).ok();
+    assert!(!after.stdout.contains("MCP"), "{}", after.stdout);
+    assert!(
+        after.stderr.contains("0 errors, 0 warnings, 0 infos"),
+        "{}",
+        after.stderr
+    );
+}
+
 /// Issue 40: a Goose builtin was listed with transport `?`, and `list --json` had a
 /// `builtin` field no doc mentioned. The table says `builtin`, and every field `list
 /// --json` prints is named in docs/reference/json.md.
