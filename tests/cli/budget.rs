@@ -747,3 +747,68 @@ cursor = 100000
         "{plan:#}"
     );
 }
+
+/// Issue 41: the servers a manifest wants on that the budget switched off are weighed
+/// together, not one at a time. Both parked (Cursor has no tool filter and no switch), the
+/// memory server and the fixture each fit the budget alone but not together: the plan
+/// keeps the costlier (memory) off and brings the fixture back, and `apply` then writes
+/// just that — no cut needed after it, the next plan in sync. (One at a time, each fit
+/// beside nothing: the plan wanted both back and `apply` switched memory off again.)
+#[test]
+#[ignore = "needs .ci/peers.sh and cargo build -p fixture-server"]
+fn servers_held_off_by_the_budget_are_weighed_together() {
+    let env = TestEnv::new();
+    let manifest = crate::env::MANIFEST;
+    let servers = budget_manifest("").replace("clients = [\"codex\"]", "clients = [\"cursor\"]");
+    env.write(manifest, servers.as_bytes());
+    env.run(&["apply"]).ok();
+    let report = env
+        .run(&["budget", "--measure", "-c", "cursor", "--json"])
+        .ok()
+        .json();
+    let cursor = client(&report, "cursor");
+    let memory = n(&server(cursor, "memory")["tokens"]);
+    let fixture_tokens = n(&server(cursor, "fixture")["tokens"]);
+    assert!(memory > fixture_tokens, "{cursor}");
+    for name in ["memory", "fixture"] {
+        env.run(&["disable", name, "-c", "cursor"]).ok();
+    }
+    assert!(!env.read_str(CURSOR).contains("memory"), "not parked");
+    let max = memory + fixture_tokens - 1;
+    env.write(
+        manifest,
+        format!("{servers}\n[budget]\ncursor = {max}\n").as_bytes(),
+    );
+    let plan = env.run(&["plan", "--json"]).ok().json();
+    let item = |name: &str| {
+        plan.as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {plan:#}"))
+            .clone()
+    };
+    assert_eq!(item("fixture")["action"], "enable", "{plan:#}");
+    let held = item("memory");
+    assert_eq!(held["action"], "ok", "{plan:#}");
+    let expected = format!(
+        "kept off by the budget: its {} tokens would bring cursor to {}, over {}",
+        crate_thousands(memory),
+        crate_thousands(memory + fixture_tokens),
+        crate_thousands(max)
+    );
+    assert!(
+        held["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains(&expected)),
+        "{held}"
+    );
+    // `apply` switches the fixture on and needs no cut after it.
+    let run = env.run(&["apply"]).ok();
+    assert!(!run.stdout.contains("switch off"), "{}", run.stdout);
+    let file = crate::env::jsonc(&env.read(CURSOR));
+    assert!(file["mcpServers"].get("fixture").is_some(), "{file}");
+    assert!(file["mcpServers"].get("memory").is_none(), "{file}");
+    let check = env.run(&["plan", "--check"]).ok();
+    assert!(check.stdout.contains("within"), "{}", check.stdout);
+}
