@@ -69,6 +69,25 @@ pub(crate) struct Finished {
     pub(crate) summary: Summary,
 }
 
+/// The scopes each client's entry of a name is defined in. A read-only source's server is
+/// not the same entry as a file's of that name (Claude Code namespaces plugin servers;
+/// Gemini CLI already marks the extension's not loaded); nor is a project's override of
+/// it (`enabled = false` or a tool filter alone, merged into the user's entry by the
+/// client): no scope wins over the other.
+fn scopes_of<'f>(found: &'f [Found<'_>]) -> HashMap<(&'f str, &'f str), Vec<Scope>> {
+    let mut scopes_of: HashMap<(&str, &str), Vec<Scope>> = HashMap::new();
+    for f in found
+        .iter()
+        .filter(|f| f.origin.is_none())
+        .filter(|f| f.entry().is_ok() || !crate::entry::is_override(f.client, f.raw()))
+    {
+        scopes_of
+            .entry((f.client.id.as_str(), f.name.as_str()))
+            .or_default()
+            .push(f.scope);
+    }
+    scopes_of
+}
 /// Every entry's static checks and lint findings; what is runnable is queued to start
 /// (unless `no_spawn`). A name nothing has is an error.
 pub(crate) fn gather<'c>(ctx: &Context, request: &Request<'_, 'c>) -> anyhow::Result<Checkup<'c>> {
@@ -122,15 +141,7 @@ pub(crate) fn gather<'c>(ctx: &Context, request: &Request<'_, 'c>) -> anyhow::Re
     let switches = crate::toggle::Probe::new(ctx).ok();
     // Indexed once: scanning every entry (or finding) per entry is quadratic, and files
     // with tens of thousands of entries exist.
-    let mut scopes_of: HashMap<(&str, &str), Vec<Scope>> = HashMap::new();
-    // A read-only source's server is not the same entry as a file's of that name (Claude
-    // Code namespaces plugin servers; Gemini CLI already marks the extension's not loaded).
-    for f in found.iter().filter(|f| f.origin.is_none()) {
-        scopes_of
-            .entry((f.client.id.as_str(), f.name.as_str()))
-            .or_default()
-            .push(f.scope);
-    }
+    let scopes_of = scopes_of(&found);
     let mut lint_of: HashMap<(&str, &Path, &str), Vec<&Finding>> = HashMap::new();
     // Findings about the whole file (a comment Claude Code rejects): one row per file.
     let mut whole_file: Vec<((&str, &Path), Vec<&Finding>)> = Vec::new();

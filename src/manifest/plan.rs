@@ -1234,7 +1234,7 @@ impl<'r, 'a> Planner<'r, 'a> {
             let overrides = self.client.here.as_ref().is_some_and(|h| {
                 h.kind == crate::clients::HereKind::Field && self.location.scope == Scope::Project
             });
-            if overrides && crate::entry::is_toggle(existing) {
+            if overrides && crate::entry::is_override(self.client, existing) {
                 continue;
             }
             let key = edit::entry_key_at(&self.identity, &self.location, name);
