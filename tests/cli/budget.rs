@@ -909,3 +909,56 @@ fn codex_tools_are_denied_in_a_trusted_project_only() {
         env.read_str(CODEX)
     );
 }
+
+/// Issue 41: OpenCode has no tool filter but merges a project's entry key by key into the
+/// user's with no trust step, so `"enabled": false` in the project's `opencode.json` is a
+/// switch-off in this project only (OpenCode's own `mcp list` reads it:
+/// `here::each_clients_own_list_shows_slack_off_here_and_on_elsewhere`). The cut uses it: the user's file
+/// is untouched, another project still counts the server, and one undo removes the file
+/// the cut created.
+#[test]
+#[ignore = "needs .ci/peers.sh and cargo build -p fixture-server"]
+fn opencode_servers_are_switched_off_in_this_project_only() {
+    let env = TestEnv::new();
+    const OPENCODE: &str = ".config/opencode/opencode.json";
+    let servers = json!({"mcp": {
+        "memory": {"type": "local", "command": ["node", memory_script()]},
+        "fixture": {"type": "local", "command": [fixture()]},
+    }});
+    write_json(&env, OPENCODE, &servers);
+    let user = env.read(OPENCODE);
+    let report = env
+        .run_in("proj", &["budget", "--measure", "-c", "opencode", "--json"])
+        .ok()
+        .json();
+    let opencode = client(&report, "opencode");
+    let total = n(&opencode["tokens"]);
+    let fixture_tokens = n(&server(opencode, "fixture")["tokens"]);
+    let max = (fixture_tokens + 1).to_string();
+    let args = ["budget", "--max", &max, "-c", "opencode", "--apply"];
+    let run = env.run_in("proj", &args).ok();
+    assert!(
+        run.stdout.contains("switch off `memory` (")
+            && run.stdout.contains("in this project only (enabled"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(env.read(OPENCODE), user, "the user's file changed");
+    let project = crate::env::jsonc(&env.read("proj/opencode.json"));
+    assert_eq!(project, json!({"mcp": {"memory": {"enabled": false}}}));
+    let here = env
+        .run_in("proj", &["budget", "-c", "opencode", "--json"])
+        .ok()
+        .json();
+    assert_eq!(n(&client(&here, "opencode")["tokens"]), fixture_tokens);
+    let elsewhere = env
+        .run_in("other", &["budget", "-c", "opencode", "--json"])
+        .ok()
+        .json();
+    assert_eq!(n(&client(&elsewhere, "opencode")["tokens"]), total);
+    let again = env.run_in("proj", &args).ok();
+    assert!(again.stdout.contains("nothing to cut"), "{}", again.stdout);
+    env.run_in("proj", &["undo"]).ok();
+    assert!(!env.path("proj/opencode.json").exists());
+    assert_eq!(env.read(OPENCODE), user);
+}
