@@ -294,7 +294,23 @@ pub fn loaded<'c>(ctx: &Context, clients: &[&'c Client]) -> Vec<Found<'c>> {
 }
 
 /// Measurements by server name, read from a tool lock (`mcpctl.lock`): `time` says where.
-pub type Locked = BTreeMap<String, Measured>;
+pub type Locked = BTreeMap<String, LockedCosts>;
+
+/// One server's record in the lock: what it listed as locked, and what it listed to
+/// clients declaring other capabilities where that differs (by profile).
+#[derive(Debug, Clone)]
+pub struct LockedCosts {
+    record: Measured,
+    profiles: BTreeMap<String, Measured>,
+}
+
+impl LockedCosts {
+    /// What the server lists to `client` (declaring its row's capabilities), as locked.
+    fn for_client(&self, client: &Client) -> &Measured {
+        let profile = crate::lock::profile_of(client.loading.capabilities.as_ref());
+        self.profiles.get(&profile).unwrap_or(&self.record)
+    }
+}
 
 /// The lock at `path` as measurements by server name (no file: none). Its `time` is
 /// `mcpctl.lock`, so a row says where its numbers came from.
@@ -306,26 +322,36 @@ pub fn locked(path: Option<&std::path::Path>) -> anyhow::Result<Locked> {
         let hint = e.hint();
         crate::error::UserError::new(e.to_string()).hint(hint)
     })?;
+    let measured = |tokens: usize, tools: &[crate::lock::LockedTool]| {
+        let per_tool: Vec<crate::state::tokens::ToolTokens> = tools
+            .iter()
+            .map(|t| crate::state::tokens::ToolTokens {
+                name: t.name.clone(),
+                tokens: t.tokens,
+                meta_true: Vec::new(),
+            })
+            .collect();
+        Measured {
+            tokens,
+            tools: per_tool.len(),
+            time: crate::lock::FILE_NAME.to_owned(),
+            per_tool,
+        }
+    };
     Ok(lock
         .map(|lock| {
             lock.servers
                 .iter()
                 .map(|(name, server)| {
-                    let per_tool: Vec<crate::state::tokens::ToolTokens> = server
-                        .tool_tokens()
-                        .map(|(name, tokens)| crate::state::tokens::ToolTokens {
-                            name: name.to_owned(),
-                            tokens,
-                            meta_true: Vec::new(),
-                        })
-                        .collect();
-                    let measured = Measured {
-                        tokens: server.tokens,
-                        tools: per_tool.len(),
-                        time: crate::lock::FILE_NAME.to_owned(),
-                        per_tool,
+                    let costs = LockedCosts {
+                        record: measured(server.tokens, &server.tools),
+                        profiles: server
+                            .profiles
+                            .iter()
+                            .map(|(p, listed)| (p.clone(), measured(listed.tokens, &listed.tools)))
+                            .collect(),
                     };
-                    (name.clone(), measured)
+                    (name.clone(), costs)
                 })
                 .collect()
         })
@@ -386,7 +412,11 @@ impl Sources<'_> {
                 .filter(per_tool)
                 .or_else(|| own().filter(per_tool))
         };
-        let lock = || self.locked.get(name).map(|m| (m, MeasuredAs::Lock));
+        let lock = || {
+            self.locked
+                .get(name)
+                .map(|m| (m.for_client(client), MeasuredAs::Lock))
+        };
         let any = || as_client().or_else(own);
         if self.lock_first {
             lock().or_else(state).or_else(any)

@@ -343,6 +343,15 @@ impl Checkup<'_> {
         self.to_probe.iter().map(|(i, _, _)| *i).collect()
     }
 
+    /// The capabilities each entry started declares, by its index in `results` (`None`:
+    /// mcpctl's own).
+    pub(crate) fn declared(&self) -> HashMap<usize, Option<serde_json::Value>> {
+        self.to_probe
+            .iter()
+            .map(|(i, _, options)| (*i, options.capabilities.clone()))
+            .collect()
+    }
+
     /// Start the queued servers, at most `jobs` at once, and fold each handshake into its
     /// result; `on_done(result, count)` runs as each verdict is ready (`count` of them so
     /// far), from the probe threads. They start in the order of the rows.
@@ -371,7 +380,7 @@ impl Checkup<'_> {
             let Ok(mut merged) = merged.lock() else {
                 return;
             };
-            let (index, launch, _) = &to_probe[i];
+            let (index, launch, options) = &to_probe[i];
             let merged = &mut *merged;
             verdict::merge_probe(
                 &mut merged.results[*index],
@@ -381,7 +390,12 @@ impl Checkup<'_> {
                 busy,
             );
             if let Some((file, lock)) = lock {
-                locked::compare(&mut merged.results[*index], file, lock);
+                locked::compare(
+                    &mut merged.results[*index],
+                    file,
+                    lock,
+                    options.capabilities.as_ref(),
+                );
             }
             merged.done[i] = true;
             merged.count += 1;
@@ -391,7 +405,7 @@ impl Checkup<'_> {
             .into_inner()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         // A probe whose thread died reported nothing yet: fold in what probe_many says.
-        for ((i, probe), (index, launch, _)) in probes.into_iter().enumerate().zip(to_probe) {
+        for ((i, probe), (index, launch, options)) in probes.into_iter().enumerate().zip(to_probe) {
             if !merged.done[i] {
                 verdict::merge_probe(
                     &mut merged.results[*index],
@@ -401,7 +415,12 @@ impl Checkup<'_> {
                     busy,
                 );
                 if let Some((file, lock)) = lock {
-                    locked::compare(&mut merged.results[*index], file, lock);
+                    locked::compare(
+                        &mut merged.results[*index],
+                        file,
+                        lock,
+                        options.capabilities.as_ref(),
+                    );
                 }
                 merged.count += 1;
                 (merged.on_done)(&merged.results[*index], merged.count);
