@@ -240,7 +240,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                         .collect();
                     row.unset_vars = unset.into_iter().map(|u| u.variable).collect();
                 }
-                Err(_) if entry::is_toggle(f.raw()) => {
+                Err(_) if entry::is_override(f.client, f.raw()) => {
                     row.disabled = f.raw().get("enabled") == Some(&serde_json::Value::Bool(false))
                         || f.raw().get("disabled") == Some(&serde_json::Value::Bool(true))
                 }
