@@ -57,6 +57,9 @@ impl Trim {
                 }
             ),
         }];
+        if let Some(place) = c.place.as_ref().filter(|_| !c.changes.is_empty()) {
+            lines.push(format!("  ({place})"));
+        }
         for change in &c.changes {
             lines.extend(change.lines().into_iter().map(|l| format!("  {l}")));
         }
@@ -98,7 +101,9 @@ pub fn trims(
         let Some(counted) = counted.iter().find(|b| b.client == client.id) else {
             continue;
         };
-        let place = budget::place(ctx, client, false);
+        // A manifest writing user files trims user files, wherever `apply` runs.
+        let user_only = manifest.scope == crate::clients::Scope::User;
+        let place = budget::place(ctx, client, user_only);
         let mut cut = cut::plan(client, counted, max, &Keep::parse(&keep), &place);
         if !cut.changes.is_empty() {
             let dry_run = !(write && cut.short.is_none());

@@ -345,6 +345,55 @@ fn budget_manifest(budget: &str) -> String {
     )
 }
 
+/// A user's manifest trims the user's files wherever `apply` runs: run inside a project
+/// Codex trusts, its budget wrote the cut into that repository's `.codex/config.toml`
+/// (a file the team commits), so what the user's clients load depended on the folder
+/// `apply` ran in and the next `apply` elsewhere cut again. Only a manifest whose servers
+/// go to project files (`scope = "project"`) trims in the project.
+#[test]
+#[ignore = "needs .ci/peers.sh and cargo build -p fixture-server"]
+fn a_user_manifest_budget_trims_the_user_file_even_inside_a_trusted_project() {
+    let env = TestEnv::new();
+    let manifest = crate::env::MANIFEST;
+    env.write(manifest, budget_manifest("").as_bytes());
+    env.run(&["apply"]).ok();
+    let proj = env.path("proj").display().to_string();
+    let trusted = format!(
+        "{}\n[projects.{proj:?}]\ntrust_level = \"trusted\"\n",
+        env.read_str(CODEX)
+    );
+    env.write(CODEX, trusted.as_bytes());
+    env.write("proj/.codex/config.toml", b"# the team's\nmodel = \"o5\"\n");
+    let project_before = env.read("proj/.codex/config.toml");
+    let report = env
+        .run_in("proj", &["budget", "--measure", "-c", "codex", "--json"])
+        .ok()
+        .json();
+    let codex = client(&report, "codex");
+    let total = n(&codex["tokens"]);
+    let mut memory = tools_of(server(codex, "memory"));
+    memory.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let max = total - memory[0].1 + 1;
+    env.write(
+        manifest,
+        budget_manifest(&format!("\n[budget]\ncodex = {max}\n")).as_bytes(),
+    );
+    env.run_in("proj", &["apply"]).ok();
+    assert_eq!(
+        env.read("proj/.codex/config.toml"),
+        project_before,
+        "a user manifest wrote the project's file"
+    );
+    let file = env.read_str(CODEX);
+    assert!(
+        file.contains(&format!("disabled_tools = [\"{}\"]", memory[0].0)),
+        "{file}"
+    );
+    // In sync from anywhere: the same cut counts in the project and outside it.
+    env.run_in("proj", &["plan", "--check"]).ok();
+    env.run_in("other", &["plan", "--check"]).ok();
+}
+
 #[test]
 #[ignore = "needs .ci/peers.sh and cargo build -p fixture-server"]
 fn a_manifest_budget_fails_plan_check_and_apply_trims_it() {
@@ -917,6 +966,17 @@ fn codex_tools_are_denied_in_a_trusted_project_only() {
         refused.stdout
     );
     assert_eq!(env.read_str(CODEX), untrusted);
+    // Two tools denied: where they go, and why not here, is said once, not per line.
+    let two = (total - memory[0].1 - memory[1].1 + 1).to_string();
+    let dry = env
+        .run_in("proj", &["budget", "--max", &two, "-c", "codex"])
+        .ok();
+    assert!(
+        dry.stdout.matches("deny `").count() >= 2
+            && dry.stdout.matches("only in a trusted folder").count() == 1,
+        "{}",
+        dry.stdout
+    );
     let run = env.run_in("proj", &args).ok();
     assert!(
         run.stdout.contains("in the user's file: Codex reads")
