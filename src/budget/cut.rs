@@ -110,6 +110,11 @@ pub struct Cut {
     pub changes: Vec<Change>,
     /// Why it cannot be brought under `max` (nothing left to cut, or not measured).
     pub short: Option<String>,
+    /// Where the changes go when that is not the obvious place, said once for the cut
+    /// rather than on every line: this project's file, or the user's and why not this
+    /// project's.
+    #[serde(rename = "where")]
+    pub place: Option<String>,
     /// What each change did (or, without `--apply`, would do): the file and its diff.
     pub done: Vec<Done>,
 }
@@ -157,6 +162,7 @@ pub fn plan(
         after: budget.tokens,
         changes: Vec::new(),
         short: None,
+        place: None,
         done: Vec::new(),
     };
     let Some(mut total) = budget.tokens else {
@@ -297,14 +303,17 @@ fn explain(
     denied: Vec<(String, Vec<Denied>)>,
     off: Vec<(String, usize)>,
 ) {
-    // Where the tools are denied: in this project's file, or the user's (and why).
-    let denied_where = match (&place.filter, &place.not_read) {
-        (Some((_, file)), _) => format!(
-            "; in this project only (`{}`, merged into the user's entry)",
+    // Where the tools are denied and servers switched off, when not the obvious place:
+    // said once for the cut (`Cut::place`), not on each line.
+    cut.place = match (&place.filter, &place.not_read) {
+        (Some((_, file)), _) if !denied.is_empty() => Some(format!(
+            "tools denied in this project only (`{}`, merged into the user's entry)",
             file.display()
-        ),
-        (None, Some(why)) if place.merges => format!("; in the user's file: {why}"),
-        _ => String::new(),
+        )),
+        (None, Some(why)) if (place.merges && !denied.is_empty()) || !off.is_empty() => {
+            Some(format!("in the user's file: {why}"))
+        }
+        _ => None,
     };
     for (name, tools) in denied {
         let Some(server) = budget.servers.iter().find(|s| s.name == name) else {
@@ -316,7 +325,7 @@ fn explain(
             .iter()
             .map(|d| {
                 format!(
-                    "deny `{}` ({} tokens) — {name} has {count} tool{}, {kept} kept{denied_where}",
+                    "deny `{}` ({} tokens) — {name} has {count} tool{}, {kept} kept",
                     d.tool,
                     thousands(d.tokens),
                     if count == 1 { "" } else { "s" }
@@ -335,7 +344,7 @@ fn explain(
         } else {
             "the client has no per-server tool filter"
         };
-        let mut switch = match (
+        let switch = match (
             place.switch,
             toggle::method(client, scope_of(budget, &name)),
         ) {
@@ -346,9 +355,6 @@ fn explain(
             (None, toggle::Method::Park) => "parked (kept in mcpctl's state directory)".to_owned(),
             _ => "switched off by the client's own switch".to_owned(),
         };
-        if let Some(why) = &place.not_read {
-            switch.push_str(&format!(", not in this project: {why}"));
-        }
         cut.changes.push(Change::SwitchOff {
             why: format!(
                 "switch off `{name}` ({} tokens) — {how}; {switch}",

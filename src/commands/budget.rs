@@ -260,6 +260,11 @@ fn cut_blocks(cuts: &[Cut], applied: bool, paint: Paint, mut blocks: Vec<Block>)
             )
         };
         blocks.push(Block::Line(line));
+        if let Some(place) = c.place.as_ref().filter(|_| !c.changes.is_empty()) {
+            blocks.push(Block::Line(
+                paint.paint(Style::Dim, &format!("  ({place})")),
+            ));
+        }
         for change in &c.changes {
             for line in change.lines() {
                 blocks.push(Block::Line(format!("  {line}")));
