@@ -120,6 +120,48 @@ impl Item {
     }
 }
 
+/// Something a plan says beside its items: about a client, or about some of its entries
+/// (`server`), or about the manifest. The report says each `text` once, naming every
+/// client and entry it is about (issue 40: the same warning once per entry and client).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    /// The client it is about (its id), if any.
+    pub client: Option<String>,
+    /// The entry it is about, if any.
+    pub server: Option<String>,
+    /// What is said, without the client and entry it is about.
+    pub text: String,
+}
+
+impl Note {
+    /// About `client` as a whole.
+    pub fn client(client: &str, text: String) -> Note {
+        Note {
+            client: Some(client.to_owned()),
+            server: None,
+            text,
+        }
+    }
+
+    /// About the entry `server` in `client`.
+    pub fn entry(client: &str, server: &str, text: String) -> Note {
+        Note {
+            client: Some(client.to_owned()),
+            server: Some(server.to_owned()),
+            text,
+        }
+    }
+
+    /// About neither (the text names what it is about).
+    pub fn plain(text: String) -> Note {
+        Note {
+            client: None,
+            server: None,
+            text,
+        }
+    }
+}
+
 /// What to remember once a file is written.
 #[derive(Debug, Clone)]
 pub enum LedgerOp {
@@ -158,7 +200,7 @@ pub struct FilePlan<'a> {
     pub ledger: Vec<LedgerOp>,
     /// Literal secret values seen in this file's entries, redacted from diffs.
     pub secrets: Vec<String>,
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     /// Each manifest server this file gets, as rendered for its client (what `profiles`
     /// looks up measured token costs by).
     pub rendered: Vec<(String, ServerEntry)>,
@@ -813,10 +855,14 @@ impl<'r, 'a> Planner<'r, 'a> {
         let resolved = self.registry_entry(name, spec)?;
         let portable = resolved.as_ref().unwrap_or(&spec.entry);
         if !self.client.supports(portable.transport.name()) {
-            self.plan.notes.push(format!(
-                "{} cannot use {} servers; `{name}` is left out of its file",
-                self.client.name,
-                portable.transport.name().as_str()
+            self.plan.notes.push(Note::entry(
+                &self.client.id,
+                name,
+                format!(
+                    "{} cannot use {} servers: left out of its file",
+                    self.client.name,
+                    portable.transport.name().as_str()
+                ),
             ));
             return Ok(());
         }
@@ -879,10 +925,10 @@ impl<'r, 'a> Planner<'r, 'a> {
                 ),
                 _ => format!("export {them} before starting the client"),
             };
-            self.plan.notes.push(format!(
-                "{}: `{name}` reads {}; {store}{set}",
-                client.id,
-                exports.join(", "),
+            self.plan.notes.push(Note::entry(
+                &client.id,
+                name,
+                format!("reads {}; {store}{set}", exports.join(", ")),
             ));
         }
         Ok(Some(entry))
@@ -913,34 +959,39 @@ impl<'r, 'a> Planner<'r, 'a> {
                 let entry = crate::session::write::login_form(ctx, entry, label)?;
                 let secret = crate::oauth::secret_name(label);
                 if ctx.secret_store().backend_of(&secret).is_none() {
-                    self.plan.notes.push(format!(
-                        "{}: `{name}` sends the sign-in `{secret}`, which is not on this machine: {} (the entry is written; the server answers 401 until then)",
-                        client.id,
+                    self.plan.notes.push(Note::entry(&client.id, name, format!(
+                        "the sign-in `{secret}` is not on this machine: {} (the entry is written; the server answers 401 until then)",
                         if label == name {
                             format!("run `mcpctl login {name}`")
                         } else {
                             format!("sign in with `mcpctl login {label}` where a server is named `{label}`, or write `login = true` to use `mcpctl login {name}`")
                         }
-                    ));
+                    )));
                 }
                 entry
             }
             None => entry,
         };
         for secret in crate::session::write::unset_secrets(ctx, &entry.transport) {
-            self.plan.notes.push(format!(
-                "{}: `{name}` uses secret `{secret}`, which is not set on this machine: run `mcpctl secret set {secret}` (the entry is written; the server cannot start until then)",
-                client.id
+            self.plan.notes.push(Note::entry(
+                &client.id,
+                name,
+                format!(
+                    "secret `{secret}` is not set on this machine: run `mcpctl secret set {secret}` (written anyway; the server cannot start until then)"
+                ),
             ));
         }
         // A VS Code prompt in the manifest is a variable everywhere else.
         let (entry, prompts) = crate::entry::render::for_client_inputs(&entry, client);
         for id in prompts {
-            self.plan.notes.push(format!(
-                "{}: `${{input:{id}}}` is a VS Code prompt; `{name}` gets `${{{}}}` instead: set it where {} runs",
-                client.id,
-                crate::vars::input_variable(&id),
-                client.name
+            self.plan.notes.push(Note::entry(
+                &client.id,
+                name,
+                format!(
+                    "`${{input:{id}}}` is a VS Code prompt; written as `${{{}}}` instead: set it where {} runs",
+                    crate::vars::input_variable(&id),
+                    client.name
+                ),
             ));
         }
         let (rendered, mut wanted, notes) =
@@ -952,7 +1003,7 @@ impl<'r, 'a> Planner<'r, 'a> {
         // A note about the client, not the entry (Goose and `${VAR}`), is said once per
         // file, not once per entry.
         for note in notes {
-            let note = format!("{}: {note}", client.id);
+            let note = Note::client(&client.id, note);
             if !self.plan.notes.contains(&note) {
                 self.plan.notes.push(note);
             }
@@ -1110,10 +1161,10 @@ impl<'r, 'a> Planner<'r, 'a> {
                     && let Some(program) = crate::entry::launcher::program_of(&now.transport)
                     && !std::path::Path::new(program).is_file()
                 {
-                    self.plan.notes.push(format!(
-                        "{}: `{name}` starts mcpctl at `{program}`, which is not on this machine: the client cannot start it here (`mcpctl remove {name} -c {}` then `mcpctl apply` writes this mcpctl's path)",
-                        client.id, client.id
-                    ));
+                    self.plan.notes.push(Note::entry(&client.id, name, format!(
+                        "starts mcpctl at `{program}`, which is not on this machine: the client cannot start it here (`mcpctl remove {name} -c {}` then `mcpctl apply` writes this mcpctl's path)",
+                        client.id
+                    )));
                 }
                 same
             }
@@ -1299,9 +1350,13 @@ impl<'r, 'a> Planner<'r, 'a> {
             }
             match crate::toggle::switch(self.ctx, self.client, &self.location, name, *want, true) {
                 Ok(done) => self.plan.switch_diffs.extend(done.diff),
-                Err(e) => self.plan.notes.push(format!(
-                    "switching `{name}` {} will fail: {e:#}",
-                    if *want == Want::On { "on" } else { "off" }
+                Err(e) => self.plan.notes.push(Note::entry(
+                    &self.client.id,
+                    name,
+                    format!(
+                        "switching it {} will fail: {e:#}",
+                        if *want == Want::On { "on" } else { "off" }
+                    ),
                 )),
             }
         }
@@ -1315,10 +1370,10 @@ impl<'r, 'a> Planner<'r, 'a> {
         if plan.new_text().is_some()
             && let Some(foreign) = crate::fs::owner::foreign(&plan.location.path)
         {
-            plan.notes.push(format!(
+            plan.notes.push(Note::plain(format!(
                 "{foreign}: `apply` will not write it; {}",
                 foreign.hint()
-            ));
+            )));
         }
         plan
     }
