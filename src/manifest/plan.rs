@@ -5,7 +5,7 @@
 //! wrote for this manifest are updated or removed; hand-made entries are never touched
 //! (they are `adopt` when identical, `conflict` otherwise), unless `--force`.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -207,8 +207,12 @@ pub struct FilePlan<'a> {
     /// Servers to switch (`toggle::switch`) in this file: on before the file is written
     /// (a parked entry must be back first), off after (an added entry must be there).
     pub switches: Vec<(String, Want)>,
-    /// What those switches change, for entries already there (a dry run of each).
+    /// What those switches change in other files (a dry run of each; a list of switched
+    /// off servers kept beside the servers).
     pub switch_diffs: Vec<String>,
+    /// The file's text once the switches are made too, when they change it: what `apply`
+    /// leaves (the plan shows one diff per file, from its bytes now to these).
+    pub switched: Option<String>,
     /// mcpctl's parked entries the manifest no longer lists: dropped from the record of
     /// parked entries (they are not in the file).
     pub drop_parked: Vec<EntryKey>,
@@ -241,24 +245,48 @@ impl FilePlan<'_> {
             .as_deref()
     }
 
-    /// The unified diff, secrets redacted; then what each switch changes.
-    pub fn diff(&self) -> Option<String> {
+    /// The file's text as `apply` leaves it, when that differs from the file.
+    pub fn final_text(&self) -> Option<&str> {
+        self.switched.as_deref().or_else(|| self.new_text())
+    }
+
+    /// One unified diff of the file, from its text now to [`FilePlan::final_text`], its
+    /// headers naming it `label` (`--- a/LABEL`, `+++ b/LABEL`); then what switches change
+    /// in other files. A secret is redacted, and a diff that redacts one loses its
+    /// headers for a line that says so: a patch of it would write `<redacted>`.
+    pub fn diff(&self, label: &str) -> Option<String> {
         let mut out = String::new();
-        if let Some(after) = self.new_text() {
+        if let Some(after) = self.final_text() {
             let source = &self.document.source;
-            out = edit::unified_diff(
-                &self.location.path.display().to_string(),
+            let diff = edit::unified_diff(
+                label,
                 &source.text_for(&self.before),
                 &source.text_for(after),
                 source.exists(),
             );
+            let redacted = crate::secrets::redact_values(&diff, &self.secrets);
+            if redacted == diff {
+                out = diff;
+            } else {
+                out.push_str(NOT_A_PATCH);
+                out.push('\n');
+                out.extend(
+                    redacted
+                        .split_inclusive('\n')
+                        .skip_while(|l| l.starts_with("--- ") || l.starts_with("+++ ")),
+                );
+            }
         }
         for diff in &self.switch_diffs {
-            out.push_str(diff);
+            out.push_str(&crate::secrets::redact_values(diff, &self.secrets));
         }
-        (!out.is_empty()).then(|| crate::secrets::redact_values(&out, &self.secrets))
+        (!out.is_empty()).then_some(out)
     }
 }
+
+/// What stands for a diff's headers when it redacts a secret.
+pub const NOT_A_PATCH: &str =
+    "(secrets redacted: this diff is to read, not a patch; `apply` writes the real values)";
 
 /// Find, read and validate the manifest.
 pub fn load(ctx: &Context, args: &ManifestArgs) -> anyhow::Result<Manifest> {
@@ -728,6 +756,7 @@ impl<'a> FilePlan<'a> {
             rendered: Vec::new(),
             switches: Vec::new(),
             switch_diffs: Vec::new(),
+            switched: None,
             drop_parked: Vec::new(),
             rendered_text: std::cell::OnceCell::new(),
             document: Document {
@@ -1330,25 +1359,23 @@ impl<'r, 'a> Planner<'r, 'a> {
         Ok(())
     }
 
-    /// The switches in the order they run (`switch_order`), and what those of entries
-    /// already there change (an entry this plan adds is switched after it is written, so
-    /// there is nothing to show yet).
+    /// The switches in the order they run (`switch_order`), each made in a dry run on
+    /// the text this plan writes (`Context::planned`), one after the other, as `apply`
+    /// makes them after its write: the file's text once they are made is
+    /// `plan.switched`, and what they change in other files is `plan.switch_diffs`.
     fn switches(&mut self) {
         let parked_here = &self.parked_here;
         let parked_at = |name: &str| parked_here.get(name).copied();
         switch_order(&mut self.plan.switches, &parked_at);
-        let switched: HashSet<&str> = self
-            .plan
-            .items
-            .iter()
-            .filter(|i| matches!(i.action, Action::Enable | Action::Disable))
-            .map(|i| i.name.as_str())
-            .collect();
+        if self.plan.switches.is_empty() {
+            return;
+        }
+        let path = self.location.path.clone();
+        let planned = self.document.doc.render().into_owned();
+        self.ctx.plan_text(&path, Some(planned.clone()));
         for (name, want) in &self.plan.switches {
-            if !switched.contains(name.as_str()) {
-                continue;
-            }
             match crate::toggle::switch(self.ctx, self.client, &self.location, name, *want, true) {
+                Ok(done) if done.path == path => {}
                 Ok(done) => self.plan.switch_diffs.extend(done.diff),
                 Err(e) => self.plan.notes.push(Note::entry(
                     &self.client.id,
@@ -1360,6 +1387,19 @@ impl<'r, 'a> Planner<'r, 'a> {
                 )),
             }
         }
+        let switched = self.ctx.planned_text(&path).filter(|text| *text != planned);
+        self.ctx.plan_text(&path, None);
+        // A parked entry put back brings its own values: redacted like the file's.
+        if let Some(text) = &switched
+            && let Ok(doc) = self.client.format.parse(text.clone())
+        {
+            self.plan.secrets.extend(edit::secret_values(
+                self.client,
+                doc.as_ref(),
+                self.location.at(),
+            ));
+        }
+        self.plan.switched = switched;
     }
 
     /// The plan, with the document as planned.

@@ -42,6 +42,34 @@ fn findings(ctx: &Context, items: &[&Item]) -> Vec<Finding> {
         .collect()
 }
 
+/// How a plan's diff names a file in its `--- a/…`/`+++ b/…` headers, so that the diff
+/// applies as a patch: a project file relative to the project (`patch -p1` there, as
+/// `check --fix` names it), any other file under the home directory as `~/…` (`patch -p2`
+/// in the home directory), `/` between the parts on every OS; else the absolute path.
+pub fn diff_label(ctx: &Context, location: &crate::clients::Location) -> String {
+    let slashed = |rest: &Path| {
+        rest.components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/")
+    };
+    let path = &location.path;
+    if location.scope == crate::clients::Scope::Project
+        && let Ok(rest) = path.strip_prefix(&ctx.project)
+    {
+        return slashed(rest);
+    }
+    match ctx
+        .platform
+        .home()
+        .ok()
+        .and_then(|h| path.strip_prefix(h).ok().map(slashed))
+    {
+        Some(rest) => format!("~/{rest}"),
+        None => path.display().to_string(),
+    }
+}
+
 fn relative(base: &Path, path: &Path) -> String {
     path.strip_prefix(base)
         .unwrap_or(path)
@@ -96,7 +124,7 @@ impl PlanReport {
                 path: plan.location.path.clone(),
                 title: format!(" ({}, {})", plan.client.id, plan.location.scope.as_str()),
                 items: plan.items.clone(),
-                diff: plan.diff(),
+                diff: plan.diff(&diff_label(ctx, &plan.location)),
             })
             .collect();
         let notes = plans.iter().flat_map(|p| p.notes.iter().cloned()).collect();
