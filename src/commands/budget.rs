@@ -50,11 +50,11 @@ pub fn run(args: BudgetArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                 let Some(client) = clients.iter().find(|c| c.id == counted.client) else {
                     continue;
                 };
-                let here = budget::project_switch(ctx, client);
-                let mut cut = cut::plan(client, counted, max, &keep, here);
+                let place = budget::place(ctx, client, false);
+                let mut cut = cut::plan(client, counted, max, &keep, &place);
                 // A cut that cannot reach N is shown, never half made.
                 let write = args.apply && cut.short.is_none();
-                cut::make(ctx, client, counted, &mut cut, !write);
+                cut::make(ctx, client, counted, &mut cut, &place, !write);
                 cuts.push(cut);
             }
             Some(cuts)

@@ -724,9 +724,17 @@ pub fn plan_file<'a>(
         wanted_names: BTreeSet::new(),
         filled: None,
         added: Vec::new(),
+        wanted_on: Vec::new(),
+        held: std::cell::OnceCell::new(),
         plan,
     };
-    for wanted in wanted(manifest, clients, profile) {
+    let wanted = wanted(manifest, clients, profile);
+    planner.wanted_on = wanted
+        .iter()
+        .filter(|w| w.on)
+        .map(|w| w.name.to_owned())
+        .collect();
+    for wanted in wanted {
         planner.want(wanted)?;
     }
     planner.add_new()?;
@@ -854,6 +862,12 @@ struct Planner<'r, 'a> {
     /// The ledger's records of the entries to add (written after the wanted servers,
     /// `add_new`).
     added: Vec<usize>,
+    /// The manifest's servers this file wants on, in manifest order (what the budget's
+    /// hold-off weighs together).
+    wanted_on: Vec<String>,
+    /// The servers the budget keeps off, with why: decided once for the file, over every
+    /// server it wants on that is off now (`hold`).
+    held: std::cell::OnceCell<HashMap<String, String>>,
     plan: FilePlan<'a>,
 }
 
@@ -1012,13 +1026,12 @@ impl<'r, 'a> Planner<'r, 'a> {
         }
         // A VS Code prompt in the manifest is a variable everywhere else.
         let (entry, prompts) = crate::entry::render::for_client_inputs(&entry, client);
-        for id in prompts {
+        for (id, variable) in prompts {
             self.plan.notes.push(Note::entry(
                 &client.id,
                 name,
                 format!(
-                    "`${{input:{id}}}` is a VS Code prompt; written as `${{{}}}` instead: set it where {} runs",
-                    crate::vars::input_variable(&id),
+                    "`${{input:{id}}}` is a VS Code prompt; written as `${{{variable}}}` instead: set it where {} runs",
                     client.name
                 ),
             ));
@@ -1057,18 +1070,49 @@ impl<'r, 'a> Planner<'r, 'a> {
         Ok((wanted, read))
     }
 
-    /// Why a server the manifest wants on stays off: switching it on would put the client
-    /// over the manifest's `[budget]`, and `apply`'s cut would switch it off again.
+    /// Why a server the manifest wants on stays off: switching it on, with the others
+    /// switched on beside it, would put the client over the manifest's `[budget]`, and
+    /// `apply`'s cut would switch it off again.
     fn held_off(&self, wanted: &Rendered<'_>) -> Option<String> {
-        let (_, entry) = self.plan.rendered.get(wanted.read?)?;
-        holds_off(
-            self.ctx,
-            self.manifest,
-            self.client,
-            wanted.name,
-            entry,
-            &wanted.raw,
-        )
+        self.held
+            .get_or_init(|| self.hold())
+            .get(wanted.name)
+            .cloned()
+    }
+
+    /// The servers this file wants on that are off now (parked here, or in the file and
+    /// switched off), each as it would come back, weighed together by [`holds_off`].
+    fn hold(&self) -> HashMap<String, String> {
+        let off: Vec<(&str, Value)> = self
+            .wanted_on
+            .iter()
+            .filter_map(|name| {
+                let raw = match self.in_file.get(name.as_str()) {
+                    Some(existing) => {
+                        (self
+                            .probe
+                            .power(self.client, &self.location, name, existing)
+                            != Power::On)
+                            .then(|| (*existing).clone())?
+                    }
+                    None => self
+                        .probe
+                        .parked()
+                        .get(*self.parked_here.get(name.as_str())?)?
+                        .raw
+                        .clone(),
+                };
+                Some((name.as_str(), raw))
+            })
+            .collect();
+        if off.is_empty() {
+            return HashMap::new();
+        }
+        let off: Vec<(&str, ServerEntry, Value)> = off
+            .into_iter()
+            .filter_map(|(name, raw)| Some((name, self.dialect.read_raw(&raw).ok()?, raw)))
+            .collect();
+        holds_off(self.ctx, self.manifest, self.client, &off)
     }
 
     /// Parked by `disable` (or a previous profile): its bytes wait in the state
@@ -1269,7 +1313,7 @@ impl<'r, 'a> Planner<'r, 'a> {
             let overrides = self.client.here.as_ref().is_some_and(|h| {
                 h.kind == crate::clients::HereKind::Field && self.location.scope == Scope::Project
             });
-            if overrides && crate::entry::is_toggle(existing) {
+            if overrides && crate::entry::is_override(self.client, existing) {
                 continue;
             }
             let key = edit::entry_key_at(&self.identity, &self.location, name);
@@ -1419,40 +1463,74 @@ impl<'r, 'a> Planner<'r, 'a> {
     }
 }
 
-/// Whether switching `name` on would put `client` over the manifest's budget, so that the
-/// cut `apply` makes would switch it off again (a client with no tool filter loses whole
-/// servers): `Some(why)` keeps it off, and the next plan does not want it back. A server
-/// the budget keeps, an unmeasured total or cost, or a client without a budget: `None`.
+/// Which of the servers the manifest wants on but finds off (`off`: name, entry, the
+/// bytes that would come back) stay off, with why: switched on together they would put
+/// `client` over the manifest's budget, and the cut `apply` makes would switch some off
+/// again (a client with no tool filter loses whole servers). Weighed together, not one
+/// at a time: the costliest are kept off first (ties by name) until the rest fit beside
+/// what the client loads now, so every one kept off is needed (taking the largest first,
+/// any one put back would bring the total over) and the next plan keeps the same ones
+/// off. A server the budget keeps, one never measured, a total not measured, or a client
+/// without a budget: nothing kept off.
 fn holds_off(
     ctx: &Context,
     manifest: &Manifest,
     client: &Client,
-    name: &str,
-    entry: &crate::entry::ServerEntry,
-    raw: &crate::formats::RawEntry,
-) -> Option<String> {
+    off: &[(&str, ServerEntry, Value)],
+) -> HashMap<String, String> {
+    let mut held = HashMap::new();
     if client.tool_filter.is_some() {
-        return None;
+        return held;
     }
-    let (max, keep) = manifest.budget.as_ref()?.of(&client.id)?;
-    if crate::budget::cut::Keep::parse(&keep).touches(name) {
-        return None;
-    }
+    let Some((max, keep)) = manifest.budget.as_ref().and_then(|b| b.of(&client.id)) else {
+        return held;
+    };
+    let keep = crate::budget::cut::Keep::parse(&keep);
     let lock = crate::lock::path_for(Some(&manifest.path), ctx.state.root());
-    let locked = crate::budget::locked(lock.as_deref()).ok()?;
-    let total = crate::budget::count_with(ctx, &[client], &locked, true)
+    let Ok(locked) = crate::budget::locked(lock.as_deref()) else {
+        return held;
+    };
+    let Some(loaded) = crate::budget::count_with(ctx, &[client], &locked, true)
         .first()
-        .map_or(Some(0), |c| c.tokens)?;
-    let cost = crate::budget::would_cost(ctx, client, name, entry, raw, &locked)?;
-    (total + cost > max).then(|| {
-        format!(
-            "kept off by the budget: its {} tokens would bring {} to {}, over {}",
-            crate::budget::cut::thousands(cost),
-            client.id,
-            crate::budget::cut::thousands(total + cost),
-            crate::budget::cut::thousands(max)
-        )
-    })
+        .map_or(Some(0), |c| c.tokens)
+    else {
+        return held;
+    };
+    // What each costs once on; the kept ones come on whatever it costs.
+    let mut total = loaded;
+    let mut candidates: Vec<(&str, usize)> = Vec::new();
+    for (name, entry, raw) in off {
+        let Some(cost) = crate::budget::would_cost(ctx, client, name, entry, raw, &locked) else {
+            continue;
+        };
+        total += cost;
+        if !keep.touches(name) {
+            candidates.push((name, cost));
+        }
+    }
+    candidates.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    let mut kept_off: Vec<(&str, usize)> = Vec::new();
+    for (name, cost) in candidates {
+        if total <= max {
+            break;
+        }
+        total -= cost;
+        kept_off.push((name, cost));
+    }
+    // `total` is now what the client loads once the others are on.
+    for (name, cost) in kept_off {
+        held.insert(
+            name.to_owned(),
+            format!(
+                "kept off by the budget: its {} tokens would bring {} to {}, over {}",
+                crate::budget::cut::thousands(cost),
+                client.id,
+                crate::budget::cut::thousands(total + cost),
+                crate::budget::cut::thousands(max)
+            ),
+        );
+    }
+    held
 }
 
 /// The reason of an item for an entry in the file, from `ownership`'s fixed part and the
