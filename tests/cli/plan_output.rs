@@ -157,6 +157,7 @@ fn patch(dir: &std::path::Path, strip: &str, diff: &str) -> (bool, String) {
     )
 }
 
+#[cfg(unix)]
 const VSCODE_WITH_COMMENTS: &str = "{\n\t// my servers\n\t\"servers\": {\n\t\t/* pinned */\n\t\t\"playwright\": {\n\t\t\t\"type\": \"stdio\",\n\t\t\t\"command\": \"npx\",\n\t\t\t\"args\": [\"@playwright/mcp@latest\"]\n\t\t}\n\t}\n}\n";
 
 /// Issue 40: plan and apply printed one `---/+++` pair per step against separate
