@@ -258,6 +258,35 @@ pub fn plan(
     cut
 }
 
+/// `--scope project`: a cut with a change this project's files cannot take (no project
+/// file the client reads takes a tool filter, or no project-level switch) is not made:
+/// `short` says why.
+pub fn project_only(client: &Client, cut: &mut Cut, place: &Place<'_>) {
+    let denies = cut.changes.iter().any(|c| matches!(c, Change::Deny { .. }));
+    let offs = cut
+        .changes
+        .iter()
+        .any(|c| matches!(c, Change::SwitchOff { .. }));
+    let missing = if denies && place.filter.is_none() {
+        Some("a tool filter")
+    } else if offs && place.switch.is_none() {
+        Some("a switch")
+    } else {
+        None
+    };
+    if let Some(what) = missing {
+        let why = place.not_read.clone().unwrap_or_else(|| {
+            format!(
+                "{} reads no file of this project that takes {what}",
+                client.name
+            )
+        });
+        cut.short = Some(format!(
+            "cannot cut in this project only (--scope project): {why}; `--scope user` cuts in the user's files"
+        ));
+    }
+}
+
 /// The changes chosen, each with its line of explanation.
 fn explain(
     cut: &mut Cut,

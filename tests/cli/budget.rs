@@ -888,10 +888,35 @@ fn codex_tools_are_denied_in_a_trusted_project_only() {
     env.run_in("proj", &["undo"]).ok();
     assert_eq!(env.read("proj/.codex/config.toml"), project_before);
     assert_eq!(env.read_str(CODEX), user);
+    // `--scope user`: the user's file, for every project.
+    env.run_in("proj", &[&args[..], &["--scope", "user"]].concat())
+        .ok();
+    assert_eq!(env.read("proj/.codex/config.toml"), project_before);
+    assert!(
+        env.read_str(CODEX).contains(&format!(
+            "disabled_tools = [\"read_graph\", \"{}\"]",
+            memory[0].0
+        )),
+        "{}",
+        env.read_str(CODEX)
+    );
+    env.run_in("proj", &["undo"]).ok();
+    assert_eq!(env.read_str(CODEX), user);
 
-    // Not trusted: the user's file, and the line says why.
+    // Not trusted: the user's file, and the line says why; `--scope project` refuses.
     let untrusted = user.replace("trust_level = \"trusted\"", "trust_level = \"untrusted\"");
     env.write(CODEX, untrusted.as_bytes());
+    let refused = env
+        .run_in("proj", &[&args[..], &["--scope", "project"]].concat())
+        .code(1);
+    assert!(
+        refused
+            .stdout
+            .contains("cannot cut in this project only (--scope project): Codex reads"),
+        "{}",
+        refused.stdout
+    );
+    assert_eq!(env.read_str(CODEX), untrusted);
     let run = env.run_in("proj", &args).ok();
     assert!(
         run.stdout.contains("in the user's file: Codex reads")

@@ -1201,6 +1201,7 @@ fn a_vscode_input_goes_into_codex_as_the_variable_its_env_key_names() {
 /// included: import, then apply on a file without the entry, writes the Codex entry back
 /// byte for byte.
 #[test]
+#[cfg(unix)] // the fixture's entries spell npx unwrapped, which Windows wants as `cmd /c npx`
 fn import_keeps_codex_timeouts_and_leaves_out_goose_defaults() {
     let env = TestEnv::new();
     env.write(crate::env::GOOSE, &fixture("goose/config.yaml"));
@@ -1312,7 +1313,8 @@ fn the_readmes_first_command_checks_clean() {
 #[test]
 fn check_fix_respells_a_variable_as_cursor_reads_it() {
     let env = TestEnv::new();
-    let original = "{\n  \"mcpServers\": {\n    \"gh\": { \"command\": \"npx\", \"args\": [\"-y\", \"gh-mcp@1\", \"${workspaceFolder}\"], \"env\": { \"GITHUB_TOKEN\": \"${GITHUB_TOKEN}\" } }\n  }\n}\n";
+    // A program no platform wraps in `cmd /c`, so only MCP501 is found on any OS.
+    let original = "{\n  \"mcpServers\": {\n    \"gh\": { \"command\": \"github-mcp-server\", \"args\": [\"stdio\", \"${workspaceFolder}\"], \"env\": { \"GITHUB_TOKEN\": \"${GITHUB_TOKEN}\" } }\n  }\n}\n";
     env.write("proj/.cursor/mcp.json", original.as_bytes());
     let before = env.run_in("proj", &["check"]).ok();
     assert!(
