@@ -850,12 +850,16 @@ fn an_unset_variable_is_one_rule_in_every_command() {
     let said = |run: &crate::env::Run| format!("{}{}", run.stdout, run.stderr);
     // It can still do its job: exit 0, the sentence in `--json` (the table says it in
     // one summary line: `list_says_unset_variables_in_one_line_however_many_entries`).
+    // (`--json` names the file by its absolute path.)
     let list = env.run(&["list", "-c", "cursor", "--json"]).ok().stdout;
+    let file = env.path(".cursor/mcp.json").display().to_string();
+    let file = serde_json::to_string(&file).unwrap();
+    let file = file.trim_matches('"');
     assert!(
         list.contains(&format!(
-            "server `local`'s env `API_TOKEN` in `~/.cursor/mcp.json` {token}"
+            "server `local`'s env `API_TOKEN` in `{file}` {token}"
         )) && list.contains(&format!(
-            "server `remote`'s header `X-Tenant` in `~/.cursor/mcp.json` {tenant}"
+            "server `remote`'s header `X-Tenant` in `{file}` {tenant}"
         )),
         "{list}"
     );

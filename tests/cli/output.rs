@@ -292,7 +292,8 @@ fn a_path_under_home_is_home_relative_for_a_person_and_absolute_in_json() {
         .unwrap();
     assert_eq!(cursor["path"], absolute.as_str());
 
-    // `list`: an entry's error names its file, and so does an unset variable's warning.
+    // `list`: an entry's error names its file; an unset variable is one summary line
+    // (its per-entry sentence, naming the file, is `--json`'s `unset`).
     let list = env.run(&["list", "-c", "cursor"]).ok();
     assert!(
         list.stdout.contains(&format!("{home_relative}:1:")),
@@ -300,7 +301,7 @@ fn a_path_under_home_is_home_relative_for_a_person_and_absolute_in_json() {
         list.stdout
     );
     assert!(
-        list.stderr.contains(&format!("in `{home_relative}`")),
+        list.stderr.contains("`${NOT_SET_HERE}` (ok)"),
         "{}",
         list.stderr
     );
