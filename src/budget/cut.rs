@@ -132,18 +132,7 @@ pub struct Done {
     pub diff: Option<String>,
 }
 
-/// `1234567` as `1,234,567`.
-pub fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::output::thousands;
 
 /// The changes that bring `budget` under `max`.
 /// `place`: where in this project the client takes a switch or a tool filter

@@ -359,7 +359,7 @@ impl Report for DoctorReport {
             blocks.push(Block::Line(format!(
                 "{}: tool definitions ≈ {} tokens over {} server{}",
                 total.client,
-                total.tokens,
+                crate::output::thousands(total.tokens),
                 total.servers,
                 plural(total.servers),
             )));

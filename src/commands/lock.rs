@@ -458,7 +458,11 @@ impl Report for LockReport {
                         )));
                     }
                     if let (Some(tools), Some(tokens)) = (row.tools, row.tokens) {
-                        parts.push(format!("{tools} tool{} ≈ {tokens} tokens", plural(tools)));
+                        parts.push(format!(
+                            "{tools} tool{} ≈ {} tokens",
+                            plural(tools),
+                            crate::output::thousands(tokens)
+                        ));
                     }
                     if let Some(client) = &row.client {
                         parts.push(format!("from {client}"));

@@ -110,7 +110,7 @@ impl Report for ToolsReport {
         header.push(format!(
             "{count} tool{} ≈ {} tokens",
             if count == 1 { "" } else { "s" },
-            self.tokens
+            crate::output::thousands(self.tokens)
         ));
         let mut blocks = vec![Block::Line(paint.paint(Style::Bold, &header.join(" · ")))];
         for tool in &self.tools {

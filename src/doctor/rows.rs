@@ -103,7 +103,7 @@ impl Rows {
                 if let Some(t) = r.tools {
                     let cost = r
                         .tokens
-                        .map(|n| format!(" ≈ {n} tokens"))
+                        .map(|n| format!(" ≈ {} tokens", crate::output::thousands(n)))
                         .unwrap_or_default();
                     parts.push(format!("{t} tool{}{cost}", plural(t)));
                 }
@@ -343,7 +343,7 @@ mod tests {
                         assert!(i > 0 && words[i - 1] == "57", "{columns}: {text}");
                     }
                     if *word == "≈" {
-                        assert_eq!(words.get(i + 1), Some(&"1234"), "{columns}: {text}");
+                        assert_eq!(words.get(i + 1), Some(&"1,234"), "{columns}: {text}");
                     }
                 }
             }

@@ -51,10 +51,10 @@ pub fn costs(plans: &[FilePlan<'_>], measured: &Tokens, servers: &[String]) -> V
     out
 }
 
-/// `≈ 1234 tokens`, or why it is unknown.
+/// `≈ 1,234 tokens`, or why it is unknown.
 pub fn cost_text(cost: &ClientCost) -> String {
     match cost.tokens {
-        Some(n) => format!("≈ {n} tokens"),
+        Some(n) => format!("≈ {} tokens", crate::output::thousands(n)),
         None => format!(
             "unknown: {} not measured yet (`mcpctl doctor -c {}` measures it)",
             cost.unknown

@@ -684,6 +684,20 @@ fn visible_width(text: &str) -> usize {
     width
 }
 
+/// `1234567` as `1,234,567`: token counts and sizes in text output.
+#[must_use]
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
