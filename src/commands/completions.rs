@@ -61,7 +61,7 @@ pub fn man(args: ManArgs, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
                 .hint("give a directory you can write to, such as ~/.local/share/man/man1")
         };
         std::fs::create_dir_all(&dir).map_err(unwritable)?;
-        clap_mangen::generate_to(Cli::command(), &dir).map_err(unwritable)?;
+        clap_mangen::generate_to(crate::cli::man_command(), &dir).map_err(unwritable)?;
         fn pages(command: &clap::Command) -> usize {
             1 + command
                 .get_subcommands()
@@ -76,7 +76,7 @@ pub fn man(args: ManArgs, printer: &mut Printer) -> anyhow::Result<ExitStatus> {
         return Ok(ExitStatus::Success);
     }
     let mut page = Vec::new();
-    clap_mangen::Man::new(Cli::command()).render(&mut page)?;
+    clap_mangen::Man::new(crate::cli::man_command()).render(&mut page)?;
     printer.raw(&String::from_utf8_lossy(&page));
     Ok(ExitStatus::Success)
 }
