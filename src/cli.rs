@@ -253,10 +253,28 @@ pub enum Command {
     Run(RunArgs),
     /// Connect a stdio client to a remote server, headers filled from the secret store
     Bridge(BridgeArgs),
-    /// Print a shell completion script (client ids included)
+    /// Print a shell completion script (client ids and server names included)
     Completions(CompletionsArgs),
     /// Print the man page (roff), or write one per command with --dir
     Man(ManArgs),
+    /// Words the completion scripts offer that change with every `add`: the server names
+    /// of this machine's clients, one a line (read from their files; nothing started)
+    #[command(name = "__complete", hide = true)]
+    Complete(CompleteArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CompleteArgs {
+    /// Which words
+    #[arg(value_enum)]
+    pub what: CompleteWhat,
+}
+
+/// What `mcpctl __complete` lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompleteWhat {
+    /// The names of the servers configured in the clients detected here
+    Servers,
 }
 
 #[derive(Debug, Args)]
@@ -277,7 +295,9 @@ pub struct ManArgs {
   mcpctl completions bash > ~/.local/share/bash-completion/completions/mcpctl
   mcpctl completions zsh > \"${fpath[1]}/_mcpctl\"
   mcpctl completions fish > ~/.config/fish/completions/mcpctl.fish
-  mcpctl completions powershell >> $PROFILE")]
+  mcpctl completions powershell >> $PROFILE
+
+The scripts complete commands, flags and client ids. Those of bash, zsh and fish also complete server names (`remove`, `doctor`, `tools`, …): they ask mcpctl for them when you press TAB, which reads the config files and starts nothing.")]
 pub struct CompletionsArgs {
     /// The shell
     #[arg(value_enum)]
@@ -1268,7 +1288,7 @@ mod tests {
             .iter()
             .flat_map(|(_, names)| names.iter().copied())
             .collect();
-        for sub in command.get_subcommands() {
+        for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
             let name = sub.get_name();
             let times = grouped.iter().filter(|n| **n == name).count();
             assert_eq!(times, 1, "`{name}` is in {times} help groups");

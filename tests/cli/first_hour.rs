@@ -609,6 +609,83 @@ fn every_command_has_examples_that_parse_and_never_wrap() {
     assert_eq!(checked, paths.len());
 }
 
+/// Issue 40: `mcpctl completions SHELL` completed client ids but not server names.
+/// With servers in two clients, bash (driving the script as it does on TAB) offers both
+/// names after `remove`, `doctor` and `secret adopt`, only the matching one after a
+/// prefix, client ids after `-c`, and no name where a flag is being typed; the words come
+/// from `mcpctl __complete servers`, which prints the names and nothing else.
+#[test]
+#[cfg(unix)] // runs bash
+fn completions_offer_the_server_names_of_this_machine() {
+    let env = TestEnv::new();
+    env.write(
+        ".cursor/mcp.json",
+        br#"{"mcpServers": {"memory": {"command": "npx", "args": ["-y", "m"], "env": {"KEY": "s3cret-value"}}}}"#,
+    );
+    env.write(
+        ".codex/config.toml",
+        b"[mcp_servers.github]\ncommand = \"gh-mcp\"\n",
+    );
+    let script = env.run(&["completions", "bash"]).ok().stdout;
+    let path = env.dir.path().join("mcpctl.bash");
+    std::fs::write(&path, script).unwrap();
+    let bin = env.dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_mcpctl"), bin.join("mcpctl")).unwrap();
+    // What bash does on TAB: COMP_WORDS from the line (an empty last word after a space),
+    // then the completion function with the command, the word and the word before it.
+    let complete = |line: &str| -> Vec<String> {
+        let mut bash = env.client_command(std::path::Path::new("bash"));
+        bash.env("MCPCTL_STATE_DIR", env.dir.path().join("state"))
+            .args([
+                "-c",
+                r#"source "$1"; read -ra COMP_WORDS <<< "$2"; [[ $2 == *" " ]] && COMP_WORDS+=(""); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMP_LINE=$2; COMP_POINT=${#2}; _mcpctl mcpctl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"; printf '%s\n' "${COMPREPLY[@]}""#,
+                "bash",
+            ])
+            .arg(&path)
+            .arg(line);
+        let run = crate::env::Run::of(bash).ok();
+        run.stdout.lines().map(str::to_owned).collect()
+    };
+    for line in [
+        "mcpctl remove ",
+        "mcpctl doctor ",
+        "mcpctl --json tools ",
+        "mcpctl secret adopt ",
+    ] {
+        let words = complete(line);
+        assert!(
+            words.contains(&"memory".to_owned()) && words.contains(&"github".to_owned()),
+            "{line:?}: {words:?}"
+        );
+    }
+    assert_eq!(complete("mcpctl remove m"), ["memory"]);
+    let clients = complete("mcpctl remove memory -c ");
+    assert!(clients.contains(&"cursor".to_owned()), "{clients:?}");
+    assert!(!clients.contains(&"memory".to_owned()), "{clients:?}");
+    let flags = complete("mcpctl remove --");
+    assert!(flags.iter().all(|w| w.starts_with("--")), "{flags:?}");
+    // zsh and fish (not run here) ask for the same words where a server's name goes.
+    let zsh = env.run(&["completions", "zsh"]).ok().stdout;
+    assert!(zsh.contains("\n_mcpctl_servers() {"), "zsh");
+    assert!(
+        zsh.contains("':name -- Server name:_mcpctl_servers' \\"),
+        "zsh"
+    );
+    let fish = env.run(&["completions", "fish"]).ok().stdout;
+    assert!(
+        fish.contains(
+            r#"-n "__fish_mcpctl_using_subcommand remove" -f -a "(mcpctl __complete servers"#
+        ),
+        "fish"
+    );
+    // The words: names only, and the plumbing command is not in the help.
+    let names = env.run(&["__complete", "servers"]).ok().stdout;
+    assert_eq!(names, "github\nmemory\n");
+    let top = env.run(&["--help"]).ok().stdout;
+    assert!(!top.contains("__complete"), "{top}");
+}
+
 #[test]
 fn a_foreign_platform_does_not_write_this_machines_files_without_force_platform() {
     let env = TestEnv::new();
