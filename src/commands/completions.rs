@@ -80,9 +80,11 @@ fn with_server_names(shell: clap_complete::Shell, script: &str) -> String {
                 {
                     block = name;
                 }
-                let server_block = SERVER_COMMANDS
-                    .iter()
-                    .any(|c| block == *c || block == format!("secret__subcmd__{c}"));
+                // `adopt` is `secret adopt`'s block; `secret list` is not `list`'s.
+                let server_block = SERVER_COMMANDS.iter().any(|c| match *c {
+                    "adopt" => block == "secret__subcmd__adopt",
+                    c => block == c,
+                });
                 if server_block && trimmed.starts_with("opts=\"") && trimmed.ends_with('"') {
                     let end = line.rfind('"').unwrap_or(line.len());
                     out.push_str(&line[..end]);

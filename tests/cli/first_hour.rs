@@ -660,6 +660,11 @@ fn completions_offer_the_server_names_of_this_machine() {
         );
     }
     assert_eq!(complete("mcpctl remove m"), ["memory"]);
+    let secret_list = complete("mcpctl secret list ");
+    assert!(
+        !secret_list.contains(&"memory".to_owned()),
+        "{secret_list:?}"
+    );
     let clients = complete("mcpctl remove memory -c ");
     assert!(clients.contains(&"cursor".to_owned()), "{clients:?}");
     assert!(!clients.contains(&"memory".to_owned()), "{clients:?}");
