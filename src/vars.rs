@@ -350,9 +350,18 @@ pub fn input_variable(id: &str) -> String {
         .collect()
 }
 
-/// `text` with every `${input:id}` replaced by `${VAR}` (see [`input_variable`]); the ids
-/// replaced, in order.
-pub fn inputs_to_env(text: &str) -> (String, Vec<String>) {
+/// Whether `name` can name an environment variable everywhere (`[A-Za-z_][A-Za-z0-9_]*`).
+pub fn is_variable_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// `text` with every `${input:id}` replaced by `${VAR}`, `VAR` being `variable(id)`
+/// (e.g. [`input_variable`]); the ids replaced, in order.
+pub fn inputs_to_variables(text: &str, variable: &dyn Fn(&str) -> String) -> (String, Vec<String>) {
     let mut out = String::with_capacity(text.len());
     let mut ids = Vec::new();
     let mut last = 0;
@@ -362,7 +371,7 @@ pub fn inputs_to_env(text: &str) -> (String, Vec<String>) {
         }
         out.push_str(&text[last..r.offset]);
         last = r.offset + r.text.len();
-        out.push_str(&format!("${{{}}}", input_variable(&r.name)));
+        out.push_str(&format!("${{{}}}", variable(&r.name)));
         ids.push(r.name);
     }
     out.push_str(&text[last..]);
@@ -376,12 +385,15 @@ mod input_tests {
     #[test]
     fn inputs_become_environment_references() {
         assert_eq!(
-            inputs_to_env("Bearer ${input:github-token} ${env:X}"),
+            inputs_to_variables("Bearer ${input:github-token} ${env:X}", &input_variable),
             (
                 "Bearer ${GITHUB_TOKEN} ${env:X}".to_owned(),
                 vec!["github-token".to_owned()]
             )
         );
-        assert_eq!(inputs_to_env("plain"), ("plain".to_owned(), vec![]));
+        assert_eq!(
+            inputs_to_variables("plain", &input_variable),
+            ("plain".to_owned(), vec![])
+        );
     }
 }

@@ -1,7 +1,8 @@
 //! The safe fixes `--fix` applies, as pure functions of one raw entry: rename the URL key
 //! to the client's spelling (MCP201), add a required remote `type` (MCP203), wrap a shim in
 //! `cmd /c` for `--platform windows` (MCP301), unwrap `cmd /c` in a user file used on
-//! macOS/Linux (MCP302). Entries are read and written through the client's dialect.
+//! macOS/Linux (MCP302), respell a variable reference as the client expands it (MCP501).
+//! Entries are read and written through the client's dialect.
 //!
 //! A fix never changes what the entry means to its client beyond the finding, never
 //! touches another entry, and never runs on a file that does not parse; the bytes are
@@ -17,6 +18,7 @@ use crate::clients::{Client, DialectName, Scope, UntypedRemote};
 use crate::entry::{self, Dialect, RemoteKind, ServerEntry, Transport, spelling};
 use crate::formats::{ConfigDoc, Edit, ServersAt};
 use crate::platform::Os;
+use crate::vars::{self, VarSyntax};
 
 use super::{Finding, Target};
 
@@ -100,11 +102,13 @@ pub fn mark_fixable(
         return;
     }
     let after = super::check_text(shown, &doc.render(), bom, target);
+    // The same finding (rule, server and words) still there is not fixed: a server
+    // with one reference `--fix` respells and one it cannot (MCP501) gets the first fixed.
     for finding in findings.iter_mut() {
         finding.fixable = super::rule(finding.code).is_some_and(|r| r.fixable)
-            && !after
-                .iter()
-                .any(|a| a.code == finding.code && a.server == finding.server);
+            && !after.iter().any(|a| {
+                a.code == finding.code && a.server == finding.server && a.message == finding.message
+            });
     }
 }
 
@@ -182,6 +186,68 @@ fn keys_in(doc: &dyn ConfigDoc, keys: &[Vec<String>]) -> anyhow::Result<Vec<Vec<
 /// entry, never about how a client spells it; only the keys a fix is about are then taken
 /// from the rewritten entry, in the file's own key order.
 pub fn fix_entry(raw: &Value, target: &Target<'_>) -> Option<Value> {
+    let reshaped = fix_shape(raw, target);
+    let mut fixed = reshaped.clone().unwrap_or_else(|| raw.clone());
+    let respelled = target
+        .client
+        .fields
+        .var_syntax
+        .is_some_and(|syntax| respell_references(&mut fixed, syntax));
+    (reshaped.is_some() || respelled).then_some(fixed)
+}
+
+/// MCP501: every variable reference in another client's spelling (`${TOKEN}` in a
+/// Cursor file) respelled as this client expands it (`${env:TOKEN}`), in every string of
+/// the entry, in place. Left as written: what the client reads already (Cursor's own
+/// `${workspaceFolder}`), VS Code prompts, a `:-default` the client cannot say, and
+/// clients that expand nothing in place (Codex, Goose: the name goes into `env_vars` /
+/// `env_keys`, not a fix of one string). Whether anything changed.
+fn respell_references(value: &mut Value, syntax: VarSyntax) -> bool {
+    if matches!(syntax, VarSyntax::Codex | VarSyntax::Goose) {
+        return false;
+    }
+    match value {
+        Value::String(text) => {
+            let mut out = String::with_capacity(text.len());
+            let mut last = 0;
+            for r in vars::references(text) {
+                let read = match (r.syntax, syntax) {
+                    (vars::Syntax::Input, _)
+                    | (vars::Syntax::DollarEnv, VarSyntax::Editor | VarSyntax::Vscode)
+                    | (vars::Syntax::BraceEnv, VarSyntax::Opencode)
+                    | (vars::Syntax::Dollar, VarSyntax::Shell) => true,
+                    (vars::Syntax::Dollar, VarSyntax::Editor | VarSyntax::Vscode) => {
+                        vars::EDITOR_VARIABLES.contains(&r.name.as_str())
+                    }
+                    _ => false,
+                };
+                if read || (r.default.is_some() && syntax != VarSyntax::Shell) {
+                    continue;
+                }
+                out.push_str(&text[last..r.offset]);
+                out.push_str(&vars::respell(&r.text, syntax));
+                last = r.offset + r.text.len();
+            }
+            if last == 0 {
+                return false;
+            }
+            out.push_str(&text[last..]);
+            *text = out;
+            true
+        }
+        Value::Array(items) => items.iter_mut().fold(false, |changed, item| {
+            respell_references(item, syntax) | changed
+        }),
+        Value::Object(map) => map.values_mut().fold(false, |changed, item| {
+            respell_references(item, syntax) | changed
+        }),
+        _ => false,
+    }
+}
+
+/// The entry with the fixes of its shape applied (MCP201, MCP203, MCP301, MCP302), or
+/// `None` when none applies.
+fn fix_shape(raw: &Value, target: &Target<'_>) -> Option<Value> {
     let Value::Object(map) = raw else { return None };
     let client = target.client;
     let dialect = Dialect::of(client);

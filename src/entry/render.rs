@@ -231,23 +231,57 @@ pub fn for_platform(entry: &ServerEntry, os: Os, fields: &Fields, no_wrap: bool)
 }
 
 /// VS Code's `${input:id}` prompts exist only where `var_syntax = "vscode"`; elsewhere each
-/// becomes a variable reference (`vars::input_variable`). Returns the entry and the ids
-/// translated. `add`, `apply` and `import` all go through here.
-pub fn for_client_inputs(entry: &ServerEntry, client: &Client) -> (ServerEntry, Vec<String>) {
+/// becomes a variable reference (see [`inputs_to_variables`]). Returns the entry and the
+/// prompts translated, each with its variable. `add`, `apply` and `import` all go through
+/// here.
+pub fn for_client_inputs(
+    entry: &ServerEntry,
+    client: &Client,
+) -> (ServerEntry, Vec<(String, String)>) {
     let mut entry = entry.clone();
-    let mut ids = Vec::new();
-    if client.fields.var_syntax != Some(VarSyntax::Vscode) {
-        each_string(&mut entry, &mut |s| {
-            let (text, found) = vars::inputs_to_env(s);
-            *s = text;
-            for id in found {
-                if !ids.contains(&id) {
-                    ids.push(id);
-                }
-            }
-        });
+    if client.fields.var_syntax == Some(VarSyntax::Vscode) {
+        return (entry, Vec::new());
     }
-    (entry, ids)
+    let prompts = inputs_to_variables(&mut entry);
+    (entry, prompts)
+}
+
+/// Every `${input:id}` of `entry` replaced by a variable reference; the prompts replaced,
+/// in order, each with its variable. A prompt that is the whole value of an env key
+/// (`GITHUB_TOKEN = "${input:token}"`) becomes the variable of that name, the one the
+/// server's README names and the one a client that passes variables through by name
+/// (Codex's `env_vars`) can take; any other prompt becomes `vars::input_variable(id)`.
+pub fn inputs_to_variables(entry: &mut ServerEntry) -> Vec<(String, String)> {
+    let mut fed: Vec<(String, String)> = Vec::new();
+    if let Transport::Stdio { env, .. } = &entry.transport {
+        for (key, value) in env {
+            if let [r] = vars::references(value).as_slice()
+                && r.syntax == vars::Syntax::Input
+                && r.text == value.as_str()
+                && vars::is_variable_name(key)
+                && !fed.iter().any(|(id, _)| *id == r.name)
+            {
+                fed.push((r.name.clone(), key.clone()));
+            }
+        }
+    }
+    let variable = |id: &str| {
+        fed.iter()
+            .find(|(i, _)| i == id)
+            .map_or_else(|| vars::input_variable(id), |(_, v)| v.clone())
+    };
+    let mut prompts: Vec<(String, String)> = Vec::new();
+    each_string(entry, &mut |s| {
+        let (text, found) = vars::inputs_to_variables(s, &variable);
+        *s = text;
+        for id in found {
+            if !prompts.iter().any(|(i, _)| *i == id) {
+                let var = variable(&id);
+                prompts.push((id, var));
+            }
+        }
+    });
+    prompts
 }
 
 /// Apply `f` to every string of an entry that may hold a reference.

@@ -935,11 +935,10 @@ impl<'r, 'a> Planner<'r, 'a> {
         }
         // A VS Code prompt in the manifest is a variable everywhere else.
         let (entry, prompts) = crate::entry::render::for_client_inputs(&entry, client);
-        for id in prompts {
+        for (id, variable) in prompts {
             self.plan.notes.push(format!(
-                "{}: `${{input:{id}}}` is a VS Code prompt; `{name}` gets `${{{}}}` instead: set it where {} runs",
+                "{}: `${{input:{id}}}` is a VS Code prompt; `{name}` gets `${{{variable}}}` instead: set it where {} runs",
                 client.id,
-                crate::vars::input_variable(&id),
                 client.name
             ));
         }

@@ -188,6 +188,20 @@ impl Store {
         self.update(|index| index.put(name, Backend::Keychain))
     }
 
+    /// Whether [`Store::set_value`] could keep `name`, writing nothing: there is a state
+    /// directory for the index, and the keychain answers (a missing item is an answer).
+    /// The error is the one `set_value` would give.
+    pub fn could_set_value(&self, name: &str) -> anyhow::Result<()> {
+        check_name(name)?;
+        if self.index_path.is_none() {
+            return Err(Store::no_state());
+        }
+        match keychain::get(&self.keychain(), name) {
+            Ok(_) | Err(SecretError::NotSet { .. }) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
     /// Resolve `name` by running `command` from now on (the command is stored, its
     /// output never is).
     pub fn set_command(&self, name: &str, command: &str) -> anyhow::Result<()> {

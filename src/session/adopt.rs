@@ -200,9 +200,9 @@ pub fn carry_out(
     dry_run: bool,
     scrubbing: Scrubbing,
 ) -> anyhow::Result<Carried> {
-    if !dry_run {
-        keep(store, plan)?;
-    }
+    // A dry run asks the store whether it could keep them (writing nothing), so it fails
+    // where the real run would, with the same words.
+    keep(store, plan, dry_run)?;
     let program = crate::session::write::program(ctx)?;
     let rewritten = rewrite(ctx, plan, &program, dry_run)?;
     let backups = if dry_run {
@@ -328,13 +328,18 @@ pub fn offer_on_import(
 }
 
 /// Keep every value of the plan in the OS keychain, before any file names it.
-pub fn keep(store: &Store, plan: &Plan<'_>) -> anyhow::Result<()> {
+pub fn keep(store: &Store, plan: &Plan<'_>, dry_run: bool) -> anyhow::Result<()> {
     for (name, value) in &plan.values {
         // A value the store already has under its name is not kept again.
         if plan.items.iter().any(|i| i.secret == *name && i.stored) {
             continue;
         }
-        store.set_value(name, value).map_err(|e| {
+        let kept = if dry_run {
+            store.could_set_value(name)
+        } else {
+            store.set_value(name, value)
+        };
+        kept.map_err(|e| {
             let text = e.to_string();
             anyhow::Error::from(UserError::new(format!("{text}; no client file was changed")).hint(
                 "without an OS keychain, keep the secret in your password manager (`mcpctl secret set NAME --command '…'`) and add the server with `--secret ENV=NAME`",

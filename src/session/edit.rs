@@ -719,6 +719,10 @@ impl Report for EditReport {
                 .filter_map(|r| r.diff.as_deref())
                 .map(|diff| Block::Raw(paint.diff(diff))),
         );
+        // A refusal that several clients share (the same entry differing the same way in
+        // each, as when one argument changed everywhere) is said in full once; the later
+        // rows say its first line and point up to it.
+        let mut said: Vec<(&str, Option<&str>, &str)> = Vec::new();
         for r in &self.files {
             let verb = match (r.action, self.dry_run) {
                 (Action::Added, true) => "would add",
@@ -745,6 +749,21 @@ impl Report for EditReport {
                 ),
                 None => format!("{verb} {:<16} {}", r.client, paint.path(&r.path)),
                 Some(error) => {
+                    let first = error.lines().next().unwrap_or_default();
+                    let long = r.hint.is_some() || first.len() < error.len();
+                    if long
+                        && let Some((_, _, client)) = said
+                            .iter()
+                            .find(|(e, h, _)| *e == error && *h == r.hint.as_deref())
+                    {
+                        blocks.push(Block::Line(format!(
+                            "{verb} {:<16} {} (as in {client}, above)",
+                            r.client,
+                            paint.text(first)
+                        )));
+                        continue;
+                    }
+                    said.push((error, r.hint.as_deref(), &r.client));
                     let mut line = format!("{verb} {:<16} {}", r.client, paint.text(error));
                     if let Some(hint) = &r.hint {
                         line.push_str(&format!("\n  hint: {}", paint.text(hint)));

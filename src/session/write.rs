@@ -264,8 +264,7 @@ pub(crate) fn add_to(
                 } else {
                     if !force {
                         return Err(UserError::new(format!(
-                        "`{name}` already exists in {} with different content\n  existing: {}\n  new:      {}",
-                        client.name,
+                        "`{name}` already exists with different content\n  existing: {}\n  new:      {}",
                         redact_raw(&old_raw, &client.fields),
                         redact_raw(&dialect.to_raw_named(&entry, Some(name)).map_err(|e| entry_error(e, client))?, &client.fields),
                     ))

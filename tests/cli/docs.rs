@@ -590,11 +590,7 @@ fn readme_sample_session_is_the_binarys_output() {
     );
     env.on_path("npx");
     let mut text = String::from("```text\n");
-    for line in [
-        "mcpctl clients",
-        "mcpctl add memory --all -- npx -y @modelcontextprotocol/server-memory",
-        "mcpctl list",
-    ] {
+    for line in ["mcpctl clients", &readme_first_add(), "mcpctl list"] {
         let args: Vec<&str> = line.split_whitespace().skip(1).collect();
         let run = env.run(&args).ok();
         text.push_str(&format!("$ {line}\n{}", run.stdout));
@@ -607,6 +603,22 @@ fn readme_sample_session_is_the_binarys_output() {
         &text,
         "readme_sample_session_is_the_binarys_output",
     );
+}
+
+/// The `mcpctl add` line of the README's first session (its comment cut off), as a
+/// newcomer pastes it.
+pub(crate) fn readme_first_add() -> String {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let session = readme
+        .split("## A first session\n\n```sh\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("the README has a first session");
+    session
+        .lines()
+        .find(|l| l.starts_with("mcpctl add "))
+        .map(|l| l.split(" #").next().unwrap().trim().to_owned())
+        .expect("the first session adds a server")
 }
 
 /// Issue 40: the README's doctor sample showed 3 rows and counted "1 failed, 1 warning, 2

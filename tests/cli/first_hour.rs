@@ -1369,6 +1369,265 @@ fn add_names_a_script_path_that_does_not_exist() {
     assert!(!run.stderr.contains("does not exist"), "{}", run.stderr);
 }
 
+/// Issue 40: `remove NAME` without a target listed every client rather than those that
+/// have NAME. With four clients configured and NAME in two, the refusal names exactly
+/// those two (fixed in 94ba948; this test fails on its parent).
+#[test]
+fn remove_without_a_target_names_only_the_clients_that_have_the_name() {
+    let env = TestEnv::new();
+    env.write(
+        ".cursor/mcp.json",
+        br#"{"mcpServers":{"memory":{"command":"npx","args":["-y","m"]}}}"#,
+    );
+    env.write(
+        ".codeium/windsurf/mcp_config.json",
+        br#"{"mcpServers":{"fetch":{"command":"uvx","args":["f"]}}}"#,
+    );
+    env.write(
+        ".gemini/settings.json",
+        br#"{"mcpServers":{"memory":{"command":"npx","args":["-y","m"]}}}"#,
+    );
+    env.write(
+        ".codex/config.toml",
+        b"[mcp_servers.fetch]\ncommand = \"uvx\"\nargs = [\"f\"]\n",
+    );
+    let run = env.run(&["remove", "memory"]).code(2);
+    assert!(
+        run.stderr
+            .contains("candidates detected here: cursor, gemini-cli\n"),
+        "{}",
+        run.stderr
+    );
+    for other in ["windsurf", "codex"] {
+        assert!(!run.stderr.contains(other), "{other}: {}", run.stderr);
+    }
+    // Nothing was removed.
+    assert!(env.read_str(".cursor/mcp.json").contains("memory"));
+}
+
+/// Issue 40: changing one argument everywhere (`add NAME --all -- …` over the entries
+/// one `add` wrote) printed four lines of "already exists" per client, 24 for six: the
+/// refusal is said in full once and each later client gets one line; then `--force`
+/// replaces it with one line per client and nothing about "already exists".
+#[test]
+fn changing_one_argument_everywhere_says_the_difference_once() {
+    let env = TestEnv::new();
+    env.on_path("npx");
+    env.write(".cursor/mcp.json", b"{}\n");
+    env.write(".codeium/windsurf/mcp_config.json", b"{}\n");
+    env.write(".gemini/settings.json", b"{}\n");
+    env.write(".codex/config.toml", b"# codex\n");
+    env.run(&["add", "mem", "--all", "--", "npx", "-y", "m@1"])
+        .ok();
+    let run = env
+        .run(&["add", "mem", "--all", "--", "npx", "-y", "m@2"])
+        .code(2);
+    let out = format!("{}{}", run.stdout, run.stderr);
+    assert_eq!(out.matches("existing:").count(), 1, "{out}");
+    assert_eq!(out.matches("--force").count(), 1, "{out}");
+    assert_eq!(out.matches("already exists").count(), 4, "{out}");
+    assert!(out.lines().count() <= 4 + 3, "{out}");
+    for client in ["cursor", "windsurf", "gemini-cli", "codex"] {
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with("failed") && l.contains(client)),
+            "{client}: {out}"
+        );
+    }
+    let run = env
+        .run(&["add", "mem", "--all", "--force", "--", "npx", "-y", "m@2"])
+        .ok();
+    assert!(!run.stdout.contains("already exists"), "{}", run.stdout);
+    assert!(!run.stderr.contains("already exists"), "{}", run.stderr);
+    assert_eq!(
+        run.stdout
+            .lines()
+            .filter(|l| l.starts_with("updated"))
+            .count(),
+        4,
+        "{}",
+        run.stdout
+    );
+    assert!(env.read_str(".codex/config.toml").contains("m@2"));
+}
+
+/// Issue 40: a VS Code snippet whose `env` value is a prompt (`${input:ID}`) could not go
+/// into Codex, which expands no variables: the prompt becomes the variable named after
+/// the env key it feeds, which Codex passes through by name (`env_vars`), and the note
+/// says which variable to set.
+#[test]
+fn a_vscode_input_goes_into_codex_as_the_variable_its_env_key_names() {
+    let env = TestEnv::new();
+    env.on_path("npx");
+    env.write(".codex/config.toml", b"# codex\n");
+    env.write(".cursor/mcp.json", b"{}\n");
+    let snippet = r#"{"inputs":[{"type":"promptString","id":"github_token","description":"GitHub Personal Access Token","password":true}],
+        "servers":{"github":{"command":"npx","args":["-y","@modelcontextprotocol/server-github"],
+        "env":{"GITHUB_PERSONAL_ACCESS_TOKEN":"${input:github_token}"}}}}"#;
+    let run = env
+        .run(&["add", "-c", "codex", "-c", "cursor", "--from-json", snippet])
+        .ok();
+    assert!(
+        run.stderr.contains(
+            "other clients get the variable GITHUB_PERSONAL_ACCESS_TOKEN instead (the env key it feeds)"
+        ),
+        "{}",
+        run.stderr
+    );
+    let codex: toml::Value = toml::from_str(&env.read_str(".codex/config.toml")).unwrap();
+    let github = &codex["mcp_servers"]["github"];
+    assert_eq!(
+        github["env_vars"],
+        toml::Value::Array(vec!["GITHUB_PERSONAL_ACCESS_TOKEN".into()]),
+        "{codex}"
+    );
+    assert!(github.get("env").is_none(), "{codex}");
+    assert!(!env.read_str(".codex/config.toml").contains("input:"));
+    assert_eq!(
+        cursor_servers(&env)["github"]["env"]["GITHUB_PERSONAL_ACCESS_TOKEN"],
+        "${env:GITHUB_PERSONAL_ACCESS_TOKEN}"
+    );
+}
+
+/// Issue 40: `import` wrote `description = ""` and `name = "…"` for every Goose server
+/// (what Goose's row writes into every entry anyway), and dropped Codex's
+/// `startup_timeout_sec`. Only what differs from a fresh entry is kept, timeouts
+/// included: import, then apply on a file without the entry, writes the Codex entry back
+/// byte for byte.
+#[test]
+fn import_keeps_codex_timeouts_and_leaves_out_goose_defaults() {
+    let env = TestEnv::new();
+    env.write(crate::env::GOOSE, &fixture("goose/config.yaml"));
+    let manifest = env.path("goose.toml");
+    env.run(&[
+        "import",
+        "-c",
+        "goose",
+        "--keep-secrets",
+        "--manifest",
+        manifest.to_str().unwrap(),
+    ])
+    .ok();
+    let toml = env.read_str("goose.toml");
+    assert!(!toml.contains("description = \"\""), "{toml}");
+    assert!(!toml.contains("name = "), "{toml}");
+    assert!(!toml.contains("= []") && !toml.contains("= {}"), "{toml}");
+    assert!(toml.contains("description = \"docs\""), "{toml}");
+
+    let original = String::from_utf8(fixture("codex/config.toml")).unwrap();
+    let entry = |text: &str| -> String {
+        let start = text.find("[mcp_servers.context7]").expect(text);
+        let end = text.find("ctx7-secret-value\"\n").expect(text);
+        text[start..end].to_owned()
+    };
+    env.write(".codex/config.toml", original.as_bytes());
+    let manifest = env.path("codex.toml");
+    let manifest = manifest.to_str().unwrap();
+    env.run(&[
+        "import",
+        "-c",
+        "codex",
+        "--keep-secrets",
+        "--manifest",
+        manifest,
+    ])
+    .ok();
+    let toml = env.read_str("codex.toml");
+    assert!(
+        toml.contains("[servers.context7.client.codex]\nstartup_timeout_sec = 20.0\n"),
+        "{toml}"
+    );
+    env.write(".codex/config.toml", b"model = \"gpt-5-codex\"\n");
+    env.run(&["apply", "--manifest", manifest]).ok();
+    assert_eq!(
+        entry(&env.read_str(".codex/config.toml")),
+        entry(&original),
+        "{}",
+        env.read_str(".codex/config.toml")
+    );
+}
+
+/// Issue 40: `secret adopt --dry-run` succeeded where the real run failed for lack of a
+/// Secret Service. The dry run asks the store whether it could keep the secret (writing
+/// nothing) and fails the same way: same message, same exit code, no file changed.
+#[test]
+#[cfg(unix)] // Windows always has its Credential Manager
+fn secret_adopt_dry_run_fails_as_the_real_run_does_without_a_secret_service() {
+    let env = TestEnv::new();
+    env.on_path("npx");
+    let original = r#"{"mcpServers":{"gh":{"command":"npx","args":["-y","g"],"env":{"GITHUB_TOKEN":"ghp_dryRunLiteral0123456789abcdefghiXYZ"}}}}"#;
+    env.write(".cursor/mcp.json", original.as_bytes());
+    let real = env.run(&["secret", "adopt", "-c", "cursor"]).code(2);
+    assert!(real.stderr.contains("no Secret Service"), "{}", real.stderr);
+    let dry = env
+        .run(&["secret", "adopt", "-c", "cursor", "--dry-run"])
+        .code(2);
+    assert_eq!(dry.stderr, real.stderr);
+    assert!(!dry.stdout.contains("would move"), "{}", dry.stdout);
+    assert_eq!(env.read_str(".cursor/mcp.json"), original);
+}
+
+/// Issue 40: the README's first command drew `info[MCP402] unpinned` in every file on
+/// `check`. The README pins the package, and its first session then checks clean; `add`
+/// of an unpinned package says so at once (the same rule as `check`) and how to pin it.
+#[test]
+fn the_readmes_first_command_checks_clean() {
+    let env = TestEnv::new();
+    env.on_path("npx");
+    env.write(".cursor/mcp.json", b"{}\n");
+    env.write(".codex/config.toml", b"# codex\n");
+    std::fs::create_dir_all(env.path(crate::env::VSCODE).parent().unwrap()).unwrap();
+    let line = crate::docs::readme_first_add();
+    let args: Vec<&str> = line.split_whitespace().skip(1).collect();
+    let add = env.run(&args).ok();
+    assert!(!add.stderr.contains("pinned"), "{line}: {}", add.stderr);
+    let check = env.run(&["check", "--user"]).ok();
+    assert!(!check.stdout.contains("MCP"), "{line}: {}", check.stdout);
+    assert!(
+        check.stderr.contains("0 errors, 0 warnings, 0 infos"),
+        "{}",
+        check.stderr
+    );
+    let unpinned = env
+        .run(&["add", "m2", "-c", "cursor", "--", "npx", "-y", "some-mcp"])
+        .ok();
+    assert!(
+        unpinned
+            .stderr
+            .contains("`some-mcp` is not pinned: every start may fetch a new release; pin a version as `some-mcp@VERSION`"),
+        "{}",
+        unpinned.stderr
+    );
+}
+
+/// Issue 40: MCP501 (`${K}` in a Cursor file, which Cursor does not expand) was not fixed
+/// by `--fix`. It respells the reference as Cursor reads it (`${env:K}`), in place, leaves
+/// Cursor's own `${workspaceFolder}` alone, and `check` is clean after.
+#[test]
+fn check_fix_respells_a_variable_as_cursor_reads_it() {
+    let env = TestEnv::new();
+    let original = "{\n  \"mcpServers\": {\n    \"gh\": { \"command\": \"npx\", \"args\": [\"-y\", \"gh-mcp@1\", \"${workspaceFolder}\"], \"env\": { \"GITHUB_TOKEN\": \"${GITHUB_TOKEN}\" } }\n  }\n}\n";
+    env.write("proj/.cursor/mcp.json", original.as_bytes());
+    let before = env.run_in("proj", &["check"]).ok();
+    assert!(
+        before.stdout.contains("warning[MCP501]") && before.stdout.contains("(fixable)"),
+        "{}",
+        before.stdout
+    );
+    env.run_in("proj", &["check", "--fix"]).ok();
+    assert_eq!(
+        env.read_str("proj/.cursor/mcp.json"),
+        original.replace("\"${GITHUB_TOKEN}\"", "\"${env:GITHUB_TOKEN}\"")
+    );
+    let after = env.run_in("proj", &["check"]).ok();
+    assert!(!after.stdout.contains("MCP"), "{}", after.stdout);
+    assert!(
+        after.stderr.contains("0 errors, 0 warnings, 0 infos"),
+        "{}",
+        after.stderr
+    );
+}
+
 /// Issue 40: a Goose builtin was listed with transport `?`, and `list --json` had a
 /// `builtin` field no doc mentioned. The table says `builtin`, and every field `list
 /// --json` prints is named in docs/reference/json.md.

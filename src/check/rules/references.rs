@@ -14,9 +14,9 @@ pub const WRONG_VARIABLE_SYNTAX: Rule = Rule {
     code: "MCP501",
     name: "wrong-variable-syntax",
     severity: Severity::Warning,
-    fixable: false,
+    fixable: true,
     title: "variable reference in a syntax this client does not expand",
-    explanation: "Each client has its own syntax: `${VAR}` (Claude Code, Gemini CLI, Kiro), `${env:VAR}` (Cursor, VS Code), `{env:VAR}` (OpenCode, Kilo); Codex expands nothing (list the name in `env_vars`). Another client's syntax reaches the server as literal text, so it gets `${env:TOKEN}` instead of the token. Clients whose syntax is unverified are not checked.",
+    explanation: "Each client has its own syntax: `${VAR}` (Claude Code, Gemini CLI, Kiro), `${env:VAR}` (Cursor, VS Code), `{env:VAR}` (OpenCode, Kilo); Codex expands nothing (list the name in `env_vars`). Another client's syntax reaches the server as literal text, so it gets `${env:TOKEN}` instead of the token. Clients whose syntax is unverified are not checked. `check --fix` respells the reference as the client expands it (except for Codex and Goose, where the name goes into `env_vars`/`env_keys`, and a `${VAR:-default}` the client cannot say).",
     example: "// Cursor\n{ \"mcpServers\": { \"github\": { \"command\": \"github-mcp-server\", \"env\": { \"GITHUB_PERSONAL_ACCESS_TOKEN\": \"${env:GITHUB_TOKEN}\" } } } }",
 };
 

@@ -41,6 +41,52 @@ pub const INSECURE_HTTP: Rule = Rule {
     example: "{ \"type\": \"http\", \"url\": \"https://mcp.example.com/mcp\" }",
 };
 
+/// The package `program args` fetches unpinned at every start (`npx -y pkg`, `bunx pkg`,
+/// `pnpx pkg@latest`), and its index in `args`; `None` for a pinned one, a local path, or
+/// another program. `check` (MCP402) and `add` say the same thing of the same entries.
+pub fn unpinned_package(program: &str, args: &[String]) -> Option<(usize, String)> {
+    let (inner, rest, _) = entry::logical(program, args);
+    let stem = inner
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(&inner)
+        .to_ascii_lowercase();
+    let stem = stem.trim_end_matches(".cmd");
+    if !matches!(stem, "npx" | "pnpx" | "bunx") {
+        return None;
+    }
+    let offset_shift = args.len() - rest.len();
+    let yes = rest.iter().any(|a| a == "-y" || a == "--yes");
+    if stem == "npx" && !yes {
+        return None;
+    }
+    let mut skip_value = false;
+    for (i, arg) in rest.iter().enumerate() {
+        if skip_value {
+            skip_value = false;
+            continue;
+        }
+        if arg == "-p" || arg == "--package" {
+            skip_value = true;
+            continue;
+        }
+        if arg.starts_with('-') {
+            continue;
+        }
+        let version = arg
+            .strip_prefix('@')
+            .unwrap_or(arg)
+            .split_once('@')
+            .map(|(_, v)| v);
+        let local = arg.starts_with('.') || arg.starts_with('/') || arg.contains(':');
+        if !local && version.is_none_or(|v| v.is_empty() || v == "latest") {
+            return Some((i + offset_shift, arg.clone()));
+        }
+        return None;
+    }
+    None
+}
+
 impl Linter<'_> {
     pub(in crate::check) fn unpinned(
         &mut self,
@@ -49,49 +95,13 @@ impl Linter<'_> {
         args: &[(String, usize)],
     ) {
         let plain: Vec<String> = args.iter().map(|(a, _)| a.clone()).collect();
-        let (inner, rest, _) = entry::logical(program, &plain);
-        let stem = inner
-            .rsplit(['/', '\\'])
-            .next()
-            .unwrap_or(&inner)
-            .to_ascii_lowercase();
-        let stem = stem.trim_end_matches(".cmd");
-        if !matches!(stem, "npx" | "pnpx" | "bunx") {
-            return;
-        }
-        let offset_shift = plain.len() - rest.len();
-        let yes = rest.iter().any(|a| a == "-y" || a == "--yes");
-        if stem == "npx" && !yes {
-            return;
-        }
-        let mut skip_value = false;
-        for (i, arg) in rest.iter().enumerate() {
-            if skip_value {
-                skip_value = false;
-                continue;
-            }
-            if arg == "-p" || arg == "--package" {
-                skip_value = true;
-                continue;
-            }
-            if arg.starts_with('-') {
-                continue;
-            }
-            let version = arg
-                .strip_prefix('@')
-                .unwrap_or(arg)
-                .split_once('@')
-                .map(|(_, v)| v);
-            let local = arg.starts_with('.') || arg.starts_with('/') || arg.contains(':');
-            if !local && version.is_none_or(|v| v.is_empty() || v == "latest") {
-                let at = args.get(i + offset_shift).map_or(0, |(_, o)| *o);
-                self.report(
-                    at,
-                    &UNPINNED_PACKAGE,
-                    format!("server `{name}` runs `{arg}` unpinned: every start may fetch a new release; pin it as `{}@VERSION`", arg.trim_end_matches("@latest")),
-                );
-            }
-            return;
+        if let Some((i, arg)) = unpinned_package(program, &plain) {
+            let at = args.get(i).map_or(0, |(_, o)| *o);
+            self.report(
+                at,
+                &UNPINNED_PACKAGE,
+                format!("server `{name}` runs `{arg}` unpinned: every start may fetch a new release; pin it as `{}@VERSION`", arg.trim_end_matches("@latest")),
+            );
         }
     }
 

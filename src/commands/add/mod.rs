@@ -420,6 +420,14 @@ fn warn_missing_command(ctx: &Context, printer: &Printer, entry: &ServerEntry) {
             "`{command}` is not on PATH here: the entry is written, but a client with this PATH cannot start it; install it, or give its full path (`mcpctl doctor` checks again)"
         ));
     }
+    // `npx -y pkg`: the rule `check` applies (MCP402), said when the entry is made, with
+    // the way to the version to pin.
+    if let Some((_, package)) = crate::check::rules::security::unpinned_package(command, args) {
+        let bare = package.trim_end_matches("@latest");
+        printer.note(&format!(
+            "`{bare}` is not pinned: every start may fetch a new release; pin a version as `{bare}@VERSION` (`npm view {bare} version` names the newest; `mcpctl check` flags it as MCP402)"
+        ));
+    }
     // `node /path/to/server.js`: the command is there, the script it runs is not.
     for script in args.iter().filter(|arg| is_script_path(arg)) {
         if !std::path::Path::new(script).exists() {

@@ -12,7 +12,6 @@ use crate::session::Context;
 use crate::session::edit::EditReport;
 use crate::session::write::{Flags, Provenance, add_to, parse_pairs, warn_unportable_name};
 use crate::state::Origin;
-use crate::vars;
 
 /// The entry `add` writes, built from the flags or a snippet.
 #[derive(Debug)]
@@ -134,10 +133,11 @@ pub(crate) fn write_each(
     {
         for client in clients.iter().copied() {
             warn_unportable_name(printer, client, name);
+            let original = entry;
             let (entry, translated) = crate::entry::render::for_client_inputs(entry, client);
-            for id in translated {
+            for (id, variable) in translated {
                 if !prompted_inputs.contains(&id) {
-                    printer.warn(&input_note(&id, inputs));
+                    printer.warn(&input_note(&id, &variable, original, inputs));
                     prompted_inputs.push(id);
                 }
             }
@@ -174,17 +174,20 @@ pub(crate) fn write_each(
     report
 }
 
-/// Which variable to set for a translated VS Code input, with VS Code's own prompt.
-fn input_note(id: &str, inputs: &[Value]) -> String {
+/// Which variable to set for a translated VS Code input, with VS Code's own prompt: the
+/// env key the prompt fed when it was that key's whole value (so the server gets it under
+/// the name it reads, and Codex can pass it through by that name).
+fn input_note(id: &str, variable: &str, entry: &ServerEntry, inputs: &[Value]) -> String {
     let prompt = inputs
         .iter()
         .find(|i| i.get("id").and_then(Value::as_str) == Some(id))
         .and_then(|i| i.get("description").and_then(Value::as_str))
         .map(|d| format!(" (VS Code asks: \"{d}\")"))
         .unwrap_or_default();
+    let fed = matches!(&entry.transport, Transport::Stdio { env, .. } if env.get(variable).is_some_and(|v| *v == format!("${{input:{id}}}")));
+    let named = if fed { " (the env key it feeds)" } else { "" };
     format!(
-        "`${{input:{id}}}` is a VS Code prompt; other clients get a reference to the variable {}{prompt}: set it in the environment the client starts from",
-        vars::input_variable(id)
+        "`${{input:{id}}}` is a VS Code prompt{prompt}; other clients get the variable {variable} instead{named}: set it in the environment the client starts from"
     )
 }
 

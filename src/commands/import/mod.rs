@@ -216,10 +216,7 @@ impl<'a> Gathered<'a> {
         else {
             return;
         };
-        let mut fields: Map<String, Value> = extras
-            .into_iter()
-            .filter(|(k, _)| !HOUSEKEEPING_KEYS.contains(&k.as_str()))
-            .collect();
+        let mut fields = client_fields(f.client, &f.name, extras);
         fields.extend(prompt_fields);
         let variants = self.servers.entry(f.name.clone()).or_default();
         let variant = match variants
@@ -275,6 +272,41 @@ impl<'a> Gathered<'a> {
     }
 }
 
+/// Timeouts are housekeeping to the ledger (a client may change them) but a setting of
+/// the server's to the manifest: Codex's `startup_timeout_sec` round-trips.
+const KEPT_HOUSEKEEPING: &[&str] = &[
+    "timeout",
+    "startup_timeout_sec",
+    "startup_timeout_ms",
+    "tool_timeout_sec",
+];
+
+/// The fields of a client's entry the manifest keeps for that client
+/// (`[servers.NAME.client.ID]`): what the manifest does not model and `apply` would not
+/// write anyway. Switches, approvals and tool filters are the client's own; what the
+/// client's row writes into every entry (Goose's `name`, `description = ""`, `timeout =
+/// 300`) and empty values (`envs = {}`, `available_tools = []`, `bundled = null`) are
+/// left out, so only what differs from a fresh entry is kept.
+fn client_fields(client: &Client, name: &str, extras: Map<String, Value>) -> Map<String, Value> {
+    let defaults = match Dialect::of(client).with_defaults(Value::Object(Map::new()), name) {
+        Value::Object(defaults) => defaults,
+        _ => Map::new(),
+    };
+    extras
+        .into_iter()
+        .filter(|(k, _)| {
+            !HOUSEKEEPING_KEYS.contains(&k.as_str()) || KEPT_HOUSEKEEPING.contains(&k.as_str())
+        })
+        .filter(|(k, v)| defaults.get(k) != Some(v))
+        .filter(|(_, v)| match v {
+            Value::Null => false,
+            Value::Array(a) => !a.is_empty(),
+            Value::Object(o) => !o.is_empty(),
+            _ => true,
+        })
+        .collect()
+}
+
 /// `${input:id}` is VS Code's alone: the manifest gets a variable (remembered in
 /// `prompts`), and VS Code its own spelling back as raw fields (returned), so importing
 /// and applying changes nothing there.
@@ -284,12 +316,7 @@ fn prompts_to_variables(
     prompts: &mut IndexMap<String, String>,
 ) -> Map<String, Value> {
     let mut prompt_fields: Map<String, Value> = Map::new();
-    let mut ids: Vec<String> = Vec::new();
-    crate::entry::render::each_string(portable, &mut |s| {
-        let (text, found) = crate::vars::inputs_to_env(s);
-        *s = text;
-        ids.extend(found);
-    });
+    let ids = crate::entry::render::inputs_to_variables(portable);
     if !ids.is_empty() {
         if let Value::Object(raw) = raw {
             for (key, value) in raw {
@@ -298,8 +325,7 @@ fn prompts_to_variables(
                 }
             }
         }
-        for id in ids {
-            let variable = crate::vars::input_variable(&id);
+        for (id, variable) in ids {
             prompts.entry(variable).or_insert(id);
         }
     }
