@@ -993,6 +993,11 @@ pub struct BudgetArgs {
     /// With --max: write the changes (one command: one `undo` takes them back)
     #[arg(long, requires = "max")]
     pub apply: bool,
+    /// With --max: `user` writes the user's files only; `project` this project's only (a
+    /// client whose project file cannot take a change is not cut) [default: in this
+    /// project where the client reads a file that takes it, else the user's]
+    #[arg(long, value_enum, value_name = "WHERE", requires = "max")]
+    pub scope: Option<BudgetScope>,
     /// Start the servers never measured as each client first (as `doctor -c CLIENT`
     /// starts them, declaring that client's capabilities)
     #[arg(long)]
@@ -1215,6 +1220,15 @@ pub struct BridgeArgs {
     /// seconds (each request on its own; the others go on meanwhile)
     #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
+}
+
+/// `budget --scope`: where a cut goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BudgetScope {
+    // The user's files only (every project).
+    User,
+    // This project only: a client whose project file cannot take a change is not cut.
+    Project,
 }
 
 /// Output formats of `check`.

@@ -207,6 +207,30 @@ pub fn is_toggle(raw: &Value) -> bool {
         })
 }
 
+/// Whether `raw` is not a server of its own for `client`: a switch or extension entry
+/// ([`is_toggle`]), or, where the client merges a project's entry key by key into the
+/// user's (a `field` project-level switch: Codex), that entry's tool filter alone
+/// (`disabled_tools`, which `budget` writes in a trusted project).
+pub fn is_override(client: &Client, raw: &Value) -> bool {
+    is_toggle(raw)
+        || raw
+            .as_object()
+            .is_some_and(|map| !map.is_empty() && map.keys().all(|k| override_key(client, k)))
+}
+
+/// Whether `key` may stand in a project's override of a server for `client` ([`is_override`]).
+pub fn override_key(client: &Client, key: &str) -> bool {
+    TOGGLE_KEYS.contains(&key)
+        || (client
+            .here
+            .as_ref()
+            .is_some_and(|h| h.kind == crate::clients::HereKind::Field)
+            && client
+                .tool_filter
+                .as_ref()
+                .is_some_and(|f| f.allow.as_deref() == Some(key) || f.deny.as_deref() == Some(key)))
+}
+
 /// Whether `raw` runs inside the client (`type: builtin` or `platform` in Goose): not a
 /// server to start, and never edited.
 pub fn is_builtin(raw: &Value) -> bool {

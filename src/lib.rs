@@ -408,6 +408,7 @@ fn context(
         argv,
         write_empty: false,
         rejected: session::Rejected::Refuse { force: false },
+        planned: std::sync::Mutex::default(),
     })
 }
 

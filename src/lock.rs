@@ -5,6 +5,12 @@
 //! what servers list now with it; `budget` and `check` read the costs from it without
 //! starting anything (reading it needs no network, no secrets, no client file).
 //!
+//! A server may list other tools to a client declaring other capabilities (roots,
+//! elicitation): `mcpctl lock` starts each entry as its client does, the record keeps
+//! what mcpctl's own capabilities are listed (else the first client's), and
+//! `[servers.NAME.profiles."sha256:…"]` what clients declaring other capabilities are
+//! listed where it differs; doctor compares each client with its own.
+//!
 //! The file is TOML written deterministically: servers and tools sorted by name, no
 //! timestamps, one tool per table, so a change to a server is a small diff in review.
 //! It lives beside the manifest in use (`mcpctl.toml`), else in mcpctl's state directory
@@ -64,7 +70,42 @@ pub struct LockedServer {
     /// Sorted by name.
     #[serde(default)]
     pub tools: Vec<LockedTool>,
+    /// The capabilities declared when it listed these tools ([`profile_of`]): absent,
+    /// mcpctl's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declared: Option<String>,
+    /// What it listed to clients declaring other capabilities, where that differs (a
+    /// server may list other tools to each: server-everything shows Claude Code 16,
+    /// mcpctl 15), by [`profile_of`] those capabilities.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub profiles: BTreeMap<String, LockedProfile>,
 }
+
+/// What a server listed to the clients declaring one set of capabilities.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LockedProfile {
+    /// The clients it was started as (for people: which record doctor compares them with).
+    #[serde(default)]
+    pub clients: Vec<String>,
+    #[serde(default)]
+    pub tokens: usize,
+    #[serde(default)]
+    pub tools: Vec<LockedTool>,
+}
+
+/// The profile's name of declared capabilities: `mcpctl` for mcpctl's own (`None`), else
+/// `sha256:` and the first 16 hex digits of their canonical JSON (as `tokens.json` keys
+/// a measurement: clients declaring the same capabilities share it).
+#[must_use]
+pub fn profile_of(declared: Option<&Value>) -> String {
+    match declared {
+        None => OWN_PROFILE.to_owned(),
+        Some(declared) => crate::state::tokens::capabilities_key(declared),
+    }
+}
+
+/// The profile of mcpctl's own capabilities.
+pub const OWN_PROFILE: &str = "mcpctl";
 
 /// One tool.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -230,15 +271,59 @@ impl LockedServer {
                         .to_owned(),
                 })
                 .collect(),
+            declared: None,
+            profiles: BTreeMap::new(),
         };
         server.sort();
         server
     }
 
     fn sort(&mut self) {
-        self.tools.sort_by(|a, b| {
-            (a.name.as_str(), a.digest.as_str()).cmp(&(b.name.as_str(), b.digest.as_str()))
-        });
+        sort_tools(&mut self.tools);
+        for profile in self.profiles.values_mut() {
+            sort_tools(&mut profile.tools);
+            profile.clients.sort();
+            profile.clients.dedup();
+        }
+    }
+
+    /// The record to compare a server started declaring `profile` ([`profile_of`]) with:
+    /// this one, or what it listed to that profile where the lock has it.
+    #[must_use]
+    pub fn for_profile(&self, profile: &str) -> LockedServer {
+        let own = self.declared.as_deref().unwrap_or(OWN_PROFILE);
+        let mut record = match self.profiles.get(profile).filter(|_| own != profile) {
+            Some(p) => LockedServer {
+                server_name: self.server_name.clone(),
+                server_version: self.server_version.clone(),
+                tokens: p.tokens,
+                tools: p.tools.clone(),
+                declared: Some(profile.to_owned()),
+                profiles: BTreeMap::new(),
+            },
+            None => self.clone(),
+        };
+        record.profiles.clear();
+        record
+    }
+
+    /// Keep `other` (listed declaring `profile`, started as `clients`) as a profile of
+    /// this record when it lists other tools.
+    pub fn add_profile(&mut self, profile: String, clients: Vec<String>, other: &LockedServer) {
+        if other.tools == self.tools || self.declared.as_deref().unwrap_or(OWN_PROFILE) == profile {
+            return;
+        }
+        let entry = self
+            .profiles
+            .entry(profile)
+            .or_insert_with(|| LockedProfile {
+                clients: Vec::new(),
+                tokens: other.tokens,
+                tools: other.tools.clone(),
+            });
+        entry.clients.extend(clients);
+        entry.clients.sort();
+        entry.clients.dedup();
     }
 
     /// Each tool's estimated tokens, by name.
@@ -286,6 +371,12 @@ impl LockedServer {
             changed,
         }
     }
+}
+
+fn sort_tools(tools: &mut [LockedTool]) {
+    tools.sort_by(|a, b| {
+        (a.name.as_str(), a.digest.as_str()).cmp(&(b.name.as_str(), b.digest.as_str()))
+    });
 }
 
 /// How a server's tools differ from its locked record.

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::{ClientBudget, ServerCost};
+use super::{ClientBudget, Place, ServerCost};
 use crate::clients::Client;
 use crate::session::Context;
 use crate::toggle::filters::{self, FilterAction, ToolOp};
@@ -141,14 +141,14 @@ pub fn thousands(n: usize) -> String {
 }
 
 /// The changes that bring `budget` under `max`.
-/// `here`: the client's project-level switch, used to switch servers off in this project
-/// only (`super::project_switch`).
+/// `place`: where in this project the client takes a switch or a tool filter
+/// (`super::place`), used to make the changes in this project only.
 pub fn plan(
     client: &Client,
     budget: &ClientBudget,
     max: usize,
     keep: &Keep,
-    here: Option<&crate::clients::Here>,
+    place: &Place<'_>,
 ) -> Cut {
     let mut cut = Cut {
         client: client.id.clone(),
@@ -246,7 +246,7 @@ pub fn plan(
     }
     // A server switched off needs none of its tools denied.
     denied.retain(|(name, _)| !off.iter().any(|(n, _)| n == name));
-    explain(&mut cut, client, budget, keep, here, denied, off);
+    explain(&mut cut, client, budget, keep, place, denied, off);
     cut.after = Some(total);
     if total > max {
         cut.short = Some(format!(
@@ -258,16 +258,54 @@ pub fn plan(
     cut
 }
 
+/// `--scope project`: a cut with a change this project's files cannot take (no project
+/// file the client reads takes a tool filter, or no project-level switch) is not made:
+/// `short` says why.
+pub fn project_only(client: &Client, cut: &mut Cut, place: &Place<'_>) {
+    let denies = cut.changes.iter().any(|c| matches!(c, Change::Deny { .. }));
+    let offs = cut
+        .changes
+        .iter()
+        .any(|c| matches!(c, Change::SwitchOff { .. }));
+    let missing = if denies && place.filter.is_none() {
+        Some("a tool filter")
+    } else if offs && place.switch.is_none() {
+        Some("a switch")
+    } else {
+        None
+    };
+    if let Some(what) = missing {
+        let why = place.not_read.clone().unwrap_or_else(|| {
+            format!(
+                "{} reads no file of this project that takes {what}",
+                client.name
+            )
+        });
+        cut.short = Some(format!(
+            "cannot cut in this project only (--scope project): {why}; `--scope user` cuts in the user's files"
+        ));
+    }
+}
+
 /// The changes chosen, each with its line of explanation.
 fn explain(
     cut: &mut Cut,
     client: &Client,
     budget: &ClientBudget,
     keep: &Keep,
-    here: Option<&crate::clients::Here>,
+    place: &Place<'_>,
     denied: Vec<(String, Vec<Denied>)>,
     off: Vec<(String, usize)>,
 ) {
+    // Where the tools are denied: in this project's file, or the user's (and why).
+    let denied_where = match (&place.filter, &place.not_read) {
+        (Some((_, file)), _) => format!(
+            "; in this project only (`{}`, merged into the user's entry)",
+            file.display()
+        ),
+        (None, Some(why)) if place.merges => format!("; in the user's file: {why}"),
+        _ => String::new(),
+    };
     for (name, tools) in denied {
         let Some(server) = budget.servers.iter().find(|s| s.name == name) else {
             continue;
@@ -278,7 +316,7 @@ fn explain(
             .iter()
             .map(|d| {
                 format!(
-                    "deny `{}` ({} tokens) — {name} has {count} tool{}, {kept} kept",
+                    "deny `{}` ({} tokens) — {name} has {count} tool{}, {kept} kept{denied_where}",
                     d.tool,
                     thousands(d.tokens),
                     if count == 1 { "" } else { "s" }
@@ -297,7 +335,10 @@ fn explain(
         } else {
             "the client has no per-server tool filter"
         };
-        let switch = match (here, toggle::method(client, scope_of(budget, &name))) {
+        let mut switch = match (
+            place.switch,
+            toggle::method(client, scope_of(budget, &name)),
+        ) {
             (Some(here), _) => format!(
                 "switched off in this project only ({} in its project-level switch)",
                 here.key
@@ -305,6 +346,9 @@ fn explain(
             (None, toggle::Method::Park) => "parked (kept in mcpctl's state directory)".to_owned(),
             _ => "switched off by the client's own switch".to_owned(),
         };
+        if let Some(why) = &place.not_read {
+            switch.push_str(&format!(", not in this project: {why}"));
+        }
         cut.changes.push(Change::SwitchOff {
             why: format!(
                 "switch off `{name}` ({} tokens) — {how}; {switch}",
@@ -324,8 +368,15 @@ fn scope_of(budget: &ClientBudget, server: &str) -> crate::clients::Scope {
         .map_or(crate::clients::Scope::User, |s| s.scope)
 }
 
-/// Make (or, with `dry_run`, show) the changes of `cut`.
-pub fn make(ctx: &Context, client: &Client, budget: &ClientBudget, cut: &mut Cut, dry_run: bool) {
+/// Make (or, with `dry_run`, show) the changes of `cut`, where `place` says.
+pub fn make(
+    ctx: &Context,
+    client: &Client,
+    budget: &ClientBudget,
+    cut: &mut Cut,
+    place: &Place<'_>,
+    dry_run: bool,
+) {
     let filter = client.tool_filter.clone();
     for change in &cut.changes {
         let Some(server) = budget.servers.iter().find(|s| s.name == change.server()) else {
@@ -342,6 +393,41 @@ pub fn make(ctx: &Context, client: &Client, budget: &ClientBudget, cut: &mut Cut
         match change {
             Change::Deny { tools, .. } => {
                 let names: Vec<String> = tools.iter().map(|d| d.tool.clone()).collect();
+                if let Some((here, _)) = &place.filter {
+                    // The project's list replaces the user's: it holds what is denied
+                    // now, and the new tools.
+                    let (_, now) = super::filter_lists(filter.as_ref(), &server.raw);
+                    let mut list = now.unwrap_or_default();
+                    list.extend(
+                        names
+                            .iter()
+                            .filter(|t| !list.contains(t))
+                            .cloned()
+                            .collect::<Vec<_>>(),
+                    );
+                    match toggle::here::deny_tools(
+                        ctx,
+                        client,
+                        here,
+                        &ctx.project,
+                        &server.name,
+                        &list,
+                        dry_run,
+                    ) {
+                        Ok(s) => {
+                            done.action = match s.action {
+                                toggle::Action::Unchanged => "unchanged",
+                                _ => "filtered",
+                            }
+                            .to_owned();
+                            done.path = s.path;
+                            done.diff = s.diff;
+                        }
+                        Err(e) => done.error = Some(format!("{e:#}")),
+                    }
+                    cut.done.push(done);
+                    continue;
+                }
                 // A client with only an allow-list gets the tools that stay.
                 let op = if filter.as_ref().is_some_and(|f| f.deny.is_none()) {
                     ToolOp::AllowOnly(
@@ -371,7 +457,7 @@ pub fn make(ctx: &Context, client: &Client, budget: &ClientBudget, cut: &mut Cut
                 }
             }
             Change::SwitchOff { .. } => {
-                let switched = match super::project_switch(ctx, client) {
+                let switched = match place.switch {
                     Some(here) => toggle::here::switch(
                         ctx,
                         client,

@@ -26,17 +26,121 @@ use crate::session::Context;
 use crate::session::inventory::{Found, collect_all};
 use crate::state::tokens::{Measured, Tokens};
 
-/// The client's project-level switch (`here`), when a cut may use it for the project
-/// `budget` runs in: one that needs no trust step (a project file an untrusted folder's
-/// client would not read), and whose file is not the user's own file (a project at HOME).
-pub fn project_switch<'c>(ctx: &Context, client: &'c Client) -> Option<&'c crate::clients::Here> {
-    let here = client.here.as_ref().filter(|h| h.trust.is_none())?;
-    if crate::toggle::here::personal(here) {
-        return Some(here);
+/// Where a cut for one client may write in the project `budget` runs in: the client's
+/// project-level switch (`here`) and, where the client merges a project entry key by key
+/// into the user's (a `field` switch) and has a deny-list, the project file that takes a
+/// tool filter — each only where the client reads that file here (no trust step, or the
+/// folder trusted) and that file is not the user's own (a project at HOME).
+#[derive(Debug, Clone, Default)]
+pub struct Place<'c> {
+    /// The project-level switch, for servers switched off in this project only.
+    pub switch: Option<&'c crate::clients::Here>,
+    /// The project's file that takes the entry's deny-list alone (Codex's
+    /// `.codex/config.toml`), merged into the user's entry by the client.
+    pub filter: Option<(&'c crate::clients::Here, PathBuf)>,
+    /// Why the project's file is not used: the client reads it only in a trusted folder,
+    /// and this one is not.
+    pub not_read: Option<String>,
+    /// The client would take a tool filter in the project's file (where it reads it).
+    pub merges: bool,
+}
+
+/// Where `client`'s cut writes in this project ([`Place`]); `user_only` (`--scope user`)
+/// keeps every change in the user's files.
+pub fn place<'c>(ctx: &Context, client: &'c Client, user_only: bool) -> Place<'c> {
+    let Some(here) = client.here.as_ref().filter(|_| !user_only) else {
+        return Place::default();
+    };
+    let personal = crate::toggle::here::personal(here);
+    let file = if personal {
+        None
+    } else {
+        let Ok((file, _)) = crate::toggle::here::place(ctx, client, here, &ctx.project, false)
+        else {
+            return Place::default();
+        };
+        let user = client.user_path(&ctx.platform).ok().flatten();
+        if user.is_some_and(|u| crate::fs::same_file(&file, &u)) {
+            return Place::default();
+        }
+        Some(file)
+    };
+    let merges = here.kind == crate::clients::HereKind::Field
+        && client
+            .tool_filter
+            .as_ref()
+            .is_some_and(|f| f.deny.is_some());
+    if let Some(step) = &here.trust
+        && !reads_project(ctx, client)
+    {
+        return Place {
+            merges,
+            not_read: Some(format!(
+                "{} reads `{}` only in a trusted folder, and this one is not ({step})",
+                client.name,
+                file.as_deref()
+                    .map_or_else(String::new, |f| f.display().to_string())
+            )),
+            ..Place::default()
+        };
     }
-    let (file, _) = crate::toggle::here::place(ctx, client, here, &ctx.project, false).ok()?;
-    let user = client.user_path(&ctx.platform).ok().flatten();
-    (!user.is_some_and(|u| crate::fs::same_file(&file, &u))).then_some(here)
+    Place {
+        switch: Some(here),
+        filter: file.filter(|_| merges).map(|f| (here, f)),
+        not_read: None,
+        merges,
+    }
+}
+
+/// Whether `client` reads its project-level file in this project: no trust step, or the
+/// folder trusted the client's own way (`--trust-project` does not count: the client
+/// does not know of it).
+fn reads_project(ctx: &Context, client: &Client) -> bool {
+    client.here.as_ref().is_some_and(|here| {
+        here.trust.is_none()
+            || crate::trust::TrustRule::new(&ctx.platform, &ctx.project, false)
+                .client_folder(client)
+                .allows_start()
+    })
+}
+
+/// The entry `f` as the client reads it in this project: where it merges a project entry
+/// key by key into the user's (a `field` switch) and reads the project's file here, the
+/// keys of the project's entry of that name over the user's (Codex's `disabled_tools` in
+/// `.codex/config.toml`).
+fn merged(ctx: &Context, f: &Found<'_>) -> RawEntry {
+    let raw = f.raw().clone();
+    let client = f.client;
+    let Some(here) = client
+        .here
+        .as_ref()
+        .filter(|h| h.kind == crate::clients::HereKind::Field && !crate::toggle::here::personal(h))
+    else {
+        return raw;
+    };
+    let Ok((file, at)) = crate::toggle::here::place(ctx, client, here, &ctx.project, false) else {
+        return raw;
+    };
+    if crate::fs::same_file(&file, &f.path) || !file.is_file() || !reads_project(ctx, client) {
+        return raw;
+    }
+    let Ok(document) = crate::session::inventory::read_document(ctx, client, &file) else {
+        return raw;
+    };
+    let over = crate::toggle::find(
+        document.doc.as_ref(),
+        crate::formats::ServersAt::map(&at),
+        &f.name,
+    )
+    .ok()
+    .flatten();
+    match (raw, over) {
+        (Value::Object(mut mine), Some(Value::Object(project))) => {
+            mine.extend(project);
+            Value::Object(mine)
+        }
+        (raw, _) => raw,
+    }
 }
 
 /// How many of the costliest tools a client's row names.
@@ -83,6 +187,9 @@ pub struct ServerCost {
     pub read_only: bool,
     #[serde(skip)]
     pub(crate) key: Vec<String>,
+    /// The entry as the client reads it here (a project's keys merged over the user's).
+    #[serde(skip)]
+    pub(crate) raw: RawEntry,
 }
 
 impl ServerCost {
@@ -165,13 +272,21 @@ pub fn loaded<'c>(ctx: &Context, clients: &[&'c Client]) -> Vec<Found<'c>> {
                 .as_ref()
                 .is_some_and(|p| crate::toggle::switched_off(p, f))
         })
-        // Switched off in this project by the client's project-level switch.
+        // Switched off in this project by the client's project-level switch, where the
+        // client reads it here.
         .filter(|f| {
             !f.client.here.as_ref().is_some_and(|here| {
-                [false, true].into_iter().any(|local| {
-                    crate::toggle::here::state(ctx, f.client, here, &ctx.project, local, &f.name)
-                        == Some(true)
-                })
+                reads_project(ctx, f.client)
+                    && [false, true].into_iter().any(|local| {
+                        crate::toggle::here::state(
+                            ctx,
+                            f.client,
+                            here,
+                            &ctx.project,
+                            local,
+                            &f.name,
+                        ) == Some(true)
+                    })
             })
         })
         .filter(|f| seen.insert((f.client.id.clone(), f.name.clone())))
@@ -179,7 +294,23 @@ pub fn loaded<'c>(ctx: &Context, clients: &[&'c Client]) -> Vec<Found<'c>> {
 }
 
 /// Measurements by server name, read from a tool lock (`mcpctl.lock`): `time` says where.
-pub type Locked = BTreeMap<String, Measured>;
+pub type Locked = BTreeMap<String, LockedCosts>;
+
+/// One server's record in the lock: what it listed as locked, and what it listed to
+/// clients declaring other capabilities where that differs (by profile).
+#[derive(Debug, Clone)]
+pub struct LockedCosts {
+    record: Measured,
+    profiles: BTreeMap<String, Measured>,
+}
+
+impl LockedCosts {
+    /// What the server lists to `client` (declaring its row's capabilities), as locked.
+    fn for_client(&self, client: &Client) -> &Measured {
+        let profile = crate::lock::profile_of(client.loading.capabilities.as_ref());
+        self.profiles.get(&profile).unwrap_or(&self.record)
+    }
+}
 
 /// The lock at `path` as measurements by server name (no file: none). Its `time` is
 /// `mcpctl.lock`, so a row says where its numbers came from.
@@ -191,26 +322,36 @@ pub fn locked(path: Option<&std::path::Path>) -> anyhow::Result<Locked> {
         let hint = e.hint();
         crate::error::UserError::new(e.to_string()).hint(hint)
     })?;
+    let measured = |tokens: usize, tools: &[crate::lock::LockedTool]| {
+        let per_tool: Vec<crate::state::tokens::ToolTokens> = tools
+            .iter()
+            .map(|t| crate::state::tokens::ToolTokens {
+                name: t.name.clone(),
+                tokens: t.tokens,
+                meta_true: Vec::new(),
+            })
+            .collect();
+        Measured {
+            tokens,
+            tools: per_tool.len(),
+            time: crate::lock::FILE_NAME.to_owned(),
+            per_tool,
+        }
+    };
     Ok(lock
         .map(|lock| {
             lock.servers
                 .iter()
                 .map(|(name, server)| {
-                    let per_tool: Vec<crate::state::tokens::ToolTokens> = server
-                        .tool_tokens()
-                        .map(|(name, tokens)| crate::state::tokens::ToolTokens {
-                            name: name.to_owned(),
-                            tokens,
-                            meta_true: Vec::new(),
-                        })
-                        .collect();
-                    let measured = Measured {
-                        tokens: server.tokens,
-                        tools: per_tool.len(),
-                        time: crate::lock::FILE_NAME.to_owned(),
-                        per_tool,
+                    let costs = LockedCosts {
+                        record: measured(server.tokens, &server.tools),
+                        profiles: server
+                            .profiles
+                            .iter()
+                            .map(|(p, listed)| (p.clone(), measured(listed.tokens, &listed.tools)))
+                            .collect(),
                     };
-                    (name.clone(), measured)
+                    (name.clone(), costs)
                 })
                 .collect()
         })
@@ -271,7 +412,11 @@ impl Sources<'_> {
                 .filter(per_tool)
                 .or_else(|| own().filter(per_tool))
         };
-        let lock = || self.locked.get(name).map(|m| (m, MeasuredAs::Lock));
+        let lock = || {
+            self.locked
+                .get(name)
+                .map(|m| (m.for_client(client), MeasuredAs::Lock))
+        };
         let any = || as_client().or_else(own);
         if self.lock_first {
             lock().or_else(state).or_else(any)
@@ -291,7 +436,12 @@ fn count_client(
         .iter()
         .filter_map(|f| {
             let entry = f.entry().as_ref().ok()?;
-            Some(server_cost(client, f, measured.of(client, &f.name, entry)))
+            Some(server_cost(
+                ctx,
+                client,
+                f,
+                measured.of(client, &f.name, entry),
+            ))
         })
         .collect();
     // Deferral: on, off, or by threshold over the definitions the client receives.
@@ -302,8 +452,9 @@ fn count_client(
     if let (Some(row), Some(d)) = (&client.deferred_tools, &deferral)
         && d.active
     {
-        for (server, f) in servers.iter_mut().zip(found) {
-            defer(row, server, f.raw());
+        for server in &mut servers {
+            let raw = server.raw.clone();
+            defer(row, server, &raw);
         }
     }
     servers.sort_by(|a, b| {
@@ -423,10 +574,12 @@ pub fn passes(lists: &(Option<Vec<String>>, Option<Vec<String>>), tool: &str) ->
 }
 
 fn server_cost(
+    ctx: &Context,
     client: &Client,
     f: &Found<'_>,
     measured: Option<(&Measured, MeasuredAs)>,
 ) -> ServerCost {
+    let raw = merged(ctx, f);
     let mut cost = ServerCost {
         name: f.name.clone(),
         scope: f.scope,
@@ -440,8 +593,10 @@ fn server_cost(
         measured_as: None,
         read_only: f.origin.is_some(),
         key: f.key.clone(),
+        raw: Value::Null,
     };
-    fill_tools(client, &mut cost, f.raw(), measured);
+    fill_tools(client, &mut cost, &raw, measured);
+    cost.raw = raw;
     cost
 }
 
@@ -474,6 +629,7 @@ pub fn would_cost(
         measured_as: None,
         read_only: false,
         key: Vec::new(),
+        raw: Value::Null,
     };
     fill_tools(client, &mut cost, raw, sources.of(client, name, entry));
     if let (Some(row), Some(full)) = (&client.deferred_tools, cost.tokens)

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::budget::cut::{self, Cut, Keep, thousands};
 use crate::budget::{self, ClientBudget};
-use crate::cli::BudgetArgs;
+use crate::cli::{BudgetArgs, BudgetScope};
 use crate::error::ExitStatus;
 use crate::handshake::tools::TOKEN_METHOD;
 use crate::output::{Block, Paint, Printer, Report, Style};
@@ -50,11 +50,15 @@ pub fn run(args: BudgetArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
                 let Some(client) = clients.iter().find(|c| c.id == counted.client) else {
                     continue;
                 };
-                let here = budget::project_switch(ctx, client);
-                let mut cut = cut::plan(client, counted, max, &keep, here);
+                let user_only = args.scope == Some(BudgetScope::User);
+                let place = budget::place(ctx, client, user_only);
+                let mut cut = cut::plan(client, counted, max, &keep, &place);
+                if args.scope == Some(BudgetScope::Project) {
+                    cut::project_only(client, &mut cut, &place);
+                }
                 // A cut that cannot reach N is shown, never half made.
                 let write = args.apply && cut.short.is_none();
-                cut::make(ctx, client, counted, &mut cut, !write);
+                cut::make(ctx, client, counted, &mut cut, &place, !write);
                 cuts.push(cut);
             }
             Some(cuts)

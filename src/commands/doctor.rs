@@ -94,7 +94,8 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         (as_client, _) => as_client,
     };
     // Asked for with `--as`, a client whose capabilities are not recorded is a warning;
-    // implied by `-c`, the measurement is as near as mcpctl can get: said in `--json`.
+    // implied by `-c`, the measurement is as near as mcpctl can get: a note, once for
+    // the whole run (not per row), and in `--json`.
     let fallback = as_client.and_then(crate::doctor::probe::capability_fallback);
     if let Some(fallback) = fallback.as_ref().filter(|_| named) {
         printer.stream(&[Block::Warning(fallback.clone())]);
@@ -148,6 +149,12 @@ pub fn run(args: DoctorArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         ))]);
     }
 
+    if let (Some(client), false) = (as_client.filter(|_| !named), no_spawn)
+        && checkup.starting() > 0
+        && let Some(note) = implied_fallback(client)
+    {
+        printer.stream(&[Block::Note(note)]);
+    }
     let human = Rows::new(&checkup.results, no_spawn, printer.width());
     // Rows of servers that are not started are known now; the others follow as each
     // server finishes, so one slow server hides nothing (and a CI log shows verdicts).
@@ -246,6 +253,17 @@ fn stream_rows(
         }
     });
     printer.progress_done();
+}
+
+/// `doctor -c CLIENT` for a client whose row records no capabilities: its servers are
+/// started declaring mcpctl's own, said in one line (`None`: the row records them).
+fn implied_fallback(client: &crate::clients::Client) -> Option<String> {
+    client.loading.capabilities.is_none().then(|| {
+        format!(
+            "{} (`{}`): its row records no capabilities it declares, so its servers are started declaring mcpctl's own; the tools {} is shown may differ",
+            client.name, client.id, client.name
+        )
+    })
 }
 
 /// `doctor URL`: one row for the endpoint, contacted once; the same JSON document as

@@ -234,7 +234,7 @@ pub fn run(args: ListArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
                         .map(|u| u.sentence(&f.name, Some(&crate::output::file(&f.path))))
                         .collect();
                 }
-                Err(_) if entry::is_toggle(f.raw()) => {
+                Err(_) if entry::is_override(f.client, f.raw()) => {
                     row.disabled = f.raw().get("enabled") == Some(&serde_json::Value::Bool(false))
                         || f.raw().get("disabled") == Some(&serde_json::Value::Bool(true))
                 }

@@ -120,7 +120,9 @@ pub fn run(args: LockArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
             no_spawn: false,
             trust_project,
             as_client,
-            own_capabilities: false,
+            // Each entry as its client starts it, its capabilities declared: a server
+            // may list other tools to each, kept as a profile of its record.
+            own_capabilities: true,
             options: &options,
         },
     )?;
@@ -139,6 +141,7 @@ pub fn run(args: LockArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(4, usize::from))
         .max(1);
     let started = checkup.started();
+    let declared = checkup.declared();
     checkup.probe(jobs, |_, _| {});
     let finished = checkup.finish(ctx, printer);
     let results = &finished.results;
@@ -146,7 +149,7 @@ pub fn run(args: LockArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resu
     let mut lock = old.clone().unwrap_or_else(Lock::new);
     let mut rows = Vec::new();
     for name in &wanted {
-        let (row, record) = lock_one(name, results, &started, old.as_ref());
+        let (row, record) = lock_one(name, results, &started, &declared, old.as_ref());
         if let Some(record) = record {
             lock.servers.insert(name.clone(), record);
         }
@@ -269,27 +272,34 @@ fn write(ctx: &Context, file: &std::path::Path, text: &str) -> anyhow::Result<bo
     Ok(true)
 }
 
-/// The row and the new record (`None`: keep what the lock has) of the server `name`.
+/// The row and the new record (`None`: keep what the lock has) of the server `name`:
+/// what it listed to mcpctl's own capabilities (else to the first client that started
+/// it), and, as profiles, what it listed to clients declaring other capabilities
+/// (`declared`, by index in `results`) where that differs.
 fn lock_one(
     name: &str,
     results: &[DoctorResult],
     started: &[usize],
+    declared: &std::collections::HashMap<usize, Option<serde_json::Value>>,
     old: Option<&Lock>,
 ) -> (Row, Option<LockedServer>) {
+    let profile = |i: usize| crate::lock::profile_of(declared.get(&i).and_then(Option::as_ref));
     let old = old.and_then(|l| l.server(name));
     let rows: Vec<(usize, &DoctorResult)> = results
         .iter()
         .enumerate()
         .filter(|(_, r)| r.name == name)
         .collect();
-    let answered: Vec<&DoctorResult> = rows
+    let mut answered: Vec<(usize, &DoctorResult)> = rows
         .iter()
         .filter(|(i, r)| {
             started.contains(i)
                 && (r.tools.is_some() || (r.server_name.is_some() && r.status != Status::Fail))
         })
-        .map(|(_, r)| *r)
+        .copied()
         .collect();
+    // mcpctl's own capabilities first: the record's own list.
+    answered.sort_by_key(|(i, _)| profile(*i) != crate::lock::OWN_PROFILE);
     let mut row = Row {
         name: name.to_owned(),
         outcome: Outcome::Failed,
@@ -302,7 +312,7 @@ fn lock_one(
         reason: None,
         kept: old.is_some(),
     };
-    let Some(first) = answered.first() else {
+    let Some(&(first_index, first)) = answered.first() else {
         // Why not: the first started entry's failure, else why none was started.
         let started_row = rows.iter().find(|(i, _)| started.contains(i));
         row.reason = Some(match (started_row, rows.first()) {
@@ -334,11 +344,30 @@ fn lock_one(
         }
         return (row, None);
     };
-    let record = LockedServer::of(
+    let mut record = LockedServer::of(
         first.server_name.clone(),
         first.server_version.clone(),
         &first.tool_definitions,
     );
+    let own = profile(first_index);
+    record.declared = (own != crate::lock::OWN_PROFILE).then(|| own.clone());
+    // The same name in another client listing other tools: a profile of its own when it
+    // declared other capabilities, else said, not hidden.
+    let mut differs: Vec<&str> = Vec::new();
+    for &(i, r) in answered.iter().skip(1) {
+        let listed = LockedServer::of(
+            r.server_name.clone(),
+            r.server_version.clone(),
+            &r.tool_definitions,
+        );
+        if profile(i) == own {
+            if listed.tools != record.tools {
+                differs.push(r.client.as_str());
+            }
+        } else {
+            record.add_profile(profile(i), vec![r.client.clone()], &listed);
+        }
+    }
     row.client = Some(first.client.clone());
     row.server_name.clone_from(&record.server_name);
     row.server_version.clone_from(&record.server_version);
@@ -354,19 +383,6 @@ fn lock_one(
             Outcome::Updated
         }
     };
-    // The same name in another client listing other tools: said, not hidden.
-    let differs: Vec<&str> = answered
-        .iter()
-        .skip(1)
-        .filter(|r| {
-            LockedServer::of(
-                r.server_name.clone(),
-                r.server_version.clone(),
-                &r.tool_definitions,
-            ) != record
-        })
-        .map(|r| r.client.as_str())
-        .collect();
     if !differs.is_empty() {
         row.reason = Some(format!(
             "{}'s entry lists other tools than {}'s; locked {}'s",
@@ -425,9 +441,10 @@ impl Report for LockReport {
                         Outcome::Unchanged => "unchanged".to_owned(),
                         _ => format!(
                             "updated ({})",
-                            row.changes
-                                .as_ref()
-                                .map_or_else(|| "server info".to_owned(), Changes::summary)
+                            row.changes.as_ref().map_or_else(
+                                || "server info, or what other clients are listed".to_owned(),
+                                Changes::summary
+                            )
                         ),
                     };
                     let mut parts = vec![what];

@@ -8,13 +8,22 @@ use std::path::Path;
 use crate::doctor::probe::{DoctorResult, LockCheck, LockStatus, Status};
 use crate::lock::{Changes, Lock, LockedServer};
 
-/// Compare a server that listed its tools with its record in `lock` (read from `file`),
-/// and record the outcome on `result`. A server that did not list tools is left alone.
-pub(crate) fn compare(result: &mut DoctorResult, file: &Path, lock: &Lock) {
+/// Compare a server that listed its tools with its record in `lock` (read from `file`)
+/// for the capabilities it was started declaring (`declared`; `None`: mcpctl's own), and
+/// record the outcome on `result`. A server that did not list tools is left alone.
+pub(crate) fn compare(
+    result: &mut DoctorResult,
+    file: &Path,
+    lock: &Lock,
+    declared: Option<&serde_json::Value>,
+) {
     if result.tools.is_none() || result.name.is_empty() {
         return;
     }
-    let Some(locked) = lock.server(&result.name) else {
+    let Some(locked) = lock
+        .server(&result.name)
+        .map(|l| l.for_profile(&crate::lock::profile_of(declared)))
+    else {
         result.record(
             "lock",
             Status::Ok,

@@ -69,6 +69,25 @@ pub(crate) struct Finished {
     pub(crate) summary: Summary,
 }
 
+/// The scopes each client's entry of a name is defined in. A read-only source's server is
+/// not the same entry as a file's of that name (Claude Code namespaces plugin servers;
+/// Gemini CLI already marks the extension's not loaded); nor is a project's override of
+/// it (`enabled = false` or a tool filter alone, merged into the user's entry by the
+/// client): no scope wins over the other.
+fn scopes_of<'f>(found: &'f [Found<'_>]) -> HashMap<(&'f str, &'f str), Vec<Scope>> {
+    let mut scopes_of: HashMap<(&str, &str), Vec<Scope>> = HashMap::new();
+    for f in found
+        .iter()
+        .filter(|f| f.origin.is_none())
+        .filter(|f| f.entry().is_ok() || !crate::entry::is_override(f.client, f.raw()))
+    {
+        scopes_of
+            .entry((f.client.id.as_str(), f.name.as_str()))
+            .or_default()
+            .push(f.scope);
+    }
+    scopes_of
+}
 /// Every entry's static checks and lint findings; what is runnable is queued to start
 /// (unless `no_spawn`). A name nothing has is an error.
 pub(crate) fn gather<'c>(ctx: &Context, request: &Request<'_, 'c>) -> anyhow::Result<Checkup<'c>> {
@@ -122,15 +141,7 @@ pub(crate) fn gather<'c>(ctx: &Context, request: &Request<'_, 'c>) -> anyhow::Re
     let switches = crate::toggle::Probe::new(ctx).ok();
     // Indexed once: scanning every entry (or finding) per entry is quadratic, and files
     // with tens of thousands of entries exist.
-    let mut scopes_of: HashMap<(&str, &str), Vec<Scope>> = HashMap::new();
-    // A read-only source's server is not the same entry as a file's of that name (Claude
-    // Code namespaces plugin servers; Gemini CLI already marks the extension's not loaded).
-    for f in found.iter().filter(|f| f.origin.is_none()) {
-        scopes_of
-            .entry((f.client.id.as_str(), f.name.as_str()))
-            .or_default()
-            .push(f.scope);
-    }
+    let scopes_of = scopes_of(&found);
     let mut lint_of: HashMap<(&str, &Path, &str), Vec<&Finding>> = HashMap::new();
     // Findings about the whole file (a comment Claude Code rejects): one row per file.
     let mut whole_file: Vec<((&str, &Path), Vec<&Finding>)> = Vec::new();
@@ -332,6 +343,15 @@ impl Checkup<'_> {
         self.to_probe.iter().map(|(i, _, _)| *i).collect()
     }
 
+    /// The capabilities each entry started declares, by its index in `results` (`None`:
+    /// mcpctl's own).
+    pub(crate) fn declared(&self) -> HashMap<usize, Option<serde_json::Value>> {
+        self.to_probe
+            .iter()
+            .map(|(i, _, options)| (*i, options.capabilities.clone()))
+            .collect()
+    }
+
     /// Start the queued servers, at most `jobs` at once, and fold each handshake into its
     /// result; `on_done(result, count)` runs as each verdict is ready (`count` of them so
     /// far), from the probe threads. They start in the order of the rows.
@@ -360,7 +380,7 @@ impl Checkup<'_> {
             let Ok(mut merged) = merged.lock() else {
                 return;
             };
-            let (index, launch, _) = &to_probe[i];
+            let (index, launch, options) = &to_probe[i];
             let merged = &mut *merged;
             verdict::merge_probe(
                 &mut merged.results[*index],
@@ -370,7 +390,12 @@ impl Checkup<'_> {
                 busy,
             );
             if let Some((file, lock)) = lock {
-                locked::compare(&mut merged.results[*index], file, lock);
+                locked::compare(
+                    &mut merged.results[*index],
+                    file,
+                    lock,
+                    options.capabilities.as_ref(),
+                );
             }
             merged.done[i] = true;
             merged.count += 1;
@@ -380,7 +405,7 @@ impl Checkup<'_> {
             .into_inner()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         // A probe whose thread died reported nothing yet: fold in what probe_many says.
-        for ((i, probe), (index, launch, _)) in probes.into_iter().enumerate().zip(to_probe) {
+        for ((i, probe), (index, launch, options)) in probes.into_iter().enumerate().zip(to_probe) {
             if !merged.done[i] {
                 verdict::merge_probe(
                     &mut merged.results[*index],
@@ -390,7 +415,12 @@ impl Checkup<'_> {
                     busy,
                 );
                 if let Some((file, lock)) = lock {
-                    locked::compare(&mut merged.results[*index], file, lock);
+                    locked::compare(
+                        &mut merged.results[*index],
+                        file,
+                        lock,
+                        options.capabilities.as_ref(),
+                    );
                 }
                 merged.count += 1;
                 (merged.on_done)(&merged.results[*index], merged.count);

@@ -379,7 +379,7 @@ fn loaded_entry<'f>(
     }
     let entry = match f.entry() {
         Ok(e) => e,
-        Err(_) if entry::is_toggle(f.raw()) => {
+        Err(_) if entry::is_override(f.client, f.raw()) => {
             result.record(
                 "entry",
                 Status::Skipped,

@@ -98,11 +98,11 @@ pub fn trims(
         let Some(counted) = counted.iter().find(|b| b.client == client.id) else {
             continue;
         };
-        let here = budget::project_switch(ctx, client);
-        let mut cut = cut::plan(client, counted, max, &Keep::parse(&keep), here);
+        let place = budget::place(ctx, client, false);
+        let mut cut = cut::plan(client, counted, max, &Keep::parse(&keep), &place);
         if !cut.changes.is_empty() {
             let dry_run = !(write && cut.short.is_none());
-            cut::make(ctx, client, counted, &mut cut, dry_run);
+            cut::make(ctx, client, counted, &mut cut, &place, dry_run);
         }
         out.push(Trim {
             counted: counted.clone(),

@@ -289,7 +289,11 @@ impl Manifest {
         let scope = parser.scope(raw.scope.as_deref())?;
         let mut servers = IndexMap::new();
         let lines = crate::formats::Lines::new(text);
-        for (name, spanned) in raw.servers {
+        // In the order the manifest declares them (the TOML reader hands tables over
+        // sorted by name): plans, applies and the files list them in that order.
+        let mut declared: Vec<_> = raw.servers.into_iter().collect();
+        declared.sort_by_key(|(_, spanned)| spanned.span().start);
+        for (name, spanned) in declared {
             let line = lines.position(spanned.span().start).line;
             let server = parser.server(&name, spanned, &clients, line)?;
             servers.insert(name, server);
@@ -669,7 +673,9 @@ impl TomlParser<'_> {
         servers: &IndexMap<String, ServerSpec>,
     ) -> Result<IndexMap<String, Vec<String>>, ManifestError> {
         let mut profiles = IndexMap::new();
-        for (name, spanned) in raw {
+        let mut declared: Vec<_> = raw.into_iter().collect();
+        declared.sort_by_key(|(_, spanned)| spanned.span().start);
+        for (name, spanned) in declared {
             let start = spanned.span().start;
             let profile = spanned.into_inner();
             for server in &profile.servers {

@@ -5,7 +5,7 @@
 //! wrote for this manifest are updated or removed; hand-made entries are never touched
 //! (they are `adopt` when identical, `conflict` otherwise), unless `--force`.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -120,6 +120,48 @@ impl Item {
     }
 }
 
+/// Something a plan says beside its items: about a client, or about some of its entries
+/// (`server`), or about the manifest. The report says each `text` once, naming every
+/// client and entry it is about (issue 40: the same warning once per entry and client).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    /// The client it is about (its id), if any.
+    pub client: Option<String>,
+    /// The entry it is about, if any.
+    pub server: Option<String>,
+    /// What is said, without the client and entry it is about.
+    pub text: String,
+}
+
+impl Note {
+    /// About `client` as a whole.
+    pub fn client(client: &str, text: String) -> Note {
+        Note {
+            client: Some(client.to_owned()),
+            server: None,
+            text,
+        }
+    }
+
+    /// About the entry `server` in `client`.
+    pub fn entry(client: &str, server: &str, text: String) -> Note {
+        Note {
+            client: Some(client.to_owned()),
+            server: Some(server.to_owned()),
+            text,
+        }
+    }
+
+    /// About neither (the text names what it is about).
+    pub fn plain(text: String) -> Note {
+        Note {
+            client: None,
+            server: None,
+            text,
+        }
+    }
+}
+
 /// What to remember once a file is written.
 #[derive(Debug, Clone)]
 pub enum LedgerOp {
@@ -158,15 +200,19 @@ pub struct FilePlan<'a> {
     pub ledger: Vec<LedgerOp>,
     /// Literal secret values seen in this file's entries, redacted from diffs.
     pub secrets: Vec<String>,
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     /// Each manifest server this file gets, as rendered for its client (what `profiles`
     /// looks up measured token costs by).
     pub rendered: Vec<(String, ServerEntry)>,
     /// Servers to switch (`toggle::switch`) in this file: on before the file is written
     /// (a parked entry must be back first), off after (an added entry must be there).
     pub switches: Vec<(String, Want)>,
-    /// What those switches change, for entries already there (a dry run of each).
+    /// What those switches change in other files (a dry run of each; a list of switched
+    /// off servers kept beside the servers).
     pub switch_diffs: Vec<String>,
+    /// The file's text once the switches are made too, when they change it: what `apply`
+    /// leaves (the plan shows one diff per file, from its bytes now to these).
+    pub switched: Option<String>,
     /// mcpctl's parked entries the manifest no longer lists: dropped from the record of
     /// parked entries (they are not in the file).
     pub drop_parked: Vec<EntryKey>,
@@ -199,24 +245,48 @@ impl FilePlan<'_> {
             .as_deref()
     }
 
-    /// The unified diff, secrets redacted; then what each switch changes.
-    pub fn diff(&self) -> Option<String> {
+    /// The file's text as `apply` leaves it, when that differs from the file.
+    pub fn final_text(&self) -> Option<&str> {
+        self.switched.as_deref().or_else(|| self.new_text())
+    }
+
+    /// One unified diff of the file, from its text now to [`FilePlan::final_text`], its
+    /// headers naming it `label` (`--- a/LABEL`, `+++ b/LABEL`); then what switches change
+    /// in other files. A secret is redacted, and a diff that redacts one loses its
+    /// headers for a line that says so: a patch of it would write `<redacted>`.
+    pub fn diff(&self, label: &str) -> Option<String> {
         let mut out = String::new();
-        if let Some(after) = self.new_text() {
+        if let Some(after) = self.final_text() {
             let source = &self.document.source;
-            out = edit::unified_diff(
-                &self.location.path.display().to_string(),
+            let diff = edit::unified_diff(
+                label,
                 &source.text_for(&self.before),
                 &source.text_for(after),
                 source.exists(),
             );
+            let redacted = crate::secrets::redact_values(&diff, &self.secrets);
+            if redacted == diff {
+                out = diff;
+            } else {
+                out.push_str(NOT_A_PATCH);
+                out.push('\n');
+                out.extend(
+                    redacted
+                        .split_inclusive('\n')
+                        .skip_while(|l| l.starts_with("--- ") || l.starts_with("+++ ")),
+                );
+            }
         }
         for diff in &self.switch_diffs {
-            out.push_str(diff);
+            out.push_str(&crate::secrets::redact_values(diff, &self.secrets));
         }
-        (!out.is_empty()).then(|| crate::secrets::redact_values(&out, &self.secrets))
+        (!out.is_empty()).then_some(out)
     }
 }
+
+/// What stands for a diff's headers when it redacts a secret.
+pub const NOT_A_PATCH: &str =
+    "(secrets redacted: this diff is to read, not a patch; `apply` writes the real values)";
 
 /// Find, read and validate the manifest.
 pub fn load(ctx: &Context, args: &ManifestArgs) -> anyhow::Result<Manifest> {
@@ -654,9 +724,17 @@ pub fn plan_file<'a>(
         wanted_names: BTreeSet::new(),
         filled: None,
         added: Vec::new(),
+        wanted_on: Vec::new(),
+        held: std::cell::OnceCell::new(),
         plan,
     };
-    for wanted in wanted(manifest, clients, profile) {
+    let wanted = wanted(manifest, clients, profile);
+    planner.wanted_on = wanted
+        .iter()
+        .filter(|w| w.on)
+        .map(|w| w.name.to_owned())
+        .collect();
+    for wanted in wanted {
         planner.want(wanted)?;
     }
     planner.add_new()?;
@@ -686,6 +764,7 @@ impl<'a> FilePlan<'a> {
             rendered: Vec::new(),
             switches: Vec::new(),
             switch_diffs: Vec::new(),
+            switched: None,
             drop_parked: Vec::new(),
             rendered_text: std::cell::OnceCell::new(),
             document: Document {
@@ -783,6 +862,12 @@ struct Planner<'r, 'a> {
     /// The ledger's records of the entries to add (written after the wanted servers,
     /// `add_new`).
     added: Vec<usize>,
+    /// The manifest's servers this file wants on, in manifest order (what the budget's
+    /// hold-off weighs together).
+    wanted_on: Vec<String>,
+    /// The servers the budget keeps off, with why: decided once for the file, over every
+    /// server it wants on that is off now (`hold`).
+    held: std::cell::OnceCell<HashMap<String, String>>,
     plan: FilePlan<'a>,
 }
 
@@ -813,10 +898,14 @@ impl<'r, 'a> Planner<'r, 'a> {
         let resolved = self.registry_entry(name, spec)?;
         let portable = resolved.as_ref().unwrap_or(&spec.entry);
         if !self.client.supports(portable.transport.name()) {
-            self.plan.notes.push(format!(
-                "{} cannot use {} servers; `{name}` is left out of its file",
-                self.client.name,
-                portable.transport.name().as_str()
+            self.plan.notes.push(Note::entry(
+                &self.client.id,
+                name,
+                format!(
+                    "{} cannot use {} servers: left out of its file",
+                    self.client.name,
+                    portable.transport.name().as_str()
+                ),
             ));
             return Ok(());
         }
@@ -879,10 +968,10 @@ impl<'r, 'a> Planner<'r, 'a> {
                 ),
                 _ => format!("export {them} before starting the client"),
             };
-            self.plan.notes.push(format!(
-                "{}: `{name}` reads {}; {store}{set}",
-                client.id,
-                exports.join(", "),
+            self.plan.notes.push(Note::entry(
+                &client.id,
+                name,
+                format!("reads {}; {store}{set}", exports.join(", ")),
             ));
         }
         Ok(Some(entry))
@@ -913,33 +1002,38 @@ impl<'r, 'a> Planner<'r, 'a> {
                 let entry = crate::session::write::login_form(ctx, entry, label)?;
                 let secret = crate::oauth::secret_name(label);
                 if ctx.secret_store().backend_of(&secret).is_none() {
-                    self.plan.notes.push(format!(
-                        "{}: `{name}` sends the sign-in `{secret}`, which is not on this machine: {} (the entry is written; the server answers 401 until then)",
-                        client.id,
+                    self.plan.notes.push(Note::entry(&client.id, name, format!(
+                        "the sign-in `{secret}` is not on this machine: {} (the entry is written; the server answers 401 until then)",
                         if label == name {
                             format!("run `mcpctl login {name}`")
                         } else {
                             format!("sign in with `mcpctl login {label}` where a server is named `{label}`, or write `login = true` to use `mcpctl login {name}`")
                         }
-                    ));
+                    )));
                 }
                 entry
             }
             None => entry,
         };
         for secret in crate::session::write::unset_secrets(ctx, &entry.transport) {
-            self.plan.notes.push(format!(
-                "{}: `{name}` uses secret `{secret}`, which is not set on this machine: run `mcpctl secret set {secret}` (the entry is written; the server cannot start until then)",
-                client.id
+            self.plan.notes.push(Note::entry(
+                &client.id,
+                name,
+                format!(
+                    "secret `{secret}` is not set on this machine: run `mcpctl secret set {secret}` (written anyway; the server cannot start until then)"
+                ),
             ));
         }
         // A VS Code prompt in the manifest is a variable everywhere else.
         let (entry, prompts) = crate::entry::render::for_client_inputs(&entry, client);
         for (id, variable) in prompts {
-            self.plan.notes.push(format!(
-                "{}: `${{input:{id}}}` is a VS Code prompt; `{name}` gets `${{{variable}}}` instead: set it where {} runs",
-                client.id,
-                client.name
+            self.plan.notes.push(Note::entry(
+                &client.id,
+                name,
+                format!(
+                    "`${{input:{id}}}` is a VS Code prompt; written as `${{{variable}}}` instead: set it where {} runs",
+                    client.name
+                ),
             ));
         }
         let (rendered, mut wanted, notes) =
@@ -951,7 +1045,7 @@ impl<'r, 'a> Planner<'r, 'a> {
         // A note about the client, not the entry (Goose and `${VAR}`), is said once per
         // file, not once per entry.
         for note in notes {
-            let note = format!("{}: {note}", client.id);
+            let note = Note::client(&client.id, note);
             if !self.plan.notes.contains(&note) {
                 self.plan.notes.push(note);
             }
@@ -976,18 +1070,49 @@ impl<'r, 'a> Planner<'r, 'a> {
         Ok((wanted, read))
     }
 
-    /// Why a server the manifest wants on stays off: switching it on would put the client
-    /// over the manifest's `[budget]`, and `apply`'s cut would switch it off again.
+    /// Why a server the manifest wants on stays off: switching it on, with the others
+    /// switched on beside it, would put the client over the manifest's `[budget]`, and
+    /// `apply`'s cut would switch it off again.
     fn held_off(&self, wanted: &Rendered<'_>) -> Option<String> {
-        let (_, entry) = self.plan.rendered.get(wanted.read?)?;
-        holds_off(
-            self.ctx,
-            self.manifest,
-            self.client,
-            wanted.name,
-            entry,
-            &wanted.raw,
-        )
+        self.held
+            .get_or_init(|| self.hold())
+            .get(wanted.name)
+            .cloned()
+    }
+
+    /// The servers this file wants on that are off now (parked here, or in the file and
+    /// switched off), each as it would come back, weighed together by [`holds_off`].
+    fn hold(&self) -> HashMap<String, String> {
+        let off: Vec<(&str, Value)> = self
+            .wanted_on
+            .iter()
+            .filter_map(|name| {
+                let raw = match self.in_file.get(name.as_str()) {
+                    Some(existing) => {
+                        (self
+                            .probe
+                            .power(self.client, &self.location, name, existing)
+                            != Power::On)
+                            .then(|| (*existing).clone())?
+                    }
+                    None => self
+                        .probe
+                        .parked()
+                        .get(*self.parked_here.get(name.as_str())?)?
+                        .raw
+                        .clone(),
+                };
+                Some((name.as_str(), raw))
+            })
+            .collect();
+        if off.is_empty() {
+            return HashMap::new();
+        }
+        let off: Vec<(&str, ServerEntry, Value)> = off
+            .into_iter()
+            .filter_map(|(name, raw)| Some((name, self.dialect.read_raw(&raw).ok()?, raw)))
+            .collect();
+        holds_off(self.ctx, self.manifest, self.client, &off)
     }
 
     /// Parked by `disable` (or a previous profile): its bytes wait in the state
@@ -1109,10 +1234,10 @@ impl<'r, 'a> Planner<'r, 'a> {
                     && let Some(program) = crate::entry::launcher::program_of(&now.transport)
                     && !std::path::Path::new(program).is_file()
                 {
-                    self.plan.notes.push(format!(
-                        "{}: `{name}` starts mcpctl at `{program}`, which is not on this machine: the client cannot start it here (`mcpctl remove {name} -c {}` then `mcpctl apply` writes this mcpctl's path)",
-                        client.id, client.id
-                    ));
+                    self.plan.notes.push(Note::entry(&client.id, name, format!(
+                        "starts mcpctl at `{program}`, which is not on this machine: the client cannot start it here (`mcpctl remove {name} -c {}` then `mcpctl apply` writes this mcpctl's path)",
+                        client.id
+                    )));
                 }
                 same
             }
@@ -1188,7 +1313,7 @@ impl<'r, 'a> Planner<'r, 'a> {
             let overrides = self.client.here.as_ref().is_some_and(|h| {
                 h.kind == crate::clients::HereKind::Field && self.location.scope == Scope::Project
             });
-            if overrides && crate::entry::is_toggle(existing) {
+            if overrides && crate::entry::is_override(self.client, existing) {
                 continue;
             }
             let key = edit::entry_key_at(&self.identity, &self.location, name);
@@ -1278,32 +1403,47 @@ impl<'r, 'a> Planner<'r, 'a> {
         Ok(())
     }
 
-    /// The switches in the order they run (`switch_order`), and what those of entries
-    /// already there change (an entry this plan adds is switched after it is written, so
-    /// there is nothing to show yet).
+    /// The switches in the order they run (`switch_order`), each made in a dry run on
+    /// the text this plan writes (`Context::planned`), one after the other, as `apply`
+    /// makes them after its write: the file's text once they are made is
+    /// `plan.switched`, and what they change in other files is `plan.switch_diffs`.
     fn switches(&mut self) {
         let parked_here = &self.parked_here;
         let parked_at = |name: &str| parked_here.get(name).copied();
         switch_order(&mut self.plan.switches, &parked_at);
-        let switched: HashSet<&str> = self
-            .plan
-            .items
-            .iter()
-            .filter(|i| matches!(i.action, Action::Enable | Action::Disable))
-            .map(|i| i.name.as_str())
-            .collect();
+        if self.plan.switches.is_empty() {
+            return;
+        }
+        let path = self.location.path.clone();
+        let planned = self.document.doc.render().into_owned();
+        self.ctx.plan_text(&path, Some(planned.clone()));
         for (name, want) in &self.plan.switches {
-            if !switched.contains(name.as_str()) {
-                continue;
-            }
             match crate::toggle::switch(self.ctx, self.client, &self.location, name, *want, true) {
+                Ok(done) if done.path == path => {}
                 Ok(done) => self.plan.switch_diffs.extend(done.diff),
-                Err(e) => self.plan.notes.push(format!(
-                    "switching `{name}` {} will fail: {e:#}",
-                    if *want == Want::On { "on" } else { "off" }
+                Err(e) => self.plan.notes.push(Note::entry(
+                    &self.client.id,
+                    name,
+                    format!(
+                        "switching it {} will fail: {e:#}",
+                        if *want == Want::On { "on" } else { "off" }
+                    ),
                 )),
             }
         }
+        let switched = self.ctx.planned_text(&path).filter(|text| *text != planned);
+        self.ctx.plan_text(&path, None);
+        // A parked entry put back brings its own values: redacted like the file's.
+        if let Some(text) = &switched
+            && let Ok(doc) = self.client.format.parse(text.clone())
+        {
+            self.plan.secrets.extend(edit::secret_values(
+                self.client,
+                doc.as_ref(),
+                self.location.at(),
+            ));
+        }
+        self.plan.switched = switched;
     }
 
     /// The plan, with the document as planned.
@@ -1314,49 +1454,83 @@ impl<'r, 'a> Planner<'r, 'a> {
         if plan.new_text().is_some()
             && let Some(foreign) = crate::fs::owner::foreign(&plan.location.path)
         {
-            plan.notes.push(format!(
+            plan.notes.push(Note::plain(format!(
                 "{foreign}: `apply` will not write it; {}",
                 foreign.hint()
-            ));
+            )));
         }
         plan
     }
 }
 
-/// Whether switching `name` on would put `client` over the manifest's budget, so that the
-/// cut `apply` makes would switch it off again (a client with no tool filter loses whole
-/// servers): `Some(why)` keeps it off, and the next plan does not want it back. A server
-/// the budget keeps, an unmeasured total or cost, or a client without a budget: `None`.
+/// Which of the servers the manifest wants on but finds off (`off`: name, entry, the
+/// bytes that would come back) stay off, with why: switched on together they would put
+/// `client` over the manifest's budget, and the cut `apply` makes would switch some off
+/// again (a client with no tool filter loses whole servers). Weighed together, not one
+/// at a time: the costliest are kept off first (ties by name) until the rest fit beside
+/// what the client loads now, so every one kept off is needed (taking the largest first,
+/// any one put back would bring the total over) and the next plan keeps the same ones
+/// off. A server the budget keeps, one never measured, a total not measured, or a client
+/// without a budget: nothing kept off.
 fn holds_off(
     ctx: &Context,
     manifest: &Manifest,
     client: &Client,
-    name: &str,
-    entry: &crate::entry::ServerEntry,
-    raw: &crate::formats::RawEntry,
-) -> Option<String> {
+    off: &[(&str, ServerEntry, Value)],
+) -> HashMap<String, String> {
+    let mut held = HashMap::new();
     if client.tool_filter.is_some() {
-        return None;
+        return held;
     }
-    let (max, keep) = manifest.budget.as_ref()?.of(&client.id)?;
-    if crate::budget::cut::Keep::parse(&keep).touches(name) {
-        return None;
-    }
+    let Some((max, keep)) = manifest.budget.as_ref().and_then(|b| b.of(&client.id)) else {
+        return held;
+    };
+    let keep = crate::budget::cut::Keep::parse(&keep);
     let lock = crate::lock::path_for(Some(&manifest.path), ctx.state.root());
-    let locked = crate::budget::locked(lock.as_deref()).ok()?;
-    let total = crate::budget::count_with(ctx, &[client], &locked, true)
+    let Ok(locked) = crate::budget::locked(lock.as_deref()) else {
+        return held;
+    };
+    let Some(loaded) = crate::budget::count_with(ctx, &[client], &locked, true)
         .first()
-        .map_or(Some(0), |c| c.tokens)?;
-    let cost = crate::budget::would_cost(ctx, client, name, entry, raw, &locked)?;
-    (total + cost > max).then(|| {
-        format!(
-            "kept off by the budget: its {} tokens would bring {} to {}, over {}",
-            crate::budget::cut::thousands(cost),
-            client.id,
-            crate::budget::cut::thousands(total + cost),
-            crate::budget::cut::thousands(max)
-        )
-    })
+        .map_or(Some(0), |c| c.tokens)
+    else {
+        return held;
+    };
+    // What each costs once on; the kept ones come on whatever it costs.
+    let mut total = loaded;
+    let mut candidates: Vec<(&str, usize)> = Vec::new();
+    for (name, entry, raw) in off {
+        let Some(cost) = crate::budget::would_cost(ctx, client, name, entry, raw, &locked) else {
+            continue;
+        };
+        total += cost;
+        if !keep.touches(name) {
+            candidates.push((name, cost));
+        }
+    }
+    candidates.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    let mut kept_off: Vec<(&str, usize)> = Vec::new();
+    for (name, cost) in candidates {
+        if total <= max {
+            break;
+        }
+        total -= cost;
+        kept_off.push((name, cost));
+    }
+    // `total` is now what the client loads once the others are on.
+    for (name, cost) in kept_off {
+        held.insert(
+            name.to_owned(),
+            format!(
+                "kept off by the budget: its {} tokens would bring {} to {}, over {}",
+                crate::budget::cut::thousands(cost),
+                client.id,
+                crate::budget::cut::thousands(total + cost),
+                crate::budget::cut::thousands(max)
+            ),
+        );
+    }
+    held
 }
 
 /// The reason of an item for an entry in the file, from `ownership`'s fixed part and the

@@ -10,7 +10,7 @@ use crate::check::{Finding, Severity, render};
 use crate::cli::CheckFormat;
 use crate::error::ExitStatus;
 use crate::manifest::Manifest;
-use crate::manifest::plan::{Action, FilePlan, Item};
+use crate::manifest::plan::{Action, FilePlan, Item, Note};
 use crate::output::{Block, Paint, Report, Style};
 use crate::session::Context;
 
@@ -42,6 +42,34 @@ fn findings(ctx: &Context, items: &[&Item]) -> Vec<Finding> {
         .collect()
 }
 
+/// How a plan's diff names a file in its `--- a/…`/`+++ b/…` headers, so that the diff
+/// applies as a patch: a project file relative to the project (`patch -p1` there, as
+/// `check --fix` names it), any other file under the home directory as `~/…` (`patch -p2`
+/// in the home directory), `/` between the parts on every OS; else the absolute path.
+pub fn diff_label(ctx: &Context, location: &crate::clients::Location) -> String {
+    let slashed = |rest: &Path| {
+        rest.components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/")
+    };
+    let path = &location.path;
+    if location.scope == crate::clients::Scope::Project
+        && let Ok(rest) = path.strip_prefix(&ctx.project)
+    {
+        return slashed(rest);
+    }
+    match ctx
+        .platform
+        .home()
+        .ok()
+        .and_then(|h| path.strip_prefix(h).ok().map(slashed))
+    {
+        Some(rest) => format!("~/{rest}"),
+        None => path.display().to_string(),
+    }
+}
+
 fn relative(base: &Path, path: &Path) -> String {
     path.strip_prefix(base)
         .unwrap_or(path)
@@ -53,6 +81,8 @@ fn relative(base: &Path, path: &Path) -> String {
 /// with its diff (`--format text`), or the items as annotations (`github`, `sarif`) or JSON.
 pub struct PlanReport {
     files: Vec<FileSummary>,
+    /// What the plans say beside their items, each said once after the files.
+    notes: Vec<Note>,
     /// The manifest, as shown.
     manifest: String,
     format: CheckFormat,
@@ -78,7 +108,6 @@ struct FileSummary {
     items: Vec<Item>,
     /// Secrets redacted.
     diff: Option<String>,
-    notes: Vec<String>,
 }
 
 impl PlanReport {
@@ -95,10 +124,10 @@ impl PlanReport {
                 path: plan.location.path.clone(),
                 title: format!(" ({}, {})", plan.client.id, plan.location.scope.as_str()),
                 items: plan.items.clone(),
-                diff: plan.diff(),
-                notes: plan.notes.clone(),
+                diff: plan.diff(&diff_label(ctx, &plan.location)),
             })
             .collect();
+        let notes = plans.iter().flat_map(|p| p.notes.iter().cloned()).collect();
         let items: Vec<&Item> = files.iter().flat_map(|f| &f.items).collect();
         let findings = match format {
             CheckFormat::Github | CheckFormat::Sarif => findings(ctx, &items),
@@ -110,6 +139,7 @@ impl PlanReport {
             findings,
             check,
             files,
+            notes,
             profile_line: None,
             budget: Vec::new(),
             budget_made: false,
@@ -132,20 +162,10 @@ impl PlanReport {
                     title: format!(" (here: {})", plan.client.id),
                     items: vec![item],
                     diff: None,
-                    notes: Vec::new(),
                 }),
             }
         }
-        if notes.is_empty() {
-            return;
-        }
-        self.files.push(FileSummary {
-            path: PathBuf::from(&self.manifest),
-            title: " ([here])".to_owned(),
-            items: Vec::new(),
-            diff: None,
-            notes,
-        });
+        self.notes.extend(notes.into_iter().map(Note::plain));
     }
 
     fn items(&self) -> impl Iterator<Item = &Item> {
@@ -157,8 +177,10 @@ impl PlanReport {
         let mut blocks = Vec::new();
         let mut shown = 0;
         for file in &self.files {
-            // Files in sync are summed up below, not listed entry by entry.
-            if file.items.iter().all(|i| i.action == Action::Ok) && file.notes.is_empty() {
+            // Files in sync are summed up below, not listed entry by entry, and a file
+            // whose only news is a note is not a header with nothing under it: the notes
+            // come once, after the files, naming their clients.
+            if file.items.iter().all(|i| i.action == Action::Ok) && file.diff.is_none() {
                 continue;
             }
             shown += 1;
@@ -189,8 +211,8 @@ impl PlanReport {
             if let Some(diff) = &file.diff {
                 blocks.push(Block::Raw(paint.diff(diff)));
             }
-            blocks.extend(file.notes.iter().cloned().map(Block::Warning));
         }
+        blocks.extend(said_once(&self.notes).into_iter().map(Block::Warning));
         if self.files.iter().all(|f| f.items.is_empty()) {
             blocks.push(Block::Note(format!(
                 "`{}` has nothing for the targeted clients",
@@ -220,6 +242,40 @@ impl PlanReport {
         )));
         blocks
     }
+}
+
+/// The notes, each text once (in the order first said), with every entry and client it
+/// was said of: `` `a`, `b` (cursor, codex): secret `k` is not set… ``.
+fn said_once(notes: &[Note]) -> Vec<String> {
+    let mut groups: Vec<(&str, Vec<&str>, Vec<&str>)> = Vec::new();
+    for note in notes {
+        let at = match groups.iter().position(|(text, ..)| *text == note.text) {
+            Some(at) => at,
+            None => {
+                groups.push((&note.text, Vec::new(), Vec::new()));
+                groups.len() - 1
+            }
+        };
+        let (_, clients, servers) = &mut groups[at];
+        for (list, value) in [(clients, &note.client), (servers, &note.server)] {
+            if let Some(value) = value
+                && !list.contains(&value.as_str())
+            {
+                list.push(value);
+            }
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(text, clients, servers)| {
+            let clients = clients.join(", ");
+            match (servers.is_empty(), clients.is_empty()) {
+                (true, true) => text.to_owned(),
+                (true, false) => format!("{clients}: {text}"),
+                (false, _) => format!("`{}` ({clients}): {text}", servers.join("`, `")),
+            }
+        })
+        .collect()
 }
 
 impl Report for PlanReport {

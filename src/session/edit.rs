@@ -307,6 +307,10 @@ pub fn apply_from(
                 document.doc.render()
             };
             let source = &document.source;
+            // A step of a plan: the next step (and the plan's diff) starts from here.
+            if ctx.planned_text(&location.path).is_some() {
+                ctx.plan_text(&location.path, Some(text.clone().into_owned()));
+            }
             return Ok(Outcome {
                 action: edit.into(),
                 diff: Some(redact_text(
@@ -509,7 +513,7 @@ impl Expect<'_> {
 }
 
 /// The env and header values of every entry at `at` that `list` would redact.
-fn secret_values(client: &Client, doc: &dyn ConfigDoc, at: ServersAt<'_>) -> Vec<String> {
+pub fn secret_values(client: &Client, doc: &dyn ConfigDoc, at: ServersAt<'_>) -> Vec<String> {
     let dialect = Dialect::of(client);
     doc.servers(at)
         .unwrap_or_default()

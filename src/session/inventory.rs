@@ -88,6 +88,10 @@ pub fn read_document(ctx: &Context, client: &Client, path: &Path) -> anyhow::Res
                 return Err(UserError::new(e.to_string()).hint(hint).into());
             }
         };
+        // A plan's dry run of a later step reads the text the plan decided for the file.
+        if let Some(text) = ctx.planned_text(path) {
+            source.text = text;
+        }
         // The document takes the text over (no second copy of a big file); `source` keeps
         // what a write needs: path, BOM and the version stamp.
         match client.format.parse(source.take_text()) {

@@ -46,6 +46,11 @@ pub struct Context {
     /// What a writing command does with a file its client rejects (a comment or trailing
     /// comma its parser refuses, `Client::rejects`).
     pub rejected: Rejected,
+    /// Texts a plan has decided for files, by path, that a dry run of a later step reads
+    /// instead of the file on disk, and updates with its edit (`plan`'s switches run on the
+    /// text `apply` will have written: one diff per file, from its bytes now to its bytes
+    /// after every step). Empty outside a plan.
+    pub planned: std::sync::Mutex<std::collections::HashMap<PathBuf, String>>,
 }
 
 /// What a writing command does with a file its client rejects as a whole.
@@ -59,6 +64,27 @@ pub enum Rejected {
 }
 
 impl Context {
+    /// The text a plan has decided for `path` (see [`Context::planned`]).
+    pub fn planned_text(&self, path: &std::path::Path) -> Option<String> {
+        self.planned
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(path)
+            .cloned()
+    }
+
+    /// Set (`Some`) or forget (`None`) the text a plan has decided for `path`.
+    pub fn plan_text(&self, path: &std::path::Path, text: Option<String>) {
+        let mut planned = self
+            .planned
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match text {
+            Some(text) => planned.insert(path.to_path_buf(), text),
+            None => planned.remove(path),
+        };
+    }
+
     /// This machine's secret store, beside the state directory the command uses.
     pub fn secret_store(&self) -> crate::secret_store::Store {
         crate::secret_store::Store::new(

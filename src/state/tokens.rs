@@ -127,13 +127,18 @@ pub fn key_as(entry: &ServerEntry, declared: Option<&Value>) -> String {
     let Some(declared) = declared else {
         return base;
     };
+    format!("{base} as {}", capabilities_key(declared))
+}
+
+/// `sha256:` and the first 16 hex digits of the canonical JSON of declared capabilities.
+pub fn capabilities_key(declared: &Value) -> String {
     let text = crate::formats::sorted_keys(declared).to_string();
     let hex: String = Sha256::digest(text.as_bytes())
         .iter()
         .take(8)
         .map(|b| format!("{b:02x}"))
         .collect();
-    format!("{base} as sha256:{hex}")
+    format!("sha256:{hex}")
 }
 
 #[cfg(test)]

@@ -145,6 +145,57 @@ pub fn switch(
     )
 }
 
+/// Deny tools of `name` in the project at `root` only, where the client merges a project
+/// entry key by key into the user's (a `field` switch: Codex's `.codex/config.toml`): the
+/// entry's deny-list field (the row's `tool_filter.deny`) written alone as `list`, the
+/// user's entry untouched.
+/// The project's list replaces the user's, so `list` holds what the client denies now as
+/// well as the new tools. Journaled like any edit: `undo` gives the bytes back.
+pub fn deny_tools(
+    ctx: &Context,
+    client: &Client,
+    here: &Here,
+    root: &Path,
+    name: &str,
+    list: &[String],
+    dry_run: bool,
+) -> anyhow::Result<Switched> {
+    let field = client
+        .tool_filter
+        .as_ref()
+        .and_then(|f| f.deny.as_deref())
+        .ok_or_else(|| UserError::new(format!("{} has no deny-list", client.name)))?;
+    let (path, at) = place(ctx, client, here, root, false)?;
+    let entry: Vec<String> = [at.clone(), vec![name.to_owned()]].concat();
+    let location = Location {
+        scope: Scope::Project,
+        path: path.clone(),
+        key: at,
+        name_key: None,
+    };
+    let value = Value::Array(list.iter().cloned().map(Value::String).collect());
+    let outcome = crate::session::edit::apply(ctx, client, &location, dry_run, &|doc| {
+        if native::member(&*doc, &entry, field)?.as_ref() == Some(&value) {
+            return Ok(crate::formats::Edit::Unchanged);
+        }
+        Ok(doc.upsert(ServersAt::map(&entry), field, &value)?)
+    })?;
+    let changed = outcome.action != crate::session::edit::Action::Unchanged;
+    Ok(Switched {
+        action: if changed {
+            super::Action::Disabled
+        } else {
+            super::Action::Unchanged
+        },
+        method: Method::Field,
+        path,
+        diff: outcome.diff,
+        backup: outcome.backup,
+        note: None,
+        unfinished: None,
+    })
+}
+
 /// Write `here.on` for `name` in the project (a server the user switched off, turned on
 /// here): the opposite `disable --here` takes it back.
 #[allow(clippy::too_many_arguments)]

@@ -1495,6 +1495,7 @@ fn a_vscode_input_goes_into_codex_as_the_variable_its_env_key_names() {
 /// included: import, then apply on a file without the entry, writes the Codex entry back
 /// byte for byte.
 #[test]
+#[cfg(unix)] // the fixture's entries spell npx unwrapped, which Windows wants as `cmd /c npx`
 fn import_keeps_codex_timeouts_and_leaves_out_goose_defaults() {
     let env = TestEnv::new();
     env.write(crate::env::GOOSE, &fixture("goose/config.yaml"));
@@ -1606,7 +1607,8 @@ fn the_readmes_first_command_checks_clean() {
 #[test]
 fn check_fix_respells_a_variable_as_cursor_reads_it() {
     let env = TestEnv::new();
-    let original = "{\n  \"mcpServers\": {\n    \"gh\": { \"command\": \"npx\", \"args\": [\"-y\", \"gh-mcp@1\", \"${workspaceFolder}\"], \"env\": { \"GITHUB_TOKEN\": \"${GITHUB_TOKEN}\" } }\n  }\n}\n";
+    // A program no platform wraps in `cmd /c`, so only MCP501 is found on any OS.
+    let original = "{\n  \"mcpServers\": {\n    \"gh\": { \"command\": \"github-mcp-server\", \"args\": [\"stdio\", \"${workspaceFolder}\"], \"env\": { \"GITHUB_TOKEN\": \"${GITHUB_TOKEN}\" } }\n  }\n}\n";
     env.write("proj/.cursor/mcp.json", original.as_bytes());
     let before = env.run_in("proj", &["check"]).ok();
     assert!(
@@ -1625,6 +1627,62 @@ fn check_fix_respells_a_variable_as_cursor_reads_it() {
         after.stderr.contains("0 errors, 0 warnings, 0 infos"),
         "{}",
         after.stderr
+    );
+}
+
+/// Issue 40: `--from-json` wrote a README's placeholder paths (`/Users/username/…`,
+/// `/path/to/…`) and secrets (`<YOUR_TOKEN>`) without a remark. A placeholder path is
+/// named, with its field, and written (the entry is right once the path is); a
+/// placeholder secret is refused, nothing written, with the flags that give the real
+/// value beside the snippet; `--force` writes it as it is.
+#[test]
+fn from_json_names_readme_placeholders_and_refuses_a_placeholder_secret() {
+    let env = TestEnv::new();
+    env.on_path("npx");
+    env.write(".cursor/mcp.json", b"{}\n");
+    let paths = r#"{"mcpServers":{"filesystem":{"command":"npx","args":["-y","@modelcontextprotocol/server-filesystem@2025.8.21","/Users/username/Desktop","/path/to/other/allowed/dir"]}}}"#;
+    let run = env.run(&["add", "-c", "cursor", "--from-json", paths]).ok();
+    assert!(
+        run.stderr.contains("`filesystem` has README placeholder paths `/Users/username/Desktop` (args), `/path/to/other/allowed/dir` (args): the entry is written"),
+        "{}",
+        run.stderr
+    );
+    assert!(cursor_servers(&env).get("filesystem").is_some());
+
+    let token = r#"{"mcpServers":{"github":{"command":"npx","args":["-y","@modelcontextprotocol/server-github@2025.4.8"],"env":{"GITHUB_PERSONAL_ACCESS_TOKEN":"<YOUR_TOKEN>"}}}}"#;
+    let before = env.read(".cursor/mcp.json");
+    let run = env
+        .run(&["add", "-c", "cursor", "--from-json", token])
+        .code(2);
+    assert!(
+        run.stderr.contains(
+            "env `GITHUB_PERSONAL_ACCESS_TOKEN` is `<YOUR_TOKEN>`, a README placeholder, not a secret"
+        ) && run.stderr.contains("nothing was written"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("`--env GITHUB_PERSONAL_ACCESS_TOKEN=VALUE`"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("plain text"), "{}", run.stderr);
+    assert_eq!(env.read(".cursor/mcp.json"), before);
+    // The hint's way: the real reference beside the snippet.
+    env.run(&[
+        "add",
+        "-c",
+        "cursor",
+        "--env",
+        "GITHUB_PERSONAL_ACCESS_TOKEN=${GITHUB_TOKEN}",
+        "--from-json",
+        token,
+    ])
+    .ok();
+    assert_eq!(
+        cursor_servers(&env)["github"]["env"]["GITHUB_PERSONAL_ACCESS_TOKEN"],
+        "${env:GITHUB_TOKEN}"
     );
 }
 

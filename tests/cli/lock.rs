@@ -324,3 +324,87 @@ fn a_switched_off_server_is_skipped_not_failed() {
     assert_eq!(row(&report, "fx")["outcome"], "failed", "{report}");
     assert_eq!(row(&report, "off")["outcome"], "skipped", "{report}");
 }
+
+/// Issue 41: a server may list other tools to each client (server-everything lists 15 to
+/// mcpctl's own capabilities, as Cursor's row records none, and 16 to Claude Code, which
+/// declares roots and elicitation). `mcpctl lock` starts each entry as its client, so the
+/// record keeps what Cursor is listed and a profile of what Claude Code is listed, and
+/// doctor compares each client with its own: neither is "changed since the lock". (With
+/// one record per server, Claude Code's sixteenth tool showed as added.)
+#[test]
+#[ignore = "needs .ci/peers.sh"]
+fn each_client_is_compared_with_what_the_lock_recorded_for_its_capabilities() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let everything = root
+        .join(".cache")
+        .join("peers")
+        .join("npm")
+        .join("node_modules")
+        .join("@modelcontextprotocol")
+        .join("server-everything")
+        .join("dist")
+        .join("index.js");
+    if !everything.is_file() {
+        crate::peer::missing("server-everything is not installed (run .ci/peers.sh)");
+    }
+    let env = TestEnv::new();
+    let entry = json!({"command": "node", "args": [everything, "stdio"]});
+    cursor_config(&env, json!({"everything": entry.clone()}));
+    let mut claude = entry;
+    claude["type"] = json!("stdio");
+    env.write(
+        ".claude.json",
+        json!({"mcpServers": {"everything": claude}})
+            .to_string()
+            .as_bytes(),
+    );
+    let report = env
+        .run(&[
+            "lock",
+            "-c",
+            "cursor,claude-code",
+            "--json",
+            "--timeout",
+            "60",
+        ])
+        .ok()
+        .json();
+    assert_eq!(row(&report, "everything")["tools"], 15, "{report}");
+    let text = std::fs::read_to_string(lock_file(&env)).unwrap();
+    assert!(
+        text.contains("[servers.everything.profiles.\"sha256:")
+            && text.contains("clients = [\"claude-code\"]")
+            && text.contains("name = \"trigger-url-elicitation\""),
+        "{text}"
+    );
+    for client in ["claude-code", "cursor"] {
+        let run = env
+            .run(&[
+                "doctor",
+                "everything",
+                "-c",
+                client,
+                "--strict",
+                "--json",
+                "--timeout",
+                "60",
+            ])
+            .ok();
+        let report = run.json();
+        let lock = &result(&report, "everything")["lock"];
+        assert_eq!(lock["status"], "same", "{client}: {report}");
+    }
+    // Locking again changes nothing.
+    let again = env
+        .run(&[
+            "lock",
+            "-c",
+            "cursor,claude-code",
+            "--json",
+            "--timeout",
+            "60",
+        ])
+        .ok()
+        .json();
+    assert_eq!(again["written"], false, "{again}");
+}

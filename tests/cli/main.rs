@@ -48,6 +48,7 @@ mod output;
 mod peer;
 mod peers;
 mod picker;
+mod plan_output;
 #[cfg(unix)] // every policy file is at its Linux system path (/etc/…)
 mod policy;
 mod policy_clients;

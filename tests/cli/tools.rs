@@ -461,6 +461,45 @@ fn tools_as_a_client_without_recorded_capabilities_says_it_fell_back() {
     );
 }
 
+/// Issue 41: `doctor -c CLIENT` starts the servers as that client would; for a client whose
+/// row records no capabilities (Cursor) they are started declaring mcpctl's own, which
+/// only `--json` said (`capabilities_fallback`). The human output says it too, in one
+/// line for the whole run, not one per row; a client whose row records them (Codex) gets
+/// no such line.
+#[test]
+#[ignore = "needs cargo build -p fixture-server"]
+fn doctor_for_a_client_without_recorded_capabilities_says_it_fell_back_once() {
+    let env = TestEnv::new();
+    let fx = json!({"command": fixture(), "args": []});
+    cursor_config(&env, json!({"one": fx.clone(), "two": fx}));
+    let run = env.run(&["doctor", "-c", "cursor"]).ok();
+    let said = format!("{}{}", run.stdout, run.stderr);
+    assert_eq!(said.matches("records no capabilities").count(), 1, "{said}");
+    assert!(said.contains("mcpctl's own"), "{said}");
+    let report = env.run(&["doctor", "-c", "cursor", "--json"]).ok().json();
+    assert!(
+        report["capabilities_fallback"]
+            .as_str()
+            .is_some_and(|f| f.contains("records no capabilities")),
+        "{report}"
+    );
+    env.write(
+        ".codex/config.toml",
+        format!(
+            "[mcp_servers.one]\ncommand = {}\n",
+            toml_edit::value(fixture()).to_string().trim()
+        )
+        .as_bytes(),
+    );
+    let run = env.run(&["doctor", "-c", "codex"]).ok();
+    assert!(
+        !format!("{}{}", run.stdout, run.stderr).contains("records no capabilities"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+}
+
 /// Issue 38 item 6: the rows of OpenCode, Kilo, Amp, Factory Droid and Mistral Vibe now
 /// record what each sends (peers::clients_declare_the_capabilities_their_rows_record), so
 /// `tools --as` lists what each receives — Amp declares nothing and gets 13 tools, as its

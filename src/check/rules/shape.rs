@@ -226,7 +226,7 @@ impl Linter<'_> {
                 if !builtin
                     && !keys
                         .iter()
-                        .all(|k| spelling::TOGGLE_KEYS.contains(&k.key.as_str()))
+                        .all(|k| entry::override_key(self.client, &k.key))
                 {
                     self.report(
                         member.key_start,

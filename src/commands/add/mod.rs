@@ -1,6 +1,7 @@
 //! `mcpctl add`: build one canonical entry from the flags, then write it into each
 //! target client's file in that client's dialect, reporting every file.
 
+mod placeholders;
 pub(super) mod registry;
 mod spec;
 
@@ -148,6 +149,17 @@ pub fn run(args: AddArgs, ctx: &Context, printer: &mut Printer) -> anyhow::Resul
             Ok(spec)
         })
         .collect::<anyhow::Result<Vec<Spec>>>()?;
+    // README placeholders: a path is said (the entry is written), a secret refused unless
+    // `--force` (after `--secret`, which may have taken its place).
+    for spec in &specs {
+        let (paths, secrets) = placeholders::find(&spec.entry);
+        if !paths.is_empty() {
+            printer.warn(&placeholders::path_warning(&spec.name, &paths));
+        }
+        if !secrets.is_empty() && !force {
+            return Err(placeholders::secret_refusal(&spec.name, &secrets));
+        }
+    }
     let clients = targets::choose(ctx, &target_args, "add", &|_| true)?;
     for spec in &specs {
         refuse_reserved_name(&clients, &spec.name)?;
@@ -429,7 +441,11 @@ fn warn_missing_command(ctx: &Context, printer: &Printer, entry: &ServerEntry) {
         ));
     }
     // `node /path/to/server.js`: the command is there, the script it runs is not.
-    for script in args.iter().filter(|arg| is_script_path(arg)) {
+    // A README placeholder (`/path/to/server.js`) is said as one (`placeholders`).
+    for script in args
+        .iter()
+        .filter(|arg| is_script_path(arg) && !placeholders::is_placeholder_path(arg))
+    {
         if !std::path::Path::new(script).exists() {
             printer.warn(&format!(
                 "`{script}` does not exist here: the entry is written, but `{command}` will fail to start it; check the path (README placeholders such as `/path/to/…` need your own)"
@@ -466,7 +482,10 @@ fn warn_plaintext_secrets(printer: &Printer, name: &str, entry: &ServerEntry) {
         .iter()
         .filter(|(key, value)| {
             let literal = !value.is_empty() && redact(value) != **value;
-            literal && (secret_name(key) || pattern_secret(value).is_some())
+            // A README placeholder is refused on its own (`placeholders`), not kept.
+            literal
+                && (secret_name(key) || pattern_secret(value).is_some())
+                && !placeholders::is_placeholder_secret(key, value)
         })
         .collect();
     let only = literals.len() == 1;

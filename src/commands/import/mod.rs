@@ -190,7 +190,7 @@ impl<'a> Gathered<'a> {
         scope: Scope,
         keep_secrets: bool,
     ) {
-        if f.scope != scope || entry::is_toggle(&f.raw) {
+        if f.scope != scope || entry::is_override(f.client, &f.raw) {
             return;
         }
         let Ok(entry) = &f.entry else {
