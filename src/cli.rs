@@ -72,19 +72,70 @@ pub fn command() -> clap::Command {
         }
         listing.push('\n');
     }
-    command.help_template(format!(
-        "{{about-with-newline}}\n{{usage-heading}} {{usage}}\n\n{listing}Global options:\n{{options}}{{after-help}}"
-    ))
+    let command = command.help_template(format!(
+        "{{about-with-newline}}\n{{usage-heading}} {{usage}}\n\n{listing}Global options:\n{{options}}\n\n{TOP_EXAMPLES}{{after-help}}"
+    ));
+    examples_unwrapped(command)
 }
 
-const TOP_HELP: &str = concat!(
-    "`mcpctl COMMAND --help` gives a command's options and examples.
+/// The command line for `man`: the top page keeps its examples in `after_help` (a man
+/// page's text is laid out by `man`, not clap).
+#[must_use]
+pub fn man_command() -> clap::Command {
+    use clap::CommandFactory;
+    Cli::command().after_help(format!("{TOP_EXAMPLES}\n\n{TOP_HELP}"))
+}
 
-Examples:
+/// A subcommand's help as clap lays it out, before the examples.
+const SUBCOMMAND_TEMPLATE: &str =
+    "{before-help}{about-with-newline}\n{usage-heading} {usage}\n\n{all-args}";
+
+/// Every subcommand's `Examples:` block (its `after_help` up to the first blank line)
+/// printed as written: clap wraps `after_help` to the terminal, which broke example lines
+/// inside a quoted argument; the text of a help template is printed as it is. The prose
+/// after the examples stays `after_help`, wrapped.
+fn examples_unwrapped(mut command: clap::Command) -> clap::Command {
+    let names: Vec<String> = command
+        .get_subcommands()
+        .map(|sub| sub.get_name().to_owned())
+        .collect();
+    for name in names {
+        command = command.mut_subcommand(name, |sub| {
+            let sub = examples_unwrapped(sub);
+            let after = sub.get_after_help().map(ToString::to_string);
+            let Some(examples) = after.as_deref().and_then(|a| a.strip_prefix("Examples:\n"))
+            else {
+                return sub;
+            };
+            let (examples, prose) = examples.split_once("\n\n").unwrap_or((examples, ""));
+            let sub = sub.help_template(format!(
+                "{SUBCOMMAND_TEMPLATE}\n\nExamples:\n{examples}{{after-help}}"
+            ));
+            if prose.is_empty() {
+                sub.after_help(None::<&str>)
+            } else {
+                // One line per paragraph: clap wraps it to the terminal, without the
+                // source's own line ends making it ragged.
+                let paragraphs: Vec<String> = prose
+                    .split("\n\n")
+                    .map(|p| p.lines().collect::<Vec<_>>().join(" "))
+                    .collect();
+                sub.after_help(paragraphs.join("\n\n"))
+            }
+        });
+    }
+    command
+}
+
+/// The top-level help's examples, printed as written (see [`examples_unwrapped`]).
+const TOP_EXAMPLES: &str = "Examples:
   mcpctl clients
   mcpctl add memory -c cursor,claude-code -- npx -y @modelcontextprotocol/server-memory
   mcpctl list
-  mcpctl doctor
+  mcpctl doctor";
+
+const TOP_HELP: &str = concat!(
+    "`mcpctl COMMAND --help` gives a command's options and examples.
 
 ",
     crate::exit_codes_help!()
@@ -189,23 +240,48 @@ pub enum Command {
     /// Sign out of a remote server: revoke its tokens where it can, and forget them
     Logout(LogoutArgs),
     /// Secrets kept out of config files: in the OS keychain or your password manager
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:
+  mcpctl secret set github
+  mcpctl add github -c cursor --secret GITHUB_TOKEN=github -- github-mcp-server stdio
+  mcpctl secret list
+  mcpctl secret adopt --dry-run      # literal secrets out of client files"
+    )]
     Secret(SecretCommand),
     /// Start a stdio server with secrets in its environment only (what `add --secret` writes)
     Run(RunArgs),
     /// Connect a stdio client to a remote server, headers filled from the secret store
     Bridge(BridgeArgs),
-    /// Print a shell completion script (client ids included)
+    /// Print a shell completion script (client ids and server names included)
     Completions(CompletionsArgs),
     /// Print the man page (roff), or write one per command with --dir
     Man(ManArgs),
+    /// Words the completion scripts offer that change with every `add`: the server names
+    /// of this machine's clients, one a line (read from their files; nothing started)
+    #[command(name = "__complete", hide = true)]
+    Complete(CompleteArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CompleteArgs {
+    /// Which words
+    #[arg(value_enum)]
+    pub what: CompleteWhat,
+}
+
+/// What `mcpctl __complete` lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompleteWhat {
+    /// The names of the servers configured in the clients detected here
+    Servers,
 }
 
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
   mkdir -p ~/.local/share/man/man1
-  mcpctl man > ~/.local/share/man/man1/mcpctl.1     # the top page
-  mcpctl man --dir ~/.local/share/man/man1           # mcpctl.1, mcpctl-add.1, … (man mcpctl-add)")]
+  mcpctl man > ~/.local/share/man/man1/mcpctl.1   # the top page
+  mcpctl man --dir ~/.local/share/man/man1   # a page per command: man mcpctl-add")]
 pub struct ManArgs {
     /// Write a page for every command into DIR (`mcpctl.1`, `mcpctl-add.1`, …; the
     /// directory is created) instead of printing the top page
@@ -219,7 +295,9 @@ pub struct ManArgs {
   mcpctl completions bash > ~/.local/share/bash-completion/completions/mcpctl
   mcpctl completions zsh > \"${fpath[1]}/_mcpctl\"
   mcpctl completions fish > ~/.config/fish/completions/mcpctl.fish
-  mcpctl completions powershell >> $PROFILE")]
+  mcpctl completions powershell >> $PROFILE
+
+The scripts complete commands, flags and client ids. Those of bash, zsh and fish also complete server names (`remove`, `doctor`, `tools`, …): they ask mcpctl for them when you press TAB, which reads the config files and starts nothing.")]
 pub struct CompletionsArgs {
     /// The shell
     #[arg(value_enum)]
@@ -242,7 +320,7 @@ pub struct ManifestArgs {
 
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
-  mcpctl profiles                      every profile, its servers, tokens per client
+  mcpctl profiles                      # every profile, its servers and tokens
   mcpctl profiles --profile frontend --json
 
 Token estimates come from the last `mcpctl doctor` or `mcpctl tools` run of each server;
@@ -253,6 +331,10 @@ pub struct ProfilesArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl plan
+  mcpctl plan --manifest team.toml --profile frontend
+  mcpctl plan --check --format github   # CI: exit 1 when out of sync")]
 pub struct PlanArgs {
     #[command(flatten)]
     pub manifest: ManifestArgs,
@@ -265,6 +347,11 @@ pub struct PlanArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl apply --dry-run                   # the plan and each file's diff
+  mcpctl apply
+  mcpctl apply --profile frontend --force  # the manifest wins over hand edits
+  mcpctl apply --exit-code                 # exit 1 when a file changed")]
 pub struct ApplyArgs {
     #[command(flatten)]
     pub manifest: ManifestArgs,
@@ -283,7 +370,7 @@ pub struct ApplyArgs {
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
   mcpctl export --format claude-managed > managed-settings.json
-  mcpctl export --format codex-requirements --manifest team.toml > requirements.toml
+  mcpctl export --format codex-requirements > requirements.toml
   mcpctl export --format copilot-managed --platform windows
 
 Every server the manifest sends to that client becomes an allow rule its client matches
@@ -302,6 +389,10 @@ pub struct ExportArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl import > mcpctl.toml
+  mcpctl import -c cursor,claude-code --scope project > mcpctl.toml
+  mcpctl import --manifest team.toml --store-secrets  # secrets to the keychain")]
 pub struct ImportArgs {
     /// Client id (repeat or separate with commas) [default: detected clients]
     #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
@@ -322,6 +413,9 @@ pub struct ImportArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl copy github -c codex          # from the one client that has it
+  mcpctl copy github --from cursor -c vscode,claude-code --dry-run")]
 pub struct CopyArgs {
     /// Server name (as `mcpctl list` shows it)
     pub name: String,
@@ -352,6 +446,10 @@ pub struct RegistryArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl search github
+  mcpctl search filesystem --limit 5 --json
+  mcpctl add io.github.upstash/context7 -c cursor   # install what search found")]
 pub struct SearchArgs {
     /// Text to look for in server names
     pub text: String,
@@ -363,6 +461,9 @@ pub struct SearchArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl outdated
+  mcpctl outdated -c cursor --json")]
 pub struct OutdatedArgs {
     /// Client id (repeat or separate with commas) [default: every client]
     #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
@@ -372,6 +473,9 @@ pub struct OutdatedArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl update context7 --dry-run         # the diff of each file
+  mcpctl update context7 -c cursor")]
 pub struct UpdateArgs {
     /// Entry name, as `list` shows it
     pub name: String,
@@ -393,6 +497,10 @@ pub struct UpdateArgs {
 
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("purge_or_scrub").args(["purge_secrets", "scrub_secrets"])))]
+#[command(after_help = "Examples:
+  mcpctl backups
+  mcpctl backups -c cursor --json
+  mcpctl backups --scrub-secrets --dry-run  # backups holding a stored secret")]
 pub struct BackupsArgs {
     /// Client id (repeat or separate with commas) [default: every client]
     #[arg(short = 'c', long = "client", value_delimiter = ',', value_name = "ID")]
@@ -412,6 +520,10 @@ pub struct BackupsArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl restore -c cursor --dry-run   # the newest backup, as a diff
+  mcpctl restore -c cursor --backup 2
+  mcpctl restore -c claude-code --scope project")]
 pub struct RestoreArgs {
     /// The client whose file to restore
     #[arg(short = 'c', long = "client", value_name = "ID", required = true)]
@@ -428,6 +540,10 @@ pub struct RestoreArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl undo --dry-run               # what the last writing command changed
+  mcpctl undo
+  mcpctl undo --force                 # also files edited since")]
 pub struct UndoArgs {
     /// Revert even files that changed since the command wrote them
     #[arg(long)]
@@ -438,6 +554,9 @@ pub struct UndoArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl redo --dry-run
+  mcpctl redo")]
 pub struct RedoArgs {
     /// Re-apply even over files that changed since the undo wrote them
     #[arg(long)]
@@ -604,11 +723,11 @@ pub struct AddArgs {
 
 const ADD_EXAMPLES: &str = "Examples:
   mcpctl add memory -c cursor -- npx -y @modelcontextprotocol/server-memory
-  mcpctl add docs -c claude-code -t http https://docs.example.com/mcp -H 'Authorization: Bearer ${DOCS_TOKEN}'
+  mcpctl add docs -c cursor --url https://mcp.example.com -H 'Authorization: Bearer ${TOKEN}'
   mcpctl add --from-json @snippet.json --all
   pbpaste | mcpctl add github -c vscode --from-json -
-  mcpctl add io.github.upstash/context7 --all          # from the MCP Registry, pinned
-  mcpctl add io.elevenlabs/mcp -c cursor --env 'ELEVENLABS_API_KEY=${XI_KEY}'   # a variable by another name";
+  mcpctl add io.github.upstash/context7 --all       # from the MCP Registry
+  mcpctl add io.elevenlabs/mcp -c cursor --env 'ELEVENLABS_API_KEY=${XI_KEY}'  # another name";
 
 /// `--transport`: stdio is the default for a command; http and sse need a URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -685,7 +804,7 @@ const DISABLE_EXAMPLES: &str = "Examples:
   mcpctl disable playwright --all
   mcpctl disable github -c codex --deny-tools delete_repo,merge_pull_request
   mcpctl disable memory -c cursor --dry-run
-  mcpctl disable slack --here          # off in this repository only, every client
+  mcpctl disable slack --here          # off in this repository only
 
 Clients with their own switch get it (`\"disabled\": true`, Codex `enabled = false`, Claude
 Code's per-project `disabledMcpServers`, Gemini's enablement file); others (Cursor, VS Code,
@@ -761,9 +880,9 @@ impl ValueEnum for RemoteKind {
 #[command(after_help = "Examples:
   mcpctl doctor
   mcpctl doctor github -c cursor --timeout 60
-  mcpctl doctor github memory                          only these servers
+  mcpctl doctor github memory                # only these servers
   mcpctl doctor --no-spawn --json
-  mcpctl doctor https://mcp.example.com/mcp          an endpoint no config file names yet")]
+  mcpctl doctor https://mcp.example.com/mcp  # an endpoint no file names yet")]
 pub struct DoctorArgs {
     /// Only servers with these names; or a URL (http://, https://): contact that
     /// endpoint (Streamable HTTP, or legacy SSE for a path ending in /sse) and say what
@@ -828,6 +947,10 @@ pub struct LockArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl tools github
+  mcpctl tools github -c cursor --json
+  mcpctl tools github --as claude-code       # started as Claude Code starts it")]
 pub struct ToolsArgs {
     /// Server name, as `mcpctl list` shows it
     pub name: String,
@@ -849,10 +972,10 @@ pub struct ToolsArgs {
 
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
-  mcpctl budget                               tokens per client, costliest first
-  mcpctl budget --measure                     start the servers never measured first
-  mcpctl budget --max 20000 -c codex          what would bring codex under 20,000 tokens
-  mcpctl budget --max 20000 -c codex --keep github --keep playwright/browser_click --apply
+  mcpctl budget                       # tokens per client, costliest first
+  mcpctl budget --measure             # start the servers never measured
+  mcpctl budget --max 20000 -c codex  # what brings codex under 20,000
+  mcpctl budget --max 20000 -c codex --keep github,playwright/browser_click --apply
 
 Token estimates come from the last `mcpctl doctor` or `mcpctl tools` run of each server
 (bytes of the tool definitions as compact JSON / 4), per tool, as each client receives
@@ -894,6 +1017,10 @@ pub struct BudgetArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl call memory read_graph
+  mcpctl call filesystem read_text_file --arg path=README.md
+  mcpctl call github search_repositories --args '{\"query\": \"mcp\"}' --arg page=2")]
 pub struct CallArgs {
     /// Server name, as `mcpctl list` shows it
     pub name: String,
@@ -927,24 +1054,31 @@ pub struct CallArgs {
 pub enum SecretCommand {
     /// Keep a secret: the value from a hidden prompt or stdin, never the command line
     #[command(after_help = "Examples:
-  mcpctl secret set github                              prompts (hidden)
-  gh auth token | mcpctl secret set github              from stdin
-  mcpctl secret set github --command 'pass show github' resolved by running it
+  mcpctl secret set github                               # prompts (hidden)
+  gh auth token | mcpctl secret set github               # from stdin
+  mcpctl secret set github --command 'pass show github'  # run when needed
 
 Values go to the OS keychain (macOS Keychain, Windows Credential Manager, the Secret
 Service on Linux). With --command only the command is kept; it runs each time the secret
 is needed. Use the secret with `mcpctl add NAME --secret ENV=github -c ID -- COMMAND`.")]
     Set(SecretSetArgs),
     /// The secrets mcpctl knows: names and where each lives, never values
+    #[command(after_help = "Examples:
+  mcpctl secret list
+  mcpctl secret list --json")]
     List,
     /// Print a secret's value (refused without --reveal)
+    #[command(after_help = "Examples:
+  mcpctl secret get github --reveal")]
     Get(SecretGetArgs),
     /// Forget a secret (its keychain item too; a password manager's own entry stays)
+    #[command(after_help = "Examples:
+  mcpctl secret rm github")]
     Rm(SecretNameArg),
     /// Move literal secrets out of client files into the store; entries start through mcpctl
     #[command(after_help = "Examples:
-  mcpctl secret adopt --dry-run          what would move, and the diff (values redacted)
-  mcpctl secret adopt github -c cursor   one server in one client
+  mcpctl secret adopt --dry-run         # what would move, the diff (redacted)
+  mcpctl secret adopt github -c cursor  # one server in one client
 
 Every env value and header value `mcpctl check` flags as a literal secret (MCP401) goes
 to the OS keychain, named after its server (`github`, or `github-api-key` when a server
@@ -995,12 +1129,11 @@ pub struct SecretGetArgs {
 
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
-  mcpctl login docs                             the remote server `docs` of your clients
-  mcpctl login https://mcp.example.com/mcp      a server by its URL
-  mcpctl login docs --no-browser                on an SSH host or in a container: open the URL
-                                                elsewhere, paste back the URL you land on
-  mcpctl login docs --yes                       also rewrite `docs` in every client to use it
-  mcpctl login docs --device                    confirm a code on any device (RFC 8628)
+  mcpctl login docs                         # the remote server `docs`
+  mcpctl login https://mcp.example.com/mcp  # a server by its URL
+  mcpctl login docs --no-browser            # SSH, containers: no browser here
+  mcpctl login docs --yes                   # also rewrite `docs` to use it
+  mcpctl login docs --device                # confirm a code on any device
 
 The browser is opened with $BROWSER when set, else the system's opener. With
 --no-browser, the device flow is used where the server offers it (else the paste-back).
@@ -1040,6 +1173,9 @@ pub struct LoginArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  mcpctl logout docs
+  mcpctl logout https://mcp.example.com/mcp")]
 pub struct LogoutArgs {
     /// The server's name or URL, as given to `mcpctl login`
     pub name: String,
@@ -1053,7 +1189,7 @@ pub struct SecretNameArg {
 
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
-  mcpctl run --secret GITHUB_TOKEN=github -- npx -y @modelcontextprotocol/server-github
+  mcpctl run --secret GITHUB_TOKEN=github -- github-mcp-server stdio
 
 Client entries written by `mcpctl add --secret` start servers this way. Each secret is
 resolved from the store and set in the server's environment only; the server then
@@ -1069,7 +1205,7 @@ pub struct RunArgs {
 
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
-  mcpctl bridge https://docs.example.com/mcp --header 'Authorization=Bearer {secret:docs}'
+  mcpctl bridge https://mcp.example.com --header 'Authorization=Bearer {secret:docs}'
 
 Speaks MCP on stdin/stdout to the client and Streamable HTTP (or legacy SSE) to the
 server, passing every message through unchanged. `{secret:NAME}` in a header value is
@@ -1121,7 +1257,7 @@ pub enum DenyLevel {
 #[command(after_help = "Examples:
   mcpctl check .mcp.json .vscode/mcp.json
   mcpctl check --user --fix --dry-run
-  mcpctl check --user --fix --secrets      also move literal secrets into the OS keychain
+  mcpctl check --user --fix --secrets      # secrets into the OS keychain too
   mcpctl check --format github --deny warning
   mcpctl check --explain MCP203")]
 pub struct CheckArgs {
@@ -1172,7 +1308,7 @@ mod tests {
             .iter()
             .flat_map(|(_, names)| names.iter().copied())
             .collect();
-        for sub in command.get_subcommands() {
+        for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
             let name = sub.get_name();
             let times = grouped.iter().filter(|n| **n == name).count();
             assert_eq!(times, 1, "`{name}` is in {times} help groups");

@@ -10,19 +10,62 @@ use std::io;
 #[error("cancelled")]
 pub struct Cancelled;
 
+/// The keys of the multi-select, said beside its question.
+const KEYS: &str = "(space selects, a toggles all, enter confirms, esc cancels)";
+
+/// The widest a prompt line may be: 80 columns, or the terminal's width when narrower.
+const MAX_COLUMNS: usize = 80;
+
+/// The multi-select's prompt for `question`: the keys on the same line when both fit
+/// `columns` (80 at most; dialoguer adds a `:`), else on lines of their own, broken
+/// between words.
+pub(crate) fn prompt_text(question: &str, columns: Option<usize>) -> String {
+    let width = columns.map_or(MAX_COLUMNS, |c| c.clamp(20, MAX_COLUMNS));
+    let one = format!("{question} {KEYS}");
+    if one.chars().count() < width {
+        return one;
+    }
+    let mut lines = vec![question.to_owned()];
+    let mut line = String::new();
+    for word in KEYS.split(' ') {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() >= width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    lines.push(line);
+    lines.join("\n")
+}
+
 /// Let the person pick one or more of `items`; the indexes picked, in order.
-pub fn multi_select(prompt: &str, items: &[String]) -> anyhow::Result<Vec<usize>> {
+pub fn multi_select(question: &str, items: &[String]) -> anyhow::Result<Vec<usize>> {
     let _guard = CtrlCGuard::install();
-    let prompt = format!("{prompt} (space selects, a toggles all, enter confirms, esc cancels)");
+    let columns = console::Term::stderr()
+        .size_checked()
+        .map(|(_, columns)| usize::from(columns));
+    let prompt = prompt_text(question, columns);
     loop {
         let picked = dialoguer::MultiSelect::new()
             .with_prompt(&prompt)
             .items(items)
+            // dialoguer's own report repeats the whole prompt, keys and all, before the
+            // picks: the question alone is said instead.
+            .report(false)
             .interact_opt();
         // dialoguer hides the cursor while it draws; give it back whatever happened.
         let _ = console::Term::stderr().show_cursor();
         match picked {
-            Ok(Some(indexes)) if !indexes.is_empty() => return Ok(indexes),
+            Ok(Some(indexes)) if !indexes.is_empty() => {
+                let picked: Vec<&str> = indexes
+                    .iter()
+                    .filter_map(|i| items.get(*i).map(String::as_str))
+                    .collect();
+                eprintln!("{question} {}", picked.join(", "));
+                return Ok(indexes);
+            }
             Ok(Some(_)) => eprintln!("nothing selected: space selects a line, `a` selects all"),
             Ok(None) => return Err(Cancelled.into()),
             Err(dialoguer::Error::IO(e)) if e.kind() == io::ErrorKind::Interrupted => {
@@ -117,5 +160,33 @@ fn hidden(prompt: &str, allow_empty: bool) -> anyhow::Result<String> {
             Err(Cancelled.into())
         }
         Err(e) => Err(e.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prompt_text;
+
+    /// Issue 40: `remove: which clients? (space selects, …)` was 83 columns wide. No line
+    /// of the prompt (with dialoguer's `:`) is wider than 80 columns, or the terminal when
+    /// it is narrower, and the keys are all still said.
+    #[test]
+    fn the_picker_prompt_fits_80_columns_and_the_terminal() {
+        for verb in ["add", "remove", "disable", "enable"] {
+            let question = format!("{verb}: which clients?");
+            for columns in [None, Some(200), Some(80), Some(60), Some(40)] {
+                let prompt = prompt_text(&question, columns);
+                let width = columns.map_or(80, |c| c.min(80));
+                for line in format!("{prompt}:").lines() {
+                    assert!(line.chars().count() <= width, "{columns:?}: {prompt}");
+                }
+                assert!(prompt.starts_with(&question), "{prompt}");
+                let words: Vec<&str> = prompt.split_whitespace().collect();
+                assert!(
+                    words.ends_with(&["enter", "confirms,", "esc", "cancels)"]),
+                    "{prompt}"
+                );
+            }
+        }
     }
 }

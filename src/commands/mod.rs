@@ -136,6 +136,7 @@ pub fn writes(command: &Command) -> bool {
         | Command::Run(_)
         | Command::Bridge(_)
         | Command::Completions(_)
+        | Command::Complete(_)
         | Command::Man(_) => false,
     }
 }
@@ -232,6 +233,7 @@ pub fn run(command: Command, ctx: &Context, printer: &mut Printer) -> anyhow::Re
         Command::Call(args) => call::run(args, ctx, printer),
         Command::Budget(args) => budget::run(args, ctx, printer),
         Command::Completions(args) => completions::run(args, ctx, printer),
+        Command::Complete(args) => completions::words(&args, ctx, printer),
         Command::Man(args) => completions::man(args, printer),
         Command::Plan(args) => plan::run(args, ctx, printer),
         Command::Apply(args) => apply::run(args, ctx, printer),

@@ -58,6 +58,51 @@ fn label_width(results: &[DoctorResult]) -> usize {
         .unwrap_or(0)
 }
 
+/// What a server that answered the handshake said: its name and version, the protocol,
+/// its tools and what they cost, how long it took (and until when a sign-in holds).
+fn handshake_summary(r: &DoctorResult) -> String {
+    let mut parts = vec![format!(
+        "{}{}",
+        r.server_name.clone().unwrap_or_default(),
+        r.server_version
+            .as_ref()
+            .map(|v| format!(" {v}"))
+            .unwrap_or_default()
+    )];
+    parts.extend(r.protocol_version.as_ref().map(|v| match r.protocol_era {
+        Some(era) => format!("{era} {v}"),
+        None => v.clone(),
+    }));
+    if let Some(t) = r.tools {
+        let cost = r
+            .tokens
+            .map(|n| format!(" ≈ {} tokens", crate::output::thousands(n)))
+            .unwrap_or_default();
+        parts.push(format!("{t} tool{}{cost}", plural(t)));
+    }
+    if let Some(ms) = r.elapsed_ms {
+        parts.push(format!("{ms} ms"));
+    }
+    // Through the bridge with mcpctl's sign-in: until when the token holds.
+    if let Some(signed) = r
+        .checks
+        .iter()
+        .find(|c| c.check == "sign-in" && c.status == Status::Ok)
+    {
+        parts.push(match signed.message.split_once("; the ") {
+            Some((_, expiry)) => format!("signed in, {expiry}"),
+            None => "signed in".to_owned(),
+        });
+    }
+    // Wrapped, a line breaks between parts only (never `57` / `ms`): each
+    // part's spaces, and the one before `·`, are no-break spaces until printed.
+    parts
+        .iter()
+        .map(|p| p.replace(' ', "\u{a0}"))
+        .collect::<Vec<_>>()
+        .join("\u{a0}· ")
+}
+
 /// How one server's row looks.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Rows {
@@ -87,48 +132,7 @@ impl Rows {
             label_of(r)
         };
         let detail = match r.status {
-            Status::Ok if r.server_name.is_some() => {
-                let mut parts = vec![format!(
-                    "{}{}",
-                    r.server_name.clone().unwrap_or_default(),
-                    r.server_version
-                        .as_ref()
-                        .map(|v| format!(" {v}"))
-                        .unwrap_or_default()
-                )];
-                parts.extend(r.protocol_version.as_ref().map(|v| match r.protocol_era {
-                    Some(era) => format!("{era} {v}"),
-                    None => v.clone(),
-                }));
-                if let Some(t) = r.tools {
-                    let cost = r
-                        .tokens
-                        .map(|n| format!(" ≈ {} tokens", crate::output::thousands(n)))
-                        .unwrap_or_default();
-                    parts.push(format!("{t} tool{}{cost}", plural(t)));
-                }
-                if let Some(ms) = r.elapsed_ms {
-                    parts.push(format!("{ms} ms"));
-                }
-                // Through the bridge with mcpctl's sign-in: until when the token holds.
-                if let Some(signed) = r
-                    .checks
-                    .iter()
-                    .find(|c| c.check == "sign-in" && c.status == Status::Ok)
-                {
-                    parts.push(match signed.message.split_once("; the ") {
-                        Some((_, expiry)) => format!("signed in, {expiry}"),
-                        None => "signed in".to_owned(),
-                    });
-                }
-                // Wrapped, a line breaks between parts only (never `57` / `ms`): each
-                // part's spaces, and the one before `·`, are no-break spaces until printed.
-                parts
-                    .iter()
-                    .map(|p| p.replace(' ', "\u{a0}"))
-                    .collect::<Vec<_>>()
-                    .join("\u{a0}· ")
-            }
+            Status::Ok if r.server_name.is_some() => handshake_summary(r),
             Status::Ok => format!(
                 "{} · static checks passed{}",
                 r.target,
@@ -138,19 +142,25 @@ impl Rows {
                     ""
                 }
             ),
-            // One finding per line (joined with `;` they read as one sentence).
-            _ => r
-                .checks
-                .iter()
-                .filter(|c| c.status == r.status)
-                .map(|c| paint.text(&c.message))
-                .fold(Vec::<String>::new(), |mut said, message| {
-                    // The same finding twice (two checks that see it) is said once.
-                    if !said.contains(&message) {
-                        said.push(message);
-                    }
-                    said
-                })
+            // One finding per line (joined with `;` they read as one sentence). A
+            // warning does not hide the handshake: what the server answered comes first.
+            _ => (r.status == Status::Warn && r.server_name.is_some())
+                .then(|| handshake_summary(r))
+                .into_iter()
+                .chain(
+                    r.checks
+                        .iter()
+                        .filter(|c| c.status == r.status)
+                        .map(|c| paint.text(&c.message))
+                        .fold(Vec::<String>::new(), |mut said, message| {
+                            // The same finding twice (two checks that see it) is said once.
+                            if !said.contains(&message) {
+                                said.push(message);
+                            }
+                            said
+                        }),
+                )
+                .collect::<Vec<_>>()
                 .join("\n"),
         };
         // What changed in each tool's description since the lock (sanitized as made).

@@ -77,12 +77,14 @@ fn markdown_files() -> Vec<String> {
 // ---------------------------------------------------------------------------------------
 // The command reference: one page per subcommand, its `--help` generated from clap.
 
-/// Every subcommand but clap's own `help`, in `--help` order.
+/// Every subcommand but clap's own `help` and hidden plumbing (`__complete`), in
+/// `--help` order.
 #[cfg(unix)] // only Unix-only tests use it
 fn subcommands() -> Vec<(String, String)> {
     use clap::CommandFactory;
     mcpctl::api::cli::Cli::command()
         .get_subcommands()
+        .filter(|c| !c.is_hide_set())
         .map(|c| {
             let about = c.get_about().map(|a| a.to_string()).unwrap_or_default();
             (c.get_name().to_owned(), about)

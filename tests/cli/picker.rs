@@ -15,6 +15,11 @@ struct Pane {
 impl Pane {
     /// `mcpctl ARGS` in a detached tmux pane, writing its exit code to a file.
     fn start(env: &TestEnv, name: &str, args: &str) -> Pane {
+        Pane::start_sized(env, name, args, 120)
+    }
+
+    /// [`Pane::start`] in a pane `columns` wide.
+    fn start_sized(env: &TestEnv, name: &str, args: &str, columns: u16) -> Pane {
         if Command::new("tmux").arg("-V").output().is_err() {
             crate::peer::missing("picker tests: tmux is not installed");
         }
@@ -34,7 +39,7 @@ impl Pane {
                 "new-session",
                 "-d",
                 "-x",
-                "120",
+                &columns.to_string(),
                 "-y",
                 "30",
                 "-s",
@@ -51,6 +56,16 @@ impl Pane {
     fn screen(&self) -> String {
         let out = Command::new("tmux")
             .args(["capture-pane", "-p", "-t", &self.session])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The screen with the lines the terminal wrapped joined back (`capture-pane -J`):
+    /// a line wider than the pane shows as one long line.
+    fn joined_screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["capture-pane", "-p", "-J", "-t", &self.session])
             .output()
             .unwrap();
         String::from_utf8_lossy(&out.stdout).into_owned()
@@ -191,4 +206,45 @@ fn picker_esc_and_ctrl_c_say_the_same() {
     }
     assert_eq!(said[0], "cancelled: nothing was changed", "{said:?}");
     assert_eq!(said[0], said[1], "{said:?}");
+}
+
+/// Issue 40: the picker's prompt was wider than 80 columns (`remove: which clients?
+/// (space selects, …, esc cancels):`, 83), and the line after the pick repeated it. In an
+/// 80-column terminal no line is wider, while the keys are still all said.
+#[test]
+#[ignore = "needs tmux"]
+fn picker_prompt_fits_an_80_column_terminal() {
+    let env = two_clients();
+    env.write(
+        ".cursor/mcp.json",
+        br#"{"mcpServers": {"mem": {"command": "npx", "args": ["-y", "m"]}}}"#,
+    );
+    env.write(
+        ".codex/config.toml",
+        b"[mcp_servers.mem]\ncommand = \"npx\"\nargs = [\"-y\", \"m\"]\n",
+    );
+    let pane = Pane::start_sized(&env, "narrow", "remove mem", 80);
+    // The prompt is drawn once its last item is.
+    let screen = pane.wait_for("Codex (codex)");
+    assert!(screen.contains("remove: which clients?"), "{screen}");
+    let wide = |screen: &str| {
+        screen
+            .lines()
+            .filter(|l| l.trim_end().chars().count() > 80)
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    let joined = pane.joined_screen();
+    assert!(wide(&joined).is_empty(), "{:?}\n{joined}", wide(&joined));
+    assert!(joined.contains("esc cancels"), "{joined}");
+    pane.keys(&["Space", "Enter"]);
+    assert_eq!(pane.exit_code(), 0, "{}", pane.screen());
+    // After the pick, the picker's own line (the backup note names a long path).
+    let joined = pane.joined_screen();
+    let picked = joined
+        .lines()
+        .find(|l| l.contains("which clients?"))
+        .unwrap_or_else(|| panic!("{joined}"));
+    assert!(picked.chars().count() <= 80, "{picked}");
+    assert!(!picked.contains("esc cancels"), "{picked}");
 }
