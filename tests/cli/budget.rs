@@ -78,6 +78,12 @@ fn server<'a>(client: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no server {name} in {client}"))
 }
 
+/// What `budget` counts for `id`, run in the folder `dir` (a project, or elsewhere).
+fn tokens_in(env: &TestEnv, dir: &str, id: &str) -> u64 {
+    let report = env.run_in(dir, &["budget", "-c", id, "--json"]).ok().json();
+    n(&client(&report, id)["tokens"])
+}
+
 fn n(v: &Value) -> u64 {
     v.as_u64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
@@ -560,16 +566,8 @@ fn claude_code_servers_are_switched_off_in_this_project_only() {
         json!(["memory"]),
         "{file}"
     );
-    let here = env
-        .run_in("proj", &["budget", "-c", "claude-code", "--json"])
-        .ok()
-        .json();
-    assert_eq!(n(&client(&here, "claude-code")["tokens"]), fixture_tokens);
-    let elsewhere = env
-        .run_in("other", &["budget", "-c", "claude-code", "--json"])
-        .ok()
-        .json();
-    assert_eq!(n(&client(&elsewhere, "claude-code")["tokens"]), total);
+    assert_eq!(tokens_in(&env, "proj", "claude-code"), fixture_tokens);
+    assert_eq!(tokens_in(&env, "other", "claude-code"), total);
     let again = env.run_in("proj", &args).ok();
     assert!(again.stdout.contains("nothing to cut"), "{}", again.stdout);
     env.run_in("proj", &["undo"]).ok();
@@ -918,20 +916,8 @@ fn codex_tools_are_denied_in_a_trusted_project_only() {
         "{}",
         doctor.stdout
     );
-    let here = env
-        .run_in("proj", &["budget", "-c", "codex", "--json"])
-        .ok()
-        .json();
-    assert_eq!(
-        n(&client(&here, "codex")["tokens"]),
-        total - memory[0].1,
-        "{here}"
-    );
-    let elsewhere = env
-        .run_in("other", &["budget", "-c", "codex", "--json"])
-        .ok()
-        .json();
-    assert_eq!(n(&client(&elsewhere, "codex")["tokens"]), total);
+    assert_eq!(tokens_in(&env, "proj", "codex"), total - memory[0].1);
+    assert_eq!(tokens_in(&env, "other", "codex"), total);
     let again = env.run_in("proj", &args).ok();
     assert!(again.stdout.contains("nothing to cut"), "{}", again.stdout);
     env.run_in("proj", &["undo"]).ok();
@@ -1031,16 +1017,8 @@ fn opencode_servers_are_switched_off_in_this_project_only() {
     assert_eq!(env.read(OPENCODE), user, "the user's file changed");
     let project = crate::env::jsonc(&env.read("proj/opencode.json"));
     assert_eq!(project, json!({"mcp": {"memory": {"enabled": false}}}));
-    let here = env
-        .run_in("proj", &["budget", "-c", "opencode", "--json"])
-        .ok()
-        .json();
-    assert_eq!(n(&client(&here, "opencode")["tokens"]), fixture_tokens);
-    let elsewhere = env
-        .run_in("other", &["budget", "-c", "opencode", "--json"])
-        .ok()
-        .json();
-    assert_eq!(n(&client(&elsewhere, "opencode")["tokens"]), total);
+    assert_eq!(tokens_in(&env, "proj", "opencode"), fixture_tokens);
+    assert_eq!(tokens_in(&env, "other", "opencode"), total);
     let again = env.run_in("proj", &args).ok();
     assert!(again.stdout.contains("nothing to cut"), "{}", again.stdout);
     env.run_in("proj", &["undo"]).ok();
