@@ -193,6 +193,25 @@ pub struct ServerCost {
 }
 
 impl ServerCost {
+    /// `name` where it lives, nothing counted yet (`fill_tools` counts it).
+    fn unmeasured(name: String, scope: Scope, path: PathBuf, key: Vec<String>) -> ServerCost {
+        ServerCost {
+            name,
+            scope,
+            path,
+            tokens: None,
+            full: None,
+            tools: Vec::new(),
+            filtered: Vec::new(),
+            deferred: false,
+            measured: None,
+            measured_as: None,
+            read_only: false,
+            key,
+            raw: Value::Null,
+        }
+    }
+
     /// Where the entry lives, for a switch or a filter.
     pub fn location(&self, client: &Client) -> Location {
         Location {
@@ -581,19 +600,8 @@ fn server_cost(
 ) -> ServerCost {
     let raw = merged(ctx, f);
     let mut cost = ServerCost {
-        name: f.name.clone(),
-        scope: f.scope,
-        path: f.path.clone(),
-        tokens: None,
-        full: None,
-        tools: Vec::new(),
-        filtered: Vec::new(),
-        deferred: false,
-        measured: None,
-        measured_as: None,
         read_only: f.origin.is_some(),
-        key: f.key.clone(),
-        raw: Value::Null,
+        ..ServerCost::unmeasured(f.name.clone(), f.scope, f.path.clone(), f.key.clone())
     };
     fill_tools(client, &mut cost, &raw, measured);
     cost.raw = raw;
@@ -616,21 +624,7 @@ pub fn would_cost(
         locked,
         lock_first: true,
     };
-    let mut cost = ServerCost {
-        name: name.to_owned(),
-        scope: Scope::User,
-        path: PathBuf::new(),
-        tokens: None,
-        full: None,
-        tools: Vec::new(),
-        filtered: Vec::new(),
-        deferred: false,
-        measured: None,
-        measured_as: None,
-        read_only: false,
-        key: Vec::new(),
-        raw: Value::Null,
-    };
+    let mut cost = ServerCost::unmeasured(name.to_owned(), Scope::User, PathBuf::new(), Vec::new());
     fill_tools(client, &mut cost, raw, sources.of(client, name, entry));
     if let (Some(row), Some(full)) = (&client.deferred_tools, cost.tokens)
         && deferral(ctx, row, full).active
